@@ -1,0 +1,3 @@
+from torchcopylint.cli import main
+
+main()

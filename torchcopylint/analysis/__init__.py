@@ -1,0 +1,1 @@
+"""Facts about a module, computed once and read by every rule."""

@@ -1,0 +1,762 @@
+"""Per function: which names share storage, where in-place writes happen, what each read sees.
+
+One forward walk over the function body, statement by statement, along every
+path. The state at a point (`FlowState`) is, for each name, the set of
+assignments that may reach it (`Binding`s), and for each binding the in-place
+events that may have hit its storage since it was made. Branches get a child
+state that records only what they change, and merging touches only those
+names, so the cost is linear in the size of the function. Loop bodies are
+walked twice (the second time with what the first iteration left), up to a
+nesting depth, which is enough for the facts the rules need: an event at the
+end of a body reaching a read at its start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator, Optional, Union
+
+import libcst as cst
+
+from torchcopylint.analysis.catalog import (
+    INPLACE_FUNCTION_ARGUMENT,
+    is_inplace_method_name,
+)
+from torchcopylint.analysis.tensors import Tensorness, TensorTyping, annotation_is_tensor, combine
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name
+
+# Methods and torch functions whose result shares storage with the receiver (or first argument).
+VIEW_METHODS = frozenset(
+    """
+    view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t
+    expand expand_as narrow select detach numpy diagonal unfold as_strided movedim moveaxis
+    swapaxes swapdims view_as_real view_as_complex
+    """.split()
+)
+VIEW_FUNCTIONS = frozenset(
+    "reshape flatten squeeze unsqueeze transpose permute narrow t detach select diagonal movedim".split()
+)
+# Methods whose result is a fresh copy of the receiver's values.
+COPY_METHODS = frozenset({"clone"})
+# Loop depth past which a loop body is walked once only (keeps deep nests linear).
+MAX_LOOP_REWALK_DEPTH = 3
+
+FunctionNode = Union[cst.FunctionDef, cst.Module]
+
+
+@dataclass(eq=False)
+class Storage:
+    """An abstract tensor storage, named after the assignment or expression that made it."""
+
+    origin: cst.CSTNode
+    description: str
+
+
+@dataclass(eq=False)
+class Binding:
+    """One assignment of a name: `y = x.clone()`, a parameter, a loop variable."""
+
+    name: str
+    target: cst.CSTNode
+    value: Optional[cst.BaseExpression]
+    kind: str  # "assign", "param", "loop", "with", "augassign", "except", "import", "def", "unpack"
+    statement: cst.CSTNode
+    tensorness: Tensorness = Tensorness.UNKNOWN
+    storages: frozenset = frozenset()
+    # For a copy (`y = x.clone()`), the storages it was copied from.
+    source_storages: frozenset = frozenset()
+
+    @property
+    def watched_storages(self) -> frozenset:
+        return self.storages | self.source_storages
+
+
+@dataclass(eq=False)
+class InplaceEvent:
+    """A write into existing storage.
+
+    certainty: "sure" (a known in-place op on a known tensor), "maybe" (`+=` on a
+    name that may not be a tensor), or "opaque" (an unknown callee received the
+    tensor and might write it).
+    """
+
+    node: cst.CSTNode
+    statement: cst.CSTNode
+    storages: frozenset
+    kind: str  # "method", "augassign", "setitem", "out", "module", "functional", "callee", "opaque"
+    description: str
+    certainty: str = "sure"
+    target: Optional[cst.BaseExpression] = None
+
+
+@dataclass(eq=False)
+class Read:
+    """A load of a name, with what may reach it and what was written since."""
+
+    node: cst.Name
+    statement: cst.CSTNode
+    bindings: frozenset
+    # binding watching the read's storage -> in-place events since that binding was made
+    events_since: dict
+
+
+@dataclass(eq=False)
+class Escape:
+    """A value leaving the function's sight: returned, stored on self, put in a container, passed to an unknown callee."""
+
+    node: cst.CSTNode
+    bindings: frozenset
+    how: str
+
+
+class Callees:
+    """What a call does to its tensor arguments. Supplied by ModuleFacts (it knows the classes)."""
+
+    def effect(self, call: cst.Call, state: "FlowState") -> "CallEffect":  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def is_module_call(self, call: cst.Call, state: "FlowState") -> bool:  # pragma: no cover - interface
+        """Is the callee an nn.Module (so the result is a tensor, most likely)?"""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class CallEffect:
+    kind: str  # "pure", "writes", "identity", "opaque"
+    description: str = ""
+    argument: int = 0  # which positional argument is written / returned
+
+
+PURE = CallEffect("pure")
+OPAQUE = CallEffect("opaque")
+
+
+class FlowState:
+    """Reaching bindings and events-since per binding; a child records only its own changes."""
+
+    def __init__(self, parent: Optional["FlowState"] = None) -> None:
+        self.parent = parent
+        self.names: dict[str, frozenset] = {}
+        self.events: dict[Binding, frozenset] = {}
+        self.reachable = True
+
+    def lookup(self, name: str) -> frozenset:
+        state: Optional[FlowState] = self
+        while state is not None:
+            if name in state.names:
+                return state.names[name]
+            state = state.parent
+        return frozenset()
+
+    def events_of(self, binding: Binding) -> frozenset:
+        state: Optional[FlowState] = self
+        while state is not None:
+            if binding in state.events:
+                return state.events[binding]
+            state = state.parent
+        return frozenset()
+
+    def bind(self, name: str, bindings: frozenset) -> None:
+        self.names[name] = bindings
+
+    def add_event(self, binding: Binding, event: InplaceEvent) -> None:
+        self.events[binding] = self.events_of(binding) | {event}
+
+    def child(self) -> "FlowState":
+        return FlowState(self)
+
+    def merge(self, branches: list["FlowState"]) -> None:
+        """Make self the join of `branches` (children of self)."""
+        live = [branch for branch in branches if branch.reachable]
+        if not live:
+            self.reachable = False
+            return
+        for name in set().union(*(branch.names for branch in live)):
+            self.names[name] = frozenset().union(*(branch.lookup(name) for branch in live))
+        for binding in set().union(*(branch.events for branch in live)):
+            self.events[binding] = frozenset().union(*(branch.events_of(binding) for branch in live))
+
+
+@dataclass
+class FunctionFacts:
+    node: FunctionNode
+    name: str
+    class_name: Optional[str]
+    parameters: list[Binding] = field(default_factory=list)
+    bindings: list[Binding] = field(default_factory=list)
+    reads: dict[cst.Name, Read] = field(default_factory=dict)
+    inplace_events: dict[cst.CSTNode, InplaceEvent] = field(default_factory=dict)
+    escapes: list[Escape] = field(default_factory=list)
+    # statements in walk order, each with the loop depth it sits at
+    statement_order: dict[cst.CSTNode, int] = field(default_factory=dict)
+
+    def reads_of_storage(self, storage: Storage) -> Iterator[Read]:
+        for read in self.reads.values():
+            if any(storage in binding.storages for binding in read.bindings):
+                yield read
+
+    def events_on(self, storages: Iterable[Storage]) -> list[InplaceEvent]:
+        wanted = set(storages)
+        return [event for event in self.inplace_events.values() if event.storages & wanted]
+
+    def order_of(self, statement: cst.CSTNode) -> int:
+        return self.statement_order.get(statement, -1)
+
+
+class FunctionWalker:
+    """Computes FunctionFacts for one function body."""
+
+    def __init__(self, facts: FunctionFacts, names: TorchNames, typing: TensorTyping, callees: Callees) -> None:
+        self.facts = facts
+        self.names = names
+        self.typing = typing
+        self.callees = callees
+        self._bindings: dict[cst.CSTNode, Binding] = {}
+        self._storages: dict[cst.CSTNode, Storage] = {}
+        self._watchers: dict[Storage, list[Binding]] = {}
+        self._loop_depth = 0
+        self._statement: cst.CSTNode = facts.node
+        self._breaks: list[list[FlowState]] = []
+
+    # ----------------------------------------------------------------- entry
+
+    def run(self, parameters: Iterable[tuple[cst.Param, Tensorness]]) -> FunctionFacts:
+        state = FlowState()
+        for param, tensorness in parameters:
+            binding = self._binding(param.name, param.name.value, None, "param", param, tensorness)
+            if tensorness.is_tensor:
+                binding.storages = frozenset({self._storage(param, param.name.value)})
+            self._watch(binding)
+            self.facts.parameters.append(binding)
+            state.bind(param.name.value, frozenset({binding}))
+        node = self.facts.node
+        statements = node.body if isinstance(node, cst.Module) else _block(node.body)
+        self._walk_block(statements, state)
+        return self.facts
+
+    # ------------------------------------------------------------ statements
+
+    def _walk_block(self, statements: Iterable[cst.CSTNode], state: FlowState) -> None:
+        for statement in statements:
+            if not state.reachable:
+                return
+            self._walk_statement(statement, state)
+
+    def _walk_statement(self, statement: cst.CSTNode, state: FlowState) -> None:
+        self._statement = statement
+        self.facts.statement_order.setdefault(statement, len(self.facts.statement_order))
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                self._statement = small
+                self.facts.statement_order.setdefault(small, len(self.facts.statement_order))
+                self._walk_small(small, state)
+        elif isinstance(statement, cst.If):
+            self._walk_if(statement, state)
+        elif isinstance(statement, (cst.For, cst.While)):
+            self._walk_loop(statement, state)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                self._evaluate(item.item, state)
+                if item.asname is not None:
+                    self._assign(item.asname.name, None, state, kind="with")
+            self._walk_block(_block(statement.body), state)
+        elif isinstance(statement, (cst.Try, cst.TryStar)):
+            self._walk_try(statement, state)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            for decorator in statement.decorators:
+                self._evaluate(decorator.decorator, state)
+            self._assign(statement.name, None, state, kind="def")
+        elif isinstance(statement, cst.Match):
+            self._evaluate(statement.subject, state)
+            branches = []
+            for case in statement.cases:
+                branch = state.child()
+                self._walk_block(_block(case.body), branch)
+                branches.append(branch)
+            branches.append(state.child())
+            state.merge(branches)
+        else:
+            for child in statement.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._evaluate(child, state)
+
+    def _walk_small(self, small: cst.CSTNode, state: FlowState) -> None:
+        if isinstance(small, cst.Assign):
+            self._evaluate(small.value, state)
+            for target in small.targets:
+                self._assign(target.target, small.value, state)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._evaluate(small.value, state)
+                self._assign(small.target, small.value, state)
+        elif isinstance(small, cst.AugAssign):
+            self._walk_augassign(small, state)
+        elif isinstance(small, cst.Expr):
+            self._evaluate(small.value, state)
+        elif isinstance(small, cst.Return):
+            if small.value is not None:
+                self._evaluate(small.value, state)
+                self._escape(small.value, state, "returned")
+            state.reachable = False
+        elif isinstance(small, cst.Raise):
+            if small.exc is not None:
+                self._evaluate(small.exc, state)
+            state.reachable = False
+        elif isinstance(small, (cst.Break, cst.Continue)):
+            if isinstance(small, cst.Break) and self._breaks:
+                snapshot = state.child()
+                self._breaks[-1].append(snapshot)
+            state.reachable = False
+        elif isinstance(small, cst.Del):
+            pass
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            names = small.names if not isinstance(small.names, cst.ImportStar) else []
+            for alias in names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(local, cst.Name):
+                    self._assign(local, None, state, kind="import")
+        else:
+            for child in small.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._evaluate(child, state)
+
+    def _walk_if(self, statement: cst.If, state: FlowState) -> None:
+        self._evaluate(statement.test, state)
+        then_state = state.child()
+        self._walk_block(_block(statement.body), then_state)
+        else_state = state.child()
+        if isinstance(statement.orelse, cst.If):
+            self._walk_statement(statement.orelse, else_state)
+        elif isinstance(statement.orelse, cst.Else):
+            self._walk_block(_block(statement.orelse.body), else_state)
+        state.merge([then_state, else_state])
+
+    def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
+        if isinstance(statement, cst.For):
+            self._evaluate(statement.iter, state)
+        self._loop_depth += 1
+        passes = 2 if self._loop_depth <= MAX_LOOP_REWALK_DEPTH else 1
+        head = state.child()
+        body_end = head
+        breaks: list[FlowState] = []
+        for _ in range(passes):
+            self._breaks.append(breaks)
+            body_state = head.child()
+            if isinstance(statement, cst.For):
+                self._assign(statement.target, None, body_state, kind="loop")
+            else:
+                self._evaluate(statement.test, body_state)
+            self._walk_block(_block(statement.body), body_state)
+            self._breaks.pop()
+            body_end = body_state
+            # The next iteration starts from either the entry or the end of this one.
+            head.merge([head.child(), body_end])
+            head.reachable = True
+        self._loop_depth -= 1
+        exits = [head, *breaks]
+        if statement.orelse is not None:
+            else_state = head.child()
+            self._walk_block(_block(statement.orelse.body), else_state)
+            exits[0] = else_state
+        state.merge([self._adopt(state, exit_state) for exit_state in exits])
+
+    def _walk_try(self, statement: Union[cst.Try, cst.TryStar], state: FlowState) -> None:
+        body_state = state.child()
+        self._walk_block(_block(statement.body), body_state)
+        if statement.orelse is not None:
+            self._walk_block(_block(statement.orelse.body), body_state)
+        branches = [body_state]
+        for handler in statement.handlers:
+            # An exception may leave the body at any point: start from entry and end joined.
+            handler_state = state.child()
+            handler_state.merge([handler_state.child(), self._adopt(handler_state, body_state)])
+            handler_state.reachable = True
+            if handler.type is not None:
+                self._evaluate(handler.type, handler_state)
+            if handler.name is not None:
+                self._assign(handler.name.name, None, handler_state, kind="except")
+            self._walk_block(_block(handler.body), handler_state)
+            branches.append(handler_state)
+        state.merge(branches)
+        if statement.finalbody is not None:
+            was_reachable = state.reachable
+            state.reachable = True
+            self._walk_block(_block(statement.finalbody.body), state)
+            state.reachable = state.reachable and was_reachable
+
+    @staticmethod
+    def _adopt(ancestor: FlowState, other: FlowState) -> FlowState:
+        """A child of `ancestor` carrying everything `other` changed between them."""
+        adopted = ancestor.child()
+        adopted.reachable = other.reachable
+        chain = []
+        state: Optional[FlowState] = other
+        while state is not None and state is not ancestor:
+            chain.append(state)
+            state = state.parent
+        for link in reversed(chain):
+            adopted.names.update(link.names)
+            adopted.events.update(link.events)
+        return adopted
+
+    def _walk_augassign(self, statement: cst.AugAssign, state: FlowState) -> None:
+        self._evaluate(statement.value, state)
+        target = statement.target
+        if isinstance(target, cst.Name):
+            self._record_read(target, state)
+            tensorness = self._name_tensorness(target, state)
+            if tensorness is Tensorness.NOT:
+                self._assign(target, statement, state, kind="augassign")
+                return
+            certainty = "sure" if tensorness.is_tensor else "maybe"
+            storages = self._storages_of_name(target.value, state)
+            self._event(statement, storages, "augassign", f"`{target.value} {statement.operator.__class__.__name__}`",
+                        state, certainty=certainty, target=target)
+            if not tensorness.is_tensor:
+                # If it was a number after all, `+=` made a new value: keep both readings.
+                self._assign(target, statement, state, kind="augassign", keep_previous=True)
+        elif isinstance(target, cst.Subscript):
+            self._evaluate(target, state)
+            self._write_into(target.value, statement, "augassign", state)
+        elif isinstance(target, cst.Attribute):
+            self._evaluate(target.value, state)
+
+    # ----------------------------------------------------------- assignment
+
+    def _assign(self, target: cst.CSTNode, value, state: FlowState, kind: str = "assign",
+                keep_previous: bool = False) -> None:
+        if isinstance(target, cst.Name):
+            self._bind_name(target, value, state, kind, keep_previous)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                inner = element.value
+                if isinstance(inner, cst.StarredElement):
+                    inner = inner.value
+                self._assign(inner, None, state, kind="unpack" if kind == "assign" else kind)
+        elif isinstance(target, cst.StarredElement):
+            self._assign(target.value, None, state, kind)
+        elif isinstance(target, cst.Attribute):
+            self._evaluate(target.value, state)
+            if value is not None and isinstance(value, cst.BaseExpression):
+                self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
+        elif isinstance(target, cst.Subscript):
+            self._evaluate(target, state)
+            self._write_into(target.value, self._statement, "setitem", state)
+            if value is not None and isinstance(value, cst.BaseExpression):
+                container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
+                if not container.is_tensor:
+                    self._escape(value, state, "put in a container")
+
+    def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
+        expression = value if isinstance(value, cst.BaseExpression) else None
+        if expression is not None:
+            tensorness = self.typing.of(expression, lambda name: self._name_tensorness(name, state))
+            if tensorness is Tensorness.UNKNOWN and isinstance(expression, cst.Call) \
+                    and self.callees.is_module_call(expression, state):
+                tensorness = Tensorness.LIKELY
+        else:
+            tensorness = Tensorness.UNKNOWN
+        binding = self._binding(target, target.value, expression, kind, self._statement, tensorness)
+        if expression is not None:
+            storages, copied_from = self._storages_of_value(expression, target, state, tensorness)
+            binding.storages = binding.storages | storages
+            binding.source_storages = binding.source_storages | copied_from
+        self._watch(binding)
+        previous = state.lookup(target.value) if keep_previous else frozenset()
+        state.bind(target.value, previous | {binding})
+        if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
+            self._escape(expression, state, "put in a container")
+
+    def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
+        binding = self._bindings.get(target)
+        if binding is None:
+            binding = Binding(name, target, value, kind, statement, tensorness)
+            self._bindings[target] = binding
+            self.facts.bindings.append(binding)
+        else:
+            binding.tensorness = combine([binding.tensorness, tensorness])
+        return binding
+
+    def _storage(self, origin: cst.CSTNode, description: str) -> Storage:
+        storage = self._storages.get(origin)
+        if storage is None:
+            storage = self._storages[origin] = Storage(origin, description)
+        return storage
+
+    def _watch(self, binding: Binding) -> None:
+        for storage in binding.watched_storages:
+            watchers = self._watchers.setdefault(storage, [])
+            if binding not in watchers:
+                watchers.append(binding)
+
+    # ------------------------------------------------------------- storages
+
+    def _storages_of_name(self, name: str, state: FlowState) -> frozenset:
+        return frozenset().union(*(binding.storages for binding in state.lookup(name)))
+
+    def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness):
+        """(storages the value shares, storages it was copied from)."""
+        shared = self._shared_storages(expr, state)
+        if shared is not None:
+            return shared, frozenset()
+        copied = self._copied_storages(expr, state)
+        if tensorness.is_tensor or copied:
+            return frozenset({self._storage(expr, target.value)}), copied or frozenset()
+        return frozenset(), frozenset()
+
+    def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
+        """The storages `expr` aliases, or None when it makes a new value."""
+        if isinstance(expr, cst.Name):
+            return self._storages_of_name(expr.value, state)
+        if isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT", "H", "mH", "real", "imag"):
+            return self._shared_storages(expr.value, state) or frozenset()
+        if isinstance(expr, cst.Subscript):
+            if _is_basic_index(expr):
+                return self._shared_storages(expr.value, state) or frozenset()
+            return None
+        if isinstance(expr, cst.IfExp):
+            body = self._shared_storages(expr.body, state)
+            orelse = self._shared_storages(expr.orelse, state)
+            if body is None and orelse is None:
+                return None
+            return (body or frozenset()) | (orelse or frozenset())
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and self.names.qualified_name(func) is None:
+                method = func.attr.value
+                if method in VIEW_METHODS or is_inplace_method_name(method):
+                    return self._shared_storages(func.value, state) or frozenset()
+            qualified = self.names.qualified_name(func)
+            if qualified is not None and expr.args:
+                module, _, function = qualified.rpartition(".")
+                if module == "torch" and (function in VIEW_FUNCTIONS or is_inplace_method_name(function)):
+                    return self._shared_storages(expr.args[0].value, state) or frozenset()
+            effect = self.callees.effect(expr, state)
+            if effect.kind in ("writes", "identity") and len(expr.args) > effect.argument:
+                return self._shared_storages(expr.args[effect.argument].value, state) or frozenset()
+        return None
+
+    def _copied_storages(self, expr, state: FlowState) -> frozenset:
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            qualified = self.names.qualified_name(func)
+            if qualified == "torch.clone" and expr.args:
+                return self._shared_storages(expr.args[0].value, state) or frozenset()
+            if isinstance(func, cst.Attribute) and qualified is None and func.attr.value in COPY_METHODS:
+                return self._shared_storages(func.value, state) or frozenset()
+        return frozenset()
+
+    # ----------------------------------------------------------- expressions
+
+    def _evaluate(self, expr: cst.CSTNode, state: FlowState) -> None:
+        """Record reads and in-place events inside an expression, in evaluation order."""
+        if isinstance(expr, cst.Name):
+            if expr.value not in ("True", "False", "None"):
+                self._record_read(expr, state)
+            return
+        if isinstance(expr, cst.Arg):
+            self._evaluate(expr.value, state)
+            return
+        if isinstance(expr, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            self._evaluate_comprehension(expr, state)
+            return
+        if isinstance(expr, cst.NamedExpr):
+            self._evaluate(expr.value, state)
+            self._assign(expr.target, expr.value, state, kind="walrus")
+            return
+        if isinstance(expr, cst.Attribute):
+            self._evaluate(expr.value, state)
+            return
+        for child in expr.children:
+            self._evaluate(child, state)
+        if isinstance(expr, cst.Call):
+            self._call(expr, state)
+
+    def _evaluate_comprehension(self, expr, state: FlowState) -> None:
+        # Comprehensions have their own scope; only the outer names they read matter here.
+        local = set()
+        for node in _walk(expr):
+            if isinstance(node, cst.CompFor):
+                for target in _walk(node.target):
+                    if isinstance(target, cst.Name):
+                        local.add(target.value)
+            if isinstance(node, cst.Param):
+                local.add(node.name.value)
+        for node in _walk(expr):
+            if isinstance(node, cst.Name) and node.value not in local:
+                if node in self.facts.reads or state.lookup(node.value):
+                    self._record_read(node, state)
+
+    def _call(self, call: cst.Call, state: FlowState) -> None:
+        func = call.func
+        qualified = self.names.qualified_name(func)
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                self._write_into(arg.value, call, "out", state, description="`out=` argument")
+        if qualified is not None:
+            self._torch_call(call, qualified, state)
+            return
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            if is_inplace_method_name(method):
+                receiver_tensorness = self.typing.of(receiver, lambda name: self._name_tensorness(name, state))
+                if receiver_tensorness is not Tensorness.NOT:
+                    self._write_into(receiver, call, "method", state, description=f"`.{method}()`",
+                                     certainty="sure" if receiver_tensorness.is_tensor else "maybe")
+                return
+            if method in ("append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"):
+                for arg in call.args:
+                    self._escape(arg.value, state, f"passed to .{method}()")
+                return
+        effect = self.callees.effect(call, state)
+        if effect.kind == "writes" and len(call.args) > effect.argument:
+            self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description)
+        elif effect.kind == "opaque":
+            callee = dotted_name(func) or "an unknown callee"
+            for arg in call.args:
+                storages = self._shared_storages(arg.value, state) or frozenset()
+                if storages:
+                    self._event(call, storages, "opaque", f"{callee}()", state, certainty="opaque", target=arg.value)
+                self._escape(arg.value, state, f"passed to {callee}()")
+
+    def _torch_call(self, call: cst.Call, qualified: str, state: FlowState) -> None:
+        module, _, function = qualified.rpartition(".")
+        if not call.args:
+            return
+        first = call.args[0].value
+        if module in ("torch", "torch.nn.functional", "torch.nn.init") and is_inplace_method_name(function):
+            self._write_into(first, call, "functional", state, description=f"`{qualified}()`")
+            return
+        if module == "torch.nn.functional" and function in INPLACE_FUNCTION_ARGUMENT:
+            position = INPLACE_FUNCTION_ARGUMENT[function]
+            if _argument_is_true(call, "inplace", position):
+                self._write_into(first, call, "functional", state,
+                                 description=f"`F.{function}(..., inplace=True)`")
+        if qualified in ("torch.save",):
+            for arg in call.args:
+                self._escape(arg.value, state, "passed to torch.save()")
+
+    def _write_into(self, target, node, kind: str, state: FlowState, description: str = "",
+                    certainty: str = "sure") -> None:
+        storages = self._shared_storages(target, state) or frozenset()
+        if not storages:
+            return
+        label = dotted_name(target) or "a tensor"
+        self._event(node, storages, kind, description or f"write into {label}", state,
+                    certainty=certainty, target=target)
+
+    def _event(self, node, storages: frozenset, kind: str, description: str, state: FlowState,
+               certainty: str = "sure", target=None) -> None:
+        event = self.facts.inplace_events.get(node)
+        if event is None:
+            event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target)
+            self.facts.inplace_events[node] = event
+        else:
+            event.storages = event.storages | storages
+        # Every binding watching the storage learns of the write, live or not: an
+        # alias may outlive the name it was made through.
+        for storage in storages:
+            for watcher in self._watchers.get(storage, ()):
+                state.add_event(watcher, event)
+
+    def _escape(self, expr, state: FlowState, how: str) -> None:
+        bindings: set = set()
+        for node in _walk(expr):
+            if isinstance(node, cst.Name):
+                bindings |= state.lookup(node.value)
+            if isinstance(node, (cst.Call, cst.Lambda)) and node is not expr:
+                # names inside a nested call are that call's arguments, judged there
+                break
+        if bindings:
+            self.facts.escapes.append(Escape(expr, frozenset(bindings), how))
+
+    def _record_read(self, name: cst.Name, state: FlowState) -> None:
+        bindings = state.lookup(name.value)
+        storages = frozenset().union(*(binding.storages for binding in bindings)) if bindings else frozenset()
+        events_since = {}
+        for binding in bindings:
+            events_since[binding] = state.events_of(binding)
+        for storage in storages:
+            for watcher in self._watchers.get(storage, ()):
+                if watcher not in events_since:
+                    events_since[watcher] = state.events_of(watcher)
+        previous = self.facts.reads.get(name)
+        if previous is not None:
+            bindings = bindings | previous.bindings
+            for watcher, events in previous.events_since.items():
+                events_since[watcher] = events_since.get(watcher, frozenset()) | events
+        self.facts.reads[name] = Read(name, self._statement, bindings, events_since)
+
+    def _name_tensorness(self, name: cst.Name, state: FlowState) -> Tensorness:
+        bindings = state.lookup(name.value)
+        if not bindings:
+            return Tensorness.UNKNOWN
+        return combine(binding.tensorness for binding in bindings)
+
+
+def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+        elif index == position:
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return False
+
+
+def _is_basic_index(subscript: cst.Subscript) -> bool:
+    """`x[0]`, `x[:, 1:3]`, `x[..., None]`: indexing that returns a view, not a copy."""
+    for element in subscript.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, cst.UnaryOperation):
+            value = value.expression
+        if isinstance(value, cst.Integer):
+            continue
+        if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
+            continue
+        return False
+    return True
+
+
+def _block(body) -> list:
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [body]  # `if x: y = 1` on one line: walked like a statement line
+    return list(getattr(body, "body", []))
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module_class: bool):
+    """Parameters with how sure we are they hold tensors: annotated `Tensor` is sure; a
+    `forward` parameter of an nn.Module is likely; `self`/`cls` and others are unknown."""
+    params = function.params
+    ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if isinstance(params.star_arg, cst.Param):
+        ordered.append(params.star_arg)
+    if params.star_kwarg is not None:
+        ordered.append(params.star_kwarg)
+    result = []
+    for index, param in enumerate(ordered):
+        if annotation_is_tensor(param.annotation, names):
+            tensorness = Tensorness.SURE
+        elif index == 0 and param.name.value in ("self", "cls"):
+            tensorness = Tensorness.NOT
+        elif in_module_class and function.name.value == "forward" and param.default is None \
+                and param is not params.star_kwarg and param is not params.star_arg:
+            tensorness = Tensorness.LIKELY
+        else:
+            tensorness = Tensorness.UNKNOWN
+        result.append((param, tensorness))
+    return result

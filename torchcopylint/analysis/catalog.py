@@ -1,0 +1,68 @@
+"""Static tables of what writes a tensor in place (torch 2.13).
+
+tests/test_catalog.py compares these tables with the installed torch so they cannot drift.
+"""
+
+from __future__ import annotations
+
+# Tensor methods that write their receiver in place: every public method ending in
+# one underscore, less those that change autograd flags or sharing, not values.
+NOT_VALUE_WRITES = frozenset({"requires_grad_", "share_memory_", "detach_"})
+
+INPLACE_TENSOR_METHODS = frozenset({
+    "abs_", "absolute_", "acos_", "acosh_", "add_", "addbmm_", "addcdiv_", "addcmul_",
+    "addmm_", "addmv_", "addr_", "apply_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+    "arctan2_", "arctan_", "arctanh_", "as_strided_", "asin_", "asinh_", "atan2_", "atan_",
+    "atanh_", "baddbmm_", "bernoulli_", "bitwise_and_", "bitwise_left_shift_", "bitwise_not_",
+    "bitwise_or_", "bitwise_right_shift_", "bitwise_xor_", "cauchy_", "ceil_", "clamp_",
+    "clamp_max_", "clamp_min_", "clip_", "conj_physical_", "copy_", "copysign_", "cos_",
+    "cosh_", "cumprod_", "cumsum_", "deg2rad_", "digamma_", "div_", "divide_", "eq_", "erf_",
+    "erfc_", "erfinv_", "exp2_", "exp_", "expm1_", "exponential_", "fill_", "fill_diagonal_",
+    "fix_", "float_power_", "floor_", "floor_divide_", "fmod_", "frac_", "gcd_", "ge_",
+    "geometric_", "greater_", "greater_equal_", "gt_", "heaviside_", "hypot_", "i0_",
+    "igamma_", "igammac_", "index_add_", "index_copy_", "index_fill_", "index_put_",
+    "index_reduce_", "lcm_", "ldexp_", "le_", "lerp_", "less_", "less_equal_", "lgamma_",
+    "log10_", "log1p_", "log2_", "log_", "log_normal_", "logical_and_", "logical_not_",
+    "logical_or_", "logical_xor_", "logit_", "lt_", "map2_", "map_", "masked_fill_",
+    "masked_scatter_", "mul_", "multiply_", "mvlgamma_", "nan_to_num_", "ne_", "neg_",
+    "negative_", "nextafter_", "normal_", "not_equal_", "polygamma_", "pow_", "put_",
+    "rad2deg_", "random_", "reciprocal_", "relu_", "remainder_", "renorm_", "resize_",
+    "resize_as_", "resize_as_sparse_", "round_", "rsqrt_", "scatter_", "scatter_add_",
+    "scatter_reduce_", "set_", "sgn_", "sigmoid_", "sign_", "sin_", "sinc_", "sinh_",
+    "sparse_resize_", "sparse_resize_and_clear_", "sqrt_", "square_", "squeeze_", "sub_",
+    "subtract_", "swapaxes_", "swapdims_", "t_", "tan_", "tanh_", "transpose_", "tril_",
+    "triu_", "true_divide_", "trunc_", "uniform_", "unsqueeze_", "xlogy_", "zero_",
+})
+
+# nn module classes that take `inplace`, with the position of `inplace` among the
+# constructor's arguments (after self), so `nn.ReLU(True)` is understood too.
+INPLACE_MODULE_ARGUMENT = {
+    "AlphaDropout": 1, "CELU": 1, "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1,
+    "Dropout3d": 1, "ELU": 1, "FeatureAlphaDropout": 1, "Hardsigmoid": 0, "Hardswish": 0,
+    "Hardtanh": 2, "LeakyReLU": 1, "Mish": 0, "RReLU": 2, "ReLU": 0, "ReLU6": 0,
+    "SELU": 0, "SiLU": 0, "Threshold": 2,
+}
+
+# torch.nn.functional functions that take `inplace`, with its position among the arguments.
+INPLACE_FUNCTION_ARGUMENT = {
+    "alpha_dropout": 3, "celu": 2, "dropout": 3, "dropout1d": 3, "dropout2d": 3,
+    "dropout3d": 3, "elu": 2, "feature_alpha_dropout": 3, "hardsigmoid": 1, "hardswish": 1,
+    "hardtanh": 3, "leaky_relu": 2, "mish": 1, "relu": 1, "relu6": 1, "rrelu": 4,
+    "selu": 1, "silu": 1, "threshold": 3,
+}
+
+
+def is_inplace_method_name(name: str) -> bool:
+    """`add_`, `relu_`, `copy_`...: the naming convention torch follows for in-place ops.
+
+    Names outside the table that follow the convention (a newer torch's methods)
+    count too, so the rule keeps working as torch grows.
+    """
+    if name in INPLACE_TENSOR_METHODS:
+        return True
+    return (
+        name.endswith("_")
+        and not name.endswith("__")
+        and not name.startswith("_")
+        and name not in NOT_VALUE_WRITES
+    )

@@ -1,0 +1,357 @@
+"""ModuleFacts: everything rules read about one module, each fact computed once.
+
+Cheap facts (imports, classes, the call index) are computed eagerly in one pass;
+the per-function data flow is computed on first use, so a file that only a
+call-pattern rule looks at never pays for it. Positions (line/column) are
+resolved on demand, only for files that have something to report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from torchcopylint.analysis.aliasing import (
+    OPAQUE,
+    PURE,
+    CallEffect,
+    Callees,
+    FlowState,
+    FunctionFacts,
+    FunctionWalker,
+    Read,
+    _argument_is_true,
+    parameter_tensorness,
+)
+from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name
+
+PURE_BUILTINS = frozenset(
+    {"print", "len", "isinstance", "issubclass", "range", "enumerate", "zip", "int", "float", "bool",
+     "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
+     "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
+)
+
+
+@dataclass
+class ClassFacts:
+    node: cst.ClassDef
+    name: str
+    base_names: list[str]
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    # `self.<attribute> = <call>` assignments, by attribute; several when reassigned.
+    attribute_values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+
+
+class ModuleFacts(Callees):
+    def __init__(self, module: cst.Module, path: str = "<string>") -> None:
+        self.module = module
+        self.path = path
+        self.names = TorchNames.from_module(module)
+        self.typing = TensorTyping(self.names)
+        self.classes: dict[str, ClassFacts] = {}
+        self.module_functions: dict[str, cst.FunctionDef] = {}
+        self.calls: list[cst.Call] = []
+        self._method_calls: dict[str, list[cst.Call]] = {}
+        self._class_of_function: dict[cst.FunctionDef, ClassFacts] = {}
+        self._function_facts: dict[cst.CSTNode, FunctionFacts] = {}
+        self._in_progress: set = set()
+        self._all_function_facts: Optional[list[FunctionFacts]] = None
+        self._reads: Optional[dict[cst.Name, tuple[FunctionFacts, Read]]] = None
+        self._positions = None
+        self._index()
+
+    # -------------------------------------------------------------- indexing
+
+    def _index(self) -> None:
+        for statement in self.module.body:
+            if isinstance(statement, cst.FunctionDef):
+                self.module_functions[statement.name.value] = statement
+            elif isinstance(statement, cst.ClassDef):
+                self._index_class(statement)
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                self.calls.append(node)
+                if isinstance(node.func, cst.Attribute):
+                    self._method_calls.setdefault(node.func.attr.value, []).append(node)
+            stack.extend(node.children)
+
+    def _index_class(self, node: cst.ClassDef) -> None:
+        facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
+        self.classes[facts.name] = facts
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                facts.methods[statement.name.value] = statement
+                self._class_of_function[statement] = facts
+                self._index_self_attributes(statement, facts)
+
+    @staticmethod
+    def _index_self_attributes(method: cst.FunctionDef, facts: ClassFacts) -> None:
+        stack: list[cst.CSTNode] = [method.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    target = target.target
+                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                            and target.value.value == "self":
+                        facts.attribute_values.setdefault(target.attr.value, []).append(node.value)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            stack.extend(node.children)
+
+    # ------------------------------------------------------------- queries
+
+    def method_calls(self, method: str) -> list[cst.Call]:
+        """Calls spelled `<receiver>.<method>(...)`, in no particular order."""
+        return self._method_calls.get(method, [])
+
+    def class_of(self, function: cst.FunctionDef) -> Optional[ClassFacts]:
+        return self._class_of_function.get(function)
+
+    def is_module_class(self, facts: ClassFacts, seen: Optional[set] = None) -> bool:
+        """Does the class derive from torch.nn.Module, directly or through classes in this file?"""
+        seen = seen or set()
+        for base in facts.node.bases:
+            qualified = self.names.qualified_name(base.value)
+            if qualified is not None and qualified.startswith("torch.nn."):
+                return True
+            local = self.classes.get(dotted_name(base.value) or "")
+            if local is not None and local.name not in seen:
+                seen.add(local.name)
+                if self.is_module_class(local, seen):
+                    return True
+        return False
+
+    def function_facts(self, node: cst.CSTNode) -> FunctionFacts:
+        """Data flow of one function (or of the module's top-level code), computed once."""
+        facts = self._function_facts.get(node)
+        if facts is not None:
+            return facts
+        owner = self.class_of(node) if isinstance(node, cst.FunctionDef) else None
+        name = node.name.value if isinstance(node, cst.FunctionDef) else "<module>"
+        facts = FunctionFacts(node, name, owner.name if owner else None)
+        self._in_progress.add(node)
+        walker = FunctionWalker(facts, self.names, self.typing, _BoundCallees(self, owner))
+        if isinstance(node, cst.FunctionDef):
+            in_module_class = owner is not None and self.is_module_class(owner)
+            walker.run(parameter_tensorness(node, self.names, in_module_class))
+        else:
+            walker.run(())
+        self._in_progress.discard(node)
+        self._function_facts[node] = facts
+        return facts
+
+    def all_functions(self) -> list[FunctionFacts]:
+        """Every function in the module (nested ones too) and the top-level code."""
+        if self._all_function_facts is None:
+            nodes: list[cst.CSTNode] = [self.module]
+            stack: list[cst.CSTNode] = [self.module]
+            while stack:
+                current = stack.pop()
+                for child in current.children:
+                    if isinstance(child, cst.FunctionDef):
+                        nodes.append(child)
+                    stack.append(child)
+            self._all_function_facts = [self.function_facts(node) for node in nodes]
+        return self._all_function_facts
+
+    def read_of(self, name: cst.Name) -> Optional[tuple[FunctionFacts, Read]]:
+        """The function a name is read in, and what reaches that read."""
+        if self._reads is None:
+            self._reads = {}
+            for function in self.all_functions():
+                for node, read in function.reads.items():
+                    self._reads[node] = (function, read)
+        return self._reads.get(name)
+
+    def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
+        """How sure we are that `expr` is a tensor, names resolved by the data flow."""
+        def lookup(name: cst.Name) -> Tensorness:
+            found = self.read_of(name)
+            if found is None or not found[1].bindings:
+                return Tensorness.UNKNOWN
+            from torchcopylint.analysis.tensors import combine
+            return combine(binding.tensorness for binding in found[1].bindings)
+
+        return self.typing.of(expr, lookup)
+
+    # ------------------------------------------------------------ positions
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions[node]
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.position(node).start.line
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # ------------------------------------------------ what calls do (Callees)
+
+    def construction_effect(self, value: cst.BaseExpression, label: str, seen: frozenset = frozenset()) -> CallEffect:
+        """What calling the module built by `value` does to its input."""
+        if not isinstance(value, cst.Call):
+            return OPAQUE
+        qualified = self.names.qualified_name(value.func)
+        if qualified is not None:
+            module, _, class_name = qualified.rpartition(".")
+            if module != "torch.nn":
+                return OPAQUE
+            if class_name in INPLACE_MODULE_ARGUMENT:
+                if _argument_is_true(value, "inplace", INPLACE_MODULE_ARGUMENT[class_name]):
+                    return CallEffect("writes", f"{label} ({class_name}(inplace=True))")
+                return PURE
+            if class_name == "Identity":
+                return CallEffect("identity", f"{label} (Identity)")
+            if class_name == "Sequential":
+                return self._sequential_effect(value, label, seen)
+            if class_name in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
+                return OPAQUE
+            return PURE
+        local = self.classes.get(dotted_name(value.func) or "")
+        if local is not None and local.name not in seen:
+            return self._local_module_effect(local, label, seen | {local.name})
+        return OPAQUE
+
+    def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset) -> CallEffect:
+        layers = [arg.value for arg in value.args]
+        if not layers or any(arg.star or arg.keyword for arg in value.args):
+            return OPAQUE
+        first = self.construction_effect(layers[0], label, seen)
+        if first.kind == "writes":
+            return CallEffect("writes", f"{label} (Sequential starting with {_short(first.description)})")
+        effects = [first] + [self.construction_effect(layer, label, seen) for layer in layers[1:]]
+        return PURE if all(effect.kind in ("pure", "writes") for effect in effects) else OPAQUE
+
+    def _local_module_effect(self, local: ClassFacts, label: str, seen: frozenset) -> CallEffect:
+        forward = local.methods.get("forward")
+        if forward is None or forward in self._in_progress:
+            return OPAQUE
+        facts = self.function_facts(forward)
+        inputs = [binding for binding in facts.parameters if binding.name not in ("self", "cls")]
+        if not inputs:
+            return PURE
+        first = inputs[0]
+        events = facts.events_on(first.storages) if first.storages else []
+        if any(event.certainty == "sure" for event in events):
+            return CallEffect("writes", f"{label} ({local.name}, whose forward writes its input in place)")
+        if events:
+            return OPAQUE
+        return PURE
+
+    def function_effect(self, function: cst.FunctionDef, label: str) -> CallEffect:
+        if function in self._in_progress:
+            return OPAQUE
+        facts = self.function_facts(function)
+        opaque = False
+        for index, binding in enumerate(facts.parameters):
+            events = facts.events_on(binding.storages) if binding.storages else []
+            if any(event.certainty == "sure" for event in events):
+                return CallEffect("writes", f"{label}() (writes its argument in place)", index)
+            opaque = opaque or bool(events)
+        return OPAQUE if opaque else PURE
+
+    def effect(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> CallEffect:
+        func = call.func
+        qualified = self.names.qualified_name(func)
+        if qualified is not None:
+            return PURE
+        if isinstance(func, cst.Call):
+            return self.construction_effect(func, self.code_for(func))
+        if isinstance(func, cst.Attribute):
+            receiver = func.value
+            if isinstance(receiver, cst.Name) and receiver.value == "self" and owner is not None:
+                values = self._attribute_values(owner, func.attr.value)
+                label = f"self.{func.attr.value}"
+                if values:
+                    return _all_same([self.construction_effect(v, label) for v in values])
+                method = owner.methods.get(func.attr.value)
+                if method is not None:
+                    return self.function_effect(method, label)
+                return OPAQUE
+            if func.attr.value in TENSOR_RETURNING_METHODS:
+                return PURE
+            return OPAQUE
+        if isinstance(func, cst.Name):
+            if func.value in PURE_BUILTINS:
+                return PURE
+            bindings = state.lookup(func.value)
+            values = [binding.value for binding in bindings]
+            if values and all(value is not None for value in values):
+                return _all_same([self.construction_effect(value, func.value) for value in values])
+            if func.value in self.classes:
+                return PURE  # constructing an object of a class defined here
+            function = self.module_functions.get(func.value)
+            if function is not None and (not bindings or all(b.kind == "def" for b in bindings)):
+                return self.function_effect(function, func.value)
+        return OPAQUE
+
+    def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            values = self._attribute_values(owner, func.attr.value) if owner is not None else []
+        elif isinstance(func, cst.Name):
+            values = [binding.value for binding in state.lookup(func.value)]
+        else:
+            return False
+        return bool(values) and all(self._builds_module(value) for value in values)
+
+    def _builds_module(self, value: Optional[cst.BaseExpression]) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        qualified = self.names.qualified_name(value.func)
+        if qualified is not None:
+            return qualified.startswith("torch.nn.") and qualified.count(".") == 2 and qualified[9:10].isupper()
+        local = self.classes.get(dotted_name(value.func) or "")
+        return local is not None and self.is_module_class(local)
+
+    def _attribute_values(self, owner: ClassFacts, attribute: str, seen: Optional[set] = None) -> list:
+        values = owner.attribute_values.get(attribute)
+        if values:
+            return values
+        seen = seen or {owner.name}
+        for base in owner.base_names:
+            local = self.classes.get(base)
+            if local is not None and local.name not in seen:
+                seen.add(local.name)
+                found = self._attribute_values(local, attribute, seen)
+                if found:
+                    return found
+        return []
+
+
+class _BoundCallees(Callees):
+    """Callees as seen from inside one class's methods (so `self.relu` resolves)."""
+
+    def __init__(self, facts: ModuleFacts, owner: Optional[ClassFacts]) -> None:
+        self.facts = facts
+        self.owner = owner
+
+    def effect(self, call: cst.Call, state: FlowState) -> CallEffect:
+        return self.facts.effect(call, state, self.owner)
+
+    def is_module_call(self, call: cst.Call, state: FlowState) -> bool:
+        return self.facts.is_module_call(call, state, self.owner)
+
+
+def _all_same(effects: list[CallEffect]) -> CallEffect:
+    kinds = {effect.kind for effect in effects}
+    if len(kinds) == 1:
+        return effects[0]
+    if "opaque" in kinds or "writes" in kinds:
+        return OPAQUE
+    return PURE if kinds == {"pure"} else OPAQUE
+
+
+def _short(description: str) -> str:
+    return description.split("(", 1)[-1].rstrip(")") if "(" in description else description

@@ -1,0 +1,206 @@
+"""Which expressions are tensors, and which are surely not.
+
+The answer is graded: SURE (a torch factory, a tensor method on a sure tensor,
+a parameter annotated `Tensor`), LIKELY (a `forward` parameter, a module call),
+NOT (numbers, strings, containers, `.item()`, `.shape`), UNKNOWN otherwise.
+Rules that rewrite code ask for SURE; rules about aliasing accept LIKELY.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Callable, Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.torchnames import TorchNames
+
+
+class Tensorness(Enum):
+    SURE = "sure"
+    LIKELY = "likely"
+    NOT = "not"
+    UNKNOWN = "unknown"
+
+    @property
+    def is_tensor(self) -> bool:
+        return self in (Tensorness.SURE, Tensorness.LIKELY)
+
+
+def combine(values) -> Tensorness:
+    """What a name is when any of several assignments may reach it."""
+    values = set(values)
+    if not values:
+        return Tensorness.UNKNOWN
+    if values == {Tensorness.SURE}:
+        return Tensorness.SURE
+    if values <= {Tensorness.SURE, Tensorness.LIKELY}:
+        return Tensorness.LIKELY
+    if values == {Tensorness.NOT}:
+        return Tensorness.NOT
+    return Tensorness.UNKNOWN
+
+
+# torch.<name>(...) that returns a single tensor. Functions returning tuples
+# (max with dim, sort, topk, split, chunk...) are left out on purpose.
+TORCH_TENSOR_FUNCTIONS = frozenset(
+    """
+    tensor as_tensor asarray from_numpy frombuffer zeros ones empty full rand randn randint
+    randperm arange linspace logspace eye zeros_like ones_like empty_like full_like rand_like
+    randn_like randint_like cat concat concatenate stack hstack vstack dstack where matmul mm
+    bmm einsum sum mean prod abs exp log log1p sqrt rsqrt sigmoid tanh relu softmax log_softmax
+    clamp clip flatten reshape transpose permute squeeze unsqueeze gather index_select
+    masked_select masked_fill outer cumsum cumprod pow mul add sub div maximum minimum norm cdist
+    tril triu diag diagonal roll flip repeat_interleave tile multinomial bernoulli normal
+    complex polar view_as_real view_as_complex erf sin cos atan2 round floor ceil sign lerp
+    addmm baddbmm cross dot argmax argmin bucketize searchsorted clone detach narrow select
+    t square neg reciprocal exp2 logsumexp amax amin all any isnan isinf isfinite logical_not
+    logical_and logical_or eq ne gt lt ge le bitwise_and bitwise_or nan_to_num std var
+    cosine_similarity pairwise_distance meshgrid_like atleast_1d atleast_2d atleast_3d
+    block_diag cartesian_prod combinations kron tensordot trace fmod remainder floor_divide
+    true_divide heaviside hypot logaddexp movedim moveaxis swapaxes swapdims rot90 fliplr flipud
+    """.split()
+)
+
+# torch.nn.functional.<name> that returns a single tensor.
+FUNCTIONAL_TENSOR_FUNCTIONS = frozenset(
+    """
+    relu relu6 gelu silu elu selu celu leaky_relu mish hardswish hardsigmoid hardtanh softplus
+    softsign tanhshrink sigmoid tanh softmax log_softmax gumbel_softmax glu logsigmoid linear
+    bilinear conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d interpolate
+    upsample pad normalize dropout dropout1d dropout2d dropout3d alpha_dropout layer_norm
+    batch_norm group_norm instance_norm rms_norm local_response_norm embedding one_hot
+    cross_entropy mse_loss l1_loss smooth_l1_loss huber_loss nll_loss kl_div
+    binary_cross_entropy binary_cross_entropy_with_logits cosine_similarity pairwise_distance
+    avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_avg_pool3d
+    pixel_shuffle pixel_unshuffle grid_sample affine_grid scaled_dot_product_attention unfold fold
+    margin_ranking_loss hinge_embedding_loss soft_margin_loss triplet_margin_loss
+    """.split()
+)
+
+# tensor.<name>(...) that returns a tensor when called on a tensor.
+TENSOR_RETURNING_METHODS = frozenset(
+    """
+    clone detach contiguous float double half bfloat16 int long short bool byte char to cuda cpu
+    type_as view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose
+    t expand expand_as repeat repeat_interleave narrow select sum mean std var prod norm abs exp
+    log log1p sqrt rsqrt pow sigmoid tanh relu softmax log_softmax matmul mm bmm mul add sub div
+    neg clamp clip masked_fill gather index_select argmax argmin cumsum cumprod round floor ceil
+    sign new_zeros new_ones new_empty new_full new_tensor flip roll all any logical_not eq ne gt
+    lt ge le square diag tril triu amax amin lerp where fill_diagonal nan_to_num pin_memory
+    movedim swapaxes swapdims logsumexp unfold diagonal
+    """.split()
+)
+
+# Attributes of a tensor that are tensors (`.T`, `.data`) or surely not (`.shape`).
+TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+NON_TENSOR_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "is_cuda", "layout", "names"}
+)
+NON_TENSOR_METHODS = frozenset(
+    """
+    item tolist size dim ndimension numel nelement element_size data_ptr stride is_contiguous
+    is_floating_point is_complex numpy storage_offset untyped_storage get_device __len__ type
+    """.split()
+)
+NON_TENSOR_BUILTINS = frozenset(
+    {"len", "int", "float", "bool", "str", "range", "list", "tuple", "dict", "set", "isinstance",
+     "enumerate", "zip", "repr", "format", "type", "id", "hash", "sorted", "reversed", "round"}
+)
+
+NameLookup = Callable[[cst.Name], Tensorness]
+
+
+class TensorTyping:
+    """Classifies expressions; names are resolved by the caller's data flow."""
+
+    def __init__(self, names: TorchNames) -> None:
+        self.names = names
+
+    def of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
+        if isinstance(expr, cst.Name):
+            if expr.value in ("None", "True", "False"):
+                return Tensorness.NOT
+            return lookup(expr)
+        if isinstance(
+            expr,
+            (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+             cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp,
+             cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.Lambda),
+        ):
+            return Tensorness.NOT
+        if isinstance(expr, cst.Call):
+            return self._of_call(expr, lookup)
+        if isinstance(expr, cst.Attribute):
+            attribute = expr.attr.value
+            if attribute in NON_TENSOR_ATTRIBUTES:
+                return Tensorness.NOT
+            if attribute in TENSOR_ATTRIBUTES:
+                base = self.of(expr.value, lookup)
+                return base if base.is_tensor else Tensorness.UNKNOWN
+            return Tensorness.UNKNOWN
+        if isinstance(expr, cst.Subscript):
+            base = self.of(expr.value, lookup)
+            return base if base.is_tensor else Tensorness.UNKNOWN
+        if isinstance(expr, cst.BinaryOperation):
+            return self._of_arithmetic(self.of(expr.left, lookup), self.of(expr.right, lookup))
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return Tensorness.NOT
+            return self.of(expr.expression, lookup)
+        if isinstance(expr, cst.IfExp):
+            return combine([self.of(expr.body, lookup), self.of(expr.orelse, lookup)])
+        if isinstance(expr, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+                return Tensorness.NOT
+            parts = [self.of(expr.left, lookup)] + [self.of(c.comparator, lookup) for c in expr.comparisons]
+            return Tensorness.SURE if Tensorness.SURE in parts else (
+                Tensorness.NOT if all(p is Tensorness.NOT for p in parts) else Tensorness.UNKNOWN
+            )
+        return Tensorness.UNKNOWN
+
+    @staticmethod
+    def _of_arithmetic(left: Tensorness, right: Tensorness) -> Tensorness:
+        if Tensorness.SURE in (left, right):
+            return Tensorness.SURE
+        if Tensorness.LIKELY in (left, right):
+            return Tensorness.LIKELY
+        if left is Tensorness.NOT and right is Tensorness.NOT:
+            return Tensorness.NOT
+        return Tensorness.UNKNOWN
+
+    def _of_call(self, call: cst.Call, lookup: NameLookup) -> Tensorness:
+        qualified = self.names.qualified_name(call.func)
+        if qualified is not None:
+            return self._of_torch_call(qualified, call)
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in NON_TENSOR_BUILTINS:
+            return Tensorness.NOT
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in NON_TENSOR_METHODS:
+                return Tensorness.NOT
+            if method in TENSOR_RETURNING_METHODS or is_inplace_method_name(method):
+                receiver = self.of(func.value, lookup)
+                if receiver.is_tensor:
+                    return receiver
+        return Tensorness.UNKNOWN
+
+    def _of_torch_call(self, qualified: str, call: cst.Call) -> Tensorness:
+        module, _, function = qualified.rpartition(".")
+        if module == "torch" and (function in TORCH_TENSOR_FUNCTIONS or is_inplace_method_name(function)):
+            return Tensorness.SURE
+        if module == "torch.nn.functional" and function in FUNCTIONAL_TENSOR_FUNCTIONS:
+            return Tensorness.SURE
+        if module in ("torch", "torch.nn.functional") and function in ("numel", "is_tensor", "is_grad_enabled"):
+            return Tensorness.NOT
+        return Tensorness.UNKNOWN
+
+
+def annotation_is_tensor(annotation: Optional[cst.Annotation], names: TorchNames) -> bool:
+    """`x: torch.Tensor` or `x: Tensor` (imported from torch)."""
+    if annotation is None:
+        return False
+    node = annotation.annotation
+    return names.qualified_name(node) == "torch.Tensor"

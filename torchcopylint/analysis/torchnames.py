@@ -1,0 +1,106 @@
+"""What a name means: which local names stand for torch, torch.nn, F and their members.
+
+Resolved from the module's own import statements, so that no metadata provider
+(a full extra pass over the tree) is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import libcst as cst
+
+ROOT_PACKAGE = "torch"
+
+
+def dotted_name(node: cst.CSTNode) -> Optional[str]:
+    """`a.b.c` for a Name/Attribute chain, None for anything else."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _module_name(node: Union[cst.Attribute, cst.Name]) -> str:
+    return dotted_name(node) or ""
+
+
+@dataclass
+class TorchNames:
+    """Local name -> fully qualified torch name, e.g. {"nn": "torch.nn", "F": "torch.nn.functional"}."""
+
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> "TorchNames":
+        names = cls()
+        for statement in _import_statements(module.body):
+            names._record(statement)
+        return names
+
+    def _record(self, statement: Union[cst.Import, cst.ImportFrom]) -> None:
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                full = _module_name(alias.name)
+                if full != ROOT_PACKAGE and not full.startswith(ROOT_PACKAGE + "."):
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.aliases[alias.asname.name.value] = full
+                else:
+                    # `import torch.nn` binds `torch`.
+                    self.aliases[full.split(".")[0]] = ROOT_PACKAGE
+            return
+        if statement.relative or statement.module is None:
+            return
+        base = _module_name(statement.module)
+        if base != ROOT_PACKAGE and not base.startswith(ROOT_PACKAGE + "."):
+            return
+        if isinstance(statement.names, cst.ImportStar):
+            return
+        for alias in statement.names:
+            if not isinstance(alias.name, cst.Name):
+                continue
+            local = alias.name.value
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.aliases[local] = f"{base}.{alias.name.value}"
+
+    @property
+    def imports_torch(self) -> bool:
+        return bool(self.aliases)
+
+    def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
+        """The torch name an expression spells, or None: `nn.ReLU` -> "torch.nn.ReLU"."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        resolved = self.aliases.get(head)
+        if resolved is None:
+            return None
+        return f"{resolved}.{rest}" if rest else resolved
+
+    def is_name(self, node: cst.CSTNode, *qualified: str) -> bool:
+        return self.qualified_name(node) in qualified
+
+
+def _import_statements(body) -> list:
+    """Imports at module level, including those inside top-level if/try blocks."""
+    found: list = []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.extend(s for s in statement.body if isinstance(s, (cst.Import, cst.ImportFrom)))
+        elif isinstance(statement, cst.If):
+            found.extend(_import_statements(statement.body.body))
+            if statement.orelse is not None:
+                found.extend(_import_statements(statement.orelse.body.body if isinstance(statement.orelse, cst.Else) else [statement.orelse]))
+        elif isinstance(statement, cst.Try):
+            found.extend(_import_statements(statement.body.body))
+            for handler in statement.handlers:
+                found.extend(_import_statements(handler.body.body))
+    return found

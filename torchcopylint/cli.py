@@ -1,0 +1,165 @@
+"""Command line: options and exit codes; the work is done by engine, fix and report."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from torchcopylint import __version__, catalogue, report
+from torchcopylint.config import ConfigError, Settings, load_settings
+from torchcopylint.diagnostic import Diagnostic
+from torchcopylint.engine import LintRun, lint_paths, lint_source, select_rules
+from torchcopylint.fix import fix_source, unified_diff, write_atomically
+from torchcopylint.rules import ALL_RULES, rule_by_code
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class DefaultToCheck(click.Group):
+    """`torchcopylint src/` means `torchcopylint check src/`, as `ruff src/` once did.
+
+    A first argument that names a subcommand runs it; anything else is a path or an option
+    of `check`. To lint a directory called `rules`, write `torchcopylint check rules`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="torchcopylint")
+def main() -> None:
+    """torchcopylint: find mistakes in how PyTorch tensors are copied, detached and written in place."""
+
+
+def _codes(value: Optional[str]) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable (replaces the configured set).")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--extend-select", help="Codes to enable on top of the selection.")
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes in place.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show unsafe fixes.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--output-format", type=click.Choice(report.FORMATS), default="text", show_default=True)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--statistics", is_flag=True, help="Print a count per rule instead of each finding.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Use this pyproject.toml (or torchcopylint.toml) instead of the nearest one.")
+@click.option("--force-exclude", is_flag=True, help="Apply exclusions to files named on the command line too.")
+@click.option("--show-fixes", is_flag=True, help="Describe the fix under each finding.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_diff, output_format,
+          exit_zero, statistics, config_file, force_exclude, show_fixes, quiet) -> None:
+    """Lint PATHS (default: the current directory)."""
+    paths = list(paths) or ["."]
+    missing = [path for path in paths if not os.path.lexists(path)]
+    if missing:
+        _fail("path does not exist: " + ", ".join(missing))
+    try:
+        settings = load_settings(config_file, Path(paths[0]))
+    except ConfigError as error:
+        _fail(str(error))
+    if select is not None:
+        settings.select = _codes(select)
+    settings.ignore = [*settings.ignore, *_codes(ignore)]
+    settings.extend_select = [*settings.extend_select, *_codes(extend_select)]
+    _check_codes(settings)
+
+    run = lint_paths(paths, settings, force_exclude=force_exclude)
+    for missing in run.missing_paths:
+        click.echo(f"error: path does not exist: {missing}", err=True)
+    for error in run.internal_errors:
+        click.echo(f"error: internal error (please report it): {error}", err=True)
+
+    fixed = 0
+    if apply_fixes or show_diff:
+        fixed = _fix(run, settings, unsafe=unsafe_fixes, write=not show_diff)
+
+    root = Path.cwd()
+    if show_diff:
+        status = EXIT_FINDINGS if fixed else EXIT_CLEAN
+    else:
+        stream = click.get_text_stream("stdout")
+        use_color = output_format == "text" and stream.isatty() and "NO_COLOR" not in os.environ
+        if not (quiet and output_format == "text" and not run.diagnostics):
+            report.render(output_format, run.diagnostics, stream=stream, rules=ALL_RULES, root=root,
+                          show_fixes=show_fixes, statistics=statistics, color=use_color,
+                          files_checked=run.files_checked, fixed=fixed, unsafe_fixes_hidden=not unsafe_fixes)
+        status = EXIT_FINDINGS if _counts_as_finding(run.diagnostics) else EXIT_CLEAN
+    if exit_zero and status == EXIT_FINDINGS:
+        status = EXIT_CLEAN
+    if run.missing_paths or run.internal_errors:
+        status = EXIT_ERROR
+    sys.exit(status)
+
+
+def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:
+    # A diagnosis --verify refuted is still shown, but does not fail the run.
+    return any(d.verdict is None or d.verdict.status != "refuted" for d in diagnostics)
+
+
+def _check_codes(settings: Settings) -> None:
+    known = [rule.code for rule in ALL_RULES]
+    for code in [*(settings.select or []), *settings.ignore, *settings.extend_select]:
+        upper = code.upper()
+        if upper != "ALL" and not any(k.startswith(upper) for k in known) and not upper.startswith("TCL9"):
+            _fail(f"unknown rule selector {code!r}; `torchcopylint rules` lists the codes")
+
+
+def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
+    """Fix every file with fixable diagnostics; replace run.diagnostics with what remains."""
+    remaining: list[Diagnostic] = [d for d in run.diagnostics if d.path not in run.sources]
+    total_applied = 0
+    for path, original in sorted(run.sources.items()):
+        rules = select_rules(settings, path)
+        outcome = fix_source(original, path, lambda text: lint_source(text, path, rules), unsafe=unsafe)
+        if outcome.error:
+            click.echo(f"error: {path}: fixes not applied: {outcome.error}", err=True)
+        if outcome.fixed != original:
+            total_applied += outcome.applied
+            if write:
+                write_atomically(Path(path), outcome.fixed)
+            else:
+                click.echo(unified_diff(_shown(path), original, outcome.fixed), nl=False)
+        remaining.extend(lint_source(outcome.fixed, path, rules))
+    run.diagnostics = sorted(remaining, key=Diagnostic.sort_key)
+    return total_applied
+
+
+def _shown(path: str) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_command(code: str) -> None:
+    """Print the documentation page of rule CODE."""
+    text = catalogue.page_text(code)
+    if text is None or rule_by_code(code) is None:
+        _fail(f"unknown rule {code!r}; `torchcopylint rules` lists the codes")
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@main.command("rules")
+def rules_command() -> None:
+    """List every rule: code, name, fix availability, summary."""
+    for rule in ALL_RULES:
+        click.echo(f"{rule.code}  {rule.name:<30} fix: {rule.fix_availability:<9} {rule.summary}")

@@ -1,0 +1,24 @@
+"""The rule registry: every rule, in code order. Adding a rule means adding it here."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torchcopylint.rules.base import Finding, NodeFix, Rule
+from torchcopylint.rules.clone_detach_order import CloneDetachOrder
+from torchcopylint.rules.tensor_copy_construct import TensorCopyConstruct
+
+ALL_RULES: tuple[Rule, ...] = (
+    CloneDetachOrder(),
+    TensorCopyConstruct(),
+)
+
+
+def rule_by_code(code: str) -> Optional[Rule]:
+    for rule in ALL_RULES:
+        if rule.code == code.upper():
+            return rule
+    return None
+
+
+__all__ = ["ALL_RULES", "Finding", "NodeFix", "Rule", "rule_by_code"]

@@ -1,0 +1,70 @@
+"""TCL005 clone-detach-order: `x.clone().detach()` -> `x.detach().clone()`."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.rules.base import Finding, Rule
+
+
+class CloneDetachOrder(Rule):
+    code = "TCL005"
+    name = "clone-detach-order"
+    summary = "`x.clone().detach()` records an autograd node that is thrown away; use `x.detach().clone()`"
+    fix_availability = "safe"
+    triggers = (b"clone",)
+
+    def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        for detach in facts.method_calls("detach") + facts.method_calls("detach_"):
+            if detach.args:
+                continue
+            clone = detach.func.value
+            cloned = _cloned_tensor(clone, facts)
+            if cloned is None:
+                continue
+            source, clone_args = cloned
+            fixed = cst.Call(
+                func=cst.Attribute(
+                    value=cst.Call(func=cst.Attribute(value=_receiver(source), attr=cst.Name("detach"))),
+                    attr=cst.Name("clone"),
+                ),
+                args=clone_args,
+            )
+            yield self.finding(
+                detach,
+                f"`{facts.code_for(detach)}` records a CloneBackward node that is thrown away at once; "
+                f"use `{facts.code_for(fixed)}` (same values, no autograd work)",
+                self.safe_fix("Swap to `.detach().clone()`", detach, fixed.with_changes(lpar=detach.lpar, rpar=detach.rpar)),
+            )
+
+
+def _cloned_tensor(node: cst.BaseExpression, facts: ModuleFacts) -> Optional[tuple[cst.BaseExpression, tuple]]:
+    """For `X.clone(kw=...)` or `torch.clone(X, kw=...)`: (X, the keyword arguments). Else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    keywords = tuple(arg for arg in node.args if arg.keyword is not None)
+    positional = [arg for arg in node.args if arg.keyword is None]
+    if any(arg.star for arg in node.args):
+        return None
+    if any(arg.keyword.value != "memory_format" for arg in keywords):
+        return None
+    keywords = tuple(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in keywords)
+    if facts.names.qualified_name(node.func) == "torch.clone":
+        if len(positional) != 1:
+            return None
+        return positional[0].value, keywords
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "clone" and not positional:
+        if facts.names.qualified_name(node.func) is not None:
+            return None  # a torch attribute spelled `.clone`, not a tensor method
+        return node.func.value, keywords
+    return None
+
+
+def _receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Parenthesize what cannot take a method call as it stands (`(a + b).detach()`)."""
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

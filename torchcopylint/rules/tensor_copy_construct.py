@@ -1,0 +1,79 @@
+"""TCL008 tensor-copy-construct: `torch.tensor(t)` of a tensor -> `t.detach().clone()`."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.tensors import Tensorness
+from torchcopylint.diagnostic import Severity
+from torchcopylint.rules.base import Finding, NodeFix, Rule
+from torchcopylint.rules.clone_detach_order import _receiver
+
+# Keywords of torch.tensor that `.to(...)` takes with the same meaning.
+CONVERSION_KEYWORDS = ("dtype", "device")
+
+
+class TensorCopyConstruct(Rule):
+    code = "TCL008"
+    name = "tensor-copy-construct"
+    summary = "`torch.tensor(t)` of a tensor copies with a UserWarning; use `t.detach().clone()`"
+    severity = Severity.WARNING
+    fix_availability = "safe"
+    triggers = (b"tensor",)
+
+    def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        if not facts.names.imports_torch:
+            return
+        for call in facts.calls:
+            if facts.names.qualified_name(call.func) != "torch.tensor":
+                continue
+            if not call.args or call.args[0].keyword is not None or call.args[0].star:
+                continue
+            source = call.args[0].value
+            if facts.tensorness(source) is not Tensorness.SURE:
+                continue
+            fix = _fix(call, source)
+            advice = facts.code_for(fix.replacements[0][1]) if fix else f"{facts.code_for(_receiver(source))}.detach().clone()"
+            yield self.finding(
+                call,
+                f"`{facts.code_for(call)}` copy-constructs from a tensor (PyTorch warns); use `{advice}`",
+                fix,
+            )
+
+
+def _fix(call: cst.Call, source: cst.BaseExpression) -> Optional[NodeFix]:
+    keywords = call.args[1:]
+    if any(arg.keyword is None for arg in keywords):
+        return None
+    copy: cst.BaseExpression = cst.Call(
+        func=cst.Attribute(
+            value=cst.Call(func=cst.Attribute(value=_receiver(source), attr=cst.Name("detach"))),
+            attr=cst.Name("clone"),
+        )
+    )
+    conversions = []
+    requires_grad = None
+    for arg in keywords:
+        name = arg.keyword.value
+        if name in CONVERSION_KEYWORDS:
+            conversions.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        elif name == "requires_grad":
+            requires_grad = arg.value
+        else:
+            return None  # pin_memory, names...: no `.to()` equivalent
+    if conversions:
+        copy = cst.Call(func=cst.Attribute(value=copy, attr=cst.Name("to")), args=conversions)
+    if requires_grad is not None:
+        if isinstance(requires_grad, cst.Name) and requires_grad.value == "False":
+            pass
+        elif isinstance(requires_grad, cst.Name) and requires_grad.value == "True":
+            copy = cst.Call(func=cst.Attribute(value=copy, attr=cst.Name("requires_grad_")),
+                            args=[cst.Arg(cst.Name("True"))])
+        else:
+            copy = cst.Call(func=cst.Attribute(value=copy, attr=cst.Name("requires_grad_")),
+                            args=[cst.Arg(requires_grad)])
+    return Rule.safe_fix("Replace with `.detach().clone()`", call,
+                         copy.with_changes(lpar=call.lpar, rpar=call.rpar))
