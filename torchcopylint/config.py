@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,8 @@ def find_config(start: Path) -> Optional[Path]:
 
 
 def load_settings(config_file: Optional[Path], start: Path) -> Settings:
-    path = config_file if config_file is not None else find_config(start.resolve())
+    # abspath, not resolve: a symlink loop named on the command line must not crash the search.
+    path = config_file if config_file is not None else find_config(Path(os.path.abspath(start)))
     if path is None:
         return Settings(root=Path.cwd())
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +33,12 @@ def discover(paths: Iterable[str], settings: Settings, force_exclude: bool = Fal
             found.missing.append(raw)
             continue
         if path.is_symlink() and not path.exists():
-            found.problems.append((path, "broken symbolic link"))
+            found.problems.append((path, _dangling_reason(path)))
+            continue
+        if force_exclude and _is_excluded(path, settings.root, excluded):
             continue
         if path.is_dir():
             _walk(path, settings, excluded, found, seen)
-        elif force_exclude and _is_excluded(path, settings.root, excluded):
-            continue
         else:
             # A file named explicitly is linted whatever its suffix, like ruff.
             _add(path, found, seen)
@@ -65,20 +66,57 @@ def _relative(path: Path, root: Path) -> Optional[str]:
 
 def _is_excluded(path: Path, root: Path, excluded: pathspec.PathSpec) -> bool:
     relative = _relative(path, root)
-    if relative is not None and excluded.match_file(relative):
-        return True
-    # Default excludes like "build" also match by name anywhere, as in ruff.
-    return any(excluded.match_file(part) for part in path.parts if part not in (".", ".."))
+    if relative is not None:
+        # A pattern without a slash ("build", "*.egg-info") matches a name at any depth.
+        return excluded.match_file(relative) or (path.is_dir() and excluded.match_file(relative + "/"))
+    # Outside the project root: default excludes like "build" match by name anywhere, as in ruff.
+    return any(excluded.match_file(part) for part in path.parts if part not in (".", "..", path.anchor))
+
+
+def _dangling_reason(path: Path) -> str:
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return "broken symbolic link"
+
+
+def _lifted(spec: pathspec.PathSpec, top: Optional[str]) -> pathspec.PathSpec:
+    """`spec` without the patterns that exclude `top` itself (a directory, relative to the spec's base).
+
+    A directory named on the command line is linted even when it is excluded, as in ruff;
+    without this its own exclusion would also match everything below it.
+    """
+    if top is None or top in ("", "."):
+        return spec
+    kept = [pattern for pattern in spec.patterns
+            if not (pattern.include and (pattern.match_file(top) is not None
+                                         or pattern.match_file(top + "/") is not None))]
+    return spec if len(kept) == len(spec.patterns) else pathspec.PathSpec(kept)
 
 
 def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Discovery, seen: set[Path]) -> None:
     gitignores: dict[str, Optional[pathspec.PathSpec]] = {}
+    # Below `top`, an exclusion counts only if it does not also exclude `top` (named explicitly).
+    by_path = _lifted(excluded, _relative(top, settings.root))
+    absolute_top = Path(os.path.abspath(top))
+
+    def gitignore(directory: Path) -> Optional[pathspec.PathSpec]:
+        key = str(directory)
+        if key not in gitignores:
+            spec = _gitignore(directory)
+            if spec is not None and directory in (absolute_top, *absolute_top.parents):
+                spec = _lifted(spec, absolute_top.relative_to(directory).as_posix())
+            gitignores[key] = spec
+        return gitignores[key]
 
     def ignored_by_git(path: Path, is_dir: bool) -> bool:
         if not settings.respect_gitignore:
             return False
-        for directory in (path.parent, *path.parent.parents):
-            spec = _gitignore(directory, gitignores)
+        path = Path(os.path.abspath(path))
+        for directory in path.parents:
+            spec = gitignore(directory)
             if spec is not None:
                 relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
                 if spec.match_file(relative):
@@ -86,6 +124,14 @@ def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Dis
             if (directory / ".git").exists():
                 break
         return False
+
+    def is_excluded(child: Path, name: str, is_dir: bool) -> bool:
+        # By name, with every pattern (each level below top is checked as the walk descends) ...
+        if excluded.match_file(name + "/" if is_dir else name):
+            return True
+        # ... and by path from the project root ("tests/data").
+        relative = _relative(child, settings.root)
+        return relative is not None and by_path.match_file(relative + "/" if is_dir else relative)
 
     def on_error(error: OSError) -> None:
         found.problems.append((Path(error.filename or top), f"cannot list directory: {error.strerror}"))
@@ -96,9 +142,7 @@ def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Dis
         kept = []
         for name in sorted(subdirectories):
             child = current / name
-            if excluded.match_file(name + "/") or _is_excluded(child, settings.root, excluded):
-                continue
-            if ignored_by_git(child, True):
+            if is_excluded(child, name, True) or ignored_by_git(child, True):
                 continue
             kept.append(name)
         subdirectories[:] = kept
@@ -106,23 +150,18 @@ def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Dis
             if not name.endswith(PYTHON_SUFFIXES):
                 continue
             child = current / name
-            if excluded.match_file(name) or _is_excluded(child, settings.root, excluded):
-                continue
-            if ignored_by_git(child, False):
+            if is_excluded(child, name, False) or ignored_by_git(child, False):
                 continue
             if child.is_symlink() and not child.exists():
-                found.problems.append((child, "broken symbolic link"))
+                found.problems.append((child, _dangling_reason(child)))
                 continue
             _add(child, found, seen)
 
 
-def _gitignore(directory: Path, cache: dict[str, Optional[pathspec.PathSpec]]) -> Optional[pathspec.PathSpec]:
-    key = str(directory)
-    if key not in cache:
-        path = directory / ".gitignore"
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else None
-        except OSError:
-            lines = None
-        cache[key] = pathspec.PathSpec.from_lines("gitignore", lines) if lines else None
-    return cache[key]
+def _gitignore(directory: Path) -> Optional[pathspec.PathSpec]:
+    path = directory / ".gitignore"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else None
+    except OSError:
+        lines = None
+    return pathspec.PathSpec.from_lines("gitignore", lines) if lines else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,20 +144,29 @@ def read_source(path: Path) -> Union[bytes, Diagnostic]:
     """The file's bytes, or the TCL900 diagnostic saying why they cannot be had."""
     shown = str(path)
     try:
-        size = os.stat(path).st_size
+        status = os.stat(path)
     except FileNotFoundError:
         return file_error(shown, "file not found (a broken symbolic link?); skipped")
     except OSError as error:
         return file_error(shown, f"cannot read file: {error.strerror}; skipped")
+    if stat.S_ISDIR(status.st_mode):
+        return file_error(shown, "is a directory, not a file; skipped")
+    if not stat.S_ISREG(status.st_mode):
+        # A FIFO, socket or device: reading it could block forever.
+        return file_error(shown, "not a regular file; skipped")
+    size = status.st_size
     if size > MAX_FILE_BYTES:
-        return file_error(shown, f"file is too large ({size // (1024 * 1024)} MiB, limit "
-                                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB); skipped")
+        return file_error(shown, f"file is too large ({_size(size)}, limit {_size(MAX_FILE_BYTES)}); skipped")
     try:
         return path.read_bytes()
     except IsADirectoryError:
         return file_error(shown, "is a directory, not a file; skipped")
     except OSError as error:
         return file_error(shown, f"cannot read file: {error.strerror}; skipped")
+
+
+def _size(count: int) -> str:
+    return f"{count / (1024 * 1024):.1f} MiB" if count >= 1024 * 1024 else f"{count} bytes"
 
 
 def lint_file(path: Path, settings: Optional[Settings] = None) -> tuple[list[Diagnostic], Optional[str]]:

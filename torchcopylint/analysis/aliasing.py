@@ -38,6 +38,12 @@ VIEW_FUNCTIONS = frozenset(
 )
 # Methods whose result is a fresh copy of the receiver's values.
 COPY_METHODS = frozenset({"clone"})
+AUGMENTED_OPERATORS = {
+    "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
+    "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=", "MatrixMultiplyAssign": "@=",
+    "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
+    "RightShiftAssign": ">>=",
+}
 # Loop depth past which a loop body is walked once only (keeps deep nests linear).
 MAX_LOOP_REWALK_DEPTH = 3
 
@@ -65,6 +71,9 @@ class Binding:
     storages: frozenset = frozenset()
     # For a copy (`y = x.clone()`), the storages it was copied from.
     source_storages: frozenset = frozenset()
+    # "alias" (shares an existing storage: `y = x`, a view, `.detach()`), "copy" (`.clone()`),
+    # "new" (a new tensor), or "" (not a tensor, or not known).
+    made_by: str = ""
 
     @property
     def watched_storages(self) -> frozenset:
@@ -117,6 +126,10 @@ class Callees:
 
     def is_module_call(self, call: cst.Call, state: "FlowState") -> bool:  # pragma: no cover - interface
         """Is the callee an nn.Module (so the result is a tensor, most likely)?"""
+        raise NotImplementedError
+
+    def is_layer_call(self, call: cst.Call, state: "FlowState") -> bool:  # pragma: no cover - interface
+        """Is the callee an object built in __init__ or earlier (`self.body`, `block`), used as a layer?"""
         raise NotImplementedError
 
 
@@ -189,6 +202,14 @@ class FunctionFacts:
     escapes: list[Escape] = field(default_factory=list)
     # statements in walk order, each with the loop depth it sits at
     statement_order: dict[cst.CSTNode, int] = field(default_factory=dict)
+
+    def reads_of(self, binding: Binding) -> list[Read]:
+        return [read for read in self.reads.values() if binding in read.bindings]
+
+    def escapes_of(self, storages: Iterable[Storage]) -> list[Escape]:
+        wanted = set(storages)
+        return [escape for escape in self.escapes
+                if any(binding.storages & wanted for binding in escape.bindings)]
 
     def reads_of_storage(self, storage: Storage) -> Iterator[Read]:
         for read in self.reads.values():
@@ -410,7 +431,8 @@ class FunctionWalker:
                 return
             certainty = "sure" if tensorness.is_tensor else "maybe"
             storages = self._storages_of_name(target.value, state)
-            self._event(statement, storages, "augassign", f"`{target.value} {statement.operator.__class__.__name__}`",
+            operator = AUGMENTED_OPERATORS.get(type(statement.operator).__name__, "op=")
+            self._event(statement, storages, "augassign", f"`{target.value} {operator} ...`",
                         state, certainty=certainty, target=target)
             if not tensorness.is_tensor:
                 # If it was a number after all, `+=` made a new value: keep both readings.
@@ -458,10 +480,13 @@ class FunctionWalker:
             tensorness = Tensorness.UNKNOWN
         binding = self._binding(target, target.value, expression, kind, self._statement, tensorness)
         if expression is not None:
-            storages, copied_from = self._storages_of_value(expression, target, state, tensorness)
+            storages, copied_from, made_by = self._storages_of_value(expression, target, state, tensorness)
             binding.storages = binding.storages | storages
             binding.source_storages = binding.source_storages | copied_from
+            binding.made_by = made_by
         self._watch(binding)
+        # A fresh assignment starts with no writes behind it (matters when a loop body is walked again).
+        state.events[binding] = frozenset()
         previous = state.lookup(target.value) if keep_previous else frozenset()
         state.bind(target.value, previous | {binding})
         if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
@@ -495,14 +520,16 @@ class FunctionWalker:
         return frozenset().union(*(binding.storages for binding in state.lookup(name)))
 
     def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness):
-        """(storages the value shares, storages it was copied from)."""
+        """(storages the value shares, storages it was copied from, how it was made)."""
         shared = self._shared_storages(expr, state)
         if shared is not None:
-            return shared, frozenset()
+            return shared, frozenset(), "alias" if shared else ""
         copied = self._copied_storages(expr, state)
-        if tensorness.is_tensor or copied:
-            return frozenset({self._storage(expr, target.value)}), copied or frozenset()
-        return frozenset(), frozenset()
+        if copied:
+            return frozenset({self._storage(expr, target.value)}), copied, "copy"
+        if tensorness.is_tensor:
+            return frozenset({self._storage(expr, target.value)}), frozenset(), "new"
+        return frozenset(), frozenset(), ""
 
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
         """The storages `expr` aliases, or None when it makes a new value."""
@@ -602,7 +629,8 @@ class FunctionWalker:
             if is_inplace_method_name(method):
                 receiver_tensorness = self.typing.of(receiver, lambda name: self._name_tensorness(name, state))
                 if receiver_tensorness is not Tensorness.NOT:
-                    self._write_into(receiver, call, "method", state, description=f"`.{method}()`",
+                    shown = dotted_name(receiver) or "tensor"
+                    self._write_into(receiver, call, "method", state, description=f"`{shown}.{method}()`",
                                      certainty="sure" if receiver_tensorness.is_tensor else "maybe")
                 return
             if method in ("append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"):
@@ -614,10 +642,13 @@ class FunctionWalker:
             self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description)
         elif effect.kind == "opaque":
             callee = dotted_name(func) or "an unknown callee"
+            # An unknown layer (`self.body(x)`) is told apart from an unknown function: a
+            # function handed a tensor is more often there to change it.
+            kind = "opaque-module" if self.callees.is_layer_call(call, state) else "opaque"
             for arg in call.args:
                 storages = self._shared_storages(arg.value, state) or frozenset()
                 if storages:
-                    self._event(call, storages, "opaque", f"{callee}()", state, certainty="opaque", target=arg.value)
+                    self._event(call, storages, kind, f"{callee}()", state, certainty="opaque", target=arg.value)
                 self._escape(arg.value, state, f"passed to {callee}()")
 
     def _torch_call(self, call: cst.Call, qualified: str, state: FlowState) -> None:
@@ -661,15 +692,37 @@ class FunctionWalker:
                 state.add_event(watcher, event)
 
     def _escape(self, expr, state: FlowState, how: str) -> None:
+        """Record the bindings whose storage `expr` hands on as it is (not a value computed from it)."""
         bindings: set = set()
-        for node in _walk(expr):
-            if isinstance(node, cst.Name):
-                bindings |= state.lookup(node.value)
-            if isinstance(node, (cst.Call, cst.Lambda)) and node is not expr:
-                # names inside a nested call are that call's arguments, judged there
-                break
+        for name in self._handed_on_names(expr):
+            bindings |= state.lookup(name.value)
         if bindings:
             self.facts.escapes.append(Escape(expr, frozenset(bindings), how))
+
+    def _handed_on_names(self, expr) -> Iterator[cst.Name]:
+        """`y`, `(y, z)`, `[y]`, `y.view(...)`, `y[0]`: names whose storage the expression is or holds."""
+        if isinstance(expr, cst.Name):
+            yield expr
+        elif isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            for element in expr.elements:
+                yield from self._handed_on_names(element.value)
+        elif isinstance(expr, cst.Dict):
+            for element in expr.elements:
+                if isinstance(element, cst.DictElement):
+                    yield from self._handed_on_names(element.value)
+        elif isinstance(expr, cst.StarredElement):
+            yield from self._handed_on_names(expr.value)
+        elif isinstance(expr, cst.IfExp):
+            yield from self._handed_on_names(expr.body)
+            yield from self._handed_on_names(expr.orelse)
+        elif isinstance(expr, cst.Subscript):
+            yield from self._handed_on_names(expr.value)
+        elif isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT"):
+            yield from self._handed_on_names(expr.value)
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and self.names.qualified_name(expr.func) is None \
+                and (expr.func.attr.value in VIEW_METHODS or is_inplace_method_name(expr.func.attr.value)):
+            yield from self._handed_on_names(expr.func.value)
 
     def _record_read(self, name: cst.Name, state: FlowState) -> None:
         bindings = state.lookup(name.value)
@@ -693,6 +746,19 @@ class FunctionWalker:
         if not bindings:
             return Tensorness.UNKNOWN
         return combine(binding.tensorness for binding in bindings)
+
+
+def root_name(expr) -> Optional[cst.Name]:
+    """`x` for `x`, `x.data`, `x[0]`, `x.view(-1)`: the name an access starts from."""
+    while True:
+        if isinstance(expr, cst.Name):
+            return expr
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        else:
+            return None
 
 
 def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:

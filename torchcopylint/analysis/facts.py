@@ -306,6 +306,16 @@ class ModuleFacts(Callees):
             return False
         return bool(values) and all(self._builds_module(value) for value in values)
 
+    def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            values = self._attribute_values(owner, func.attr.value) if owner is not None else []
+        elif isinstance(func, cst.Name):
+            values = [binding.value for binding in state.lookup(func.value)]
+        else:
+            return False
+        return bool(values) and all(isinstance(value, cst.Call) for value in values)
+
     def _builds_module(self, value: Optional[cst.BaseExpression]) -> bool:
         if not isinstance(value, cst.Call):
             return False
@@ -342,6 +352,9 @@ class _BoundCallees(Callees):
 
     def is_module_call(self, call: cst.Call, state: FlowState) -> bool:
         return self.facts.is_module_call(call, state, self.owner)
+
+    def is_layer_call(self, call: cst.Call, state: FlowState) -> bool:
+        return self.facts.is_layer_call(call, state, self.owner)
 
 
 def _all_same(effects: list[CallEffect]) -> CallEffect:

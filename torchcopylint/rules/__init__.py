@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+from torchcopylint.rules.alias_mutated_in_place import AliasMutatedInPlace
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.clone_detach_order import CloneDetachOrder
+from torchcopylint.rules.redundant_clone import RedundantClone
 from torchcopylint.rules.tensor_copy_construct import TensorCopyConstruct
 
 ALL_RULES: tuple[Rule, ...] = (
+    RedundantClone(),
+    AliasMutatedInPlace(),
     CloneDetachOrder(),
     TensorCopyConstruct(),
 )

@@ -8,6 +8,7 @@ import libcst as cst
 
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
+from torchcopylint.rules.edits import method_call, without_trailing_comma
 
 
 class CloneDetachOrder(Rule):
@@ -26,13 +27,7 @@ class CloneDetachOrder(Rule):
             if cloned is None:
                 continue
             source, clone_args = cloned
-            fixed = cst.Call(
-                func=cst.Attribute(
-                    value=cst.Call(func=cst.Attribute(value=_receiver(source), attr=cst.Name("detach"))),
-                    attr=cst.Name("clone"),
-                ),
-                args=clone_args,
-            )
+            fixed = method_call(method_call(source, "detach"), "clone", clone_args)
             yield self.finding(
                 detach,
                 f"`{facts.code_for(detach)}` records a CloneBackward node that is thrown away at once; "
@@ -51,7 +46,7 @@ def _cloned_tensor(node: cst.BaseExpression, facts: ModuleFacts) -> Optional[tup
         return None
     if any(arg.keyword.value != "memory_format" for arg in keywords):
         return None
-    keywords = tuple(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in keywords)
+    keywords = tuple(without_trailing_comma(arg) for arg in keywords)
     if facts.names.qualified_name(node.func) == "torch.clone":
         if len(positional) != 1:
             return None
@@ -62,9 +57,3 @@ def _cloned_tensor(node: cst.BaseExpression, facts: ModuleFacts) -> Optional[tup
         return node.func.value, keywords
     return None
 
-
-def _receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """Parenthesize what cannot take a method call as it stands (`(a + b).detach()`)."""
-    if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or expr.lpar:
-        return expr
-    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

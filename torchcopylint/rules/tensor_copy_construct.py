@@ -10,7 +10,7 @@ from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.tensors import Tensorness
 from torchcopylint.diagnostic import Severity
 from torchcopylint.rules.base import Finding, NodeFix, Rule
-from torchcopylint.rules.clone_detach_order import _receiver
+from torchcopylint.rules.edits import method_call, without_trailing_comma
 
 # Keywords of torch.tensor that `.to(...)` takes with the same meaning.
 CONVERSION_KEYWORDS = ("dtype", "device")
@@ -36,7 +36,7 @@ class TensorCopyConstruct(Rule):
             if facts.tensorness(source) is not Tensorness.SURE:
                 continue
             fix = _fix(call, source)
-            advice = facts.code_for(fix.replacements[0][1]) if fix else f"{facts.code_for(_receiver(source))}.detach().clone()"
+            advice = facts.code_for((fix.replacements[0][1] if fix else method_call(method_call(source, "detach"), "clone")))
             yield self.finding(
                 call,
                 f"`{facts.code_for(call)}` copy-constructs from a tensor (PyTorch warns); use `{advice}`",
@@ -48,32 +48,21 @@ def _fix(call: cst.Call, source: cst.BaseExpression) -> Optional[NodeFix]:
     keywords = call.args[1:]
     if any(arg.keyword is None for arg in keywords):
         return None
-    copy: cst.BaseExpression = cst.Call(
-        func=cst.Attribute(
-            value=cst.Call(func=cst.Attribute(value=_receiver(source), attr=cst.Name("detach"))),
-            attr=cst.Name("clone"),
-        )
-    )
+    copy: cst.BaseExpression = method_call(method_call(source, "detach"), "clone")
     conversions = []
     requires_grad = None
     for arg in keywords:
         name = arg.keyword.value
         if name in CONVERSION_KEYWORDS:
-            conversions.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            conversions.append(without_trailing_comma(arg))
         elif name == "requires_grad":
             requires_grad = arg.value
         else:
             return None  # pin_memory, names...: no `.to()` equivalent
     if conversions:
-        copy = cst.Call(func=cst.Attribute(value=copy, attr=cst.Name("to")), args=conversions)
-    if requires_grad is not None:
-        if isinstance(requires_grad, cst.Name) and requires_grad.value == "False":
-            pass
-        elif isinstance(requires_grad, cst.Name) and requires_grad.value == "True":
-            copy = cst.Call(func=cst.Attribute(value=copy, attr=cst.Name("requires_grad_")),
-                            args=[cst.Arg(cst.Name("True"))])
-        else:
-            copy = cst.Call(func=cst.Attribute(value=copy, attr=cst.Name("requires_grad_")),
-                            args=[cst.Arg(requires_grad)])
+        copy = method_call(copy, "to", conversions)
+    # `requires_grad=False` is the default of both spellings; anything else is passed on.
+    if requires_grad is not None and not (isinstance(requires_grad, cst.Name) and requires_grad.value == "False"):
+        copy = method_call(copy, "requires_grad_", [cst.Arg(requires_grad)])
     return Rule.safe_fix("Replace with `.detach().clone()`", call,
                          copy.with_changes(lpar=call.lpar, rpar=call.rpar))

@@ -1,0 +1,82 @@
+"""TCL002 alias-mutated-in-place: `y = x` (or a view of x) read after an in-place write to x's storage."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent, root_name
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.rules.base import Finding, Rule
+from torchcopylint.rules.edits import method_call
+
+# Any in-place write spells one of these; a file with none cannot have the bug.
+INPLACE_TRIGGERS = (b"_(", b"inplace", b"+=", b"-=", b"*=", b"/=", b"]=", b"] =", b"out=", b"True)")
+
+
+class AliasMutatedInPlace(Rule):
+    code = "TCL002"
+    name = "alias-mutated-in-place"
+    summary = "A name that shares storage with a tensor is read after an in-place write changed that storage"
+    fix_availability = "unsafe"
+    triggers = INPLACE_TRIGGERS
+
+    def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        for function in facts.all_functions():
+            for alias in function.bindings:
+                if alias.made_by != "alias" or alias.kind != "assign" or not alias.tensorness.is_tensor:
+                    continue
+                found = _first_read_after_write(function, alias)
+                if found is None:
+                    continue
+                read, event = found
+                source = facts.code_for(alias.value)
+                yield self.finding(
+                    alias.value,
+                    f"`{alias.name}` aliases `{source}`, which {_with_line(event.description, facts.line_of(event.node))} "
+                    f"overwrites before `{alias.name}` is read at line {facts.line_of(read.node)}",
+                    self.unsafe_fix(f"Copy with `{source}.clone()`", alias.value, method_call(alias.value, "clone")),
+                    alias_line=facts.line_of(alias.target),
+                    event_line=facts.line_of(event.node),
+                    read_line=facts.line_of(read.node),
+                )
+
+
+def _first_read_after_write(function: FunctionFacts, alias: Binding):
+    for read in sorted(function.reads_of(alias), key=lambda r: function.order_of(r.statement)):
+        for event in read.events_since.get(alias, ()):
+            if event.certainty == "sure" and not _writes_through(function, event, alias):
+                return read, event
+    return None
+
+
+def _writes_through(function: FunctionFacts, event: InplaceEvent, alias: Binding) -> bool:
+    """Was the write made through the alias itself (or a name derived from it)? Then it is meant."""
+    root = root_name(event.target)
+    if root is None:
+        return False
+    pending = list(function.reads[root].bindings) if root in function.reads else []
+    seen: set = set()
+    while pending:
+        binding = pending.pop()
+        if binding is alias:
+            return True
+        if binding in seen or binding.made_by != "alias" or binding.value is None:
+            continue
+        seen.add(binding)
+        source = root_name(binding.value)
+        if source is not None and source in function.reads:
+            pending.extend(function.reads[source].bindings)
+    return False
+
+
+
+
+
+
+def _with_line(description: str, line: int) -> str:
+    """`self.relu (ReLU(inplace=True))` -> `self.relu (ReLU(inplace=True), line 14)`."""
+    if description.endswith(")") and " (" in description:
+        return f"{description[:-1]}, line {line})"
+    return f"{description} (line {line})"
