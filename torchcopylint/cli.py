@@ -89,12 +89,13 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     if show_diff:
         status = EXIT_FINDINGS if fixed else EXIT_CLEAN
     else:
-        stream = click.get_text_stream("stdout")
+        stream = sys.stdout
         use_color = output_format == "text" and stream.isatty() and "NO_COLOR" not in os.environ
         if not (quiet and output_format == "text" and not run.diagnostics):
             report.render(output_format, run.diagnostics, stream=stream, rules=ALL_RULES, root=root,
                           show_fixes=show_fixes, statistics=statistics, color=use_color,
-                          files_checked=run.files_checked, fixed=fixed, unsafe_fixes_hidden=not unsafe_fixes)
+                          files_checked=run.files_checked, fixed=fixed, unsafe_fixes_hidden=not unsafe_fixes,
+                          quiet=quiet)
         status = EXIT_FINDINGS if _counts_as_finding(run.diagnostics) else EXIT_CLEAN
     if exit_zero and status == EXIT_FINDINGS:
         status = EXIT_CLEAN

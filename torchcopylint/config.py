@@ -63,8 +63,9 @@ def find_config(start: Path) -> Optional[Path]:
         if path.is_file():
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+                # Silently falling back to a configuration further up would lint with the wrong settings.
+                raise ConfigError(f"cannot read configuration {path}: {error}") from None
             if "torchcopylint" in data.get("tool", {}):
                 return path
     return None
@@ -97,9 +98,13 @@ def load_settings(config_file: Optional[Path], start: Path) -> Settings:
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{path}: per-file-ignores must be a table of glob = [codes]")
-    settings.per_file_ignores = {str(glob): [str(code) for code in codes] for glob, codes in per_file.items()}
-    settings.respect_gitignore = bool(table.get("respect-gitignore", True))
-    settings.verify = dict(table.get("verify", {}))
+    settings.per_file_ignores = {str(glob): _string_list(per_file, glob, path) for glob in per_file}
+    settings.respect_gitignore = table.get("respect-gitignore", True)
+    if not isinstance(settings.respect_gitignore, bool):
+        raise ConfigError(f"{path}: respect-gitignore must be true or false")
+    settings.verify = table.get("verify", {})
+    if not isinstance(settings.verify, dict):
+        raise ConfigError(f"{path}: verify must be a table")
     return settings
 
 

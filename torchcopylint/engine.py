@@ -132,9 +132,9 @@ def _to_diagnostic(finding: Finding, facts: ModuleFacts, path: str) -> Diagnosti
         edits = []
         for old, new in finding.fix.replacements:
             old_position = facts.position(old)
+            content = new if isinstance(new, str) else facts.module.code_for_node(new)
             edits.append(Edit(old_position.start.line, old_position.start.column + 1,
-                              old_position.end.line, old_position.end.column + 1,
-                              facts.module.code_for_node(new)))
+                              old_position.end.line, old_position.end.column + 1, content))
         fix = Fix(finding.fix.applicability, finding.fix.description, tuple(edits))
     return Diagnostic(finding.code, finding.name, finding.message, location, finding.severity, fix,
                       context=dict(finding.context))

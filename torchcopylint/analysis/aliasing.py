@@ -74,6 +74,13 @@ class Binding:
     # "alias" (shares an existing storage: `y = x`, a view, `.detach()`), "copy" (`.clone()`),
     # "new" (a new tensor), or "" (not a tensor, or not known).
     made_by: str = ""
+    # Why this value is a leaf that requires grad ("" when it is not known to be one):
+    # "factory" (`requires_grad=True`), "parameter" (`nn.Parameter`, `.parameters()`),
+    # "requires_grad_" (flag switched on), "view" (a view of such a leaf).
+    leaf: str = ""
+    leaf_origin: Optional[cst.CSTNode] = None
+    loops: tuple = ()  # enclosing loop statements, outermost first
+    module_output: bool = False  # the value of a call of an nn.Module (a model or criterion)
 
     @property
     def watched_storages(self) -> frozenset:
@@ -200,8 +207,40 @@ class FunctionFacts:
     reads: dict[cst.Name, Read] = field(default_factory=dict)
     inplace_events: dict[cst.CSTNode, InplaceEvent] = field(default_factory=dict)
     escapes: list[Escape] = field(default_factory=list)
-    # statements in walk order, each with the loop depth it sits at
+    # statements in walk order
     statement_order: dict[cst.CSTNode, int] = field(default_factory=dict)
+    # statement -> False under no_grad/inference_mode, True under enable_grad, None: the function's mode
+    grad_mode: dict[cst.CSTNode, Optional[bool]] = field(default_factory=dict)
+    # statement -> enclosing loop statements, outermost first
+    loops_of: dict[cst.CSTNode, tuple] = field(default_factory=dict)
+    # call -> the statement it is evaluated in
+    call_statement: dict[cst.Call, cst.CSTNode] = field(default_factory=dict)
+    # small statement (`x.add_(1)`) -> the line holding it
+    line_of_statement: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
+    # False for functions decorated with @torch.no_grad() / @torch.inference_mode()
+    decorated_grad_enabled: Optional[bool] = None
+
+    def bindings_at(self, name: Optional[cst.Name]) -> frozenset:
+        """The assignments that may reach a name where it is read."""
+        read = self.reads.get(name) if name is not None else None
+        return read.bindings if read is not None else frozenset()
+
+    def written_through(self, event: InplaceEvent, binding: Binding) -> bool:
+        """Was the write made through `binding`'s name, or a name derived from it by aliasing?"""
+        pending = list(self.bindings_at(root_name(event.target)))
+        seen: set = set()
+        while pending:
+            candidate = pending.pop()
+            if candidate is binding:
+                return True
+            if candidate in seen or candidate.made_by != "alias":
+                continue
+            seen.add(candidate)
+            if candidate.value is not None:
+                pending.extend(self.bindings_at(root_name(candidate.value)))
+            elif candidate.kind == "requires_grad":
+                pending.extend(b for b in self.bindings if b.name == candidate.name and b is not candidate)
+        return False
 
     def reads_of(self, binding: Binding) -> list[Read]:
         return [read for read in self.reads.values() if binding in read.bindings]
@@ -235,9 +274,11 @@ class FunctionWalker:
         self._bindings: dict[cst.CSTNode, Binding] = {}
         self._storages: dict[cst.CSTNode, Storage] = {}
         self._watchers: dict[Storage, list[Binding]] = {}
-        self._loop_depth = 0
+        self._loops: list[cst.CSTNode] = []
+        self._grad: Optional[bool] = None
         self._statement: cst.CSTNode = facts.node
         self._breaks: list[list[FlowState]] = []
+        self._attribute_storages: dict[str, Storage] = {}
 
     # ----------------------------------------------------------------- entry
 
@@ -263,24 +304,34 @@ class FunctionWalker:
                 return
             self._walk_statement(statement, state)
 
-    def _walk_statement(self, statement: cst.CSTNode, state: FlowState) -> None:
+    def _enter(self, statement: cst.CSTNode) -> None:
         self._statement = statement
         self.facts.statement_order.setdefault(statement, len(self.facts.statement_order))
+        self.facts.grad_mode[statement] = self._grad
+        self.facts.loops_of[statement] = tuple(self._loops)
+
+    def _walk_statement(self, statement: cst.CSTNode, state: FlowState) -> None:
+        self._enter(statement)
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in statement.body:
-                self._statement = small
-                self.facts.statement_order.setdefault(small, len(self.facts.statement_order))
+                self._enter(small)
+                self.facts.line_of_statement[small] = statement
                 self._walk_small(small, state)
         elif isinstance(statement, cst.If):
             self._walk_if(statement, state)
         elif isinstance(statement, (cst.For, cst.While)):
             self._walk_loop(statement, state)
         elif isinstance(statement, cst.With):
+            outer_grad = self._grad
             for item in statement.items:
                 self._evaluate(item.item, state)
+                mode = grad_mode_of_context(item.item, self.names)
+                if mode is not None:
+                    self._grad = mode
                 if item.asname is not None:
                     self._assign(item.asname.name, None, state, kind="with")
             self._walk_block(_block(statement.body), state)
+            self._grad = outer_grad
         elif isinstance(statement, (cst.Try, cst.TryStar)):
             self._walk_try(statement, state)
         elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
@@ -314,6 +365,13 @@ class FunctionWalker:
             self._walk_augassign(small, state)
         elif isinstance(small, cst.Expr):
             self._evaluate(small.value, state)
+            if isinstance(small.value, cst.Call):
+                if self.names.qualified_name(small.value.func) == "torch.set_grad_enabled":
+                    # The plain-call form switches grad mode for the rest of the function.
+                    mode = grad_mode_of_context(small.value, self.names)
+                    if mode is not None:
+                        self._grad = mode
+                self._switch_requires_grad(small.value, state)
         elif isinstance(small, cst.Return):
             if small.value is not None:
                 self._evaluate(small.value, state)
@@ -355,8 +413,8 @@ class FunctionWalker:
     def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
         if isinstance(statement, cst.For):
             self._evaluate(statement.iter, state)
-        self._loop_depth += 1
-        passes = 2 if self._loop_depth <= MAX_LOOP_REWALK_DEPTH else 1
+        self._loops.append(statement)
+        passes = 2 if len(self._loops) <= MAX_LOOP_REWALK_DEPTH else 1
         head = state.child()
         body_end = head
         breaks: list[FlowState] = []
@@ -364,7 +422,7 @@ class FunctionWalker:
             self._breaks.append(breaks)
             body_state = head.child()
             if isinstance(statement, cst.For):
-                self._assign(statement.target, None, body_state, kind="loop")
+                self._assign_loop_target(statement, body_state)
             else:
                 self._evaluate(statement.test, body_state)
             self._walk_block(_block(statement.body), body_state)
@@ -373,7 +431,7 @@ class FunctionWalker:
             # The next iteration starts from either the entry or the end of this one.
             head.merge([head.child(), body_end])
             head.reachable = True
-        self._loop_depth -= 1
+        self._loops.pop()
         exits = [head, *breaks]
         if statement.orelse is not None:
             else_state = head.child()
@@ -426,11 +484,14 @@ class FunctionWalker:
         if isinstance(target, cst.Name):
             self._record_read(target, state)
             tensorness = self._name_tensorness(target, state)
+            storages = self._storages_of_name(target.value, state)
+            if tensorness is Tensorness.NOT and storages:
+                # A NumPy view of a tensor (`a = x.numpy()`): `a += 1` writes the tensor's memory.
+                tensorness = Tensorness.SURE
             if tensorness is Tensorness.NOT:
                 self._assign(target, statement, state, kind="augassign")
                 return
             certainty = "sure" if tensorness.is_tensor else "maybe"
-            storages = self._storages_of_name(target.value, state)
             operator = AUGMENTED_OPERATORS.get(type(statement.operator).__name__, "op=")
             self._event(statement, storages, "augassign", f"`{target.value} {operator} ...`",
                         state, certainty=certainty, target=target)
@@ -439,7 +500,7 @@ class FunctionWalker:
                 self._assign(target, statement, state, kind="augassign", keep_previous=True)
         elif isinstance(target, cst.Subscript):
             self._evaluate(target, state)
-            self._write_into(target.value, statement, "augassign", state)
+            self._write_into(target.value, statement, "setitem", state)
         elif isinstance(target, cst.Attribute):
             self._evaluate(target.value, state)
 
@@ -459,7 +520,10 @@ class FunctionWalker:
             self._assign(target.value, None, state, kind)
         elif isinstance(target, cst.Attribute):
             self._evaluate(target.value, state)
-            if value is not None and isinstance(value, cst.BaseExpression):
+            if target.attr.value == "requires_grad" and isinstance(target.value, cst.Name) \
+                    and isinstance(value, cst.BaseExpression):
+                self._rebind_requires_grad(target.value, value, state)
+            elif value is not None and isinstance(value, cst.BaseExpression):
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
         elif isinstance(target, cst.Subscript):
             self._evaluate(target, state)
@@ -473,8 +537,8 @@ class FunctionWalker:
         expression = value if isinstance(value, cst.BaseExpression) else None
         if expression is not None:
             tensorness = self.typing.of(expression, lambda name: self._name_tensorness(name, state))
-            if tensorness is Tensorness.UNKNOWN and isinstance(expression, cst.Call) \
-                    and self.callees.is_module_call(expression, state):
+            module_output = isinstance(expression, cst.Call) and self.callees.is_module_call(expression, state)
+            if tensorness is Tensorness.UNKNOWN and module_output:
                 tensorness = Tensorness.LIKELY
         else:
             tensorness = Tensorness.UNKNOWN
@@ -484,6 +548,9 @@ class FunctionWalker:
             binding.storages = binding.storages | storages
             binding.source_storages = binding.source_storages | copied_from
             binding.made_by = made_by
+            binding.leaf, binding.leaf_origin = self._leaf_of(expression, made_by, state)
+            binding.module_output = module_output
+        binding.loops = tuple(self._loops)
         self._watch(binding)
         # A fresh assignment starts with no writes behind it (matters when a loop body is walked again).
         state.events[binding] = frozenset()
@@ -491,6 +558,78 @@ class FunctionWalker:
         state.bind(target.value, previous | {binding})
         if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
             self._escape(expression, state, "put in a container")
+
+    def _leaf_of(self, value: cst.BaseExpression, made_by: str, state: FlowState):
+        """(leaf kind, origin node) for a value that is a leaf requiring grad, else ("", None)."""
+        if made_by == "alias":
+            if goes_through_detach(value):
+                return "", None
+            root = root_name(value)
+            if root is not None:
+                bindings = state.lookup(root.value)
+                if bindings and all(binding.leaf for binding in bindings):
+                    first = next(iter(bindings))
+                    # `y = w` is the leaf itself; `w[0]`, `w.view(...)` are views of it.
+                    return (first.leaf if isinstance(value, cst.Name) else "view"), first.leaf_origin
+            return "", None
+        if isinstance(value, cst.Call):
+            qualified = self.names.qualified_name(value.func)
+            if qualified in PARAMETER_CLASSES:
+                if not _keyword_is_false(value, "requires_grad"):
+                    return "parameter", value
+            elif qualified is not None and qualified.rpartition(".")[2] in LEAF_FACTORIES:
+                if _keyword_is_true(value, "requires_grad"):
+                    return "factory", value
+        return "", None
+
+    def _assign_loop_target(self, statement: cst.For, state: FlowState) -> None:
+        """`for p in model.parameters()` / `for name, p in model.named_parameters()`: p is a leaf."""
+        self._assign(statement.target, None, state, kind="loop")
+        iterator = statement.iter
+        if not (isinstance(iterator, cst.Call) and isinstance(iterator.func, cst.Attribute)):
+            return
+        method = iterator.func.attr.value
+        target = statement.target
+        if method == "parameters" and isinstance(target, cst.Name):
+            name = target
+        elif method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+                and isinstance(target.elements[1].value, cst.Name):
+            name = target.elements[1].value
+        else:
+            return
+        binding = self._bindings[name]
+        binding.tensorness = Tensorness.SURE
+        binding.storages = frozenset({self._storage(name, name.value)})
+        binding.made_by = "new"
+        binding.leaf, binding.leaf_origin = "parameter", iterator
+        self._watch(binding)
+
+    def _switch_requires_grad(self, call: cst.Call, state: FlowState) -> None:
+        """`x.requires_grad_()` / `x.requires_grad_(False)` on a name: from here on x is (not) a leaf requiring grad."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and isinstance(func.value, cst.Name):
+            flag = call.args[0].value if call.args else cst.Name("True")
+            self._rebind_requires_grad(func.value, flag, state, origin=call)
+
+    def _rebind_requires_grad(self, name: cst.Name, flag: cst.BaseExpression, state: FlowState,
+                              origin: Optional[cst.CSTNode] = None) -> None:
+        previous = state.lookup(name.value)
+        if not previous or not all(binding.tensorness.is_tensor for binding in previous):
+            return
+        switched_on = isinstance(flag, cst.Name) and flag.value == "True"
+        switched_off = isinstance(flag, cst.Name) and flag.value == "False"
+        if not (switched_on or switched_off):
+            return
+        origin = origin or self._statement
+        binding = self._binding(origin, name.value, None, "requires_grad", self._statement,
+                                combine(b.tensorness for b in previous))
+        binding.storages = frozenset().union(*(b.storages for b in previous))
+        binding.made_by = "alias"
+        binding.leaf, binding.leaf_origin = ("requires_grad_", origin) if switched_on else ("", None)
+        binding.loops = tuple(self._loops)
+        self._watch(binding)
+        state.events[binding] = frozenset()
+        state.bind(name.value, frozenset({binding}))
 
     def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
         binding = self._bindings.get(target)
@@ -529,12 +668,23 @@ class FunctionWalker:
             return frozenset({self._storage(expr, target.value)}), copied, "copy"
         if tensorness.is_tensor:
             return frozenset({self._storage(expr, target.value)}), frozenset(), "new"
+        if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.Call, cst.Subscript, cst.Attribute)):
+            # Possibly a tensor (`logits = model(x)` with an unknown model): track its storage so
+            # that aliases made from it (`logits.detach()`) are seen; rules still ask for tensorness.
+            return frozenset({self._storage(expr, target.value)}), frozenset(), ""
         return frozenset(), frozenset(), ""
 
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
         """The storages `expr` aliases, or None when it makes a new value."""
         if isinstance(expr, cst.Name):
             return self._storages_of_name(expr.value, state)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
+                and expr.attr.value not in ("data", "T", "mT", "H", "mH", "real", "imag"):
+            # `self.weight`: one storage per attribute, so writes to module state are events too.
+            label = f"self.{expr.attr.value}"
+            if label not in self._attribute_storages:
+                self._attribute_storages[label] = Storage(expr, label)
+            return frozenset({self._attribute_storages[label]})
         if isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT", "H", "mH", "real", "imag"):
             return self._shared_storages(expr.value, state) or frozenset()
         if isinstance(expr, cst.Subscript):
@@ -615,6 +765,7 @@ class FunctionWalker:
                     self._record_read(node, state)
 
     def _call(self, call: cst.Call, state: FlowState) -> None:
+        self.facts.call_statement[call] = self._statement
         func = call.func
         qualified = self.names.qualified_name(func)
         for arg in call.args:
@@ -746,6 +897,63 @@ class FunctionWalker:
         if not bindings:
             return Tensorness.UNKNOWN
         return combine(binding.tensorness for binding in bindings)
+
+
+LEAF_FACTORIES = frozenset(
+    """
+    ones zeros randn rand empty full tensor arange linspace logspace eye randint randperm
+    ones_like zeros_like randn_like rand_like empty_like full_like randint_like as_tensor
+    """.split()
+)
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+GRAD_OFF_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                               "torch.autograd.grad_mode.no_grad", "torch.autograd.inference_mode"})
+GRAD_ON_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+
+
+def grad_mode_of_context(expr: cst.BaseExpression, names: TorchNames) -> Optional[bool]:
+    """False for `torch.no_grad()` and friends, True for `torch.enable_grad()`, None otherwise."""
+    call = expr if isinstance(expr, cst.Call) else None
+    qualified = names.qualified_name(call.func if call is not None else expr)
+    if qualified in GRAD_OFF_CONTEXTS:
+        if qualified.endswith("inference_mode") and call is not None and call.args \
+                and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False":
+            return None
+        return False
+    if qualified in GRAD_ON_CONTEXTS:
+        return True
+    if qualified in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None and call.args:
+        flag = call.args[0].value
+        if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+            return flag.value == "True"
+    return None
+
+
+def goes_through_detach(expr) -> bool:
+    """Does an access path pass through `.detach()`, `.data` or `.numpy()` (leaving autograd)?"""
+    while True:
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value == "data":
+                return True
+            expr = expr.value
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in ("detach", "numpy", "detach_"):
+                return True
+            expr = expr.func.value
+        else:
+            return False
+
+
+def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == keyword
+               and isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args)
+
+
+def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == keyword
+               and isinstance(arg.value, cst.Name) and arg.value.value == "False" for arg in call.args)
 
 
 def root_name(expr) -> Optional[cst.Name]:

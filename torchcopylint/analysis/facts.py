@@ -16,6 +16,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchcopylint.analysis.aliasing import (
     OPAQUE,
+    grad_mode_of_context,
     PURE,
     CallEffect,
     Callees,
@@ -63,6 +64,7 @@ class ModuleFacts(Callees):
         self._all_function_facts: Optional[list[FunctionFacts]] = None
         self._reads: Optional[dict[cst.Name, tuple[FunctionFacts, Read]]] = None
         self._positions = None
+        self._called_without_grad: Optional[set] = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -137,6 +139,8 @@ class ModuleFacts(Callees):
         owner = self.class_of(node) if isinstance(node, cst.FunctionDef) else None
         name = node.name.value if isinstance(node, cst.FunctionDef) else "<module>"
         facts = FunctionFacts(node, name, owner.name if owner else None)
+        if isinstance(node, cst.FunctionDef):
+            facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
         self._in_progress.add(node)
         walker = FunctionWalker(facts, self.names, self.typing, _BoundCallees(self, owner))
         if isinstance(node, cst.FunctionDef):
@@ -182,6 +186,46 @@ class ModuleFacts(Callees):
 
         return self.typing.of(expr, lookup)
 
+    # ------------------------------------------------------------ grad mode
+
+    def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
+        """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and
+        decorators) and in functions that every call in this file makes under no-grad."""
+        mode = function.grad_mode.get(statement)
+        if mode is not None:
+            return mode
+        if function.decorated_grad_enabled is not None:
+            return function.decorated_grad_enabled
+        return not self._only_called_without_grad(function)
+
+    def _only_called_without_grad(self, function: FunctionFacts) -> bool:
+        if self._called_without_grad is None:
+            self._called_without_grad = self._functions_only_called_without_grad()
+        return function.node in self._called_without_grad
+
+    def _functions_only_called_without_grad(self) -> set:
+        modes: dict[str, list[bool]] = {}
+        for caller in self.all_functions():
+            for call, statement in caller.call_statement.items():
+                func = call.func
+                if isinstance(func, cst.Name):
+                    callee = func.value
+                elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                    callee = func.attr.value
+                else:
+                    continue
+                mode = caller.grad_mode.get(statement)
+                if mode is None:
+                    mode = caller.decorated_grad_enabled if caller.decorated_grad_enabled is not None else True
+                modes.setdefault(callee, []).append(mode)
+        quiet = set()
+        for function in self.all_functions():
+            if isinstance(function.node, cst.FunctionDef):
+                calls = modes.get(function.name)
+                if calls and not any(calls):
+                    quiet.add(function.node)
+        return quiet
+
     # ------------------------------------------------------------ positions
 
     def position(self, node: cst.CSTNode) -> CodeRange:
@@ -218,9 +262,16 @@ class ModuleFacts(Callees):
             if class_name in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
                 return OPAQUE
             return PURE
-        local = self.classes.get(dotted_name(value.func) or "")
+        callee = dotted_name(value.func) or ""
+        local = self.classes.get(callee)
         if local is not None and local.name not in seen:
             return self._local_module_effect(local, label, seen | {local.name})
+        factory = self.module_functions.get(callee)
+        if factory is not None and callee not in seen:
+            # `self.conv1 = conv3x3(...)`: a helper in this file that returns a layer.
+            returned = _returned_values(factory)
+            if returned:
+                return _all_same([self.construction_effect(v, label, seen | {callee}) for v in returned])
         return OPAQUE
 
     def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset) -> CallEffect:
@@ -316,14 +367,21 @@ class ModuleFacts(Callees):
             return False
         return bool(values) and all(isinstance(value, cst.Call) for value in values)
 
-    def _builds_module(self, value: Optional[cst.BaseExpression]) -> bool:
+    def _builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
         if not isinstance(value, cst.Call):
             return False
         qualified = self.names.qualified_name(value.func)
         if qualified is not None:
             return qualified.startswith("torch.nn.") and qualified.count(".") == 2 and qualified[9:10].isupper()
-        local = self.classes.get(dotted_name(value.func) or "")
-        return local is not None and self.is_module_class(local)
+        callee = dotted_name(value.func) or ""
+        local = self.classes.get(callee)
+        if local is not None:
+            return self.is_module_class(local)
+        factory = self.module_functions.get(callee)
+        if factory is not None and callee not in seen:
+            returned = _returned_values(factory)
+            return bool(returned) and all(self._builds_module(v, seen | {callee}) for v in returned)
+        return False
 
     def _attribute_values(self, owner: ClassFacts, attribute: str, seen: Optional[set] = None) -> list:
         values = owner.attribute_values.get(attribute)
@@ -367,4 +425,31 @@ def _all_same(effects: list[CallEffect]) -> CallEffect:
 
 
 def _short(description: str) -> str:
-    return description.split("(", 1)[-1].rstrip(")") if "(" in description else description
+    """`self.relu (ReLU(inplace=True))` -> `ReLU(inplace=True)`."""
+    return description.split(" (", 1)[1][:-1] if " (" in description else description
+
+
+def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:
+    """`@torch.no_grad()` / `@torch.inference_mode()` -> False; `@torch.enable_grad()` -> True."""
+    for decorator in function.decorators:
+        mode = grad_mode_of_context(decorator.decorator, names)
+        if mode is not None:
+            return mode
+    return None
+
+
+def _returned_values(function: cst.FunctionDef) -> list:
+    """The expressions a function returns (not looking into nested functions); [] if any return is bare."""
+    values = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return []
+            values.append(node.value)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        else:
+            stack.extend(node.children)
+    return values

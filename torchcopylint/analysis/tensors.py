@@ -93,6 +93,9 @@ TENSOR_RETURNING_METHODS = frozenset(
     """.split()
 )
 
+# Methods that, on anything, almost surely mean the receiver is a tensor.
+TENSOR_ONLY_METHODS = frozenset({"detach", "detach_", "requires_grad_"})
+
 # Attributes of a tensor that are tensors (`.T`, `.data`) or surely not (`.shape`).
 TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 NON_TENSOR_ATTRIBUTES = frozenset(
@@ -185,6 +188,8 @@ class TensorTyping:
                 receiver = self.of(func.value, lookup)
                 if receiver.is_tensor:
                     return receiver
+                if method in TENSOR_ONLY_METHODS:
+                    return Tensorness.LIKELY
         return Tensorness.UNKNOWN
 
     def _of_torch_call(self, qualified: str, call: cst.Call) -> Tensorness:

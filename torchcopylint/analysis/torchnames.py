@@ -85,6 +85,13 @@ class TorchNames:
             return None
         return f"{resolved}.{rest}" if rest else resolved
 
+    def local_name_of(self, qualified: str) -> Optional[str]:
+        """The local name bound to a torch module or object (`t` after `import torch as t`)."""
+        for local, full in self.aliases.items():
+            if full == qualified:
+                return local
+        return None
+
     def is_name(self, node: cst.CSTNode, *qualified: str) -> bool:
         return self.qualified_name(node) in qualified
 

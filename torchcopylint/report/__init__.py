@@ -57,6 +57,7 @@ class ReportOptions:
     files_checked: int = 0
     fixed: int = 0
     unsafe_fixes_hidden: bool = True
+    quiet: bool = False  # text: the findings only, no summary
 
     def rule_for(self, code: str) -> Optional["Rule"]:
         for rule in self.rules:
@@ -87,6 +88,7 @@ def render(
     files_checked: int,
     fixed: int = 0,
     unsafe_fixes_hidden: bool = True,
+    quiet: bool = False,
 ) -> None:
     """Write `diagnostics` (already sorted) to `stream` in `format`."""
     if format not in _FORMAT_MODULES:
@@ -100,6 +102,7 @@ def render(
         files_checked=files_checked,
         fixed=fixed,
         unsafe_fixes_hidden=unsafe_fixes_hidden,
+        quiet=quiet,
     )
     module = importlib.import_module(f"{__name__}.{_FORMAT_MODULES[format]}")
     module.render(list(diagnostics), stream, options)

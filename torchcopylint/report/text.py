@@ -31,7 +31,8 @@ def render(diagnostics: Sequence[Diagnostic], stream: TextIO, options: ReportOpt
             lines.append(diagnostic_line(diagnostic, options, style))
             if options.show_fixes and diagnostic.fix is not None:
                 lines.append(fix_line(diagnostic, style))
-        lines.extend(summary_lines(diagnostics, options, style))
+        if not options.quiet:
+            lines.extend(summary_lines(diagnostics, options, style))
     for line in lines:
         stream.write(line + "\n")
 

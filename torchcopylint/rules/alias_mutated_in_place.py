@@ -6,7 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent, root_name
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
@@ -46,33 +46,9 @@ class AliasMutatedInPlace(Rule):
 def _first_read_after_write(function: FunctionFacts, alias: Binding):
     for read in sorted(function.reads_of(alias), key=lambda r: function.order_of(r.statement)):
         for event in read.events_since.get(alias, ()):
-            if event.certainty == "sure" and not _writes_through(function, event, alias):
+            if event.certainty == "sure" and not function.written_through(event, alias):
                 return read, event
     return None
-
-
-def _writes_through(function: FunctionFacts, event: InplaceEvent, alias: Binding) -> bool:
-    """Was the write made through the alias itself (or a name derived from it)? Then it is meant."""
-    root = root_name(event.target)
-    if root is None:
-        return False
-    pending = list(function.reads[root].bindings) if root in function.reads else []
-    seen: set = set()
-    while pending:
-        binding = pending.pop()
-        if binding is alias:
-            return True
-        if binding in seen or binding.made_by != "alias" or binding.value is None:
-            continue
-        seen.add(binding)
-        source = root_name(binding.value)
-        if source is not None and source in function.reads:
-            pending.extend(function.reads[source].bindings)
-    return False
-
-
-
-
 
 
 def _with_line(description: str, line: int) -> str:

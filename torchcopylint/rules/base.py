@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -15,14 +15,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class NodeFix:
-    """A fix stated on the tree: replace each old node's text with the new node's code.
+    """A fix stated on the tree: replace each old node's text with the new node's code
+    (or with a string, where the new text spans lines and needs the old node's indentation).
 
     The engine turns it into text edits once positions are known.
     """
 
     applicability: Applicability
     description: str
-    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode], ...]
+    replacements: tuple[tuple[cst.CSTNode, Union[cst.CSTNode, str]], ...]
 
 
 @dataclass(frozen=True)
@@ -66,5 +67,5 @@ class Rule:
         return NodeFix(Applicability.SAFE, description, ((old, new),))
 
     @staticmethod
-    def unsafe_fix(description: str, old: cst.CSTNode, new: cst.CSTNode) -> NodeFix:
+    def unsafe_fix(description: str, old: cst.CSTNode, new: Union[cst.CSTNode, str]) -> NodeFix:
         return NodeFix(Applicability.UNSAFE, description, ((old, new),))

@@ -48,7 +48,8 @@ def _fix(call: cst.Call, source: cst.BaseExpression) -> Optional[NodeFix]:
     keywords = call.args[1:]
     if any(arg.keyword is None for arg in keywords):
         return None
-    copy: cst.BaseExpression = method_call(method_call(source, "detach"), "clone")
+    # `torch.tensor(t.detach().clone())` already has its copy: keep it rather than copy twice.
+    copy: cst.BaseExpression = source if _is_detached_copy(source) else method_call(method_call(source, "detach"), "clone")
     conversions = []
     requires_grad = None
     for arg in keywords:
@@ -66,3 +67,12 @@ def _fix(call: cst.Call, source: cst.BaseExpression) -> Optional[NodeFix]:
         copy = method_call(copy, "requires_grad_", [cst.Arg(requires_grad)])
     return Rule.safe_fix("Replace with `.detach().clone()`", call,
                          copy.with_changes(lpar=call.lpar, rpar=call.rpar))
+
+
+def _is_detached_copy(expr: cst.BaseExpression) -> bool:
+    """`t.detach().clone()` or `t.clone().detach()`."""
+    methods = []
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args and len(methods) < 2:
+        methods.append(expr.func.attr.value)
+        expr = expr.func.value
+    return sorted(methods) == ["clone", "detach"]

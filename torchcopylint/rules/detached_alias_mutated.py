@@ -1,0 +1,73 @@
+"""TCL006 detached-alias-mutated: writing into `x.detach()` (or `x.data`, `x.numpy()`) changes `x`."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent, Read, goes_through_detach, root_name
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.rules.base import Finding, Rule
+from torchcopylint.rules.edits import method_call
+from torchcopylint.rules.alias_mutated_in_place import INPLACE_TRIGGERS
+
+
+class DetachedAliasMutated(Rule):
+    code = "TCL006"
+    name = "detached-alias-mutated"
+    summary = "In-place write through `x.detach()` / `x.data` / `x.numpy()` changes `x` too"
+    fix_availability = "unsafe"
+    triggers = INPLACE_TRIGGERS
+
+    def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        for function in facts.all_functions():
+            for alias in function.bindings:
+                if alias.made_by != "alias" or alias.kind != "assign" or not goes_through_detach(alias.value):
+                    continue
+                source = root_name(alias.value)
+                if source is None or source.value == "self":
+                    continue
+                found = _write_seen_by_source(function, alias, source, facts)
+                if found is None:
+                    continue
+                event, consequence = found
+                yield self.finding(
+                    alias.value,
+                    f"`{alias.name} = {facts.code_for(alias.value)}` shares memory with `{source.value}`, and "
+                    f"{event.description} (line {facts.line_of(event.node)}) writes through it: {consequence}",
+                    self.unsafe_fix("Copy before writing", alias.value, _copy_of(alias.value)),
+                    write_line=facts.line_of(event.node),
+                )
+
+
+def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.Name, facts: ModuleFacts):
+    """The first write through the alias that the original can observe, with what follows from it."""
+    originals = function.bindings_at(source)
+    for event in sorted(function.events_on(alias.storages), key=lambda e: function.order_of(e.statement)):
+        if event.certainty != "sure" or not function.written_through(event, alias):
+            continue
+        if any(original.leaf for original in originals):
+            return event, (f"`{source.value}` requires grad, so a later backward may fail with \"one of the "
+                           f"variables needed for gradient computation has been modified by an inplace operation\"")
+        read = _later_read(function, originals, event)
+        if read is not None:
+            return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change"
+    return None
+
+
+def _later_read(function: FunctionFacts, originals, event: InplaceEvent) -> Optional[Read]:
+    for read in sorted(function.reads.values(), key=lambda r: function.order_of(r.statement)):
+        for original in originals:
+            if original in read.bindings and event in read.events_since.get(original, ()):
+                return read
+    return None
+
+
+def _copy_of(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`x.detach()` -> `x.detach().clone()`; `x.data` -> `x.detach().clone()`; `x.numpy()` -> `x.numpy().copy()`."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "numpy":
+        return method_call(value, "copy")
+    if isinstance(value, cst.Attribute) and value.attr.value == "data":
+        return method_call(method_call(value.value, "detach"), "clone")
+    return method_call(value, "clone")

@@ -1,0 +1,119 @@
+"""TCL004 inplace-on-leaf: an in-place write to a leaf tensor that requires grad, in grad mode."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import FunctionFacts, InplaceEvent, goes_through_detach, root_name
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.rules.base import Finding, NodeFix, Rule
+
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_KINDS = {
+    "factory": "made with `requires_grad=True`",
+    "parameter": "an `nn.Parameter`",
+    "requires_grad_": "switched to `requires_grad=True`",
+}
+
+
+class InplaceOnLeaf(Rule):
+    code = "TCL004"
+    name = "inplace-on-leaf"
+    summary = "In-place write to a leaf tensor that requires grad: RuntimeError at run time"
+    fix_availability = "unsafe"
+    triggers = (b"requires_grad", b"Parameter", b"parameters(")
+
+    def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        for function in facts.all_functions():
+            for event in function.inplace_events.values():
+                # "maybe" counts: a write the analysis was unsure was into a tensor is settled below,
+                # where the target must be a known leaf.
+                if event.certainty == "opaque" or event.target is None or _is_initializer(event, facts):
+                    continue
+                if goes_through_detach(event.target) or not facts.grad_enabled_at(function, event.statement):
+                    continue
+                leaf = _leaf_written(event, function, facts)
+                if leaf is None:
+                    continue
+                name, kind, origin = leaf
+                is_view = kind == "view" or event.kind == "setitem"
+                where = f" (line {facts.line_of(origin)})" if origin is not None else ""
+                described = LEAF_KINDS.get(kind, "a leaf that requires grad")
+                if kind == "view":
+                    described = "a view of a leaf that requires grad"
+                yield self.finding(
+                    event.node,
+                    f"{event.description} writes `{name}` in place, {described}{where}, in grad mode: "
+                    f"RuntimeError: {VIEW_ERROR if is_view else LEAF_ERROR}",
+                    _no_grad_fix(event, function, facts),
+                    leaf_line=facts.line_of(origin) if origin is not None else None,
+                )
+
+
+def _is_initializer(event: InplaceEvent, facts: ModuleFacts) -> bool:
+    # nn.init.* functions write under their own no_grad.
+    node = event.node
+    qualified = facts.names.qualified_name(node.func) if isinstance(node, cst.Call) else None
+    return qualified is not None and qualified.startswith("torch.nn.init.")
+
+
+def _leaf_written(event: InplaceEvent, function: FunctionFacts, facts: ModuleFacts):
+    """(name, leaf kind, origin node) when the write's target is surely a leaf requiring grad."""
+    root = root_name(event.target)
+    if root is None:
+        return None
+    if root.value == "self" and function.class_name:
+        attribute = _self_attribute(event.target)
+        if attribute is None:
+            return None
+        values = facts.classes[function.class_name].attribute_values.get(attribute, [])
+        if values and all(_builds_parameter(value, facts) for value in values):
+            kind = "parameter" if isinstance(event.target, cst.Attribute) else "view"
+            return f"self.{attribute}", kind, values[0]
+        return None
+    bindings = function.bindings_at(root)
+    if not bindings or not all(binding.leaf for binding in bindings):
+        return None
+    first = next(iter(bindings))
+    kind = first.leaf if event.target is root else "view"
+    return root.value, kind, first.leaf_origin
+
+
+def _self_attribute(target) -> Optional[str]:
+    """`weight` for `self.weight` (or a view/index of it)."""
+    while not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+               and target.value.value == "self"):
+        if isinstance(target, cst.Subscript):
+            target = target.value
+        elif isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute):
+            target = target.func.value
+        else:
+            return None
+    return target.attr.value
+
+
+def _builds_parameter(value: cst.BaseExpression, facts: ModuleFacts) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    if facts.names.qualified_name(value.func) not in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        return False
+    return not any(arg.keyword is not None and arg.keyword.value == "requires_grad"
+                   and isinstance(arg.value, cst.Name) and arg.value.value == "False" for arg in value.args)
+
+
+def _no_grad_fix(event: InplaceEvent, function: FunctionFacts, facts: ModuleFacts) -> Optional[NodeFix]:
+    """Wrap the statement in `with torch.no_grad():`, when it stands alone on its line."""
+    statement = event.statement
+    line = function.line_of_statement.get(statement)
+    torch_name = facts.names.local_name_of("torch")
+    if line is None or torch_name is None or len(line.body) != 1 or not isinstance(line, cst.SimpleStatementLine):
+        return None
+    indent = " " * (facts.position(statement).start.column)
+    code = facts.code_for(statement)
+    if "\n" in code:
+        return None
+    replacement = f"with {torch_name}.no_grad():\n{indent}    {code}"
+    return Rule.unsafe_fix("Wrap in `with torch.no_grad():`", statement, replacement)
