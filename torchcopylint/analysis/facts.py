@@ -65,6 +65,7 @@ class ModuleFacts(Callees):
         self._reads: Optional[dict[cst.Name, tuple[FunctionFacts, Read]]] = None
         self._positions = None
         self._called_without_grad: Optional[set] = None
+        self._training = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -174,6 +175,15 @@ class ModuleFacts(Callees):
                 for node, read in function.reads.items():
                     self._reads[node] = (function, read)
         return self._reads.get(name)
+
+    @property
+    def training(self):
+        """Optimizers, the modules they update, and their steps (TrainingFacts), built on first use."""
+        if self._training is None:
+            from torchcopylint.analysis.training import TrainingFacts
+
+            self._training = TrainingFacts(self)
+        return self._training
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""

@@ -9,6 +9,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 
 @dataclass(frozen=True)
@@ -53,3 +54,183 @@ def _is_tensor(expr: cst.BaseExpression, function: FunctionFacts) -> bool:
         bindings = function.bindings_at(expr)
         return bool(bindings) and all(binding.tensorness.is_tensor for binding in bindings)
     return not isinstance(expr, cst.Attribute)
+
+
+# ---------------------------------------------------------------- optimizers and steps
+
+
+@dataclass(frozen=True)
+class OptimizerStep:
+    optimizer: str  # "optD", "self.opt_d"
+    call: cst.Call
+    statement: cst.CSTNode
+    order: int
+
+
+@dataclass(frozen=True)
+class GradSwitch:
+    """`netG.requires_grad_(False)`, `p.requires_grad = False` over `netG.parameters()`, `set_requires_grad(netG, False)`."""
+
+    modules: frozenset
+    enabled: bool
+    order: int
+
+
+def module_key(expr: cst.BaseExpression) -> Optional[str]:
+    """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`."""
+    name = dotted_name(expr)
+    if name is None:
+        return None
+    return name[: -len(".forward")] if name.endswith(".forward") else name
+
+
+def parameter_owners(expr: cst.CSTNode) -> frozenset:
+    """Modules whose `.parameters()` (or `.named_parameters()`) appear in an expression."""
+    owners = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in ("parameters", "named_parameters"):
+            key = module_key(node.func.value)
+            if key is not None:
+                owners.add(key)
+        stack.extend(node.children)
+    return frozenset(owners)
+
+
+def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames) -> frozenset:
+    """For `Adam(netD.parameters(), ...)` (any optimizer class): {"netD"}; else empty."""
+    if not isinstance(value, cst.Call) or not value.args:
+        return frozenset()
+    qualified = names.qualified_name(value.func)
+    callee = dotted_name(value.func) or ""
+    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee.rpartition(".")[2][:1].isupper()
+    if not is_optimizer_class:
+        return frozenset()
+    params = next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
+    return parameter_owners(params) if params is not None else frozenset()
+
+
+class TrainingFacts:
+    """Which optimizer updates which module, module-wide (optimizers are often made in one
+    function and stepped in another, under the same names)."""
+
+    def __init__(self, facts) -> None:
+        self.facts = facts
+        self.optimizers: dict[str, frozenset] = {}
+        for function in facts.all_functions():
+            for binding in function.bindings:
+                modules = optimizer_modules(binding.value, facts.names)
+                if modules:
+                    self.optimizers[binding.name] = self.optimizers.get(binding.name, frozenset()) | modules
+        for class_facts in facts.classes.values():
+            for attribute, values in class_facts.attribute_values.items():
+                for value in values:
+                    modules = optimizer_modules(value, facts.names)
+                    if modules:
+                        key = f"self.{attribute}"
+                        self.optimizers[key] = self.optimizers.get(key, frozenset()) | modules
+        self.configured = self._configured_optimizers()
+        self._lightning_unpacking()
+
+    def _configured_optimizers(self) -> list[str]:
+        """Lightning: the optimizers `configure_optimizers` returns, in order."""
+        for class_facts in self.facts.classes.values():
+            method = class_facts.methods.get("configure_optimizers")
+            if method is None:
+                continue
+            function = self.facts.function_facts(method)
+            for escape in function.escapes:
+                if escape.how != "returned":
+                    continue
+                value = escape.node
+                if isinstance(value, cst.Tuple) and value.elements and isinstance(value.elements[0].value, (cst.List, cst.Tuple)):
+                    value = value.elements[0].value  # `return [opt_g, opt_d], [schedulers]`
+                if isinstance(value, (cst.List, cst.Tuple)):
+                    keys = [dotted_name(element.value) or "" for element in value.elements]
+                    for key, element in zip(keys, value.elements):
+                        modules = self._modules_of_returned(element.value, function)
+                        if modules and key:
+                            self.optimizers[key] = self.optimizers.get(key, frozenset()) | modules
+                    return keys
+        return []
+
+    def _modules_of_returned(self, expr, function: FunctionFacts) -> frozenset:
+        if isinstance(expr, cst.Name):
+            return frozenset().union(*(optimizer_modules(b.value, self.facts.names) for b in function.bindings_at(expr)))
+        return optimizer_modules(expr, self.facts.names)
+
+    def _lightning_unpacking(self) -> None:
+        """`opt_g, opt_d = self.optimizers()` names the configured optimizers in order."""
+        if not self.configured:
+            return
+        for call in self.facts.method_calls("optimizers"):
+            if not (isinstance(call.func.value, cst.Name) and call.func.value.value == "self"):
+                continue
+            for function in self.facts.all_functions():
+                statement = function.call_statement.get(call)
+                if isinstance(statement, cst.Assign) and isinstance(statement.targets[0].target, (cst.Tuple, cst.List)):
+                    targets = statement.targets[0].target.elements
+                    for element, configured in zip(targets, self.configured):
+                        key = dotted_name(element.value)
+                        if key and configured in self.optimizers:
+                            self.optimizers[key] = self.optimizers[configured]
+
+    def steps(self, function: FunctionFacts) -> list[OptimizerStep]:
+        found = []
+        for call, statement in function.call_statement.items():
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+                continue
+            key = dotted_name(func.value)
+            if key not in self.optimizers and call.args:
+                key = dotted_name(call.args[0].value)  # AMP: `scaler.step(optD)`
+            if key in self.optimizers:
+                found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
+        return sorted(found, key=lambda step: step.order)
+
+    def grad_switches(self, function: FunctionFacts) -> list[GradSwitch]:
+        switches = []
+        for call, statement in function.call_statement.items():
+            func = call.func
+            flag = _boolean_argument(call)
+            if flag is None or not isinstance(func, (cst.Attribute, cst.Name)):
+                continue
+            order = function.order_of(statement)
+            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+                key = module_key(func.value)
+                if key:
+                    switches.append(GradSwitch(frozenset({key}), flag, order))
+            elif "requires_grad" in (dotted_name(func) or ""):
+                # a helper such as `set_requires_grad(netG, False)` or `self.set_requires_grad([G1, G2], False)`
+                modules = frozenset(key for arg in call.args for key in _module_keys_in(arg.value))
+                if modules:
+                    switches.append(GradSwitch(modules, flag, order))
+        for statement, loops in function.loops_of.items():
+            # `for p in netG.parameters(): p.requires_grad = False`
+            if isinstance(statement, cst.Assign) and loops and isinstance(statement.targets[0].target, cst.Attribute) \
+                    and statement.targets[0].target.attr.value == "requires_grad":
+                flag = statement.value
+                loop = loops[-1]
+                if isinstance(loop, cst.For) and isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+                    modules = parameter_owners(loop.iter)
+                    if modules:
+                        switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
+        return sorted(switches, key=lambda switch: switch.order)
+
+
+def _boolean_argument(call: cst.Call) -> Optional[bool]:
+    for arg in call.args:
+        if isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+            return arg.value.value == "True"
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_" and not call.args:
+        return True
+    return None
+
+
+def _module_keys_in(expr) -> list:
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return [key for element in expr.elements for key in _module_keys_in(element.value)]
+    key = module_key(expr)
+    return [key] if key else []

@@ -8,6 +8,7 @@ from torchcopylint.rules.alias_mutated_in_place import AliasMutatedInPlace
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.clone_detach_order import CloneDetachOrder
 from torchcopylint.rules.detached_alias_mutated import DetachedAliasMutated
+from torchcopylint.rules.discriminator_without_detach import DiscriminatorWithoutDetach
 from torchcopylint.rules.graph_kept_alive import GraphKeptAlive
 from torchcopylint.rules.inplace_on_leaf import InplaceOnLeaf
 from torchcopylint.rules.redundant_clone import RedundantClone
@@ -16,6 +17,7 @@ from torchcopylint.rules.tensor_copy_construct import TensorCopyConstruct
 ALL_RULES: tuple[Rule, ...] = (
     RedundantClone(),
     AliasMutatedInPlace(),
+    DiscriminatorWithoutDetach(),
     InplaceOnLeaf(),
     CloneDetachOrder(),
     DetachedAliasMutated(),
