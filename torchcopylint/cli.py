@@ -58,8 +58,15 @@ def _codes(value: Optional[str]) -> list[str]:
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to files named on the command line too.")
 @click.option("--show-fixes", is_flag=True, help="Describe the fix under each finding.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--verify", "run_verify", is_flag=True,
+              help="Run the flagged code (needs torch) and mark each finding confirmed, refuted or unverified.")
+@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu", show_default=True,
+              help="Where --verify runs the code.")
+@click.option("--verify-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
+              help="Seconds each --verify experiment may take.")
 def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_diff, output_format,
-          exit_zero, statistics, config_file, force_exclude, show_fixes, quiet) -> None:
+          exit_zero, statistics, config_file, force_exclude, show_fixes, quiet, run_verify, device,
+          verify_timeout) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or ["."]
     missing = [path for path in paths if not os.path.lexists(path)]
@@ -85,6 +92,9 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     if apply_fixes or show_diff:
         fixed = _fix(run, settings, unsafe=unsafe_fixes, write=not show_diff)
 
+    if run_verify and not show_diff:
+        run.diagnostics = _verify(run, settings, device, verify_timeout)
+
     root = Path.cwd()
     if show_diff:
         status = EXIT_FINDINGS if fixed else EXIT_CLEAN
@@ -102,6 +112,19 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     if run.missing_paths or run.internal_errors:
         status = EXIT_ERROR
     sys.exit(status)
+
+
+def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> list[Diagnostic]:
+    # Imported here: the static path never loads the verifier.
+    from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
+
+    try:
+        options = VerifyOptions(device=resolve_device(device), timeout=timeout,
+                                factories=dict(settings.verify.get("factories", settings.verify)))
+    except VerifyError as error:
+        _fail(str(error))
+    sources = {path: text for path, text in run.sources.items()}
+    return verify(run.diagnostics, sources, options)
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:

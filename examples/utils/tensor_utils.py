@@ -24,13 +24,13 @@ def snapshot_fixed(t: Tensor) -> Tensor:
     return t.detach().clone()
 
 
-def snapshot_state(module: nn.Module) -> dict:
-    """A copy of a module's state, for early stopping or an EMA start."""
-    return {name: value.clone().detach() for name, value in module.state_dict().items()}  # expect: TCL005
+def snapshot_parameters(module: nn.Module) -> dict:
+    """A copy of a module's parameters, for early stopping or an EMA start."""
+    return {name: value.clone().detach() for name, value in module.named_parameters()}  # expect: TCL005
 
 
-def snapshot_state_fixed(module: nn.Module) -> dict:
-    return {name: value.detach().clone() for name, value in module.state_dict().items()}
+def snapshot_parameters_fixed(module: nn.Module) -> dict:
+    return {name: value.detach().clone() for name, value in module.named_parameters()}
 
 
 def channels_last_copy(images: Tensor) -> Tensor:
@@ -113,7 +113,7 @@ def main() -> None:
     ]
     for flagged, fixed in pairs:
         assert torch.equal(flagged, fixed) and flagged.requires_grad == fixed.requires_grad
-    state, state_fixed = snapshot_state(model), snapshot_state_fixed(model)
+    state, state_fixed = snapshot_parameters(model), snapshot_parameters_fixed(model)
     assert all(torch.equal(state[name], state_fixed[name]) for name in state)
     print(len(clone_all([x, x])), to_tensor([1, 2]), ensure_tensor(x) is x, shape_tensor(x))
     print(metrics_tensor(torch.tensor(0.5), torch.tensor(0.9)))

@@ -33,6 +33,7 @@ class CloneDetachOrder(Rule):
                 f"`{facts.code_for(detach)}` records a CloneBackward node that is thrown away at once; "
                 f"use `{facts.code_for(fixed)}` (same values, no autograd work)",
                 self.safe_fix("Swap to `.detach().clone()`", detach, fixed.with_changes(lpar=detach.lpar, rpar=detach.rpar)),
+                source=facts.code_for(source),
             )
 
 

@@ -37,7 +37,7 @@ class DetachedAliasMutated(Rule):
                     f"`{alias.name} = {facts.code_for(alias.value)}` shares memory with `{source.value}`, and "
                     f"{event.description} (line {facts.line_of(event.node)}) writes through it: {consequence}",
                     self.unsafe_fix("Copy before writing", alias.value, _copy_of(alias.value)),
-                    write_line=facts.line_of(event.node),
+                    write_line=facts.line_of(event.node), source=source.value,
                 )
 
 

@@ -78,6 +78,7 @@ class DiscriminatorWithoutDetach(Rule):
         )
         return self.finding(argument, message, self.safe_fix("Detach the generator output", argument,
                                                              method_call(argument, "detach")),
+                            generator=module_key(source.func), discriminator=module_key(call.func),
                             generator_line=facts.line_of(source), backward_line=facts.line_of(loss_statement),
                             step_line=facts.line_of(window.step_line_node))
 

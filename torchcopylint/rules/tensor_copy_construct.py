@@ -41,6 +41,7 @@ class TensorCopyConstruct(Rule):
                 call,
                 f"`{facts.code_for(call)}` copy-constructs from a tensor (PyTorch warns); use `{advice}`",
                 fix,
+                source=facts.code_for(source),
             )
 
 

@@ -1,0 +1,88 @@
+"""The verification child process: imports torch once, runs each diagnosis's experiment under a time limit.
+
+Usage (by torchcopylint itself): python -m torchcopylint.verify.child JOB.json RESULTS.jsonl
+Results are appended one JSON line per diagnosis as soon as each is decided, so a
+crash or a hang loses only the diagnosis it happened in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+
+
+class ExperimentTimeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    def expire(signum, frame):
+        raise ExperimentTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def main(job_path: str, results_path: str) -> int:
+    with open(job_path, encoding="utf-8") as handle:
+        job = json.load(handle)
+    # The user's project must be importable as it is from its root, and siblings of the file too.
+    for entry in (os.path.dirname(os.path.abspath(job["path"])), os.getcwd()):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    results = open(results_path, "a", encoding="utf-8")
+
+    def record(index: int, status: str, evidence: str, seconds: float = 0.0) -> None:
+        entry = {"index": index, "status": status, "evidence": evidence, "seconds": round(seconds, 4)}
+        results.write(json.dumps(entry) + "\n")
+        results.flush()
+
+    try:
+        import torch  # noqa: F401 - imported once per file, here
+        from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job
+        from torchcopylint.verify.inputs import Factories
+    except ImportError as error:
+        for diagnosis in job["diagnostics"]:
+            record(diagnosis["index"], "unverified", f"torch is not importable ({error}); "
+                                                       f"install torchcopylint[verify]")
+        return 0
+    if job["device"] == "cuda":
+        torch.set_default_device("cuda")
+    torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    factories = Factories(job.get("factories", {}))
+    for diagnosis in job["diagnostics"]:
+        experiment = EXPERIMENTS.get(diagnosis["code"])
+        if experiment is None:
+            record(diagnosis["index"], "unverified", f"no experiment for {diagnosis['code']}")
+            continue
+        work = Job(job["path"], diagnosis.get("source", job["source"]), diagnosis.get("fixed_source"),
+                   diagnosis["code"], diagnosis["line"],
+                   diagnosis.get("context", {}), job["device"], factories)
+        started = time.perf_counter()
+        try:
+            # What the user's code prints must not mix with our results.
+            with time_limit(job["timeout"]), contextlib.redirect_stdout(sys.stderr):
+                outcome = experiment(work)
+            record(diagnosis["index"], outcome.status, outcome.evidence, time.perf_counter() - started)
+        except ExperimentTimeout:
+            record(diagnosis["index"], "unverified", f"timed out after {job['timeout']:g} s")
+        except CannotRun as reason:
+            record(diagnosis["index"], "unverified", str(reason))
+        except Exception as error:  # noqa: BLE001 - the user's code may raise anything
+            record(diagnosis["index"], "unverified", f"the experiment failed: {type(error).__name__}: "
+                                                     f"{str(error).splitlines()[0][:200] if str(error) else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

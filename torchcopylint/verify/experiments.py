@@ -1,0 +1,483 @@
+"""One experiment per rule: run the flagged code (as written, and as fixed) and report what happened.
+
+Runs in the verification child process. Every verdict comes from running the
+code: an experiment that cannot run it says `unverified` and why.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import time
+import types
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import torch
+from torch import nn
+
+from torchcopylint.verify.inputs import (
+    CannotRun,
+    Factories,
+    construct,
+    function_arguments,
+    make_input,
+    probe_input_shape,
+)
+from torchcopylint.verify.probe import LineProbe, StopRun
+from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing, snippet_source
+
+LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
+               "a view of a leaf Variable that requires grad is being used in an in-place operation")
+INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # confirmed | refuted | unverified
+    evidence: str
+
+
+def confirmed(evidence: str) -> Outcome:
+    return Outcome("confirmed", evidence)
+
+
+def refuted(evidence: str) -> Outcome:
+    return Outcome("refuted", evidence)
+
+
+def unverified(evidence: str) -> Outcome:
+    return Outcome("unverified", evidence)
+
+
+@dataclass
+class Job:
+    """One diagnosis to verify, with the file it is in (as written and as fixed)."""
+
+    path: str
+    source: str
+    fixed_source: Optional[str]
+    code: str
+    line: int
+    context: dict
+    device: str
+    factories: Factories
+    _tree: Optional[ast.Module] = field(default=None, repr=False)
+
+    @property
+    def target(self) -> Target:
+        if self._tree is None:
+            self._tree = ast.parse(self.source)
+        return enclosing(self._tree, self.line)
+
+
+# ------------------------------------------------------------------ loading the snippet
+
+_loaded = 0
+
+
+def load(source: str, path: str, roots: set[str]) -> dict:
+    """Execute the snippet for `roots` as a fresh module; its namespace."""
+    global _loaded
+    _loaded += 1
+    name = f"torchcopylint_snippet_{_loaded}"
+    module = types.ModuleType(name)
+    module.__file__ = path
+    sys.modules[name] = module  # dataclasses and pickling look modules up by name
+    code = compile(snippet_source(source, roots), path, "exec")
+    try:
+        exec(code, module.__dict__)
+    except ImportError as error:
+        raise CannotRun(f"could not import what the code needs: {error}") from error
+    return module.__dict__
+
+
+def _roots(target: Target, extra: tuple = ()) -> set[str]:
+    return {name for name in (target.class_name, target.function_name, *extra) if name}
+
+
+def _require_runnable(target: Target) -> None:
+    if target.class_name is None and target.function_name is None:
+        raise CannotRun("the flagged line is module-level script code; `--verify --run CMD` can observe it")
+
+
+def _first_tensor(value: Any) -> Optional[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            found = _first_tensor(item)
+            if found is not None:
+                return found
+    if isinstance(value, dict):
+        return _first_tensor(list(value.values()))
+    return None
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors(item)]
+    return []
+
+
+# ------------------------------------------------------------- running the target code
+
+
+def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None):
+    """Run the function or method holding the flagged line, with made-up inputs. Returns (result, module, leaf)."""
+    target = job.target
+    _require_runnable(target)
+    runner = probe.run if probe is not None else (lambda f, *a, **k: f(*a, **k))
+    if target.class_name is not None:
+        cls = namespace[target.class_name]
+        if not (isinstance(cls, type) and issubclass(cls, nn.Module)):
+            raise CannotRun(f"{target.class_name} is not an nn.Module")
+        module, _ = construct(cls, job.source, job.path, job.factories)
+        module = module.to(job.device)
+        method = target.function_name or "forward"
+        if method == "__init__":
+            return runner(lambda: construct(cls, job.source, job.path, job.factories)[0]), module, None
+        if shape is None:
+            shape = probe_input_shape(lambda: construct(cls, job.source, job.path, job.factories)[0].to(job.device),
+                                      method, job.device, flagged=(job.path, job.line))
+        leaf, tensor = make_input(shape, job.device)
+        torch.manual_seed(2)
+        return runner(getattr(module, method), tensor), module, leaf
+    function = namespace[target.function_name]
+    try:
+        args, kwargs = function_arguments(function, job.device)
+    except CannotRun as reason:
+        callers = callers_without_arguments(job.source, target.function_name)
+        if not callers:
+            raise
+        caller_namespace = load(job.source, job.path, {callers[0], target.function_name})
+        torch.manual_seed(2)
+        return runner(caller_namespace[callers[0]]), None, None
+    torch.manual_seed(2)
+    return runner(function, *args, **kwargs), None, None
+
+
+def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None):
+    namespace = load(job.source, job.path, _roots(job.target))
+    return run_target(job, namespace, probe, shape)
+
+
+def _forward_and_backward(job: Job, source: str, shape: tuple, watch_clones: bool = False):
+    """Outputs, gradients (by name) and the bytes cloned at the flagged line, for one version of the code."""
+    namespace = load(source, job.path, _roots(job.target))
+    cloned_bytes: list[int] = []
+    original_clone = torch.Tensor.clone
+
+    def counting_clone(tensor, *args, **kwargs):
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename == job.path and caller.f_lineno == job.line:
+            cloned_bytes.append(tensor.numel() * tensor.element_size())
+        return original_clone(tensor, *args, **kwargs)
+
+    if watch_clones:
+        torch.Tensor.clone = counting_clone
+    try:
+        output, module, leaf = run_target(job, namespace, shape=shape)
+    finally:
+        torch.Tensor.clone = original_clone
+    tensors = [t for t in _tensors(output) if t.is_floating_point()]
+    if not tensors:
+        raise CannotRun("the code returned no floating-point tensor to compare")
+    total = sum(t.float().sum() for t in tensors if t.requires_grad)
+    if isinstance(total, torch.Tensor):
+        total.backward()
+    gradients = {}
+    if module is not None:
+        gradients = {name: p.grad.detach().clone() for name, p in module.named_parameters() if p.grad is not None}
+    if leaf is not None and leaf.grad is not None:
+        gradients["<input>"] = leaf.grad.detach().clone()
+    return [t.detach().clone() for t in tensors], gradients, cloned_bytes
+
+
+def _largest_difference(first: list, second: list) -> float:
+    largest = 0.0
+    for a, b in zip(first, second):
+        if a.shape != b.shape:
+            return float("inf")
+        largest = max(largest, (a.double() - b.double()).abs().max().item() if a.numel() else 0.0)
+    return largest
+
+
+def _compare_versions(job: Job):
+    if job.fixed_source is None:
+        raise CannotRun("the diagnosis has no fix to compare with")
+    target = job.target
+    _require_runnable(target)
+    shape = None
+    if target.class_name is not None:
+        namespace = load(job.source, job.path, _roots(target))
+        cls = namespace[target.class_name]
+        shape = probe_input_shape(lambda: construct(cls, job.source, job.path, job.factories)[0].to(job.device),
+                                  target.function_name or "forward", job.device)
+    written = _forward_and_backward(job, job.source, shape, watch_clones=True)
+    fixed = _forward_and_backward(job, job.fixed_source, shape)
+    outputs_equal = len(written[0]) == len(fixed[0]) and all(torch.equal(a, b) for a, b in zip(written[0], fixed[0]))
+    gradient_names = sorted(set(written[1]) | set(fixed[1]))
+    gradients_equal = all(name in written[1] and name in fixed[1] and torch.equal(written[1][name], fixed[1][name])
+                          for name in gradient_names)
+    output_difference = _largest_difference(written[0], fixed[0])
+    gradient_difference = max((_largest_difference([written[1][n]], [fixed[1][n]])
+                               for n in gradient_names if n in written[1] and n in fixed[1]), default=0.0)
+    return outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names), written[2], shape
+
+
+# ------------------------------------------------------------------------ experiments
+
+
+def redundant_clone(job: Job) -> Outcome:
+    equal_out, equal_grad, out_diff, grad_diff, gradients, cloned, shape = _compare_versions(job)
+    if equal_out and equal_grad:
+        per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
+        return confirmed(f"without the clone, outputs and all {gradients} gradients are bitwise equal "
+                         f"(input {tuple(shape) if shape else 'made up'}); the clone allocated {per_call}")
+    return refuted(f"removing the clone changes the result: largest output difference {out_diff:.3g}, "
+                   f"gradient difference {grad_diff:.3g}; the copy is needed")
+
+
+def alias_mutated(job: Job) -> Outcome:
+    equal_out, equal_grad, out_diff, grad_diff, gradients, _, shape = _compare_versions(job)
+    if equal_out and equal_grad:
+        return refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
+                       "overwritten on this input")
+    return confirmed(f"with `.clone()` the result differs: largest output difference {out_diff:.3g}, "
+                     f"largest gradient difference {grad_diff:.3g} (input {tuple(shape) if shape else 'made up'})")
+
+
+def discriminator_without_detach(job: Job) -> Outcome:
+    generator_key = job.context.get("generator")
+    discriminator_key = job.context.get("discriminator")
+    generator_class = class_built_for(job.source, generator_key or "")
+    discriminator_class = class_built_for(job.source, discriminator_key or "")
+    if generator_class is None or discriminator_class is None:
+        raise CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
+    namespace = load(job.source, job.path, {generator_class, discriminator_class})
+
+    def build():
+        generator, _ = construct(namespace[generator_class], job.source, job.path, job.factories, seed=0)
+        discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
+        return generator.to(job.device), discriminator.to(job.device)
+
+    shape = probe_input_shape(lambda: build()[0], "forward", job.device)
+
+    def step(detach: bool):
+        generator, discriminator = build()
+        torch.manual_seed(3)
+        noise = torch.randn(*shape, device=job.device)
+        fake = generator(noise)
+        score = discriminator(fake.detach() if detach else fake)
+        loss = _first_tensor(score).float().mean()
+        started = time.perf_counter()
+        loss.backward()
+        elapsed = time.perf_counter() - started
+        reached = [p for p in generator.parameters() if p.grad is not None and bool(p.grad.abs().sum() > 0)]
+        d_grads = [p.grad.detach().clone() if p.grad is not None else None for p in discriminator.parameters()]
+        return reached, elapsed, d_grads
+
+    reached, time_written, d_written = step(detach=False)
+    _, time_fixed, d_fixed = step(detach=True)
+    same_d = all((a is None and b is None) or (a is not None and b is not None and torch.equal(a, b))
+                 for a, b in zip(d_written, d_fixed))
+    if not reached:
+        return refuted("the discriminator's backward left every generator gradient empty")
+    elements = sum(p.numel() for p in reached)
+    return confirmed(f"the discriminator's backward reached {len(reached)} generator parameters ({elements:,} values); "
+                     f"backward {time_written * 1e3:.2f} ms as written vs {time_fixed * 1e3:.2f} ms with .detach(); "
+                     f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both")
+
+
+def inplace_on_leaf(job: Job) -> Outcome:
+    probe = LineProbe(job.path)
+    failure = None
+    try:
+        run_loaded(job, probe)
+    except RuntimeError as error:
+        failure = str(error).splitlines()[0] if str(error) else "RuntimeError"
+    # The probe sees the error where it is raised, even if the program catches it later.
+    for line, exception in probe.raised:
+        message = str(exception)
+        if line == job.line and any(text in message for text in LEAF_ERRORS):
+            return confirmed(f"RuntimeError: {message.splitlines()[0]}")
+    if probe.executed.get(job.line):
+        return refuted(f"the line ran {probe.executed[job.line]} time(s) without the leaf error "
+                       f"(grad mode off, or the tensor is not a leaf that requires grad)")
+    if failure:
+        raise CannotRun(f"the code failed before the line: RuntimeError: {failure[:160]}")
+    raise CannotRun("the flagged line was not reached with the made-up inputs")
+
+
+def _value_at_line(job: Job, expression: str) -> tuple[Any, bool]:
+    """Evaluate `expression` in the flagged line's frame just before it runs: (value, grad mode then)."""
+    probe = LineProbe(job.path)
+    seen: dict = {}
+
+    def capture(frame):
+        try:
+            seen["value"] = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
+        except NameError:
+            return  # the enclosing frame of a comprehension on this line: wait for the inner one
+        seen["grad"] = torch.is_grad_enabled()
+        raise StopRun
+
+    probe.on_before(job.line, capture)
+    try:
+        run_loaded(job, probe)
+    except StopRun:
+        pass
+    if "value" not in seen:
+        raise CannotRun("the flagged line was not reached with the made-up inputs")
+    return seen["value"], seen["grad"]
+
+
+def _per_call_seconds(statement: Callable[[], Any], repeat: int = 200, rounds: int = 5) -> float:
+    """The best of several rounds: the least disturbed by the rest of the machine."""
+    statement()
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for _ in range(repeat):
+            statement()
+        best = min(best, (time.perf_counter() - started) / repeat)
+    return best
+
+
+def clone_detach_order(job: Job) -> Outcome:
+    tensor, grad_enabled = _value_at_line(job, job.context.get("source", ""))
+    if not isinstance(tensor, torch.Tensor):
+        return refuted(f"`{job.context.get('source')}` is a {type(tensor).__name__} at run time, not a tensor")
+    with torch.set_grad_enabled(grad_enabled):
+        written = tensor.clone().detach()
+        fixed = tensor.detach().clone()
+        node = type(tensor.clone().grad_fn).__name__ if tensor.clone().grad_fn is not None else None
+        slow = _per_call_seconds(lambda: tensor.clone().detach())
+        fast = _per_call_seconds(lambda: tensor.detach().clone())
+    shape = f"{tuple(tensor.shape)} {str(tensor.dtype).replace('torch.', '')}"
+    if not torch.equal(written, fixed):
+        return refuted("the two orders gave different values")
+    if node is None:
+        return refuted(f"`{job.context.get('source')}` does not require grad here, so nothing is recorded: "
+                       f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs on {shape})")
+    return confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call "
+                     f"on {shape}")
+
+
+def tensor_copy_construct(job: Job) -> Outcome:
+    tensor, _ = _value_at_line(job, job.context.get("source", ""))
+    if not isinstance(tensor, torch.Tensor):
+        return refuted(f"`{job.context.get('source')}` is a {type(tensor).__name__} at run time, not a tensor")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        written = torch.tensor(tensor)
+    fixed = tensor.detach().clone()
+    warning = next((str(w.message) for w in caught if issubclass(w.category, UserWarning)), None)
+    if warning is None or not torch.equal(written, fixed):
+        return refuted("no copy-construct warning, or different values")
+    slow = _per_call_seconds(lambda: _quiet(lambda: torch.tensor(tensor)))
+    fast = _per_call_seconds(lambda: tensor.detach().clone())
+    return confirmed(f"UserWarning: {warning.splitlines()[0][:110]}; same values; "
+                     f"{slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call on {tuple(tensor.shape)}")
+
+
+def _quiet(make: Callable[[], Any]) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make()
+
+
+def detached_alias_mutated(job: Job) -> Outcome:
+    source = job.context.get("source", "")
+    alias_line = job.line
+    write_line = job.context.get("write_line")
+    probe = LineProbe(job.path)
+    seen: dict = {}
+
+    def snapshot(frame):
+        value = frame.f_locals.get(source)
+        if isinstance(value, torch.Tensor) and "before" not in seen:
+            seen["before"] = value.detach().clone()
+
+    def compare(frame):
+        value = frame.f_locals.get(source)
+        if isinstance(value, torch.Tensor) and "before" in seen and "after" not in seen:
+            seen["after"] = value.detach().clone()
+
+    probe.on_after(alias_line, snapshot)
+    probe.on_after(write_line, compare)
+    error = None
+    try:
+        run_loaded(job, probe)
+    except RuntimeError as raised:
+        error = str(raised).splitlines()[0]
+    if "after" not in seen:
+        if error:
+            raise CannotRun(f"the run failed before the write: {error[:160]}")
+        raise CannotRun("the write line was not reached with the made-up inputs")
+    before, after = seen["before"], seen["after"]
+    if torch.equal(before, after):
+        return refuted(f"`{source}` kept its values after the write (line {write_line})")
+    changed = (before != after).sum().item()
+    evidence = (f"the write at line {write_line} changed {changed} of {before.numel()} values of `{source}` "
+                f"(e.g. {before.flatten()[0].item():.4g} -> {after.flatten()[0].item():.4g})")
+    if error and INPLACE_BACKWARD_ERROR in error:
+        evidence += f"; then: RuntimeError: {error[:150]}"
+    return confirmed(evidence)
+
+
+def graph_kept_alive(job: Job) -> Outcome:
+    accumulator = job.context.get("accumulator", "")
+    probe = LineProbe(job.path)
+    sizes: list[int] = []
+
+    def measure(frame):
+        value = frame.f_locals.get(accumulator)
+        tensors = [value] if isinstance(value, torch.Tensor) else _tensors(value)
+        sizes.append(sum(_graph_size(t) for t in tensors))
+        if len(sizes) >= 3:
+            raise StopRun
+
+    probe.on_after(job.line, measure)
+    try:
+        run_loaded(job, probe)
+    except StopRun:
+        pass
+    if not sizes:
+        raise CannotRun("the accumulation line was not reached with the made-up inputs")
+    if len(sizes) >= 2 and sizes[-1] > sizes[0] > 0:
+        return confirmed(f"after {len(sizes)} iterations `{accumulator}` references autograd graphs of "
+                         f"{' -> '.join(str(s) for s in sizes)} nodes: every iteration's graph stays alive")
+    return refuted(f"`{accumulator}` holds no growing autograd graph (nodes per iteration: {sizes})")
+
+
+def _graph_size(tensor: torch.Tensor, limit: int = 100_000) -> int:
+    if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None:
+        return 0
+    seen = set()
+    pending = [tensor.grad_fn]
+    while pending and len(seen) < limit:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
+
+
+EXPERIMENTS: dict[str, Callable[[Job], Outcome]] = {
+    "TCL001": redundant_clone,
+    "TCL002": alias_mutated,
+    "TCL003": discriminator_without_detach,
+    "TCL004": inplace_on_leaf,
+    "TCL005": clone_detach_order,
+    "TCL006": detached_alias_mutated,
+    "TCL007": graph_kept_alive,
+    "TCL008": tensor_copy_construct,
+}

@@ -1,0 +1,173 @@
+"""Make what flagged code needs to run: module instances and inputs, found by probing.
+
+Runs in the verification child process, where torch is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import torch
+from torch import nn
+
+from torchcopylint.verify.snippet import constructor_arguments
+
+# Tried after the shape the first layer suggests: the usual image, sequence and vector batches.
+COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (2, 16), (2, 64), (2, 128), (2, 100, 1, 1)]
+TENSOR_PARAMETER_NAMES = ("x", "input", "inputs", "tensor", "t", "z", "noise", "images", "features", "hidden_states")
+
+
+class CannotRun(Exception):
+    """The experiment cannot be set up: becomes an `unverified` verdict with this reason."""
+
+
+@dataclass
+class Factories:
+    """`[tool.torchcopylint.verify]` entries: "pkg.models:Block" = "tests.factories:make_block"."""
+
+    entries: dict
+
+    def for_object(self, module_path: str, name: str) -> Optional[Callable]:
+        for key, target in self.entries.items():
+            wanted_module, _, wanted_name = key.partition(":")
+            if wanted_name == name and (module_path.endswith(wanted_module.replace(".", "/") + ".py")
+                                        or wanted_module in ("", "*")):
+                module_name, _, attribute = str(target).partition(":")
+                return getattr(importlib.import_module(module_name), attribute)
+        return None
+
+
+def construct(cls: type, source: str, module_path: str, factories: Factories, seed: int = 0):
+    """An instance of `cls`: from a factory, a literal constructor call in the file, defaults, or small ints."""
+    factory = factories.for_object(module_path, cls.__name__)
+    attempts: list[tuple[str, Callable[[], Any]]] = []
+    if factory is not None:
+        attempts.append(("the configured factory", factory))
+    found = constructor_arguments(source, cls.__name__)
+    if found is not None:
+        args, kwargs = found
+        attempts.append((f"{cls.__name__}(*{args}, **{kwargs}) found in the file", lambda: cls(*args, **kwargs)))
+    attempts.append(("its defaults", cls))
+    guessed = _guessed_arguments(cls)
+    if guessed is not None:
+        attempts.append((f"{cls.__name__}(*{guessed})", lambda: cls(*guessed)))
+    errors = []
+    for description, make in attempts:
+        torch.manual_seed(seed)
+        try:
+            return make(), description
+        except Exception as error:  # noqa: BLE001 - any failure means: try the next way
+            errors.append(f"{description}: {type(error).__name__}: {error}")
+    raise CannotRun(f"could not construct {cls.__name__} ({'; '.join(errors)[:300]})")
+
+
+def _guessed_arguments(cls: type) -> Optional[list]:
+    """16 for each required int-like parameter (channels, features), as a last resort."""
+    try:
+        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    values = []
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD) or parameter.default is not parameter.empty:
+            continue
+        annotation = parameter.annotation
+        if annotation in (bool, "bool"):
+            values.append(False)
+        elif annotation in (float, "float"):
+            values.append(0.1)
+        elif annotation in (int, "int", parameter.empty):
+            values.append(16)
+        else:
+            return None
+    return values
+
+
+def first_layer_shapes(module: nn.Module) -> list[tuple]:
+    """Batch shapes the first layer asks for: Conv2d(C) -> (2, C, 32, 32), Linear(F) -> (2, F)..."""
+    for layer in module.modules():
+        if isinstance(layer, nn.Conv2d):
+            return [(2, layer.in_channels, 32, 32), (2, layer.in_channels, 16, 16)]
+        if isinstance(layer, nn.ConvTranspose2d):
+            return [(2, layer.in_channels, 1, 1), (2, layer.in_channels, 4, 4)]
+        if isinstance(layer, nn.Conv1d):
+            return [(2, layer.in_channels, 64)]
+        if isinstance(layer, nn.Conv3d):
+            return [(2, layer.in_channels, 8, 16, 16)]
+        if isinstance(layer, nn.Linear):
+            return [(2, layer.in_features), (2, 8, layer.in_features)]
+        if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d, nn.GroupNorm)):
+            channels = getattr(layer, "num_features", None) or getattr(layer, "num_channels", 16)
+            return [(2, channels, 32, 32)]
+        if isinstance(layer, nn.LayerNorm):
+            return [(2, 8, *layer.normalized_shape)]
+        if isinstance(layer, nn.Embedding):
+            return [("indices", layer.num_embeddings)]
+    return []
+
+
+def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(leaf, input): the input is `leaf * 1.0`, a non-leaf as inside a real network, so in-place
+    ops on it behave as they would there (on a leaf they would raise instead)."""
+    torch.manual_seed(1)
+    if shape and shape[0] == "indices":
+        indices = torch.randint(0, shape[1], (2, 8), device=device)
+        return indices, indices
+    leaf = torch.randn(*shape, device=device, requires_grad=True)
+    return leaf, leaf * 1.0
+
+
+def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device: str,
+                      flagged: Optional[tuple[str, int]] = None) -> tuple:
+    """The first shape with which a fresh instance's `method` runs (or reaches the flagged line,
+    given as (file, line): an error raised there is the bug under test, not a wrong shape)."""
+    module = make_module()
+    shapes = first_layer_shapes(module) + COMMON_SHAPES
+    errors = []
+    for shape in shapes:
+        candidate = make_module()
+        _, tensor = make_input(shape, device)
+        try:
+            getattr(candidate, method)(tensor)
+            return shape
+        except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
+            if flagged is not None and _raised_at(error, *flagged):
+                return shape
+            errors.append(f"{shape}: {type(error).__name__}")
+    raise CannotRun(f"no input shape fits {type(module).__name__}.{method} (tried {', '.join(errors)[:200]})")
+
+
+def function_arguments(function: Callable, device: str) -> tuple[list, dict]:
+    """Arguments for a free function: defaults, or a tensor for tensor-like parameters, or small numbers."""
+    args = []
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.default is not parameter.empty or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        annotation = parameter.annotation
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        if "Tensor" in str(text) or parameter.name in TENSOR_PARAMETER_NAMES:
+            # A non-leaf that requires grad, as a tensor inside a model would be.
+            _, tensor = make_input((4, 8), device)
+            args.append(tensor)
+        elif text == "int":
+            args.append(3)
+        elif text == "float":
+            args.append(0.1)
+        elif text == "bool":
+            args.append(False)
+        else:
+            raise CannotRun(f"{function.__name__}() needs an argument `{parameter.name}` it could not make")
+    return args, {}
+
+
+def _raised_at(error: BaseException, filename: str, line: int) -> bool:
+    traceback = error.__traceback__
+    last = None
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == filename:
+            last = traceback.tb_lineno
+        traceback = traceback.tb_next
+    return last == line

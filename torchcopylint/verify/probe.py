@@ -1,0 +1,65 @@
+"""A line probe: run code and call back before or after given lines of one file execute.
+
+Built on sys.settrace with a local trace only for frames of the probed file, so
+the rest of the program (torch included) runs at full speed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from typing import Callable, Optional
+
+FrameCallback = Callable[[object], None]
+
+
+class StopRun(Exception):
+    """Raised by a callback once the experiment has what it needs."""
+
+
+class LineProbe:
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.before: dict[int, list[FrameCallback]] = defaultdict(list)
+        self.after: dict[int, list[FrameCallback]] = defaultdict(list)
+        self.executed: dict[int, int] = defaultdict(int)  # line -> times it started
+        # (line, exception) for every exception raised at a line of the file, even if caught later
+        self.raised: list[tuple[int, BaseException]] = []
+
+    def on_before(self, line: int, callback: FrameCallback) -> None:
+        self.before[line].append(callback)
+
+    def on_after(self, line: int, callback: FrameCallback) -> None:
+        self.after[line].append(callback)
+
+    def run(self, function: Callable, *args, **kwargs):
+        previous = sys.gettrace()
+        sys.settrace(self._global_trace)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            sys.settrace(previous)
+
+    def _global_trace(self, frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == self.filename:
+            last_line: list[Optional[int]] = [None]
+
+            def local_trace(frame, event, arg):
+                if event == "exception" and isinstance(arg, tuple) and len(arg) >= 2:
+                    self.raised.append((frame.f_lineno, arg[1]))
+                if event in ("line", "return", "exception"):
+                    finished = last_line[0]
+                    if finished is not None and event != "exception":
+                        for callback in self.after.get(finished, ()):
+                            callback(frame)
+                    if event == "line":
+                        self.executed[frame.f_lineno] += 1
+                        for callback in self.before.get(frame.f_lineno, ()):
+                            callback(frame)
+                        last_line[0] = frame.f_lineno
+                    elif event == "return":
+                        last_line[0] = None
+                return local_trace
+
+            return local_trace
+        return None

@@ -1,0 +1,163 @@
+"""The parent side of --verify: one child process per file, with a time limit, results read back."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from torchcopylint.diagnostic import Diagnostic, Verdict
+from torchcopylint.fix import apply_edits
+
+# Seconds a child may take to start and import torch, on top of the per-diagnosis limit.
+STARTUP_SECONDS = 60.0
+
+
+class VerifyError(Exception):
+    """A --verify setting that cannot be honoured (e.g. --device cuda without a GPU): exit 2."""
+
+
+@dataclass
+class VerifyOptions:
+    device: str = "cpu"  # "cpu" or "cuda", resolved
+    timeout: float = 20.0  # seconds per diagnosis
+    factories: dict = field(default_factory=dict)
+    python: str = sys.executable
+    jobs: int = max(1, min(2, os.cpu_count() or 1))  # files verified at once, one child each
+    # Filled in by verify(): seconds each experiment took inside its child (torch import excluded).
+    timings: dict = field(default_factory=dict)
+
+
+def resolve_device(requested: str, python: str = sys.executable) -> str:
+    """cpu stays cpu; cuda must exist; auto picks cuda when a GPU is there. Asks a child (no torch here)."""
+    if requested == "cpu":
+        return "cpu"
+    probe = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],
+                           capture_output=True, text=True, timeout=STARTUP_SECONDS)
+    available = probe.returncode == 0 and probe.stdout.strip() == "True"
+    if requested == "cuda" and not available:
+        reason = "torch is not installed" if probe.returncode else "torch.cuda.is_available() is False"
+        raise VerifyError(f"--device cuda was asked for, but no GPU can be used here ({reason})")
+    return "cuda" if available else "cpu"
+
+
+def verify(diagnostics: list[Diagnostic], sources: dict[str, str], options: VerifyOptions) -> list[Diagnostic]:
+    """The diagnostics with a verdict attached to each one --verify can consider."""
+    by_path: dict[str, list[int]] = {}
+    for index, diagnostic in enumerate(diagnostics):
+        if diagnostic.path in sources and not diagnostic.code.startswith("TCL9"):
+            by_path.setdefault(diagnostic.path, []).append(index)
+    verdicts: dict[int, Verdict] = {}
+    with ThreadPoolExecutor(max_workers=options.jobs) as pool:
+        futures = [pool.submit(_verify_file, path, sources[path], [(i, diagnostics[i]) for i in indexes], options)
+                   for path, indexes in sorted(by_path.items())]
+        for future in futures:
+            verdicts.update(future.result())
+    return [dataclasses.replace(d, verdict=verdicts[i]) if i in verdicts else d for i, d in enumerate(diagnostics)]
+
+
+def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions) -> dict:
+    job = {
+        "path": str(Path(path).resolve()),
+        "source": source,
+        "device": options.device,
+        "timeout": options.timeout,
+        "factories": options.factories,
+        "diagnostics": [
+            _job_entry(index, diagnostic, source, [d for _, d in items], _top_level_ranges(source))
+            for index, diagnostic in items
+        ],
+    }
+    with tempfile.TemporaryDirectory(prefix="torchcopylint-verify-") as directory:
+        job_path = Path(directory, "job.json")
+        results_path = Path(directory, "results.jsonl")
+        job_path.write_text(json.dumps(job), encoding="utf-8")
+        failure: Optional[str] = None
+        try:
+            completed = subprocess.run(
+                [options.python, "-m", "torchcopylint.verify.child", str(job_path), str(results_path)],
+                capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                timeout=STARTUP_SECONDS + options.timeout * len(items), env=_child_environment(),
+            )
+            if completed.returncode != 0:
+                tail = (completed.stderr or "").strip().splitlines()[-1:] or [""]
+                failure = f"the verification process crashed (exit {completed.returncode}): {tail[0][:200]}"
+        except subprocess.TimeoutExpired:
+            failure = "timed out (the verification process had to be killed)"
+        results = {}
+        timings = options.timings
+        if results_path.exists():
+            for line in results_path.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                results[record["index"]] = Verdict(record["status"], record["evidence"])
+                timings[record["index"]] = record.get("seconds", 0.0)
+    for index, _ in items:
+        if index not in results:
+            results[index] = Verdict("unverified", failure or "no result from the verification process")
+    return results
+
+
+def _top_level_ranges(source: str) -> list[tuple[int, int]]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [(node.lineno, node.end_lineno or node.lineno) for node in tree.body]
+
+
+def _job_entry(index: int, diagnostic: Diagnostic, source: str, neighbours: list[Diagnostic],
+               ranges: list[tuple[int, int]]) -> dict:
+    """What the child needs for one diagnosis. Each is tested in isolation: the other findings in
+    the same function or class are fixed first (where that keeps line numbers), so an earlier bug
+    there cannot mask it; code elsewhere in the file is left as written."""
+    line = diagnostic.location.line
+    home = next(((start, end) for start, end in ranges if start <= line <= end), (line, line))
+    others = [_on_one_line(d) for d in neighbours
+              if d is not diagnostic and d.location.line != line and home[0] <= d.location.line <= home[1]]
+    isolated, _ = apply_edits(source, [d for d in others if d is not None], unsafe=True)
+    fixed = None
+    if diagnostic.fix is not None:
+        text, applied = apply_edits(isolated, [diagnostic], unsafe=True)
+        fixed = text if applied else None
+    return {
+        "index": index,
+        "code": diagnostic.code,
+        "line": diagnostic.location.line,
+        "context": diagnostic.context,
+        "source": isolated,
+        "fixed_source": fixed,
+    }
+
+
+def _on_one_line(diagnostic: Diagnostic) -> Optional[Diagnostic]:
+    """The diagnostic with a fix that keeps line numbers: `with torch.no_grad():\n    stmt` becomes
+    `with torch.no_grad(): stmt`; a fix that would add lines otherwise is left out."""
+    if diagnostic.fix is None:
+        return None
+    edits = []
+    for edit in diagnostic.fix.edits:
+        content = edit.content
+        if "\n" in content:
+            head, _, rest = content.partition("\n")
+            if not (head.startswith("with ") and head.endswith(":") and "\n" not in rest):
+                return None
+            content = f"{head} {rest.strip()}"
+        edits.append(dataclasses.replace(edit, content=content))
+    return dataclasses.replace(diagnostic, fix=dataclasses.replace(diagnostic.fix, edits=tuple(edits)))
+
+
+def _child_environment() -> dict:
+    environment = dict(os.environ)
+    # The child must import this very torchcopylint, installed or not.
+    package_root = str(Path(__file__).resolve().parents[2])
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, environment.get("PYTHONPATH")]))
+    environment.setdefault("PYTHONHASHSEED", "0")
+    return environment

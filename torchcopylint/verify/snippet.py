@@ -1,0 +1,162 @@
+"""Build a runnable snippet from a module: the flagged function or class and what it depends on.
+
+The snippet keeps the file's line numbers (statements left out become blank
+lines), so tracebacks and line probes point at the user's real lines. The
+script's other top-level statements (a training loop, `if __name__ == ...`)
+are never included.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a line sits: the top-level class and method, or the top-level function."""
+
+    class_name: Optional[str]
+    function_name: Optional[str]  # the method or function containing the line; None at module level
+
+
+def enclosing(tree: ast.Module, line: int) -> Target:
+    for node in tree.body:
+        if not (node.lineno <= line <= (node.end_lineno or node.lineno)):
+            continue
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                        item.lineno <= line <= (item.end_lineno or item.lineno):
+                    return Target(node.name, item.name)
+            return Target(node.name, None)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return Target(None, node.name)
+    return Target(None, None)
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    names = set()
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    for target in targets:
+        for sub in ast.walk(target) if target is not None else ():
+            if isinstance(sub, ast.Name):
+                names.add(sub.id)
+    return names
+
+
+def _used_names(node: ast.AST) -> set[str]:
+    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+
+
+def _is_definition(node: ast.stmt) -> bool:
+    """Statements a snippet may carry: imports, defs, classes and plain assignments of constants."""
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return True
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and getattr(node, "value", None) is not None:
+        # No calls: `NZ = 100`, `SHAPES = (1, 2)` yes; `model = Net()`, `data = load()` no.
+        return not any(isinstance(sub, (ast.Call, ast.Await, ast.Yield)) for sub in ast.walk(node.value))
+    return False
+
+
+def _definitions(body: list) -> list:
+    """Top-level definitions, looking inside `try:`/`if` blocks that only guard imports."""
+    found = []
+    for node in body:
+        if isinstance(node, ast.Try):
+            found.extend(n for n in _definitions(node.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
+        elif isinstance(node, ast.If) and not _is_main_guard(node):
+            found.extend(n for n in _definitions(node.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
+        elif _is_definition(node):
+            found.append(node)
+    return found
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    test = node.test
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+
+
+def snippet_source(source: str, roots: set[str]) -> str:
+    """The module's text with only the definitions `roots` need (transitively); line numbers kept."""
+    tree = ast.parse(source)
+    definitions = _definitions(tree.body)
+    by_name: dict[str, list] = {}
+    for node in definitions:
+        for name in _bound_names(node):
+            by_name.setdefault(name, []).append(node)
+    keep: set[int] = set()
+    pending = list(roots)
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in by_name.get(name, ()):
+            if id(node) not in keep:
+                keep.add(id(node))
+                pending.extend(_used_names(node))
+    lines = source.splitlines(keepends=True)
+    kept = [""] * len(lines)
+    for node in definitions:
+        is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        if id(node) in keep or is_future:
+            start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+            indent = len(lines[start]) - len(lines[start].lstrip())
+            for index in range(start, node.end_lineno or node.lineno):
+                # Imports from inside a try/if block are lifted to column 0.
+                kept[index] = lines[index][indent:] if indent else lines[index]
+    return "".join(line if line else "\n" for line in kept)
+
+
+def constructor_arguments(source: str, class_name: str) -> Optional[tuple[list, dict]]:
+    """Literal arguments of a `ClassName(...)` call found in the file (the first whose arguments are all literals)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == class_name:
+            try:
+                args = [ast.literal_eval(arg) for arg in node.args]
+                kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+            except (ValueError, SyntaxError):
+                continue
+            return args, kwargs
+    return None
+
+
+def class_built_for(source: str, key: str) -> Optional[str]:
+    """The class a module name is built from: `netG = Generator(...)` / `self.G = Generator(...)` -> "Generator"."""
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(getattr(node, "value", None), ast.Call):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if ast.unparse(target) == key:
+                func = node.value.func
+                # `Generator(...).to(device)` / `.apply(weights_init)`: look through the chain.
+                while isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+                    func = func.value.func
+                if isinstance(func, ast.Name):
+                    return func.id
+    return None
+
+
+def callers_without_arguments(source: str, function_name: str) -> list[str]:
+    """Top-level functions that take no required argument and call `function_name` (e.g. `main()`)."""
+    found = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef) or node.name == function_name:
+            continue
+        arguments = node.args
+        required = len(arguments.posonlyargs) + len(arguments.args) - len(arguments.defaults)
+        required += sum(1 for default in arguments.kw_defaults if default is None)
+        if required:
+            continue
+        if any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == function_name
+               for sub in ast.walk(node)):
+            found.append(node.name)
+    return found
