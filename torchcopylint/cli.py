@@ -64,9 +64,13 @@ def _codes(value: Optional[str]) -> list[str]:
               help="Where --verify runs the code.")
 @click.option("--verify-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
               help="Seconds each --verify experiment may take.")
+@click.option("--run", "run_command", metavar="CMD",
+              help="With --verify: observe the flagged statements while CMD (tests, a training run) runs.")
+@click.option("--verify-stop-when-decided", is_flag=True,
+              help="With --run: end CMD as soon as every diagnosis has a verdict.")
 def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_diff, output_format,
           exit_zero, statistics, config_file, force_exclude, show_fixes, quiet, run_verify, device,
-          verify_timeout) -> None:
+          verify_timeout, run_command, verify_stop_when_decided) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or ["."]
     missing = [path for path in paths if not os.path.lexists(path)]
@@ -92,7 +96,15 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     if apply_fixes or show_diff:
         fixed = _fix(run, settings, unsafe=unsafe_fixes, write=not show_diff)
 
-    if run_verify and not show_diff:
+    if run_command and not run_verify:
+        _fail("--run needs --verify")
+    if run_verify and run_command and not show_diff:
+        from torchcopylint.verify.observe import observe
+
+        observation = observe(run.diagnostics, run_command, stop_when_decided=verify_stop_when_decided)
+        run.diagnostics = observation.diagnostics
+        click.echo(f"torchcopylint: `{run_command}` exited with status {observation.exit_status}", err=True)
+    elif run_verify and not show_diff:
         run.diagnostics = _verify(run, settings, device, verify_timeout)
 
     root = Path.cwd()

@@ -37,6 +37,7 @@ class AliasMutatedInPlace(Rule):
                     f"`{alias.name}` aliases `{source}`, which {_with_line(event.description, facts.line_of(event.node))} "
                     f"overwrites before `{alias.name}` is read at line {facts.line_of(read.node)}",
                     self.unsafe_fix(f"Copy with `{source}.clone()`", alias.value, method_call(alias.value, "clone")),
+                    alias=alias.name,
                     alias_line=facts.line_of(alias.target),
                     event_line=facts.line_of(event.node),
                     read_line=facts.line_of(read.node),

@@ -50,6 +50,7 @@ class InplaceOnLeaf(Rule):
                     f"RuntimeError: {VIEW_ERROR if is_view else LEAF_ERROR}",
                     _no_grad_fix(event, function, facts),
                     leaf_line=facts.line_of(origin) if origin is not None else None,
+                    target=facts.code_for(event.target),
                 )
 
 

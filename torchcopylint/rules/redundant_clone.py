@@ -53,7 +53,7 @@ class RedundantClone(Rule):
             fix = self.unsafe_fix(description, copy.value, source)
         else:
             fix = self.safe_fix(description, copy.value, source)
-        return self.finding(copy.value, message, fix, read_line=read_line, source=source.value)
+        return self.finding(copy.value, message, fix, read_line=read_line, source=source.value, copy=copy.name)
 
 
 def _cloned_name(value: Optional[cst.BaseExpression], facts: ModuleFacts) -> Optional[cst.Name]:
