@@ -14,7 +14,7 @@ end of a body reaching a read at its start.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional, Union
+from typing import Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -30,7 +30,7 @@ VIEW_METHODS = frozenset(
     """
     view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t
     expand expand_as narrow select detach numpy diagonal unfold as_strided movedim moveaxis
-    swapaxes swapdims view_as_real view_as_complex
+    swapaxes swapdims view_as_real view_as_complex chunk split unbind tensor_split
     """.split()
 )
 VIEW_FUNCTIONS = frozenset(
@@ -511,11 +511,21 @@ class FunctionWalker:
         if isinstance(target, cst.Name):
             self._bind_name(target, value, state, kind, keep_previous)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
+            values = None
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
+                    and not any(isinstance(e, cst.StarredElement) for e in value.elements) \
+                    and not _names_in(target) & _names_in(value):
+                values = [element.value for element in value.elements]  # `a, b = x, y`: pairwise
+            for position, element in enumerate(target.elements):
                 inner = element.value
                 if isinstance(inner, cst.StarredElement):
                     inner = inner.value
-                self._assign(inner, None, state, kind="unpack" if kind == "assign" else kind)
+                if values is not None:
+                    self._assign(inner, values[position], state, kind)
+                else:
+                    # `fake, aux = G(z)`: each name holds part of the value (a view, for `x.chunk(2)`).
+                    part = value if isinstance(value, cst.BaseExpression) and kind == "assign" else None
+                    self._assign(inner, part, state, kind="unpack" if kind == "assign" else kind)
         elif isinstance(target, cst.StarredElement):
             self._assign(target.value, None, state, kind)
         elif isinstance(target, cst.Attribute):
@@ -1002,6 +1012,10 @@ def _block(body) -> list:
     if isinstance(body, cst.SimpleStatementSuite):
         return [body]  # `if x: y = 1` on one line: walked like a statement line
     return list(getattr(body, "body", []))
+
+
+def _names_in(node: cst.CSTNode) -> set:
+    return {current.value for current in _walk(node) if isinstance(current, cst.Name)}
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

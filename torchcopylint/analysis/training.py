@@ -99,17 +99,30 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
     return frozenset(owners)
 
 
-def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames) -> frozenset:
-    """For `Adam(netD.parameters(), ...)` (any optimizer class): {"netD"}; else empty."""
+def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
+                      function: Optional[FunctionFacts] = None) -> frozenset:
+    """For `Adam(netD.parameters(), ...)` (any optimizer class): {"netD"}; else empty.
+
+    The parameters may also come through a variable of the same function
+    (`params = filter(..., vae.parameters()); AdamW(params)`).
+    """
     if not isinstance(value, cst.Call) or not value.args:
         return frozenset()
     qualified = names.qualified_name(value.func)
-    callee = dotted_name(value.func) or ""
-    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee.rpartition(".")[2][:1].isupper()
+    callee = (dotted_name(value.func) or "").rpartition(".")[2]
+    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee[:1].isupper() \
+        or "optim" in callee.lower()
     if not is_optimizer_class:
         return frozenset()
     params = next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
-    return parameter_owners(params) if params is not None else frozenset()
+    if params is None:
+        return frozenset()
+    owners = parameter_owners(params)
+    if not owners and isinstance(params, cst.Name) and function is not None:
+        for binding in function.bindings_at(params):
+            if binding.value is not None:
+                owners |= parameter_owners(binding.value)
+    return owners
 
 
 class TrainingFacts:
@@ -119,20 +132,35 @@ class TrainingFacts:
     def __init__(self, facts) -> None:
         self.facts = facts
         self.optimizers: dict[str, frozenset] = {}
+        self._module_aliases: dict[str, set] = {}
         for function in facts.all_functions():
             for binding in function.bindings:
-                modules = optimizer_modules(binding.value, facts.names)
+                modules = optimizer_modules(binding.value, facts.names, function)
                 if modules:
                     self.optimizers[binding.name] = self.optimizers.get(binding.name, frozenset()) | modules
-        for class_facts in facts.classes.values():
-            for attribute, values in class_facts.attribute_values.items():
-                for value in values:
-                    modules = optimizer_modules(value, facts.names)
-                    if modules:
-                        key = f"self.{attribute}"
-                        self.optimizers[key] = self.optimizers.get(key, frozenset()) | modules
+            self._record_attribute_optimizers(function)
+        # `self.D = D` then `Adam(D.parameters())`: the optimizer trains `self.D` too.
+        for key, modules in list(self.optimizers.items()):
+            extra = {alias for module in modules for alias in self._module_aliases.get(module, ())}
+            self.optimizers[key] = modules | frozenset(extra)
         self.configured = self._configured_optimizers()
         self._lightning_unpacking()
+
+    def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
+        """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
+        for statement in function.statement_order:
+            if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+                continue
+            target = statement.targets[0].target
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"):
+                continue
+            key = f"self.{target.attr.value}"
+            modules = optimizer_modules(statement.value, self.facts.names, function)
+            if modules:
+                self.optimizers[key] = self.optimizers.get(key, frozenset()) | modules
+            elif isinstance(statement.value, cst.Name):
+                self._module_aliases.setdefault(statement.value.value, set()).add(key)
 
     def _configured_optimizers(self) -> list[str]:
         """Lightning: the optimizers `configure_optimizers` returns, in order."""
@@ -194,6 +222,15 @@ class TrainingFacts:
         switches = []
         for call, statement in function.call_statement.items():
             func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("toggle_optimizer", "untoggle_optimizer") \
+                    and call.args:
+                # Lightning: toggling one optimizer switches every other optimizer's parameters off.
+                chosen = dotted_name(call.args[0].value)
+                others = frozenset().union(*(modules for key, modules in self.optimizers.items() if key != chosen))
+                if others:
+                    switches.append(GradSwitch(others, func.attr.value == "untoggle_optimizer",
+                                               function.order_of(statement)))
+                continue
             flag = _boolean_argument(call)
             if flag is None or not isinstance(func, (cst.Attribute, cst.Name)):
                 continue

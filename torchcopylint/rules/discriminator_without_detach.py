@@ -9,12 +9,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.training import (
-    GradSwitch,
-    TrainingFacts,
-    backward_calls,
-    module_key,
-)
+from torchcopylint.analysis.training import GradSwitch, TrainingFacts, backward_calls, module_key
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 
@@ -25,106 +20,110 @@ DETACHING_METHODS = ("detach", "detach_")
 
 @dataclass(frozen=True)
 class Window:
-    """The statements between the previous optimizer step and this one, as (after, before) orders."""
+    """A step: the optimizers stepped after one backward, and the losses backpropagated since the
+    previous step (as statement orders: after `after`, before `before`)."""
 
-    optimizer: str
+    optimizers: tuple  # every optimizer stepped with these gradients; the first is reported
+    trained: frozenset  # the modules those optimizers update
     after: int
     before: int
-    losses: tuple  # (backward or return statement, loss expression)
-    step_line_node: cst.CSTNode
+    losses: tuple  # (backward statement, loss expression)
+    step_statement: cst.CSTNode
 
 
 class DiscriminatorWithoutDetach(Rule):
     code = "TCL003"
     name = "discriminator-without-detach"
     summary = "The discriminator's loss backpropagates through the generator: detach the fake batch"
-    fix_availability = "safe"
-    triggers = (b"step(", b"optimizer_idx")
+    fix_availability = "sometimes"
+    triggers = (b"step(",)
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         training = facts.training
-        if len(training.optimizers) < 1:
+        if not training.optimizers:
             return
         for function in facts.all_functions():
+            windows = _windows(function, training)
+            if not windows:
+                continue
+            switches = training.grad_switches(function)
+            detached_in_place = _detached_in_place(function)
             reported = set()
-            for window in _windows(function, training, facts):
-                discriminators = training.optimizers[window.optimizer]
+            for window in windows:
+                # Generators: what other optimizers train, never what this step trains itself.
                 generators = frozenset().union(
-                    *(modules for key, modules in training.optimizers.items() if modules != discriminators)
-                ) - discriminators
-                switches = training.grad_switches(function)
+                    *(modules for modules in training.optimizers.values())) - window.trained
                 for loss_statement, loss in window.losses:
                     for call in _calls_feeding(loss, function, window.after):
-                        if module_key(call.func) not in discriminators or call in reported:
+                        if module_key(call.func) not in window.trained or call in reported:
                             continue
                         if not facts.grad_enabled_at(function, function.call_statement.get(call)):
                             continue
                         for arg in call.args:
-                            source = _generator_call(arg.value, function, generators, facts, switches,
-                                                     function.order_of(loss_statement))
+                            source = _generator_call(arg.value, function, generators, window.trained, facts,
+                                                     switches, detached_in_place, function.order_of(loss_statement))
                             if source is None:
                                 continue
                             reported.add(call)
-                            yield self._finding(facts, call, arg.value, source, loss_statement, window)
+                            safe = not _fix_would_break(call, arg.value, function, windows, window)
+                            yield self._finding(facts, call, arg.value, source, loss_statement, window, safe)
                             break
 
-    def _finding(self, facts, call, argument, source, loss_statement, window) -> Finding:
-        generator = facts.code_for(source.func)
+    def _finding(self, facts, call, argument, source, loss_statement, window, safe: bool) -> Finding:
+        detached = method_call(argument, "detach")
         message = (
-            f"`{facts.code_for(call)}` feeds the discriminator the output of `{generator}(...)` (line "
-            f"{facts.line_of(source)}) without `.detach()`: the backward at line {facts.line_of(loss_statement)} "
-            f"for `{window.optimizer}` (step at line {facts.line_of(window.step_line_node)}) runs through the "
-            f"whole generator and fills its `.grad`; use `{facts.code_for(method_call(argument, 'detach'))}`"
+            f"`{_one_line(facts, call)}` feeds the discriminator the output of `{_one_line(facts, source.func)}(...)` "
+            f"(line {facts.line_of(source)}) without `.detach()`: the backward at line {facts.line_of(loss_statement)} "
+            f"for `{window.optimizers[0]}` (step at line {facts.line_of(window.step_statement)}) runs through the "
+            f"whole generator and fills its `.grad`; use `{_one_line(facts, detached)}`"
         )
-        return self.finding(argument, message, self.safe_fix("Detach the generator output", argument,
-                                                             method_call(argument, "detach")),
+        if safe:
+            fix = self.safe_fix("Detach the generator output", argument, detached)
+        else:
+            message += " (the fix is unsafe here: the same values are also differentiated elsewhere)"
+            fix = self.unsafe_fix("Detach the generator output", argument, detached)
+        return self.finding(argument, message, fix,
                             generator=module_key(source.func), discriminator=module_key(call.func),
                             generator_line=facts.line_of(source), backward_line=facts.line_of(loss_statement),
-                            step_line=facts.line_of(window.step_line_node))
+                            step_line=facts.line_of(window.step_statement))
 
 
-def _windows(function: FunctionFacts, training: TrainingFacts, facts: ModuleFacts) -> list[Window]:
-    windows = []
+def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 80) -> str:
+    text = " ".join(facts.code_for(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _windows(function: FunctionFacts, training: TrainingFacts) -> list[Window]:
+    """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
+    windows: list[Window] = []
     steps = training.steps(function)
-    backwards = backward_calls(function)
-    for index, step in enumerate(steps):
-        previous = steps[index - 1].order if index > 0 else -1
-        losses = tuple((b.statement, b.loss) for b in backwards
-                       if previous < function.order_of(b.statement) < step.order)
+    backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function)]
+    previous = -1
+    index = 0
+    while index < len(steps):
+        group = [steps[index]]
+        while index + 1 < len(steps) and not any(group[-1].order < order < steps[index + 1].order
+                                                  for order, _ in backward_orders):
+            index += 1
+            group.append(steps[index])
+        losses = tuple((b.statement, b.loss) for order, b in backward_orders if previous < order < group[0].order)
         if losses:
-            windows.append(Window(step.optimizer, previous, step.order, losses, step.statement))
-    windows.extend(_lightning_automatic_windows(function, training))
+            trained = frozenset().union(*(training.optimizers[step.optimizer] for step in group))
+            windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
+                                  losses, group[0].statement))
+        previous = group[-1].order
+        index += 1
     return windows
 
 
-def _lightning_automatic_windows(function: FunctionFacts, training: TrainingFacts) -> list[Window]:
-    """`training_step(..., optimizer_idx)`: the branch for index K returns the loss of optimizer K."""
-    node = function.node
-    if not isinstance(node, cst.FunctionDef) or node.name.value != "training_step" or not training.configured:
-        return []
-    parameters = {param.name.value for param in node.params.params}
-    if "optimizer_idx" not in parameters:
-        return []
-    windows = []
-    for statement in _walk(node.body):
-        if not isinstance(statement, cst.If):
-            continue
-        index = _optimizer_index_tested(statement.test)
-        if index is None or index >= len(training.configured) or training.configured[index] not in training.optimizers:
-            continue
-        returns = [(r, r.value) for r in _walk(statement.body) if isinstance(r, cst.Return) and r.value is not None]
-        if returns:
-            windows.append(Window(training.configured[index], function.order_of(statement) - 1,
-                                  10**9, tuple(returns), returns[0][0]))
-    return windows
-
-
-def _optimizer_index_tested(test) -> Optional[int]:
-    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "optimizer_idx" \
-            and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal) \
-            and isinstance(test.comparisons[0].comparator, cst.Integer):
-        return int(test.comparisons[0].comparator.value)
-    return None
+def _detached_in_place(function: FunctionFacts) -> list[tuple[str, int]]:
+    """`fake.detach_()` as a statement: (name, statement order)."""
+    found = []
+    for call, statement in function.call_statement.items():
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and isinstance(func.value, cst.Name):
+            found.append((func.value.value, function.order_of(statement)))
+    return found
 
 
 def _calls_feeding(expr, function: FunctionFacts, after: int) -> list[cst.Call]:
@@ -148,15 +147,15 @@ def _calls_feeding(expr, function: FunctionFacts, after: int) -> list[cst.Call]:
     return calls
 
 
-def _generator_call(expr, function: FunctionFacts, generators: frozenset, facts: ModuleFacts,
-                    switches: list[GradSwitch], backward_order: int) -> Optional[cst.Call]:
+def _generator_call(expr, function: FunctionFacts, generators: frozenset, trained: frozenset, facts: ModuleFacts,
+                    switches: list[GradSwitch], detached_in_place: list, backward_order: int) -> Optional[cst.Call]:
     """The generator call whose graph reaches `expr` (None if detached, under no-grad, or switched off)."""
     seen = set()
     pending = [expr]
     while pending:
         current = pending.pop()
         for node in _walk_attached(current):
-            if isinstance(node, cst.Call) and _is_generator(node, generators):
+            if isinstance(node, cst.Call) and _is_generator(node, generators, trained):
                 statement = function.call_statement.get(node)
                 if statement is None or not facts.grad_enabled_at(function, statement):
                     continue
@@ -168,14 +167,17 @@ def _generator_call(expr, function: FunctionFacts, generators: frozenset, facts:
                     if binding in seen or binding.value is None:
                         continue
                     seen.add(binding)
+                    made = function.order_of(binding.statement)
+                    if any(name == node.value and made < order < backward_order for name, order in detached_in_place):
+                        continue
                     if facts.grad_enabled_at(function, binding.statement):
                         pending.append(binding.value)
     return None
 
 
-def _is_generator(call: cst.Call, generators: frozenset) -> bool:
+def _is_generator(call: cst.Call, generators: frozenset, trained: frozenset) -> bool:
     key = module_key(call.func)
-    if key is None:
+    if key is None or key in trained:
         return False
     if generators:
         return key in generators
@@ -191,6 +193,25 @@ def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order:
     if not state_at_call:
         return True
     return any(module in s.modules and not s.enabled and call_order < s.order < backward_order for s in switches)
+
+
+def _fix_would_break(call: cst.Call, argument, function: FunctionFacts, windows: list[Window], window: Window) -> bool:
+    """Detaching is unsafe when the discriminator's output also feeds another step's loss (the
+    generator would stop learning) or when the argument is differentiated with autograd.grad."""
+    for other in windows:
+        if other is window:
+            continue
+        for _, loss in other.losses:
+            if call in _calls_feeding(loss, function, -1):
+                return True
+    names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
+    for other_call in function.call_statement:
+        func = other_call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "grad" and len(other_call.args) >= 2:
+            inputs = other_call.args[1].value
+            if {node.value for node in _walk(inputs) if isinstance(node, cst.Name)} & names:
+                return True
+    return False
 
 
 def _walk(node: cst.CSTNode):
@@ -215,6 +236,6 @@ def _walk_attached(node: cst.CSTNode):
         if isinstance(current, cst.Attribute) and current.attr.value == "data":
             continue
         yield current
-        if isinstance(current, (cst.Lambda,)):
+        if isinstance(current, cst.Lambda):
             continue
         stack.extend(current.children)

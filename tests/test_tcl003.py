@@ -1,0 +1,569 @@
+"""TCL003 discriminator-without-detach: the fix turns every flagged example of the page clean,
+and the rule tells the generator from the discriminator by the optimizers, not by names.
+
+The page's own examples are also run by test_rule_pages.py (exact lines, exact fixed text);
+here the fix is applied the way `torchcopylint --fix` applies it (safe fixes only), and the
+focused cases below pin down how G and D are found, which backward forms count, and what the
+diagnostic carries for `--verify`.
+
+The cases at the end come from linting real GAN code: false positives, false negatives and
+fixes that were not safe there, each kept as a regression test.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchcopylint.catalogue import page_examples
+from torchcopylint.diagnostic import Applicability
+from torchcopylint.engine import lint_source
+from torchcopylint.fix import fix_source
+
+CODE = "TCL003"
+FLAGGED = [example for example in page_examples(CODE) if example.kind == "flagged"]
+
+
+def tcl003(source: str) -> list:
+    return [d for d in lint_source(textwrap.dedent(source), "<x>") if d.code == CODE]
+
+
+def lines(source: str) -> list[int]:
+    return sorted(d.location.line for d in tcl003(source))
+
+
+def fixed(source: str) -> str:
+    outcome = fix_source(textwrap.dedent(source), "<x>", lambda text: lint_source(text, "<x>"), unsafe=False)
+    assert outcome.error is None, outcome.error
+    return outcome.fixed
+
+
+# --- the page ---------------------------------------------------------------------
+
+
+def test_page_has_the_examples_it_promises():
+    kinds = [example.kind for example in page_examples(CODE)]
+    assert kinds.count("flagged") >= 12
+    assert kinds.count("clean") >= 15
+
+
+@pytest.mark.parametrize("example", FLAGGED, ids=[f"L{example.line}" for example in FLAGGED])
+def test_fix_turns_flagged_example_clean(example):
+    before = [d for d in lint_source(example.source, "<x>") if d.code == CODE]
+    assert before, "a flagged example must have TCL003 diagnostics"
+    assert all(d.fix is not None and d.fix.applicability == Applicability.SAFE for d in before)
+    outcome = fix_source(example.source, "<x>", lambda text: lint_source(text, "<x>"), unsafe=False)
+    assert outcome.error is None, outcome.error
+    assert outcome.fixed != example.source
+    assert outcome.fixed.count(".detach()") == example.source.count(".detach()") + len(before)
+    after = [d for d in lint_source(outcome.fixed, "<x>") if d.code == CODE]
+    assert not after, "\n".join(f"{d.location.line}: {d.message}" for d in after)
+
+
+# --- G and D come from the optimizers -----------------------------------------------
+
+MODULES_A_AND_B = """
+import torch
+
+
+def train(a, b, loader):
+    opt_a = torch.optim.Adam(a.parameters())
+    opt_b = torch.optim.Adam(b.parameters())
+    for real, z in loader:
+        fake = a(z)
+        loss_b = b(fake).mean() - b(real).mean()
+        opt_b.zero_grad()
+        loss_b.backward()
+        opt_b.step()
+        loss_a = -b(a(z)).mean()
+        opt_a.zero_grad()
+        loss_a.backward()
+        opt_a.step()
+"""
+
+
+def test_generator_and_discriminator_found_from_optimizers_without_telling_names():
+    [diagnostic] = tcl003(MODULES_A_AND_B)
+    assert diagnostic.location.line == 10
+    assert "`b(fake)`" in diagnostic.message and "`a(...)`" in diagnostic.message
+    assert "`opt_b`" in diagnostic.message
+
+
+def test_fix_with_modules_a_and_b_detaches_the_discriminator_step_only():
+    result = fixed(MODULES_A_AND_B)
+    assert "loss_b = b(fake.detach()).mean() - b(real).mean()" in result
+    assert "loss_a = -b(a(z)).mean()" in result  # the generator step keeps its gradient
+    assert not tcl003(result)
+
+
+def test_optimizers_override_misleading_names():
+    source = """
+    import torch
+
+
+    def train(netD, netG, loader):
+        # the names lie: opt_gen trains netD, opt_crit trains netG
+        opt_gen = torch.optim.Adam(netD.parameters())
+        opt_crit = torch.optim.Adam(netG.parameters())
+        for real, z in loader:
+            fake = netD(z)
+            loss_c = netG(fake).mean() - netG(real).mean()
+            opt_crit.zero_grad()
+            loss_c.backward()
+            opt_crit.step()
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 11
+    assert "`netG(fake)`" in diagnostic.message and "`netD(...)`" in diagnostic.message
+
+
+def test_names_break_the_tie_when_only_the_discriminator_optimizer_is_built():
+    source = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def train_d(netG, netD, loader):
+        optD = torch.optim.Adam(netD.parameters())
+        for real, z in loader:
+            fake = netG(z)
+            d_loss = F.softplus(netD(fake)).mean() + F.softplus(-netD(real)).mean()
+            optD.zero_grad()
+            d_loss.backward()
+            optD.step()
+    """
+    assert lines(source) == [10]
+
+
+def test_no_tie_break_without_generator_like_names():
+    source = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def train_d(a, b, loader):
+        opt_b = torch.optim.Adam(b.parameters())
+        for real, z in loader:
+            fake = a(z)
+            d_loss = F.softplus(b(fake)).mean() + F.softplus(-b(real)).mean()
+            opt_b.zero_grad()
+            d_loss.backward()
+            opt_b.step()
+    """
+    assert lines(source) == []
+
+
+def test_generator_optimizer_over_a_chain_of_two_generators():
+    source = """
+    import itertools
+
+    import torch
+
+
+    def step(G_AB, G_BA, D_B, real_A, real_B):
+        optimizer_G = torch.optim.Adam(itertools.chain(G_AB.parameters(), G_BA.parameters()))
+        optimizer_D_B = torch.optim.Adam(D_B.parameters())
+        fake_B = G_AB(real_A)
+        loss_D_B = (D_B(fake_B) ** 2).mean() + ((D_B(real_B) - 1) ** 2).mean()
+        optimizer_D_B.zero_grad()
+        loss_D_B.backward()
+        optimizer_D_B.step()
+        return loss_D_B.item()
+    """
+    assert lines(source) == [11]
+
+
+# --- the step: which backward, which optimizer -------------------------------------
+
+
+def test_generator_step_is_silent():
+    source = """
+    import torch
+
+
+    def generator_step(netG, netD, z):
+        optG = torch.optim.Adam(netG.parameters())
+        optD = torch.optim.Adam(netD.parameters())
+        loss = -netD(netG(z)).mean()
+        optG.zero_grad()
+        loss.backward()
+        optG.step()
+        return loss.item()
+    """
+    assert lines(source) == []
+
+
+def test_discriminator_output_not_in_the_backward_is_silent():
+    source = """
+    import torch
+
+
+    def d_step(netG, netD, real, z):
+        optG = torch.optim.Adam(netG.parameters())
+        optD = torch.optim.Adam(netD.parameters())
+        score_fake = netD(netG(z))  # only logged
+        loss = -netD(real).mean()
+        optD.zero_grad()
+        loss.backward()
+        optD.step()
+        return loss.item(), score_fake.mean().item()
+    """
+    assert lines(source) == []
+
+
+@pytest.mark.parametrize("backward", [
+    "fabric.backward(d_loss)",
+    "torch.autograd.backward(d_loss)",
+    "scaler.scale(d_loss).backward()",
+    "d_loss.backward(retain_graph=True)",
+])
+def test_backward_spellings(backward):
+    step = "scaler.step(opt_d)" if "scaler" in backward else "opt_d.step()"
+    source = f"""
+    import torch
+
+
+    def d_step(G, D, fabric, scaler, real, z):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        fake = G(z)
+        d_loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        {backward}
+        {step}
+        return d_loss.item()
+    """
+    assert lines(source) == [9]
+
+
+@pytest.mark.parametrize("context", [
+    "torch.no_grad()",
+    "torch.inference_mode()",
+    "torch.set_grad_enabled(False)",
+])
+def test_generator_under_no_grad_is_silent(context):
+    source = f"""
+    import torch
+
+
+    def d_step(G, D, real, z):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        with {context}:
+            fake = G(z)
+        d_loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        return d_loss.item()
+    """
+    assert lines(source) == []
+
+
+def test_two_discriminator_steps_in_one_function():
+    source = """
+    import torch
+
+
+    def two_critic_steps(G, D, real, z1, z2):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        first = D(G(z1)).mean() - D(real).mean()
+        opt_d.zero_grad()
+        first.backward()
+        opt_d.step()
+        second = D(G(z2).detach()).mean() - D(real).mean()
+        opt_d.zero_grad()
+        second.backward()
+        opt_d.step()
+        return first.item(), second.item()
+    """
+    assert lines(source) == [8]
+
+
+# --- what the diagnostic carries ------------------------------------------------------
+
+
+def test_diagnostic_context_for_verify():
+    [diagnostic] = tcl003(MODULES_A_AND_B)
+    context = diagnostic.context
+    assert context["generator"] == "a"
+    assert context["discriminator"] == "b"
+    assert (context["generator_line"], context["backward_line"], context["step_line"]) == (9, 12, 13)
+    assert "line 9" in diagnostic.message and "line 12" in diagnostic.message and "line 13" in diagnostic.message
+    assert diagnostic.message.endswith("use `fake.detach()`")
+
+
+def test_self_attribute_context():
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Trainer:
+        def __init__(self, G: nn.Module, D: nn.Module):
+            self.G = G
+            self.D = D
+            self.opt_g = torch.optim.Adam(self.G.parameters())
+            self.opt_d = torch.optim.Adam(self.D.parameters())
+
+        def d_step(self, real, z):
+            fake = self.G(z)
+            loss = self.D(fake).mean() - self.D(real).mean()
+            self.opt_d.zero_grad()
+            loss.backward()
+            self.opt_d.step()
+            return loss.item()
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 15
+    assert (diagnostic.context["generator"], diagnostic.context["discriminator"]) == ("self.G", "self.D")
+
+
+# --- cases found on real GAN code: precision and recall ---------------------------------
+
+
+def test_joint_optimizer_over_generator_and_discriminator_is_silent():
+    source = """
+    import itertools
+    import torch
+
+
+    def train(G, D, loader):
+        opt = torch.optim.Adam(itertools.chain(G.parameters(), D.parameters()))
+        for x in loader:
+            recon = D(G(x))
+            loss = (recon - x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+    assert lines(source) == []
+
+
+def test_two_optimizers_stepping_after_one_backward_are_silent():
+    source = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def finetune(backbone, head, loader):
+        opt_backbone = torch.optim.SGD(backbone.parameters(), lr=1e-4)
+        opt_head = torch.optim.SGD(head.parameters(), lr=1e-2)
+        for x, y in loader:
+            loss = F.cross_entropy(head(backbone(x)), y)
+            opt_backbone.zero_grad()
+            opt_head.zero_grad()
+            loss.backward()
+            opt_head.step()
+            opt_backbone.step()
+    """
+    assert lines(source) == []
+
+
+def test_detach_in_place_statement_is_silent():
+    source = """
+    import torch
+
+
+    def d_step(G, D, real, z):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        fake = G(z)
+        fake.detach_()
+        d_loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        return d_loss.item()
+    """
+    assert lines(source) == []
+
+
+def test_lightning_toggle_optimizer_is_a_grad_switch():
+    source = """
+    import torch
+    import lightning.pytorch as pl
+
+
+    class GAN(pl.LightningModule):
+        def __init__(self, generator, discriminator):
+            super().__init__()
+            self.automatic_optimization = False
+            self.generator = generator
+            self.discriminator = discriminator
+
+        def training_step(self, batch, batch_idx):
+            real, z = batch
+            opt_g, opt_d = self.optimizers()
+            self.toggle_optimizer(opt_d)
+            fake = self.generator(z)
+            d_loss = self.discriminator(fake).mean() - self.discriminator(real).mean()
+            opt_d.zero_grad()
+            self.manual_backward(d_loss)
+            opt_d.step()
+            self.untoggle_optimizer(opt_d)
+
+        def configure_optimizers(self):
+            opt_g = torch.optim.Adam(self.generator.parameters())
+            opt_d = torch.optim.Adam(self.discriminator.parameters())
+            return [opt_g, opt_d]
+    """
+    assert lines(source) == []
+
+
+def test_lightning_automatic_optimization_fake_made_in_the_same_call_is_silent():
+    source = """
+    import torch
+    import lightning.pytorch as pl
+
+
+    class GAN(pl.LightningModule):
+        def __init__(self, generator, discriminator):
+            super().__init__()
+            self.generator = generator
+            self.discriminator = discriminator
+
+        def training_step(self, batch, batch_idx, optimizer_idx):
+            real, z = batch
+            fake = self.generator(z)
+            if optimizer_idx == 0:
+                return -self.discriminator(fake).mean()
+            if optimizer_idx == 1:
+                return self.discriminator(fake).mean() - self.discriminator(real).mean()
+
+        def configure_optimizers(self):
+            opt_g = torch.optim.Adam(self.generator.parameters())
+            opt_d = torch.optim.Adam(self.discriminator.parameters())
+            return [opt_g, opt_d]
+    """
+    assert lines(source) == []
+
+
+def test_tuple_unpacked_discriminator_output():
+    source = """
+    import torch
+
+
+    def d_step(G, D, real, z):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        fake = G(z)
+        validity, aux = D(fake)
+        d_loss = validity.mean() - D(real)[0].mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        return d_loss.item()
+    """
+    assert lines(source) == [9]
+
+
+def test_tuple_unpacked_generator_output():
+    source = """
+    import torch
+
+
+    def d_step(G, D, real, z):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        fake, aux = G(z)
+        d_loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        return d_loss.item()
+    """
+    assert lines(source) == [9]
+
+
+def test_optimizer_built_on_the_constructor_argument():
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Trainer:
+        def __init__(self, G: nn.Module, D: nn.Module):
+            self.G = G
+            self.D = D
+            self.opt_g = torch.optim.Adam(G.parameters())
+            self.opt_d = torch.optim.Adam(D.parameters())
+
+        def d_step(self, real, z):
+            fake = self.G(z)
+            loss = self.D(fake).mean() - self.D(real).mean()
+            self.opt_d.zero_grad()
+            loss.backward()
+            self.opt_d.step()
+            return loss.item()
+    """
+    assert lines(source) == [15]
+
+
+def test_optimizer_built_from_a_parameter_variable():
+    source = """
+    import torch
+
+
+    def d_step(vae, discriminator, real):
+        vae_params = filter(lambda p: p.requires_grad, vae.parameters())
+        disc_params = filter(lambda p: p.requires_grad, discriminator.parameters())
+        optimizer = torch.optim.AdamW(vae_params)
+        disc_optimizer = torch.optim.AdamW(disc_params)
+        reconstructions = vae(real)
+        d_loss = discriminator(reconstructions).mean() - discriminator(real).mean()
+        disc_optimizer.zero_grad()
+        d_loss.backward()
+        disc_optimizer.step()
+        return d_loss.item()
+    """
+    assert lines(source) == [11]
+
+
+def test_fix_is_not_safe_when_the_output_also_feeds_the_generator_loss():
+    source = """
+    import torch
+
+
+    def train(generator, discriminator, loader):
+        optimizer_G = torch.optim.Adam(generator.parameters())
+        optimizer_D = torch.optim.Adam(discriminator.parameters())
+        for real, z in loader:
+            optimizer_G.zero_grad()
+            optimizer_D.zero_grad()
+            d_real = discriminator(real)
+            d_fake = discriminator(generator(z))
+            log_z = torch.logsumexp(torch.cat([-d_real, -d_fake]), dim=0)
+            d_loss = d_real.sum() + log_z
+            d_loss.backward(retain_graph=True)
+            optimizer_D.step()
+            g_loss = d_real.sum() + d_fake.sum() + log_z
+            g_loss.backward()
+            optimizer_G.step()
+    """
+    diagnostics = tcl003(source)
+    assert diagnostics and all(d.fix is None or d.fix.applicability != Applicability.SAFE for d in diagnostics)
+
+
+def test_fix_is_not_safe_for_an_argument_differentiated_by_autograd_grad():
+    source = """
+    import torch
+    from torch import autograd
+
+
+    def d_step(G, D, real, z):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        fake = G(z)
+        fake_out = D(fake)
+        grad = autograd.grad(fake_out.sum(), fake, create_graph=True)[0]
+        d_loss = fake_out.mean() - D(real).mean() + grad.pow(2).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        return d_loss.item()
+    """
+    diagnostics = tcl003(source)
+    assert diagnostics and all(d.fix is None or d.fix.applicability != Applicability.SAFE for d in diagnostics)
