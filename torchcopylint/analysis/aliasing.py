@@ -20,6 +20,7 @@ import libcst as cst
 
 from torchcopylint.analysis.catalog import (
     INPLACE_FUNCTION_ARGUMENT,
+    INPLACE_TENSOR_METHODS,
     is_inplace_method_name,
 )
 from torchcopylint.analysis.tensors import Tensorness, TensorTyping, annotation_is_tensor, combine
@@ -36,6 +37,13 @@ VIEW_METHODS = frozenset(
 VIEW_FUNCTIONS = frozenset(
     "reshape flatten squeeze unsqueeze transpose permute narrow t detach select diagonal movedim".split()
 )
+# Methods that return their receiver itself when there is nothing to convert (`x.float()` of a
+# float tensor): the result may share storage, but is not surely an alias.
+MAY_ALIAS_METHODS = frozenset(
+    "contiguous float double half bfloat16 int long short bool byte char to cuda cpu type type_as".split()
+)
+# Methods that put values into a container they are called on.
+CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"})
 # Methods whose result is a fresh copy of the receiver's values.
 COPY_METHODS = frozenset({"clone"})
 AUGMENTED_OPERATORS = {
@@ -103,6 +111,7 @@ class InplaceEvent:
     description: str
     certainty: str = "sure"
     target: Optional[cst.BaseExpression] = None
+    order: int = 0  # evaluation order within the function (inner calls first)
 
 
 @dataclass(eq=False)
@@ -142,7 +151,7 @@ class Callees:
 
 @dataclass(frozen=True)
 class CallEffect:
-    kind: str  # "pure", "writes", "identity", "opaque"
+    kind: str  # "pure", "writes", "maybe-writes" (decided at run time), "identity", "opaque"
     description: str = ""
     argument: int = 0  # which positional argument is written / returned
 
@@ -286,7 +295,9 @@ class FunctionWalker:
         state = FlowState()
         for param, tensorness in parameters:
             binding = self._binding(param.name, param.name.value, None, "param", param, tensorness)
-            if tensorness.is_tensor:
+            if tensorness is not Tensorness.NOT:
+                # Unknown parameters get a storage too, so that a helper writing its argument
+                # in place (`def clip_(t): t.clamp_(...)`) is seen as doing so.
                 binding.storages = frozenset({self._storage(param, param.name.value)})
             self._watch(binding)
             self.facts.parameters.append(binding)
@@ -537,7 +548,8 @@ class FunctionWalker:
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
         elif isinstance(target, cst.Subscript):
             self._evaluate(target, state)
-            self._write_into(target.value, self._statement, "setitem", state)
+            self._write_into(target.value, self._statement, "setitem", state,
+                             description=f"`{_code(target.value)}[...] = ...`")
             if value is not None and isinstance(value, cst.BaseExpression):
                 container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
                 if not container.is_tensor:
@@ -583,6 +595,10 @@ class FunctionWalker:
                     return (first.leaf if isinstance(value, cst.Name) else "view"), first.leaf_origin
             return "", None
         if isinstance(value, cst.Call):
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and not _keyword_is_false(value, "requires_grad") \
+                    and not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False"):
+                return "requires_grad_", value  # `w = torch.randn(3).requires_grad_()`
             qualified = self.names.qualified_name(value.func)
             if qualified in PARAMETER_CLASSES:
                 if not _keyword_is_false(value, "requires_grad"):
@@ -594,8 +610,11 @@ class FunctionWalker:
 
     def _assign_loop_target(self, statement: cst.For, state: FlowState) -> None:
         """`for p in model.parameters()` / `for name, p in model.named_parameters()`: p is a leaf."""
-        self._assign(statement.target, None, state, kind="loop")
         iterator = statement.iter
+        # `for row in x.unbind(0)`: each row is a view of x.
+        splits = isinstance(iterator, cst.Call) and isinstance(iterator.func, cst.Attribute) \
+            and iterator.func.attr.value in ("unbind", "split", "chunk", "tensor_split")
+        self._assign(statement.target, iterator if splits else None, state, kind="loop")
         if not (isinstance(iterator, cst.Call) and isinstance(iterator.func, cst.Attribute)):
             return
         method = iterator.func.attr.value
@@ -671,8 +690,9 @@ class FunctionWalker:
     def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness):
         """(storages the value shares, storages it was copied from, how it was made)."""
         shared = self._shared_storages(expr, state)
-        if shared is not None:
-            return shared, frozenset(), "alias" if shared else ""
+        if shared:
+            return shared, frozenset(), "may-alias" if _may_copy(expr) else "alias"
+        # A view of a value we do not track (`self.head(x).squeeze(-1)`) is a new value here.
         copied = self._copied_storages(expr, state)
         if copied:
             return frozenset({self._storage(expr, target.value)}), copied, "copy"
@@ -711,7 +731,7 @@ class FunctionWalker:
             func = expr.func
             if isinstance(func, cst.Attribute) and self.names.qualified_name(func) is None:
                 method = func.attr.value
-                if method in VIEW_METHODS or is_inplace_method_name(method):
+                if method in VIEW_METHODS or is_inplace_method_name(method) or method in MAY_ALIAS_METHODS:
                     return self._shared_storages(func.value, state) or frozenset()
             qualified = self.names.qualified_name(func)
             if qualified is not None and expr.args:
@@ -754,6 +774,10 @@ class FunctionWalker:
         if isinstance(expr, cst.Attribute):
             self._evaluate(expr.value, state)
             return
+        if isinstance(expr, cst.Yield) and isinstance(expr.value, cst.BaseExpression):
+            self._evaluate(expr.value, state)
+            self._escape(expr.value, state, "yielded")
+            return
         for child in expr.children:
             self._evaluate(child, state)
         if isinstance(expr, cst.Call):
@@ -787,20 +811,21 @@ class FunctionWalker:
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             receiver = func.value
-            if is_inplace_method_name(method):
-                receiver_tensorness = self.typing.of(receiver, lambda name: self._name_tensorness(name, state))
-                if receiver_tensorness is not Tensorness.NOT:
-                    shown = dotted_name(receiver) or "tensor"
-                    self._write_into(receiver, call, "method", state, description=f"`{shown}.{method}()`",
-                                     certainty="sure" if receiver_tensorness.is_tensor else "maybe")
+            receiver_tensorness = self.typing.of(receiver, lambda name: self._name_tensorness(name, state))
+            if is_inplace_method_name(method) and receiver_tensorness is not Tensorness.NOT:
+                # `clamp_`, `add_`...: only tensors have these methods, whatever we knew of the receiver.
+                sure = receiver_tensorness.is_tensor or method in INPLACE_TENSOR_METHODS
+                self._write_into(receiver, call, "method", state, description=f"`{_code(receiver)}.{method}()`",
+                                 certainty="sure" if sure else "maybe")
                 return
-            if method in ("append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"):
+            if method in CONTAINER_METHODS and not self.callees.is_layer_call(call, state):
                 for arg in call.args:
                     self._escape(arg.value, state, f"passed to .{method}()")
                 return
         effect = self.callees.effect(call, state)
-        if effect.kind == "writes" and len(call.args) > effect.argument:
-            self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description)
+        if effect.kind in ("writes", "maybe-writes") and len(call.args) > effect.argument:
+            self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description,
+                             certainty="sure" if effect.kind == "writes" else "maybe")
         elif effect.kind == "opaque":
             callee = dotted_name(func) or "an unknown callee"
             # An unknown layer (`self.body(x)`) is told apart from an unknown function: a
@@ -818,13 +843,16 @@ class FunctionWalker:
             return
         first = call.args[0].value
         if module in ("torch", "torch.nn.functional", "torch.nn.init") and is_inplace_method_name(function):
-            self._write_into(first, call, "functional", state, description=f"`{qualified}()`")
+            self._write_into(first, call, "functional", state, description=f"`{_code(call.func)}()`")
             return
         if module == "torch.nn.functional" and function in INPLACE_FUNCTION_ARGUMENT:
             position = INPLACE_FUNCTION_ARGUMENT[function]
             if _argument_is_true(call, "inplace", position):
                 self._write_into(first, call, "functional", state,
                                  description=f"`F.{function}(..., inplace=True)`")
+            elif _argument_is_variable(call, "inplace", position):
+                self._write_into(first, call, "functional", state, certainty="maybe",
+                                 description=f"`F.{function}(..., inplace=...)`")
         if qualified in ("torch.save",):
             for arg in call.args:
                 self._escape(arg.value, state, "passed to torch.save()")
@@ -842,7 +870,8 @@ class FunctionWalker:
                certainty: str = "sure", target=None) -> None:
         event = self.facts.inplace_events.get(node)
         if event is None:
-            event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target)
+            event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target,
+                                 order=len(self.facts.inplace_events))
             self.facts.inplace_events[node] = event
         else:
             event.storages = event.storages | storages
@@ -979,6 +1008,14 @@ def root_name(expr) -> Optional[cst.Name]:
             return None
 
 
+def _argument_is_variable(call: cst.Call, keyword: str, position: int) -> bool:
+    """Is the argument given, but not as a literal (`inplace=self.inplace`)?"""
+    for index, arg in enumerate(call.args):
+        if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
+            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"))
+    return False
+
+
 def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
     for index, arg in enumerate(call.args):
         if arg.keyword is not None:
@@ -1012,6 +1049,28 @@ def _block(body) -> list:
     if isinstance(body, cst.SimpleStatementSuite):
         return [body]  # `if x: y = 1` on one line: walked like a statement line
     return list(getattr(body, "body", []))
+
+
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def _code(node: cst.CSTNode, limit: int = 40) -> str:
+    """Source text of a node on one line, for messages."""
+    text = " ".join(_EMPTY_MODULE.code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _may_copy(expr) -> bool:
+    """`x.float()`, `x.to(device)`: shares storage only when there is nothing to convert."""
+    while True:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in MAY_ALIAS_METHODS:
+                return True
+            expr = expr.func.value
+        elif isinstance(expr, (cst.Attribute, cst.Subscript)):
+            expr = expr.value
+        else:
+            return False
 
 
 def _names_in(node: cst.CSTNode) -> set:

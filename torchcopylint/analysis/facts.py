@@ -9,13 +9,14 @@ resolved on demand, only for files that have something to report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchcopylint.analysis.aliasing import (
     OPAQUE,
+    _argument_is_variable,
     grad_mode_of_context,
     PURE,
     CallEffect,
@@ -262,8 +263,12 @@ class ModuleFacts(Callees):
             if module != "torch.nn":
                 return OPAQUE
             if class_name in INPLACE_MODULE_ARGUMENT:
-                if _argument_is_true(value, "inplace", INPLACE_MODULE_ARGUMENT[class_name]):
+                position = INPLACE_MODULE_ARGUMENT[class_name]
+                if _argument_is_true(value, "inplace", position):
                     return CallEffect("writes", f"{label} ({class_name}(inplace=True))")
+                if _argument_is_variable(value, "inplace", position):
+                    # `nn.ReLU(inplace=inplace)`: decided at run time, so possibly in place.
+                    return CallEffect("maybe-writes", f"{label} ({class_name}(inplace=...))")
                 return PURE
             if class_name == "Identity":
                 return CallEffect("identity", f"{label} (Identity)")
@@ -315,7 +320,10 @@ class ModuleFacts(Callees):
             return OPAQUE
         facts = self.function_facts(function)
         opaque = False
-        for index, binding in enumerate(facts.parameters):
+        parameters = facts.parameters
+        if self.class_of(function) is not None and parameters and parameters[0].name in ("self", "cls"):
+            parameters = parameters[1:]  # `self.clip_(x)`: x is the method's first argument after self
+        for index, binding in enumerate(parameters):
             events = facts.events_on(binding.storages) if binding.storages else []
             if any(event.certainty == "sure" for event in events):
                 return CallEffect("writes", f"{label}() (writes its argument in place)", index)
@@ -426,12 +434,14 @@ class _BoundCallees(Callees):
 
 
 def _all_same(effects: list[CallEffect]) -> CallEffect:
+    """One effect for a name assigned several times: the same one, or whatever is least certain."""
     kinds = {effect.kind for effect in effects}
     if len(kinds) == 1:
         return effects[0]
-    if "opaque" in kinds or "writes" in kinds:
+    if "opaque" in kinds or "identity" in kinds:
         return OPAQUE
-    return PURE if kinds == {"pure"} else OPAQUE
+    writer = next(effect for effect in effects if effect.kind in ("writes", "maybe-writes"))
+    return CallEffect("maybe-writes", writer.description, writer.argument)
 
 
 def _short(description: str) -> str:

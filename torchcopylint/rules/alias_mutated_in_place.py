@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
@@ -46,7 +45,8 @@ class AliasMutatedInPlace(Rule):
 
 def _first_read_after_write(function: FunctionFacts, alias: Binding):
     for read in sorted(function.reads_of(alias), key=lambda r: function.order_of(r.statement)):
-        for event in read.events_since.get(alias, ()):
+        # Earliest write first, so the message is the same from run to run.
+        for event in sorted(read.events_since.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
             if event.certainty == "sure" and not function.written_through(event, alias):
                 return read, event
     return None

@@ -8,6 +8,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent, Read, goes_through_detach, root_name
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.training import backward_calls
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 from torchcopylint.rules.alias_mutated_in_place import INPLACE_TRIGGERS
@@ -47,13 +48,27 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
     for event in sorted(function.events_on(alias.storages), key=lambda e: function.order_of(e.statement)):
         if event.certainty != "sure" or not function.written_through(event, alias):
             continue
-        if any(original.leaf for original in originals):
+        if any(original.leaf for original in originals) and _backward_across(function, event):
             return event, (f"`{source.value}` requires grad, so a later backward may fail with \"one of the "
                            f"variables needed for gradient computation has been modified by an inplace operation\"")
+        # Otherwise only a later read shows the change: a parameter updated through `p.detach()`
+        # and not read again is the `p.data` idiom, written differently.
         read = _later_read(function, originals, event)
         if read is not None:
             return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change"
     return None
+
+
+def _backward_across(function: FunctionFacts, event: InplaceEvent) -> bool:
+    """Is a loss computed before the write backpropagated after it (so its graph may have saved the value)?"""
+    written = function.order_of(event.statement)
+    for backward in backward_calls(function):
+        if function.order_of(backward.statement) <= written:
+            continue
+        root = root_name(backward.loss)
+        if root is not None and any(function.order_of(b.statement) < written for b in function.bindings_at(root)):
+            return True
+    return False
 
 
 def _later_read(function: FunctionFacts, originals, event: InplaceEvent) -> Optional[Read]:

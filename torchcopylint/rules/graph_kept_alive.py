@@ -74,8 +74,8 @@ def _accumulation(statement, function: FunctionFacts):
     if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
         call = statement.value
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in CONTAINER_METHODS \
-                and isinstance(call.func.value, cst.Name) and len(call.args) == 1:
-            return call.func.value, call.args[0].value, True
+                and isinstance(call.func.value, cst.Name) and call.args:
+            return call.func.value, call.args[-1].value, True  # `insert(i, v)`: the value is last
     return None
 
 
@@ -95,21 +95,38 @@ def _is_fresh_start(binding: Binding) -> bool:
 
 def _carries_graph(value, function: FunctionFacts, backwards: list[Backward], loop) -> Optional[str]:
     """Why the value holds an autograd graph (None if it surely or possibly does not)."""
-    if _detached(value):
-        return None
-    root = root_name(value) if not isinstance(value, cst.BinaryOperation) else None
-    if root is None or root is not value and not isinstance(value, (cst.Subscript, cst.Attribute)):
-        return None
-    bindings = function.bindings_at(root)
-    if not bindings:
-        return None
-    for backward in backwards:
-        if loop in function.loops_of.get(backward.statement, ()) and bindings & _bindings_of(backward.loss, function):
-            return f"`{root.value}` is backpropagated at this loop's `backward()` each iteration"
+    names = list(_attached_names(value))
     in_training_loop = any(loop in function.loops_of.get(b.statement, ()) for b in backwards)
-    if in_training_loop and all(binding.module_output for binding in bindings):
-        return f"`{root.value}` is a model output of a loop that calls `backward()`"
+    for name in names:
+        bindings = function.bindings_at(name)
+        if not bindings:
+            continue
+        for backward in backwards:
+            if loop in function.loops_of.get(backward.statement, ()) and bindings & _bindings_of(backward.loss, function):
+                return f"`{name.value}` is backpropagated at this loop's `backward()` each iteration"
+        if in_training_loop and all(binding.module_output for binding in bindings):
+            return f"`{name.value}` is a model output of a loop that calls `backward()`"
     return None
+
+
+def _attached_names(value):
+    """Names in the value that are not cut off from autograd by `.item()`, `.detach()`, `float()`..."""
+    if _detached(value):
+        return
+    if isinstance(value, cst.Name):
+        yield value
+    elif isinstance(value, cst.BinaryOperation):
+        yield from _attached_names(value.left)
+        yield from _attached_names(value.right)
+    elif isinstance(value, cst.UnaryOperation):
+        yield from _attached_names(value.expression)
+    elif isinstance(value, (cst.Tuple, cst.List)):
+        for element in value.elements:
+            yield from _attached_names(element.value)
+    elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        yield from _attached_names(value.func.value)  # `out.cpu()`, `loss.mean()`: still attached
+    elif isinstance(value, (cst.Subscript, cst.Attribute)):
+        yield from _attached_names(value.value)
 
 
 def _detached(value) -> bool:

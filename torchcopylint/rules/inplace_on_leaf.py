@@ -7,10 +7,12 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, InplaceEvent, goes_through_detach, root_name
+from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+OUT_ERROR = "functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
 VIEW_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_KINDS = {
     "factory": "made with `requires_grad=True`",
@@ -33,6 +35,8 @@ class InplaceOnLeaf(Rule):
                 # where the target must be a known leaf.
                 if event.certainty == "opaque" or event.target is None or _is_initializer(event, facts):
                     continue
+                if _is_inplace_call(event.target):
+                    continue  # `p.mul_(a).add_(b)`: the same tensor again, reported at `mul_`
                 if goes_through_detach(event.target) or not facts.grad_enabled_at(function, event.statement):
                     continue
                 leaf = _leaf_written(event, function, facts)
@@ -47,11 +51,22 @@ class InplaceOnLeaf(Rule):
                 yield self.finding(
                     event.node,
                     f"{event.description} writes `{name}` in place, {described}{where}, in grad mode: "
-                    f"RuntimeError: {VIEW_ERROR if is_view else LEAF_ERROR}",
+                    f"RuntimeError: {_error_text(event, is_view)}",
                     _no_grad_fix(event, function, facts),
                     leaf_line=facts.line_of(origin) if origin is not None else None,
                     target=facts.code_for(event.target),
                 )
+
+
+def _error_text(event: InplaceEvent, is_view: bool) -> str:
+    if event.kind == "out":
+        return OUT_ERROR
+    return VIEW_ERROR if is_view else LEAF_ERROR
+
+
+def _is_inplace_call(target) -> bool:
+    return isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
+        and is_inplace_method_name(target.func.attr.value)
 
 
 def _is_initializer(event: InplaceEvent, facts: ModuleFacts) -> bool:

@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, Read, root_name
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, Read
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 
@@ -89,7 +89,7 @@ def _is_local_activation(function: FunctionFacts, source: cst.Name) -> bool:
             # parameter may be a model parameter an optimizer updates behind our back.
             if not (function.name == "forward" and function.class_name):
                 return False
-        elif binding.kind != "assign" or binding.made_by not in ("new", "alias", "copy"):
+        elif binding.kind != "assign" or binding.made_by not in ("new", "alias", "may-alias", "copy"):
             return False
     return True
 

@@ -1,0 +1,561 @@
+"""Focused tests for TCL004 (inplace-on-leaf), TCL006 (detached-alias-mutated) and
+TCL007 (graph-kept-alive): spellings, messages and fixes that the rule pages do
+not pin down one by one.
+
+The cases at the end were disagreements found while writing the pages (false
+positives, false negatives, inaccurate messages), kept as regression tests.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchcopylint.engine import lint_source
+from torchcopylint.fix import fix_source
+
+
+def _src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _found(source: str, code: str) -> list:
+    return [d for d in lint_source(_src(source), "example.py") if d.code == code]
+
+
+def _lines(source: str, code: str) -> list[int]:
+    return sorted(d.location.line for d in _found(source, code))
+
+
+def _fixed(source: str, code: str) -> str:
+    def relint(text: str) -> list:
+        return [d for d in lint_source(text, "example.py") if d.code == code]
+
+    outcome = fix_source(_src(source), "example.py", relint, unsafe=True)
+    assert outcome.error is None, outcome.error
+    return outcome.fixed
+
+
+# --- TCL004 inplace-on-leaf -------------------------------------------------------
+
+
+LEAF_SPELLINGS = {
+    "method": "w.add_(1.0)",
+    "augmented": "w += 1.0",
+    "item": "w[0] = 1.0",
+    "functional": "torch.relu_(w)",
+    "inplace keyword": "F.relu(w, inplace=True)",
+}
+
+
+@pytest.mark.parametrize("write", LEAF_SPELLINGS.values(), ids=LEAF_SPELLINGS.keys())
+def test_tcl004_write_spellings(write):
+    source = f"""
+        import torch
+        import torch.nn.functional as F
+
+
+        def f():
+            w = torch.zeros(3, requires_grad=True)
+            {write}
+            return w
+        """
+    assert _lines(source, "TCL004") == [7]
+
+
+LEAF_ORIGINS = {
+    "factory": "w = torch.randn(3, requires_grad=True)",
+    "like factory": "w = torch.zeros_like(torch.ones(3), requires_grad=True)",
+    "parameter": "w = nn.Parameter(torch.randn(3))",
+    "requires_grad_": "w = torch.randn(3)\n    w.requires_grad_()",
+    "requires_grad_ True": "w = torch.randn(3)\n    w.requires_grad_(True)",
+    "requires_grad attribute": "w = torch.randn(3)\n    w.requires_grad = True",
+}
+
+
+@pytest.mark.parametrize("origin", LEAF_ORIGINS.values(), ids=LEAF_ORIGINS.keys())
+def test_tcl004_leaf_origins(origin):
+    source = "import torch\nfrom torch import nn\n\n\ndef f():\n    " + origin + "\n    w.mul_(2.0)\n    return w\n"
+    found = [d for d in lint_source(source, "example.py") if d.code == "TCL004"]
+    assert [d.location.line for d in found] == [source.count("\n") - 1]
+
+
+NOT_LEAVES = {
+    "requires_grad False": "w = torch.randn(3, requires_grad=False)",
+    "no requires_grad": "w = torch.randn(3)",
+    "frozen parameter": "w = nn.Parameter(torch.randn(3), requires_grad=False)",
+    "non-leaf": "w = torch.randn(3, requires_grad=True) * 2",
+    "unknown": "w = make_weight()",
+}
+
+
+@pytest.mark.parametrize("origin", NOT_LEAVES.values(), ids=NOT_LEAVES.keys())
+def test_tcl004_silent_for_other_tensors(origin):
+    source = "import torch\nfrom torch import nn\n\n\ndef f(make_weight):\n    " + origin + "\n    w.mul_(2.0)\n    return w\n"
+    assert not [d for d in lint_source(source, "example.py") if d.code == "TCL004"]
+
+
+GRAD_OFF = {
+    "no_grad block": "with torch.no_grad():\n        w.add_(1.0)",
+    "inference_mode block": "with torch.inference_mode():\n        w.add_(1.0)",
+    "set_grad_enabled block": "with torch.set_grad_enabled(False):\n        w.add_(1.0)",
+    "set_grad_enabled call": "torch.set_grad_enabled(False)\n    w.add_(1.0)\n    torch.set_grad_enabled(True)",
+    "through data": "w.data.add_(1.0)",
+    "through detach": "w.detach().add_(1.0)",
+    "nn.init": "nn.init.zeros_(w)",
+    "gradient": "w.grad.zero_()",
+}
+
+
+@pytest.mark.parametrize("body", GRAD_OFF.values(), ids=GRAD_OFF.keys())
+def test_tcl004_silent_without_a_recorded_write(body):
+    source = ("import torch\nfrom torch import nn\n\n\ndef f():\n    w = nn.Parameter(torch.randn(3))\n    "
+              + body + "\n    return w\n")
+    assert not [d for d in lint_source(source, "example.py") if d.code == "TCL004"]
+
+
+def test_tcl004_decorated_function_is_silent():
+    source = """
+        import torch
+        from torch import nn
+
+
+        @torch.no_grad()
+        def clamp_all(model: nn.Module) -> None:
+            for p in model.parameters():
+                p.clamp_(-1.0, 1.0)
+        """
+    assert _lines(source, "TCL004") == []
+
+
+def test_tcl004_helper_called_in_grad_mode_somewhere_is_flagged():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def clamp_all(model: nn.Module) -> None:
+            for p in model.parameters():
+                p.clamp_(-1.0, 1.0)
+
+
+        def train(model: nn.Module) -> None:
+            with torch.no_grad():
+                clamp_all(model)
+            clamp_all(model)
+        """
+    assert _lines(source, "TCL004") == [7]
+
+
+def test_tcl004_method_called_only_under_no_grad_is_silent():
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(1))
+
+            def _clamp(self) -> None:
+                self.scale.clamp_(0.0, 4.0)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                with torch.no_grad():
+                    self._clamp()
+                return x * self.scale
+        """
+    assert _lines(source, "TCL004") == []
+
+
+def test_tcl004_self_attribute_needs_every_assignment_to_be_a_parameter():
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Head(nn.Module):
+            def __init__(self, frozen: bool):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(1))
+                if frozen:
+                    self.scale = torch.ones(1)
+
+            def reset(self) -> None:
+                self.scale.fill_(1.0)
+        """
+    assert _lines(source, "TCL004") == []
+
+
+def test_tcl004_message_names_the_leaf_and_the_error():
+    source = """
+        import torch
+
+
+        def f():
+            w = torch.zeros(3, requires_grad=True)
+            w.add_(1.0)
+            return w
+        """
+    (found,) = _found(source, "TCL004")
+    assert found.message == (
+        "`w.add_()` writes `w` in place, made with `requires_grad=True` (line 5), in grad mode: "
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
+    )
+
+
+@pytest.mark.parametrize("write", ["w[0] = 0.0", "row = w[0]\n    row.zero_()", "w.view(-1).add_(1.0)"])
+def test_tcl004_view_writes_quote_the_view_error(write):
+    source = "import torch\n\n\ndef f():\n    w = torch.zeros(3, 2, requires_grad=True)\n    " + write + "\n    return w\n"
+    found = [d for d in lint_source(source, "example.py") if d.code == "TCL004"]
+    assert len(found) == 1
+    assert found[0].message.endswith(
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def test_tcl004_fix_uses_the_imported_name():
+    source = """
+        import torch as th
+
+
+        def f():
+            w = th.zeros(3, requires_grad=True)
+            w.add_(1.0)
+            return w
+        """
+    assert _fixed(source, "TCL004") == _src("""
+        import torch as th
+
+
+        def f():
+            w = th.zeros(3, requires_grad=True)
+            with th.no_grad():
+                w.add_(1.0)
+            return w
+        """)
+
+
+def test_tcl004_no_fix_for_a_shared_line():
+    source = """
+        import torch
+
+
+        def f():
+            a = torch.zeros(3, requires_grad=True)
+            b = torch.zeros(3, requires_grad=True)
+            a.zero_(); b.zero_()
+            return a, b
+        """
+    assert _lines(source, "TCL004") == [7, 7]
+    assert _fixed(source, "TCL004") == _src(source)
+
+
+def test_tcl004_no_fix_without_a_torch_import():
+    source = """
+        from torch import nn, zeros
+
+
+        def f():
+            w = nn.Parameter(zeros(3))
+            w.add_(1.0)
+            return w
+        """
+    assert _lines(source, "TCL004") == [6]
+    assert _fixed(source, "TCL004") == _src(source)
+
+
+def test_tcl004_out_argument_message_quotes_the_real_error():
+    source = """
+        import torch
+
+
+        def f():
+            w = torch.randn(3, requires_grad=True)
+            torch.mul(w, 2, out=w)
+            return w
+        """
+    (found,) = _found(source, "TCL004")
+    assert "leaf Variable" not in found.message
+
+
+def test_tcl004_chained_requires_grad():
+    source = """
+        import torch
+
+
+        def f():
+            w = torch.randn(3).requires_grad_()
+            w.mul_(2.0)
+            return w
+        """
+    assert _lines(source, "TCL004") == [6]
+
+
+def test_tcl004_chained_inplace_calls():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def shrink(model: nn.Module) -> None:
+            for p in model.parameters():
+                p.mul_(0.5).add_(1.0)
+        """
+    found = _found(source, "TCL004")
+    assert all("a view of a leaf" not in d.message for d in found)
+
+
+# --- TCL006 detached-alias-mutated -----------------------------------------------
+
+
+ALIASES = {
+    "detach": ("x.detach()", "x.detach().clone()"),
+    "data": ("x.data", "x.detach().clone()"),
+    "numpy": ("x.numpy()", "x.numpy().copy()"),
+    "detach numpy": ("x.detach().numpy()", "x.detach().numpy().copy()"),
+}
+
+
+@pytest.mark.parametrize("alias, copy", ALIASES.values(), ids=ALIASES.keys())
+def test_tcl006_alias_forms_and_fixes(alias, copy):
+    template = """
+        import torch
+
+
+        def f(x: torch.Tensor):
+            y = {value}
+            y *= 2
+            return x.sum(), y
+        """
+    source = template.format(value=alias)
+    (found,) = _found(source, "TCL006")
+    assert found.location.line == 5
+    assert found.message == (
+        f"`y = {alias}` shares memory with `x`, and `y *= ...` (line 6) writes through it: "
+        f"`x` is read afterwards (line 7) and sees the change"
+    )
+    assert _fixed(source, "TCL006") == _src(template.format(value=copy))
+
+
+def test_tcl006_leaf_message():
+    source = """
+        import torch
+
+
+        def f(x: torch.Tensor):
+            w = torch.randn(3, requires_grad=True)
+            energy = (x * w).sum()
+            view = w.detach()
+            view.zero_()
+            energy.backward()
+        """
+    (found,) = _found(source, "TCL006")
+    assert found.location.line == 7
+    assert "`w` requires grad, so a later backward may fail" in found.message
+
+
+@pytest.mark.parametrize("between", ["", "z = y\n    "], ids=["direct", "second name"])
+def test_tcl006_write_through_derived_names(between):
+    source = ("import torch\n\n\ndef f(x: torch.Tensor):\n    y = x.detach()\n    " + between
+              + ("z" if between else "y") + ".clamp_(0.0, 1.0)\n    return x\n")
+    assert [d.location.line for d in lint_source(source, "example.py") if d.code == "TCL006"] == [5]
+
+
+SILENT_TCL006 = {
+    "copy": "y = x.detach().clone()\n    y.add_(1.0)\n    return x, y",
+    "rebound": "y = x.detach()\n    y = y * 2\n    y.add_(1.0)\n    return x, y",
+    "x not read": "y = x.detach()\n    y.add_(1.0)\n    return y",
+    "requires_grad_": "y = x.detach()\n    y.requires_grad_()\n    return x, y",
+    "read only": "y = x.detach()\n    return x, y.mean()",
+    "x written": "y = x.detach().clone()\n    x.add_(1.0)\n    return x, y",
+}
+
+
+@pytest.mark.parametrize("body", SILENT_TCL006.values(), ids=SILENT_TCL006.keys())
+def test_tcl006_silent(body):
+    source = "import torch\n\n\ndef f(x: torch.Tensor):\n    " + body + "\n"
+    assert not lint_source(source, "example.py")
+
+
+def test_tcl006_optimizer_update_through_named_alias():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def sgd(model: nn.Module, lr: float) -> None:
+            for p in model.parameters():
+                d = p.detach()
+                d.add_(p.grad, alpha=-lr)
+        """
+    assert _lines(source, "TCL006") == []
+
+
+def test_tcl006_module_output_through_a_view_method():
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Scorer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 1)
+
+            def forward(self, x):
+                scores = self.head(x).squeeze(-1)
+                frozen = scores.detach()
+                frozen.clamp_(min=0.0)
+                return scores.sigmoid(), frozen
+        """
+    assert _lines(source, "TCL006") == [12]
+
+
+# --- TCL007 graph-kept-alive -------------------------------------------------------
+
+
+def _training_loop(accumulate: str, before: str = "acc = 0.0") -> str:
+    return f"""
+        import torch
+        import torch.nn.functional as F
+
+
+        def train(model, loader, optimizer):
+            {before}
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+                {accumulate}
+            return acc
+        """
+
+
+ACCUMULATIONS = {
+    "augmented": ("acc += loss", "acc = 0.0", "acc += loss.item()"),
+    "subtract": ("acc -= loss", "acc = 0.0", "acc -= loss.item()"),
+    "rebinding": ("acc = acc + loss", "acc = 0.0", "acc = acc + loss.item()"),
+    "append": ("acc.append(loss)", "acc = []", "acc.append(loss.detach())"),
+    "extend": ("acc.extend(loss)", "acc = []", "acc.extend(loss.detach())"),
+    "set add": ("acc.add(loss)", "acc = set()", "acc.add(loss.detach())"),
+    "item assignment": ("acc[len(acc)] = loss", "acc = {}", "acc[len(acc)] = loss.detach()"),
+}
+
+
+@pytest.mark.parametrize("statement, before, fixed", ACCUMULATIONS.values(), ids=ACCUMULATIONS.keys())
+def test_tcl007_accumulations_and_fixes(statement, before, fixed):
+    source = _training_loop(statement, before)
+    assert _lines(source, "TCL007") == [12]
+    assert _fixed(source, "TCL007") == _src(_training_loop(fixed, before))
+
+
+def test_tcl007_message():
+    (found,) = _found(_training_loop("acc += loss"), "TCL007")
+    assert found.message == (
+        "`acc += loss` inside the loop keeps every iteration's autograd graph alive (`loss` is "
+        "backpropagated at this loop's `backward()` each iteration); accumulate `loss.item()` instead"
+    )
+
+
+@pytest.mark.parametrize("backward", [
+    "scaler.scale(loss).backward()",
+    "accelerator.backward(loss)",
+    "self.manual_backward(loss)",
+])
+def test_tcl007_backward_spellings(backward):
+    source = f"""
+        import torch
+
+
+        class Loop:
+            def run(self, model, loader, scaler, accelerator):
+                total = 0.0
+                for x in loader:
+                    loss = model(x)
+                    {backward}
+                    total += loss
+                return total
+        """
+    assert _lines(source, "TCL007") == [10]
+
+
+SILENT_TCL007 = {
+    "item": ("acc += loss.item()", "acc = 0.0"),
+    "float": ("acc += float(loss)", "acc = 0.0"),
+    "detach": ("acc.append(loss.detach())", "acc = []"),
+    "tolist": ("acc.extend(loss.tolist())", "acc = []"),
+    "data": ("acc.append(loss.data)", "acc = []"),
+    "no_grad": ("with torch.no_grad():\n                    acc += loss", "acc = torch.zeros(())"),
+}
+
+
+@pytest.mark.parametrize("statement, before", SILENT_TCL007.values(), ids=SILENT_TCL007.keys())
+def test_tcl007_silent(statement, before):
+    assert not lint_source(_src(_training_loop(statement, before)), "example.py")
+
+
+def test_tcl007_silent_when_the_sum_is_backpropagated():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def step(heads, x, y, optimizer):
+            criterion = nn.MSELoss()
+            for _ in range(3):
+                total = 0.0
+                for head in heads:
+                    loss = criterion(head(x), y)
+                    total = total + loss
+                total.backward()
+                optimizer.step()
+        """
+    assert not lint_source(_src(source), "example.py")
+
+
+def test_tcl007_silent_outside_loops_and_without_backward():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def evaluate(model, loader):
+            criterion = nn.MSELoss()
+            total = 0.0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                total += loss
+            return total
+        """
+    assert not lint_source(_src(source), "example.py")
+
+
+def test_tcl007_model_output_of_a_constructed_module():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def train(loader):
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            outputs = []
+            for x, y in loader:
+                out = model(x)
+                loss = (out - y).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                outputs.append(out)
+            return outputs
+        """
+    (found,) = _found(source, "TCL007")
+    assert found.location.line == 15
+    assert "`out` is a model output of a loop that calls `backward()`" in found.message
+
+
+def test_tcl007_insert():
+    assert _lines(_training_loop("acc.insert(0, loss)", "acc = []"), "TCL007") == [12]

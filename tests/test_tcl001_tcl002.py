@@ -1,0 +1,671 @@
+"""Focused cases for TCL001 redundant-clone and TCL002 alias-mutated-in-place.
+
+The rule pages (rules/TCL001.md, rules/TCL002.md) carry the realistic examples;
+these are the small, tricky cases around them: which writes reach which
+storage, which values escape, what the fix becomes. Cases where the current
+analysis once disagreed with the right answer are kept at the end as regression tests.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchcopylint.diagnostic import Applicability
+from torchcopylint.engine import lint_source
+from torchcopylint.fix import fix_source
+
+HEADER = """\
+import torch
+import torch as th
+import torch.nn.functional as F
+from torch import nn
+
+
+"""
+
+
+def block(forward_body: str, init_body: str = "self.fc = nn.Linear(dim, dim)", extra: str = "") -> str:
+    """A module `Block` whose `forward(self, x)` runs `forward_body`."""
+    init = textwrap.indent(textwrap.dedent(init_body).strip("\n"), " " * 8)
+    body = textwrap.indent(textwrap.dedent(forward_body).strip("\n"), " " * 8)
+    return (
+        HEADER
+        + "class Block(nn.Module):\n"
+        + "    def __init__(self, dim: int):\n"
+        + "        super().__init__()\n"
+        + init
+        + "\n\n    def forward(self, x):\n"
+        + body
+        + "\n"
+        + (("\n\n" + textwrap.dedent(extra).strip("\n") + "\n") if extra else "")
+    )
+
+
+def line_of(source: str, text: str) -> int:
+    """The 1-based line of the first line containing `text`."""
+    return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def lint(source: str, code: str) -> list:
+    return [d for d in lint_source(source, "case.py") if d.code == code]
+
+
+def lines(source: str, code: str) -> list[int]:
+    return sorted(d.location.line for d in lint(source, code))
+
+
+def fixed(source: str, code: str) -> str:
+    outcome = fix_source(source, "case.py", lambda text: lint(text, code), unsafe=True)
+    assert outcome.error is None
+    return outcome.fixed
+
+
+# --------------------------------------------------------------- TCL001 flagged
+
+
+def test_residual_clone_is_flagged_with_safe_fix_and_residual_message():
+    source = block("""
+        identity = x.clone()
+        out = self.fc(x)
+        out += identity
+        return out
+    """)
+    [diagnostic] = lint(source, "TCL001")
+    assert diagnostic.location.line == line_of(source, "identity = x.clone()")
+    added_back = line_of(source, "out += identity")
+    assert "copies the block input" in diagnostic.message and f"added back at line {added_back}" in diagnostic.message
+    assert diagnostic.fix.applicability is Applicability.SAFE
+    assert "identity = x\n" in fixed(source, "TCL001")
+
+
+def test_plain_message_when_the_copy_is_not_added_back():
+    source = block("""
+        gate = torch.sigmoid(self.fc(x))
+        saved = gate.clone()
+        return x * saved
+    """)
+    [diagnostic] = lint(source, "TCL001")
+    assert diagnostic.location.line == line_of(source, "saved = gate.clone()")
+    last_read = line_of(source, "return x * saved")
+    assert "is never needed" in diagnostic.message and f"last read at line {last_read}" in diagnostic.message
+
+
+@pytest.mark.parametrize("spelling", [
+    "torch.clone(x)",
+    "th.clone(x)",
+    "x.clone(memory_format=torch.preserve_format)",
+])
+def test_clone_spellings(spelling):
+    source = block(f"""
+        identity = {spelling}
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == [line_of(source, spelling)]
+    assert "identity = x\n" in fixed(source, "TCL001")
+
+
+def test_annotated_assignment_is_a_copy_too():
+    source = block("""
+        identity: torch.Tensor = x.clone()
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == [line_of(source, "x.clone()")]
+
+
+def test_write_before_the_clone_does_not_make_it_needed():
+    source = block("""
+        h = self.fc(x)
+        h.relu_()
+        identity = h.clone()
+        return self.fc(h) + identity
+    """)
+    assert lines(source, "TCL001") == [line_of(source, "h.clone()")]
+
+
+def test_in_place_write_on_a_fresh_tensor_does_not_make_it_needed():
+    source = block("""
+        identity = x.clone()
+        out = self.act(self.fc(x))
+        return out + identity
+    """, init_body="""
+        self.fc = nn.Linear(dim, dim)
+        self.act = nn.ReLU(inplace=True)
+    """)
+    assert lines(source, "TCL001") == [line_of(source, "x.clone()")]
+
+
+def test_rebinding_the_source_then_writing_the_new_tensor():
+    source = block("""
+        identity = x.clone()
+        x = self.fc(x)
+        x.relu_()
+        return x + identity
+    """)
+    assert lines(source, "TCL001") == [line_of(source, "x.clone()")]
+
+
+def test_module_subclass_through_a_local_base_class():
+    source = HEADER + textwrap.dedent("""\
+        class Base(nn.Module):
+            pass
+
+
+        class Block(Base):
+            def __init__(self, dim: int):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                identity = x.clone()
+                return self.fc(x) + identity
+        """)
+    assert lines(source, "TCL001") == [line_of(source, "x.clone()")]
+
+
+def test_unknown_layer_between_clone_and_read_makes_the_fix_unsafe():
+    source = (
+        "import torch\nfrom torch import nn\nfrom somewhere import ConvBlock\n\n\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self, dim: int):\n"
+        "        super().__init__()\n"
+        "        self.body = ConvBlock(dim)\n\n"
+        "    def forward(self, x):\n"
+        "        identity = x.clone()\n"
+        "        return self.body(x) + identity\n"
+    )
+    [diagnostic] = lint(source, "TCL001")
+    assert diagnostic.location.line == line_of(source, "x.clone()")
+    assert diagnostic.message.endswith("(assuming self.body() does not write its input in place)")
+    assert diagnostic.fix.applicability is Applicability.UNSAFE
+
+
+# ---------------------------------------------------------------- TCL001 silent
+
+
+@pytest.mark.parametrize("write", [
+    "x.relu_()",
+    "x += 1",
+    "x[:, 0] = 0",
+    "x.data.clamp_(min=0)",
+    "F.relu(x, inplace=True)",
+    "F.relu(x, True)",
+    "torch.relu_(x)",
+    "torch.mul(x, 2, out=x)",
+    "x.view(-1).mul_(2)",
+    "x.detach().zero_()",
+])
+def test_write_to_the_source_keeps_the_clone(write):
+    source = block(f"""
+        identity = x.clone()
+        {write}
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+@pytest.mark.parametrize("init", [
+    "self.act = nn.ReLU(inplace=True)",
+    "self.act = nn.ReLU(True)",
+    "self.act = nn.Dropout(0.1, inplace=True)",
+    "self.act = nn.Sequential(nn.ReLU(inplace=True), nn.Linear(dim, dim))",
+])
+def test_in_place_layer_on_the_source_keeps_the_clone(init):
+    source = block("""
+        identity = x.clone()
+        out = self.act(x)
+        return out + identity
+    """, init_body=init)
+    assert lines(source, "TCL001") == []
+
+
+def test_local_in_place_module_keeps_the_clone():
+    source = block("""
+        act = nn.ReLU(inplace=True)
+        identity = x.clone()
+        return act(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_local_class_whose_forward_writes_its_input_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        return self.act(x) + identity
+    """, init_body="self.act = ScaledReLU()", extra="""
+        class ScaledReLU(nn.Module):
+            def forward(self, x):
+                return x.clamp_(min=0).mul_(2.0)
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_annotated_local_function_writing_its_argument_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        return clip_(x) + identity
+    """, extra="""
+        def clip_(t: torch.Tensor) -> torch.Tensor:
+            return t.clamp_(-1.0, 1.0)
+    """)
+    assert lines(source, "TCL001") == []
+
+
+@pytest.mark.parametrize("write", [
+    "left, right = x.chunk(2, dim=1)\n        right.relu_()",
+    "x.chunk(2, dim=1)[0].relu_()",
+    "head, tail = x.split([1, 3], dim=1)\n        tail.zero_()",
+])
+def test_write_through_a_chunk_of_the_source_keeps_the_clone(write):
+    # chunk/split/unbind return views of x (autograd forbids writing them in grad
+    # mode; under no_grad, or on tensors that do not require grad, the write goes to x).
+    source = block(f"""
+        identity = x.clone()
+        {write}
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_write_to_a_view_of_the_source_keeps_the_clone():
+    source = block("""
+        tokens = x.flatten(1)
+        saved = tokens.clone()
+        x.relu_()
+        return self.fc(x) + saved
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_write_through_a_view_of_the_copy_keeps_the_clone():
+    source = block("""
+        saved = x.clone()
+        flat = saved.view(-1)
+        flat.mul_(0.5)
+        return self.fc(x) + saved
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_write_after_the_last_read_keeps_the_clone():
+    # Autograd saved `branch` for the multiplication's backward; without the
+    # clone, the in-place ReLU would fail that backward.
+    source = block("""
+        branch = x.clone()
+        scaled = branch * self.gamma
+        features = self.act(x)
+        return scaled, features
+    """, init_body="""
+        self.gamma = nn.Parameter(torch.ones(dim))
+        self.act = nn.ReLU(inplace=True)
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_loop_carried_write_keeps_the_clone():
+    source = block("""
+        h = self.fc(x)
+        initial = h.clone()
+        for _ in range(3):
+            h.mul_(0.9).add_(self.fc(initial))
+        return h
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_conditional_write_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        if self.training:
+            x.mul_(0.5)
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+@pytest.mark.parametrize("escape", [
+    "return self.fc(x), copy",
+    "self.cache = copy\n        return self.fc(x)",
+    "self.bank.append(copy)\n        return self.fc(x)",
+    "pair = (copy, x)\n        return self.fc(x), pair",
+    "torch.save(copy, 'dump.pt')\n        return self.fc(x)",
+    "hook(copy)\n        return self.fc(x)",
+])
+def test_an_escaping_copy_is_not_judged(escape):
+    source = block(f"""
+        copy = x.clone()
+        {escape}
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_source_passed_to_an_unknown_function_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        augment_(x)
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+@pytest.mark.parametrize("memory_format", ["torch.channels_last", "torch.contiguous_format"])
+def test_layout_changing_clone_is_not_judged(memory_format):
+    source = block(f"""
+        identity = x.clone(memory_format={memory_format})
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_parameter_of_another_function_is_not_an_activation():
+    source = HEADER + textwrap.dedent("""\
+        def residual(x: torch.Tensor, layer: nn.Module) -> torch.Tensor:
+            identity = x.clone()
+            return layer(x) + identity
+        """)
+    assert lines(source, "TCL001") == []
+
+
+def test_forward_of_a_class_that_is_not_a_module_is_not_judged():
+    source = HEADER + textwrap.dedent("""\
+        class Helper:
+            def forward(self, x):
+                identity = x.clone()
+                return x * 2 + identity
+        """)
+    assert lines(source, "TCL001") == []
+
+
+def test_self_state_and_loop_variables_are_not_activations():
+    source = block("""
+        negatives = self.queue.clone()
+        total = 0
+        for feature in x:
+            copy = feature.clone()
+            total = total + self.fc(copy)
+        return total, negatives
+    """, init_body="""
+        self.fc = nn.Linear(dim, dim)
+        self.register_buffer("queue", torch.zeros(4, dim))
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_copy_that_is_never_read_is_not_judged():
+    source = block("""
+        unused = x.clone()
+        return self.fc(x)
+    """)
+    assert lines(source, "TCL001") == []
+
+
+# --------------------------------------------------------------- TCL002 flagged
+
+
+@pytest.mark.parametrize("write, event", [
+    ("x.relu_()", "`x.relu_()`"),
+    ("x += 1", "`x += ...`"),
+    ("x -= x.mean()", "`x -= ...`"),
+    ("x[..., 0] = 0", "line N"),
+    ("x[:, :2] += 1", "line N"),
+    ("F.relu(x, inplace=True)", "`F.relu(..., inplace=True)`"),
+    ("F.relu(x, True)", "`F.relu(..., inplace=True)`"),
+    ("torch.relu_(x)", "`torch.relu_()`"),
+    ("torch.mul(x, 2, out=x)", "`out=` argument"),
+    ("x = x.relu_()", "`x.relu_()`"),
+    ("x.data.zero_()", "`x.data.zero_()`"),
+    ("x.T.relu_()", "`x.T.relu_()`"),
+])
+def test_alias_read_after_a_write_through_the_source(write, event):
+    source = block(f"""
+        identity = x
+        {write}
+        return self.fc(x) + identity
+    """)
+    [diagnostic] = lint(source, "TCL002")
+    assert diagnostic.location.line == line_of(source, "identity = x")
+    assert event.replace("line N", f"line {line_of(source, write)}") in diagnostic.message
+    assert diagnostic.message.startswith("`identity` aliases `x`, which ")
+    read = line_of(source, "return self.fc(x) + identity")
+    assert diagnostic.message.endswith(f"before `identity` is read at line {read}")
+    assert diagnostic.fix.applicability is Applicability.UNSAFE
+    assert "identity = x.clone()\n" in fixed(source, "TCL002")
+
+
+@pytest.mark.parametrize("alias", [
+    "x.detach()", "x.data", "x.T", "x[:, :2]", "x[-1]", "x[..., None]", "x.view(-1)", "x.reshape(-1)",
+    "x.flatten(1)", "x.unsqueeze(0)", "x.squeeze()", "x.permute(1, 0)", "x.transpose(0, 1)", "x.t()",
+    "x.expand(4, -1, -1)", "x.narrow(1, 0, 2)", "torch.flatten(x)",
+])
+def test_views_and_detached_aliases_are_aliases(alias):
+    source = block(f"""
+        identity = {alias}
+        x.relu_()
+        return self.fc(x), identity
+    """)
+    assert lines(source, "TCL002") == [line_of(source, "identity = ")]
+    assert f"identity = {alias}.clone()\n" in fixed(source, "TCL002")
+
+
+def test_conditional_alias_is_parenthesized_by_the_fix():
+    source = block("""
+        identity = x.flatten(1) if self.training else x
+        x.relu_()
+        return self.fc(x), identity
+    """)
+    assert lines(source, "TCL002") == [line_of(source, "identity = ")]
+    assert "identity = (x.flatten(1) if self.training else x).clone()\n" in fixed(source, "TCL002")
+
+
+@pytest.mark.parametrize("init", ["self.act = nn.ReLU(inplace=True)", "self.act = nn.Identity()"])
+def test_module_that_returns_its_input_keeps_the_storage(init):
+    # `x = self.act(x)` with an in-place (or identity) module is not a rebinding to
+    # new storage: the later `x.mul_()` still writes what `identity` holds.
+    source = block("""
+        identity = x
+        x = self.act(x)
+        x.mul_(2)
+        return x + identity
+    """, init_body=init)
+    [diagnostic] = lint(source, "TCL002")
+    assert diagnostic.location.line == line_of(source, "identity = x")
+    assert f"`x.mul_()` (line {line_of(source, 'x.mul_(2)')})" in diagnostic.message \
+        or f"self.act (ReLU(inplace=True), line {line_of(source, 'x = self.act(x)')})" in diagnostic.message
+
+
+def test_write_through_another_alias_of_the_same_storage():
+    source = block("""
+        identity = x
+        out = x
+        out.relu_()
+        return self.fc(out) + identity
+    """)
+    [diagnostic] = lint(source, "TCL002")
+    assert diagnostic.location.line == line_of(source, "identity = x")
+    assert f"`out.relu_()` (line {line_of(source, 'out.relu_()')})" in diagnostic.message
+
+
+def test_write_on_one_path_is_enough():
+    source = block("""
+        identity = x
+        if self.training:
+            x.relu_()
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL002") == [line_of(source, "identity = x")]
+
+
+def test_loop_carried_write_reaches_the_read_at_the_top_of_the_body():
+    source = block("""
+        h = self.fc(x)
+        start = h
+        for _ in range(3):
+            out = self.fc(start)
+            h.mul_(0.9)
+        return h, out
+    """)
+    [diagnostic] = lint(source, "TCL002")
+    assert diagnostic.location.line == line_of(source, "start = h")
+    assert f"`h.mul_()` (line {line_of(source, 'h.mul_(0.9)')})" in diagnostic.message
+
+
+# ---------------------------------------------------------------- TCL002 silent
+
+
+@pytest.mark.parametrize("forward", [
+    # rebinding before the write
+    "identity = x\nx = self.fc(x)\nx.relu_()\nreturn x + identity",
+    # the alias is taken after the write
+    "x.relu_()\nidentity = x\nreturn self.fc(x) + identity",
+    # read only before the write
+    "identity = x\nout = self.fc(identity)\nx.relu_()\nreturn out, x",
+    # the write is on a path that returns first
+    "identity = x\nif self.training:\n    x.relu_()\n    return self.fc(x)\nreturn self.fc(x) + identity",
+    # write through the alias itself, or a name derived from it
+    "h = self.fc(x)\nout = h\nout.relu_()\nreturn out",
+    "h = self.fc(x)\nout = h\nview = out.view(-1)\nview.relu_()\nreturn out + h",
+    # advanced indexing copies
+    "identity = x[:, [0, 1]]\nx.relu_()\nreturn self.fc(x), identity",
+    "identity = x[x > 0]\nx.relu_()\nreturn self.fc(x), identity",
+    "identity = x[:, self.index]\nx.relu_()\nreturn self.fc(x), identity",
+    # copies
+    "identity = x.clone()\nx.relu_()\nreturn self.fc(x) + identity",
+    "identity = x * 1\nx.relu_()\nreturn self.fc(x) + identity",
+    # a number, not a tensor
+    "identity = x\ncount = 0\ncount += 1\nreturn self.fc(x) + identity * count",
+    # a write to another tensor
+    "identity = x\nself.running.mul_(0.9)\nreturn self.fc(x) + identity",
+])
+def test_tcl002_silent(forward):
+    source = block(forward, init_body="""
+        self.fc = nn.Linear(dim, dim)
+        self.index = [0, 1]
+        self.register_buffer("running", torch.zeros(dim))
+    """)
+    assert lines(source, "TCL002") == []
+
+
+@pytest.mark.parametrize("init", [
+    "self.act = nn.ReLU()",
+    "self.act = nn.ReLU(inplace=False)",
+    "self.act = nn.Dropout(0.1)",
+])
+def test_out_of_place_layers_do_not_write(init):
+    source = block("""
+        identity = x
+        x = self.act(x)
+        return x + identity
+    """, init_body=init)
+    assert lines(source, "TCL002") == []
+
+
+# -------------------------------------------- cases the page review found (regression tests)
+
+
+def test_inplace_given_as_a_variable_keeps_the_clone():
+    source = HEADER + textwrap.dedent("""\
+        class Block(nn.Module):
+            def __init__(self, dim: int, inplace: bool = True):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+                self.act = nn.ReLU(inplace=inplace)
+
+            def forward(self, x):
+                identity = x.clone()
+                return self.fc(self.act(x)) + identity
+        """)
+    assert lines(source, "TCL001") == []
+
+
+def test_functional_inplace_given_as_a_variable_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        out = F.relu(x, inplace=self.inplace)
+        return self.fc(out) + identity
+    """, init_body="""
+        self.fc = nn.Linear(dim, dim)
+        self.inplace = True
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_write_through_an_unbound_row_of_the_source_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        for row in x.unbind(0):
+            row.relu_()
+        return self.fc(x) + identity
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_contiguous_may_return_its_receiver():
+    source = block("""
+        h = x.contiguous()
+        saved = h.clone()
+        x.relu_()
+        return self.fc(x) + saved
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_local_function_with_unannotated_parameter_writing_it_keeps_the_clone():
+    source = block("""
+        identity = x.clone()
+        return self.fc(clip_(x, 1.0)) + identity
+    """, extra="""
+        def clip_(t, limit):
+            t.clamp_(-limit, limit)
+            return t
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_method_writing_its_argument_keeps_the_clone():
+    source = HEADER + textwrap.dedent("""\
+        class Block(nn.Module):
+            def __init__(self, dim: int):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+
+            def clip_(self, t, limit):
+                return t.clamp_(-limit, limit)
+
+            def forward(self, x):
+                identity = x.clone()
+                return self.fc(self.clip_(x, 1.0)) + identity
+        """)
+    assert lines(source, "TCL001") == []
+
+
+def test_in_place_layer_named_update_is_seen():
+    source = block("""
+        identity = x
+        out = self.update(x)
+        return out + identity
+    """, init_body="self.update = nn.ReLU(inplace=True)")
+    assert lines(source, "TCL002") == [line_of(source, "identity = x")]
+
+
+def test_yielded_copy_is_not_judged():
+    source = block("""
+        h = self.fc(x)
+        snapshot = h.clone()
+        yield snapshot
+        yield self.fc(h)
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_message_names_the_first_write_deterministically():
+    source = block("""
+        membrane = self.fc(x)
+        initial = membrane
+        for _ in range(3):
+            membrane.mul_(0.9).add_(self.fc(initial))
+        return membrane
+    """)
+    messages = {lint(source, "TCL002")[0].message for _ in range(20)}
+    assert len(messages) == 1
+    assert f"`membrane.mul_()` (line {line_of(source, 'membrane.mul_(')})" in messages.pop()
