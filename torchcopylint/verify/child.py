@@ -15,7 +15,7 @@ import sys
 import time
 
 
-class ExperimentTimeout(Exception):
+class ExperimentTimeout(BaseException):  # not Exception: the code under test catches those
     pass
 
 
@@ -58,6 +58,16 @@ def main(job_path: str, results_path: str) -> int:
         return 0
     if job["device"] == "cuda":
         torch.set_default_device("cuda")
+        # Bitwise comparisons need deterministic kernels (some cuDNN backward algorithms are not).
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+    if "optim" in job["source"]:
+        # The first optimizer imports torch._dynamo (seconds): pay it before any time limit starts.
+        import torch.optim  # noqa: F401
+        try:
+            import torch._dynamo  # noqa: F401
+        except Exception:  # noqa: BLE001 - only a warm-up
+            pass
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     factories = Factories(job.get("factories", {}))
     for diagnosis in job["diagnostics"]:
@@ -76,6 +86,8 @@ def main(job_path: str, results_path: str) -> int:
             record(diagnosis["index"], outcome.status, outcome.evidence, time.perf_counter() - started)
         except ExperimentTimeout:
             record(diagnosis["index"], "unverified", f"timed out after {job['timeout']:g} s")
+        except SystemExit as stop:  # the user's code called sys.exit(): this diagnosis only is lost
+            record(diagnosis["index"], "unverified", f"the code called sys.exit({stop.code!r})")
         except CannotRun as reason:
             record(diagnosis["index"], "unverified", str(reason))
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything

@@ -67,7 +67,7 @@ def observe(diagnostics: list[Diagnostic], command: str, stop_when_decided: bool
         plan["diagnoses"][str(index)] = {"code": diagnostic.code}
         for line, when, role, facts in roles:
             probe_id = len(plan["probes"])
-            plan["probes"][str(probe_id)] = {"diagnosis": index, "role": role, **facts}
+            plan["probes"][str(probe_id)] = {"diagnosis": index, "role": role, "line": line, **facts}
             plan["files"].setdefault(path, []).append([probe_id, line, when])
     with tempfile.TemporaryDirectory(prefix="torchcopylint-run-") as directory:
         plan_path = Path(directory, "plan.json")
@@ -75,8 +75,10 @@ def observe(diagnostics: list[Diagnostic], command: str, stop_when_decided: bool
         output = Path(directory, "observations")
         output.mkdir()
         environment = dict(os.environ)
-        environment["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(HOOK_DIRECTORY), str(PACKAGE_ROOT), environment.get("PYTHONPATH")]))
+        # Only the hook goes on PYTHONPATH; it imports the probes from our package root and takes
+        # that off sys.path again, so the program sees its own packages, not ours.
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK_DIRECTORY), environment.get("PYTHONPATH")]))
+        environment["TORCHCOPYLINT_PACKAGE_ROOT"] = str(PACKAGE_ROOT)
         environment["TORCHCOPYLINT_PROBE_PLAN"] = str(plan_path)
         environment["TORCHCOPYLINT_PROBE_OUT"] = str(output)
         sys.stderr.flush()
@@ -84,7 +86,8 @@ def observe(diagnostics: list[Diagnostic], command: str, stop_when_decided: bool
         completed = subprocess.run(command, shell=True, env=environment, stdin=subprocess.DEVNULL,
                                    stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
         merged = _merge(output)
-    verdicts = {int(index): _verdict(diagnostics[int(index)].code, merged.get(index)) for index in plan["diagnoses"]}
+    verdicts = {int(index): _verdict(diagnostics[int(index)].code, merged.get(index), diagnostics[int(index)].path)
+                for index in plan["diagnoses"]}
     return Observation([dataclasses.replace(d, verdict=verdicts[i]) if i in verdicts else d
                         for i, d in enumerate(diagnostics)], completed.returncode)
 
@@ -98,25 +101,32 @@ def _merge(directory: Path) -> dict:
             continue
         for index, seen in observations.items():
             total = merged.setdefault(index, {"reached": 0, "executions": 0, "confirmed": 0, "refuted": 0,
-                                              "evidence": "", "failures": []})
+                                              "confirmed_evidence": "", "refuted_evidence": "", "failures": []})
             for key in ("reached", "executions", "confirmed", "refuted"):
                 total[key] += seen.get(key, 0)
-            if seen.get("evidence") and (seen.get("confirmed") or not total["evidence"]):
-                total["evidence"] = seen["evidence"]
+            for key in ("confirmed_evidence", "refuted_evidence"):
+                total[key] = total[key] or seen.get(key, "")
             total["failures"].extend(seen.get("failures", []))
     return merged
 
 
-def _verdict(code: str, seen: Optional[dict]) -> Verdict:
+def _verdict(code: str, seen: Optional[dict], path: str) -> Verdict:
+    if seen and seen["failures"] and not seen["reached"]:
+        return Verdict("unverified", seen["failures"][0])
     if not seen or not seen["reached"]:
+        name = Path(path).name
+        if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+            # pytest imports its test modules with its own import hook, which the probes cannot reach.
+            return Verdict("unverified", "not observed: pytest loads test modules and conftest.py itself; "
+                                         "--run observes the code they import")
         return Verdict("not reached", "the flagged line never ran")
     runs = f"{seen['executions']} execution(s) observed"
     if code == "TCL001" and seen["refuted"]:
         # One execution where the clone was needed is enough to keep it.
-        return Verdict("refuted", f"{seen['evidence']} ({seen['refuted']} of {runs})")
+        return Verdict("refuted", f"{seen['refuted_evidence']} ({seen['refuted']} of {runs})")
     if seen["confirmed"]:
-        return Verdict("confirmed", f"{seen['evidence']} ({runs})")
+        return Verdict("confirmed", f"{seen['confirmed_evidence']} ({runs})")
     if seen["refuted"]:
-        return Verdict("refuted", f"{seen['evidence']} ({runs})")
+        return Verdict("refuted", f"{seen['refuted_evidence']} ({runs})")
     failure = seen["failures"][0] if seen["failures"] else "the probes could not decide"
     return Verdict("unverified", f"reached, but undecided: {failure}")

@@ -8,12 +8,17 @@ At exit each process writes what it saw to a JSON file in the probe directory.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import json
 import os
 import sys
+import time
 import weakref
 from typing import Any, Optional
+
+# Seconds between two dumps while the program runs (a forked worker exits without atexit).
+DUMP_INTERVAL = 1.0
 
 
 class ProbeRuntime:
@@ -24,7 +29,25 @@ class ProbeRuntime:
         self.observations: dict[str, dict] = {}
         self.memory: dict[str, Any] = {}
         self._globals: dict = {}
+        self._compiled: dict[str, Any] = {}
+        self._last_dump = 0.0
         atexit.register(self.dump)
+        if hasattr(os, "register_at_fork"):
+            # A forked child starts with the parent's observations: it must report only its own.
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self.observations = {}
+        self.memory = {}
+        self._last_dump = 0.0
+
+    def unplaced(self, probe_ids: list[int], path: str) -> None:
+        """Probes the rewriter could not put on their line: their diagnoses stay undecided, and say why."""
+        for probe_id in probe_ids:
+            probe = self.plan["probes"].get(str(probe_id))
+            if probe is not None:
+                observation = self._observation(str(probe["diagnosis"]))
+                observation["failures"].append(f"no probe could be placed at line {probe.get('line')} of {path}")
 
     # ------------------------------------------------------------------ entry points
 
@@ -39,9 +62,9 @@ class ProbeRuntime:
         if probe is None:
             return
         index = str(probe["diagnosis"])
-        observation = self.observations.setdefault(
-            index, {"reached": 0, "executions": 0, "confirmed": 0, "refuted": 0, "evidence": "", "failures": []})
+        observation = self._observation(index)
         observation["reached"] += 1
+        decided_before = observation["confirmed"] + observation["refuted"]
         self._globals = frame_globals
         try:
             handler = getattr(self, "_" + probe["role"])
@@ -49,9 +72,19 @@ class ProbeRuntime:
         except Exception as error:  # noqa: BLE001 - a probe must never break the program
             if len(observation["failures"]) < 3:
                 observation["failures"].append(f"{type(error).__name__}: {error}"[:200])
+        now = time.monotonic()
+        first_decision = not decided_before and observation["confirmed"] + observation["refuted"]
+        if first_decision or now - self._last_dump > DUMP_INTERVAL:
+            self._last_dump = now
+            self.dump()
         if self.plan.get("stop_when_decided") and self._all_decided():
             self.dump()
             os._exit(0)
+
+    def _observation(self, index: str) -> dict:
+        return self.observations.setdefault(index, {
+            "reached": 0, "executions": 0, "confirmed": 0, "refuted": 0,
+            "confirmed_evidence": "", "refuted_evidence": "", "failures": []})
 
     def _all_decided(self) -> bool:
         return all(self.observations.get(str(index), {}).get("confirmed") or
@@ -61,13 +94,23 @@ class ProbeRuntime:
     # ------------------------------------------------------------------ helpers
 
     def _value(self, expression: str, frame_locals: dict) -> Any:
-        return eval(expression, self._globals, frame_locals)  # noqa: S307 - the user's own names
+        """The value of a name, attribute or subscript in the user's frame. Anything with a call
+        is not evaluated: running it again could change the program (random numbers, I/O)."""
+        code = self._compiled.get(expression)
+        if code is None:
+            tree = ast.parse(expression, mode="eval")
+            if any(isinstance(node, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.Lambda))
+                   for node in ast.walk(tree)):
+                raise ValueError(f"`{expression}` contains a call; not evaluated again, to keep the program's results")
+            code = self._compiled[expression] = compile(tree, "<torchcopylint probe>", "eval")
+        return eval(code, self._globals, frame_locals)  # noqa: S307 - the user's own names
 
     def _decide(self, observation: dict, confirmed: bool, evidence: str) -> None:
         observation["executions"] += 1
-        observation["confirmed" if confirmed else "refuted"] += 1
-        if confirmed or not observation["evidence"]:
-            observation["evidence"] = evidence
+        outcome = "confirmed" if confirmed else "refuted"
+        observation[outcome] += 1
+        if not observation[f"{outcome}_evidence"]:
+            observation[f"{outcome}_evidence"] = evidence
 
     # ------------------------------------------------------------------ roles
 

@@ -23,11 +23,15 @@ class ProbePoint:
 def rewrite(source: str, points: list[ProbePoint]) -> tuple[str, list[int]]:
     """(rewritten source, ids of the probes that could not be placed)."""
     tree = ast.parse(source)
+    simple = [node for node in ast.walk(tree) if isinstance(node, ast.stmt) and not _is_compound(node)]
     starts: dict[int, ast.stmt] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and not _is_compound(node):
-            starts.setdefault(node.lineno, node)
-    lines = [line.encode("utf-8") for line in source.splitlines(keepends=True)]
+    for node in simple:
+        starts.setdefault(node.lineno, node)
+    for node in simple:
+        # A line inside a multi-line statement is probed at the statement that holds it.
+        for line in range(node.lineno + 1, (node.end_lineno or node.lineno) + 1):
+            starts.setdefault(line, node)
+    lines = source.encode("utf-8").splitlines(keepends=True)  # not str.splitlines: \f, \x1c... are no line ends
     insertions: list[tuple[int, int, bytes]] = []  # (line index, byte column, text)
     unplaced = []
     for point in points:

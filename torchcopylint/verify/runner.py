@@ -160,4 +160,5 @@ def _child_environment() -> dict:
     package_root = str(Path(__file__).resolve().parents[2])
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, environment.get("PYTHONPATH")]))
     environment.setdefault("PYTHONHASHSEED", "0")
+    environment["PYTHONDONTWRITEBYTECODE"] = "1"  # the user's tree gets no __pycache__ from imports of siblings
     return environment

@@ -18,9 +18,8 @@ class CloningBlock(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         identity = x.clone()
         out = self.conv(x)
-        out = self.relu(out)
         out += identity
-        return out
+        return self.relu(out)
 
 
 class AliasBlock(nn.Module):

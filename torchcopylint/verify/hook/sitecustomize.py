@@ -16,21 +16,33 @@ def _install():
     if not plan_path:
         return
     import atexit
+    import builtins
     import importlib.machinery
+    import importlib.util
     import json
     import traceback
 
-    from torchcopylint.verify.probes import runtime
-    from torchcopylint.verify.rewrite import PROBE_NAME, ProbePoint, rewrite
+    package_root = os.environ.get("TORCHCOPYLINT_PACKAGE_ROOT")
+    added = bool(package_root) and package_root not in sys.path
+    if added:
+        sys.path.insert(0, package_root)
+    try:
+        from torchcopylint.verify.probes import runtime
+        from torchcopylint.verify.rewrite import PROBE_NAME, ProbePoint, rewrite
+    finally:
+        if added:
+            sys.path.remove(package_root)
 
     with open(plan_path, encoding="utf-8") as handle:
         plan = json.load(handle)
     probes = runtime(plan, os.environ["TORCHCOPYLINT_PROBE_OUT"])
+    setattr(builtins, PROBE_NAME, probes)  # also for code run without exec_module: `python -m`, runpy
     points = {path: [ProbePoint(*point) for point in entries] for path, entries in plan["files"].items()}
 
     def compiled(path):
-        with open(path, encoding="utf-8") as handle:
-            text, _ = rewrite(handle.read(), points[path])
+        with open(path, "rb") as handle:  # decoded as Python does: BOM, coding cookie, newlines
+            text, unplaced = rewrite(importlib.util.decode_source(handle.read()), points[path])
+        probes.unplaced(unplaced, path)
         return compile(text, path, "exec", dont_inherit=True)
 
     class ProbeLoader(importlib.machinery.SourceFileLoader):

@@ -1,0 +1,426 @@
+"""`--verify`: the flagged code is run, and each diagnosis gets a verdict that can be checked.
+
+Runs child processes that import torch, so it is the slow part of the suite; to keep it
+short, each kind of run happens once per module and the tests read its results:
+
+- `examples_verified`: the command line with `--verify --output-format json` on a copy
+  of examples/. It is started in the background as soon as this module's tests begin
+  (if any selected test needs it), so it overlaps the runs below.
+- `fixtures_verified`: one `verify()` call over the small modules in tests/data/verify,
+  with the linter's own diagnostics plus false diagnoses made by hand.
+- the infinite loop: the command line with `--verify-timeout 2` on one fixture.
+
+Skipped where torch is not installed (the `verify` extra).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import io
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tokenize
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from conftest import EXAMPLES, TESTS_DATA, run_torchcopylint, snapshot, subprocess_env
+
+from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity, Verdict
+from torchcopylint.engine import lint_source
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="--verify needs torch (pip install torchcopylint[verify])")
+
+FIXTURES = TESTS_DATA / "verify"
+STATUSES = {"confirmed", "refuted", "unverified"}
+MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3}(?:\s*,\s*TCL\d{3})*)\s*$")
+# What the whole examples/ run may take: one child per file, each importing torch.
+EXAMPLES_TIMEOUT = 900
+# Per-diagnosis limit for the runs whose verdicts are checked (--verify-timeout): generous, so
+# that a loaded machine cannot turn a confirmed diagnosis into "timed out". The first
+# `torch.optim` optimizer a child builds imports torch._dynamo (10 s on a slow machine),
+# charged to whichever experiment builds it first.
+PATIENT_TIMEOUT = 120
+
+
+def line_of(source: str, text: str, occurrence: int = 1) -> int:
+    """The 1-based number of the line holding `text` (its `occurrence`-th appearance)."""
+    found = [number for number, line in enumerate(source.splitlines(), 1) if text in line]
+    assert len(found) >= occurrence, f"{text!r} occurs {len(found)} times"
+    return found[occurrence - 1]
+
+
+def user_files(directory: Path) -> dict[str, bytes]:
+    """Every file's bytes under `directory`, but the linter's own cache (`.torchcopylint_cache/`)."""
+    return {name: data for name, data in snapshot(directory).items() if not name.startswith(".torchcopylint_cache/")}
+
+
+def markers(source: str) -> set[tuple[int, str]]:
+    """(line, code) for every `# expect: CODE` comment (comments only, as tests/test_examples.py reads them)."""
+    found = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            match = MARKER.search(token.string)
+            if match:
+                found.update((token.start[0], code) for code in re.split(r"\s*,\s*", match.group(1)))
+    return found
+
+
+# --- the examples, through the command line ---------------------------------------------
+
+
+class BackgroundRun:
+    """`python -m torchcopylint ARGS` started now, its result collected later."""
+
+    def __init__(self, args: list[str], cwd: Path) -> None:
+        self.cwd = cwd
+        self.started = time.monotonic()
+        environment = subprocess_env()
+        # As on a user's machine, where Python writes bytecode beside what it imports.
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "torchcopylint", *args], cwd=str(cwd), env=environment,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+        )
+        self._result: Optional[tuple[int, str, str]] = None
+
+    def result(self) -> tuple[int, str, str]:
+        if self._result is None:
+            try:
+                stdout, stderr = self.process.communicate(timeout=max(1.0, EXAMPLES_TIMEOUT - self.elapsed()))
+            except subprocess.TimeoutExpired:
+                self.stop()
+                pytest.fail(f"--verify on examples/ took over {EXAMPLES_TIMEOUT} s")
+            self._result = (self.process.returncode, stdout, stderr)
+        return self._result
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+@pytest.fixture(scope="module")
+def _examples_run(tmp_path_factory):
+    """A copy of examples/ (no configuration above it), its bytes, and the run on it (started)."""
+    copy = tmp_path_factory.mktemp("verify-examples") / "examples"
+    shutil.copytree(EXAMPLES, copy)
+    before = user_files(copy)
+    run = BackgroundRun(["--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json", "."], copy)
+    yield copy, before, run
+    run.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _start_examples_early(request):
+    """Start the long examples/ run before the other tests of this module, where one will need it."""
+    selected = getattr(request.session, "items", [])
+    if any(item.module is request.module and "examples_verified" in item.fixturenames for item in selected):
+        request.getfixturevalue("_examples_run")
+
+
+@pytest.fixture(scope="module")
+def examples_verified(_examples_run):
+    copy, before, run = _examples_run
+    returncode, stdout, stderr = run.result()
+    assert stdout.strip(), f"no output (exit {returncode}): {stderr[-2000:]}"
+    records = json.loads(stdout)
+    return {"copy": copy, "before": before, "returncode": returncode, "stderr": stderr, "records": records}
+
+
+# --- small fixtures, through verify() -----------------------------------------------------
+
+
+def _clone_removed(path: str, source: str, line: int) -> Diagnostic:
+    """A TCL001 as the rule would write it: at `x.clone()` on `line`, fixed by writing `x`."""
+    text = source.splitlines()[line - 1]
+    start = text.index("x.clone()") + 1
+    end = start + len("x.clone()")
+    return Diagnostic(
+        "TCL001", "redundant-clone", "`x.clone()` is never written to: the copy is redundant",
+        Location(path, line, start, line, end), Severity.ERROR,
+        fix=Fix.unsafe("Remove `.clone()`", Edit(line, start, line, end, "x")),
+        context={"source": "x", "copy": "identity"},
+    )
+
+
+def _inplace_on_leaf(path: str, source: str, line: int) -> Diagnostic:
+    text = source.splitlines()[line - 1]
+    start = len(text) - len(text.lstrip()) + 1
+    return Diagnostic(
+        "TCL004", "inplace-on-leaf", "In-place operation on a leaf tensor that requires grad",
+        Location(path, line, start, line, len(text) + 1), Severity.ERROR,
+    )
+
+
+@pytest.fixture(scope="module")
+def fixtures_verified(tmp_path_factory):
+    """Every fixture but the infinite loop, in a private directory, verified in one call.
+
+    Returns the verified diagnostics by (file name, line, code), the directory, and its
+    bytes before the run.
+    """
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    directory = tmp_path_factory.mktemp("verify-fixtures")
+    for name in ("residual.py", "no_grad.py", "missing_import.py", "training_script.py", "uses_sibling.py",
+                 "sibling_layers.py", "exits.py"):
+        shutil.copy(FIXTURES / name, directory / name)
+    before = user_files(directory)
+    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
+    diagnostics = [d for path, source in sources.items() for d in lint_source(source, path)]
+
+    residual = str(directory / "residual.py")
+    needed_clone_line = line_of(sources[residual], "identity = x.clone()", occurrence=2)
+    assert not any(d.location.line == needed_clone_line for d in diagnostics), \
+        "the linter itself flags NeededCloneBlock's clone: the hand-made false diagnosis is no longer false-by-hand"
+    diagnostics.append(_clone_removed(residual, sources[residual], needed_clone_line))
+    no_grad = str(directory / "no_grad.py")
+    diagnostics.append(_inplace_on_leaf(no_grad, sources[no_grad], line_of(sources[no_grad], "clamp_(")))
+
+    options = VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=len(sources))
+    with pytest.MonkeyPatch.context() as patch:
+        # As on a user's machine, where Python writes bytecode beside what it imports.
+        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        verified = verify(diagnostics, sources, options)
+    by_key = {(Path(d.path).name, d.location.line, d.code): d for d in verified}
+    assert len(by_key) == len(verified)
+    return {"by_key": by_key, "directory": directory, "sources": sources, "before": before,
+            "timings": options.timings}
+
+
+def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int = 1) -> Verdict:
+    source = fixtures_verified["sources"][str(fixtures_verified["directory"] / name)]
+    key = (name, line_of(source, text, occurrence), code)
+    diagnostic = fixtures_verified["by_key"].get(key)
+    assert diagnostic is not None, f"no {code} at {key}; diagnostics: {sorted(fixtures_verified['by_key'])}"
+    assert diagnostic.verdict is not None, f"{key} has no verdict"
+    return diagnostic.verdict
+
+
+def test_every_fixture_diagnosis_gets_a_verdict(fixtures_verified):
+    for key, diagnostic in fixtures_verified["by_key"].items():
+        assert diagnostic.verdict is not None, key
+        assert diagnostic.verdict.status in STATUSES, (key, diagnostic.verdict)
+        assert diagnostic.verdict.evidence.strip(), (key, diagnostic.verdict)
+
+
+def test_redundant_clone_is_confirmed_with_equal_results_and_the_bytes_it_cost(fixtures_verified):
+    verdict = _verdict(fixtures_verified, "residual.py", "identity = x.clone()", "TCL001", occurrence=1)
+    assert verdict.status == "confirmed", verdict
+    assert "bitwise equal" in verdict.evidence and "gradients" in verdict.evidence, verdict.evidence
+    # The bytes are those of the input the evidence names: float32, 4 bytes a value.
+    shape = re.search(r"input \(([\d, ]+)\)", verdict.evidence)
+    allocated = re.search(r"allocated ([\d,]+) bytes", verdict.evidence)
+    assert shape and allocated, verdict.evidence
+    values = math.prod(int(part) for part in shape.group(1).split(",") if part.strip())
+    assert int(allocated.group(1).replace(",", "")) == values * 4, verdict.evidence
+
+
+def test_alias_overwritten_by_inplace_relu_is_confirmed_with_the_difference(fixtures_verified):
+    verdict = _verdict_alias(fixtures_verified)
+    assert verdict.status == "confirmed", verdict
+    difference = re.search(r"largest output difference ([0-9.eE+-]+|inf)", verdict.evidence)
+    assert difference, verdict.evidence
+    assert float(difference.group(1)) > 0, verdict.evidence
+
+
+def _verdict_alias(fixtures_verified) -> Verdict:
+    """The TCL002 verdict at AliasBlock's `identity = x` (a line `line_of` cannot single out)."""
+    source = fixtures_verified["sources"][str(fixtures_verified["directory"] / "residual.py")]
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if text.strip() == "identity = x")
+    diagnostic = fixtures_verified["by_key"].get(("residual.py", line, "TCL002"))
+    assert diagnostic is not None and diagnostic.verdict is not None, sorted(fixtures_verified["by_key"])
+    return diagnostic.verdict
+
+
+def test_false_redundant_clone_is_refuted(fixtures_verified):
+    # NeededCloneBlock: the in-place ReLU rewrites x, so without the clone the shortcut changes.
+    verdict = _verdict(fixtures_verified, "residual.py", "identity = x.clone()", "TCL001", occurrence=2)
+    assert verdict.status == "refuted", verdict
+    assert "difference" in verdict.evidence, verdict.evidence
+
+
+def test_false_inplace_on_leaf_under_no_grad_is_refuted(fixtures_verified):
+    verdict = _verdict(fixtures_verified, "no_grad.py", "clamp_(", "TCL004")
+    assert verdict.status == "refuted", verdict
+    assert "without the leaf error" in verdict.evidence, verdict.evidence
+
+
+def test_missing_import_is_unverified_and_named(fixtures_verified):
+    verdict = _verdict(fixtures_verified, "missing_import.py", "identity = x.clone()", "TCL001", occurrence=1)
+    assert verdict.status == "unverified", verdict
+    assert "not_a_real_package" in verdict.evidence, verdict.evidence
+
+
+def test_missing_import_the_target_does_not_need_is_left_out(fixtures_verified):
+    # PlainBlock names nothing from the missing package: its snippet leaves the import out.
+    verdict = _verdict(fixtures_verified, "missing_import.py", "identity = x.clone()", "TCL001", occurrence=2)
+    assert verdict.status == "confirmed", verdict
+
+
+def test_script_top_level_never_runs(fixtures_verified):
+    directory = fixtures_verified["directory"]
+    # The top level would have written this file first (then trained, slept 30 s and exited).
+    assert not (directory / "training_started").exists(), (directory / "training_started").read_text()
+    # ... while the class defined in the script was verified.
+    verdict = _verdict(fixtures_verified, "training_script.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    # A finding in the top-level code itself is not run, and says why.
+    verdict = _verdict(fixtures_verified, "training_script.py", "total_loss += loss", "TCL007")
+    assert verdict.status == "unverified", verdict
+    assert "module-level" in verdict.evidence, verdict.evidence
+
+
+def test_sys_exit_in_the_code_is_unverified_and_said(fixtures_verified):
+    verdict = _verdict(fixtures_verified, "exits.py", "identity = x.clone()", "TCL001", occurrence=1)
+    assert verdict.status == "unverified", verdict
+    assert "exit" in verdict.evidence.lower() and "no result" not in verdict.evidence, verdict
+
+
+def test_sys_exit_does_not_lose_the_next_diagnosis(fixtures_verified):
+    verdict = _verdict(fixtures_verified, "exits.py", "identity = x.clone()", "TCL001", occurrence=2)
+    assert verdict.status == "confirmed", verdict
+
+
+def test_sibling_module_is_imported(fixtures_verified):
+    verdict = _verdict(fixtures_verified, "uses_sibling.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+def test_fixture_files_are_never_written(fixtures_verified):
+    # Byte for byte, and nothing new: no marker file, no __pycache__ beside the imported sibling.
+    assert user_files(fixtures_verified["directory"]) == fixtures_verified["before"]
+
+
+def test_timings_are_filled_per_experiment(fixtures_verified):
+    """VerifyOptions.timings: seconds per diagnosis (by index), measured inside the child."""
+    timings = fixtures_verified["timings"]
+    assert all(isinstance(seconds, float) and seconds >= 0 for seconds in timings.values()), timings
+    ran = [index for index, d in enumerate(fixtures_verified["by_key"].values())
+           if d.verdict.status in ("confirmed", "refuted")]
+    assert ran
+    for index in ran:
+        assert timings.get(index, 0) > 0, (index, timings)
+
+
+# --- time limit, through the command line --------------------------------------------------
+
+
+def test_infinite_loop_is_unverified_after_the_time_limit(tmp_path: Path):
+    shutil.copy(FIXTURES / "infinite_loop.py", tmp_path / "infinite_loop.py")
+    before = user_files(tmp_path)
+    result = run_torchcopylint("--verify", "--verify-timeout", "2", "--output-format", "json", "infinite_loop.py",
+                               cwd=tmp_path, timeout=300)
+    records = json.loads(result.stdout)
+    assert [r["code"] for r in records] == ["TCL001"], result.stderr
+    verdict = records[0]["verdict"]
+    assert verdict["status"] == "unverified", verdict
+    # The child's own limit ends the experiment, not the parent killing the child.
+    assert "timed out after 2 s" in verdict["evidence"], verdict
+    assert result.returncode == 1  # unverified findings still count
+    assert user_files(tmp_path) == before
+
+
+# --- exit status and reporters, without running anything ----------------------------------
+
+
+def test_refuted_diagnoses_do_not_fail_the_run(tmp_path: Path, monkeypatch, cli):
+    """`verify` is replaced by one that refutes everything: the findings stay listed, exit 0."""
+    import torchcopylint.verify.runner as runner
+
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    return x.clone().detach()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "resolve_device", lambda requested, python=sys.executable: "cpu")
+    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options: [
+        dataclasses.replace(d, verdict=Verdict("refuted", "made up for the test")) for d in diagnostics])
+    refuted = cli("--verify", "m.py")
+    assert "TCL005" in refuted.stdout and "[refuted: made up for the test]" in refuted.stdout, refuted
+    assert refuted.exit_code == 0, refuted
+    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options: [
+        dataclasses.replace(d, verdict=Verdict("unverified", "could not run")) for d in diagnostics])
+    assert cli("--verify", "m.py").exit_code == 1
+
+
+def test_reporters_carry_verdicts(tmp_path: Path):
+    from torchcopylint.report import render
+    from torchcopylint.rules import ALL_RULES
+
+    path = str(tmp_path / "m.py")
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    return x.clone().detach()\n", encoding="utf-8")
+    diagnostic = Diagnostic("TCL005", "clone-detach-order", "clone then detach", Location(path, 5, 12, 5, 31),
+                            verdict=Verdict("confirmed", "same values; 3 µs vs 2 µs"))
+    unverified = Diagnostic("TCL005", "clone-detach-order", "clone then detach", Location(path, 5, 12, 5, 31),
+                            verdict=Verdict("unverified", ""))
+
+    def rendered(format: str, diagnostics) -> str:
+        stream = io.StringIO()
+        render(format, diagnostics, stream=stream, rules=ALL_RULES, root=tmp_path, show_fixes=False,
+               statistics=False, color=False, files_checked=1)
+        return stream.getvalue()
+
+    assert json.loads(rendered("json", [diagnostic]))[0]["verdict"] == {
+        "status": "confirmed", "evidence": "same values; 3 µs vs 2 µs"}
+    sarif = json.loads(rendered("sarif", [diagnostic]))
+    assert sarif["runs"][0]["results"][0]["properties"]["verdict"] == {
+        "status": "confirmed", "evidence": "same values; 3 µs vs 2 µs"}
+    assert rendered("github", [diagnostic]).rstrip("\n").endswith("clone then detach [confirmed: same values; 3 µs vs 2 µs]")
+    text = rendered("text", [diagnostic])
+    assert "m.py:5:12: TCL005" in text and "[confirmed: same values; 3 µs vs 2 µs]" in text, text
+    gitlab = json.loads(rendered("gitlab", [diagnostic]))
+    assert gitlab[0]["description"].endswith("[confirmed: same values; 3 µs vs 2 µs]")
+    # No evidence: the status alone.
+    assert "[unverified]" in rendered("text", [unverified])
+    # No verdict (no --verify): nothing added.
+    plain = Diagnostic("TCL005", "clone-detach-order", "clone then detach", Location(path, 5, 12, 5, 31))
+    assert json.loads(rendered("json", [plain]))[0]["verdict"] is None
+    assert "[" not in rendered("github", [plain]).split("::", 2)[2]
+
+
+# --- the examples' results (last: their run overlaps the tests above) ---------------------
+
+
+def test_examples_every_diagnosis_gets_a_verdict(examples_verified):
+    records = examples_verified["records"]
+    assert records, "the examples gave no diagnosis at all"
+    for record in records:
+        verdict = record.get("verdict")
+        where = f"{record['path']}:{record['line']} {record['code']}"
+        assert isinstance(verdict, dict), f"{where}: no verdict"
+        assert verdict["status"] in STATUSES, f"{where}: {verdict}"
+        assert isinstance(verdict["evidence"], str) and verdict["evidence"].strip(), f"{where}: no evidence or reason"
+    # Confirmed findings remain findings.
+    assert examples_verified["returncode"] == 1, examples_verified["stderr"][-2000:]
+
+
+def test_examples_every_marked_diagnosis_is_confirmed(examples_verified):
+    copy = examples_verified["copy"]
+    expected = {(path.relative_to(copy).as_posix(), line, code)
+                for path in sorted(copy.rglob("*.py"))
+                for line, code in markers(path.read_text(encoding="utf-8"))}
+    assert expected, "examples/ has no `# expect:` markers"
+    verdicts = {(r["path"], r["line"], r["code"]): r["verdict"] for r in examples_verified["records"]}
+    problems = []
+    for key in sorted(expected):
+        verdict = verdicts.get(key)
+        if verdict is None:
+            problems.append(f"{key}: not reported")
+        elif verdict["status"] != "confirmed" or not verdict["evidence"].strip():
+            problems.append(f"{key}: {verdict['status']}: {verdict['evidence']}")
+    assert not problems, "\n".join(problems)
+
+
+def test_examples_files_are_never_written(examples_verified):
+    # The same files, byte for byte, and no new ones (no marker files, no __pycache__).
+    assert user_files(examples_verified["copy"]) == examples_verified["before"]
