@@ -567,3 +567,32 @@ def test_fix_is_not_safe_for_an_argument_differentiated_by_autograd_grad():
     """
     diagnostics = tcl003(source)
     assert diagnostics and all(d.fix is None or d.fix.applicability != Applicability.SAFE for d in diagnostics)
+
+
+def test_optimizer_over_generator_and_discriminator_after_the_gan_steps_is_silent():
+    # InfoGAN's information loss: one optimizer over both modules backpropagates through both on
+    # purpose. The generator's name, or the class it is built from, must not make it a generator.
+    source = """
+    import itertools
+    import torch
+
+
+    generator = Generator()
+    discriminator = Discriminator()
+    optimizer_G = torch.optim.Adam(generator.parameters())
+    optimizer_D = torch.optim.Adam(discriminator.parameters())
+    optimizer_info = torch.optim.Adam(itertools.chain(generator.parameters(), discriminator.parameters()))
+
+    for z in range(3):
+        gen_imgs = generator(z)
+        optimizer_D.zero_grad()
+        d_loss = discriminator(gen_imgs.detach()).mean()
+        d_loss.backward()
+        optimizer_D.step()
+        optimizer_info.zero_grad()
+        gen_imgs = generator(z)
+        info_loss = discriminator(gen_imgs).mean()
+        info_loss.backward()
+        optimizer_info.step()
+    """
+    assert lines(source) == []

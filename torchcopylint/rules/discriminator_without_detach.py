@@ -238,4 +238,9 @@ def _walk_attached(node: cst.CSTNode):
         yield current
         if isinstance(current, cst.Lambda):
             continue
+        if isinstance(current, cst.Call) and isinstance(current.func, cst.Name):
+            # The callee's name is not data flowing in: `generator(z)` is judged as a call, and
+            # the assignment that built `generator` is not followed.
+            stack.extend(current.args)
+            continue
         stack.extend(current.children)
