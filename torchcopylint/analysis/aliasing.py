@@ -42,6 +42,9 @@ VIEW_FUNCTIONS = frozenset(
 MAY_ALIAS_METHODS = frozenset(
     "contiguous float double half bfloat16 int long short bool byte char to cuda cpu type type_as".split()
 )
+# What in-place writes leave unchanged: reading these is not reading the values.
+METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
+METADATA_METHODS = frozenset({"size", "dim", "numel", "ndimension", "element_size", "nelement", "get_device"})
 # Methods that put values into a container they are called on.
 CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"})
 # Methods whose result is a fresh copy of the receiver's values.
@@ -123,6 +126,9 @@ class Read:
     bindings: frozenset
     # binding watching the read's storage -> in-place events since that binding was made
     events_since: dict
+    # "value" (the values are used), "metadata" (`x.shape`, `x.dtype`, `x.size()`: unchanged by
+    # in-place writes) or "store" (`x[i] = v`: the name is written through, not read)
+    use: str = "value"
 
 
 @dataclass(eq=False)
@@ -185,6 +191,15 @@ class FlowState:
             state = state.parent
         return frozenset()
 
+    def knows(self, binding: "Binding") -> bool:
+        """Was the binding made on the path leading here?"""
+        state: Optional[FlowState] = self
+        while state is not None:
+            if binding in state.events:
+                return True
+            state = state.parent
+        return False
+
     def bind(self, name: str, bindings: frozenset) -> None:
         self.names[name] = bindings
 
@@ -214,7 +229,8 @@ class FunctionFacts:
     parameters: list[Binding] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
     reads: dict[cst.Name, Read] = field(default_factory=dict)
-    inplace_events: dict[cst.CSTNode, InplaceEvent] = field(default_factory=dict)
+    # keyed by (node, target): one call may write several tensors (`f(x, out=y)`)
+    inplace_events: dict[tuple, InplaceEvent] = field(default_factory=dict)
     escapes: list[Escape] = field(default_factory=list)
     # statements in walk order
     statement_order: dict[cst.CSTNode, int] = field(default_factory=dict)
@@ -300,6 +316,7 @@ class FunctionWalker:
                 # in place (`def clip_(t): t.clamp_(...)`) is seen as doing so.
                 binding.storages = frozenset({self._storage(param, param.name.value)})
             self._watch(binding)
+            state.events[binding] = frozenset()
             self.facts.parameters.append(binding)
             state.bind(param.name.value, frozenset({binding}))
         node = self.facts.node
@@ -511,7 +528,8 @@ class FunctionWalker:
                 self._assign(target, statement, state, kind="augassign", keep_previous=True)
         elif isinstance(target, cst.Subscript):
             self._evaluate(target, state)
-            self._write_into(target.value, statement, "setitem", state)
+            self._write_into(target.value, target, "setitem", state)
+            self._mark_store(target.value)
         elif isinstance(target, cst.Attribute):
             self._evaluate(target.value, state)
 
@@ -548,8 +566,9 @@ class FunctionWalker:
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
         elif isinstance(target, cst.Subscript):
             self._evaluate(target, state)
-            self._write_into(target.value, self._statement, "setitem", state,
+            self._write_into(target.value, target, "setitem", state,
                              description=f"`{_code(target.value)}[...] = ...`")
+            self._mark_store(target.value)
             if value is not None and isinstance(value, cst.BaseExpression):
                 container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
                 if not container.is_tensor:
@@ -731,6 +750,8 @@ class FunctionWalker:
             func = expr.func
             if isinstance(func, cst.Attribute) and self.names.qualified_name(func) is None:
                 method = func.attr.value
+                if method in MAY_ALIAS_METHODS and _keyword_is_true(expr, "copy"):
+                    return None  # `x.to(dtype, copy=True)` always copies
                 if method in VIEW_METHODS or is_inplace_method_name(method) or method in MAY_ALIAS_METHODS:
                     return self._shared_storages(func.value, state) or frozenset()
             qualified = self.names.qualified_name(func)
@@ -772,7 +793,17 @@ class FunctionWalker:
             self._assign(expr.target, expr.value, state, kind="walrus")
             return
         if isinstance(expr, cst.Attribute):
+            if isinstance(expr.value, cst.Name) and expr.attr.value in METADATA_ATTRIBUTES:
+                self._record_read(expr.value, state, use="metadata")
+                return
             self._evaluate(expr.value, state)
+            return
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and isinstance(expr.func.value, cst.Name) and expr.func.attr.value in METADATA_METHODS:
+            self._record_read(expr.func.value, state, use="metadata")
+            for arg in expr.args:
+                self._evaluate(arg.value, state)
+            self.facts.call_statement[expr] = self._statement
             return
         if isinstance(expr, cst.Yield) and isinstance(expr.value, cst.BaseExpression):
             self._evaluate(expr.value, state)
@@ -868,18 +899,21 @@ class FunctionWalker:
 
     def _event(self, node, storages: frozenset, kind: str, description: str, state: FlowState,
                certainty: str = "sure", target=None) -> None:
-        event = self.facts.inplace_events.get(node)
+        key = (node, target, certainty)
+        event = self.facts.inplace_events.get(key)
         if event is None:
             event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target,
                                  order=len(self.facts.inplace_events))
-            self.facts.inplace_events[node] = event
+            self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages
-        # Every binding watching the storage learns of the write, live or not: an
-        # alias may outlive the name it was made through.
+        # Every binding on this path watching the storage learns of the write, whether its name
+        # is still bound or not (an alias may outlive the name it was made through); a binding
+        # made only on another branch does not.
         for storage in storages:
             for watcher in self._watchers.get(storage, ()):
-                state.add_event(watcher, event)
+                if state.knows(watcher):
+                    state.add_event(watcher, event)
 
     def _escape(self, expr, state: FlowState, how: str) -> None:
         """Record the bindings whose storage `expr` hands on as it is (not a value computed from it)."""
@@ -914,7 +948,12 @@ class FunctionWalker:
                 and (expr.func.attr.value in VIEW_METHODS or is_inplace_method_name(expr.func.attr.value)):
             yield from self._handed_on_names(expr.func.value)
 
-    def _record_read(self, name: cst.Name, state: FlowState) -> None:
+    def _mark_store(self, base) -> None:
+        """`x[i] = v`: the name x is written through here, not read."""
+        if isinstance(base, cst.Name) and base in self.facts.reads:
+            self.facts.reads[base].use = "store"
+
+    def _record_read(self, name: cst.Name, state: FlowState, use: str = "value") -> None:
         bindings = state.lookup(name.value)
         storages = frozenset().union(*(binding.storages for binding in bindings)) if bindings else frozenset()
         events_since = {}
@@ -929,7 +968,7 @@ class FunctionWalker:
             bindings = bindings | previous.bindings
             for watcher, events in previous.events_since.items():
                 events_since[watcher] = events_since.get(watcher, frozenset()) | events
-        self.facts.reads[name] = Read(name, self._statement, bindings, events_since)
+        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use)
 
     def _name_tensorness(self, name: cst.Name, state: FlowState) -> Tensorness:
         bindings = state.lookup(name.value)

@@ -10,8 +10,11 @@ from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 
-# Any in-place write spells one of these; a file with none cannot have the bug.
-INPLACE_TRIGGERS = (b"_(", b"inplace", b"+=", b"-=", b"*=", b"/=", b"]=", b"] =", b"out=", b"True)")
+# Any in-place write spells one of these; a file with none cannot have the bug. The engine
+# matches them token-wise (`x.add_ (1)`, `x[0]  = v`, `out = c` match too). Every augmented
+# assignment counts ("**=" and "//=" contain "*=" and "/=").
+INPLACE_TRIGGERS = (b"_(", b"inplace", b"+=", b"-=", b"*=", b"/=", b"%=", b"@=", b"&=", b"|=", b"^=", b"<<=",
+                    b">>=", b"] =", b"out=", b"True)")
 
 
 class AliasMutatedInPlace(Rule):
@@ -44,10 +47,16 @@ class AliasMutatedInPlace(Rule):
 
 
 def _first_read_after_write(function: FunctionFacts, alias: Binding):
+    if any(function.written_through(event, alias) for event in function.events_on(alias.storages)):
+        return None  # the alias is itself written through: the sharing is what the code wants
     for read in sorted(function.reads_of(alias), key=lambda r: function.order_of(r.statement)):
+        if read.use != "value":
+            continue  # `y.shape`, `y[i] = v`: nothing of the old values is used
         # Earliest write first, so the message is the same from run to run.
         for event in sorted(read.events_since.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
-            if event.certainty == "sure" and not function.written_through(event, alias):
+            # `x[..] = alias[..]` in a loop copies a region of a buffer onto itself, on purpose.
+            copies_within = event.kind == "setitem" and event.statement is read.statement
+            if event.certainty == "sure" and not copies_within:
                 return read, event
     return None
 

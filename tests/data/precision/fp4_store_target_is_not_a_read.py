@@ -1,0 +1,7 @@
+import torch
+
+
+def f(x: torch.Tensor) -> torch.Tensor:
+    original = x
+    x.sub_(1)
+    original[:] = x
