@@ -244,6 +244,7 @@ class FunctionFacts:
     line_of_statement: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
     # False for functions decorated with @torch.no_grad() / @torch.inference_mode()
     decorated_grad_enabled: Optional[bool] = None
+    _indexes: Optional["_FunctionIndex"] = field(default=None, repr=False)
 
     def bindings_at(self, name: Optional[cst.Name]) -> frozenset:
         """The assignments that may reach a name where it is read."""
@@ -267,25 +268,61 @@ class FunctionFacts:
                 pending.extend(b for b in self.bindings if b.name == candidate.name and b is not candidate)
         return False
 
+    # The queries below are answered from indexes built once, after the walk: rules ask them
+    # for every binding, and a scan per question would make a long function quadratic.
+
     def reads_of(self, binding: Binding) -> list[Read]:
-        return [read for read in self.reads.values() if binding in read.bindings]
+        return self._index().reads_by_binding.get(binding, [])
 
     def escapes_of(self, storages: Iterable[Storage]) -> list[Escape]:
-        wanted = set(storages)
-        return [escape for escape in self.escapes
-                if any(binding.storages & wanted for binding in escape.bindings)]
+        by_storage = self._index().escapes_by_storage
+        found = {id(escape): escape for storage in storages for escape in by_storage.get(storage, ())}
+        return list(found.values())
 
-    def reads_of_storage(self, storage: Storage) -> Iterator[Read]:
-        for read in self.reads.values():
-            if any(storage in binding.storages for binding in read.bindings):
-                yield read
+    def reads_of_storage(self, storage: Storage) -> list[Read]:
+        return self._index().reads_by_storage.get(storage, [])
 
     def events_on(self, storages: Iterable[Storage]) -> list[InplaceEvent]:
-        wanted = set(storages)
-        return [event for event in self.inplace_events.values() if event.storages & wanted]
+        by_storage = self._index().events_by_storage
+        found = {id(event): event for storage in storages for event in by_storage.get(storage, ())}
+        return sorted(found.values(), key=lambda event: event.order)
+
+    def _index(self) -> "_FunctionIndex":
+        if self._indexes is None:
+            self._indexes = _FunctionIndex.of(self)
+        return self._indexes
 
     def order_of(self, statement: cst.CSTNode) -> int:
         return self.statement_order.get(statement, -1)
+
+
+@dataclass
+class _FunctionIndex:
+    reads_by_binding: dict
+    reads_by_storage: dict
+    events_by_storage: dict
+    escapes_by_storage: dict
+
+    @classmethod
+    def of(cls, facts: "FunctionFacts") -> "_FunctionIndex":
+        reads_by_binding: dict = {}
+        reads_by_storage: dict = {}
+        for read in facts.reads.values():
+            storages = set()
+            for binding in read.bindings:
+                reads_by_binding.setdefault(binding, []).append(read)
+                storages |= binding.storages
+            for storage in storages:
+                reads_by_storage.setdefault(storage, []).append(read)
+        events_by_storage: dict = {}
+        for event in facts.inplace_events.values():
+            for storage in event.storages:
+                events_by_storage.setdefault(storage, []).append(event)
+        escapes_by_storage: dict = {}
+        for escape in facts.escapes:
+            for storage in {s for binding in escape.bindings for s in binding.storages}:
+                escapes_by_storage.setdefault(storage, []).append(escape)
+        return cls(reads_by_binding, reads_by_storage, events_by_storage, escapes_by_storage)
 
 
 class FunctionWalker:

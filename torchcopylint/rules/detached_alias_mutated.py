@@ -72,12 +72,12 @@ def _backward_across(function: FunctionFacts, event: InplaceEvent) -> bool:
 
 
 def _later_read(function: FunctionFacts, originals, event: InplaceEvent) -> Optional[Read]:
-    for read in sorted(function.reads.values(), key=lambda r: function.order_of(r.statement)):
+    reads = {id(read): read for original in originals for read in function.reads_of(original)}
+    for read in sorted(reads.values(), key=lambda r: function.order_of(r.statement)):
         if read.use != "value":
             continue
-        for original in originals:
-            if original in read.bindings and event in read.events_since.get(original, ()):
-                return read
+        if any(event in read.events_since.get(original, ()) for original in originals):
+            return read
     return None
 
 
