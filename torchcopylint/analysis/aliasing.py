@@ -862,6 +862,8 @@ class FunctionWalker:
             if isinstance(node, cst.Param):
                 local.add(node.name.value)
         for node in _walk(expr):
+            if isinstance(node, cst.Call):
+                self.facts.call_statement.setdefault(node, self._statement)
             if isinstance(node, cst.Name) and node.value not in local:
                 if node in self.facts.reads or state.lookup(node.value):
                     self._record_read(node, state)

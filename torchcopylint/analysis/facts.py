@@ -15,7 +15,10 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchcopylint.analysis.aliasing import (
+    LEAF_FACTORIES,
     OPAQUE,
+    _keyword_is_true,
+    goes_through_detach,
     _argument_is_variable,
     grad_mode_of_context,
     PURE,
@@ -66,6 +69,7 @@ class ModuleFacts(Callees):
         self._reads: Optional[dict[cst.Name, tuple[FunctionFacts, Read]]] = None
         self._positions = None
         self._called_without_grad: Optional[set] = None
+        self._call_sites: Optional[dict] = None
         self._training = None
         self._index()
 
@@ -198,6 +202,34 @@ class ModuleFacts(Callees):
         return self.typing.of(expr, lookup)
 
     # ------------------------------------------------------------ grad mode
+
+    def call_site(self, call: cst.Call) -> Optional[tuple[FunctionFacts, cst.CSTNode]]:
+        """The function a call is made in, and the statement holding it."""
+        if self._call_sites is None:
+            self._call_sites = {}
+            for function in self.all_functions():
+                for node, statement in function.call_statement.items():
+                    self._call_sites[node] = (function, statement)
+        return self._call_sites.get(call)
+
+    def surely_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
+        """Is the tensor surely one that does not require grad: through `.data`/`.detach()`, a
+        `.grad`, or a torch factory made without `requires_grad=True` (directly or by name)?"""
+        if depth > 8:
+            return False
+        if goes_through_detach(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "grad"):
+            return True
+        if isinstance(expr, cst.Call):
+            qualified = self.names.qualified_name(expr.func) or ""
+            module, _, name = qualified.rpartition(".")
+            return module == "torch" and name in LEAF_FACTORIES | {"from_numpy"} \
+                and not _keyword_is_true(expr, "requires_grad")
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            return bool(bindings) and all(
+                binding.value is not None and not binding.leaf
+                and self.surely_without_grad(binding.value, function, depth + 1) for binding in bindings)
+        return False
 
     def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
         """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and

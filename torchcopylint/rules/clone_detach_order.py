@@ -27,6 +27,8 @@ class CloneDetachOrder(Rule):
             if cloned is None:
                 continue
             source, clone_args = cloned
+            if _records_nothing(detach, source, facts):
+                continue
             fixed = method_call(method_call(source, "detach"), "clone", clone_args)
             yield self.finding(
                 detach,
@@ -58,3 +60,13 @@ def _cloned_tensor(node: cst.BaseExpression, facts: ModuleFacts) -> Optional[tup
         return node.func.value, keywords
     return None
 
+
+
+def _records_nothing(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
+    """Under no-grad, or on a tensor that surely does not require grad, the clone records no
+    autograd node: both orders cost the same and there is nothing to report."""
+    site = facts.call_site(call)
+    if site is None:
+        return False
+    function, statement = site
+    return not facts.grad_enabled_at(function, statement) or facts.surely_without_grad(source, function)
