@@ -559,3 +559,33 @@ def test_tcl007_model_output_of_a_constructed_module():
 
 def test_tcl007_insert():
     assert _lines(_training_loop("acc.insert(0, loss)", "acc = []"), "TCL007") == [12]
+
+
+def test_tcl004_silent_in_a_helper_reached_only_from_no_grad_code_through_another_helper():
+    # The optimizer pattern: `step` is decorated, it calls `sgd`, which calls `_single_tensor_sgd`.
+    source = """
+        import torch
+
+
+        def _single_tensor_sgd(model, lr):
+            for p in model.parameters():
+                p.add_(p.grad, alpha=-lr)
+
+
+        def sgd(model, lr):
+            _single_tensor_sgd(model, lr)
+
+
+        class SGD:
+            def __init__(self, model, lr):
+                self.model = model
+                self.lr = lr
+
+            @torch.no_grad()
+            def step(self):
+                sgd(self.model, self.lr)
+        """
+    assert _found(source, "TCL004") == []
+    # The same helper reached from code in grad mode is flagged.
+    in_grad_mode = source + "\n\n        def train(model):\n            _single_tensor_sgd(model, 0.1)\n"
+    assert len(_found(in_grad_mode, "TCL004")) == 1

@@ -247,7 +247,9 @@ class ModuleFacts(Callees):
         return function.node in self._called_without_grad
 
     def _functions_only_called_without_grad(self) -> set:
-        modes: dict[str, list[bool]] = {}
+        """Functions every call of which (in this file) runs under no-grad: directly, or from a
+        function that itself only runs so (followed to a fixed point)."""
+        call_sites: dict[str, list[tuple[FunctionFacts, Optional[bool]]]] = {}
         for caller in self.all_functions():
             for call, statement in caller.call_statement.items():
                 func = call.func
@@ -258,15 +260,21 @@ class ModuleFacts(Callees):
                 else:
                     continue
                 mode = caller.grad_mode.get(statement)
-                if mode is None:
-                    mode = caller.decorated_grad_enabled if caller.decorated_grad_enabled is not None else True
-                modes.setdefault(callee, []).append(mode)
-        quiet = set()
-        for function in self.all_functions():
-            if isinstance(function.node, cst.FunctionDef):
-                calls = modes.get(function.name)
-                if calls and not any(calls):
+                if mode is None and caller.decorated_grad_enabled is not None:
+                    mode = caller.decorated_grad_enabled
+                call_sites.setdefault(callee, []).append((caller, mode))
+        functions = [f for f in self.all_functions() if isinstance(f.node, cst.FunctionDef)]
+        quiet: set = set()
+        changed = True
+        while changed:
+            changed = False
+            for function in functions:
+                if function.node in quiet:
+                    continue
+                sites = call_sites.get(function.name)
+                if sites and all(mode is False or (mode is None and caller.node in quiet) for caller, mode in sites):
                     quiet.add(function.node)
+                    changed = True
         return quiet
 
     # ------------------------------------------------------------ positions
