@@ -222,8 +222,18 @@ class ModuleFacts(Callees):
         if isinstance(expr, cst.Call):
             qualified = self.names.qualified_name(expr.func) or ""
             module, _, name = qualified.rpartition(".")
-            return module == "torch" and name in LEAF_FACTORIES | {"from_numpy"} \
-                and not _keyword_is_true(expr, "requires_grad")
+            if module == "torch" and name in LEAF_FACTORIES | {"from_numpy"}:
+                return not _keyword_is_true(expr, "requires_grad")
+            if module in ("torch", "torch.nn.functional"):
+                # `F.softplus(t)` of tensors that need no grad needs none either.
+                return all(self._without_grad_operand(arg.value, function, depth) for arg in expr.args
+                           if arg.keyword is None)
+            return False
+        if isinstance(expr, cst.BinaryOperation):
+            return self._without_grad_operand(expr.left, function, depth) and \
+                self._without_grad_operand(expr.right, function, depth)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._without_grad_operand(expr.expression, function, depth)
         if isinstance(expr, cst.Name):
             bindings = function.bindings_at(expr)
             return bool(bindings) and all(
@@ -276,6 +286,16 @@ class ModuleFacts(Callees):
                     quiet.add(function.node)
                     changed = True
         return quiet
+
+    def _without_grad_operand(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int) -> bool:
+        """A number, or a tensor that surely does not require grad."""
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
+                return True
+        return self.surely_without_grad(expr, function, depth + 1)
 
     # ------------------------------------------------------------ positions
 
