@@ -117,5 +117,9 @@ def write(path: Path, text: Union[str, bytes]) -> Path:
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
-    """Every file's bytes, by path relative to `directory`."""
-    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+    """Every file's bytes, by path relative to `directory`; the linter's own cache left out."""
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and ".torchcopylint_cache" not in p.relative_to(directory).parts
+    }

@@ -58,6 +58,13 @@ def _codes(value: Optional[str]) -> list[str]:
 @click.option("--force-exclude", is_flag=True, help="Apply exclusions to files named on the command line too.")
 @click.option("--show-fixes", is_flag=True, help="Describe the fix under each finding.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, envvar="TORCHCOPYLINT_JOBS",
+              help="Worker processes (default 0: one per CPU; 1: no pool).")
+@click.option("--no-cache", is_flag=True, envvar="TORCHCOPYLINT_NO_CACHE",
+              help="Lint every file; neither read nor write the cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), envvar="TORCHCOPYLINT_CACHE_DIR",
+              help="Where to keep the cache (default: .torchcopylint_cache in the project root).")
+@click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can fire on.")
 @click.option("--verify", "run_verify", is_flag=True,
               help="Run the flagged code (needs torch) and mark each finding confirmed, refuted or unverified.")
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu", show_default=True,
@@ -70,7 +77,7 @@ def _codes(value: Optional[str]) -> list[str]:
               help="With --run: end CMD as soon as every diagnosis has a verdict.")
 def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_diff, output_format,
           exit_zero, statistics, config_file, force_exclude, show_fixes, quiet, run_verify, device,
-          verify_timeout, run_command, verify_stop_when_decided) -> None:
+          verify_timeout, run_command, verify_stop_when_decided, jobs, no_cache, cache_dir, no_prefilter) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or ["."]
     missing = [path for path in paths if not os.path.lexists(path)]
@@ -86,7 +93,8 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     settings.extend_select = [*settings.extend_select, *_codes(extend_select)]
     _check_codes(settings)
 
-    run = lint_paths(paths, settings, force_exclude=force_exclude)
+    run = lint_paths(paths, settings, force_exclude=force_exclude, jobs=jobs, cache=not no_cache,
+                     cache_dir=cache_dir, prefilter=not no_prefilter, progress=True)
     for missing in run.missing_paths:
         click.echo(f"error: path does not exist: {missing}", err=True)
     for error in run.internal_errors:

@@ -118,20 +118,20 @@ def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Dis
         for directory in path.parents:
             spec = gitignore(directory)
             if spec is not None:
-                relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
-                if spec.match_file(relative):
-                    return True
+                # The deepest .gitignore with a matching pattern decides (a "!" pattern re-includes).
+                verdict = _verdict(spec, path.relative_to(directory).as_posix() + ("/" if is_dir else ""))
+                if verdict is not None:
+                    return verdict
             if (directory / ".git").exists():
                 break
         return False
 
     def is_excluded(child: Path, name: str, is_dir: bool) -> bool:
-        # By name, with every pattern (each level below top is checked as the walk descends) ...
-        if excluded.match_file(name + "/" if is_dir else name):
-            return True
-        # ... and by path from the project root ("tests/data").
         relative = _relative(child, settings.root)
-        return relative is not None and by_path.match_file(relative + "/" if is_dir else relative)
+        if relative is None:  # outside the project: the patterns apply to names
+            return excluded.match_file(name + "/" if is_dir else name)
+        # gitignore semantics: "build" matches at any depth, "tests/data" and "/tests" from the root.
+        return by_path.match_file(relative + "/" if is_dir else relative)
 
     def on_error(error: OSError) -> None:
         found.problems.append((Path(error.filename or top), f"cannot list directory: {error.strerror}"))
@@ -156,6 +156,15 @@ def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Dis
                 found.problems.append((child, _dangling_reason(child)))
                 continue
             _add(child, found, seen)
+
+
+def _verdict(spec: pathspec.PathSpec, path: str) -> Optional[bool]:
+    """True: ignored; False: re-included by a negation; None: no pattern of `spec` matches."""
+    verdict = None
+    for pattern in spec.patterns:
+        if pattern.include is not None and pattern.match_file(path) is not None:
+            verdict = pattern.include
+    return verdict
 
 
 def _gitignore(directory: Path) -> Optional[pathspec.PathSpec]:
