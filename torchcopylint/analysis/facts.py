@@ -426,24 +426,23 @@ class ModuleFacts(Callees):
         return OPAQUE
 
     def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
-        func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            values = self._attribute_values(owner, func.attr.value) if owner is not None else []
-        elif isinstance(func, cst.Name):
-            values = [binding.value for binding in state.lookup(func.value)]
-        else:
-            return False
+        """Is the callee surely an nn.Module (a torch class, or a module class of this file)?"""
+        values = self._callee_values(call, state, owner)
         return bool(values) and all(self._builds_module(value) for value in values)
 
     def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+        """Is the callee an object built by a constructor call (`self.body = Body()`), used as a layer?"""
+        values = self._callee_values(call, state, owner)
+        return bool(values) and all(isinstance(value, cst.Call) for value in values)
+
+    def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts]) -> list:
+        """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values."""
         func = call.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            values = self._attribute_values(owner, func.attr.value) if owner is not None else []
-        elif isinstance(func, cst.Name):
-            values = [binding.value for binding in state.lookup(func.value)]
-        else:
-            return False
-        return bool(values) and all(isinstance(value, cst.Call) for value in values)
+            return self._attribute_values(owner, func.attr.value) if owner is not None else []
+        if isinstance(func, cst.Name):
+            return [binding.value for binding in state.lookup(func.value)]
+        return []
 
     def _builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
         if not isinstance(value, cst.Call):
