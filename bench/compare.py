@@ -148,6 +148,8 @@ def snapshot_code(scratch: Path) -> None:
     shutil.copytree(REPO / "torchcopylint", target / "torchcopylint", ignore=shutil.ignore_patterns("__pycache__"))
     if (REPO / "rules").is_dir():
         shutil.copytree(REPO / "rules", target / "rules")
+    # As an installed package would have it (this environment may set PYTHONDONTWRITEBYTECODE).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(target / "torchcopylint")], check=False)
     _code_root = target
 
 
@@ -248,9 +250,9 @@ def findings_of(stdout: str) -> dict:
     return dict(sorted(Counter(record["code"] for record in records).items()))
 
 
-def run_corpus(name: str, root: Path, facts: dict, args, scratch: Path) -> list[Sample]:
+def run_corpus(name: str, root: Path, facts: dict, args, scratch: Path, samples: list[Sample],
+               save=lambda: None) -> list[Sample]:
     jobs = args.jobs
-    samples: list[Sample] = []
     list_file = scratch / f"{name}.files"
     list_file.write_text("\n".join(str(path) for path in python_files(root)) + "\n", encoding="utf-8")
     warm_cache = scratch / f"{name}.warm-cache"
@@ -296,6 +298,7 @@ def run_corpus(name: str, root: Path, facts: dict, args, scratch: Path) -> list[
             elif status not in (0, 1):
                 print(f"   ! {label}: exit {status}; {stderr.strip()[:500]}", file=sys.stderr)
             samples.append(sample)
+            save()
             print(f"   round {round_number} {label:22s} {wall:8.2f} s wall {cpu:8.2f} s cpu "
                   f"{tree:7.0f} MB max  (exit {status})", file=sys.stderr, flush=True)
     return samples
@@ -360,11 +363,22 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="bin/ of the environment with bench/requirements.txt installed")
     parser.add_argument("--wheel-dir", type=Path, default=None, help="where pinned wheels may already be")
     parser.add_argument("--scratch", type=Path, default=None, help="keep the copies and caches here")
-    parser.add_argument("--json", type=Path, default=None, help="also write every sample here")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write every sample here (rewritten after each run, so a killed run keeps its data)")
+    parser.add_argument("--table", type=Path, nargs="+", default=None,
+                        help="print the table of these --json files (combined) and exit")
     parser.add_argument("--bare-parse", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_parse is not None:
         return bare_parse(args.bare_parse, args.jobs)
+    if args.table:
+        samples, facts = [], {}
+        for path in args.table:
+            data = json.loads(path.read_text())
+            facts.update(data["facts"])
+            samples.extend(Sample(**sample) for sample in data["samples"])
+        print(table(samples, facts, args.jobs))
+        return 0
     if args.peers_bin is not None:
         args.peers_bin = Path(args.peers_bin)
 
@@ -377,20 +391,24 @@ def main(argv: Optional[list[str]] = None) -> int:
         scratch.mkdir(parents=True, exist_ok=True)
     samples: list[Sample] = []
     facts: dict[str, dict] = {}
+
+    def save() -> None:
+        if args.json is not None:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps({"facts": facts, "samples": [asdict(s) for s in samples]}, indent=2) + "\n")
+
     snapshot_code(scratch)
     try:
         for name in [part.strip() for part in args.corpus.split(",") if part.strip()]:
             print(f"== {name}", file=sys.stderr, flush=True)
             root = prepare(name, scratch, args.wheel_dir)
             facts[name] = corpus_facts(root)
-            samples.extend(run_corpus(name, root, facts[name], args, scratch))
+            run_corpus(name, root, facts[name], args, scratch, samples, save)
     finally:
         if scratch_owner is not None:
             scratch_owner.cleanup()
     print(table(samples, facts, args.jobs))
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"facts": facts, "samples": [asdict(s) for s in samples]}, indent=2) + "\n")
+    save()
     failed = any(sample.status == 2 or sample.internal_errors for sample in samples
                  if sample.command.startswith(("cold", "warm")))
     return 1 if failed else 0
