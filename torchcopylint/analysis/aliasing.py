@@ -23,7 +23,13 @@ from torchcopylint.analysis.catalog import (
     INPLACE_TENSOR_METHODS,
     is_inplace_method_name,
 )
-from torchcopylint.analysis.tensors import Tensorness, TensorTyping, annotation_is_tensor, combine
+from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.tensors import (
+    Tensorness,
+    TensorTyping,
+    annotation_is_tensor,
+    combine,
+)
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 # Methods and torch functions whose result shares storage with the receiver (or first argument).
@@ -57,6 +63,8 @@ AUGMENTED_OPERATORS = {
 }
 # Loop depth past which a loop body is walked once only (keeps deep nests linear).
 MAX_LOOP_REWALK_DEPTH = 3
+# Expressions with a scope of their own (what they bind does not leak out).
+_OWN_SCOPE = frozenset({cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 
 FunctionNode = Union[cst.FunctionDef, cst.Module]
 
@@ -413,7 +421,7 @@ class FunctionWalker:
             branches.append(state.child())
             state.merge(branches)
         else:
-            for child in statement.children:
+            for child in child_nodes(statement):
                 if isinstance(child, cst.BaseExpression):
                     self._evaluate(child, state)
 
@@ -460,7 +468,7 @@ class FunctionWalker:
                 if isinstance(local, cst.Name):
                     self._assign(local, None, state, kind="import")
         else:
-            for child in small.children:
+            for child in child_nodes(small):
                 if isinstance(child, cst.BaseExpression):
                     self._evaluate(child, state)
 
@@ -815,40 +823,43 @@ class FunctionWalker:
 
     def _evaluate(self, expr: cst.CSTNode, state: FlowState) -> None:
         """Record reads and in-place events inside an expression, in evaluation order."""
-        if isinstance(expr, cst.Name):
+        # Exact type tests (libcst's classes are ABCs, whose isinstance is slow): this runs on
+        # every expression node of every function.
+        kind = type(expr)
+        if kind is cst.Name:
             if expr.value not in ("True", "False", "None"):
                 self._record_read(expr, state)
             return
-        if isinstance(expr, cst.Arg):
+        if kind is cst.Arg:
             self._evaluate(expr.value, state)
             return
-        if isinstance(expr, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        if kind in _OWN_SCOPE:
             self._evaluate_comprehension(expr, state)
             return
-        if isinstance(expr, cst.NamedExpr):
+        if kind is cst.NamedExpr:
             self._evaluate(expr.value, state)
             self._assign(expr.target, expr.value, state, kind="walrus")
             return
-        if isinstance(expr, cst.Attribute):
-            if isinstance(expr.value, cst.Name) and expr.attr.value in METADATA_ATTRIBUTES:
+        if kind is cst.Attribute:
+            if type(expr.value) is cst.Name and expr.attr.value in METADATA_ATTRIBUTES:
                 self._record_read(expr.value, state, use="metadata")
                 return
             self._evaluate(expr.value, state)
             return
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
-                and isinstance(expr.func.value, cst.Name) and expr.func.attr.value in METADATA_METHODS:
+        if kind is cst.Call and type(expr.func) is cst.Attribute \
+                and type(expr.func.value) is cst.Name and expr.func.attr.value in METADATA_METHODS:
             self._record_read(expr.func.value, state, use="metadata")
             for arg in expr.args:
                 self._evaluate(arg.value, state)
             self.facts.call_statement[expr] = self._statement
             return
-        if isinstance(expr, cst.Yield) and isinstance(expr.value, cst.BaseExpression):
+        if kind is cst.Yield and isinstance(expr.value, cst.BaseExpression):
             self._evaluate(expr.value, state)
             self._escape(expr.value, state, "yielded")
             return
-        for child in expr.children:
+        for child in child_nodes(expr):
             self._evaluate(child, state)
-        if isinstance(expr, cst.Call):
+        if kind is cst.Call:
             self._call(expr, state)
 
     def _evaluate_comprehension(self, expr, state: FlowState) -> None:
@@ -1160,7 +1171,7 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(child_nodes(current)))
 
 
 def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module_class: bool):

@@ -17,22 +17,27 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from torchcopylint.analysis.aliasing import (
     LEAF_FACTORIES,
     OPAQUE,
-    _keyword_is_true,
-    goes_through_detach,
-    _argument_is_variable,
-    grad_mode_of_context,
     PURE,
-    CallEffect,
     Callees,
+    CallEffect,
     FlowState,
     FunctionFacts,
     FunctionWalker,
     Read,
     _argument_is_true,
+    _argument_is_variable,
+    _keyword_is_true,
+    goes_through_detach,
+    grad_mode_of_context,
     parameter_tensorness,
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
-from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping
+from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.tensors import (
+    TENSOR_RETURNING_METHODS,
+    Tensorness,
+    TensorTyping,
+)
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 PURE_BUILTINS = frozenset(
@@ -61,6 +66,8 @@ class ModuleFacts(Callees):
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}
         self.calls: list[cst.Call] = []
+        # Every function definition, nested ones too, in the order of a depth-first walk.
+        self.function_nodes: list[cst.FunctionDef] = []
         self._method_calls: dict[str, list[cst.Call]] = {}
         self._class_of_function: dict[cst.FunctionDef, ClassFacts] = {}
         self._function_facts: dict[cst.CSTNode, FunctionFacts] = {}
@@ -84,11 +91,14 @@ class ModuleFacts(Callees):
         stack: list[cst.CSTNode] = [self.module]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 self.calls.append(node)
-                if isinstance(node.func, cst.Attribute):
+                if type(node.func) is cst.Attribute:
                     self._method_calls.setdefault(node.func.attr.value, []).append(node)
-            stack.extend(node.children)
+            for child in child_nodes(node):
+                if type(child) is cst.FunctionDef:
+                    self.function_nodes.append(child)
+                stack.append(child)
 
     def _index_class(self, node: cst.ClassDef) -> None:
         facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
@@ -112,7 +122,7 @@ class ModuleFacts(Callees):
                         facts.attribute_values.setdefault(target.attr.value, []).append(node.value)
             elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
-            stack.extend(node.children)
+            stack.extend(child_nodes(node))
 
     # ------------------------------------------------------------- queries
 
@@ -161,15 +171,7 @@ class ModuleFacts(Callees):
     def all_functions(self) -> list[FunctionFacts]:
         """Every function in the module (nested ones too) and the top-level code."""
         if self._all_function_facts is None:
-            nodes: list[cst.CSTNode] = [self.module]
-            stack: list[cst.CSTNode] = [self.module]
-            while stack:
-                current = stack.pop()
-                for child in current.children:
-                    if isinstance(child, cst.FunctionDef):
-                        nodes.append(child)
-                    stack.append(child)
-            self._all_function_facts = [self.function_facts(node) for node in nodes]
+            self._all_function_facts = [self.function_facts(node) for node in [self.module, *self.function_nodes]]
         return self._all_function_facts
 
     def read_of(self, name: cst.Name) -> Optional[tuple[FunctionFacts, Read]]:
@@ -530,5 +532,5 @@ def _returned_values(function: cst.FunctionDef) -> list:
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         else:
-            stack.extend(node.children)
+            stack.extend(child_nodes(node))
     return values

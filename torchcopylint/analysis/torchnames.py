@@ -16,11 +16,13 @@ ROOT_PACKAGE = "torch"
 
 def dotted_name(node: cst.CSTNode) -> Optional[str]:
     """`a.b.c` for a Name/Attribute chain, None for anything else."""
+    # Exact type tests: libcst's classes are ABCs, whose isinstance is slow, and this runs on
+    # most expressions of a module.
     parts = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
@@ -76,6 +78,11 @@ class TorchNames:
 
     def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
         """The torch name an expression spells, or None: `nn.ReLU` -> "torch.nn.ReLU"."""
+        head = node
+        while type(head) is cst.Attribute:
+            head = head.value
+        if type(head) is not cst.Name or head.value not in self.aliases:
+            return None
         dotted = dotted_name(node)
         if dotted is None:
             return None

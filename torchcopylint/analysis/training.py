@@ -9,6 +9,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 
@@ -95,7 +96,7 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
             key = module_key(node.func.value)
             if key is not None:
                 owners.add(key)
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
     return frozenset(owners)
 
 

@@ -9,7 +9,13 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.training import GradSwitch, TrainingFacts, backward_calls, module_key
+from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.training import (
+    GradSwitch,
+    TrainingFacts,
+    backward_calls,
+    module_key,
+)
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 
@@ -221,7 +227,7 @@ def _walk(node: cst.CSTNode):
         yield current
         if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
             continue
-        stack.extend(current.children)
+        stack.extend(child_nodes(current))
 
 
 def _walk_attached(node: cst.CSTNode):
@@ -243,4 +249,4 @@ def _walk_attached(node: cst.CSTNode):
             # the assignment that built `generator` is not followed.
             stack.extend(current.args)
             continue
-        stack.extend(current.children)
+        stack.extend(child_nodes(current))
