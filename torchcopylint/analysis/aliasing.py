@@ -123,6 +123,8 @@ class InplaceEvent:
     certainty: str = "sure"
     target: Optional[cst.BaseExpression] = None
     order: int = 0  # evaluation order within the function (inner calls first)
+    # The write happens inside a callee that switches grad mode off around it.
+    without_grad: bool = False
 
 
 @dataclass(eq=False)
@@ -168,6 +170,7 @@ class CallEffect:
     kind: str  # "pure", "writes", "maybe-writes" (decided at run time), "identity", "opaque"
     description: str = ""
     argument: int = 0  # which positional argument is written / returned
+    without_grad: bool = False  # the callee makes its write with grad mode off
 
 
 PURE = CallEffect("pure")
@@ -665,7 +668,7 @@ class FunctionWalker:
                 return "requires_grad_", value  # `w = torch.randn(3).requires_grad_()`
             qualified = self.names.qualified_name(value.func)
             if qualified in PARAMETER_CLASSES:
-                if not _keyword_is_false(value, "requires_grad"):
+                if parameter_requires_grad(value):
                     return "parameter", value
             elif qualified is not None and qualified.rpartition(".")[2] in LEAF_FACTORIES:
                 if _keyword_is_true(value, "requires_grad"):
@@ -885,7 +888,10 @@ class FunctionWalker:
         qualified = self.names.qualified_name(func)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "out":
-                self._write_into(arg.value, call, "out", state, description="`out=` argument")
+                # torch's own functions write `out=` where autograd sees it; another callee's
+                # `out=` is a convention that it may keep under no_grad, or not keep at all.
+                self._write_into(arg.value, call, "out", state, description="`out=` argument",
+                                 certainty="sure" if qualified is not None else "maybe")
         if qualified is not None:
             self._torch_call(call, qualified, state)
             return
@@ -906,7 +912,8 @@ class FunctionWalker:
         effect = self.callees.effect(call, state)
         if effect.kind in ("writes", "maybe-writes") and len(call.args) > effect.argument:
             self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description,
-                             certainty="sure" if effect.kind == "writes" else "maybe")
+                             certainty="sure" if effect.kind == "writes" else "maybe",
+                             without_grad=effect.without_grad)
         elif effect.kind == "opaque":
             callee = dotted_name(func) or "an unknown callee"
             # An unknown layer (`self.body(x)`) is told apart from an unknown function: a
@@ -939,21 +946,21 @@ class FunctionWalker:
                 self._escape(arg.value, state, "passed to torch.save()")
 
     def _write_into(self, target, node, kind: str, state: FlowState, description: str = "",
-                    certainty: str = "sure") -> None:
+                    certainty: str = "sure", without_grad: bool = False) -> None:
         storages = self._shared_storages(target, state) or frozenset()
         if not storages:
             return
         label = dotted_name(target) or "a tensor"
         self._event(node, storages, kind, description or f"write into {label}", state,
-                    certainty=certainty, target=target)
+                    certainty=certainty, target=target, without_grad=without_grad)
 
     def _event(self, node, storages: frozenset, kind: str, description: str, state: FlowState,
-               certainty: str = "sure", target=None) -> None:
+               certainty: str = "sure", target=None, without_grad: bool = False) -> None:
         key = (node, target, certainty)
         event = self.facts.inplace_events.get(key)
         if event is None:
             event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target,
-                                 order=len(self.facts.inplace_events))
+                                 order=len(self.facts.inplace_events), without_grad=without_grad)
             self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages
@@ -1077,6 +1084,15 @@ def goes_through_detach(expr) -> bool:
 def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword
                and isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args)
+
+
+def parameter_requires_grad(call: cst.Call) -> bool:
+    """Does `nn.Parameter(data, requires_grad)` surely require grad? Only when the flag is left
+    out or spelled `True`: a computed flag (`requires_grad=other.requires_grad`) may be False."""
+    flags = [arg.value for position, arg in enumerate(call.args)
+             if (arg.keyword is not None and arg.keyword.value == "requires_grad")
+             or (arg.keyword is None and not arg.star and position == 1)]
+    return not flags or (isinstance(flags[0], cst.Name) and flags[0].value == "True")
 
 
 def _keyword_is_false(call: cst.Call, keyword: str) -> bool:

@@ -387,8 +387,11 @@ class ModuleFacts(Callees):
             parameters = parameters[1:]  # `self.clip_(x)`: x is the method's first argument after self
         for index, binding in enumerate(parameters):
             events = facts.events_on(binding.storages) if binding.storages else []
-            if any(event.certainty == "sure" for event in events):
-                return CallEffect("writes", f"{label}() (writes its argument in place)", index)
+            writes = [event for event in events if event.certainty == "sure"]
+            if writes:
+                without_grad = facts.decorated_grad_enabled is False or all(
+                    facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes)
+                return CallEffect("writes", f"{label}() (writes its argument in place)", index, without_grad)
             opaque = opaque or bool(events)
         return OPAQUE if opaque else PURE
 

@@ -6,7 +6,14 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts, InplaceEvent, goes_through_detach, root_name
+from torchcopylint.analysis.aliasing import (
+    PARAMETER_CLASSES,
+    FunctionFacts,
+    InplaceEvent,
+    goes_through_detach,
+    parameter_requires_grad,
+    root_name,
+)
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, NodeFix, Rule
@@ -35,6 +42,10 @@ class InplaceOnLeaf(Rule):
                 # where the target must be a known leaf.
                 if event.certainty == "opaque" or event.target is None or _is_initializer(event, facts):
                     continue
+                if event.kind == "out" and event.certainty != "sure":
+                    continue  # `out=` of a callee that is not torch's: what it does is unknown
+                if event.without_grad:
+                    continue  # a helper that writes under its own no_grad
                 if _is_inplace_call(event.target):
                     continue  # `p.mul_(a).add_(b)`: the same tensor again, reported at `mul_`
                 if goes_through_detach(event.target) or not facts.grad_enabled_at(function, event.statement):
@@ -114,10 +125,9 @@ def _self_attribute(target) -> Optional[str]:
 def _builds_parameter(value: cst.BaseExpression, facts: ModuleFacts) -> bool:
     if not isinstance(value, cst.Call):
         return False
-    if facts.names.qualified_name(value.func) not in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+    if facts.names.qualified_name(value.func) not in PARAMETER_CLASSES:
         return False
-    return not any(arg.keyword is not None and arg.keyword.value == "requires_grad"
-                   and isinstance(arg.value, cst.Name) and arg.value.value == "False" for arg in value.args)
+    return parameter_requires_grad(value)
 
 
 def _no_grad_fix(event: InplaceEvent, function: FunctionFacts, facts: ModuleFacts) -> Optional[NodeFix]:
