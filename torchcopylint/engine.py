@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import re
 import stat
 import sys
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, Union
+from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -133,6 +135,30 @@ def lint_source(source: Union[str, bytes], path: str = "<string>", rules: Option
     too_deep = _nested_too_deeply(text)
     if too_deep is not None:
         return [file_error(path, f"file does not parse: {too_deep}; skipped")]
+    with _cyclic_collector_paused():
+        return _lint_text(text, path, rules)
+
+
+@contextmanager
+def _cyclic_collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while one module is parsed and analysed.
+
+    A parsed module is hundreds of thousands of objects that live until the file is done, and
+    they hold no cycles (libcst's nodes point only to their children); with the collector on,
+    each collection that the analysis's allocations set off walks all of them again, which
+    cost a fifth of the whole run on timm. What cycles the analysis makes are collected after
+    the file, once the collector is back on.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:

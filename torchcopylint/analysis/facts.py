@@ -83,22 +83,40 @@ class ModuleFacts(Callees):
     # -------------------------------------------------------------- indexing
 
     def _index(self) -> None:
+        """One walk over the module: calls, function definitions, and `self.x = ...` in methods."""
         for statement in self.module.body:
             if isinstance(statement, cst.FunctionDef):
                 self.module_functions[statement.name.value] = statement
             elif isinstance(statement, cst.ClassDef):
                 self._index_class(statement)
-        stack: list[cst.CSTNode] = [self.module]
+        # method -> its `self.<attribute> = value` assignments (not those of nested functions)
+        self_assignments: dict[cst.FunctionDef, list[tuple[str, cst.BaseExpression]]] = {}
+        stack: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(self.module, None)]
         while stack:
-            node = stack.pop()
-            if type(node) is cst.Call:
+            node, method = stack.pop()
+            kind = type(node)
+            if kind is cst.Call:
                 self.calls.append(node)
                 if type(node.func) is cst.Attribute:
                     self._method_calls.setdefault(node.func.attr.value, []).append(node)
+            elif kind is cst.Assign and method is not None:
+                for target in node.targets:
+                    target = target.target
+                    if type(target) is cst.Attribute and type(target.value) is cst.Name \
+                            and target.value.value == "self":
+                        self_assignments.setdefault(method, []).append((target.attr.value, node.value))
             for child in child_nodes(node):
-                if type(child) is cst.FunctionDef:
+                child_kind = type(child)
+                child_method = method
+                if child_kind is cst.FunctionDef:
                     self.function_nodes.append(child)
-                stack.append(child)
+                    child_method = child if child in self._class_of_function else None
+                elif child_kind is cst.ClassDef or child_kind is cst.Lambda:
+                    child_method = None
+                stack.append((child, child_method))
+        for method, facts in self._class_of_function.items():  # in the order of the class bodies
+            for attribute, value in self_assignments.get(method, ()):
+                facts.attribute_values.setdefault(attribute, []).append(value)
 
     def _index_class(self, node: cst.ClassDef) -> None:
         facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
@@ -107,22 +125,6 @@ class ModuleFacts(Callees):
             if isinstance(statement, cst.FunctionDef):
                 facts.methods[statement.name.value] = statement
                 self._class_of_function[statement] = facts
-                self._index_self_attributes(statement, facts)
-
-    @staticmethod
-    def _index_self_attributes(method: cst.FunctionDef, facts: ClassFacts) -> None:
-        stack: list[cst.CSTNode] = [method.body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    target = target.target
-                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                            and target.value.value == "self":
-                        facts.attribute_values.setdefault(target.attr.value, []).append(node.value)
-            elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            stack.extend(child_nodes(node))
 
     # ------------------------------------------------------------- queries
 
