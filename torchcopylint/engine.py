@@ -166,7 +166,7 @@ def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
         return [file_error(path, f"file does not parse: {message}", error.raw_line, error.raw_column + 1)]
     except (RecursionError, ValueError) as error:
         return [file_error(path, f"file does not parse: {type(error).__name__}: {error}")]
-    facts = ModuleFacts(module, path)
+    facts = ModuleFacts(module, path, text)
     try:
         findings = [finding for rule in rules for finding in rule.check(facts)]
         diagnostics = [_to_diagnostic(finding, facts, path) for finding in findings]

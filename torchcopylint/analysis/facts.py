@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from torchcopylint.analysis.aliasing import (
     LEAF_FACTORIES,
@@ -32,6 +32,7 @@ from torchcopylint.analysis.aliasing import (
     parameter_tensorness,
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.tensors import (
     TENSOR_RETURNING_METHODS,
@@ -58,7 +59,8 @@ class ClassFacts:
 
 
 class ModuleFacts(Callees):
-    def __init__(self, module: cst.Module, path: str = "<string>") -> None:
+    def __init__(self, module: cst.Module, path: str = "<string>", source: Optional[str] = None) -> None:
+        """`source`: the text `module` was parsed from, if known (positions are cheaper with it)."""
         self.module = module
         self.path = path
         self.names = TorchNames.from_module(module)
@@ -74,7 +76,7 @@ class ModuleFacts(Callees):
         self._in_progress: set = set()
         self._all_function_facts: Optional[list[FunctionFacts]] = None
         self._reads: Optional[dict[cst.Name, tuple[FunctionFacts, Read]]] = None
-        self._positions = None
+        self._positions = Positions(module, source)
         self._called_without_grad: Optional[set] = None
         self._call_sites: Optional[dict] = None
         self._training = None
@@ -304,10 +306,7 @@ class ModuleFacts(Callees):
     # ------------------------------------------------------------ positions
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        return self._positions[node]
+        return self._positions.of(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line
