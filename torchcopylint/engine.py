@@ -24,6 +24,7 @@ from torchcopylint.cache import Cache, config_key, content_digest, default_cache
 from torchcopylint.config import Settings
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity
 from torchcopylint.discovery import discover
+from torchcopylint.parsing import parse_for_analysis
 from torchcopylint.rules import ALL_RULES, Finding, Rule
 
 FILE_ERROR_CODE = "TCL900"
@@ -160,7 +161,7 @@ def _cyclic_collector_paused() -> Iterator[None]:
 
 def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
     try:
-        module = cst.parse_module(text)
+        module = parse_for_analysis(text)
     except cst.ParserSyntaxError as error:
         message = str(error).splitlines()[0] if str(error) else "syntax error"
         return [file_error(path, f"file does not parse: {message}", error.raw_line, error.raw_column + 1)]

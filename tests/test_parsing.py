@@ -1,0 +1,48 @@
+"""parse_for_analysis builds the tree libcst.parse_module builds, and leaves validation on afterwards."""
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from torchcopylint import parsing
+from torchcopylint.parsing import parse_for_analysis
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCES = sorted((REPO / "examples").rglob("*.py")) + sorted((REPO / "torchcopylint" / "analysis").glob("*.py"))
+
+
+def _validation_is_on() -> bool:
+    try:
+        cst.Name("not a name")  # Name validates its value: this must raise
+    except cst.CSTValidationError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.name)
+def test_same_tree_as_libcst(path):
+    source = path.read_text(encoding="utf-8")
+    fast = parse_for_analysis(source)
+    assert fast.deep_equals(cst.parse_module(source))
+    assert fast.code == source
+    assert _validation_is_on()
+
+
+def test_validation_is_back_after_a_syntax_error():
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_for_analysis("def f(:\n    pass\n")
+    assert _validation_is_on()
+
+
+def test_an_unknown_libcst_gets_the_plain_parse(monkeypatch):
+    monkeypatch.setattr(parsing, "_SKIPPABLE", False)
+    seen = []
+    monkeypatch.setattr(cst, "parse_module", lambda text: seen.append(text) or "plain")
+    assert parse_for_analysis("x = 1\n") == "plain" and seen == ["x = 1\n"]
+
+
+def test_this_libcst_is_known():
+    # If this fails, a libcst upgrade changed CSTNode.__post_init__: the parse still works,
+    # with validation, and parsing.py needs a look.
+    assert parsing._SKIPPABLE
