@@ -23,13 +23,8 @@ from torchcopylint.analysis.catalog import (
     INPLACE_TENSOR_METHODS,
     is_inplace_method_name,
 )
-from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.tensors import (
-    Tensorness,
-    TensorTyping,
-    annotation_is_tensor,
-    combine,
-)
+from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.tensors import Tensorness, TensorTyping, annotation_is_tensor, combine
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 # Methods and torch functions whose result shares storage with the receiver (or first argument).
@@ -868,14 +863,14 @@ class FunctionWalker:
     def _evaluate_comprehension(self, expr, state: FlowState) -> None:
         # Comprehensions have their own scope; only the outer names they read matter here.
         local = set()
-        for node in _walk(expr):
+        for node in walk(expr):
             if isinstance(node, cst.CompFor):
-                for target in _walk(node.target):
+                for target in walk(node.target):
                     if isinstance(target, cst.Name):
                         local.add(target.value)
             if isinstance(node, cst.Param):
                 local.add(node.name.value)
-        for node in _walk(expr):
+        for node in walk(expr):
             if isinstance(node, cst.Call):
                 self.facts.call_statement.setdefault(node, self._statement)
             if isinstance(node, cst.Name) and node.value not in local:
@@ -1179,15 +1174,7 @@ def _may_copy(expr) -> bool:
 
 
 def _names_in(node: cst.CSTNode) -> set:
-    return {current.value for current in _walk(node) if isinstance(current, cst.Name)}
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(child_nodes(current)))
+    return {current.value for current in walk(node) if isinstance(current, cst.Name)}
 
 
 def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module_class: bool):

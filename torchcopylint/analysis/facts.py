@@ -34,11 +34,7 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.tensors import (
-    TENSOR_RETURNING_METHODS,
-    Tensorness,
-    TensorTyping,
-)
+from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 PURE_BUILTINS = frozenset(

@@ -10,12 +10,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.training import (
-    GradSwitch,
-    TrainingFacts,
-    backward_calls,
-    module_key,
-)
+from torchcopylint.analysis.training import GradSwitch, TrainingFacts, backward_calls, module_key
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 
