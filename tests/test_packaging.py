@@ -20,7 +20,7 @@ import pytest
 from conftest import CLEAN, EXAMPLES, REPO_ROOT, write
 
 import torchcopylint
-from torchcopylint import catalogue
+from torchcopylint import pages
 from torchcopylint.rules import ALL_RULES
 
 if sys.version_info >= (3, 11):
@@ -92,7 +92,7 @@ def test_pyproject_declares_one_package_and_its_entry_points():
     assert [req.split(">")[0].split("=")[0] for req in extras["verify"]] == ["torch"]
     assert {re.split(r"[<>=]", req)[0] for req in extras["test"]} >= {"pytest", "jsonschema", "pre-commit"}
     force_include = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
-    assert force_include == {"rules": "torchcopylint/pages"}
+    assert force_include == {"rules": "torchcopylint/rule_pages"}
 
 
 def test_python_dash_m_runs_the_cli():
@@ -105,10 +105,10 @@ def test_python_dash_m_runs_the_cli():
 def test_a_checkout_reads_the_pages_from_rules():
     if Path(torchcopylint.__file__).resolve().parent.parent != REPO_ROOT:
         pytest.skip("torchcopylint is imported from an installed copy, not this checkout")
-    assert catalogue.pages_directory() == REPO_ROOT / "rules"
+    assert pages.pages_directory() == REPO_ROOT / "rules"
     for rule in ALL_RULES:
         if (REPO_ROOT / "rules" / f"{rule.code}.md").is_file():
-            assert catalogue.page_text(rule.code) == (REPO_ROOT / "rules" / f"{rule.code}.md").read_text(encoding="utf-8")
+            assert pages.page_text(rule.code) == (REPO_ROOT / "rules" / f"{rule.code}.md").read_text(encoding="utf-8")
 
 
 # --- the wheel --------------------------------------------------------------------------------------
@@ -123,8 +123,8 @@ def test_wheel_ships_the_pages_and_works_without_torch(tmp_path: Path):
     [wheel] = wheels.glob("torchcopylint-*.whl")
 
     names = zipfile.ZipFile(wheel).namelist()
-    pages = sorted(name for name in names if name.startswith("torchcopylint/pages/"))
-    assert pages == sorted(f"torchcopylint/pages/{page.name}" for page in (REPO_ROOT / "rules").glob("*.md"))
+    shipped = sorted(name for name in names if name.startswith("torchcopylint/rule_pages/"))
+    assert shipped == sorted(f"torchcopylint/rule_pages/{page.name}" for page in (REPO_ROOT / "rules").glob("*.md"))
     assert "torchcopylint/__main__.py" in names and "torchcopylint/cli.py" in names
     assert not any(name.startswith(("tests/", "examples/", "rules/")) for name in names)
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -142,9 +142,9 @@ def test_wheel_ships_the_pages_and_works_without_torch(tmp_path: Path):
     outside.mkdir()
     page = run([venv_script(venv, "torchcopylint"), "rule", "TCL005"], outside, env)
     assert page.stdout == (REPO_ROOT / "rules" / "TCL005.md").read_text(encoding="utf-8")
-    location = run([python, "-c", "from torchcopylint import catalogue; print(catalogue.pages_directory())"],
+    location = run([python, "-c", "from torchcopylint import pages; print(pages.pages_directory())"],
                    outside, env).stdout.strip()
-    assert Path(location).parts[-2:] == ("torchcopylint", "pages") and "site-packages" in location
+    assert Path(location).parts[-2:] == ("torchcopylint", "rule_pages") and "site-packages" in location
 
     version = run([python, "-m", "torchcopylint", "--version"], outside, env)
     assert torchcopylint.__version__ in version.stdout
@@ -158,7 +158,7 @@ def test_wheel_ships_the_pages_and_works_without_torch(tmp_path: Path):
 
     # An editable install of the same sources reads the pages from the repository's rules/.
     run([python, "-m", "pip", "install", "-q", "--no-deps", "-e", tmp_path / "src"], tmp_path, env)
-    location = run([python, "-c", "from torchcopylint import catalogue; print(catalogue.pages_directory())"],
+    location = run([python, "-c", "from torchcopylint import pages; print(pages.pages_directory())"],
                    outside, env).stdout.strip()
     assert Path(location) == tmp_path / "src" / "rules"
     page = run([venv_script(venv, "torchcopylint"), "rule", "TCL008"], outside, env)

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 import torchcopylint
-from torchcopylint import catalogue
+from torchcopylint import pages
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity, Verdict
 from torchcopylint.report import FORMATS, render
 from torchcopylint.rules.base import Rule
@@ -297,14 +297,14 @@ def assert_valid_sarif(log: dict) -> None:
 
 @pytest.fixture
 def rule_pages(tmp_path, monkeypatch) -> Path:
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    (pages / "TCL005.md").write_text(
+    directory = tmp_path / "pages"
+    directory.mkdir()
+    (directory / "TCL005.md").write_text(
         "# TCL005 clone-detach-order\n\n## What it flags\n\n`x.clone().detach()`.\n\n"
         "## Why it matters\n\nThe clone is recorded by autograd.\n"
     )
-    monkeypatch.setattr(catalogue, "pages_directory", lambda: pages)
-    return pages
+    monkeypatch.setattr(pages, "pages_directory", lambda: directory)
+    return directory
 
 
 def test_sarif_validates_and_carries_what_code_scanning_needs(project, diagnostics, rule_pages):

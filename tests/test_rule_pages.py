@@ -20,7 +20,7 @@ from typing import Optional
 
 import pytest
 
-from torchcopylint.catalogue import Example, page_examples, page_text
+from torchcopylint.pages import Example, page_examples, page_text
 from torchcopylint.engine import lint_source
 from torchcopylint.fix import fix_source
 from torchcopylint.rules import ALL_RULES

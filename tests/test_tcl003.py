@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from torchcopylint.catalogue import page_examples
+from torchcopylint.pages import page_examples
 from torchcopylint.diagnostic import Applicability
 from torchcopylint.engine import lint_source
 from torchcopylint.fix import fix_source

@@ -20,7 +20,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from torchcopylint.catalogue import Example, page_examples  # noqa: E402
+from torchcopylint.pages import Example, page_examples  # noqa: E402
 
 LEAF_ERRORS = (
     "a leaf Variable that requires grad is being used in an in-place operation",

@@ -9,7 +9,7 @@ from typing import Optional
 
 import click
 
-from torchcopylint import __version__, catalogue, report
+from torchcopylint import __version__, pages, report
 from torchcopylint.config import ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
 from torchcopylint.engine import LintRun, lint_paths, lint_source, select_rules
@@ -196,7 +196,7 @@ def _fail(message: str) -> None:
 @click.argument("code")
 def rule_command(code: str) -> None:
     """Print the documentation page of rule CODE."""
-    text = catalogue.page_text(code)
+    text = pages.page_text(code)
     if text is None or rule_by_code(code) is None:
         _fail(f"unknown rule {code!r}; `torchcopylint rules` lists the codes")
     click.echo(text, nl=not text.endswith("\n"))

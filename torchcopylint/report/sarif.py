@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence, TextIO
 from urllib.parse import quote
 
 import torchcopylint
-from torchcopylint import catalogue
+from torchcopylint import pages
 from torchcopylint.diagnostic import Diagnostic, Fix, Severity
 from torchcopylint.report import (
     PROJECT_URL,
@@ -46,8 +46,8 @@ def _text(text: str, markdown: Optional[str] = None) -> dict[str, str]:
 
 
 def rule_descriptor(rule: Any) -> dict[str, Any]:
-    page = catalogue.page_text(rule.code)
-    flags = catalogue.page_section(rule.code, "What it flags")
+    page = pages.page_text(rule.code)
+    flags = pages.page_section(rule.code, "What it flags")
     return {
         "id": rule.code,
         "name": rule.name,

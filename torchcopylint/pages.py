@@ -12,7 +12,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 def pages_directory() -> Optional[Path]:
     """Where the pages are: inside the package for a wheel, the repository's rules/ otherwise."""
-    for candidate in (_PACKAGE_DIR / "pages", _PACKAGE_DIR.parent / "rules"):
+    for candidate in (_PACKAGE_DIR / "rule_pages", _PACKAGE_DIR.parent / "rules"):
         if candidate.is_dir() and any(candidate.glob("TCL*.md")):
             return candidate
     return None
