@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -9,10 +10,10 @@ from typing import Optional
 
 import click
 
-from torchcopylint import __version__, pages, report
+from torchcopylint import __version__, notebook, pages, report
 from torchcopylint.config import ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
-from torchcopylint.engine import LintRun, lint_paths, lint_source, select_rules
+from torchcopylint.engine import LintRun, lint_document, lint_paths, lint_source, select_rules
 from torchcopylint.fix import fix_source, unified_diff, write_atomically
 from torchcopylint.rules import ALL_RULES, rule_by_code
 
@@ -144,7 +145,12 @@ def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> li
     except VerifyError as error:
         _fail(str(error))
     sources = {path: text for path, text in run.sources.items()}
-    return verify(run.diagnostics, sources, options)
+    # A notebook is verified as the module its code cells make; its verdicts go back to the cells.
+    notebooks = {path: notebook.read(text) for path, text in sources.items() if notebook.is_notebook(path)}
+    sources.update((path, document.module) for path, document in notebooks.items())
+    in_modules = [notebook.to_module(d, notebooks[d.path]) if d.path in notebooks else d for d in run.diagnostics]
+    verified = verify(in_modules, sources, options)
+    return [dataclasses.replace(d, verdict=checked.verdict) for d, checked in zip(run.diagnostics, verified)]
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:
@@ -166,7 +172,12 @@ def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
     total_applied = 0
     for path, original in sorted(run.sources.items()):
         rules = select_rules(settings, path)
-        outcome = fix_source(original, path, lambda text: lint_source(text, path, rules), unsafe=unsafe)
+        lint_module = lambda text: lint_source(text, path, rules)  # noqa: E731
+        is_notebook = notebook.is_notebook(path)
+        if is_notebook:
+            outcome = notebook.fix(original, path, lint_module, unsafe=unsafe)
+        else:
+            outcome = fix_source(original, path, lint_module, unsafe=unsafe)
         if outcome.error:
             click.echo(f"error: {path}: fixes not applied: {outcome.error}", err=True)
         if outcome.fixed != original:
@@ -174,8 +185,9 @@ def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
             if write:
                 write_atomically(Path(path), outcome.fixed)
             else:
-                click.echo(unified_diff(_shown(path), original, outcome.fixed), nl=False)
-        remaining.extend(lint_source(outcome.fixed, path, rules))
+                diff = notebook.unified_diff if is_notebook else unified_diff
+                click.echo(diff(_shown(path), original, outcome.fixed), nl=False)
+        remaining.extend(lint_document(outcome.fixed, path, rules))
     run.diagnostics = sorted(remaining, key=Diagnostic.sort_key)
     return total_applied
 

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from torchcopylint import noqa, parallel
+from torchcopylint import notebook, noqa, parallel
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.cache import Cache, config_key, content_digest, default_cache_dir, with_path
 from torchcopylint.config import Settings
@@ -138,6 +138,23 @@ def lint_source(source: Union[str, bytes], path: str = "<string>", rules: Option
         return [file_error(path, f"file does not parse: {too_deep}; skipped")]
     with _cyclic_collector_paused():
         return _lint_text(text, path, rules)
+
+
+def lint_document(source: Union[str, bytes], path: str, rules: Optional[Sequence[Rule]] = None,
+                  prefilter: bool = True) -> list[Diagnostic]:
+    """Lint a file's content: a module, or a notebook (by its suffix) whose code cells make one."""
+    if not notebook.is_notebook(path):
+        return lint_source(source, path, rules, prefilter)
+    try:
+        text = source.decode("utf-8") if isinstance(source, bytes) else source
+        document = notebook.read(text)
+    except UnicodeDecodeError as error:
+        return [file_error(path, f"file is not valid UTF-8 ({error.reason} at byte {error.start}); skipped")]
+    except notebook.NotebookError as error:
+        return [file_error(path, f"notebook cannot be read: {error}; skipped")]
+    if not document.cells:
+        return []
+    return notebook.to_cells(lint_source(document.module, path, rules, prefilter), document)
 
 
 @contextmanager
@@ -279,7 +296,7 @@ def lint_file(path: Path, settings: Optional[Settings] = None) -> tuple[list[Dia
     if isinstance(source, Diagnostic):
         return [source], None
     rules = select_rules(settings, str(path))
-    diagnostics = lint_source(source, str(path), rules)
+    diagnostics = lint_document(source, str(path), rules)
     if diagnostics and diagnostics[0].code != FILE_ERROR_CODE:
         return diagnostics, source.decode("utf-8")
     return diagnostics, None
@@ -316,7 +333,7 @@ def lint_task(path: str, codes: Sequence[str], prefilter: bool = True) -> dict:
         return result
     rules = [_RULES_BY_CODE[code] for code in codes if code in _RULES_BY_CODE]
     try:
-        diagnostics = lint_source(source, path, rules, prefilter=prefilter)
+        diagnostics = lint_document(source, path, rules, prefilter=prefilter)
     except InternalError as error:
         result["error"] = str(error)
         return result
