@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from torchcopylint import __version__, notebook, pages, report
+from torchcopylint import __version__, noqa, notebook, pages, report
 from torchcopylint.config import ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
 from torchcopylint.engine import LintRun, lint_document, lint_paths, lint_source, select_rules
@@ -66,6 +66,8 @@ def _codes(value: Optional[str]) -> list[str]:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), envvar="TORCHCOPYLINT_CACHE_DIR",
               help="Where to keep the cache (default: .torchcopylint_cache in the project root).")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can fire on.")
+@click.option("--add-noqa", is_flag=True,
+              help="Add a `# noqa: CODE` to every flagged line (to adopt the linter on existing code); exit 0.")
 @click.option("--verify", "run_verify", is_flag=True,
               help="Run the flagged code (needs torch) and mark each finding confirmed, refuted or unverified.")
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu", show_default=True,
@@ -78,7 +80,8 @@ def _codes(value: Optional[str]) -> list[str]:
               help="With --run: end CMD as soon as every diagnosis has a verdict.")
 def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_diff, output_format,
           exit_zero, statistics, config_file, force_exclude, show_fixes, quiet, run_verify, device,
-          verify_timeout, run_command, verify_stop_when_decided, jobs, no_cache, cache_dir, no_prefilter) -> None:
+          verify_timeout, run_command, verify_stop_when_decided, jobs, no_cache, cache_dir, no_prefilter,
+          add_noqa) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or ["."]
     missing = [path for path in paths if not os.path.lexists(path)]
@@ -93,6 +96,8 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     settings.ignore = [*settings.ignore, *_codes(ignore)]
     settings.extend_select = [*settings.extend_select, *_codes(extend_select)]
     _check_codes(settings)
+    if add_noqa and (apply_fixes or show_diff or run_verify):
+        _fail("--add-noqa cannot be combined with --fix, --diff or --verify")
 
     run = lint_paths(paths, settings, force_exclude=force_exclude, jobs=jobs, cache=not no_cache,
                      cache_dir=cache_dir, prefilter=not no_prefilter, progress=True)
@@ -100,6 +105,10 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
         click.echo(f"error: path does not exist: {missing}", err=True)
     for error in run.internal_errors:
         click.echo(f"error: internal error (please report it): {error}", err=True)
+
+    if add_noqa:
+        _add_noqa(run)
+        sys.exit(EXIT_ERROR if run.missing_paths or run.internal_errors else EXIT_CLEAN)
 
     fixed = 0
     if apply_fixes or show_diff:
@@ -190,6 +199,21 @@ def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
         remaining.extend(lint_document(outcome.fixed, path, rules))
     run.diagnostics = sorted(remaining, key=Diagnostic.sort_key)
     return total_applied
+
+
+def _add_noqa(run: LintRun) -> None:
+    """Write a `# noqa` for every finding into its file (as --fix writes: atomically) and say how many."""
+    by_path: dict[str, list[Diagnostic]] = {}
+    for diagnostic in run.diagnostics:
+        by_path.setdefault(diagnostic.path, []).append(diagnostic)
+    added = 0
+    for path, original in sorted(run.sources.items()):
+        add = notebook.add_noqa if notebook.is_notebook(path) else noqa.add_noqa
+        text, count = add(original, by_path.get(path, []))
+        if count:
+            write_atomically(Path(path), text)
+            added += count
+    click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
 
 
 def _shown(path: str) -> str:

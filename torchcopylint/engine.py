@@ -24,6 +24,7 @@ from torchcopylint.cache import Cache, config_key, content_digest, default_cache
 from torchcopylint.config import Settings
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity
 from torchcopylint.discovery import discover
+from torchcopylint.fix import split_lines
 from torchcopylint.parsing import parse_for_analysis
 from torchcopylint.rules import ALL_RULES, Finding, Rule
 
@@ -192,7 +193,9 @@ def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
         return [file_error(path, "file is nested too deeply to analyse; skipped")]
     except Exception as error:  # a bug of ours: keep the run going, report it
         raise InternalError(f"{path}: {type(error).__name__}: {error}\n{traceback.format_exc()}") from error
-    lines = text.splitlines()
+    if not diagnostics:
+        return []
+    lines = split_lines(text)
     kept = [d for d in diagnostics if not _suppressed(d, lines)]
     return sorted(_unique(kept), key=Diagnostic.sort_key)
 
@@ -240,8 +243,8 @@ def _unique(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def _suppressed(diagnostic: Diagnostic, lines: list[str]) -> bool:
-    index = diagnostic.location.line - 1
-    return 0 <= index < len(lines) and noqa.is_suppressed(diagnostic.code, lines[index])
+    location = diagnostic.location
+    return noqa.is_suppressed_at(diagnostic.code, lines, location.line, location.column)
 
 
 def _to_diagnostic(finding: Finding, facts: ModuleFacts, path: str) -> Diagnostic:

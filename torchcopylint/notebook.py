@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Callable, Optional, Sequence
 
+from torchcopylint import noqa
 from torchcopylint.diagnostic import Diagnostic, Fix, Location
+from torchcopylint.linescan import LineScanner
 from torchcopylint.fix import FixOutcome, apply_edits, fix_source, module_syntax_error, split_lines
 
 SUFFIX = ".ipynb"
@@ -235,7 +237,7 @@ def neutralised_lines(source: str) -> list[str]:
     else:
         start = 0
     result = lines[:start]
-    scanner = _Scanner()
+    scanner = LineScanner()
     continued_escape = False
     for line in lines[start:]:
         body, ending = line[: len(line) - len(_ending(line))], _ending(line)
@@ -258,7 +260,7 @@ def _ending(line: str) -> str:
     return line[len(line.rstrip("\r\n")):]
 
 
-def _escape_replacement(body: str, scanner: "_Scanner") -> Optional[str]:
+def _escape_replacement(body: str, scanner: LineScanner) -> Optional[str]:
     stripped = body.lstrip()
     indent = body[: len(body) - len(stripped)]
     if not stripped or stripped.startswith("#"):
@@ -272,73 +274,6 @@ def _escape_replacement(body: str, scanner: "_Scanner") -> Optional[str]:
     if code.rstrip().endswith("?"):  # `obj?`, `obj??`: help, not Python
         return indent + "pass"
     return None
-
-
-class _Scanner:
-    """Just enough of Python's tokenizer to know whether a line starts a statement.
-
-    It follows strings (triple-quoted ones across lines), brackets, comments and backslash
-    continuations; a magic can only be the first thing of a statement.
-    """
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.open_quote: Optional[str] = None  # the triple quote of a string still open
-        self.continued = False
-
-    @property
-    def at_statement_start(self) -> bool:
-        return self.depth == 0 and self.open_quote is None and not self.continued
-
-    def code_of(self, body: str) -> str:
-        """The line without its comment (for a line that starts a statement)."""
-        return body[: self._scan(body, record=False)]
-
-    def feed(self, body: str) -> None:
-        self._scan(body, record=True)
-
-    def _scan(self, body: str, record: bool) -> int:
-        depth, quote, at, size = self.depth, self.open_quote, 0, len(body)
-        comment = size
-        while at < size:
-            if quote is not None:
-                close = _string_end(body, at, quote)
-                if close < 0:
-                    at = size
-                    if len(quote) == 1 and not body.endswith("\\"):
-                        quote = None  # an unterminated string: a syntax error, not ours to report
-                    break
-                at, quote = close, None
-                continue
-            char = body[at]
-            if char == "#":
-                comment = at
-                break
-            if char in "\"'":
-                quote = body[at] * 3 if body.startswith(body[at] * 3, at) else char
-                at += len(quote)
-                continue
-            if char in "([{":
-                depth += 1
-            elif char in ")]}":
-                depth = max(0, depth - 1)
-            at += 1
-        if record:
-            self.depth, self.open_quote = depth, quote
-            self.continued = comment == size and body.endswith("\\")
-        return comment
-
-
-def _string_end(body: str, at: int, quote: str) -> int:
-    """Offset just past the closing `quote` from `at`, or -1 when the string goes on."""
-    while at < len(body):
-        if body[at] == "\\":
-            at += 2
-            continue
-        if body.startswith(quote, at):
-            return at + len(quote)
-        at += 1
-    return -1
 
 
 # ------------------------------------------------------------------ positions: module <-> cells
@@ -539,3 +474,22 @@ def unified_diff(path: str, original: str, fixed: str) -> str:
         for line in difflib.unified_diff(split_lines(cell.source), split_lines(new), f"a/{name}", f"b/{name}"):
             out.append(line if line.endswith(("\n", "\r")) else line + "\n")
     return "".join(out)
+
+
+def add_noqa(raw: str, diagnostics: Sequence[Diagnostic]) -> tuple[str, int]:
+    """`noqa.add_noqa` in each cell, for diagnostics in cell positions; the file's text and lines changed."""
+    document = read(raw)
+    by_cell: dict[int, list[Diagnostic]] = {}
+    for diagnostic in diagnostics:
+        if diagnostic.location.cell is not None:
+            by_cell.setdefault(diagnostic.location.cell, []).append(diagnostic)
+    sources, changed = {}, 0
+    for number, cell_diagnostics in by_cell.items():
+        cell = document.cell_numbered(number)
+        if cell is None:
+            continue
+        text, count = noqa.add_noqa(cell.source, cell_diagnostics)
+        if count:
+            sources[number] = text
+            changed += count
+    return (with_sources(document, sources) if changed else raw), changed
