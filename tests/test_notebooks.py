@@ -284,3 +284,14 @@ def test_verify_runs_the_cells_module_and_maps_the_verdict_back(cli, project):
     result = cli("--no-cache", "--verify", "helpers.ipynb")
     [line] = [line for line in result.stdout.splitlines() if "TCL005" in line]
     assert line.startswith("helpers.ipynb:cell 3:2:12: TCL005") and "[confirmed:" in line
+
+
+def test_file_positions_when_list_elements_are_not_one_per_line():
+    document = json.loads(gan_notebook())
+    source = "".join(document["cells"][3]["source"])
+    document["cells"][3]["source"] = [source[:50], source[50:140], source[140:]]  # split anywhere
+    raw = json.dumps(document, indent=1)
+    parsed = notebook.read(raw)
+    line, column = notebook.file_position(parsed, 4, 6, FLAGGED_LINE.index("fake)") + 1)
+    text_line = raw.splitlines()[line - 1]
+    assert text_line[column - 1:].startswith("fake).view")

@@ -56,6 +56,8 @@ class CodeCell:
     neutralised: frozenset[int]  # its lines (1-based) rewritten because they are IPython syntax
     span: tuple[int, int]  # offsets of the `source` value (a list or a string) in the file's text
     element_spans: list[tuple[int, int]] = field(default_factory=list)  # list sources: each string's offsets
+    # The JSON strings the source is made of: (offset of the opening quote, characters once decoded).
+    strings: list[tuple[int, int]] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """Its lines, without their endings."""
@@ -68,6 +70,10 @@ class Notebook:
     cells: list[CodeCell]
     module: str  # the code cells as one module, magics neutralised
 
+    def __post_init__(self) -> None:
+        self._starts = [cell.first_line for cell in self.cells]
+        self._by_number = {cell.number: cell for cell in self.cells}
+
     def cell_at(self, module_line: int) -> Optional[CodeCell]:
         """The code cell holding this line of the module."""
         index = bisect.bisect_right(self._starts, module_line) - 1
@@ -77,11 +83,7 @@ class Notebook:
         return cell if module_line < cell.first_line + cell.line_count else None
 
     def cell_numbered(self, number: int) -> Optional[CodeCell]:
-        return next((cell for cell in self.cells if cell.number == number), None)
-
-    @property
-    def _starts(self) -> list[int]:
-        return [cell.first_line for cell in self.cells]
+        return self._by_number.get(number)
 
 
 # --------------------------------------------------------------------------------- reading
@@ -108,15 +110,20 @@ def read(raw: str) -> Notebook:
             continue
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(part, str) for part in source):
-            source = "".join(source)
-        elif not isinstance(source, str):
+            parts = source
+        elif isinstance(source, str):
+            parts = [source]
+        else:
             raise NotebookError(f"cell {index + 1}: `source` is neither a string nor a list of strings")
         if index not in spans:
             raise NotebookError(f"cell {index + 1}: its `source` could not be located in the file")
+        source = "".join(parts)
         lines = neutralised_lines(source)
         neutral = frozenset(number for number, (old, new) in enumerate(zip(_lines(source), lines), 1) if old != new)
         span, element_spans = spans[index]
-        cells.append(CodeCell(index + 1, source, len(module_lines) + 1, len(lines), neutral, span, element_spans))
+        quotes = [start for start, _end in element_spans] if element_spans else [span[0]]
+        cells.append(CodeCell(index + 1, source, len(module_lines) + 1, len(lines), neutral, span, element_spans,
+                              list(zip(quotes, map(len, parts)))))
         module_lines.extend(lines)
     return Notebook(raw, cells, "".join(module_lines))
 
@@ -278,7 +285,9 @@ def _escape_replacement(body: str, scanner: LineScanner) -> Optional[str]:
 
 # ------------------------------------------------------------------ positions: module <-> cells
 
+# How messages name a line of the module: rules write `line N`, parse errors `@ N:C`.
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
+_PARSER_POSITION = re.compile(r"@ (\d+):(\d+)")
 
 
 def to_cells(diagnostics: Sequence[Diagnostic], notebook: Notebook) -> list[Diagnostic]:
@@ -301,6 +310,8 @@ def _to_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
     if fix is not None:
         fix = _fix_in_cell(fix, cell)
     message = _LINE_REFERENCE.sub(lambda match: _line_label(int(match.group(1)), notebook), diagnostic.message)
+    message = _PARSER_POSITION.sub(
+        lambda match: f"@ {_line_label(int(match.group(1)), notebook)}, column {match.group(2)}", message)
     return dataclasses.replace(diagnostic, location=Location(location.path, line, location.column, end_line,
                                                              end_column, cell=cell.number),
                                fix=fix, message=message)
@@ -352,14 +363,13 @@ def file_position(notebook: Notebook, cell_number: int, line: int, column: int) 
     if cell is None:
         return None
     lines = _lines(cell.source)
-    if not 1 <= line <= len(lines):
+    if not 1 <= line <= len(lines) or not cell.strings:
         return None
-    if cell.element_spans and len(cell.element_spans) == len(lines):
-        string_start = cell.element_spans[line - 1][0]
-        index = column - 1
-    else:  # one string, or a list not split at line ends: count from the start of the source
-        string_start = cell.element_spans[0][0] if cell.element_spans else cell.span[0]
-        index = sum(len(text) for text in lines[: line - 1]) + column - 1
+    index = sum(len(text) for text in lines[: line - 1]) + column - 1  # in the source
+    for position, (string_start, length) in enumerate(cell.strings):
+        if index < length or position == len(cell.strings) - 1:
+            break
+        index -= length
     offset = _raw_offset(notebook.raw, string_start, index)
     file_line = notebook.raw.count("\n", 0, offset) + 1
     return file_line, offset - (notebook.raw.rfind("\n", 0, offset) + 1) + 1
