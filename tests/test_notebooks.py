@@ -295,3 +295,18 @@ def test_file_positions_when_list_elements_are_not_one_per_line():
     line, column = notebook.file_position(parsed, 4, 6, FLAGGED_LINE.index("fake)") + 1)
     text_line = raw.splitlines()[line - 1]
     assert text_line[column - 1:].startswith("fake).view")
+
+
+def test_large_outputs_do_not_make_a_notebook_too_large(project, monkeypatch):
+    from torchcopylint import engine
+
+    monkeypatch.setattr(engine, "MAX_FILE_BYTES", 4096)
+    document = json.loads(gan_notebook())
+    document["cells"][3]["outputs"][0]["data"]["image/png"] = "A" * 20000
+    write(project / "big.ipynb", json.dumps(document, indent=1))
+    found = lint_paths(["big.ipynb"], Settings(root=project), jobs=1).diagnostics
+    assert "TCL003" in {d.code for d in found} and "TCL900" not in {d.code for d in found}
+    document["cells"][3]["source"] += ["\n# padding" * 500]
+    write(project / "big.ipynb", json.dumps(document, indent=1))
+    [error] = lint_paths(["big.ipynb"], Settings(root=project), jobs=1).diagnostics
+    assert error.code == "TCL900" and "the notebook's code is too large" in error.message

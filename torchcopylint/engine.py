@@ -32,6 +32,8 @@ FILE_ERROR_CODE = "TCL900"
 FILE_ERROR_NAME = "file-error"
 # Past this size a file is reported and skipped: generated code, not something to lint.
 MAX_FILE_BYTES = 10 * 1024 * 1024
+# A notebook's outputs (plots, images) make it large; the limit above applies to its code.
+MAX_NOTEBOOK_BYTES = 200 * 1024 * 1024
 
 
 class InternalError(Exception):
@@ -155,6 +157,9 @@ def lint_document(source: Union[str, bytes], path: str, rules: Optional[Sequence
         return [file_error(path, f"notebook cannot be read: {error}; skipped")]
     if not document.cells:
         return []
+    if len(document.module) > MAX_FILE_BYTES:
+        return [file_error(path, f"the notebook's code is too large ({_size(len(document.module))}, "
+                                 f"limit {_size(MAX_FILE_BYTES)}); skipped")]
     return notebook.to_cells(lint_source(document.module, path, rules, prefilter), document)
 
 
@@ -279,8 +284,9 @@ def read_source(path: Path) -> Union[bytes, Diagnostic]:
         # A FIFO, socket or device: reading it could block forever.
         return file_error(shown, "not a regular file; skipped")
     size = status.st_size
-    if size > MAX_FILE_BYTES:
-        return file_error(shown, f"file is too large ({_size(size)}, limit {_size(MAX_FILE_BYTES)}); skipped")
+    limit = MAX_NOTEBOOK_BYTES if notebook.is_notebook(shown) else MAX_FILE_BYTES
+    if size > limit:
+        return file_error(shown, f"file is too large ({_size(size)}, limit {_size(limit)}); skipped")
     try:
         return path.read_bytes()
     except IsADirectoryError:
