@@ -119,8 +119,11 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     if run_verify and run_command and not show_diff:
         from torchcopylint.verify.observe import observe
 
-        observation = observe(run.diagnostics, run_command, stop_when_decided=verify_stop_when_decided)
-        run.diagnostics = observation.diagnostics
+        # A command runs .py files; a notebook's cells are not executed from their file, so not observed.
+        in_notebooks = [d for d in run.diagnostics if notebook.is_notebook(d.path)]
+        observed = [d for d in run.diagnostics if not notebook.is_notebook(d.path)]
+        observation = observe(observed, run_command, stop_when_decided=verify_stop_when_decided)
+        run.diagnostics = sorted([*observation.diagnostics, *in_notebooks], key=Diagnostic.sort_key)
         click.echo(f"torchcopylint: `{run_command}` exited with status {observation.exit_status}", err=True)
     elif run_verify and not show_diff:
         run.diagnostics = _verify(run, settings, device, verify_timeout)
