@@ -13,6 +13,7 @@ from conftest import write
 from torchcopylint import notebook
 from torchcopylint.config import Settings
 from torchcopylint.engine import lint_document, lint_paths
+from torchcopylint.magics import neutralised_lines
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -251,14 +252,18 @@ def test_cache_and_parallel_runs_give_the_same_findings(project):
     ("# %matplotlib", None),
 ])
 def test_escapes_are_neutralised_in_place(line, replacement):
-    [result] = notebook.neutralised_lines(line)[:1]
+    [result] = neutralised_lines([line + "\n"])[:1]
     assert result == (replacement if replacement is not None else line) + "\n"
+
+
+def source_lines(source: str) -> list[str]:
+    return [line + "\n" for line in source.split("\n")]
 
 
 def test_neutralising_keeps_every_line_and_reads_strings_and_brackets():
     source = ("x = (a\n     != b)\ns = '''\n!echo inside a string\n%not magic\n'''\n"
               "!echo a \\\n  continued\ny = x")
-    lines = notebook.neutralised_lines(source)
+    lines = neutralised_lines(source_lines(source))
     assert len(lines) == len(source.splitlines())
     assert lines[1] == "     != b)\n" and lines[3] == "!echo inside a string\n" and lines[4] == "%not magic\n"
     assert lines[6:] == ["pass\n", "\n", "y = x\n"]
@@ -267,7 +272,7 @@ def test_neutralising_keeps_every_line_and_reads_strings_and_brackets():
 @pytest.mark.parametrize("magic, body_kept", [("%%time", True), ("%%capture out", True), ("%%bash", False),
                                               ("%%writefile model.py", False)])
 def test_cell_magics(magic, body_kept):
-    lines = notebook.neutralised_lines(f"{magic}\nx = 1\n")
+    lines = neutralised_lines([f"{magic}\n", "x = 1\n"])
     assert lines == (["pass\n", "x = 1\n"] if body_kept else ["\n", "\n"])
 
 

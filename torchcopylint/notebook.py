@@ -1,13 +1,8 @@
 """Jupyter notebooks: their code cells as one module, positions mapped back to cells, edits written back.
 
 A notebook (nbformat 4, read with plain `json`) is linted as the module a top-to-bottom
-run executes: its code cells in order, each ending with a line break. IPython syntax that
-is not Python is neutralised line for line, so every other line keeps its number and
-columns: a line magic or shell escape (`%matplotlib inline`, `!pip install x`) becomes
-`pass` at its indentation, `x = !ls` becomes `x = None`, a help request (`obj?`, `??obj`)
-becomes `pass`; a cell magic whose body is Python (`%%time`, `%%capture`) has its first
-line neutralised, any other cell magic (`%%bash`, `%%writefile`, `%%html`) its whole cell,
-as ruff does. Lines inside strings and brackets are never taken for magics.
+run executes: its code cells in order, each ending with a line break, with IPython syntax
+neutralised line for line (magics.py), so every other line keeps its number and columns.
 
 Cells are numbered from 1 over every cell of the notebook, markdown included (ruff's
 `cell N`), and lines and columns inside a cell are those of its source.
@@ -31,12 +26,10 @@ from typing import Callable, Optional, Sequence
 
 from torchcopylint import noqa
 from torchcopylint.diagnostic import Diagnostic, Fix, Location
-from torchcopylint.linescan import LineScanner
+from torchcopylint.magics import neutralised_lines
 from torchcopylint.fix import FixOutcome, apply_edits, fix_source, module_syntax_error, split_lines
 
 SUFFIX = ".ipynb"
-# Cell magics whose body is Python (ruff's list): only their first line is neutralised.
-PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "prun", "pypy", "python", "python3", "time", "timeit"})
 
 
 def is_notebook(path: str) -> bool:
@@ -118,7 +111,7 @@ def read(raw: str) -> Notebook:
         if index not in spans:
             raise NotebookError(f"cell {index + 1}: its `source` could not be located in the file")
         source = "".join(parts)
-        lines = neutralised_lines(source)
+        lines = neutralised_lines(_lines(source))
         neutral = frozenset(number for number, (old, new) in enumerate(zip(_lines(source), lines), 1) if old != new)
         span, element_spans = spans[index]
         quotes = [start for start, _end in element_spans] if element_spans else [span[0]]
@@ -221,66 +214,6 @@ def _string_spans(raw: str, start: int) -> list[tuple[int, int]]:
 
     _members(raw, start, "[]", string)
     return spans
-
-
-# ---------------------------------------------------------------------- IPython syntax out
-
-# `files = !ls`, `t = %timeit -o f()`: a plain assignment (not `==`, `!=`, `<=`, `>=`) of an escape.
-_ASSIGNED_ESCAPE = re.compile(r"^(\s*[\w.\[\](), *]+?\s*(?<![=!<>])=\s*)[!%]")
-
-
-def neutralised_lines(source: str) -> list[str]:
-    """The cell's lines (each ending with a line break), IPython syntax replaced by Python."""
-    lines = _lines(source)
-    if not lines:
-        return lines
-    first = lines[0].lstrip()
-    if first.startswith("%%"):
-        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        if name not in PYTHON_CELL_MAGICS:
-            return [_ending(line) for line in lines]
-        lines = ["pass" + _ending(lines[0]), *lines[1:]]
-        start = 1
-    else:
-        start = 0
-    result = lines[:start]
-    scanner = LineScanner()
-    continued_escape = False
-    for line in lines[start:]:
-        body, ending = line[: len(line) - len(_ending(line))], _ending(line)
-        if continued_escape:  # the rest of a `!cmd \` or `%magic \` line
-            result.append(ending)
-            continued_escape = body.endswith("\\")
-            continue
-        if scanner.at_statement_start:
-            replacement = _escape_replacement(body, scanner)
-            if replacement is not None:
-                result.append(replacement + ending)
-                continued_escape = body.endswith("\\")
-                continue
-        scanner.feed(body)
-        result.append(line)
-    return result
-
-
-def _ending(line: str) -> str:
-    return line[len(line.rstrip("\r\n")):]
-
-
-def _escape_replacement(body: str, scanner: LineScanner) -> Optional[str]:
-    stripped = body.lstrip()
-    indent = body[: len(body) - len(stripped)]
-    if not stripped or stripped.startswith("#"):
-        return None
-    if stripped[0] in "%!?" and not stripped.startswith("!="):
-        return indent + "pass"
-    assigned = _ASSIGNED_ESCAPE.match(body)
-    if assigned is not None:
-        return assigned.group(1) + "None"
-    code = scanner.code_of(body)
-    if code.rstrip().endswith("?"):  # `obj?`, `obj??`: help, not Python
-        return indent + "pass"
-    return None
 
 
 # ------------------------------------------------------------------ positions: module <-> cells
