@@ -174,7 +174,7 @@ def test_pre_commit_hooks_file():
     hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     [hook] = [hook for hook in hooks if hook["id"] == "torchcopylint"]
     assert hook["language"] == "python"
-    assert hook["types_or"] == ["python", "pyi"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
     assert hook["entry"] == "torchcopylint --force-exclude"
     assert "additional_dependencies" not in hook  # nothing beyond the package: no torch
 

@@ -248,7 +248,7 @@ def test_github_escapes_message_and_properties(project):
 # --- json --------------------------------------------------------------------------------
 
 JSON_KEYS = {
-    "code", "name", "message", "severity", "path", "line", "column",
+    "code", "name", "message", "severity", "path", "cell", "line", "column",
     "end_line", "end_column", "fix", "verdict", "url",
 }
 

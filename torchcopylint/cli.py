@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -9,10 +10,10 @@ from typing import Optional
 
 import click
 
-from torchcopylint import __version__, pages, report
+from torchcopylint import __version__, noqa, notebook, pages, report
 from torchcopylint.config import ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
-from torchcopylint.engine import LintRun, lint_paths, lint_source, select_rules
+from torchcopylint.engine import LintRun, lint_document, lint_paths, lint_source, select_rules
 from torchcopylint.fix import fix_source, unified_diff, write_atomically
 from torchcopylint.rules import ALL_RULES, rule_by_code
 
@@ -65,6 +66,8 @@ def _codes(value: Optional[str]) -> list[str]:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), envvar="TORCHCOPYLINT_CACHE_DIR",
               help="Where to keep the cache (default: .torchcopylint_cache in the project root).")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file, even those no rule can fire on.")
+@click.option("--add-noqa", is_flag=True,
+              help="Add a `# noqa: CODE` to every flagged line (to adopt the linter on existing code); exit 0.")
 @click.option("--verify", "run_verify", is_flag=True,
               help="Run the flagged code (needs torch) and mark each finding confirmed, refuted or unverified.")
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu", show_default=True,
@@ -77,7 +80,8 @@ def _codes(value: Optional[str]) -> list[str]:
               help="With --run: end CMD as soon as every diagnosis has a verdict.")
 def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_diff, output_format,
           exit_zero, statistics, config_file, force_exclude, show_fixes, quiet, run_verify, device,
-          verify_timeout, run_command, verify_stop_when_decided, jobs, no_cache, cache_dir, no_prefilter) -> None:
+          verify_timeout, run_command, verify_stop_when_decided, jobs, no_cache, cache_dir, no_prefilter,
+          add_noqa) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or ["."]
     missing = [path for path in paths if not os.path.lexists(path)]
@@ -92,6 +96,8 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     settings.ignore = [*settings.ignore, *_codes(ignore)]
     settings.extend_select = [*settings.extend_select, *_codes(extend_select)]
     _check_codes(settings)
+    if add_noqa and (apply_fixes or show_diff or run_verify):
+        _fail("--add-noqa cannot be combined with --fix, --diff or --verify")
 
     run = lint_paths(paths, settings, force_exclude=force_exclude, jobs=jobs, cache=not no_cache,
                      cache_dir=cache_dir, prefilter=not no_prefilter, progress=True)
@@ -99,6 +105,10 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
         click.echo(f"error: path does not exist: {missing}", err=True)
     for error in run.internal_errors:
         click.echo(f"error: internal error (please report it): {error}", err=True)
+
+    if add_noqa:
+        _add_noqa(run)
+        sys.exit(EXIT_ERROR if run.missing_paths or run.internal_errors else EXIT_CLEAN)
 
     fixed = 0
     if apply_fixes or show_diff:
@@ -109,8 +119,11 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     if run_verify and run_command and not show_diff:
         from torchcopylint.verify.observe import observe
 
-        observation = observe(run.diagnostics, run_command, stop_when_decided=verify_stop_when_decided)
-        run.diagnostics = observation.diagnostics
+        # A command runs .py files; a notebook's cells are not executed from their file, so not observed.
+        in_notebooks = [d for d in run.diagnostics if notebook.is_notebook(d.path)]
+        observed = [d for d in run.diagnostics if not notebook.is_notebook(d.path)]
+        observation = observe(observed, run_command, stop_when_decided=verify_stop_when_decided)
+        run.diagnostics = sorted([*observation.diagnostics, *in_notebooks], key=Diagnostic.sort_key)
         click.echo(f"torchcopylint: `{run_command}` exited with status {observation.exit_status}", err=True)
     elif run_verify and not show_diff:
         run.diagnostics = _verify(run, settings, device, verify_timeout)
@@ -144,7 +157,12 @@ def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> li
     except VerifyError as error:
         _fail(str(error))
     sources = {path: text for path, text in run.sources.items()}
-    return verify(run.diagnostics, sources, options)
+    # A notebook is verified as the module its code cells make; its verdicts go back to the cells.
+    notebooks = {path: notebook.read(text) for path, text in sources.items() if notebook.is_notebook(path)}
+    sources.update((path, document.module) for path, document in notebooks.items())
+    in_modules = [notebook.to_module(d, notebooks[d.path]) if d.path in notebooks else d for d in run.diagnostics]
+    verified = verify(in_modules, sources, options)
+    return [dataclasses.replace(d, verdict=checked.verdict) for d, checked in zip(run.diagnostics, verified)]
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:
@@ -166,7 +184,12 @@ def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
     total_applied = 0
     for path, original in sorted(run.sources.items()):
         rules = select_rules(settings, path)
-        outcome = fix_source(original, path, lambda text: lint_source(text, path, rules), unsafe=unsafe)
+        lint_module = lambda text: lint_source(text, path, rules)  # noqa: E731
+        is_notebook = notebook.is_notebook(path)
+        if is_notebook:
+            outcome = notebook.fix(original, path, lint_module, unsafe=unsafe)
+        else:
+            outcome = fix_source(original, path, lint_module, unsafe=unsafe)
         if outcome.error:
             click.echo(f"error: {path}: fixes not applied: {outcome.error}", err=True)
         if outcome.fixed != original:
@@ -174,10 +197,26 @@ def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
             if write:
                 write_atomically(Path(path), outcome.fixed)
             else:
-                click.echo(unified_diff(_shown(path), original, outcome.fixed), nl=False)
-        remaining.extend(lint_source(outcome.fixed, path, rules))
+                diff = notebook.unified_diff if is_notebook else unified_diff
+                click.echo(diff(_shown(path), original, outcome.fixed), nl=False)
+        remaining.extend(lint_document(outcome.fixed, path, rules))
     run.diagnostics = sorted(remaining, key=Diagnostic.sort_key)
     return total_applied
+
+
+def _add_noqa(run: LintRun) -> None:
+    """Write a `# noqa` for every finding into its file (as --fix writes: atomically) and say how many."""
+    by_path: dict[str, list[Diagnostic]] = {}
+    for diagnostic in run.diagnostics:
+        by_path.setdefault(diagnostic.path, []).append(diagnostic)
+    added = 0
+    for path, original in sorted(run.sources.items()):
+        add = notebook.add_noqa if notebook.is_notebook(path) else noqa.add_noqa
+        text, count = add(original, by_path.get(path, []))
+        if count:
+            write_atomically(Path(path), text)
+            added += count
+    click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
 
 
 def _shown(path: str) -> str:

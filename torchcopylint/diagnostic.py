@@ -2,6 +2,7 @@
 
 Lines are 1-based and columns are 1-based character offsets, as in ruff's and
 flake8's output. End positions are exclusive (the column just after the node).
+In a notebook, a location's line and column (and its fix's edits) count in its cell.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class Location:
     column: int
     end_line: int
     end_column: int
+    # In a notebook: the cell (1-based, over all its cells) that line and column count in.
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ class Diagnostic:
         return self.location.path
 
     def sort_key(self) -> tuple:
-        return (self.location.path, self.location.line, self.location.column, self.code)
+        location = self.location
+        return (location.path, location.cell or 0, location.line, location.column, self.code)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

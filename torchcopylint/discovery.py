@@ -13,6 +13,8 @@ import pathspec
 from torchcopylint.config import Settings
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+# What a directory walk lints: Python files and Jupyter notebooks (their code cells).
+LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 
 
 @dataclass
@@ -147,7 +149,7 @@ def _walk(top: Path, settings: Settings, excluded: pathspec.PathSpec, found: Dis
             kept.append(name)
         subdirectories[:] = kept
         for name in sorted(filenames):
-            if not name.endswith(PYTHON_SUFFIXES):
+            if not name.endswith(LINTED_SUFFIXES):
                 continue
             child = current / name
             if is_excluded(child, name, False) or ignored_by_git(child, False):

@@ -18,12 +18,13 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from torchcopylint import noqa, parallel
+from torchcopylint import notebook, noqa, parallel
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.cache import Cache, config_key, content_digest, default_cache_dir, with_path
 from torchcopylint.config import Settings
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity
 from torchcopylint.discovery import discover
+from torchcopylint.fix import split_lines
 from torchcopylint.parsing import parse_for_analysis
 from torchcopylint.rules import ALL_RULES, Finding, Rule
 
@@ -31,6 +32,8 @@ FILE_ERROR_CODE = "TCL900"
 FILE_ERROR_NAME = "file-error"
 # Past this size a file is reported and skipped: generated code, not something to lint.
 MAX_FILE_BYTES = 10 * 1024 * 1024
+# A notebook's outputs (plots, images) make it large; the limit above applies to its code.
+MAX_NOTEBOOK_BYTES = 200 * 1024 * 1024
 
 
 class InternalError(Exception):
@@ -140,6 +143,26 @@ def lint_source(source: Union[str, bytes], path: str = "<string>", rules: Option
         return _lint_text(text, path, rules)
 
 
+def lint_document(source: Union[str, bytes], path: str, rules: Optional[Sequence[Rule]] = None,
+                  prefilter: bool = True) -> list[Diagnostic]:
+    """Lint a file's content: a module, or a notebook (by its suffix) whose code cells make one."""
+    if not notebook.is_notebook(path):
+        return lint_source(source, path, rules, prefilter)
+    try:
+        text = source.decode("utf-8") if isinstance(source, bytes) else source
+        document = notebook.read(text)
+    except UnicodeDecodeError as error:
+        return [file_error(path, f"file is not valid UTF-8 ({error.reason} at byte {error.start}); skipped")]
+    except notebook.NotebookError as error:
+        return [file_error(path, f"notebook cannot be read: {error}; skipped")]
+    if not document.cells:
+        return []
+    if len(document.module) > MAX_FILE_BYTES:
+        return [file_error(path, f"the notebook's code is too large ({_size(len(document.module))}, "
+                                 f"limit {_size(MAX_FILE_BYTES)}); skipped")]
+    return notebook.to_cells(lint_source(document.module, path, rules, prefilter), document)
+
+
 @contextmanager
 def _cyclic_collector_paused() -> Iterator[None]:
     """Python's cycle collector off while one module is parsed and analysed.
@@ -175,7 +198,9 @@ def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
         return [file_error(path, "file is nested too deeply to analyse; skipped")]
     except Exception as error:  # a bug of ours: keep the run going, report it
         raise InternalError(f"{path}: {type(error).__name__}: {error}\n{traceback.format_exc()}") from error
-    lines = text.splitlines()
+    if not diagnostics:
+        return []
+    lines = split_lines(text)
     kept = [d for d in diagnostics if not _suppressed(d, lines)]
     return sorted(_unique(kept), key=Diagnostic.sort_key)
 
@@ -223,8 +248,8 @@ def _unique(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def _suppressed(diagnostic: Diagnostic, lines: list[str]) -> bool:
-    index = diagnostic.location.line - 1
-    return 0 <= index < len(lines) and noqa.is_suppressed(diagnostic.code, lines[index])
+    location = diagnostic.location
+    return noqa.is_suppressed_at(diagnostic.code, lines, location.line, location.column)
 
 
 def _to_diagnostic(finding: Finding, facts: ModuleFacts, path: str) -> Diagnostic:
@@ -259,8 +284,9 @@ def read_source(path: Path) -> Union[bytes, Diagnostic]:
         # A FIFO, socket or device: reading it could block forever.
         return file_error(shown, "not a regular file; skipped")
     size = status.st_size
-    if size > MAX_FILE_BYTES:
-        return file_error(shown, f"file is too large ({_size(size)}, limit {_size(MAX_FILE_BYTES)}); skipped")
+    limit = MAX_NOTEBOOK_BYTES if notebook.is_notebook(shown) else MAX_FILE_BYTES
+    if size > limit:
+        return file_error(shown, f"file is too large ({_size(size)}, limit {_size(limit)}); skipped")
     try:
         return path.read_bytes()
     except IsADirectoryError:
@@ -279,7 +305,7 @@ def lint_file(path: Path, settings: Optional[Settings] = None) -> tuple[list[Dia
     if isinstance(source, Diagnostic):
         return [source], None
     rules = select_rules(settings, str(path))
-    diagnostics = lint_source(source, str(path), rules)
+    diagnostics = lint_document(source, str(path), rules)
     if diagnostics and diagnostics[0].code != FILE_ERROR_CODE:
         return diagnostics, source.decode("utf-8")
     return diagnostics, None
@@ -316,7 +342,7 @@ def lint_task(path: str, codes: Sequence[str], prefilter: bool = True) -> dict:
         return result
     rules = [_RULES_BY_CODE[code] for code in codes if code in _RULES_BY_CODE]
     try:
-        diagnostics = lint_source(source, path, rules, prefilter=prefilter)
+        diagnostics = lint_document(source, path, rules, prefilter=prefilter)
     except InternalError as error:
         result["error"] = str(error)
         return result

@@ -147,32 +147,46 @@ def fix_source(
     *,
     unsafe: bool,
     max_passes: int = 10,
+    apply: Optional[Callable[[str, list[Diagnostic], bool], tuple[str, int]]] = None,
+    syntax_error: Optional[Callable[[str], Optional[str]]] = None,
 ) -> FixOutcome:
     """Lint, fix and re-lint until no fix applies (or `max_passes` run out).
 
     Each pass's result must parse; if one does not, every change is dropped
     (as ruff does: a fix that breaks syntax makes the earlier ones suspect too)
     and the outcome carries the error with `fixed == original`.
+    A document that is not a module (a notebook) brings its own `apply(text, diagnostics,
+    unsafe)` and `syntax_error(text)`.
     """
     has_bom = source.startswith(BOM)
     text = source[len(BOM) :] if has_bom else source
     applied_total = passes = 0
     converged = False
     for _ in range(max_passes):
-        new_text, applied = apply_edits(text, relint(text), unsafe=unsafe)
+        if apply is None:
+            new_text, applied = apply_edits(text, relint(text), unsafe=unsafe)
+        else:
+            new_text, applied = apply(text, relint(text), unsafe)
         if applied == 0 or new_text == text:
             converged = True
             break
-        try:
-            libcst.parse_module(new_text)
-        except libcst.ParserSyntaxError as exc:
-            message = f"fixes introduced a syntax error, reverted: {str(exc).splitlines()[0]}"
+        error = (syntax_error or module_syntax_error)(new_text)
+        if error is not None:
+            message = f"fixes introduced a syntax error, reverted: {error}"
             return FixOutcome(path, source, source, 0, 0, error=message)
         text = new_text
         applied_total += applied
         passes += 1
     fixed = BOM + text if has_bom else text
     return FixOutcome(path, source, fixed, applied_total, passes, converged=converged)
+
+
+def module_syntax_error(text: str) -> Optional[str]:
+    try:
+        libcst.parse_module(text)
+    except libcst.ParserSyntaxError as exc:
+        return str(exc).splitlines()[0]
+    return None
 
 
 def write_atomically(path: Path, text: str, *, encoding: str = "utf-8") -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
+from torchcopylint import notebook
 from torchcopylint.diagnostic import Applicability, Diagnostic, Location, Verdict
 
 if TYPE_CHECKING:
@@ -58,6 +59,12 @@ class ReportOptions:
     fixed: int = 0
     unsafe_fixes_hidden: bool = True
     quiet: bool = False  # text: the findings only, no summary
+    # The flagged files' text, read once (fingerprints, notebook positions); render() fills it.
+    sources: Optional["SourceLines"] = None
+
+    def file_region(self, location: Location) -> "Region":
+        """Where a viewer of the file shows the location: in a notebook, the line of the JSON file."""
+        return self.sources.file_region(location) if self.sources is not None else Region.of(location)
 
     def rule_for(self, code: str) -> Optional["Rule"]:
         for rule in self.rules:
@@ -103,6 +110,7 @@ def render(
         fixed=fixed,
         unsafe_fixes_hidden=unsafe_fixes_hidden,
         quiet=quiet,
+        sources=SourceLines(Path(root)),
     )
     module = importlib.import_module(f"{__name__}.{_FORMAT_MODULES[format]}")
     module.render(list(diagnostics), stream, options)
@@ -164,15 +172,48 @@ class Region:
 
 
 class SourceLines:
-    """The text of flagged lines, read from disk once per file; missing files read as empty."""
+    """The text of flagged lines, read from disk once per file; missing files read as empty.
+
+    A notebook's lines are those of its cells (`cell` given), and its locations have a second
+    place, in the JSON file, where viewers of the file (GitHub annotations, code scanning) show them.
+    """
 
     def __init__(self, root: Path) -> None:
         self._root = root
         self._files: dict[str, list[str]] = {}
+        self._notebooks: dict[str, Optional["notebook.Notebook"]] = {}
 
-    def line(self, path: str, number: int) -> Optional[str]:
-        lines = self._lines(path)
+    def line(self, path: str, number: int, cell: Optional[int] = None) -> Optional[str]:
+        if cell is not None:
+            document = self._notebook(path)
+            code_cell = document.cell_numbered(cell) if document is not None else None
+            lines = code_cell.lines() if code_cell is not None else []
+        else:
+            lines = self._lines(path)
         return lines[number - 1] if 1 <= number <= len(lines) else None
+
+    def file_region(self, location: Location) -> "Region":
+        if location.cell is None:
+            return Region.of(location)
+        document = self._notebook(location.path)
+        start = end = None
+        if document is not None:
+            start = notebook.file_position(document, location.cell, location.line, location.column)
+            end = notebook.file_position(document, location.cell, location.end_line, location.end_column)
+        if start is None:  # the notebook changed or went away since it was linted
+            return Region(1, 1, 1, 1)
+        if end is None or end < start:
+            end = (start[0], start[1] + 1)
+        return Region(start[0], start[1], end[0], end[1])
+
+    def _notebook(self, path: str) -> Optional["notebook.Notebook"]:
+        key = _absolute(path, self._root)
+        if key not in self._notebooks:
+            try:
+                self._notebooks[key] = notebook.read(Path(key).read_bytes().decode("utf-8"))
+            except (OSError, UnicodeDecodeError, notebook.NotebookError):
+                self._notebooks[key] = None
+        return self._notebooks[key]
 
     def _lines(self, path: str) -> list[str]:
         key = _absolute(path, self._root)
@@ -186,19 +227,20 @@ class SourceLines:
         return self._files[key]
 
 
-def location_fingerprints(diagnostics: Sequence[Diagnostic], root: Path) -> list[tuple[str, int]]:
+def location_fingerprints(diagnostics: Sequence[Diagnostic], root: Path,
+                          sources: Optional[SourceLines] = None) -> list[tuple[str, int]]:
     """Per diagnostic: (sha256 of path, code and the flagged line's text, occurrence number).
 
     The line's text rather than its number keeps the fingerprint stable when code above it
     moves; the occurrence number (1, 2, ...) separates identical lines in one file, as
     GitHub's own `primaryLocationLineHash` does. Without the file, the message stands in.
     """
-    sources = SourceLines(root)
+    sources = sources if sources is not None else SourceLines(root)
     seen: Counter[str] = Counter()
     fingerprints = []
     for diagnostic in diagnostics:
         path = relative_path(diagnostic.path, root)
-        text = sources.line(diagnostic.path, diagnostic.location.line)
+        text = sources.line(diagnostic.path, diagnostic.location.line, diagnostic.location.cell)
         content = text.strip() if text is not None else diagnostic.message
         digest = hashlib.sha256("\0".join((path, diagnostic.code, content)).encode("utf-8")).hexdigest()
         seen[digest] += 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from torchcopylint.diagnostic import Diagnostic, Severity
-from torchcopylint.report import ReportOptions, Region, relative_path, verdict_label
+from torchcopylint.report import ReportOptions, relative_path, verdict_label
 
 
 def escape_data(text: str) -> str:
@@ -25,7 +25,7 @@ def escape_property(text: str) -> str:
 
 def annotation(diagnostic: Diagnostic, options: ReportOptions) -> str:
     command = "warning" if diagnostic.severity is Severity.WARNING else "error"
-    region = Region.of(diagnostic.location)
+    region = options.file_region(diagnostic.location)
     properties = {
         "file": relative_path(diagnostic.path, options.root),
         "line": region.line,

@@ -12,14 +12,14 @@ import json
 from typing import Any, Sequence, TextIO
 
 from torchcopylint.diagnostic import Diagnostic, Severity
-from torchcopylint.report import ReportOptions, Region, location_fingerprints, relative_path, verdict_label
+from torchcopylint.report import ReportOptions, location_fingerprints, relative_path, verdict_label
 
 # GitLab's scale is info, minor, major, critical, blocker.
 _SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor"}
 
 
 def issue(diagnostic: Diagnostic, fingerprint: str, options: ReportOptions) -> dict[str, Any]:
-    region = Region.of(diagnostic.location)
+    region = options.file_region(diagnostic.location)
     description = f"{diagnostic.code} {diagnostic.message}"
     if diagnostic.verdict is not None:
         description += f" [{verdict_label(diagnostic.verdict)}]"
@@ -37,7 +37,7 @@ def issue(diagnostic: Diagnostic, fingerprint: str, options: ReportOptions) -> d
 
 def render(diagnostics: Sequence[Diagnostic], stream: TextIO, options: ReportOptions) -> None:
     issues = []
-    for diagnostic, (digest, occurrence) in zip(diagnostics, location_fingerprints(diagnostics, options.root)):
+    for diagnostic, (digest, occurrence) in zip(diagnostics, location_fingerprints(diagnostics, options.root, options.sources)):
         fingerprint = hashlib.sha256(f"{digest}:{occurrence}".encode("ascii")).hexdigest()
         issues.append(issue(diagnostic, fingerprint, options))
     stream.write(json.dumps(issues, indent=2, ensure_ascii=False) + "\n")

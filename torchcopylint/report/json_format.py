@@ -44,6 +44,8 @@ def record(diagnostic: Diagnostic, options: ReportOptions) -> dict[str, Any]:
         "message": diagnostic.message,
         "severity": diagnostic.severity.value,
         "path": relative_path(location.path, options.root),
+        # A notebook's code cell (1-based, markdown cells counted); line and column are in it.
+        "cell": location.cell,
         "line": location.line,
         "column": location.column,
         "end_line": location.end_line,

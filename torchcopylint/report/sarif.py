@@ -18,7 +18,6 @@ from torchcopylint.diagnostic import Diagnostic, Fix, Severity
 from torchcopylint.report import (
     PROJECT_URL,
     ReportOptions,
-    Region,
     is_under_root,
     location_fingerprints,
     relative_path,
@@ -106,7 +105,7 @@ def sarif_fix(fix: Fix, path: str, options: ReportOptions) -> dict[str, Any]:
 
 
 def result(diagnostic: Diagnostic, rule_index: int, fingerprint: str, options: ReportOptions) -> dict[str, Any]:
-    spot = Region.of(diagnostic.location)
+    spot = options.file_region(diagnostic.location)
     entry: dict[str, Any] = {
         "ruleId": diagnostic.code,
         "ruleIndex": rule_index,
@@ -122,7 +121,8 @@ def result(diagnostic: Diagnostic, rule_index: int, fingerprint: str, options: R
         ],
         "partialFingerprints": {"primaryLocationLineHash": fingerprint},
     }
-    if diagnostic.fix is not None:
+    # A notebook's edits count in its cell, not in the JSON file that SARIF's regions address.
+    if diagnostic.fix is not None and diagnostic.location.cell is None:
         entry["fixes"] = [sarif_fix(diagnostic.fix, diagnostic.path, options)]
     if diagnostic.verdict is not None:
         entry["properties"] = {
@@ -138,7 +138,7 @@ def sarif_log(diagnostics: Sequence[Diagnostic], options: ReportOptions) -> dict
         if diagnostic.code not in index_of:
             index_of[diagnostic.code] = len(descriptors)
             descriptors.append(non_rule_descriptor(diagnostic))
-    fingerprints = location_fingerprints(diagnostics, options.root)
+    fingerprints = location_fingerprints(diagnostics, options.root, options.sources)
     results = [
         result(diagnostic, index_of[diagnostic.code], f"{digest}:{occurrence}", options)
         for diagnostic, (digest, occurrence) in zip(diagnostics, fingerprints)

@@ -53,7 +53,8 @@ def diagnostic_line(diagnostic: Diagnostic, options: ReportOptions, style: _Styl
     path = style(relative_path(location.path, options.root), bold=True)
     code = style(diagnostic.code, fg="red", bold=True)
     marker = " " + style(FIX_MARKER, fg="cyan") if options.fix_is_applied_by_fix(diagnostic) else ""
-    line = f"{path}{colon}{location.line}{colon}{location.column}{colon} {code}{marker} {diagnostic.message}"
+    cell = f"cell {location.cell}{colon}" if location.cell is not None else ""  # ruff's notebook form
+    line = f"{path}{colon}{cell}{location.line}{colon}{location.column}{colon} {code}{marker} {diagnostic.message}"
     if diagnostic.verdict is not None:
         color = _VERDICT_COLORS.get(diagnostic.verdict.status, "yellow")
         line += "  " + style(f"[{verdict_label(diagnostic.verdict)}]", fg=color)
