@@ -259,7 +259,11 @@ class FunctionFacts:
 
     def written_through(self, event: InplaceEvent, binding: Binding) -> bool:
         """Was the write made through `binding`'s name, or a name derived from it by aliasing?"""
-        pending = list(self.bindings_at(root_name(event.target)))
+        return self.derives_from(self.bindings_at(root_name(event.target)), binding)
+
+    def derives_from(self, bindings: Iterable[Binding], binding: Binding) -> bool:
+        """Is one of `bindings` the binding itself, or made from it by aliasing (`y = x`, a view, a detach)?"""
+        pending = list(bindings)
         seen: set = set()
         while pending:
             candidate = pending.pop()
@@ -297,6 +301,13 @@ class FunctionFacts:
         if self._indexes is None:
             self._indexes = _FunctionIndex.of(self)
         return self._indexes
+
+    @staticmethod
+    def replaces_its_source(binding: Binding) -> bool:
+        """`x = x.detach()`, `x = x.view(...)`: the name is rebound to an alias of what it named,
+        so from here on it names the alias; the old tensor is reachable only through other names."""
+        source = root_name(binding.value) if binding.value is not None else None
+        return binding.made_by == "alias" and source is not None and source.value == binding.name
 
     def order_of(self, statement: cst.CSTNode) -> int:
         return self.statement_order.get(statement, -1)

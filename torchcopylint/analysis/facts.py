@@ -43,6 +43,31 @@ PURE_BUILTINS = frozenset(
      "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
 )
 
+# What makes or keeps an integer (or bool) tensor; such tensors never require grad.
+INTEGRAL_DTYPES = frozenset(
+    "long int64 int int32 short int16 int8 uint8 uint16 uint32 uint64 bool LongTensor IntTensor BoolTensor "
+    "ByteTensor ShortTensor CharTensor".split()
+)
+INTEGRAL_TORCH_FUNCTIONS = frozenset(
+    "argmax argmin argsort randint randint_like randperm nonzero bucketize searchsorted multinomial "
+    "eq ne gt lt ge le isnan isinf isfinite logical_not logical_and logical_or logical_xor "
+    "bincount tril_indices triu_indices".split()
+)
+INTEGRAL_METHODS = frozenset(
+    "argmax argmin argsort long int short byte char bool nonzero eq ne gt lt ge le isnan isinf isfinite "
+    "logical_not logical_and logical_or logical_xor bincount".split()
+)
+# Keep the dtype of their (first) tensor.
+INTEGRAL_PRESERVING_METHODS = frozenset(
+    "clone detach contiguous cpu cuda to view view_as reshape reshape_as flatten squeeze unsqueeze permute "
+    "transpose t expand expand_as repeat repeat_interleave narrow select flip roll pin_memory masked_select "
+    "index_select gather unfold".split()
+)
+INTEGRAL_PRESERVING_FUNCTIONS = frozenset(
+    "clone flatten reshape squeeze unsqueeze transpose permute cat stack index_select gather flip roll "
+    "masked_select narrow select".split()
+)
+
 
 @dataclass
 class ClassFacts:
@@ -221,6 +246,9 @@ class ModuleFacts(Callees):
             return False
         if goes_through_detach(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "grad"):
             return True
+        # Only floating-point and complex tensors can require grad.
+        if self.surely_integral(expr, function, depth + 1):
+            return True
         if isinstance(expr, cst.Call):
             qualified = self.names.qualified_name(expr.func) or ""
             module, _, name = qualified.rpartition(".")
@@ -242,6 +270,60 @@ class ModuleFacts(Callees):
                 binding.value is not None and not binding.leaf
                 and self.surely_without_grad(binding.value, function, depth + 1) for binding in bindings)
         return False
+
+    def surely_integral(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
+        """Is the tensor surely of an integer or bool dtype (so it can never require grad)?
+        `argmax`, `.long()`, `torch.randint`, a factory with `dtype=torch.long`, a comparison,
+        and what views, copies, indexing and moves keep of such a tensor."""
+        if depth > 8:
+            return False
+        if isinstance(expr, cst.Comparison):
+            return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
+        if isinstance(expr, cst.Subscript):
+            return self.surely_integral(expr.value, function, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in ("indices",):  # `x.topk(k).indices`, `x.max(dim).indices`
+                return isinstance(expr.value, cst.Call)
+            return expr.attr.value in ("data", "T", "mT") and self.surely_integral(expr.value, function, depth + 1)
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            return bool(bindings) and all(
+                binding.value is not None and binding.kind in ("assign", "walrus")
+                and self.surely_integral(binding.value, function, depth + 1) for binding in bindings)
+        if not isinstance(expr, cst.Call):
+            return False
+        dtype = next((arg.value for arg in expr.args if arg.keyword is not None and arg.keyword.value == "dtype"), None)
+        if dtype is not None:
+            return self._is_integral_dtype(dtype)
+        qualified = self.names.qualified_name(expr.func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            if module != "torch":
+                return False
+            if name in INTEGRAL_TORCH_FUNCTIONS:
+                return True
+            if name in INTEGRAL_PRESERVING_FUNCTIONS and expr.args:
+                return self.surely_integral(expr.args[0].value, function, depth + 1)
+            return False
+        if not isinstance(expr.func, cst.Attribute):
+            return False
+        method = expr.func.attr.value
+        if method in INTEGRAL_METHODS:
+            return True
+        if method in ("to", "type") and expr.args and expr.args[0].keyword is None:
+            first = expr.args[0].value
+            if self._is_integral_dtype(first):
+                return True
+            if self.names.qualified_name(first) is not None or self.tensorness(first).is_tensor \
+                    or (method == "type" and isinstance(first, cst.SimpleString)):
+                return False  # another dtype (`torch.float`, "torch.FloatTensor") or another tensor's dtype
+        if method in INTEGRAL_PRESERVING_METHODS:
+            return self.surely_integral(expr.func.value, function, depth + 1)
+        return False
+
+    def _is_integral_dtype(self, expr: cst.BaseExpression) -> bool:
+        qualified = self.names.qualified_name(expr) or ""
+        return qualified.rpartition(".")[2] in INTEGRAL_DTYPES and qualified.startswith("torch.")
 
     def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
         """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and
