@@ -238,6 +238,8 @@ class FunctionFacts:
     # keyed by (node, target): one call may write several tensors (`f(x, out=y)`)
     inplace_events: dict[tuple, InplaceEvent] = field(default_factory=dict)
     escapes: list[Escape] = field(default_factory=list)
+    # binding -> the in-place events that reached it on some path while it was in use
+    events_reaching: dict = field(default_factory=dict)
     # statements in walk order
     statement_order: dict[cst.CSTNode, int] = field(default_factory=dict)
     # statement -> False under no_grad/inference_mode, True under enable_grad, None: the function's mode
@@ -358,6 +360,8 @@ class FunctionWalker:
         self._statement: cst.CSTNode = facts.node
         self._breaks: list[list[FlowState]] = []
         self._attribute_storages: dict[str, Storage] = {}
+        # Bindings whose value has been read so far in the walk.
+        self._read_bindings: set = set()
 
     # ----------------------------------------------------------------- entry
 
@@ -970,13 +974,25 @@ class FunctionWalker:
             self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages
-        # Every binding on this path watching the storage learns of the write, whether its name
-        # is still bound or not (an alias may outlive the name it was made through); a binding
-        # made only on another branch does not.
+        # Every binding on this path watching the storage learns of the write while its name still
+        # holds it, or once its value has been read (autograd may have saved it, another name may
+        # hold it); a binding made only on another branch does not. A binding rebound before any
+        # read on this path is dead here: `identity = x.clone()` then, on one branch,
+        # `identity = self.downsample(x)`, and writes to `x` on that branch concern no one.
         for storage in storages:
             for watcher in self._watchers.get(storage, ()):
-                if state.knows(watcher):
+                if state.knows(watcher) and (watcher in self._read_bindings
+                                             or (watcher in state.lookup(watcher.name)
+                                                 and not self._rebinds(watcher.name))):
                     state.add_event(watcher, event)
+                    self.facts.events_reaching.setdefault(watcher, set()).add(event)
+
+    def _rebinds(self, name: str) -> bool:
+        """Does the statement being walked assign `name` (`identity = self.downsample(x)`)?"""
+        statement = self._statement
+        if type(statement) is cst.Assign:
+            return any(type(target.target) is cst.Name and target.target.value == name for target in statement.targets)
+        return False
 
     def _escape(self, expr, state: FlowState, how: str) -> None:
         """Record the bindings whose storage `expr` hands on as it is (not a value computed from it)."""
@@ -1018,6 +1034,7 @@ class FunctionWalker:
 
     def _record_read(self, name: cst.Name, state: FlowState, use: str = "value") -> None:
         bindings = state.lookup(name.value)
+        self._read_bindings.update(bindings)
         storages = frozenset().union(*(binding.storages for binding in bindings)) if bindings else frozenset()
         events_since = {}
         for binding in bindings:
