@@ -24,7 +24,14 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
 )
 from torchcopylint.analysis.syntax import child_nodes, walk
-from torchcopylint.analysis.tensors import Tensorness, TensorTyping, annotation_is_tensor, combine
+from torchcopylint.analysis.tensors import (
+    Tensorness,
+    TensorTyping,
+    annotation_is_tensor,
+    combine,
+    name_used_as_tensor,
+    tests_type,
+)
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 # Methods and torch functions whose result shares storage with the receiver (or first argument).
@@ -362,6 +369,9 @@ class FunctionWalker:
         self._attribute_storages: dict[str, Storage] = {}
         # Bindings whose value has been read so far in the walk.
         self._read_bindings: set = set()
+        # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
+        self._used_as_tensor: set = set()
+        self._type_tests = 0  # depth of branches under `isinstance(...)` and the like
 
     # ----------------------------------------------------------------- entry
 
@@ -380,7 +390,43 @@ class FunctionWalker:
         node = self.facts.node
         statements = node.body if isinstance(node, cst.Module) else _block(node.body)
         self._walk_block(statements, state)
+        self._tensorness_from_use()
         return self.facts
+
+    # Kinds of binding whose tensorness a use may decide (not imports, definitions, exceptions).
+    _USE_DECIDES = frozenset({"param", "assign", "walrus", "unpack", "loop", "with"})
+
+    def _mark_used_as_tensor(self, call: cst.Call, qualified: Optional[str], state: FlowState) -> None:
+        if self._type_tests:
+            return
+        name = name_used_as_tensor(call, qualified)
+        if name is None:
+            return
+        for binding in state.lookup(name.value):
+            if binding.tensorness is Tensorness.UNKNOWN and binding.kind in self._USE_DECIDES:
+                binding.tensorness = Tensorness.LIKELY
+                self._used_as_tensor.add(binding)
+
+    def _tensorness_from_use(self) -> None:
+        """After the walk: a name used as a tensor anywhere in the function holds one from its
+        assignment on, and so do the names made from it before the use (`skip = x; x.relu_()`)."""
+        if not self._used_as_tensor:
+            return
+        for binding in self._used_as_tensor:  # a loop's second pass may have reset them
+            if binding.tensorness is Tensorness.UNKNOWN:
+                binding.tensorness = Tensorness.LIKELY
+
+        def lookup(name: cst.Name) -> Tensorness:
+            bindings = self.facts.bindings_at(name)
+            return combine(binding.tensorness for binding in bindings) if bindings else Tensorness.UNKNOWN
+
+        for _ in range(2):  # twice, for values that flow around a loop
+            for binding in self.facts.bindings:
+                if binding.tensorness is Tensorness.UNKNOWN and binding.value is not None \
+                        and binding.kind in ("assign", "walrus"):
+                    found = self.typing.of(binding.value, lookup)
+                    if found.is_tensor:
+                        binding.tensorness = Tensorness.LIKELY
 
     # ------------------------------------------------------------ statements
 
@@ -487,6 +533,8 @@ class FunctionWalker:
 
     def _walk_if(self, statement: cst.If, state: FlowState) -> None:
         self._evaluate(statement.test, state)
+        type_test = tests_type(statement.test)
+        self._type_tests += type_test
         then_state = state.child()
         self._walk_block(_block(statement.body), then_state)
         else_state = state.child()
@@ -494,6 +542,7 @@ class FunctionWalker:
             self._walk_statement(statement.orelse, else_state)
         elif isinstance(statement.orelse, cst.Else):
             self._walk_block(_block(statement.orelse.body), else_state)
+        self._type_tests -= type_test
         state.merge([then_state, else_state])
 
     def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
@@ -866,6 +915,13 @@ class FunctionWalker:
                 self._evaluate(arg.value, state)
             self.facts.call_statement[expr] = self._statement
             return
+        if kind is cst.IfExp and tests_type(expr.test):
+            # `x.clone() if isinstance(x, torch.Tensor) else x`: the use proves nothing.
+            self._type_tests += 1
+            for child in child_nodes(expr):
+                self._evaluate(child, state)
+            self._type_tests -= 1
+            return
         if kind is cst.Yield and isinstance(expr.value, cst.BaseExpression):
             self._evaluate(expr.value, state)
             self._escape(expr.value, state, "yielded")
@@ -896,6 +952,7 @@ class FunctionWalker:
         self.facts.call_statement[call] = self._statement
         func = call.func
         qualified = self.names.qualified_name(func)
+        self._mark_used_as_tensor(call, qualified, state)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "out":
                 # torch's own functions write `out=` where autograd sees it; another callee's

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.catalog import INPLACE_FUNCTION_ARGUMENT, INPLACE_TENSOR_METHODS, is_inplace_method_name
 from torchcopylint.analysis.torchnames import TorchNames
 
 
@@ -112,7 +112,77 @@ NON_TENSOR_BUILTINS = frozenset(
      "enumerate", "zip", "repr", "format", "type", "id", "hash", "sorted", "reversed", "round"}
 )
 
+# Tensorness from use: calling one of these on a name says it holds a tensor (lists, NumPy arrays
+# and numbers have none of them; `.copy()`, `.mean()`, `.sum()` are shared with NumPy and say nothing).
+# `clone`, `detach` and `backward` only without positional arguments (`node.clone(parent)`,
+# `accelerator.backward(loss)` are not the tensor's methods).
+USE_PROVES_TENSOR_METHODS = frozenset({"clone", "detach", "detach_", "backward"}) | INPLACE_TENSOR_METHODS
+# torch functions of TORCH_TENSOR_FUNCTIONS whose first argument is not (or not only) a tensor:
+# sizes, data to convert, sequences of tensors, an equation.
+NOT_TENSOR_FIRST_ARGUMENT = frozenset(
+    """
+    tensor as_tensor asarray from_numpy frombuffer zeros ones empty full rand randn randint randperm
+    arange linspace logspace eye cat concat concatenate stack hstack vstack dstack einsum meshgrid_like
+    block_diag cartesian_prod atleast_1d atleast_2d atleast_3d normal complex polar where
+    """.split()
+)
+
 NameLookup = Callable[[cst.Name], Tensorness]
+
+
+def name_used_as_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cst.Name]:
+    """The name a call shows to hold a tensor: `x.clone()`, `x.relu_()`, `x.requires_grad_()`,
+    `F.relu(x, inplace=True)`, `torch.add(x, y)`. `qualified` is the call's torch name, if any."""
+    func = call.func
+    if qualified is not None:
+        module, _, function = qualified.rpartition(".")
+        if module == "torch":
+            proves = (function in TORCH_TENSOR_FUNCTIONS and function not in NOT_TENSOR_FIRST_ARGUMENT) \
+                or function in INPLACE_TENSOR_METHODS
+        elif module == "torch.nn.functional":
+            proves = function in FUNCTIONAL_TENSOR_FUNCTIONS or function in INPLACE_FUNCTION_ARGUMENT
+        else:
+            proves = False
+        first = call.args[0] if call.args else None
+        if proves and first is not None and first.keyword is None and not first.star \
+                and isinstance(first.value, cst.Name):
+            return first.value
+        return None
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return None
+    method = func.attr.value
+    if method in ("clone", "detach", "backward") and any(arg.keyword is None for arg in call.args):
+        return None  # `accelerator.backward(loss)` is not Tensor.backward
+    if method == "requires_grad_" and call.args:
+        return None  # `model.requires_grad_(False)`: modules have it too
+    if method in USE_PROVES_TENSOR_METHODS or method == "requires_grad_":
+        return func.value
+    return None
+
+
+TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable", "type", "is_tensor", "torch.is_tensor"})
+
+
+def tests_type(test: cst.BaseExpression) -> bool:
+    """Does a condition ask what something is (`isinstance(x, torch.Tensor)`, `hasattr(x, "clone")`)?
+    Under such a test a method call proves nothing about the other branch, or the code around."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            if name in TYPE_TESTS:
+                return True
+            stack.extend(arg.value for arg in node.args)
+        elif isinstance(node, cst.BooleanOperation):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, cst.UnaryOperation):
+            stack.append(node.expression)
+        elif isinstance(node, cst.Comparison):
+            stack.append(node.left)
+            stack.extend(c.comparator for c in node.comparisons)
+    return False
 
 
 class TensorTyping:

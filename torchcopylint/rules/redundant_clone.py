@@ -27,7 +27,7 @@ class RedundantClone(Rule):
                 if copy.made_by != "copy" or copy.kind != "assign":
                     continue
                 source = _cloned_name(copy.value, facts)
-                if source is None or not _is_local_activation(function, source):
+                if source is None or not _is_local_activation(function, source, facts):
                     continue
                 verdict = _clone_needed(function, copy, source)
                 if verdict is None:
@@ -83,18 +83,20 @@ def _cloned_name(value: Optional[cst.BaseExpression], facts: ModuleFacts) -> Opt
     return source if isinstance(source, cst.Name) else None
 
 
-def _is_local_activation(function: FunctionFacts, source: cst.Name) -> bool:
+def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: ModuleFacts) -> bool:
     """Is every value reaching `source` an activation this function owns (not a parameter, buffer or state)?"""
     read = function.reads.get(source)
     if read is None or not read.bindings:
         return False
+    owner = facts.classes.get(function.class_name) if function.class_name else None
+    in_module_forward = function.name == "forward" and owner is not None and facts.is_module_class(owner)
     for binding in read.bindings:
         if not binding.tensorness.is_tensor or not binding.storages:
             return False
         if binding.kind == "param":
             # Only a module's forward inputs are activations; another function's tensor
             # parameter may be a model parameter an optimizer updates behind our back.
-            if not (function.name == "forward" and function.class_name):
+            if not in_module_forward:
                 return False
         elif binding.kind != "assign" or binding.made_by not in ("new", "alias", "may-alias", "copy"):
             return False
