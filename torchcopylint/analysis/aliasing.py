@@ -684,7 +684,10 @@ class FunctionWalker:
     def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
         expression = value if isinstance(value, cst.BaseExpression) else None
         if expression is not None:
-            tensorness = self.typing.of(expression, lambda name: self._name_tensorness(name, state))
+            lookup = lambda name: self._name_tensorness(name, state)  # noqa: E731
+            # `vals, vecs = torch.linalg.eigh(m)`: each name holds a part of the value.
+            tensorness = self.typing.parts_of(expression, lookup) if kind == "unpack" \
+                else self.typing.of(expression, lookup)
             module_output = isinstance(expression, cst.Call) and self.callees.is_module_call(expression, state)
             if tensorness is Tensorness.UNKNOWN and module_output:
                 tensorness = Tensorness.LIKELY

@@ -34,7 +34,7 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping
+from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping, combine
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 PURE_BUILTINS = frozenset(
@@ -85,7 +85,8 @@ class ModuleFacts(Callees):
         self.module = module
         self.path = path
         self.names = TorchNames.from_module(module)
-        self.typing = TensorTyping(self.names)
+        self.typing = TensorTyping(self.names, returns=self.returned_tensorness)
+        self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}
         self.calls: list[cst.Call] = []
@@ -223,10 +224,32 @@ class ModuleFacts(Callees):
             found = self.read_of(name)
             if found is None or not found[1].bindings:
                 return Tensorness.UNKNOWN
-            from torchcopylint.analysis.tensors import combine
             return combine(binding.tensorness for binding in found[1].bindings)
 
         return self.typing.of(expr, lookup)
+
+    def returned_tensorness(self, call: cst.Call) -> Tensorness:
+        """What a call of a function defined at the top of this module returns: SURE when every
+        `return` gives a sure tensor, LIKELY when every one gives a tensor, else UNKNOWN."""
+        function = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        if function is None or function in self._in_progress:
+            return Tensorness.UNKNOWN
+        found = self._returned.get(function)
+        if found is None:
+            self._returned[function] = Tensorness.UNKNOWN  # recursion guard
+            # A generator or a coroutine returns neither of its values.
+            values = [] if function.asynchronous is not None or _yields(function) else _returned_values(function)
+            facts = self.function_facts(function)
+
+            def lookup(name: cst.Name) -> Tensorness:
+                bindings = facts.bindings_at(name)
+                return combine(binding.tensorness for binding in bindings) if bindings else Tensorness.UNKNOWN
+
+            found = combine(self.typing.of(value, lookup) for value in values) if values else Tensorness.UNKNOWN
+            if not found.is_tensor:
+                found = Tensorness.UNKNOWN
+            self._returned[function] = found
+        return found
 
     # ------------------------------------------------------------ grad mode
 
@@ -616,3 +639,15 @@ def _returned_values(function: cst.FunctionDef) -> list:
         else:
             stack.extend(child_nodes(node))
     return values
+
+
+def _yields(function: cst.FunctionDef) -> bool:
+    """Does the function's own body (not a nested function's) contain `yield`?"""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Yield):
+            return True
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(child_nodes(node))
+    return False

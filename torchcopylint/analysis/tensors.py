@@ -63,6 +63,28 @@ TORCH_TENSOR_FUNCTIONS = frozenset(
     """.split()
 )
 
+# torch functions that return a tuple of tensors (or, for max/min/median/unique/where, a tensor or a
+# tuple of tensors, depending on the arguments): their parts and subscripts are tensors.
+TORCH_TUPLE_FUNCTIONS = frozenset(
+    """
+    torch.sort torch.topk torch.kthvalue torch.mode torch.cummax torch.cummin torch.aminmax torch.std_mean
+    torch.var_mean torch.frexp torch.split torch.chunk torch.unbind torch.tensor_split torch.hsplit
+    torch.vsplit torch.dsplit torch.meshgrid torch.broadcast_tensors torch.svd torch.qr torch.slogdet
+    torch.lu_unpack torch.histogram torch.max torch.min torch.median torch.nanmedian torch.unique
+    torch.unique_consecutive torch.where torch.nonzero torch.gradient torch.autograd.grad
+    torch.linalg.eigh torch.linalg.eig torch.linalg.svd torch.linalg.qr torch.linalg.slogdet
+    torch.linalg.lstsq torch.linalg.inv_ex torch.linalg.cholesky_ex torch.linalg.lu torch.linalg.lu_factor
+    torch.linalg.lu_factor_ex torch.linalg.ldl_factor torch.linalg.ldl_factor_ex torch.linalg.solve_ex
+    """.split()
+)
+# tensor.<name>(...) that returns a tuple of tensors, or a tensor (`x.max()` without dim).
+TENSOR_TUPLE_METHODS = frozenset(
+    """
+    sort topk kthvalue mode cummax cummin aminmax max min median nanmedian unique unique_consecutive
+    split chunk unbind tensor_split hsplit vsplit dsplit svd qr slogdet nonzero
+    """.split()
+)
+
 # torch.nn.functional.<name> that returns a single tensor.
 FUNCTIONAL_TENSOR_FUNCTIONS = frozenset(
     """
@@ -188,8 +210,25 @@ def tests_type(test: cst.BaseExpression) -> bool:
 class TensorTyping:
     """Classifies expressions; names are resolved by the caller's data flow."""
 
-    def __init__(self, names: TorchNames) -> None:
+    def __init__(self, names: TorchNames, returns: Optional[Callable[[cst.Call], Tensorness]] = None) -> None:
+        """`returns`: what a call of a function defined in the module returns (ModuleFacts knows)."""
         self.names = names
+        self.returns = returns
+
+    def parts_of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
+        """What the parts of `expr` are, when it is unpacked or indexed: `vals, vecs = torch.linalg.eigh(m)`,
+        `x.max(dim=1)[0]`, `a, b = x` (the rows of a tensor are tensors)."""
+        if isinstance(expr, cst.Call):
+            qualified = self.names.qualified_name(expr.func)
+            if qualified is not None:
+                if qualified in TORCH_TUPLE_FUNCTIONS:
+                    return Tensorness.SURE
+            elif isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TENSOR_TUPLE_METHODS:
+                receiver = self.of(expr.func.value, lookup)
+                if receiver.is_tensor:
+                    return receiver
+        whole = self.of(expr, lookup)
+        return whole if whole.is_tensor else Tensorness.UNKNOWN
 
     def of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
         if isinstance(expr, cst.Name):
@@ -212,10 +251,13 @@ class TensorTyping:
             if attribute in TENSOR_ATTRIBUTES:
                 base = self.of(expr.value, lookup)
                 return base if base.is_tensor else Tensorness.UNKNOWN
+            if attribute in ("values", "indices", "eigenvalues", "eigenvectors", "U", "S", "Vh", "Q", "R"):
+                # The fields of the named tuples torch returns (`x.topk(k).values`, `torch.linalg.eigh(m).eigenvalues`).
+                if isinstance(expr.value, cst.Call) and self.parts_of(expr.value, lookup) is Tensorness.SURE:
+                    return Tensorness.SURE
             return Tensorness.UNKNOWN
         if isinstance(expr, cst.Subscript):
-            base = self.of(expr.value, lookup)
-            return base if base.is_tensor else Tensorness.UNKNOWN
+            return self.parts_of(expr.value, lookup)
         if isinstance(expr, cst.BinaryOperation):
             return self._of_arithmetic(self.of(expr.left, lookup), self.of(expr.right, lookup))
         if isinstance(expr, cst.UnaryOperation):
@@ -250,6 +292,10 @@ class TensorTyping:
         func = call.func
         if isinstance(func, cst.Name) and func.value in NON_TENSOR_BUILTINS:
             return Tensorness.NOT
+        if isinstance(func, cst.Name) and self.returns is not None:
+            returned = self.returns(call)
+            if returned is not Tensorness.UNKNOWN:
+                return returned
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in NON_TENSOR_METHODS:
