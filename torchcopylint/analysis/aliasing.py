@@ -141,6 +141,9 @@ class Read:
     # "value" (the values are used), "metadata" (`x.shape`, `x.dtype`, `x.size()`: unchanged by
     # in-place writes) or "store" (`x[i] = v`: the name is written through, not read)
     use: str = "value"
+    # binding reaching the read -> the events since it was made that hit it while this name held it
+    # on a path to the read (events_since also counts writes made after the name was rebound)
+    named_events: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -186,6 +189,9 @@ class FlowState:
         self.parent = parent
         self.names: dict[str, frozenset] = {}
         self.events: dict[Binding, frozenset] = {}
+        # Per binding, the events since it was made that hit it while its name held it, on paths
+        # where the name still does: a path that rebinds the name forgets them (see `bind`).
+        self.named: dict[Binding, frozenset] = {}
         self.reachable = True
 
     def lookup(self, name: str) -> frozenset:
@@ -213,7 +219,17 @@ class FlowState:
             state = state.parent
         return False
 
+    def named_events_of(self, binding: Binding) -> frozenset:
+        state: Optional[FlowState] = self
+        while state is not None:
+            if binding in state.named:
+                return state.named[binding]
+            state = state.parent
+        return frozenset()
+
     def bind(self, name: str, bindings: frozenset) -> None:
+        for dropped in self.lookup(name) - bindings:
+            self.named[dropped] = frozenset()
         self.names[name] = bindings
 
     def add_event(self, binding: Binding, event: InplaceEvent) -> None:
@@ -232,6 +248,8 @@ class FlowState:
             self.names[name] = frozenset().union(*(branch.lookup(name) for branch in live))
         for binding in set().union(*(branch.events for branch in live)):
             self.events[binding] = frozenset().union(*(branch.events_of(binding) for branch in live))
+        for binding in set().union(*(branch.named for branch in live)):
+            self.named[binding] = frozenset().union(*(branch.named_events_of(binding) for branch in live))
 
 
 @dataclass
@@ -611,6 +629,7 @@ class FunctionWalker:
         for link in reversed(chain):
             adopted.names.update(link.names)
             adopted.events.update(link.events)
+            adopted.named.update(link.named)
         return adopted
 
     def _walk_augassign(self, statement: cst.AugAssign, state: FlowState) -> None:
@@ -705,6 +724,7 @@ class FunctionWalker:
         self._watch(binding)
         # A fresh assignment starts with no writes behind it (matters when a loop body is walked again).
         state.events[binding] = frozenset()
+        state.named[binding] = frozenset()
         previous = state.lookup(target.value) if keep_previous else frozenset()
         state.bind(target.value, previous | {binding})
         if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
@@ -787,6 +807,7 @@ class FunctionWalker:
         binding.loops = tuple(self._loops)
         self._watch(binding)
         state.events[binding] = frozenset()
+        state.named[binding] = frozenset()
         state.bind(name.value, frozenset({binding}))
 
     def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
@@ -1046,6 +1067,8 @@ class FunctionWalker:
                                                  and not self._rebinds(watcher.name))):
                     state.add_event(watcher, event)
                     self.facts.events_reaching.setdefault(watcher, set()).add(event)
+                    if watcher in state.lookup(watcher.name):
+                        state.named[watcher] = state.named_events_of(watcher) | {event}
 
     def _rebinds(self, name: str) -> bool:
         """Does the statement being walked assign `name` (`identity = self.downsample(x)`)?"""
@@ -1103,12 +1126,15 @@ class FunctionWalker:
             for watcher in self._watchers.get(storage, ()):
                 if watcher not in events_since:
                     events_since[watcher] = state.events_of(watcher)
+        named_events = {binding: state.named_events_of(binding) for binding in bindings}
         previous = self.facts.reads.get(name)
         if previous is not None:
             bindings = bindings | previous.bindings
             for watcher, events in previous.events_since.items():
                 events_since[watcher] = events_since.get(watcher, frozenset()) | events
-        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use)
+            for binding, events in previous.named_events.items():
+                named_events[binding] = named_events.get(binding, frozenset()) | events
+        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use, named_events)
 
     def _name_tensorness(self, name: cst.Name, state: FlowState) -> Tensorness:
         bindings = state.lookup(name.value)

@@ -37,6 +37,9 @@ from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping, combine
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
+# (the class, the method) an expression that builds a layer is written in
+LayerContext = tuple
+
 PURE_BUILTINS = frozenset(
     {"print", "len", "isinstance", "issubclass", "range", "enumerate", "zip", "int", "float", "bool",
      "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
@@ -77,6 +80,8 @@ class ClassFacts:
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     # `self.<attribute> = <call>` assignments, by attribute; several when reassigned.
     attribute_values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # each of those values -> the method it is assigned in (to resolve the names it uses)
+    assigned_in: dict[cst.BaseExpression, cst.FunctionDef] = field(default_factory=dict)
 
 
 class ModuleFacts(Callees):
@@ -141,6 +146,7 @@ class ModuleFacts(Callees):
         for method, facts in self._class_of_function.items():  # in the order of the class bodies
             for attribute, value in self_assignments.get(method, ()):
                 facts.attribute_values.setdefault(attribute, []).append(value)
+                facts.assigned_in[value] = method
 
     def _index_class(self, node: cst.ClassDef) -> None:
         facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
@@ -417,8 +423,13 @@ class ModuleFacts(Callees):
 
     # ------------------------------------------------ what calls do (Callees)
 
-    def construction_effect(self, value: cst.BaseExpression, label: str, seen: frozenset = frozenset()) -> CallEffect:
-        """What calling the module built by `value` does to its input."""
+    def construction_effect(self, value: cst.BaseExpression, label: str, seen: frozenset = frozenset(),
+                            where: Optional[LayerContext] = None) -> CallEffect:
+        """What calling the module built by `value` does to its input. `where`: the class and method
+        the expression is written in, so that `act` in `nn.Sequential(act, conv)` and `self.relu` in
+        `layers.append(self.relu)` can be followed to what they were built from."""
+        if where is not None and isinstance(value, (cst.Name, cst.Attribute)):
+            return self._named_layer_effect(value, label, seen, where)
         if not isinstance(value, cst.Call):
             return OPAQUE
         qualified = self.names.qualified_name(value.func)
@@ -437,7 +448,7 @@ class ModuleFacts(Callees):
             if class_name == "Identity":
                 return CallEffect("identity", f"{label} (Identity)")
             if class_name == "Sequential":
-                return self._sequential_effect(value, label, seen)
+                return self._sequential_effect(value, label, seen, where)
             if class_name in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
                 return OPAQUE
             return PURE
@@ -453,15 +464,84 @@ class ModuleFacts(Callees):
                 return _all_same([self.construction_effect(v, label, seen | {callee}) for v in returned])
         return OPAQUE
 
-    def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset) -> CallEffect:
+    def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset,
+                           where: Optional[LayerContext] = None) -> CallEffect:
+        if len(value.args) == 1 and value.args[0].star == "*" and where is not None:
+            # `nn.Sequential(*layers)`: only the first layer decides what happens to the input.
+            firsts = self._first_list_elements(value.args[0].value, where)
+            if not firsts:
+                return OPAQUE
+            effect = _all_same([self.construction_effect(first, label, seen, where) for first in firsts])
+            if effect.kind in ("writes", "maybe-writes"):
+                return CallEffect(effect.kind, f"{label} (Sequential starting with {_short(effect.description)})")
+            return OPAQUE  # the later layers are not followed: nothing more is known
         layers = [arg.value for arg in value.args]
         if not layers or any(arg.star or arg.keyword for arg in value.args):
             return OPAQUE
-        first = self.construction_effect(layers[0], label, seen)
+        first = self.construction_effect(layers[0], label, seen, where)
         if first.kind == "writes":
             return CallEffect("writes", f"{label} (Sequential starting with {_short(first.description)})")
-        effects = [first] + [self.construction_effect(layer, label, seen) for layer in layers[1:]]
+        effects = [first] + [self.construction_effect(layer, label, seen, where) for layer in layers[1:]]
         return PURE if all(effect.kind in ("pure", "writes") for effect in effects) else OPAQUE
+
+    def _named_layer_effect(self, value, label: str, seen: frozenset, where: LayerContext) -> CallEffect:
+        """A layer written as a name: a local of the constructing method (`act = nn.ReLU(True)`),
+        or a `self.` attribute (`self.relu`), followed to what built it."""
+        owner, method = where
+        if isinstance(value, cst.Attribute):
+            if not (isinstance(value.value, cst.Name) and value.value.value == "self"):
+                return OPAQUE
+            key = ("self", value.attr.value)
+            values = self._attribute_values(owner, value.attr.value) if key not in seen else []
+            if not values:
+                return OPAQUE
+            return _all_same([self.construction_effect(v, label, seen | {key}, (owner, owner.assigned_in.get(v)))
+                              for v in values])
+        if method is None or method in self._in_progress:
+            return OPAQUE
+        bindings = self.function_facts(method).bindings_at(value)
+        key = ("local", value.value, method)
+        if not bindings or key in seen or any(b.value is None or b.kind != "assign" for b in bindings):
+            return OPAQUE
+        return _all_same([self.construction_effect(b.value, label, seen | {key}, where) for b in bindings])
+
+    def _first_list_elements(self, expr, where: LayerContext) -> list:
+        """What may be the first element of the list `expr` names, where it is unpacked into a
+        Sequential: the first element of the list it was made as, or the first thing appended to it
+        when it starts empty. [] when that cannot be known: an append in a branch or a loop first,
+        an insert, an extend, an item assignment, a slice (`rep = rep[1:]`), a list from elsewhere."""
+        owner, method = where
+        if not isinstance(expr, cst.Name) or method is None or method in self._in_progress:
+            return []
+        function = self.function_facts(method)
+        bindings = function.bindings_at(expr)
+        if len(bindings) != 1:
+            return []
+        made = next(iter(bindings))
+        if made.kind != "assign" or not isinstance(made.value, cst.List) \
+                or any(isinstance(element, cst.StarredElement) for element in made.value.elements):
+            return []
+        if made.value.elements:
+            first = made.value.elements[0].value
+            changes_first = ("insert", "__setitem__")
+        else:
+            first = None
+            changes_first = ("insert", "__setitem__", "extend", "+=")
+        top_level = set(_block_statements(method))
+        for read in sorted(function.reads_of(made), key=lambda read: function.order_of(read.statement)):
+            if read.node is expr:
+                break
+            use = _list_use(read)
+            if use in changes_first or use == "other":
+                return []
+            if use == "append" and first is None:
+                line = function.line_of_statement.get(read.statement, read.statement)
+                if line not in top_level:
+                    return []  # the first append is conditional or repeated: unknown
+                first = read.statement.value.args[0].value if read.statement.value.args else None
+                if first is None:
+                    return []
+        return [first] if first is not None else []
 
     def _local_module_effect(self, local: ClassFacts, label: str, seen: frozenset) -> CallEffect:
         forward = local.methods.get("forward")
@@ -510,7 +590,8 @@ class ModuleFacts(Callees):
                 values = self._attribute_values(owner, func.attr.value)
                 label = f"self.{func.attr.value}"
                 if values:
-                    return _all_same([self.construction_effect(v, label) for v in values])
+                    return _all_same([self.construction_effect(v, label, where=self._context_of(owner, v))
+                                      for v in values])
                 method = owner.methods.get(func.attr.value)
                 if method is not None:
                     return self.function_effect(method, label)
@@ -567,6 +648,14 @@ class ModuleFacts(Callees):
             return bool(returned) and all(self._builds_module(v, seen | {callee}) for v in returned)
         return False
 
+    def _context_of(self, owner: ClassFacts, value: cst.BaseExpression) -> LayerContext:
+        """The class and method an attribute's value is assigned in (a base class's, when inherited)."""
+        for facts in [owner, *self.classes.values()]:
+            method = facts.assigned_in.get(value)
+            if method is not None:
+                return facts, method
+        return owner, None
+
     def _attribute_values(self, owner: ClassFacts, attribute: str, seen: Optional[set] = None) -> list:
         values = owner.attribute_values.get(attribute)
         if values:
@@ -580,6 +669,33 @@ class ModuleFacts(Callees):
                 if found:
                     return found
         return []
+
+
+def _block_statements(function: cst.FunctionDef) -> list:
+    body = function.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _list_use(read: Read) -> str:
+    """How a read of a list changes it: "append" (`layers.append(v)` as a statement), "extend",
+    "insert", "__setitem__", "+=", "read" (left unchanged: `len(layers)`), or "other"."""
+    statement = read.statement
+    if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+        func = statement.value.func
+        if isinstance(func, cst.Attribute) and func.value is read.node:
+            method = func.attr.value
+            if method in ("append", "extend", "insert"):
+                return method
+            return "other"
+    if isinstance(statement, cst.AugAssign) and statement.target is read.node:
+        return "+="
+    if isinstance(statement, cst.Assign) and any(
+            isinstance(target.target, cst.Subscript) and target.target.value is read.node for target in statement.targets):
+        return "__setitem__"
+    if isinstance(statement, (cst.Assign, cst.Expr)) and isinstance(getattr(statement, "value", None), cst.Call) \
+            and isinstance(statement.value.func, cst.Name) and statement.value.func.value in ("len", "print"):
+        return "read"
+    return "other"
 
 
 class _BoundCallees(Callees):
