@@ -84,8 +84,10 @@ def _first_read_after_write(function: FunctionFacts, alias: Binding):
     for read in sorted(function.reads_of(alias), key=lambda r: function.order_of(r.statement)):
         if read.use != "value":
             continue  # `y.shape`, `y[i] = v`: nothing of the old values is used
-        # Earliest write first, so the message is the same from run to run.
-        for event in sorted(read.events_since.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
+        # Earliest write first, so the message is the same from run to run. Only writes made while
+        # the alias's name held it, on a path to the read: a loop that rebinds the name and writes
+        # the old storage afterwards does not change what the name holds when it is read.
+        for event in sorted(read.named_events.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
             # `x[..] = alias[..]` in a loop copies a region of a buffer onto itself, on purpose.
             copies_within = event.kind == "setitem" and event.statement is read.statement
             if event.certainty == "sure" and not copies_within:
