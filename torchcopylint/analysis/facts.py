@@ -34,7 +34,13 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping, combine
+from torchcopylint.analysis.tensors import (
+    NON_TENSOR_METHODS,
+    TENSOR_RETURNING_METHODS,
+    Tensorness,
+    TensorTyping,
+    combine,
+)
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 # (the class, the method) an expression that builds a layer is written in
@@ -44,6 +50,13 @@ PURE_BUILTINS = frozenset(
     {"print", "len", "isinstance", "issubclass", "range", "enumerate", "zip", "int", "float", "bool",
      "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
      "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
+)
+
+# Tensor methods whose result requires grad exactly when the receiver does (their other
+# arguments are sizes, devices, dtypes).
+GRAD_KEEPING_METHODS = frozenset(
+    "clone contiguous to cuda cpu float double half bfloat16 view reshape repeat expand permute transpose "
+    "squeeze unsqueeze flatten t pin_memory".split()
 )
 
 # What makes or keeps an integer (or bool) tensor; such tensors never require grad.
@@ -287,6 +300,13 @@ class ModuleFacts(Callees):
                 # `F.softplus(t)` of tensors that need no grad needs none either.
                 return all(self._without_grad_operand(arg.value, function, depth) for arg in expr.args
                            if arg.keyword is None)
+            if not qualified and isinstance(expr.func, cst.Attribute):
+                method = expr.func.attr.value
+                if method in NON_TENSOR_METHODS:
+                    return True  # `x.size()`, `x.item()`: not a tensor at all
+                if method in GRAD_KEEPING_METHODS:
+                    # `grid.clone()`, `theta.to(device)`: requires grad exactly when the receiver does.
+                    return self.surely_without_grad(expr.func.value, function, depth + 1)
             return False
         if isinstance(expr, cst.BinaryOperation):
             return self._without_grad_operand(expr.left, function, depth) and \
