@@ -4,6 +4,13 @@ The answer is graded: SURE (a torch factory, a tensor method on a sure tensor,
 a parameter annotated `Tensor`), LIKELY (a `forward` parameter, a module call),
 NOT (numbers, strings, containers, `.item()`, `.shape`), UNKNOWN otherwise.
 Rules that rewrite code ask for SURE; rules about aliasing accept LIKELY.
+
+A name is also LIKELY a tensor from its use (`name_used_as_tensor`: a method only
+tensors have, the tensor argument of a torch function); the flow walk in
+aliasing.py applies that once per function, to every binding the use reaches and
+to the names assigned from them. Parts of torch's tuple results (`parts_of`) and
+calls of same-file functions that return tensors (the `returns` hook) are typed
+here too.
 """
 
 from __future__ import annotations
