@@ -176,6 +176,7 @@ class CallEffect:
     description: str = ""
     argument: int = 0  # which positional argument is written / returned
     without_grad: bool = False  # the callee makes its write with grad mode off
+    layer: bool = True  # the callee is a layer (a module), not a function or method of the file
 
 
 PURE = CallEffect("pure")
@@ -1002,7 +1003,8 @@ class FunctionWalker:
                 return
         effect = self.callees.effect(call, state)
         if effect.kind in ("writes", "maybe-writes") and len(call.args) > effect.argument:
-            self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description,
+            kind = "module" if effect.layer else "callee"
+            self._write_into(call.args[effect.argument].value, call, kind, state, description=effect.description,
                              certainty="sure" if effect.kind == "writes" else "maybe",
                              without_grad=effect.without_grad)
         elif effect.kind == "opaque":

@@ -593,7 +593,8 @@ class ModuleFacts(Callees):
             if writes:
                 without_grad = facts.decorated_grad_enabled is False or all(
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes)
-                return CallEffect("writes", f"{label}() (writes its argument in place)", index, without_grad)
+                return CallEffect("writes", f"{label}() (writes its argument in place)", index, without_grad,
+                                  layer=False)
             opaque = opaque or bool(events)
         return OPAQUE if opaque else PURE
 
