@@ -715,7 +715,8 @@ class FunctionWalker:
             tensorness = Tensorness.UNKNOWN
         binding = self._binding(target, target.value, expression, kind, self._statement, tensorness)
         if expression is not None:
-            storages, copied_from, made_by = self._storages_of_value(expression, target, state, tensorness)
+            storages, copied_from, made_by = self._storages_of_value(expression, target, state, tensorness,
+                                                                     part=kind == "unpack")
             binding.storages = binding.storages | storages
             binding.source_storages = binding.source_storages | copied_from
             binding.made_by = made_by
@@ -838,21 +839,26 @@ class FunctionWalker:
     def _storages_of_name(self, name: str, state: FlowState) -> frozenset:
         return frozenset().union(*(binding.storages for binding in state.lookup(name)))
 
-    def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness):
-        """(storages the value shares, storages it was copied from, how it was made)."""
+    def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness,
+                           part: bool = False):
+        """(storages the value shares, storages it was copied from, how it was made). `part`: the
+        target takes one part of the value (`vals, vecs = torch.linalg.eigh(m)`,
+        `rc, gc, bc = (...).unbind(0)`): the parts of a new value are storages of their own (distinct
+        tensors, or disjoint views of a tensor nobody names), so a write to one is not one to another."""
         shared = self._shared_storages(expr, state)
         if shared:
             return shared, frozenset(), "may-alias" if _may_copy(expr) else "alias"
+        origin = target if part else expr
         # A view of a value we do not track (`self.head(x).squeeze(-1)`) is a new value here.
         copied = self._copied_storages(expr, state)
         if copied:
-            return frozenset({self._storage(expr, target.value)}), copied, "copy"
+            return frozenset({self._storage(origin, target.value)}), copied, "copy"
         if tensorness.is_tensor:
-            return frozenset({self._storage(expr, target.value)}), frozenset(), "new"
+            return frozenset({self._storage(origin, target.value)}), frozenset(), "new"
         if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.Call, cst.Subscript, cst.Attribute)):
             # Possibly a tensor (`logits = model(x)` with an unknown model): track its storage so
             # that aliases made from it (`logits.detach()`) are seen; rules still ask for tensorness.
-            return frozenset({self._storage(expr, target.value)}), frozenset(), ""
+            return frozenset({self._storage(origin, target.value)}), frozenset(), ""
         return frozenset(), frozenset(), ""
 
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
