@@ -24,7 +24,14 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
 )
 from torchcopylint.analysis.syntax import child_nodes, walk
-from torchcopylint.analysis.tensors import Tensorness, TensorTyping, annotation_is_tensor, combine
+from torchcopylint.analysis.tensors import (
+    Tensorness,
+    TensorTyping,
+    annotation_is_tensor,
+    combine,
+    name_used_as_tensor,
+    tests_type,
+)
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 # Methods and torch functions whose result shares storage with the receiver (or first argument).
@@ -134,6 +141,9 @@ class Read:
     # "value" (the values are used), "metadata" (`x.shape`, `x.dtype`, `x.size()`: unchanged by
     # in-place writes) or "store" (`x[i] = v`: the name is written through, not read)
     use: str = "value"
+    # binding reaching the read -> the events since it was made that hit it while this name held it
+    # on a path to the read (events_since also counts writes made after the name was rebound)
+    named_events: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -166,6 +176,7 @@ class CallEffect:
     description: str = ""
     argument: int = 0  # which positional argument is written / returned
     without_grad: bool = False  # the callee makes its write with grad mode off
+    layer: bool = True  # the callee is a layer (a module), not a function or method of the file
 
 
 PURE = CallEffect("pure")
@@ -179,6 +190,9 @@ class FlowState:
         self.parent = parent
         self.names: dict[str, frozenset] = {}
         self.events: dict[Binding, frozenset] = {}
+        # Per binding, the events since it was made that hit it while its name held it, on paths
+        # where the name still does: a path that rebinds the name forgets them (see `bind`).
+        self.named: dict[Binding, frozenset] = {}
         self.reachable = True
 
     def lookup(self, name: str) -> frozenset:
@@ -206,7 +220,17 @@ class FlowState:
             state = state.parent
         return False
 
+    def named_events_of(self, binding: Binding) -> frozenset:
+        state: Optional[FlowState] = self
+        while state is not None:
+            if binding in state.named:
+                return state.named[binding]
+            state = state.parent
+        return frozenset()
+
     def bind(self, name: str, bindings: frozenset) -> None:
+        for dropped in self.lookup(name) - bindings:
+            self.named[dropped] = frozenset()
         self.names[name] = bindings
 
     def add_event(self, binding: Binding, event: InplaceEvent) -> None:
@@ -225,6 +249,8 @@ class FlowState:
             self.names[name] = frozenset().union(*(branch.lookup(name) for branch in live))
         for binding in set().union(*(branch.events for branch in live)):
             self.events[binding] = frozenset().union(*(branch.events_of(binding) for branch in live))
+        for binding in set().union(*(branch.named for branch in live)):
+            self.named[binding] = frozenset().union(*(branch.named_events_of(binding) for branch in live))
 
 
 @dataclass
@@ -238,6 +264,8 @@ class FunctionFacts:
     # keyed by (node, target): one call may write several tensors (`f(x, out=y)`)
     inplace_events: dict[tuple, InplaceEvent] = field(default_factory=dict)
     escapes: list[Escape] = field(default_factory=list)
+    # binding -> the in-place events that reached it on some path while it was in use
+    events_reaching: dict = field(default_factory=dict)
     # statements in walk order
     statement_order: dict[cst.CSTNode, int] = field(default_factory=dict)
     # statement -> False under no_grad/inference_mode, True under enable_grad, None: the function's mode
@@ -259,7 +287,11 @@ class FunctionFacts:
 
     def written_through(self, event: InplaceEvent, binding: Binding) -> bool:
         """Was the write made through `binding`'s name, or a name derived from it by aliasing?"""
-        pending = list(self.bindings_at(root_name(event.target)))
+        return self.derives_from(self.bindings_at(root_name(event.target)), binding)
+
+    def derives_from(self, bindings: Iterable[Binding], binding: Binding) -> bool:
+        """Is one of `bindings` the binding itself, or made from it by aliasing (`y = x`, a view, a detach)?"""
+        pending = list(bindings)
         seen: set = set()
         while pending:
             candidate = pending.pop()
@@ -297,6 +329,13 @@ class FunctionFacts:
         if self._indexes is None:
             self._indexes = _FunctionIndex.of(self)
         return self._indexes
+
+    @staticmethod
+    def replaces_its_source(binding: Binding) -> bool:
+        """`x = x.detach()`, `x = x.view(...)`: the name is rebound to an alias of what it named,
+        so from here on it names the alias; the old tensor is reachable only through other names."""
+        source = root_name(binding.value) if binding.value is not None else None
+        return binding.made_by == "alias" and source is not None and source.value == binding.name
 
     def order_of(self, statement: cst.CSTNode) -> int:
         return self.statement_order.get(statement, -1)
@@ -347,6 +386,11 @@ class FunctionWalker:
         self._statement: cst.CSTNode = facts.node
         self._breaks: list[list[FlowState]] = []
         self._attribute_storages: dict[str, Storage] = {}
+        # Bindings whose value has been read so far in the walk.
+        self._read_bindings: set = set()
+        # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
+        self._used_as_tensor: set = set()
+        self._type_tests = 0  # depth of branches under `isinstance(...)` and the like
 
     # ----------------------------------------------------------------- entry
 
@@ -365,7 +409,43 @@ class FunctionWalker:
         node = self.facts.node
         statements = node.body if isinstance(node, cst.Module) else _block(node.body)
         self._walk_block(statements, state)
+        self._tensorness_from_use()
         return self.facts
+
+    # Kinds of binding whose tensorness a use may decide (not imports, definitions, exceptions).
+    _USE_DECIDES = frozenset({"param", "assign", "walrus", "unpack", "loop", "with"})
+
+    def _mark_used_as_tensor(self, call: cst.Call, qualified: Optional[str], state: FlowState) -> None:
+        if self._type_tests:
+            return
+        name = name_used_as_tensor(call, qualified)
+        if name is None:
+            return
+        for binding in state.lookup(name.value):
+            if binding.tensorness is Tensorness.UNKNOWN and binding.kind in self._USE_DECIDES:
+                binding.tensorness = Tensorness.LIKELY
+                self._used_as_tensor.add(binding)
+
+    def _tensorness_from_use(self) -> None:
+        """After the walk: a name used as a tensor anywhere in the function holds one from its
+        assignment on, and so do the names made from it before the use (`skip = x; x.relu_()`)."""
+        if not self._used_as_tensor:
+            return
+        for binding in self._used_as_tensor:  # a loop's second pass may have reset them
+            if binding.tensorness is Tensorness.UNKNOWN:
+                binding.tensorness = Tensorness.LIKELY
+
+        def lookup(name: cst.Name) -> Tensorness:
+            bindings = self.facts.bindings_at(name)
+            return combine(binding.tensorness for binding in bindings) if bindings else Tensorness.UNKNOWN
+
+        for _ in range(2):  # twice, for values that flow around a loop
+            for binding in self.facts.bindings:
+                if binding.tensorness is Tensorness.UNKNOWN and binding.value is not None \
+                        and binding.kind in ("assign", "walrus"):
+                    found = self.typing.of(binding.value, lookup)
+                    if found.is_tensor:
+                        binding.tensorness = Tensorness.LIKELY
 
     # ------------------------------------------------------------ statements
 
@@ -472,6 +552,8 @@ class FunctionWalker:
 
     def _walk_if(self, statement: cst.If, state: FlowState) -> None:
         self._evaluate(statement.test, state)
+        type_test = tests_type(statement.test)
+        self._type_tests += type_test
         then_state = state.child()
         self._walk_block(_block(statement.body), then_state)
         else_state = state.child()
@@ -479,6 +561,7 @@ class FunctionWalker:
             self._walk_statement(statement.orelse, else_state)
         elif isinstance(statement.orelse, cst.Else):
             self._walk_block(_block(statement.orelse.body), else_state)
+        self._type_tests -= type_test
         state.merge([then_state, else_state])
 
     def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
@@ -547,6 +630,7 @@ class FunctionWalker:
         for link in reversed(chain):
             adopted.names.update(link.names)
             adopted.events.update(link.events)
+            adopted.named.update(link.named)
         return adopted
 
     def _walk_augassign(self, statement: cst.AugAssign, state: FlowState) -> None:
@@ -620,7 +704,10 @@ class FunctionWalker:
     def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
         expression = value if isinstance(value, cst.BaseExpression) else None
         if expression is not None:
-            tensorness = self.typing.of(expression, lambda name: self._name_tensorness(name, state))
+            lookup = lambda name: self._name_tensorness(name, state)  # noqa: E731
+            # `vals, vecs = torch.linalg.eigh(m)`: each name holds a part of the value.
+            tensorness = self.typing.parts_of(expression, lookup) if kind == "unpack" \
+                else self.typing.of(expression, lookup)
             module_output = isinstance(expression, cst.Call) and self.callees.is_module_call(expression, state)
             if tensorness is Tensorness.UNKNOWN and module_output:
                 tensorness = Tensorness.LIKELY
@@ -628,7 +715,8 @@ class FunctionWalker:
             tensorness = Tensorness.UNKNOWN
         binding = self._binding(target, target.value, expression, kind, self._statement, tensorness)
         if expression is not None:
-            storages, copied_from, made_by = self._storages_of_value(expression, target, state, tensorness)
+            storages, copied_from, made_by = self._storages_of_value(expression, target, state, tensorness,
+                                                                     part=kind == "unpack")
             binding.storages = binding.storages | storages
             binding.source_storages = binding.source_storages | copied_from
             binding.made_by = made_by
@@ -638,6 +726,7 @@ class FunctionWalker:
         self._watch(binding)
         # A fresh assignment starts with no writes behind it (matters when a loop body is walked again).
         state.events[binding] = frozenset()
+        state.named[binding] = frozenset()
         previous = state.lookup(target.value) if keep_previous else frozenset()
         state.bind(target.value, previous | {binding})
         if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
@@ -720,6 +809,7 @@ class FunctionWalker:
         binding.loops = tuple(self._loops)
         self._watch(binding)
         state.events[binding] = frozenset()
+        state.named[binding] = frozenset()
         state.bind(name.value, frozenset({binding}))
 
     def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
@@ -749,21 +839,26 @@ class FunctionWalker:
     def _storages_of_name(self, name: str, state: FlowState) -> frozenset:
         return frozenset().union(*(binding.storages for binding in state.lookup(name)))
 
-    def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness):
-        """(storages the value shares, storages it was copied from, how it was made)."""
+    def _storages_of_value(self, expr, target: cst.Name, state: FlowState, tensorness: Tensorness,
+                           part: bool = False):
+        """(storages the value shares, storages it was copied from, how it was made). `part`: the
+        target takes one part of the value (`vals, vecs = torch.linalg.eigh(m)`,
+        `rc, gc, bc = (...).unbind(0)`): the parts of a new value are storages of their own (distinct
+        tensors, or disjoint views of a tensor nobody names), so a write to one is not one to another."""
         shared = self._shared_storages(expr, state)
         if shared:
             return shared, frozenset(), "may-alias" if _may_copy(expr) else "alias"
+        origin = target if part else expr
         # A view of a value we do not track (`self.head(x).squeeze(-1)`) is a new value here.
         copied = self._copied_storages(expr, state)
         if copied:
-            return frozenset({self._storage(expr, target.value)}), copied, "copy"
+            return frozenset({self._storage(origin, target.value)}), copied, "copy"
         if tensorness.is_tensor:
-            return frozenset({self._storage(expr, target.value)}), frozenset(), "new"
+            return frozenset({self._storage(origin, target.value)}), frozenset(), "new"
         if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.Call, cst.Subscript, cst.Attribute)):
             # Possibly a tensor (`logits = model(x)` with an unknown model): track its storage so
             # that aliases made from it (`logits.detach()`) are seen; rules still ask for tensorness.
-            return frozenset({self._storage(expr, target.value)}), frozenset(), ""
+            return frozenset({self._storage(origin, target.value)}), frozenset(), ""
         return frozenset(), frozenset(), ""
 
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
@@ -851,6 +946,13 @@ class FunctionWalker:
                 self._evaluate(arg.value, state)
             self.facts.call_statement[expr] = self._statement
             return
+        if kind is cst.IfExp and tests_type(expr.test):
+            # `x.clone() if isinstance(x, torch.Tensor) else x`: the use proves nothing.
+            self._type_tests += 1
+            for child in child_nodes(expr):
+                self._evaluate(child, state)
+            self._type_tests -= 1
+            return
         if kind is cst.Yield and isinstance(expr.value, cst.BaseExpression):
             self._evaluate(expr.value, state)
             self._escape(expr.value, state, "yielded")
@@ -881,6 +983,7 @@ class FunctionWalker:
         self.facts.call_statement[call] = self._statement
         func = call.func
         qualified = self.names.qualified_name(func)
+        self._mark_used_as_tensor(call, qualified, state)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "out":
                 # torch's own functions write `out=` where autograd sees it; another callee's
@@ -906,7 +1009,8 @@ class FunctionWalker:
                 return
         effect = self.callees.effect(call, state)
         if effect.kind in ("writes", "maybe-writes") and len(call.args) > effect.argument:
-            self._write_into(call.args[effect.argument].value, call, "module", state, description=effect.description,
+            kind = "module" if effect.layer else "callee"
+            self._write_into(call.args[effect.argument].value, call, kind, state, description=effect.description,
                              certainty="sure" if effect.kind == "writes" else "maybe",
                              without_grad=effect.without_grad)
         elif effect.kind == "opaque":
@@ -959,13 +1063,27 @@ class FunctionWalker:
             self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages
-        # Every binding on this path watching the storage learns of the write, whether its name
-        # is still bound or not (an alias may outlive the name it was made through); a binding
-        # made only on another branch does not.
+        # Every binding on this path watching the storage learns of the write while its name still
+        # holds it, or once its value has been read (autograd may have saved it, another name may
+        # hold it); a binding made only on another branch does not. A binding rebound before any
+        # read on this path is dead here: `identity = x.clone()` then, on one branch,
+        # `identity = self.downsample(x)`, and writes to `x` on that branch concern no one.
         for storage in storages:
             for watcher in self._watchers.get(storage, ()):
-                if state.knows(watcher):
+                if state.knows(watcher) and (watcher in self._read_bindings
+                                             or (watcher in state.lookup(watcher.name)
+                                                 and not self._rebinds(watcher.name))):
                     state.add_event(watcher, event)
+                    self.facts.events_reaching.setdefault(watcher, set()).add(event)
+                    if watcher in state.lookup(watcher.name):
+                        state.named[watcher] = state.named_events_of(watcher) | {event}
+
+    def _rebinds(self, name: str) -> bool:
+        """Does the statement being walked assign `name` (`identity = self.downsample(x)`)?"""
+        statement = self._statement
+        if type(statement) is cst.Assign:
+            return any(type(target.target) is cst.Name and target.target.value == name for target in statement.targets)
+        return False
 
     def _escape(self, expr, state: FlowState, how: str) -> None:
         """Record the bindings whose storage `expr` hands on as it is (not a value computed from it)."""
@@ -1007,6 +1125,7 @@ class FunctionWalker:
 
     def _record_read(self, name: cst.Name, state: FlowState, use: str = "value") -> None:
         bindings = state.lookup(name.value)
+        self._read_bindings.update(bindings)
         storages = frozenset().union(*(binding.storages for binding in bindings)) if bindings else frozenset()
         events_since = {}
         for binding in bindings:
@@ -1015,12 +1134,15 @@ class FunctionWalker:
             for watcher in self._watchers.get(storage, ()):
                 if watcher not in events_since:
                     events_since[watcher] = state.events_of(watcher)
+        named_events = {binding: state.named_events_of(binding) for binding in bindings}
         previous = self.facts.reads.get(name)
         if previous is not None:
             bindings = bindings | previous.bindings
             for watcher, events in previous.events_since.items():
                 events_since[watcher] = events_since.get(watcher, frozenset()) | events
-        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use)
+            for binding, events in previous.named_events.items():
+                named_events[binding] = named_events.get(binding, frozenset()) | events
+        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use, named_events)
 
     def _name_tensorness(self, name: cst.Name, state: FlowState) -> Tensorness:
         bindings = state.lookup(name.value)

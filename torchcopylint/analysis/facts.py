@@ -34,13 +34,54 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS, Tensorness, TensorTyping
+from torchcopylint.analysis.tensors import (
+    NON_TENSOR_METHODS,
+    TENSOR_RETURNING_METHODS,
+    Tensorness,
+    TensorTyping,
+    combine,
+)
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
+
+# (the class, the method) an expression that builds a layer is written in
+LayerContext = tuple
 
 PURE_BUILTINS = frozenset(
     {"print", "len", "isinstance", "issubclass", "range", "enumerate", "zip", "int", "float", "bool",
      "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
      "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
+)
+
+# Tensor methods whose result requires grad exactly when the receiver does (their other
+# arguments are sizes, devices, dtypes).
+GRAD_KEEPING_METHODS = frozenset(
+    "clone contiguous to cuda cpu float double half bfloat16 view reshape repeat expand permute transpose "
+    "squeeze unsqueeze flatten t pin_memory".split()
+)
+
+# What makes or keeps an integer (or bool) tensor; such tensors never require grad.
+INTEGRAL_DTYPES = frozenset(
+    "long int64 int int32 short int16 int8 uint8 uint16 uint32 uint64 bool LongTensor IntTensor BoolTensor "
+    "ByteTensor ShortTensor CharTensor".split()
+)
+INTEGRAL_TORCH_FUNCTIONS = frozenset(
+    "argmax argmin argsort randint randint_like randperm nonzero bucketize searchsorted multinomial "
+    "eq ne gt lt ge le isnan isinf isfinite logical_not logical_and logical_or logical_xor "
+    "bincount tril_indices triu_indices".split()
+)
+INTEGRAL_METHODS = frozenset(
+    "argmax argmin argsort long int short byte char bool nonzero eq ne gt lt ge le isnan isinf isfinite "
+    "logical_not logical_and logical_or logical_xor bincount".split()
+)
+# Keep the dtype of their (first) tensor.
+INTEGRAL_PRESERVING_METHODS = frozenset(
+    "clone detach contiguous cpu cuda to view view_as reshape reshape_as flatten squeeze unsqueeze permute "
+    "transpose t expand expand_as repeat repeat_interleave narrow select flip roll pin_memory masked_select "
+    "index_select gather unfold".split()
+)
+INTEGRAL_PRESERVING_FUNCTIONS = frozenset(
+    "clone flatten reshape squeeze unsqueeze transpose permute cat stack index_select gather flip roll "
+    "masked_select narrow select".split()
 )
 
 
@@ -52,6 +93,8 @@ class ClassFacts:
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     # `self.<attribute> = <call>` assignments, by attribute; several when reassigned.
     attribute_values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # each of those values -> the method it is assigned in (to resolve the names it uses)
+    assigned_in: dict[cst.BaseExpression, cst.FunctionDef] = field(default_factory=dict)
 
 
 class ModuleFacts(Callees):
@@ -60,7 +103,8 @@ class ModuleFacts(Callees):
         self.module = module
         self.path = path
         self.names = TorchNames.from_module(module)
-        self.typing = TensorTyping(self.names)
+        self.typing = TensorTyping(self.names, returns=self.returned_tensorness)
+        self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}
         self.calls: list[cst.Call] = []
@@ -115,6 +159,7 @@ class ModuleFacts(Callees):
         for method, facts in self._class_of_function.items():  # in the order of the class bodies
             for attribute, value in self_assignments.get(method, ()):
                 facts.attribute_values.setdefault(attribute, []).append(value)
+                facts.assigned_in[value] = method
 
     def _index_class(self, node: cst.ClassDef) -> None:
         facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
@@ -198,10 +243,32 @@ class ModuleFacts(Callees):
             found = self.read_of(name)
             if found is None or not found[1].bindings:
                 return Tensorness.UNKNOWN
-            from torchcopylint.analysis.tensors import combine
             return combine(binding.tensorness for binding in found[1].bindings)
 
         return self.typing.of(expr, lookup)
+
+    def returned_tensorness(self, call: cst.Call) -> Tensorness:
+        """What a call of a function defined at the top of this module returns: SURE when every
+        `return` gives a sure tensor, LIKELY when every one gives a tensor, else UNKNOWN."""
+        function = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        if function is None or function in self._in_progress:
+            return Tensorness.UNKNOWN
+        found = self._returned.get(function)
+        if found is None:
+            self._returned[function] = Tensorness.UNKNOWN  # recursion guard
+            # A generator or a coroutine returns neither of its values.
+            values = [] if function.asynchronous is not None or _yields(function) else _returned_values(function)
+            facts = self.function_facts(function)
+
+            def lookup(name: cst.Name) -> Tensorness:
+                bindings = facts.bindings_at(name)
+                return combine(binding.tensorness for binding in bindings) if bindings else Tensorness.UNKNOWN
+
+            found = combine(self.typing.of(value, lookup) for value in values) if values else Tensorness.UNKNOWN
+            if not found.is_tensor:
+                found = Tensorness.UNKNOWN
+            self._returned[function] = found
+        return found
 
     # ------------------------------------------------------------ grad mode
 
@@ -221,6 +288,9 @@ class ModuleFacts(Callees):
             return False
         if goes_through_detach(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "grad"):
             return True
+        # Only floating-point and complex tensors can require grad.
+        if self.surely_integral(expr, function, depth + 1):
+            return True
         if isinstance(expr, cst.Call):
             qualified = self.names.qualified_name(expr.func) or ""
             module, _, name = qualified.rpartition(".")
@@ -230,6 +300,13 @@ class ModuleFacts(Callees):
                 # `F.softplus(t)` of tensors that need no grad needs none either.
                 return all(self._without_grad_operand(arg.value, function, depth) for arg in expr.args
                            if arg.keyword is None)
+            if not qualified and isinstance(expr.func, cst.Attribute):
+                method = expr.func.attr.value
+                if method in NON_TENSOR_METHODS:
+                    return True  # `x.size()`, `x.item()`: not a tensor at all
+                if method in GRAD_KEEPING_METHODS:
+                    # `grid.clone()`, `theta.to(device)`: requires grad exactly when the receiver does.
+                    return self.surely_without_grad(expr.func.value, function, depth + 1)
             return False
         if isinstance(expr, cst.BinaryOperation):
             return self._without_grad_operand(expr.left, function, depth) and \
@@ -242,6 +319,60 @@ class ModuleFacts(Callees):
                 binding.value is not None and not binding.leaf
                 and self.surely_without_grad(binding.value, function, depth + 1) for binding in bindings)
         return False
+
+    def surely_integral(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
+        """Is the tensor surely of an integer or bool dtype (so it can never require grad)?
+        `argmax`, `.long()`, `torch.randint`, a factory with `dtype=torch.long`, a comparison,
+        and what views, copies, indexing and moves keep of such a tensor."""
+        if depth > 8:
+            return False
+        if isinstance(expr, cst.Comparison):
+            return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
+        if isinstance(expr, cst.Subscript):
+            return self.surely_integral(expr.value, function, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in ("indices",):  # `x.topk(k).indices`, `x.max(dim).indices`
+                return isinstance(expr.value, cst.Call)
+            return expr.attr.value in ("data", "T", "mT") and self.surely_integral(expr.value, function, depth + 1)
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            return bool(bindings) and all(
+                binding.value is not None and binding.kind in ("assign", "walrus")
+                and self.surely_integral(binding.value, function, depth + 1) for binding in bindings)
+        if not isinstance(expr, cst.Call):
+            return False
+        dtype = next((arg.value for arg in expr.args if arg.keyword is not None and arg.keyword.value == "dtype"), None)
+        if dtype is not None:
+            return self._is_integral_dtype(dtype)
+        qualified = self.names.qualified_name(expr.func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            if module != "torch":
+                return False
+            if name in INTEGRAL_TORCH_FUNCTIONS:
+                return True
+            if name in INTEGRAL_PRESERVING_FUNCTIONS and expr.args:
+                return self.surely_integral(expr.args[0].value, function, depth + 1)
+            return False
+        if not isinstance(expr.func, cst.Attribute):
+            return False
+        method = expr.func.attr.value
+        if method in INTEGRAL_METHODS:
+            return True
+        if method in ("to", "type") and expr.args and expr.args[0].keyword is None:
+            first = expr.args[0].value
+            if self._is_integral_dtype(first):
+                return True
+            if self.names.qualified_name(first) is not None or self.tensorness(first).is_tensor \
+                    or (method == "type" and isinstance(first, cst.SimpleString)):
+                return False  # another dtype (`torch.float`, "torch.FloatTensor") or another tensor's dtype
+        if method in INTEGRAL_PRESERVING_METHODS:
+            return self.surely_integral(expr.func.value, function, depth + 1)
+        return False
+
+    def _is_integral_dtype(self, expr: cst.BaseExpression) -> bool:
+        qualified = self.names.qualified_name(expr) or ""
+        return qualified.rpartition(".")[2] in INTEGRAL_DTYPES and qualified.startswith("torch.")
 
     def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
         """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and
@@ -312,8 +443,13 @@ class ModuleFacts(Callees):
 
     # ------------------------------------------------ what calls do (Callees)
 
-    def construction_effect(self, value: cst.BaseExpression, label: str, seen: frozenset = frozenset()) -> CallEffect:
-        """What calling the module built by `value` does to its input."""
+    def construction_effect(self, value: cst.BaseExpression, label: str, seen: frozenset = frozenset(),
+                            where: Optional[LayerContext] = None) -> CallEffect:
+        """What calling the module built by `value` does to its input. `where`: the class and method
+        the expression is written in, so that `act` in `nn.Sequential(act, conv)` and `self.relu` in
+        `layers.append(self.relu)` can be followed to what they were built from."""
+        if where is not None and isinstance(value, (cst.Name, cst.Attribute)):
+            return self._named_layer_effect(value, label, seen, where)
         if not isinstance(value, cst.Call):
             return OPAQUE
         qualified = self.names.qualified_name(value.func)
@@ -332,7 +468,7 @@ class ModuleFacts(Callees):
             if class_name == "Identity":
                 return CallEffect("identity", f"{label} (Identity)")
             if class_name == "Sequential":
-                return self._sequential_effect(value, label, seen)
+                return self._sequential_effect(value, label, seen, where)
             if class_name in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
                 return OPAQUE
             return PURE
@@ -348,15 +484,84 @@ class ModuleFacts(Callees):
                 return _all_same([self.construction_effect(v, label, seen | {callee}) for v in returned])
         return OPAQUE
 
-    def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset) -> CallEffect:
+    def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset,
+                           where: Optional[LayerContext] = None) -> CallEffect:
+        if len(value.args) == 1 and value.args[0].star == "*" and where is not None:
+            # `nn.Sequential(*layers)`: only the first layer decides what happens to the input.
+            firsts = self._first_list_elements(value.args[0].value, where)
+            if not firsts:
+                return OPAQUE
+            effect = _all_same([self.construction_effect(first, label, seen, where) for first in firsts])
+            if effect.kind in ("writes", "maybe-writes"):
+                return CallEffect(effect.kind, f"{label} (Sequential starting with {_short(effect.description)})")
+            return OPAQUE  # the later layers are not followed: nothing more is known
         layers = [arg.value for arg in value.args]
         if not layers or any(arg.star or arg.keyword for arg in value.args):
             return OPAQUE
-        first = self.construction_effect(layers[0], label, seen)
+        first = self.construction_effect(layers[0], label, seen, where)
         if first.kind == "writes":
             return CallEffect("writes", f"{label} (Sequential starting with {_short(first.description)})")
-        effects = [first] + [self.construction_effect(layer, label, seen) for layer in layers[1:]]
+        effects = [first] + [self.construction_effect(layer, label, seen, where) for layer in layers[1:]]
         return PURE if all(effect.kind in ("pure", "writes") for effect in effects) else OPAQUE
+
+    def _named_layer_effect(self, value, label: str, seen: frozenset, where: LayerContext) -> CallEffect:
+        """A layer written as a name: a local of the constructing method (`act = nn.ReLU(True)`),
+        or a `self.` attribute (`self.relu`), followed to what built it."""
+        owner, method = where
+        if isinstance(value, cst.Attribute):
+            if not (isinstance(value.value, cst.Name) and value.value.value == "self"):
+                return OPAQUE
+            key = ("self", value.attr.value)
+            values = self._attribute_values(owner, value.attr.value) if key not in seen else []
+            if not values:
+                return OPAQUE
+            return _all_same([self.construction_effect(v, label, seen | {key}, (owner, owner.assigned_in.get(v)))
+                              for v in values])
+        if method is None or method in self._in_progress:
+            return OPAQUE
+        bindings = self.function_facts(method).bindings_at(value)
+        key = ("local", value.value, method)
+        if not bindings or key in seen or any(b.value is None or b.kind != "assign" for b in bindings):
+            return OPAQUE
+        return _all_same([self.construction_effect(b.value, label, seen | {key}, where) for b in bindings])
+
+    def _first_list_elements(self, expr, where: LayerContext) -> list:
+        """What may be the first element of the list `expr` names, where it is unpacked into a
+        Sequential: the first element of the list it was made as, or the first thing appended to it
+        when it starts empty. [] when that cannot be known: an append in a branch or a loop first,
+        an insert, an extend, an item assignment, a slice (`rep = rep[1:]`), a list from elsewhere."""
+        owner, method = where
+        if not isinstance(expr, cst.Name) or method is None or method in self._in_progress:
+            return []
+        function = self.function_facts(method)
+        bindings = function.bindings_at(expr)
+        if len(bindings) != 1:
+            return []
+        made = next(iter(bindings))
+        if made.kind != "assign" or not isinstance(made.value, cst.List) \
+                or any(isinstance(element, cst.StarredElement) for element in made.value.elements):
+            return []
+        if made.value.elements:
+            first = made.value.elements[0].value
+            changes_first = ("insert", "__setitem__")
+        else:
+            first = None
+            changes_first = ("insert", "__setitem__", "extend", "+=")
+        top_level = set(_block_statements(method))
+        for read in sorted(function.reads_of(made), key=lambda read: function.order_of(read.statement)):
+            if read.node is expr:
+                break
+            use = _list_use(read)
+            if use in changes_first or use == "other":
+                return []
+            if use == "append" and first is None:
+                line = function.line_of_statement.get(read.statement, read.statement)
+                if line not in top_level:
+                    return []  # the first append is conditional or repeated: unknown
+                first = read.statement.value.args[0].value if read.statement.value.args else None
+                if first is None:
+                    return []
+        return [first] if first is not None else []
 
     def _local_module_effect(self, local: ClassFacts, label: str, seen: frozenset) -> CallEffect:
         forward = local.methods.get("forward")
@@ -388,7 +593,8 @@ class ModuleFacts(Callees):
             if writes:
                 without_grad = facts.decorated_grad_enabled is False or all(
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes)
-                return CallEffect("writes", f"{label}() (writes its argument in place)", index, without_grad)
+                return CallEffect("writes", f"{label}() (writes its argument in place)", index, without_grad,
+                                  layer=False)
             opaque = opaque or bool(events)
         return OPAQUE if opaque else PURE
 
@@ -405,7 +611,8 @@ class ModuleFacts(Callees):
                 values = self._attribute_values(owner, func.attr.value)
                 label = f"self.{func.attr.value}"
                 if values:
-                    return _all_same([self.construction_effect(v, label) for v in values])
+                    return _all_same([self.construction_effect(v, label, where=self._context_of(owner, v))
+                                      for v in values])
                 method = owner.methods.get(func.attr.value)
                 if method is not None:
                     return self.function_effect(method, label)
@@ -462,6 +669,14 @@ class ModuleFacts(Callees):
             return bool(returned) and all(self._builds_module(v, seen | {callee}) for v in returned)
         return False
 
+    def _context_of(self, owner: ClassFacts, value: cst.BaseExpression) -> LayerContext:
+        """The class and method an attribute's value is assigned in (a base class's, when inherited)."""
+        for facts in [owner, *self.classes.values()]:
+            method = facts.assigned_in.get(value)
+            if method is not None:
+                return facts, method
+        return owner, None
+
     def _attribute_values(self, owner: ClassFacts, attribute: str, seen: Optional[set] = None) -> list:
         values = owner.attribute_values.get(attribute)
         if values:
@@ -475,6 +690,33 @@ class ModuleFacts(Callees):
                 if found:
                     return found
         return []
+
+
+def _block_statements(function: cst.FunctionDef) -> list:
+    body = function.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _list_use(read: Read) -> str:
+    """How a read of a list changes it: "append" (`layers.append(v)` as a statement), "extend",
+    "insert", "__setitem__", "+=", "read" (left unchanged: `len(layers)`), or "other"."""
+    statement = read.statement
+    if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+        func = statement.value.func
+        if isinstance(func, cst.Attribute) and func.value is read.node:
+            method = func.attr.value
+            if method in ("append", "extend", "insert"):
+                return method
+            return "other"
+    if isinstance(statement, cst.AugAssign) and statement.target is read.node:
+        return "+="
+    if isinstance(statement, cst.Assign) and any(
+            isinstance(target.target, cst.Subscript) and target.target.value is read.node for target in statement.targets):
+        return "__setitem__"
+    if isinstance(statement, (cst.Assign, cst.Expr)) and isinstance(getattr(statement, "value", None), cst.Call) \
+            and isinstance(statement.value.func, cst.Name) and statement.value.func.value in ("len", "print"):
+        return "read"
+    return "other"
 
 
 class _BoundCallees(Callees):
@@ -534,3 +776,15 @@ def _returned_values(function: cst.FunctionDef) -> list:
         else:
             stack.extend(child_nodes(node))
     return values
+
+
+def _yields(function: cst.FunctionDef) -> bool:
+    """Does the function's own body (not a nested function's) contain `yield`?"""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Yield):
+            return True
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(child_nodes(node))
+    return False

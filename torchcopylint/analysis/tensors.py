@@ -4,6 +4,13 @@ The answer is graded: SURE (a torch factory, a tensor method on a sure tensor,
 a parameter annotated `Tensor`), LIKELY (a `forward` parameter, a module call),
 NOT (numbers, strings, containers, `.item()`, `.shape`), UNKNOWN otherwise.
 Rules that rewrite code ask for SURE; rules about aliasing accept LIKELY.
+
+A name is also LIKELY a tensor from its use (`name_used_as_tensor`: a method only
+tensors have, the tensor argument of a torch function); the flow walk in
+aliasing.py applies that once per function, to every binding the use reaches and
+to the names assigned from them. Parts of torch's tuple results (`parts_of`) and
+calls of same-file functions that return tensors (the `returns` hook) are typed
+here too.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.catalog import INPLACE_FUNCTION_ARGUMENT, INPLACE_TENSOR_METHODS, is_inplace_method_name
 from torchcopylint.analysis.torchnames import TorchNames
 
 
@@ -60,6 +67,28 @@ TORCH_TENSOR_FUNCTIONS = frozenset(
     cosine_similarity pairwise_distance meshgrid_like atleast_1d atleast_2d atleast_3d
     block_diag cartesian_prod combinations kron tensordot trace fmod remainder floor_divide
     true_divide heaviside hypot logaddexp movedim moveaxis swapaxes swapdims rot90 fliplr flipud
+    """.split()
+)
+
+# torch functions that return a tuple of tensors (or, for max/min/median/unique/where, a tensor or a
+# tuple of tensors, depending on the arguments): their parts and subscripts are tensors.
+TORCH_TUPLE_FUNCTIONS = frozenset(
+    """
+    torch.sort torch.topk torch.kthvalue torch.mode torch.cummax torch.cummin torch.aminmax torch.std_mean
+    torch.var_mean torch.frexp torch.split torch.chunk torch.unbind torch.tensor_split torch.hsplit
+    torch.vsplit torch.dsplit torch.meshgrid torch.broadcast_tensors torch.svd torch.qr torch.slogdet
+    torch.lu_unpack torch.histogram torch.max torch.min torch.median torch.nanmedian torch.unique
+    torch.unique_consecutive torch.where torch.nonzero torch.gradient torch.autograd.grad
+    torch.linalg.eigh torch.linalg.eig torch.linalg.svd torch.linalg.qr torch.linalg.slogdet
+    torch.linalg.lstsq torch.linalg.inv_ex torch.linalg.cholesky_ex torch.linalg.lu torch.linalg.lu_factor
+    torch.linalg.lu_factor_ex torch.linalg.ldl_factor torch.linalg.ldl_factor_ex torch.linalg.solve_ex
+    """.split()
+)
+# tensor.<name>(...) that returns a tuple of tensors, or a tensor (`x.max()` without dim).
+TENSOR_TUPLE_METHODS = frozenset(
+    """
+    sort topk kthvalue mode cummax cummin aminmax max min median nanmedian unique unique_consecutive
+    split chunk unbind tensor_split hsplit vsplit dsplit svd qr slogdet nonzero
     """.split()
 )
 
@@ -112,14 +141,101 @@ NON_TENSOR_BUILTINS = frozenset(
      "enumerate", "zip", "repr", "format", "type", "id", "hash", "sorted", "reversed", "round"}
 )
 
+# Tensorness from use: calling one of these on a name says it holds a tensor (lists, NumPy arrays
+# and numbers have none of them; `.copy()`, `.mean()`, `.sum()` are shared with NumPy and say nothing).
+# `clone`, `detach` and `backward` only without positional arguments (`node.clone(parent)`,
+# `accelerator.backward(loss)` are not the tensor's methods).
+USE_PROVES_TENSOR_METHODS = frozenset({"clone", "detach", "detach_", "backward"}) | INPLACE_TENSOR_METHODS
+# torch functions of TORCH_TENSOR_FUNCTIONS whose first argument is not (or not only) a tensor:
+# sizes, data to convert, sequences of tensors, an equation.
+NOT_TENSOR_FIRST_ARGUMENT = frozenset(
+    """
+    tensor as_tensor asarray from_numpy frombuffer zeros ones empty full rand randn randint randperm
+    arange linspace logspace eye cat concat concatenate stack hstack vstack dstack einsum meshgrid_like
+    block_diag cartesian_prod atleast_1d atleast_2d atleast_3d normal complex polar where
+    """.split()
+)
+
 NameLookup = Callable[[cst.Name], Tensorness]
+
+
+def name_used_as_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cst.Name]:
+    """The name a call shows to hold a tensor: `x.clone()`, `x.relu_()`, `x.requires_grad_()`,
+    `F.relu(x, inplace=True)`, `torch.add(x, y)`. `qualified` is the call's torch name, if any."""
+    func = call.func
+    if qualified is not None:
+        module, _, function = qualified.rpartition(".")
+        if module == "torch":
+            proves = (function in TORCH_TENSOR_FUNCTIONS and function not in NOT_TENSOR_FIRST_ARGUMENT) \
+                or function in INPLACE_TENSOR_METHODS
+        elif module == "torch.nn.functional":
+            proves = function in FUNCTIONAL_TENSOR_FUNCTIONS or function in INPLACE_FUNCTION_ARGUMENT
+        else:
+            proves = False
+        first = call.args[0] if call.args else None
+        if proves and first is not None and first.keyword is None and not first.star \
+                and isinstance(first.value, cst.Name):
+            return first.value
+        return None
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return None
+    method = func.attr.value
+    if method in ("clone", "detach", "backward") and any(arg.keyword is None for arg in call.args):
+        return None  # `accelerator.backward(loss)` is not Tensor.backward
+    if method == "requires_grad_" and call.args:
+        return None  # `model.requires_grad_(False)`: modules have it too
+    if method in USE_PROVES_TENSOR_METHODS or method == "requires_grad_":
+        return func.value
+    return None
+
+
+TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable", "type", "is_tensor", "torch.is_tensor"})
+
+
+def tests_type(test: cst.BaseExpression) -> bool:
+    """Does a condition ask what something is (`isinstance(x, torch.Tensor)`, `hasattr(x, "clone")`)?
+    Under such a test a method call proves nothing about the other branch, or the code around."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            if name in TYPE_TESTS:
+                return True
+            stack.extend(arg.value for arg in node.args)
+        elif isinstance(node, cst.BooleanOperation):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, cst.UnaryOperation):
+            stack.append(node.expression)
+        elif isinstance(node, cst.Comparison):
+            stack.append(node.left)
+            stack.extend(c.comparator for c in node.comparisons)
+    return False
 
 
 class TensorTyping:
     """Classifies expressions; names are resolved by the caller's data flow."""
 
-    def __init__(self, names: TorchNames) -> None:
+    def __init__(self, names: TorchNames, returns: Optional[Callable[[cst.Call], Tensorness]] = None) -> None:
+        """`returns`: what a call of a function defined in the module returns (ModuleFacts knows)."""
         self.names = names
+        self.returns = returns
+
+    def parts_of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
+        """What the parts of `expr` are, when it is unpacked or indexed: `vals, vecs = torch.linalg.eigh(m)`,
+        `x.max(dim=1)[0]`, `a, b = x` (the rows of a tensor are tensors)."""
+        if isinstance(expr, cst.Call):
+            qualified = self.names.qualified_name(expr.func)
+            if qualified is not None:
+                if qualified in TORCH_TUPLE_FUNCTIONS:
+                    return Tensorness.SURE
+            elif isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TENSOR_TUPLE_METHODS:
+                receiver = self.of(expr.func.value, lookup)
+                if receiver.is_tensor:
+                    return receiver
+        whole = self.of(expr, lookup)
+        return whole if whole.is_tensor else Tensorness.UNKNOWN
 
     def of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
         if isinstance(expr, cst.Name):
@@ -142,10 +258,13 @@ class TensorTyping:
             if attribute in TENSOR_ATTRIBUTES:
                 base = self.of(expr.value, lookup)
                 return base if base.is_tensor else Tensorness.UNKNOWN
+            if attribute in ("values", "indices", "eigenvalues", "eigenvectors", "U", "S", "Vh", "Q", "R"):
+                # The fields of the named tuples torch returns (`x.topk(k).values`, `torch.linalg.eigh(m).eigenvalues`).
+                if isinstance(expr.value, cst.Call) and self.parts_of(expr.value, lookup) is Tensorness.SURE:
+                    return Tensorness.SURE
             return Tensorness.UNKNOWN
         if isinstance(expr, cst.Subscript):
-            base = self.of(expr.value, lookup)
-            return base if base.is_tensor else Tensorness.UNKNOWN
+            return self.parts_of(expr.value, lookup)
         if isinstance(expr, cst.BinaryOperation):
             return self._of_arithmetic(self.of(expr.left, lookup), self.of(expr.right, lookup))
         if isinstance(expr, cst.UnaryOperation):
@@ -180,6 +299,10 @@ class TensorTyping:
         func = call.func
         if isinstance(func, cst.Name) and func.value in NON_TENSOR_BUILTINS:
             return Tensorness.NOT
+        if isinstance(func, cst.Name) and self.returns is not None:
+            returned = self.returns(call)
+            if returned is not Tensorness.UNKNOWN:
+                return returned
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in NON_TENSOR_METHODS:

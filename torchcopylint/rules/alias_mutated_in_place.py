@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
@@ -44,6 +45,37 @@ class AliasMutatedInPlace(Rule):
                     event_line=facts.line_of(event.node),
                     read_line=facts.line_of(read.node),
                 )
+            yield from self._reads_after_unspelled_writes(facts, function)
+
+    def _reads_after_unspelled_writes(self, facts: ModuleFacts, function: FunctionFacts) -> Iterator[Finding]:
+        """No alias: the tensor itself read after a layer or helper wrote it in place, where the code
+        at the call does not say so (`out = self.body(x); out += x` with an in-place first layer)."""
+        for binding in function.bindings:
+            if not binding.tensorness.is_tensor or not binding.storages:
+                continue
+            reported: set = set()
+            for read in sorted(function.reads_of(binding), key=lambda r: function.order_of(r.statement)):
+                if read.use != "value":
+                    continue
+                for event in sorted(read.named_events.get(binding, ()), key=lambda e: e.order):
+                    if event in reported or not _unspelled_write(event, facts, read.node.value) \
+                            or not function.written_through(event, binding):
+                        continue
+                    reported.add(event)
+                    name = read.node.value
+                    written = event.target
+                    yield self.finding(
+                        read.node,
+                        f"`{name}` is read at line {facts.line_of(read.node)} after "
+                        f"{_with_line(event.description, facts.line_of(event.node))} wrote it in place: it holds "
+                        f"the written values, not the ones passed in",
+                        self.unsafe_fix(f"Pass a copy: `{facts.code_for(written)}.clone()`", written,
+                                        method_call(written, "clone")),
+                        alias=name,
+                        event_line=facts.line_of(event.node),
+                        read_line=facts.line_of(read.node),
+                    )
+                    break
 
 
 def _first_read_after_write(function: FunctionFacts, alias: Binding):
@@ -52,8 +84,10 @@ def _first_read_after_write(function: FunctionFacts, alias: Binding):
     for read in sorted(function.reads_of(alias), key=lambda r: function.order_of(r.statement)):
         if read.use != "value":
             continue  # `y.shape`, `y[i] = v`: nothing of the old values is used
-        # Earliest write first, so the message is the same from run to run.
-        for event in sorted(read.events_since.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
+        # Earliest write first, so the message is the same from run to run. Only writes made while
+        # the alias's name held it, on a path to the read: a loop that rebinds the name and writes
+        # the old storage afterwards does not change what the name holds when it is read.
+        for event in sorted(read.named_events.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
             # `x[..] = alias[..]` in a loop copies a region of a buffer onto itself, on purpose.
             copies_within = event.kind == "setitem" and event.statement is read.statement
             if event.certainty == "sure" and not copies_within:
@@ -66,3 +100,26 @@ def _with_line(description: str, line: int) -> str:
     if description.endswith(")") and " (" in description:
         return f"{description[:-1]}, line {line})"
     return f"{description} (line {line})"
+
+
+def _unspelled_write(event: InplaceEvent, facts: ModuleFacts, name: str) -> bool:
+    """A sure write that the call does not spell on the name: a layer that writes its input
+    (`self.body(x)`), `F.relu(x, inplace=True)`, whose result the code uses as a new value.
+    Not `x.relu_()`, `x += 1`, `torch.relu_(x)`, nor a call made for its effect alone (`self.act(x)`
+    as a statement), nor one whose result the name is rebound to (`x = self.relu(x)`): after those,
+    reading the written values is what the author wants. Nor a function or method of the file
+    that writes its argument: filling a buffer (`lam = self._mix(output, batch)`) is what such
+    helpers are for."""
+    if event.certainty != "sure" or event.target is None or not isinstance(event.node, cst.Call):
+        return False
+    if event.kind == "functional":
+        qualified = facts.names.qualified_name(event.node.func) or ""
+        if qualified.endswith("_"):
+            return False
+    elif event.kind != "module":
+        return False
+    statement = event.statement
+    if isinstance(statement, cst.Assign) and any(
+            isinstance(target.target, cst.Name) and target.target.value == name for target in statement.targets):
+        return False
+    return not (isinstance(statement, cst.Expr) and statement.value is event.node)

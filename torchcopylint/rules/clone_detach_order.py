@@ -30,10 +30,14 @@ class CloneDetachOrder(Rule):
             if _records_nothing(detach, source, facts):
                 continue
             fixed = method_call(method_call(source, "detach"), "clone", clone_args)
+            waste = (f"`{facts.code_for(detach)}` records a CloneBackward node that is thrown away at once; "
+                     f"use `{facts.code_for(fixed)}` (same values, no autograd work)")
+            if not _surely_requires_grad(detach, source, facts):
+                # Nothing in sight says whether it does: say the condition the waste depends on.
+                waste = f"if `{facts.code_for(source)}` requires grad, {waste}"
             yield self.finding(
                 detach,
-                f"`{facts.code_for(detach)}` records a CloneBackward node that is thrown away at once; "
-                f"use `{facts.code_for(fixed)}` (same values, no autograd work)",
+                waste,
                 self.safe_fix("Swap to `.detach().clone()`", detach, fixed.with_changes(lpar=detach.lpar, rpar=detach.rpar)),
                 source=facts.code_for(source),
             )
@@ -70,3 +74,12 @@ def _records_nothing(call: cst.Call, source: cst.BaseExpression, facts: ModuleFa
         return False
     function, statement = site
     return not facts.grad_enabled_at(function, statement) or facts.surely_without_grad(source, function)
+
+
+def _surely_requires_grad(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
+    """A name bound only to leaves that require grad or to the outputs of nn.Module calls."""
+    site = facts.call_site(call)
+    if site is None or not isinstance(source, cst.Name):
+        return False
+    bindings = site[0].bindings_at(source)
+    return bool(bindings) and all(binding.leaf or binding.module_output for binding in bindings)

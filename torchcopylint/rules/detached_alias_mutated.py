@@ -44,7 +44,10 @@ class DetachedAliasMutated(Rule):
 
 def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.Name, facts: ModuleFacts):
     """The first write through the alias that the original can observe, with what follows from it."""
-    originals = function.bindings_at(source)
+    # What the source name may name, less the alias and what was made from it: in a loop,
+    # `x = x.detach()` reaches its own read at the top of the next iteration.
+    originals = [original for original in function.bindings_at(source)
+                 if not function.derives_from((original,), alias)]
     for event in sorted(function.events_on(alias.storages), key=lambda e: function.order_of(e.statement)):
         if event.certainty != "sure" or not function.written_through(event, alias):
             continue
@@ -52,7 +55,10 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
             return event, (f"`{source.value}` requires grad, so a later backward may fail with \"one of the "
                            f"variables needed for gradient computation has been modified by an inplace operation\"")
         # Otherwise only a later read shows the change: a parameter updated through `p.detach()`
-        # and not read again is the `p.data` idiom, written differently.
+        # and not read again is the `p.data` idiom, written differently. After `x = x.detach()`
+        # the name `x` names the alias, so no later read of `x` sees the old tensor.
+        if function.replaces_its_source(alias):
+            continue
         read = _later_read(function, originals, event)
         if read is not None:
             return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change"
