@@ -456,7 +456,8 @@ def test_tcl007_message():
     (found,) = _found(_training_loop("acc += loss"), "TCL007")
     assert found.message == (
         "`acc += loss` inside the loop keeps every iteration's autograd graph alive (`loss` is "
-        "backpropagated at this loop's `backward()` each iteration); accumulate `loss.item()` instead"
+        "backpropagated at this loop's `backward()`, which frees the activations its graph saved; what stays "
+        "is each iteration's chain of graph nodes); accumulate `loss.item()` instead"
     )
 
 
@@ -554,7 +555,9 @@ def test_tcl007_model_output_of_a_constructed_module():
         """
     (found,) = _found(source, "TCL007")
     assert found.location.line == 15
-    assert "`out` is a model output of a loop that calls `backward()`" in found.message
+    assert "`out`, the output of `model(...)`, is backpropagated by this function, which frees the activations" \
+        in found.message
+    assert found.context["kept"] == "graph nodes"
 
 
 def test_tcl007_insert():

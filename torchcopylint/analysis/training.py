@@ -1,5 +1,6 @@
-"""Where losses are backpropagated: `loss.backward()`, `scaler.scale(loss).backward()`,
-`accelerator.backward(loss)`, `self.manual_backward(loss)`."""
+"""Where losses are backpropagated (`loss.backward()`, `scaler.scale(loss).backward()`,
+`accelerator.backward(loss)`, `self.manual_backward(loss)`), which optimizer trains which module,
+and which names are modules by how a function uses them (`model.eval()`)."""
 
 from __future__ import annotations
 
@@ -50,11 +51,80 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts) -> Option
     return receiver
 
 
+def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
+    """Every assignment whose value flows into `expr`, through names, followed back transitively."""
+    found: set = set()
+    pending = [expr]
+    while pending:
+        for node in _walk_expression(pending.pop()):
+            if isinstance(node, cst.Name):
+                for binding in function.bindings_at(node):
+                    if binding not in found:
+                        found.add(binding)
+                        if binding.value is not None:
+                            pending.append(binding.value)
+    return found
+
+
+def backpropagated_bindings(function: FunctionFacts, backwards: list[Backward]) -> set:
+    """The assignments whose values flow into some loss this function backpropagates."""
+    found: set = set()
+    for backward in backwards:
+        found |= flowing_bindings(backward.loss, function)
+    return found
+
+
+def _walk_expression(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(child_nodes(current))
+
+
 def _is_tensor(expr: cst.BaseExpression, function: FunctionFacts) -> bool:
     if isinstance(expr, cst.Name):
         bindings = function.bindings_at(expr)
         return bool(bindings) and all(binding.tensorness.is_tensor for binding in bindings)
     return not isinstance(expr, cst.Attribute)
+
+
+# ---------------------------------------------------------------- modules by use
+
+# Methods that, among what training code calls, only an nn.Module has (not a tensor, not an optimizer).
+MODULE_ONLY_METHODS = frozenset({"eval", "train", "parameters", "named_parameters", "modules", "named_modules",
+                                 "children", "named_children", "register_forward_hook"})
+
+
+def modules_by_use(function: FunctionFacts) -> frozenset:
+    """Names (`model`, `self.net`) this function calls a module-only method on: they are modules."""
+    found = set()
+    for call in function.call_statement:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_ONLY_METHODS:
+            key = module_key(func.value)
+            if key is not None:
+                found.add(key)
+    return frozenset(found)
+
+
+def eval_mode_switches(function: FunctionFacts) -> dict:
+    """Modules put in evaluation mode (`model.eval()`, `model.train(False)`) -> the earliest statement order."""
+    found: dict = {}
+    for call, statement in function.call_statement.items():
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            continue
+        evaluating = (func.attr.value == "eval" and not call.args) or (
+            func.attr.value == "train" and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "False")
+        key = module_key(func.value) if evaluating else None
+        if key is not None:
+            order = function.order_of(statement)
+            found[key] = min(order, found.get(key, order))
+    return found
 
 
 # ---------------------------------------------------------------- optimizers and steps
