@@ -592,3 +592,100 @@ def test_tcl004_silent_in_a_helper_reached_only_from_no_grad_code_through_anothe
     # The same helper reached from code in grad mode is flagged.
     in_grad_mode = source + "\n\n        def train(model):\n            _single_tensor_sgd(model, 0.1)\n"
     assert len(_found(in_grad_mode, "TCL004")) == 1
+
+
+# --- TCL004 on layer parameters reached through a module -----------------------------
+
+
+LAYER_WRITES = {
+    "torch layer by name": ("layer = nn.Linear(4, 4)", "layer.weight[0] = 0.0"),
+    "alias of a self layer": ("layer = self.fc", "layer.bias.zero_()"),
+    "self layer": ("", "self.fc.weight -= 0.1"),
+    "sequential item": ("", "self.body[0].weight.mul_(0.5)"),
+    "conv in a sequential": ("", "self.body[1].bias += 1.0"),
+}
+
+
+@pytest.mark.parametrize("before, write", LAYER_WRITES.values(), ids=LAYER_WRITES.keys())
+def test_tcl004_layer_parameter_writes(before, write):
+    source = f"""
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.body = nn.Sequential(nn.Linear(4, 4), nn.Conv1d(4, 4, 1))
+
+            def perturb(self):
+                {before}
+                {write}
+        """
+    assert _lines(source, "TCL004") == [13]
+
+
+LAYER_SILENT = {
+    "unknown model": ("def edit(model):", "model.fc.weight[0] -= 1.0"),
+    "bias=False": ("def edit():", "layer = nn.Linear(4, 4, bias=False)\n                layer.bias.zero_()"),
+    "positional bias False": ("def edit():", "layer = nn.Linear(4, 4, False)\n                layer.bias.zero_()"),
+    "affine off": ("def edit():", "bn = nn.BatchNorm1d(4, affine=False)\n                bn.weight.fill_(1.0)"),
+    "computed flag": ("def edit(flag):", "layer = nn.Linear(4, 4, bias=flag)\n                layer.bias.zero_()"),
+    "detached": ("def edit():", "layer = nn.Linear(4, 4)\n                layer.weight.detach().zero_()"),
+    "loop variable": ("def edit(model):", "for m in model.modules():\n                    m.weight.zero_()"),
+    "module switched off": ("def edit():", "layer = nn.Linear(4, 4)\n                layer.requires_grad_(False)\n"
+                            "                layer.weight.zero_()"),
+}
+
+
+@pytest.mark.parametrize("signature, body", LAYER_SILENT.values(), ids=LAYER_SILENT.keys())
+def test_tcl004_layer_parameter_silent(signature, body):
+    source = f"""
+        import torch
+        from torch import nn
+
+
+        {signature}
+            if True:
+                {body}
+        """
+    assert _lines(source, "TCL004") == []
+
+
+def test_tcl004_layer_parameter_write_in_a_helper_only_called_under_no_grad_is_silent():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def shrink(layer_index):
+            net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+            net[layer_index].weight.mul_(0.5)
+            return net
+
+
+        def build():
+            with torch.no_grad():
+                return shrink(1)
+        """
+    assert _lines(source, "TCL004") == []
+    assert _lines(source.replace("with torch.no_grad():\n                return", "if True:\n                return"),
+                  "TCL004") == [7]
+
+
+def test_tcl004_layer_parameter_message_names_the_layer():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def edit():
+            net = nn.Sequential(nn.Linear(4, 4))
+            net[0].weight[1] += 1.0
+        """
+    (found,) = _found(source, "TCL004")
+    assert found.message == (
+        "`net[0].weight[1] += ...` writes `net[0].weight` in place, the `weight` Parameter of `nn.Linear` "
+        "(line 6), a leaf that requires grad, in grad mode: RuntimeError: a view of a leaf Variable that "
+        "requires grad is being used in an in-place operation.")

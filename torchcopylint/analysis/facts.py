@@ -474,6 +474,10 @@ class ModuleFacts(Callees):
             return bool(returned) and all(self._builds_module(v, seen | {callee}) for v in returned)
         return False
 
+    def attribute_values(self, owner: ClassFacts, attribute: str) -> list:
+        """What `self.<attribute>` is assigned in the class (or in a base class of this file)."""
+        return self._attribute_values(owner, attribute)
+
     def _attribute_values(self, owner: ClassFacts, attribute: str, seen: Optional[set] = None) -> list:
         values = owner.attribute_values.get(attribute)
         if values:

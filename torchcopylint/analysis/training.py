@@ -317,14 +317,20 @@ class TrainingFacts:
                     switches.append(GradSwitch(modules, flag, order))
         for statement, loops in function.loops_of.items():
             # `for p in netG.parameters(): p.requires_grad = False`
-            if isinstance(statement, cst.Assign) and loops and isinstance(statement.targets[0].target, cst.Attribute) \
-                    and statement.targets[0].target.attr.value == "requires_grad":
-                flag = statement.value
-                loop = loops[-1]
-                if isinstance(loop, cst.For) and isinstance(flag, cst.Name) and flag.value in ("True", "False"):
-                    modules = parameter_owners(loop.iter)
-                    if modules:
-                        switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
+            if not (isinstance(statement, cst.Assign) and isinstance(statement.targets[0].target, cst.Attribute)
+                    and statement.targets[0].target.attr.value == "requires_grad"):
+                continue
+            flag = statement.value
+            if not (isinstance(flag, cst.Name) and flag.value in ("True", "False")):
+                continue
+            loop = loops[-1] if loops else None
+            modules = parameter_owners(loop.iter) if isinstance(loop, cst.For) else frozenset()
+            owner = statement.targets[0].target.value
+            if not modules and isinstance(owner, cst.Attribute):
+                # `net.fc.weight.requires_grad = False`: that parameter alone
+                modules = frozenset({module_key(owner)} - {None})
+            if modules:
+                switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
         return sorted(switches, key=lambda switch: switch.order)
 
 
