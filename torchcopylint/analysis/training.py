@@ -10,6 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.gan_roles import ArgumentRoles, argument_roles
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
@@ -216,6 +217,7 @@ class TrainingFacts:
             self.optimizers[key] = modules | frozenset(extra)
         self.configured = self._configured_optimizers()
         self._lightning_unpacking()
+        self._roles: dict = {}
 
     def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
         """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
@@ -276,16 +278,62 @@ class TrainingFacts:
                         if key and configured in self.optimizers:
                             self.optimizers[key] = self.optimizers[configured]
 
+    def optimizers_of(self, function: FunctionFacts) -> dict:
+        """The optimizers as seen in one function: those built in the file, and the function's
+        optimizer arguments paired with its network arguments (gan_roles)."""
+        roles = self.argument_roles(function)
+        return {**self.optimizers, **roles.optimizers} if roles.optimizers else self.optimizers
+
+    def argument_roles(self, function: FunctionFacts) -> ArgumentRoles:
+        roles = self._roles.get(function.node)
+        if roles is None:
+            stepped = [(key, function.order_of(statement)) for key, _, statement in self._step_calls(function)]
+            roles = ArgumentRoles()
+            if any(key not in self.optimizers for key, _ in stepped):
+                backwards = [(function.order_of(b.statement), b.loss) for b in backward_calls(function)]
+                roles = argument_roles(function, self.optimizers, self._call_sites_of(function), stepped, backwards)
+            self._roles[function.node] = roles
+        return roles
+
+    def _call_sites_of(self, function: FunctionFacts) -> list:
+        """Calls of this function in the file: `train_step(...)`, or `self.train_step(...)` for a method."""
+        if not isinstance(function.node, cst.FunctionDef):
+            return []
+        sites = []
+        for caller in self.facts.all_functions():
+            for call in caller.call_statement:
+                func = call.func
+                if function.class_name is None and isinstance(func, cst.Name) and func.value == function.name:
+                    sites.append((call, caller))
+                elif function.class_name is not None and isinstance(func, cst.Attribute) \
+                        and func.attr.value == function.name and isinstance(func.value, cst.Name) \
+                        and func.value.value == "self" and caller.class_name == function.class_name:
+                    sites.append((call, caller))
+        return sites
+
+    @staticmethod
+    def _step_calls(function: FunctionFacts) -> list:
+        """(key, call, statement) of `opt.step()` and AMP's `scaler.step(opt)` (keyed by `opt`)."""
+        found = []
+        for call, statement in function.call_statement.items():
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "step":
+                key = dotted_name(call.args[0].value) if call.args else dotted_name(func.value)
+                if key is not None:
+                    found.append((key, call, statement))
+        return found
+
     def steps(self, function: FunctionFacts) -> list[OptimizerStep]:
+        optimizers = self.optimizers_of(function)
         found = []
         for call, statement in function.call_statement.items():
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
                 continue
             key = dotted_name(func.value)
-            if key not in self.optimizers and call.args:
+            if key not in optimizers and call.args:
                 key = dotted_name(call.args[0].value)  # AMP: `scaler.step(optD)`
-            if key in self.optimizers:
+            if key in optimizers:
                 found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
         return sorted(found, key=lambda step: step.order)
 
