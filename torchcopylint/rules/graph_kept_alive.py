@@ -187,13 +187,19 @@ def _callees_in(expressions: list, facts: ModuleFacts) -> frozenset:
     found = set()
     for expression in expressions:
         for node in walk(expression):
-            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) \
-                    and facts.names.qualified_name(node.func) is None:
-                key = module_key(node.func)
-                if key is not None and not (isinstance(node.func, cst.Attribute)
-                                            and node.func.attr.value in ATTACHED_METHODS):
-                    found.add(key)
+            if isinstance(node, cst.Call) and facts.names.qualified_name(node.func) is None \
+                    and _is_name_or_self_attribute(node.func):
+                found.add(module_key(node.func))
     return frozenset(found)
+
+
+def _is_name_or_self_attribute(func) -> bool:
+    """`model`, `self.model`, `self.encoder.head`: how a model is called (not `y.long()`, a tensor's method)."""
+    while isinstance(func, cst.Attribute):
+        func = func.value
+        if isinstance(func, cst.Name):
+            return func.value == "self"
+    return isinstance(func, cst.Name)
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
