@@ -689,3 +689,108 @@ def test_tcl004_layer_parameter_message_names_the_layer():
         "`net[0].weight[1] += ...` writes `net[0].weight` in place, the `weight` Parameter of `nn.Linear` "
         "(line 6), a leaf that requires grad, in grad mode: RuntimeError: a view of a leaf Variable that "
         "requires grad is being used in an in-place operation.")
+
+
+# --- TCL007: evaluation loops, never-backpropagated values, fixed keys ----------------------
+
+
+def _evaluation(body: str, decorator: str = "", before: str = "") -> str:
+    return f"""
+        import torch
+        import torch.nn.functional as F
+
+
+        {decorator}
+        def evaluate(model, loader):
+            model.eval()
+            {before}
+            outs = []
+            for x, y in loader:
+                {body}
+            return outs
+        """
+
+
+def test_tcl007_evaluation_loop_without_no_grad():
+    (found,) = _found(_evaluation("outs.append(model(x))"), "TCL007")
+    assert found.context["kept"] == "saved activations"
+    assert "the output of `model(...)` is made in grad mode and never backpropagated" in found.message
+
+
+@pytest.mark.parametrize("decorator, before, body", [
+    ("@torch.no_grad()", "", "outs.append(model(x))"),
+    ("@torch.inference_mode()", "", "outs.append(model(x))"),
+    ("", "model.requires_grad_(False)", "outs.append(model(x))"),
+    ("", "", "outs.append(model(x).argmax(dim=1))"),
+    ("", "", "outs.append(model(x).detach())"),
+    ("", "", "outs.append(other(x))"),
+], ids=["no_grad", "inference_mode", "frozen", "argmax", "detach", "not the evaluated model"])
+def test_tcl007_evaluation_loop_silent(decorator, before, body):
+    source = _evaluation(body, decorator, before).replace("def evaluate(model, loader)", "def evaluate(model, loader, other)")
+    assert _found(source, "TCL007") == []
+
+
+@pytest.mark.parametrize("statement, found", [
+    ('logs["loss"] = loss', []),
+    ("logs[KEY] = loss", []),
+    ("logs[step] = loss", [12]),
+    ("logs[len(logs)] = loss", [12]),
+], ids=["literal key", "constant key", "loop variable key", "computed key"])
+def test_tcl007_dict_keys(statement, found):
+    source = f"""
+        import torch
+        import torch.nn.functional as F
+
+        KEY = "loss"
+
+
+        def train(model, loader, optimizer):
+            logs = {{}}
+            for step, (x, y) in enumerate(loader):
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                {statement}
+                optimizer.step()
+            return logs
+        """
+    assert _lines(source, "TCL007") == found
+
+
+def test_tcl007_losses_stacked_and_backpropagated_after_the_loop_are_silent():
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def step(model, chunks, optimizer):
+            model.train()
+            losses = []
+            for x, y in chunks:
+                losses.append(F.mse_loss(model(x), y))
+            torch.stack(losses).mean().backward()
+            optimizer.step()
+        """
+    assert _found(source, "TCL007") == []
+    without_backward = source.replace("torch.stack(losses).mean().backward()", "print(torch.stack(losses).mean())")
+    assert _found(without_backward, "TCL007") == []  # no backward and no eval(): not judged
+
+
+def test_tcl007_auxiliary_loss_never_backpropagated():
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def train(model, loader, optimizer):
+            aux_total = 0.0
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                aux = F.mse_loss(model(x.flip(0)), model(x).detach())
+                loss.backward()
+                optimizer.step()
+                aux_total += aux
+            return aux_total
+        """
+    (found,) = _found(source, "TCL007")
+    assert found.location.line == 12 and found.context["kept"] == "saved activations"
+    assert "`aux`, computed from `model(...)`, is made in grad mode and never backpropagated" in found.message

@@ -102,6 +102,7 @@ class _LoopFacts:
         self.evaluated = evaluated
         self.backpropagated = backpropagated
         # Callees whose output this function backpropagates are models too (`model(x)` with `model` an argument).
+        self.switches = facts.training.grad_switches(function) if evaluated else []
         self.used_as_modules = modules_by_use(function) | _callees_in(
             [binding.value for binding in backpropagated if binding.value is not None] + [b.loss for b in backwards],
             facts)
@@ -177,9 +178,18 @@ class _LoopFacts:
         key = module_key(call.func)
         if key is None or key == "self":
             return False
+        if self._frozen(key, order):
+            return False  # `model.requires_grad_(False)`: its outputs record no graph
         if in_training_loop:
             return self.facts.calls_a_module(call, self.function) or key in self.used_as_modules
         return self.evaluated.get(key, order + 1) < order
+
+    def _frozen(self, key: str, order: int) -> bool:
+        state = True
+        for switch in self.switches:
+            if switch.order < order and key in switch.modules:
+                state = switch.enabled
+        return not state
 
 
 def _callees_in(expressions: list, facts: ModuleFacts) -> frozenset:
