@@ -456,7 +456,8 @@ def test_tcl007_message():
     (found,) = _found(_training_loop("acc += loss"), "TCL007")
     assert found.message == (
         "`acc += loss` inside the loop keeps every iteration's autograd graph alive (`loss` is "
-        "backpropagated at this loop's `backward()` each iteration); accumulate `loss.item()` instead"
+        "backpropagated at this loop's `backward()`, which frees the activations its graph saved; what stays "
+        "is each iteration's chain of graph nodes); accumulate `loss.item()` instead"
     )
 
 
@@ -554,7 +555,9 @@ def test_tcl007_model_output_of_a_constructed_module():
         """
     (found,) = _found(source, "TCL007")
     assert found.location.line == 15
-    assert "`out` is a model output of a loop that calls `backward()`" in found.message
+    assert "`out`, the output of `model(...)`, is backpropagated by this function, which frees the activations" \
+        in found.message
+    assert found.context["kept"] == "graph nodes"
 
 
 def test_tcl007_insert():
@@ -589,3 +592,205 @@ def test_tcl004_silent_in_a_helper_reached_only_from_no_grad_code_through_anothe
     # The same helper reached from code in grad mode is flagged.
     in_grad_mode = source + "\n\n        def train(model):\n            _single_tensor_sgd(model, 0.1)\n"
     assert len(_found(in_grad_mode, "TCL004")) == 1
+
+
+# --- TCL004 on layer parameters reached through a module -----------------------------
+
+
+LAYER_WRITES = {
+    "torch layer by name": ("layer = nn.Linear(4, 4)", "layer.weight[0] = 0.0"),
+    "alias of a self layer": ("layer = self.fc", "layer.bias.zero_()"),
+    "self layer": ("", "self.fc.weight -= 0.1"),
+    "sequential item": ("", "self.body[0].weight.mul_(0.5)"),
+    "conv in a sequential": ("", "self.body[1].bias += 1.0"),
+}
+
+
+@pytest.mark.parametrize("before, write", LAYER_WRITES.values(), ids=LAYER_WRITES.keys())
+def test_tcl004_layer_parameter_writes(before, write):
+    source = f"""
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.body = nn.Sequential(nn.Linear(4, 4), nn.Conv1d(4, 4, 1))
+
+            def perturb(self):
+                {before}
+                {write}
+        """
+    assert _lines(source, "TCL004") == [13]
+
+
+LAYER_SILENT = {
+    "unknown model": ("def edit(model):", "model.fc.weight[0] -= 1.0"),
+    "bias=False": ("def edit():", "layer = nn.Linear(4, 4, bias=False)\n                layer.bias.zero_()"),
+    "positional bias False": ("def edit():", "layer = nn.Linear(4, 4, False)\n                layer.bias.zero_()"),
+    "affine off": ("def edit():", "bn = nn.BatchNorm1d(4, affine=False)\n                bn.weight.fill_(1.0)"),
+    "computed flag": ("def edit(flag):", "layer = nn.Linear(4, 4, bias=flag)\n                layer.bias.zero_()"),
+    "detached": ("def edit():", "layer = nn.Linear(4, 4)\n                layer.weight.detach().zero_()"),
+    "loop variable": ("def edit(model):", "for m in model.modules():\n                    m.weight.zero_()"),
+    "module switched off": ("def edit():", "layer = nn.Linear(4, 4)\n                layer.requires_grad_(False)\n"
+                            "                layer.weight.zero_()"),
+}
+
+
+@pytest.mark.parametrize("signature, body", LAYER_SILENT.values(), ids=LAYER_SILENT.keys())
+def test_tcl004_layer_parameter_silent(signature, body):
+    source = f"""
+        import torch
+        from torch import nn
+
+
+        {signature}
+            if True:
+                {body}
+        """
+    assert _lines(source, "TCL004") == []
+
+
+def test_tcl004_layer_parameter_write_in_a_helper_only_called_under_no_grad_is_silent():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def shrink(layer_index):
+            net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+            net[layer_index].weight.mul_(0.5)
+            return net
+
+
+        def build():
+            with torch.no_grad():
+                return shrink(1)
+        """
+    assert _lines(source, "TCL004") == []
+    assert _lines(source.replace("with torch.no_grad():\n                return", "if True:\n                return"),
+                  "TCL004") == [7]
+
+
+def test_tcl004_layer_parameter_message_names_the_layer():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def edit():
+            net = nn.Sequential(nn.Linear(4, 4))
+            net[0].weight[1] += 1.0
+        """
+    (found,) = _found(source, "TCL004")
+    assert found.message == (
+        "`net[0].weight[1] += ...` writes `net[0].weight` in place, the `weight` Parameter of `nn.Linear` "
+        "(line 6), a leaf that requires grad, in grad mode: RuntimeError: a view of a leaf Variable that "
+        "requires grad is being used in an in-place operation.")
+
+
+# --- TCL007: evaluation loops, never-backpropagated values, fixed keys ----------------------
+
+
+def _evaluation(body: str, decorator: str = "", before: str = "") -> str:
+    return f"""
+        import torch
+        import torch.nn.functional as F
+
+
+        {decorator}
+        def evaluate(model, loader):
+            model.eval()
+            {before}
+            outs = []
+            for x, y in loader:
+                {body}
+            return outs
+        """
+
+
+def test_tcl007_evaluation_loop_without_no_grad():
+    (found,) = _found(_evaluation("outs.append(model(x))"), "TCL007")
+    assert found.context["kept"] == "saved activations"
+    assert "the output of `model(...)` is made in grad mode and never backpropagated" in found.message
+
+
+@pytest.mark.parametrize("decorator, before, body", [
+    ("@torch.no_grad()", "", "outs.append(model(x))"),
+    ("@torch.inference_mode()", "", "outs.append(model(x))"),
+    ("", "model.requires_grad_(False)", "outs.append(model(x))"),
+    ("", "", "outs.append(model(x).argmax(dim=1))"),
+    ("", "", "outs.append(model(x).detach())"),
+    ("", "", "outs.append(other(x))"),
+], ids=["no_grad", "inference_mode", "frozen", "argmax", "detach", "not the evaluated model"])
+def test_tcl007_evaluation_loop_silent(decorator, before, body):
+    source = _evaluation(body, decorator, before).replace("def evaluate(model, loader)", "def evaluate(model, loader, other)")
+    assert _found(source, "TCL007") == []
+
+
+@pytest.mark.parametrize("statement, found", [
+    ('logs["loss"] = loss', []),
+    ("logs[KEY] = loss", []),
+    ("logs[step] = loss", [12]),
+    ("logs[len(logs)] = loss", [12]),
+], ids=["literal key", "constant key", "loop variable key", "computed key"])
+def test_tcl007_dict_keys(statement, found):
+    source = f"""
+        import torch
+        import torch.nn.functional as F
+
+        KEY = "loss"
+
+
+        def train(model, loader, optimizer):
+            logs = {{}}
+            for step, (x, y) in enumerate(loader):
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                {statement}
+                optimizer.step()
+            return logs
+        """
+    assert _lines(source, "TCL007") == found
+
+
+def test_tcl007_losses_stacked_and_backpropagated_after_the_loop_are_silent():
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def step(model, chunks, optimizer):
+            model.train()
+            losses = []
+            for x, y in chunks:
+                losses.append(F.mse_loss(model(x), y))
+            torch.stack(losses).mean().backward()
+            optimizer.step()
+        """
+    assert _found(source, "TCL007") == []
+    without_backward = source.replace("torch.stack(losses).mean().backward()", "print(torch.stack(losses).mean())")
+    assert _found(without_backward, "TCL007") == []  # no backward and no eval(): not judged
+
+
+def test_tcl007_auxiliary_loss_never_backpropagated():
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def train(model, loader, optimizer):
+            aux_total = 0.0
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                aux = F.mse_loss(model(x.flip(0)), model(x).detach())
+                loss.backward()
+                optimizer.step()
+                aux_total += aux
+            return aux_total
+        """
+    (found,) = _found(source, "TCL007")
+    assert found.location.line == 12 and found.context["kept"] == "saved activations"
+    assert "`aux`, computed from `model(...)`, is made in grad mode and never backpropagated" in found.message

@@ -596,3 +596,147 @@ def test_optimizer_over_generator_and_discriminator_after_the_gan_steps_is_silen
         optimizer_info.step()
     """
     assert lines(source) == []
+
+
+# --- networks and optimizers received as arguments -------------------------------------
+
+
+def test_arguments_paired_by_structure_when_names_do_not_tell():
+    source = """
+    import torch
+
+
+    def step(a, b, opt_x, opt_y, real, z):
+        fake = a(z)
+        loss = b(fake).mean() - b(real).mean()
+        opt_y.zero_grad()
+        loss.backward()
+        opt_y.step()
+        return loss.item()
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 7
+    assert (diagnostic.context["generator"], diagnostic.context["discriminator"]) == ("a", "b")
+
+
+def test_arguments_paired_by_name_stems():
+    source = """
+    import torch
+
+
+    def d_only(netG, netD, optimizer_D, z):
+        loss = netD(netG(z)).mean()
+        optimizer_D.zero_grad()
+        loss.backward()
+        optimizer_D.step()
+        return loss.item()
+    """
+    assert lines(source) == [6]
+
+
+def test_callers_override_misleading_argument_names():
+    # The caller passes the optimizer of `D` as `opt_g`: the callers decide, not the names.
+    source = """
+    import torch
+
+
+    def step(g, d, opt_g, opt_d, real, z):
+        loss = d(g(z)).mean() - d(real).mean()
+        opt_g.zero_grad()
+        loss.backward()
+        opt_g.step()
+        return loss.item()
+
+
+    def fit(G, D, loader):
+        optG = torch.optim.Adam(G.parameters())
+        optD = torch.optim.Adam(D.parameters())
+        for real, z in loader:
+            step(G, D, optD, optG, real, z)
+    """
+    assert lines(source) == [6]
+
+
+def test_a_scheduler_argument_is_not_an_optimizer():
+    source = """
+    import torch
+
+
+    def step(gen, disc, sched_d, real, z):
+        loss = disc(gen(z)).mean() - disc(real).mean()
+        loss.backward()
+        sched_d.step()
+        return loss.item()
+    """
+    assert lines(source) == []
+
+
+def test_generator_step_with_arguments_is_silent():
+    source = """
+    import torch
+
+
+    def g_step(gen, disc, opt_gen, opt_disc, real, z):
+        fake = gen(z)
+        loss = -disc(fake).mean()
+        opt_gen.zero_grad()
+        loss.backward()
+        opt_gen.step()
+        return loss.item()
+    """
+    assert lines(source) == []
+
+
+SECOND_BACKWARD = "fails with `RuntimeError: Trying to backward through the graph a second time`"
+
+
+def test_message_names_the_second_backward_only_when_the_fake_is_reused():
+    reused = """
+    import torch
+
+
+    def train_step(gen, disc, opt_gen, opt_disc, real, z):
+        fake = gen(z)
+        d_loss = disc(fake).mean() - disc(real).mean()
+        opt_disc.zero_grad()
+        d_loss.backward()
+        opt_disc.step()
+        g_loss = -disc(fake).mean()
+        opt_gen.zero_grad()
+        g_loss.backward()
+        opt_gen.step()
+    """
+    [diagnostic] = tcl003(reused)
+    assert SECOND_BACKWARD in diagnostic.message and "the backward at line 13 goes through" in diagnostic.message
+    assert diagnostic.context["second_backward_line"] == 13
+    fresh = reused.replace("g_loss = -disc(fake).mean()", "g_loss = -disc(gen(z)).mean()")
+    [diagnostic] = tcl003(fresh)
+    assert SECOND_BACKWARD not in diagnostic.message and diagnostic.context["second_backward_line"] is None
+    retained = reused.replace("d_loss.backward()", "d_loss.backward(retain_graph=True)")
+    [diagnostic] = tcl003(retained)
+    assert SECOND_BACKWARD not in diagnostic.message
+
+
+# --- the runtime effect, executed ------------------------------------------------------
+
+
+def test_page_example_with_arguments_fails_at_the_generator_backward_and_the_fix_runs():
+    torch = pytest.importorskip("torch")
+    [flagged] = [e for e in page_examples(CODE) if e.kind == "flagged" and "def train_step(gen, disc" in e.source]
+    [fixed_example] = [e for e in page_examples(CODE) if e.kind == "fixed" and "def train_step(gen, disc" in e.source]
+    [diagnostic] = tcl003(flagged.source)
+    assert SECOND_BACKWARD in diagnostic.message
+
+    def run(example):
+        namespace = {"__name__": "tcl003_example"}
+        exec(compile(example.source, "<TCL003 example>", "exec"), namespace)  # noqa: S102
+        torch.manual_seed(0)
+        gen, disc = torch.nn.Linear(4, 6), torch.nn.Linear(6, 1)
+        opt_gen = torch.optim.SGD(gen.parameters(), lr=0.1)
+        opt_disc = torch.optim.SGD(disc.parameters(), lr=0.1)
+        return namespace["train_step"](gen, disc, opt_gen, opt_disc, torch.randn(8, 6), torch.randn(8, 4))
+
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        run(flagged)
+    d_loss, g_loss = run(fixed_example)
+    assert isinstance(d_loss, float) and isinstance(g_loss, float)

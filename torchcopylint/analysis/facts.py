@@ -644,6 +644,18 @@ class ModuleFacts(Callees):
         values = self._callee_values(call, state, owner)
         return bool(values) and all(isinstance(value, cst.Call) for value in values)
 
+    def calls_a_module(self, call: cst.Call, function: FunctionFacts) -> bool:
+        """After the walk: is the callee surely an nn.Module (`self.head = nn.Linear(...)`, `net = Net()`)?"""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            owner = self.classes.get(function.class_name or "")
+            values = self._attribute_values(owner, func.attr.value) if owner is not None else []
+        elif isinstance(func, cst.Name):
+            values = [binding.value for binding in function.bindings_at(func)]
+        else:
+            return False
+        return bool(values) and all(self._builds_module(value) for value in values)
+
     def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts]) -> list:
         """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values."""
         func = call.func
@@ -676,6 +688,10 @@ class ModuleFacts(Callees):
             if method is not None:
                 return facts, method
         return owner, None
+
+    def attribute_values(self, owner: ClassFacts, attribute: str) -> list:
+        """What `self.<attribute>` is assigned in the class (or in a base class of this file)."""
+        return self._attribute_values(owner, attribute)
 
     def _attribute_values(self, owner: ClassFacts, attribute: str, seen: Optional[set] = None) -> list:
         values = owner.attribute_values.get(attribute)

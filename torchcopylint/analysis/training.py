@@ -1,5 +1,6 @@
-"""Where losses are backpropagated: `loss.backward()`, `scaler.scale(loss).backward()`,
-`accelerator.backward(loss)`, `self.manual_backward(loss)`."""
+"""Where losses are backpropagated (`loss.backward()`, `scaler.scale(loss).backward()`,
+`accelerator.backward(loss)`, `self.manual_backward(loss)`), which optimizer trains which module,
+and which names are modules by how a function uses them (`model.eval()`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.gan_roles import ArgumentRoles, argument_roles
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
@@ -50,11 +52,80 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts) -> Option
     return receiver
 
 
+def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
+    """Every assignment whose value flows into `expr`, through names, followed back transitively."""
+    found: set = set()
+    pending = [expr]
+    while pending:
+        for node in _walk_expression(pending.pop()):
+            if isinstance(node, cst.Name):
+                for binding in function.bindings_at(node):
+                    if binding not in found:
+                        found.add(binding)
+                        if binding.value is not None:
+                            pending.append(binding.value)
+    return found
+
+
+def backpropagated_bindings(function: FunctionFacts, backwards: list[Backward]) -> set:
+    """The assignments whose values flow into some loss this function backpropagates."""
+    found: set = set()
+    for backward in backwards:
+        found |= flowing_bindings(backward.loss, function)
+    return found
+
+
+def _walk_expression(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(child_nodes(current))
+
+
 def _is_tensor(expr: cst.BaseExpression, function: FunctionFacts) -> bool:
     if isinstance(expr, cst.Name):
         bindings = function.bindings_at(expr)
         return bool(bindings) and all(binding.tensorness.is_tensor for binding in bindings)
     return not isinstance(expr, cst.Attribute)
+
+
+# ---------------------------------------------------------------- modules by use
+
+# Methods that, among what training code calls, only an nn.Module has (not a tensor, not an optimizer).
+MODULE_ONLY_METHODS = frozenset({"eval", "train", "parameters", "named_parameters", "modules", "named_modules",
+                                 "children", "named_children", "register_forward_hook"})
+
+
+def modules_by_use(function: FunctionFacts) -> frozenset:
+    """Names (`model`, `self.net`) this function calls a module-only method on: they are modules."""
+    found = set()
+    for call in function.call_statement:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_ONLY_METHODS:
+            key = module_key(func.value)
+            if key is not None:
+                found.add(key)
+    return frozenset(found)
+
+
+def eval_mode_switches(function: FunctionFacts) -> dict:
+    """Modules put in evaluation mode (`model.eval()`, `model.train(False)`) -> the earliest statement order."""
+    found: dict = {}
+    for call, statement in function.call_statement.items():
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            continue
+        evaluating = (func.attr.value == "eval" and not call.args) or (
+            func.attr.value == "train" and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "False")
+        key = module_key(func.value) if evaluating else None
+        if key is not None:
+            order = function.order_of(statement)
+            found[key] = min(order, found.get(key, order))
+    return found
 
 
 # ---------------------------------------------------------------- optimizers and steps
@@ -146,6 +217,7 @@ class TrainingFacts:
             self.optimizers[key] = modules | frozenset(extra)
         self.configured = self._configured_optimizers()
         self._lightning_unpacking()
+        self._roles: dict = {}
 
     def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
         """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
@@ -206,16 +278,62 @@ class TrainingFacts:
                         if key and configured in self.optimizers:
                             self.optimizers[key] = self.optimizers[configured]
 
+    def optimizers_of(self, function: FunctionFacts) -> dict:
+        """The optimizers as seen in one function: those built in the file, and the function's
+        optimizer arguments paired with its network arguments (gan_roles)."""
+        roles = self.argument_roles(function)
+        return {**self.optimizers, **roles.optimizers} if roles.optimizers else self.optimizers
+
+    def argument_roles(self, function: FunctionFacts) -> ArgumentRoles:
+        roles = self._roles.get(function.node)
+        if roles is None:
+            stepped = [(key, function.order_of(statement)) for key, _, statement in self._step_calls(function)]
+            roles = ArgumentRoles()
+            if any(key not in self.optimizers for key, _ in stepped):
+                backwards = [(function.order_of(b.statement), b.loss) for b in backward_calls(function)]
+                roles = argument_roles(function, self.optimizers, self._call_sites_of(function), stepped, backwards)
+            self._roles[function.node] = roles
+        return roles
+
+    def _call_sites_of(self, function: FunctionFacts) -> list:
+        """Calls of this function in the file: `train_step(...)`, or `self.train_step(...)` for a method."""
+        if not isinstance(function.node, cst.FunctionDef):
+            return []
+        sites = []
+        for caller in self.facts.all_functions():
+            for call in caller.call_statement:
+                func = call.func
+                if function.class_name is None and isinstance(func, cst.Name) and func.value == function.name:
+                    sites.append((call, caller))
+                elif function.class_name is not None and isinstance(func, cst.Attribute) \
+                        and func.attr.value == function.name and isinstance(func.value, cst.Name) \
+                        and func.value.value == "self" and caller.class_name == function.class_name:
+                    sites.append((call, caller))
+        return sites
+
+    @staticmethod
+    def _step_calls(function: FunctionFacts) -> list:
+        """(key, call, statement) of `opt.step()` and AMP's `scaler.step(opt)` (keyed by `opt`)."""
+        found = []
+        for call, statement in function.call_statement.items():
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "step":
+                key = dotted_name(call.args[0].value) if call.args else dotted_name(func.value)
+                if key is not None:
+                    found.append((key, call, statement))
+        return found
+
     def steps(self, function: FunctionFacts) -> list[OptimizerStep]:
+        optimizers = self.optimizers_of(function)
         found = []
         for call, statement in function.call_statement.items():
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
                 continue
             key = dotted_name(func.value)
-            if key not in self.optimizers and call.args:
+            if key not in optimizers and call.args:
                 key = dotted_name(call.args[0].value)  # AMP: `scaler.step(optD)`
-            if key in self.optimizers:
+            if key in optimizers:
                 found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
         return sorted(found, key=lambda step: step.order)
 
@@ -247,14 +365,20 @@ class TrainingFacts:
                     switches.append(GradSwitch(modules, flag, order))
         for statement, loops in function.loops_of.items():
             # `for p in netG.parameters(): p.requires_grad = False`
-            if isinstance(statement, cst.Assign) and loops and isinstance(statement.targets[0].target, cst.Attribute) \
-                    and statement.targets[0].target.attr.value == "requires_grad":
-                flag = statement.value
-                loop = loops[-1]
-                if isinstance(loop, cst.For) and isinstance(flag, cst.Name) and flag.value in ("True", "False"):
-                    modules = parameter_owners(loop.iter)
-                    if modules:
-                        switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
+            if not (isinstance(statement, cst.Assign) and isinstance(statement.targets[0].target, cst.Attribute)
+                    and statement.targets[0].target.attr.value == "requires_grad"):
+                continue
+            flag = statement.value
+            if not (isinstance(flag, cst.Name) and flag.value in ("True", "False")):
+                continue
+            loop = loops[-1] if loops else None
+            modules = parameter_owners(loop.iter) if isinstance(loop, cst.For) else frozenset()
+            owner = statement.targets[0].target.value
+            if not modules and isinstance(owner, cst.Attribute):
+                # `net.fc.weight.requires_grad = False`: that parameter alone
+                modules = frozenset({module_key(owner)} - {None})
+            if modules:
+                switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
         return sorted(switches, key=lambda switch: switch.order)
 
 

@@ -41,19 +41,21 @@ class DiscriminatorWithoutDetach(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         training = facts.training
-        if not training.optimizers:
-            return
         for function in facts.all_functions():
-            windows = _windows(function, training)
+            optimizers = training.optimizers_of(function)
+            if not optimizers:
+                continue
+            windows = _windows(function, training, optimizers)
             if not windows:
                 continue
+            # Networks received as arguments: the structure names the generators (gan_roles).
+            structural_generators = training.argument_roles(function).generators
             switches = training.grad_switches(function)
             detached_in_place = _detached_in_place(function)
             reported = set()
             for window in windows:
                 # Generators: what other optimizers train, never what this step trains itself.
-                generators = frozenset().union(
-                    *(modules for modules in training.optimizers.values())) - window.trained
+                generators = (frozenset().union(*optimizers.values()) | structural_generators) - window.trained
                 for loss_statement, loss in window.losses:
                     for call in _calls_feeding(loss, function, window.after):
                         if module_key(call.func) not in window.trained or call in reported:
@@ -67,17 +69,25 @@ class DiscriminatorWithoutDetach(Rule):
                                 continue
                             reported.add(call)
                             safe = not _fix_would_break(call, arg.value, function, windows, window)
-                            yield self._finding(facts, call, arg.value, source, loss_statement, window, safe)
+                            crash = _second_backward(source, loss_statement, window, function)
+                            yield self._finding(facts, call, arg.value, source, loss_statement, window, safe, crash)
                             break
 
-    def _finding(self, facts, call, argument, source, loss_statement, window, safe: bool) -> Finding:
+    def _finding(self, facts, call, argument, source, loss_statement, window, safe: bool, crash) -> Finding:
         detached = method_call(argument, "detach")
         message = (
             f"`{_one_line(facts, call)}` feeds the discriminator the output of `{_one_line(facts, source.func)}(...)` "
             f"(line {facts.line_of(source)}) without `.detach()`: the backward at line {facts.line_of(loss_statement)} "
             f"for `{window.optimizers[0]}` (step at line {facts.line_of(window.step_statement)}) runs through the "
-            f"whole generator and fills its `.grad`; use `{_one_line(facts, detached)}`"
+            f"whole generator and fills its `.grad`"
         )
+        if crash is not None:
+            message += (
+                f", and frees its graph: the backward at line {facts.line_of(crash)} goes through the same "
+                f"`{_one_line(facts, source.func)}(...)` output again and fails with `RuntimeError: Trying to "
+                f"backward through the graph a second time`"
+            )
+        message += f"; use `{_one_line(facts, detached)}`"
         if safe:
             fix = self.safe_fix("Detach the generator output", argument, detached)
         else:
@@ -86,7 +96,42 @@ class DiscriminatorWithoutDetach(Rule):
         return self.finding(argument, message, fix,
                             generator=module_key(source.func), discriminator=module_key(call.func),
                             generator_line=facts.line_of(source), backward_line=facts.line_of(loss_statement),
-                            step_line=facts.line_of(window.step_statement))
+                            step_line=facts.line_of(window.step_statement),
+                            second_backward_line=facts.line_of(crash) if crash is not None else None)
+
+
+def _second_backward(source: cst.Call, loss_statement, window: Window, function: FunctionFacts):
+    """The statement of a later backward that goes through the same generator output again, when
+    the discriminator's backward frees that graph (no `retain_graph=True`); else None."""
+    backwards = backward_calls(function)
+    discriminator_backward = next((b for b in backwards if b.statement is loss_statement), None)
+    if discriminator_backward is None or _retains_graph(discriminator_backward.call):
+        return None
+    for backward in backwards:
+        if function.order_of(backward.statement) > window.before and _reaches(backward.loss, source, function):
+            return backward.statement
+    return None
+
+
+def _retains_graph(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "retain_graph"
+               and not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")) for arg in call.args)
+
+
+def _reaches(expr, target: cst.Call, function: FunctionFacts) -> bool:
+    """Does `target`'s result flow into `expr` attached to the graph (through names, not `.detach()`)?"""
+    seen = set()
+    pending = [expr]
+    while pending:
+        for node in _walk_attached(pending.pop()):
+            if node is target:
+                return True
+            if isinstance(node, cst.Name):
+                for binding in function.bindings_at(node):
+                    if binding not in seen and binding.value is not None:
+                        seen.add(binding)
+                        pending.append(binding.value)
+    return False
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 80) -> str:
@@ -94,7 +139,7 @@ def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _windows(function: FunctionFacts, training: TrainingFacts) -> list[Window]:
+def _windows(function: FunctionFacts, training: TrainingFacts, optimizers: dict) -> list[Window]:
     """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
     windows: list[Window] = []
     steps = training.steps(function)
@@ -109,7 +154,7 @@ def _windows(function: FunctionFacts, training: TrainingFacts) -> list[Window]:
             group.append(steps[index])
         losses = tuple((b.statement, b.loss) for order, b in backward_orders if previous < order < group[0].order)
         if losses:
-            trained = frozenset().union(*(training.optimizers[step.optimizer] for step in group))
+            trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
             windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
                                   losses, group[0].statement))
         previous = group[-1].order

@@ -16,6 +16,7 @@ from torchcopylint.analysis.aliasing import (
 )
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.parameters import parameter_writes
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -33,7 +34,7 @@ class InplaceOnLeaf(Rule):
     name = "inplace-on-leaf"
     summary = "In-place write to a leaf tensor that requires grad: RuntimeError at run time"
     fix_availability = "unsafe"
-    triggers = (b"requires_grad", b"Parameter", b"parameters(")
+    triggers = (b"requires_grad", b"Parameter", b"parameters(", b".weight", b".bias")
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         for function in facts.all_functions():
@@ -63,10 +64,45 @@ class InplaceOnLeaf(Rule):
                     event.node,
                     f"{event.description} writes `{name}` in place, {described}{where}, in grad mode: "
                     f"RuntimeError: {_error_text(event, is_view)}",
-                    _no_grad_fix(event, function, facts),
+                    _no_grad_fix(event.statement, function, facts),
                     leaf_line=facts.line_of(origin) if origin is not None else None,
                     target=facts.code_for(event.target),
                 )
+            yield from self._layer_parameter_writes(function, facts)
+
+    def _layer_parameter_writes(self, function: FunctionFacts, facts: ModuleFacts) -> Iterator[Finding]:
+        """`net.fc.weight[i] -= d`: a layer's parameter, reached through the module."""
+        writes = parameter_writes(function, facts)
+        if not writes:
+            return
+        switches = facts.training.grad_switches(function)
+        for write in writes:
+            if not write.layer or not facts.grad_enabled_at(function, write.statement):
+                continue
+            parameter = facts.code_for(write.parameter)
+            if _switched_off(parameter, switches, function.order_of(write.statement)):
+                continue
+            where = f" (line {facts.line_of(write.layer_origin)})" if write.layer_origin is not None else ""
+            yield self.finding(
+                write.node,
+                f"{write.description} writes `{parameter}` in place, the `{write.parameter.attr.value}` "
+                f"Parameter of `{write.layer}`{where}, a leaf that requires grad, in grad mode: "
+                f"RuntimeError: {VIEW_ERROR if write.through_view else LEAF_ERROR}",
+                _no_grad_fix(write.statement, function, facts),
+                leaf_line=facts.line_of(write.layer_origin) if write.layer_origin is not None else None,
+                target=facts.code_for(write.target),
+            )
+
+
+def _switched_off(parameter: str, switches: list, order: int) -> bool:
+    """Was `requires_grad` switched off, before `order`, on the parameter or a module holding it
+    (`net.requires_grad_(False)`, `net.fc.weight.requires_grad = False`)?"""
+    state = True
+    for switch in switches:
+        if switch.order < order and any(parameter == key or parameter.startswith((key + ".", key + "["))
+                                         for key in switch.modules):
+            state = switch.enabled
+    return not state
 
 
 def _error_text(event: InplaceEvent, is_view: bool) -> str:
@@ -130,9 +166,8 @@ def _builds_parameter(value: cst.BaseExpression, facts: ModuleFacts) -> bool:
     return parameter_requires_grad(value)
 
 
-def _no_grad_fix(event: InplaceEvent, function: FunctionFacts, facts: ModuleFacts) -> Optional[NodeFix]:
+def _no_grad_fix(statement: cst.CSTNode, function: FunctionFacts, facts: ModuleFacts) -> Optional[NodeFix]:
     """Wrap the statement in `with torch.no_grad():`, when it stands alone on its line."""
-    statement = event.statement
     line = function.line_of_statement.get(statement)
     torch_name = facts.names.local_name_of("torch")
     if line is None or torch_name is None or len(line.body) != 1 or not isinstance(line, cst.SimpleStatementLine):
