@@ -61,7 +61,11 @@ class LeafLostByCopy(Rule):
                     continue
                 if uses is None:
                     uses = _leaf_uses(function, facts.names)
-                use = next(((node, kind) for name, node, kind in uses if binding in function.bindings_at(name)), None)
+                use = next(((node, kind) for name, node, kind in uses
+                            if kind != "retain_grad" and binding in function.bindings_at(name)), None)
+                if use is not None and any(kind == "retain_grad" and binding in function.bindings_at(name)
+                                           for name, _, kind in uses):
+                    continue  # `w.retain_grad()`: the non-leaf keeps its .grad, as meant
                 if use is None:
                     continue  # never used as a leaf: a non-leaf that requires grad is what it is meant to be
                 node, kind = use
@@ -265,7 +269,8 @@ def _globals(facts: ModuleFacts) -> dict:
 
 
 def _leaf_uses(function: FunctionFacts, names: TorchNames) -> list[tuple[cst.Name, cst.CSTNode, str]]:
-    """(name, node, "grad" | "optimizer") for `name.grad` and for names in an optimizer's parameter list.
+    """(name, node, kind) for `name.grad` ("grad"), names in an optimizer's parameter list
+    ("optimizer") and `name.retain_grad()` ("retain_grad").
 
     Walks the function's own body once (not nested functions), only for functions that bind a
     copied leaf, which few do.
@@ -279,6 +284,9 @@ def _leaf_uses(function: FunctionFacts, names: TorchNames) -> list[tuple[cst.Nam
             continue
         if isinstance(node, cst.Attribute) and node.attr.value == "grad" and isinstance(node.value, cst.Name):
             found.append((node.value, node, "grad"))
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "retain_grad" and isinstance(node.func.value, cst.Name):
+            found.append((node.func.value, node, "retain_grad"))
         elif isinstance(node, cst.Call) and _is_optimizer(node, names):
             params = next((arg.value for arg in node.args if arg.keyword is None or arg.keyword.value == "params"), None)
             for name in _parameter_names(params, function):
