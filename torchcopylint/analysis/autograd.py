@@ -9,7 +9,7 @@ None. Results are cached per binding, so asking about every name of a module sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
@@ -100,6 +100,7 @@ class GradOrigin:
 
     description: str
     node: cst.CSTNode
+    derived: bool = False  # the value was computed from that origin (not the origin's value itself)
 
 
 class GradFlow:
@@ -178,9 +179,9 @@ class GradFlow:
         if not grad_enabled:
             return None  # below here every value is computed, and grad mode is off
         if isinstance(expr, cst.Subscript):
-            return self._of(expr.value, function, grad_enabled, depth + 1)
+            return _derived(self._of(expr.value, function, grad_enabled, depth + 1))
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-            return self._of(expr.expression, function, grad_enabled, depth + 1)
+            return _derived(self._of(expr.expression, function, grad_enabled, depth + 1))
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
             return self._any_of((expr.left, expr.right), function, depth)
         if isinstance(expr, cst.Call):
@@ -188,10 +189,11 @@ class GradFlow:
         return None
 
     def _any_of(self, operands, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
+        """The first operand that requires grad makes the result require it (a derived value)."""
         for operand in operands:
             found = self._of(operand, function, True, depth + 1)
             if found is not None:
-                return found
+                return _derived(found)
         return None
 
     def _of_call(self, call: cst.Call, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
@@ -312,6 +314,10 @@ class GradFlow:
                         frozen |= switch.modules
             self._frozen = frozenset(frozen)
         return self._frozen
+
+
+def _derived(origin: Optional[GradOrigin]) -> Optional[GradOrigin]:
+    return replace(origin, derived=True) if origin is not None and not origin.derived else origin
 
 
 def _is_self_attribute_call(call: cst.Call) -> bool:

@@ -82,6 +82,7 @@ class LeafLostByCopy(Rule):
                     name=binding.name,
                     use_line=facts.line_of(node),
                     use=kind,
+                    condition=lost.condition,
                 )
 
 

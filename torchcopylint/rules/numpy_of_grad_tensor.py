@@ -6,8 +6,6 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts
-from torchcopylint.analysis.autograd import GradOrigin
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.torchnames import numpy_names
 from torchcopylint.rules.base import Finding, NodeFix, Rule
@@ -41,7 +39,7 @@ class NumpyOfGradTensor(Rule):
             shown = facts.code_for(tensor)
             fix = _detach_fix(tensor)
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
-            if not _is_made_by(tensor, origin, function):
+            if origin.derived:
                 why = f"computed in grad mode from {why}"
             yield self.finding(
                 call,
@@ -76,16 +74,6 @@ def _numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and numpy.get(func.value.value) == "numpy":
         return f"numpy.{func.attr.value}"
     return None
-
-
-def _is_made_by(tensor: cst.BaseExpression, origin: GradOrigin, function: FunctionFacts) -> bool:
-    """Is the tensor the very value the origin made (not something computed from it)?"""
-    if tensor is origin.node:
-        return True
-    if isinstance(tensor, cst.Name):
-        bindings = function.bindings_at(tensor)
-        return bool(bindings) and all(origin.node in (b.value, b.leaf_origin, b.statement) for b in bindings)
-    return False
 
 
 def _detach_fix(tensor: cst.BaseExpression) -> NodeFix:
