@@ -136,7 +136,7 @@ def _leaf_maker(expr, function: FunctionFacts, names: TorchNames) -> Optional[cs
 def _copy_made_by(call: cst.Call, maker, function: FunctionFacts, names: TorchNames,
                   module_bindings: dict) -> Optional[LostLeaf]:
     method = call.func.attr.value
-    factory = _factory_of(maker, function)
+    factory = _factory_of(maker, function, names)
     if method in NON_LEAF_METHODS:
         return LostLeaf(maker, call, f"`.{method}()` returns a new tensor (a view or copy) recorded by autograd")
     if method == "cuda":
@@ -200,13 +200,17 @@ def _to_copy(call: cst.Call, maker, factory: cst.Call, function: FunctionFacts, 
     return LostLeaf(maker, call, f"`.{shown}` returns a copy", condition, () if unknown_target else tuple(moves))
 
 
-def _factory_of(maker, function: FunctionFacts) -> Optional[cst.Call]:
-    """The factory call that made the leaf (through a name bound to it)."""
+def _factory_of(maker, function: FunctionFacts, names: TorchNames) -> Optional[cst.Call]:
+    """The torch factory call that made the leaf (through a name bound to it, or `.requires_grad_()`)."""
     if isinstance(maker, cst.Name):
         origins = {b.leaf_origin for b in function.bindings_at(maker)}
         maker = origins.pop() if len(origins) == 1 else None
-    if isinstance(maker, cst.Call) and _keyword(maker, "requires_grad") is not None:
-        return maker
+    if isinstance(maker, cst.Call) and isinstance(maker.func, cst.Attribute) and maker.func.attr.value == "requires_grad_":
+        maker = maker.func.value
+    if isinstance(maker, cst.Call):
+        module, _, name = (names.qualified_name(maker.func) or "").rpartition(".")
+        if module == "torch" and name in LEAF_FACTORIES:
+            return maker
     return None
 
 

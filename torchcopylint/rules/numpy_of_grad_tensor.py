@@ -37,7 +37,7 @@ class NumpyOfGradTensor(Rule):
             if origin is None:
                 continue
             shown = facts.code_for(tensor)
-            fix = _detach_fix(tensor)
+            fix = _detach_fix(call, tensor)
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
             if origin.derived:
                 why = f"computed in grad mode from {why}"
@@ -76,11 +76,15 @@ def _numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str
     return None
 
 
-def _detach_fix(tensor: cst.BaseExpression) -> NodeFix:
+def _detach_fix(call: cst.Call, tensor: cst.BaseExpression) -> NodeFix:
     """`t` -> `t.detach().cpu()`; where the chain already has `.cpu()`, `.detach()` goes just before it."""
     cpu = _cpu_call(tensor)
     if cpu is None:
         fixed = method_call(method_call(tensor, "detach"), "cpu")
+        if tensor is call.func.value:
+            # The method form: rewrite the whole call, so that a parenthesized receiver keeps one pair.
+            return Rule.safe_fix("Detach (and move to the CPU) before converting to NumPy", call,
+                                 call.with_changes(func=call.func.with_changes(value=fixed)))
         return Rule.safe_fix("Detach (and move to the CPU) before converting to NumPy", tensor, fixed)
     detached = cpu.with_changes(func=cpu.func.with_changes(value=method_call(cpu.func.value, "detach")))
     return Rule.safe_fix("Detach before converting to NumPy", cpu, detached)
