@@ -432,3 +432,29 @@ def test_tcl012_no_fix_for_a_leaf_made_elsewhere():
     """
     (diagnostic,) = _found(source, "TCL012")
     assert diagnostic.location.line == 6 and diagnostic.fix is None
+
+
+def test_tcl012_parameter_copied_in_a_module_is_not_registered():
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Block(nn.Module):
+            def __init__(self, dim, device):
+                super().__init__()
+                self.a = nn.Parameter(torch.randn(dim)).to(device)
+                self.b = nn.Parameter(torch.randn(dim).to(device)).to(device)
+                self.c = nn.Parameter(torch.ones(1)) * 0.1
+                self.d = nn.Parameter(torch.ones(dim).to(device))
+                self.e = torch.randn(dim, requires_grad=True).to(device)
+
+
+        class Plain:
+            def __init__(self, device):
+                self.a = nn.Parameter(torch.randn(3)).to(device)
+    """
+    found = {d.location.line: d for d in _found(source, "TCL012")}
+    assert sorted(found) == [8, 10], "b's data may already be on the device; d and e are not parameter copies"
+    assert "does not register it" in found[8].message and "when `device` is not the CPU" in found[8].message
+    assert _fixed(source, "TCL012").splitlines()[7].strip() == "self.a = nn.Parameter(torch.randn(dim).to(device))"

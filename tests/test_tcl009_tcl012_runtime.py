@@ -7,7 +7,8 @@ the module-level call that reaches the flagged line. Each is executed under torc
   requires grad` at one of the lines it declares;
 - a TCL012 `flagged` example binds a non-leaf where a leaf was meant: it raises
   `ValueError: can't optimize a non-leaf Tensor`, or PyTorch warns that the `.grad` of
-  a non-leaf is read (it stays None). Examples whose copy happens only on a GPU
+  a non-leaf is read (it stays None), or (an `nn.Parameter` copied in a module) the
+  module holds a non-leaf tensor attribute that `.parameters()` does not contain. Examples whose copy happens only on a GPU
   (`.cuda()`, `.to(device)`) run only where CUDA is available;
 - every `clean` and `fixed` example runs to the end without an exception or that warning.
 """
@@ -65,6 +66,14 @@ def _run(code: str, example: Example, messages: list | None = None) -> list[str]
     return messages
 
 
+def _run_keeping_namespace(code: str, example: Example) -> dict:
+    compiled = compile(example.source, _filename(code, example), "exec")
+    namespace = {"__name__": f"{code.lower()}_example_L{example.line}", "__builtins__": __builtins__}
+    torch.manual_seed(0)
+    exec(compiled, namespace)  # noqa: S102 - the project's own documentation examples
+    return namespace
+
+
 def _raising_line(error: BaseException, code: str, example: Example):
     lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
              if frame.filename == _filename(code, example)]
@@ -91,6 +100,14 @@ def test_tcl012_flagged_example_loses_its_leaf(code, example):
     if _needs_gpu(example) and not torch.cuda.is_available():
         pytest.skip("the copy is made only on a GPU; on the CPU `.to(device)` returns the leaf itself")
     caught: list[str] = []
+    if "nn.Parameter(" in example.source and "self." in example.source:
+        namespace = _run_keeping_namespace(code, example)
+        modules = [value for value in namespace.values() if isinstance(value, torch.nn.Module)]
+        unregistered = [value for module in modules for value in vars(module).values()
+                        if isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf
+                        and not any(value is p for p in module.parameters())]
+        assert unregistered, "every tensor attribute that requires grad is a registered parameter"
+        return
     try:
         _run(code, example, caught)
     except ValueError as error:

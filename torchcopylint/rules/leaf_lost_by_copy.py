@@ -8,14 +8,14 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, Binding, FunctionFacts
+from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, FunctionFacts
 from torchcopylint.analysis.autograd import DIFFERENTIABLE_METHODS
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import TorchNames
 from torchcopylint.diagnostic import Applicability
 from torchcopylint.rules.base import Finding, NodeFix, Rule
-from torchcopylint.rules.edits import method_call
+from torchcopylint.rules.edits import as_receiver, method_call
 
 OPTIMIZER_ERROR = "ValueError: can't optimize a non-leaf Tensor"
 # Factories whose values do not depend on the device or dtype they are made on: moving
@@ -51,39 +51,98 @@ class LeafLostByCopy(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         if not facts.names.imports_torch:
             return
+        module_bindings = None
         for function in facts.all_functions():
             uses = None
             for binding in function.bindings:
                 if binding.kind != "assign" or binding.value is None:
                     continue
-                lost = _lost_leaf(binding.value, function, facts.names, _globals(facts))
+                if module_bindings is None:
+                    module_bindings = _globals(facts)
+                lost = _lost_leaf(binding.value, function, facts.names, module_bindings)
                 if lost is None:
                     continue
                 if uses is None:
                     uses = _leaf_uses(function, facts.names)
                 use = next(((node, kind) for name, node, kind in uses
                             if kind != "retain_grad" and binding in function.bindings_at(name)), None)
-                if use is not None and any(kind == "retain_grad" and binding in function.bindings_at(name)
-                                           for name, _, kind in uses):
-                    continue  # `w.retain_grad()`: the non-leaf keeps its .grad, as meant
                 if use is None:
                     continue  # never used as a leaf: a non-leaf that requires grad is what it is meant to be
+                if any(kind == "retain_grad" and binding in function.bindings_at(name) for name, _, kind in uses):
+                    continue  # `w.retain_grad()`: the non-leaf keeps its .grad, as meant
                 node, kind = use
                 consequence = (f"`{facts.code_for(node.func)}(...)` (line {facts.line_of(node)}) raises {OPTIMIZER_ERROR}"
                                if kind == "optimizer" else
                                f"`{binding.name}.grad` (line {facts.line_of(node)}) stays None after backward")
-                condition = f"{lost.condition}, " if lost.condition else ""
-                yield self.finding(
-                    binding.value,
-                    f"`{binding.name}` is not a leaf: {condition}{lost.how}, and the leaf "
-                    f"`{_short(facts.code_for(lost.maker))}` that autograd fills is left unnamed; "
-                    f"{consequence}",
-                    _fix(binding, lost, facts),
-                    name=binding.name,
-                    use_line=facts.line_of(node),
-                    use=kind,
-                    condition=lost.condition,
-                )
+                yield self._finding(binding.value, binding.name, lost, consequence, facts,
+                                    use_line=facts.line_of(node), use=kind)
+        yield from self._unregistered_parameters(facts)
+
+    def _unregistered_parameters(self, facts: ModuleFacts) -> Iterator[Finding]:
+        """`self.w = nn.Parameter(...).to(device)` in an nn.Module: the attribute holds a plain
+        tensor, so the module never registers the parameter."""
+        module_bindings = None
+        for class_facts in facts.classes.values():
+            if not any(_assigns_parameter_copy(values, facts) for values in class_facts.attribute_values.values()) \
+                    or not facts.is_module_class(class_facts):
+                continue
+            for method in class_facts.methods.values():
+                function = facts.function_facts(method)
+                for statement in function.statement_order:
+                    if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+                        continue
+                    target = statement.targets[0].target
+                    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == "self"):
+                        continue
+                    if module_bindings is None:
+                        module_bindings = _globals(facts)
+                    lost = _lost_leaf(statement.value, function, facts.names, module_bindings)
+                    if lost is None or not _is_parameter(lost.maker, facts.names):
+                        continue
+                    name = f"self.{target.attr.value}"
+                    consequence = (f"the module does not register it: `.parameters()` leaves it out, so no "
+                                   f"optimizer over them trains it, and `state_dict()` does not save it")
+                    yield self._finding(statement.value, name, lost, consequence, facts, use="registration")
+
+    def _finding(self, value, name: str, lost: LostLeaf, consequence: str, facts: ModuleFacts, **context) -> Finding:
+        condition = f"{lost.condition}, " if lost.condition else ""
+        maker = _short(facts.code_for(lost.maker))
+        if context.get("use") == "registration":
+            message = (f"`{name}` is not an `nn.Parameter`: {condition}{lost.how} of `{maker}`, a plain tensor; "
+                       f"{consequence}")
+        else:
+            message = (f"`{name}` is not a leaf: {condition}{lost.how}, and the leaf `{maker}` that autograd "
+                       f"fills is left unnamed; {consequence}")
+        return self.finding(
+            value,
+            message,
+            _fix(value, lost, facts),
+            name=name,
+            condition=lost.condition,
+            **context,
+        )
+
+
+def _assigns_parameter_copy(values, facts: ModuleFacts) -> bool:
+    """Cheap pre-check: a `self.x = ...` value with an `nn.Parameter(...)` call under an operation."""
+    return any(not _is_parameter(value, facts.names) and _mentions_parameter(value, facts.names) for value in values)
+
+
+def _mentions_parameter(expr, names: TorchNames) -> bool:
+    while True:
+        if _is_parameter(expr, names):
+            return True
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        elif isinstance(expr, cst.BinaryOperation):
+            return _mentions_parameter(expr.left, names) or _mentions_parameter(expr.right, names)
+        else:
+            return False
+
+
+def _is_parameter(expr, names: TorchNames) -> bool:
+    return isinstance(expr, cst.Call) and names.qualified_name(expr.func) in PARAMETER_CLASSES
 
 
 # ------------------------------------------------------------------ the copy of a leaf
@@ -207,6 +266,10 @@ def _factory_of(maker, function: FunctionFacts, names: TorchNames) -> Optional[c
         maker = origins.pop() if len(origins) == 1 else None
     if isinstance(maker, cst.Call) and isinstance(maker.func, cst.Attribute) and maker.func.attr.value == "requires_grad_":
         maker = maker.func.value
+    elif isinstance(maker, cst.Call) and names.qualified_name(maker.func) in PARAMETER_CLASSES:
+        # `nn.Parameter(torch.zeros(n))`: its device and dtype are the factory's; data made any
+        # other way (`torch.zeros(n).to(device)`) may already be where `.to()` would move it.
+        maker = maker.args[0].value if maker.args and maker.args[0].keyword is None else None
     if isinstance(maker, cst.Call):
         module, _, name = (names.qualified_name(maker.func) or "").rpartition(".")
         if module == "torch" and name in LEAF_FACTORIES:
@@ -328,13 +391,15 @@ def _parameter_names(params, function: FunctionFacts, depth: int = 0) -> list[cs
 # ------------------------------------------------------------------------------ fix
 
 
-def _fix(binding: Binding, lost: LostLeaf, facts: ModuleFacts) -> Optional[NodeFix]:
+def _fix(value: cst.BaseExpression, lost: LostLeaf, facts: ModuleFacts) -> Optional[NodeFix]:
     """Build the leaf where it will live (`device=`/`dtype=` in the factory), or call
-    `.requires_grad_()` last. Only for a factory call with `requires_grad=True` in this statement."""
+    `.requires_grad_()` last; for `nn.Parameter(x).op()`, wrap `x.op()` instead. Only for a
+    leaf made in this statement."""
     maker = lost.maker
+    if _is_parameter(maker, facts.names):
+        return _parameter_fix(value, lost)
     if not (isinstance(maker, cst.Call) and _keyword(maker, "requires_grad") is not None):
         return None
-    value = binding.value
     name = (facts.names.qualified_name(maker.func) or "").rpartition(".")[2]
     if lost.moves and value is lost.copy:
         args = [arg for arg in maker.args if arg.keyword is None or arg.keyword.value not in
@@ -353,6 +418,24 @@ def _fix(binding: Binding, lost: LostLeaf, facts: ModuleFacts) -> Optional[NodeF
                                      if not (arg.keyword is not None and arg.keyword.value == "requires_grad")])
     fixed = method_call(value.deep_replace(maker, plain), "requires_grad_")
     return Rule.unsafe_fix("Call `.requires_grad_()` last, on the tensor that is kept", value, fixed)
+
+
+def _parameter_fix(value, lost: LostLeaf) -> Optional[NodeFix]:
+    """`nn.Parameter(x).to(device)` -> `nn.Parameter(x.to(device))`, `nn.Parameter(x) * s` ->
+    `nn.Parameter(x * s)`: the operation moves inside, onto the data. Unsafe: the module gains a
+    registered parameter (`state_dict()` keys change, old checkpoints load differently)."""
+    maker, copy = lost.maker, lost.copy
+    if value is not copy or not maker.args or maker.args[0].keyword is not None or maker.args[0].star:
+        return None
+    data = maker.args[0].value
+    if isinstance(copy, cst.Call) and copy.func.value is maker:
+        moved = copy.with_changes(func=copy.func.with_changes(value=as_receiver(data)))
+    elif isinstance(copy, cst.BinaryOperation) and (copy.left is maker or copy.right is maker):
+        moved = copy.deep_replace(maker, as_receiver(data))
+    else:
+        return None
+    fixed = maker.with_changes(args=[maker.args[0].with_changes(value=moved), *maker.args[1:]])
+    return Rule.unsafe_fix("Apply the operation to the data inside `nn.Parameter(...)`", value, fixed)
 
 
 # --------------------------------------------------------------------------- helpers

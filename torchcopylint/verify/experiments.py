@@ -507,7 +507,12 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
     seen: dict = {}
 
     def bound(frame):
-        value = frame.f_locals.get(name)
+        if name.startswith("self."):
+            owner = frame.f_locals.get("self")
+            value = getattr(owner, name[len("self."):], None)
+            seen.setdefault("owner", owner)
+        else:
+            value = frame.f_locals.get(name)
         if isinstance(value, torch.Tensor) and "tensor" not in seen:
             seen["tensor"] = value
 
@@ -530,6 +535,14 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
             return refuted(f"`{name}` is a leaf at run time (is_leaf={tensor.is_leaf}, "
                            f"requires_grad={tensor.requires_grad})")
         made = f"`{name}` after line {job.line}: is_leaf=False, grad_fn={type(tensor.grad_fn).__name__}"
+        owner = seen.get("owner")
+        if job.context.get("use") == "registration" and isinstance(owner, nn.Module):
+            registered = list(owner.parameters())
+            if any(parameter is tensor for parameter in registered):
+                return refuted(f"`{name}` is registered as a parameter of {type(owner).__name__}")
+            return confirmed(f"{made}, a {type(tensor).__name__}, not an nn.Parameter: "
+                             f"{type(owner).__name__}.parameters() leaves it out "
+                             f"({len(registered)} parameters registered, none of them `{name}`)")
         for line, exception in probe.raised:
             if isinstance(exception, ValueError) and NON_LEAF_OPTIMIZER_ERROR in str(exception):
                 return confirmed(f"{made}; line {line} raised ValueError: {exception}")
