@@ -120,6 +120,7 @@ class ModuleFacts(Callees):
         self._called_without_grad: Optional[set] = None
         self._call_sites: Optional[dict] = None
         self._training = None
+        self._autograd = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -236,6 +237,15 @@ class ModuleFacts(Callees):
 
             self._training = TrainingFacts(self)
         return self._training
+
+    @property
+    def autograd(self):
+        """Which values surely require grad (GradFlow), answered on demand and cached."""
+        if self._autograd is None:
+            from torchcopylint.analysis.autograd import GradFlow
+
+            self._autograd = GradFlow(self)
+        return self._autograd
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""

@@ -118,3 +118,24 @@ def _import_statements(body) -> list:
             for handler in statement.handlers:
                 found.extend(_import_statements(handler.body.body))
     return found
+
+
+def numpy_names(module: cst.Module) -> dict[str, str]:
+    """Local name -> numpy name, from the module's imports: {"np": "numpy", "asarray": "numpy.asarray"}."""
+    found: dict[str, str] = {}
+    for statement in _import_statements(module.body):
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                if _module_name(alias.name) != "numpy":
+                    continue
+                local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                    else "numpy"
+                found[local] = "numpy"
+        elif not statement.relative and statement.module is not None and _module_name(statement.module) == "numpy" \
+                and not isinstance(statement.names, cst.ImportStar):
+            for alias in statement.names:
+                if isinstance(alias.name, cst.Name):
+                    local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                        else alias.name.value
+                    found[local] = f"numpy.{alias.name.value}"
+    return found

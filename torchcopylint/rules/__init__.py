@@ -11,6 +11,8 @@ from torchcopylint.rules.detached_alias_mutated import DetachedAliasMutated
 from torchcopylint.rules.discriminator_without_detach import DiscriminatorWithoutDetach
 from torchcopylint.rules.graph_kept_alive import GraphKeptAlive
 from torchcopylint.rules.inplace_on_leaf import InplaceOnLeaf
+from torchcopylint.rules.leaf_lost_by_copy import LeafLostByCopy
+from torchcopylint.rules.numpy_of_grad_tensor import NumpyOfGradTensor
 from torchcopylint.rules.redundant_clone import RedundantClone
 from torchcopylint.rules.tensor_copy_construct import TensorCopyConstruct
 
@@ -23,6 +25,8 @@ ALL_RULES: tuple[Rule, ...] = (
     DetachedAliasMutated(),
     GraphKeptAlive(),
     TensorCopyConstruct(),
+    NumpyOfGradTensor(),
+    LeafLostByCopy(),
 )
 
 

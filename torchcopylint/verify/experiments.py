@@ -472,6 +472,105 @@ def _graph_size(tensor: torch.Tensor, limit: int = 100_000) -> int:
     return len(seen)
 
 
+NUMPY_ERROR = "Can't call numpy() on Tensor that requires grad"
+NON_LEAF_OPTIMIZER_ERROR = "can't optimize a non-leaf Tensor"
+
+
+def numpy_of_grad_tensor(job: Job) -> Outcome:
+    """TCL009: the conversion raises the requires-grad RuntimeError at the flagged line."""
+    probe = LineProbe(job.path)
+    failure = None
+    try:
+        run_loaded(job, probe)
+    except Exception as error:  # noqa: BLE001 - whatever the user's code raises is evidence or a reason
+        failure = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    at_line = [exception for line, exception in probe.raised if line == job.line]
+    for exception in at_line:
+        if isinstance(exception, RuntimeError) and NUMPY_ERROR in str(exception):
+            return confirmed(f"line {job.line} raised RuntimeError: {str(exception).splitlines()[0]}")
+    if at_line:
+        first = at_line[0]
+        raise CannotRun(f"the line raised {type(first).__name__} before the conversion: {str(first)[:140]}")
+    if probe.executed.get(job.line):
+        return refuted(f"the line ran {probe.executed[job.line]} time(s) and converted without the error: "
+                       f"the tensor did not require grad there, or grad mode was off")
+    if failure:
+        raise CannotRun(f"the code failed before the line: {failure[:160]}")
+    raise CannotRun("the flagged line was not reached with the made-up inputs")
+
+
+def leaf_lost_by_copy(job: Job) -> Outcome:
+    """TCL012: the name bound at the flagged line is not a leaf; the optimizer refuses it, or its
+    `.grad` is None after the run while the unnamed leaf behind it got the gradient."""
+    name = job.context.get("name", "")
+    probe = LineProbe(job.path)
+    seen: dict = {}
+
+    def bound(frame):
+        if name.startswith("self."):
+            owner = frame.f_locals.get("self")
+            value = getattr(owner, name[len("self."):], None)
+            seen.setdefault("owner", owner)
+        else:
+            value = frame.f_locals.get(name)
+        if isinstance(value, torch.Tensor) and "tensor" not in seen:
+            seen["tensor"] = value
+
+    probe.on_after(job.line, bound)
+    failure = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the non-leaf `.grad` warning: the evidence is read below
+        try:
+            run_loaded(job, probe)
+        except Exception as error:  # noqa: BLE001
+            failure = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        if "tensor" not in seen:
+            raise CannotRun(f"the code failed before the line: {failure[:160]}" if failure
+                            else "the flagged line was not reached with the made-up inputs")
+        tensor = seen["tensor"]
+        if tensor.is_leaf or not tensor.requires_grad:
+            if job.context.get("condition") and tensor.device.type == "cpu":
+                raise CannotRun(f"on the CPU the conversion returned the leaf itself; the copy is made only "
+                                f"{job.context['condition']} (run with --device cuda)")
+            return refuted(f"`{name}` is a leaf at run time (is_leaf={tensor.is_leaf}, "
+                           f"requires_grad={tensor.requires_grad})")
+        made = f"`{name}` after line {job.line}: is_leaf=False, grad_fn={type(tensor.grad_fn).__name__}"
+        owner = seen.get("owner")
+        if job.context.get("use") == "registration" and isinstance(owner, nn.Module):
+            registered = list(owner.parameters())
+            if any(parameter is tensor for parameter in registered):
+                return refuted(f"`{name}` is registered as a parameter of {type(owner).__name__}")
+            return confirmed(f"{made}, a {type(tensor).__name__}, not an nn.Parameter: "
+                             f"{type(owner).__name__}.parameters() leaves it out "
+                             f"({len(registered)} parameters registered, none of them `{name}`)")
+        for line, exception in probe.raised:
+            if isinstance(exception, ValueError) and NON_LEAF_OPTIMIZER_ERROR in str(exception):
+                return confirmed(f"{made}; line {line} raised ValueError: {exception}")
+        hidden = [leaf for leaf in _leaves_behind(tensor) if leaf.grad is not None]
+        if tensor.grad is None and hidden:
+            return confirmed(f"{made}; after backward `{name}.grad` is None while the unnamed leaf "
+                             f"{tuple(hidden[0].shape)} behind it holds the gradient (norm "
+                             f"{hidden[0].grad.norm().item():.4g})")
+    if failure:
+        raise CannotRun(f"{made}, but the run failed before a backward or optimizer showed the effect: {failure[:140]}")
+    raise CannotRun(f"{made}, but no backward reached it in the made-up run")
+
+
+def _leaves_behind(tensor: torch.Tensor) -> list:
+    """The leaves (AccumulateGrad variables) a non-leaf was computed from."""
+    found, pending, seen = [], [tensor.grad_fn], set()
+    while pending and len(seen) < 1000:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        variable = getattr(node, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            found.append(variable)
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return found
+
+
 EXPERIMENTS: dict[str, Callable[[Job], Outcome]] = {
     "TCL001": redundant_clone,
     "TCL002": alias_mutated,
@@ -481,4 +580,6 @@ EXPERIMENTS: dict[str, Callable[[Job], Outcome]] = {
     "TCL006": detached_alias_mutated,
     "TCL007": graph_kept_alive,
     "TCL008": tensor_copy_construct,
+    "TCL009": numpy_of_grad_tensor,
+    "TCL012": leaf_lost_by_copy,
 }

@@ -1,0 +1,460 @@
+"""Focused tests for TCL009 (numpy-of-grad-tensor), TCL012 (leaf-lost-by-copy) and the
+"requires grad" query they share (analysis/autograd.py): spellings, silences, messages
+and fixes that the rule pages do not pin down one by one."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.engine import lint_source
+from torchcopylint.fix import fix_source
+
+
+def _src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _found(source: str, code: str) -> list:
+    return [d for d in lint_source(_src(source), "example.py") if d.code == code]
+
+
+def _lines(source: str, code: str) -> list[int]:
+    return sorted(d.location.line for d in _found(source, code))
+
+
+def _fixed(source: str, code: str, unsafe: bool = True) -> str:
+    def relint(text: str) -> list:
+        return [d for d in lint_source(text, "example.py") if d.code == code]
+
+    outcome = fix_source(_src(source), "example.py", relint, unsafe=unsafe)
+    assert outcome.error is None, outcome.error
+    return outcome.fixed
+
+
+# --- the shared query: does a value surely require grad? ---------------------------
+
+
+QUERY_MODULE = _src("""
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 1)
+            self.act = nn.ReLU()
+            self.scale = nn.Parameter(torch.ones(1))
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    def step(x, y, frozen, unknown_model):
+        net = Net()
+        w = torch.randn(3, requires_grad=True)
+        plain = torch.randn(3)
+        out = net(x)
+        loss = F.mse_loss(out, y)
+        loss.backward()
+        frozen.requires_grad_(False)
+        probe = (
+            w, plain, out, loss, out.argmax(1), out > 0, out.detach(), out.data, w * 2, plain * 2,
+            torch.softmax(out, 1), out.long(), out.to(torch.long), unknown_model(x), x, out.grad,
+        )
+        with torch.no_grad():
+            quiet = out * 2
+        return probe, quiet
+""")
+QUERY_EXPECTED = [True, False, True, True, False, False, False, False, True, False,
+                  True, False, False, False, False, False]
+
+
+def test_requires_grad_query_answers_each_kind_of_value():
+    module = cst.parse_module(QUERY_MODULE)
+    facts = ModuleFacts(module, "q.py", QUERY_MODULE)
+    function = next(f for f in facts.all_functions() if f.name == "step")
+    probe = next(b for b in function.bindings if b.name == "probe")
+    answers = [facts.autograd.origin(element.value, function, probe.statement) is not None
+               for element in probe.value.elements]
+    assert answers == QUERY_EXPECTED
+    quiet = next(b for b in function.bindings if b.name == "quiet")
+    assert facts.autograd.binding_origin(quiet, function) is None, "computed under no_grad"
+
+
+# --- TCL009 --------------------------------------------------------------------------
+
+
+NUMPY_SPELLINGS = {
+    "method": ("import torch\n", "w.numpy()"),
+    "np.asarray": ("import numpy as np\nimport torch\n", "np.asarray(w)"),
+    "np.array": ("import numpy as np\nimport torch\n", "np.array(w, dtype=np.float32)"),
+    "import numpy": ("import numpy\nimport torch\n", "numpy.asarray(w)"),
+    "from numpy import": ("from numpy import asarray\nimport torch\n", "asarray(w)"),
+    "torch alias": ("import torch as th\n", "w.numpy()"),
+}
+
+
+@pytest.mark.parametrize("imports, conversion", NUMPY_SPELLINGS.values(), ids=NUMPY_SPELLINGS.keys())
+def test_tcl009_conversion_spellings(imports, conversion):
+    factory = "th.randn" if "as th" in imports else "torch.randn"
+    source = imports + f"\n\ndef f():\n    w = {factory}(3, requires_grad=True)\n    return {conversion}\n"
+    assert [d.location.line for d in lint_source(source, "example.py") if d.code == "TCL009"] == [len(source.splitlines())]
+
+
+SILENT_CONVERSIONS = {
+    "force": "w.numpy(force=True)",
+    "detach": "w.detach().numpy()",
+    "data": "w.data.numpy()",
+    "cpu detach": "w.cpu().detach().numpy()",
+    "grad": "w.grad.numpy()",
+    "argmax": "w.argmax().numpy()",
+    "comparison": "(w > 0).numpy()",
+    "long": "w.long().numpy()",
+    "item": "w.sum().item()",
+    "plain factory": "torch.ones(3).numpy()",
+    "list to numpy": "np.asarray([1.0, 2.0])",
+}
+
+
+@pytest.mark.parametrize("conversion", SILENT_CONVERSIONS.values(), ids=SILENT_CONVERSIONS.keys())
+def test_tcl009_silent_conversions(conversion):
+    source = f"""
+        import numpy as np
+        import torch
+
+
+        def f():
+            w = torch.randn(3, requires_grad=True)
+            return {conversion}
+    """
+    assert _found(source, "TCL009") == []
+
+
+@pytest.mark.parametrize("guard", ["with torch.no_grad():", "with torch.inference_mode():",
+                                   "with torch.set_grad_enabled(False):"])
+def test_tcl009_silent_when_grad_mode_is_off(guard):
+    source = f"""
+        import torch
+
+
+        def f():
+            w = torch.randn(3, requires_grad=True)
+            {guard}
+                return w.numpy()
+    """
+    assert _found(source, "TCL009") == []
+
+
+def test_tcl009_enable_grad_inside_no_grad_is_grad_mode():
+    source = """
+        import torch
+
+
+        @torch.no_grad()
+        def f():
+            w = torch.randn(3, requires_grad=True)
+            with torch.enable_grad():
+                return (w * 2).numpy()
+    """
+    assert _lines(source, "TCL009") == [8]
+
+
+def test_tcl009_silent_for_a_model_it_cannot_see():
+    source = """
+        import torch
+
+
+        def predict(model, x):
+            return model(x).numpy()
+
+
+        def predict_hub(x):
+            model = torch.hub.load("owner/repo", "net")
+            return model(x).numpy()
+    """
+    assert _found(source, "TCL009") == []
+
+
+def test_tcl009_module_trained_in_the_file_is_seen_through_its_name():
+    source = """
+        import torch
+        from torchvision import models
+
+
+        def train(x):
+            model = models.resnet18()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            scores = model(x)
+            print(scores.numpy())
+            optimizer.step()
+    """
+    assert _lines(source, "TCL009") == [9]
+
+
+def test_tcl009_frozen_module_output_is_silent():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def features(x):
+            backbone = nn.Linear(3, 2)
+            for p in backbone.parameters():
+                p.requires_grad = False
+            return backbone(x).numpy()
+    """
+    assert _found(source, "TCL009") == []
+
+
+def test_tcl009_unpacked_values_are_not_guessed():
+    source = """
+        import torch
+
+
+        def f(x):
+            w = torch.randn(3, requires_grad=True)
+            values, indices = (x * w).max(0)
+            return values.numpy(), indices.numpy()
+    """
+    assert _found(source, "TCL009") == []
+
+
+def test_tcl009_message_names_the_origin_and_the_error():
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def step(pred, target):
+            loss = F.mse_loss(pred, target)
+            loss.backward()
+            return loss.numpy()
+    """
+    (diagnostic,) = _found(source, "TCL009")
+    assert "a loss that is backpropagated, line 6" in diagnostic.message
+    assert "Can't call numpy() on Tensor that requires grad" in diagnostic.message
+
+
+FIX_CASES = {
+    "method": ("w.numpy()", "w.detach().cpu().numpy()"),
+    "cpu first": ("w.cpu().numpy()", "w.detach().cpu().numpy()"),
+    "to cpu": ('w.to("cpu").numpy()', 'w.detach().to("cpu").numpy()'),
+    "expression": ("(w * 2).numpy()", "(w * 2).detach().cpu().numpy()"),
+    "asarray": ("np.asarray(w, dtype=np.float64)", "np.asarray(w.detach().cpu(), dtype=np.float64)"),
+}
+
+
+@pytest.mark.parametrize("written, fixed", FIX_CASES.values(), ids=FIX_CASES.keys())
+def test_tcl009_fix_is_safe_idempotent_and_parses(written, fixed):
+    template = """
+        import numpy as np
+        import torch
+
+
+        def f():
+            w = torch.randn(3, requires_grad=True)
+            return {}
+    """
+    result = _fixed(template.format(written), "TCL009", unsafe=False)
+    assert result == _src(template.format(fixed))
+    ast.parse(result)
+    assert _fixed(result, "TCL009") == result
+    assert [d for d in lint_source(result, "example.py") if d.code == "TCL009"] == []
+
+
+# --- TCL012 --------------------------------------------------------------------------
+
+
+COPIES = {
+    "double": "torch.zeros(3, requires_grad=True).double()",
+    "to dtype": "torch.zeros(3, requires_grad=True).to(torch.float64)",
+    "to cuda": 'torch.zeros(3, requires_grad=True).to("cuda")',
+    "cuda": "torch.zeros(3, requires_grad=True).cuda()",
+    "scaled": "torch.randn(3, requires_grad=True) * 0.01",
+    "divided": "torch.randn(3, requires_grad=True) / 3 ** 0.5",
+    "view": "torch.randn(3, 2, requires_grad=True).view(-1)",
+    "chain": 'torch.randn(3, requires_grad=True).to("cuda").double()',
+    "requires_grad_ first": "torch.zeros(3).requires_grad_().double()",
+    "half of float64": "torch.zeros(3, dtype=torch.float64, requires_grad=True).float()",
+}
+
+
+@pytest.mark.parametrize("value", COPIES.values(), ids=COPIES.keys())
+def test_tcl012_copies_used_by_an_optimizer(value):
+    source = f"""
+        import torch
+
+
+        def f():
+            w = {value}
+            return torch.optim.SGD([w], lr=0.1)
+    """
+    assert _lines(source, "TCL012") == [5]
+
+
+NOT_COPIES = {
+    "to cpu": 'torch.zeros(3, requires_grad=True).to("cpu")',
+    "float of float32": "torch.zeros(3, requires_grad=True).float()",
+    "double of float64": "torch.zeros(3, dtype=torch.float64, requires_grad=True).double()",
+    "cuda of a device factory": 'torch.zeros(3, device="cuda", requires_grad=True).cuda()',
+    "detached": "torch.zeros(3, requires_grad=True).double().detach().requires_grad_()",
+    "grad last": "torch.zeros(3).double().requires_grad_()",
+    "no requires_grad": "torch.zeros(3).double()",
+    "requires_grad False": "torch.zeros(3, requires_grad=False).double()",
+}
+
+
+@pytest.mark.parametrize("value", NOT_COPIES.values(), ids=NOT_COPIES.keys())
+def test_tcl012_leaves_are_silent(value):
+    source = f"""
+        import torch
+
+
+        def f():
+            w = {value}
+            return torch.optim.SGD([w], lr=0.1)
+    """
+    assert _found(source, "TCL012") == []
+
+
+@pytest.mark.parametrize("use, kind", [
+    ("torch.optim.Adam([{'params': [w]}], lr=0.1)", "optimizer"),
+    ("torch.optim.SGD(params, lr=0.1)", "optimizer"),
+    ("w.grad", "grad"),
+    ("w.grad.zero_()", "grad"),
+])
+def test_tcl012_leaf_uses(use, kind):
+    source = f"""
+        import torch
+
+
+        def f():
+            w = torch.randn(3, requires_grad=True) * 0.01
+            params = [w]
+            return {use}
+    """
+    (diagnostic,) = _found(source, "TCL012")
+    assert diagnostic.location.line == 5
+    assert ("can't optimize a non-leaf Tensor" in diagnostic.message) == (kind == "optimizer")
+
+
+def test_tcl012_silent_without_a_leaf_use_or_with_retain_grad():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def f(x, model):
+            noise = torch.randn(3, requires_grad=True) * 0.1
+            scale = torch.ones(1, requires_grad=True) * 2
+            scale.retain_grad()
+            (x * noise * scale).sum().backward()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            return scale.grad, optimizer
+    """
+    assert _found(source, "TCL012") == []
+
+
+def test_tcl012_device_resolution():
+    source = """
+        import torch
+
+        CPU = torch.device("cpu")
+        ANY = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+        def f(dev, other):
+            a = torch.zeros(3, requires_grad=True).to(CPU)
+            b = torch.zeros(3, requires_grad=True).to(ANY)
+            c = torch.zeros(3, requires_grad=True).to(dev)
+            d = torch.zeros(3, requires_grad=True).to(other.device)
+            return torch.optim.SGD([a, b, c, d], lr=0.1)
+    """
+    found = {d.location.line: d for d in _found(source, "TCL012")}
+    assert sorted(found) == [9, 10, 11]
+    assert "when `ANY` is not the CPU" in found[9].message
+    assert found[9].fix is not None and found[9].fix.applicability.value == "safe"
+    assert found[10].fix is not None and found[10].fix.applicability.value == "unsafe", \
+        "`dev` may be a dtype: device= cannot be assumed"
+    assert found[11].fix.applicability.value == "safe"
+
+
+TCL012_FIXES = {
+    "zeros to device (safe)": (
+        'torch.zeros(3, requires_grad=True).to("cuda")', 'torch.zeros(3, device="cuda", requires_grad=True)', True),
+    "ones double (safe)": (
+        "torch.ones(3, requires_grad=True).double()", "torch.ones(3, dtype=torch.float64, requires_grad=True)", True),
+    "dtype replaced (safe)": (
+        "torch.zeros(3, dtype=torch.float64, requires_grad=True).float()",
+        "torch.zeros(3, dtype=torch.float32, requires_grad=True)", True),
+    "randn cuda (unsafe)": (
+        "torch.randn(3, requires_grad=True).cuda()", 'torch.randn(3, device="cuda", requires_grad=True)', False),
+    "scaled (unsafe)": (
+        "torch.randn(3, requires_grad=True) * 0.01", "(torch.randn(3) * 0.01).requires_grad_()", False),
+}
+
+
+@pytest.mark.parametrize("written, fixed, safe", TCL012_FIXES.values(), ids=TCL012_FIXES.keys())
+def test_tcl012_fix_is_idempotent_and_parses(written, fixed, safe):
+    template = """
+        import torch
+
+
+        def f():
+            w = {}
+            return torch.optim.SGD([w], lr=0.1)
+    """
+    source = template.format(written)
+    assert _fixed(source, "TCL012", unsafe=False) == (_src(template.format(fixed)) if safe else _src(source))
+    result = _fixed(source, "TCL012", unsafe=True)
+    assert result == _src(template.format(fixed))
+    ast.parse(result)
+    assert _fixed(result, "TCL012") == result
+    assert _found(result, "TCL012") == []
+
+
+def test_tcl012_no_fix_for_a_leaf_made_elsewhere():
+    source = """
+        import torch
+
+
+        def f():
+            w = torch.zeros(3, requires_grad=True)
+            w = w.double()
+            return torch.optim.SGD([w], lr=0.1)
+    """
+    (diagnostic,) = _found(source, "TCL012")
+    assert diagnostic.location.line == 6 and diagnostic.fix is None
+
+
+def test_tcl012_parameter_copied_in_a_module_is_not_registered():
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Block(nn.Module):
+            def __init__(self, dim, device):
+                super().__init__()
+                self.a = nn.Parameter(torch.randn(dim)).to(device)
+                self.b = nn.Parameter(torch.randn(dim).to(device)).to(device)
+                self.c = nn.Parameter(torch.ones(1)) * 0.1
+                self.d = nn.Parameter(torch.ones(dim).to(device))
+                self.e = torch.randn(dim, requires_grad=True).to(device)
+
+
+        class Plain:
+            def __init__(self, device):
+                self.a = nn.Parameter(torch.randn(3)).to(device)
+    """
+    found = {d.location.line: d for d in _found(source, "TCL012")}
+    assert sorted(found) == [8, 10], "b's data may already be on the device; d and e are not parameter copies"
+    assert "does not register it" in found[8].message and "when `device` is not the CPU" in found[8].message
+    assert _fixed(source, "TCL012").splitlines()[7].strip() == "self.a = nn.Parameter(torch.randn(dim).to(device))"
