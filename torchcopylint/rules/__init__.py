@@ -7,11 +7,13 @@ from typing import Optional
 from torchcopylint.rules.alias_mutated_in_place import AliasMutatedInPlace
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.clone_detach_order import CloneDetachOrder
+from torchcopylint.rules.data_write_under_autograd import DataWriteUnderAutograd
 from torchcopylint.rules.detached_alias_mutated import DetachedAliasMutated
 from torchcopylint.rules.discriminator_without_detach import DiscriminatorWithoutDetach
 from torchcopylint.rules.graph_kept_alive import GraphKeptAlive
 from torchcopylint.rules.inplace_on_leaf import InplaceOnLeaf
 from torchcopylint.rules.redundant_clone import RedundantClone
+from torchcopylint.rules.retain_graph_workaround import RetainGraphWorkaround
 from torchcopylint.rules.tensor_copy_construct import TensorCopyConstruct
 
 ALL_RULES: tuple[Rule, ...] = (
@@ -23,6 +25,8 @@ ALL_RULES: tuple[Rule, ...] = (
     DetachedAliasMutated(),
     GraphKeptAlive(),
     TensorCopyConstruct(),
+    DataWriteUnderAutograd(),
+    RetainGraphWorkaround(),
 )
 
 
