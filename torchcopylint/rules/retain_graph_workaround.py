@@ -84,10 +84,17 @@ class RetainGraphWorkaround(Rule):
         graph = slices[use]
         if graph.external or graph.carried or not graph.bindings:
             return None
+        root = use.loss
+        while isinstance(root, (cst.Call, cst.Attribute, cst.Subscript)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if isinstance(root, cst.Name) and any(binding.value is None for binding in function.bindings_at(root)):
+            return None  # `for loss in losses`: what the loss was made from is out of sight
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
+        backpropagated = {id(other.loss) for other in uses}
         if any(_may_carry_graph(binding, function, facts)
-               for escape in function.escapes for binding in escape.bindings & graph.bindings):
+               for escape in function.escapes if id(escape.node) not in backpropagated
+               for binding in escape.bindings & graph.bindings):
             return None  # returned, stored, handed to an unknown callee: a later backward may be elsewhere
         if _read_by_nested_code(function, graph):
             return None
