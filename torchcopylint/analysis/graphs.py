@@ -42,6 +42,7 @@ SAVES_INPUT = frozenset({"pow", "square", "norm", "log", "log1p", "log2", "log10
 BILINEAR = frozenset({"mm", "matmul", "bmm", "mul", "multiply", "dot", "mv", "outer", "einsum", "linear",
                       "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "bilinear",
                       "baddbmm", "addmm", "addmv", "inner", "tensordot", "kron"})
+LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 # Containers of layers whose parameters are surely saved by a forward (several layers, one feeding the next).
 LAYER_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 
@@ -79,7 +80,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
             elif isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
                 bindings = function.bindings_at(node)
                 if not bindings and node.value not in ("True", "False", "None") \
-                        and not _roots_a_callee(node, parents):
+                        and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
                     result.external = True  # a global value (a module used as `F.relu(...)` is not one)
                 for binding in bindings:
                     if binding.kind == "param":
@@ -89,7 +90,8 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     result.bindings.add(binding)
                     if function.order_of(binding.statement) >= where_order:
                         result.carried = True
-                    if binding.value is not None and facts.grad_enabled_at(function, binding.statement):
+                    if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
+                            and not facts.surely_without_grad(binding.value, function):
                         pending.append((binding.value, binding.statement))
     return result
 
@@ -122,6 +124,14 @@ def _attached(expression: cst.CSTNode):
             continue
         yield node, parent
         stack.extend((child, node) for child in child_nodes(node))
+
+
+def _global_constant(name: str, facts) -> bool:
+    """A module-level name bound only to literals, imports, functions or classes: it carries no graph."""
+    module = facts.function_facts(facts.module)
+    bindings = [binding for binding in module.bindings if binding.name == name]
+    return bool(bindings) and all(
+        binding.kind in ("import", "def") or isinstance(binding.value, LITERALS) for binding in bindings)
 
 
 def _roots_a_callee(node: cst.Name, parents: dict) -> bool:
