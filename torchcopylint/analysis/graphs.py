@@ -83,13 +83,13 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
                     result.external = True  # a global value (a module used as `F.relu(...)` is not one)
                 for binding in bindings:
-                    if binding.kind == "param":
+                    if binding.kind == "param" and not _plain_value_parameter(binding):
                         result.external = True
+                    if function.order_of(binding.statement) >= where_order:
+                        result.carried = True  # made later in the body: the previous iteration's value
                     if binding in result.bindings:
                         continue
                     result.bindings.add(binding)
-                    if function.order_of(binding.statement) >= where_order:
-                        result.carried = True
                     if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
                             and not facts.surely_without_grad(binding.value, function):
                         pending.append((binding.value, binding.statement))
@@ -124,6 +124,18 @@ def _attached(expression: cst.CSTNode):
             continue
         yield node, parent
         stack.extend((child, node) for child in child_nodes(node))
+
+
+def _plain_value_parameter(binding: Binding) -> bool:
+    """`nz: int = 64`, `scale=0.5`: a parameter that holds a number or a flag, not a tensor with a graph."""
+    param = binding.statement
+    if not isinstance(param, cst.Param):
+        return False
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool", "str"):
+        return True
+    return param.default is not None and isinstance(param.default, LITERALS + (cst.Name,)) \
+        and (not isinstance(param.default, cst.Name) or param.default.value in ("True", "False", "None"))
 
 
 def _global_constant(name: str, facts) -> bool:

@@ -91,9 +91,11 @@ class RetainGraphWorkaround(Rule):
             return None  # `for loss in losses`: what the loss was made from is out of sight
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
-        backpropagated = {id(other.loss) for other in uses}
+        # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
+        # forward): neither keeps the value for a backward of its own.
+        harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
         if any(_may_carry_graph(binding, function, facts)
-               for escape in function.escapes if id(escape.node) not in backpropagated
+               for escape in function.escapes if id(escape.node) not in harmless
                for binding in escape.bindings & graph.bindings):
             return None  # returned, stored, handed to an unknown callee: a later backward may be elsewhere
         if _read_by_nested_code(function, graph):
@@ -109,6 +111,13 @@ class RetainGraphWorkaround(Rule):
         return self.finding(keyword_argument(use.call, "retain_graph"), message, _drop_retain_graph(use.call),
                             backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
                             kind="unneeded")
+
+
+def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
+    """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), by id."""
+    trained = frozenset().union(*facts.training.optimizers.values()) if facts.training.optimizers else frozenset()
+    return {id(arg.value) for call in function.call_statement if module_key(call.func) in trained
+            for arg in call.args}
 
 
 def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
