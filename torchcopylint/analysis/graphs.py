@@ -91,7 +91,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         continue
                     result.bindings.add(binding)
                     if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
-                            and not facts.surely_without_grad(binding.value, function):
+                            and not carries_no_graph(binding.value, function, facts):
                         pending.append((binding.value, binding.statement))
     return result
 
@@ -186,7 +186,7 @@ def graph_uses(function: FunctionFacts, facts) -> list[GraphUse]:
     """Every backward and autograd.grad call of the function, in statement order."""
     found = []
     for call, statement in function.call_statement.items():
-        loss = backpropagated_expression(call, function)
+        loss = _backpropagated(call, function, facts)
         if loss is None and _is_autograd_grad(call, facts):
             loss = _first_argument(call, "outputs")
         if loss is None:
@@ -194,6 +194,30 @@ def graph_uses(function: FunctionFacts, facts) -> list[GraphUse]:
         creates = keyword_is_true(call, "create_graph")
         found.append(GraphUse(call, loss, statement, keyword_is_true(call, "retain_graph") or creates, creates))
     return sorted(found, key=lambda use: function.order_of(use.statement))
+
+
+def _backpropagated(call: cst.Call, function: FunctionFacts, facts) -> Optional[cst.BaseExpression]:
+    """The loss of a backward call. `y.backward(grad_mask)` backpropagates `y` (the argument is the
+    gradient), unless the receiver is `torch.autograd` or an Accelerate/Fabric object, whose `backward`
+    takes the loss as its argument."""
+    loss = backpropagated_expression(call, function)
+    func = call.func
+    if loss is None or not isinstance(func, cst.Attribute) or func.attr.value != "backward" or loss is func.value:
+        return loss
+    receiver = func.value
+    if isinstance(receiver, cst.Call):
+        return loss  # `scaler.scale(loss).backward()`
+    if facts.names.qualified_name(receiver) in ("torch.autograd",):
+        return loss
+    label = (dotted_name(receiver) or "").rpartition(".")[2].lower()
+    if "accelerator" in label or "fabric" in label:
+        return loss
+    if isinstance(receiver, cst.Name):
+        for binding in function.bindings_at(receiver):
+            callee = dotted_name(binding.value.func) if isinstance(binding.value, cst.Call) else None
+            if callee and callee.rpartition(".")[2] in ("Accelerator", "Fabric"):
+                return loss
+    return receiver
 
 
 def _is_autograd_grad(call: cst.Call, facts) -> bool:
@@ -225,7 +249,7 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad)?"""
     for binding in first.bindings & second.bindings:
         if binding.value is not None and not binding.leaf and binding.kind != "loop" \
-                and not facts.surely_without_grad(binding.value, function):
+                and not carries_no_graph(binding.value, function, facts):
             return True
     return False
 
@@ -489,6 +513,46 @@ def _same_root(other: cst.CSTNode, node: cst.CSTNode) -> bool:
 def _short(facts, node: cst.CSTNode, limit: int = 30) -> str:
     text = " ".join(facts.code_for(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def carries_no_graph(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
+    """Is the value surely free of autograd history: numbers, tensors made without `requires_grad=True`
+    (`torch.linspace(-1, 1, 100).unsqueeze(1)`, `x.pow(2) + 0.2 * torch.rand(n)`), `.detach()`/`.data`,
+    and what tensor methods and torch functions make from those alone?"""
+    if depth > 8:
+        return False
+    if isinstance(expression, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if facts.surely_without_grad(expression, function):
+        return True
+    if isinstance(expression, cst.Name):
+        bindings = function.bindings_at(expression)
+        return bool(bindings) and all(binding.value is not None and not binding.leaf
+                                      and carries_no_graph(binding.value, function, facts, depth + 1)
+                                      for binding in bindings)
+    if isinstance(expression, (cst.Tuple, cst.List)):
+        return all(carries_no_graph(element.value, function, facts, depth + 1) for element in expression.elements)
+    if isinstance(expression, cst.BinaryOperation):
+        return carries_no_graph(expression.left, function, facts, depth + 1) and \
+            carries_no_graph(expression.right, function, facts, depth + 1)
+    if isinstance(expression, cst.UnaryOperation):
+        return carries_no_graph(expression.expression, function, facts, depth + 1)
+    if isinstance(expression, cst.Attribute) and expression.attr.value in ("shape", "dtype", "device"):
+        return True
+    if isinstance(expression, cst.Call):
+        arguments = [arg.value for arg in expression.args]
+        func = expression.func
+        qualified = facts.names.qualified_name(func)
+        if qualified is not None:
+            return qualified.startswith("torch.") and "Parameter" not in qualified \
+                and not qualified.startswith("torch.nn.") and all(
+                    carries_no_graph(value, function, facts, depth + 1) for value in arguments)
+        if isinstance(func, cst.Attribute) and func.attr.value != "requires_grad_":
+            if func.attr.value in ("size", "dim", "item", "tolist", "numel"):
+                return True
+            return carries_no_graph(func.value, function, facts, depth + 1) and all(
+                carries_no_graph(value, function, facts, depth + 1) for value in arguments)
+    return False
 
 
 def requires_grad(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:

@@ -9,6 +9,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
+    carries_no_graph,
     GraphUse,
     Slice,
     graph_uses,
@@ -91,6 +92,10 @@ class RetainGraphWorkaround(Rule):
             return None  # `for loss in losses`: what the loss was made from is out of sight
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
+        loops = function.loops_of.get(use.statement, ())
+        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts)
+                         for binding in graph.bindings):
+            return None  # made before the loop: the same backward runs through it again next iteration
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
         harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
@@ -121,7 +126,7 @@ def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
 
 
 def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
-    return binding.value is not None and not facts.surely_without_grad(binding.value, function)
+    return binding.value is not None and not carries_no_graph(binding.value, function, facts)
 
 
 def _generator_call(function: FunctionFacts, facts: ModuleFacts, context: dict) -> Optional[cst.Call]:
