@@ -26,10 +26,10 @@ from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_in
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import Backward, backpropagated_expression, module_key, parameter_owners
+from torchcopylint.analysis.training import backpropagated_expression, module_key, parameter_owners
 
 # Calls whose result carries no graph: the walk does not look into them.
-DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy", "cpu_numpy"})
+DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 DETACHING_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "print"})
 # Views: the saved tensor shares storage with the viewed one, so a write into one is a write into both.
 VIEW_METHODS = frozenset({"t", "view", "view_as", "reshape", "transpose", "permute", "unsqueeze", "squeeze",
@@ -267,10 +267,6 @@ def later_use_through(call: cst.Call, backward_statement: cst.CSTNode, function:
         if function.order_of(use.statement) > order and call in loss_slice(use.loss, use.statement, function, facts).calls:
             return use
     return None
-
-
-def as_backward(use: GraphUse) -> Backward:
-    return Backward(use.call, use.loss, use.statement)
 
 
 # --------------------------------------------------------------- .data writes
