@@ -510,6 +510,9 @@ def _gradients_after_backward(job: Job, backward_line: Optional[int], snapshot: 
     wrote = [False]
     seen: dict = {}
     saved = {"changed": 0, "total": 0}
+    # The storages the flagged line writes: only their saved values are restored, so that another
+    # write in the same function cannot pass for this one's effect.
+    written_storages: set = set()
 
     def pack(tensor):
         saved["total"] += 1
@@ -517,18 +520,30 @@ def _gradients_after_backward(job: Job, backward_line: Optional[int], snapshot: 
 
     def unpack(packed):
         tensor, copy = packed
+        if tensor.untyped_storage().data_ptr() not in written_storages:
+            return tensor
         if not torch.equal(tensor.detach(), copy):
             saved["changed"] += 1
         return copy if snapshot else tensor
 
+    def before_write(frame):
+        try:
+            target = eval(job.context.get("written", ""), frame.f_globals, frame.f_locals)  # noqa: S307
+        except Exception:  # noqa: BLE001 - the name is not there yet: nothing is recorded
+            return
+        if isinstance(target, torch.Tensor):
+            written_storages.add(target.untyped_storage().data_ptr())
+
     def after_write(frame):
         wrote[0] = True
+        before_write(frame)  # `w.data = new` gives `w` a new storage: the saved `w` has it now
 
     def after_backward(frame):
         if wrote[0] and "gradients" not in seen:
             seen["gradients"] = _visible_gradients(frame)
             raise StopRun
 
+    probe.on_before(job.line, before_write)
     probe.on_after(job.line, after_write)
     probe.on_after(backward_line, after_backward)
     failure = None
@@ -545,6 +560,8 @@ def _gradients_after_backward(job: Job, backward_line: Optional[int], snapshot: 
     if "gradients" not in seen:
         what = "the write" if not wrote[0] else f"the backward at line {backward_line} after the write"
         raise CannotRun(f"{what} was not reached with the made-up inputs" + (f" ({failure[:120]})" if failure else ""))
+    if not written_storages:
+        raise CannotRun(f"could not tell which tensor `{job.context.get('written')}` is at line {job.line}")
     return seen["gradients"], saved["changed"], saved["total"]
 
 
