@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -9,6 +10,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.graphs import later_use_through
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.training import GradSwitch, TrainingFacts, backward_calls, module_key
 from torchcopylint.rules.base import Finding, Rule
@@ -70,7 +72,8 @@ class DiscriminatorWithoutDetach(Rule):
                             reported.add(call)
                             safe = not _fix_would_break(call, arg.value, function, windows, window)
                             crash = _second_backward(source, loss_statement, window, function)
-                            yield self._finding(facts, call, arg.value, source, loss_statement, window, safe, crash)
+                            finding = self._finding(facts, call, arg.value, source, loss_statement, window, safe, crash)
+                            yield _linked_to_retained_graph(finding, facts, function, source, loss_statement)
                             break
 
     def _finding(self, facts, call, argument, source, loss_statement, window, safe: bool, crash) -> Finding:
@@ -132,6 +135,18 @@ def _reaches(expr, target: cst.Call, function: FunctionFacts) -> bool:
                         seen.add(binding)
                         pending.append(binding.value)
     return False
+
+
+def _linked_to_retained_graph(finding: Finding, facts: ModuleFacts, function: FunctionFacts, source: cst.Call,
+                              loss_statement: cst.CSTNode) -> Finding:
+    """When the step's backward keeps the graph (`retain_graph=True`) for a later backward through the same
+    generator output, say so: TCL011 reports that backward, and names this finding."""
+    later = later_use_through(source, loss_statement, function, facts)
+    if later is None:
+        return finding
+    note = (f"; `retain_graph=True` on that backward only hides the second-backward error of the backward at "
+            f"line {facts.line_of(later.statement)} (TCL011 at line {facts.line_of(loss_statement)})")
+    return dataclasses.replace(finding, message=finding.message + note)
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 80) -> str:

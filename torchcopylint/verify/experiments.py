@@ -571,6 +571,267 @@ def _leaves_behind(tensor: torch.Tensor) -> list:
     return found
 
 
+# --------------------------------------------- TCL010 and TCL011: what autograd saved and kept
+
+SECOND_BACKWARD_ERROR = "Trying to backward through the graph a second time"
+
+
+def data_write_under_autograd(job: Job) -> Outcome:
+    """Gradients as written against gradients computed from the values the forward used."""
+    backward_line = job.context.get("backward_line")
+    written_run = _gradients_after_backward(job, backward_line, snapshot=False)
+    correct_run = _gradients_after_backward(job, backward_line, snapshot=True)
+    written, changed, total = written_run
+    correct, changed, total = correct_run[0], correct_run[1], correct_run[2]
+    names = sorted(set(written) & set(correct))
+    if not names:
+        raise CannotRun("no gradient was visible in the function after the backward")
+    differences = {name: (written[name].double() - correct[name].double()).abs().max().item() for name in names}
+    worst = max(names, key=lambda name: differences[name])
+    if differences[worst] == 0:
+        return refuted(f"the write (line {job.line}) and the backward (line {backward_line}) ran; all {len(names)} "
+                       f"gradients are bitwise equal to those computed from the values the forward used "
+                       f"(the write changed {changed} of {total} saved tensors)")
+    scale = correct[worst].abs().max().item()
+    wrong = sum(1 for name in names if differences[name] > 0)
+    return confirmed(f"the write at line {job.line} changed {changed} of the {total} tensors autograd had saved "
+                     f"(their version counters did not move), and the backward at line {backward_line} used the new "
+                     f"values: {wrong} of {len(names)} gradients are wrong, largest difference {differences[worst]:.3g} "
+                     f"in `{worst}` (whose correct gradient has largest element {scale:.3g})")
+
+
+def _gradients_after_backward(job: Job, backward_line: Optional[int], snapshot: bool):
+    """Run to the first backward after the write; (gradients by name, saved tensors the write changed, saved tensors).
+
+    With `snapshot`, every tensor autograd saves is copied as it is saved and the backward reads the copy:
+    the gradient of the forward that ran, whatever was written into the tensors afterwards."""
+    probe = LineProbe(job.path)
+    wrote = [False]
+    seen: dict = {}
+    saved = {"changed": 0, "total": 0}
+    # The storages the flagged line writes: only their saved values are restored, so that another
+    # write in the same function cannot pass for this one's effect.
+    written_storages: set = set()
+
+    def pack(tensor):
+        saved["total"] += 1
+        return tensor, tensor.detach().clone()
+
+    def unpack(packed):
+        tensor, copy = packed
+        if tensor.untyped_storage().data_ptr() not in written_storages:
+            return tensor
+        if not torch.equal(tensor.detach(), copy):
+            saved["changed"] += 1
+        return copy if snapshot else tensor
+
+    def before_write(frame):
+        try:
+            target = eval(job.context.get("written", ""), frame.f_globals, frame.f_locals)  # noqa: S307
+        except Exception:  # noqa: BLE001 - the name is not there yet: nothing is recorded
+            return
+        if isinstance(target, torch.Tensor):
+            written_storages.add(target.untyped_storage().data_ptr())
+
+    def after_write(frame):
+        wrote[0] = True
+        before_write(frame)  # `w.data = new` gives `w` a new storage: the saved `w` has it now
+
+    def after_backward(frame):
+        if wrote[0] and "gradients" not in seen:
+            seen["gradients"] = _visible_gradients(frame)
+            raise StopRun
+
+    probe.on_before(job.line, before_write)
+    probe.on_after(job.line, after_write)
+    probe.on_after(backward_line, after_backward)
+    failure = None
+    try:
+        if snapshot:
+            with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+                run_loaded(job, probe)
+        else:
+            run_loaded(job, probe)
+    except StopRun:
+        pass
+    except RuntimeError as error:
+        failure = str(error).splitlines()[0] if str(error) else "RuntimeError"
+    if "gradients" not in seen:
+        what = "the write" if not wrote[0] else f"the backward at line {backward_line} after the write"
+        raise CannotRun(f"{what} was not reached with the made-up inputs" + (f" ({failure[:120]})" if failure else ""))
+    if not written_storages:
+        raise CannotRun(f"could not tell which tensor `{job.context.get('written')}` is at line {job.line}")
+    return seen["gradients"], saved["changed"], saved["total"]
+
+
+def _visible_gradients(frame) -> dict:
+    """The `.grad` of the leaf tensors, modules and optimizers the frame can see, by name."""
+    found: dict = {}
+    owners = set()
+
+    def add(name: str, tensor) -> None:
+        if isinstance(tensor, torch.Tensor) and tensor.grad is not None and id(tensor) not in owners:
+            owners.add(id(tensor))
+            found[name] = tensor.grad.detach().clone()
+
+    for name, value in frame.f_locals.items():
+        if isinstance(value, nn.Module):
+            for parameter_name, parameter in value.named_parameters():
+                add(f"{name}.{parameter_name}", parameter)
+        elif isinstance(value, torch.Tensor) and value.is_leaf:
+            add(name, value)
+        elif isinstance(value, torch.optim.Optimizer):
+            for g, group in enumerate(value.param_groups):
+                for i, parameter in enumerate(group["params"]):
+                    add(f"{name}.param_groups[{g}][{i}]", parameter)
+    return found
+
+
+def retain_graph_workaround(job: Job) -> Outcome:
+    """The bytes the retained graph holds, then the run without `retain_graph=True`."""
+    backward_line = job.context.get("backward_line") or job.line
+    held = _retained_after_backward(job, backward_line)
+    if held is None:
+        raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
+    activations, activation_count, parameters, parameter_count = held
+    if job.fixed_source is None:
+        raise CannotRun("the diagnosis has no fix to run")
+    later, error = _run_without_retaining(job, backward_line)
+    if error is not None and SECOND_BACKWARD_ERROR in error:
+        if job.context.get("kind") == "workaround":
+            raise CannotRun("without `retain_graph=True` the generator's backward needs the graph: TCL003's "
+                            "detach was not applied with it (on the same line)")
+        return refuted(f"without `retain_graph=True`, a later backward needed the graph: RuntimeError: {error[:140]}")
+    if error is not None:
+        raise CannotRun(f"the run without `retain_graph=True` failed otherwise: {error[:160]}")
+    if activation_count == 0:
+        return refuted(f"after the backward at line {backward_line} the retained graph held no saved activations")
+    detach = f" (with TCL003's `.detach()` at line {job.context.get('detach_line')} applied, as the fix requires)" \
+        if job.context.get("kind") == "workaround" else ""
+    return confirmed(f"after the backward at line {backward_line} the retained graph still held {activation_count} saved "
+                     f"activation tensors ({activations:,} bytes; plus {parameter_count} parameters, {parameters:,} "
+                     f"bytes, which live anyway); without `retain_graph=True`{detach} the run went on through "
+                     f"{later} later backward(s) to the next pass over that line with no second-backward error")
+
+
+def _backward_watcher(path: str, line: int, on_call: Callable) -> Callable:
+    original = torch.autograd.backward
+
+    def watching(tensors, *args, **kwargs):
+        result = original(tensors, *args, **kwargs)
+        frame = sys._getframe(1)
+        depth = 0
+        while frame is not None and depth < 12:
+            if frame.f_code.co_filename == path:
+                on_call(tensors, frame.f_lineno == line)
+                break
+            frame, depth = frame.f_back, depth + 1
+        return result
+
+    return watching
+
+
+def _retained_after_backward(job: Job, line: int):
+    """(activation bytes, activation tensors, parameter bytes, parameters) the graph holds after the backward."""
+    seen: dict = {}
+
+    def on_call(tensors, flagged: bool):
+        if flagged and "held" not in seen:
+            roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+            seen["held"] = _saved_bytes(roots)
+            raise StopRun
+
+    original = torch.autograd.backward
+    torch.autograd.backward = _backward_watcher(job.path, line, on_call)
+    try:
+        run_loaded(job)
+    except StopRun:
+        pass
+    except RuntimeError as error:
+        if "held" not in seen:
+            raise CannotRun(f"the code failed before the backward: {str(error).splitlines()[0][:160]}") from error
+    finally:
+        torch.autograd.backward = original
+    return seen.get("held")
+
+
+def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
+    """What the graph of `roots` still holds: saved tensors that are not leaves' memory (activations), and
+    those that share a leaf's storage (a parameter, or a view of one such as `weight.t()`)."""
+    nodes = []
+    pending = [root.grad_fn for root in roots if isinstance(root, torch.Tensor) and root.grad_fn is not None]
+    visited = set()
+    leaf_storages = set()
+    while pending:
+        node = pending.pop()
+        if node is None or node in visited:
+            continue
+        visited.add(node)
+        nodes.append(node)
+        variable = getattr(node, "variable", None)  # AccumulateGrad: the leaf itself
+        if isinstance(variable, torch.Tensor):
+            leaf_storages.add(variable.untyped_storage().data_ptr())
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    activations = parameters = activation_count = parameter_count = 0
+    counted = set()
+    for node in nodes:
+        for attribute in dir(node):
+            if not attribute.startswith("_saved_"):
+                continue
+            try:
+                value = getattr(node, attribute)
+            except RuntimeError:
+                continue  # freed by the backward: not held
+            for tensor in value if isinstance(value, (tuple, list)) else (value,):
+                if not isinstance(tensor, torch.Tensor) or tensor.numel() == 0:
+                    continue
+                storage = tensor.untyped_storage()
+                if storage.data_ptr() in counted:
+                    continue
+                counted.add(storage.data_ptr())
+                if storage.data_ptr() in leaf_storages or tensor.is_leaf:
+                    parameters, parameter_count = parameters + storage.nbytes(), parameter_count + 1
+                else:
+                    activations, activation_count = activations + storage.nbytes(), activation_count + 1
+    return activations, activation_count, parameters, parameter_count
+
+
+def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
+    """Run the fixed code until the flagged backward is about to run a second time: (later backwards, error)."""
+    fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories)
+    counts = {"flagged": 0, "later": 0}
+
+    def on_call(tensors, flagged: bool):
+        if flagged:
+            counts["flagged"] += 1
+        elif counts["flagged"]:
+            counts["later"] += 1
+
+    probe = LineProbe(job.path)
+    runs = [0]
+
+    def before(frame):
+        runs[0] += 1
+        if runs[0] > 1:
+            raise StopRun
+
+    probe.on_before(line, before)
+    original = torch.autograd.backward
+    torch.autograd.backward = _backward_watcher(job.path, line, on_call)
+    error = None
+    try:
+        run_loaded(fixed, probe)
+    except StopRun:
+        pass
+    except RuntimeError as raised:
+        error = str(raised).splitlines()[0] if str(raised) else "RuntimeError"
+    finally:
+        torch.autograd.backward = original
+    if not runs[0]:
+        raise CannotRun(f"the backward at line {line} was not reached in the fixed code")
+    return counts["later"], error
+
+
 EXPERIMENTS: dict[str, Callable[[Job], Outcome]] = {
     "TCL001": redundant_clone,
     "TCL002": alias_mutated,
@@ -581,5 +842,7 @@ EXPERIMENTS: dict[str, Callable[[Job], Outcome]] = {
     "TCL007": graph_kept_alive,
     "TCL008": tensor_copy_construct,
     "TCL009": numpy_of_grad_tensor,
+    "TCL010": data_write_under_autograd,
+    "TCL011": retain_graph_workaround,
     "TCL012": leaf_lost_by_copy,
 }

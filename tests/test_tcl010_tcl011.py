@@ -1,0 +1,349 @@
+"""TCL010 data-write-under-autograd and TCL011 retain-graph-workaround.
+
+The pages' examples are linted by test_rule_pages.py; here:
+
+- the runtime effect each rule claims, executed under torch: a `.data` write
+  between forward and backward gives a gradient that differs from the gradient
+  of the forward that ran (and the same write without `.data` raises); the
+  retain_graph workaround fills the generator's `.grad` in the discriminator
+  step and keeps saved tensors alive, and the fix (detach, no retain_graph)
+  runs;
+- the link between TCL003 and TCL011 on the page's workaround example;
+- the fixes: they parse, apply once, and leave nothing to fix;
+- precision cases found while building the rules, as regression tests.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from torchcopylint.diagnostic import Applicability
+from torchcopylint.engine import lint_source
+from torchcopylint.fix import fix_source
+from torchcopylint.pages import page_examples, page_text
+
+
+def diagnostics(source: str, code: str) -> list:
+    return [d for d in lint_source(textwrap.dedent(source), "<x>") if d.code == code]
+
+
+def lines(source: str, code: str) -> list[int]:
+    return sorted(d.location.line for d in diagnostics(source, code))
+
+
+def workaround_example() -> str:
+    """The untagged example of TCL011's page: the GAN step that retains the graph instead of detaching."""
+    text = page_text("TCL011") or ""
+    match = re.search(r"^```python\n(.*?)^```", text, re.S | re.M)
+    assert match, "TCL011's page shows the workaround in a plain ```python block"
+    return match.group(1)
+
+
+# --- the link between TCL003 and TCL011 ------------------------------------------------
+
+
+def test_workaround_reports_both_rules_and_each_names_the_other():
+    source = workaround_example()
+    found = {d.code: d for d in lint_source(source, "<x>") if d.code in ("TCL003", "TCL011")}
+    assert set(found) == {"TCL003", "TCL011"}
+    tcl003, tcl011 = found["TCL003"], found["TCL011"]
+    assert (tcl003.location.line, tcl011.location.line) == (13, 14)
+    assert f"TCL003 at line {tcl003.location.line}" in tcl011.message
+    assert f"TCL011 at line {tcl011.location.line}" in tcl003.message
+    assert "backward at line 18" in tcl011.message and "backward at line 18" in tcl003.message
+    assert tcl011.fix is not None and tcl011.fix.applicability is Applicability.UNSAFE
+
+
+def test_tcl003_alone_names_no_tcl011():
+    """The same step with a fresh fake batch for the generator: retain_graph serves nothing of TCL003's."""
+    source = workaround_example().replace("g_loss = F.softplus(-netD(fake)).mean()",
+                                          "g_loss = F.softplus(-netD(netG(torch.randn(real.size(0), nz)))).mean()")
+    tcl003 = diagnostics(source, "TCL003")
+    assert len(tcl003) == 1 and "TCL011" not in tcl003[0].message
+    assert [d.context["kind"] for d in diagnostics(source, "TCL011")] == ["unneeded"]
+
+
+def test_both_fixes_together_leave_a_clean_step():
+    source = workaround_example()
+    outcome = fix_source(source, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True)
+    assert outcome.error is None, outcome.error
+    assert "netD(fake.detach())" in outcome.fixed and "retain_graph" not in outcome.fixed
+    assert not [d for d in lint_source(outcome.fixed, "<x>") if d.code in ("TCL003", "TCL011")]
+
+
+# --- fixes parse, apply once, and are idempotent -------------------------------------
+
+
+@pytest.mark.parametrize("code", ["TCL010", "TCL011"])
+def test_unsafe_fixes_parse_and_are_idempotent(code):
+    import ast
+
+    fixed_any = 0
+    for example in page_examples(code):
+        if example.kind != "flagged":
+            continue
+        outcome = fix_source(example.source, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True)
+        assert outcome.error is None, outcome.error
+        ast.parse(outcome.fixed)
+        if outcome.fixed != example.source:
+            fixed_any += 1
+            again = fix_source(outcome.fixed, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True)
+            assert again.fixed == outcome.fixed
+        assert all(d.fix is None or d.fix.applicability is Applicability.UNSAFE
+                   for d in lint_source(example.source, "<x>") if d.code == code)
+    assert fixed_any >= 2
+
+
+def test_tcl010_offers_no_fix_when_the_write_is_not_beside_the_backward():
+    source = """
+    import torch
+
+
+    def fit(x, y, steps: int = 10, lr: float = 0.1):
+        w = torch.randn(3, requires_grad=True)
+        v = torch.randn(3, requires_grad=True)
+        for step in range(steps):
+            pred = x @ (w * v)
+            if step % 2:
+                w.data.mul_(0.5)
+            loss = ((pred - y) ** 2).mean()
+            loss.backward()
+        return w, v
+    """
+    found = diagnostics(source, "TCL010")
+    assert [d.location.line for d in found] == [11] and found[0].fix is None
+
+
+# --- precision -----------------------------------------------------------------------
+
+
+def test_tcl010_needs_the_forward_before_the_write_and_the_backward_after():
+    after_backward = """
+    import torch
+
+
+    def train(model, loader):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in loader:
+            loss = (model(x) - y).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)
+    """
+    assert lines(after_backward, "TCL010") == []
+    between = after_backward.replace("""            optimizer.zero_grad()
+            loss.backward()
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)""", """            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-0.1)
+            optimizer.zero_grad()
+            loss.backward()""")
+    assert lines(between, "TCL010") == [10]
+
+
+def test_tcl010_silent_for_a_single_linear_layer_on_data():
+    """`nn.Linear` on a data batch saves the input, not the weight: writing the weight changes nothing."""
+    source = """
+    import torch
+    from torch import nn
+
+
+    def train(loader):
+        model = nn.Linear(8, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in loader:
+            loss = (model(x) - y).pow(2).mean()
+            for p in model.parameters():
+                p.data.clamp_(-1.0, 1.0)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    """
+    assert lines(source, "TCL010") == []
+    deeper = source.replace("model = nn.Linear(8, 1)", "model = nn.Sequential(nn.Linear(8, 4), nn.Tanh(), nn.Linear(4, 1))")
+    assert lines(deeper, "TCL010") == [12]
+
+
+def test_tcl010_silent_when_the_written_tensor_is_an_argument():
+    source = """
+    import torch
+
+
+    def step(w, v, x, y):
+        loss = ((x @ (w * v) - y) ** 2).mean()
+        w.data.mul_(0.5)
+        loss.backward()
+    """
+    assert lines(source, "TCL010") == []
+
+
+def test_tcl011_silent_when_the_graph_can_leave_the_function():
+    returned = """
+    import torch.nn.functional as F
+
+
+    def forward_backward(model, x, y):
+        out = model(x)
+        loss = F.mse_loss(out, y)
+        loss.backward(retain_graph=True)
+        return out
+    """
+    assert lines(returned, "TCL011") == []
+    closure = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def fit(model, loader):
+        optimizer = torch.optim.LBFGS(model.parameters())
+        for x, y in loader:
+            out = model(x)
+            loss = F.mse_loss(out, y)
+            loss.backward(retain_graph=True)
+            optimizer.step(lambda: F.mse_loss(out, y))
+    """
+    assert lines(closure, "TCL011") == []
+
+
+def test_tcl011_silent_for_a_loss_taken_from_a_list():
+    source = """
+    import torch
+
+
+    def per_loss_norms(model, images, targets, criteria):
+        outputs = model(images)
+        norms = []
+        for loss in [criterion(outputs, targets) for criterion in criteria]:
+            loss.backward(retain_graph=True)
+            norms.append(sum(p.grad.norm().item() for p in model.parameters()))
+        return norms
+    """
+    assert lines(source, "TCL011") == []
+
+
+def test_tcl011_flags_two_backwards_of_unrelated_graphs():
+    source = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def train(model, loader):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for a, b, y in loader:
+            loss_a = F.mse_loss(model(a), y)
+            loss_a.backward(retain_graph=True)
+            loss_b = F.mse_loss(model(b), y)
+            loss_b.backward()
+            optimizer.step()
+    """
+    assert lines(source, "TCL011") == [10]
+    shared = source.replace("loss_b = F.mse_loss(model(b), y)", "loss_b = F.mse_loss(model(b), y) + loss_a")
+    assert lines(shared, "TCL011") == []
+
+
+# --- the runtime effect ---------------------------------------------------------------
+
+torch = pytest.importorskip("torch")
+
+
+def _critic_step(clip_between: bool, snapshot: bool, without_data: bool = False):
+    """One WGAN critic step; the first layer's weight gradient."""
+    from torch import nn
+
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    real, fake = torch.randn(32, 8) + 2.0, torch.randn(32, 8)
+    if snapshot:
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+            loss = critic(fake).mean() - critic(real).mean()
+    else:
+        loss = critic(fake).mean() - critic(real).mean()
+    if clip_between:
+        for p in critic.parameters():
+            if without_data:
+                with torch.no_grad():
+                    p.clamp_(-0.01, 0.01)
+            else:
+                p.data.clamp_(-0.01, 0.01)
+    loss.backward()
+    return critic[0].weight.grad.clone()
+
+
+def test_tcl010_runtime_the_data_write_gives_a_wrong_gradient_silently():
+    as_written = _critic_step(clip_between=True, snapshot=False)
+    correct = _critic_step(clip_between=True, snapshot=True)
+    no_write = _critic_step(clip_between=False, snapshot=False)
+    assert torch.equal(correct, no_write), "the snapshot gives the gradient of the forward that ran"
+    largest = (as_written - correct).abs().max().item()
+    assert largest > 0.1 * correct.abs().max().item(), f"largest difference {largest}"
+
+
+def test_tcl010_runtime_the_same_write_without_data_raises():
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        _critic_step(clip_between=True, snapshot=False, without_data=True)
+
+
+def _gan_step(detach: bool, retain: bool):
+    """The page's workaround step, once: (generator parameters with a gradient after the D step,
+    activation bytes the D step's graph still holds)."""
+    from torch import nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    netG = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 8))
+    netD = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    optD = torch.optim.Adam(netD.parameters(), lr=2e-4)
+    optG = torch.optim.Adam(netG.parameters(), lr=2e-4)
+    real = torch.randn(16, 8)
+    fake = netG(torch.randn(16, 4))
+    optD.zero_grad()
+    d_loss = F.softplus(-netD(real)).mean() + F.softplus(netD(fake.detach() if detach else fake)).mean()
+    d_loss.backward(retain_graph=retain)
+    reached = sum(1 for p in netG.parameters() if p.grad is not None and p.grad.abs().sum() > 0)
+    held = _held_bytes(d_loss)
+    optD.step()
+    optG.zero_grad()
+    F.softplus(-netD(fake)).mean().backward()
+    optG.step()
+    return reached, held
+
+
+def _held_bytes(loss) -> int:
+    total, seen, pending, visited = 0, set(), [loss.grad_fn], set()
+    while pending:
+        node = pending.pop()
+        if node is None or node in visited:
+            continue
+        visited.add(node)
+        pending.extend(next_node for next_node, _ in node.next_functions)
+        for attribute in dir(node):
+            if attribute.startswith("_saved_"):
+                try:
+                    value = getattr(node, attribute)
+                except RuntimeError:
+                    continue
+                if isinstance(value, torch.Tensor) and value.grad_fn is not None \
+                        and value.untyped_storage().data_ptr() not in seen:
+                    seen.add(value.untyped_storage().data_ptr())
+                    total += value.untyped_storage().nbytes()
+    return total
+
+
+def test_tcl011_runtime_the_workaround_fills_the_generator_and_keeps_the_graph():
+    reached, held = _gan_step(detach=False, retain=True)
+    assert reached == 4, "the discriminator step's backward filled every generator parameter's .grad"
+    assert held > 0, "the retained graph still holds saved activations after the backward"
+
+
+def test_tcl011_runtime_without_retain_graph_the_undetached_step_fails():
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        _gan_step(detach=False, retain=False)
+
+
+def test_tcl011_runtime_the_fix_runs_and_leaves_the_generator_alone():
+    reached, held = _gan_step(detach=True, retain=False)
+    assert reached == 0 and held == 0

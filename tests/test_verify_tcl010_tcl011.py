@@ -1,0 +1,128 @@
+"""--verify for TCL010 and TCL011: the verdict comes from running the code, and can go either way.
+
+One child process verifies a small module holding the rules' own diagnostics (confirmed) and two
+false diagnoses made by hand (refuted): a `.data` write into a tensor the backward did not save,
+and a `retain_graph=True` that a later backward does need.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity
+from torchcopylint.engine import lint_source
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="--verify needs torch")
+
+MODULE = textwrap.dedent('''
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    def early_update(steps: int = 3, lr: float = 0.1):
+        torch.manual_seed(0)
+        x = torch.randn(16, 4)
+        y = x.sum(dim=1, keepdim=True)
+        w1 = torch.randn(4, 8, requires_grad=True)
+        w2 = torch.randn(8, 1, requires_grad=True)
+        for step in range(steps):
+            hidden = torch.tanh(x @ w1)
+            loss = ((hidden @ w2 - y) ** 2).mean()
+            if step > 0:
+                w1.data -= lr * w1.grad
+                w2.data -= lr * w2.grad
+                w1.grad.zero_()
+                w2.grad.zero_()
+            loss.backward()
+        return w1, w2
+
+
+    def shared_features(steps: int = 2):
+        torch.manual_seed(0)
+        backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        head_a, head_b = nn.Linear(8, 1), nn.Linear(8, 1)
+        for _ in range(steps):
+            x = torch.randn(16, 4)
+            features = backbone(x)
+            loss_a = head_a(features).pow(2).mean()
+            loss_b = head_b(features).abs().mean()
+            loss_a.backward(retain_graph=True)
+            loss_b.backward()
+
+
+    def retained_for_nothing(steps: int = 2):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        for _ in range(steps):
+            loss = F.cross_entropy(model(torch.randn(16, 4)), torch.randint(0, 2, (16,)))
+            loss.backward(retain_graph=True)
+''')
+
+
+def _line(text: str) -> int:
+    return next(number for number, line in enumerate(MODULE.splitlines(), 1) if text in line)
+
+
+def _false_tcl010(path: str) -> Diagnostic:
+    line = _line("w1.data -= lr * w1.grad")
+    return Diagnostic("TCL010", "data-write-under-autograd", "hand-made: w1 is not saved by `x @ w1`",
+                      Location(path, line, 17, line, 40), Severity.ERROR,
+                      context={"backward_line": _line("loss.backward()"), "written": "w1"})
+
+
+def _false_tcl011(path: str) -> Diagnostic:
+    line = _line("loss_a.backward(retain_graph=True)")
+    text = MODULE.splitlines()[line - 1]
+    start = text.index("loss_a.backward(") + 1
+    end = start + len("loss_a.backward(retain_graph=True)")
+    return Diagnostic("TCL011", "retain-graph-workaround", "hand-made: loss_b needs the graph",
+                      Location(path, line, start, line, end), Severity.ERROR,
+                      fix=Fix.unsafe("Remove `retain_graph=True`", Edit(line, start, line, end, "loss_a.backward()")),
+                      context={"backward_line": line, "loss": "loss_a", "kind": "unneeded"})
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory):
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    path = tmp_path_factory.mktemp("verify-tcl010-011") / "steps.py"
+    path.write_text(MODULE, encoding="utf-8")
+    own = [d for d in lint_source(MODULE, str(path)) if d.code in ("TCL010", "TCL011")]
+    diagnostics = own + [_false_tcl010(str(path)), _false_tcl011(str(path))]
+    results = verify(diagnostics, {str(path): MODULE}, VerifyOptions(device="cpu", timeout=120, jobs=1))
+    return {(d.code, d.location.line, d.message.startswith("hand-made")): d.verdict for d in results}
+
+
+def test_the_rules_find_what_the_module_holds():
+    found = sorted((d.code, d.location.line) for d in lint_source(MODULE, "steps.py") if d.code in ("TCL010", "TCL011"))
+    assert found == [("TCL010", _line("w2.data -= lr * w2.grad")),
+                     ("TCL011", _line("loss.backward(retain_graph=True)"))]
+
+
+def test_data_write_into_a_saved_tensor_is_confirmed_with_the_gradient_difference(verified):
+    verdict = verified[("TCL010", _line("w2.data -= lr * w2.grad"), False)]
+    assert verdict.status == "confirmed", verdict
+    assert "largest difference" in verdict.evidence and "`w1`" in verdict.evidence
+
+
+def test_data_write_into_a_tensor_not_saved_is_refuted(verified):
+    verdict = verified[("TCL010", _line("w1.data -= lr * w1.grad"), True)]
+    assert verdict.status == "refuted", verdict
+    assert "bitwise equal" in verdict.evidence
+
+
+def test_unneeded_retain_graph_is_confirmed_with_the_bytes_held(verified):
+    verdict = verified[("TCL011", _line("loss.backward(retain_graph=True)"), False)]
+    assert verdict.status == "confirmed", verdict
+    assert "bytes" in verdict.evidence and "no second-backward error" in verdict.evidence
+
+
+def test_retain_graph_a_later_backward_needs_is_refuted(verified):
+    verdict = verified[("TCL011", _line("loss_a.backward(retain_graph=True)"), True)]
+    assert verdict.status == "refuted", verdict
+    assert "backward through the graph a second time" in verdict.evidence

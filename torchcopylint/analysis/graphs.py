@@ -1,0 +1,604 @@
+"""What a backward reaches: the values a loss was computed from, in one function.
+
+A backward (or `torch.autograd.grad`) runs through the graph recorded while its
+loss was computed. Followed back through the function's bindings from the loss,
+the *slice* of a backward is every expression whose value reached the loss while
+attached to autograd: not through `.detach()`, `.data`, `.item()`, nor computed
+with grad mode off. Two rules read it:
+
+- TCL010 (data-write-under-autograd) asks whether a tensor written through
+  `.data` was used in that slice before the write, where autograd saves it;
+- TCL011 (retain-graph-workaround) asks whether a later backward shares a graph
+  with one that retained it.
+
+Slices are computed on demand, only for functions that have a `.data` write or
+a `retain_graph=True` backward; nothing here walks a whole module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_index
+from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.torchnames import dotted_name
+from torchcopylint.analysis.training import backpropagated_expression, module_key, parameter_owners
+
+# Calls whose result carries no graph: the walk does not look into them.
+DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+DETACHING_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "print"})
+# Views: the saved tensor shares storage with the viewed one, so a write into one is a write into both.
+VIEW_METHODS = frozenset({"t", "view", "view_as", "reshape", "transpose", "permute", "unsqueeze", "squeeze",
+                          "expand", "expand_as", "flatten", "contiguous", "narrow", "select", "T", "mT"})
+# Operations that save their input tensor for the backward whatever the other operands are.
+SAVES_INPUT = frozenset({"pow", "square", "norm", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "abs",
+                         "atan", "asin", "acos", "erf", "prod", "cumprod", "dist", "cdist", "vector_norm",
+                         "matrix_norm"})
+# Bilinear operations: each operand is saved for the other's gradient, so only when the other requires grad.
+BILINEAR = frozenset({"mm", "matmul", "bmm", "mul", "multiply", "dot", "mv", "outer", "einsum", "linear",
+                      "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "bilinear",
+                      "baddbmm", "addmm", "addmv", "inner", "tensordot", "kron"})
+LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+# Containers of layers whose parameters are surely saved by a forward (several layers, one feeding the next).
+LAYER_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+
+
+@dataclass
+class Slice:
+    """What a loss was computed from, attached to autograd, in one function."""
+
+    # (node, parent, statement): every node of an attached expression that reached the loss.
+    nodes: list = field(default_factory=list)
+    bindings: set = field(default_factory=set)
+    calls: set = field(default_factory=set)
+    # The loss also depends on a value made outside this function's sight: a parameter of the
+    # function, an attribute (`self.fake`), a name with no assignment here.
+    external: bool = False
+    # Reached through a loop's back edge: a value the previous iteration computed.
+    carried: bool = False
+
+
+def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts) -> Slice:
+    result = Slice()
+    pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loss, statement)]
+    while pending:
+        expression, where = pending.pop()
+        where_order = function.order_of(where)
+        parents: dict = {}
+        for node, parent in _attached(expression):
+            parents[id(node)] = parent
+            result.nodes.append((node, parent, where))
+            if isinstance(node, cst.Call):
+                result.calls.add(node)
+            elif isinstance(node, cst.Attribute) and not _is_callee(node, parent) \
+                    and isinstance(node.value, cst.Name) and node.value.value == "self":
+                result.external = True
+            elif isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
+                bindings = function.bindings_at(node)
+                if not bindings and node.value not in ("True", "False", "None") \
+                        and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
+                    result.external = True  # a global value (a module used as `F.relu(...)` is not one)
+                for binding in bindings:
+                    if binding.kind == "param" and not _plain_value_parameter(binding):
+                        result.external = True
+                    if function.order_of(binding.statement) >= where_order:
+                        result.carried = True  # made later in the body: the previous iteration's value
+                    if binding in result.bindings:
+                        continue
+                    result.bindings.add(binding)
+                    if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
+                            and not carries_no_graph(binding.value, function, facts):
+                        pending.append((binding.value, binding.statement))
+    return result
+
+
+def _attached(expression: cst.CSTNode):
+    """(node, parent) for every node of `expression` that can carry a graph into its value.
+
+    A callee is not data: `netD(x)` and `self.D(x)` bring in their arguments, not the module
+    (whose parameters are leaves, not a graph); `out.view(-1)` brings in `out`.
+    """
+    stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(expression, None)]
+    while stack:
+        node, parent = stack.pop()
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in DETACHING_METHODS:
+                continue
+            if isinstance(func, cst.Name) and func.value in DETACHING_BUILTINS:
+                continue
+            yield node, parent
+            stack.extend((arg, node) for arg in node.args)
+            if isinstance(func, cst.Attribute) and not _rooted_at_self(func) and not isinstance(func.value, cst.Name):
+                stack.append((func, node))
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value != "self":
+                stack.append((func, node))
+            continue
+        if isinstance(node, cst.Attribute) and node.attr.value in ("data", "grad", "shape", "dtype", "device"):
+            continue
+        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        yield node, parent
+        stack.extend((child, node) for child in child_nodes(node))
+
+
+def _plain_value_parameter(binding: Binding) -> bool:
+    """`nz: int = 64`, `scale=0.5`: a parameter that holds a number or a flag, not a tensor with a graph."""
+    param = binding.statement
+    if not isinstance(param, cst.Param):
+        return False
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool", "str"):
+        return True
+    return param.default is not None and isinstance(param.default, LITERALS + (cst.Name,)) \
+        and (not isinstance(param.default, cst.Name) or param.default.value in ("True", "False", "None"))
+
+
+def _global_constant(name: str, facts) -> bool:
+    """A module-level name bound only to literals, imports, functions or classes: it carries no graph."""
+    module = facts.function_facts(facts.module)
+    bindings = [binding for binding in module.bindings if binding.name == name]
+    return bool(bindings) and all(
+        binding.kind in ("import", "def") or isinstance(binding.value, LITERALS) for binding in bindings)
+
+
+def _roots_a_callee(node: cst.Name, parents: dict) -> bool:
+    """`F` in `F.cross_entropy(...)`, `torch` in `torch.nn.functional.relu(...)`."""
+    current, parent = node, parents.get(id(node))
+    while isinstance(parent, cst.Attribute) and parent.value is current:
+        current, parent = parent, parents.get(id(parent))
+    return current is not node and isinstance(parent, cst.Call) and parent.func is current
+
+
+def _rooted_at_self(node: cst.CSTNode) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _is_callee(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
+    return isinstance(parent, cst.Call) and parent.func is node
+
+
+def _is_attribute_name(node: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
+    return isinstance(parent, cst.Attribute) and parent.attr is node
+
+
+# ------------------------------------------------------------------ backwards
+
+
+@dataclass(frozen=True)
+class GraphUse:
+    """A backward or `torch.autograd.grad` call: where a graph is consumed."""
+
+    call: cst.Call
+    loss: cst.BaseExpression
+    statement: cst.CSTNode
+    retains: bool  # `retain_graph=True` (or `create_graph=True`, which retains too)
+    creates: bool  # `create_graph=True`: a higher-order graph is wanted
+
+
+def graph_uses(function: FunctionFacts, facts) -> list[GraphUse]:
+    """Every backward and autograd.grad call of the function, in statement order."""
+    found = []
+    for call, statement in function.call_statement.items():
+        loss = _backpropagated(call, function, facts)
+        if loss is None and _is_autograd_grad(call, facts):
+            loss = _first_argument(call, "outputs")
+        if loss is None:
+            continue
+        creates = keyword_is_true(call, "create_graph")
+        found.append(GraphUse(call, loss, statement, keyword_is_true(call, "retain_graph") or creates, creates))
+    return sorted(found, key=lambda use: function.order_of(use.statement))
+
+
+def _backpropagated(call: cst.Call, function: FunctionFacts, facts) -> Optional[cst.BaseExpression]:
+    """The loss of a backward call. `y.backward(grad_mask)` backpropagates `y` (the argument is the
+    gradient), unless the receiver is `torch.autograd` or an Accelerate/Fabric object, whose `backward`
+    takes the loss as its argument."""
+    loss = backpropagated_expression(call, function)
+    func = call.func
+    if loss is None or not isinstance(func, cst.Attribute) or func.attr.value != "backward" or loss is func.value:
+        return loss
+    receiver = func.value
+    if isinstance(receiver, cst.Call):
+        return loss  # `scaler.scale(loss).backward()`
+    if facts.names.qualified_name(receiver) in ("torch.autograd",):
+        return loss
+    label = (dotted_name(receiver) or "").rpartition(".")[2].lower()
+    if "accelerator" in label or "fabric" in label:
+        return loss
+    if isinstance(receiver, cst.Name):
+        for binding in function.bindings_at(receiver):
+            callee = dotted_name(binding.value.func) if isinstance(binding.value, cst.Call) else None
+            if callee and callee.rpartition(".")[2] in ("Accelerator", "Fabric"):
+                return loss
+    return receiver
+
+
+def _is_autograd_grad(call: cst.Call, facts) -> bool:
+    qualified = facts.names.qualified_name(call.func)
+    if qualified in ("torch.autograd.grad", "torch.autograd.functional.vjp"):
+        return True
+    name = dotted_name(call.func) or ""
+    return name in ("autograd.grad", "torch.autograd.grad")
+
+
+def _first_argument(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[0] if positional else None
+
+
+def keyword_is_true(call: cst.Call, keyword: str) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == keyword and isinstance(arg.value, cst.Name)
+               and arg.value.value == "True" for arg in call.args)
+
+
+def keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.Arg]:
+    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None)
+
+
+def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) -> bool:
+    """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad)?"""
+    for binding in first.bindings & second.bindings:
+        if binding.value is not None and not binding.leaf and binding.kind != "loop" \
+                and not carries_no_graph(binding.value, function, facts):
+            return True
+    return False
+
+
+def later_use_through(call: cst.Call, backward_statement: cst.CSTNode, function: FunctionFacts,
+                      facts) -> Optional[GraphUse]:
+    """When the backward at `backward_statement` keeps its graph (`retain_graph=True`), the first later
+    backward whose loss still depends on `call`'s result, attached: the use that retain_graph serves."""
+    uses = graph_uses(function, facts)
+    retained = next((use for use in uses if use.statement is backward_statement), None)
+    if retained is None or not keyword_is_true(retained.call, "retain_graph") or retained.creates:
+        return None
+    order = function.order_of(backward_statement)
+    for use in uses:
+        if function.order_of(use.statement) > order and call in loss_slice(use.loss, use.statement, function, facts).calls:
+            return use
+    return None
+
+
+# --------------------------------------------------------------- .data writes
+
+
+@dataclass(frozen=True)
+class DataWrite:
+    """A write through `.data`: `w.data.add_(...)`, `w.data = v`, `w.data[i] = v`, `w.data += v`."""
+
+    node: cst.CSTNode  # what the diagnostic sits on: the call, or the assignment
+    statement: cst.CSTNode  # the small statement holding it
+    written: cst.BaseExpression  # the tensor written: `w` in `w.data.add_(...)`
+    data: cst.Attribute  # the `w.data` expression itself
+    description: str
+
+
+def data_writes(function: FunctionFacts) -> list[DataWrite]:
+    """The function's writes through `.data`, in statement order."""
+    found = []
+    for call, statement in function.call_statement.items():
+        func = call.func
+        if isinstance(func, cst.Attribute) and is_inplace_method_name(func.attr.value):
+            data = _data_access(func.value)
+            if data is not None:
+                found.append(DataWrite(call, statement, data.value, data, f".{func.attr.value}()"))
+    for statement in function.statement_order:
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                data = _data_access(target.target)
+                if data is not None:
+                    kind = "= ..." if target.target is data else "[...] = ..."
+                    found.append(DataWrite(statement, statement, data.value, data, kind))
+        elif isinstance(statement, cst.AugAssign):
+            data = _data_access(statement.target)
+            if data is not None:
+                found.append(DataWrite(statement, statement, data.value, data, "op= ..."))
+    return sorted(found, key=lambda write: function.order_of(write.statement))
+
+
+def _data_access(expression: cst.BaseExpression) -> Optional[cst.Attribute]:
+    """`w.data` for `w.data`, `w.data[i]`, `w.data[:, 0]`; None otherwise."""
+    while isinstance(expression, cst.Subscript):
+        expression = expression.value
+    if isinstance(expression, cst.Attribute) and expression.attr.value == "data" \
+            and isinstance(expression.value, (cst.Name, cst.Attribute, cst.Subscript)):
+        return expression
+    return None
+
+
+@dataclass(frozen=True)
+class WrittenTensor:
+    """What a `.data` write writes into, as the forward would have used it."""
+
+    storages: frozenset  # a local tensor's storages (empty for module parameters)
+    path: Optional[str]  # `self.weight`, `model.fc.weight`: an attribute path
+    modules: frozenset  # modules whose parameters are written (`for p in net.parameters()`)
+    label: str
+
+
+def written_tensor(write: DataWrite, function: FunctionFacts, facts) -> Optional[WrittenTensor]:
+    written = write.written
+    label = facts.code_for(written)
+    if isinstance(written, cst.Name):
+        bindings = function.bindings_at(written)
+        if not bindings:
+            return None
+        modules = frozenset().union(*(_parameter_modules(binding, function, facts) for binding in bindings))
+        if modules:
+            return WrittenTensor(frozenset(), None, modules, label)
+        if any(binding.kind in ("loop", "param", "with", "import", "def") for binding in bindings):
+            return None  # a loop variable over something else, an argument: not known here
+        storages = frozenset().union(*(binding.storages for binding in bindings))
+        return WrittenTensor(storages, None, frozenset(), label) if storages else None
+    path = dotted_name(written)
+    if path is None or "." not in path:
+        return None
+    return WrittenTensor(frozenset(), path, frozenset(), label)
+
+
+def _parameter_modules(binding: Binding, function: FunctionFacts, facts) -> frozenset:
+    """For `p` in `for p in net.parameters()`: {"net"}; in `for p in group["params"]` over
+    `opt.param_groups`: the modules that optimizer trains."""
+    if binding.kind != "loop":
+        return frozenset()
+    if binding.leaf == "parameter" and binding.leaf_origin is not None:
+        return parameter_owners(binding.leaf_origin)
+    loop = binding.statement
+    if not isinstance(loop, cst.For):
+        return frozenset()
+    iterator = loop.iter
+    if isinstance(iterator, cst.Subscript) and isinstance(iterator.value, cst.Name):
+        for group in function.bindings_at(iterator.value):
+            outer = group.statement
+            if group.kind == "loop" and isinstance(outer, cst.For) and isinstance(outer.iter, cst.Attribute) \
+                    and outer.iter.attr.value == "param_groups":
+                optimizer = dotted_name(outer.iter.value)
+                return facts.training.optimizers.get(optimizer, frozenset())
+    return frozenset()
+
+
+@dataclass(frozen=True)
+class SavedUse:
+    """A use of the written tensor, in a backward's slice, where autograd saves it."""
+
+    node: cst.CSTNode
+    statement: cst.CSTNode
+    how: str  # for the message: "`x @ w`", "`net(...)`"
+
+
+def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, facts) -> list[SavedUse]:
+    """Uses of `written` in the slice, in grad mode, where the backward will read its values."""
+    parents = {id(node): parent for node, parent, _ in graph.nodes}
+    found = []
+    for node, parent, statement in graph.nodes:
+        if not facts.grad_enabled_at(function, statement):
+            continue
+        if isinstance(node, cst.Call) and (written.modules or written.path):
+            key = module_key(node.func)
+            if key is not None and _related_module(key, written) \
+                    and _module_saves_weights(node, key, function, facts, whole=bool(written.modules)):
+                found.append(SavedUse(node, statement, f"`{key}(...)`"))
+            continue
+        if written.storages and isinstance(node, cst.Name) and not _is_callee(node, parent) \
+                and not _is_attribute_name(node, parent):
+            storages = frozenset().union(*(b.storages for b in function.bindings_at(node)))
+            if storages & written.storages:
+                how = _saving_operation(node, parents, function, facts)
+                if how:
+                    found.append(SavedUse(node, statement, how))
+        elif written.path and isinstance(node, cst.Attribute) and dotted_name(node) == written.path \
+                and not _is_callee(node, parent):
+            how = _saving_operation(node, parents, function, facts)
+            if how:
+                found.append(SavedUse(node, statement, how))
+    return found
+
+
+def _related_module(key: str, written: WrittenTensor) -> bool:
+    """Does calling module `key` use the written parameters? `net(...)` or `net.fc(...)` for all of `net`'s
+    parameters; only `net.fc(...)` itself for `net.fc.weight` (which layer of `net` it is, is not known)."""
+    for module in written.modules:
+        if key == module or key.startswith(module + ".") or module.startswith(key + "."):
+            return True
+    return bool(written.path) and written.path.rpartition(".")[0] == key
+
+
+def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, facts, whole: bool) -> bool:
+    """Does the module's forward save the written weights for the backward?
+
+    All the parameters of a model built elsewhere: yes, a model has several layers and every one
+    after the first gets an input that requires grad. One layer (`net.fc.weight`, or a model that is a
+    single `nn.Linear`): only when its input requires grad (the weight's gradient needs only the input).
+    An embedding never saves its weight.
+    """
+    values = _module_values(call, key, function, facts)
+    classes = []
+    for value in values:
+        qualified = facts.names.qualified_name(value.func) if isinstance(value, cst.Call) else None
+        classes.append(qualified.rpartition(".")[2] if qualified and qualified.startswith("torch.nn.") else None)
+    if any(name in ("Embedding", "EmbeddingBag") for name in classes):
+        return False
+    single_layer = bool(classes) and all(name is not None and name not in LAYER_CONTAINERS for name in classes)
+    if whole and not single_layer:
+        return True
+    return any(requires_grad(arg.value, function, facts) for arg in call.args if arg.keyword is None)
+
+
+def _module_values(call: cst.Call, key: str, function: FunctionFacts, facts) -> list:
+    func = call.func
+    if isinstance(func, cst.Name):
+        return [b.value for b in function.bindings_at(func) if b.value is not None]
+    if key.startswith("self.") and key.count(".") == 1 and function.class_name in facts.classes:
+        return list(facts.classes[function.class_name].attribute_values.get(key[5:], ()))
+    return []
+
+
+def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts, facts) -> Optional[str]:
+    """How an operation that uses `node` saves it for the backward, or None if it does not surely do so."""
+    current = node
+    parent = parents.get(id(current))
+    # Through views: `w.t()`, `w[0]`, `w.view(...)` share storage with `w`.
+    while True:
+        if isinstance(parent, cst.Subscript) and parent.value is current and _is_basic_index(parent):
+            current, parent = parent, parents.get(id(parent))
+        elif isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in VIEW_METHODS:
+            grand = parents.get(id(parent))
+            if isinstance(grand, cst.Call) and grand.func is parent:
+                current, parent = grand, parents.get(id(grand))
+            elif parent.attr.value in ("T", "mT"):
+                current, parent = parent, parents.get(id(parent))
+            else:
+                break
+        else:
+            break
+    shown = facts.code_for(node)
+    if isinstance(parent, cst.BinaryOperation):
+        other = parent.right if parent.left is current else parent.left
+        operator = parent.operator
+        if isinstance(operator, cst.Power) and parent.left is current:
+            return f"`{shown} ** ...`"
+        if isinstance(operator, cst.Divide) and parent.right is current and not isinstance(other, (cst.Integer, cst.Float)):
+            return f"`... / {shown}`"
+        if isinstance(operator, (cst.Multiply, cst.MatrixMultiply)):
+            if requires_grad(other, function, facts) or _same_root(other, node):
+                symbol = "@" if isinstance(operator, cst.MatrixMultiply) else "*"
+                return f"`{shown} {symbol} {_short(facts, other)}`" if parent.left is current \
+                    else f"`{_short(facts, other)} {symbol} {shown}`"
+        return None
+    if isinstance(parent, cst.Arg):
+        call = parents.get(id(parent))
+        if not isinstance(call, cst.Call):
+            return None
+        name = (dotted_name(call.func) or "").rpartition(".")[2]
+        if name in SAVES_INPUT:
+            return f"`{name}({shown}, ...)`"
+        if name in BILINEAR:
+            others = [arg.value for arg in call.args if arg is not parent and arg.keyword is None]
+            if isinstance(call.func, cst.Attribute) and facts.names.qualified_name(call.func) is None:
+                others.append(call.func.value)  # `x.mm(w)`: the receiver is the other operand
+            if any(requires_grad(other, function, facts) for other in others):
+                return f"`{name}(..., {shown})`"
+        return None
+    if isinstance(parent, cst.Attribute) and parent.value is current:
+        call = parents.get(id(parent))
+        if not (isinstance(call, cst.Call) and call.func is parent):
+            return None
+        name = parent.attr.value
+        if name in SAVES_INPUT:
+            return f"`{shown}.{name}(...)`"
+        if name in BILINEAR and any(requires_grad(arg.value, function, facts) for arg in call.args
+                                    if arg.keyword is None):
+            return f"`{shown}.{name}(...)`"
+    return None
+
+
+def _same_root(other: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return dotted_name(other) is not None and dotted_name(other) == dotted_name(node)
+
+
+def _short(facts, node: cst.CSTNode, limit: int = 30) -> str:
+    text = " ".join(facts.code_for(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def carries_no_graph(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
+    """Is the value surely free of autograd history: numbers, tensors made without `requires_grad=True`
+    (`torch.linspace(-1, 1, 100).unsqueeze(1)`, `x.pow(2) + 0.2 * torch.rand(n)`), `.detach()`/`.data`,
+    and what tensor methods and torch functions make from those alone?"""
+    if depth > 8:
+        return False
+    if isinstance(expression, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if facts.surely_without_grad(expression, function):
+        return True
+    if isinstance(expression, cst.Name):
+        bindings = function.bindings_at(expression)
+        return bool(bindings) and all(binding.value is not None and not binding.leaf
+                                      and carries_no_graph(binding.value, function, facts, depth + 1)
+                                      for binding in bindings)
+    if isinstance(expression, (cst.Tuple, cst.List)):
+        return all(carries_no_graph(element.value, function, facts, depth + 1) for element in expression.elements)
+    if isinstance(expression, cst.BinaryOperation):
+        return carries_no_graph(expression.left, function, facts, depth + 1) and \
+            carries_no_graph(expression.right, function, facts, depth + 1)
+    if isinstance(expression, cst.UnaryOperation):
+        return carries_no_graph(expression.expression, function, facts, depth + 1)
+    if isinstance(expression, cst.Attribute) and expression.attr.value in ("shape", "dtype", "device"):
+        return True
+    if isinstance(expression, cst.Call):
+        arguments = [arg.value for arg in expression.args]
+        func = expression.func
+        qualified = facts.names.qualified_name(func)
+        if qualified is not None:
+            return qualified.startswith("torch.") and "Parameter" not in qualified \
+                and not qualified.startswith("torch.nn.") and all(
+                    carries_no_graph(value, function, facts, depth + 1) for value in arguments)
+        if isinstance(func, cst.Attribute) and func.attr.value != "requires_grad_":
+            if func.attr.value in ("size", "dim", "item", "tolist", "numel"):
+                return True
+            return carries_no_graph(func.value, function, facts, depth + 1) and all(
+                carries_no_graph(value, function, facts, depth + 1) for value in arguments)
+    return False
+
+
+def requires_grad(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
+    """Does the value surely require grad: a leaf made to, a parameter, a model output, or computed
+    from one in grad mode (not through `.detach()`, `.data`, `.item()`)?"""
+    if depth > 6:
+        return False
+    if isinstance(expression, cst.Name):
+        bindings = function.bindings_at(expression)
+        return bool(bindings) and all(_binding_requires_grad(b, function, facts, depth) for b in bindings)
+    if isinstance(expression, cst.Attribute):
+        if expression.attr.value in ("data", "grad"):
+            return False
+        if isinstance(expression.value, cst.Name) and expression.value.value == "self" \
+                and function.class_name in facts.classes:
+            values = facts.classes[function.class_name].attribute_values.get(expression.attr.value, [])
+            return bool(values) and all(_builds_parameter(value, facts) for value in values)
+        return False
+    if isinstance(expression, cst.BinaryOperation):
+        return requires_grad(expression.left, function, facts, depth + 1) or \
+            requires_grad(expression.right, function, facts, depth + 1)
+    if isinstance(expression, cst.UnaryOperation):
+        return requires_grad(expression.expression, function, facts, depth + 1)
+    if isinstance(expression, cst.Subscript):
+        return requires_grad(expression.value, function, facts, depth + 1)
+    if isinstance(expression, cst.Call):
+        func = expression.func
+        if isinstance(func, cst.Attribute) and func.attr.value in DETACHING_METHODS:
+            return False
+        qualified = facts.names.qualified_name(func)
+        if qualified is not None:
+            if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                return True
+            return qualified.startswith(("torch.", "torch.nn.functional.")) and any(
+                requires_grad(arg.value, function, facts, depth + 1) for arg in expression.args)
+        if isinstance(func, cst.Attribute) and func.attr.value in VIEW_METHODS | {"sum", "mean", "pow", "exp"}:
+            return requires_grad(func.value, function, facts, depth + 1)
+    return False
+
+
+def _binding_requires_grad(binding: Binding, function: FunctionFacts, facts, depth: int) -> bool:
+    if binding.leaf and binding.leaf != "view":
+        return True
+    if binding.value is None or not facts.grad_enabled_at(function, binding.statement):
+        return False
+    if binding.module_output:
+        return True
+    return requires_grad(binding.value, function, facts, depth + 1)
+
+
+def _builds_parameter(value: cst.BaseExpression, facts) -> bool:
+    return isinstance(value, cst.Call) and facts.names.qualified_name(value.func) in (
+        "torch.nn.Parameter", "torch.nn.parameter.Parameter")

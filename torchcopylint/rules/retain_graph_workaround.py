@@ -1,0 +1,161 @@
+"""TCL011 retain-graph-workaround: `backward(retain_graph=True)` that hides a TCL003, or that nothing needs."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.graphs import (
+    carries_no_graph,
+    GraphUse,
+    Slice,
+    graph_uses,
+    keyword_argument,
+    keyword_is_true,
+    later_use_through,
+    loss_slice,
+    shares_graph,
+)
+from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.training import module_key
+from torchcopylint.diagnostic import Applicability
+from torchcopylint.rules.base import Finding, NodeFix, Rule
+from torchcopylint.rules.discriminator_without_detach import DiscriminatorWithoutDetach
+from torchcopylint.rules.edits import without_trailing_comma
+
+
+class RetainGraphWorkaround(Rule):
+    code = "TCL011"
+    name = "retain-graph-workaround"
+    summary = "`retain_graph=True` that works around a missing detach (TCL003), or that no later backward needs"
+    fix_availability = "unsafe"
+    triggers = (b"retain_graph",)
+
+    def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        discriminator_findings: Optional[list] = None
+        for function in facts.all_functions():
+            uses = graph_uses(function, facts)
+            retained = [use for use in uses if keyword_is_true(use.call, "retain_graph") and not use.creates]
+            if not retained:
+                continue
+            if discriminator_findings is None:
+                # TCL003's own findings: the link between the two diagnostics is exactly its verdict.
+                discriminator_findings = list(DiscriminatorWithoutDetach().check(facts))
+            slices = {use: loss_slice(use.loss, use.statement, function, facts) for use in uses}
+            for use in retained:
+                found = self._workaround(facts, function, use, discriminator_findings)
+                if found is None:
+                    found = self._unneeded(facts, function, use, uses, slices)
+                if found is not None:
+                    yield found
+
+    def _workaround(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse, findings: list):
+        """The discriminator step's backward keeps the graph for the generator's backward through the same fake."""
+        line = facts.line_of(use.statement)
+        for finding in findings:
+            if finding.context.get("backward_line") != line:
+                continue
+            generator = _generator_call(function, facts, finding.context)
+            if generator is None:
+                continue
+            later = later_use_through(generator, use.statement, function, facts)
+            if later is None:
+                continue
+            message = (
+                f"`{_one_line(facts, use.call)}` keeps the discriminator step's graph alive so that the backward "
+                f"at line {facts.line_of(later.statement)} can run through the generator's output again: the "
+                f"discriminator is fed `{_one_line(facts, finding.node)}` without `.detach()` (TCL003 at line "
+                f"{facts.line_of(finding.node)}), so this backward also fills the generator's `.grad`, and the whole "
+                f"graph, generator included, stays in memory; detach the fake batch for the discriminator (TCL003's "
+                f"fix) and drop `retain_graph=True`"
+            )
+            safe_to_drop = finding.fix is not None and finding.fix.applicability is Applicability.SAFE
+            return self.finding(keyword_argument(use.call, "retain_graph"), message,
+                                _drop_retain_graph(use.call) if safe_to_drop else None,
+                                backward_line=line, later_line=facts.line_of(later.statement),
+                                loss=facts.code_for(use.loss), detach_line=facts.line_of(finding.node),
+                                generator=finding.context.get("generator"), kind="workaround")
+        return None
+
+    def _unneeded(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse, uses: list, slices: dict):
+        """No later backward shares the retained graph, and nothing outside the function can reach it."""
+        graph = slices[use]
+        if graph.external or graph.carried or not graph.bindings:
+            return None
+        root = use.loss
+        while isinstance(root, (cst.Call, cst.Attribute, cst.Subscript)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if isinstance(root, cst.Name) and any(binding.value is None for binding in function.bindings_at(root)):
+            return None  # `for loss in losses`: what the loss was made from is out of sight
+        if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
+            return None
+        loops = function.loops_of.get(use.statement, ())
+        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts)
+                         for binding in graph.bindings):
+            return None  # made before the loop: the same backward runs through it again next iteration
+        # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
+        # forward): neither keeps the value for a backward of its own.
+        harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
+        if any(_may_carry_graph(binding, function, facts)
+               for escape in function.escapes if id(escape.node) not in harmless
+               for binding in escape.bindings & graph.bindings):
+            return None  # returned, stored, handed to an unknown callee: a later backward may be elsewhere
+        if _read_by_nested_code(function, graph):
+            return None
+        in_loop = bool(function.loops_of.get(use.statement))
+        loss = _one_line(facts, use.loss, 40)
+        where = "this function" if function.name == "<module>" else f"`{function.name}`"
+        message = (
+            f"`{_one_line(facts, use.call)}` keeps the graph of `{loss}` alive, but no later backward in {where} "
+            f"runs through it{' (the next iteration builds a new one)' if in_loop else ''}: its saved tensors stay "
+            f"in memory for nothing until `{loss}` is dropped; remove `retain_graph=True`"
+        )
+        return self.finding(keyword_argument(use.call, "retain_graph"), message, _drop_retain_graph(use.call),
+                            backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
+                            kind="unneeded")
+
+
+def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
+    """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), by id."""
+    trained = frozenset().union(*facts.training.optimizers.values()) if facts.training.optimizers else frozenset()
+    return {id(arg.value) for call in function.call_statement if module_key(call.func) in trained
+            for arg in call.args}
+
+
+def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    return binding.value is not None and not carries_no_graph(binding.value, function, facts)
+
+
+def _generator_call(function: FunctionFacts, facts: ModuleFacts, context: dict) -> Optional[cst.Call]:
+    for call in function.call_statement:
+        if module_key(call.func) == context.get("generator") and facts.line_of(call) == context.get("generator_line"):
+            return call
+    return None
+
+
+def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:
+    """A closure or lambda of the function that reads one of the graph's names could backpropagate it later."""
+    names = {binding.name for binding in graph.bindings}
+    node = function.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    for inner in walk(node.body):
+        if isinstance(inner, (cst.FunctionDef, cst.Lambda)):
+            if any(isinstance(name, cst.Name) and name.value in names for name in walk(inner)):
+                return True
+    return False
+
+
+def _drop_retain_graph(call: cst.Call) -> NodeFix:
+    args = [arg for arg in call.args if not (arg.keyword is not None and arg.keyword.value == "retain_graph")]
+    if args:
+        args[-1] = without_trailing_comma(args[-1])
+    return Rule.unsafe_fix("Remove `retain_graph=True`", call, call.with_changes(args=args))
+
+
+def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
+    text = " ".join(facts.code_for(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
