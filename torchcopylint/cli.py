@@ -10,7 +10,7 @@ from typing import Optional
 import click
 
 from torchcopylint import __version__, pages, report
-from torchcopylint.config import ConfigError, Settings, load_settings
+from torchcopylint.config import VERIFY_KEYS, ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
 from torchcopylint.engine import LintRun, lint_paths, lint_source, select_rules
 from torchcopylint.fix import fix_source, unified_diff, write_atomically
@@ -139,8 +139,11 @@ def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> li
     from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
 
     try:
-        options = VerifyOptions(device=resolve_device(device), timeout=timeout,
-                                factories=dict(settings.verify.get("factories", settings.verify)))
+        # Factories may sit in `verify.factories` or directly in the verify table (older layout).
+        factories = settings.verify.get("factories", {key: value for key, value in settings.verify.items()
+                                                      if key not in VERIFY_KEYS})
+        options = VerifyOptions(device=resolve_device(device), timeout=timeout, factories=dict(factories),
+                                pythonpath=[settings.root / entry for entry in settings.verify.get("pythonpath", [])])
     except VerifyError as error:
         _fail(str(error))
     sources = {path: text for path, text in run.sources.items()}
