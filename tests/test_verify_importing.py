@@ -25,6 +25,7 @@ from conftest import TESTS_DATA, run_torchcopylint, snapshot
 from torchcopylint.engine import lint_source
 from torchcopylint.verify.importing import describe_failure, import_context
 from torchcopylint.verify.slicing import module_level_slice
+from torchcopylint.verify.snippet import snippet_source
 
 CONTEXT_FIXTURES = TESTS_DATA / "verify" / "import_context"
 MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3}(?:\s*,\s*TCL\d{3})*)\s*$")
@@ -200,6 +201,23 @@ def test_slice_keeps_star_imports():
     assert _kept(source, "# flagged") == ["from utils import *", "w = make_weights()", "w.add_(1)  # flagged"]
 
 
+def test_snippet_keeps_star_imports_and_whole_import_fallbacks():
+    source = (
+        "import torch\n"
+        "from utils import *\n"
+        "try:\n    import apex_absent\nexcept ImportError:\n    apex_absent = None\n"
+        "try:\n    import numpy as np\nexcept ImportError:\n    print('no numpy')\n    raise\n"
+        "def f(x):\n    return helper(x) if apex_absent is None else x\n"
+        "def g():\n    return np.zeros(1)\n"
+    )
+    kept_for_f = [line for line in snippet_source(source, {"f"}).splitlines() if line.strip()]
+    assert kept_for_f == ["from utils import *", "try:", "    import apex_absent", "except ImportError:",
+                          "    apex_absent = None", "def f(x):", "    return helper(x) if apex_absent is None else x"]
+    # A handler that re-raises is no fallback: the import alone is lifted, as before.
+    kept_for_g = [line for line in snippet_source(source, {"g"}).splitlines() if line.strip()]
+    assert kept_for_g == ["from utils import *", "import numpy as np", "def g():", "    return np.zeros(1)"]
+
+
 # --- running it: one verify() call over the fixtures --------------------------------------------
 
 
@@ -242,6 +260,12 @@ def _verdict(verified, relative: str, text: str, code: str):
 @needs_torch
 def test_script_importing_a_sibling_utils_is_confirmed(context_verified):
     verdict = _verdict(context_verified, "gan_scripts/train_gan.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
+def test_star_import_of_a_sibling_and_an_import_fallback_run_as_in_python(context_verified):
+    verdict = _verdict(context_verified, "gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001")
     assert verdict.status == "confirmed", verdict
 
 

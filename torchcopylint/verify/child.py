@@ -70,6 +70,9 @@ def main(job_path: str, results_path: str) -> int:
     enter(import_context(job["path"], job.get("pythonpath", ())))
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
+    # As `python script.py` with no arguments: an argparse parser in the code gets its defaults,
+    # not this process's own arguments.
+    sys.argv = [job["path"]]
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     factories = Factories(job.get("factories", {}))
     for diagnosis in job["diagnostics"]:
