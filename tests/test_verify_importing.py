@@ -196,6 +196,21 @@ targets[targets < 0.3] = 0.0  # write
         "targets = probs.detach()  # flagged", "targets[targets < 0.3] = 0.0  # write"]
 
 
+def test_slice_does_not_take_a_module_for_data():
+    source = """\
+import torch
+from torch import nn
+
+for step in range(10 ** 9):
+    head = nn.Linear(3, 1)(torch.randn(2, 3))
+w = torch.randn(3, requires_grad=True)
+w.add_(1)  # flagged
+"""
+    # The loop passes torch.randn(...) to a call: that changes no module, so the loop stays out.
+    assert _kept(source, "# flagged") == ["import torch", "w = torch.randn(3, requires_grad=True)",
+                                          "w.add_(1)  # flagged"]
+
+
 def test_slice_keeps_star_imports():
     source = "from utils import *\nimport torch\n\nw = make_weights()\nw.add_(1)  # flagged\n"
     assert _kept(source, "# flagged") == ["from utils import *", "w = make_weights()", "w.add_(1)  # flagged"]

@@ -439,12 +439,16 @@ def detached_alias_mutated(job: Job) -> Outcome:
         value = frame.f_locals.get(source)
         if isinstance(value, torch.Tensor) and "before" in seen and "after" not in seen:
             seen["after"] = value.detach().clone()
+            if _is_module_level(job.target):
+                raise StopRun  # a script's loop would go on training: the claim is decided
 
     probe.on_after(alias_line, snapshot)
     probe.on_after(write_line, compare)
     error = None
     try:
         run_loaded(job, probe)
+    except StopRun:
+        pass
     except RuntimeError as raised:
         error = str(raised).splitlines()[0]
     if "after" not in seen:

@@ -136,7 +136,8 @@ def _changed(node: ast.stmt, modules: set[str], functions: dict[str, ast.stmt]) 
             changed |= _root(sub.target)
         elif isinstance(sub, ast.Call):
             changed |= _changed_by_call(sub, modules, functions, id(sub) in for_effect)
-    return changed
+    # `f(torch.randn(2))` does not change the torch module, nor `g(f)` the function f.
+    return changed - modules - set(functions)
 
 
 def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast.stmt], for_effect: bool) -> set[str]:
