@@ -36,10 +36,10 @@ def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
     lines = list(lines)
     tree = ast.parse(source)
     statements = _top_level(tree, lines[0])
-    targets = {i for i, node in enumerate(statements) if any(_first_line(node) <= line <= _last_line(node)
-                                                            for line in lines)}
     if not any(_first_line(node) <= lines[0] <= _last_line(node) for node in statements):
         return None
+    targets = {i for i, node in enumerate(statements) if any(_first_line(node) <= line <= _last_line(node)
+                                                            for line in lines)}
     last = max(targets)
     earlier = statements[:last]
     functions = {node.name: node for node in earlier if isinstance(node, _DEFINITIONS)}
