@@ -321,6 +321,20 @@ def test_a_missing_package_the_slice_needs_is_named(context_verified):
 
 
 @needs_torch
+def test_a_package_that_cannot_be_imported_says_so_for_every_finding(context_verified):
+    # brokenpkg/__init__.py imports its subpackage, then fails: the second finding must not see
+    # the subpackage the first attempt left behind as an importable package.
+    relative = "library/brokenpkg/models/blocks.py"
+    source = context_verified["sources"][str(context_verified["directory"] / relative)]
+    lines = [n for n, text in enumerate(source.splitlines(), 1) if "identity = x.clone()" in text]
+    verdicts = [context_verified["by_key"].get((relative, line, "TCL001")) for line in lines]
+    assert len(verdicts) == 2
+    for verdict in verdicts:
+        assert verdict is not None and verdict.status == "unverified", verdicts
+        assert verdict.evidence == "needs `plotting_lib_not_installed`, which is not installed", verdicts
+
+
+@needs_torch
 def test_no_file_is_written(context_verified):
     # Byte for byte, and nothing new: no marker file, no __pycache__ beside an imported sibling.
     assert snapshot(context_verified["directory"]) == context_verified["before"]

@@ -96,8 +96,13 @@ def fresh_module(context: ImportContext, path: str, serial: int) -> types.Module
     imports resolve. Its name is unique (in the file's package): the real module, if some
     import brings it in, keeps its own entry in sys.modules."""
     if context.package is not None:
+        parts = context.package.split(".")
         try:
-            importlib.import_module(context.package)  # the __init__.py chain runs, as in the project
+            # The __init__.py chain runs from the top, as in the project. Each level is asked for
+            # in turn: a subpackage left in sys.modules by an earlier failed import of its parent
+            # must not make the second attempt look like a success.
+            for depth in range(1, len(parts) + 1):
+                importlib.import_module(".".join(parts[:depth]))
         except ImportError as error:
             raise MissingModule(describe_failure(error, path)) from error
     stem = os.path.splitext(os.path.basename(path))[0]
