@@ -317,13 +317,28 @@ def test_top_level_bugs_are_confirmed_through_their_slice(context_verified, text
 def test_a_missing_package_the_slice_needs_is_named(context_verified):
     verdict = _verdict(context_verified, "top_level/needs_tracker.py", "history.add_(weights)", "TCL004")
     assert verdict.status == "unverified", verdict
-    assert verdict.evidence == "needs `experiment_tracker_not_installed`, which is not installed", verdict
+    assert verdict.evidence == ("needs `experiment_tracker_not_installed`, which is not installed "
+                                "(the code used `experiment_tracker_not_installed.initial_weights`)"), verdict
+
+
+@needs_torch
+def test_packages_imported_but_never_used_stand_in_and_a_use_is_named(context_verified):
+    relative = "gan_scripts/train_began.py"
+    source = context_verified["sources"][str(context_verified["directory"] / relative)]
+    encoder, logging = [n for n, text in enumerate(source.splitlines(), 1) if "identity = x.clone()" in text]
+    # heavy_utils imports two packages that are not installed; EncoderBlock uses neither.
+    assert context_verified["by_key"][relative, encoder, "TCL001"].status == "confirmed"
+    verdict = context_verified["by_key"][relative, logging, "TCL001"]
+    assert verdict.status == "unverified", verdict
+    assert verdict.evidence == ("needs `plotting_lib_not_installed`, which is not installed "
+                                "(the code used `plotting_lib_not_installed.pyplot.imshow`)"), verdict
 
 
 @needs_torch
 def test_a_package_that_cannot_be_imported_says_so_for_every_finding(context_verified):
-    # brokenpkg/__init__.py imports its subpackage, then fails: the second finding must not see
-    # the subpackage the first attempt left behind as an importable package.
+    # brokenpkg/__init__.py imports its subpackage, then fails (it uses a package that is not
+    # installed): the second finding must not see the subpackage the first attempt left behind
+    # as an importable package.
     relative = "library/brokenpkg/models/blocks.py"
     source = context_verified["sources"][str(context_verified["directory"] / relative)]
     lines = [n for n, text in enumerate(source.splitlines(), 1) if "identity = x.clone()" in text]
@@ -331,7 +346,7 @@ def test_a_package_that_cannot_be_imported_says_so_for_every_finding(context_ver
     assert len(verdicts) == 2
     for verdict in verdicts:
         assert verdict is not None and verdict.status == "unverified", verdicts
-        assert verdict.evidence == "needs `plotting_lib_not_installed`, which is not installed", verdicts
+        assert verdict.evidence.startswith("needs `plotting_lib_not_installed`, which is not installed"), verdicts
 
 
 @needs_torch

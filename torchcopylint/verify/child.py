@@ -45,6 +45,7 @@ def main(job_path: str, results_path: str) -> int:
 
     try:
         import torch  # noqa: F401 - imported once per file, here
+        from torchcopylint.verify.absent import AbsentPackageUsed
         from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job
         from torchcopylint.verify.importing import enter, import_context
         from torchcopylint.verify.inputs import Factories
@@ -95,6 +96,8 @@ def main(job_path: str, results_path: str) -> int:
             record(diagnosis["index"], "unverified", f"the code called sys.exit({stop.code!r})")
         except CannotRun as reason:
             record(diagnosis["index"], "unverified", str(reason))
+        except AbsentPackageUsed as used:  # the code used a package that is not installed
+            record(diagnosis["index"], "unverified", str(used))
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything
             record(diagnosis["index"], "unverified", f"the experiment failed: {type(error).__name__}: "
                                                      f"{str(error).splitlines()[0][:200] if str(error) else ''}")

@@ -24,6 +24,7 @@ from torchcopylint.verify.inputs import (
     make_input,
     probe_input_shape,
 )
+from torchcopylint.verify.absent import stand_in_for
 from torchcopylint.verify.importing import MissingModule, execute, fresh_module, import_context
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.slicing import module_level_slice
@@ -33,6 +34,8 @@ LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place 
                "a view of a leaf Variable that requires grad is being used in an in-place operation",
                "arguments don't support automatic differentiation, but one of the arguments requires grad")
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
+# Packages that are not installed a snippet may import (and must never use) before it is given up.
+MAX_STAND_INS = 8
 
 
 @dataclass(frozen=True)
@@ -100,19 +103,27 @@ def _claim_lines(job: Job) -> list[int]:
 
 
 def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
+    """Run snippet text as a fresh module of the file's package. When an import fails because a
+    package is not installed, run it again with a stand-in for that package (verify/absent.py):
+    a verdict then comes only from code that never used it."""
     global _loaded
-    _loaded += 1
     context = import_context(path)
     code = compile(text, path, "exec")
-    try:
-        module = fresh_module(context, path, _loaded)
-        if probe is None:
-            execute(code, module)
-        else:
-            probe.run(execute, code, module)
-    except MissingModule as missing:
-        raise CannotRun(str(missing)) from missing
-    return module.__dict__
+    stood_in: set[str] = set()
+    while True:
+        _loaded += 1
+        try:
+            module = fresh_module(context, path, _loaded)
+            if probe is None:
+                execute(code, module)
+            else:
+                probe.run(execute, code, module)
+            return module.__dict__
+        except MissingModule as missing:
+            if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
+                raise CannotRun(str(missing)) from missing
+            stood_in.add(missing.package)
+            stand_in_for(missing.package)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:

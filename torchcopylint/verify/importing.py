@@ -36,7 +36,13 @@ class ImportContext:
 
 
 class MissingModule(Exception):
-    """An import the code needs failed; the message says what is missing and why."""
+    """An import the code needs failed; the message says what is missing and why. `package` is
+    the top-level name when it is a package that is not installed (nowhere on the import path
+    nor in the project), None otherwise."""
+
+    def __init__(self, message: str, package: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.package = package
 
 
 def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
@@ -104,7 +110,7 @@ def fresh_module(context: ImportContext, path: str, serial: int) -> types.Module
             for depth in range(1, len(parts) + 1):
                 importlib.import_module(".".join(parts[:depth]))
         except ImportError as error:
-            raise MissingModule(describe_failure(error, path)) from error
+            raise _missing(error, path) from error
     stem = os.path.splitext(os.path.basename(path))[0]
     local = f"__torchcopylint_snippet_{serial}_{stem}"
     name = f"{context.package}.{local}" if context.package else local
@@ -120,28 +126,51 @@ def execute(code, module: types.ModuleType) -> None:
     try:
         exec(code, module.__dict__)
     except ImportError as error:
-        raise MissingModule(describe_failure(error, module.__file__)) from error
+        raise _missing(error, module.__file__) from error
+
+
+def _missing(error: ImportError, path: str) -> MissingModule:
+    return MissingModule(describe_failure(error, path), absent_package(error, path))
+
+
+def absent_package(error: ImportError, path: str) -> Optional[str]:
+    """The top-level package whose absence made the import fail: not importable from anywhere,
+    and no module of the project by that name (that would be an import-path problem instead)."""
+    top = _unimportable_top_level(error)
+    if top is None or _find_in_project(_project_or_folder(path), top) is not None:
+        return None
+    return top
 
 
 def describe_failure(error: ImportError, path: str) -> str:
     """Why an import failed, in the user's terms: a package that is not installed is named; a
     module of the project that is not on the import path is pointed at."""
+    top = _unimportable_top_level(error)
+    if top is not None:
+        root = _project_or_folder(path)
+        found = _find_in_project(root, top)
+        if found is None:
+            return f"needs `{top}`, which is not installed"
+        return (f"could not import `{top}`: the project has it ({os.path.relpath(found, root)}), but not on "
+                f"the import path; name its folder in `[tool.torchcopylint.verify] pythonpath`")
+    return f"could not import what the code needs: {error}"
+
+
+def _unimportable_top_level(error: ImportError) -> Optional[str]:
+    """The top-level name a ModuleNotFoundError is about, when nothing by that name can be found."""
     missing = getattr(error, "name", None)
     if not (isinstance(error, ModuleNotFoundError) and missing):
-        return f"could not import what the code needs: {error}"
+        return None
     top = missing.split(".")[0]
     try:
-        importable = importlib.util.find_spec(top) is not None
+        return None if importlib.util.find_spec(top) is not None else top
     except (ImportError, ValueError):
-        importable = True  # something by that name is there, but it does not import
-    if importable:
-        return f"could not import what the code needs: {error}"
-    root = project_root(os.path.dirname(os.path.abspath(path))) or os.path.dirname(os.path.abspath(path))
-    found = _find_in_project(root, top)
-    if found is not None:
-        return (f"could not import `{top}`: the project has it ({os.path.relpath(found, root)}), but not on the "
-                f"import path; name its folder in `[tool.torchcopylint.verify] pythonpath`")
-    return f"needs `{top}`, which is not installed"
+        return None  # something by that name is there, but it does not import
+
+
+def _project_or_folder(path: str) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    return project_root(folder) or folder
 
 
 def _find_in_project(root: str, name: str, depth: int = 3) -> Optional[str]:
