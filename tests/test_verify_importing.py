@@ -15,6 +15,7 @@ import io
 import json
 import re
 import shutil
+import sys
 import tokenize
 from pathlib import Path
 
@@ -98,6 +99,27 @@ def _touch(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("", encoding="utf-8")
     return path
+
+
+def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
+    from torchcopylint.verify.absent import AbsentPackages, AbsentPackageUsed, stand_in_for
+
+    before = list(sys.meta_path)
+    try:
+        stand_in_for("plotting_pkg_absent_for_test")
+        namespace: dict = {}
+        exec("import plotting_pkg_absent_for_test.sub as sub\n"
+             "from plotting_pkg_absent_for_test import pyplot as plt\n", namespace)
+        uses = ["plt.imshow(1)", "class Net(plt.Base): pass", "isinstance(1, plt.Figure)", "sub.helper()", "bool(plt.rcParams)",
+                "for _ in plt.figures: pass", "try:\n    plt.show()\nexcept Exception:\n    pass"]
+        for use in uses:
+            with pytest.raises(AbsentPackageUsed, match=r"needs `plotting_pkg_absent_for_test`, which is not installed"):
+                exec(use, dict(namespace))
+    finally:
+        sys.meta_path[:] = before
+        for name in [name for name in sys.modules if name.startswith("plotting_pkg_absent_for_test")]:
+            del sys.modules[name]
+    assert not any(isinstance(finder, AbsentPackages) for finder in sys.meta_path)
 
 
 # --- the backward slice of a top-level statement -----------------------------------------------

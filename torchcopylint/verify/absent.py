@@ -47,7 +47,8 @@ class AbsentName:
     __getitem__ = __setitem__ = __delitem__ = __setattr__ = __enter__ = __exit__ = _used
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _used
     __matmul__ = __rmatmul__ = __pow__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _used
-    __int__ = __float__ = __index__ = __mro_entries__ = _used
+    __int__ = __float__ = __index__ = __str__ = __format__ = _used
+    __mro_entries__ = __instancecheck__ = __subclasscheck__ = _used  # class Net(absent.Base), isinstance
 
     def __repr__(self) -> str:
         return f"<not installed: {self._qualified_name}>"
