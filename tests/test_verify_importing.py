@@ -111,10 +111,13 @@ def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
         exec("import plotting_pkg_absent_for_test.sub as sub\n"
              "from plotting_pkg_absent_for_test import pyplot as plt\n", namespace)
         uses = ["plt.imshow(1)", "class Net(plt.Base): pass", "isinstance(1, plt.Figure)", "sub.helper()", "bool(plt.rcParams)",
-                "for _ in plt.figures: pass", "try:\n    plt.show()\nexcept Exception:\n    pass"]
+                "for _ in plt.figures: pass", "try:\n    plt.show()\nexcept Exception:\n    pass",
+                "plt.Figure.__name__.lower()", "assert sub.__version__ >= '1.15'"]
         for use in uses:
             with pytest.raises(AbsentPackageUsed, match=r"needs `plotting_pkg_absent_for_test`, which is not installed"):
                 exec(use, dict(namespace))
+        # Probes for special methods see a plain object, as copy, inspect and numpy expect.
+        assert not hasattr(namespace["plt"], "__array__") and not hasattr(namespace["plt"], "__wrapped__")
     finally:
         sys.meta_path[:] = before
         for name in [name for name in sys.modules if name.startswith("plotting_pkg_absent_for_test")]:

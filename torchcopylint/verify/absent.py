@@ -28,6 +28,16 @@ class AbsentPackageUsed(BaseException):
         super().__init__(f"needs `{package}`, which is not installed (the code used `{qualified_name}`)")
 
 
+# Special attributes that code reads to use a value (`opt.__name__`, a version check); any other
+# special attribute is absent, as it is on a plain object, so that copy, inspect, numpy and
+# torch probing a value (`__deepcopy__`, `__wrapped__`, `__array__`, `__torch_function__`) see one.
+_READ_AS_USE = frozenset({"__name__", "__qualname__", "__version__"})
+
+
+def _is_special(attribute: str) -> bool:
+    return attribute.startswith("__") and attribute.endswith("__")
+
+
 class AbsentName:
     """Any name reached from an absent package: naming it is fine, using it raises."""
 
@@ -35,8 +45,10 @@ class AbsentName:
         object.__setattr__(self, "_qualified_name", qualified_name)
 
     def __getattr__(self, attribute: str):
-        if attribute.startswith("__") and attribute.endswith("__"):
-            raise AttributeError(attribute)  # introspection (copy, inspect, pickle) must see a plain object
+        if attribute in _READ_AS_USE:
+            raise AbsentPackageUsed(f"{self._qualified_name}.{attribute}")
+        if _is_special(attribute):
+            raise AttributeError(attribute)
         return AbsentName(f"{self._qualified_name}.{attribute}")
 
     def _used(self, *args, **kwargs):
@@ -58,8 +70,10 @@ class AbsentModule(types.ModuleType):
     """The module object a stand-in import yields: its attributes are AbsentNames."""
 
     def __getattr__(self, attribute: str):
-        if attribute.startswith("__") and attribute.endswith("__"):
-            raise AttributeError(attribute)
+        if attribute in _READ_AS_USE:
+            raise AbsentPackageUsed(f"{self.__name__}.{attribute}")
+        if _is_special(attribute):
+            raise AttributeError(attribute)  # `__all__` for `import *`, `__file__` for inspect
         return AbsentName(f"{self.__name__}.{attribute}")
 
 

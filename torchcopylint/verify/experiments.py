@@ -120,6 +120,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
                 probe.run(execute, code, module)
             return module.__dict__
         except MissingModule as missing:
+            if missing.package is None and stood_in:
+                # Another import failed once stand-ins were in: say which, the first may be the cause.
+                raise CannotRun(f"{missing} (with stand-ins for {', '.join(f'`{name}`' for name in sorted(stood_in))}, "
+                                f"which {'is' if len(stood_in) == 1 else 'are'} not installed)") from missing
             if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
                 raise CannotRun(str(missing)) from missing
             stood_in.add(missing.package)
