@@ -10,7 +10,7 @@ from typing import Optional
 import click
 
 from torchcopylint import __version__, pages, report
-from torchcopylint.config import VERIFY_KEYS, ConfigError, Settings, load_settings
+from torchcopylint.config import ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
 from torchcopylint.engine import LintRun, lint_paths, lint_source, select_rules
 from torchcopylint.fix import fix_source, unified_diff, write_atomically
@@ -136,6 +136,7 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
 
 def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> list[Diagnostic]:
     # Imported here: the static path never loads the verifier.
+    from torchcopylint.config import VERIFY_KEYS
     from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
 
     try:
