@@ -167,6 +167,7 @@ def test_exclude_globs(project: Path, cli):
         ('per-file-ignores = ["TCL005"]\n', "per-file-ignores must be a table"),
         ('[tool.torchcopylint.per-file-ignores]\n"x.py" = 5\n', "must be a list of strings"),
         ('respect-gitignore = "no"\n', "respect-gitignore must be true or false"),
+        ('[tool.torchcopylint.verify]\npythonpath = 3\n', "pythonpath must be a list of strings"),
         ('select = ["TCL005"\n', "cannot read configuration"),  # not TOML
     ],
 )
@@ -205,3 +206,12 @@ def test_clean_project_with_configuration_passes(tmp_path: Path, monkeypatch, cl
     monkeypatch.chdir(tmp_path)
     result = cli()
     assert result.exit_code == 0 and result.stdout == "All checks passed!\n"
+
+
+def test_verify_pythonpath_is_read_relative_to_the_configuration(project: Path):
+    from torchcopylint.config import load_settings
+
+    pyproject(project, '[tool.torchcopylint.verify]\npythonpath = "vendor"\n')
+    settings = load_settings(None, project / "src")
+    assert settings.verify["pythonpath"] == ["vendor"]
+    assert settings.root == project.resolve()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -436,3 +437,58 @@ def test_every_format_renders_and_unknown_formats_are_refused(project, diagnosti
         assert rendered(format, diagnostics, project)
     with pytest.raises(ValueError, match="unknown output format"):
         rendered("xml", diagnostics, project)
+
+
+# --- the `not reached` verdict, in every format ------------------------------------------------
+
+
+def not_reached() -> Diagnostic:
+    return Diagnostic(
+        code="TCL002",
+        name="alias-mutated-in-place",
+        message="`identity` aliases `x`, which `x.add_(1)` changes in place",
+        location=Location("src/model.py", 7, 5, 7, 14),
+        verdict=Verdict("not reached", "line 12 never ran"),
+    )
+
+
+def test_text_shows_not_reached_with_its_own_colour(project):
+    line = rendered("text", [not_reached()], project).splitlines()[0]
+    assert line.endswith("  [not reached: line 12 never ran]"), line
+    coloured = rendered("text", [not_reached()], project, color=True).splitlines()[0]
+    unverified = dataclasses.replace(not_reached(), verdict=Verdict("unverified", "line 12 never ran"))
+    coloured_unverified = rendered("text", [unverified], project, color=True).splitlines()[0]
+    assert click.style("[not reached: line 12 never ran]", fg="magenta") in coloured, coloured
+    assert coloured.replace("not reached", "unverified") != coloured_unverified
+
+
+def test_json_carries_not_reached(project):
+    (record,) = json.loads(rendered("json", [not_reached()], project))
+    assert record["verdict"] == {"status": "not reached", "evidence": "line 12 never ran"}
+
+
+def test_sarif_carries_not_reached_in_the_result_properties(project):
+    log = json.loads(rendered("sarif", [not_reached()], project))
+    assert_valid_sarif(log)
+    (result,) = log["runs"][0]["results"]
+    assert result["properties"]["verdict"] == {"status": "not reached", "evidence": "line 12 never ran"}
+
+
+def test_gitlab_carries_not_reached_in_the_description(project):
+    (issue,) = json.loads(rendered("gitlab", [not_reached()], project))
+    assert issue["description"].endswith("[not reached: line 12 never ran]"), issue
+
+
+def test_github_carries_not_reached_in_the_annotation(project):
+    (line,) = rendered("github", [not_reached()], project).splitlines()
+    match = WORKFLOW_COMMAND.match(line)
+    assert match, line
+    assert unescape(match["message"]).endswith("[not reached: line 12 never ran]"), line
+
+
+def test_a_finding_not_reached_still_fails_the_run():
+    from torchcopylint.cli import _counts_as_finding
+
+    assert _counts_as_finding([not_reached()])
+    refuted = dataclasses.replace(not_reached(), verdict=Verdict("refuted", "ran, no effect"))
+    assert not _counts_as_finding([refuted])

@@ -149,11 +149,15 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
 
 def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> list[Diagnostic]:
     # Imported here: the static path never loads the verifier.
+    from torchcopylint.config import VERIFY_KEYS
     from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
 
     try:
-        options = VerifyOptions(device=resolve_device(device), timeout=timeout,
-                                factories=dict(settings.verify.get("factories", settings.verify)))
+        # Factories may sit in `verify.factories` or directly in the verify table (older layout).
+        factories = settings.verify.get("factories", {key: value for key, value in settings.verify.items()
+                                                      if key not in VERIFY_KEYS})
+        options = VerifyOptions(device=resolve_device(device), timeout=timeout, factories=dict(factories),
+                                pythonpath=[settings.root / entry for entry in settings.verify.get("pythonpath", [])])
     except VerifyError as error:
         _fail(str(error))
     sources = {path: text for path, text in run.sources.items()}

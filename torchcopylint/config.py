@@ -21,6 +21,8 @@ DEFAULT_EXCLUDE = (
 )
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
               "respect-gitignore", "verify"}
+# Keys of [tool.torchcopylint.verify] that are settings; any other key there is a factory entry.
+VERIFY_KEYS = {"factories", "pythonpath"}
 
 
 class ConfigError(Exception):
@@ -105,6 +107,9 @@ def load_settings(config_file: Optional[Path], start: Path) -> Settings:
     settings.verify = table.get("verify", {})
     if not isinstance(settings.verify, dict):
         raise ConfigError(f"{path}: verify must be a table")
+    if "pythonpath" in settings.verify:
+        # Folders for --verify's imports, relative to this file, like pytest's `pythonpath`.
+        settings.verify = {**settings.verify, "pythonpath": _string_list(settings.verify, "pythonpath", path)}
     return settings
 
 

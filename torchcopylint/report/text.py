@@ -18,7 +18,8 @@ from torchcopylint.report import ReportOptions, relative_path, verdict_label
 FIX_MARKER = "[*]"
 
 # How sure the run-time check is, in the colour a reader would expect for it.
-_VERDICT_COLORS = {"confirmed": "red", "refuted": "green"}
+# `not reached` (the code ran, but not the flagged line) is told apart from `unverified` (it could not run).
+_VERDICT_COLORS = {"confirmed": "red", "refuted": "green", "not reached": "magenta"}
 
 
 def render(diagnostics: Sequence[Diagnostic], stream: TextIO, options: ReportOptions) -> None:

@@ -36,10 +36,6 @@ def time_limit(seconds: float):
 def main(job_path: str, results_path: str) -> int:
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
-    # The user's project must be importable as it is from its root, and siblings of the file too.
-    for entry in (os.path.dirname(os.path.abspath(job["path"])), os.getcwd()):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
     results = open(results_path, "a", encoding="utf-8")
 
     def record(index: int, status: str, evidence: str, seconds: float = 0.0) -> None:
@@ -49,7 +45,9 @@ def main(job_path: str, results_path: str) -> int:
 
     try:
         import torch  # noqa: F401 - imported once per file, here
+        from torchcopylint.verify.absent import AbsentPackageUsed
         from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job
+        from torchcopylint.verify.importing import enter, import_context
         from torchcopylint.verify.inputs import Factories
     except ImportError as error:
         for diagnosis in job["diagnostics"]:
@@ -68,6 +66,14 @@ def main(job_path: str, results_path: str) -> int:
             import torch._dynamo  # noqa: F401
         except Exception:  # noqa: BLE001 - only a warm-up
             pass
+    # Import the file as its project does (package, script folder, project root, configured
+    # folders), after torch: a sibling named like a module torch needs cannot shadow it then.
+    enter(import_context(job["path"], job.get("pythonpath", ())))
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    # As `python script.py` with no arguments: an argparse parser in the code gets its defaults,
+    # not this process's own arguments.
+    sys.argv = [job["path"]]
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     factories = Factories(job.get("factories", {}))
     for diagnosis in job["diagnostics"]:
@@ -90,6 +96,8 @@ def main(job_path: str, results_path: str) -> int:
             record(diagnosis["index"], "unverified", f"the code called sys.exit({stop.code!r})")
         except CannotRun as reason:
             record(diagnosis["index"], "unverified", str(reason))
+        except AbsentPackageUsed as used:  # the code used a package that is not installed
+            record(diagnosis["index"], "unverified", str(used))
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything
             record(diagnosis["index"], "unverified", f"the experiment failed: {type(error).__name__}: "
                                                      f"{str(error).splitlines()[0][:200] if str(error) else ''}")

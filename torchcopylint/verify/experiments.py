@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import sys
 import time
-import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -25,13 +24,18 @@ from torchcopylint.verify.inputs import (
     make_input,
     probe_input_shape,
 )
+from torchcopylint.verify.absent import stand_in_for
+from torchcopylint.verify.importing import MissingModule, execute, fresh_module, import_context
 from torchcopylint.verify.probe import LineProbe, StopRun
+from torchcopylint.verify.slicing import module_level_slice
 from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing, snippet_source
 
 LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
                "a view of a leaf Variable that requires grad is being used in an in-place operation",
                "arguments don't support automatic differentiation, but one of the arguments requires grad")
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
+# Packages that are not installed a snippet may import (and must never use) before it is given up.
+MAX_STAND_INS = 8
 
 
 @dataclass(frozen=True)
@@ -79,28 +83,65 @@ _loaded = 0
 
 
 def load(source: str, path: str, roots: set[str]) -> dict:
-    """Execute the snippet for `roots` as a fresh module; its namespace."""
+    """Execute the snippet for `roots` as a fresh module of the file's package; its namespace."""
+    return _execute(snippet_source(source, roots), path)
+
+
+def run_module_level(job: Job, source: Optional[str] = None, probe: Optional[LineProbe] = None) -> dict:
+    """Run the flagged top-level statement of `source` (the file as written by default) after its
+    backward slice, and nothing else of the script; the module's namespace afterwards."""
+    sliced = module_level_slice(job.source if source is None else source, _claim_lines(job))
+    if sliced is None:
+        raise CannotRun("the flagged line is in no top-level statement")
+    return _execute(sliced, job.path, probe)
+
+
+def _claim_lines(job: Job) -> list[int]:
+    """The flagged line first, then the lines the rule named as part of its claim (`write_line`...)."""
+    named = [value for key, value in sorted(job.context.items()) if key.endswith("_line") and isinstance(value, int)]
+    return [job.line, *(line for line in named if line > job.line)]
+
+
+def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
+    """Run snippet text as a fresh module of the file's package. When an import fails because a
+    package is not installed, run it again with a stand-in for that package (verify/absent.py):
+    a verdict then comes only from code that never used it."""
     global _loaded
-    _loaded += 1
-    name = f"torchcopylint_snippet_{_loaded}"
-    module = types.ModuleType(name)
-    module.__file__ = path
-    sys.modules[name] = module  # dataclasses and pickling look modules up by name
-    code = compile(snippet_source(source, roots), path, "exec")
-    try:
-        exec(code, module.__dict__)
-    except ImportError as error:
-        raise CannotRun(f"could not import what the code needs: {error}") from error
-    return module.__dict__
+    context = import_context(path)
+    code = compile(text, path, "exec")
+    stood_in: set[str] = set()
+    while True:
+        _loaded += 1
+        try:
+            module = fresh_module(context, path, _loaded)
+            if probe is None:
+                execute(code, module)
+            else:
+                probe.run(execute, code, module)
+            return module.__dict__
+        except MissingModule as missing:
+            if missing.package is None and stood_in:
+                # Another import failed once stand-ins were in: say which, the first may be the cause.
+                raise CannotRun(f"{missing} (with stand-ins for {', '.join(f'`{name}`' for name in sorted(stood_in))}, "
+                                f"which {'is' if len(stood_in) == 1 else 'are'} not installed)") from missing
+            if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
+                raise CannotRun(str(missing)) from missing
+            stood_in.add(missing.package)
+            stand_in_for(missing.package)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
     return {name for name in (target.class_name, target.function_name, *extra) if name}
 
 
+def _is_module_level(target: Target) -> bool:
+    return target.class_name is None and target.function_name is None
+
+
 def _require_runnable(target: Target) -> None:
-    if target.class_name is None and target.function_name is None:
-        raise CannotRun("the flagged line is module-level script code; `--verify --run CMD` can observe it")
+    if _is_module_level(target):
+        raise CannotRun("the flagged line is module-level script code, and this rule's experiment compares "
+                        "the outputs of a function or module; `--verify --run CMD` can observe it")
 
 
 def _first_tensor(value: Any) -> Optional[torch.Tensor]:
@@ -164,6 +205,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
 
 
 def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None):
+    if _is_module_level(job.target):
+        run_module_level(job, probe=probe)
+        return None, None, None
     namespace = load(job.source, job.path, _roots(job.target))
     return run_target(job, namespace, probe, shape)
 
@@ -410,12 +454,16 @@ def detached_alias_mutated(job: Job) -> Outcome:
         value = frame.f_locals.get(source)
         if isinstance(value, torch.Tensor) and "before" in seen and "after" not in seen:
             seen["after"] = value.detach().clone()
+            if _is_module_level(job.target):
+                raise StopRun  # a script's loop would go on training: the claim is decided
 
     probe.on_after(alias_line, snapshot)
     probe.on_after(write_line, compare)
     error = None
     try:
         run_loaded(job, probe)
+    except StopRun:
+        pass
     except RuntimeError as raised:
         error = str(raised).splitlines()[0]
     if "after" not in seen:

@@ -30,6 +30,8 @@ class VerifyOptions:
     device: str = "cpu"  # "cpu" or "cuda", resolved
     timeout: float = 20.0  # seconds per diagnosis
     factories: dict = field(default_factory=dict)
+    # Extra import folders (absolute), after the file's own import context: `verify.pythonpath`.
+    pythonpath: list = field(default_factory=list)
     python: str = sys.executable
     jobs: int = max(1, min(2, os.cpu_count() or 1))  # files verified at once, one child each
     # Filled in by verify(): seconds each experiment took inside its child (torch import excluded).
@@ -71,6 +73,7 @@ def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], op
         "device": options.device,
         "timeout": options.timeout,
         "factories": options.factories,
+        "pythonpath": [str(entry) for entry in options.pythonpath],
         "diagnostics": [
             _job_entry(index, diagnostic, source, [d for _, d in items], _top_level_ranges(source))
             for index, diagnostic in items

@@ -41,6 +41,10 @@ def _bound_names(node: ast.stmt) -> set[str]:
         return {node.name}
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    if isinstance(node, ast.Try):  # an import with a fallback: what either branch binds
+        return {name for statement in (*node.body, *(s for h in node.handlers for s in h.body))
+                if isinstance(statement, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
+                for name in _bound_names(statement)}
     names = set()
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     for target in targets:
@@ -68,13 +72,27 @@ def _definitions(body: list) -> list:
     """Top-level definitions, looking inside `try:`/`if` blocks that only guard imports."""
     found = []
     for node in body:
-        if isinstance(node, ast.Try):
+        if isinstance(node, ast.Try) and _is_import_fallback(node):
+            found.append(node)  # kept whole: when the package is missing, the fallback runs as in the project
+        elif isinstance(node, ast.Try):
             found.extend(n for n in _definitions(node.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
         elif isinstance(node, ast.If) and not _is_main_guard(node):
             found.extend(n for n in _definitions(node.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
         elif _is_definition(node):
             found.append(node)
     return found
+
+
+def _is_import_fallback(node: ast.Try) -> bool:
+    """`try: import apex` / `except ImportError: apex = None`: imports guarded by a handler for
+    ImportError (or any exception) that binds a fallback, with nothing else in either branch."""
+    simple = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Pass, ast.Expr)
+    catches = all(handler.type is None or any(isinstance(name, ast.Name) and name.id in (
+        "ImportError", "ModuleNotFoundError", "Exception") for name in ast.walk(handler.type))
+        for handler in node.handlers)
+    return bool(node.handlers) and catches and not node.finalbody and not node.orelse and \
+        any(isinstance(statement, (ast.Import, ast.ImportFrom)) for statement in node.body) and \
+        all(isinstance(statement, simple) for statement in (*node.body, *(s for h in node.handlers for s in h.body)))
 
 
 def _is_main_guard(node: ast.If) -> bool:
@@ -106,7 +124,9 @@ def snippet_source(source: str, roots: set[str]) -> str:
     kept = [""] * len(lines)
     for node in definitions:
         is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
-        if id(node) in keep or is_future:
+        # `from utils import *` binds names nobody can list without running it: always kept.
+        is_star = isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        if id(node) in keep or is_future or is_star:
             start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
             indent = len(lines[start]) - len(lines[start].lstrip())
             for index in range(start, node.end_lineno or node.lineno):

@@ -1,0 +1,7 @@
+"""The sibling helper module of a script folder, imported as `import utils` (no package)."""
+
+from torch import nn
+
+
+def conv3x3(planes: int) -> nn.Module:
+    return nn.Conv2d(planes, planes, kernel_size=3, padding=1, bias=False)

@@ -1,0 +1,24 @@
+"""Two findings in one module of a package that cannot be imported: both verdicts must say why."""
+
+import torch
+from torch import nn
+
+
+class FirstBlock(nn.Module):
+    def __init__(self, planes: int = 4):
+        super().__init__()
+        self.conv = nn.Conv2d(planes, planes, kernel_size=3, padding=1, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = x.clone()  # expect: TCL001
+        out = self.conv(x)
+        out += identity
+        return out
+
+
+class SecondBlock(FirstBlock):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = x.clone()  # expect: TCL001
+        out = self.conv(x)
+        out += identity
+        return out

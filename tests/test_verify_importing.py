@@ -1,0 +1,392 @@
+"""`--verify` imports a file the way its project does, and runs flagged top-level code through its slice.
+
+- The unit tests (no torch) check the import context (verify/importing.py) and the
+  backward slice of a top-level statement (verify/slicing.py) on code built here.
+- `context_verified`: one `verify()` call over a copy of tests/data/verify/import_context
+  (a script folder importing a sibling `utils`, a package with relative imports three
+  levels deep, scripts whose top level holds the bugs and a training loop that must not run).
+- `configured_run`: the command line on a project whose pyproject.toml names an import folder.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import re
+import shutil
+import sys
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS_DATA, run_torchcopylint, snapshot
+
+from torchcopylint.engine import lint_source
+from torchcopylint.verify.importing import describe_failure, import_context
+from torchcopylint.verify.slicing import module_level_slice
+from torchcopylint.verify.snippet import snippet_source
+
+CONTEXT_FIXTURES = TESTS_DATA / "verify" / "import_context"
+MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3}(?:\s*,\s*TCL\d{3})*)\s*$")
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                 reason="--verify needs torch (pip install torchcopylint[verify])")
+# Generous per-diagnosis limit: a loaded machine must not turn a verdict into "timed out".
+PATIENT_TIMEOUT = 120
+
+
+# --- import context -------------------------------------------------------------------------
+
+
+def test_script_folder_puts_its_own_folder_first(tmp_path: Path):
+    script = _touch(tmp_path / "gans" / "train.py")
+    context = import_context(str(script))
+    assert context.package is None and context.module_name is None
+    assert context.search_path[0] == str(script.parent)
+
+
+def test_module_in_a_package_is_known_by_its_dotted_name(tmp_path: Path):
+    for folder in ("pkg", "pkg/a", "pkg/a/b", "pkg/a/b/c"):
+        _touch(tmp_path / "lib" / folder / "__init__.py")
+    module = _touch(tmp_path / "lib" / "pkg" / "a" / "b" / "c" / "blocks.py")
+    context = import_context(str(module))
+    assert (context.package, context.module_name) == ("pkg.a.b.c", "pkg.a.b.c.blocks")
+    # The folder above the top package is searched first; the file's own folder only last.
+    assert context.search_path[0] == str(tmp_path / "lib")
+    assert context.search_path[-1] == str(module.parent)
+
+
+def test_package_init_is_the_package_itself(tmp_path: Path):
+    init = _touch(tmp_path / "pkg" / "sub" / "__init__.py")
+    _touch(tmp_path / "pkg" / "__init__.py")
+    context = import_context(str(init))
+    assert (context.package, context.module_name) == ("pkg.sub", "pkg.sub")
+
+
+def test_project_root_its_src_and_configured_folders_follow(tmp_path: Path):
+    _touch(tmp_path / "pyproject.toml")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "vendor").mkdir()
+    script = _touch(tmp_path / "scripts" / "run.py")
+    context = import_context(str(script), [str(tmp_path / "vendor"), str(tmp_path / "absent")])
+    assert context.search_path == (str(script.parent), str(tmp_path), str(tmp_path / "src"), str(tmp_path / "vendor"))
+
+
+def test_a_package_that_is_not_installed_is_named(tmp_path: Path):
+    script = _touch(tmp_path / "train.py")
+    error = ModuleNotFoundError("No module named 'tracker_pkg_absent'", name="tracker_pkg_absent.sdk")
+    assert describe_failure(error, str(script)) == "needs `tracker_pkg_absent`, which is not installed"
+
+
+def test_a_project_module_off_the_import_path_is_pointed_at(tmp_path: Path):
+    _touch(tmp_path / "setup.cfg")
+    _touch(tmp_path / "third_party" / "helpers_absent_lib.py")
+    script = _touch(tmp_path / "scripts" / "train.py")
+    error = ModuleNotFoundError("No module named 'helpers_absent_lib'", name="helpers_absent_lib")
+    message = describe_failure(error, str(script))
+    assert "third_party/helpers_absent_lib.py" in message and "pythonpath" in message, message
+    assert "not installed" not in message
+
+
+def test_an_installed_package_that_fails_inside_is_not_called_missing(tmp_path: Path):
+    error = ModuleNotFoundError("No module named 'json.not_a_submodule'", name="json.not_a_submodule")
+    message = describe_failure(error, str(_touch(tmp_path / "x.py")))
+    assert "not installed" not in message and "json.not_a_submodule" in message, message
+
+
+def _touch(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("", encoding="utf-8")
+    return path
+
+
+def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
+    from torchcopylint.verify.absent import AbsentPackages, AbsentPackageUsed, stand_in_for
+
+    before = list(sys.meta_path)
+    try:
+        stand_in_for("plotting_pkg_absent_for_test")
+        namespace: dict = {}
+        exec("import plotting_pkg_absent_for_test.sub as sub\n"
+             "from plotting_pkg_absent_for_test import pyplot as plt\n", namespace)
+        uses = ["plt.imshow(1)", "class Net(plt.Base): pass", "isinstance(1, plt.Figure)", "sub.helper()", "bool(plt.rcParams)",
+                "for _ in plt.figures: pass", "try:\n    plt.show()\nexcept Exception:\n    pass",
+                "plt.Figure.__name__.lower()", "assert sub.__version__ >= '1.15'"]
+        for use in uses:
+            with pytest.raises(AbsentPackageUsed, match=r"needs `plotting_pkg_absent_for_test`, which is not installed"):
+                exec(use, dict(namespace))
+        # Probes for special methods see a plain object, as copy, inspect and numpy expect.
+        assert not hasattr(namespace["plt"], "__array__") and not hasattr(namespace["plt"], "__wrapped__")
+    finally:
+        sys.meta_path[:] = before
+        for name in [name for name in sys.modules if name.startswith("plotting_pkg_absent_for_test")]:
+            del sys.modules[name]
+    assert not any(isinstance(finder, AbsentPackages) for finder in sys.meta_path)
+
+
+# --- the backward slice of a top-level statement -----------------------------------------------
+
+
+def _kept(source: str, flagged: str, *also: str) -> list[str]:
+    """The non-blank lines of the slice for the line holding `flagged` (plus lines holding `also`)."""
+    lines = source.splitlines()
+    numbers = [next(n for n, text in enumerate(lines, 1) if marker in text) for marker in (flagged, *also)]
+    sliced = module_level_slice(source, numbers)
+    assert sliced is not None
+    assert len(sliced.splitlines()) == len(lines), "the slice must keep the file's line numbers"
+    return [text for text in sliced.splitlines() if text.strip()]
+
+
+SCRIPT = """\
+import torch
+from torch import nn
+import matplotlib.pyplot as plt
+
+w = torch.randn(4, requires_grad=True)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(100):
+    loss = model(torch.randn(2, 4)).sum()
+    loss.backward()
+    opt.step()
+plt.plot(w.detach())
+torch.save(w, "w.pt")
+w.add_(1)  # flagged
+print("after")
+"""
+
+
+def test_slice_leaves_out_the_training_loop_and_reads_of_the_flagged_tensor():
+    assert _kept(SCRIPT, "# flagged") == ["import torch", "w = torch.randn(4, requires_grad=True)", "w.add_(1)  # flagged"]
+
+
+def test_slice_keeps_statements_that_change_what_the_flagged_line_reads():
+    source = SCRIPT.replace("w.add_(1)  # flagged", "model.weight.add_(1)  # flagged")
+    kept = _kept(source, "# flagged")
+    # The loop changes the model (opt = SGD(model.parameters()) ... opt.step()): it is part of the slice.
+    assert "    opt.step()" in kept and "model = nn.Linear(4, 1)" in kept and "from torch import nn" in kept
+    assert not any("plt" in line or "torch.save" in line or "after" in line for line in kept), kept
+
+
+def test_slice_follows_in_place_writes_aliases_and_the_file_s_functions():
+    source = """\
+import torch
+from torch import nn
+
+a = torch.ones(3, requires_grad=True)
+b = torch.ones(3)
+view = b.view(-1)
+view.mul_(2)
+nn.init.zeros_(a)
+def reset():
+    b.data.zero_()
+reset()
+c = torch.ones(3)
+c.add_(5)
+a.add_(b)  # flagged
+"""
+    kept = _kept(source, "# flagged")
+    for statement in ("view = b.view(-1)", "view.mul_(2)", "nn.init.zeros_(a)", "def reset():", "reset()"):
+        assert statement in kept, (statement, kept)
+    assert "c = torch.ones(3)" not in kept and "c.add_(5)" not in kept, kept
+
+
+def test_slice_opens_the_main_guard_and_stops_at_the_flagged_statement():
+    source = """\
+import torch
+
+if __name__ == "__main__":
+    scores = torch.randn(3, requires_grad=True)
+    for epoch in range(100):
+        raise SystemExit("training")
+    scores.zero_()  # flagged
+    raise SystemExit("after")
+"""
+    assert _kept(source, "# flagged") == ["import torch", "scores = torch.randn(3, requires_grad=True)",
+                                          "scores.zero_()  # flagged"]
+
+
+def test_slice_reaches_the_later_lines_of_the_claim():
+    source = """\
+import torch
+
+probs = torch.rand(2, 3, requires_grad=True).softmax(dim=1)
+targets = probs.detach()  # flagged
+unrelated = torch.zeros(1)
+targets[targets < 0.3] = 0.0  # write
+"""
+    assert _kept(source, "# flagged", "# write") == [
+        "import torch", "probs = torch.rand(2, 3, requires_grad=True).softmax(dim=1)",
+        "targets = probs.detach()  # flagged", "targets[targets < 0.3] = 0.0  # write"]
+
+
+def test_slice_does_not_take_a_module_for_data():
+    source = """\
+import torch
+from torch import nn
+
+for step in range(10 ** 9):
+    head = nn.Linear(3, 1)(torch.randn(2, 3))
+w = torch.randn(3, requires_grad=True)
+w.add_(1)  # flagged
+"""
+    # The loop passes torch.randn(...) to a call: that changes no module, so the loop stays out.
+    assert _kept(source, "# flagged") == ["import torch", "w = torch.randn(3, requires_grad=True)",
+                                          "w.add_(1)  # flagged"]
+
+
+def test_slice_keeps_star_imports():
+    source = "from utils import *\nimport torch\n\nw = make_weights()\nw.add_(1)  # flagged\n"
+    assert _kept(source, "# flagged") == ["from utils import *", "w = make_weights()", "w.add_(1)  # flagged"]
+
+
+def test_snippet_keeps_star_imports_and_whole_import_fallbacks():
+    source = (
+        "import torch\n"
+        "from utils import *\n"
+        "try:\n    import apex_absent\nexcept ImportError:\n    apex_absent = None\n"
+        "try:\n    import numpy as np\nexcept ImportError:\n    print('no numpy')\n    raise\n"
+        "def f(x):\n    return helper(x) if apex_absent is None else x\n"
+        "def g():\n    return np.zeros(1)\n"
+    )
+    kept_for_f = [line for line in snippet_source(source, {"f"}).splitlines() if line.strip()]
+    assert kept_for_f == ["from utils import *", "try:", "    import apex_absent", "except ImportError:",
+                          "    apex_absent = None", "def f(x):", "    return helper(x) if apex_absent is None else x"]
+    # A handler that re-raises is no fallback: the import alone is lifted, as before.
+    kept_for_g = [line for line in snippet_source(source, {"g"}).splitlines() if line.strip()]
+    assert kept_for_g == ["from utils import *", "import numpy as np", "def g():", "    return np.zeros(1)"]
+
+
+# --- running it: one verify() call over the fixtures --------------------------------------------
+
+
+def _markers(source: str) -> set[tuple[int, str]]:
+    found = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT and MARKER.search(token.string):
+            found.update((token.start[0], code.strip()) for code in MARKER.search(token.string).group(1).split(","))
+    return found
+
+
+@pytest.fixture(scope="module")
+def context_verified(tmp_path_factory):
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    directory = tmp_path_factory.mktemp("import-context") / "projects"
+    shutil.copytree(CONTEXT_FIXTURES, directory, ignore=shutil.ignore_patterns("configured"))
+    before = snapshot(directory)
+    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.rglob("*.py"))}
+    diagnostics = []
+    for path, source in sources.items():
+        found = list(lint_source(source, path))
+        # The fixture still holds the bugs it was written for (and nothing else).
+        assert {(d.location.line, d.code) for d in found} == _markers(source), path
+        diagnostics += found
+    verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
+    by_key = {(Path(d.path).relative_to(directory).as_posix(), d.location.line, d.code): d.verdict
+              for d in verified}
+    return {"by_key": by_key, "directory": directory, "before": before, "sources": sources}
+
+
+def _verdict(verified, relative: str, text: str, code: str):
+    source = verified["sources"][str(verified["directory"] / relative)]
+    line = next(n for n, content in enumerate(source.splitlines(), 1) if text in content)
+    verdict = verified["by_key"].get((relative, line, code))
+    assert verdict is not None, f"no verdict for {code} at {relative}:{line}: {sorted(verified['by_key'])}"
+    return verdict
+
+
+@needs_torch
+def test_script_importing_a_sibling_utils_is_confirmed(context_verified):
+    verdict = _verdict(context_verified, "gan_scripts/train_gan.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
+def test_star_import_of_a_sibling_and_an_import_fallback_run_as_in_python(context_verified):
+    verdict = _verdict(context_verified, "gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
+def test_package_module_with_relative_imports_three_levels_deep_is_confirmed(context_verified):
+    verdict = _verdict(context_verified, "library/pkg/a/b/c/blocks.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
+def test_top_level_inplace_on_leaf_is_confirmed_without_running_the_training_loop(context_verified):
+    verdict = _verdict(context_verified, "top_level/leaf_update.py", "bias.add_(1.0)", "TCL004")
+    assert verdict.status == "confirmed", verdict
+    assert "leaf Variable" in verdict.evidence, verdict
+    # The loop (which also needs the package that is not installed) would have written this file.
+    assert not (context_verified["directory"] / "top_level" / "training_ran").exists()
+
+
+@needs_torch
+@pytest.mark.parametrize("text, code, evidence", [
+    ("features.clone().detach()", "TCL005", "CloneBackward"),
+    ("torch.tensor(labels)", "TCL008", "UserWarning"),
+    ("targets = probs.detach()", "TCL006", "changed"),
+    ("running_loss += loss", "TCL007", "graph"),
+    ("scores.zero_()", "TCL004", "leaf Variable"),
+])
+def test_top_level_bugs_are_confirmed_through_their_slice(context_verified, text, code, evidence):
+    verdict = _verdict(context_verified, "top_level/module_rules.py", text, code)
+    assert verdict.status == "confirmed", verdict
+    assert evidence in verdict.evidence, verdict
+
+
+@needs_torch
+def test_a_missing_package_the_slice_needs_is_named(context_verified):
+    verdict = _verdict(context_verified, "top_level/needs_tracker.py", "history.add_(weights)", "TCL004")
+    assert verdict.status == "unverified", verdict
+    assert verdict.evidence == ("needs `experiment_tracker_not_installed`, which is not installed "
+                                "(the code used `experiment_tracker_not_installed.initial_weights`)"), verdict
+
+
+@needs_torch
+def test_packages_imported_but_never_used_stand_in_and_a_use_is_named(context_verified):
+    relative = "gan_scripts/train_began.py"
+    source = context_verified["sources"][str(context_verified["directory"] / relative)]
+    encoder, logging = [n for n, text in enumerate(source.splitlines(), 1) if "identity = x.clone()" in text]
+    # heavy_utils imports two packages that are not installed; EncoderBlock uses neither.
+    assert context_verified["by_key"][relative, encoder, "TCL001"].status == "confirmed"
+    verdict = context_verified["by_key"][relative, logging, "TCL001"]
+    assert verdict.status == "unverified", verdict
+    assert verdict.evidence == ("needs `plotting_lib_not_installed`, which is not installed "
+                                "(the code used `plotting_lib_not_installed.pyplot.imshow`)"), verdict
+
+
+@needs_torch
+def test_a_package_that_cannot_be_imported_says_so_for_every_finding(context_verified):
+    # brokenpkg/__init__.py imports its subpackage, then fails (it uses a package that is not
+    # installed): the second finding must not see the subpackage the first attempt left behind
+    # as an importable package.
+    relative = "library/brokenpkg/models/blocks.py"
+    source = context_verified["sources"][str(context_verified["directory"] / relative)]
+    lines = [n for n, text in enumerate(source.splitlines(), 1) if "identity = x.clone()" in text]
+    verdicts = [context_verified["by_key"].get((relative, line, "TCL001")) for line in lines]
+    assert len(verdicts) == 2
+    for verdict in verdicts:
+        assert verdict is not None and verdict.status == "unverified", verdicts
+        assert verdict.evidence.startswith("needs `plotting_lib_not_installed`, which is not installed"), verdicts
+
+
+@needs_torch
+def test_no_file_is_written(context_verified):
+    # Byte for byte, and nothing new: no marker file, no __pycache__ beside an imported sibling.
+    assert snapshot(context_verified["directory"]) == context_verified["before"]
+
+
+@needs_torch
+def test_configured_pythonpath_makes_an_import_work(tmp_path: Path):
+    project = tmp_path / "configured"
+    shutil.copytree(CONTEXT_FIXTURES / "configured", project)
+    # Run from elsewhere: only the configuration (found above the linted folder, its paths relative
+    # to it) can put vendor/ on the import path.
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               project / "scripts", cwd=tmp_path, timeout=600)
+    records = json.loads(result.stdout)
+    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)

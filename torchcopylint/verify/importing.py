@@ -1,0 +1,192 @@
+"""Import the flagged file the way its project does, and run a snippet of it in that context.
+
+A module inside a package (a chain of `__init__.py` folders) is known by its
+dotted name, with the folder above the top package on `sys.path`, so its
+relative imports resolve; a file in a plain folder is a script, whose own folder
+is on `sys.path` (as `python script.py` puts it there), so `import utils` finds
+the sibling. The project root (the nearest folder with pyproject.toml, setup.py,
+setup.cfg or .git) and its `src/` come next, then the folders the configuration
+names (`[tool.torchcopylint.verify] pythonpath`).
+
+Runs in the verification child process; uses nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import types
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+# Folders never searched for a project's own module: environments and build output.
+SKIPPED = {"venv", "env", "site-packages", "node_modules", "build", "dist"}
+
+
+@dataclass(frozen=True)
+class ImportContext:
+    """How the project imports one file."""
+
+    package: Optional[str]  # the dotted package holding the file (its `__package__`); None for a script
+    module_name: Optional[str]  # the file's own dotted name, when it is in a package
+    search_path: tuple[str, ...]  # folders for sys.path, the first searched first
+
+
+class MissingModule(Exception):
+    """An import the code needs failed; the message says what is missing and why. `package` is
+    the top-level name when it is a package that is not installed (nowhere on the import path
+    nor in the project), None otherwise."""
+
+    def __init__(self, message: str, package: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.package = package
+
+
+def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    packages: list[str] = []
+    top = folder
+    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+        packages.insert(0, os.path.basename(top))
+        top = os.path.dirname(top)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    package = ".".join(packages) or None
+    module_name = None
+    if package is not None:
+        module_name = package if stem == "__init__" else f"{package}.{stem}"
+    # In a package, the folder above the top package comes first; the file's own folder is kept
+    # last for the research layout where a folder has an __init__.py but its scripts import
+    # their siblings absolutely (`import utils`), as they do when run as scripts.
+    search = [top] if package is not None else [folder]
+    root = project_root(folder)
+    if root is not None:
+        search += [root, os.path.join(root, "src")]
+    search += [os.path.abspath(entry) for entry in extra_paths]
+    if package is not None:
+        search.append(folder)
+    unique = tuple(dict.fromkeys(entry for entry in search if os.path.isdir(entry)))
+    return ImportContext(package, module_name, unique)
+
+
+def project_root(folder: str) -> Optional[str]:
+    for candidate in _upwards(folder):
+        if any(os.path.exists(os.path.join(candidate, marker)) for marker in PROJECT_MARKERS):
+            return candidate
+    return None
+
+
+def _upwards(folder: str):
+    current = os.path.abspath(folder)
+    while True:
+        yield current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent
+
+
+def enter(context: ImportContext) -> None:
+    """Put the context's folders on sys.path, in its order, ahead of what is there."""
+    for entry in reversed(context.search_path):
+        if entry in sys.path:
+            sys.path.remove(entry)
+        sys.path.insert(0, entry)
+
+
+def fresh_module(context: ImportContext, path: str, serial: int) -> types.ModuleType:
+    """An empty module to execute a snippet of `path` in, with `__package__` set so relative
+    imports resolve. Its name is unique (in the file's package): the real module, if some
+    import brings it in, keeps its own entry in sys.modules."""
+    if context.package is not None:
+        parts = context.package.split(".")
+        try:
+            # The __init__.py chain runs from the top, as in the project. Each level is asked for
+            # in turn: a subpackage left in sys.modules by an earlier failed import of its parent
+            # must not make the second attempt look like a success.
+            for depth in range(1, len(parts) + 1):
+                importlib.import_module(".".join(parts[:depth]))
+        except ImportError as error:
+            raise _missing(error, path) from error
+    stem = os.path.splitext(os.path.basename(path))[0]
+    local = f"__torchcopylint_snippet_{serial}_{stem}"
+    name = f"{context.package}.{local}" if context.package else local
+    module = types.ModuleType(name)
+    module.__file__ = path
+    module.__package__ = context.package or ""
+    sys.modules[name] = module  # dataclasses and pickling look modules up by name
+    return module
+
+
+def execute(code, module: types.ModuleType) -> None:
+    """Run compiled snippet code in `module`; an import that fails becomes MissingModule."""
+    try:
+        exec(code, module.__dict__)
+    except ImportError as error:
+        raise _missing(error, module.__file__) from error
+
+
+def _missing(error: ImportError, path: str) -> MissingModule:
+    return MissingModule(describe_failure(error, path), absent_package(error, path))
+
+
+def absent_package(error: ImportError, path: str) -> Optional[str]:
+    """The top-level package whose absence made the import fail: not importable from anywhere,
+    and no module of the project by that name (that would be an import-path problem instead)."""
+    top = _unimportable_top_level(error)
+    if top is None or _find_in_project(_project_or_folder(path), top) is not None:
+        return None
+    return top
+
+
+def describe_failure(error: ImportError, path: str) -> str:
+    """Why an import failed, in the user's terms: a package that is not installed is named; a
+    module of the project that is not on the import path is pointed at."""
+    top = _unimportable_top_level(error)
+    if top is not None:
+        root = _project_or_folder(path)
+        found = _find_in_project(root, top)
+        if found is None:
+            return f"needs `{top}`, which is not installed"
+        return (f"could not import `{top}`: the project has it ({os.path.relpath(found, root)}), but not on "
+                f"the import path; name its folder in `[tool.torchcopylint.verify] pythonpath`")
+    return f"could not import what the code needs: {error}"
+
+
+def _unimportable_top_level(error: ImportError) -> Optional[str]:
+    """The top-level name a ModuleNotFoundError is about, when nothing by that name can be found."""
+    missing = getattr(error, "name", None)
+    if not (isinstance(error, ModuleNotFoundError) and missing):
+        return None
+    top = missing.split(".")[0]
+    try:
+        return None if importlib.util.find_spec(top) is not None else top
+    except (ImportError, ValueError):
+        return None  # something by that name is there, but it does not import
+
+
+def _project_or_folder(path: str) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    return project_root(folder) or folder
+
+
+def _find_in_project(root: str, name: str, depth: int = 3) -> Optional[str]:
+    """`name.py` or a `name/` package within `depth` folders of the project root."""
+    pending = [(root, 0)]
+    while pending:
+        folder, level = pending.pop(0)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in (f"{name}.py", name) and (entry.is_file() or
+                                                       os.path.isfile(os.path.join(entry.path, "__init__.py"))):
+                return entry.path
+        if level < depth:
+            pending.extend((entry.path, level + 1) for entry in entries
+                           if entry.is_dir() and not entry.name.startswith((".", "__")) and entry.name not in SKIPPED)
+    return None

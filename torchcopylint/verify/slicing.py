@@ -1,0 +1,205 @@
+"""The backward slice of a flagged top-level statement: what must run before it, and nothing else.
+
+A script's top level is a sequence of statements. To run a flagged one, the
+verifier runs it after the earlier statements it depends on: those that bind a
+name it reads, or may change such a name (`w.data.zero_()`, `opt.step()` where
+`opt = SGD([w])`, `init(w)`), and, transitively, what those depend on. A
+training loop the flagged statement does not depend on never runs. The body of
+`if __name__ == "__main__":` counts as top level when the flagged line is in it.
+
+The slice is conservative where it cannot see: a call to a function or object
+of the file may change every name passed to it, and names assigned from one
+another (`opt = SGD(model.parameters())`) are changed together. Calls on an
+imported module (`torch.save(model, ...)`, `plt.plot(x)`) are taken to change
+their arguments only when the function name ends in `_` (PyTorch's in-place
+convention: `nn.init.zeros_(w)`).
+
+The text keeps the file's line numbers (statements left out become blank
+lines), so probes and tracebacks point at the user's lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Iterable, Optional
+
+_BUILTINS = frozenset(dir(builtins))
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
+    """The module's text with only the top-level statements holding `lines` (the flagged line and
+    the other lines its claim needs, such as a later write) and their backward slice; None when
+    the first line is inside no top-level statement."""
+    lines = list(lines)
+    tree = ast.parse(source)
+    statements = _top_level(tree, lines[0])
+    if not any(_first_line(node) <= lines[0] <= _last_line(node) for node in statements):
+        return None
+    targets = {i for i, node in enumerate(statements) if any(_first_line(node) <= line <= _last_line(node)
+                                                            for line in lines)}
+    last = max(targets)
+    earlier = statements[:last]
+    functions = {node.name: node for node in earlier if isinstance(node, _DEFINITIONS)}
+    modules = {name for node in earlier if isinstance(node, _IMPORTS) for name in _bound(node)}
+    aliases = _alias_groups(earlier, modules | set(functions))
+    keep = set(targets)
+    needed: set[str] = set()
+    for index in range(last, -1, -1):
+        node = statements[index]
+        if index not in keep:
+            touched = _bound(node) | _changed(node, modules, functions)
+            touched |= {alias for name in touched for alias in aliases.get(name, ())}
+            star_import = isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+            is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+            if not (touched & needed or star_import or is_future):
+                continue
+            keep.add(index)
+        needed |= _read(node, functions)
+    return _text(source, [statements[i] for i in sorted(keep)])
+
+
+def _top_level(tree: ast.Module, line: int) -> list[ast.stmt]:
+    """The top-level statements, with the body of a main guard that holds `line` opened up."""
+    for index, node in enumerate(tree.body):
+        if isinstance(node, ast.If) and _is_main_guard(node) \
+                and any(_first_line(stmt) <= line <= _last_line(stmt) for stmt in node.body):
+            return list(tree.body[:index]) + list(node.body)
+    return list(tree.body)
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    test = node.test
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+
+
+def _first_line(node: ast.stmt) -> int:
+    decorators = getattr(node, "decorator_list", None)
+    return decorators[0].lineno if decorators else node.lineno
+
+
+def _last_line(node: ast.stmt) -> int:
+    return node.end_lineno or node.lineno
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    """Every name the statement (or a block inside it) may bind at top level."""
+    if isinstance(node, _DEFINITIONS):
+        return {node.name}
+    names: set[str] = set()
+    pending: list[ast.AST] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, _IMPORTS):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in current.names if alias.name != "*")
+        elif isinstance(current, _DEFINITIONS):
+            names.add(current.name)
+            continue  # its body binds locals
+        elif isinstance(current, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        elif isinstance(current, ast.Name) and isinstance(current.ctx, (ast.Store, ast.Del)):
+            names.add(current.id)
+        pending.extend(ast.iter_child_nodes(current))
+    return names
+
+
+def _read(node: ast.stmt, functions: dict[str, ast.stmt]) -> set[str]:
+    """Names the statement reads, with those read by the file's functions and classes it names."""
+    names = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+    pending = [name for name in names if name in functions]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        inner = {sub.id for sub in ast.walk(functions[name]) if isinstance(sub, ast.Name)}
+        names |= inner
+        pending.extend(other for other in inner if other in functions)
+    return names
+
+
+def _changed(node: ast.stmt, modules: set[str], functions: dict[str, ast.stmt]) -> set[str]:
+    """Names whose objects the statement may change in place (beyond the names it binds)."""
+    if isinstance(node, _DEFINITIONS + _IMPORTS):
+        return set()
+    changed: set[str] = set()
+    # A method called for its effect (`opt.step()`, `model.train()`) may change its receiver; one
+    # whose value is used (`w.detach()`, `x.sum()`) is taken to read it, unless named in place (`add_`).
+    for_effect = {id(sub.value) for sub in ast.walk(node) if isinstance(sub, ast.Expr)}
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            changed |= _root(sub)
+        elif isinstance(sub, ast.AugAssign):
+            changed |= _root(sub.target)
+        elif isinstance(sub, ast.Call):
+            changed |= _changed_by_call(sub, modules, functions, id(sub) in for_effect)
+    # `f(torch.randn(2))` does not change the torch module, nor `g(f)` the function f.
+    return changed - modules - set(functions)
+
+
+def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast.stmt], for_effect: bool) -> set[str]:
+    func = call.func
+    receiver = set()
+    if isinstance(func, ast.Attribute) and (for_effect or func.attr.endswith("_")):
+        receiver = _root(func.value)
+    arguments = set()
+    for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        arguments |= {sub.id for sub in ast.walk(argument) if isinstance(sub, ast.Name)}
+    if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in functions:
+        return set()  # print(x), len(x), range(n): they change nothing
+    if isinstance(func, ast.Attribute) and _root(func.value) & modules:
+        # torch.save(model, path) reads its arguments; nn.init.zeros_(w) writes them.
+        return arguments if func.attr.endswith("_") else set()
+    # A method (x.add_(1), opt.step()) may change its receiver; any callable its arguments.
+    changed = receiver | arguments
+    if isinstance(func, ast.Name) and func.id in functions:
+        # A function of the file may change the globals it names (global statement or in place).
+        changed |= {sub.id for sub in ast.walk(functions[func.id]) if isinstance(sub, ast.Name)}
+    return changed
+
+
+def _root(node: ast.AST) -> set[str]:
+    """The variable at the root of `a.b[c].d`: {"a"}."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    if isinstance(node, ast.Call):
+        return _root(node.func)
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def _alias_groups(statements: list[ast.stmt], not_data: set[str]) -> dict[str, set[str]]:
+    """Names that may share objects: `opt = SGD([w])`, `y = x.view(-1)`, `a, b = b, a`. Imported
+    modules, functions and classes are not data, so they link nothing."""
+    groups: dict[str, set[str]] = {}
+    for node in statements:
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and sub.value is not None:
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                names |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
+            elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+                names = {n.id for part in (sub.target, sub.iter) for n in ast.walk(part) if isinstance(n, ast.Name)}
+            else:
+                continue
+            names -= not_data | _BUILTINS
+            merged = set(names)
+            for name in names:
+                merged |= groups.get(name, set())
+            for name in merged:
+                groups[name] = merged
+    return groups
+
+
+def _text(source: str, kept: list[ast.stmt]) -> str:
+    lines = source.splitlines(keepends=True)
+    out = ["\n"] * len(lines)
+    for node in kept:
+        dedent = node.col_offset  # a statement from a main guard's body moves to column 0
+        for index in range(_first_line(node) - 1, _last_line(node)):
+            text = lines[index]
+            strip = min(dedent, len(text) - len(text.lstrip(" \t")))
+            out[index] = text[strip:] if text[strip:] else "\n"
+    return "".join(out)
