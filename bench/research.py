@@ -109,6 +109,7 @@ def lint_repository(directory: Path, args: argparse.Namespace) -> dict[str, Any]
         verdict = record.get("verdict") or {}
         findings.append({
             "path": record["path"],
+            "cell": record.get("cell"),  # notebooks, once the tool reads them
             "line": record["line"],
             "column": record.get("column"),
             "code": record["code"],
@@ -272,7 +273,7 @@ def render_tables(runs: list[dict[str, Any]], verify: bool) -> str:
                if finding["status"] in ("refuted", "not reached")]
     if decided:
         out += ["### Every refutation and `not reached`", ""]
-        out += [f"- {finding['status']}: `{repo}/{finding['path']}:{finding['line']}` {finding['code']} — "
+        out += [f"- {finding['status']}: `{repo}/{location(finding)}:{finding['line']}` {finding['code']} — "
                 f"{(finding['evidence'] or '').strip()[:300]}" for repo, finding in decided]
         out.append("")
     return "\n".join(out)
@@ -281,16 +282,26 @@ def render_tables(runs: list[dict[str, Any]], verify: bool) -> str:
 # ---------------------------------------------------------------- diff
 
 def keyed(runs: list[dict[str, Any]]) -> dict[tuple, dict[str, Any]]:
-    return {(run["dir"], finding["path"], finding["line"], finding["code"]): finding
+    return {(run["dir"], location(finding), finding["line"], finding["code"]): finding
             for run in runs for finding in run["findings"]}
+
+
+def location(finding: dict[str, Any]) -> str:
+    return finding["path"] + (f":cell {finding['cell']}" if finding.get("cell") is not None else "")
 
 
 def render_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
     before, after = keyed(old["runs"]), keyed(new["runs"])
-    out = []
     gained = sorted(set(after) - set(before))
     lost = sorted(set(before) - set(after))
     both = sorted(set(before) & set(after))
+    changes = [(key, before[key]["status"], after[key]["status"]) for key in both
+               if None not in (before[key]["status"], after[key]["status"])
+               and before[key]["status"] != after[key]["status"]]
+    failed = sorted({run["dir"] for saved in (old, new) for run in saved["runs"] if run["problem"]})
+    if not (gained or lost or changes or failed):
+        return "no difference"
+    out = [f"Runs that failed in either: {', '.join(failed)}", ""] if failed else []
     per_rule = Counter(key[3] for key in gained), Counter(key[3] for key in lost)
     codes = sorted(set(per_rule[0]) | set(per_rule[1]))
     out += ["### Findings gained and lost", "",
@@ -301,8 +312,6 @@ def render_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
             out += [f"- `{d}/{p}:{line}` {code} {source[(d, p, line, code)]['message'][:200]}"
                     for d, p, line, code in keys]
             out.append("")
-    changes = [(key, before[key]["status"], after[key]["status"]) for key in both
-               if before[key]["status"] != after[key]["status"]]
     if changes:
         moves = Counter((old_status, new_status) for _, old_status, new_status in changes)
         out += ["### Verdicts changed", "",
@@ -310,7 +319,7 @@ def render_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
         out += [f"- `{d}/{p}:{line}` {code}: {was} → {now}: {(after[(d, p, line, code)]['evidence'] or '')[:200]}"
                 for (d, p, line, code), was, now in changes]
         out.append("")
-    return "\n".join(out) if out else "no difference"
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------- main
@@ -348,8 +357,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         if args.verify:
             run["missing_imports"] = missing_imports(run, directory, args.python)
         runs.append(run)
-        print(f"  {len(run['findings'])} findings, {run['seconds']} s" + (f", {run['problem']}" if run["problem"] else ""),
-              file=sys.stderr, flush=True)
+        problem = f", {run['problem']}" if run["problem"] else ""
+        print(f"  {len(run['findings'])} findings, {run['seconds']} s{problem}", file=sys.stderr, flush=True)
         if args.json:
             args.json.write_text(json.dumps({"verify": args.verify, "runs": runs}, indent=1) + "\n",
                                  encoding="utf-8")
