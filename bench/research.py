@@ -134,50 +134,104 @@ def count_files(directory: Path) -> dict[str, int]:
 
 # ---------------------------------------------------------------- third-party imports
 
-def imported_top_names(path: Path) -> set[str]:
-    """Top-level names of the absolute imports in a .py file (a notebook: its code cells)."""
+def source_text(path: Path) -> str:
+    """A .py file's text; a notebook's code cells joined, magics and shell escapes blanked."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix != ".ipynb":
+        return text
+    cells = json.loads(text).get("cells", [])
+    code = "\n".join("".join(cell.get("source", "")) if isinstance(cell.get("source"), list)
+                     else cell.get("source", "") for cell in cells if cell.get("cell_type") == "code")
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines())
+
+
+def import_time_imports(path: Path) -> list[ast.Import | ast.ImportFrom]:
+    """The imports that run when the file is imported: module level, outside function bodies,
+    and not inside a `try` that handles the ImportError (an optional dependency)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if path.suffix == ".ipynb":
-            cells = json.loads(text).get("cells", [])
-            text = "\n".join(
-                "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) else cell.get("source", "")
-                for cell in cells if cell.get("cell_type") == "code")
-            # Magics and shell escapes are not Python; drop those lines for this count only.
-            text = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines())
-        tree = ast.parse(text)
+        tree = ast.parse(source_text(path))
     except (OSError, SyntaxError, ValueError, AttributeError):
-        return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+        return []
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.append(node)
+            elif isinstance(node, ast.Try):
+                if not any(handler.type is None or "Error" in ast.unparse(handler.type)
+                           or "Exception" in ast.unparse(handler.type) for handler in node.handlers):
+                    visit(node.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+            elif isinstance(node, (ast.If, ast.With, ast.For, ast.While)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body)
+
+    visit(tree.body)
+    return found
+
+
+def module_files(base: Path, parts: list[str]) -> list[Path]:
+    """The files importing `parts` (dotted, from folder `base`) runs, or [] when it is not there."""
+    files, folder = [], base
+    for index, part in enumerate(parts):
+        if (folder / part / "__init__.py").exists():
+            files.append(folder / part / "__init__.py")
+            folder = folder / part
+        elif (folder / f"{part}.py").exists() and index == len(parts) - 1:
+            files.append(folder / f"{part}.py")
+        elif (folder / part).is_dir():  # a namespace package
+            folder = folder / part
+        else:
+            return files if index else []
+    return files or [folder]
+
+
+def third_party_imports(file: Path, root: Path) -> set[str]:
+    """Top-level names of the installed-or-not modules that importing `file` needs, following the
+    repository's own modules (sibling scripts, packages, relative imports) transitively."""
+    pending = [file] + [folder / "__init__.py" for folder in file.parents
+                        if (folder == root or root in folder.parents) and (folder / "__init__.py").exists()]
+    seen: set[Path] = set()
+    names: set[str] = set()
+    while pending:
+        current = pending.pop()
+        if current in seen or not current.is_file():
+            continue
+        seen.add(current)
+        folders = [current.parent] + [f for f in current.parent.parents if f == root or root in f.parents]
+        for node in import_time_imports(current):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = current.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                parts = node.module.split(".") if node.module else []
+                for alias in node.names:
+                    pending += module_files(base, parts + [alias.name]) or module_files(base, parts)
+                continue
+            dotted = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in dotted:
+                parts = name.split(".")
+                local = next((module_files(folder, parts) for folder in folders if module_files(folder, parts)), [])
+                if local:
+                    pending += [f for f in local if f.suffix == ".py"]
+                    if isinstance(node, ast.ImportFrom):
+                        for alias in node.names:
+                            package = local[-1].parent if local[-1].name == "__init__.py" else None
+                            if package is not None:
+                                pending += module_files(package, [alias.name])
+                elif parts[0] and parts[0] not in sys.stdlib_module_names:
+                    names.add(parts[0])
     return names
 
 
-def is_local(name: str, file: Path, root: Path) -> bool:
-    """A module or package of that name in the file's folder or a folder above it, up to the root."""
-    folder = file.parent
-    while True:
-        if (folder / f"{name}.py").exists() or (folder / name / "__init__.py").exists() or \
-                (folder / name).is_dir():
-            return True
-        if folder == root or root not in folder.parents:
-            return False
-        folder = folder.parent
-
-
 def missing_imports(run: dict[str, Any], root: Path, python: Optional[str]) -> dict[str, list[str]]:
-    """Per flagged file: the third-party top-level modules the target interpreter cannot find."""
-    wanted: dict[str, set[str]] = {}
-    for finding in run["findings"]:
-        if finding["path"] in wanted:
-            continue
-        file = root / finding["path"]
-        wanted[finding["path"]] = {name for name in imported_top_names(file)
-                                   if name not in sys.stdlib_module_names and not is_local(name, file, root)}
+    """Per flagged file: the third-party top-level modules its import needs that the target
+    interpreter cannot find (module-level imports only; optional ones in `try` are left out)."""
+    wanted = {finding["path"]: third_party_imports(root / finding["path"], root) for finding in run["findings"]}
     names = sorted(set().union(*wanted.values())) if wanted else []
     if not names:
         return {path: [] for path in wanted}
@@ -259,7 +313,7 @@ def render_tables(runs: list[dict[str, Any]], verify: bool) -> str:
 
     if any("missing_imports" in run for run in runs):
         installed = [finding for run in runs for finding in run["findings"]
-                     if not run.get("missing_imports", {}).get(finding["path"])]
+                     if finding["code"] != "TCL900" and not run.get("missing_imports", {}).get(finding["path"])]
         confirmed = sum(1 for finding in installed if finding["status"] == "confirmed")
         share = f"{100 * confirmed / len(installed):.0f}%" if installed else "n/a"
         absent = Counter(module for run in runs for modules in run.get("missing_imports", {}).values()
@@ -337,6 +391,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--json", type=Path, help="save every finding here (rewritten after each repository)")
     parser.add_argument("--diff", nargs=2, type=Path, metavar=("OLD", "NEW"))
     parser.add_argument("--table", type=Path, metavar="SAVED", help="print the tables of a saved run")
+    parser.add_argument("--recheck-imports", action="store_true",
+                        help="with --table: recompute which flagged files have their imports installed")
     args = parser.parse_args(argv)
 
     if args.diff:
@@ -345,6 +401,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     if args.table:
         saved = json.loads(args.table.read_text(encoding="utf-8"))
+        if saved["verify"] and args.recheck_imports:
+            roots = {directory.resolve().name: directory.resolve() for directory in indexed_dirs(args.index)}
+            for run in saved["runs"]:
+                run["missing_imports"] = missing_imports(run, roots[run["dir"]], args.python)
         print(render_tables(saved["runs"], saved["verify"]))
         return 0
 
