@@ -95,10 +95,14 @@ def lint_repository(directory: Path, args: argparse.Namespace) -> dict[str, Any]
         returncode, stdout = None, ""
         stderr = (expired.stderr or b"").decode("utf-8", "replace") if isinstance(expired.stderr, bytes) \
             else (expired.stderr or "")
+    except OSError as error:  # no such interpreter or command
+        returncode, stdout, stderr = -1, "", str(error)
     seconds = time.perf_counter() - started
     findings, problem = [], None
     if returncode is None:
         problem = f"timed out after {args.timeout} s"
+    elif returncode == -1 and not stdout:
+        problem = f"could not start the tool: {stderr}"
     elif returncode != 0:
         problem = f"exit status {returncode}"
     try:
