@@ -458,3 +458,19 @@ def test_tcl012_parameter_copied_in_a_module_is_not_registered():
     assert sorted(found) == [8, 10], "b's data may already be on the device; d and e are not parameter copies"
     assert "does not register it" in found[8].message and "when `device` is not the CPU" in found[8].message
     assert _fixed(source, "TCL012").splitlines()[7].strip() == "self.a = nn.Parameter(torch.randn(dim).to(device))"
+
+
+def test_tcl009_grad_mode_decided_at_run_time_is_not_guessed():
+    source = """
+        import torch
+        from torch import nn
+
+
+        def run_phase(x, is_train):
+            model = nn.Linear(3, 1)
+            with torch.set_grad_enabled(is_train):
+                out = model(x)
+                scores = out.numpy()
+            return out.numpy(), scores
+    """
+    assert _found(source, "TCL009") == []

@@ -21,8 +21,10 @@ from torchcopylint.analysis.aliasing import (
     FunctionFacts,
     _keyword_is_true,
     goes_through_detach,
+    grad_mode_of_context,
     parameter_requires_grad,
 )
+from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import backward_calls, module_key
 
@@ -92,6 +94,7 @@ LEAF_DESCRIPTIONS = {
     "requires_grad_": "a tensor switched to `requires_grad=True`",
 }
 MAX_DEPTH = 12
+SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 
 
 @dataclass(frozen=True)
@@ -113,12 +116,15 @@ class GradFlow:
         self._backpropagated: dict = {}  # function node -> loss bindings
         self._trained: Optional[frozenset] = None
         self._frozen: Optional[frozenset] = None
+        self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
 
     # ----------------------------------------------------------------- queries
 
     def origin(self, expr: cst.BaseExpression, function: FunctionFacts,
                statement: cst.CSTNode) -> Optional[GradOrigin]:
         """Does `expr`, evaluated at `statement`, surely require grad? Why, or None."""
+        if statement in self._mode_decided_at_run_time(function):
+            return None
         return self._of(expr, function, self.facts.grad_enabled_at(function, statement), 0)
 
     def binding_origin(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
@@ -144,9 +150,29 @@ class GradFlow:
             return GradOrigin("a loss that is backpropagated", binding.statement)
         if binding.value is None or binding.kind not in ("assign", "walrus"):
             return None  # parameters, loop variables, parts unpacked from a tuple: not known
-        if not self.facts.grad_enabled_at(function, binding.statement):
+        if not self.facts.grad_enabled_at(function, binding.statement) \
+                or binding.statement in self._mode_decided_at_run_time(function):
             return None
         return self._of(binding.value, function, True, 1)
+
+    def _mode_decided_at_run_time(self, function: FunctionFacts):
+        """Statements under `with torch.set_grad_enabled(flag)` (a flag not spelled True/False), or
+        every statement after a plain `torch.set_grad_enabled(flag)` call: grad mode is not known."""
+        found = self._uncertain.get(function.node)
+        if found is not None:
+            return found
+        found = set()
+        for call, statement in function.call_statement.items():
+            if self.facts.names.qualified_name(call.func) not in SET_GRAD_ENABLED \
+                    or grad_mode_of_context(call, self.facts.names) is not None:
+                continue
+            if isinstance(statement, cst.With):
+                found.update(node for node in walk(statement.body) if node in function.statement_order)
+            else:
+                position = function.order_of(statement)
+                found.update(node for node, order in function.statement_order.items() if order >= position)
+        self._uncertain[function.node] = found
+        return found
 
     def _losses(self, function: FunctionFacts) -> set:
         """Bindings of the names this function calls `.backward()` on."""
