@@ -75,13 +75,10 @@ def parameter_writes(function: FunctionFacts, facts) -> list[ParameterWrite]:
     found = []
     for statement in function.statement_order:
         if isinstance(statement, cst.AugAssign):
-            write = _write(statement, statement, statement.target, "augassign", function, facts,
-                           f"`{_short(facts, statement.target)} {_operator(statement)} ...`")
+            write = _write(statement, statement, statement.target, "augassign", function, facts)
         elif isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0].target, cst.Subscript):
-            target = statement.targets[0].target
-            write = _write(statement, statement, target, "setitem", function, facts,
-                           f"`{_short(facts, target)} = ...`")
+            write = _write(statement, statement, statement.targets[0].target, "setitem", function, facts)
         else:
             continue
         if write is not None:
@@ -90,18 +87,16 @@ def parameter_writes(function: FunctionFacts, facts) -> list[ParameterWrite]:
         func = call.func
         if isinstance(func, cst.Attribute) and is_inplace_method_name(func.attr.value) \
                 and facts.names.qualified_name(func) is None:
-            write = _write(call, statement, func.value, "method", function, facts,
-                           f"`{_short(facts, func.value)}.{func.attr.value}()`")
+            write = _write(call, statement, func.value, "method", function, facts)
             if write is not None:
                 found.append(write)
     return found
 
 
-def _write(node, statement, target, kind, function, facts, description) -> Optional[ParameterWrite]:
-    if goes_through_detach(target):
-        return None
+def _write(node, statement, target, kind, function, facts) -> Optional[ParameterWrite]:
+    # Cheap tests first: this runs on every `+=`, item assignment and `x.add_()` of the module.
     parameter = _parameter_in(target)
-    if parameter is None:
+    if parameter is None or goes_through_detach(target):
         return None
     owner = parameter.value
     if isinstance(owner, cst.Name) and owner.value == "self":
@@ -109,6 +104,12 @@ def _write(node, statement, target, kind, function, facts, description) -> Optio
     if kind == "setitem" and target is parameter:
         return None
     layer, origin = _layer(owner, parameter.attr.value, function, facts)
+    if kind == "augassign":
+        description = f"`{_short(facts, target)} {_operator(node)} ...`"
+    elif kind == "setitem":
+        description = f"`{_short(facts, target)} = ...`"
+    else:
+        description = f"`{_short(facts, target)}.{node.func.attr.value}()`"
     return ParameterWrite(node, statement, target, parameter, kind, description, layer, origin)
 
 
