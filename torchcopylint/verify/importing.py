@@ -13,6 +13,8 @@ Runs in the verification child process; uses nothing but the standard library.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -119,6 +121,23 @@ def fresh_module(context: ImportContext, path: str, serial: int) -> types.Module
     module.__package__ = context.package or ""
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     return module
+
+
+def outside_package(context: ImportContext) -> ImportContext:
+    """The same file run as a script: for a snippet that needs nothing of a package that cannot
+    be imported (its __init__.py needs what is not installed)."""
+    return dataclasses.replace(context, package=None, module_name=None)
+
+
+def needs_package(text: str, package: str) -> bool:
+    """Whether snippet text imports from its own package: relatively, or by the package's name."""
+    top = package.split(".")[0]
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == top):
+            return True
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == top for alias in node.names):
+            return True
+    return False
 
 
 def execute(code, module: types.ModuleType) -> None:
