@@ -27,11 +27,14 @@ from torchcopylint.verify.inputs import (
 from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
 from torchcopylint.verify.importing import (
     MissingModule,
+    as_namespace_package,
+    enter,
     execute,
     fresh_module,
     import_context,
     needs_package,
     outside_package,
+    relative_depth,
 )
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.slicing import module_level_slice
@@ -115,6 +118,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
     a verdict then comes only from code that never used it."""
     global _loaded
     context = import_context(path)
+    levels = relative_depth(text)
+    if context.package is None and levels:
+        context = as_namespace_package(context, path, levels)
+        enter(context)
     code = compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
