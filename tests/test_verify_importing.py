@@ -375,6 +375,18 @@ def test_a_package_that_cannot_be_imported_says_so_for_every_finding(context_ver
 
 
 @needs_torch
+def test_a_module_needing_nothing_of_its_unimportable_package_runs_alone(context_verified):
+    verdict = _verdict(context_verified, "library/brokenpkg/models/standalone.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
+def test_relative_imports_in_a_folder_without_init_use_a_namespace_package(context_verified):
+    verdict = _verdict(context_verified, "namespace/models/net.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
 def test_no_file_is_written(context_verified):
     # Byte for byte, and nothing new: no marker file, no __pycache__ beside an imported sibling.
     assert snapshot(context_verified["directory"]) == context_verified["before"]

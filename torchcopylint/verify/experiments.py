@@ -24,8 +24,18 @@ from torchcopylint.verify.inputs import (
     make_input,
     probe_input_shape,
 )
-from torchcopylint.verify.absent import stand_in_for
-from torchcopylint.verify.importing import MissingModule, execute, fresh_module, import_context
+from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
+from torchcopylint.verify.importing import (
+    MissingModule,
+    as_namespace_package,
+    enter,
+    execute,
+    fresh_module,
+    import_context,
+    needs_package,
+    outside_package,
+    relative_depth,
+)
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.slicing import module_level_slice
 from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing, snippet_source
@@ -108,12 +118,26 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
     a verdict then comes only from code that never used it."""
     global _loaded
     context = import_context(path)
+    levels = relative_depth(text)
+    if context.package is None and levels:
+        context = as_namespace_package(context, path, levels)
+        enter(context)
     code = compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
         _loaded += 1
         try:
-            module = fresh_module(context, path, _loaded)
+            try:
+                module = fresh_module(context, path, _loaded)
+            except (MissingModule, AbsentPackageUsed) as failure:
+                # The package's __init__.py cannot run here; a snippet that needs nothing of the
+                # package runs as the file alone. (A package that is not installed gets its
+                # stand-in first, below; this is for an __init__.py that uses it.)
+                if context.package is None or needs_package(text, context.package) or \
+                        (isinstance(failure, MissingModule) and failure.package is not None):
+                    raise
+                context = outside_package(context)
+                continue
             if probe is None:
                 execute(code, module)
             else:

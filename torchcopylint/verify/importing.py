@@ -13,6 +13,8 @@ Runs in the verification child process; uses nothing but the standard library.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -119,6 +121,40 @@ def fresh_module(context: ImportContext, path: str, serial: int) -> types.Module
     module.__package__ = context.package or ""
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     return module
+
+
+def relative_depth(text: str) -> int:
+    """How many package levels the snippet's relative imports climb (`from ..x import y`: 2)."""
+    return max((node.level for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ImportFrom)), default=0)
+
+
+def as_namespace_package(context: ImportContext, path: str, levels: int) -> ImportContext:
+    """A file without `__init__.py` above it whose code imports relatively: its folders form a
+    namespace package (PEP 420), imported from the folder `levels` up, as `models.net`."""
+    folders = os.path.dirname(os.path.abspath(path)).split(os.sep)
+    if levels >= len(folders) - 1:
+        return context
+    package = ".".join(folders[len(folders) - levels:])
+    top = os.sep.join(folders[:len(folders) - levels]) or os.sep
+    return dataclasses.replace(context, package=package, module_name=f"{package}.{os.path.splitext(os.path.basename(path))[0]}",
+                               search_path=(top, *context.search_path))
+
+
+def outside_package(context: ImportContext) -> ImportContext:
+    """The same file run as a script: for a snippet that needs nothing of a package that cannot
+    be imported (its __init__.py needs what is not installed)."""
+    return dataclasses.replace(context, package=None, module_name=None)
+
+
+def needs_package(text: str, package: str) -> bool:
+    """Whether snippet text imports from its own package: relatively, or by the package's name."""
+    top = package.split(".")[0]
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == top):
+            return True
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == top for alias in node.names):
+            return True
+    return False
 
 
 def execute(code, module: types.ModuleType) -> None:
