@@ -1312,6 +1312,8 @@ def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module
     for index, param in enumerate(ordered):
         if annotation_is_tensor(param.annotation, names):
             tensorness = Tensorness.SURE
+        elif _annotation_is_container(param.annotation):
+            tensorness = Tensorness.NOT  # `features: list[torch.Tensor]`: item assignment is not a tensor write
         elif index == 0 and param.name.value in ("self", "cls"):
             tensorness = Tensorness.NOT
         elif in_module_class and function.name.value == "forward" and param.default is None \
@@ -1321,3 +1323,18 @@ def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module
             tensorness = Tensorness.UNKNOWN
         result.append((param, tensorness))
     return result
+
+
+CONTAINER_ANNOTATIONS = frozenset({"list", "tuple", "dict", "set", "List", "Tuple", "Dict", "Set", "Sequence",
+                                   "Mapping", "Iterable", "MutableSequence"})
+
+
+def _annotation_is_container(annotation: Optional[cst.Annotation]) -> bool:
+    """`list[torch.Tensor]`, `Tuple[Tensor, ...]`, `dict`: a container of tensors, not a tensor."""
+    if annotation is None:
+        return False
+    node = annotation.annotation
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return name in CONTAINER_ANNOTATIONS
