@@ -138,6 +138,6 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
 
 def _named(outcome: Outcome, setting: object) -> Outcome:
     description = getattr(setting, "description", "")
-    if not description or description.startswith("as given"):
+    if not description or description in ("as given", "stand-ins"):  # the evidence already says so
         return outcome
     return Outcome(outcome.status, f"{outcome.evidence}; with {description}")
