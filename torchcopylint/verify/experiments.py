@@ -194,9 +194,10 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         if node is None or function is None or method == "__init__":
             raise failure
         names, annotations = standins.missing_parameters(function)
-        attributes = standins.self_attributes(cls, node)
+        used = standins.method_closure(tree, target.class_name, method)
+        attributes = standins.self_attributes(cls, used)
         try:
-            found = standins.settings_for(node, attributes + names[1:], annotations, job.device, roles)
+            found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles)
         except CannotRun as reason:
             raise CannotRun(f"{failure}; {reason}") from reason
         yield from (InstanceStandIns(s, tuple(names[1:])) for s in found)
@@ -415,9 +416,16 @@ def discriminator_without_detach(job: Job) -> Outcome:
     reason = CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
     if generator_class is not None and discriminator_class is not None:
         try:
-            return _discriminator_with_built_networks(job, generator_class, discriminator_class)
-        except CannotRun as failure:
-            reason = failure
+            outcome = _discriminator_with_built_networks(job, generator_class, discriminator_class)
+        except Exception as failure:  # noqa: BLE001 - the networks do not fit a plain G(z) -> D step
+            reason = failure if isinstance(failure, CannotRun) else CannotRun(
+                f"the networks built from {generator_class} and {discriminator_class} did not run as "
+                f"G(z) -> D: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}")
+        else:
+            if outcome.status == "confirmed":
+                return outcome
+            # That replay did not run the user's step code: it cannot refute it. The step code decides.
+            reason = CannotRun(f"a G(z) -> D replay with the real networks: {outcome.evidence}")
     if job.target.function_name is None:
         raise reason
     # The claim is about the step code's data flow: run that code with stand-in networks.
@@ -502,7 +510,7 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
         except Exception as raised:  # noqa: BLE001 - a stand-in that does not fit the step code
             ran_text, error = "", f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
         if "reached" not in seen:
-            return Run(None, set(probe.executed), error or f"line {backward_line} (the backward) did not finish")
+            return Run(None, set(probe.executed), error)
         text = _made_text_of(setting) or ran_text
         if not seen["reached"]:
             return Run(refuted(f"the backward at line {backward_line} left every generator gradient unchanged; "

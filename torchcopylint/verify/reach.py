@@ -95,6 +95,7 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
     passed: list[tuple[object, Outcome]] = []
     executed_anywhere: set[int] = set()
     errors: list[str] = []
+    finished = 0  # runs that ended without an error: only they can show a line is not reached
     for setting in settings:
         tried += 1
         try:
@@ -108,6 +109,8 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         executed_anywhere |= result.executed
         if result.error:
             errors.append(f"{setting.description}: {result.error}")
+        else:
+            finished += 1
         if result.outcome is None or any(line not in result.executed for line in required):
             continue
         decisive = "refuted" if universal else "confirmed"
@@ -122,7 +125,7 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         if len(passed) > 1:
             outcome = Outcome(outcome.status, f"{outcome.evidence} (same in {len(passed)} configurations)")
         return outcome
-    if executed_anywhere and unreached:
+    if finished and unreached:
         line, meaning = min(unreached.items())
         settings_text = "configuration" if tried == 1 else "configurations"
         evidence = f"line {line} ({meaning}) never ran in {tried} {settings_text} tried"

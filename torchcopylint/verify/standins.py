@@ -30,6 +30,7 @@ BATCH = 4
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
 CLASSES = 4        # a stand-in classifier's outputs, and the labels of a made-up batch
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
+MAX_SETTINGS = 8
 
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", "children", "state_dict",
                   "load_state_dict", "apply", "requires_grad_", "named_modules", "buffers", "forward"}
@@ -48,6 +49,7 @@ FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_
 COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_steps|iters|n_?iters|iterations|"
                          r"accum\w*|grad_accum\w*|n_critic|d_steps|g_steps|k)$")
 DEVICE_NAMES = {"device", "dev"}
+BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
 LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
@@ -63,13 +65,17 @@ class Use:
     unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2
     in_range: bool = False
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
-    tensor_like: bool = False  # arithmetic, subscripts, a torch.* argument
+    tensor_like: bool = False  # subscripts, a torch.* argument
+    arithmetic: bool = False   # an operand of + - * /: a number, or a tensor if anything else says so
+    truth: bool = False        # tested as a flag: `if self.use_amp:`
+    compared: list = field(default_factory=list)  # the literals it is compared with: `mode == "hinge"`
+    returns: int = 0           # the unpacking of what a call to it returns: `fake, attn = G(z)` -> 2
     fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
 
     @property
     def seen(self) -> bool:
         return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.tensor_like
-                    or self.fed_to)
+                    or self.arithmetic or self.truth or self.compared or self.fed_to)
 
 
 def function_node(tree: ast.Module, class_name: Optional[str], function_name: str) -> Optional[ast.FunctionDef]:
@@ -143,11 +149,29 @@ def uses(function: ast.AST) -> dict[str, Use]:
             for side in ((node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)):
                 operand = use(side)
                 if operand is not None:
-                    operand.tensor_like = True
+                    operand.arithmetic = True
         elif isinstance(node, ast.Subscript):
             indexed = use(node.value)
             if indexed is not None:
                 indexed.tensor_like = True
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
+            for test in tests:
+                test = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+                flag = use(test) if _key(test) else None
+                if flag is not None:
+                    flag.truth = True
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                if _key(side) and isinstance(other, ast.Constant) and isinstance(other.value, str):
+                    compared = use(side)
+                    if other.value not in compared.compared:
+                        compared.compared.append(other.value)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Tuple):
+            producer = use(node.value.func)
+            if producer is not None:
+                producer.returns = len(node.targets[0].elts)
     return found
 
 
@@ -157,9 +181,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
 class StandInNet(nn.Module):
     """A small network that reads any input: the first tensor, pooled to FEATURES values, then a Linear."""
 
-    def __init__(self, out_shape: tuple):
+    def __init__(self, out_shape: tuple, returns: int = 0):
         super().__init__()
         self.out_shape = tuple(out_shape)
+        self.returns = returns  # the code unpacks its result into this many values (0: a single tensor)
         self.linear = nn.Linear(FEATURES, math.prod(self.out_shape))
 
     def forward(self, *inputs, **keywords):
@@ -168,10 +193,14 @@ class StandInNet(nn.Module):
             raise TypeError("the stand-in network got no tensor")
         flat = tensor.float().reshape(tensor.shape[0], -1) if tensor.dim() > 1 else tensor.float().unsqueeze(1)
         pooled = F.adaptive_avg_pool1d(flat.unsqueeze(1), FEATURES).squeeze(1)
-        return self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
+        output = self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
+        if self.returns > 1:  # the extra values (attention maps, features) come from the same output
+            return (output, *(output.mean(dim=-1, keepdim=True) for _ in range(self.returns - 1)))
+        return output
 
     def describe(self) -> str:
-        return f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape))})"
+        shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape))}"
+        return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
 
 
 def stand_in_loss(*inputs, **keywords):
@@ -186,6 +215,51 @@ def stand_in_loss(*inputs, **keywords):
         except RuntimeError:
             pass
     return first.pow(2).mean()
+
+
+class DoNothing:
+    """Stands in for an attribute whose use says nothing (a logger, a writer): every call does nothing."""
+
+    def __getattr__(self, name):
+        return self
+
+    def __call__(self, *args, **kwargs):
+        return None
+
+    def __repr__(self):
+        return "a do-nothing object"
+
+
+class StandInSGD:
+    """Plain SGD over the given parameters, without torch.optim (whose first use imports seconds of
+    torch._dynamo): `zero_grad`, `step`, `param_groups` as the code calls them."""
+
+    def __init__(self, parameters, lr: float = 0.01, stands_for: str = ""):
+        self.param_groups = [{"params": list(parameters), "lr": lr}]
+        self.state: dict = {}
+        self.stands_for = stands_for
+
+    def zero_grad(self, set_to_none: bool = True):
+        for parameter in self.param_groups[0]["params"]:
+            if set_to_none:
+                parameter.grad = None
+            elif parameter.grad is not None:
+                parameter.grad.zero_()
+
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        with torch.no_grad():
+            for group in self.param_groups:
+                for parameter in group["params"]:
+                    if parameter.grad is not None:
+                        parameter.add_(parameter.grad, alpha=-group["lr"])
+        return loss
+
+    def state_dict(self):
+        return {"state": {}, "param_groups": [{"lr": g["lr"]} for g in self.param_groups]}
+
+    def load_state_dict(self, state):
+        return None
 
 
 class StandInScaler:
@@ -213,8 +287,19 @@ def stand_in_tensor(device: str, shape: tuple = (BATCH, FEATURES)) -> torch.Tens
     return leaf * 1.0
 
 
-def stand_in_loader(unpacked: int, labels: str, device: str) -> list:
-    batches = []
+class StandInLoader(list):
+    """A short list of batches that also answers `len(loader.dataset)` and `loader.batch_size`."""
+
+    batch_size = BATCH
+
+    @property
+    def dataset(self) -> list:
+        return [sample for batch in self for sample in zip(*batch)] if self and isinstance(self[0], tuple) \
+            else [sample for batch in self for sample in batch]
+
+
+def stand_in_loader(unpacked: int, labels: str, device: str) -> StandInLoader:
+    batches = StandInLoader()
     for _ in range(BATCHES):
         inputs = torch.randn(BATCH, FEATURES, device=device)
         if labels == "classes":
@@ -253,10 +338,18 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "float"
     if COUNT_NAMES.match(bare) or use.in_range:
         return "count"
+    if BATCH_NAMES.match(bare):
+        return "batch"
     if use.sizes:
         return "int"
+    if use.compared:
+        return "choice"
     if use.methods & TENSOR_METHODS or use.tensor_like or use.fed_to:
         return "tensor"
+    if use.truth:
+        return "bool"  # False also counts as 0 where the code adds to it
+    if use.arithmetic:
+        return "float"
     return None
 
 
@@ -269,6 +362,14 @@ class Plan:
     unpacked: dict = field(default_factory=dict)  # loader name -> how the loop unpacks a batch
     labels: str = "classes"                       # a batch's targets: class indices, or values
     gradients: bool = False                       # the code reads `.grad`: give modules gradients first
+    returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
+    options: dict = field(default_factory=dict)   # flag or choice name -> its value in this setting
+    choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
+
+    def varied(self, name: str, value: Any, labels: Optional[str] = None) -> "Plan":
+        return Plan(dict(self.kinds), dict(self.outputs), dict(self.unpacked), labels or self.labels,
+                    self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
+                    dict(self.choices))
 
     def describe(self, made: dict) -> str:
         parts = []
@@ -277,7 +378,7 @@ class Plan:
             if isinstance(value, StandInNet):
                 parts.append(f"{name} = {value.describe()}")
             elif kind == "optimizer":
-                parts.append(f"{name} = SGD({getattr(value, '_stands_for', 'its module')})")
+                parts.append(f"{name} = SGD({value.stands_for})")
             elif kind == "loader":
                 sample = value[0] if value else None
                 shown = _shape_text(sample)
@@ -306,6 +407,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     kinds = {}
     for name in names:
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
+        if kind is None and name.startswith("self."):
+            kind = "anything"  # an attribute the code only passes along or logs with: a do-nothing object
         if kind is None:
             raise CannotRun(f"needs `{name}`, and nothing in how the code uses it says what it is")
         kinds[name] = kind
@@ -321,7 +424,9 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
         else:
             outputs[name] = (CLASSES,)
     unpacked = {name: found.get(name, Use()).unpacked for name, kind in kinds.items() if kind == "loader"}
-    return Plan(kinds, outputs, unpacked)
+    returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
+    choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
+    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -348,16 +453,14 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     made: dict[str, Any] = {}
     modules = [n for n, k in plan_.kinds.items() if k == "module"]
     for name in modules:
-        made[name] = StandInNet(plan_.outputs[name]).to(device)
+        made[name] = StandInNet(plan_.outputs[name], plan_.returns.get(name, 0)).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
         if kind == "optimizer":
             owners = pair_optimizer(name, modules)
             parameters = [p for owner in owners for p in made[owner].parameters()] or [nn.Parameter(torch.zeros(1))]
-            optimizer = torch.optim.SGD(parameters, lr=0.01)
-            optimizer._stands_for = ", ".join(owners) or "a parameter"
-            made[name] = optimizer
+            made[name] = StandInSGD(parameters, stands_for=", ".join(owners) or "a parameter")
         elif kind == "scaler":
             made[name] = StandInScaler()
         elif kind == "loader":
@@ -373,13 +476,20 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = 0.1
         elif kind == "count":
             made[name] = 2
+        elif kind == "batch":
+            made[name] = BATCH  # the stand-in batches' size, which `x.view(batch_size, -1)` relies on
         elif kind == "int":
             made[name] = 16
         elif kind == "bool":
-            made[name] = False
+            made[name] = plan_.options.get(name, False)
+        elif kind == "choice":
+            made[name] = plan_.options.get(name, plan_.choices[name][0])
+        elif kind == "anything":
+            made[name] = DoNothing()
     if plan_.gradients:
         for name in modules:  # as after a backward: `p.grad` is there to read
-            made[name](stand_in_tensor(device)).float().pow(2).mean().backward()
+            output = made[name](stand_in_tensor(device))
+            (output[0] if isinstance(output, tuple) else output).float().pow(2).mean().backward()
     return made
 
 
@@ -404,9 +514,30 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]
     if "loader" in base.kinds.values():
-        values = Plan(dict(base.kinds), dict(base.outputs), dict(base.unpacked), "values", base.gradients)
-        variants.append(StandIns("stand-ins (batches with value targets)", values, device))
-    return variants
+        variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
+    # A flag or a mode the code branches on: each other value, one at a time.
+    for name, kind in base.kinds.items():
+        others = [True] if kind == "bool" else base.choices.get(name, [])[1:] if kind == "choice" else []
+        for value in others:
+            variants.append(StandIns(f"stand-ins with {name} = {value!r}", base.varied(name, value), device))
+    return variants[:MAX_SETTINGS]
+
+
+def method_closure(tree: ast.Module, class_name: str, method: str) -> ast.Module:
+    """The method and every method of its class it calls through `self.m(...)`, transitively: the code
+    whose use of `self.x` the stand-ins must satisfy."""
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    methods = {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    pending, kept = [method], []
+    while pending:
+        name = pending.pop()
+        node = methods.get(name)
+        if node is None or node in kept or name == "__init__":
+            continue
+        kept.append(node)
+        pending.extend(call.func.attr for call in ast.walk(node) if isinstance(call, ast.Call)
+                       and isinstance(call.func, ast.Attribute) and _key(call.func) and call.func.attr in methods)
+    return ast.Module(body=kept, type_ignores=[])
 
 
 def missing_parameters(function: Callable) -> tuple[list[str], dict]:
