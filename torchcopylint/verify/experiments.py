@@ -438,12 +438,14 @@ def discriminator_without_detach(job: Job) -> Outcome:
 def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> Outcome:
     namespace = load(job.source, job.path, {generator_class, discriminator_class})
 
-    def build():
-        generator, _ = construct(namespace[generator_class], job.source, job.path, job.factories, seed=0)
-        discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
-        return generator.to(job.device), discriminator.to(job.device)
+    def build_generator():
+        return construct(namespace[generator_class], job.source, job.path, job.factories, seed=0)[0].to(job.device)
 
-    shape = probe_input_shape(lambda: build()[0], "forward", job.device)
+    def build():
+        discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
+        return build_generator(), discriminator.to(job.device)
+
+    shape = probe_input_shape(build_generator, "forward", job.device)
 
     def step(detach: bool):
         generator, discriminator = build()
