@@ -114,7 +114,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if owner is not None:
                     owner.methods.add(node.func.attr)
             callee = ast.unparse(node.func)
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
+            arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
+            for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
                     passed.fed_to.add(callee)
@@ -129,6 +132,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if iterated is not None:
                     iterated.iterated = True
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
+            if _key(node):
+                use(node)  # every `self.x` read needs a value, even one whose use says nothing
             owner = use(node.value)
             if owner is not None and node.attr in TENSOR_METHODS | OPTIMIZER_METHODS | MODULE_METHODS:
                 owner.methods.add(node.attr)
@@ -372,8 +377,14 @@ class Plan:
                     dict(self.choices))
 
     def describe(self, made: dict) -> str:
+        """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
+        count of the other attributes (numbers, flags, paths)."""
         parts = []
+        others = 0
         for name, kind in self.kinds.items():
+            if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss"):
+                others += 1
+                continue
             value = made.get(name)
             if isinstance(value, StandInNet):
                 parts.append(f"{name} = {value.describe()}")
@@ -391,6 +402,8 @@ class Plan:
                 parts.append(f"{name} = mean squared difference")
             else:
                 parts.append(f"{name} = {value!r}")
+        if others:
+            parts.append(f"{others} other attribute{'s' if others > 1 else ''} (numbers, flags, tensors)")
         return "stand-ins: " + ", ".join(parts)
 
 
@@ -555,18 +568,38 @@ def missing_parameters(function: Callable) -> tuple[list[str], dict]:
 def self_attributes(cls: type, node: ast.AST) -> list[str]:
     """The `self.x` the method reads that the class does not define (set by an `__init__` not run)."""
     found = []
-    assigned_first = {_key(t) for n in ast.walk(node) if isinstance(n, ast.Assign) for t in n.targets}
+    assigned_first = {_key(target) for n in ast.walk(node) if isinstance(n, ast.Assign) for t in n.targets
+                      for target in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])}
     for key in uses(node):
         if key.startswith("self.") and key not in assigned_first and not hasattr(cls, key[5:]):
             found.append(key)
     return found
 
 
+class NotImported:
+    """Stands for a name whose import failed: any use says which import, instead of a `None` error."""
+
+    def __init__(self, name: str, statement: str):
+        self._name = name
+        self._statement = statement
+
+    def _fail(self, *args, **kwargs):
+        raise ImportError(f"`{self._name}` is needed, and `{self._statement}` failed")
+
+    __call__ = _fail
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        self._fail()
+
+
 def load_without_missing_imports(source: str, path: str, roots: set[str], load: Callable[..., dict]) -> dict:
-    """`load(source, path, roots)`, and if an import fails, again with every failing import bound to None.
+    """`load(source, path, roots)`, and if an import fails, again without the names that fail to import.
 
     For running a method whose instance is made of stand-ins: the classes its `__init__` would have
-    built come from a package that is not there, and nothing that runs needs them.
+    built come from a package that is not there, and what runs may not need them. A name whose
+    import failed raises an ImportError naming that import when the code does use it.
     """
     try:
         return load(source, path, roots)
@@ -574,33 +607,42 @@ def load_without_missing_imports(source: str, path: str, roots: set[str], load: 
         if "import" not in str(reason):
             raise
     lines = source.splitlines(keepends=True)
+    missing: dict[str, str] = {}
     for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)) or _importable(node):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
-        names = [(alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*"]
-        if not names:
+        failing = [alias for alias in node.names if alias.name != "*" and not _importable(node, alias)]
+        if not failing:
             continue
+        kept = [alias for alias in node.names if alias not in failing]
+        names = [(alias.asname or alias.name).split(".")[0] for alias in failing]
+        statement = ast.unparse(node)
+        missing.update({name: statement for name in names})
         first = node.lineno - 1
         indent = lines[first][:len(lines[first]) - len(lines[first].lstrip())]
-        lines[first] = f"{indent}{' = '.join(names)} = None  # not importable here: stood in for\n"
+        # The names that import stay imported; the others are bound to None, on the statement's first line.
+        rebuilt = ast.unparse(type(node)(**{**node.__dict__, "names": kept})) + "; " if kept else ""
+        lines[first] = f"{indent}{rebuilt}{' = '.join(names)} = None\n"
         for index in range(first + 1, node.end_lineno or node.lineno):
             lines[index] = "\n"
-    return load("".join(lines), path, roots)
+    namespace = load("".join(lines), path, roots)
+    for name, statement in missing.items():
+        if name in namespace and namespace[name] is None:
+            namespace[name] = NotImported(name, statement)
+    return namespace
 
 
-def _importable(node: ast.AST) -> bool:
+def _importable(node: ast.AST, alias: ast.alias) -> bool:
     import importlib
     try:
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                importlib.import_module(alias.name)
+            importlib.import_module(alias.name)
             return True
         if node.level:
             return False  # relative: the import context decides, and it already failed
         module = importlib.import_module(node.module or "")
-        for alias in node.names:
-            if alias.name != "*" and not hasattr(module, alias.name):
-                importlib.import_module(f"{node.module}.{alias.name}")
+        if not hasattr(module, alias.name):
+            importlib.import_module(f"{node.module}.{alias.name}")
         return True
     except Exception:  # noqa: BLE001 - ImportError, or the package failing as it imports
         return False
