@@ -37,9 +37,8 @@ from torchcopylint.verify.reach import (
     not_reached,
     refuted,
     statement_lines_between,
-    unverified,
 )
-from torchcopylint.verify.standins import load_without_missing_imports
+from torchcopylint.verify.missing_imports import load_without_missing_imports
 from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing, snippet_source
 
 LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
