@@ -484,21 +484,24 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
         probe = LineProbe(job.path)
         seen: dict = {}
 
+        # The claim is that the backward runs through the generator and computes its gradients: a
+        # gradient written into `.grad`, even an all-zero one (a hinge or clamp inactive on these
+        # values), is that work done. So clear the generator's `.grad` just before the backward and
+        # see which it filled; the run stops right after, so nothing later sees the cleared values.
         def before(frame):
-            if "reached" in seen:
+            if "cleared" in seen:
                 return
             generator = eval(generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
-            seen["generator"] = generator
-            seen["before"] = [None if p.grad is None else p.grad.detach().clone() for p in generator.parameters()]
+            seen["parameters"] = list(generator.parameters())
+            for parameter in seen["parameters"]:
+                parameter.grad = None
+            seen["cleared"] = True
 
         def after(frame):
-            if "before" not in seen or "reached" in seen:
+            if "cleared" not in seen or "reached" in seen:
                 return
-            parameters = list(seen["generator"].parameters())
-            seen["reached"] = [p for p, old in zip(parameters, seen["before"])
-                               if p.grad is not None and not (torch.equal(p.grad, old) if old is not None
-                                                              else not bool(p.grad.abs().sum() > 0))]
-            seen["total"] = len(parameters)
+            seen["reached"] = [p for p in seen["parameters"] if p.grad is not None]
+            seen["total"] = len(seen["parameters"])
             raise StopRun
 
         probe.on_before(backward_line, before)
@@ -514,7 +517,7 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
             return Run(None, set(probe.executed), error)
         text = _made_text_of(setting) or ran_text
         if not seen["reached"]:
-            return Run(refuted(f"the backward at line {backward_line} left every generator gradient unchanged; "
+            return Run(refuted(f"the backward at line {backward_line} computed no generator gradient; "
                                f"{text}"), set(probe.executed))
         return Run(confirmed(f"the discriminator's backward at line {backward_line} reached "
                              f"{len(seen['reached'])} of {seen['total']} generator parameters; {text}"),

@@ -566,11 +566,6 @@ def missing_parameters(function: Callable) -> tuple[list[str], dict]:
 
 
 def self_attributes(cls: type, node: ast.AST) -> list[str]:
-    """The `self.x` the method reads that the class does not define (set by an `__init__` not run)."""
-    found = []
-    assigned_first = {_key(target) for n in ast.walk(node) if isinstance(n, ast.Assign) for t in n.targets
-                      for target in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])}
-    for key in uses(node):
-        if key.startswith("self.") and key not in assigned_first and not hasattr(cls, key[5:]):
-            found.append(key)
-    return found
+    """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
+    Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
+    return [key for key in uses(node) if key.startswith("self.") and not hasattr(cls, key[len("self."):])]
