@@ -40,7 +40,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="--verify needs torch (pip install torchcopylint[verify])")
 
 FIXTURES = TESTS_DATA / "verify"
-STATUSES = {"confirmed", "refuted", "unverified"}
+STATUSES = {"confirmed", "refuted", "unverified", "not reached"}
 MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3}(?:\s*,\s*TCL\d{3})*)\s*$")
 # What the whole examples/ run may take: one child per file, each importing torch.
 EXAMPLES_TIMEOUT = 900
@@ -207,6 +207,90 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
     assert diagnostic is not None, f"no {code} at {key}; diagnostics: {sorted(fixtures_verified['by_key'])}"
     assert diagnostic.verdict is not None, f"{key} has no verdict"
     return diagnostic.verdict
+
+
+# --- code that was not written for the tool: stand-ins, configurations, reached or not ----------
+
+STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py")
+
+
+@pytest.fixture(scope="module")
+def standins_verified(tmp_path_factory):
+    """The linter's diagnostics on the fixtures whose code needs stand-ins or a configuration, verified in one call."""
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    directory = tmp_path_factory.mktemp("verify-standins")
+    for name in STANDIN_FIXTURES:
+        shutil.copy(FIXTURES / name, directory / name)
+    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
+    diagnostics = [d for path, source in sources.items() for d in lint_source(source, path)]
+    verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
+    by_key = {(Path(d.path).name, d.location.line, d.code): d for d in verified}
+    return {"by_key": by_key, "directory": directory, "sources": sources}
+
+
+def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int = 1) -> Verdict:
+    return _verdict(verified, name, text, code, occurrence)
+
+
+def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):
+    verdict = _standin_verdict(standins_verified, "train_epoch.py", "total += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "every iteration's graph stays alive" in verdict.evidence, verdict.evidence
+    # What stood in for each argument is in the evidence: a network, batches of (inputs, labels), SGD over it.
+    assert re.search(r"model = StandInNet", verdict.evidence), verdict.evidence
+    assert re.search(r"loader = \d+ batches of", verdict.evidence), verdict.evidence
+    assert "opt = SGD(model)" in verdict.evidence, verdict.evidence
+
+
+def test_trainer_whose_networks_cannot_be_imported_is_confirmed_with_stand_in_networks(standins_verified):
+    verdict = _standin_verdict(standins_verified, "gan_trainer.py", "d_fake = self.disc(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    reached = re.search(r"reached (\d+) of (\d+) generator parameters", verdict.evidence)
+    assert reached and int(reached.group(1)) > 0, verdict.evidence
+    assert "self.gen = StandInNet" in verdict.evidence and "self.disc = StandInNet" in verdict.evidence, \
+        verdict.evidence
+
+
+def test_inplace_op_under_a_constructor_flag_is_confirmed_and_the_flag_named(standins_verified):
+    source = standins_verified["sources"][str(standins_verified["directory"] / "flag_blocks.py")]
+    line = [n for n, text in enumerate(source.splitlines(), 1) if text.strip() == "identity = x"][0]
+    verdict = standins_verified["by_key"][("flag_blocks.py", line, "TCL002")].verdict
+    assert verdict.status == "confirmed", verdict
+    assert "inplace_act=True" in verdict.evidence, verdict.evidence
+
+
+def test_inplace_op_on_a_branch_nothing_takes_is_not_reached_never_refuted(standins_verified):
+    source = standins_verified["sources"][str(standins_verified["directory"] / "flag_blocks.py")]
+    line = [n for n, text in enumerate(source.splitlines(), 1) if text.strip() == "identity = x"][1]
+    verdict = standins_verified["by_key"][("flag_blocks.py", line, "TCL002")].verdict
+    write_line = line_of(source, "x = self.relu(x)", occurrence=2)
+    assert verdict.status == "not reached", verdict
+    assert f"line {write_line} (the in-place write) never ran" in verdict.evidence, verdict.evidence
+
+
+def test_copy_needed_only_on_a_branch_the_defaults_skip_is_refuted_by_the_configuration_that_runs_it(
+        standins_verified):
+    # The defaults never run the in-place activation, so they would show the copy as redundant: a
+    # wrong confirmation. preact=True runs every line and shows the copy is needed.
+    verdict = _standin_verdict(standins_verified, "gated_clone.py", "identity = x.clone()", "TCL001", occurrence=1)
+    assert verdict.status == "refuted", verdict
+    assert "preact=True" in verdict.evidence and "the copy is needed" in verdict.evidence, verdict.evidence
+
+
+def test_copy_on_a_branch_no_configuration_takes_is_not_reached(standins_verified):
+    source = standins_verified["sources"][str(standins_verified["directory"] / "gated_clone.py")]
+    verdict = _standin_verdict(standins_verified, "gated_clone.py", "identity = x.clone()", "TCL001", occurrence=2)
+    assert verdict.status == "not reached", verdict
+    assert f"line {line_of(source, 'x = self.act(x)', occurrence=2)}" in verdict.evidence, verdict.evidence
+
+
+def test_bottleneck_is_built_with_widths_that_chain_through_its_expansion(standins_verified):
+    verdict = _standin_verdict(standins_verified, "bottleneck.py", "identity = x", "TCL002")
+    assert verdict.status == "confirmed", verdict
+    # inplanes == planes * expansion (4): the only way its identity path adds up.
+    built = re.search(r"Bottleneck\((\d+), (\d+)\)", verdict.evidence)
+    assert built and int(built.group(1)) == 4 * int(built.group(2)), verdict.evidence
 
 
 def test_every_fixture_diagnosis_gets_a_verdict(fixtures_verified):

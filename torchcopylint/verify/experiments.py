@@ -16,11 +16,12 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
+from torchcopylint.verify import standins
+from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import (
     CannotRun,
     Factories,
     construct,
-    function_arguments,
     make_input,
     probe_input_shape,
 )
@@ -38,6 +39,18 @@ from torchcopylint.verify.importing import (
 )
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.slicing import module_level_slice
+from torchcopylint.verify.reach import (
+    NotReached,
+    Outcome,
+    Run,
+    claim_lines,
+    confirmed,
+    decide,
+    not_reached,
+    refuted,
+    statement_lines_between,
+)
+from torchcopylint.verify.missing_imports import load_without_missing_imports
 from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing, snippet_source
 
 LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
@@ -46,24 +59,6 @@ LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place 
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
 # Packages that are not installed a snippet may import (and must never use) before it is given up.
 MAX_STAND_INS = 8
-
-
-@dataclass(frozen=True)
-class Outcome:
-    status: str  # confirmed | refuted | unverified
-    evidence: str
-
-
-def confirmed(evidence: str) -> Outcome:
-    return Outcome("confirmed", evidence)
-
-
-def refuted(evidence: str) -> Outcome:
-    return Outcome("refuted", evidence)
-
-
-def unverified(evidence: str) -> Outcome:
-    return Outcome("unverified", evidence)
 
 
 @dataclass
@@ -162,6 +157,12 @@ def _is_module_level(target: Target) -> bool:
     return target.class_name is None and target.function_name is None
 
 
+# Rules whose experiment observes the flagged statement itself (an error, a value written, a
+# graph that grows), which a top-level slice can show; the others compare a function's outputs.
+TOP_LEVEL_EXPERIMENTS = frozenset({"TCL004", "TCL005", "TCL006", "TCL007", "TCL008",
+                                   "TCL009", "TCL010", "TCL011", "TCL012"})
+
+
 def _require_runnable(target: Target) -> None:
     if _is_module_level(target):
         raise CannotRun("the flagged line is module-level script code, and this rule's experiment compares "
@@ -194,50 +195,190 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 # ------------------------------------------------------------- running the target code
 
 
-def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None):
-    """Run the function or method holding the flagged line, with made-up inputs. Returns (result, module, leaf)."""
+@dataclass(frozen=True)
+class ModuleLevel:
+    """A flagged top-level statement: run through its backward slice (verify/slicing.py)."""
+
+    description: str = "the script's top level, sliced"
+
+
+@dataclass(frozen=True)
+class AsGiven:
+    """A function that needs no argument: called as it is."""
+
+    description: str = "as given"
+
+
+@dataclass(frozen=True)
+class ThroughCaller:
+    """A function whose arguments a caller that needs none makes (`main()`)."""
+
+    caller: str
+
+    @property
+    def description(self) -> str:
+        return f"called from {self.caller}()"
+
+
+@dataclass(frozen=True)
+class FunctionStandIns:
+    """A function's missing arguments, made from how it uses them."""
+
+    standins: standins.StandIns
+    names: tuple
+
+    @property
+    def description(self) -> str:
+        return self.standins.description
+
+
+@dataclass(frozen=True)
+class InstanceStandIns(FunctionStandIns):
+    """A method of a class that cannot be built: its `self.x` and its arguments are stand-ins."""
+
+
+@dataclass
+class Ran:
+    result: Any
+    module: Optional[nn.Module] = None
+    leaf: Optional[torch.Tensor] = None
+    shape: Optional[tuple] = None
+    made: dict = field(default_factory=dict)
+    made_text: str = ""
+
+
+def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
+    """The settings to run the target in, best first: constructor configurations for a block,
+    stand-ins for a function's arguments (or a method's instance), or a caller that needs none."""
     target = job.target
+    if _is_module_level(target) and job.code in TOP_LEVEL_EXPERIMENTS:
+        yield ModuleLevel()
+        return
     _require_runnable(target)
-    runner = probe.run if probe is not None else (lambda f, *a, **k: f(*a, **k))
+    tree = ast.parse(job.source)
     if target.class_name is not None:
         cls = namespace[target.class_name]
-        if not (isinstance(cls, type) and issubclass(cls, nn.Module)):
-            raise CannotRun(f"{target.class_name} is not an nn.Module")
-        module, _ = construct(cls, job.source, job.path, job.factories)
-        module = module.to(job.device)
         method = target.function_name or "forward"
-        if method == "__init__":
-            return runner(lambda: construct(cls, job.source, job.path, job.factories)[0]), module, None
-        if shape is None:
-            shape = probe_input_shape(lambda: construct(cls, job.source, job.path, job.factories)[0].to(job.device),
-                                      method, job.device, flagged=(job.path, job.line))
-        leaf, tensor = make_input(shape, job.device)
-        torch.manual_seed(2)
-        return runner(getattr(module, method), tensor), module, leaf
+        if isinstance(cls, type) and issubclass(cls, nn.Module) and not roles:
+            try:
+                first = configurations(cls, job.source, job.path, job.factories)
+                yield next(first)
+                yield from first
+                return
+            except CannotRun as reason:
+                failure = reason
+        else:
+            failure = CannotRun(f"{target.class_name} is not an nn.Module")
+        node = standins.function_node(tree, target.class_name, method)
+        function = getattr(cls, method, None)
+        if node is None or function is None or method == "__init__":
+            raise failure
+        names, annotations = standins.missing_parameters(function)
+        used = standins.method_closure(tree, target.class_name, method)
+        attributes = standins.self_attributes(cls, used)
+        try:
+            found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles)
+        except CannotRun as reason:
+            raise CannotRun(f"{failure}; {reason}") from reason
+        yield from (InstanceStandIns(s, tuple(names[1:])) for s in found)
+        return
     function = namespace[target.function_name]
+    names, annotations = standins.missing_parameters(function)
+    if not names:
+        yield AsGiven()
+        return
     try:
-        args, kwargs = function_arguments(function, job.device)
+        node = standins.function_node(tree, None, target.function_name)
+        found = standins.settings_for(node, names, annotations, job.device, roles)
     except CannotRun:
         callers = callers_without_arguments(job.source, target.function_name)
         if not callers:
             raise
-        caller_namespace = load(job.source, job.path, {callers[0], target.function_name})
+        yield ThroughCaller(callers[0])
+        return
+    yield from (FunctionStandIns(s, tuple(names)) for s in found)
+
+
+def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None,
+               setting: Any = None) -> Ran:
+    """Run the function or method holding the flagged line in `setting` (the first setting if None)."""
+    target = job.target
+    if setting is None:
+        setting = next(iter(settings(job, namespace)))
+    if isinstance(setting, ModuleLevel):
+        run_module_level(job, probe=probe)
+        return Ran(None)
+    _require_runnable(target)
+    runner = probe.run if probe is not None else (lambda f, *a, **k: f(*a, **k))
+    if isinstance(setting, Configuration):
+        cls = namespace[target.class_name]
+        method = target.function_name or "forward"
+        if method == "__init__":
+            return Ran(runner(lambda: setting.build(cls)))
+        module = setting.build(cls).to(job.device)
+        if shape is None:
+            shape = probe_input_shape(lambda: setting.build(cls).to(job.device), method, job.device,
+                                      flagged=(job.path, job.line))
+        leaf, tensor = make_input(shape, job.device)
         torch.manual_seed(2)
-        return runner(caller_namespace[callers[0]]), None, None
+        return Ran(runner(getattr(module, method), tensor), module, leaf, shape)
+    if isinstance(setting, ThroughCaller):
+        caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
+        torch.manual_seed(2)
+        return Ran(runner(caller_namespace[setting.caller]))
+    if isinstance(setting, InstanceStandIns):
+        cls = namespace[target.class_name]
+        made, text = setting.standins.make(seed=0)
+        instance = cls.__new__(cls)
+        if issubclass(cls, nn.Module):
+            nn.Module.__init__(instance)
+        for name, value in made.items():
+            if name.startswith("self."):
+                setattr(instance, name[len("self."):], value)
+        torch.manual_seed(2)
+        return Ran(runner(getattr(instance, target.function_name), *(made[n] for n in setting.names)),
+                   made=made, made_text=text)
+    function = namespace[target.function_name]
+    made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     torch.manual_seed(2)
-    return runner(function, *args, **kwargs), None, None
+    arguments = [made[n] for n in setting.names] if isinstance(setting, FunctionStandIns) else []
+    return Ran(runner(function, *arguments), made=made, made_text=text)
 
 
-def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None):
+def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None, setting: Any = None):
     if _is_module_level(job.target):
         run_module_level(job, probe=probe)
-        return None, None, None
+        return Ran(None)
     namespace = load(job.source, job.path, _roots(job.target))
-    return run_target(job, namespace, probe, shape)
+    return run_target(job, namespace, probe, shape, setting)
 
 
-def _forward_and_backward(job: Job, source: str, shape: tuple, watch_clones: bool = False):
-    """Outputs, gradients (by name) and the bytes cloned at the flagged line, for one version of the code."""
+def _made_text(ran: Ran) -> str:
+    return f"; {ran.made_text}" if ran.made_text else ""
+
+
+@dataclass
+class Versions:
+    """The flagged code run as written and as fixed, in one setting."""
+
+    equal_outputs: bool
+    equal_gradients: bool
+    output_difference: float
+    gradient_difference: float
+    gradients: int
+    cloned: list
+    shape: Optional[tuple]
+    executed: set
+    made_text: str
+
+    @property
+    def equal(self) -> bool:
+        return self.equal_outputs and self.equal_gradients
+
+
+def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[tuple], watch_clones: bool = False,
+                          probe: Optional[LineProbe] = None):
+    """Outputs, gradients (by name), the bytes cloned at the flagged line, and the run, for one version."""
     namespace = load(source, job.path, _roots(job.target))
     cloned_bytes: list[int] = []
     original_clone = torch.Tensor.clone
@@ -251,21 +392,24 @@ def _forward_and_backward(job: Job, source: str, shape: tuple, watch_clones: boo
     if watch_clones:
         torch.Tensor.clone = counting_clone
     try:
-        output, module, leaf = run_target(job, namespace, shape=shape)
+        ran = run_target(job, namespace, probe, shape, setting)
     finally:
         torch.Tensor.clone = original_clone
-    tensors = [t for t in _tensors(output) if t.is_floating_point()]
+    tensors = [t for t in _tensors(ran.result) if t.is_floating_point()]
     if not tensors:
         raise CannotRun("the code returned no floating-point tensor to compare")
     total = sum(t.float().sum() for t in tensors if t.requires_grad)
     if isinstance(total, torch.Tensor):
         total.backward()
     gradients = {}
-    if module is not None:
-        gradients = {name: p.grad.detach().clone() for name, p in module.named_parameters() if p.grad is not None}
-    if leaf is not None and leaf.grad is not None:
-        gradients["<input>"] = leaf.grad.detach().clone()
-    return [t.detach().clone() for t in tensors], gradients, cloned_bytes
+    modules = [("", ran.module)] if ran.module is not None else []
+    modules += [(f"{name}.", value) for name, value in ran.made.items() if isinstance(value, nn.Module)]
+    for prefix, module in modules:
+        gradients.update({prefix + name: p.grad.detach().clone() for name, p in module.named_parameters()
+                          if p.grad is not None})
+    if ran.leaf is not None and ran.leaf.grad is not None:
+        gradients["<input>"] = ran.leaf.grad.detach().clone()
+    return [t.detach().clone() for t in tensors], gradients, cloned_bytes, ran
 
 
 def _largest_difference(first: list, second: list) -> float:
@@ -277,19 +421,18 @@ def _largest_difference(first: list, second: list) -> float:
     return largest
 
 
-def _compare_versions(job: Job):
+def _compare_versions(job: Job, setting: Any) -> Versions:
     if job.fixed_source is None:
         raise CannotRun("the diagnosis has no fix to compare with")
     target = job.target
-    _require_runnable(target)
     shape = None
-    if target.class_name is not None:
-        namespace = load(job.source, job.path, _roots(target))
-        cls = namespace[target.class_name]
-        shape = probe_input_shape(lambda: construct(cls, job.source, job.path, job.factories)[0].to(job.device),
-                                  target.function_name or "forward", job.device)
-    written = _forward_and_backward(job, job.source, shape, watch_clones=True)
-    fixed = _forward_and_backward(job, job.fixed_source, shape)
+    if isinstance(setting, Configuration) and target.function_name != "__init__":
+        cls = load(job.source, job.path, _roots(target))[target.class_name]
+        shape = probe_input_shape(lambda: setting.build(cls).to(job.device), target.function_name or "forward",
+                                  job.device)
+    probe = LineProbe(job.path)
+    written = _forward_and_backward(job, job.source, setting, shape, watch_clones=True, probe=probe)
+    fixed = _forward_and_backward(job, job.fixed_source, setting, shape)
     outputs_equal = len(written[0]) == len(fixed[0]) and all(torch.equal(a, b) for a, b in zip(written[0], fixed[0]))
     gradient_names = sorted(set(written[1]) | set(fixed[1]))
     gradients_equal = all(name in written[1] and name in fixed[1] and torch.equal(written[1][name], fixed[1][name])
@@ -297,46 +440,98 @@ def _compare_versions(job: Job):
     output_difference = _largest_difference(written[0], fixed[0])
     gradient_difference = max((_largest_difference([written[1][n]], [fixed[1][n]])
                                for n in gradient_names if n in written[1] and n in fixed[1]), default=0.0)
-    return outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names), written[2], shape
+    return Versions(outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names),
+                    written[2], shape, set(probe.executed), written[3].made_text)
 
 
 # ------------------------------------------------------------------------ experiments
 
 
 def redundant_clone(job: Job) -> Outcome:
-    equal_out, equal_grad, out_diff, grad_diff, gradients, cloned, shape = _compare_versions(job)
-    if equal_out and equal_grad:
-        per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
-        return confirmed(f"without the clone, outputs and all {gradients} gradients are bitwise equal "
-                         f"(input {tuple(shape) if shape else 'made up'}); the clone allocated {per_call}")
-    return refuted(f"removing the clone changes the result: largest output difference {out_diff:.3g}, "
-                   f"gradient difference {grad_diff:.3g}; the copy is needed")
+    # The claim is universal (the copy is never needed): one setting where removing it changes the
+    # result refutes it; confirming needs every statement between the copy and its read to have run.
+    required = claim_lines(job.code, job.line, job.context)
+    read_line = job.context.get("read_line")
+    covered = statement_lines_between(job.source, job.line, read_line) if isinstance(read_line, int) else {}
+
+    def run(setting) -> Run:
+        versions = _compare_versions(job, setting)
+        if versions.equal:
+            cloned = versions.cloned
+            per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
+            shape = tuple(versions.shape) if versions.shape else "made up"
+            outcome = confirmed(f"without the clone, outputs and all {versions.gradients} gradients are bitwise equal "
+                                f"(input {shape}); the clone allocated {per_call}"
+                                f"{'; ' + versions.made_text if versions.made_text else ''}")
+        else:
+            outcome = refuted(f"removing the clone changes the result: largest output difference "
+                              f"{versions.output_difference:.3g}, gradient difference "
+                              f"{versions.gradient_difference:.3g}; the copy is needed")
+        return Run(outcome, versions.executed)
+
+    namespace = load(job.source, job.path, _roots(job.target))
+    return decide(settings(job, namespace), run, required, universal=True, covered=covered)
 
 
 def alias_mutated(job: Job) -> Outcome:
-    equal_out, equal_grad, out_diff, grad_diff, gradients, _, shape = _compare_versions(job)
-    if equal_out and equal_grad:
-        return refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
-                       "overwritten on this input")
-    return confirmed(f"with `.clone()` the result differs: largest output difference {out_diff:.3g}, "
-                     f"largest gradient difference {grad_diff:.3g} (input {tuple(shape) if shape else 'made up'})")
+    required = claim_lines(job.code, job.context.get("alias_line", job.line), job.context)
+    required.setdefault(job.line, "the flagged line")
+
+    def run(setting) -> Run:
+        versions = _compare_versions(job, setting)
+        if versions.equal:
+            outcome = refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
+                              "overwritten on this input")
+        else:
+            shape = tuple(versions.shape) if versions.shape else "made up"
+            outcome = confirmed(f"with `.clone()` the result differs: largest output difference "
+                                f"{versions.output_difference:.3g}, largest gradient difference "
+                                f"{versions.gradient_difference:.3g} (input {shape})"
+                                f"{'; ' + versions.made_text if versions.made_text else ''}")
+        return Run(outcome, versions.executed)
+
+    namespace = load(job.source, job.path, _roots(job.target))
+    return decide(settings(job, namespace), run, required)
 
 
 def discriminator_without_detach(job: Job) -> Outcome:
-    generator_key = job.context.get("generator")
-    discriminator_key = job.context.get("discriminator")
-    generator_class = class_built_for(job.source, generator_key or "")
-    discriminator_class = class_built_for(job.source, discriminator_key or "")
-    if generator_class is None or discriminator_class is None:
-        raise CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
+    generator_key = job.context.get("generator") or ""
+    discriminator_key = job.context.get("discriminator") or ""
+    generator_class = class_built_for(job.source, generator_key)
+    discriminator_class = class_built_for(job.source, discriminator_key)
+    reason = CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
+    if generator_class is not None and discriminator_class is not None:
+        try:
+            outcome = _discriminator_with_built_networks(job, generator_class, discriminator_class)
+        except Exception as failure:  # noqa: BLE001 - the networks do not fit a plain G(z) -> D step
+            reason = failure if isinstance(failure, CannotRun) else CannotRun(
+                f"the networks built from {generator_class} and {discriminator_class} did not run as "
+                f"G(z) -> D: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}")
+        else:
+            if outcome.status == "confirmed":
+                return outcome
+            # That replay did not run the user's step code: it cannot refute it. The step code decides.
+            reason = CannotRun(f"a G(z) -> D replay with the real networks: {outcome.evidence}")
+    if job.target.function_name is None:
+        raise reason
+    # The claim is about the step code's data flow: run that code with stand-in networks.
+    try:
+        return _discriminator_in_step_code(job, generator_key, discriminator_key)
+    except CannotRun as failure:
+        raise CannotRun(f"{reason}; with stand-in networks: {failure}") from failure
+
+
+def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> Outcome:
     namespace = load(job.source, job.path, {generator_class, discriminator_class})
 
-    def build():
-        generator, _ = construct(namespace[generator_class], job.source, job.path, job.factories, seed=0)
-        discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
-        return generator.to(job.device), discriminator.to(job.device)
+    def build_generator():
+        return construct(namespace[generator_class], job.source, job.path, job.factories, seed=0)[0].to(job.device)
 
-    shape = probe_input_shape(lambda: build()[0], "forward", job.device)
+    def build():
+        discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
+        return build_generator(), discriminator.to(job.device)
+
+    shape = probe_input_shape(build_generator, "forward", job.device)
 
     def step(detach: bool):
         generator, discriminator = build()
@@ -364,47 +559,133 @@ def discriminator_without_detach(job: Job) -> Outcome:
                      f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both")
 
 
+def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
+    backward_line = job.context.get("backward_line")
+    if not isinstance(backward_line, int):
+        raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
+    namespace = load_without_missing_imports(job.source, job.path, _roots(job.target), load)
+    roles = {generator_key: "generator", discriminator_key: "discriminator"}
+    required = claim_lines(job.code, job.line, job.context)
+
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        seen: dict = {}
+
+        # The claim is that the backward runs through the generator and computes its gradients: a
+        # gradient written into `.grad`, even an all-zero one (a hinge or clamp inactive on these
+        # values), is that work done. So clear the generator's `.grad` just before the backward and
+        # see which it filled; the run stops right after, so nothing later sees the cleared values.
+        def before(frame):
+            if "cleared" in seen:
+                return
+            generator = eval(generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
+            seen["parameters"] = list(generator.parameters())
+            for parameter in seen["parameters"]:
+                parameter.grad = None
+            seen["cleared"] = True
+
+        def after(frame):
+            if "cleared" not in seen or "reached" in seen:
+                return
+            seen["reached"] = [p for p in seen["parameters"] if p.grad is not None]
+            seen["total"] = len(seen["parameters"])
+            raise StopRun
+
+        probe.on_before(backward_line, before)
+        probe.on_after(backward_line, after)
+        error = None
+        try:
+            ran_text = run_target(job, namespace, probe, setting=setting).made_text
+        except StopRun:
+            ran_text = ""
+        except Exception as raised:  # noqa: BLE001 - a stand-in that does not fit the step code
+            ran_text, error = "", f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        if "reached" not in seen:
+            return Run(None, set(probe.executed), error)
+        text = _made_text_of(setting) or ran_text
+        if not seen["reached"]:
+            return Run(refuted(f"the backward at line {backward_line} computed no generator gradient; "
+                               f"{text}"), set(probe.executed))
+        return Run(confirmed(f"the discriminator's backward at line {backward_line} reached "
+                             f"{len(seen['reached'])} of {seen['total']} generator parameters; {text}"),
+                   set(probe.executed))
+
+    return decide(settings(job, namespace, roles), run, required)
+
+
+def _made_text_of(setting: Any) -> str:
+    if isinstance(setting, FunctionStandIns):
+        return setting.standins.make(seed=0)[1]
+    return ""
+
+
 def inplace_on_leaf(job: Job) -> Outcome:
-    probe = LineProbe(job.path)
-    failure = None
-    try:
-        run_loaded(job, probe)
-    except RuntimeError as error:
-        failure = str(error).splitlines()[0] if str(error) else "RuntimeError"
-    # The probe sees the error where it is raised, even if the program catches it later.
-    for line, exception in probe.raised:
-        message = str(exception)
-        if line == job.line and any(text in message for text in LEAF_ERRORS):
-            return confirmed(f"RuntimeError: {message.splitlines()[0]}")
-    if probe.executed.get(job.line):
-        return refuted(f"the line ran {probe.executed[job.line]} time(s) without the leaf error "
-                       f"(grad mode off, or the tensor is not a leaf that requires grad)")
-    if failure:
-        raise CannotRun(f"the code failed before the line: RuntimeError: {failure[:160]}")
-    raise CannotRun("the flagged line was not reached with the made-up inputs")
+    namespace = load(job.source, job.path, _roots(job.target))
+
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        failure = None
+        try:
+            ran = run_target(job, namespace, probe, setting=setting)
+            made = _made_text(ran)
+        except Exception as error:  # noqa: BLE001 - the leaf error itself, or the code failing elsewhere
+            failure = f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
+            made = f"; {_made_text_of(setting)}" if _made_text_of(setting) else ""
+        executed = set(probe.executed)
+        # The probe sees the error where it is raised, even if the program catches it later.
+        at_line = [exception for line, exception in probe.raised if line == job.line]
+        for exception in at_line:
+            message = str(exception)
+            if any(text in message for text in LEAF_ERRORS):
+                return Run(confirmed(f"RuntimeError: {message.splitlines()[0]}{made}"), executed)
+        if at_line:
+            first = at_line[0]
+            return Run(None, executed, f"line {job.line} raised {type(first).__name__}: {str(first)[:160]}")
+        if job.line in executed:
+            return Run(refuted(f"the line ran {probe.executed[job.line]} time(s) without the leaf error "
+                               f"(grad mode off, or the tensor is not a leaf that requires grad)"), executed)
+        return Run(None, executed, f"the code failed before the line: {failure}" if failure else None)
+
+    return decide(settings(job, namespace), run, {job.line: "the in-place write"})
 
 
 def _value_at_line(job: Job, expression: str) -> tuple[Any, bool]:
-    """Evaluate `expression` in the flagged line's frame just before it runs: (value, grad mode then)."""
-    probe = LineProbe(job.path)
-    seen: dict = {}
+    """Evaluate `expression` in the flagged line's frame just before it runs: (value, grad mode then),
+    in the first setting that reaches the line."""
+    namespace = load(job.source, job.path, _roots(job.target))
+    found: dict = {}
 
-    def capture(frame):
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        seen: dict = {}
+
+        def capture(frame):
+            try:
+                seen["value"] = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
+            except NameError:
+                return  # the enclosing frame of a comprehension on this line: wait for the inner one
+            seen["grad"] = torch.is_grad_enabled()
+            raise StopRun
+
+        probe.on_before(job.line, capture)
+        error = None
         try:
-            seen["value"] = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
-        except NameError:
-            return  # the enclosing frame of a comprehension on this line: wait for the inner one
-        seen["grad"] = torch.is_grad_enabled()
-        raise StopRun
+            run_target(job, namespace, probe, setting=setting)
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the code failed before the line
+            error = f"the code failed before the line: {type(raised).__name__}: {str(raised)[:160]}"
+        if "value" not in seen:
+            return Run(None, set(probe.executed), error)
+        found.update(seen)
+        return Run(confirmed("reached"), set(probe.executed))
 
-    probe.on_before(job.line, capture)
-    try:
-        run_loaded(job, probe)
-    except StopRun:
-        pass
-    if "value" not in seen:
+    outcome = decide(settings(job, namespace), run, {job.line: "the flagged line"})
+    if outcome.status == "not reached":
+        raise NotReached(outcome.evidence)
+    if "value" not in found:
         raise CannotRun("the flagged line was not reached with the made-up inputs")
-    return seen["value"], seen["grad"]
+    return found["value"], found["grad"]
 
 
 def _per_call_seconds(statement: Callable[[], Any], repeat: int = 200, rounds: int = 5) -> float:
@@ -464,70 +745,85 @@ def _quiet(make: Callable[[], Any]) -> Any:
 
 def detached_alias_mutated(job: Job) -> Outcome:
     source = job.context.get("source", "")
-    alias_line = job.line
     write_line = job.context.get("write_line")
-    probe = LineProbe(job.path)
-    seen: dict = {}
+    namespace = load(job.source, job.path, _roots(job.target))
 
-    def snapshot(frame):
-        value = frame.f_locals.get(source)
-        if isinstance(value, torch.Tensor) and "before" not in seen:
-            seen["before"] = value.detach().clone()
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        seen: dict = {}
 
-    def compare(frame):
-        value = frame.f_locals.get(source)
-        if isinstance(value, torch.Tensor) and "before" in seen and "after" not in seen:
-            seen["after"] = value.detach().clone()
-            if _is_module_level(job.target):
-                raise StopRun  # a script's loop would go on training: the claim is decided
+        def snapshot(frame):
+            value = frame.f_locals.get(source)
+            if isinstance(value, torch.Tensor) and "before" not in seen:
+                seen["before"] = value.detach().clone()
 
-    probe.on_after(alias_line, snapshot)
-    probe.on_after(write_line, compare)
-    error = None
-    try:
-        run_loaded(job, probe)
-    except StopRun:
-        pass
-    except RuntimeError as raised:
-        error = str(raised).splitlines()[0]
-    if "after" not in seen:
-        if error:
-            raise CannotRun(f"the run failed before the write: {error[:160]}")
-        raise CannotRun("the write line was not reached with the made-up inputs")
-    before, after = seen["before"], seen["after"]
-    if torch.equal(before, after):
-        return refuted(f"`{source}` kept its values after the write (line {write_line})")
-    changed = (before != after).sum().item()
-    evidence = (f"the write at line {write_line} changed {changed} of {before.numel()} values of `{source}` "
-                f"(e.g. {before.flatten()[0].item():.4g} -> {after.flatten()[0].item():.4g})")
-    if error and INPLACE_BACKWARD_ERROR in error:
-        evidence += f"; then: RuntimeError: {error[:150]}"
-    return confirmed(evidence)
+        def compare(frame):
+            value = frame.f_locals.get(source)
+            if isinstance(value, torch.Tensor) and "before" in seen and "after" not in seen:
+                seen["after"] = value.detach().clone()
+                if isinstance(setting, ModuleLevel):
+                    raise StopRun  # a script's loop would go on training: the claim is decided
+
+        probe.on_after(job.line, snapshot)
+        probe.on_after(write_line, compare)
+        error = made = None
+        try:
+            made = _made_text(run_target(job, namespace, probe, setting=setting))
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - after the write, the error may be the bug's consequence
+            error = str(raised).splitlines()[0] if str(raised) else type(raised).__name__
+        executed = set(probe.executed)
+        if "after" not in seen:
+            return Run(None, executed, f"the run failed before the write: {error[:160]}" if error else None)
+        before, after = seen["before"], seen["after"]
+        if torch.equal(before, after):
+            return Run(refuted(f"`{source}` kept its values after the write (line {write_line})"), executed)
+        changed = (before != after).sum().item()
+        evidence = (f"the write at line {write_line} changed {changed} of {before.numel()} values of `{source}` "
+                    f"(e.g. {before.flatten()[0].item():.4g} -> {after.flatten()[0].item():.4g})")
+        if error and INPLACE_BACKWARD_ERROR in error:
+            evidence += f"; then: RuntimeError: {error[:150]}"
+        return Run(confirmed(evidence + (made or "")), executed)
+
+    return decide(settings(job, namespace), run, claim_lines(job.code, job.line, job.context))
 
 
 def graph_kept_alive(job: Job) -> Outcome:
     accumulator = job.context.get("accumulator", "")
-    probe = LineProbe(job.path)
-    sizes: list[int] = []
+    namespace = load(job.source, job.path, _roots(job.target))
 
-    def measure(frame):
-        value = frame.f_locals.get(accumulator)
-        tensors = [value] if isinstance(value, torch.Tensor) else _tensors(value)
-        sizes.append(sum(_graph_size(t) for t in tensors))
-        if len(sizes) >= 3:
-            raise StopRun
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        sizes: list[int] = []
 
-    probe.on_after(job.line, measure)
-    try:
-        run_loaded(job, probe)
-    except StopRun:
-        pass
-    if not sizes:
-        raise CannotRun("the accumulation line was not reached with the made-up inputs")
-    if len(sizes) >= 2 and sizes[-1] > sizes[0] > 0:
-        return confirmed(f"after {len(sizes)} iterations `{accumulator}` references autograd graphs of "
-                         f"{' -> '.join(str(s) for s in sizes)} nodes: every iteration's graph stays alive")
-    return refuted(f"`{accumulator}` holds no growing autograd graph (nodes per iteration: {sizes})")
+        def measure(frame):
+            value = frame.f_locals.get(accumulator)
+            tensors = [value] if isinstance(value, torch.Tensor) else _tensors(value)
+            sizes.append(sum(_graph_size(t) for t in tensors))
+            if len(sizes) >= 3:
+                raise StopRun
+
+        probe.on_after(job.line, measure)
+        error = None
+        try:
+            run_target(job, namespace, probe, setting=setting)
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the code failed before (or between) the accumulations
+            error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        executed = set(probe.executed)
+        made = f"; {_made_text_of(setting)}" if _made_text_of(setting) else ""
+        if len(sizes) >= 2 and sizes[-1] > sizes[0] > 0:
+            return Run(confirmed(f"after {len(sizes)} iterations `{accumulator}` references autograd graphs of "
+                                 f"{' -> '.join(str(s) for s in sizes)} nodes: every iteration's graph stays "
+                                 f"alive{made}"), executed)
+        if len(sizes) < 2:  # one accumulation cannot show growth: nothing decided
+            return Run(None, executed, error or (f"the accumulation ran {len(sizes)} time(s)" if sizes else None))
+        return Run(refuted(f"`{accumulator}` holds no growing autograd graph (nodes per iteration: {sizes})"),
+                   executed)
+
+    return decide(settings(job, namespace), run, {job.line: "the accumulation"})
 
 
 def _graph_size(tensor: torch.Tensor, limit: int = 100_000) -> int:
@@ -904,17 +1200,28 @@ def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
     return counts["later"], error
 
 
+def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Outcome]:
+    """`not reached` from an experiment whose flagged line never ran in any setting."""
+    def run(job: Job) -> Outcome:
+        try:
+            return experiment(job)
+        except NotReached as reason:
+            return not_reached(str(reason))
+    run.__name__ = experiment.__name__
+    return run
+
+
 EXPERIMENTS: dict[str, Callable[[Job], Outcome]] = {
-    "TCL001": redundant_clone,
-    "TCL002": alias_mutated,
-    "TCL003": discriminator_without_detach,
-    "TCL004": inplace_on_leaf,
-    "TCL005": clone_detach_order,
-    "TCL006": detached_alias_mutated,
-    "TCL007": graph_kept_alive,
-    "TCL008": tensor_copy_construct,
-    "TCL009": numpy_of_grad_tensor,
-    "TCL010": data_write_under_autograd,
-    "TCL011": retain_graph_workaround,
-    "TCL012": leaf_lost_by_copy,
+    "TCL001": _honouring_reach(redundant_clone),
+    "TCL002": _honouring_reach(alias_mutated),
+    "TCL003": _honouring_reach(discriminator_without_detach),
+    "TCL004": _honouring_reach(inplace_on_leaf),
+    "TCL005": _honouring_reach(clone_detach_order),
+    "TCL006": _honouring_reach(detached_alias_mutated),
+    "TCL007": _honouring_reach(graph_kept_alive),
+    "TCL008": _honouring_reach(tensor_copy_construct),
+    "TCL009": _honouring_reach(numpy_of_grad_tensor),
+    "TCL010": _honouring_reach(data_write_under_autograd),
+    "TCL011": _honouring_reach(retain_graph_workaround),
+    "TCL012": _honouring_reach(leaf_lost_by_copy),
 }

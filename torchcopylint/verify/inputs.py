@@ -17,7 +17,6 @@ from torchcopylint.verify.snippet import constructor_arguments
 
 # Tried after the shape the first layer suggests: the usual image, sequence and vector batches.
 COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (2, 16), (2, 64), (2, 128), (2, 100, 1, 1)]
-TENSOR_PARAMETER_NAMES = ("x", "input", "inputs", "tensor", "t", "z", "noise", "images", "features", "hidden_states")
 
 
 class CannotRun(Exception):
@@ -138,29 +137,6 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
                 return shape
             errors.append(f"{shape}: {type(error).__name__}")
     raise CannotRun(f"no input shape fits {type(module).__name__}.{method} (tried {', '.join(errors)[:200]})")
-
-
-def function_arguments(function: Callable, device: str) -> tuple[list, dict]:
-    """Arguments for a free function: defaults, or a tensor for tensor-like parameters, or small numbers."""
-    args = []
-    for parameter in inspect.signature(function).parameters.values():
-        if parameter.default is not parameter.empty or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            continue
-        annotation = parameter.annotation
-        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
-        if "Tensor" in str(text) or parameter.name in TENSOR_PARAMETER_NAMES:
-            # A non-leaf that requires grad, as a tensor inside a model would be.
-            _, tensor = make_input((4, 8), device)
-            args.append(tensor)
-        elif text == "int":
-            args.append(3)
-        elif text == "float":
-            args.append(0.1)
-        elif text == "bool":
-            args.append(False)
-        else:
-            raise CannotRun(f"{function.__name__}() needs an argument `{parameter.name}` it could not make")
-    return args, {}
 
 
 def _raised_at(error: BaseException, filename: str, line: int) -> bool:

@@ -1,0 +1,130 @@
+"""Stand-ins from use, configurations and reached-or-not, in process (no verification child).
+
+The end-to-end verdicts are in tests/test_verify.py; these check the pieces those verdicts rest on:
+what each name becomes from how the code uses it, which constructor configurations are tried,
+and how a verdict is decided over several settings.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="--verify needs torch (pip install torchcopylint[verify])")
+
+
+def _kinds(code: str, names: list[str], roles: dict | None = None) -> dict:
+    from torchcopylint.verify.standins import plan, uses
+
+    node = ast.parse(textwrap.dedent(code)).body[0]
+    return plan(names, uses(node), {}, roles or {}).kinds
+
+
+def test_each_argument_is_made_from_how_the_function_uses_it():
+    kinds = _kinds("""
+        def train(model, loader, opt, scaler, lr, epochs, device, mode, use_amp):
+            model.train()
+            for epoch in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    loss = model(x.to(device)).mean() * lr
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+                    if use_amp and mode == "fast":
+                        pass
+        """, ["model", "loader", "opt", "scaler", "lr", "epochs", "device", "mode", "use_amp"])
+    assert kinds == {"model": "module", "loader": "loader", "opt": "optimizer", "scaler": "scaler", "lr": "float",
+                     "epochs": "count", "device": "device", "mode": "choice", "use_amp": "bool"}
+
+
+def test_a_name_nothing_explains_is_not_guessed():
+    from torchcopylint.verify.inputs import CannotRun
+
+    with pytest.raises(CannotRun, match="`config`"):
+        _kinds("def f(config):\n    return config\n", ["config"])
+
+
+def test_sizes_and_batch_sizes_are_ints_not_tensors():
+    kinds = _kinds("""
+        def sample(self):
+            z = torch.randn(self.batch_size, self.latent_dim)
+            return z.view(self.batch_size, -1)
+        """, ["self.batch_size", "self.latent_dim"])
+    assert kinds == {"self.batch_size": "batch", "self.latent_dim": "int"}
+
+
+def test_optimizer_is_paired_with_its_network_by_name():
+    from torchcopylint.verify.standins import pair_optimizer
+
+    assert pair_optimizer("optD", ["netG", "netD"]) == ["netD"]
+    assert pair_optimizer("self.opt_gen", ["self.gen", "self.disc"]) == ["self.gen"]
+    assert pair_optimizer("self.d_optimizer", ["self.G", "self.D"]) == ["self.D"]
+    assert pair_optimizer("opt", ["model"]) == ["model"]
+
+
+def test_stand_in_networks_return_what_the_code_unpacks():
+    import torch
+
+    from torchcopylint.verify.standins import make, plan, uses
+
+    node = ast.parse("def step(G, D, z):\n    fake, attention = G(z)\n    return D(fake)\n").body[0]
+    made = make(plan(["G", "D", "z"], uses(node), {}, {"G": "generator", "D": "discriminator"}), "cpu")
+    fake, attention = made["G"](made["z"])
+    assert fake.shape == (4, 8) and isinstance(attention, torch.Tensor)
+    assert made["D"](fake).shape == (4, 1)
+
+
+def test_configurations_vary_flags_and_chain_widths_through_the_expansion():
+    from torch import nn
+
+    from torchcopylint.verify.configurations import configurations
+    from torchcopylint.verify.inputs import Factories
+
+    class Bottleneck(nn.Module):
+        expansion = 4
+
+        def __init__(self, inplanes, planes, preact=False):
+            super().__init__()
+            self.conv = nn.Conv2d(inplanes, planes * self.expansion, 1)
+
+    found = [c.description for c in configurations(Bottleneck, "", "x.py", Factories({}))]
+    assert found[:2] == ["Bottleneck(16, 16)", "Bottleneck(64, 16)"]
+    assert "Bottleneck(64, 16, preact=True)" in found
+
+
+def test_verdict_needs_every_line_of_the_claim_to_have_run():
+    from torchcopylint.verify.reach import Run, confirmed, decide, refuted
+
+    class Setting:
+        def __init__(self, description):
+            self.description = description
+
+    required = {10: "the flagged line", 12: "the in-place write"}
+    # The only setting that ran line 12 showed the bug: confirmed, naming that setting.
+    runs = {"A()": Run(refuted("no difference"), {10}), "A(flag=True)": Run(confirmed("differs"), {10, 12})}
+    outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], required)
+    assert outcome.status == "confirmed" and "A(flag=True)" in outcome.evidence
+    # No setting ran line 12: not reached, never refuted.
+    runs = {"A()": Run(refuted("no difference"), {10}), "A(flag=True)": Run(refuted("no difference"), {10})}
+    outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], required)
+    assert outcome.status == "not reached" and "line 12 (the in-place write) never ran in 2" in outcome.evidence
+    # A universal claim: refuted by one setting that ran everything, whatever the others showed.
+    runs = {"A()": Run(confirmed("equal"), {10, 12}), "A(flag=True)": Run(refuted("needed"), {10, 12})}
+    outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], required, universal=True)
+    assert outcome.status == "refuted" and "A(flag=True)" in outcome.evidence
+
+
+def test_runs_that_crashed_are_unverified_not_unreached():
+    from torchcopylint.verify.inputs import CannotRun
+    from torchcopylint.verify.reach import Run, decide
+
+    class Setting:
+        description = "stand-ins"
+
+    with pytest.raises(CannotRun, match="NameError"):
+        decide([Setting()], lambda s: Run(None, {3}, "NameError: name 'helper' is not defined"), {10: "the flagged line"})

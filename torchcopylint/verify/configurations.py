@@ -1,0 +1,213 @@
+"""Constructor configurations for a class under test: the ways to build it, best first.
+
+Runs in the verification child process. A block's flagged path often runs only
+under some constructor arguments (`inplace=True`, `downsample=...`, a flag that
+selects a branch), so an experiment tries several configurations until the
+lines its claim depends on ran. Order: the configured factory, literal calls in
+the file, the defaults, values consistent with how `__init__` uses them
+(`inplanes == planes * expansion`), then each boolean flipped and each `None`
+option given a small module.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import torch
+from torch import nn
+
+from torchcopylint.verify.inputs import CannotRun, Factories
+
+# Channel or feature count given to a required int parameter that nothing else decides.
+WIDTH = 16
+MAX_CONFIGURATIONS = 8
+
+
+class ScaledInput(nn.Module):
+    """Stands in for an optional module argument left `None` by default (`downsample=None`)."""
+
+    def forward(self, x):
+        return x * 1.0
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One way to build the class: a factory, or arguments to call it with."""
+
+    description: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    factory: Optional[Callable[[], Any]] = None
+
+    def build(self, cls: type, seed: int = 0):
+        torch.manual_seed(seed)
+        if self.factory is not None:
+            return self.factory()
+        return cls(*self.args, **{name: _fresh(value) for name, value in self.kwargs.items()})
+
+
+def _fresh(value: Any) -> Any:
+    return ScaledInput() if isinstance(value, ScaledInput) else value
+
+
+def _call_text(cls: type, args: tuple, kwargs: dict) -> str:
+    shown = [repr(a) for a in args] + [f"{k}={'<module>' if isinstance(v, ScaledInput) else repr(v)}"
+                                       for k, v in kwargs.items()]
+    return f"{cls.__name__}({', '.join(shown)})"
+
+
+def configurations(cls: type, source: str, module_path: str, factories: Factories,
+                   limit: int = MAX_CONFIGURATIONS):
+    """The configurations that build, at most `limit`, lazily (building a large model takes time);
+    CannotRun naming the failures if none does."""
+    built = 0
+    seen: set[str] = set()
+    errors: list[str] = []
+    for candidate in _candidates(cls, source, module_path, factories):
+        if built >= limit:
+            return
+        if candidate.description in seen:
+            continue
+        seen.add(candidate.description)
+        try:
+            candidate.build(cls)
+        except Exception as error:  # noqa: BLE001 - any failure means: try the next way
+            errors.append(f"{candidate.description}: {type(error).__name__}: {error}")
+            continue
+        built += 1
+        yield candidate
+    if not built:
+        raise CannotRun(f"could not construct {cls.__name__} ({'; '.join(errors)[:300]})")
+
+
+def _candidates(cls: type, source: str, module_path: str, factories: Factories):
+    factory = factories.for_object(module_path, cls.__name__)
+    if factory is not None:
+        yield Configuration("the configured factory", factory=factory)
+    parameters = _parameters(cls)
+    bases = []
+    for args, kwargs in literal_calls(source, cls.__name__):
+        bases.append((tuple(args), kwargs, "found in the file"))
+    if parameters is not None:
+        for args in _required_values(cls, parameters):
+            bases.append((tuple(args), {}, ""))
+    else:
+        bases.append(((), {}, ""))
+    for args, kwargs, origin in bases:
+        text = _call_text(cls, args, kwargs)
+        yield Configuration(f"{text} {origin}".strip(), args, kwargs)
+    if parameters is None:
+        return
+    # The flagged path may need a flag the defaults do not set: flip each option, on every base.
+    for (args, kwargs, origin), (name, value) in itertools.product(bases, _options(parameters)):
+        if name in kwargs or len(args) > _position(parameters, name):
+            continue
+        varied = {**kwargs, name: value}
+        yield Configuration(_call_text(cls, args, varied), args, varied)
+
+
+def _parameters(cls: type) -> Optional[list[inspect.Parameter]]:
+    try:
+        return list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+
+
+def _position(parameters: list[inspect.Parameter], name: str) -> int:
+    return next((index for index, p in enumerate(parameters) if p.name == name), len(parameters))
+
+
+def _options(parameters: list[inspect.Parameter]):
+    """(name, other value) for each boolean and `None` default."""
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if isinstance(parameter.default, bool):
+            yield parameter.name, not parameter.default
+        elif parameter.default is None:
+            yield parameter.name, ScaledInput()
+
+
+def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[list]:
+    """Values for the required parameters: WIDTH each, then widths that chain through `__init__`."""
+    required = [p for p in parameters if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    plain = []
+    for parameter in required:
+        value = _value_for(parameter)
+        if value is None:
+            return []  # a required argument of a type it cannot make: only call sites can build it
+        plain.append(value)
+    found = [plain]
+    names = [p.name for p in required]
+    for multiplied, factor in _multiplied_parameters(cls, set(names)):
+        # `planes * self.expansion` must often equal the input width: the first other int parameter.
+        others = [n for n in names if n != multiplied and isinstance(plain[names.index(n)], int)]
+        if not others:
+            continue
+        chained = list(plain)
+        chained[names.index(others[0])] = WIDTH * factor
+        found.append(chained)
+    return found
+
+
+def _value_for(parameter: inspect.Parameter) -> Any:
+    annotation = parameter.annotation
+    if annotation in (bool, "bool"):
+        return False
+    if annotation in (float, "float"):
+        return 0.1
+    if annotation in (int, "int", parameter.empty):
+        return WIDTH
+    return None
+
+
+def _multiplied_parameters(cls: type, names: set[str]) -> list[tuple[str, int]]:
+    """(parameter, factor) for `name * 4` / `name * self.expansion` in `__init__` (an int class attribute)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
+    except (OSError, TypeError, SyntaxError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+            continue
+        for name_side, factor_side in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(name_side, ast.Name) and name_side.id in names:
+                factor = _int_value(cls, factor_side)
+                if factor and factor > 1 and (name_side.id, factor) not in found:
+                    found.append((name_side.id, factor))
+    return found
+
+
+def _int_value(cls: type, node: ast.AST) -> Optional[int]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+        value = getattr(cls, node.attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == cls.__name__:
+        value = getattr(cls, node.attr, None)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return None
+
+
+def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
+    """Arguments of every `ClassName(...)` call in the file whose arguments are all literals."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == class_name:
+            try:
+                args = [ast.literal_eval(arg) for arg in node.args]
+                kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+            except (ValueError, SyntaxError):
+                continue
+            if (args, kwargs) not in found:
+                found.append((args, kwargs))
+    return found

@@ -1,0 +1,146 @@
+"""Reached or not: which lines a verdict depends on, and the verdict over several settings.
+
+Runs in the verification child process. A verdict is about code that ran: an
+experiment records the lines of the user's file each run executed (a
+`LineProbe`), and a claim counts as tested only in a setting (a constructor
+configuration, a set of stand-in arguments) where every line it depends on ran.
+`refuted` needs such a setting; when none ran them the verdict is `not reached`,
+naming the line that never ran.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from torchcopylint.verify.inputs import CannotRun
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # confirmed | refuted | unverified | not reached
+    evidence: str
+
+
+def confirmed(evidence: str) -> Outcome:
+    return Outcome("confirmed", evidence)
+
+
+def refuted(evidence: str) -> Outcome:
+    return Outcome("refuted", evidence)
+
+
+def unverified(evidence: str) -> Outcome:
+    return Outcome("unverified", evidence)
+
+
+def not_reached(evidence: str) -> Outcome:
+    return Outcome("not reached", evidence)
+
+
+@dataclass
+class Run:
+    """What one setting's run showed: the outcome if its lines ran, and which lines of the file ran."""
+
+    outcome: Optional[Outcome]
+    executed: set = field(default_factory=set)
+    error: Optional[str] = None  # why the run ended before it could decide
+
+
+class NotReached(Exception):
+    """Raised by an experiment whose lines never ran in any setting: becomes `not reached`."""
+
+
+def claim_lines(code: str, line: int, context: dict) -> dict[int, str]:
+    """The lines a diagnosis's claim depends on, each with what it is (from the rule's context)."""
+    lines = {line: "the flagged line"}
+    wanted = {
+        "TCL001": [("read_line", "the read of the copy")],
+        "TCL002": [("event_line", "the in-place write"), ("read_line", "the read of the alias")],
+        "TCL003": [("generator_line", "the generator call"), ("backward_line", "the backward")],
+        "TCL006": [("write_line", "the write through the alias")],
+    }.get(code, [])
+    for key, meaning in wanted:
+        value = context.get(key)
+        if isinstance(value, int) and value not in lines:
+            lines[value] = meaning
+    return lines
+
+
+def statement_lines_between(source: str, first: int, last: int) -> dict[int, str]:
+    """The first line of every simple statement strictly between two lines of the same function:
+    the code that could write the copied tensor before it is read."""
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) and first < node.lineno < last:
+            found[node.lineno] = "a statement between the copy and its read"
+    return found
+
+
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+             ast.With, ast.AsyncWith, ast.Try)
+
+
+def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int, str], *,
+           universal: bool = False, covered: Optional[dict[int, str]] = None) -> Outcome:
+    """The verdict over `settings`, tried in order (each has a `description`).
+
+    An existential claim (the bug can happen) is confirmed by the first setting that ran every
+    required line and showed it; refuted only if some setting ran them all and none showed it.
+    A universal claim (the copy is never needed) is refuted by the first setting that ran them
+    and showed otherwise; confirmed only if every line of `covered` also ran in some setting.
+    """
+    tried = 0
+    passed: list[tuple[object, Outcome]] = []
+    executed_anywhere: set[int] = set()
+    errors: list[str] = []
+    finished = 0  # runs that ended without an error: only they can show a line is not reached
+    for setting in settings:
+        tried += 1
+        try:
+            result = run(setting)
+        except CannotRun as reason:
+            errors.append(f"{setting.description}: {reason}")
+            continue
+        except Exception as error:  # noqa: BLE001 - the user's code (or a stand-in misfit) raised
+            errors.append(f"{setting.description}: {type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}")
+            continue
+        executed_anywhere |= result.executed
+        if result.error:
+            errors.append(f"{setting.description}: {result.error}")
+        else:
+            finished += 1
+        if result.outcome is None or any(line not in result.executed for line in required):
+            continue
+        decisive = "refuted" if universal else "confirmed"
+        if result.outcome.status == decisive:
+            return _named(result.outcome, setting)
+        passed.append((setting, result.outcome))
+    unreached = {line: meaning for line, meaning in {**required, **(covered or {})}.items()
+                 if line not in executed_anywhere}
+    if passed and not (universal and unreached):
+        setting, outcome = passed[0]
+        outcome = _named(outcome, setting)
+        if len(passed) > 1:
+            outcome = Outcome(outcome.status, f"{outcome.evidence} (same in {len(passed)} configurations)")
+        return outcome
+    if finished and unreached:
+        line, meaning = min(unreached.items())
+        settings_text = "configuration" if tried == 1 else "configurations"
+        evidence = f"line {line} ({meaning}) never ran in {tried} {settings_text} tried"
+        if errors:
+            evidence += f"; {errors[-1][:200]}"
+        return not_reached(evidence)
+    if errors:
+        if len(errors) > 1 and all(e.endswith(errors[0].split(": ", 1)[-1]) for e in errors):
+            errors = errors[:1]  # every setting failed the same way: say it once
+        raise CannotRun(errors[0][:400] if len(errors) == 1 else f"{errors[0][:250]} (and {len(errors) - 1} more)")
+    raise CannotRun("the code ran none of the flagged lines")
+
+
+def _named(outcome: Outcome, setting: object) -> Outcome:
+    description = getattr(setting, "description", "")
+    if not description or description in ("as given", "stand-ins"):  # the evidence already says so
+        return outcome
+    return Outcome(outcome.status, f"{outcome.evidence}; with {description}")

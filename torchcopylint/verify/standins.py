@@ -1,0 +1,571 @@
+"""Stand-ins from use: make a function's missing arguments from how its code uses them.
+
+Runs in the verification child process; reads the function's syntax tree (the
+user's code is never imported for this). A name that is called or asked for
+`.parameters()` is a module, one with `.step()`/`.zero_grad()` an optimizer, one
+with `.scale()`/`.update()` a gradient scaler, one iterated a loader (a short
+list of batches, unpacked as the loop unpacks them), one with tensor methods a
+tensor; numbers and flags come from defaults and names (`lr`, `eps`: floats;
+`epochs`: a small int). The same reading gives a method's `self.x` attributes
+when the instance itself cannot be built (a trainer whose networks come from an
+unimportable package). Every stand-in says what it is, for the evidence.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from torchcopylint.verify.inputs import CannotRun
+
+BATCH = 4
+FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
+CLASSES = 4        # a stand-in classifier's outputs, and the labels of a made-up batch
+BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
+MAX_SETTINGS = 8
+
+MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", "children", "state_dict",
+                  "load_state_dict", "apply", "requires_grad_", "named_modules", "buffers", "forward"}
+SCALER_METHODS = {"scale", "update", "unscale_", "get_scale"}
+OPTIMIZER_METHODS = {"step", "zero_grad", "param_groups", "add_param_group"}
+TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float", "mean", "sum", "backward",
+                  "softmax", "log_softmax", "argmax", "max", "min", "item", "numel", "dim", "unsqueeze",
+                  "squeeze", "flatten", "fill_", "zero_", "add_", "mul_", "copy_", "masked_fill", "masked_fill_",
+                  "requires_grad", "grad", "dtype", "device", "t", "T", "permute", "transpose", "abs", "exp",
+                  "log", "pow", "sqrt", "clamp", "clamp_", "sigmoid", "tanh", "relu", "data", "new_zeros",
+                  "new_ones", "expand", "expand_as", "type_as", "norm", "gather", "scatter_", "index_select",
+                  "contiguous", "long", "half", "double", "chunk", "split", "topk", "sort", "cumsum"}
+FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_decay|wd|tau|temperature|temp|"
+                         r"lam|lambda_?\w*|smoothing|label_smoothing|dropout|p|rate|scale|margin|clip\w*|"
+                         r"max_norm|decay|ema\w*|step_size|learning_rate)$")
+COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_steps|iters|n_?iters|iterations|"
+                         r"accum\w*|grad_accum\w*|n_critic|d_steps|g_steps|k)$")
+DEVICE_NAMES = {"device", "dev"}
+BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
+SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
+                                             "eye", "linspace")}
+LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
+
+
+@dataclass
+class Use:
+    """How one name (`model`, or `self.model`) is used in a function."""
+
+    called: bool = False
+    methods: set = field(default_factory=set)
+    iterated: bool = False
+    unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2
+    in_range: bool = False
+    sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
+    tensor_like: bool = False  # subscripts, a torch.* argument
+    arithmetic: bool = False   # an operand of + - * /: a number, or a tensor if anything else says so
+    truth: bool = False        # tested as a flag: `if self.use_amp:`
+    compared: list = field(default_factory=list)  # the literals it is compared with: `mode == "hinge"`
+    returns: int = 0           # the unpacking of what a call to it returns: `fake, attn = G(z)` -> 2
+    fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
+
+    @property
+    def seen(self) -> bool:
+        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.tensor_like
+                    or self.arithmetic or self.truth or self.compared or self.fed_to)
+
+
+def function_node(tree: ast.Module, class_name: Optional[str], function_name: str) -> Optional[ast.FunctionDef]:
+    scope = tree.body
+    if class_name is not None:
+        owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+        scope = owner.body if owner is not None else []
+    return next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function_name),
+                None)
+
+
+def _key(node: ast.AST) -> Optional[str]:
+    """`model` or `self.model` for a name or a self attribute; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
+def uses(function: ast.AST) -> dict[str, Use]:
+    """The use of every name and `self.x` attribute in the function."""
+    found: dict[str, Use] = {}
+
+    def use(node: ast.AST) -> Optional[Use]:
+        key = _key(node)
+        return found.setdefault(key, Use()) if key else None
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            target = use(node.func)
+            if target is not None:
+                target.called = True
+            if isinstance(node.func, ast.Attribute):
+                owner = use(node.func.value)
+                if owner is not None:
+                    owner.methods.add(node.func.attr)
+            callee = ast.unparse(node.func)
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
+            arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
+            for argument in arguments:
+                passed = use(argument)
+                if passed is not None:
+                    passed.fed_to.add(callee)
+                    if callee == "range":
+                        passed.in_range = True
+                    elif callee in SIZE_TAKERS or callee.split(".")[-1] in ("view", "reshape", "expand", "repeat"):
+                        passed.sizes = True
+                    elif callee.startswith(("torch.", "F.")):
+                        passed.tensor_like = True
+            if callee in ("enumerate", "iter", "tqdm", "tqdm.tqdm", "zip") and node.args:
+                iterated = use(node.args[0])
+                if iterated is not None:
+                    iterated.iterated = True
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
+            if _key(node):
+                use(node)  # every `self.x` read needs a value, even one whose use says nothing
+            owner = use(node.value)
+            if owner is not None and node.attr in TENSOR_METHODS | OPTIMIZER_METHODS | MODULE_METHODS:
+                owner.methods.add(node.attr)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            iterable = node.iter
+            if isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") \
+                    and iterable.args:
+                loaded = use(iterable.args[0])
+                target = node.target.elts[-1] if isinstance(node.target, ast.Tuple) and node.target.elts else None
+            else:
+                loaded = use(iterable)
+                target = node.target
+            if loaded is not None:
+                loaded.iterated = True
+                if isinstance(target, (ast.Tuple, ast.List)):
+                    loaded.unpacked = len(target.elts)
+        elif isinstance(node, (ast.BinOp, ast.AugAssign)):
+            for side in ((node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)):
+                operand = use(side)
+                if operand is not None:
+                    operand.arithmetic = True
+        elif isinstance(node, ast.Subscript):
+            indexed = use(node.value)
+            if indexed is not None:
+                indexed.tensor_like = True
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
+            for test in tests:
+                test = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+                flag = use(test) if _key(test) else None
+                if flag is not None:
+                    flag.truth = True
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                if _key(side) and isinstance(other, ast.Constant) and isinstance(other.value, str):
+                    compared = use(side)
+                    if other.value not in compared.compared:
+                        compared.compared.append(other.value)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Tuple):
+            producer = use(node.value.func)
+            if producer is not None:
+                producer.returns = len(node.targets[0].elts)
+    return found
+
+
+# ------------------------------------------------------------------------ the stand-ins
+
+
+class StandInNet(nn.Module):
+    """A small network that reads any input: the first tensor, pooled to FEATURES values, then a Linear."""
+
+    def __init__(self, out_shape: tuple, returns: int = 0):
+        super().__init__()
+        self.out_shape = tuple(out_shape)
+        self.returns = returns  # the code unpacks its result into this many values (0: a single tensor)
+        self.linear = nn.Linear(FEATURES, math.prod(self.out_shape))
+
+    def forward(self, *inputs, **keywords):
+        tensor = next((t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)), None)
+        if tensor is None:
+            raise TypeError("the stand-in network got no tensor")
+        flat = tensor.float().reshape(tensor.shape[0], -1) if tensor.dim() > 1 else tensor.float().unsqueeze(1)
+        pooled = F.adaptive_avg_pool1d(flat.unsqueeze(1), FEATURES).squeeze(1)
+        output = self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
+        if self.returns > 1:  # the extra values (attention maps, features) come from the same output
+            return (output, *(output.mean(dim=-1, keepdim=True) for _ in range(self.returns - 1)))
+        return output
+
+    def describe(self) -> str:
+        shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape))}"
+        return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
+
+
+def stand_in_loss(*inputs, **keywords):
+    """A loss stand-in: the mean squared difference of its first two tensors (broadcast), or the mean of one."""
+    tensors = [t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)]
+    if not tensors:
+        raise TypeError("the stand-in loss got no tensor")
+    first = tensors[0].float()
+    if len(tensors) > 1:
+        try:
+            return (first - tensors[1].float()).pow(2).mean()
+        except RuntimeError:
+            pass
+    return first.pow(2).mean()
+
+
+class DoNothing:
+    """Stands in for an attribute whose use says nothing (a logger, a writer): every call does nothing."""
+
+    def __getattr__(self, name):
+        return self
+
+    def __call__(self, *args, **kwargs):
+        return None
+
+    def __repr__(self):
+        return "a do-nothing object"
+
+
+class StandInSGD:
+    """Plain SGD over the given parameters, without torch.optim (whose first use imports seconds of
+    torch._dynamo): `zero_grad`, `step`, `param_groups` as the code calls them."""
+
+    def __init__(self, parameters, lr: float = 0.01, stands_for: str = ""):
+        self.param_groups = [{"params": list(parameters), "lr": lr}]
+        self.state: dict = {}
+        self.stands_for = stands_for
+
+    def zero_grad(self, set_to_none: bool = True):
+        for parameter in self.param_groups[0]["params"]:
+            if set_to_none:
+                parameter.grad = None
+            elif parameter.grad is not None:
+                parameter.grad.zero_()
+
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        with torch.no_grad():
+            for group in self.param_groups:
+                for parameter in group["params"]:
+                    if parameter.grad is not None:
+                        parameter.add_(parameter.grad, alpha=-group["lr"])
+        return loss
+
+    def state_dict(self):
+        return {"state": {}, "param_groups": [{"lr": g["lr"]} for g in self.param_groups]}
+
+    def load_state_dict(self, state):
+        return None
+
+
+class StandInScaler:
+    """A GradScaler stand-in with scale 1: `scale(loss)` is the loss, `step(opt)` steps it."""
+
+    def scale(self, value):
+        return value
+
+    def step(self, optimizer, *args, **kwargs):
+        return optimizer.step(*args, **kwargs)
+
+    def update(self, *args, **kwargs):
+        return None
+
+    def unscale_(self, optimizer):
+        return None
+
+    def get_scale(self):
+        return 1.0
+
+
+def stand_in_tensor(device: str, shape: tuple = (BATCH, FEATURES)) -> torch.Tensor:
+    """A non-leaf that requires grad, as a tensor inside a model would be."""
+    leaf = torch.randn(*shape, device=device, requires_grad=True)
+    return leaf * 1.0
+
+
+class StandInLoader(list):
+    """A short list of batches that also answers `len(loader.dataset)` and `loader.batch_size`."""
+
+    batch_size = BATCH
+
+    @property
+    def dataset(self) -> list:
+        return [sample for batch in self for sample in zip(*batch)] if self and isinstance(self[0], tuple) \
+            else [sample for batch in self for sample in batch]
+
+
+def stand_in_loader(unpacked: int, labels: str, device: str) -> StandInLoader:
+    batches = StandInLoader()
+    for _ in range(BATCHES):
+        inputs = torch.randn(BATCH, FEATURES, device=device)
+        if labels == "classes":
+            targets = torch.randint(0, CLASSES, (BATCH,), device=device)
+        else:
+            targets = torch.randn(BATCH, CLASSES, device=device)
+        extra = [torch.arange(BATCH, device=device)] * max(0, unpacked - 2)
+        batches.append((inputs, targets, *extra) if unpacked != 1 else inputs)
+    return batches
+
+
+# ------------------------------------------------------------------------ kinds and plans
+
+
+def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
+    """module | loss | optimizer | scaler | loader | tensor | int | count | float | bool | device, or None."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    bare = name.split(".")[-1]
+    if "Tensor" in str(text):
+        return "tensor"
+    if text in ("int", "float", "bool"):
+        return "count" if text == "int" and COUNT_NAMES.match(bare) else text
+    if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
+        return "scaler"
+    if use.methods & MODULE_METHODS:
+        return "module"
+    if use.called:
+        return "loss" if LOSS_NAME.search(bare) else "module"
+    if use.methods & OPTIMIZER_METHODS:
+        return "optimizer"
+    if use.iterated:
+        return "loader"
+    if bare in DEVICE_NAMES:
+        return "device"
+    if FLOAT_NAMES.match(bare):
+        return "float"
+    if COUNT_NAMES.match(bare) or use.in_range:
+        return "count"
+    if BATCH_NAMES.match(bare):
+        return "batch"
+    if use.sizes:
+        return "int"
+    if use.compared:
+        return "choice"
+    if use.methods & TENSOR_METHODS or use.tensor_like or use.fed_to:
+        return "tensor"
+    if use.truth:
+        return "bool"  # False also counts as 0 where the code adds to it
+    if use.arithmetic:
+        return "float"
+    return None
+
+
+@dataclass
+class Plan:
+    """What each missing name becomes: name -> kind, with modules' roles decided."""
+
+    kinds: dict
+    outputs: dict = field(default_factory=dict)   # module name -> its stand-in's output shape
+    unpacked: dict = field(default_factory=dict)  # loader name -> how the loop unpacks a batch
+    labels: str = "classes"                       # a batch's targets: class indices, or values
+    gradients: bool = False                       # the code reads `.grad`: give modules gradients first
+    returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
+    options: dict = field(default_factory=dict)   # flag or choice name -> its value in this setting
+    choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
+
+    def varied(self, name: str, value: Any, labels: Optional[str] = None) -> "Plan":
+        return Plan(dict(self.kinds), dict(self.outputs), dict(self.unpacked), labels or self.labels,
+                    self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
+                    dict(self.choices))
+
+    def describe(self, made: dict) -> str:
+        """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
+        count of the other attributes (numbers, flags, paths)."""
+        parts = []
+        others = 0
+        for name, kind in self.kinds.items():
+            if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss"):
+                others += 1
+                continue
+            value = made.get(name)
+            if isinstance(value, StandInNet):
+                parts.append(f"{name} = {value.describe()}")
+            elif kind == "optimizer":
+                parts.append(f"{name} = SGD({value.stands_for})")
+            elif kind == "loader":
+                sample = value[0] if value else None
+                shown = _shape_text(sample)
+                parts.append(f"{name} = {len(value)} batches of {shown}")
+            elif kind == "tensor":
+                parts.append(f"{name} = tensor{tuple(value.shape)}")
+            elif kind == "scaler":
+                parts.append(f"{name} = GradScaler stand-in (scale 1)")
+            elif kind == "loss":
+                parts.append(f"{name} = mean squared difference")
+            else:
+                parts.append(f"{name} = {value!r}")
+        if others:
+            parts.append(f"{others} other attribute{'s' if others > 1 else ''} (numbers, flags, tensors)")
+        return "stand-ins: " + ", ".join(parts)
+
+
+def _shape_text(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"{tuple(value.shape)} {str(value.dtype).replace('torch.', '')}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(_shape_text(v) for v in value) + ")"
+    return type(value).__name__
+
+
+def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict) -> Plan:
+    """Decide each name's kind; CannotRun naming the first that fits no kind."""
+    kinds = {}
+    for name in names:
+        kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
+        if kind is None and name.startswith("self."):
+            kind = "anything"  # an attribute the code only passes along or logs with: a do-nothing object
+        if kind is None:
+            raise CannotRun(f"needs `{name}`, and nothing in how the code uses it says what it is")
+        kinds[name] = kind
+    outputs = {}
+    for name, kind in kinds.items():
+        if kind != "module":
+            continue
+        role = roles.get(name)
+        if role == "discriminator":
+            outputs[name] = (1,)
+        elif role == "generator":
+            outputs[name] = (FEATURES,)   # its output is a sample the discriminator reads, like real data
+        else:
+            outputs[name] = (CLASSES,)
+    unpacked = {name: found.get(name, Use()).unpacked for name, kind in kinds.items() if kind == "loader"}
+    returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
+    choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
+    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices)
+
+
+def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
+    """The module(s) an optimizer steps: by name stem (`optD` -> `netD`, `opt_gen` -> `self.gen`), else all."""
+    if len(modules) <= 1:
+        return modules
+    stem = _stem(optimizer, ("optimizer", "optim", "opt", "solver"))
+    matches = [m for m in modules if stem and (_stem(m, ("network", "model", "net")) == stem
+                                               or _stem(m, ("network", "model", "net")).startswith(stem)
+                                               or stem.startswith(_stem(m, ("network", "model", "net")) or "\0"))]
+    return matches or modules
+
+
+def _stem(name: str, words: tuple) -> str:
+    bare = name.split(".")[-1].lower()
+    for word in words:
+        bare = bare.replace(word, "")
+    return bare.strip("_")
+
+
+def make(plan_: Plan, device: str, seed: int = 0) -> dict:
+    """The stand-ins, fresh (the same for the same seed)."""
+    torch.manual_seed(seed)
+    made: dict[str, Any] = {}
+    modules = [n for n, k in plan_.kinds.items() if k == "module"]
+    for name in modules:
+        made[name] = StandInNet(plan_.outputs[name], plan_.returns.get(name, 0)).to(device)
+    for name, kind in plan_.kinds.items():
+        if kind == "module":
+            continue
+        if kind == "optimizer":
+            owners = pair_optimizer(name, modules)
+            parameters = [p for owner in owners for p in made[owner].parameters()] or [nn.Parameter(torch.zeros(1))]
+            made[name] = StandInSGD(parameters, stands_for=", ".join(owners) or "a parameter")
+        elif kind == "scaler":
+            made[name] = StandInScaler()
+        elif kind == "loader":
+            made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device)
+        elif kind == "tensor":
+            made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
+                                         else (BATCH, FEATURES))
+        elif kind == "loss":
+            made[name] = stand_in_loss
+        elif kind == "device":
+            made[name] = device
+        elif kind == "float":
+            made[name] = 0.1
+        elif kind == "count":
+            made[name] = 2
+        elif kind == "batch":
+            made[name] = BATCH  # the stand-in batches' size, which `x.view(batch_size, -1)` relies on
+        elif kind == "int":
+            made[name] = 16
+        elif kind == "bool":
+            made[name] = plan_.options.get(name, False)
+        elif kind == "choice":
+            made[name] = plan_.options.get(name, plan_.choices[name][0])
+        elif kind == "anything":
+            made[name] = DoNothing()
+    if plan_.gradients:
+        for name in modules:  # as after a backward: `p.grad` is there to read
+            output = made[name](stand_in_tensor(device))
+            (output[0] if isinstance(output, tuple) else output).float().pow(2).mean().backward()
+    return made
+
+
+@dataclass
+class StandIns:
+    """One setting of a function's missing arguments (or a method's `self.x` attributes), made from use."""
+
+    description: str
+    plan: Plan
+    device: str
+
+    def make(self, seed: int = 0) -> tuple[dict, str]:
+        made = make(self.plan, self.device, seed)
+        return made, self.plan.describe(made)
+
+
+def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str,
+                 roles: Optional[dict] = None) -> list[StandIns]:
+    """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then of values."""
+    found = uses(node)
+    base = plan(names, found, annotations, roles or {})
+    base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
+    variants = [StandIns("stand-ins", base, device)]
+    if "loader" in base.kinds.values():
+        variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
+    # A flag or a mode the code branches on: each other value, one at a time.
+    for name, kind in base.kinds.items():
+        others = [True] if kind == "bool" else base.choices.get(name, [])[1:] if kind == "choice" else []
+        for value in others:
+            variants.append(StandIns(f"stand-ins with {name} = {value!r}", base.varied(name, value), device))
+    return variants[:MAX_SETTINGS]
+
+
+def method_closure(tree: ast.Module, class_name: str, method: str) -> ast.Module:
+    """The method and every method of its class it calls through `self.m(...)`, transitively: the code
+    whose use of `self.x` the stand-ins must satisfy."""
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    methods = {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    pending, kept = [method], []
+    while pending:
+        name = pending.pop()
+        node = methods.get(name)
+        if node is None or node in kept or name == "__init__":
+            continue
+        kept.append(node)
+        pending.extend(call.func.attr for call in ast.walk(node) if isinstance(call, ast.Call)
+                       and isinstance(call.func, ast.Attribute) and _key(call.func) and call.func.attr in methods)
+    return ast.Module(body=kept, type_ignores=[])
+
+
+def missing_parameters(function: Callable) -> tuple[list[str], dict]:
+    """The parameters without a default (they need stand-ins), and their annotations."""
+    names, annotations = [], {}
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.default is not parameter.empty or parameter.kind in (parameter.VAR_POSITIONAL,
+                                                                           parameter.VAR_KEYWORD):
+            continue
+        names.append(parameter.name)
+        annotations[parameter.name] = parameter.annotation
+    return names, annotations
+
+
+def self_attributes(cls: type, node: ast.AST) -> list[str]:
+    """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
+    Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
+    return [key for key in uses(node) if key.startswith("self.") and not hasattr(cls, key[len("self."):])]
