@@ -33,7 +33,7 @@ from torchcopylint.analysis.aliasing import (
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.positions import Positions
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
     NON_TENSOR_METHODS,
     TENSOR_RETURNING_METHODS,
@@ -597,9 +597,12 @@ class ModuleFacts(Callees):
         parameters = facts.parameters
         if self.class_of(function) is not None and parameters and parameters[0].name in ("self", "cls"):
             parameters = parameters[1:]  # `self.clip_(x)`: x is the method's first argument after self
+        always_run = _statements_always_run(function)
         for index, binding in enumerate(parameters):
             events = facts.events_on(binding.storages) if binding.storages else []
-            writes = [event for event in events if event.certainty == "sure"]
+            # A write under a condition of the helper's own (`if factor != 1: t.div_(factor)`) may
+            # not happen at a given call: the call is opaque, not a sure write.
+            writes = [event for event in events if event.certainty == "sure" and event.statement in always_run]
             if writes:
                 without_grad = facts.decorated_grad_enabled is False or all(
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes)
@@ -814,3 +817,21 @@ def _yields(function: cst.FunctionDef) -> bool:
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(child_nodes(node))
     return False
+
+
+def _statements_always_run(function: cst.FunctionDef) -> set:
+    """The small statements of `function` that run on every call that returns normally: those of
+    its body and of `with` blocks in it, up to the first statement that may return early."""
+    always: set = set()
+    pending = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    while pending:
+        statement = pending.pop(0)
+        if isinstance(statement, cst.SimpleStatementLine):
+            always.update(statement.body)
+            if any(isinstance(small, cst.Return) for small in statement.body):
+                break
+        elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
+            pending[:0] = list(statement.body.body)
+        elif any(isinstance(node, cst.Return) for node in walk(statement)):
+            break
+    return always
