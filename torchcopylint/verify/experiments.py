@@ -503,7 +503,8 @@ def discriminator_without_detach(job: Job) -> Outcome:
     if generator_class is not None and discriminator_class is not None:
         try:
             outcome = _discriminator_with_built_networks(job, generator_class, discriminator_class)
-        except Exception as failure:  # noqa: BLE001 - the networks do not fit a plain G(z) -> D step
+        except (Exception, AbsentPackageUsed) as failure:  # noqa: BLE001 - the networks do not fit a plain
+            # G(z) -> D step, or their classes come from a package that is not installed
             reason = failure if isinstance(failure, CannotRun) else CannotRun(
                 f"the networks built from {generator_class} and {discriminator_class} did not run as "
                 f"G(z) -> D: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}")

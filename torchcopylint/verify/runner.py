@@ -124,7 +124,8 @@ def _job_entry(index: int, diagnostic: Diagnostic, source: str, neighbours: list
     line = diagnostic.location.line
     home = next(((start, end) for start, end in ranges if start <= line <= end), (line, line))
     others = [_on_one_line(d) for d in neighbours
-              if d is not diagnostic and d.location.line != line and home[0] <= d.location.line <= home[1]]
+              if d is not diagnostic and d.location.line != line and home[0] <= d.location.line <= home[1]
+              and not _same_cause(d, diagnostic)]
     isolated, _ = apply_edits(source, [d for d in others if d is not None], unsafe=True)
     fixed = None
     if diagnostic.fix is not None:
@@ -138,6 +139,13 @@ def _job_entry(index: int, diagnostic: Diagnostic, source: str, neighbours: list
         "source": isolated,
         "fixed_source": fixed,
     }
+
+
+def _same_cause(first: Diagnostic, second: Diagnostic) -> bool:
+    """Two findings of one in-place write (`identity = x` and a later read of `x`, both after the
+    same in-place ReLU): fixing one removes the write the other is about, so it is not isolation."""
+    event = first.context.get("event_line")
+    return event is not None and event == second.context.get("event_line")
 
 
 def _on_one_line(diagnostic: Diagnostic) -> Optional[Diagnostic]:
