@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
+from torchcopylint.verify.snippet import literal_calls
 
 # Channel or feature count given to a required int parameter that nothing else decides.
 WIDTH = 16
@@ -196,18 +197,3 @@ def _int_value(cls: type, node: ast.AST) -> Optional[int]:
         value = getattr(cls, node.attr, None)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
     return None
-
-
-def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
-    """Arguments of every `ClassName(...)` call in the file whose arguments are all literals."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == class_name:
-            try:
-                args = [ast.literal_eval(arg) for arg in node.args]
-                kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
-            except (ValueError, SyntaxError):
-                continue
-            if (args, kwargs) not in found:
-                found.append((args, kwargs))
-    return found

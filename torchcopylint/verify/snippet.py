@@ -135,8 +135,9 @@ def snippet_source(source: str, roots: set[str]) -> str:
     return "".join(line if line else "\n" for line in kept)
 
 
-def constructor_arguments(source: str, class_name: str) -> Optional[tuple[list, dict]]:
-    """Literal arguments of a `ClassName(...)` call found in the file (the first whose arguments are all literals)."""
+def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
+    """Arguments of every `ClassName(...)` call in the file whose arguments are all literals."""
+    found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == class_name:
             try:
@@ -144,8 +145,9 @@ def constructor_arguments(source: str, class_name: str) -> Optional[tuple[list, 
                 kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
             except (ValueError, SyntaxError):
                 continue
-            return args, kwargs
-    return None
+            if (args, kwargs) not in found:
+                found.append((args, kwargs))
+    return found
 
 
 def class_built_for(source: str, key: str) -> Optional[str]:
