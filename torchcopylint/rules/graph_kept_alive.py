@@ -140,6 +140,10 @@ class _LoopFacts:
             bindings = self.function.bindings_at(expr)
             if not bindings or any(binding.value is None or binding in chain for binding in bindings):
                 return None
+            # A part of what a model returns (`pred, layer_inputs = net(x)`) may be a list or a
+            # number: only a part the function uses as a tensor counts.
+            if any(binding.kind == "unpack" and not binding.tensorness.is_tensor for binding in bindings):
+                return None
             found = [self._model_output(binding.value, in_training_loop, order, chain + (binding,), depth + 1)
                      for binding in bindings]
             return found[0] if all(found) else None
