@@ -18,6 +18,7 @@ DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".env", "env", "__pypackages__",
     "build", "dist", "__pycache__", "site-packages", "node_modules", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".torchcopylint_cache", ".eggs", "*.egg-info",
+    ".ipynb_checkpoints",  # Jupyter's autosaved copies: every finding would be reported twice
 )
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
               "respect-gitignore", "verify"}
