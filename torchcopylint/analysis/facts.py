@@ -597,12 +597,15 @@ class ModuleFacts(Callees):
         parameters = facts.parameters
         if self.class_of(function) is not None and parameters and parameters[0].name in ("self", "cls"):
             parameters = parameters[1:]  # `self.clip_(x)`: x is the method's first argument after self
-        always_run = _statements_always_run(function)
+        always_run: Optional[set] = None  # computed only for a helper that writes an argument
         for index, binding in enumerate(parameters):
             events = facts.events_on(binding.storages) if binding.storages else []
+            sure = [event for event in events if event.certainty == "sure"]
+            if sure and always_run is None:
+                always_run = _statements_always_run(function)
             # A write under a condition of the helper's own (`if factor != 1: t.div_(factor)`) may
             # not happen at a given call: the call is opaque, not a sure write.
-            writes = [event for event in events if event.certainty == "sure" and event.statement in always_run]
+            writes = [event for event in sure if event.statement in always_run]
             if writes:
                 without_grad = facts.decorated_grad_enabled is False or all(
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes)
