@@ -168,6 +168,15 @@ def test_numbers_compared_and_a_device_read_through_type_are_made_as_such(sound_
     assert "lo = 0.1, hi = 0.1" in verdict.evidence and "device = device(type='cpu')" in verdict.evidence, verdict
 
 
+@needs_torch
+def test_a_line_that_ran_without_writing_refutes_nothing_and_the_flag_that_writes_confirms(sound_verified):
+    # Called as given (flag=False) the line runs but writes nothing: that run cannot refute. With
+    # the boolean default flipped the write runs, on a leaf that requires grad.
+    verdict = _verdict(sound_verified, "conditional_write.py", "w.mul_(2)", "TCL004")
+    assert verdict.status == "confirmed", verdict
+    assert "leaf Variable" in verdict.evidence and "with flag=True" in verdict.evidence, verdict
+
+
 # --- in process ------------------------------------------------------------------------------------
 
 

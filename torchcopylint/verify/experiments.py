@@ -233,6 +233,19 @@ class AsGiven:
 
 
 @dataclass(frozen=True)
+class WithFlag:
+    """A function that needs no argument, called with one of its boolean defaults flipped: the
+    flagged line may sit on the branch the flag selects (`w.mul_(2) if flag else w * 2`)."""
+
+    name: str
+    value: bool
+
+    @property
+    def description(self) -> str:
+        return f"{self.name}={self.value!r}"
+
+
+@dataclass(frozen=True)
 class ThroughCaller:
     """A function whose arguments a caller that needs none makes (`main()`)."""
 
@@ -310,6 +323,7 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     names, annotations = standins.missing_parameters(function)
     if not names:
         yield AsGiven()
+        yield from (WithFlag(name, not default) for name, default in standins.flag_defaults(function))
         return
     try:
         node = standins.function_node(tree, None, target.function_name)
@@ -363,6 +377,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         return Ran(runner(getattr(instance, target.function_name), *(made[n] for n in setting.names)),
                    made=made, made_text=text)
     function = namespace[target.function_name]
+    if isinstance(setting, WithFlag):
+        torch.manual_seed(2)
+        return Ran(runner(function, **{setting.name: setting.value}))
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     torch.manual_seed(2)
     arguments = [made[n] for n in setting.names] if isinstance(setting, FunctionStandIns) else []
@@ -609,7 +626,8 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
         text = _made_text_of(setting) or ran_text
         outcome = watch.outcome(backward_line, text)
         if outcome is None:
-            return Run(None, set(probe.executed), watch.failure or error)
+            # Not measured: the run ended before the backward (the error) or never ran it (reach decides).
+            return Run(None, set(probe.executed), (watch.failure or error) if watch.measured else error)
         return Run(outcome, set(probe.executed))
 
     return decide(settings(job, namespace, roles), run, required)
@@ -671,10 +689,7 @@ class GeneratorWatch:
     def outcome(self, line: int, made: str) -> Optional[Outcome]:
         made = f"; {made}" if made else ""
         total = len(self.parameters)
-        if not self.measured:
-            self.failure = f"no backward through torch.autograd.backward ran from line {line}"
-            return None
-        if self.failure:
+        if not self.measured or self.failure:
             return None
         if self.raised is not None:
             message = str(self.raised).splitlines()[0] if str(self.raised) else type(self.raised).__name__
@@ -824,6 +839,11 @@ class TensorAcrossLine:
         else:
             self.wrote = not _same_values(tensor.detach(), copy)
             self.change = f"`{self.expression}` values changed" if self.wrote else ""
+
+    @property
+    def required_grad(self) -> Optional[bool]:
+        """Whether the tensor required grad as the line began (None: not read)."""
+        return None if self.before is None else self.before[4]
 
     @property
     def state(self) -> str:
@@ -1169,7 +1189,7 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
         raise CannotRun(f"the line raised {type(first).__name__} before the conversion: {str(first)[:140]}")
     if probe.executed.get(job.line):
         # A refutation needs the tensor itself, read as the line began: it did not require grad.
-        if watch.before is not None and watch.wrote is not None and not watch.before[4]:
+        if watch.required_grad is False and watch.wrote is not None:  # read as it began, and it finished
             return refuted(f"line {job.line} ran {probe.executed[job.line]} time(s) and converted without the "
                            f"error: `{tensor}` had requires_grad=False there")
         raise CannotRun(f"line {job.line} ran without the error, but `{tensor}` could not be read as it began, "

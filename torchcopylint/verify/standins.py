@@ -710,6 +710,16 @@ def missing_parameters(function: Callable) -> tuple[list[str], dict]:
     return names, annotations
 
 
+def flag_defaults(function: Callable) -> list[tuple[str, bool]]:
+    """(name, default) of the parameters whose default is a boolean, as the function can be called with."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [(p.name, p.default) for p in parameters if isinstance(p.default, bool)
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][:MAX_SETTINGS - 1]
+
+
 def self_attributes(cls: type, node: ast.AST) -> list[str]:
     """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
     Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
