@@ -65,11 +65,11 @@ def test_numbers_devices_flags_and_tensors_follow_how_the_code_uses_them():
 
 def test_a_number_only_in_arithmetic_with_numbers_is_a_number_and_a_tensor_method_makes_a_tensor():
     kinds = _kinds("""
-        def f(a, b, c):
-            d = 1.0 - a
+        def f(a, b, c, d):
+            e = 1.0 - a + float(d)
             return b.clone() * 2.0 + c * 3
-        """, ["a", "b", "c"])
-    assert kinds == {"a": "float", "b": "tensor", "c": "float"}
+        """, ["a", "b", "c", "d"])
+    assert kinds == {"a": "float", "b": "tensor", "c": "float", "d": "float"}
 
 
 def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():

@@ -68,7 +68,7 @@ class Use:
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
     torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
     arithmetic: bool = False   # an operand of + - * /: a number, or a tensor if anything else says so
-    number_arithmetic: bool = False  # arithmetic with a Python number: `1 - alpha`, `lr * 0.5`
+    number_arithmetic: bool = False  # arithmetic with a Python number (`1 - alpha`), or `float(x)`
     ordered: bool = False      # compared by < > <= >= where Python needs a bool (`if clip > eps`): a number
     numbers: list = field(default_factory=list)   # the numbers it is compared with: `n == 0`
     truth: bool = False        # tested as a flag: `if self.use_amp:`
@@ -89,11 +89,12 @@ class Use:
         return self.indexed or self.torch_argument
 
 
-# Callees that take any value and say nothing of its kind (printing, logging, conversions).
-NEUTRAL_CALLEES = {"print", "str", "repr", "format", "len", "isinstance", "type", "id", "hash", "bool", "int",
-                   "float", "round", "abs", "min", "max", "sum", "list", "tuple", "dict", "set", "sorted",
-                   "enumerate", "zip", "getattr", "setattr", "hasattr", "logging.info", "logger.info", "log",
-                   "warnings.warn"}
+# Callees that take any value and say nothing of its kind (printing, logging, containers).
+NEUTRAL_CALLEES = {"print", "str", "repr", "format", "isinstance", "type", "id", "hash", "bool", "abs", "min",
+                   "max", "sum", "list", "tuple", "dict", "set", "sorted", "enumerate", "zip", "getattr",
+                   "setattr", "hasattr", "logging.info", "logger.info", "log", "warnings.warn"}
+# Conversions to a Python number: `float(loss)` of a tensor of several values would raise.
+NUMBER_CALLEES = {"float", "int", "round", "math.sqrt", "math.log", "math.exp"}
 
 
 def function_node(tree: ast.Module, class_name: Optional[str], function_name: str) -> Optional[ast.FunctionDef]:
@@ -165,7 +166,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
-                    if callee not in NEUTRAL_CALLEES:
+                    if callee in NUMBER_CALLEES:
+                        passed.number_arithmetic = True
+                    elif callee not in NEUTRAL_CALLEES:
                         passed.fed_to.add(callee)
                     if callee == "range":
                         passed.in_range = True
