@@ -145,6 +145,16 @@ def test_clone_with_no_caller_in_sight_is_confirmed_only_with_the_assumption_sai
 
 
 @needs_torch
+def test_a_caller_that_takes_no_arguments_is_not_run_and_the_assumption_says_so(sound_verified):
+    verdict = _verdict(sound_verified, "program.py", "return t.clone().detach()", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "program.py")]
+    assert verdict.status == "confirmed", verdict
+    assert f"(its caller in the file, `main()` at line {line_of(source, 'keep(weights)')}, takes no arguments and " \
+           "is not run: it may read data or train)" in verdict.evidence, verdict
+    assert not (sound_verified["directory"] / "trained.txt").exists()
+
+
+@needs_torch
 def test_the_assumption_is_in_every_output_format(sound_verified):
     from torchcopylint.report import FORMATS, render
     from torchcopylint.rules import ALL_RULES

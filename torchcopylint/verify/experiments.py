@@ -962,6 +962,8 @@ def _sightings_through_callers(job: Job, expression: str) -> tuple[list, list, l
     callers = callers_in_file(job.source, job.target)
     sightings, failures = [], []
     for caller in callers:
+        if not caller.takes_arguments:
+            continue  # `main()`: it may read data or train before it gets there
         try:
             sightings.append(_value_at_line(job, expression, through=caller))
         except (CannotRun, NotReached, AbsentPackageUsed) as reason:
@@ -1003,8 +1005,14 @@ def clone_detach_order(job: Job) -> Outcome:
     sighting = sightings[0] if sightings else _value_at_line(job, expression)
     outcome = _clone_detach_measured(job, sighting)
     if outcome.status == "confirmed" and sighting.assumed:
+        programs = [caller.description for caller in callers if not caller.takes_arguments]
         if not callers:
             source = f"no caller in the file shows what `{job.target.function_name}` is given"
+        elif len(programs) == len(callers):
+            many = len(programs) > 1
+            source = (f"its caller{'s' if many else ''} in the file, {', '.join(programs)}, "
+                      f"{'take no arguments and are not run: they' if many else 'takes no arguments and is not run: it'} "
+                      f"may read data or train")
         elif failures:
             source = f"the callers in the file could not be run ({failures[0]})"
         else:

@@ -190,6 +190,9 @@ class Caller:
 
     line: int
     name: str  # the calling function or method (`Class.method`); "" for a top-level statement
+    # The calling function takes arguments (beyond `self`): a helper, run on stand-ins of them. One
+    # that takes none is a program (`main()`, `train(self)`): it may read data or train, so it is not run.
+    takes_arguments: bool = True
 
     @property
     def description(self) -> str:
@@ -218,9 +221,17 @@ def callers_in_file(source: str, target: Target, limit: int = 4) -> list[Caller]
                 if key in seen:
                     continue
                 seen.add(key)
-                found.append(Caller(call.lineno, caller_name))
+                found.append(Caller(call.lineno, caller_name, _takes_arguments(scope)))
     found.sort(key=lambda caller: caller.line)
     return found[:limit]
+
+
+def _takes_arguments(scope: ast.AST) -> bool:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True  # a top-level statement runs through its backward slice only
+    arguments = scope.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    return bool([name for name in names if name not in ("self", "cls")] or arguments.vararg or arguments.kwarg)
 
 
 def _scopes(node: ast.stmt):
