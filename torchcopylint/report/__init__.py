@@ -46,6 +46,23 @@ def verdict_label(verdict: Verdict) -> str:
     return f"{verdict.status}: {verdict.evidence}" if verdict.evidence else verdict.status
 
 
+# The --verify statuses, in the order summaries count them.
+VERDICT_STATUSES = ("confirmed", "refuted", "not reached", "unverified")
+
+
+def verdict_counts(diagnostics: Sequence[Diagnostic]) -> Counter:
+    """How many diagnostics --verify gave each status (none when it did not run)."""
+    return Counter(d.verdict.status for d in diagnostics if d.verdict is not None)
+
+
+def verdict_summary(diagnostics: Sequence[Diagnostic]) -> str:
+    """`3 confirmed, 1 refuted, 2 unverified`: the statuses --verify gave, those with a count; ""
+    without --verify."""
+    counts = verdict_counts(diagnostics)
+    ordered = [*VERDICT_STATUSES, *sorted(set(counts) - set(VERDICT_STATUSES))]
+    return ", ".join(f"{counts[status]} {status}" for status in ordered if counts[status])
+
+
 @dataclass(frozen=True)
 class ReportOptions:
     """Everything a format may need besides the diagnostics themselves."""
