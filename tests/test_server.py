@@ -406,3 +406,21 @@ def test_the_static_install_does_not_require_pygls_or_torch():
     required = " ".join(project["dependencies"]).lower()
     assert "pygls" not in required and "lsprotocol" not in required and "torch" not in required
     assert any(requirement.startswith("pygls") for requirement in project["optional-dependencies"]["server"])
+
+
+def test_linter_honours_the_projects_exclusions_and_the_editors_settings(tmp_path: Path):
+    from torchcopylint.server.linting import EditorSettings, Linter
+
+    (tmp_path / "pyproject.toml").write_text('[tool.torchcopylint]\nextend-exclude = ["generated"]\n')
+    (tmp_path / "generated").mkdir()
+    linter = Linter()
+    excluded = linter.lint("one", 1, tmp_path / "generated" / "snap.py", CLONE_DETACH, EditorSettings())
+    assert excluded.diagnostics == () and "excluded" in excluded.note
+    found = linter.lint("two", 1, tmp_path / "snap.py", CLONE_DETACH, EditorSettings())
+    assert [d.code for d in found.diagnostics] == ["TCL005"]
+    settings, problems = EditorSettings.from_client({"torchcopylint": {"select": "TCL00", "ignore": ["TCL005", "XYZ"],
+                                                                        "verify": {"timeout": -1}, "colour": 1}})
+    assert settings.select == ("TCL00",) and settings.ignore == ("TCL005",) and settings.verify_timeout == 20.0
+    assert problems == ["`ignore`: unknown rule selector(s) XYZ", "`verify.timeout` must be a positive number of seconds",
+                        "unknown setting `colour`"]
+    assert linter.lint("two", 2, tmp_path / "snap.py", CLONE_DETACH, settings).diagnostics == ()
