@@ -10,7 +10,7 @@ None. Results are cached per binding, so asking about every name of a module sta
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import libcst as cst
 
@@ -27,9 +27,6 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import backward_calls, module_key
-
-if TYPE_CHECKING:
-    from torchcopylint.analysis.facts import ModuleFacts
 
 # torch.<name>(...) whose result requires grad when one of its tensor arguments does. Factories,
 # integer and boolean results (argmax, comparisons, bucketize) and sampling are left out.
@@ -107,9 +104,12 @@ class GradOrigin:
 
 
 class GradFlow:
-    """Answers `origin(expr, function, statement)` for one module; built once (ModuleFacts.autograd)."""
+    """Answers `origin(expr, function, statement)` for one module; built once (ModuleFacts.autograd).
 
-    def __init__(self, facts: "ModuleFacts") -> None:
+    `facts` is that module's ModuleFacts. It is not imported here: facts.py builds this class, and
+    a lower layer never imports a higher one (tests/test_import_cycles.py)."""
+
+    def __init__(self, facts) -> None:
         self.facts = facts
         self._bindings: dict[Binding, Optional[GradOrigin]] = {}
         self._in_progress: set = set()
