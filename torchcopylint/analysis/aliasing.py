@@ -754,8 +754,9 @@ class FunctionWalker:
             if qualified in PARAMETER_CLASSES:
                 if parameter_requires_grad(value):
                     return "parameter", value
-            elif qualified is not None and qualified.rpartition(".")[2] in LEAF_FACTORIES:
-                if _keyword_is_true(value, "requires_grad"):
+            elif qualified is not None and (qualified.rpartition(".")[2] in LEAF_FACTORIES
+                                            or qualified in ("torch.autograd.Variable", "torch.autograd.variable.Variable")):
+                if _keyword_is_true(value, "requires_grad"):  # `Variable(x, requires_grad=True)`: pre-0.4, a leaf too
                     return "factory", value
         return "", None
 

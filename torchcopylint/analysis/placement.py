@@ -103,6 +103,27 @@ class Placement:
             return None
         return LEGACY_TYPES[name], "gpu" if module == "torch.cuda" else "cpu"
 
+    def type_targets(self, expr, function, depth: int = 0) -> Optional[set]:
+        """What `t.type(expr)` may convert to: {(dtype, device)} with device "cpu", "gpu" or "same"
+        (a dtype keeps the device), through names and `a if c else b`; None when not all in sight
+        (`dtype = torch.cuda.FloatTensor if use_cuda else torch.FloatTensor` gives two)."""
+        if depth > 4:
+            return None
+        legacy = self.legacy_type(expr)
+        if legacy is not None:
+            return {legacy}
+        named = self.dtype_named(expr)
+        if named is not None:
+            return {(named, "same")}
+        if isinstance(expr, cst.IfExp):
+            found = [self.type_targets(side, function, depth + 1) for side in (expr.body, expr.orelse)]
+            return None if None in found else found[0] | found[1]
+        if isinstance(expr, cst.Name):
+            located = self.values_of(expr, function)
+            found = [self.type_targets(value, where, depth + 1) for value, where in located]
+            return None if not found or None in found else set().union(*found)
+        return None
+
     def surely_integral(self, expr, function) -> bool:
         """Is the tensor surely of an integer or bool dtype (so it can never require grad)?"""
         return self.dtype_of(expr, function) in INTEGRAL
@@ -237,9 +258,9 @@ class Placement:
             kind = self.device_kind(expr.args[0].value, function, depth + 1) if expr.args else "unknown"
             return "device" if kind == "unknown" else kind
         if isinstance(expr, cst.Attribute) and expr.attr.value == "device":
-            if isinstance(expr.value, cst.Name) and expr.value.value == "self":
-                return self._joined(self._attribute_values(expr, function), depth)
-            return "device"  # `x.device`: the device of a tensor or a module
+            located = self._attribute_values(expr, function)
+            # `x.device`: the device of a tensor or a module; `self.device`, what the class assigns it.
+            return self._joined(located, depth) if located else "device"
         if isinstance(expr, cst.Attribute):
             return self._joined(self._attribute_values(expr, function), depth)
         if isinstance(expr, cst.IfExp):
