@@ -166,7 +166,9 @@ def test_tcl009_enable_grad_inside_no_grad_is_grad_mode():
     assert _lines(source, "TCL009") == [8]
 
 
-def test_tcl009_silent_for_a_model_it_cannot_see():
+def test_tcl009_network_of_unknown_class_is_reported_with_the_assumption():
+    """Issue 19: a network passed in, loaded or built by a factory nearly always has trainable
+    parameters; the finding says that it assumes so (it was silent before)."""
     source = """
         import torch
 
@@ -178,8 +180,49 @@ def test_tcl009_silent_for_a_model_it_cannot_see():
         def predict_hub(x):
             model = torch.hub.load("owner/repo", "net")
             return model(x).numpy()
+
+
+        def predict_built(x):
+            backbone = timm.create_model("resnet18").cuda().eval()
+            return backbone(x).cpu().numpy()
     """
-    assert _found(source, "TCL009") == []
+    found = {d.location.line: d for d in _found(source, "TCL009")}
+    assert sorted(found) == [5, 10, 15]
+    assert "if `model` has parameters that require grad, as a network passed in as `model` does" in found[5].message
+    assert "as a loaded network does" in found[10].message
+    assert "as a network built by `timm.create_model(...)` does" in found[15].message
+    assert found[5].context["assumption"]
+
+
+UNKNOWN_NETWORK_SILENT = {
+    "no_grad": "with torch.no_grad():\n        return model(x).numpy()",
+    "inference_mode": "with torch.inference_mode():\n        return model(x).numpy()",
+    "frozen": "model.requires_grad_(False)\n    return model(x).numpy()",
+    "frozen parameters": "for p in model.parameters():\n        p.requires_grad = False\n    return model(x).numpy()",
+    "detach": "return model(x).detach().numpy()",
+    "item": "return model(x).sum().item()",
+    "argmax": "return model(x).argmax(1).numpy()",
+    "unpacked": "out, hidden = model(x)\n    return out.numpy()",
+    "not a network name": "return fn(x).numpy()",
+}
+
+
+@pytest.mark.parametrize("body", UNKNOWN_NETWORK_SILENT.values(), ids=UNKNOWN_NETWORK_SILENT.keys())
+def test_tcl009_network_of_unknown_class_silent(body):
+    source = "import torch\n\n\ndef predict(model, fn, x):\n    " + body + "\n"
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL009"] == []
+
+
+def test_tcl009_eval_does_not_stop_grad():
+    source = """
+        import torch
+
+
+        def predict(net, x):
+            net.eval()
+            return net(x).numpy()
+    """
+    assert _lines(source, "TCL009") == [6]
 
 
 def test_tcl009_module_trained_in_the_file_is_seen_through_its_name():

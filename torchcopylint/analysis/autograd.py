@@ -6,11 +6,12 @@ about every name of a module stays linear:
 - `origin(expr)`: does the value require grad? A `GradOrigin` (why, and where that started) or
   None. Leaves made so, parameters, losses that are backpropagated, outputs of modules with
   trainable parameters, and what is computed from one of them in grad mode. Each answer has
-  grounds: SEEN (the file shows it) or ASSUMED (it rests on an assumption the message must state:
+  grounds: SEEN (the file shows it), ASSUMED (it rests on an assumption the message must state:
   a network of unknown class, loaded with `torch.load`, built by a factory or passed in as
-  `model`, has trainable parameters, as nearly every network does). A rule asks for the grounds it
-  can stand on: TCL009 reports an assumed origin with the assumption in its message, TCL010
-  follows it, TCL005 words its message on it. None means neither.
+  `model`, has trainable parameters, as nearly every network does) or POSSIBLE (a module class of
+  this file whose parameters are not in sight). A rule asks for the grounds it can stand on:
+  TCL009 reports an ASSUMED origin with the assumption in its message, graphs.py (TCL010) follows
+  a POSSIBLE one, TCL005 words its message on a SEEN one. None means none of these.
 - `never_requires_grad(expr)`: is the value surely free of autograd history? Numbers, tensors made
   without `requires_grad=True`, integer and bool tensors (analysis/placement.py says which), what
   `.detach()`, `.data`, `.grad`, `.item()` give, the entries of a state dict and the module's
@@ -132,7 +133,10 @@ NETWORK_WORDS = frozenset(
 MAPPING_ENTRIES = {"items": 1, "values": 0}
 BUFFER_ITERATORS = {"named_buffers": 1, "buffers": 0}
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-SEEN, ASSUMED = 2, 1
+# The grounds of an answer, strongest first: the file shows it; it rests on the assumption that a
+# network of unknown class has trainable parameters (the message says so); or the callee is a module
+# of this file whose parameters are not in sight (enough for following a graph, not for a finding).
+SEEN, ASSUMED, POSSIBLE = 2, 1, 0
 
 
 @dataclass(frozen=True)
@@ -186,9 +190,10 @@ class GradFlow:
 
     def requires_grad(self, expr: cst.BaseExpression, function: FunctionFacts,
                       statement: Optional[cst.CSTNode] = None) -> bool:
-        """Does the value require grad, as the file shows or as a network of unknown class would
-        make it? The reading of analyses that follow a graph (graphs.py: what a backward saved)."""
-        return self.origin(expr, function, statement, ASSUMED) is not None
+        """Does the value require grad, as the file shows, or as a network would make it (one of
+        unknown class, or a module of this file whose parameters are not in sight)? The reading of
+        analyses that follow a graph (graphs.py: what a backward saved)."""
+        return self.origin(expr, function, statement, POSSIBLE) is not None
 
     def never_requires_grad(self, expr: cst.BaseExpression, function: FunctionFacts,
                             statement: Optional[cst.CSTNode] = None) -> bool:
@@ -288,15 +293,16 @@ class GradFlow:
         return None
 
     def _any_of(self, operands, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
-        """An operand that requires grad makes the result require it (a derived value): the first
-        one seen to, else the first one assumed to."""
-        assumed = None
+        """An operand that requires grad makes the result require it (a derived value): the one
+        with the strongest grounds (the first seen to, else the first assumed to...)."""
+        best = None
         for operand in operands:
             found = self._of(operand, function, True, depth + 1)
             if found is not None and found.grounds == SEEN:
                 return _derived(found)
-            assumed = assumed or found
-        return _derived(assumed)
+            if found is not None and (best is None or found.grounds > best.grounds):
+                best = found
+        return _derived(best)
 
     def _of_call(self, call: cst.Call, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
         qualified = self.facts.names.qualified_name(call.func)
@@ -336,12 +342,13 @@ class GradFlow:
         if values and all(self._is_torch_module(value) for value in values):
             return self._any_of(arguments, function, depth)
         why = self._unknown_network(call.func, function)
-        if why is None and self.facts.calls_a_module(call, function):
-            why = "a module does"  # a module class of this file whose parameters are not in sight
-        if why is None:
-            return None
-        return GradOrigin(f"the output of `{key}`", call, grounds=ASSUMED,
-                          assumption=f"if `{key}` has parameters that require grad, as {why}")
+        if why is not None:
+            return GradOrigin(f"the output of `{key}`", call, grounds=ASSUMED,
+                              assumption=f"if `{key}` has parameters that require grad, as {why}")
+        if self.facts.calls_a_module(call, function):
+            return GradOrigin(f"the output of `{key}`", call, grounds=POSSIBLE,
+                              assumption=f"if `{key}` has parameters that require grad")
+        return None
 
     def _module_values(self, func, function: FunctionFacts) -> list:
         """What the callee was built from: `self.net = ...` in the class, or the name's reaching values."""
@@ -365,7 +372,14 @@ class GradFlow:
         if isinstance(func, cst.Name):
             bindings = function.bindings_at(func)
             if not bindings:
-                return None
+                # A top-level `model = torch.load(...)` read by a function (scripts, notebooks).
+                module = self.facts.function_facts(self.facts.module)
+                if function is module:
+                    return None
+                bindings = [binding for binding in module.bindings if binding.name == func.value]
+                if not bindings or any(binding.kind not in ("assign", "walrus") for binding in bindings):
+                    return None
+                function = module
             answers = set()
             for binding in bindings:
                 if binding.kind == "param" and _network_name(binding.name):
