@@ -166,7 +166,7 @@ class LeafCopies:
                 continue
             if keyword not in (None, "device", "dtype") or arg.star:
                 return None  # non_blocking, memory_format, `*args`: leave it
-            dtype = placement.dtype_named(arg.value)
+            dtype = placement.dtype_value(arg.value, function)
             if keyword == "dtype" or dtype is not None:
                 made = placement.dtype_of(factory, function)
                 if dtype is None or made is None or dtype not in LEGACY_NAMES:

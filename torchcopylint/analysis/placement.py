@@ -92,6 +92,21 @@ class Placement:
         module, _, name = (self.names.qualified_name(expr) or "").rpartition(".")
         return DTYPE_NAMES.get(name) if module == "torch" else None
 
+    def dtype_value(self, expr, function, depth: int = 0) -> Optional[str]:
+        """The dtype an expression holds: spelled (`torch.float64`), or a name or `self.` attribute
+        every assignment of which spells the same dtype (`self.precision = torch.float64`)."""
+        named = self.dtype_named(expr)
+        if named is not None or depth > 4:
+            return named
+        if isinstance(expr, cst.Name):
+            located = self.values_of(expr, function)
+        elif isinstance(expr, cst.Attribute):
+            located = self._attribute_values(expr, function)
+        else:
+            return None
+        found = {self.dtype_value(value, where, depth + 1) for value, where in located}
+        return found.pop() if len(found) == 1 else None
+
     def legacy_type(self, expr) -> Optional[tuple[str, str]]:
         """(dtype, "cpu" or "gpu") for `torch.FloatTensor`, `torch.cuda.LongTensor`, or the same as a string."""
         if isinstance(expr, cst.SimpleString):
