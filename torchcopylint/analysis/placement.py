@@ -240,7 +240,7 @@ class Placement:
             if method == "type" and not call.args:
                 return None  # `x.type()` is the type's name, a string
             for value in positional:
-                named = self.dtype_named(value)
+                named = self.dtype_value(value, function)
                 if named is not None:
                     return named
                 if self.names.qualified_name(value) is not None or self.facts.tensorness(value).is_tensor \
