@@ -265,7 +265,7 @@ class LeafCopies:
             elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                     and node.func.attr.value == "retain_grad" and _named(node.func.value):
                 found.append(LeafUse(node.func.value, node, "retain_grad", function))
-            elif isinstance(node, cst.Call) and self._is_optimizer(node):
+            elif isinstance(node, cst.Call) and self.is_optimizer(node):
                 params = next((arg.value for arg in node.args if arg.keyword is None or arg.keyword.value == "params"),
                               None)
                 for named in _parameter_names(params, function):
@@ -274,7 +274,7 @@ class LeafCopies:
         self._uses[function.node] = found
         return found
 
-    def _is_optimizer(self, call: cst.Call) -> bool:
+    def is_optimizer(self, call: cst.Call) -> bool:
         module, _, name = (self.names.qualified_name(call.func) or "").rpartition(".")
         return module in ("torch.optim",) and name[:1].isupper()
 

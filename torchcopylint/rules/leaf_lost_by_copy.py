@@ -111,14 +111,17 @@ class LeafLostByCopy(Rule):
 
     def _inline_comprehensions(self, facts: ModuleFacts, leaves: LeafCopies) -> Iterator[Finding]:
         """`SGD([torch.ones(2, requires_grad=True).cuda() for _ in layers])`: the list goes straight to the optimizer."""
-        for function in facts.all_functions():
-            for use in leaves.uses(function) if _has_inline_comprehension(function) else ():
-                if isinstance(use.named, cst.ListComp):
-                    lost = leaves.lost_leaf(use.named, function)
-                    if lost is not None:
-                        finding = self._reported(use.named, "the list", lost, [use], facts, function)
-                        if finding is not None:
-                            yield finding
+        for call in facts.calls:
+            params = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "params"), None)
+            if not isinstance(params, cst.ListComp) or not leaves.is_optimizer(call):
+                continue
+            site = facts.call_site(call)
+            lost = leaves.lost_leaf(params, site[0]) if site is not None else None
+            if lost is not None:
+                finding = self._reported(params, "the list", lost, [LeafUse(params, call, "optimizer", site[0])],
+                                         facts, site[0])
+                if finding is not None:
+                    yield finding
 
     def _unregistered_parameters(self, facts: ModuleFacts, leaves: LeafCopies) -> Iterator[Finding]:
         """`self.w = nn.Parameter(...).to(device)` in an nn.Module: the attribute holds a plain
@@ -175,10 +178,6 @@ def _last_top_level_binding(binding: Binding, module: FunctionFacts, facts: Modu
         return False
     order = module.order_of(binding.statement)
     return all(module.order_of(other.statement) <= order for other in module.bindings if other.name == binding.name)
-
-
-def _has_inline_comprehension(function: FunctionFacts) -> bool:
-    return any(isinstance(arg.value, cst.ListComp) for call in function.call_statement for arg in call.args)
 
 
 def _assigns_parameter_copy(values, facts: ModuleFacts) -> bool:
