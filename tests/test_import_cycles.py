@@ -9,8 +9,9 @@ The graph is read statically from every module's source, so it sees what a run m
   without the higher one);
 - `from package import name` is an edge to `package.name` when that is a module of the package,
   else to the package's `__init__`; relative imports are resolved against the importing module;
-- `importlib.import_module("torchcopylint.x")` with a literal name counts; a computed name cannot be
-  read statically and is not followed;
+- `importlib.import_module("torchcopylint.x")` with a literal name counts, and so does
+  `importlib.import_module(f"{__name__}.{name}")` (a package loading one of its modules by name:
+  an edge to each module directly in the package); any other computed name is not followed;
 - importing `a.b.c` loads the packages `a` and `a.b` first, but that implicit load is not an edge:
   a package's `__init__` is a module like any other, and it may import its submodules.
 """
@@ -73,10 +74,23 @@ def imports_of(module: str, modules: dict[str, Path]) -> set[str]:
             for alias in node.names:
                 submodule = f"{source}.{alias.name}"
                 add(submodule if submodule in modules else source)
-        elif isinstance(node, ast.Call) and _is_import_module(node.func) and node.args \
-                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            add(node.args[0].value)
+        elif isinstance(node, ast.Call) and _is_import_module(node.func) and node.args:
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                add(name.value)
+            elif _spells_a_module_of(name) and _is_package(module, modules):
+                for other in modules:
+                    if other.rpartition(".")[0] == module:
+                        add(other)
     return edges
+
+
+def _spells_a_module_of(name: ast.expr) -> bool:
+    """`f"{__name__}.{something}"`: one of the package's own modules."""
+    return isinstance(name, ast.JoinedStr) and len(name.values) >= 2 \
+        and isinstance(name.values[0], ast.FormattedValue) and isinstance(name.values[0].value, ast.Name) \
+        and name.values[0].value.id == "__name__" and isinstance(name.values[1], ast.Constant) \
+        and str(name.values[1].value).startswith(".")
 
 
 def _is_import_module(func: ast.expr) -> bool:
@@ -191,6 +205,14 @@ def test_every_spelling_of_an_import_is_an_edge(tmp_path, spelling):
                                  "high.py": spelling})
     assert graph["torchcopylint.high"] == {"torchcopylint.low"}
     assert cycles(graph) == [["torchcopylint.high", "torchcopylint.low"]]
+
+
+def test_a_package_loading_its_modules_by_name_is_an_edge_to_each(tmp_path):
+    graph = _graph_of(tmp_path, {"__init__.py": "", "sub/__init__.py":
+                                 "import importlib\ndef load(n):\n    return importlib.import_module(f'{__name__}.{n}')\n",
+                                 "sub/a.py": "from torchcopylint.sub import helper\n", "sub/b.py": "B = 1\n"})
+    assert graph["torchcopylint.sub"] == {"torchcopylint.sub.a", "torchcopylint.sub.b"}
+    assert cycles(graph) == [["torchcopylint.sub", "torchcopylint.sub.a"]]
 
 
 def test_a_package_importing_its_modules_is_not_a_cycle_by_itself(tmp_path):

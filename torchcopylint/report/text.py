@@ -13,7 +13,7 @@ from typing import Sequence, TextIO
 import click
 
 from torchcopylint.diagnostic import Diagnostic
-from torchcopylint.report import ReportOptions, relative_path, verdict_label
+from torchcopylint.report.common import ReportOptions, relative_path, verdict_label
 
 FIX_MARKER = "[*]"
 
