@@ -268,7 +268,9 @@ class GradFlow:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return None
-            origins = [self._binding(binding, function) for binding in bindings]
+            # In statement order, so that the origin a message names does not depend on set order.
+            ordered = sorted(bindings, key=lambda binding: function.order_of(binding.statement))
+            origins = [self._binding(binding, function) for binding in ordered]
             if not all(origins):
                 return None
             return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
@@ -684,7 +686,7 @@ def _network_name(name: str) -> bool:
     """`model`, `net`, `netG`, `base_model`, `encoder`, `resnet`: a name that says "a network"."""
     for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name):
         part = part.lower().rstrip("0123456789")
-        if part in NETWORK_WORDS or (part.endswith("net") and len(part) <= 10) or part.endswith("model"):
+        if part in NETWORK_WORDS or (part.endswith("net") and len(part) <= 14) or part.endswith("model"):
             return True
     return False
 
