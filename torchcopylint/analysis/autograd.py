@@ -23,15 +23,16 @@ graphs.py (TCL010, TCL011) and the TCL005/TCL009/TCL012 rules read these; nothin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Optional
-import re
 
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import (
     LEAF_FACTORIES,
     PARAMETER_CLASSES,
+    VARIABLE_CLASSES,
     Binding,
     FunctionFacts,
     _keyword_is_true,
@@ -103,10 +104,6 @@ LEAF_DESCRIPTIONS = {
 }
 MAX_DEPTH = 12
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
-
-
-# The pre-0.4 wrapper: `Variable(data, requires_grad=True)` is a leaf like a factory made so.
-VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 # Module-level torch functions that return tensors computed from their arguments (the rest of
 # torch, `torch.load`, `torch.nn.*` classes, `torch.optim`, return other things).
 TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})

@@ -21,8 +21,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, FunctionFacts
-from torchcopylint.analysis.autograd import DIFFERENTIABLE_METHODS, VARIABLE_CLASSES
+from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, VARIABLE_CLASSES, FunctionFacts
+from torchcopylint.analysis.autograd import DIFFERENTIABLE_METHODS
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import TorchNames
 
