@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from torchcopylint.diagnostic import Diagnostic
-from torchcopylint.report.common import (  # noqa: F401 - re-exported: the package's helpers
+from torchcopylint.report.common import (  # re-exported: the package's helpers
     PROJECT_URL,
     Region,
     ReportOptions,
@@ -25,6 +25,9 @@ from torchcopylint.report.common import (  # noqa: F401 - re-exported: the packa
 
 if TYPE_CHECKING:
     from torchcopylint.rules.base import Rule
+
+__all__ = ["FORMATS", "PROJECT_URL", "Region", "ReportOptions", "SourceLines", "is_under_root",
+           "location_fingerprints", "relative_path", "render", "rule_url", "verdict_label"]
 
 FORMATS = ("text", "github", "json", "sarif", "gitlab")
 
