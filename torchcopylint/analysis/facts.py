@@ -15,7 +15,6 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from torchcopylint.analysis.aliasing import (
-    LEAF_FACTORIES,
     OPAQUE,
     PURE,
     Callees,
@@ -26,8 +25,6 @@ from torchcopylint.analysis.aliasing import (
     Read,
     _argument_is_true,
     _argument_is_variable,
-    _keyword_is_true,
-    goes_through_detach,
     grad_mode_of_context,
     parameter_tensorness,
 )
@@ -35,7 +32,6 @@ from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
-    NON_TENSOR_METHODS,
     TENSOR_RETURNING_METHODS,
     Tensorness,
     TensorTyping,
@@ -51,39 +47,6 @@ PURE_BUILTINS = frozenset(
      "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
      "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
 )
-
-# Tensor methods whose result requires grad exactly when the receiver does (their other
-# arguments are sizes, devices, dtypes).
-GRAD_KEEPING_METHODS = frozenset(
-    "clone contiguous to cuda cpu float double half bfloat16 view reshape repeat expand permute transpose "
-    "squeeze unsqueeze flatten t pin_memory".split()
-)
-
-# What makes or keeps an integer (or bool) tensor; such tensors never require grad.
-INTEGRAL_DTYPES = frozenset(
-    "long int64 int int32 short int16 int8 uint8 uint16 uint32 uint64 bool LongTensor IntTensor BoolTensor "
-    "ByteTensor ShortTensor CharTensor".split()
-)
-INTEGRAL_TORCH_FUNCTIONS = frozenset(
-    "argmax argmin argsort randint randint_like randperm nonzero bucketize searchsorted multinomial "
-    "eq ne gt lt ge le isnan isinf isfinite logical_not logical_and logical_or logical_xor "
-    "bincount tril_indices triu_indices".split()
-)
-INTEGRAL_METHODS = frozenset(
-    "argmax argmin argsort long int short byte char bool nonzero eq ne gt lt ge le isnan isinf isfinite "
-    "logical_not logical_and logical_or logical_xor bincount".split()
-)
-# Keep the dtype of their (first) tensor.
-INTEGRAL_PRESERVING_METHODS = frozenset(
-    "clone detach contiguous cpu cuda to view view_as reshape reshape_as flatten squeeze unsqueeze permute "
-    "transpose t expand expand_as repeat repeat_interleave narrow select flip roll pin_memory masked_select "
-    "index_select gather unfold".split()
-)
-INTEGRAL_PRESERVING_FUNCTIONS = frozenset(
-    "clone flatten reshape squeeze unsqueeze transpose permute cat stack index_select gather flip roll "
-    "masked_select narrow select".split()
-)
-
 
 @dataclass
 class ClassFacts:
@@ -121,6 +84,7 @@ class ModuleFacts(Callees):
         self._call_sites: Optional[dict] = None
         self._training = None
         self._autograd = None
+        self._placement = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -247,6 +211,15 @@ class ModuleFacts(Callees):
             self._autograd = GradFlow(self)
         return self._autograd
 
+    @property
+    def placement(self):
+        """The device and dtype of expressions (Placement), answered on demand."""
+        if self._placement is None:
+            from torchcopylint.analysis.placement import Placement
+
+            self._placement = Placement(self)
+        return self._placement
+
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""
         def lookup(name: cst.Name) -> Tensorness:
@@ -292,97 +265,12 @@ class ModuleFacts(Callees):
         return self._call_sites.get(call)
 
     def surely_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
-        """Is the tensor surely one that does not require grad: through `.data`/`.detach()`, a
-        `.grad`, or a torch factory made without `requires_grad=True` (directly or by name)?"""
-        if depth > 8:
-            return False
-        if goes_through_detach(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "grad"):
-            return True
-        # Only floating-point and complex tensors can require grad.
-        if self.surely_integral(expr, function, depth + 1):
-            return True
-        if isinstance(expr, cst.Call):
-            qualified = self.names.qualified_name(expr.func) or ""
-            module, _, name = qualified.rpartition(".")
-            if module == "torch" and name in LEAF_FACTORIES | {"from_numpy"}:
-                return not _keyword_is_true(expr, "requires_grad")
-            if module in ("torch", "torch.nn.functional"):
-                # `F.softplus(t)` of tensors that need no grad needs none either.
-                return all(self._without_grad_operand(arg.value, function, depth) for arg in expr.args
-                           if arg.keyword is None)
-            if not qualified and isinstance(expr.func, cst.Attribute):
-                method = expr.func.attr.value
-                if method in NON_TENSOR_METHODS:
-                    return True  # `x.size()`, `x.item()`: not a tensor at all
-                if method in GRAD_KEEPING_METHODS:
-                    # `grid.clone()`, `theta.to(device)`: requires grad exactly when the receiver does.
-                    return self.surely_without_grad(expr.func.value, function, depth + 1)
-            return False
-        if isinstance(expr, cst.BinaryOperation):
-            return self._without_grad_operand(expr.left, function, depth) and \
-                self._without_grad_operand(expr.right, function, depth)
-        if isinstance(expr, cst.UnaryOperation):
-            return self._without_grad_operand(expr.expression, function, depth)
-        if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
-            return bool(bindings) and all(
-                binding.value is not None and not binding.leaf
-                and self.surely_without_grad(binding.value, function, depth + 1) for binding in bindings)
-        return False
+        """Is the value surely free of autograd history? Answered by analysis/autograd.py."""
+        return self.autograd.never_requires_grad(expr, function)
 
     def surely_integral(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
-        """Is the tensor surely of an integer or bool dtype (so it can never require grad)?
-        `argmax`, `.long()`, `torch.randint`, a factory with `dtype=torch.long`, a comparison,
-        and what views, copies, indexing and moves keep of such a tensor."""
-        if depth > 8:
-            return False
-        if isinstance(expr, cst.Comparison):
-            return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
-        if isinstance(expr, cst.Subscript):
-            return self.surely_integral(expr.value, function, depth + 1)
-        if isinstance(expr, cst.Attribute):
-            if expr.attr.value in ("indices",):  # `x.topk(k).indices`, `x.max(dim).indices`
-                return isinstance(expr.value, cst.Call)
-            return expr.attr.value in ("data", "T", "mT") and self.surely_integral(expr.value, function, depth + 1)
-        if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
-            return bool(bindings) and all(
-                binding.value is not None and binding.kind in ("assign", "walrus")
-                and self.surely_integral(binding.value, function, depth + 1) for binding in bindings)
-        if not isinstance(expr, cst.Call):
-            return False
-        dtype = next((arg.value for arg in expr.args if arg.keyword is not None and arg.keyword.value == "dtype"), None)
-        if dtype is not None:
-            return self._is_integral_dtype(dtype)
-        qualified = self.names.qualified_name(expr.func)
-        if qualified is not None:
-            module, _, name = qualified.rpartition(".")
-            if module != "torch":
-                return False
-            if name in INTEGRAL_TORCH_FUNCTIONS:
-                return True
-            if name in INTEGRAL_PRESERVING_FUNCTIONS and expr.args:
-                return self.surely_integral(expr.args[0].value, function, depth + 1)
-            return False
-        if not isinstance(expr.func, cst.Attribute):
-            return False
-        method = expr.func.attr.value
-        if method in INTEGRAL_METHODS:
-            return True
-        if method in ("to", "type") and expr.args and expr.args[0].keyword is None:
-            first = expr.args[0].value
-            if self._is_integral_dtype(first):
-                return True
-            if self.names.qualified_name(first) is not None or self.tensorness(first).is_tensor \
-                    or (method == "type" and isinstance(first, cst.SimpleString)):
-                return False  # another dtype (`torch.float`, "torch.FloatTensor") or another tensor's dtype
-        if method in INTEGRAL_PRESERVING_METHODS:
-            return self.surely_integral(expr.func.value, function, depth + 1)
-        return False
-
-    def _is_integral_dtype(self, expr: cst.BaseExpression) -> bool:
-        qualified = self.names.qualified_name(expr) or ""
-        return qualified.rpartition(".")[2] in INTEGRAL_DTYPES and qualified.startswith("torch.")
+        """Is the tensor surely of an integer or bool dtype? Answered by analysis/placement.py."""
+        return self.placement.surely_integral(expr, function)
 
     def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
         """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and
@@ -429,16 +317,6 @@ class ModuleFacts(Callees):
                     quiet.add(function.node)
                     changed = True
         return quiet
-
-    def _without_grad_operand(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int) -> bool:
-        """A number, or a tensor that surely does not require grad."""
-        if isinstance(expr, (cst.Integer, cst.Float)):
-            return True
-        if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
-            if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
-                return True
-        return self.surely_without_grad(expr, function, depth + 1)
 
     # ------------------------------------------------------------ positions
 

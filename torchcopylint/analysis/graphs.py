@@ -91,7 +91,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         continue
                     result.bindings.add(binding)
                     if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
-                            and not carries_no_graph(binding.value, function, facts):
+                            and not carries_no_graph(binding.value, function, facts, binding.statement):
                         pending.append((binding.value, binding.statement))
     return result
 
@@ -249,7 +249,7 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad)?"""
     for binding in first.bindings & second.bindings:
         if binding.value is not None and not binding.leaf and binding.kind != "loop" \
-                and not carries_no_graph(binding.value, function, facts):
+                and not carries_no_graph(binding.value, function, facts, binding.statement):
             return True
     return False
 
@@ -386,19 +386,19 @@ def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, fa
         if isinstance(node, cst.Call) and (written.modules or written.path):
             key = module_key(node.func)
             if key is not None and _related_module(key, written) \
-                    and _module_saves_weights(node, key, function, facts, whole=bool(written.modules)):
+                    and _module_saves_weights(node, key, function, facts, statement, whole=bool(written.modules)):
                 found.append(SavedUse(node, statement, f"`{key}(...)`"))
             continue
         if written.storages and isinstance(node, cst.Name) and not _is_callee(node, parent) \
                 and not _is_attribute_name(node, parent):
             storages = frozenset().union(*(b.storages for b in function.bindings_at(node)))
             if storages & written.storages:
-                how = _saving_operation(node, parents, function, facts)
+                how = _saving_operation(node, parents, function, facts, statement)
                 if how:
                     found.append(SavedUse(node, statement, how))
         elif written.path and isinstance(node, cst.Attribute) and dotted_name(node) == written.path \
                 and not _is_callee(node, parent):
-            how = _saving_operation(node, parents, function, facts)
+            how = _saving_operation(node, parents, function, facts, statement)
             if how:
                 found.append(SavedUse(node, statement, how))
     return found
@@ -413,7 +413,8 @@ def _related_module(key: str, written: WrittenTensor) -> bool:
     return bool(written.path) and written.path.rpartition(".")[0] == key
 
 
-def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, facts, whole: bool) -> bool:
+def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, facts, statement: cst.CSTNode,
+                          whole: bool) -> bool:
     """Does the module's forward save the written weights for the backward?
 
     All the parameters of a model built elsewhere: yes, a model has several layers and every one
@@ -431,7 +432,7 @@ def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, fac
     single_layer = bool(classes) and all(name is not None and name not in LAYER_CONTAINERS for name in classes)
     if whole and not single_layer:
         return True
-    return any(requires_grad(arg.value, function, facts) for arg in call.args if arg.keyword is None)
+    return any(requires_grad(arg.value, function, facts, statement) for arg in call.args if arg.keyword is None)
 
 
 def _module_values(call: cst.Call, key: str, function: FunctionFacts, facts) -> list:
@@ -443,7 +444,8 @@ def _module_values(call: cst.Call, key: str, function: FunctionFacts, facts) -> 
     return []
 
 
-def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts, facts) -> Optional[str]:
+def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts, facts,
+                      statement: cst.CSTNode) -> Optional[str]:
     """How an operation that uses `node` saves it for the backward, or None if it does not surely do so."""
     current = node
     parent = parents.get(id(current))
@@ -470,7 +472,7 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
         if isinstance(operator, cst.Divide) and parent.right is current and not isinstance(other, (cst.Integer, cst.Float)):
             return f"`... / {shown}`"
         if isinstance(operator, (cst.Multiply, cst.MatrixMultiply)):
-            if requires_grad(other, function, facts) or _same_root(other, node):
+            if requires_grad(other, function, facts, statement) or _same_root(other, node):
                 symbol = "@" if isinstance(operator, cst.MatrixMultiply) else "*"
                 return f"`{shown} {symbol} {_short(facts, other)}`" if parent.left is current \
                     else f"`{_short(facts, other)} {symbol} {shown}`"
@@ -486,7 +488,7 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
             others = [arg.value for arg in call.args if arg is not parent and arg.keyword is None]
             if isinstance(call.func, cst.Attribute) and facts.names.qualified_name(call.func) is None:
                 others.append(call.func.value)  # `x.mm(w)`: the receiver is the other operand
-            if any(requires_grad(other, function, facts) for other in others):
+            if any(requires_grad(other, function, facts, statement) for other in others):
                 return f"`{name}(..., {shown})`"
         return None
     if isinstance(parent, cst.Attribute) and parent.value is current:
@@ -496,7 +498,7 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
         name = parent.attr.value
         if name in SAVES_INPUT:
             return f"`{shown}.{name}(...)`"
-        if name in BILINEAR and any(requires_grad(arg.value, function, facts) for arg in call.args
+        if name in BILINEAR and any(requires_grad(arg.value, function, facts, statement) for arg in call.args
                                     if arg.keyword is None):
             return f"`{shown}.{name}(...)`"
     return None
@@ -511,94 +513,17 @@ def _short(facts, node: cst.CSTNode, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def carries_no_graph(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
-    """Is the value surely free of autograd history: numbers, tensors made without `requires_grad=True`
-    (`torch.linspace(-1, 1, 100).unsqueeze(1)`, `x.pow(2) + 0.2 * torch.rand(n)`), `.detach()`/`.data`,
-    and what tensor methods and torch functions make from those alone?"""
-    if depth > 8:
-        return False
-    if isinstance(expression, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if facts.surely_without_grad(expression, function):
-        return True
-    if isinstance(expression, cst.Name):
-        bindings = function.bindings_at(expression)
-        return bool(bindings) and all(binding.value is not None and not binding.leaf
-                                      and carries_no_graph(binding.value, function, facts, depth + 1)
-                                      for binding in bindings)
-    if isinstance(expression, (cst.Tuple, cst.List)):
-        return all(carries_no_graph(element.value, function, facts, depth + 1) for element in expression.elements)
-    if isinstance(expression, cst.BinaryOperation):
-        return carries_no_graph(expression.left, function, facts, depth + 1) and \
-            carries_no_graph(expression.right, function, facts, depth + 1)
-    if isinstance(expression, cst.UnaryOperation):
-        return carries_no_graph(expression.expression, function, facts, depth + 1)
-    if isinstance(expression, cst.Attribute) and expression.attr.value in ("shape", "dtype", "device"):
-        return True
-    if isinstance(expression, cst.Call):
-        arguments = [arg.value for arg in expression.args]
-        func = expression.func
-        qualified = facts.names.qualified_name(func)
-        if qualified is not None:
-            return qualified.startswith("torch.") and "Parameter" not in qualified \
-                and not qualified.startswith("torch.nn.") and all(
-                    carries_no_graph(value, function, facts, depth + 1) for value in arguments)
-        if isinstance(func, cst.Attribute) and func.attr.value != "requires_grad_":
-            if func.attr.value in ("size", "dim", "item", "tolist", "numel"):
-                return True
-            return carries_no_graph(func.value, function, facts, depth + 1) and all(
-                carries_no_graph(value, function, facts, depth + 1) for value in arguments)
-    return False
+def carries_no_graph(expression: cst.BaseExpression, function: FunctionFacts, facts,
+                     statement: Optional[cst.CSTNode] = None) -> bool:
+    """Is the value surely free of autograd history? The answer is analysis/autograd.py's
+    (`never_requires_grad`): numbers, tensors made without `requires_grad=True`, `.detach()`/`.data`,
+    and what tensor methods and torch functions make from those alone."""
+    return facts.autograd.never_requires_grad(expression, function, statement)
 
 
-def requires_grad(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
-    """Does the value surely require grad: a leaf made to, a parameter, a model output, or computed
-    from one in grad mode (not through `.detach()`, `.data`, `.item()`)?"""
-    if depth > 6:
-        return False
-    if isinstance(expression, cst.Name):
-        bindings = function.bindings_at(expression)
-        return bool(bindings) and all(_binding_requires_grad(b, function, facts, depth) for b in bindings)
-    if isinstance(expression, cst.Attribute):
-        if expression.attr.value in ("data", "grad"):
-            return False
-        if isinstance(expression.value, cst.Name) and expression.value.value == "self" \
-                and function.class_name in facts.classes:
-            values = facts.classes[function.class_name].attribute_values.get(expression.attr.value, [])
-            return bool(values) and all(_builds_parameter(value, facts) for value in values)
-        return False
-    if isinstance(expression, cst.BinaryOperation):
-        return requires_grad(expression.left, function, facts, depth + 1) or \
-            requires_grad(expression.right, function, facts, depth + 1)
-    if isinstance(expression, cst.UnaryOperation):
-        return requires_grad(expression.expression, function, facts, depth + 1)
-    if isinstance(expression, cst.Subscript):
-        return requires_grad(expression.value, function, facts, depth + 1)
-    if isinstance(expression, cst.Call):
-        func = expression.func
-        if isinstance(func, cst.Attribute) and func.attr.value in DETACHING_METHODS:
-            return False
-        qualified = facts.names.qualified_name(func)
-        if qualified is not None:
-            if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                return True
-            return qualified.startswith(("torch.", "torch.nn.functional.")) and any(
-                requires_grad(arg.value, function, facts, depth + 1) for arg in expression.args)
-        if isinstance(func, cst.Attribute) and func.attr.value in VIEW_METHODS | {"sum", "mean", "pow", "exp"}:
-            return requires_grad(func.value, function, facts, depth + 1)
-    return False
-
-
-def _binding_requires_grad(binding: Binding, function: FunctionFacts, facts, depth: int) -> bool:
-    if binding.leaf and binding.leaf != "view":
-        return True
-    if binding.value is None or not facts.grad_enabled_at(function, binding.statement):
-        return False
-    if binding.module_output:
-        return True
-    return requires_grad(binding.value, function, facts, depth + 1)
-
-
-def _builds_parameter(value: cst.BaseExpression, facts) -> bool:
-    return isinstance(value, cst.Call) and facts.names.qualified_name(value.func) in (
-        "torch.nn.Parameter", "torch.nn.parameter.Parameter")
+def requires_grad(expression: cst.BaseExpression, function: FunctionFacts, facts,
+                  statement: Optional[cst.CSTNode] = None) -> bool:
+    """Does the value require grad: a leaf made to, a parameter, a module's output, or computed from
+    one in grad mode? The answer is analysis/autograd.py's, on seen or assumed grounds (a network of
+    unknown class is taken to have trainable parameters): a backward saves what it needs of those."""
+    return facts.autograd.requires_grad(expression, function, statement)

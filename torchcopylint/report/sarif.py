@@ -15,7 +15,7 @@ from urllib.parse import quote
 import torchcopylint
 from torchcopylint import pages
 from torchcopylint.diagnostic import Diagnostic, Fix, Severity
-from torchcopylint.report import (
+from torchcopylint.report.common import (
     PROJECT_URL,
     VERDICT_STATUSES,
     ReportOptions,

@@ -13,7 +13,7 @@ from typing import Sequence, TextIO
 import click
 
 from torchcopylint.diagnostic import Diagnostic
-from torchcopylint.report import ReportOptions, relative_path, verdict_label, verdict_summary
+from torchcopylint.report.common import ReportOptions, relative_path, verdict_label, verdict_summary
 
 FIX_MARKER = "[*]"
 
