@@ -183,10 +183,11 @@ class GanSteps:
 
     def _generator_helping(self, context: "_Context", window: Window, reported: set) -> list[UndetachedFake]:
         """`d_loss.backward(); opt_d.step(); opt_g.step()`: the generator's optimizer steps on the
-        gradients the discriminator's loss put into the generator. Reported only where the
-        generator has a separate step of its own (its optimizer, without the discriminator's, after
-        a backward whose loss judges the generator's output): D's and G's losses are separate
-        objectives there, not one joint loss both minimise."""
+        gradients the discriminator's loss put into the generator. Reported only where this is the
+        discriminator's only step and the generator has a separate step of its own (its optimizer,
+        without the discriminator's, after a backward whose loss judges the generator's output):
+        D's and G's losses are separate objectives there. A joint loss both minimise (InfoGAN's
+        information loss, stepped by both after each network's own step) is not a GAN step."""
         function = context.function
         found = []
         for generator_step in window.steps:
@@ -195,6 +196,9 @@ class GanSteps:
                 d_modules = context.optimizers.get(discriminator_step.optimizer, frozenset()) - g_modules
                 if discriminator_step is generator_step or not d_modules or not g_modules - d_modules:
                     continue
+                if any(discriminator_step.optimizer in other.optimizers for other in context.windows
+                       if other is not window):
+                    continue  # the discriminator has a step of its own: this window is a joint objective
                 if not self._separate_generator_step(context, window, generator_step.optimizer, d_modules,
                                                      g_modules - d_modules):
                     continue
@@ -391,6 +395,9 @@ class _Context:
                 if isinstance(node, cst.Lambda):
                     continue
                 if isinstance(node, cst.Call):
+                    if trained and _may_be_network(node, facts) \
+                            and facts.summaries.network_keys(node.func, function) & trained:
+                        continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
                     if found is not None:
                         return found

@@ -513,9 +513,11 @@ class Summaries:
             return
         method = func.attr.value
         if method == "step":
-            key = dotted_name(call.args[0].value) if call.args else dotted_name(func.value)
-            if key is not None:
-                summary.stepped |= {key}
+            # `opt.step()`, `opt.step(closure)`, AMP's `scaler.step(opt)`: either may be the optimizer.
+            keys = {dotted_name(func.value)}
+            if call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
+                keys.add(dotted_name(call.args[0].value))
+            summary.stepped |= keys - {None}
         elif method == "zero_grad":
             summary.zeroes_gradients = True
         elif backpropagated_expression(call, function) is not None:

@@ -83,7 +83,12 @@ class RetainGraphWorkaround(Rule):
             if isinstance(root, cst.Attribute) and isinstance(root.value, cst.Name) and root.value.value == "self" \
                     and root.attr.value in graph.kept_on_self:
                 break
-            root = root.func if isinstance(root, cst.Call) else root.value
+            if isinstance(root, cst.Call):
+                if not isinstance(root.func, cst.Attribute):
+                    break  # `model(x)[0]`: a call's result, not what a name holds
+                root = root.func.value  # `loss.mean()`
+            else:
+                root = root.value
         if isinstance(root, cst.Name) and any(binding.value is None for binding in function.bindings_at(root)):
             return None  # `for loss in losses`: what the loss was made from is out of sight
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
@@ -110,8 +115,10 @@ class RetainGraphWorkaround(Rule):
             kept = ", ".join(f"`self.{name}`" for name in sorted(graph.kept_on_self))
             until = (f"the graph is kept on {kept}, so its saved tensors stay in memory for nothing until the next "
                      f"call of `{function.name}` replaces it")
-        else:
+        elif in_loop or function.name == "<module>":
             until = f"its saved tensors stay in memory for nothing until `{loss}` is dropped"
+        else:
+            until = f"its saved tensors stay in memory for nothing until `{function.name}` returns"
         message = (
             f"`{_one_line(facts, use.call)}` keeps the graph of `{loss}` alive, but no later backward in {where} "
             f"runs through it{' (the next iteration builds a new one)' if in_loop else ''}: {until}; remove "
