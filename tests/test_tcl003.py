@@ -1233,3 +1233,34 @@ def test_summaries_are_not_computed_for_a_file_without_steps(monkeypatch):
     assert made == []
     lint_source(textwrap.dedent(source) + "opt = torch.optim.SGD(netD.parameters(), lr=0.1)\nopt.step()\n", "<x>")
     assert len(made) == 1
+
+
+def test_name_tie_break_needs_a_network_behind_a_function_of_the_file():
+    source = """
+    import torch
+
+    D_W = torch.randn(6, 1, requires_grad=True)
+    table = torch.randn(4, 6)
+
+
+    def G(z):
+        return z @ table
+
+
+    def D(x):
+        return x @ D_W
+
+
+    D_solver = torch.optim.SGD([D_W], lr=0.1)
+    for it in range(3):
+        loss = D(G(torch.randn(8, 4))).mean() - D(torch.randn(8, 6)).mean()
+        D_solver.zero_grad()
+        loss.backward()
+        D_solver.step()
+    """
+    # No optimizer trains `G`, and `G` computes from a plain tensor: named like a generator, but no network.
+    assert lines(source) == []
+    # A tensor that requires grad behind it: with no optimizer for it, the name breaks the tie.
+    trained = source.replace("table = torch.randn(4, 6)", "table = torch.randn(4, 6, requires_grad=True)")
+    assert trained != source
+    assert lines(trained) == [18]

@@ -436,13 +436,19 @@ class _Context:
             return None
         summaries = facts.summaries
         keys = summaries.network_keys(call.func, function) if _may_be_network(call, facts) else frozenset()
+        summary = facts.callee_summary(call, function) if isinstance(call.func, cst.Name) or _is_self_call(call) \
+            else None
+        if summary is not None and not keys & generators and not summary.networks_returned() \
+                and not summary.free_tensors_requiring_grad:
+            # A function of its arguments and of plain tensors (`def G(z): return z @ table`): no network,
+            # whatever its name.
+            keys = frozenset()
         candidates = []
         if keys:
             candidates.append((keys, _shown_key(call.func, keys & generators or keys),
                                _container_note(call.func, keys & generators, facts)
                                or self.raw_note(keys & generators)))
         if not keys & generators:
-            summary = facts.callee_summary(call, function)
             if summary is not None:
                 for use in networks_at(summaries, summary, call, function):
                     if use.returned:

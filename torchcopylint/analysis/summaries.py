@@ -122,6 +122,20 @@ class FunctionSummary:
     def networks_returned(self) -> list:
         return [use for use in self.networks if use.returned]
 
+    @property
+    def free_tensors_requiring_grad(self) -> frozenset:
+        """The outside names the return is computed from whose every assignment surely requires
+        grad there (`ModuleFacts.autograd`): `W = torch.randn(..., requires_grad=True)`."""
+        found = set()
+        summaries = self._module.summaries
+        function = self.facts_of_body if self.facts_of_body is not None else self.scope
+        for name in self.free_tensors:
+            scope = summaries.scope_of_name(name, function) if function is not None else None
+            bindings = [b for b in scope.bindings if b.name == name] if scope is not None else []
+            if bindings and all(self._module.autograd.binding_origin(b, scope) for b in bindings):
+                found.add(name)
+        return frozenset(found)
+
 
 class Summaries:
     """Summaries of one module's functions, computed on first question (ModuleFacts.summaries)."""
@@ -260,6 +274,12 @@ class Summaries:
             return None
         bindings = [binding for binding in scope.bindings if binding.name == name]
         return self._resolve_bindings(bindings, scope, name, depth)
+
+    def scope_of_name(self, name: str, function: FunctionFacts) -> Optional[FunctionFacts]:
+        """Where a name read in `function` is bound: the function itself, or an enclosing scope."""
+        if any(binding.name == name for binding in function.bindings):
+            return function
+        return self._scope_of_free(name, function)
 
     def _scope_of_free(self, name: str, function: FunctionFacts) -> Optional[FunctionFacts]:
         """The enclosing function (or the module) that binds a name `function` reads but does not bind."""
