@@ -1169,6 +1169,10 @@ def test_summary_of_functions_methods_and_lambdas():
     assert cut.inputs == frozenset() and cut.returned
     assert summaries["linear"].free_tensors == frozenset({"W"})
     assert summaries["normalise"].free_tensors == frozenset({"scale"})  # a tensor, but no optimizer's
+    assert summaries["linear"].free_tensors_requiring_grad == frozenset({"W"})
+    assert summaries["normalise"].free_tensors_requiring_grad == frozenset()
+    # Whether the result requires grad is ModuleFacts.autograd's answer: `netD` is an nn.Linear.
+    assert summaries["D"].requires_grad is not None and summaries["normalise"].requires_grad is None
     module = facts.function_facts(facts.module)
     [binding] = [b for b in module.bindings if b.name == "judge"]
     judge = facts.summary(binding.value, module, "judge")
@@ -1264,3 +1268,30 @@ def test_name_tie_break_needs_a_network_behind_a_function_of_the_file():
     trained = source.replace("table = torch.randn(4, 6)", "table = torch.randn(4, 6, requires_grad=True)")
     assert trained != source
     assert lines(trained) == [18]
+
+
+def test_helper_step_receiving_the_networks_and_optimizer_as_arguments():
+    source = """
+    import torch
+
+
+    def d_step(D, opt_d, real, fake):
+        loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        loss.backward()
+        opt_d.step()
+
+
+    def train(netG, netD, loader):
+        optG = torch.optim.Adam(netG.parameters())
+        optD = torch.optim.Adam(netD.parameters())
+        for real, z in loader:
+            fake = netG(z)
+            d_step(netD, optD, real, fake)
+            d_step(netD, optD, real, fake.detach())
+            d_step(netD, optD, real, torch.randn_like(real))
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 17
+    assert "the discriminator step in the function `d_step`" in diagnostic.message
+    assert diagnostic.context["discriminator"] == "netD" and diagnostic.context["generator"] == "netG"

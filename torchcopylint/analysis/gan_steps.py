@@ -30,6 +30,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.graphs import GraphUse, keyword_is_true, later_backward_through, loss_slice
 from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, module_key
 
 # Only used to break ties when the optimizers do not tell which module is the generator.
@@ -297,18 +298,43 @@ class GanSteps:
             summary = self.facts.summary(*resolved)
             if summary is None or not summary.backward or not summary.stepped:
                 continue
-            steps = self._steps_of_helper(inner, summary)
+            steps = self._steps_of_helper(inner, summary, self._optimizer_arguments(call, summary, function))
             if steps:
                 found.append((call, summary, steps))
         return found
 
-    def _steps_of_helper(self, helper: FunctionFacts, summary) -> list[_HelperStep]:
-        found = self._helper_steps.get(helper.node)
+    def _optimizer_arguments(self, call: cst.Call, summary, function: FunctionFacts) -> dict:
+        """`d_step(netD, optD, real, fake)` with `def d_step(D, opt_d, real, fake)`: the helper's optimizer
+        arguments it steps, with the networks they train in the helper's names ({"opt_d": {"D"}}),
+        from what this caller passes."""
+        known = self.facts.training.optimizers_of(function)
+        found = {}
+        for index, name in enumerate(summary.parameters):
+            if name not in summary.stepped:
+                continue
+            passed = argument_for(call, summary, index)
+            modules = known.get(dotted_name(passed) or "") if passed is not None else None
+            if not modules:
+                continue
+            trained = set()
+            for other, parameter in enumerate(summary.parameters):
+                given = argument_for(call, summary, other)
+                if given is not None and other != index \
+                        and self.facts.summaries.network_keys(given, function) & modules:
+                    trained.add(parameter)
+            trained |= {key for key in modules if key.split(".")[0].split("[")[0] not in summary.parameters}
+            if trained:
+                found[name] = frozenset(trained)
+        return found
+
+    def _steps_of_helper(self, helper: FunctionFacts, summary, arguments: dict) -> list[_HelperStep]:
+        cache_key = (helper.node, tuple(sorted((key, tuple(sorted(value))) for key, value in arguments.items())))
+        found = self._helper_steps.get(cache_key)
         if found is not None:
             return found
-        found = self._helper_steps[helper.node] = []
+        found = self._helper_steps[cache_key] = []
         training = self.facts.training
-        optimizers = training.optimizers_of(helper)
+        optimizers = {**training.optimizers_of(helper), **arguments}
         windows = windows_of(helper, training, optimizers) if optimizers else []
         index_of = {binding: summary.parameters.index(binding.name) for binding in helper.parameters
                     if binding.name in summary.parameters}
@@ -338,16 +364,32 @@ class GanSteps:
         if argument is None:
             return None
         statement = function.call_statement.get(call)
-        generators = context.generators_for(step.window.trained)
-        source = context.generator_call(argument, generators, step.window.trained, function.order_of(statement))
+        # `def d_step(D, opt_d, real, fake)`: the networks the helper's step trains, as the caller names them.
+        trained = frozenset().union(*(self._caller_keys(key, call, summary, function) for key in step.window.trained))
+        generators = context.generators_for(trained)
+        source = context.generator_call(argument, generators, trained, function.order_of(statement))
         if source is None:
             return None
         generator_call, generator, generator_via = source
+        discriminator = sorted(self._caller_keys(step.discriminator, call, summary, function))[0]
         later = later_backward_through(generator_call, statement, function, self.facts)
         return UndetachedFake(function, call, argument, generator_call, statement, step.backward_statement,
-                              step.window.step_statement, step.optimizer, step.discriminator, generator,
+                              step.window.step_statement, step.optimizer, discriminator, generator,
                               step.discriminator_via, generator_via, summary.label, step.safe, step.retains, later,
                               inner_call=step.call, helper_node=summary.node)
+
+
+    def _caller_keys(self, key: str, call: cst.Call, summary, function: FunctionFacts) -> frozenset:
+        """A network key of a helper, in the caller's scope: the argument passed for a parameter."""
+        root = key.split(".")[0].split("[")[0]
+        if root in summary.parameters:
+            passed = argument_for(call, summary, summary.parameters.index(root))
+            if passed is None:
+                return frozenset()
+            if root == key:
+                return self.facts.summaries.network_keys(passed, function) or frozenset({key})
+            return frozenset()  # `D.head` of an argument: not followed
+        return frozenset({key})
 
 
 class _Context:
@@ -470,7 +512,7 @@ class _Context:
 def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Window]:
     """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
     windows: list[Window] = []
-    steps = training.steps(function)
+    steps = training.steps(function, optimizers)
     backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function)]
     previous = -1
     index = 0

@@ -34,7 +34,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.aliasing import OPAQUE, Binding, FunctionFacts
 from torchcopylint.analysis.graphs import VIEW_METHODS, _attached, _is_attribute_name, _is_callee, loss_slice
 from torchcopylint.analysis.training import backpropagated_expression, module_key
 from torchcopylint.analysis.torchnames import dotted_name
@@ -92,8 +92,6 @@ class FunctionSummary:
     def writes(self):
         """What a call does to its arguments (`ModuleFacts.function_effect`, the one place that knows)."""
         if self._writes is None:
-            from torchcopylint.analysis.aliasing import OPAQUE
-
             node = self.node
             self._writes = self._module.function_effect(node, self.name) if isinstance(node, cst.FunctionDef) \
                 else OPAQUE

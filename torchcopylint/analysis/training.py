@@ -454,8 +454,10 @@ class TrainingFacts:
                     found.append((key, call, statement))
         return found
 
-    def steps(self, function: FunctionFacts) -> list[OptimizerStep]:
-        optimizers = self.optimizers_of(function)
+    def steps(self, function: FunctionFacts, optimizers: Optional[dict] = None) -> list[OptimizerStep]:
+        """`opt.step()` / `scaler.step(opt)` of the optimizers known in the function (or of `optimizers`,
+        when a caller tells what a helper's optimizer arguments are)."""
+        optimizers = self.optimizers_of(function) if optimizers is None else optimizers
         found = []
         for call, statement in function.call_statement.items():
             func = call.func
