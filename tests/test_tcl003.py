@@ -1132,6 +1132,7 @@ def test_summary_of_functions_methods_and_lambdas():
     from torch import nn
 
     netD = nn.Linear(6, 1)
+    opt_d = torch.optim.SGD(netD.parameters(), lr=0.1)
     W = torch.randn(6, 1, requires_grad=True)
     scale = torch.ones(6)
 
@@ -1171,7 +1172,7 @@ def test_summary_of_functions_methods_and_lambdas():
     assert summaries["normalise"].free_tensors == frozenset({"scale"})  # a tensor, but no optimizer's
     assert summaries["linear"].free_tensors_requiring_grad == frozenset({"W"})
     assert summaries["normalise"].free_tensors_requiring_grad == frozenset()
-    # Whether the result requires grad is ModuleFacts.autograd's answer: `netD` is an nn.Linear.
+    # Whether the result requires grad is ModuleFacts.autograd's answer: `opt_d` trains `netD`.
     assert summaries["D"].requires_grad is not None and summaries["normalise"].requires_grad is None
     module = facts.function_facts(facts.module)
     [binding] = [b for b in module.bindings if b.name == "judge"]
