@@ -1296,3 +1296,37 @@ def test_helper_step_receiving_the_networks_and_optimizer_as_arguments():
     assert diagnostic.location.line == 17
     assert "the discriminator step in the function `d_step`" in diagnostic.message
     assert diagnostic.context["discriminator"] == "netD" and diagnostic.context["generator"] == "netG"
+
+
+def test_penalty_helper_on_the_attached_fake_is_reported_with_an_unsafe_fix():
+    source = """
+    import torch
+    from torch import autograd
+
+
+    def gradient_penalty(D, real, fake):
+        alpha = torch.rand(real.size(0), 1)
+        interpolates = alpha * real + (1 - alpha) * fake
+        grads = autograd.grad(D(interpolates).sum(), interpolates, create_graph=True)[0]
+        return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+
+
+    def critic_terms(D, real, fake):
+        return D(fake.detach()).mean() - D(real).mean()
+
+
+    def train(G, D, loader, z_dim=4):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = G(torch.randn(real.size(0), z_dim))
+            loss = critic_terms(D, real, fake) + 10 * gradient_penalty(D, real, fake)
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    """
+    # `critic_terms` detaches inside; the penalty's interpolates carry the generator's graph, and
+    # `autograd.grad` differentiates against them: detaching at the call would break it.
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 22 and "through the function `gradient_penalty`" in diagnostic.message
+    assert diagnostic.fix.applicability is Applicability.UNSAFE

@@ -466,3 +466,24 @@ def test_tcl003_and_tcl011_import_no_other_rule():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torchcopylint.rules"):
                 assert node.module.rpartition(".")[2] in shared, f"{path.name} imports {node.module}"
+
+
+def test_tcl011_names_the_del_that_drops_the_retained_graph():
+    source = """
+    import torch
+
+
+    def reversible_step(block, y, grad_y):
+        y.requires_grad = True
+        with torch.enable_grad():
+            out = block(y)
+            out.backward(grad_y, retain_graph=True)
+        with torch.no_grad():
+            x = y - out
+            del out
+            grad = y.grad
+        return x, grad
+    """
+    [diagnostic] = diagnostics(source, "TCL011")
+    assert diagnostic.location.line == 9
+    assert "until `del out` at line 12" in diagnostic.message

@@ -168,9 +168,17 @@ class GanSteps:
             return UndetachedFake(
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
-                not _fix_would_break(call, argument, function, context.windows, window),
+                not _fix_would_break(call, argument, function, context.windows, window)
+                and not self._callee_differentiates(call, function),
                 retains, later, generator_step, reused)
         return None
+
+    def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> bool:
+        """A wrapper that takes `autograd.grad` (a gradient penalty on its input) may need its argument
+        attached: detaching it at the call could break the penalty, so the fix is not safe."""
+        summary = self.facts.callee_summary(call, function) if isinstance(call.func, cst.Name) \
+            or _is_self_call(call) else None
+        return summary is not None and summary.differentiates
 
     def _reused_after_step(self, function: FunctionFacts, call: cst.Call, window: Window, loss_statement,
                            generator_step: Optional[OptimizerStep]) -> Optional[GraphUse]:

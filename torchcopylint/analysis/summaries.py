@@ -83,6 +83,7 @@ class FunctionSummary:
     backward: bool = False
     stepped: frozenset = frozenset()  # optimizer keys stepped (`opt.step()`, `scaler.step(opt)`)
     zeroes_gradients: bool = False  # `zero_grad()`, or writes `.grad`
+    differentiates: bool = False  # calls `torch.autograd.grad` (a gradient penalty, a second-order term)
     _module: object = field(default=None, repr=False)
     _writes: object = field(default=None, repr=False)
     _requires_grad: object = field(default=None, repr=False)
@@ -527,6 +528,8 @@ class Summaries:
 
     def _note_training(self, call: cst.Call, function: FunctionFacts, summary: FunctionSummary) -> None:
         func = call.func
+        if self.facts.names.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.functional.vjp"):
+            summary.differentiates = True
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
@@ -538,6 +541,8 @@ class Summaries:
             summary.stepped |= keys - {None}
         elif method == "zero_grad":
             summary.zeroes_gradients = True
+        elif method == "grad" and (dotted_name(func) or "").endswith("autograd.grad"):
+            summary.differentiates = True
         elif backpropagated_expression(call, function) is not None:
             summary.backward = True
 

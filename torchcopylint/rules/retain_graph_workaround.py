@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -115,6 +115,10 @@ class RetainGraphWorkaround(Rule):
             kept = ", ".join(f"`self.{name}`" for name in sorted(graph.kept_on_self))
             until = (f"the graph is kept on {kept}, so its saved tensors stay in memory for nothing until the next "
                      f"call of `{function.name}` replaces it")
+        elif _deleted_after(function, use, root) is not None:
+            deleted = _deleted_after(function, use, root)
+            until = (f"its saved tensors stay in memory for nothing until `del {root.value}` at line "
+                     f"{facts.line_of(deleted)}")
         elif in_loop or function.name == "<module>":
             until = f"its saved tensors stay in memory for nothing until `{loss}` is dropped"
         else:
@@ -127,6 +131,18 @@ class RetainGraphWorkaround(Rule):
         return self.finding(keyword_argument(use.call, "retain_graph"), message, _drop_retain_graph(use.call),
                             backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
                             kind="unneeded")
+
+
+def _deleted_after(function: FunctionFacts, use: GraphUse, root) -> Optional[cst.Del]:
+    """`del out` after the backward of `out...`, in the same loops: where the graph is dropped."""
+    if not isinstance(root, cst.Name):
+        return None
+    order = function.order_of(use.statement)
+    loops = function.loops_of.get(use.statement, ())
+    found = [statement for statement, position in function.statement_order.items()
+             if position > order and isinstance(statement, cst.Del) and function.loops_of.get(statement, ()) == loops
+             and any(isinstance(node, cst.Name) and node.value == root.value for node in walk(statement.target))]
+    return min(found, key=function.order_of) if found else None
 
 
 def _only_this_call_keeps(facts: ModuleFacts, function: FunctionFacts, attributes: set) -> bool:
