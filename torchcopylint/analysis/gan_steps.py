@@ -102,6 +102,7 @@ class GanSteps:
         self.facts = facts
         self._by_function: dict = {}
         self._helper_steps: dict = {}
+        self._stepping: Optional[set] = None  # functions with a `.step(...)` call
 
     def of(self, function: FunctionFacts) -> list[UndetachedFake]:
         found = self._by_function.get(function.node)
@@ -120,7 +121,7 @@ class GanSteps:
         if not optimizers:
             return []
         windows = windows_of(function, training, optimizers)
-        helper_calls = self._helper_calls(function) if _calls_any_function(function) else []
+        helper_calls = self._helper_calls(function)
         if not windows and not helper_calls:
             return []
         context = _Context(self.facts, function, optimizers, windows)
@@ -300,9 +301,9 @@ class GanSteps:
             resolved = self.facts.summaries.resolve_callee(func, function)
             if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
                 continue
-            inner = self.facts.function_facts(resolved[0])
-            if not _steps_something(inner):
+            if resolved[0] not in self._stepping_functions():
                 continue
+            inner = self.facts.function_facts(resolved[0])
             summary = self.facts.summary(*resolved)
             if summary is None or not summary.backward or not summary.stepped:
                 continue
@@ -310,6 +311,15 @@ class GanSteps:
             if steps:
                 found.append((call, summary, steps))
         return found
+
+    def _stepping_functions(self) -> set:
+        if self._stepping is None:
+            self._stepping = set()
+            for call in self.facts.method_calls("step"):
+                site = self.facts.call_site(call)
+                if site is not None:
+                    self._stepping.add(site[0].node)
+        return self._stepping
 
     def _optimizer_arguments(self, call: cst.Call, summary, function: FunctionFacts) -> dict:
         """`d_step(netD, optD, real, fake)` with `def d_step(D, opt_d, real, fake)`: the helper's optimizer
@@ -706,10 +716,3 @@ def _through_note(summary, use, facts) -> str:
     return f"through the {chain} at line {facts.line_of(summary.node)}, which calls `{use.key}(...)`"
 
 
-def _calls_any_function(function: FunctionFacts) -> bool:
-    return any(isinstance(call.func, (cst.Name, cst.Attribute)) for call in function.call_statement)
-
-
-def _steps_something(function: FunctionFacts) -> bool:
-    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "step"
-               for call in function.call_statement)
