@@ -85,6 +85,8 @@ class ModuleFacts(Callees):
         self._training = None
         self._autograd = None
         self._placement = None
+        self._summaries = None
+        self._gan_steps = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -219,6 +221,32 @@ class ModuleFacts(Callees):
 
             self._placement = Placement(self)
         return self._placement
+
+    @property
+    def summaries(self):
+        """What each function, method and lambda returns, writes and calls (Summaries), built on first use."""
+        if self._summaries is None:
+            from torchcopylint.analysis.summaries import Summaries
+
+            self._summaries = Summaries(self)
+        return self._summaries
+
+    def summary(self, node: cst.CSTNode, scope: Optional[FunctionFacts] = None, name: Optional[str] = None):
+        """The FunctionSummary of a function or lambda of this module (None while it is being computed)."""
+        return self.summaries.summary(node, scope, name)
+
+    def callee_summary(self, call: cst.Call, function: FunctionFacts):
+        """The FunctionSummary of what `call` calls in `function`, when that is a function of this module."""
+        return self.summaries.callee_summary(call, function)
+
+    @property
+    def gan_steps(self):
+        """Discriminator steps fed the generator's output (GanSteps), built on first use."""
+        if self._gan_steps is None:
+            from torchcopylint.analysis.gan_steps import GanSteps
+
+            self._gan_steps = GanSteps(self)
+        return self._gan_steps
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""

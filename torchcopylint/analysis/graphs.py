@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_index
 from torchcopylint.analysis.catalog import is_inplace_method_name
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import backpropagated_expression, module_key, parameter_owners
 
@@ -60,11 +60,15 @@ class Slice:
     external: bool = False
     # Reached through a loop's back edge: a value the previous iteration computed.
     carried: bool = False
+    # `self.<attribute>` names assigned earlier in the function and followed to that value: the graph
+    # is kept on the object (until the attribute is assigned again).
+    kept_on_self: set = field(default_factory=set)
 
 
 def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts) -> Slice:
     result = Slice()
     pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loss, statement)]
+    leaves: Optional[set] = None
     while pending:
         expression, where = pending.pop()
         where_order = function.order_of(where)
@@ -76,13 +80,30 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                 result.calls.add(node)
             elif isinstance(node, cst.Attribute) and not _is_callee(node, parent) \
                     and isinstance(node.value, cst.Name) and node.value.value == "self":
-                result.external = True
+                assigned = _self_assignment_before(node.attr.value, where_order, function)
+                if assigned is None:
+                    result.external = True
+                elif node.attr.value not in result.kept_on_self:
+                    result.kept_on_self.add(node.attr.value)
+                    if facts.grad_enabled_at(function, assigned):
+                        pending.append((assigned.value, assigned))
             elif isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
+                if node.value == "self" and isinstance(parent, cst.Attribute) and parent.value is node:
+                    continue  # `self.x`: judged as the attribute above
                 bindings = function.bindings_at(node)
                 if not bindings and node.value not in ("True", "False", "None") \
                         and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
                     result.external = True  # a global value (a module used as `F.relu(...)` is not one)
                 for binding in bindings:
+                    leaf_candidate = binding.kind in ("param", "requires_grad") or _made_to_require_grad(binding)
+                    if leaf_candidate:
+                        if leaves is None:
+                            leaves = read_as_leaves(function)
+                        if binding in leaves:
+                            # The function reads its `.grad`: the code relies on it being a leaf, so
+                            # nothing before it belongs to this graph.
+                            result.bindings.add(binding)
+                            continue
                     if binding.kind == "param" and not _plain_value_parameter(binding):
                         result.external = True
                     if function.order_of(binding.statement) >= where_order:
@@ -94,6 +115,37 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                             and not carries_no_graph(binding.value, function, facts, binding.statement):
                         pending.append((binding.value, binding.statement))
     return result
+
+
+def _made_to_require_grad(binding: Binding) -> bool:
+    """`x = image.detach().clone().requires_grad_(True)`."""
+    value = binding.value
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+        and value.func.attr.value == "requires_grad_"
+
+
+def read_as_leaves(function: FunctionFacts) -> set:
+    """Bindings of the names whose `.grad` the function reads (`return x.grad.abs()`)."""
+    found: set = set()
+    for node in walk(function.node):
+        if isinstance(node, cst.Attribute) and node.attr.value == "grad" and isinstance(node.value, cst.Name):
+            found |= function.bindings_at(node.value)
+    return found
+
+
+def _self_assignment_before(attribute: str, order: int, function: FunctionFacts) -> Optional[cst.Assign]:
+    """The last `self.<attribute> = value` of the function before the statement at `order`, in the
+    same loops (so that it is the value the read sees)."""
+    found = None
+    for statement, position in function.statement_order.items():
+        if position >= order or not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == attribute \
+                and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if found is None or position > function.order_of(found):
+                found = statement
+    return found
 
 
 def _attached(expression: cst.CSTNode):
@@ -123,6 +175,10 @@ def _attached(expression: cst.CSTNode):
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             continue
         yield node, parent
+        if isinstance(node, cst.Subscript):
+            # `scores[0, target]`: an index selects, it carries no graph into the value.
+            stack.append((node.value, node))
+            continue
         stack.extend((child, node) for child in child_nodes(node))
 
 
@@ -254,16 +310,17 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     return False
 
 
-def later_use_through(call: cst.Call, backward_statement: cst.CSTNode, function: FunctionFacts,
-                      facts) -> Optional[GraphUse]:
-    """When the backward at `backward_statement` keeps its graph (`retain_graph=True`), the first later
-    backward whose loss still depends on `call`'s result, attached: the use that retain_graph serves."""
-    uses = graph_uses(function, facts)
-    retained = next((use for use in uses if use.statement is backward_statement), None)
-    if retained is None or not keyword_is_true(retained.call, "retain_graph") or retained.creates:
-        return None
-    order = function.order_of(backward_statement)
-    for use in uses:
+def later_backward_through(call: cst.Call, after: cst.CSTNode, function: FunctionFacts,
+                           facts) -> Optional[GraphUse]:
+    """The first backward (or `autograd.grad`) after the statement `after` whose loss still depends,
+    attached to the graph, on `call`'s result.
+
+    One fact for two questions: after a discriminator step's backward that freed the generator's
+    graph, the backward that then fails with `Trying to backward through the graph a second time`
+    (TCL003); after one that kept it with `retain_graph=True`, the use that retain_graph serves
+    (TCL011)."""
+    order = function.order_of(after)
+    for use in graph_uses(function, facts):
         if function.order_of(use.statement) > order and call in loss_slice(use.loss, use.statement, function, facts).calls:
             return use
     return None

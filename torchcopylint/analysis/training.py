@@ -149,11 +149,35 @@ class GradSwitch:
 
 
 def module_key(expr: cst.BaseExpression) -> Optional[str]:
-    """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`."""
+    """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`. A network held
+    in a container under a constant key is named with it: `nets["D"]`, `self.models["disc"]`,
+    `self.nets[0]` (string keys always in double quotes)."""
     name = dotted_name(expr)
     if name is None:
+        if type(expr) is cst.Attribute and expr.attr.value == "forward":
+            return module_key(expr.value)
+        if type(expr) is cst.Subscript:
+            return _container_key(expr)
         return None
     return name[: -len(".forward")] if name.endswith(".forward") else name
+
+
+def _container_key(expr: cst.Subscript) -> Optional[str]:
+    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+        return None
+    index = expr.slice[0].slice.value
+    if type(index) is cst.Integer:
+        shown = index.value
+    elif type(index) is cst.SimpleString and index.value[:1] in ("'", '"') and "\\" not in index.value:
+        quote = index.value[0]
+        text = index.value[1:-1] if not index.value.startswith(quote * 3) else None
+        if text is None or '"' in text:
+            return None
+        shown = f'"{text}"'
+    else:
+        return None
+    base = module_key(expr.value)
+    return f"{base}[{shown}]" if base is not None else None
 
 
 def parameter_owners(expr: cst.CSTNode) -> frozenset:
@@ -171,6 +195,63 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
     return frozenset(owners)
 
 
+def optimizer_parameters(value: Optional[cst.BaseExpression], names: TorchNames) -> Optional[cst.BaseExpression]:
+    """For `Adam(params, lr=...)` (any optimizer class): the `params` expression; else None."""
+    if not isinstance(value, cst.Call) or not value.args:
+        return None
+    qualified = names.qualified_name(value.func)
+    callee = (dotted_name(value.func) or "").rpartition(".")[2]
+    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee[:1].isupper() \
+        or "optim" in callee.lower()
+    if not is_optimizer_class:
+        return None
+    return next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
+
+
+def optimized_tensor_names(params: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> frozenset:
+    """The names of the tensors an optimizer is built over when it is given tensors, not a module's
+    `.parameters()`: `[W1, b1]`, `gen_params` bound to such a list, `G_params + D_params`,
+    `itertools.chain(a, b)`, `[{"params": gen_params}]`. Empty when that cannot be read."""
+    if depth > 4:
+        return frozenset()
+    if isinstance(params, (cst.List, cst.Tuple)):
+        found: frozenset = frozenset()
+        for element in params.elements:
+            value = element.value
+            if isinstance(element, cst.StarredElement) or isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
+                found |= optimized_tensor_names(value, function, depth + 1)
+            elif isinstance(value, cst.Name):
+                found |= _tensor_or_list(value, function, depth)
+        return found
+    if isinstance(params, cst.Dict):
+        for element in params.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                    and element.key.value.strip("'\"") == "params":
+                return optimized_tensor_names(element.value, function, depth + 1)
+        return frozenset()
+    if isinstance(params, cst.Name):
+        bindings = function.bindings_at(params)
+        if bindings and all(b.kind == "assign" and isinstance(b.value, (cst.List, cst.Tuple, cst.BinaryOperation,
+                                                                        cst.Call)) for b in bindings):
+            return frozenset().union(*(optimized_tensor_names(b.value, function, depth + 1) for b in bindings))
+        return frozenset()
+    if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):
+        return optimized_tensor_names(params.left, function, depth + 1) | \
+            optimized_tensor_names(params.right, function, depth + 1)
+    if isinstance(params, cst.Call) and (dotted_name(params.func) or "").rpartition(".")[2] in ("list", "chain", "tuple"):
+        return frozenset().union(frozenset(), *(optimized_tensor_names(arg.value, function, depth + 1)
+                                                for arg in params.args))
+    return frozenset()
+
+
+def _tensor_or_list(name: cst.Name, function: FunctionFacts, depth: int) -> frozenset:
+    """A list element: a tensor's name, or the name of another list of them."""
+    bindings = function.bindings_at(name)
+    if bindings and all(isinstance(b.value, (cst.List, cst.Tuple)) for b in bindings):
+        return frozenset().union(*(optimized_tensor_names(b.value, function, depth + 1) for b in bindings))
+    return frozenset({name.value})
+
+
 def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
                       function: Optional[FunctionFacts] = None) -> frozenset:
     """For `Adam(netD.parameters(), ...)` (any optimizer class): {"netD"}; else empty.
@@ -178,15 +259,7 @@ def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
     The parameters may also come through a variable of the same function
     (`params = filter(..., vae.parameters()); AdamW(params)`).
     """
-    if not isinstance(value, cst.Call) or not value.args:
-        return frozenset()
-    qualified = names.qualified_name(value.func)
-    callee = (dotted_name(value.func) or "").rpartition(".")[2]
-    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee[:1].isupper() \
-        or "optim" in callee.lower()
-    if not is_optimizer_class:
-        return frozenset()
-    params = next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
+    params = optimizer_parameters(value, names)
     if params is None:
         return frozenset()
     owners = parameter_owners(params)
@@ -218,6 +291,61 @@ class TrainingFacts:
         self.configured = self._configured_optimizers()
         self._lightning_unpacking()
         self._roles: dict = {}
+        self._tensor_networks: Optional[dict] = None
+
+    def tensor_networks(self) -> dict:
+        """Optimizers built over raw tensors (`Adam([W1, b1, W2, b2])`, `Adam(gen_params)`) -> the
+        functions and lambdas of the file whose output is computed from those tensors, attached: a
+        function of tensors an optimizer trains is a network over them (`def G(z): return
+        relu(z @ W1 + b1) @ W2`), named as it is called (`G`). Computed on first use: only files that
+        build such an optimizer pay for the function summaries it reads."""
+        if self._tensor_networks is None:
+            self._tensor_networks = {}
+            stepped = set()
+            for call in self.facts.method_calls("step"):
+                stepped.add(dotted_name(call.func.value))
+                if call.args:
+                    stepped.add(dotted_name(call.args[0].value))  # `scaler.step(opt)`
+            stepped -= set(self.optimizers) | {None}
+            if not stepped:
+                return self._tensor_networks
+            for function in self.facts.all_functions():
+                for binding in function.bindings:
+                    if binding.kind != "assign" or binding.name not in stepped:
+                        continue
+                    params = optimizer_parameters(binding.value, self.facts.names)
+                    if params is None or parameter_owners(params):
+                        continue
+                    tensors = optimized_tensor_names(params, function)
+                    networks = self._functions_over(tensors, function) if tensors else frozenset()
+                    if networks:
+                        self._tensor_networks[binding.name] = self._tensor_networks.get(binding.name, frozenset()) \
+                            | networks
+        return self._tensor_networks
+
+    def _functions_over(self, tensors: frozenset, function: FunctionFacts) -> frozenset:
+        """Functions and lambdas visible where the optimizer is built whose returned value is computed
+        from one of `tensors` (names of that scope)."""
+        module = self.facts.function_facts(self.facts.module)
+        candidates = []  # (node, defining scope, name, the names of that scope it reads)
+        scopes = [function] if function is module else [function, module]
+        for scope in scopes:
+            # The module's functions read module-level names: only those the function does not bind.
+            wanted = tensors if scope is function else \
+                frozenset(name for name in tensors if not any(b.name == name for b in function.bindings))
+            if not wanted:
+                continue
+            for binding in scope.bindings:
+                if binding.kind == "def" and isinstance(binding.statement, cst.FunctionDef):
+                    candidates.append((binding.statement, scope, binding.name, wanted))
+                elif binding.kind == "assign" and isinstance(binding.value, cst.Lambda):
+                    candidates.append((binding.value, scope, binding.name, wanted))
+        found = set()
+        for node, scope, name, wanted in candidates:
+            summary = self.facts.summary(node, scope, name)
+            if summary is not None and summary.free_tensors & wanted:
+                found.add(name)
+        return frozenset(found)
 
     def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
         """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
@@ -282,7 +410,10 @@ class TrainingFacts:
         """The optimizers as seen in one function: those built in the file, and the function's
         optimizer arguments paired with its network arguments (gan_roles)."""
         roles = self.argument_roles(function)
-        return {**self.optimizers, **roles.optimizers} if roles.optimizers else self.optimizers
+        raw = self.tensor_networks()
+        if not roles.optimizers and not raw:
+            return self.optimizers
+        return {**raw, **self.optimizers, **roles.optimizers}
 
     def argument_roles(self, function: FunctionFacts) -> ArgumentRoles:
         roles = self._roles.get(function.node)
@@ -323,8 +454,10 @@ class TrainingFacts:
                     found.append((key, call, statement))
         return found
 
-    def steps(self, function: FunctionFacts) -> list[OptimizerStep]:
-        optimizers = self.optimizers_of(function)
+    def steps(self, function: FunctionFacts, optimizers: Optional[dict] = None) -> list[OptimizerStep]:
+        """`opt.step()` / `scaler.step(opt)` of the optimizers known in the function (or of `optimizers`,
+        when a caller tells what a helper's optimizer arguments are)."""
+        optimizers = self.optimizers_of(function) if optimizers is None else optimizers
         found = []
         for call, statement in function.call_statement.items():
             func = call.func
