@@ -179,7 +179,7 @@ class GradFlow:
         found = self._backpropagated.get(function.node)
         if found is None:
             found = set()
-            for backward in backward_calls(function):
+            for backward in backward_calls(function, self.facts):
                 if isinstance(backward.loss, cst.Name):
                     found |= set(function.bindings_at(backward.loss))
             self._backpropagated[function.node] = found

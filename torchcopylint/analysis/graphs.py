@@ -200,7 +200,7 @@ def _backpropagated(call: cst.Call, function: FunctionFacts, facts) -> Optional[
     """The loss of a backward call. `y.backward(grad_mask)` backpropagates `y` (the argument is the
     gradient), unless the receiver is `torch.autograd` or an Accelerate/Fabric object, whose `backward`
     takes the loss as its argument."""
-    loss = backpropagated_expression(call, function)
+    loss = backpropagated_expression(call, function, facts)
     func = call.func
     if loss is None or not isinstance(func, cst.Attribute) or func.attr.value != "backward" or loss is func.value:
         return loss

@@ -71,7 +71,7 @@ class DiscriminatorWithoutDetach(Rule):
                                 continue
                             reported.add(call)
                             safe = not _fix_would_break(call, arg.value, function, windows, window)
-                            crash = _second_backward(source, loss_statement, window, function)
+                            crash = _second_backward(source, loss_statement, window, function, facts)
                             finding = self._finding(facts, call, arg.value, source, loss_statement, window, safe, crash)
                             yield _linked_to_retained_graph(finding, facts, function, source, loss_statement)
                             break
@@ -103,10 +103,10 @@ class DiscriminatorWithoutDetach(Rule):
                             second_backward_line=facts.line_of(crash) if crash is not None else None)
 
 
-def _second_backward(source: cst.Call, loss_statement, window: Window, function: FunctionFacts):
+def _second_backward(source: cst.Call, loss_statement, window: Window, function: FunctionFacts, facts):
     """The statement of a later backward that goes through the same generator output again, when
     the discriminator's backward frees that graph (no `retain_graph=True`); else None."""
-    backwards = backward_calls(function)
+    backwards = backward_calls(function, facts)
     discriminator_backward = next((b for b in backwards if b.statement is loss_statement), None)
     if discriminator_backward is None or _retains_graph(discriminator_backward.call):
         return None
@@ -158,7 +158,7 @@ def _windows(function: FunctionFacts, training: TrainingFacts, optimizers: dict)
     """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
     windows: list[Window] = []
     steps = training.steps(function)
-    backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function)]
+    backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
     previous = -1
     index = 0
     while index < len(steps):

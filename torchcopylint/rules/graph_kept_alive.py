@@ -43,7 +43,7 @@ class GraphKeptAlive(Rule):
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         for function in facts.all_functions():
-            backwards = backward_calls(function)
+            backwards = backward_calls(function, facts)
             evaluated = eval_mode_switches(function)
             if not backwards and not evaluated:
                 continue
