@@ -32,6 +32,7 @@ from torchcopylint.analysis.aliasing import (
     parameter_tensorness,
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.containers import ContainerFacts
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
@@ -121,6 +122,7 @@ class ModuleFacts(Callees):
         self._call_sites: Optional[dict] = None
         self._training = None
         self._autograd = None
+        self._containers: Optional[ContainerFacts] = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -246,6 +248,13 @@ class ModuleFacts(Callees):
 
             self._autograd = GradFlow(self)
         return self._autograd
+
+    @property
+    def containers(self) -> ContainerFacts:
+        """Lists, dicts and `self.` state per function: what accumulates, what outlives a loop (containers.py)."""
+        if self._containers is None:
+            self._containers = ContainerFacts(self.names)
+        return self._containers
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""
