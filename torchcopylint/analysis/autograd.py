@@ -191,10 +191,10 @@ class GradFlow:
         if depth > MAX_DEPTH or expr is None:
             return None
         if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
+            owner, bindings = self.facts.reaching(expr, function)  # a global: the top level's
             if not bindings:
                 return None
-            origins = [self.binding_origin(binding, function) for binding in bindings]
+            origins = [self.binding_origin(binding, owner) for binding in bindings]
             return origins[0] if all(origins) else None
         if goes_through_detach(expr):
             return None
@@ -267,7 +267,7 @@ class GradFlow:
     def _module_values(self, func, function: FunctionFacts) -> list:
         """What the callee was built from: `self.net = ...` in the class, or the name's reaching values."""
         if isinstance(func, cst.Name):
-            bindings = function.bindings_at(func)
+            _, bindings = self.facts.reaching(func, function)  # `model(x)` with `model` built at the top
             return [b.value for b in bindings] if bindings and all(b.value is not None for b in bindings) else []
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
                 and function.class_name in self.facts.classes:

@@ -330,10 +330,10 @@ def written_tensor(write: DataWrite, function: FunctionFacts, facts) -> Optional
     written = write.written
     label = facts.code_for(written)
     if isinstance(written, cst.Name):
-        bindings = function.bindings_at(written)
+        owner, bindings = facts.reaching(written, function)  # a global tensor: the top level's assignments
         if not bindings:
             return None
-        modules = frozenset().union(*(_parameter_modules(binding, function, facts) for binding in bindings))
+        modules = frozenset().union(*(_parameter_modules(binding, owner, facts) for binding in bindings))
         if modules:
             return WrittenTensor(frozenset(), None, modules, label)
         if any(binding.kind in ("loop", "param", "with", "import", "def") for binding in bindings):
@@ -391,7 +391,7 @@ def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, fa
             continue
         if written.storages and isinstance(node, cst.Name) and not _is_callee(node, parent) \
                 and not _is_attribute_name(node, parent):
-            storages = frozenset().union(*(b.storages for b in function.bindings_at(node)))
+            storages = frozenset().union(*(b.storages for b in facts.reaching(node, function)[1]))
             if storages & written.storages:
                 how = _saving_operation(node, parents, function, facts)
                 if how:

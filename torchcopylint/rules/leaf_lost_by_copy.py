@@ -66,6 +66,8 @@ class LeafLostByCopy(Rule):
                     uses = _leaf_uses(function, facts.names)
                 use = next(((node, kind) for name, node, kind in uses
                             if kind != "retain_grad" and binding in function.bindings_at(name)), None)
+                if use is None and function.node is facts.module:
+                    use = _use_in_a_function(binding, facts)  # `w` made at the top, `SGD([w])` in a function
                 if use is None:
                     continue  # never used as a leaf: a non-leaf that requires grad is what it is meant to be
                 if any(kind == "retain_grad" and binding in function.bindings_at(name) for name, _, kind in uses):
@@ -323,6 +325,17 @@ def _joined(kinds: set) -> str:
     if len(kinds) == 1:
         return kinds.pop()
     return "unknown" if "unknown" in kinds or not kinds else "device"
+
+
+def _use_in_a_function(binding, facts: ModuleFacts):
+    """(node, kind): a use as a leaf of a top-level name in a function that reads it as a global."""
+    for function in facts.all_functions():
+        if function.node is facts.module:
+            continue
+        for name, node, kind in _leaf_uses(function, facts.names):
+            if kind != "retain_grad" and name.value == binding.name and binding in facts.reaching(name, function)[1]:
+                return node, kind
+    return None
 
 
 def _globals(facts: ModuleFacts) -> dict:
