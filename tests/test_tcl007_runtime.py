@@ -204,3 +204,16 @@ def test_the_hand_written_backprop_course_example_runs_without_autograd():
     numpy = pytest.importorskip("numpy")
     snapshots = _define(clean, "train")(numpy.random.randn(16, 2), numpy.random.randn(16, 1), 5)
     assert len(snapshots) == 5 and all(isinstance(w, numpy.ndarray) for w in snapshots)
+
+
+def test_a_moving_average_of_losses_chains_every_step():
+    flagged = _example("flagged", "smooth = 0.98 * smooth + 0.02 * loss\n")
+    source = flagged.source.replace("    return float(smooth)", "    return smooth")  # keep the tensor to look at
+    namespace: dict = {}
+    exec(compile(source, "<TCL007 moving average>", "exec"), namespace)  # noqa: S102
+    sizes = []
+    for steps in (1, 2, 3):
+        model = _model()
+        smooth = namespace["train"](model, _loader(steps), torch.optim.SGD(model.parameters(), lr=0.1))
+        sizes.append(len(_graph_nodes([smooth])))
+    assert sizes[0] < sizes[1] < sizes[2]  # every step's graph is linked into the average

@@ -117,10 +117,12 @@ class FunctionContainers:
                                                       _reads_attribute(value, target.attr.value), False))
             if len(statement.targets) != 1:
                 continue
-            if isinstance(target, (cst.Name, cst.Attribute)) and isinstance(value, cst.BinaryOperation) \
-                    and isinstance(value.operator, cst.Add) and _same_path(value.left, target):
-                # `total = total + v`: the accumulator is the name as read on the right.
-                self._add(statement, value.left, value.right, "+", False)
+            chained = _chained(value, target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+            if chained is not None:
+                # `total = total + v`, `smooth = 0.98 * smooth + 0.02 * loss`: the accumulator is the
+                # name as read on the right, and what is added is the other term.
+                previous, added = chained
+                self._add(statement, previous, added, "+", False)
             elif isinstance(target, cst.Subscript):
                 if _is_fresh(value):
                     self._resets.setdefault(_path(target), []).append(statement)
@@ -285,6 +287,39 @@ def _same_path(left, right) -> bool:
     if isinstance(left, cst.Name) and isinstance(right, cst.Name):
         return left.value == right.value
     return _is_self_attribute(left) and _is_self_attribute(right) and left.attr.value == right.attr.value
+
+
+def _chained(value, target) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(the read of the target, the added term) for `acc = acc + v`, `acc = v + acc` and a moving
+    average, `acc = acc * a + v * b` (a term that is the target scaled by a factor that does not
+    read it, and a term that does not read it)."""
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract))):
+        return None
+    pairs = [(value.left, value.right)]
+    if isinstance(value.operator, cst.Add):
+        pairs.append((value.right, value.left))
+    for mine, other in pairs:
+        read = _scaled_read(mine, target)
+        if read is not None and not _mentions(other, target):
+            return read, other
+    return None
+
+
+def _scaled_read(expr, target) -> Optional[cst.BaseExpression]:
+    """`acc`, `acc * 0.9`, `0.9 * acc`, `acc / 2`: the read of the target, else None."""
+    if _same_path(expr, target):
+        return expr
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
+        if _same_path(expr.left, target) and not _mentions(expr.right, target):
+            return expr.left
+        if isinstance(expr.operator, cst.Multiply) and _same_path(expr.right, target) \
+                and not _mentions(expr.left, target):
+            return expr.right
+    return None
+
+
+def _mentions(expr, target) -> bool:
+    return any(_same_path(node, target) for node in walk(expr))
 
 
 def _is_fresh(value) -> bool:
