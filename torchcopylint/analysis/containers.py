@@ -166,7 +166,8 @@ class FunctionContainers:
                 return False
             if isinstance(node, cst.Name):
                 # A name never assigned in the function (a module constant) is the same every time.
-                if any(loop in binding.loops or binding.statement is loop for binding in self.function.bindings_at(node)):
+                bindings = self.function.bindings_at(node)
+                if any(loop in binding.loops or binding.statement is loop for binding in bindings):
                     return False
         return True
 
@@ -214,7 +215,8 @@ class FunctionContainers:
         if self._insertions is None:
             self._insertions = {}
             for accumulation in self.accumulations:
-                if accumulation.container and accumulation.holder is not None and accumulation.target is accumulation.holder:
+                if accumulation.container and accumulation.holder is not None \
+                        and accumulation.target is accumulation.holder:
                     for binding in self.function.bindings_at(accumulation.holder):
                         self._insertions.setdefault(binding, []).append(accumulation.value)
         return self._insertions

@@ -811,7 +811,8 @@ def _top_level_assignments(module: cst.Module) -> dict:
                 targets = [target.target for target in statement.targets]
             elif isinstance(statement, cst.AugAssign):
                 targets = [statement.target]
-            elif isinstance(statement, (cst.Import, cst.ImportFrom)) and not isinstance(statement.names, cst.ImportStar):
+            elif isinstance(statement, (cst.Import, cst.ImportFrom)) \
+                    and not isinstance(statement.names, cst.ImportStar):
                 targets = [alias.asname.name if alias.asname is not None else alias.name for alias in statement.names]
             elif isinstance(statement, cst.For):
                 targets = [statement.target]

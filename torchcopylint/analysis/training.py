@@ -105,7 +105,7 @@ def _receiver_classes(receiver: cst.BaseExpression, function: FunctionFacts, fac
     if isinstance(receiver, cst.Name) and receiver.value == "self" and function.class_name in facts.classes:
         return [facts.classes[function.class_name]]
     if isinstance(receiver, cst.Name):
-        values = [binding.value for binding in function.bindings_at(receiver)]
+        values = [binding.value for binding in facts.reaching(receiver, function)[1]]  # a global too
     elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
             and receiver.value.value == "self" and function.class_name in facts.classes:
         values = list(facts.attribute_values(facts.classes[function.class_name], receiver.attr.value))

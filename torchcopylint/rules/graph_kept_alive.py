@@ -1,4 +1,5 @@
-"""TCL007 graph-kept-alive: a loss or model output accumulated across a training loop's iterations."""
+"""TCL007 graph-kept-alive: a loss or model output accumulated across a training loop's iterations
+(in a name, a container, a running sum, or module state that each call builds on)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from torchcopylint.analysis.containers import Accumulation, StateUpdate, literal
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import loss_slice
 from torchcopylint.analysis.syntax import walk
-from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.tensors import NON_TENSOR_ATTRIBUTES
+from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (
     Backward,
     backpropagated_bindings,
@@ -39,9 +40,11 @@ GRADLESS_TORCH_FUNCTIONS = frozenset({"argmax", "argmin", "argsort", "eq", "ne",
 class GraphKeptAlive(Rule):
     code = "TCL007"
     name = "graph-kept-alive"
-    summary = "A loss or model output accumulated across loop iterations keeps every iteration's graph alive"
+    summary = ("A loss or model output accumulated across loop iterations (or calls, in module state) keeps "
+               "every iteration's graph alive")
     fix_availability = "unsafe"
-    # `Module`: a module's state built on its previous value (`self.avg = self.avg * m + mean`) needs no backward in sight.
+    # `Module`: a module's state built on its previous value (`self.avg = self.avg * m + mean`)
+    # needs no backward in sight.
     triggers = (b"backward", b".eval(", b".train(False)", b"Module")
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
