@@ -56,7 +56,8 @@ class GraphKeptAlive(Rule):
                 for finding in self._loop_accumulations(facts, function, backwards, evaluated):
                     reported.add(finding.node)
                     yield finding
-            if function.class_name is not None and function.name not in FRAMEWORK_NO_GRAD_METHODS:
+            if function.class_name is not None and function.name not in FRAMEWORK_NO_GRAD_METHODS \
+                    and function.name != "__init__":  # `__init__` runs once per object: no chain across calls
                 yield from self._state_across_calls(facts, function, backwards, reported)
 
     def _loop_accumulations(self, facts: ModuleFacts, function: FunctionFacts, backwards: list[Backward],
@@ -126,15 +127,25 @@ class GraphKeptAlive(Rule):
         slices = None
         for update in containers.state_updates:
             statement = update.statement
-            if statement in reported or not facts.grad_enabled_at(function, statement):
+            if not update.builds_on_previous and not backwards:
+                continue  # a value kept for the next call matters only to a backward that reads it
+            if statement in reported or _detached(update.value) or not facts.grad_enabled_at(function, statement):
                 continue
+            shown = f"self.{update.attribute}"
+            read = None
+            if not update.builds_on_previous:
+                if slices is None:
+                    slices = [(backward, loss_slice(backward.loss, backward.statement, function, facts))
+                              for backward in backwards]
+                read = _read_before(shown, statement, slices, function)
+                if read is None:
+                    continue
             attribute = cst.Attribute(value=cst.Name("self"), attr=cst.Name(update.attribute))
-            if _detached(update.value) or facts.autograd.origin(attribute, function, statement) is not None:
+            if facts.autograd.origin(attribute, function, statement) is not None:
                 continue  # a parameter itself (`self.w = self.w * 0.9 + ...`) is another matter
             origin = facts.autograd.origin(update.value, function, statement)
             if origin is None:
                 continue
-            shown = f"self.{update.attribute}"
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
             if update.builds_on_previous:
                 fixed, fix = _cut_chain(update, facts, owner)
@@ -148,12 +159,6 @@ class GraphKeptAlive(Rule):
                     f"time` once one of them was freed); {fixed}",
                     fix, accumulator=shown, value=facts.code_for(update.value), kept="graph chain",
                 )
-                continue
-            if slices is None:
-                slices = [(backward, loss_slice(backward.loss, backward.statement, function, facts))
-                          for backward in backwards]
-            read = _read_before(shown, statement, slices, function)
-            if read is None:
                 continue
             backward, node = read
             fixed = method_call(update.value, "detach")
