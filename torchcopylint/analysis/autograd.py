@@ -250,7 +250,7 @@ class GradFlow:
         found = self._backpropagated.get(function.node)
         if found is None:
             found = set()
-            for backward in backward_calls(function):
+            for backward in backward_calls(function, self.facts):
                 if isinstance(backward.loss, cst.Name):
                     found |= set(function.bindings_at(backward.loss))
             self._backpropagated[function.node] = found
@@ -262,12 +262,12 @@ class GradFlow:
         if depth > MAX_DEPTH or expr is None:
             return None
         if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
+            owner, bindings = self.facts.reaching(expr, function)  # a global: the top level's
             if not bindings:
                 return None
             # In statement order, so that the origin a message names does not depend on set order.
-            ordered = sorted(bindings, key=lambda binding: function.order_of(binding.statement))
-            origins = [self._binding(binding, function) for binding in ordered]
+            ordered = sorted(bindings, key=lambda binding: owner.order_of(binding.statement))
+            origins = [self._binding(binding, owner) for binding in ordered]
             if not all(origins):
                 return None
             return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
@@ -352,7 +352,7 @@ class GradFlow:
     def _module_values(self, func, function: FunctionFacts) -> list:
         """What the callee was built from: `self.net = ...` in the class, or the name's reaching values."""
         if isinstance(func, cst.Name):
-            bindings = function.bindings_at(func)
+            _, bindings = self.facts.reaching(func, function)  # `model(x)` with `model` built at the top
             return [b.value for b in bindings] if bindings and all(b.value is not None for b in bindings) else []
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
                 and function.class_name in self.facts.classes:

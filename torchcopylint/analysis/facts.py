@@ -9,7 +9,7 @@ resolved on demand, only for files that have something to report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -29,6 +29,7 @@ from torchcopylint.analysis.aliasing import (
     parameter_tensorness,
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.containers import ContainerFacts
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
@@ -87,6 +88,10 @@ class ModuleFacts(Callees):
         self._placement = None
         self._summaries = None
         self._gan_steps = None
+        self._containers: Optional[ContainerFacts] = None
+        self._global_values: Optional[dict] = None
+        self._top_function_nodes: Optional[frozenset] = None
+        self._bound_names_of: dict = {}
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -170,7 +175,8 @@ class ModuleFacts(Callees):
         if isinstance(node, cst.FunctionDef):
             facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
         self._in_progress.add(node)
-        walker = FunctionWalker(facts, self.names, self.typing, _BoundCallees(self, owner))
+        walker = FunctionWalker(facts, self.names, self.typing,
+                                _BoundCallees(self, owner, in_function=node in self._top_functions()))
         if isinstance(node, cst.FunctionDef):
             in_module_class = owner is not None and self.is_module_class(owner)
             walker.run(parameter_tensorness(node, self.names, in_module_class))
@@ -185,6 +191,45 @@ class ModuleFacts(Callees):
         if self._all_function_facts is None:
             self._all_function_facts = [self.function_facts(node) for node in [self.module, *self.function_nodes]]
         return self._all_function_facts
+
+    # ------------------------------------------------------- module-level names
+
+    def global_values(self, name: str) -> tuple:
+        """What the module's top level assigns to `name` (`G = nn.Sequential(...)`, `w = torch.randn(...)`),
+        anywhere outside functions and classes, for a function that reads `name` without assigning
+        it. Empty when the top level also binds it otherwise (a def, a class, an import, a loop) or
+        never does. Read from the syntax alone, so it is available while functions are being walked."""
+        if self._global_values is None:
+            self._global_values = _top_level_assignments(self.module)
+        return self._global_values.get(name, ())
+
+    def reaching(self, name: cst.Name, function: FunctionFacts) -> tuple[FunctionFacts, frozenset]:
+        """The assignments a read of `name` may see, with the function they belong to: the function's
+        own; or, for a name a module-level function or method never binds (a global), the top level's
+        (`model = nn.Linear(...)` at the top, `model(x)` in `def evaluate()`)."""
+        bindings = function.bindings_at(name)
+        if bindings or function.node not in self._top_functions() or name.value in self._bound_names(function):
+            return function, bindings
+        if not self.global_values(name.value):
+            return function, bindings
+        module = self.function_facts(self.module)
+        return module, frozenset(binding for binding in module.bindings if binding.name == name.value)
+
+    def _top_functions(self) -> frozenset:
+        """Module-level functions and the methods of module-level classes (not nested functions,
+        whose free names may be the enclosing function's)."""
+        if self._top_function_nodes is None:
+            nodes = set(self.module_functions.values())
+            for class_facts in self.classes.values():
+                nodes.update(class_facts.methods.values())
+            self._top_function_nodes = frozenset(nodes)
+        return self._top_function_nodes
+
+    def _bound_names(self, function: FunctionFacts) -> frozenset:
+        found = self._bound_names_of.get(function.node)
+        if found is None:
+            found = self._bound_names_of[function.node] = frozenset(binding.name for binding in function.bindings)
+        return found
 
     def read_of(self, name: cst.Name) -> Optional[tuple[FunctionFacts, Read]]:
         """The function a name is read in, and what reaches that read."""
@@ -248,13 +293,23 @@ class ModuleFacts(Callees):
             self._gan_steps = GanSteps(self)
         return self._gan_steps
 
+    @property
+    def containers(self) -> ContainerFacts:
+        """Lists, dicts and `self.` state per function: what accumulates, what outlives a loop (containers.py)."""
+        if self._containers is None:
+            self._containers = ContainerFacts(self.names)
+        return self._containers
+
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""
         def lookup(name: cst.Name) -> Tensorness:
             found = self.read_of(name)
-            if found is None or not found[1].bindings:
+            if found is None:
                 return Tensorness.UNKNOWN
-            return combine(binding.tensorness for binding in found[1].bindings)
+            bindings = found[1].bindings or self.reaching(name, found[0])[1]  # a global: the top level's
+            if not bindings:
+                return Tensorness.UNKNOWN
+            return combine(binding.tensorness for binding in bindings)
 
         return self.typing.of(expr, lookup)
 
@@ -520,7 +575,8 @@ class ModuleFacts(Callees):
             opaque = opaque or bool(events)
         return OPAQUE if opaque else PURE
 
-    def effect(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> CallEffect:
+    def effect(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
+               in_function: bool = False) -> CallEffect:
         func = call.func
         qualified = self.names.qualified_name(func)
         if qualified is not None:
@@ -547,6 +603,8 @@ class ModuleFacts(Callees):
                 return PURE
             bindings = state.lookup(func.value)
             values = [binding.value for binding in bindings]
+            if not bindings and in_function:
+                values = list(self.global_values(func.value))  # `relu = nn.ReLU(inplace=True)` at the top
             if values and all(value is not None for value in values):
                 return _all_same([self.construction_effect(value, func.value) for value in values])
             if func.value in self.classes:
@@ -556,14 +614,16 @@ class ModuleFacts(Callees):
                 return self.function_effect(function, func.value)
         return OPAQUE
 
-    def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+    def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
+                       in_function: bool = False) -> bool:
         """Is the callee surely an nn.Module (a torch class, or a module class of this file)?"""
-        values = self._callee_values(call, state, owner)
+        values = self._callee_values(call, state, owner, in_function)
         return bool(values) and all(self._builds_module(value) for value in values)
 
-    def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+    def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
+                      in_function: bool = False) -> bool:
         """Is the callee an object built by a constructor call (`self.body = Body()`), used as a layer?"""
-        values = self._callee_values(call, state, owner)
+        values = self._callee_values(call, state, owner, in_function)
         return bool(values) and all(isinstance(value, cst.Call) for value in values)
 
     def calls_a_module(self, call: cst.Call, function: FunctionFacts) -> bool:
@@ -573,18 +633,24 @@ class ModuleFacts(Callees):
             owner = self.classes.get(function.class_name or "")
             values = self._attribute_values(owner, func.attr.value) if owner is not None else []
         elif isinstance(func, cst.Name):
-            values = [binding.value for binding in function.bindings_at(func)]
+            owner, bindings = self.reaching(func, function)
+            values = [binding.value for binding in bindings]
         else:
             return False
         return bool(values) and all(self._builds_module(value) for value in values)
 
-    def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts]) -> list:
-        """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values."""
+    def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts],
+                       in_function: bool = False) -> list:
+        """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values
+        (in a function, for a name it has not assigned: the module-level assignments)."""
         func = call.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self._attribute_values(owner, func.attr.value) if owner is not None else []
         if isinstance(func, cst.Name):
-            return [binding.value for binding in state.lookup(func.value)]
+            bindings = state.lookup(func.value)
+            if not bindings and in_function:
+                return list(self.global_values(func.value))
+            return [binding.value for binding in bindings]
         return []
 
     def _builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
@@ -630,6 +696,74 @@ class ModuleFacts(Callees):
         return []
 
 
+def _top_level_assignments(module: cst.Module) -> dict:
+    """name -> the values the top level assigns it (`x = v`, `x: T = v`), in blocks too (`if`, `for`,
+    `with`, `try`), not in functions or classes; a name also bound otherwise there (def, class,
+    import, loop target, `x += v`, unpacking) is left out: what it holds is not one of those values."""
+    values: dict = {}
+    other: set = set()
+    for statement in _top_level_statements(module.body):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            other.add(statement.name.value)
+        elif isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0].target, cst.Name):
+            values.setdefault(statement.targets[0].target.value, []).append(statement.value)
+        elif isinstance(statement, cst.AnnAssign) and statement.value is not None \
+                and isinstance(statement.target, cst.Name):
+            values.setdefault(statement.target.value, []).append(statement.value)
+        else:
+            targets = []
+            if isinstance(statement, cst.Assign):
+                targets = [target.target for target in statement.targets]
+            elif isinstance(statement, cst.AugAssign):
+                targets = [statement.target]
+            elif isinstance(statement, (cst.Import, cst.ImportFrom)) \
+                    and not isinstance(statement.names, cst.ImportStar):
+                targets = [alias.asname.name if alias.asname is not None else alias.name for alias in statement.names]
+            elif isinstance(statement, cst.For):
+                targets = [statement.target]
+            elif isinstance(statement, cst.With):
+                targets = [item.asname.name for item in statement.items if item.asname is not None]
+            for target in targets:
+                other.update(node.value for node in walk(target) if isinstance(node, cst.Name))
+    return {name: tuple(found) for name, found in values.items() if name not in other}
+
+
+def _top_level_statements(body) -> Iterator[cst.CSTNode]:
+    """The statements of the top level (small ones, and compound ones before their blocks), through
+    `if`/`for`/`while`/`with`/`try` blocks; a def or class is yielded but not entered."""
+    for statement in body:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from statement.body
+            continue
+        yield statement
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for block in _blocks_of(statement):
+            yield from _top_level_statements(block)
+
+
+def _blocks_of(statement) -> list:
+    """The statement lists directly inside a compound statement (its body, else, handlers, finally)."""
+    parts = [getattr(statement, "body", None), getattr(statement, "orelse", None),
+             getattr(statement, "finalbody", None), *getattr(statement, "handlers", ()),
+             *getattr(statement, "cases", ())]
+    blocks = []
+    for part in parts:
+        if part is None:
+            continue
+        if isinstance(part, cst.If):
+            blocks.append([part])  # `elif`
+            continue
+        suite = part.body if isinstance(part, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler,
+                                               cst.MatchCase)) else part
+        if isinstance(suite, cst.IndentedBlock):
+            blocks.append(list(suite.body))
+        elif isinstance(suite, cst.SimpleStatementSuite):
+            blocks.append([suite])
+    return blocks
+
+
 def _block_statements(function: cst.FunctionDef) -> list:
     body = function.body
     return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
@@ -660,18 +794,20 @@ def _list_use(read: Read) -> str:
 class _BoundCallees(Callees):
     """Callees as seen from inside one class's methods (so `self.relu` resolves)."""
 
-    def __init__(self, facts: ModuleFacts, owner: Optional[ClassFacts]) -> None:
+    def __init__(self, facts: ModuleFacts, owner: Optional[ClassFacts], in_function: bool = False) -> None:
         self.facts = facts
         self.owner = owner
+        # In a function (not the top level itself), a name it has not assigned is a module global.
+        self.in_function = in_function
 
     def effect(self, call: cst.Call, state: FlowState) -> CallEffect:
-        return self.facts.effect(call, state, self.owner)
+        return self.facts.effect(call, state, self.owner, self.in_function)
 
     def is_module_call(self, call: cst.Call, state: FlowState) -> bool:
-        return self.facts.is_module_call(call, state, self.owner)
+        return self.facts.is_module_call(call, state, self.owner, self.in_function)
 
     def is_layer_call(self, call: cst.Call, state: FlowState) -> bool:
-        return self.facts.is_layer_call(call, state, self.owner)
+        return self.facts.is_layer_call(call, state, self.owner, self.in_function)
 
 
 def _all_same(effects: list[CallEffect]) -> CallEffect:

@@ -155,7 +155,7 @@ class GanSteps:
             if source is None:
                 continue
             generator_call, generator, generator_via = source
-            backward = next(b for b in backward_calls(function) if b.statement is loss_statement)
+            backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
             retains = keyword_is_true(backward.call, "retain_graph")
             later = later_backward_through(generator_call, loss_statement, function, self.facts)
             reused = None
@@ -361,7 +361,7 @@ class GanSteps:
             if len(window.optimizers) != 1:
                 continue
             for loss_statement, loss in window.losses:
-                backward = next(b for b in backward_calls(helper) if b.statement is loss_statement)
+                backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
                 for call in _calls_feeding(loss, helper, window.after):
                     statement = helper.call_statement.get(call)
                     if not self.facts.grad_enabled_at(helper, statement):
@@ -531,7 +531,7 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
     """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
     windows: list[Window] = []
     steps = training.steps(function, optimizers)
-    backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function)]
+    backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
     previous = -1
     index = 0
     while index < len(steps):

@@ -256,7 +256,7 @@ def _backpropagated(call: cst.Call, function: FunctionFacts, facts) -> Optional[
     """The loss of a backward call. `y.backward(grad_mask)` backpropagates `y` (the argument is the
     gradient), unless the receiver is `torch.autograd` or an Accelerate/Fabric object, whose `backward`
     takes the loss as its argument."""
-    loss = backpropagated_expression(call, function)
+    loss = backpropagated_expression(call, function, facts)
     func = call.func
     if loss is None or not isinstance(func, cst.Attribute) or func.attr.value != "backward" or loss is func.value:
         return loss
@@ -387,10 +387,10 @@ def written_tensor(write: DataWrite, function: FunctionFacts, facts) -> Optional
     written = write.written
     label = facts.code_for(written)
     if isinstance(written, cst.Name):
-        bindings = function.bindings_at(written)
+        owner, bindings = facts.reaching(written, function)  # a global tensor: the top level's assignments
         if not bindings:
             return None
-        modules = frozenset().union(*(_parameter_modules(binding, function, facts) for binding in bindings))
+        modules = frozenset().union(*(_parameter_modules(binding, owner, facts) for binding in bindings))
         if modules:
             return WrittenTensor(frozenset(), None, modules, label)
         if any(binding.kind in ("loop", "param", "with", "import", "def") for binding in bindings):
@@ -448,7 +448,7 @@ def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, fa
             continue
         if written.storages and isinstance(node, cst.Name) and not _is_callee(node, parent) \
                 and not _is_attribute_name(node, parent):
-            storages = frozenset().union(*(b.storages for b in function.bindings_at(node)))
+            storages = frozenset().union(*(b.storages for b in facts.reaching(node, function)[1]))
             if storages & written.storages:
                 how = _saving_operation(node, parents, function, facts, statement)
                 if how:

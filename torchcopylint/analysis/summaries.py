@@ -543,7 +543,7 @@ class Summaries:
             summary.zeroes_gradients = True
         elif method == "grad" and (dotted_name(func) or "").endswith("autograd.grad"):
             summary.differentiates = True
-        elif backpropagated_expression(call, function) is not None:
+        elif backpropagated_expression(call, function, self.facts) is not None:
             summary.backward = True
 
     def _free_tensors(self, nodes, function: FunctionFacts) -> frozenset:

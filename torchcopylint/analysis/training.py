@@ -22,16 +22,20 @@ class Backward:
     statement: cst.CSTNode
 
 
-def backward_calls(function: FunctionFacts) -> list[Backward]:
+def backward_calls(function: FunctionFacts, facts) -> list[Backward]:
+    """The autograd backward calls of a function (`facts`: the ModuleFacts, which knows the file's
+    classes: `layer.backward(grad)` on an object of a class of the file is that class's method)."""
     found = []
     for call, statement in function.call_statement.items():
-        loss = backpropagated_expression(call, function)
+        loss = backpropagated_expression(call, function, facts)
         if loss is not None:
             found.append(Backward(call, loss, statement))
     return found
 
 
-def backpropagated_expression(call: cst.Call, function: FunctionFacts) -> Optional[cst.BaseExpression]:
+def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
+                              seen: frozenset = frozenset()) -> Optional[cst.BaseExpression]:
+    """What an autograd backward call backpropagates (the loss), or None when the call is not one."""
     func = call.func
     if not isinstance(func, cst.Attribute):
         return None
@@ -46,10 +50,143 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts) -> Option
     if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) \
             and receiver.func.attr.value == "scale" and receiver.args:
         return receiver.args[0].value
+    own = _own_backward(call, receiver, function, facts, seen)
+    if own is not _AUTOGRAD:
+        return own
     if positional and not _is_tensor(receiver, function):
         # `accelerator.backward(loss)`, `torch.autograd.backward(loss)`: the loss is the argument.
         return positional[0]
     return receiver
+
+
+# ------------------------------------------------- backward methods of the file's own classes
+
+_AUTOGRAD = cst.Name("autograd")  # a sentinel: "not a class of the file, autograd's backward"
+
+
+def _own_backward(call: cst.Call, receiver: cst.BaseExpression, function: FunctionFacts, facts,
+                  seen: frozenset):
+    """Courses write backpropagation by hand: a class of the file with `forward`, `backward` and
+    `step` over NumPy arrays, and `layer.backward(grad)` is a call of that method, not autograd.
+    An object of a class the file defines is what its `backward` method does: the argument that
+    method backpropagates with autograd (a trainer's `def backward(self, loss): loss.backward()`),
+    or None (not autograd at all). Where the receiver's class is not known (a loop variable over
+    layers, an argument) in a file that defines such hand-written backward methods, and nothing
+    says the receiver is a tensor, the call is taken as one of them: None. _AUTOGRAD otherwise."""
+    classes = _receiver_classes(receiver, function, facts)
+    if classes is None:
+        if facts.names.qualified_name(receiver) is not None or _is_tensor(receiver, function):
+            return _AUTOGRAD
+        handwritten = [local for local in facts.classes.values()
+                       if _backward_method(local, facts) is not None and not _is_autograd_function(local, facts)
+                       and _method_backpropagates(local, facts, seen) is None]
+        return None if handwritten else _AUTOGRAD
+    results = []
+    for local in classes:
+        if _is_autograd_function(local, facts):
+            return _AUTOGRAD
+        method = _backward_method(local, facts)
+        if method is None:
+            if not _bases_all_local(local, facts):
+                return _AUTOGRAD  # `backward` may come from a base class we cannot see
+            return None  # no such method: not an autograd call (it would raise AttributeError)
+        results.append(_method_backpropagates(local, facts, seen))
+    positions = {position for position in results}
+    if len(positions) != 1 or None in positions:
+        return None
+    position = positions.pop()
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[position] if position < len(positional) else None
+
+
+def _receiver_classes(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> Optional[list]:
+    """The classes of this file the receiver is surely an object of (`net = Net(...)`, `self.net`
+    assigned `Net(...)`, `self` in a method); None when that is not known."""
+    if isinstance(receiver, cst.Name) and receiver.value == "self" and function.class_name in facts.classes:
+        return [facts.classes[function.class_name]]
+    if isinstance(receiver, cst.Name):
+        values = [binding.value for binding in facts.reaching(receiver, function)[1]]  # a global too
+    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+            and receiver.value.value == "self" and function.class_name in facts.classes:
+        values = list(facts.attribute_values(facts.classes[function.class_name], receiver.attr.value))
+    else:
+        return None
+    classes = []
+    for value in values:
+        local = facts.classes.get(value.func.value) if isinstance(value, cst.Call) \
+            and isinstance(value.func, cst.Name) else None
+        if local is None:
+            return None
+        classes.append(local)
+    return classes or None
+
+
+def _backward_method(local, facts, visited: Optional[set] = None) -> Optional[cst.FunctionDef]:
+    """The `backward` method a class of the file defines or inherits from another class of the file."""
+    method = local.methods.get("backward")
+    if method is not None:
+        return method
+    visited = visited if visited is not None else {local.name}
+    for base in local.base_names:
+        parent = facts.classes.get(base)
+        if parent is not None and parent.name not in visited:
+            visited.add(parent.name)
+            found = _backward_method(parent, facts, visited)
+            if found is not None:
+                return found
+    return None
+
+
+def _bases_all_local(local, facts, visited: Optional[set] = None) -> bool:
+    """Does the class derive only from `object` and classes of this file (so every method is in sight)?"""
+    visited = visited if visited is not None else {local.name}
+    for base in local.base_names:
+        if base == "object":
+            continue
+        parent = facts.classes.get(base)
+        if parent is None:
+            return False
+        if parent.name not in visited:
+            visited.add(parent.name)
+            if not _bases_all_local(parent, facts, visited):
+                return False
+    return True
+
+
+def _is_autograd_function(local, facts) -> bool:
+    """`class Clip(torch.autograd.Function)`: its `backward` is autograd's, called by autograd."""
+    for base in local.node.bases:
+        qualified = facts.names.qualified_name(base.value) or ""
+        if qualified.startswith("torch.autograd"):
+            return True
+    return False
+
+
+def _method_backpropagates(local, facts, seen: frozenset) -> Optional[int]:
+    """Which argument (counted after `self`) the class's `backward` method backpropagates with
+    autograd (`def backward(self, loss): self.scaler.scale(loss).backward()`); None when it does
+    not (hand-written backpropagation over arrays)."""
+    method = _backward_method(local, facts)
+    if method is None or method in seen:
+        return None
+    method_facts = facts.function_facts(method)
+    parameters = [binding for binding in method_facts.parameters if binding.name not in ("self", "cls")]
+    for inner, _ in method_facts.call_statement.items():
+        loss = backpropagated_expression(inner, method_facts, facts, seen | {method})
+        root = _root(loss) if loss is not None else None
+        if root is None:
+            continue
+        for binding in method_facts.bindings_at(root):
+            if binding in parameters:
+                return parameters.index(binding)
+    return None
+
+
+def _root(expr) -> Optional[cst.Name]:
+    while isinstance(expr, (cst.Attribute, cst.Subscript)) or (
+            isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+        expr = expr.value if not isinstance(expr, cst.Call) else expr.func.value
+    return expr if isinstance(expr, cst.Name) else None
 
 
 def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
@@ -421,7 +558,7 @@ class TrainingFacts:
             stepped = [(key, function.order_of(statement)) for key, _, statement in self._step_calls(function)]
             roles = ArgumentRoles()
             if any(key not in self.optimizers for key, _ in stepped):
-                backwards = [(function.order_of(b.statement), b.loss) for b in backward_calls(function)]
+                backwards = [(function.order_of(b.statement), b.loss) for b in backward_calls(function, self.facts)]
                 roles = argument_roles(function, self.optimizers, self._call_sites_of(function), stepped, backwards)
             self._roles[function.node] = roles
         return roles

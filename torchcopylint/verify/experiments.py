@@ -1132,7 +1132,7 @@ def graph_kept_alive(job: Job) -> Outcome:
         sizes: list[int] = []
 
         def measure(frame):
-            value = frame.f_locals.get(accumulator)
+            value = accumulator_value(frame.f_locals, accumulator)
             tensors = [value] if isinstance(value, torch.Tensor) else _tensors(value)
             sizes.append(sum(_graph_size(t) for t in tensors))
             if len(sizes) >= 3:
@@ -1158,6 +1158,15 @@ def graph_kept_alive(job: Job) -> Outcome:
                    executed)
 
     return decide(settings(job, namespace), run, {job.line: "the accumulation"})
+
+
+def accumulator_value(frame_locals: dict, accumulator: str) -> Any:
+    """The accumulator TCL007 names: a local (`losses`) or module state (`self.history`)."""
+    root, *attributes = accumulator.split(".")
+    value = frame_locals.get(root)
+    for attribute in attributes:
+        value = getattr(value, attribute, None)
+    return value
 
 
 def _graph_size(tensor: torch.Tensor, limit: int = 100_000) -> int:
