@@ -166,8 +166,8 @@ class InplaceEvent:
     order: int = 0  # evaluation order within the function (inner calls first)
     # The write happens inside a callee that switches grad mode off around it.
     without_grad: bool = False
-    # A callee's write made through a detached view it takes of its argument (`t.detach()`,
-    # `t.data`, `t.numpy()`), spelled as in the callee; "" for any other write.
+    # A callee's write made through a detached alias it names of its argument
+    # (`a = t.detach().numpy()`), spelled as in the callee; "" for any other write.
     through: str = ""
 
 
@@ -225,13 +225,15 @@ class WrittenArgument:
 
     position: Optional[int]  # among the positional arguments of a call (after `self`); None: keyword-only
     name: str  # the parameter's name, for a keyword argument (`"" ` when unknown)
-    # "sure" (on every path through the callee that returns), "maybe" (on some path: under a
-    # condition, in a loop that may run zero times) or "opaque" (handed to something unknown)
+    # "sure" (on every path through the callee that returns), "tensor" (surely, when what is passed
+    # is a tensor: `t -= m` on a parameter the callee does not show to be one), "maybe" (on some
+    # path: under a condition, in a loop that may run zero times), "opaque" (handed to something
+    # unknown) or "pure" (left alone)
     certainty: str
     # "tensor": the argument itself; "list": every tensor of the list or tuple passed
     what: str = "tensor"
-    # The detached view the callee writes through (`t.detach()`, `t.data`, `t.numpy()`), when its
-    # every sure write goes through one; "" otherwise.
+    # The detached alias the callee names and writes through (`a = t.detach().numpy(); a *= 255`),
+    # as its value is spelled there, when every sure write goes through it; "" otherwise.
     through: str = ""
 
 
@@ -247,7 +249,8 @@ class CallEffect:
     writes: tuple = ()
 
     def written(self) -> tuple:
-        """The parameters written or possibly written, as WrittenArgument."""
+        """What the call does to each parameter, as WrittenArgument: the callee's whole summary when
+        its code was read (certainty "pure" for a parameter left alone), else the layer's input."""
         if self.writes:
             return self.writes
         if self.kind in ("writes", "maybe-writes"):
@@ -1308,14 +1311,20 @@ class FunctionWalker:
                 argument = argument_at(call, entry.position, entry.name)
                 if argument is None:
                     continue
-                if entry.certainty == "opaque":
+                certainty = entry.certainty
+                if certainty == "pure":
+                    continue
+                if certainty == "opaque":
                     self._opaque_argument(call, argument, state)
-                elif entry.what == "list":
-                    self._write_into_items(argument, call, kind, state, effect.description, entry.certainty)
+                    continue
+                if certainty == "tensor":
+                    passed = self.typing.of(argument, lambda name: self._name_tensorness(name, state))
+                    certainty = "sure" if passed.is_tensor else "maybe"
+                if entry.what == "list":
+                    self._write_into_items(argument, call, kind, state, effect.description, certainty)
                 else:
                     self._write_into(argument, call, kind, state, description=effect.description,
-                                     certainty=entry.certainty, without_grad=effect.without_grad,
-                                     through=entry.through)
+                                     certainty=certainty, without_grad=effect.without_grad, through=entry.through)
         elif effect.kind == "opaque":
             for arg in call.args:
                 self._opaque_argument(call, arg.value, state)

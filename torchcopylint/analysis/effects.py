@@ -83,7 +83,7 @@ class CalleeEffects:
                     return self.function_effect(method, label)
                 return OPAQUE
             # A method of an object of a class of this file (`helper.norm_(x)`, `self.stats.update(x)`).
-            local = self._instance_class(receiver, state, owner)
+            local = self.instance_class(receiver, state, owner)
             if local is not None:
                 method = self.method_of(local, func.attr.value)
                 if method is None:
@@ -135,9 +135,11 @@ class CalleeEffects:
                 effects.append(self.construction_effect(binding.value, name))
         return _all_same(effects)
 
-    def _instance_class(self, receiver, state: FlowState, owner: Optional["ClassFacts"]) -> Optional["ClassFacts"]:
+    def instance_class(self, receiver, state: FlowState, owner: Optional["ClassFacts"]) -> Optional["ClassFacts"]:
         """The class of this file every value reaching `receiver` was built from, if one is."""
-        if isinstance(receiver, cst.Name):
+        if isinstance(receiver, cst.Call):
+            values = [receiver]  # `Visualizer().prepare(x)`
+        elif isinstance(receiver, cst.Name):
             values = [binding.value for binding in state.lookup(receiver.value)]
         elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
                 and receiver.value.value == "self" and owner is not None:
@@ -227,7 +229,7 @@ class CalleeEffects:
         touched = [entry for entry in parameters if entry.certainty != "pure"]
         if not touched:
             return PURE
-        sure = [entry for entry in touched if entry.certainty == "sure"]
+        sure = [entry for entry in touched if entry.certainty in ("sure", "tensor")]
         maybe = [entry for entry in touched if entry.certainty == "maybe"]
         owner = self.class_of(function) if isinstance(function, cst.FunctionDef) else None
         if sure:
@@ -275,7 +277,9 @@ class CalleeEffects:
                 entries.append(WrittenArgument(position, name, "pure"))
                 continue
             sure = [event for event in events if event.certainty == "sure"]
-            if sure and always_run is None:
+            # `t -= m` on a parameter nothing shows to be a tensor: a write when a tensor is passed.
+            if_tensor = [event for event in events if event.certainty == "maybe" and event.kind == "augassign"]
+            if (sure or if_tensor) and always_run is None:
                 always_run = _statements_always_run(function, configuration=_is_forward(function))
             # A write under a condition of the helper's own (`if factor != 1: t.div_(factor)`), in a
             # loop that may run zero times, or after an early return, may not happen at a given call.
@@ -286,6 +290,8 @@ class CalleeEffects:
                 through = {self._detached_access(facts, event.target) for event in writes}
                 entries.append(WrittenArgument(position, name, "sure",
                                                through=through.pop() if len(through) == 1 else ""))
+            elif any(event.statement in always_run for event in if_tensor):
+                entries.append(WrittenArgument(position, name, "tensor"))
             elif sure or any(event.certainty == "maybe" for event in events):
                 entries.append(WrittenArgument(position, name, "maybe"))
             else:
@@ -295,21 +301,20 @@ class CalleeEffects:
         return summary
 
     def _detached_access(self, facts, target, depth: int = 0) -> str:
-        """`t.detach()` when a write's target goes through a detached view of the argument
-        (`t.detach().clamp_()`, `t.data.mul_()`, `a = t.numpy(); a -= m`), else ""."""
-        if target is None or depth > 4:
-            return ""
-        if goes_through_detach(target):
-            return self.code_for(_detached_part(target))
-        root = root_name(target)
+        """The detached alias a write goes through, when the function names one and writes it as
+        if it were its own copy (`a = t.detach().numpy(); a *= 255`, `d = t.detach(); d.clamp_()`):
+        its value as written (`t.detach().numpy()`); "" otherwise. A write spelled through the
+        view in one expression (`t.data.mul_(s)`) is the old style of an in-place update, meant."""
+        root = root_name(target) if target is not None else None
         bindings = facts.bindings_at(root) if root is not None else frozenset()
-        if not bindings or any(binding.made_by != "alias" or binding.value is None for binding in bindings):
+        if depth > 4 or len(bindings) != 1:
             return ""
-        found = {self._detached_access(facts, binding.value, depth + 1) for binding in bindings}
-        if len(found) != 1 or "" in found:
+        binding = next(iter(bindings))
+        if binding.made_by != "alias" or binding.value is None or binding.kind != "assign":
             return ""
-        # `a = t.detach().numpy()`, then `a *= 255`: the view as the helper names it.
-        return self.code_for(next(iter(bindings)).value) if len(bindings) == 1 else found.pop()
+        if goes_through_detach(binding.value):
+            return self.code_for(binding.value)
+        return self._detached_access(facts, binding.value, depth + 1)
 
     # ------------------------------------------------------- a layer built in sight
 
@@ -370,7 +375,8 @@ class CalleeEffects:
                     built = default.body if isinstance(default, cst.Lambda) and not _has_parameters(default) \
                         else cst.Call(func=default, args=value.args) if not isinstance(default, cst.Lambda) else None
                     if built is not None:
-                        return self.construction_effect(built, label, seen | {("param", func.value)}, None, env)
+                        effect = self.construction_effect(built, label, seen | {("param", func.value)}, None, env)
+                        return _from_default(effect, label, func.value)
         return OPAQUE
 
     def _factory_effect(self, factory: cst.FunctionDef, call: cst.Call, label: str, seen: frozenset,
@@ -509,7 +515,8 @@ class CalleeEffects:
             default = self._parameter_default(value, where, seen)
             if default is None:
                 return OPAQUE
-            return self.construction_effect(default, label, seen | {key, ("param", value.value)}, None, None)
+            effect = self.construction_effect(default, label, seen | {key, ("param", value.value)}, None, None)
+            return _from_default(effect, label, value.value)
         if any(b.value is None or b.kind != "assign" for b in bindings):
             return OPAQUE
         return _all_same([self.construction_effect(b.value, label, seen | {key}, where, env) for b in bindings])
@@ -582,6 +589,14 @@ def _all_same(effects: list[CallEffect]) -> CallEffect:
                         if entry.certainty == "sure" else entry for entry in writer.writes)
         return CallEffect("maybe-writes", writer.description, writer.argument, layer=writer.layer, writes=lowered)
     return CallEffect("maybe-writes", writer.description, writer.argument, layer=writer.layer)
+
+
+def _from_default(effect: CallEffect, label: str, parameter: str) -> CallEffect:
+    """The effect of a layer a parameter's default builds, saying so in its description."""
+    if effect.kind not in ("writes", "maybe-writes"):
+        return effect
+    return CallEffect(effect.kind, f"{label} ({_short(effect.description)}, the default of `{parameter}`)",
+                      effect.argument, effect.without_grad, effect.layer, effect.writes)
 
 
 def _short(description: str) -> str:
@@ -686,24 +701,6 @@ def _has_parameters(function: cst.Lambda) -> bool:
     params = function.params
     return bool(params.posonly_params or params.params or params.kwonly_params or params.star_kwarg
                 or isinstance(params.star_arg, cst.Param))
-
-
-def _detached_part(target) -> cst.CSTNode:
-    """The shortest part of an access that goes through `.detach()`, `.data` or `.numpy()`."""
-    current = target
-    while True:
-        if isinstance(current, cst.Attribute):
-            if current.attr.value == "data":
-                return current
-            current = current.value
-        elif isinstance(current, cst.Subscript):
-            current = current.value
-        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
-            if current.func.attr.value in ("detach", "numpy", "detach_") and not goes_through_detach(current.func.value):
-                return current
-            current = current.func.value
-        else:
-            return target
 
 
 def returned_values(function) -> list:

@@ -567,7 +567,7 @@ class _BoundCallees(Callees):
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             return self.owner is not None and self.facts.method_of(self.owner, call.func.attr.value) is not None
-        return receiver is not None and self.facts._instance_class(receiver, state, self.owner) is not None
+        return receiver is not None and self.facts.instance_class(receiver, state, self.owner) is not None
 
 
 def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:
