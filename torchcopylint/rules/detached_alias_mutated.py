@@ -72,7 +72,7 @@ class DetachedAliasMutated(Rule):
                 event.target,
                 f"{where}: {consequence}",
                 self.unsafe_fix(f"Pass a copy: `{name}.clone()`", event.target, method_call(event.target, "clone")),
-                write_line=facts.line_of(event.node), source=name,
+                write_line=facts.line_of(event.node), source=name, snapshot="before",
             )
 
 
