@@ -921,6 +921,10 @@ class FunctionWalker:
         `outs[0]`) replaces what was held under it; anything else accumulates."""
         if not isinstance(value, cst.BaseExpression) or not self._is_local_container(container, state):
             return
+        if key is not None and container.value in self._held_names:
+            # `d["k"] = v`: whatever was held under "k" is gone, whether v is an alias or not.
+            state.held[container.value] = frozenset(
+                other for other in state.held_of(container.value) if self._held_key.get(other) != key)
         storages = self._shared_storages(value, state)
         if not storages:
             return

@@ -482,8 +482,9 @@ class CalleeEffects:
         if not layers:
             return OPAQUE
         first = self.construction_effect(layers[0], label, seen, where, env)
-        if first.kind == "writes":
-            return CallEffect("writes", f"{label} (Sequential starting with {_short(first.description)})")
+        if first.kind in ("writes", "maybe-writes"):
+            # Only the first layer sees the input; a later one writes what the earlier ones made.
+            return CallEffect(first.kind, f"{label} (Sequential starting with {_short(first.description)})")
         effects = [first] + [self.construction_effect(layer, label, seen, where, env) for layer in layers[1:]]
         return PURE if all(effect.kind in ("pure", "writes") for effect in effects) else OPAQUE
 
@@ -902,9 +903,10 @@ def _bind_arguments(function: cst.FunctionDef, call: cst.Call, env: Optional[dic
     params = {param.name.value: param for param in
               [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
     starred = any(arg.star for arg in call.args)
+    reassigned = _assigned_names(function)
     for name, position, star in positions:
-        if star:
-            continue
+        if star or name in reassigned:
+            continue  # a parameter the factory rebinds is not the call's argument where it is used
         argument = None if starred else argument_at(call, position, name)
         if argument is None and not starred and name in params and params[name].default is not None:
             argument = params[name].default
@@ -914,6 +916,26 @@ def _bind_arguments(function: cst.FunctionDef, call: cst.Call, env: Optional[dic
             argument = env[argument.value]
         bound[name] = argument
     return bound
+
+
+def _assigned_names(function) -> set:
+    """Names a function's own body binds (assignments, loops, `with ... as`, walrus)."""
+    names: set = set()
+    if isinstance(function, cst.Lambda):
+        return names
+    for node in walk(function.body):
+        targets = []
+        if isinstance(node, cst.AssignTarget):
+            targets = [node.target]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, cst.AsName):
+            targets = [node.name]
+        elif isinstance(node, cst.NamedExpr):
+            targets = [node.target]
+        for target in targets:
+            names.update(name.value for name in walk(target) if isinstance(name, cst.Name))
+    return names
 
 
 def _returned_values_under(function, env: dict) -> list:
