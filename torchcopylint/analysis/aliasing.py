@@ -274,9 +274,9 @@ class FlowState:
         self.named: dict[Binding, frozenset] = {}
         # Local container name -> the "held" bindings of the aliases it may hold (`outs.append(x)`).
         self.held: dict[str, frozenset] = {}
-        # Binding -> storages it no longer watches on this path: the statement that made the storage
-        # ran again (the next iteration's `h = f(h)` makes a new tensor), and the binding still
-        # names the previous one.
+        # Binding -> storages it no longer watches: the statement that made the storage ran again
+        # (the next iteration's `h = f(h)` makes a new tensor), and the binding still names the
+        # previous one.
         self.retired: dict[Binding, frozenset] = {}
         self.reachable = True
 
@@ -354,9 +354,12 @@ class FlowState:
             self.named[binding] = frozenset().union(*(branch.named_events_of(binding) for branch in live))
         for name in set().union(*(branch.held for branch in live)):
             self.held[name] = frozenset().union(*(branch.held_of(name) for branch in live))
-        # A binding stops watching a storage only where it does so on every path.
+        # A binding stops watching a storage once the statement that makes it ran again on any path
+        # (precision first): after the join, the name that reaches the storage may hold the new
+        # tensor on that path, and nothing of the old one on the others (`x = layer(x, x_prev)` on
+        # one branch, `x_prev, x = x, layer(x)` on another).
         for binding in set().union(*(branch.retired for branch in live)):
-            self.retired[binding] = frozenset.intersection(*(branch.retired_of(binding) for branch in live))
+            self.retired[binding] = frozenset().union(*(branch.retired_of(binding) for branch in live))
 
 
 @dataclass

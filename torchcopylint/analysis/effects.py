@@ -416,7 +416,7 @@ class CalleeEffects:
         """The default of the method parameter `name` (`activation=lambda: nn.ReLU(inplace=True)`,
         `act_layer=nn.ReLU`) when no call in this file passes another value; else None."""
         owner, method = where
-        if ("param", name.value) in seen or not isinstance(method, cst.FunctionDef):
+        if ("param", name.value) in seen or not isinstance(method, cst.FunctionDef) or method in self._in_progress:
             return None
         facts = self.function_facts(method)
         bindings = facts.bindings_at(name) if name in facts.reads else frozenset()
