@@ -394,3 +394,14 @@ def test_default_class_handed_around_by_name_is_not_known():
         make_unit = partial(Unit, act_layer=nn.GELU)
     """
     assert codes(body, "TCL002") == []
+
+
+@pytest.mark.parametrize("use", ["return gate * old.clone()", "copy = old.clone()\n    return gate * copy"])
+def test_copy_of_a_view_of_a_state_passed_in_is_not_judged(use):
+    # A recurrent state handed in may be updated in place by the caller after the step returns.
+    body = f"""
+def step(state: torch.Tensor, gate: torch.Tensor):
+    old = state.to(dtype=torch.float32)
+    {use}
+"""
+    assert codes(body, "TCL001") == []

@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, ConsumedCopy, FunctionFacts, Read, clone_source
+from torchcopylint.analysis.aliasing import Binding, ConsumedCopy, FunctionFacts, Read, clone_source, root_name
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 
@@ -123,10 +123,11 @@ def _consumed_copy_needed(function: FunctionFacts, consumed: ConsumedCopy) -> Op
     return unknown_layers
 
 
-def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: ModuleFacts) -> bool:
-    """Is every value reaching `source` an activation this function owns (not a parameter, buffer or state)?"""
+def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: ModuleFacts, depth: int = 0) -> bool:
+    """Is every value reaching `source` an activation this function owns (not a parameter, buffer or
+    state, nor a view or alias of one: `state = cstate.to(dtype)` of a recurrent state passed in)?"""
     read = function.reads.get(source)
-    if read is None or not read.bindings:
+    if read is None or not read.bindings or depth > 8:
         return False
     owner = facts.classes.get(function.class_name) if function.class_name else None
     in_module_forward = function.name == "forward" and owner is not None and facts.is_module_class(owner)
@@ -140,6 +141,10 @@ def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: Modul
                 return False
         elif binding.kind != "assign" or binding.made_by not in ("new", "alias", "may-alias", "copy"):
             return False
+        elif binding.made_by in ("alias", "may-alias"):
+            root = root_name(binding.value)
+            if root is None or root.value == "self" or not _is_local_activation(function, root, facts, depth + 1):
+                return False
     return True
 
 
