@@ -405,3 +405,18 @@ def step(state: torch.Tensor, gate: torch.Tensor):
     {use}
 """
     assert codes(body, "TCL001") == []
+
+
+def test_lambda_writing_only_in_one_branch_of_a_conditional_expression():
+    body = """
+        def use(x: torch.Tensor, limit):
+            clip = lambda t: t.clamp_(-limit, limit) if limit else t
+            always = lambda t: t.clamp_(0, 1)
+            kept = x
+            clip(x)
+            first = kept.sum()
+            other = x
+            always(x)
+            return first, other
+    """
+    assert codes(body, "TCL002") == [line_of(body, "other = x")]

@@ -283,14 +283,14 @@ class CalleeEffects:
                 always_run = _statements_always_run(function, configuration=_is_forward(function))
             # A write under a condition of the helper's own (`if factor != 1: t.div_(factor)`), in a
             # loop that may run zero times, or after an early return, may not happen at a given call.
-            writes = [event for event in sure if event.statement in always_run]
+            writes = [event for event in sure if _runs_always(event, always_run)]
             if writes:
                 without_grad = without_grad and (facts.decorated_grad_enabled is False or all(
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes))
                 through = {self._detached_access(facts, event.target) for event in writes}
                 entries.append(WrittenArgument(position, name, "sure",
                                                through=through.pop() if len(through) == 1 else ""))
-            elif any(event.statement in always_run for event in if_tensor):
+            elif any(_runs_always(event, always_run) for event in if_tensor):
                 entries.append(WrittenArgument(position, name, "tensor"))
             elif sure or any(event.certainty == "maybe" for event in events):
                 entries.append(WrittenArgument(position, name, "maybe"))
@@ -818,16 +818,18 @@ def _rooted_at_self(attribute: cst.Attribute) -> bool:
 
 
 class _LambdaStatements(set):
-    """For a lambda, the walk's one statement always runs; this answers for the events in it.
-    (The events of a lambda sit in the `return` the walk made; a write inside a conditional
-    expression's branch, or right of `and`/`or`, is left out through its node.)"""
+    """A lambda's one statement (the `return` its walk made) always runs, less the expressions a
+    conditional expression or `and`/`or` may skip: `skipped` holds those nodes."""
 
     def __init__(self, skipped: set) -> None:
         super().__init__()
         self.skipped = skipped
 
-    def __contains__(self, statement) -> bool:
-        return isinstance(statement, cst.Return)
+
+def _runs_always(event, always_run: set) -> bool:
+    if isinstance(always_run, _LambdaStatements):
+        return event.node not in always_run.skipped
+    return event.statement in always_run
 
 
 # ------------------------------------------------- factories read with their arguments
