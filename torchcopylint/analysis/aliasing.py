@@ -1216,23 +1216,23 @@ class FunctionWalker:
     def _note_consumed_copies(self, expr, kind) -> None:
         """`x.clone() * s`, `x.clone().unsqueeze(0).repeat(n, 1)`, `torch.cat([x.clone(), y])`: a copy
         that an op turns into a new tensor at once, so that no name ever holds it."""
+        # Runs for every operation and call: look for a call among the operands before anything else.
         if kind is cst.BinaryOperation:
+            if type(expr.left) is not cst.Call and type(expr.right) is not cst.Call:
+                return
             operands = (expr.left, expr.right)
-            how = f"`{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
         elif kind is cst.UnaryOperation:
-            if type(expr.operator) not in (cst.Minus, cst.BitInvert):
+            if type(expr.expression) is not cst.Call or type(expr.operator) not in (cst.Minus, cst.BitInvert):
                 return  # `+t` returns t itself
             operands = (expr.expression,)
-            how = f"unary `{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
         else:
             func = expr.func
-            qualified = self.names.qualified_name(func)
-            if qualified is None:
-                if type(func) is not cst.Attribute or func.attr.value not in NEW_TENSOR_METHODS:
+            if type(func) is cst.Attribute and func.attr.value in NEW_TENSOR_METHODS:
+                if type(func.value) is not cst.Call or self.names.qualified_name(func) is not None:
                     return
                 operands = (func.value,)
-                how = f"`.{func.attr.value}()`"
             else:
+                qualified = self.names.qualified_name(func) if expr.args else None
                 if qualified not in NEW_TENSOR_FUNCTIONS or any(
                         arg.keyword is not None and arg.keyword.value in ("out", "inplace") for arg in expr.args):
                     return
@@ -1245,14 +1245,14 @@ class FunctionWalker:
                                         if not isinstance(element, cst.StarredElement))
                     else:
                         operands.append(arg.value)
-                how = f"`{_code(func)}()`"
         for operand in operands:
             if type(operand) is not cst.Call:
                 continue
             found = copy_in_view_chain(operand, self.names)
             if found is not None:
                 clone, source = found
-                self.facts.consumed_copies.append(ConsumedCopy(clone, source, expr, how, self._statement))
+                self.facts.consumed_copies.append(
+                    ConsumedCopy(clone, source, expr, _consumer_name(expr, kind), self._statement))
 
     def _evaluate_comprehension(self, expr, state: FlowState) -> None:
         # Comprehensions have their own scope; only the outer names they read matter here.
@@ -1534,6 +1534,17 @@ def grad_mode_of_context(expr: cst.BaseExpression, names: TorchNames) -> Optiona
         if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
             return flag.value == "True"
     return None
+
+
+def _consumer_name(expr, kind) -> str:
+    """How a message names the op that consumes a copy: "`*`", "unary `-`", "`.repeat()`", "`torch.cat()`"."""
+    if kind is cst.BinaryOperation:
+        return f"`{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
+    if kind is cst.UnaryOperation:
+        return f"unary `{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
+    if isinstance(expr.func, cst.Attribute) and not isinstance(expr.func.value, cst.Name):
+        return f"`.{expr.func.attr.value}()`"
+    return f"`{_code(expr.func)}()`"
 
 
 def clone_source(value, names: TorchNames) -> Optional[cst.BaseExpression]:

@@ -445,6 +445,7 @@ class CalleeEffects:
             if any(owner.name in local.base_names for local in self.classes.values()):
                 return True  # a subclass may pass it through super().__init__(...)
             sites = [call for call in self.calls if isinstance(call.func, cst.Name) and call.func.value == owner.name]
+            # Handed around by name (`block=Block`, `partial(Block, ...)`): other calls are unseen.
             if self.name_references(owner.name) > len(sites):
                 return True
         elif owner is not None:

@@ -8,6 +8,7 @@ resolved on demand, only for files that have something to report.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -517,14 +518,17 @@ class ModuleFacts(CalleeEffects, Callees):
         return owner, None
 
     def name_references(self, name: str) -> int:
-        """How many times the module spells `name` (calls, references, definitions less)."""
+        """How many times the module spells `name` as a word, less its definitions (and
+        `super(Block, self)`): an upper bound of the references (strings and comments count too,
+        which only makes callers warier). One scan of the text, on first use."""
         if self._name_references is None:
+            text = self._positions.source if self._positions.source is not None else self.module.code
             counts: dict[str, int] = {}
-            for node in walk(self.module):
-                if isinstance(node, cst.Name):
-                    counts[node.value] = counts.get(node.value, 0) + 1
-                elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                    counts[node.name.value] = counts.get(node.name.value, 0) - 1
+            for word in re.findall(r"(?<![\w.])[A-Za-z_]\w*", text):
+                counts[word] = counts.get(word, 0) + 1
+            for defined, in_super in re.findall(r"\b(?:def|class)\s+(\w+)|\bsuper\(\s*(\w+)", text):
+                word = defined or in_super
+                counts[word] = counts.get(word, 0) - 1
             self._name_references = counts
         return self._name_references.get(name, 0)
 
