@@ -22,6 +22,7 @@ from torchcopylint.analysis.catalog import (
     INPLACE_FUNCTION_ARGUMENT,
     INPLACE_TENSOR_METHODS,
     is_inplace_method_name,
+    written_arguments,
 )
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
@@ -55,8 +56,46 @@ METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", 
 METADATA_METHODS = frozenset({"size", "dim", "numel", "ndimension", "element_size", "nelement", "get_device"})
 # Methods that put values into a container they are called on.
 CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"})
+# Calls on a container that change what it holds without reading its values.
+CONTAINER_MUTATORS = CONTAINER_METHODS | {"clear", "remove", "discard"}
 # Methods whose result is a fresh copy of the receiver's values.
 COPY_METHODS = frozenset({"clone"})
+# Views that a copy may pass through before an op consumes it (`x.clone().unsqueeze(0).repeat(n, 1)`).
+VIEW_CHAIN_METHODS = frozenset(
+    "view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t expand expand_as "
+    "narrow select diagonal movedim moveaxis swapaxes swapdims".split()
+)
+# Tensor methods that always return a new tensor, never their receiver nor a view of it: a
+# copy fed straight into one (`x.clone().repeat(n, 1)`, `x.clone().mul(s)`) is copied twice.
+NEW_TENSOR_METHODS = frozenset(
+    """
+    repeat repeat_interleave add sub mul div true_divide floor_divide pow neg abs exp log log1p log2
+    sqrt rsqrt sigmoid tanh relu softmax log_softmax matmul mm bmm mv sum mean std var norm prod cumsum
+    cumprod clamp clip masked_fill index_fill masked_select gather index_select flip roll tril triu lerp
+    addcmul addcdiv round floor ceil sign reciprocal square minimum maximum outer
+    """.split()
+)
+# torch functions (and torch.nn.functional ones without `inplace`) that always return a new
+# tensor; the cat family takes its inputs in a list or tuple.
+NEW_TENSOR_FUNCTIONS = frozenset(
+    """
+    torch.cat torch.concat torch.concatenate torch.stack torch.hstack torch.vstack torch.dstack
+    torch.column_stack torch.add torch.sub torch.mul torch.div torch.matmul torch.mm torch.bmm torch.einsum
+    torch.exp torch.log torch.sigmoid torch.tanh torch.relu torch.softmax torch.log_softmax torch.sum
+    torch.mean torch.clamp torch.where torch.repeat_interleave torch.flip torch.roll torch.tril torch.triu
+    torch.lerp torch.abs torch.neg torch.sqrt torch.pow torch.maximum torch.minimum torch.outer
+    torch.nn.functional.relu torch.nn.functional.gelu torch.nn.functional.silu torch.nn.functional.softmax
+    torch.nn.functional.log_softmax torch.nn.functional.linear torch.nn.functional.normalize
+    torch.nn.functional.layer_norm torch.nn.functional.conv1d torch.nn.functional.conv2d
+    torch.nn.functional.conv3d
+    """.split()
+)
+SEQUENCE_FUNCTIONS = frozenset(
+    "torch.cat torch.concat torch.concatenate torch.stack torch.hstack torch.vstack torch.dstack "
+    "torch.column_stack".split()
+)
+# Values that make a local container (whose items the walk follows, for the aliases it holds).
+CONTAINER_LITERALS = (cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp)
 AUGMENTED_OPERATORS = {
     "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
     "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=", "MatrixMultiplyAssign": "@=",
@@ -68,7 +107,7 @@ MAX_LOOP_REWALK_DEPTH = 3
 # Expressions with a scope of their own (what they bind does not leak out).
 _OWN_SCOPE = frozenset({cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 
-FunctionNode = Union[cst.FunctionDef, cst.Module]
+FunctionNode = Union[cst.FunctionDef, cst.Module, cst.Lambda]
 
 
 @dataclass(eq=False)
@@ -127,6 +166,9 @@ class InplaceEvent:
     order: int = 0  # evaluation order within the function (inner calls first)
     # The write happens inside a callee that switches grad mode off around it.
     without_grad: bool = False
+    # A callee's write made through a detached alias it names of its argument
+    # (`a = t.detach().numpy()`), spelled as in the callee; "" for any other write.
+    through: str = ""
 
 
 @dataclass(eq=False)
@@ -144,6 +186,9 @@ class Read:
     # binding reaching the read -> the events since it was made that hit it while this name held it
     # on a path to the read (events_since also counts writes made after the name was rebound)
     named_events: dict = field(default_factory=dict)
+    # For a read of a local container's values (`torch.cat(outs)`, `return outs`): each alias it may
+    # hold ("held" binding) -> the writes to its storage since it was put in, while it was held.
+    held: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -169,14 +214,48 @@ class Callees:
         """Is the callee an object built in __init__ or earlier (`self.body`, `block`), used as a layer?"""
         raise NotImplementedError
 
+    def calls_a_method_of_the_file(self, call: cst.Call, state: "FlowState") -> bool:  # pragma: no cover
+        """Is `receiver.method(...)` a method of a class of this file (`helper.norm_(x)`), not a tensor's?"""
+        return False
+
+
+@dataclass(frozen=True)
+class WrittenArgument:
+    """One parameter a callee may write in place."""
+
+    position: Optional[int]  # among the positional arguments of a call (after `self`); None: keyword-only
+    name: str  # the parameter's name, for a keyword argument (`"" ` when unknown)
+    # "sure" (on every path through the callee that returns), "tensor" (surely, when what is passed
+    # is a tensor: `t -= m` on a parameter the callee does not show to be one), "maybe" (on some
+    # path: under a condition, in a loop that may run zero times), "opaque" (handed to something
+    # unknown) or "pure" (left alone)
+    certainty: str
+    # "tensor": the argument itself; "list": every tensor of the list or tuple passed
+    what: str = "tensor"
+    # The detached alias the callee names and writes through (`a = t.detach().numpy(); a *= 255`),
+    # as its value is spelled there, when every sure write goes through it; "" otherwise.
+    through: str = ""
+
 
 @dataclass(frozen=True)
 class CallEffect:
     kind: str  # "pure", "writes", "maybe-writes" (decided at run time), "identity", "opaque"
     description: str = ""
-    argument: int = 0  # which positional argument is written / returned
+    argument: int = 0  # which positional argument is written / returned (the first sure one)
     without_grad: bool = False  # the callee makes its write with grad mode off
     layer: bool = True  # the callee is a layer (a module), not a function or method of the file
+    # Every parameter the callee may write, when the callee's code was read (a function, method,
+    # lambda or module forward of the file): `()` for torch layers, whose one input is `argument`.
+    writes: tuple = ()
+
+    def written(self) -> tuple:
+        """What the call does to each parameter, as WrittenArgument: the callee's whole summary when
+        its code was read (certainty "pure" for a parameter left alone), else the layer's input."""
+        if self.writes:
+            return self.writes
+        if self.kind in ("writes", "maybe-writes"):
+            return (WrittenArgument(self.argument, "", "sure" if self.kind == "writes" else "maybe"),)
+        return ()
 
 
 PURE = CallEffect("pure")
@@ -193,6 +272,12 @@ class FlowState:
         # Per binding, the events since it was made that hit it while its name held it, on paths
         # where the name still does: a path that rebinds the name forgets them (see `bind`).
         self.named: dict[Binding, frozenset] = {}
+        # Local container name -> the "held" bindings of the aliases it may hold (`outs.append(x)`).
+        self.held: dict[str, frozenset] = {}
+        # Binding -> storages it no longer watches: the statement that made the storage ran again
+        # (the next iteration's `h = f(h)` makes a new tensor), and the binding still names the
+        # previous one.
+        self.retired: dict[Binding, frozenset] = {}
         self.reachable = True
 
     def lookup(self, name: str) -> frozenset:
@@ -228,6 +313,22 @@ class FlowState:
             state = state.parent
         return frozenset()
 
+    def held_of(self, name: str) -> frozenset:
+        state: Optional[FlowState] = self
+        while state is not None:
+            if name in state.held:
+                return state.held[name]
+            state = state.parent
+        return frozenset()
+
+    def retired_of(self, binding: Binding) -> frozenset:
+        state: Optional[FlowState] = self
+        while state is not None:
+            if binding in state.retired:
+                return state.retired[binding]
+            state = state.parent
+        return frozenset()
+
     def bind(self, name: str, bindings: frozenset) -> None:
         for dropped in self.lookup(name) - bindings:
             self.named[dropped] = frozenset()
@@ -251,6 +352,14 @@ class FlowState:
             self.events[binding] = frozenset().union(*(branch.events_of(binding) for branch in live))
         for binding in set().union(*(branch.named for branch in live)):
             self.named[binding] = frozenset().union(*(branch.named_events_of(binding) for branch in live))
+        for name in set().union(*(branch.held for branch in live)):
+            self.held[name] = frozenset().union(*(branch.held_of(name) for branch in live))
+        # A binding stops watching a storage once the statement that makes it ran again on any path
+        # (precision first): after the join, the name that reaches the storage may hold the new
+        # tensor on that path, and nothing of the old one on the others (`x = layer(x, x_prev)` on
+        # one branch, `x_prev, x = x, layer(x)` on another).
+        for binding in set().union(*(branch.retired for branch in live)):
+            self.retired[binding] = frozenset().union(*(branch.retired_of(binding) for branch in live))
 
 
 @dataclass
@@ -278,6 +387,11 @@ class FunctionFacts:
     line_of_statement: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
     # False for functions decorated with @torch.no_grad() / @torch.inference_mode()
     decorated_grad_enabled: Optional[bool] = None
+    # Aliases put into local containers (`outs.append(x)`, `outs = [x]`, `d["k"] = x`): bindings of
+    # kind "held", named after the container, whose value is the expression put in.
+    held: list[Binding] = field(default_factory=list)
+    # Copies consumed at once by an op that makes a new tensor anyway (`x.clone() * s`).
+    consumed_copies: list["ConsumedCopy"] = field(default_factory=list)
     _indexes: Optional["_FunctionIndex"] = field(default=None, repr=False)
 
     def bindings_at(self, name: Optional[cst.Name]) -> frozenset:
@@ -341,6 +455,18 @@ class FunctionFacts:
         return self.statement_order.get(statement, -1)
 
 
+@dataclass(eq=False)
+class ConsumedCopy:
+    """`x.clone()` (or `torch.clone(x)`, maybe through views of the copy) fed straight into an op
+    that makes a new tensor from it (`*`, `.repeat()`, `torch.cat([...])`): nothing else sees the copy."""
+
+    clone: cst.Call
+    source: cst.Name
+    consumer: cst.CSTNode  # the operation (a BinaryOperation, UnaryOperation or Call)
+    how: str  # the op, for messages: "`*`", "`.repeat()`", "`torch.cat()`"
+    statement: cst.CSTNode
+
+
 @dataclass
 class _FunctionIndex:
     reads_by_binding: dict
@@ -391,6 +517,14 @@ class FunctionWalker:
         # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
         self._used_as_tensor: set = set()
         self._type_tests = 0  # depth of branches under `isinstance(...)` and the like
+        # Local containers: the bindings that made them, the names that may hold aliases, the
+        # "held" binding of each expression put in, and the constant key it was put under.
+        self._container_bindings: set = set()
+        self._held_names: set = set()
+        self._held_bindings: dict[cst.CSTNode, Binding] = {}
+        self._held_key: dict[Binding, Optional[str]] = {}
+        # Container names loaded for something other than their values (`outs.append(v)`, `len(outs)`).
+        self._not_values: set = set()
 
     # ----------------------------------------------------------------- entry
 
@@ -407,7 +541,12 @@ class FunctionWalker:
             self.facts.parameters.append(binding)
             state.bind(param.name.value, frozenset({binding}))
         node = self.facts.node
-        statements = node.body if isinstance(node, cst.Module) else _block(node.body)
+        if isinstance(node, cst.Lambda):
+            # A lambda is one returned expression, walked as `return <body>` (a statement made
+            # here: what it holds are the lambda's own nodes).
+            statements = [cst.SimpleStatementLine(body=[cst.Return(value=node.body)])]
+        else:
+            statements = node.body if isinstance(node, cst.Module) else _block(node.body)
         self._walk_block(statements, state)
         self._tensorness_from_use()
         return self.facts
@@ -428,7 +567,8 @@ class FunctionWalker:
 
     def _tensorness_from_use(self) -> None:
         """After the walk: a name used as a tensor anywhere in the function holds one from its
-        assignment on, and so do the names made from it before the use (`skip = x; x.relu_()`)."""
+        assignment on, and so do the names made from it before the use (`skip = x; x.relu_()`);
+        so does what a container holds, when the name put in is one."""
         if not self._used_as_tensor:
             return
         for binding in self._used_as_tensor:  # a loop's second pass may have reset them
@@ -446,6 +586,9 @@ class FunctionWalker:
                     found = self.typing.of(binding.value, lookup)
                     if found.is_tensor:
                         binding.tensorness = Tensorness.LIKELY
+        for held in self.facts.held:
+            if held.tensorness is Tensorness.UNKNOWN and self.typing.of(held.value, lookup).is_tensor:
+                held.tensorness = Tensorness.LIKELY
 
     # ------------------------------------------------------------ statements
 
@@ -631,12 +774,17 @@ class FunctionWalker:
             adopted.names.update(link.names)
             adopted.events.update(link.events)
             adopted.named.update(link.named)
+            adopted.held.update(link.held)
+            adopted.retired.update(link.retired)
         return adopted
 
     def _walk_augassign(self, statement: cst.AugAssign, state: FlowState) -> None:
         self._evaluate(statement.value, state)
         target = statement.target
         if isinstance(target, cst.Name):
+            container = self._is_local_container(target, state)
+            if container:
+                self._not_values.add(target)  # `outs += [x]` extends the list, reads nothing of it
             self._record_read(target, state)
             tensorness = self._name_tensorness(target, state)
             storages = self._storages_of_name(target.value, state)
@@ -644,7 +792,15 @@ class FunctionWalker:
                 # A NumPy view of a tensor (`a = x.numpy()`): `a += 1` writes the tensor's memory.
                 tensorness = Tensorness.SURE
             if tensorness is Tensorness.NOT:
+                held = state.held_of(target.value)
                 self._assign(target, statement, state, kind="augassign")
+                if container:
+                    # The same list, extended: it keeps what it held, and holds the new items too.
+                    self._container_bindings.update(state.lookup(target.value))
+                    state.held[target.value] = held
+                    if isinstance(statement.value, (cst.List, cst.Tuple)):
+                        for element, _ in _container_items(statement.value):
+                            self._hold(target, element, state)
                 return
             certainty = "sure" if tensorness.is_tensor else "maybe"
             operator = AUGMENTED_OPERATORS.get(type(statement.operator).__name__, "op=")
@@ -700,6 +856,8 @@ class FunctionWalker:
                 container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
                 if not container.is_tensor:
                     self._escape(value, state, "put in a container")
+                    if isinstance(target.value, cst.Name):
+                        self._hold(target.value, value, state, _constant_key(target))
 
     def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
         expression = value if isinstance(value, cst.BaseExpression) else None
@@ -723,14 +881,89 @@ class FunctionWalker:
             binding.leaf, binding.leaf_origin = self._leaf_of(expression, made_by, state)
             binding.module_output = module_output
         binding.loops = tuple(self._loops)
+        if expression is not None:
+            self._renew(binding, {storage for storage in binding.storages
+                                  if storage.origin is expression or storage.origin is target}, state)
         self._watch(binding)
         # A fresh assignment starts with no writes behind it (matters when a loop body is walked again).
         state.events[binding] = frozenset()
         state.named[binding] = frozenset()
         previous = state.lookup(target.value) if keep_previous else frozenset()
         state.bind(target.value, previous | {binding})
+        if target.value in self._held_names and not keep_previous:
+            state.held[target.value] = frozenset()  # a new container (or none): it holds nothing yet
         if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
             self._escape(expression, state, "put in a container")
+        if expression is not None and isinstance(expression, CONTAINER_LITERALS) and kind in ("assign", "walrus"):
+            self._container_bindings.add(binding)
+            for element, key in _container_items(expression):
+                self._hold(target, element, state, key)
+
+    def _renew(self, binding: Binding, storages, state: FlowState) -> None:
+        """`binding` makes `storages` afresh (again, in a loop's next iteration): whoever still names
+        the tensor an earlier run made stops watching them on this path. The walk names a storage
+        after the expression that makes it, so without this an alias of the previous iteration's
+        `m` (`best = m`) would be taken for one of the next (`m = update(m); m.add_(1)`)."""
+        if state.retired_of(binding):
+            state.retired[binding] = frozenset()
+        for storage in storages:
+            for watcher in self._watchers.get(storage, ()):
+                if watcher is not binding and state.knows(watcher) and storage not in state.retired_of(watcher):
+                    state.retired[watcher] = state.retired_of(watcher) | {storage}
+
+    # ------------------------------------------------------------ containers
+
+    def _is_local_container(self, name: cst.Name, state: FlowState) -> bool:
+        """Does `name` surely hold a list, tuple, dict or set this function made (`outs = []`)?"""
+        bindings = state.lookup(name.value)
+        return bool(bindings) and all(binding in self._container_bindings for binding in bindings)
+
+    def _hold(self, container: cst.Name, value, state: FlowState, key: Optional[str] = None) -> None:
+        """The local container now holds `value`; if that shares a storage with a name (`x`, a view
+        of it), a write through the name changes what the container holds. A constant key (`d["k"]`,
+        `outs[0]`) replaces what was held under it; anything else accumulates."""
+        if not isinstance(value, cst.BaseExpression) or not self._is_local_container(container, state):
+            return
+        if key is not None and container.value in self._held_names:
+            # `d["k"] = v`: whatever was held under "k" is gone, whether v is an alias or not.
+            state.held[container.value] = frozenset(
+                other for other in state.held_of(container.value) if self._held_key.get(other) != key)
+        storages = self._shared_storages(value, state)
+        if not storages:
+            return
+        tensorness = self.typing.of(value, lambda name: self._name_tensorness(name, state))
+        binding = self._held_bindings.get(value)
+        if binding is None:
+            binding = Binding(container.value, value, value, "held", self._statement, tensorness)
+            self._held_bindings[value] = binding
+            self.facts.held.append(binding)
+        else:
+            binding.tensorness = combine([binding.tensorness, tensorness])
+        binding.storages = binding.storages | storages
+        binding.made_by = "alias"
+        binding.loops = tuple(self._loops)
+        self._watch(binding)
+        state.events[binding] = frozenset()
+        state.named[binding] = frozenset()
+        if state.retired_of(binding):
+            state.retired[binding] = frozenset()
+        self._held_key[binding] = key
+        held = state.held_of(container.value)
+        if key is not None:
+            held = frozenset(other for other in held if self._held_key.get(other) != key)
+        state.held[container.value] = held | {binding}
+        self._held_names.add(container.value)
+
+    def _hold_through_method(self, receiver: cst.Name, method: str, call: cst.Call, state: FlowState) -> None:
+        """`outs.append(x)`, `outs.insert(0, x)`, `outs.extend([x, y])`, `seen.add(x)`."""
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if method in ("append", "add", "put", "put_nowait") and positional:
+            self._hold(receiver, positional[0], state)
+        elif method == "insert" and len(positional) == 2:
+            self._hold(receiver, positional[1], state)
+        elif method == "extend" and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
+            for element, _ in _container_items(positional[0]):
+                self._hold(receiver, element, state)
 
     def _leaf_of(self, value: cst.BaseExpression, made_by: str, state: FlowState):
         """(leaf kind, origin node) for a value that is a leaf requiring grad, else ("", None)."""
@@ -782,6 +1015,7 @@ class FunctionWalker:
         binding.storages = frozenset({self._storage(name, name.value)})
         binding.made_by = "new"
         binding.leaf, binding.leaf_origin = "parameter", iterator
+        self._renew(binding, binding.storages, state)  # each iteration names another parameter
         self._watch(binding)
 
     def _switch_requires_grad(self, call: cst.Call, state: FlowState) -> None:
@@ -855,6 +1089,10 @@ class FunctionWalker:
             return frozenset({self._storage(origin, target.value)}), copied, "copy"
         if tensorness.is_tensor:
             return frozenset({self._storage(origin, target.value)}), frozenset(), "new"
+        if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+            # Arithmetic makes a new value, a tensor when its operands are (which the function's
+            # use of them may show only after the walk: `h = a * w + b; g = h.clone()`).
+            return frozenset({self._storage(origin, target.value)}), frozenset(), "new"
         if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.Call, cst.Subscript, cst.Attribute)):
             # Possibly a tensor (`logits = model(x)` with an unknown model): track its storage so
             # that aliases made from it (`logits.detach()`) are seen; rules still ask for tensorness.
@@ -897,8 +1135,11 @@ class FunctionWalker:
                 module, _, function = qualified.rpartition(".")
                 if module == "torch" and (function in VIEW_FUNCTIONS or is_inplace_method_name(function)):
                     return self._shared_storages(expr.args[0].value, state) or frozenset()
+            # A layer that writes its input returns it (torch's in-place modules do); a function of
+            # the file that writes its argument returns whatever it returns.
             effect = self.callees.effect(expr, state)
-            if effect.kind in ("writes", "identity") and len(expr.args) > effect.argument:
+            if (effect.kind == "identity" or (effect.kind == "writes" and effect.layer)) \
+                    and len(expr.args) > effect.argument:
                 return self._shared_storages(expr.args[effect.argument].value, state) or frozenset()
         return None
 
@@ -957,10 +1198,61 @@ class FunctionWalker:
             self._evaluate(expr.value, state)
             self._escape(expr.value, state, "yielded")
             return
+        if kind is cst.Call:
+            func = expr.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in CONTAINER_MUTATORS:
+                self._not_values.add(func.value)  # `outs.append(v)` changes the list, reads none of it
+            elif type(func) is cst.Name and func.value == "len" and len(expr.args) == 1 \
+                    and type(expr.args[0].value) is cst.Name:
+                self._not_values.add(expr.args[0].value)
         for child in child_nodes(expr):
             self._evaluate(child, state)
         if kind is cst.Call:
             self._call(expr, state)
+            self._note_consumed_copies(expr, kind)
+        elif kind is cst.BinaryOperation or kind is cst.UnaryOperation:
+            self._note_consumed_copies(expr, kind)
+
+    def _note_consumed_copies(self, expr, kind) -> None:
+        """`x.clone() * s`, `x.clone().unsqueeze(0).repeat(n, 1)`, `torch.cat([x.clone(), y])`: a copy
+        that an op turns into a new tensor at once, so that no name ever holds it."""
+        # Runs for every operation and call: look for a call among the operands before anything else.
+        if kind is cst.BinaryOperation:
+            if type(expr.left) is not cst.Call and type(expr.right) is not cst.Call:
+                return
+            operands = (expr.left, expr.right)
+        elif kind is cst.UnaryOperation:
+            if type(expr.expression) is not cst.Call or type(expr.operator) not in (cst.Minus, cst.BitInvert):
+                return  # `+t` returns t itself
+            operands = (expr.expression,)
+        else:
+            func = expr.func
+            if type(func) is cst.Attribute and func.attr.value in NEW_TENSOR_METHODS:
+                if type(func.value) is not cst.Call or self.names.qualified_name(func) is not None:
+                    return
+                operands = (func.value,)
+            else:
+                qualified = self.names.qualified_name(func) if expr.args else None
+                if qualified not in NEW_TENSOR_FUNCTIONS or any(
+                        arg.keyword is not None and arg.keyword.value in ("out", "inplace") for arg in expr.args):
+                    return
+                operands = []
+                for arg in expr.args:
+                    if arg.keyword is not None or arg.star:
+                        continue
+                    if qualified in SEQUENCE_FUNCTIONS and isinstance(arg.value, (cst.List, cst.Tuple)):
+                        operands.extend(element.value for element in arg.value.elements
+                                        if not isinstance(element, cst.StarredElement))
+                    else:
+                        operands.append(arg.value)
+        for operand in operands:
+            if type(operand) is not cst.Call:
+                continue
+            found = copy_in_view_chain(operand, self.names)
+            if found is not None:
+                clone, source = found
+                self.facts.consumed_copies.append(
+                    ConsumedCopy(clone, source, expr, _consumer_name(expr, kind), self._statement))
 
     def _evaluate_comprehension(self, expr, state: FlowState) -> None:
         # Comprehensions have their own scope; only the outer names they read matter here.
@@ -993,7 +1285,9 @@ class FunctionWalker:
         if qualified is not None:
             self._torch_call(call, qualified, state)
             return
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, cst.Attribute) and not (
+                (func.attr.value in CONTAINER_METHODS or func.attr.value.endswith("_"))
+                and self.callees.calls_a_method_of_the_file(call, state)):
             method = func.attr.value
             receiver = func.value
             receiver_tensorness = self.typing.of(receiver, lambda name: self._name_tensorness(name, state))
@@ -1004,34 +1298,74 @@ class FunctionWalker:
                                  certainty="sure" if sure else "maybe")
                 return
             if method in CONTAINER_METHODS and not self.callees.is_layer_call(call, state):
+                if isinstance(receiver, cst.Name):
+                    self._hold_through_method(receiver, method, call, state)
                 for arg in call.args:
                     self._escape(arg.value, state, f"passed to .{method}()")
                 return
+            if method == "clear" and isinstance(receiver, cst.Name) and receiver.value in self._held_names \
+                    and self._is_local_container(receiver, state):
+                state.held[receiver.value] = frozenset()
+                return
         effect = self.callees.effect(call, state)
-        if effect.kind in ("writes", "maybe-writes") and len(call.args) > effect.argument:
+        written = effect.written()
+        if written and any(arg.star for arg in call.args):
+            written = ()  # which argument lands where is unknown: whatever is passed may be written
+            effect = OPAQUE
+        if written:
             kind = "module" if effect.layer else "callee"
-            self._write_into(call.args[effect.argument].value, call, kind, state, description=effect.description,
-                             certainty="sure" if effect.kind == "writes" else "maybe",
-                             without_grad=effect.without_grad)
+            for entry in written:
+                argument = argument_at(call, entry.position, entry.name)
+                if argument is None:
+                    continue
+                certainty = entry.certainty
+                if certainty == "pure":
+                    continue
+                if certainty == "opaque":
+                    self._opaque_argument(call, argument, state)
+                    continue
+                if certainty == "tensor":
+                    passed = self.typing.of(argument, lambda name: self._name_tensorness(name, state))
+                    certainty = "sure" if passed.is_tensor else "maybe"
+                if entry.what == "list":
+                    self._write_into_items(argument, call, kind, state, effect.description, certainty)
+                else:
+                    self._write_into(argument, call, kind, state, description=effect.description,
+                                     certainty=certainty, without_grad=effect.without_grad, through=entry.through)
         elif effect.kind == "opaque":
-            callee = dotted_name(func) or "an unknown callee"
-            # An unknown layer (`self.body(x)`) is told apart from an unknown function: a
-            # function handed a tensor is more often there to change it.
-            kind = "opaque-module" if self.callees.is_layer_call(call, state) else "opaque"
             for arg in call.args:
-                storages = self._shared_storages(arg.value, state) or frozenset()
-                if storages:
-                    self._event(call, storages, kind, f"{callee}()", state, certainty="opaque", target=arg.value)
-                self._escape(arg.value, state, f"passed to {callee}()")
+                self._opaque_argument(call, arg.value, state)
+
+    def _opaque_argument(self, call: cst.Call, argument, state: FlowState) -> None:
+        """An argument handed to a callee that may do anything with it: write it, keep it."""
+        callee = dotted_name(call.func) or "an unknown callee"
+        # An unknown layer (`self.body(x)`) is told apart from an unknown function: a
+        # function handed a tensor is more often there to change it.
+        kind = "opaque-module" if self.callees.is_layer_call(call, state) else "opaque"
+        storages = self._shared_storages(argument, state) or frozenset()
+        if storages:
+            self._event(call, storages, kind, f"{callee}()", state, certainty="opaque", target=argument)
+        self._escape(argument, state, f"passed to {callee}()")
 
     def _torch_call(self, call: cst.Call, qualified: str, state: FlowState) -> None:
         module, _, function = qualified.rpartition(".")
+        written = written_arguments(qualified)
+        if written:
+            # `torch.relu_(x)`, `nn.init.normal_(w)`, `dist.all_reduce(y)`, `torch._foreach_mul_(bufs, m)`.
+            kind = "collective" if module.startswith("torch.distributed") else "functional"
+            description = f"`{_code(call.func)}()`"
+            for position, name, what in written:
+                argument = argument_at(call, position, name)
+                if argument is None:
+                    continue
+                if what == "list":
+                    self._write_into_items(argument, call, kind, state, description, "sure")
+                else:
+                    self._write_into(argument, call, kind, state, description=description)
+            return
         if not call.args:
             return
         first = call.args[0].value
-        if module in ("torch", "torch.nn.functional", "torch.nn.init") and is_inplace_method_name(function):
-            self._write_into(first, call, "functional", state, description=f"`{_code(call.func)}()`")
-            return
         if module == "torch.nn.functional" and function in INPLACE_FUNCTION_ARGUMENT:
             position = INPLACE_FUNCTION_ARGUMENT[function]
             if _argument_is_true(call, "inplace", position):
@@ -1045,21 +1379,33 @@ class FunctionWalker:
                 self._escape(arg.value, state, "passed to torch.save()")
 
     def _write_into(self, target, node, kind: str, state: FlowState, description: str = "",
-                    certainty: str = "sure", without_grad: bool = False) -> None:
+                    certainty: str = "sure", without_grad: bool = False, through: str = "") -> None:
         storages = self._shared_storages(target, state) or frozenset()
         if not storages:
             return
         label = dotted_name(target) or "a tensor"
         self._event(node, storages, kind, description or f"write into {label}", state,
-                    certainty=certainty, target=target, without_grad=without_grad)
+                    certainty=certainty, target=target, without_grad=without_grad, through=through)
+
+    def _write_into_items(self, container, node, kind: str, state: FlowState, description: str,
+                          certainty: str) -> None:
+        """A callee writes every tensor of a list it is handed (`dist.all_gather(outs, x)`): the
+        items of a list written in place, or the aliases a local container holds."""
+        if isinstance(container, (cst.List, cst.Tuple)):
+            for element, _ in _container_items(container):
+                self._write_into(element, node, kind, state, description=description, certainty=certainty)
+        elif isinstance(container, cst.Name) and container.value in self._held_names:
+            storages = frozenset().union(*(held.storages for held in state.held_of(container.value)))
+            if storages:
+                self._event(node, storages, kind, description, state, certainty=certainty, target=container)
 
     def _event(self, node, storages: frozenset, kind: str, description: str, state: FlowState,
-               certainty: str = "sure", target=None, without_grad: bool = False) -> None:
+               certainty: str = "sure", target=None, without_grad: bool = False, through: str = "") -> None:
         key = (node, target, certainty)
         event = self.facts.inplace_events.get(key)
         if event is None:
             event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target,
-                                 order=len(self.facts.inplace_events), without_grad=without_grad)
+                                 order=len(self.facts.inplace_events), without_grad=without_grad, through=through)
             self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages
@@ -1067,15 +1413,19 @@ class FunctionWalker:
         # holds it, or once its value has been read (autograd may have saved it, another name may
         # hold it); a binding made only on another branch does not. A binding rebound before any
         # read on this path is dead here: `identity = x.clone()` then, on one branch,
-        # `identity = self.downsample(x)`, and writes to `x` on that branch concern no one.
+        # `identity = self.downsample(x)`, and writes to `x` on that branch concern no one. A
+        # container's alias is held until the container is rebound or the key overwritten.
         for storage in storages:
             for watcher in self._watchers.get(storage, ()):
-                if state.knows(watcher) and (watcher in self._read_bindings
-                                             or (watcher in state.lookup(watcher.name)
-                                                 and not self._rebinds(watcher.name))):
+                if not state.knows(watcher) or storage in state.retired_of(watcher):
+                    continue
+                named = watcher in (state.held_of(watcher.name) if watcher.kind == "held"
+                                    else state.lookup(watcher.name))
+                if watcher in self._read_bindings or (named and (watcher.kind == "held"
+                                                                 or not self._rebinds(watcher.name))):
                     state.add_event(watcher, event)
                     self.facts.events_reaching.setdefault(watcher, set()).add(event)
-                    if watcher in state.lookup(watcher.name):
+                    if named:
                         state.named[watcher] = state.named_events_of(watcher) | {event}
 
     def _rebinds(self, name: str) -> bool:
@@ -1135,6 +1485,9 @@ class FunctionWalker:
                 if watcher not in events_since:
                     events_since[watcher] = state.events_of(watcher)
         named_events = {binding: state.named_events_of(binding) for binding in bindings}
+        held_events = {}
+        if name.value in self._held_names and use == "value" and name not in self._not_values:
+            held_events = {held: state.named_events_of(held) for held in state.held_of(name.value)}
         previous = self.facts.reads.get(name)
         if previous is not None:
             bindings = bindings | previous.bindings
@@ -1142,7 +1495,9 @@ class FunctionWalker:
                 events_since[watcher] = events_since.get(watcher, frozenset()) | events
             for binding, events in previous.named_events.items():
                 named_events[binding] = named_events.get(binding, frozenset()) | events
-        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use, named_events)
+            for held, events in previous.held.items():
+                held_events[held] = held_events.get(held, frozenset()) | events
+        self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use, named_events, held_events)
 
     def _name_tensorness(self, name: cst.Name, state: FlowState) -> Tensorness:
         bindings = state.lookup(name.value)
@@ -1181,6 +1536,55 @@ def grad_mode_of_context(expr: cst.BaseExpression, names: TorchNames) -> Optiona
         if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
             return flag.value == "True"
     return None
+
+
+def _consumer_name(expr, kind) -> str:
+    """How a message names the op that consumes a copy: "`*`", "unary `-`", "`.repeat()`", "`torch.cat()`"."""
+    if kind is cst.BinaryOperation:
+        return f"`{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
+    if kind is cst.UnaryOperation:
+        return f"unary `{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
+    if isinstance(expr.func, cst.Attribute) and not isinstance(expr.func.value, cst.Name):
+        return f"`.{expr.func.attr.value}()`"
+    return f"`{_code(expr.func)}()`"
+
+
+def clone_source(value, names: TorchNames) -> Optional[cst.BaseExpression]:
+    """`x` for `x.clone()` / `torch.clone(x)` with the default memory format, else None (a layout
+    change, `memory_format=torch.channels_last`, is a real copy)."""
+    if not isinstance(value, cst.Call):
+        return None
+    if names.qualified_name(value.func) == "torch.clone":
+        positional = [arg for arg in value.args if arg.keyword is None]
+        source = positional[0].value if len(positional) == 1 and not positional[0].star else None
+    elif isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone" \
+            and names.qualified_name(value.func) is None:
+        positional = [arg for arg in value.args if arg.keyword is None]
+        source = value.func.value if not positional else None
+    else:
+        return None
+    for arg in value.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value != "memory_format" or names.qualified_name(arg.value) != "torch.preserve_format":
+            return None
+    return source
+
+
+def copy_in_view_chain(expr, names: TorchNames) -> Optional[tuple]:
+    """(the clone call, the name cloned) for `x.clone()` or a view of it (`x.clone().unsqueeze(0)`,
+    `x.clone()[0]`), else None."""
+    while True:
+        source = clone_source(expr, names)
+        if source is not None:
+            return (expr, source) if isinstance(source, cst.Name) else None
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and expr.func.attr.value in VIEW_CHAIN_METHODS and names.qualified_name(expr.func) is None:
+            expr = expr.func.value
+        elif isinstance(expr, cst.Subscript) and _is_basic_index(expr):
+            expr = expr.value
+        else:
+            return None
 
 
 def goes_through_detach(expr) -> bool:
@@ -1265,6 +1669,49 @@ def _is_basic_index(subscript: cst.Subscript) -> bool:
             continue
         return False
     return True
+
+
+def _container_items(container) -> list:
+    """(item, constant key) of a container literal: list and tuple items keyed by position, dict
+    values by a literal key (None for a computed one), set items unkeyed."""
+    items = []
+    if isinstance(container, (cst.List, cst.Tuple, cst.Set)):
+        for position, element in enumerate(container.elements):
+            if isinstance(element, cst.StarredElement):
+                continue
+            items.append((element.value, None if isinstance(container, cst.Set) else str(position)))
+    elif isinstance(container, cst.Dict):
+        for element in container.elements:
+            if isinstance(element, cst.DictElement):
+                key = element.key
+                items.append((element.value, _EMPTY_MODULE.code_for_node(key)
+                              if isinstance(key, (cst.SimpleString, cst.Integer)) else None))
+    return items
+
+
+def _constant_key(subscript: cst.Subscript) -> Optional[str]:
+    """`"k"` for `d["k"]`, `0` for `outs[0]`; None for a computed or sliced key."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    value = subscript.slice[0].slice.value
+    return _EMPTY_MODULE.code_for_node(value) if isinstance(value, (cst.SimpleString, cst.Integer)) else None
+
+
+def argument_at(call: cst.Call, position: Optional[int], name: str) -> Optional[cst.BaseExpression]:
+    """The argument a call passes for a parameter (by position among the positional arguments, or
+    by keyword); None when not passed, or hidden behind `*args` / `**kwargs`."""
+    index = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if name and arg.keyword.value == name:
+                return arg.value
+            continue
+        if arg.star:
+            return None
+        if position is not None and index == position:
+            return arg.value
+        index += 1
+    return None
 
 
 def _block(body) -> list:

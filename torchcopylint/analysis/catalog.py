@@ -66,3 +66,57 @@ def is_inplace_method_name(name: str) -> bool:
         and not name.startswith("_")
         and name not in NOT_VALUE_WRITES
     )
+
+
+# Functions that write tensors they are handed, outside the `name_` convention. Each written
+# parameter is (its position among the positional arguments, its name, what is written):
+# "tensor" (the argument itself) or "list" (every tensor of the list or tuple passed).
+
+# torch.distributed collectives and point-to-point receives: the result lands in an argument (on
+# every rank, or on the receiving ones), so a copy handed to them (`y = x.clone();
+# dist.all_reduce(y)`) is written, and is needed.
+DISTRIBUTED_WRITES = {
+    "all_reduce": ((0, "tensor", "tensor"),),
+    "all_reduce_coalesced": ((0, "tensors", "list"),),
+    "broadcast": ((0, "tensor", "tensor"),),
+    "reduce": ((0, "tensor", "tensor"),),
+    "all_gather": ((0, "tensor_list", "list"),),
+    "all_gather_into_tensor": ((0, "output_tensor", "tensor"),),
+    "all_gather_single": ((0, "output_tensor", "tensor"),),
+    "_all_gather_base": ((0, "output_tensor", "tensor"),),
+    "reduce_scatter": ((0, "output", "tensor"),),
+    "reduce_scatter_tensor": ((0, "output", "tensor"),),
+    "reduce_scatter_single": ((0, "output", "tensor"),),
+    "_reduce_scatter_base": ((0, "output", "tensor"),),
+    "all_to_all": ((0, "output_tensor_list", "list"),),
+    "all_to_all_single": ((0, "output", "tensor"),),
+    "gather": ((1, "gather_list", "list"),),
+    "scatter": ((0, "tensor", "tensor"),),
+    "recv": ((0, "tensor", "tensor"),),
+    "irecv": ((0, "tensor", "tensor"),),
+}
+# The modules these functions are reached through.
+DISTRIBUTED_MODULES = frozenset({"torch.distributed", "torch.distributed.distributed_c10d"})
+
+# torch.nn.init: every public initializer ends in one underscore and fills its first argument.
+INIT_FUNCTIONS = frozenset({
+    "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
+    "orthogonal_", "sparse_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+})
+
+
+def written_arguments(qualified: str) -> tuple:
+    """The parameters a torch function writes in place, as DISTRIBUTED_WRITES spells them:
+    `dist.all_reduce` its tensor, `nn.init.normal_` its tensor, `torch.add_`-style functions and
+    `torch.Tensor.add_(t, ...)` their first argument, `torch._foreach_mul_` every tensor of its
+    first argument. `()` for the rest (`out=` is read where the call is, for every function)."""
+    module, _, name = qualified.rpartition(".")
+    if module in DISTRIBUTED_MODULES:
+        return DISTRIBUTED_WRITES.get(name, ())
+    if module == "torch" and name.startswith("_foreach_") and name.endswith("_") and not name.endswith("__"):
+        return ((0, "self", "list"),)
+    if module in ("torch", "torch.nn.functional", "torch.Tensor") and is_inplace_method_name(name):
+        return ((0, "input", "tensor"),)
+    if module == "torch.nn.init" and (name in INIT_FUNCTIONS or is_inplace_method_name(name)):
+        return ((0, "tensor", "tensor"),)
+    return ()

@@ -8,6 +8,7 @@ resolved on demand, only for files that have something to report.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
@@ -15,39 +16,29 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from torchcopylint.analysis.aliasing import (
-    OPAQUE,
-    PURE,
     Callees,
     CallEffect,
     FlowState,
     FunctionFacts,
     FunctionWalker,
     Read,
-    _argument_is_true,
-    _argument_is_variable,
     grad_mode_of_context,
     parameter_tensorness,
 )
-from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.containers import ContainerFacts
+from torchcopylint.analysis.effects import (
+    CalleeEffects,
+    LayerContext,
+    returned_values as _returned_values,
+)
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
-    TENSOR_RETURNING_METHODS,
     Tensorness,
     TensorTyping,
     combine,
 )
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
-
-# (the class, the method) an expression that builds a layer is written in
-LayerContext = tuple
-
-PURE_BUILTINS = frozenset(
-    {"print", "len", "isinstance", "issubclass", "range", "enumerate", "zip", "int", "float", "bool",
-     "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
-     "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
-)
 
 @dataclass
 class ClassFacts:
@@ -61,7 +52,7 @@ class ClassFacts:
     assigned_in: dict[cst.BaseExpression, cst.FunctionDef] = field(default_factory=dict)
 
 
-class ModuleFacts(Callees):
+class ModuleFacts(CalleeEffects, Callees):
     def __init__(self, module: cst.Module, path: str = "<string>", source: Optional[str] = None) -> None:
         """`source`: the text `module` was parsed from, if known (positions are cheaper with it)."""
         self.module = module
@@ -92,6 +83,9 @@ class ModuleFacts(Callees):
         self._global_values: Optional[dict] = None
         self._top_function_nodes: Optional[frozenset] = None
         self._bound_names_of: dict = {}
+        # Callee effects (effects.py): each function's write summary, computed once.
+        self._write_summaries: dict = {}
+        self._name_references: Optional[dict] = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -165,12 +159,13 @@ class ModuleFacts(Callees):
         return False
 
     def function_facts(self, node: cst.CSTNode) -> FunctionFacts:
-        """Data flow of one function (or of the module's top-level code), computed once."""
+        """Data flow of one function (or lambda, or of the module's top-level code), computed once."""
         facts = self._function_facts.get(node)
         if facts is not None:
             return facts
         owner = self.class_of(node) if isinstance(node, cst.FunctionDef) else None
-        name = node.name.value if isinstance(node, cst.FunctionDef) else "<module>"
+        name = node.name.value if isinstance(node, cst.FunctionDef) else \
+            "<lambda>" if isinstance(node, cst.Lambda) else "<module>"
         facts = FunctionFacts(node, name, owner.name if owner else None)
         if isinstance(node, cst.FunctionDef):
             facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
@@ -180,6 +175,12 @@ class ModuleFacts(Callees):
         if isinstance(node, cst.FunctionDef):
             in_module_class = owner is not None and self.is_module_class(owner)
             walker.run(parameter_tensorness(node, self.names, in_module_class))
+        elif isinstance(node, cst.Lambda):
+            params = node.params
+            ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+            ordered += [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+            ordered += [params.star_kwarg] if params.star_kwarg is not None else []
+            walker.run([(param, Tensorness.UNKNOWN) for param in ordered])
         else:
             walker.run(())
         self._in_progress.discard(node)
@@ -414,206 +415,6 @@ class ModuleFacts(Callees):
 
     # ------------------------------------------------ what calls do (Callees)
 
-    def construction_effect(self, value: cst.BaseExpression, label: str, seen: frozenset = frozenset(),
-                            where: Optional[LayerContext] = None) -> CallEffect:
-        """What calling the module built by `value` does to its input. `where`: the class and method
-        the expression is written in, so that `act` in `nn.Sequential(act, conv)` and `self.relu` in
-        `layers.append(self.relu)` can be followed to what they were built from."""
-        if where is not None and isinstance(value, (cst.Name, cst.Attribute)):
-            return self._named_layer_effect(value, label, seen, where)
-        if not isinstance(value, cst.Call):
-            return OPAQUE
-        qualified = self.names.qualified_name(value.func)
-        if qualified is not None:
-            module, _, class_name = qualified.rpartition(".")
-            if module != "torch.nn":
-                return OPAQUE
-            if class_name in INPLACE_MODULE_ARGUMENT:
-                position = INPLACE_MODULE_ARGUMENT[class_name]
-                if _argument_is_true(value, "inplace", position):
-                    return CallEffect("writes", f"{label} ({class_name}(inplace=True))")
-                if _argument_is_variable(value, "inplace", position):
-                    # `nn.ReLU(inplace=inplace)`: decided at run time, so possibly in place.
-                    return CallEffect("maybe-writes", f"{label} ({class_name}(inplace=...))")
-                return PURE
-            if class_name == "Identity":
-                return CallEffect("identity", f"{label} (Identity)")
-            if class_name == "Sequential":
-                return self._sequential_effect(value, label, seen, where)
-            if class_name in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
-                return OPAQUE
-            return PURE
-        callee = dotted_name(value.func) or ""
-        local = self.classes.get(callee)
-        if local is not None and local.name not in seen:
-            return self._local_module_effect(local, label, seen | {local.name})
-        factory = self.module_functions.get(callee)
-        if factory is not None and callee not in seen:
-            # `self.conv1 = conv3x3(...)`: a helper in this file that returns a layer.
-            returned = _returned_values(factory)
-            if returned:
-                return _all_same([self.construction_effect(v, label, seen | {callee}) for v in returned])
-        return OPAQUE
-
-    def _sequential_effect(self, value: cst.Call, label: str, seen: frozenset,
-                           where: Optional[LayerContext] = None) -> CallEffect:
-        if len(value.args) == 1 and value.args[0].star == "*" and where is not None:
-            # `nn.Sequential(*layers)`: only the first layer decides what happens to the input.
-            firsts = self._first_list_elements(value.args[0].value, where)
-            if not firsts:
-                return OPAQUE
-            effect = _all_same([self.construction_effect(first, label, seen, where) for first in firsts])
-            if effect.kind in ("writes", "maybe-writes"):
-                return CallEffect(effect.kind, f"{label} (Sequential starting with {_short(effect.description)})")
-            return OPAQUE  # the later layers are not followed: nothing more is known
-        layers = [arg.value for arg in value.args]
-        if not layers or any(arg.star or arg.keyword for arg in value.args):
-            return OPAQUE
-        first = self.construction_effect(layers[0], label, seen, where)
-        if first.kind == "writes":
-            return CallEffect("writes", f"{label} (Sequential starting with {_short(first.description)})")
-        effects = [first] + [self.construction_effect(layer, label, seen, where) for layer in layers[1:]]
-        return PURE if all(effect.kind in ("pure", "writes") for effect in effects) else OPAQUE
-
-    def _named_layer_effect(self, value, label: str, seen: frozenset, where: LayerContext) -> CallEffect:
-        """A layer written as a name: a local of the constructing method (`act = nn.ReLU(True)`),
-        or a `self.` attribute (`self.relu`), followed to what built it."""
-        owner, method = where
-        if isinstance(value, cst.Attribute):
-            if not (isinstance(value.value, cst.Name) and value.value.value == "self"):
-                return OPAQUE
-            key = ("self", value.attr.value)
-            values = self._attribute_values(owner, value.attr.value) if key not in seen else []
-            if not values:
-                return OPAQUE
-            return _all_same([self.construction_effect(v, label, seen | {key}, (owner, owner.assigned_in.get(v)))
-                              for v in values])
-        if method is None or method in self._in_progress:
-            return OPAQUE
-        bindings = self.function_facts(method).bindings_at(value)
-        key = ("local", value.value, method)
-        if not bindings or key in seen or any(b.value is None or b.kind != "assign" for b in bindings):
-            return OPAQUE
-        return _all_same([self.construction_effect(b.value, label, seen | {key}, where) for b in bindings])
-
-    def _first_list_elements(self, expr, where: LayerContext) -> list:
-        """What may be the first element of the list `expr` names, where it is unpacked into a
-        Sequential: the first element of the list it was made as, or the first thing appended to it
-        when it starts empty. [] when that cannot be known: an append in a branch or a loop first,
-        an insert, an extend, an item assignment, a slice (`rep = rep[1:]`), a list from elsewhere."""
-        owner, method = where
-        if not isinstance(expr, cst.Name) or method is None or method in self._in_progress:
-            return []
-        function = self.function_facts(method)
-        bindings = function.bindings_at(expr)
-        if len(bindings) != 1:
-            return []
-        made = next(iter(bindings))
-        if made.kind != "assign" or not isinstance(made.value, cst.List) \
-                or any(isinstance(element, cst.StarredElement) for element in made.value.elements):
-            return []
-        if made.value.elements:
-            first = made.value.elements[0].value
-            changes_first = ("insert", "__setitem__")
-        else:
-            first = None
-            changes_first = ("insert", "__setitem__", "extend", "+=")
-        top_level = set(_block_statements(method))
-        for read in sorted(function.reads_of(made), key=lambda read: function.order_of(read.statement)):
-            if read.node is expr:
-                break
-            use = _list_use(read)
-            if use in changes_first or use == "other":
-                return []
-            if use == "append" and first is None:
-                line = function.line_of_statement.get(read.statement, read.statement)
-                if line not in top_level:
-                    return []  # the first append is conditional or repeated: unknown
-                first = read.statement.value.args[0].value if read.statement.value.args else None
-                if first is None:
-                    return []
-        return [first] if first is not None else []
-
-    def _local_module_effect(self, local: ClassFacts, label: str, seen: frozenset) -> CallEffect:
-        forward = local.methods.get("forward")
-        if forward is None or forward in self._in_progress:
-            return OPAQUE
-        facts = self.function_facts(forward)
-        inputs = [binding for binding in facts.parameters if binding.name not in ("self", "cls")]
-        if not inputs:
-            return PURE
-        first = inputs[0]
-        events = facts.events_on(first.storages) if first.storages else []
-        if any(event.certainty == "sure" for event in events):
-            return CallEffect("writes", f"{label} ({local.name}, whose forward writes its input in place)")
-        if events:
-            return OPAQUE
-        return PURE
-
-    def function_effect(self, function: cst.FunctionDef, label: str) -> CallEffect:
-        if function in self._in_progress:
-            return OPAQUE
-        facts = self.function_facts(function)
-        opaque = False
-        parameters = facts.parameters
-        if self.class_of(function) is not None and parameters and parameters[0].name in ("self", "cls"):
-            parameters = parameters[1:]  # `self.clip_(x)`: x is the method's first argument after self
-        always_run: Optional[set] = None  # computed only for a helper that writes an argument
-        for index, binding in enumerate(parameters):
-            events = facts.events_on(binding.storages) if binding.storages else []
-            sure = [event for event in events if event.certainty == "sure"]
-            if sure and always_run is None:
-                always_run = _statements_always_run(function)
-            # A write under a condition of the helper's own (`if factor != 1: t.div_(factor)`) may
-            # not happen at a given call: the call is opaque, not a sure write.
-            writes = [event for event in sure if event.statement in always_run]
-            if writes:
-                without_grad = facts.decorated_grad_enabled is False or all(
-                    facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes)
-                return CallEffect("writes", f"{label}() (writes its argument in place)", index, without_grad,
-                                  layer=False)
-            opaque = opaque or bool(events)
-        return OPAQUE if opaque else PURE
-
-    def effect(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
-               in_function: bool = False) -> CallEffect:
-        func = call.func
-        qualified = self.names.qualified_name(func)
-        if qualified is not None:
-            return PURE
-        if isinstance(func, cst.Call):
-            return self.construction_effect(func, self.code_for(func))
-        if isinstance(func, cst.Attribute):
-            receiver = func.value
-            if isinstance(receiver, cst.Name) and receiver.value == "self" and owner is not None:
-                values = self._attribute_values(owner, func.attr.value)
-                label = f"self.{func.attr.value}"
-                if values:
-                    return _all_same([self.construction_effect(v, label, where=self._context_of(owner, v))
-                                      for v in values])
-                method = owner.methods.get(func.attr.value)
-                if method is not None:
-                    return self.function_effect(method, label)
-                return OPAQUE
-            if func.attr.value in TENSOR_RETURNING_METHODS:
-                return PURE
-            return OPAQUE
-        if isinstance(func, cst.Name):
-            if func.value in PURE_BUILTINS:
-                return PURE
-            bindings = state.lookup(func.value)
-            values = [binding.value for binding in bindings]
-            if not bindings and in_function:
-                values = list(self.global_values(func.value))  # `relu = nn.ReLU(inplace=True)` at the top
-            if values and all(value is not None for value in values):
-                return _all_same([self.construction_effect(value, func.value) for value in values])
-            if func.value in self.classes:
-                return PURE  # constructing an object of a class defined here
-            function = self.module_functions.get(func.value)
-            if function is not None and (not bindings or all(b.kind == "def" for b in bindings)):
-                return self.function_effect(function, func.value)
-        return OPAQUE
-
     def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
                        in_function: bool = False) -> bool:
         """Is the callee surely an nn.Module (a torch class, or a module class of this file)?"""
@@ -676,6 +477,21 @@ class ModuleFacts(Callees):
             if method is not None:
                 return facts, method
         return owner, None
+
+    def name_references(self, name: str) -> int:
+        """How many times the module spells `name` as a word, less its definitions (and
+        `super(Block, self)`): an upper bound of the references (strings and comments count too,
+        which only makes callers warier). One scan of the text, on first use."""
+        if self._name_references is None:
+            text = self._positions.source if self._positions.source is not None else self.module.code
+            counts: dict[str, int] = {}
+            for word in re.findall(r"(?<![\w.])[A-Za-z_]\w*", text):
+                counts[word] = counts.get(word, 0) + 1
+            for defined, in_super in re.findall(r"\b(?:def|class)\s+(\w+)|\bsuper\(\s*(\w+)", text):
+                word = defined or in_super
+                counts[word] = counts.get(word, 0) - 1
+            self._name_references = counts
+        return self._name_references.get(name, 0)
 
     def attribute_values(self, owner: ClassFacts, attribute: str) -> list:
         """What `self.<attribute>` is assigned in the class (or in a base class of this file)."""
@@ -764,33 +580,6 @@ def _blocks_of(statement) -> list:
     return blocks
 
 
-def _block_statements(function: cst.FunctionDef) -> list:
-    body = function.body
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
-
-
-def _list_use(read: Read) -> str:
-    """How a read of a list changes it: "append" (`layers.append(v)` as a statement), "extend",
-    "insert", "__setitem__", "+=", "read" (left unchanged: `len(layers)`), or "other"."""
-    statement = read.statement
-    if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
-        func = statement.value.func
-        if isinstance(func, cst.Attribute) and func.value is read.node:
-            method = func.attr.value
-            if method in ("append", "extend", "insert"):
-                return method
-            return "other"
-    if isinstance(statement, cst.AugAssign) and statement.target is read.node:
-        return "+="
-    if isinstance(statement, cst.Assign) and any(
-            isinstance(target.target, cst.Subscript) and target.target.value is read.node for target in statement.targets):
-        return "__setitem__"
-    if isinstance(statement, (cst.Assign, cst.Expr)) and isinstance(getattr(statement, "value", None), cst.Call) \
-            and isinstance(statement.value.func, cst.Name) and statement.value.func.value in ("len", "print"):
-        return "read"
-    return "other"
-
-
 class _BoundCallees(Callees):
     """Callees as seen from inside one class's methods (so `self.relu` resolves)."""
 
@@ -809,21 +598,11 @@ class _BoundCallees(Callees):
     def is_layer_call(self, call: cst.Call, state: FlowState) -> bool:
         return self.facts.is_layer_call(call, state, self.owner, self.in_function)
 
-
-def _all_same(effects: list[CallEffect]) -> CallEffect:
-    """One effect for a name assigned several times: the same one, or whatever is least certain."""
-    kinds = {effect.kind for effect in effects}
-    if len(kinds) == 1:
-        return effects[0]
-    if "opaque" in kinds or "identity" in kinds:
-        return OPAQUE
-    writer = next(effect for effect in effects if effect.kind in ("writes", "maybe-writes"))
-    return CallEffect("maybe-writes", writer.description, writer.argument)
-
-
-def _short(description: str) -> str:
-    """`self.relu (ReLU(inplace=True))` -> `ReLU(inplace=True)`."""
-    return description.split(" (", 1)[1][:-1] if " (" in description else description
+    def calls_a_method_of_the_file(self, call: cst.Call, state: FlowState) -> bool:
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            return self.owner is not None and self.facts.method_of(self.owner, call.func.attr.value) is not None
+        return receiver is not None and self.facts.instance_class(receiver, state, self.owner) is not None
 
 
 def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:
@@ -833,23 +612,6 @@ def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Option
         if mode is not None:
             return mode
     return None
-
-
-def _returned_values(function: cst.FunctionDef) -> list:
-    """The expressions a function returns (not looking into nested functions); [] if any return is bare."""
-    values = []
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Return):
-            if node.value is None:
-                return []
-            values.append(node.value)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        else:
-            stack.extend(child_nodes(node))
-    return values
 
 
 def _yields(function: cst.FunctionDef) -> bool:
@@ -862,21 +624,3 @@ def _yields(function: cst.FunctionDef) -> bool:
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(child_nodes(node))
     return False
-
-
-def _statements_always_run(function: cst.FunctionDef) -> set:
-    """The small statements of `function` that run on every call that returns normally: those of
-    its body and of `with` blocks in it, up to the first statement that may return early."""
-    always: set = set()
-    pending = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
-    while pending:
-        statement = pending.pop(0)
-        if isinstance(statement, cst.SimpleStatementLine):
-            always.update(statement.body)
-            if any(isinstance(small, cst.Return) for small in statement.body):
-                break
-        elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
-            pending[:0] = list(statement.body.body)
-        elif any(isinstance(node, cst.Return) for node in walk(statement)):
-            break
-    return always

@@ -78,7 +78,6 @@ class Placement:
     def __init__(self, facts) -> None:
         self.facts = facts
         self.names = facts.names
-        self._globals: Optional[dict] = None
         self._default_dtype_changed: Optional[bool] = None
 
     # ------------------------------------------------------------------ dtype
@@ -292,28 +291,13 @@ class Placement:
 
     def values_of(self, name: cst.Name, function) -> list:
         """(value, the function it is written in) for every assignment that may reach `name`: the
-        function's own, or (a name it does not bind) the module's top level. [] when one is not an
-        assignment (a parameter, a loop variable, an import)."""
-        bindings = function.bindings_at(name)
-        if bindings:
-            if any(binding.kind not in ("assign", "walrus") or binding.value is None for binding in bindings):
-                return []
-            return [(binding.value, function) for binding in bindings]
-        module = self.facts.function_facts(self.facts.module)
-        if function is module:
+        function's own, or (a global it does not bind) the module's top level (`facts.reaching`).
+        [] when one is not an assignment (a parameter, a loop variable, an import)."""
+        owner, bindings = self.facts.reaching(name, function)
+        if not bindings or any(binding.kind not in ("assign", "walrus") or binding.value is None
+                               for binding in bindings):
             return []
-        values = self.module_values().get(name.value, [])
-        return [] if any(value is None for value in values) else [(value, module) for value in values]
-
-    def module_values(self) -> dict:
-        """Top-level name -> the values it is assigned (None for imports, defs, loop variables)."""
-        if self._globals is None:
-            found: dict = {}
-            for binding in self.facts.function_facts(self.facts.module).bindings:
-                value = binding.value if binding.kind in ("assign", "walrus") else None
-                found.setdefault(binding.name, []).append(value)
-            self._globals = found
-        return self._globals
+        return [(binding.value, owner) for binding in bindings]
 
     def _attribute_values(self, expr: cst.Attribute, function) -> list:
         """`self.device` -> what the class assigns it, each with the method it is assigned in."""

@@ -6,7 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent
+from torchcopylint.analysis.aliasing import LEAF_FACTORIES, Binding, FunctionFacts, InplaceEvent, root_name
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
@@ -46,6 +46,34 @@ class AliasMutatedInPlace(Rule):
                     read_line=facts.line_of(read.node),
                 )
             yield from self._reads_after_unspelled_writes(facts, function)
+            yield from self._containers_read_after_writes(facts, function)
+
+    def _containers_read_after_writes(self, facts: ModuleFacts, function: FunctionFacts) -> Iterator[Finding]:
+        """`outs.append(x)` (or `outs = [x]`, `d["k"] = x`), then an in-place write to `x`, then a read
+        of the container (`torch.cat(outs)`, `return outs`): the container holds the written values."""
+        if not function.held:
+            return
+        reads = sorted((read for read in function.reads.values() if read.held and read.use == "value"),
+                       key=lambda read: function.order_of(read.statement))
+        for held in function.held:
+            if not held.tensorness.is_tensor or _filled_after_put(function, held, facts):
+                continue
+            found = _first_container_read_after_write(function, held, reads)
+            if found is None:
+                continue
+            read, event = found
+            value = facts.code_for(held.value)
+            yield self.finding(
+                held.value,
+                f"`{held.name}` holds `{value}` (put in at line {facts.line_of(held.value)}), which "
+                f"{_with_line(event.description, facts.line_of(event.node))} overwrites before `{held.name}` is "
+                f"read at line {facts.line_of(read.node)}: the container holds the written values",
+                self.unsafe_fix(f"Put a copy in: `{value}.clone()`", held.value, method_call(held.value, "clone")),
+                alias=held.name,
+                alias_line=facts.line_of(held.value),
+                event_line=facts.line_of(event.node),
+                read_line=facts.line_of(read.node),
+            )
 
     def _reads_after_unspelled_writes(self, facts: ModuleFacts, function: FunctionFacts) -> Iterator[Finding]:
         """No alias: the tensor itself read after a layer or helper wrote it in place, where the code
@@ -93,6 +121,34 @@ def _first_read_after_write(function: FunctionFacts, alias: Binding):
             if event.certainty == "sure" and not copies_within:
                 return read, event
     return None
+
+
+def _first_container_read_after_write(function: FunctionFacts, held: Binding, reads: list):
+    for read in reads:
+        events = read.held.get(held, ())
+        for event in sorted(events, key=lambda e: (function.order_of(e.statement), e.order)):
+            if event.certainty == "sure" and not (event.kind == "setitem" and event.statement is read.statement):
+                return read, event
+    return None
+
+
+def _filled_after_put(function: FunctionFacts, held: Binding, facts: ModuleFacts) -> bool:
+    """A buffer made to be filled (`buf = torch.zeros_like(p)`, `state = x.clone()`), put in a
+    container and then written: the container is meant to hold what is written (a list of
+    optimizer states, of accumulators)."""
+    root = root_name(held.value)
+    bindings = function.bindings_at(root) if root is not None else frozenset()
+    for binding in bindings:
+        if binding.made_by == "copy":
+            return True
+        value = binding.value
+        if isinstance(value, cst.Call):
+            qualified = facts.names.qualified_name(value.func) or ""
+            name = qualified.rpartition(".")[2] if qualified else (
+                value.func.attr.value if isinstance(value.func, cst.Attribute) else "")
+            if (qualified.startswith("torch.") and name in LEAF_FACTORIES) or name.startswith("new_"):
+                return True
+    return False
 
 
 def _with_line(description: str, line: int) -> str:

@@ -36,10 +36,44 @@ class DetachedAliasMutated(Rule):
                 yield self.finding(
                     alias.value,
                     f"`{alias.name} = {facts.code_for(alias.value)}` shares memory with `{source.value}`, and "
-                    f"{event.description} (line {facts.line_of(event.node)}) writes through it: {consequence}",
+                    f"{_with_line(event.description, facts.line_of(event.node))} writes through it: {consequence}",
                     self.unsafe_fix("Copy before writing", alias.value, _copy_of(alias.value)),
                     write_line=facts.line_of(event.node), source=source.value,
                 )
+            yield from self._helpers_writing_through_a_detached_view(facts, function)
+
+    def _helpers_writing_through_a_detached_view(self, facts: ModuleFacts, function: FunctionFacts) -> Iterator[Finding]:
+        """`show(out)` where `def show(t): a = t.detach().numpy(); a *= 255`: the helper takes a
+        detached view of its argument and writes it, so the caller's tensor changes."""
+        for event in function.inplace_events.values():
+            if event.kind != "callee" or event.certainty != "sure" or not event.through \
+                    or not isinstance(event.target, cst.Name) or not isinstance(event.node, cst.Call):
+                continue
+            callee = facts.code_for(event.node.func)
+            if callee.endswith("_") or _rebinds_name(event.statement, event.target.value):
+                continue  # `normalize_(x)` says it writes; `x = show(x)` takes what it returns
+            # `t.detach()` and `t.numpy()` in the helper show that what it is handed is a tensor.
+            proven = any(part in event.through for part in (".detach()", ".numpy()"))
+            originals = [binding for binding in function.bindings_at(event.target)
+                         if binding.tensorness.is_tensor or (proven and binding.storages)]
+            if not originals:
+                continue
+            name = event.target.value
+            where = f"`{callee}()` writes `{name}` in place through `{event.through}` (line {facts.line_of(event.node)})"
+            if any(original.leaf for original in originals) and _backward_across(function, event, facts):
+                consequence = (f"`{name}` requires grad, so a later backward may fail with \"one of the variables "
+                               f"needed for gradient computation has been modified by an inplace operation\"")
+            else:
+                read = _later_read(function, originals, event)
+                if read is None:
+                    continue
+                consequence = f"`{name}` is read afterwards (line {facts.line_of(read.node)}) and sees the change"
+            yield self.finding(
+                event.target,
+                f"{where}: {consequence}",
+                self.unsafe_fix(f"Pass a copy: `{name}.clone()`", event.target, method_call(event.target, "clone")),
+                write_line=facts.line_of(event.node), source=name, snapshot="before",
+            )
 
 
 def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.Name, facts: ModuleFacts):
@@ -63,6 +97,18 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
         if read is not None:
             return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change"
     return None
+
+
+def _rebinds_name(statement: cst.CSTNode, name: str) -> bool:
+    return isinstance(statement, cst.Assign) and any(
+        isinstance(target.target, cst.Name) and target.target.value == name for target in statement.targets)
+
+
+def _with_line(description: str, line: int) -> str:
+    """`clip_() (writes its argument in place)` -> `clip_() (writes its argument in place, line 9)`."""
+    if description.endswith(")") and " (" in description:
+        return f"{description[:-1]}, line {line})"
+    return f"{description} (line {line})"
 
 
 def _backward_across(function: FunctionFacts, event: InplaceEvent, facts) -> bool:

@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, Read
+from torchcopylint.analysis.aliasing import Binding, ConsumedCopy, FunctionFacts, Read, clone_source, root_name
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 
@@ -33,10 +33,31 @@ class RedundantClone(Rule):
                 if verdict is None:
                     continue
                 last_read, unknown_layers = verdict
-                yield self._report(facts, copy, source, last_read, unknown_layers)
+                yield self._report(facts, function, copy, source, last_read, unknown_layers)
+            for consumed in function.consumed_copies:
+                if not _is_local_activation(function, consumed.source, facts):
+                    continue
+                unknown_layers = _consumed_copy_needed(function, consumed)
+                if unknown_layers is None:
+                    continue
+                yield self._report_consumed(facts, consumed, unknown_layers)
 
-    def _report(self, facts: ModuleFacts, copy: Binding, source: cst.Name, last_read: Read,
-                unknown_layers: list) -> Finding:
+    def _report_consumed(self, facts: ModuleFacts, consumed: ConsumedCopy, unknown_layers: list) -> Finding:
+        source = consumed.source.value
+        message = (f"`{facts.code_for(consumed.clone)}` is fed straight into {consumed.how}, which makes a new "
+                   f"tensor anyway: the values of `{source}` are copied twice, and nothing writes `{source}` in "
+                   f"place afterwards")
+        description = f"Use `{source}` without the copy"
+        if unknown_layers:
+            callees = ", ".join(sorted({event.description for event in unknown_layers}))
+            message += f" (assuming {callees} does not write its input in place)"
+            fix = self.unsafe_fix(description, consumed.clone, consumed.source)
+        else:
+            fix = self.safe_fix(description, consumed.clone, consumed.source)
+        return self.finding(consumed.clone, message, fix, source=source, consumer=consumed.how)
+
+    def _report(self, facts: ModuleFacts, function: FunctionFacts, copy: Binding, source: cst.Name,
+                last_read: Read, unknown_layers: list) -> Finding:
         read_line = facts.line_of(last_read.node)
         if _is_residual_add(last_read):
             message = (f"`{copy.name} = {facts.code_for(copy.value)}` copies the block input, but nothing "
@@ -46,8 +67,13 @@ class RedundantClone(Rule):
             message = (f"`{copy.name} = {facts.code_for(copy.value)}` is never needed: nothing writes "
                        f"`{source.value}` or `{copy.name}` in place before `{copy.name}` is last read at line "
                        f"{read_line}")
+        # Only rebindings made before the copy was read: a loop that feeds the copy to its first
+        # block and rebinds the name to the result (`h = stage(h)`) did need the value once.
+        first_read = min((function.order_of(read.statement) for storage in copy.storages
+                          for read in function.reads_of_storage(storage)), default=-1)
         rebinding_lines = sorted({facts.line_of(binding.target) for binding in last_read.bindings
-                                  if binding is not copy and binding.name == copy.name})
+                                  if binding is not copy and binding.name == copy.name
+                                  and function.order_of(binding.statement) < first_read})
         if rebinding_lines:
             # `if self.downsample is not None: identity = self.downsample(x)`: on that path the
             # copy is dead (or only feeds the layer), on the other it is plain waste.
@@ -65,28 +91,43 @@ class RedundantClone(Rule):
 
 def _cloned_name(value: Optional[cst.BaseExpression], facts: ModuleFacts) -> Optional[cst.Name]:
     """`x` for `x.clone()` / `torch.clone(x)` with the default memory format, else None."""
-    if not isinstance(value, cst.Call):
-        return None
-    if facts.names.qualified_name(value.func) == "torch.clone":
-        positional = [arg for arg in value.args if arg.keyword is None]
-        source = positional[0].value if len(positional) == 1 else None
-    elif isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone":
-        positional = [arg for arg in value.args if arg.keyword is None]
-        source = value.func.value if not positional else None
-    else:
-        return None
-    for arg in value.args:
-        if arg.keyword is None:
-            continue
-        if arg.keyword.value != "memory_format" or facts.names.qualified_name(arg.value) != "torch.preserve_format":
-            return None  # a layout change is a real copy
+    source = clone_source(value, facts.names)
     return source if isinstance(source, cst.Name) else None
 
 
-def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: ModuleFacts) -> bool:
-    """Is every value reaching `source` an activation this function owns (not a parameter, buffer or state)?"""
+def _consumed_copy_needed(function: FunctionFacts, consumed: ConsumedCopy) -> Optional[list]:
+    """None when a copy consumed at once may still be needed; else the unknown layers assumed not
+    to write. The op read the copy at once, so only autograd can still hold it: with the copy
+    gone, autograd saves the source instead (`x * w` saves `x`), and a write to the source after
+    the op (later in the function, or in a later iteration of a loop around it) would fail the
+    backward. So any write after it, or one an unknown callee may make, keeps the copy."""
+    read = function.reads.get(consumed.source)
+    if read is None:
+        return None
+    storages = frozenset().union(*(binding.storages for binding in read.bindings))
+    for escape in function.escapes_of(storages):
+        if escape.how.startswith(UNSEEN_ESCAPES) and not escape.how.startswith("passed to self."):
+            return None
+    order = function.order_of(consumed.statement)
+    loops = set(function.loops_of.get(consumed.statement, ()))
+    unknown_layers = []
+    for event in function.events_on(storages):
+        after = function.order_of(event.statement) >= order \
+            or bool(loops & set(function.loops_of.get(event.statement, ())))
+        if not after:
+            continue
+        if event.kind == "opaque-module":
+            unknown_layers.append(event)
+        else:
+            return None
+    return unknown_layers
+
+
+def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: ModuleFacts, depth: int = 0) -> bool:
+    """Is every value reaching `source` an activation this function owns (not a parameter, buffer or
+    state, nor a view or alias of one: `state = cstate.to(dtype)` of a recurrent state passed in)?"""
     read = function.reads.get(source)
-    if read is None or not read.bindings:
+    if read is None or not read.bindings or depth > 8:
         return False
     owner = facts.classes.get(function.class_name) if function.class_name else None
     in_module_forward = function.name == "forward" and owner is not None and facts.is_module_class(owner)
@@ -100,6 +141,10 @@ def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: Modul
                 return False
         elif binding.kind != "assign" or binding.made_by not in ("new", "alias", "may-alias", "copy"):
             return False
+        elif binding.made_by in ("alias", "may-alias"):
+            root = root_name(binding.value)
+            if root is None or root.value == "self" or not _is_local_activation(function, root, facts, depth + 1):
+                return False
     return True
 
 

@@ -1098,7 +1098,9 @@ def detached_alias_mutated(job: Job) -> Outcome:
                 if isinstance(setting, ModuleLevel):
                     raise StopRun  # a script's loop would go on training: the claim is decided
 
-        probe.on_after(job.line, snapshot)
+        # Across a call (`show(x)` writes x inside), the flagged line is the write itself: the
+        # values are taken before it runs.
+        (probe.on_before if job.context.get("snapshot") == "before" else probe.on_after)(job.line, snapshot)
         probe.on_after(write_line, compare)
         error = made = None
         try:

@@ -1,0 +1,186 @@
+"""The page examples of writes across calls, containers and copies fed into ops, executed.
+
+Each flagged example is run as written and as its fix makes it (the fix applied by the fixer
+itself), on the same inputs: for TCL002 and TCL006 the results differ (the written values were
+read), for TCL001 they are bitwise equal, gradients included (the copy was waste). Each clean
+example that was reported before this analysis is run to show why the report was wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from torchcopylint.engine import lint_source  # noqa: E402
+from torchcopylint.fix import fix_source  # noqa: E402
+from torchcopylint.pages import page_examples  # noqa: E402
+
+
+def _example(code: str, kind: str, marker: str):
+    found = [e for e in page_examples(code) if e.kind == kind and marker in e.source]
+    assert len(found) == 1, f"{code}: {len(found)} {kind} examples contain {marker!r}"
+    return found[0]
+
+
+def _namespace(source: str, name: str) -> dict:
+    namespace: dict = {"__name__": name}
+    exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def _fixed(source: str, code: str) -> str:
+    relint = lambda text: [d for d in lint_source(text, "example.py") if d.code == code]  # noqa: E731
+    assert relint(source), f"the example has no {code} finding"
+    outcome = fix_source(source, "example.py", relint, unsafe=True)
+    assert outcome.error is None and outcome.fixed != source
+    return outcome.fixed
+
+
+def _both(code: str, marker: str):
+    example = _example(code, "flagged", marker)
+    return _namespace(example.source, "as_written"), _namespace(_fixed(example.source, code), "as_fixed")
+
+
+# ------------------------------------------------------------------ TCL002 across calls
+
+
+@pytest.mark.parametrize("marker, function, make_inputs", [
+    ("def unit_norm", "cosine_logits", lambda: (torch.randn(4, 8) * 3, torch.randn(3, 8))),
+    ("class Standardizer", "prepare", lambda: (torch.randn(6, 3) * 2 + 1,)),
+    ("clip = lambda", "clip_and_compare", lambda: (torch.randn(5) * 4, 1.0)),
+    ("def subtract_mean", "center_rows", lambda: (torch.randn(3, 4) + 2,)),
+])
+def test_alias_read_after_a_callee_wrote_it(marker, function, make_inputs):
+    written, fixed = _both("TCL002", marker)
+    torch.manual_seed(0)
+    inputs = make_inputs()
+    as_written = written[function](*[i.clone() if isinstance(i, torch.Tensor) else i for i in inputs])
+    as_fixed = fixed[function](*[i.clone() if isinstance(i, torch.Tensor) else i for i in inputs])
+    as_written = as_written if isinstance(as_written, tuple) else (as_written,)
+    as_fixed = as_fixed if isinstance(as_fixed, tuple) else (as_fixed,)
+    assert any(not torch.equal(a, b) for a, b in zip(as_written, as_fixed)), "the callee's write changed nothing"
+
+
+def test_forward_writing_only_in_a_loop_leaves_the_input_alone():
+    """Reported before ("self.stack wrote x"): the first iteration rebinds x, so no write reaches it."""
+    example = _example("TCL002", "clean", "class RefineStack")
+    namespace = _namespace(example.source, "refiner")
+    torch.manual_seed(0)
+    refiner = namespace["Refiner"](8)
+    x = torch.randn(2, 8, requires_grad=True) * 1.0
+    before = x.clone()
+    version = x._version
+    refiner(x).sum().backward()
+    assert torch.equal(x, before) and x._version == version
+
+
+def test_name_rebound_each_step_keeps_the_earlier_tensor():
+    """Reported before: `largest` is the velocity of step 10, untouched by the clamp of step 11."""
+    example = _example("TCL002", "clean", "def momentum_step")
+    namespace = _namespace(example.source, "momentum")
+    torch.manual_seed(0)
+    weights, velocity = torch.randn(4), torch.randn(4)
+    grads = [torch.randn(4) * 3 for _ in range(12)]
+    _, largest = namespace["run"](weights.clone(), velocity.clone(), grads)
+    kept = None
+    for step, grad in enumerate(grads):
+        velocity = (0.9 * velocity + grad).clamp(-1.0, 1.0)
+        if step % 10 == 0:
+            kept = velocity  # a new tensor each step, as in the example
+    assert torch.equal(largest, kept)  # the value of step 10, not the clamped velocity of step 11
+    assert not torch.equal(largest, velocity)
+
+
+def test_buffers_filled_after_they_are_listed():
+    example = _example("TCL002", "clean", "def momentum_buffers")
+    namespace = _namespace(example.source, "buffers")
+    grads = [torch.randn(3), torch.randn(2)]
+    buffers = namespace["momentum_buffers"](grads)
+    assert all(torch.equal(buffer, grad) for buffer, grad in zip(buffers, grads))  # what was meant
+
+
+# ------------------------------------------------------------------ TCL006 across calls
+
+
+def test_helper_scaling_a_numpy_view_breaks_the_loss():
+    written, fixed = _both("TCL006", "def to_uint8_image")
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 4)
+    images, targets = torch.randn(3, 4), torch.rand(3, 4)
+    with torch.no_grad():
+        loss, _ = fixed["eval_step"](model, images, targets)
+        assert torch.isfinite(loss)
+        with pytest.raises(RuntimeError, match="between 0 and 1"):
+            written["eval_step"](model, images, targets)
+
+
+def test_method_clamping_a_detached_alias_changes_the_scores():
+    written, fixed = _both("TCL006", "class Visualizer")
+    torch.manual_seed(0)
+    head, features = torch.nn.Linear(8, 4), torch.randn(4, 8)
+    assert not torch.equal(written["log_and_score"](head, features), fixed["log_and_score"](head, features))
+
+
+# ------------------------------------------------------------------ TCL001
+
+
+def _outputs_and_gradients(module, inputs):
+    torch.manual_seed(1)
+    output = module(*inputs)
+    output.sum().backward()
+    return [output.detach()] + [p.grad.clone() for p in module.parameters()] + \
+        [i.grad.clone() for i in inputs if isinstance(i, torch.Tensor) and i.grad is not None]
+
+
+@pytest.mark.parametrize("marker, make_module, make_input", [
+    ("class QueryExpander", lambda ns: ns["QueryExpander"](8, 3), lambda: torch.randn(2, 8)),
+    ("class ScaledConcat", lambda ns: ns["ScaledConcat"](8), lambda: torch.randn(2, 8)),
+    ("class StagedResidual", lambda ns: ns["StagedResidual"](4), lambda: torch.randn(2, 4, 6, 6)),
+])
+def test_dropping_the_copy_changes_nothing(marker, make_module, make_input):
+    written, fixed = _both("TCL001", marker)
+    torch.manual_seed(0)
+    leaf = make_input().requires_grad_()
+    results = []
+    for namespace in (written, fixed):
+        torch.manual_seed(0)
+        module = make_module(namespace)
+        given = leaf.detach().clone().requires_grad_()
+        results.append(_outputs_and_gradients(module, [given]))
+    assert all(torch.equal(a, b) for a, b in zip(*results))
+
+
+def test_dropping_the_copy_of_an_arithmetic_value_changes_nothing():
+    written, fixed = _both("TCL001", "def blend")
+    image, overlay = torch.rand(2, 3, 4, 4), torch.rand(2, 3, 4, 4)
+    for a, b in zip(written["blend"](image, overlay, 0.3), fixed["blend"](image, overlay, 0.3)):
+        assert torch.equal(a, b)
+
+
+def test_copy_whose_saved_source_is_written_later_is_needed():
+    """Without the clone, `h * gamma` saves `h` itself, and the in-place ReLU then overwrites it."""
+    example = _example("TCL001", "clean", "class GatedSkip")
+    without = example.source.replace("h.clone() * self.gamma", "h * self.gamma")
+    assert without != example.source
+    for source, fails in ((example.source, False), (without, True)):
+        torch.manual_seed(0)
+        module = _namespace(source, "gated")["GatedSkip"](4)
+        out = module(torch.randn(3, 4))
+        if fails:
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                out.sum().backward()
+        else:
+            out.sum().backward()
+
+
+def test_copy_written_by_a_pre_activation_block_is_needed():
+    example = _example("TCL001", "clean", "class PreActResidual")
+    without = example.source.replace("h = x.clone()", "h = x")
+    outputs = []
+    for source in (example.source, without):
+        torch.manual_seed(0)
+        module = _namespace(source, "preact")["PreActResidual"](3)
+        x = torch.randn(2, 3, 5, 5)
+        outputs.append(module(x.clone()))
+    assert not torch.equal(*outputs)
