@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import standins
+from torchcopylint.verify import noops, script, standins
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import (
     CannotRun,
@@ -38,7 +38,6 @@ from torchcopylint.verify.importing import (
     relative_depth,
 )
 from torchcopylint.verify.probe import LineProbe, StopRun
-from torchcopylint.verify.slicing import module_level_slice
 from torchcopylint.verify.reach import (
     NotReached,
     Outcome,
@@ -51,7 +50,7 @@ from torchcopylint.verify.reach import (
     statement_lines_between,
 )
 from torchcopylint.verify.missing_imports import load_without_missing_imports
-from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing, snippet_source
+from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing
 
 LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
                "a view of a leaf Variable that requires grad is being used in an in-place operation",
@@ -88,17 +87,17 @@ _loaded = 0
 
 
 def load(source: str, path: str, roots: set[str]) -> dict:
-    """Execute the snippet for `roots` as a fresh module of the file's package; its namespace."""
-    return _execute(snippet_source(source, roots), path)
+    """Execute the snippet for `roots` as a fresh module of the file's package, with the module-level
+    names it reads (verify/script.py), on stand-in data; its namespace."""
+    return script.load_function(source, path, roots, _execute)
 
 
 def run_module_level(job: Job, source: Optional[str] = None, probe: Optional[LineProbe] = None) -> dict:
     """Run the flagged top-level statement of `source` (the file as written by default) after its
-    backward slice, and nothing else of the script; the module's namespace afterwards."""
-    sliced = module_level_slice(job.source if source is None else source, _claim_lines(job))
-    if sliced is None:
-        raise CannotRun("the flagged line is in no top-level statement")
-    return _execute(sliced, job.path, probe)
+    backward slice, and nothing else of the script, on stand-in data, the flagged iteration once;
+    the module's namespace afterwards."""
+    return script.run_top_level(job.source if source is None else source, job.path, _claim_lines(job), job.code,
+                                _execute, probe)
 
 
 def _claim_lines(job: Job) -> list[int]:
@@ -107,17 +106,20 @@ def _claim_lines(job: Job) -> list[int]:
     return [job.line, *(line for line in named if line > job.line)]
 
 
-def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
-    """Run snippet text as a fresh module of the file's package. When an import fails because a
-    package is not installed, run it again with a stand-in for that package (verify/absent.py):
-    a verdict then comes only from code that never used it."""
+def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: Optional[dict] = None,
+             plan: Any = None, tolerant: frozenset = frozenset()) -> dict:
+    """Run snippet text as a fresh module of the file's package (with the verifier's `helpers` in
+    its namespace; the statements starting on `tolerant` lines may fail). When an import fails
+    because a package is not installed, run it again with a stand-in for that package
+    (verify/absent.py; no-ops for one used for data, plots or logging, verify/noops.py): a verdict
+    then comes only from code that never used it."""
     global _loaded
     context = import_context(path)
     levels = relative_depth(text)
     if context.package is None and levels:
         context = as_namespace_package(context, path, levels)
         enter(context)
-    code = compile(text, path, "exec")
+    code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
         _loaded += 1
@@ -133,6 +135,9 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
                     raise
                 context = outside_package(context)
                 continue
+            module.__dict__.update(helpers or {})
+            if plan is not None:
+                plan.namespace = module.__dict__  # the networks the stand-in data is shaped for
             if probe is None:
                 execute(code, module)
             else:
@@ -146,7 +151,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
             if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
                 raise CannotRun(str(missing)) from missing
             stood_in.add(missing.package)
-            stand_in_for(missing.package)
+            if noops.is_no_op(missing.package):
+                noops.stand_in_for(missing.package)
+            else:
+                stand_in_for(missing.package)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
@@ -450,6 +458,8 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
 def redundant_clone(job: Job) -> Outcome:
     # The claim is universal (the copy is never needed): one setting where removing it changes the
     # result refutes it; confirming needs every statement between the copy and its read to have run.
+    if _is_module_level(job.target):
+        return script.redundant_clone_at_top_level(job, lambda source, probe: run_module_level(job, source, probe))
     required = claim_lines(job.code, job.line, job.context)
     read_line = job.context.get("read_line")
     covered = statement_lines_between(job.source, job.line, read_line) if isinstance(read_line, int) else {}
@@ -497,6 +507,13 @@ def alias_mutated(job: Job) -> Outcome:
 def discriminator_without_detach(job: Job) -> Outcome:
     generator_key = job.context.get("generator") or ""
     discriminator_key = job.context.get("discriminator") or ""
+    top_level = None
+    if _is_module_level(job.target):
+        # The script's own step, on the networks its top level builds: the claim itself.
+        try:
+            return script.discriminator_at_top_level(job, lambda probe: run_module_level(job, probe=probe))
+        except CannotRun as failure:
+            top_level = failure
     generator_class = class_built_for(job.source, generator_key)
     discriminator_class = class_built_for(job.source, discriminator_key)
     reason = CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
@@ -514,7 +531,7 @@ def discriminator_without_detach(job: Job) -> Outcome:
             # That replay did not run the user's step code: it cannot refute it. The step code decides.
             reason = CannotRun(f"a G(z) -> D replay with the real networks: {outcome.evidence}")
     if job.target.function_name is None:
-        raise reason
+        raise CannotRun(f"{top_level}; {reason}") if top_level is not None else reason
     # The claim is about the step code's data flow: run that code with stand-in networks.
     try:
         return _discriminator_in_step_code(job, generator_key, discriminator_key)
@@ -1202,12 +1219,16 @@ def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
 
 
 def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Outcome]:
-    """`not reached` from an experiment whose flagged line never ran in any setting."""
+    """`not reached` from an experiment whose flagged line never ran in any setting; every verdict
+    and reason ends with what stood in (verify/script.py)."""
     def run(job: Job) -> Outcome:
+        script.begin()
         try:
-            return experiment(job)
+            return script.with_stand_ins(experiment(job))
         except NotReached as reason:
-            return not_reached(str(reason))
+            return script.with_stand_ins(not_reached(str(reason)))
+        except CannotRun as reason:
+            raise CannotRun(script.explain_failure(str(reason))) from reason
     run.__name__ = experiment.__name__
     return run
 

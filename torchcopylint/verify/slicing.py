@@ -148,8 +148,9 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
     arguments = set()
     for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
         arguments |= {sub.id for sub in ast.walk(argument) if isinstance(sub, ast.Name)}
-    if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in functions:
-        return set()  # print(x), len(x), range(n): they change nothing
+    if isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith("__tcl_")) \
+            and func.id not in functions:
+        return set()  # print(x), len(x), range(n), the verifier's stand-in data: they change nothing
     if isinstance(func, ast.Attribute) and _root(func.value) & modules:
         # torch.save(model, path) reads its arguments; nn.init.zeros_(w) writes them.
         return arguments if func.attr.endswith("_") else set()
@@ -159,6 +160,14 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
         # A function of the file may change the globals it names (global statement or in place).
         changed |= {sub.id for sub in ast.walk(functions[func.id]) if isinstance(sub, ast.Name)}
     return changed
+
+
+def changed_names(node: ast.stmt, statements: list[ast.stmt]) -> set[str]:
+    """Names whose objects a top-level statement may change in place (`netG.apply(init)`, `w.requires_grad_()`),
+    given the module's top-level statements (its imports and functions)."""
+    functions = {n.name: n for n in statements if isinstance(n, _DEFINITIONS)}
+    modules = {name for n in statements if isinstance(n, _IMPORTS) for name in _bound(n)}
+    return _changed(node, modules, functions)
 
 
 def _root(node: ast.AST) -> set[str]:
