@@ -98,7 +98,7 @@ class DataPlan:
         return KNOWN_DATASETS.get(site.known or "", (None, DEFAULT_CLASSES))[1]
 
     def describe(self, site: DataSite, text: str) -> None:
-        self.described.setdefault(site.index, f"{site.label} stood in by {text}")
+        self.described.setdefault(site.index, f"{site.label}: {text}")
 
     # -------------------------------------------------------------------------- loops
 
@@ -209,7 +209,7 @@ class StandInLoader:
         images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
         labels = (torch.arange(self.batch_size, device="cpu") + number) % classes
         self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size} random samples {_shape_text(shape)} "
-                                        f"in [0, 1) with labels in 0..{classes - 1}")
+                                        f"in [0, 1), labels in 0..{classes - 1}")
         return [images, labels]
 
     def __iter__(self):

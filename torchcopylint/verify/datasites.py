@@ -67,11 +67,13 @@ class DataSite:
     channels: Optional[int] = None
     one_hot: bool = False
     unpack: int = 0        # the assignment unpacks the result into this many values (0: one value)
+    over: str = ""         # a loader's dataset, as written: "datasets.MNIST"
 
     @property
     def label(self) -> str:
         shown = f"`{self.target} = {self.callee}(...)`" if self.target else f"`{self.callee}(...)`"
-        return f"{shown} (line {self.line}{f', {self.known}' if self.known else ''})"
+        over = f" over `{self.over}(...)`" if self.over else ""
+        return f"{shown}{over} (line {self.line})"
 
 
 @dataclass
@@ -188,7 +190,7 @@ class _SiteFinder:
         callee = _dotted(call.func) or ast.unparse(call.func)
         qualified = _qualified(call.func, self.imports) or callee
         target, unpack = _target_of(call, statement)
-        known, channels, size = self._hints(call, qualified)
+        known, channels, size, over = self._hints(call, qualified)
         batch = None
         if kind == "loader":
             batch = _argument(call, 1, "batch_size")
@@ -199,23 +201,28 @@ class _SiteFinder:
         if kind == "tf-mnist":
             known = "MNIST"
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
-                        known, channels, one_hot, unpack)
+                        known, channels, one_hot, unpack, over if kind == "loader" else "")
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
                 self.site_of_name[name] = site
 
-    def _hints(self, call: ast.Call, qualified: str) -> tuple[Optional[str], Optional[int], Optional[ast.expr]]:
-        """The known dataset, the channels and the image size the call's own code or its transforms say."""
+    def _hints(self, call: ast.Call, qualified: str):
+        """The known dataset, the channels, the image size the call's own code or its transforms say,
+        and (for a loader) the dataset it is over."""
         last = qualified.rsplit(".", 1)[-1]
         known = last if last in KNOWN_DATASETS else None
         channels = size = None
+        over = ""
         looked = [call]
         for sub in ast.walk(call):
+            if isinstance(sub, ast.Call) and sub is not call and not over and self._kind(sub):
+                over = _dotted(sub.func) or ""
             if isinstance(sub, ast.Name):
                 if sub.id in self.site_of_name and known is None:
                     earlier = self.site_of_name[sub.id]
                     known, channels = earlier.known, earlier.channels
+                    over = over or earlier.callee
                 looked += [value for targets, value in self.assignments
                            if any(isinstance(t, ast.Name) and t.id == sub.id for t in targets)]
         for node in looked:
@@ -233,7 +240,7 @@ class _SiteFinder:
                     mean = _argument(sub, 0, "mean")
                     if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3):
                         channels = len(mean.elts)
-        return known, channels, size
+        return known, channels, size, over
 
 
 def _replacement(site: DataSite, batch: Optional[ast.expr], size: Optional[ast.expr], call: ast.Call) -> str:

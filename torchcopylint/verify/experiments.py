@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import noops, script, standins
+from torchcopylint.verify import callsites, noops, script, standins
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import (
     CannotRun,
@@ -207,7 +207,7 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 class ModuleLevel:
     """A flagged top-level statement: run through its backward slice (verify/slicing.py)."""
 
-    description: str = "the script's top level, sliced"
+    description: str = "as given"  # the evidence names what stood in
 
 
 @dataclass(frozen=True)
@@ -325,11 +325,12 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             return Ran(runner(lambda: setting.build(cls)))
         module = setting.build(cls).to(job.device)
         if shape is None:
-            shape = probe_input_shape(lambda: setting.build(cls).to(job.device), method, job.device,
-                                      flagged=(job.path, job.line))
+            shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device), method,
+                                 flagged=(job.path, job.line))
         leaf, tensor = make_input(shape, job.device)
         torch.manual_seed(2)
-        return Ran(runner(getattr(module, method), tensor), module, leaf, shape)
+        arguments = tensor if isinstance(tensor, tuple) else (tensor,)  # several inputs from a call site
+        return Ran(runner(getattr(module, method), *arguments), module, leaf, shape)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
         torch.manual_seed(2)
@@ -420,6 +421,42 @@ def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[t
     return [t.detach().clone() for t in tensors], gradients, cloned_bytes, ran
 
 
+def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
+                 flagged: Optional[tuple] = None) -> Any:
+    """The input shape a fresh module's `method` runs with; for a method of several inputs (`forward(z, c)`),
+    the inputs its call sites in the file make (verify/callsites.py)."""
+    try:
+        return probe_input_shape(make_module, method, job.device, flagged=flagged)
+    except CannotRun as failure:
+        class_name = job.target.class_name
+        keys = callsites.instance_keys(ast.parse(job.source), class_name) if class_name else set()
+        sites = callsites.call_sites(job.source, keys, class_name)
+        if method != "forward" or not sites:
+            raise
+        accept = (lambda error: _raised_at_line(error, *flagged)) if flagged else None
+        try:
+            return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)
+        except CannotRun as reason:
+            raise CannotRun(f"{failure}; {reason}") from reason
+
+
+def _raised_at_line(error: BaseException, filename: str, line: int) -> bool:
+    traceback = error.__traceback__
+    last = None
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == filename:
+            last = traceback.tb_lineno
+        traceback = traceback.tb_next
+    return last == line
+
+
+def _shape_text(shape: Any) -> str:
+    """`input (2, 3, 32, 32)`, or the inputs a call site made (verify/callsites.py)."""
+    if shape is None:
+        return "input made up"
+    return f"input {tuple(shape)}" if isinstance(shape, tuple) else str(shape)
+
+
 def _largest_difference(first: list, second: list) -> float:
     largest = 0.0
     for a, b in zip(first, second):
@@ -435,9 +472,10 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
     target = job.target
     shape = None
     if isinstance(setting, Configuration) and target.function_name != "__init__":
-        cls = load(job.source, job.path, _roots(target))[target.class_name]
-        shape = probe_input_shape(lambda: setting.build(cls).to(job.device), target.function_name or "forward",
-                                  job.device)
+        namespace = load(job.source, job.path, _roots(target))
+        cls = namespace[target.class_name]
+        shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device),
+                             target.function_name or "forward")
     probe = LineProbe(job.path)
     written = _forward_and_backward(job, job.source, setting, shape, watch_clones=True, probe=probe)
     fixed = _forward_and_backward(job, job.fixed_source, setting, shape)
@@ -469,9 +507,9 @@ def redundant_clone(job: Job) -> Outcome:
         if versions.equal:
             cloned = versions.cloned
             per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
-            shape = tuple(versions.shape) if versions.shape else "made up"
+            shape = _shape_text(versions.shape)
             outcome = confirmed(f"without the clone, outputs and all {versions.gradients} gradients are bitwise equal "
-                                f"(input {shape}); the clone allocated {per_call}"
+                                f"({shape}); the clone allocated {per_call}"
                                 f"{'; ' + versions.made_text if versions.made_text else ''}")
         else:
             outcome = refuted(f"removing the clone changes the result: largest output difference "
@@ -493,10 +531,10 @@ def alias_mutated(job: Job) -> Outcome:
             outcome = refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
                               "overwritten on this input")
         else:
-            shape = tuple(versions.shape) if versions.shape else "made up"
+            shape = _shape_text(versions.shape)
             outcome = confirmed(f"with `.clone()` the result differs: largest output difference "
                                 f"{versions.output_difference:.3g}, largest gradient difference "
-                                f"{versions.gradient_difference:.3g} (input {shape})"
+                                f"{versions.gradient_difference:.3g} ({shape})"
                                 f"{'; ' + versions.made_text if versions.made_text else ''}")
         return Run(outcome, versions.executed)
 
@@ -549,14 +587,19 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
         discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
         return build_generator(), discriminator.to(job.device)
 
-    shape = probe_input_shape(build_generator, "forward", job.device)
+    # One probed tensor for G, the fake batch for D; or inputs from their call sites: G(z, c), D(x, c).
+    feed = callsites.replay(job.source, namespace, job.device,
+                            (job.context.get("generator") or "", generator_class, build_generator),
+                            (job.context.get("discriminator") or "", discriminator_class, lambda: build()[1]),
+                            lambda: probe_input_shape(build_generator, "forward", job.device))
 
     def step(detach: bool):
         generator, discriminator = build()
         torch.manual_seed(3)
-        noise = torch.randn(*shape, device=job.device)
-        fake = generator(noise)
-        score = discriminator(fake.detach() if detach else fake)
+        arguments, keywords = feed.generator_arguments()
+        fake = generator(*arguments, **keywords)
+        arguments, keywords = feed.discriminator_arguments(fake.detach() if detach else fake)
+        score = discriminator(*arguments, **keywords)
         loss = _first_tensor(score).float().mean()
         started = time.perf_counter()
         loss.backward()
@@ -574,7 +617,8 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
     elements = sum(p.numel() for p in reached)
     return confirmed(f"the discriminator's backward reached {len(reached)} generator parameters ({elements:,} values); "
                      f"backward {time_written * 1e3:.2f} ms as written vs {time_fixed * 1e3:.2f} ms with .detach(); "
-                     f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both")
+                     f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both"
+                     + (f"; {feed.describe()}" if feed.describe() else ""))
 
 
 def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:

@@ -108,7 +108,10 @@ def first_layer_shapes(module: nn.Module) -> list[tuple]:
 
 def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(leaf, input): the input is `leaf * 1.0`, a non-leaf as inside a real network, so in-place
-    ops on it behave as they would there (on a leaf they would raise instead)."""
+    ops on it behave as they would there (on a leaf they would raise instead). Several inputs made
+    from a call site (verify/callsites.py `Inputs`) give (the first one's leaf, the tuple of inputs)."""
+    if not isinstance(shape, tuple):
+        return shape.make()
     torch.manual_seed(1)
     if shape and shape[0] == "indices":
         indices = torch.randint(0, shape[1], (2, 8), device=device)

@@ -36,6 +36,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import noops, sandbox
+from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.batches import DataPlan
 from torchcopylint.verify.datasites import limit_loops, rewrite_data
 from torchcopylint.verify.inputs import CannotRun
@@ -108,6 +109,18 @@ def _record(plan: DataPlan, namespace: Optional[dict]) -> None:
         _log.plans.append(plan)
     for package in noops.used_in(namespace or {}):
         _log.add(f"`{package}` is not installed: no-ops stood in for it")
+    for package in _absent_in(namespace or {}):
+        _log.add(f"`{package}` is not installed: imported as a stand-in the code never used")
+
+
+def _absent_in(namespace: dict) -> list[str]:
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, AbsentModule):
+            found.append(value.__name__.split(".")[0])
+        elif isinstance(value, AbsentName):
+            found.append(object.__getattribute__(value, "_qualified_name").split(".")[0])
+    return sorted(set(found))
 
 
 # ------------------------------------------------------------------------------ the top level
