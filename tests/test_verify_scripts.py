@@ -109,13 +109,18 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     from torchcopylint.verify.datasites import rewrite_data
 
     sites = rewrite_data(MNIST_SCRIPT).sites
-    plan = DataPlan(sites)
+    plan = DataPlan(sites, full_batches=True)
     loader = plan.make(1, lambda: 32, lambda: 64)
     images, labels = next(iter(loader))
     # CIFAR10's three channels, the Resize(64) of its transforms, the loader's batch size.
     assert images.shape == (32, 3, 64, 64) and labels.dtype == torch.int64 and int(labels.max()) < 10
     assert len(loader) == 4 and len(list(loader)) == 4
     assert "`loader = torch.utils.data.DataLoader(...)` over `datasets.CIFAR10(...)`" in plan.described[1]
+    # First tried with small batches (a full-size step can take seconds on a CPU), and said so.
+    plan = DataPlan(sites)
+    images, _ = next(iter(plan.make(1, lambda: 32, lambda: 64)))
+    assert images.shape == (4, 3, 64, 64) and plan.cut
+    assert "4 batches of 4 (of the 32 the code asks for) random samples 3x64x64" in plan.described[1]
     # A dataset the code says nothing about: the networks' first layers decide, then the usual shapes.
     plan = DataPlan([sites[0].__class__(0, 1, 1, "load_images", "data")])
     plan.namespace = {"D": nn.Sequential(nn.Flatten(), nn.Linear(784, 1))}
@@ -299,6 +304,9 @@ def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verifie
     assert verdict.status == "confirmed", verdict
     assert "reached 4 of 4 generator parameters" in verdict.evidence, verdict.evidence
     assert "`G` is a function of the top-level tensors Wzh, bzh, Whx, bhx" in verdict.evidence, verdict.evidence
+    # Its loss adds D(real) to D(fake), whose noise has the script's batch size: the small batches did not
+    # fit, the run was made again with the size the script asks for.
+    assert "4 batches of 16 random samples 1x28x28" in verdict.evidence, verdict.evidence
 
 
 @pytest.mark.parametrize("text, code, evidence", [
@@ -326,7 +334,7 @@ def test_loader_from_a_missing_dataset_package_is_confirmed_on_stand_in_batches(
     verdict = _verdict(scripts_verified, "missing_dataset.py", "total_loss += loss", "TCL007")
     assert verdict.status == "confirmed", verdict
     assert "`loader = DataLoader(...)` over `DigitsDataset(...)`" in verdict.evidence, verdict.evidence
-    assert "4 batches of 8 random samples 1x28x28" in verdict.evidence, verdict.evidence
+    assert "4 batches of 4 (of the 8 the code asks for) random samples 1x28x28" in verdict.evidence, verdict.evidence
     for package in ("visdom", "tqdm"):
         if importlib.util.find_spec(package) is None:  # missing here: a no-op, and named
             assert f"`{package}` is not installed: no-ops stood in for it" in verdict.evidence, verdict.evidence

@@ -31,15 +31,19 @@ DEFAULT_CLASSES = 10
 ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
+SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
 
 class DataPlan:
     """The stand-ins of one run of a script: its data, in the `choice`-th candidate shape, and its loop limits."""
 
-    def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0) -> None:
+    def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
+                 full_batches: bool = False) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
+        self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
+        self.cut = False                  # a batch was cut: a run with full batches may fit where this one failed
         self.loops = {loop.index: loop for loop in loops}
         self.flagged_line = flagged_line
         self.namespace: dict = {}
@@ -65,9 +69,13 @@ class DataPlan:
             return StandInDataset(self, site, image_size)
         size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \
             (1 if site.kind == "loader" and batch is None else DEFAULT_BATCH)
+        requested = size_of_batch
+        if size_of_batch > SMALL_BATCH and not self.full_batches:
+            size_of_batch = SMALL_BATCH
+            self.cut = True
         if site.unpack > 1:
-            return tuple(StandInLoader(self, site, size_of_batch, image_size) for _ in range(site.unpack))
-        return StandInLoader(self, site, size_of_batch, image_size)
+            return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
+        return StandInLoader(self, site, size_of_batch, image_size, requested)
 
     def sample_shape(self, site: DataSite, image_size: Any) -> tuple:
         if site.index not in self._shapes:
@@ -196,8 +204,10 @@ class _Batches:
 class StandInLoader:
     """A DataLoader stand-in: BATCHES batches of `[images, labels]`, random values, fixed by the batch number."""
 
-    def __init__(self, plan: DataPlan, site: DataSite, batch_size: int, image_size: Any) -> None:
+    def __init__(self, plan: DataPlan, site: DataSite, batch_size: int, image_size: Any,
+                 requested: Optional[int] = None) -> None:
         self._plan, self._site, self.batch_size, self._image_size = plan, site, batch_size, image_size
+        self._requested = requested or batch_size
         self.dataset = StandInDataset(plan, site, image_size, length=batch_size * BATCHES)
         self.num_workers = 0
         self.drop_last = False
@@ -208,7 +218,8 @@ class StandInLoader:
         generator = torch.Generator().manual_seed(1000 * self._site.index + number)
         images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
         labels = (torch.arange(self.batch_size, device="cpu") + number) % classes
-        self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size} random samples {_shape_text(shape)} "
+        cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
+        self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples {_shape_text(shape)} "
                                         f"in [0, 1), labels in 0..{classes - 1}")
         return [images, labels]
 

@@ -76,6 +76,10 @@ def main(job_path: str, results_path: str) -> int:
     # not this process's own arguments.
     sys.argv = [job["path"]]
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    if job["device"] == "cpu" and not torch.cuda.is_available():
+        from torchcopylint.verify.script import cuda_on_cpu
+
+        cuda_on_cpu()  # code written for a GPU runs here too; the evidence says so
     # No network, no reads of the user's data, no writes into the project (verify/sandbox.py).
     folder = os.path.dirname(os.path.abspath(job["path"]))
     sandbox.install(project_root(folder) or folder, job["path"])

@@ -47,7 +47,7 @@ from torchcopylint.verify.snippet import snippet_source
 
 # How many times the flagged line may start in a top-level run: once, or as often as the claim needs.
 PASSES = {"TCL007": 3, "TCL011": 2}
-MAX_ATTEMPTS = 6
+MAX_ATTEMPTS = 8
 FAILED_HELPER = "__tcl_failed__"
 _BUILTINS = frozenset(dir(builtins))
 
@@ -123,6 +123,26 @@ def _absent_in(namespace: dict) -> list[str]:
     return sorted(set(found))
 
 
+def cuda_on_cpu() -> None:
+    """Without a GPU, let code written for one run: `model.cuda()` leaves the module where it is, and
+    `tensor.cuda()` makes a copy (differentiable, not a leaf: what a transfer to the GPU makes).
+    Each use is named in the evidence."""
+    if getattr(nn.Module.cuda, "_torchcopylint", False):
+        return
+
+    def module_cuda(self, device=None):
+        _log.add("`.cuda()` ran on the CPU (there is no GPU here): modules stayed, tensors were copied")
+        return self
+
+    def tensor_cuda(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
+        _log.add("`.cuda()` ran on the CPU (there is no GPU here): modules stayed, tensors were copied")
+        return self.clone(memory_format=memory_format)
+
+    module_cuda._torchcopylint = tensor_cuda._torchcopylint = True
+    nn.Module.cuda = module_cuda
+    torch.Tensor.cuda = tensor_cuda
+
+
 # ------------------------------------------------------------------------------ the top level
 
 
@@ -150,8 +170,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             raise LoopLimit()
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
-    for attempt in range(MAX_ATTEMPTS):
-        plan = DataPlan(rewritten.sites, attempt, limited.loops, flagged)
+    choice, full_batches = 0, False
+    for _ in range(MAX_ATTEMPTS):
+        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches)
         passes["count"] = 0
         probe.executed.clear()
         probe.raised.clear()
@@ -163,7 +184,10 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             _record(plan, plan.namespace)
             raise
         except Exception:
-            retry = plan.used and attempt + 1 < plan.candidate_count and \
+            # Small batches first, then the size the code asks for (its noise may be sized by a constant);
+            # then the next sample shape.
+            choice, full_batches = (choice, True) if plan.cut and not full_batches else (choice + 1, False)
+            retry = plan.used and choice < plan.candidate_count and \
                 not any(probe.executed.get(line) for line in watched)
             if not retry:
                 _record(plan, plan.namespace)
