@@ -151,12 +151,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     """Run the flagged top-level statement of `source` after its backward slice, on stand-in data,
     its loops limited; the module's namespace afterwards. A run that fails before any line the
     experiment watches ran, having used stand-in data, is tried again with the data's next shape."""
-    rewritten = rewrite_data(source)
-    sliced = module_level_slice(rewritten.text, claim)
-    if sliced is None:
-        raise CannotRun("the flagged line is in no top-level statement")
+    rewritten, limited = _top_level_text(source, tuple(claim))
     flagged = claim[0]
-    limited = limit_loops(sliced, flagged)
     probe = probe if probe is not None else LineProbe(path)
     watched = set(probe.before) | set(probe.after)
     passes = {"count": 0}
@@ -196,6 +192,16 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         _record(plan, namespace)
         return namespace
     raise CannotRun("no stand-in data fitted the script")  # not reached: the last attempt raises or returns
+
+
+@functools.lru_cache(maxsize=32)
+def _top_level_text(source: str, claim: tuple):
+    """The data rewrite of the file, and the flagged statement's slice of it with its loops limited."""
+    rewritten = rewrite_data(source)
+    sliced = module_level_slice(rewritten.text, list(claim))
+    if sliced is None:
+        raise CannotRun("the flagged line is in no top-level statement")
+    return rewritten, limit_loops(sliced, claim[0])
 
 
 def seed() -> None:
@@ -250,7 +256,6 @@ def function_text(source: str, roots: frozenset) -> FunctionText:
     names = set(roots)
     kept: list[ast.stmt] = []
     while True:
-        snippet = snippet_source(text, names)
         wanted = set()
         for name in names:
             if name in scopes and name in definitions:
@@ -264,7 +269,7 @@ def function_text(source: str, roots: frozenset) -> FunctionText:
         kept += added
         if not added and not grown:
             break
-    snippet_lines = snippet.splitlines(keepends=True)
+    snippet_lines = snippet_source(text, names).splitlines(keepends=True)
     source_lines = text.splitlines(keepends=True)
     taken = {index for index, line in enumerate(snippet_lines) if line.strip()}
     tolerant = set()
