@@ -242,6 +242,16 @@ def _hand_made_tcl003(path: str, source: str) -> Diagnostic:
                                "step_line": line_of(source, "D_solver.step()")})
 
 
+def _false_tcl003(path: str, source: str) -> Diagnostic:
+    """A TCL003 on a discriminator step that does detach the fake batch."""
+    line = line_of(source, "d_loss = D(real).mean() - D(fake.detach())")
+    return Diagnostic("TCL003", "discriminator-without-detach", "hand-made: the fake is detached",
+                      Location(path, line, 34, line, 50), Severity.ERROR,
+                      context={"generator": "G", "discriminator": "D", "generator_line": line_of(source, "fake = G("),
+                               "backward_line": line_of(source, "d_loss.backward()"),
+                               "step_line": line_of(source, "opt_D.step()")})
+
+
 def _hand_made_tcl001(path: str, source: str) -> Diagnostic:
     """A false TCL001: `hidden.mul_(2)` writes the tensor right after the copy, which is needed."""
     line = line_of(source, "saved = hidden.clone()")
@@ -271,6 +281,9 @@ def scripts_verified(tmp_path_factory):
     diagnostics.append(_hand_made_tcl003(parameters, sources[parameters]))
     rules = str(project / "top_level_rules.py")
     diagnostics.append(_hand_made_tcl001(rules, sources[rules]))
+    detached = str(project / "gan_detached.py")
+    assert not any(d.path == detached for d in diagnostics), "the linter flags the detached GAN"
+    diagnostics.append(_false_tcl003(detached, sources[detached]))
     options = VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TCL_TEST_MARKERS", str(markers))  # outside the project: a real write, if it happens
@@ -328,6 +341,14 @@ def test_a_top_level_copy_that_is_needed_is_refuted(scripts_verified):
     verdict = _verdict(scripts_verified, "top_level_rules.py", "saved = hidden.clone()", "TCL001", hand_made=True)
     assert verdict.status == "refuted", verdict
     assert "the copy is needed" in verdict.evidence and "`saved`" in verdict.evidence, verdict.evidence
+
+
+def test_a_top_level_discriminator_step_that_detaches_is_refuted_by_a_measurement(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_detached.py", "d_loss = D(real).mean() - D(fake.detach())", "TCL003",
+                       hand_made=True)
+    assert verdict.status == "refuted", verdict
+    # The generator's `.grad` was cleared just before the backward, and the backward filled none.
+    assert "ran and filled none of the 4 generator parameters' `.grad` (cleared just before it)" in verdict.evidence
 
 
 def test_loader_from_a_missing_dataset_package_is_confirmed_on_stand_in_batches(scripts_verified):

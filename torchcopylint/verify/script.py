@@ -445,13 +445,16 @@ def discriminator_at_top_level(job, run: Callable) -> Outcome:
     generator_line = job.context.get("generator_line")
     if isinstance(generator_line, int):
         required[generator_line] = "the generator call"
+    flagged_start = _statement_start(job.source, job.line)
 
     def attempt(setting) -> Run:
         probe = LineProbe(job.path)
         seen: dict = {}
 
         def before(frame):
-            if "cleared" in seen:
+            # The first backward after the flagged line ran (a step that runs it every other iteration
+            # has backwards without it); the probe's counts start afresh with each attempt.
+            if "cleared" in seen or not probe.executed.get(flagged_start):
                 return
             try:
                 generator = eval(generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name of the script
