@@ -195,11 +195,10 @@ class Inputs:
 
     def make(self) -> tuple:
         """(the first argument's leaf, the arguments): fresh tensors, the same values each time."""
-        arguments, keywords = make_arguments(self, self.namespace, self.device)
+        arguments, keywords, leaves = _made(self, self.namespace, self.device)
         if keywords:
             raise CannotRun("keyword inputs of a block under test are not supported")
-        first = next((a for a in arguments if isinstance(a, torch.Tensor)), None)
-        leaf = _leaf_of(first)
+        leaf = leaves[0] if leaves else next((a for a in arguments if isinstance(a, torch.Tensor)), None)
         return leaf, tuple(arguments)
 
     def describe(self) -> str:
@@ -229,34 +228,30 @@ def readable(recipe: str) -> str:
     return re.sub(rf"(?:{PARAMETER}|{SAMPLE})\('(\w+)', \d+\)", r"\1", recipe)
 
 
-def _leaf_of(tensor: Any) -> Any:
-    if not isinstance(tensor, torch.Tensor):
-        return tensor
-    while tensor.grad_fn is not None:
-        inputs = [t for t, _ in tensor.grad_fn.next_functions if t is not None]
-        variable = next((getattr(t, "variable", None) for t in inputs if hasattr(t, "variable")), None)
-        if variable is not None:
-            return variable
-        return tensor
-    return tensor
-
-
 def make_arguments(inputs: Inputs, namespace: dict, device: str, fake: Any = None,
                    generator_keys: tuple = ()) -> tuple[list, dict]:
     """Fresh tensors for one call (the same values each time: seeded)."""
+    arguments, keywords, _ = _made(inputs, namespace, device, fake, generator_keys)
+    return arguments, keywords
+
+
+def _made(inputs: Inputs, namespace: dict, device: str, fake: Any = None, generator_keys: tuple = ()):
+    """(arguments, keywords, the leaves behind the probed ones): a probed input is `leaf * 1.0`, a
+    non-leaf as inside a network (verify/inputs.py `make_input`)."""
     torch.manual_seed(1)
     environment = _Environment(namespace, device, fake, generator_keys, inputs.imports)
-    arguments = []
+    arguments, leaves = [], []
     for kind, value in inputs.made:
         if kind == "shape":
             leaf = torch.randn(*value, device=device, requires_grad=True)
+            leaves.append(leaf)
             arguments.append(leaf * 1.0)
         elif kind == "fake":
             arguments.append(fake)
         else:
             arguments.append(_evaluate(value, environment))
     keywords = {name: _evaluate(recipe, environment) for name, recipe in inputs.keywords.items()}
-    return arguments, keywords
+    return arguments, keywords, leaves
 
 
 def inputs_for(sites: list[CallSite], network: Callable[[], Any], namespace: dict, device: str, source: str,
@@ -275,7 +270,7 @@ def inputs_for(sites: list[CallSite], network: Callable[[], Any], namespace: dic
                 made.append(("fake", None))
                 continue
             try:
-                value = _evaluate(recipe, environment)
+                _evaluate(recipe, environment)  # can it be made here?
             except Exception:  # noqa: BLE001 - Unknown, or a name the namespace lacks: probe it
                 made.append(None)
                 unknown.append(index)

@@ -24,6 +24,7 @@ from torchcopylint.verify.inputs import (
     construct,
     make_input,
     probe_input_shape,
+    raised_at,
 )
 from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
 from torchcopylint.verify.importing import (
@@ -433,21 +434,11 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
         sites = callsites.call_sites(job.source, keys, class_name)
         if method != "forward" or not sites:
             raise
-        accept = (lambda error: _raised_at_line(error, *flagged)) if flagged else None
+        accept = (lambda error: raised_at(error, *flagged)) if flagged else None
         try:
             return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)
         except CannotRun as reason:
             raise CannotRun(f"{failure}; {reason}") from reason
-
-
-def _raised_at_line(error: BaseException, filename: str, line: int) -> bool:
-    traceback = error.__traceback__
-    last = None
-    while traceback is not None:
-        if traceback.tb_frame.f_code.co_filename == filename:
-            last = traceback.tb_lineno
-        traceback = traceback.tb_next
-    return last == line
 
 
 def _shape_text(shape: Any) -> str:

@@ -134,13 +134,13 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
             getattr(candidate, method)(tensor)
             return shape
         except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
-            if flagged is not None and _raised_at(error, *flagged):
+            if flagged is not None and raised_at(error, *flagged):
                 return shape
             errors.append(f"{shape}: {type(error).__name__}")
     raise CannotRun(f"no input shape fits {type(module).__name__}.{method} (tried {', '.join(errors)[:200]})")
 
 
-def _raised_at(error: BaseException, filename: str, line: int) -> bool:
+def raised_at(error: BaseException, filename: str, line: int) -> bool:
     traceback = error.__traceback__
     last = None
     while traceback is not None:

@@ -327,12 +327,17 @@ def _may_carry(node: ast.stmt, avoided: set[str]) -> bool:
 
 
 def _binds(node: ast.stmt) -> set[str]:
+    """The module-level names a statement binds (not those of a lambda or comprehension inside it)."""
     names = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-            names.add(sub.id)
-        elif isinstance(sub, (ast.Lambda, ast.FunctionDef, ast.ClassDef)):
+    pending: list[ast.AST] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
+            names.add(current.id)
+        if isinstance(current, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp,
+                                ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             continue
+        pending.extend(ast.iter_child_nodes(current))
     return names
 
 
