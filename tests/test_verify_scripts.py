@@ -422,5 +422,7 @@ def test_notebook_function_reading_globals_of_earlier_cells_is_confirmed(noteboo
     assert verdict["status"] == "confirmed", verdict
     assert "every iteration's graph stays alive" in verdict["evidence"], verdict
     # `train_loader` of cell 3 is made, on stand-in batches; `device`, `INF`, `model` come from cells 2 and 3.
-    assert "`train_loader = torch.utils.data.DataLoader(...)` over `datasets.MNIST(...)`" in verdict["evidence"]
+    # The evidence names the cell and its line, as the location does.
+    assert "`train_loader = torch.utils.data.DataLoader(...)` over `datasets.MNIST(...)` (cell 3, line 3)" \
+        in verdict["evidence"], verdict
     assert snapshot(notebook_verified["folder"]) == notebook_verified["before"]
