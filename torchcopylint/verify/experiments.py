@@ -7,6 +7,7 @@ code: an experiment that cannot run it says `unverified` and why.
 from __future__ import annotations
 
 import ast
+import inspect
 import sys
 import time
 import warnings
@@ -426,19 +427,34 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
                  flagged: Optional[tuple] = None) -> Any:
     """The input shape a fresh module's `method` runs with; for a method of several inputs (`forward(z, c)`),
     the inputs its call sites in the file make (verify/callsites.py)."""
-    try:
-        return probe_input_shape(make_module, method, job.device, flagged=flagged)
-    except CannotRun as failure:
-        class_name = job.target.class_name
-        keys = callsites.instance_keys(ast.parse(job.source), class_name) if class_name else set()
-        sites = callsites.call_sites(job.source, keys, class_name)
-        if method != "forward" or not sites:
-            raise
-        accept = (lambda error: raised_at(error, *flagged)) if flagged else None
+    class_name = job.target.class_name
+    several = method == "forward" and _required_inputs(namespace.get(class_name), method) > 1
+    failure = None
+    if not several:
         try:
-            return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)
+            return probe_input_shape(make_module, method, job.device, flagged=flagged)
         except CannotRun as reason:
-            raise CannotRun(f"{failure}; {reason}") from reason
+            failure = reason
+    keys = callsites.instance_keys(ast.parse(job.source), class_name) if class_name else set()
+    sites = callsites.call_sites(job.source, keys, class_name) if method == "forward" else []
+    if not sites:
+        if failure is not None:
+            raise failure
+        return probe_input_shape(make_module, method, job.device, flagged=flagged)
+    accept = (lambda error: raised_at(error, *flagged)) if flagged else None
+    try:
+        return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)
+    except CannotRun as reason:
+        raise CannotRun(f"{failure}; {reason}" if failure else str(reason)) from reason
+
+
+def _required_inputs(cls: Any, method: str) -> int:
+    """How many positional arguments `cls.method` needs besides `self`."""
+    try:
+        parameters = list(inspect.signature(getattr(cls, method)).parameters.values())[1:]
+    except (TypeError, ValueError, AttributeError):
+        return 1
+    return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
 def _shape_text(shape: Any) -> str:
