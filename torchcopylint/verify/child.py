@@ -82,7 +82,10 @@ def main(job_path: str, results_path: str) -> int:
         cuda_on_cpu()  # code written for a GPU runs here too; the evidence says so
     # No network, no reads of the user's data, no writes into the project (verify/sandbox.py).
     folder = os.path.dirname(os.path.abspath(job["path"]))
-    sandbox.install(project_root(folder) or folder, job["path"])
+    root = project_root(folder) or folder
+    if root in (os.path.abspath(os.sep), os.path.expanduser("~")):
+        root = folder  # a marker at / or in the home folder does not make all of it the project
+    sandbox.install(root, job["path"])
     factories = Factories(job.get("factories", {}))
     for diagnosis in job["diagnostics"]:
         experiment = EXPERIMENTS.get(diagnosis["code"])
