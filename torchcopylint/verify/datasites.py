@@ -142,17 +142,31 @@ class _SiteFinder:
         self.sites: list = []
         self.site_of_name: dict[str, DataSite] = {}
         self.derived: set[str] = set()
+        # The file's functions that make data (`def get_dataset(): return datasets.MNIST(...)`): what
+        # they return is data too (their bodies are rewritten like the rest of the file).
+        functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.data_functions: set[str] = set()
+        while True:
+            more = {name for name, node in functions.items() if name not in self.data_functions
+                    and any(isinstance(n, ast.Call) and self._kind(n) for n in ast.walk(node))}
+            if not more:
+                break
+            self.data_functions |= more
         # Names bound from data (`train_set = datasets.MNIST(...)`, `a, b = random_split(train_set, ...)`),
         # to a fixed point: a DataLoader over one of them is a loader of data.
         while True:
             before = len(self.derived)
             for targets, value in self.assignments:
-                if any(isinstance(n, ast.Call) and self._kind(n) for n in ast.walk(value)) or \
+                if any(isinstance(n, ast.Call) and (self._kind(n) or self._calls_data_function(n))
+                       for n in ast.walk(value)) or \
                         any(isinstance(n, ast.Name) and n.id in self.derived for n in ast.walk(value)):
                     self.derived |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             if len(self.derived) == before:
                 break
         self._visit(tree, None)
+
+    def _calls_data_function(self, call: ast.Call) -> bool:
+        return isinstance(call.func, ast.Name) and call.func.id in self.data_functions
 
     def _visit(self, node: ast.AST, statement: Optional[ast.stmt]) -> None:
         if isinstance(node, ast.stmt):
@@ -180,7 +194,8 @@ class _SiteFinder:
             dataset = _argument(call, 0, "dataset")
             if dataset is None:
                 return None
-            data = any(isinstance(n, ast.Call) and self._kind(n) for n in ast.walk(dataset)) or \
+            data = any(isinstance(n, ast.Call) and (self._kind(n) or self._calls_data_function(n))
+                       for n in ast.walk(dataset)) or \
                 any(isinstance(n, ast.Name) and n.id in self.derived for n in ast.walk(dataset))
             return "loader" if data else None
         if isinstance(call.func, ast.Name) and call.func.id in self.dataset_classes:
