@@ -90,6 +90,25 @@ def test_datasets_and_loaders_over_them_are_replaced_with_line_numbers_kept():
     assert loader_site.over == "datasets.CIFAR10" and loader_site.label.startswith("`loader = torch.utils.data.DataLoader")
 
 
+def test_a_loader_over_what_a_data_function_of_the_file_returns_is_replaced_too():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        import torch
+        from torchvision import datasets
+
+        def get_dataset(root):
+            return datasets.MNIST(root, download=True)
+
+        loader = torch.utils.data.DataLoader(get_dataset("data"), batch_size=8, num_workers=4)
+        memory = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(4, 2)), batch_size=2)
+    """)
+    rewritten = rewrite_data(source)
+    assert [(site.target, site.kind) for site in rewritten.sites] == [("", "dataset"), ("loader", "loader")]
+    assert "    return __tcl_data__(0, None, None)" in rewritten.text
+    assert "memory = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(" in rewritten.text
+
+
 def test_training_loops_are_limited_and_loops_that_build_layers_are_not():
     from torchcopylint.verify.datasites import limit_loops, rewrite_data
 
