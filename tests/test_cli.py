@@ -461,3 +461,29 @@ def test_a_directory_named_like_a_subcommand_via_check(tmp_path: Path, monkeypat
     write(tmp_path / "rules" / "x.py", CLONE_DETACH)
     result = cli("check", "rules")
     assert result.exit_code == 1 and codes_in(result.stdout) == ["TCL005"]
+
+
+# --- verdicts in the summary, through the command line (verify replaced: nothing runs) -----------
+
+
+def test_summary_and_statistics_count_the_verdicts(tmp_path: Path, monkeypatch, cli):
+    import dataclasses
+
+    import torchcopylint.verify.runner as runner
+    from torchcopylint.diagnostic import Verdict
+
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x, y):\n    a = x.clone().detach()\n"
+                                   "    b = y.clone().detach()\n    w = torch.zeros(3, requires_grad=True)\n"
+                                   "    w.add_(1)\n    return a, b, w\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "resolve_device", lambda requested, python=sys.executable: "cpu")
+    statuses = iter(["confirmed", "refuted", "not reached"])
+    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options: [
+        dataclasses.replace(d, verdict=Verdict(next(statuses), "made up for the test")) for d in diagnostics])
+    listed = cli("--verify", "m.py")
+    assert "Found 3 errors (1 confirmed, 1 refuted, 1 not reached)." in listed.stdout, listed.stdout
+    statuses = iter(["confirmed", "refuted", "unverified"])
+    counted = cli("--verify", "--statistics", "m.py")
+    rows = [line.split("\t") for line in counted.stdout.splitlines()]
+    assert rows[0][1] == "TCL005" and rows[0][-1] == "1 confirmed, 1 refuted", rows
+    assert rows[1][1] == "TCL004" and rows[1][-1] == "1 unverified", rows

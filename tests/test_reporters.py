@@ -139,7 +139,7 @@ def test_text_lists_each_diagnostic_then_a_ruff_style_summary(project, diagnosti
         "  [confirmed: clone recorded CloneBackward0]\n"
         "src/model.py:7:5: TCL002 `identity` aliases `x`, which `x.add_(1)` changes in place\n"
         f"src/train.py:4:5: TCL008 {TRICKY_MESSAGE}\n"
-        "Found 4 errors.\n"
+        "Found 4 errors (1 confirmed).\n"
         "[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
     )
 
@@ -178,7 +178,7 @@ def test_text_verdict_without_evidence_shows_the_status_alone(project):
 
 
 def test_text_statistics_table_replaces_the_listing(project, diagnostics):
-    twice = diagnostics + [alias_mutated()]
+    twice = [dataclasses.replace(d, verdict=None) for d in diagnostics + [alias_mutated()]]
     assert rendered("text", twice, project, statistics=True) == (
         "2\tTCL002\t[ ] alias-mutated-in-place\n"
         "1\tTCL005\t[*] clone-detach-order\n"
@@ -186,6 +186,39 @@ def test_text_statistics_table_replaces_the_listing(project, diagnostics):
         "1\tTCL900\t[ ] file-error\n"
         "[*] fixable with `torchcopylint --fix`\n"
     )
+
+
+def _with_verdicts(project) -> list[Diagnostic]:
+    """Findings as --verify leaves them: every one with a verdict (a file error with none)."""
+    statuses = ["confirmed", "refuted", "not reached", "unverified", "confirmed"]
+    made = [clone_detach(project), alias_mutated(), tensor_copy(), alias_mutated(), tensor_copy()]
+    return [file_error()] + [dataclasses.replace(d, verdict=Verdict(status, "e")) for d, status in zip(made, statuses)]
+
+
+def test_text_summary_counts_the_verdicts_after_verify(project):
+    verified = _with_verdicts(project)
+    lines = rendered("text", verified, project).splitlines()
+    assert "Found 6 errors (2 confirmed, 1 refuted, 1 not reached, 1 unverified)." in lines, lines
+    # Only the statuses that occur are counted; after --fix, with what was fixed.
+    assert rendered("text", verified[1:3], project, fixed=1).splitlines()[-2] == (
+        "Found 3 errors (1 fixed, 2 remaining; 1 confirmed, 1 refuted).")
+
+
+def test_text_statistics_count_the_verdicts_per_rule_after_verify(project):
+    assert rendered("text", _with_verdicts(project), project, statistics=True) == (
+        "2\tTCL002\t[ ] alias-mutated-in-place\t1 refuted, 1 unverified\n"
+        "2\tTCL008\t[ ] tensor-copy-construct\t1 confirmed, 1 not reached\n"
+        "1\tTCL005\t[*] clone-detach-order\t1 confirmed\n"
+        "1\tTCL900\t[ ] file-error\tno verdict\n"
+        "[*] fixable with `torchcopylint --fix`\n"
+    )
+
+
+def test_sarif_run_counts_the_verdicts_after_verify(project):
+    log = json.loads(rendered("sarif", _with_verdicts(project), project))
+    assert log["runs"][0]["properties"]["verdicts"] == {"confirmed": 2, "refuted": 1, "not reached": 1,
+                                                         "unverified": 1}
+    assert "verdicts" not in json.loads(rendered("sarif", [file_error()], project))["runs"][0]["properties"]
 
 
 def test_text_colour_only_when_asked(project, diagnostics):

@@ -740,3 +740,593 @@ def test_page_example_with_arguments_fails_at_the_generator_backward_and_the_fix
         run(flagged)
     d_loss, g_loss = run(fixed_example)
     assert isinstance(d_loss, float) and isinstance(g_loss, float)
+
+
+# --- networks reached through something (function summaries) ------------------------------
+
+
+def _page_pair(marker: str):
+    """The flagged page example containing `marker`, and the fixed example that follows it."""
+    examples = page_examples(CODE)
+    for index, example in enumerate(examples):
+        if example.kind == "flagged" and marker in example.source:
+            following = examples[index + 1]
+            assert following.kind == "fixed"
+            return example, following
+    raise AssertionError(f"no flagged example with {marker!r}")
+
+
+@pytest.mark.parametrize("marker, through", [
+    ("def G(z):\n    return netG(z)", ["through the function `D` at line 15, which calls `netD(...)`",
+                                       "through the function `G` at line 11, which calls `netG(...)`"]),
+    ("G = lambda z: torch.tanh(netG(z))", ["through the lambda `D` at line 7", "through the lambda `G` at line 6"]),
+    ('nets["D"](fake)', ['`nets["D"](fake)`', '`nets["G"](...)`']),
+    ('self.nets["disc"](fake)', ['`self.nets["disc"](fake)`', '`self.nets["gen"](...)`']),
+    ("def sample(self, n: int)", ["through the method `self.sample` at line 14, which calls `self.G(...)`",
+                                  SECOND_BACKWARD]),
+    ("def train_D(real, fake)", ["`train_D(real, fake)` hands the output of `netG(...)` (line 23) to the "
+                                 "discriminator step in the function `train_D` (line 11)",
+                                 "`netD(fake)` (line 14) is backpropagated at line 16 for `optD`", SECOND_BACKWARD]),
+    ("G_solver = torch.optim.Adam(G_params", ["`D` computes its output from tensors that `D_solver` trains",
+                                              "`G` computes its output from tensors that `G_solver` trains"]),
+    ("def xavier_init(size)", ["`discriminator` computes its output from tensors that `opt_d` trains",
+                               "`generator` computes its output from tensors that `opt_g` trains"]),
+    ("opt_d.step()\n        opt_g.step()", ["`opt_g` steps at line 16 on those gradients",
+                                            "trained to help the discriminator"]),
+])
+def test_message_names_what_the_networks_were_reached_through(marker, through):
+    flagged, _ = _page_pair(marker)
+    [diagnostic] = tcl003(flagged.source)
+    for text in through:
+        assert text in diagnostic.message, diagnostic.message
+
+
+def test_network_passed_to_a_helper_is_named_by_what_the_caller_passes():
+    source = """
+    import torch
+
+
+    def sample(G, n, z_dim=4):
+        return G(torch.randn(n, z_dim))
+
+
+    def critic_loss(D, real, fake):
+        return D(fake).mean() - D(real).mean()
+
+
+    def train(G, D, loader):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = sample(G, real.size(0))
+            loss = critic_loss(D, real, fake)
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 18
+    assert "through the function `critic_loss`" in diagnostic.message
+    assert "through the function `sample`" in diagnostic.message
+    assert "critic_loss(D, real, fake.detach())" in fixed(source)
+
+
+def test_wrappers_that_cut_the_graph_are_silent():
+    source = """
+    import torch
+    from torch import nn
+
+    netG = nn.Linear(4, 6)
+    netD = nn.Linear(6, 1)
+    opt_g = torch.optim.Adam(netG.parameters())
+    opt_d = torch.optim.Adam(netD.parameters())
+
+
+    def D_frozen_input(x):
+        return netD(x.detach())
+
+
+    def G_detached(z):
+        return netG(z).detach()
+
+
+    def G_frozen(z):
+        with torch.no_grad():
+            return netG(z)
+
+
+    def rescale(x):
+        return x.detach() * 2
+
+
+    for step in range(3):
+        real = torch.randn(8, 6)
+        fake = netG(torch.randn(8, 4))
+        loss = D_frozen_input(fake).mean() + netD(G_detached(torch.randn(8, 4))).mean() \\
+            + netD(G_frozen(torch.randn(8, 4))).mean() + netD(rescale(fake)).mean() - netD(real).mean()
+        opt_d.zero_grad()
+        loss.backward()
+        opt_d.step()
+    """
+    assert lines(source) == []
+    attached = source.replace("return x.detach() * 2", "return x * 2")
+    assert lines(attached) == [32]  # `netD(rescale(fake))`: the helper keeps the graph
+
+
+def test_helper_step_fix_is_unsafe_when_the_helper_reads_the_argument_elsewhere():
+    source = """
+    import torch
+    from torch import nn
+
+    netG = nn.Linear(4, 6)
+    netD = nn.Linear(6, 1)
+    optG = torch.optim.Adam(netG.parameters())
+    optD = torch.optim.Adam(netD.parameters())
+    log = []
+
+
+    def train_D(real, fake):
+        loss = netD(fake).mean() - netD(real).mean()
+        optD.zero_grad()
+        loss.backward()
+        optD.step()
+        log.append(fake.mean())
+
+
+    for step in range(3):
+        fake = netG(torch.randn(8, 4))
+        train_D(torch.randn(8, 6), fake)
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 22
+    assert diagnostic.fix is not None and diagnostic.fix.applicability is Applicability.UNSAFE
+    assert "the fix is unsafe here" in diagnostic.message
+
+
+def test_dict_literal_of_networks_resolves_to_the_optimizers_modules():
+    source = """
+    import torch
+
+
+    def train(G, D, loader, z_dim=4):
+        nets = {"gen": G, "disc": D}
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = nets["gen"](torch.randn(real.size(0), z_dim))
+            loss = nets["disc"](fake).mean() - nets["disc"](real).mean()
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+            g_loss = -nets['disc'](nets['gen'](torch.randn(real.size(0), z_dim))).mean()
+            opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 11
+    assert '`nets["disc"]`, which holds `D`' in diagnostic.message
+    assert '`nets["gen"]`, which holds `G`' in diagnostic.message
+    assert diagnostic.context["generator"] == "G" and diagnostic.context["discriminator"] == "D"
+
+
+def test_a_list_of_networks_by_index():
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Trainer:
+        def __init__(self, G: nn.Module, D: nn.Module):
+            self.nets = nn.ModuleList([G, D])
+            self.opt_g = torch.optim.Adam(self.nets[0].parameters())
+            self.opt_d = torch.optim.Adam(self.nets[1].parameters())
+
+        def d_step(self, real, z):
+            fake = self.nets[0](z)
+            loss = self.nets[1](fake).mean() - self.nets[1](real).mean()
+            self.opt_d.zero_grad()
+            loss.backward()
+            self.opt_d.step()
+    """
+    assert lines(source) == [14]
+
+
+def test_recursion_is_bounded_and_unknown_stays_silent():
+    source = """
+    import torch
+    from helpers import make_fake
+
+    netG = torch.nn.Linear(4, 6)
+    netD = torch.nn.Linear(6, 1)
+    opt_g = torch.optim.Adam(netG.parameters())
+    opt_d = torch.optim.Adam(netD.parameters())
+
+
+    def G(z, depth=3):
+        return G(z, depth - 1) if depth else netG(z)
+
+
+    def ping(x):
+        return pong(x)
+
+
+    def pong(x):
+        return ping(x)
+
+
+    for step in range(3):
+        loss = netD(make_fake(netG)).mean() + netD(ping(torch.randn(8, 6))).mean()
+        opt_d.zero_grad()
+        loss.backward()
+        opt_d.step()
+        loss = netD(G(torch.randn(8, 4))).mean()
+        opt_d.zero_grad()
+        loss.backward()
+        opt_d.step()
+    """
+    # `make_fake` is imported (unknown), `ping`/`pong` recurse without a network; `G` calls itself and
+    # `netG`: its summary is computed once, its own recursive call answered as unknown.
+    assert lines(source) == [28]
+
+
+# --- the generator's optimizer stepping on the discriminator's loss -------------------------
+
+BIGAN_RETAINED = """
+import itertools
+
+import torch
+import torch.nn.functional as F
+
+
+def train_bigan(G, E, D, loader, z_dim: int = 4) -> None:
+    opt_ge = torch.optim.Adam(itertools.chain(G.parameters(), E.parameters()), lr=1e-2)
+    opt_d = torch.optim.Adam(D.parameters(), lr=1e-2)
+    for x in loader:
+        z = torch.randn(x.size(0), z_dim)
+        d_real = D(torch.cat([x, E(x)], 1))
+        d_fake = D(torch.cat([G(z), z], 1))
+        d_loss = F.softplus(-d_real).mean() + F.softplus(d_fake).mean()
+        ge_loss = F.softplus(d_real).mean() + F.softplus(-d_fake).mean()
+        opt_d.zero_grad()
+        opt_ge.zero_grad()
+        d_loss.backward(retain_graph=True)
+        opt_d.step()
+        opt_ge.step()
+        ge_loss.backward()
+        opt_ge.step()
+"""
+
+MODIFIED_IN_PLACE = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def test_generator_optimizer_on_the_discriminator_loss_names_the_in_place_error_of_the_reused_graph():
+    found = [d for d in lint_source(BIGAN_RETAINED, "<x>") if d.code in ("TCL003", "TCL011")]
+    tcl003 = sorted((d for d in found if d.code == "TCL003"), key=lambda d: d.location.line)
+    assert [d.location.line for d in tcl003] == [13, 14]  # the encoder's and the generator's output
+    for diagnostic in tcl003:
+        assert "`opt_ge` steps at line 21 on those gradients" in diagnostic.message
+        assert MODIFIED_IN_PLACE in diagnostic.message and "backward at line 22" in diagnostic.message
+        # `d_fake` feeds both losses: the detach would cut the generator's adversarial gradient.
+        assert diagnostic.fix.applicability is Applicability.UNSAFE
+    assert [d.location.line for d in found if d.code == "TCL011"] == [19]
+
+
+def test_generator_optimizer_on_the_discriminator_loss_runtime():
+    torch = pytest.importorskip("torch")
+    namespace = {"__name__": "bigan"}
+    exec(compile(BIGAN_RETAINED, "<bigan>", "exec"), namespace)  # noqa: S102
+    torch.manual_seed(0)
+    G, E = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 6)), torch.nn.Linear(6, 4)
+    D = torch.nn.Sequential(torch.nn.Linear(10, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    with pytest.raises(RuntimeError, match=MODIFIED_IN_PLACE):
+        namespace["train_bigan"](G, E, D, [torch.randn(8, 6)])
+
+
+def test_generator_helping_the_discriminator_runtime():
+    """The page's example: as written, the generator is updated by the discriminator's loss; with the
+    detach, the discriminator's update is the same and the generator's is not."""
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair("opt_d.step()\n        opt_g.step()")
+
+    def run(example):
+        namespace = {"__name__": "helping"}
+        exec(compile(example.source, "<TCL003 example>", "exec"), namespace)  # noqa: S102
+        torch.manual_seed(0)
+        generator = torch.nn.Sequential(torch.nn.Linear(16, 12), torch.nn.Tanh(), torch.nn.Linear(12, 8))
+        discriminator = torch.nn.Sequential(torch.nn.Linear(8, 12), torch.nn.Tanh(), torch.nn.Linear(12, 1))
+        loader = [torch.randn(8, 8)]
+        history = namespace["train"](generator, discriminator, loader)
+        return history, [p.detach().clone() for p in generator.parameters()]
+
+    (flagged_history, flagged_g), (fixed_history, fixed_g) = run(flagged), run(fixed_example)
+    assert flagged_history[0][0] == fixed_history[0][0]  # the discriminator's loss is the same
+    assert any(not torch.equal(a, b) for a, b in zip(flagged_g, fixed_g))
+
+
+def test_joint_objectives_stay_silent():
+    infogan, _ = next((e, None) for e in page_examples(CODE) if e.kind == "clean" and "info_loss" in e.source)
+    assert tcl003(infogan.source) == []
+    # Without its own discriminator step, the same window is the discriminator's step: reported.
+    own_step_removed = infogan.source.replace(
+        "        opt_d.zero_grad()\n        d_loss.backward()\n        opt_d.step()\n", "")
+    assert own_step_removed != infogan.source
+    assert len(tcl003(own_step_removed)) == 1
+
+
+def test_generator_zeroed_between_the_steps_is_silent():
+    flagged, _ = _page_pair("opt_d.step()\n        opt_g.step()")
+    zeroed = flagged.source.replace("        opt_d.step()\n        opt_g.step()",
+                                    "        opt_d.step()\n        opt_g.zero_grad()\n        opt_g.step()")
+    assert zeroed != flagged.source
+    assert tcl003(zeroed) == []
+
+
+# --- runtime effects of the page's new shapes ---------------------------------------------------
+
+
+def _exec_script(source: str, seed: int = 0) -> dict:
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(seed)
+    namespace = {"__name__": "tcl003_script"}
+    exec(compile(source, "<TCL003 script>", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def test_wrapper_script_fills_the_generator_grad_in_the_discriminator_step():
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair("def G(z):\n    return netG(z)")
+    as_written, detached = _exec_script(flagged.source), _exec_script(fixed_example.source)
+    # The discriminator's training is identical; the generator's `.grad` after the loop holds the
+    # discriminator step's contribution only as written.
+    for a, b in zip(as_written["netD"].parameters(), detached["netD"].parameters()):
+        assert torch.equal(a, b)
+    assert any(not torch.equal(a.grad, b.grad) for a, b in zip(as_written["netG"].parameters(),
+                                                                  detached["netG"].parameters()))
+
+
+def test_dict_of_networks_warm_up_fills_the_generator_grad():
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair('nets["D"](fake)')
+
+    def run(example):
+        namespace = _exec_script(example.source)
+        nets = {"G": torch.nn.Linear(16, 8), "D": torch.nn.Linear(8, 1)}
+        namespace["warm_up_discriminator"](nets, [torch.randn(4, 8)])
+        return nets["G"].weight.grad
+
+    assert run(flagged) is not None and run(flagged).abs().sum() > 0
+    assert run(fixed_example) is None
+
+
+def test_discriminator_step_in_a_helper_breaks_the_generator_step():
+    flagged, fixed_example = _page_pair("def train_D(real, fake)")
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        _exec_script(flagged.source)
+    namespace = _exec_script(fixed_example.source)
+    assert isinstance(namespace["d_loss"], float)
+
+
+def test_raw_tensor_networks_fill_the_generator_tensors_grad():
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair("G_solver = torch.optim.Adam(G_params")
+    as_written, detached = _exec_script(flagged.source), _exec_script(fixed_example.source)
+    assert torch.equal(as_written["D_W1"], detached["D_W1"])
+    assert not torch.equal(as_written["G_W1"].grad, detached["G_W1"].grad)
+
+
+# --- summaries, read directly ------------------------------------------------------------------
+
+
+def _facts(source: str):
+    import libcst as cst
+
+    from torchcopylint.analysis.facts import ModuleFacts
+
+    return ModuleFacts(cst.parse_module(textwrap.dedent(source)))
+
+
+def test_summary_of_functions_methods_and_lambdas():
+    facts = _facts("""
+    import torch
+    from torch import nn
+
+    netD = nn.Linear(6, 1)
+    opt_d = torch.optim.SGD(netD.parameters(), lr=0.1)
+    W = torch.randn(6, 1, requires_grad=True)
+    scale = torch.ones(6)
+
+
+    def clip_(t):
+        t.clamp_(0, 1)
+        return t
+
+
+    def D(x):
+        return netD(x.view(-1, 6))
+
+
+    def D_cut(x):
+        return netD(x.detach())
+
+
+    def linear(x):
+        return x @ W
+
+
+    def normalise(x):
+        return x / scale
+
+
+    judge = lambda x: torch.sigmoid(D(x))
+    """)
+    summaries = {name: facts.summary(node) for name, node in facts.module_functions.items()}
+    assert summaries["clip_"].returns == "argument" and summaries["clip_"].returned_argument == 0
+    assert summaries["clip_"].writes.kind == "writes"  # read from ModuleFacts.function_effect
+    [use] = summaries["D"].networks
+    assert (use.key, use.inputs, use.returned) == ("netD", frozenset({0}), True)
+    assert summaries["D"].returns == "network"
+    [cut] = summaries["D_cut"].networks
+    assert cut.inputs == frozenset() and cut.returned
+    assert summaries["linear"].free_tensors == frozenset({"W"})
+    assert summaries["normalise"].free_tensors == frozenset({"scale"})  # a tensor, but no optimizer's
+    assert summaries["linear"].free_tensors_requiring_grad == frozenset({"W"})
+    assert summaries["normalise"].free_tensors_requiring_grad == frozenset()
+    # Whether the result requires grad is ModuleFacts.autograd's answer: `opt_d` trains `netD`.
+    assert summaries["D"].requires_grad is not None and summaries["normalise"].requires_grad is None
+    module = facts.function_facts(facts.module)
+    [binding] = [b for b in module.bindings if b.name == "judge"]
+    judge = facts.summary(binding.value, module, "judge")
+    assert judge.label == "lambda `judge`"
+    [through] = judge.networks
+    assert through.key == "netD" and through.via == ("function `D`",) and through.inputs == frozenset({0})
+
+
+def test_callee_summary_resolves_methods_local_functions_and_aliases():
+    import libcst as cst
+
+    facts = _facts("""
+    class Trainer:
+        def sample(self, n):
+            return self.G(n)
+
+        def step(self):
+            fake = self.sample(4)
+
+            def local(x):
+                return x
+
+            alias = local
+            return alias(fake), local(fake), unknown(fake)
+    """)
+    step = facts.function_facts(facts.classes["Trainer"].methods["step"])
+    calls = {facts.code_for(call.func): call for call in step.call_statement}
+    assert facts.callee_summary(calls["self.sample"], step).label == "method `self.sample`"
+    assert facts.callee_summary(calls["local"], step).name == "local"
+    assert facts.callee_summary(calls["alias"], step).name == "local"
+    assert facts.callee_summary(calls["unknown"], step) is None
+    assert isinstance(facts.callee_summary(calls["self.sample"], step).node, cst.FunctionDef)
+
+
+def test_summaries_are_not_computed_for_a_file_without_steps(monkeypatch):
+    from torchcopylint.analysis import summaries
+
+    made = []
+    original = summaries.Summaries.__init__
+
+    def counting(self, facts):
+        made.append(facts)
+        original(self, facts)
+
+    monkeypatch.setattr(summaries.Summaries, "__init__", counting)
+    source = """
+    import torch
+    from torch import nn
+
+    netG = nn.Linear(4, 6)
+    netD = nn.Linear(6, 1)
+
+
+    def D(x):
+        return netD(x)
+
+
+    out = D(netG(torch.randn(2, 4)))
+    out.sum().backward(retain_graph=True)
+    """
+    lint_source(textwrap.dedent(source), "<x>")
+    assert made == []
+    lint_source(textwrap.dedent(source) + "opt = torch.optim.SGD(netD.parameters(), lr=0.1)\nopt.step()\n", "<x>")
+    assert len(made) == 1
+
+
+def test_name_tie_break_needs_a_network_behind_a_function_of_the_file():
+    source = """
+    import torch
+
+    D_W = torch.randn(6, 1, requires_grad=True)
+    table = torch.randn(4, 6)
+
+
+    def G(z):
+        return z @ table
+
+
+    def D(x):
+        return x @ D_W
+
+
+    D_solver = torch.optim.SGD([D_W], lr=0.1)
+    for it in range(3):
+        loss = D(G(torch.randn(8, 4))).mean() - D(torch.randn(8, 6)).mean()
+        D_solver.zero_grad()
+        loss.backward()
+        D_solver.step()
+    """
+    # No optimizer trains `G`, and `G` computes from a plain tensor: named like a generator, but no network.
+    assert lines(source) == []
+    # A tensor that requires grad behind it: with no optimizer for it, the name breaks the tie.
+    trained = source.replace("table = torch.randn(4, 6)", "table = torch.randn(4, 6, requires_grad=True)")
+    assert trained != source
+    assert lines(trained) == [18]
+
+
+def test_helper_step_receiving_the_networks_and_optimizer_as_arguments():
+    source = """
+    import torch
+
+
+    def d_step(D, opt_d, real, fake):
+        loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        loss.backward()
+        opt_d.step()
+
+
+    def train(netG, netD, loader):
+        optG = torch.optim.Adam(netG.parameters())
+        optD = torch.optim.Adam(netD.parameters())
+        for real, z in loader:
+            fake = netG(z)
+            d_step(netD, optD, real, fake)
+            d_step(netD, optD, real, fake.detach())
+            d_step(netD, optD, real, torch.randn_like(real))
+    """
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 17
+    assert "the discriminator step in the function `d_step`" in diagnostic.message
+    assert diagnostic.context["discriminator"] == "netD" and diagnostic.context["generator"] == "netG"
+
+
+def test_penalty_helper_on_the_attached_fake_is_reported_with_an_unsafe_fix():
+    source = """
+    import torch
+    from torch import autograd
+
+
+    def gradient_penalty(D, real, fake):
+        alpha = torch.rand(real.size(0), 1)
+        interpolates = alpha * real + (1 - alpha) * fake
+        grads = autograd.grad(D(interpolates).sum(), interpolates, create_graph=True)[0]
+        return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+
+
+    def critic_terms(D, real, fake):
+        return D(fake.detach()).mean() - D(real).mean()
+
+
+    def train(G, D, loader, z_dim=4):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = G(torch.randn(real.size(0), z_dim))
+            loss = critic_terms(D, real, fake) + 10 * gradient_penalty(D, real, fake)
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    """
+    # `critic_terms` detaches inside; the penalty's interpolates carry the generator's graph, and
+    # `autograd.grad` differentiates against them: detaching at the call would break it.
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == 22 and "through the function `gradient_penalty`" in diagnostic.message
+    assert diagnostic.fix.applicability is Applicability.UNSAFE

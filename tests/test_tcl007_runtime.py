@@ -87,3 +87,133 @@ def test_training_loop_keeps_graph_nodes_whose_saved_tensors_are_freed():
         assert len(nodes) == 2
         with pytest.raises(RuntimeError, match=FREED):
             nodes[0]._saved_mat1  # noqa: B018 - reading it is the check: backward() freed it
+
+
+# --- containers, running sums and module state ---------------------------------------------
+
+
+def _graph_nodes(tensors) -> set:
+    """Every autograd node reachable from the tensors (ids; the tensors are kept alive by the caller)."""
+    seen, pending = set(), [getattr(tensor, "grad_fn", None) for tensor in tensors]
+    while pending:
+        node = pending.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return seen
+
+
+def _regression_loader(batches: int = 3):
+    return [(torch.randn(4, 8), torch.randn(4, 3)) for _ in range(batches)]
+
+
+def test_a_run_long_curve_of_epoch_totals_keeps_every_epoch_graphs():
+    flagged = _example("flagged", "curve.append(running / steps)")
+    diagnostics = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"]
+    assert [d.location.line for d in diagnostics] == [15, 17]
+    assert "running sum" in diagnostics[1].message and "`curve`" in diagnostics[1].message
+    fit = _define(flagged, "fit")
+    sizes = []
+    for epochs in (1, 2, 3):
+        model = _model()
+        curve = fit(model, _regression_loader(), torch.optim.SGD(model.parameters(), lr=0.01), epochs)
+        sizes.append(len(_graph_nodes(curve)))
+    # Every epoch adds its own graph (the parameters' AccumulateGrad nodes are shared).
+    assert sizes[0] > 0 and sizes[2] - sizes[1] == sizes[1] - sizes[0] > sizes[0] / 2
+    fixed = _example("fixed", "curve.append(running / steps)")
+    model = _model()
+    curve = _define(fixed, "fit")(model, _regression_loader(), torch.optim.SGD(model.parameters(), lr=0.01), 3)
+    assert all(isinstance(point, float) for point in curve)
+
+
+def test_losses_in_dict_held_lists_keep_their_graphs():
+    flagged = _example("flagged", 'log["train"].append(loss)\n')
+    model = _model()
+    log = _define(flagged, "train")(model, _loader(4), torch.optim.SGD(model.parameters(), lr=0.1), 2)
+    assert len(log["train"]) == 8 and all(loss.grad_fn is not None for loss in log["train"])
+    assert len(_graph_nodes(log["train"])) > 8 * 3  # each loss keeps its own chain of nodes
+    fixed = _example("fixed", 'log["train"].append(loss.detach())')
+    model = _model()
+    log = _define(fixed, "train")(model, _loader(4), torch.optim.SGD(model.parameters(), lr=0.1), 2)
+    assert not _graph_nodes(log["train"])
+
+
+def test_stacked_outputs_kept_across_iterations_keep_every_forward():
+    flagged = _example("flagged", "kept.append(stacked)")
+    model = _model()
+    loader = [(torch.randn(4, 8), torch.randn(1, 3)) for _ in range(3)]
+    kept = _define(flagged, "train")(model, loader, torch.optim.SGD(model.parameters(), lr=0.01))
+    assert [len(_addmm_nodes(stacked)) for stacked in kept] == [2 * 4] * 3  # four chunks, two layers, per step
+    fixed = _example("fixed", "kept.append(stacked.detach())")
+    model = _model()
+    kept = _define(fixed, "train")(model, loader, torch.optim.SGD(model.parameters(), lr=0.01))
+    assert not _graph_nodes(kept)
+
+
+def test_a_running_mean_built_on_its_previous_value_chains_every_call():
+    flagged = _example("flagged", "self.avg = self.avg * (1 - self.momentum)")
+    [diagnostic] = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"]
+    assert "`self.avg`" in diagnostic.message
+    projection_class = _define(flagged, "CenteredProjection")
+    torch.manual_seed(0)
+    projection = projection_class(8)
+    sizes = []
+    for _ in range(3):  # no backward: the chain of graphs grows call after call
+        projection(torch.randn(4, 8))
+        sizes.append(len(_graph_nodes([projection.avg])))
+    assert sizes[0] < sizes[1] < sizes[2]
+    projection = projection_class(8)
+    optimizer = torch.optim.SGD(projection.parameters(), lr=0.1)
+    projection(torch.randn(4, 8)).pow(2).mean().backward()
+    optimizer.step()
+    with pytest.raises(RuntimeError, match=FREED):  # the second step goes back into the first one's graph
+        projection(torch.randn(4, 8)).pow(2).mean().backward()
+    fixed = _define(_example("fixed", "self.avg = self.avg.detach() * (1 - self.momentum)"), "CenteredProjection")
+    projection = fixed(8)
+    optimizer = torch.optim.SGD(projection.parameters(), lr=0.1)
+    sizes = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        projection(torch.randn(4, 8)).pow(2).mean().backward()
+        optimizer.step()
+        sizes.append(len(_graph_nodes([projection.avg])))
+    assert sizes[0] == sizes[1] == sizes[2]  # one call's graph at most
+
+
+@pytest.mark.parametrize("marker", ["class SequenceTrainer", "class SmoothTrainer"])
+def test_state_kept_on_self_is_backpropagated_again_in_the_next_step(marker):
+    [flagged] = [e for e in EXAMPLES if e.kind == "flagged" and marker in e.source]
+    trainer = _define(flagged, marker.split()[1])()
+    trainer.step(torch.randn(2, 5, 4) if "Sequence" in marker else torch.randn(2, 4), torch.randn(2, 1))
+    with pytest.raises(RuntimeError, match=FREED):
+        trainer.step(torch.randn(2, 5, 4) if "Sequence" in marker else torch.randn(2, 4), torch.randn(2, 1))
+
+
+def test_state_kept_detached_trains_step_after_step():
+    [fixed] = [e for e in EXAMPLES if e.kind == "fixed" and "class SmoothTrainer" in e.source]
+    [clean] = [e for e in EXAMPLES if e.kind == "clean" and "class SmoothTrainer" in e.source]
+    for example in (fixed, clean):
+        trainer = _define(example, "SmoothTrainer")()
+        losses = [trainer.step(torch.randn(2, 4), torch.randn(2, 1)) for _ in range(3)]
+        assert all(isinstance(loss, float) for loss in losses)
+
+
+def test_the_hand_written_backprop_course_example_runs_without_autograd():
+    [clean] = [e for e in EXAMPLES if e.kind == "clean" and "class Dense:" in e.source]
+    numpy = pytest.importorskip("numpy")
+    snapshots = _define(clean, "train")(numpy.random.randn(16, 2), numpy.random.randn(16, 1), 5)
+    assert len(snapshots) == 5 and all(isinstance(w, numpy.ndarray) for w in snapshots)
+
+
+def test_a_moving_average_of_losses_chains_every_step():
+    flagged = _example("flagged", "smooth = 0.98 * smooth + 0.02 * loss\n")
+    source = flagged.source.replace("    return float(smooth)", "    return smooth")  # keep the tensor to look at
+    namespace: dict = {}
+    exec(compile(source, "<TCL007 moving average>", "exec"), namespace)  # noqa: S102
+    sizes = []
+    for steps in (1, 2, 3):
+        model = _model()
+        smooth = namespace["train"](model, _loader(steps), torch.optim.SGD(model.parameters(), lr=0.1))
+        sizes.append(len(_graph_nodes([smooth])))
+    assert sizes[0] < sizes[1] < sizes[2]  # every step's graph is linked into the average

@@ -166,7 +166,9 @@ def test_tcl009_enable_grad_inside_no_grad_is_grad_mode():
     assert _lines(source, "TCL009") == [8]
 
 
-def test_tcl009_silent_for_a_model_it_cannot_see():
+def test_tcl009_network_of_unknown_class_is_reported_with_the_assumption():
+    """Issue 19: a network passed in, loaded or built by a factory nearly always has trainable
+    parameters; the finding says that it assumes so (it was silent before)."""
     source = """
         import torch
 
@@ -178,8 +180,49 @@ def test_tcl009_silent_for_a_model_it_cannot_see():
         def predict_hub(x):
             model = torch.hub.load("owner/repo", "net")
             return model(x).numpy()
+
+
+        def predict_built(x):
+            backbone = timm.create_model("resnet18").cuda().eval()
+            return backbone(x).cpu().numpy()
     """
-    assert _found(source, "TCL009") == []
+    found = {d.location.line: d for d in _found(source, "TCL009")}
+    assert sorted(found) == [5, 10, 15]
+    assert "if `model` has parameters that require grad, as a network passed in as `model` does" in found[5].message
+    assert "as a loaded network does" in found[10].message
+    assert "as a network built by `timm.create_model(...)` does" in found[15].message
+    assert found[5].context["assumption"]
+
+
+UNKNOWN_NETWORK_SILENT = {
+    "no_grad": "with torch.no_grad():\n        return model(x).numpy()",
+    "inference_mode": "with torch.inference_mode():\n        return model(x).numpy()",
+    "frozen": "model.requires_grad_(False)\n    return model(x).numpy()",
+    "frozen parameters": "for p in model.parameters():\n        p.requires_grad = False\n    return model(x).numpy()",
+    "detach": "return model(x).detach().numpy()",
+    "item": "return model(x).sum().item()",
+    "argmax": "return model(x).argmax(1).numpy()",
+    "unpacked": "out, hidden = model(x)\n    return out.numpy()",
+    "not a network name": "return fn(x).numpy()",
+}
+
+
+@pytest.mark.parametrize("body", UNKNOWN_NETWORK_SILENT.values(), ids=UNKNOWN_NETWORK_SILENT.keys())
+def test_tcl009_network_of_unknown_class_silent(body):
+    source = "import torch\n\n\ndef predict(model, fn, x):\n    " + body + "\n"
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL009"] == []
+
+
+def test_tcl009_eval_does_not_stop_grad():
+    source = """
+        import torch
+
+
+        def predict(net, x):
+            net.eval()
+            return net(x).numpy()
+    """
+    assert _lines(source, "TCL009") == [6]
 
 
 def test_tcl009_module_trained_in_the_file_is_seen_through_its_name():
@@ -474,3 +517,155 @@ def test_tcl009_grad_mode_decided_at_run_time_is_not_guessed():
             return out.numpy(), scores
     """
     assert _found(source, "TCL009") == []
+
+
+# --- the facts behind them: grounds of "requires grad", device and dtype ---------------------
+
+
+GROUNDS_MODULE = _src("""
+    import torch
+    from torch import nn
+    from models import build_layers
+
+
+    class Local(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = build_layers()
+
+        def forward(self, x):
+            return self.body(x)
+
+
+    def step(model, fn, x, path):
+        linear = nn.Linear(3, 1)
+        loaded = torch.load(path).eval()
+        local = Local()
+        probe = (linear(x), model(x), loaded(x), local(x), fn(x))
+        return probe
+""")
+
+
+def test_grad_origin_grounds():
+    from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE, SEEN
+
+    facts = ModuleFacts(cst.parse_module(GROUNDS_MODULE), "g.py", GROUNDS_MODULE)
+    function = next(f for f in facts.all_functions() if f.name == "step")
+    probe = next(b for b in function.bindings if b.name == "probe")
+    grounds = []
+    for element in probe.value.elements:
+        origin = facts.autograd.origin(element.value, function, probe.statement, POSSIBLE)
+        grounds.append(origin.grounds if origin is not None else None)
+    assert grounds == [SEEN, ASSUMED, ASSUMED, POSSIBLE, None]
+    model_output = probe.value.elements[1].value
+    assert facts.autograd.origin(model_output, function, probe.statement) is None, "SEEN is the default"
+    assert "as a network passed in as `model` does" in \
+        facts.autograd.origin(model_output, function, probe.statement, ASSUMED).assumption
+    # graphs.py reads the same fact, on the weakest grounds
+    from torchcopylint.analysis.graphs import requires_grad
+
+    assert [requires_grad(element.value, function, facts, probe.statement) for element in probe.value.elements] \
+        == [True, True, True, True, False]
+
+
+PLACEMENT_MODULE = _src("""
+    import torch
+
+    DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    CPU = "cpu"
+    DTYPE = torch.cuda.FloatTensor if torch.cuda.is_available() else torch.FloatTensor
+
+
+    class Holder:
+        def __init__(self):
+            self.device = torch.device("cuda:0")
+            self.precision = torch.float64
+
+        def probe(self, x, other):
+            _, pred = x.max(1)
+            values, indices = x.sort()
+            elementwise = x.max(other)
+            probe = (pred, values, indices, x.argmax(1), x.long().view(-1), torch.zeros(3),
+                     torch.zeros(3, dtype=torch.float16), x.to(self.precision), (x > 0), elementwise,
+                     x.topk(2)[1], x.type(torch.cuda.DoubleTensor))
+            devices = (DEVICE, CPU, self.device, x.device, other, "mps")
+            types = (DTYPE, torch.DoubleTensor, torch.float64, other)
+            return probe, devices, types
+""")
+
+
+def test_placement_dtypes_devices_and_types():
+    facts = ModuleFacts(cst.parse_module(PLACEMENT_MODULE), "p.py", PLACEMENT_MODULE)
+    function = next(f for f in facts.all_functions() if f.name == "probe")
+    placement = facts.placement
+
+    def elements(name):
+        return [e.value for e in next(b for b in function.bindings if b.name == name).value.elements]
+
+    assert [placement.dtype_of(e, function) for e in elements("probe")] == [
+        "int64", None, "int64", "int64", "int64", "float32", "float16", "float64", "bool", None, "int64",
+        "float64"]
+    assert [placement.device_kind(e, function) for e in elements("devices")] == [
+        "device", "cpu", "gpu", "device", "unknown", "gpu"]
+    assert [placement.type_targets(e, function) for e in elements("types")] == [
+        {("float32", "gpu"), ("float32", "cpu")}, {("float64", "cpu")}, {("float64", "same")}, None]
+    assert facts.surely_integral(elements("probe")[0], function), "ModuleFacts reads the same fact"
+
+
+def test_never_requires_grad_is_the_one_answer():
+    source = _src("""
+        import torch
+        from torch import nn
+
+
+        def f(model, x, path):
+            linear = nn.Linear(3, 3)
+            sd = model.state_dict()
+            loaded = torch.load(path)
+            probe = (torch.linspace(0, 1, 5).unsqueeze(1) * 2, sd["w"], loaded["w"], linear(x),
+                     torch.zeros(3, requires_grad=True), x.detach().pow(2), x.size(0), model.forward(x))
+            return probe
+    """)
+    facts = ModuleFacts(cst.parse_module(source), "n.py", source)
+    function = next(f for f in facts.all_functions() if f.name == "f")
+    probe = next(b for b in function.bindings if b.name == "probe")
+    answers = [facts.autograd.never_requires_grad(e.value, function, probe.statement)
+               for e in probe.value.elements]
+    assert answers == [True, True, False, False, False, True, True, False]
+    from torchcopylint.analysis.graphs import carries_no_graph
+
+    assert [carries_no_graph(e.value, function, facts) for e in probe.value.elements] == answers
+    assert [facts.surely_without_grad(e.value, function) for e in probe.value.elements] == answers
+
+
+def test_tcl012_attribute_copied_in_another_method_and_top_level_leaf():
+    source = """
+        import torch
+
+
+        class Model:
+            def __init__(self, n, device):
+                self.device = device
+                self.w = torch.zeros(n, requires_grad=True)
+                self.kept = torch.zeros(n, requires_grad=True).to(device)
+
+            def to_device(self):
+                self.w = self.w.to(self.device)
+
+            def step(self):
+                self.w.grad.zero_()
+
+
+        w = torch.randn(3, requires_grad=True).cuda()
+        b = torch.zeros(3, requires_grad=True).cuda()
+        b = b.detach().requires_grad_()
+
+
+        def train():
+            return torch.optim.SGD([w, b], lr=0.1)
+    """
+    found = {d.location.line: d for d in _found(source, "TCL012")}
+    assert sorted(found) == [11, 17], "self.kept is never used as a leaf; b is a leaf again when train() reads it"
+    assert "`self.w.grad` in `step()` (line 14) stays None" in found[11].message
+    assert "(assigned to `self.w` in `__init__()`, line 7)" in found[11].message
+    assert "in `train()` (line 23) raises ValueError" in found[17].message

@@ -347,3 +347,143 @@ def test_tcl011_runtime_without_retain_graph_the_undetached_step_fails():
 def test_tcl011_runtime_the_fix_runs_and_leaves_the_generator_alone():
     reached, held = _gan_step(detach=True, retain=False)
     assert reached == 0 and held == 0
+
+
+# --- TCL011: unneeded retain_graph outside loops -----------------------------------------------
+
+
+def _page_example(code: str, kind: str, marker: str):
+    examples = page_examples(code)
+    for index, example in enumerate(examples):
+        if example.kind == kind and marker in example.source:
+            return example, (examples[index + 1] if index + 1 < len(examples) else None)
+    raise AssertionError(f"no {kind} example with {marker!r}")
+
+
+class _Recording(torch.nn.Module):
+    """A small classifier that keeps its outputs, so a test can look at their graphs afterwards."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(12, 16), torch.nn.Tanh(),
+                                       torch.nn.Linear(16, 5))
+        self.outputs = []
+
+    def forward(self, x):
+        out = self.net(x)
+        self.outputs.append(out)
+        return out
+
+
+def test_tcl011_runtime_saliency_map_keeps_the_graph_it_never_uses():
+    pytest.importorskip("torch")
+    flagged, fixed_example = _page_example("TCL011", "flagged", "def saliency_map")
+    [diagnostic] = diagnostics(flagged.source, "TCL011")
+    assert "until `saliency_map` returns" in diagnostic.message
+
+    def run(example):
+        namespace = {}
+        exec(compile(example.source, "<TCL011 example>", "exec"), namespace)  # noqa: S102
+        torch.manual_seed(0)
+        model = _Recording()
+        grad = namespace["saliency_map"](model, torch.randn(3, 2, 2), 3)
+        return grad, _held_bytes(model.outputs[-1])
+
+    (grad_retained, held), (grad_freed, freed) = run(flagged), run(fixed_example)
+    assert torch.equal(grad_retained, grad_freed)
+    assert held > 0, "with retain_graph=True the saved activations outlive the backward"
+    assert freed == 0
+
+
+def test_tcl011_runtime_output_kept_on_self_holds_the_graph_until_the_next_call():
+    pytest.importorskip("torch")
+    flagged, fixed_example = _page_example("TCL011", "flagged", "class GradientAttribution")
+    [diagnostic] = diagnostics(flagged.source, "TCL011")
+    assert "kept on `self.output`" in diagnostic.message and "next call of `attribute`" in diagnostic.message
+
+    def run(example):
+        namespace = {}
+        exec(compile(example.source, "<TCL011 example>", "exec"), namespace)  # noqa: S102
+        torch.manual_seed(0)
+        attribution = namespace["GradientAttribution"](_Recording())
+        grad = attribution.attribute(torch.randn(4, 3, 2, 2), 1)
+        return grad, _held_bytes(attribution.output)
+
+    (grad_retained, held), (grad_freed, freed) = run(flagged), run(fixed_example)
+    assert torch.equal(grad_retained, grad_freed)
+    assert held > 0 and freed == 0
+
+
+def test_tcl011_runtime_a_second_backward_outside_a_loop_needs_the_graph():
+    pytest.importorskip("torch")
+    clean, _ = _page_example("TCL011", "clean", "def contrast_map")
+    namespace = {}
+    exec(compile(clean.source, "<TCL011 example>", "exec"), namespace)  # noqa: S102
+    model = _Recording()
+    assert namespace["contrast_map"](model, torch.randn(3, 2, 2), 0, 1).shape == (3, 2, 2)
+    without = clean.source.replace("backward(retain_graph=True)", "backward()")
+    exec(compile(without, "<TCL011 example>", "exec"), namespace)  # noqa: S102
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        namespace["contrast_map"](model, torch.randn(3, 2, 2), 0, 1)
+
+
+def test_tcl011_an_index_argument_carries_no_graph_but_a_value_argument_may():
+    indexed = """
+    def score_gradient(model, image, target):
+        image = image.detach().requires_grad_(True)
+        model(image)[0, target].backward(retain_graph=True)
+        return image.grad
+    """
+    assert lines(indexed, "TCL011") == [4]
+    weighted = indexed.replace("model(image)[0, target]", "(model(image)[0] * target).sum()")
+    assert lines(weighted, "TCL011") == []  # `target` may be a tensor with the caller's graph
+
+
+def test_tcl011_a_tensor_whose_grad_is_read_is_a_leaf():
+    source = """
+    def input_gradient(model, x, target: int):
+        out = model(x)
+        out[:, target].sum().backward(retain_graph=True)
+        return x.grad
+    """
+    assert lines(source, "TCL011") == [4]
+    not_read = source.replace("return x.grad", "return out.detach()")
+    assert lines(not_read, "TCL011") == []
+
+
+def test_tcl003_and_tcl011_import_no_other_rule():
+    """A fact two rules need lives in analysis/: TCL011 reads the GAN pairing from analysis/gan_steps.py,
+    not from TCL003's check."""
+    import ast
+    import pathlib
+
+    import torchcopylint.rules as rules_package
+
+    folder = pathlib.Path(rules_package.__file__).parent
+    shared = {"base", "edits", "__init__"}
+    for path in (folder / "discriminator_without_detach.py", folder / "retain_graph_workaround.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torchcopylint.rules"):
+                assert node.module.rpartition(".")[2] in shared, f"{path.name} imports {node.module}"
+
+
+def test_tcl011_names_the_del_that_drops_the_retained_graph():
+    source = """
+    import torch
+
+
+    def reversible_step(block, y, grad_y):
+        y.requires_grad = True
+        with torch.enable_grad():
+            out = block(y)
+            out.backward(grad_y, retain_graph=True)
+        with torch.no_grad():
+            x = y - out
+            del out
+            grad = y.grad
+        return x, grad
+    """
+    [diagnostic] = diagnostics(source, "TCL011")
+    assert diagnostic.location.line == 9
+    assert "until `del out` at line 12" in diagnostic.message

@@ -355,8 +355,9 @@ def test_packages_imported_but_never_used_stand_in_and_a_use_is_named(context_ve
     assert context_verified["by_key"][relative, encoder, "TCL001"].status == "confirmed"
     verdict = context_verified["by_key"][relative, logging, "TCL001"]
     assert verdict.status == "unverified", verdict
-    assert verdict.evidence == ("needs `plotting_lib_not_installed`, which is not installed "
-                                "(the code used `plotting_lib_not_installed.pyplot.imshow`)"), verdict
+    # The package is named, and the sibling that imports it (the flagged file does not).
+    assert verdict.evidence == ("needs `plotting_lib_not_installed` (imported by heavy_utils.py), which is not "
+                                "installed (the code used `plotting_lib_not_installed.pyplot.imshow`)"), verdict
 
 
 @needs_torch
@@ -371,7 +372,8 @@ def test_a_package_that_cannot_be_imported_says_so_for_every_finding(context_ver
     assert len(verdicts) == 2
     for verdict in verdicts:
         assert verdict is not None and verdict.status == "unverified", verdicts
-        assert verdict.evidence.startswith("needs `plotting_lib_not_installed`, which is not installed"), verdicts
+        assert verdict.evidence.startswith("needs `plotting_lib_not_installed` (imported by brokenpkg/__init__.py), "
+                                           "which is not installed"), verdicts
 
 
 @needs_torch

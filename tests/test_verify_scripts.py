@@ -252,7 +252,8 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
 
 
 def _hand_made_tcl003(path: str, source: str) -> Diagnostic:
-    """The TCL003 the parameter-tensor GAN holds (the linter does not see optimizers over lists yet)."""
+    """The TCL003 the parameter-tensor GAN holds, as the linter reports it (for a linter without
+    the facts across functions that see networks written as functions of tensors)."""
     line = line_of(source, "D_fake = D(G_sample)")
     return Diagnostic("TCL003", "discriminator-without-detach", "hand-made: D(G_sample) is not detached",
                       Location(path, line, 14, line, 22), Severity.ERROR,
@@ -296,8 +297,8 @@ def scripts_verified(tmp_path_factory):
     sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(project.glob("*.py"))}
     diagnostics = [d for path, source in sources.items() for d in lint_source(source, path)]
     parameters = str(project / "gan_parameters.py")
-    assert not any(d.path == parameters for d in diagnostics), "the linter flags gan_parameters.py now: use its own"
-    diagnostics.append(_hand_made_tcl003(parameters, sources[parameters]))
+    if not any(d.path == parameters and d.code == "TCL003" for d in diagnostics):
+        diagnostics.append(_hand_made_tcl003(parameters, sources[parameters]))  # a linter that does not see it
     rules = str(project / "top_level_rules.py")
     diagnostics.append(_hand_made_tcl001(rules, sources[rules]))
     detached = str(project / "gan_detached.py")
@@ -323,8 +324,8 @@ def _verdict(verified, name: str, text: str, code: str, hand_made: bool = False)
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_sequential.py", "d_fake = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict
-    reached = re.search(r"reached (\d+) of (\d+) generator parameters \(gradient L1 norm ([\d.e+-]+)\)",
-                        verdict.evidence)
+    reached = re.search(r"reached (\d+) of (\d+) generator parameters and changed their `.grad` by ([\d.e+-]+) "
+                        r"in L1 norm; the script's own step, run once", verdict.evidence)
     assert reached and reached.group(1) == reached.group(2) == "4" and float(reached.group(3)) > 0, verdict.evidence
     assert "`G` is Sequential with 4 parameter tensors" in verdict.evidence, verdict.evidence
     assert "over `datasets.MNIST(...)`" in verdict.evidence and "random samples 1x28x28" in verdict.evidence, \
@@ -332,7 +333,10 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
 
 
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):
-    verdict = _verdict(scripts_verified, "gan_parameters.py", "D_fake = D(G_sample)", "TCL003", hand_made=True)
+    source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_parameters.py")]
+    line = line_of(source, "D_fake = D(G_sample)")
+    verdict = scripts_verified["by_key"].get(("gan_parameters.py", line, "TCL003", False)) or \
+        scripts_verified["by_key"][("gan_parameters.py", line, "TCL003", True)]
     assert verdict.status == "confirmed", verdict
     assert "reached 4 of 4 generator parameters" in verdict.evidence, verdict.evidence
     assert "`G` is a function of the top-level tensors Wzh, bzh, Whx, bhx" in verdict.evidence, verdict.evidence
@@ -366,8 +370,9 @@ def test_a_top_level_discriminator_step_that_detaches_is_refuted_by_a_measuremen
     verdict = _verdict(scripts_verified, "gan_detached.py", "d_loss = D(real).mean() - D(fake.detach())", "TCL003",
                        hand_made=True)
     assert verdict.status == "refuted", verdict
-    # The generator's `.grad` was cleared just before the backward, and the backward filled none.
-    assert "ran and filled none of the 4 generator parameters' `.grad` (cleared just before it)" in verdict.evidence
+    # Measured around that backward: no generator parameter in its graph, no hook fired, `.grad` as before.
+    assert "ran with none of the generator's 4 parameters in its graph: no gradient hook on them fired and their " \
+           "`.grad` is as before" in verdict.evidence, verdict.evidence
 
 
 def test_loader_from_a_missing_dataset_package_is_confirmed_on_stand_in_batches(scripts_verified):

@@ -42,6 +42,69 @@ def test_each_argument_is_made_from_how_the_function_uses_it():
                      "epochs": "count", "device": "device", "mode": "choice", "use_amp": "bool"}
 
 
+def test_numbers_devices_flags_and_tensors_follow_how_the_code_uses_them():
+    # `lo`, `hi`, `margin`: compared where Python needs a bool, so numbers (a tensor of several
+    # values would raise "Boolean value of Tensor with more than one value is ambiguous"), even
+    # though `lo` and `hi` are also passed to torch.clamp; `dev.type` is read: a torch.device;
+    # `where` is passed as `device=`: a device; `shuffle` is only branched on: a flag; `w` has
+    # arithmetic with a number but also feeds a network: a tensor; `x` is indexed: a tensor.
+    kinds = _kinds("""
+        def attack(net, x, lo, hi, margin, dev, where, shuffle, w, unused):
+            if lo is not None and lo < hi and hi > margin:
+                x = torch.clamp(x, lo, hi)
+            if dev.type == "cuda":
+                pass
+            z = torch.zeros(3, device=where)
+            if shuffle:
+                pass
+            return net(w) * 0.5 + w + x[0]
+        """, ["net", "x", "lo", "hi", "margin", "dev", "where", "shuffle", "w", "unused"])
+    assert kinds == {"net": "module", "x": "tensor", "lo": "float", "hi": "float", "margin": "float",
+                     "dev": "torch.device", "where": "device", "shuffle": "bool", "w": "tensor", "unused": "unused"}
+
+
+def test_a_number_only_in_arithmetic_with_numbers_is_a_number_and_a_tensor_method_makes_a_tensor():
+    kinds = _kinds("""
+        def f(a, b, c, d):
+            e = 1.0 - a + float(d)
+            return b.clone() * 2.0 + c * 3
+        """, ["a", "b", "c", "d"])
+    assert kinds == {"a": "float", "b": "tensor", "c": "float", "d": "float"}
+
+
+def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():
+    from torchcopylint.verify.standins import constructor_defaults, settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        class Attack:
+            def __init__(self, model, eps=0.3, targeted=False, norm="inf", device="cuda", scheduler=None):
+                self.model = model
+                self.eps = eps
+                self.targeted = targeted
+                self.norm = norm
+                self.device = device
+                self.steps = 10
+
+            def perturb(self, x):
+                x = x.to(self.device)
+                for _ in range(self.steps):
+                    if self.targeted and self.norm == "l2":
+                        x = x - self.eps
+                return self.model(x)
+        """))
+    defaults = constructor_defaults(tree, "Attack")
+    assert defaults == {"self.eps": 0.3, "self.targeted": False, "self.norm": "inf", "self.device": "cuda",
+                        "self.steps": 10}
+    method = tree.body[0].body[1]
+    names = ["self.model", "self.eps", "self.targeted", "self.norm", "self.device", "self.steps", "x"]
+    found = settings_for(method, names, {}, "cpu", None, defaults)
+    made = [setting.make()[0] for setting in found]
+    assert [(m["self.eps"], m["self.steps"], m["self.targeted"], m["self.norm"]) for m in made] == [
+        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2")]
+    # A device default never leaves the verification device.
+    assert all(m["self.device"] == "cpu" for m in made)
+
+
 def test_a_name_nothing_explains_is_not_guessed():
     from torchcopylint.verify.inputs import CannotRun
 

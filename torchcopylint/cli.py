@@ -149,15 +149,11 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
 
 def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> list[Diagnostic]:
     # Imported here: the static path never loads the verifier.
-    from torchcopylint.config import VERIFY_KEYS
     from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
 
     try:
-        # Factories may sit in `verify.factories` or directly in the verify table (older layout).
-        factories = settings.verify.get("factories", {key: value for key, value in settings.verify.items()
-                                                      if key not in VERIFY_KEYS})
-        options = VerifyOptions(device=resolve_device(device), timeout=timeout, factories=dict(factories),
-                                pythonpath=[settings.root / entry for entry in settings.verify.get("pythonpath", [])])
+        options = VerifyOptions(device=resolve_device(device), timeout=timeout, factories=settings.verify_factories(),
+                                pythonpath=settings.verify_pythonpath())
     except VerifyError as error:
         _fail(str(error))
     sources = {path: text for path, text in run.sources.items()}
@@ -251,6 +247,16 @@ def rule_command(code: str) -> None:
     if text is None or rule_by_code(code) is None:
         _fail(f"unknown rule {code!r}; `torchcopylint rules` lists the codes")
     click.echo(text, nl=not text.endswith("\n"))
+
+
+@main.command("server")
+def server_command() -> None:
+    """Run the language server on stdin/stdout (for editors; needs the `server` extra)."""
+    from torchcopylint import server
+
+    if server.missing_requirement():
+        _fail(server.INSTALL_HINT)
+    server.run()
 
 
 @main.command("rules")

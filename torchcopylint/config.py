@@ -43,6 +43,16 @@ class Settings:
     verify: dict = field(default_factory=dict)
     source: Optional[Path] = None  # the file the settings came from
 
+    def verify_factories(self) -> dict:
+        """`[tool.torchcopylint.verify.factories]` (or, in the older layout, the verify table's
+        other keys): how --verify builds the classes named there."""
+        return dict(self.verify.get("factories", {key: value for key, value in self.verify.items()
+                                                  if key not in VERIFY_KEYS}))
+
+    def verify_pythonpath(self) -> list[Path]:
+        """`[tool.torchcopylint.verify] pythonpath`, as absolute folders."""
+        return [self.root / entry for entry in self.verify.get("pythonpath", [])]
+
     def selected_codes(self, all_codes: Sequence[str]) -> list[str]:
         """Codes enabled by select/extend-select less ignore; prefixes ("TCL00") match like ruff's."""
         chosen = set(all_codes) if self.select is None else _matching(all_codes, self.select)

@@ -48,6 +48,13 @@ def discover(paths: Iterable[str], settings: Settings, force_exclude: bool = Fal
     return found
 
 
+def is_excluded(path: Path, settings: Settings) -> bool:
+    """Is this file excluded by `exclude`/`extend-exclude`, as `--force-exclude` would have it?
+    (The editor server asks for each document it is sent.)"""
+    excluded = pathspec.PathSpec.from_lines("gitignore", [*settings.exclude, *settings.extend_exclude])
+    return _is_excluded(path, settings.root, excluded)
+
+
 def _add(path: Path, found: Discovery, seen: set[Path]) -> None:
     try:
         key = path.resolve()

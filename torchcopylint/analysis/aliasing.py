@@ -754,7 +754,7 @@ class FunctionWalker:
             if qualified in PARAMETER_CLASSES:
                 if parameter_requires_grad(value):
                     return "parameter", value
-            elif qualified is not None and qualified.rpartition(".")[2] in LEAF_FACTORIES:
+            elif qualified is not None and (qualified.rpartition(".")[2] in LEAF_FACTORIES or qualified in VARIABLE_CLASSES):
                 if _keyword_is_true(value, "requires_grad"):
                     return "factory", value
         return "", None
@@ -1158,6 +1158,8 @@ LEAF_FACTORIES = frozenset(
     """.split()
 )
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# The pre-0.4 wrapper: `Variable(data, requires_grad=True)` is a leaf like a factory made so.
+VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 GRAD_OFF_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                                "torch.autograd.grad_mode.no_grad", "torch.autograd.inference_mode"})
 GRAD_ON_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})

@@ -1,22 +1,38 @@
-"""Which values require grad: leaves made so, outputs of trained modules, backpropagated losses,
-and what is computed from one of them in grad mode.
+"""Which values require grad, and which never do: the one place the package answers it.
 
-The answer is a `GradOrigin` (why, and where that started) or None. None means "not surely":
-rules built on it report only what is sure, so every doubt (an unknown callee, a parameter of
-the function, a value unpacked from a tuple, a module whose parameters may be frozen) answers
-None. Results are cached per binding, so asking about every name of a module stays linear.
+Two questions, both per module (ModuleFacts.autograd), both cached per binding so that asking
+about every name of a module stays linear:
+
+- `origin(expr)`: does the value require grad? A `GradOrigin` (why, and where that started) or
+  None. Leaves made so, parameters, losses that are backpropagated, outputs of modules with
+  trainable parameters, and what is computed from one of them in grad mode. Each answer has
+  grounds: SEEN (the file shows it), ASSUMED (it rests on an assumption the message must state:
+  a network of unknown class, loaded with `torch.load`, built by a factory or passed in as
+  `model`, has trainable parameters, as nearly every network does) or POSSIBLE (a module class of
+  this file whose parameters are not in sight). A rule asks for the grounds it can stand on:
+  TCL009 reports an ASSUMED origin with the assumption in its message, graphs.py (TCL010) follows
+  a POSSIBLE one, TCL005 words its message on a SEEN one. None means none of these.
+- `never_requires_grad(expr)`: is the value surely free of autograd history? Numbers, tensors made
+  without `requires_grad=True`, integer and bool tensors (analysis/placement.py says which), what
+  `.detach()`, `.data`, `.grad`, `.item()` give, the entries of a state dict and the module's
+  buffers, and what tensor methods and torch functions compute from those alone.
+
+graphs.py (TCL010, TCL011) and the TCL005/TCL009/TCL012 rules read these; nothing else decides
+"requires grad".
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import (
     LEAF_FACTORIES,
     PARAMETER_CLASSES,
+    VARIABLE_CLASSES,
     Binding,
     FunctionFacts,
     _keyword_is_true,
@@ -25,11 +41,9 @@ from torchcopylint.analysis.aliasing import (
     parameter_requires_grad,
 )
 from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import backward_calls, module_key
-
-if TYPE_CHECKING:
-    from torchcopylint.analysis.facts import ModuleFacts
 
 # torch.<name>(...) whose result requires grad when one of its tensor arguments does. Factories,
 # integer and boolean results (argmax, comparisons, bucketize) and sampling are left out.
@@ -71,11 +85,6 @@ DIFFERENTIABLE_METHODS = frozenset(
 )
 TENSOR_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
-# `.to(torch.long)`: a dtype without gradients ends the grad.
-INTEGER_DTYPES = frozenset(
-    f"torch.{name}" for name in
-    "long int int64 int32 int16 int8 uint8 short bool".split()
-)
 # torch.nn layers that hold trainable parameters when built with their defaults.
 PARAMETRIZED_LAYERS = frozenset(
     """
@@ -95,6 +104,36 @@ LEAF_DESCRIPTIONS = {
 }
 MAX_DEPTH = 12
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+# Module-level torch functions that return tensors computed from their arguments (the rest of
+# torch, `torch.load`, `torch.nn.*` classes, `torch.optim`, return other things).
+TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
+NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
+# Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
+TENSOR_KEYWORDS = frozenset({"input", "other", "weight", "bias", "target", "tensor", "tensors", "mat1", "mat2",
+                             "vec", "src", "source", "value", "values", "end", "exponent", "self", "x", "y"})
+# Attributes that are not tensors (so carry no graph).
+METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
+                                 "is_leaf", "grad_fn"})
+# Loading a network object (not a state dict): `torch.load(path)` called as a module.
+LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.jit.script", "torch.jit.trace",
+                     "torch.compile"})
+# Module methods that return the module itself: `torch.load(p).to(device).eval()` is the loaded network.
+SELF_RETURNING_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "double", "half",
+                                           "bfloat16", "requires_grad_", "share_memory", "type"})
+WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+                      "torch.nn.parallel.DataParallel"})
+# Names that say "a network": `model`, `net`, `netG`, `base_model`, `encoder`, `resnet`, `unet`.
+NETWORK_WORDS = frozenset(
+    "model net network classifier backbone encoder decoder generator discriminator critic teacher student "
+    "policy actor autoencoder vae cnn rnn lstm mlp".split())
+# Calls (by the last part of their name) that give the entries of a mapping, and where the tensor is.
+MAPPING_ENTRIES = {"items": 1, "values": 0}
+BUFFER_ITERATORS = {"named_buffers": 1, "buffers": 0}
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# The grounds of an answer, strongest first: the file shows it; it rests on the assumption that a
+# network of unknown class has trainable parameters (the message says so); or the callee is a module
+# of this file whose parameters are not in sight (enough for following a graph, not for a finding).
+SEEN, ASSUMED, POSSIBLE = 2, 1, 0
 
 
 @dataclass(frozen=True)
@@ -104,12 +143,20 @@ class GradOrigin:
     description: str
     node: cst.CSTNode
     derived: bool = False  # the value was computed from that origin (not the origin's value itself)
+    grounds: int = SEEN
+    # For ASSUMED grounds, the assumption in words, for the message:
+    # "if `model` has parameters that require grad, as a loaded network does".
+    assumption: str = ""
 
 
 class GradFlow:
-    """Answers `origin(expr, function, statement)` for one module; built once (ModuleFacts.autograd)."""
+    """Answers `origin(expr, function, statement)` and `never_requires_grad(expr, function)` for one
+    module; built once (ModuleFacts.autograd).
 
-    def __init__(self, facts: "ModuleFacts") -> None:
+    `facts` is that module's ModuleFacts. It is not imported here: facts.py builds this class, and
+    a lower layer never imports a higher one (tests/test_import_cycles.py)."""
+
+    def __init__(self, facts) -> None:
         self.facts = facts
         self._bindings: dict[Binding, Optional[GradOrigin]] = {}
         self._in_progress: set = set()
@@ -117,18 +164,44 @@ class GradFlow:
         self._trained: Optional[frozenset] = None
         self._frozen: Optional[frozenset] = None
         self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
+        self._without_grad: dict[Binding, bool] = {}
+        self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
 
     # ----------------------------------------------------------------- queries
 
-    def origin(self, expr: cst.BaseExpression, function: FunctionFacts,
-               statement: cst.CSTNode) -> Optional[GradOrigin]:
-        """Does `expr`, evaluated at `statement`, surely require grad? Why, or None."""
-        if statement in self._mode_decided_at_run_time(function):
+    def origin(self, expr: cst.BaseExpression, function: FunctionFacts, statement: Optional[cst.CSTNode],
+               grounds: int = SEEN) -> Optional[GradOrigin]:
+        """Does `expr`, evaluated at `statement`, require grad, on at least these grounds? Why, or None.
+        Without a statement, grad mode is taken as on where the value is read."""
+        if statement is not None and statement in self._mode_decided_at_run_time(function):
             return None
-        return self._of(expr, function, self.facts.grad_enabled_at(function, statement), 0)
+        enabled = self.facts.grad_enabled_at(function, statement) if statement is not None else True
+        found = self._of(expr, function, enabled, 0)
+        return found if found is not None and found.grounds >= grounds else None
 
-    def binding_origin(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
-        """Does the value a name was bound to surely require grad?"""
+    def binding_origin(self, binding: Binding, function: FunctionFacts,
+                       grounds: int = SEEN) -> Optional[GradOrigin]:
+        """Does the value a name was bound to require grad, on at least these grounds?"""
+        found = self._binding(binding, function)
+        return found if found is not None and found.grounds >= grounds else None
+
+    def requires_grad(self, expr: cst.BaseExpression, function: FunctionFacts,
+                      statement: Optional[cst.CSTNode] = None) -> bool:
+        """Does the value require grad, as the file shows, or as a network would make it (one of
+        unknown class, or a module of this file whose parameters are not in sight)? The reading of
+        analyses that follow a graph (graphs.py: what a backward saved)."""
+        return self.origin(expr, function, statement, POSSIBLE) is not None
+
+    def never_requires_grad(self, expr: cst.BaseExpression, function: FunctionFacts,
+                            statement: Optional[cst.CSTNode] = None) -> bool:
+        """Is the value surely free of autograd history (a number, a tensor that does not require
+        grad, anything else that carries no graph)? `statement`, where known, lets a name bound by a
+        comprehension there be followed to what it iterates."""
+        return self._never(expr, function, statement, 0)
+
+    # ---------------------------------------------------------------- bindings
+
+    def _binding(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
         if binding in self._bindings:
             return self._bindings[binding]
         if binding in self._in_progress:
@@ -140,8 +213,6 @@ class GradFlow:
             self._in_progress.discard(binding)
         self._bindings[binding] = found
         return found
-
-    # ---------------------------------------------------------------- bindings
 
     def _binding_origin(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
         if binding.leaf in LEAF_DESCRIPTIONS and binding.leaf_origin is not None:
@@ -179,7 +250,7 @@ class GradFlow:
         found = self._backpropagated.get(function.node)
         if found is None:
             found = set()
-            for backward in backward_calls(function):
+            for backward in backward_calls(function, self.facts):
                 if isinstance(backward.loss, cst.Name):
                     found |= set(function.bindings_at(backward.loss))
             self._backpropagated[function.node] = found
@@ -191,11 +262,15 @@ class GradFlow:
         if depth > MAX_DEPTH or expr is None:
             return None
         if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
+            owner, bindings = self.facts.reaching(expr, function)  # a global: the top level's
             if not bindings:
                 return None
-            origins = [self.binding_origin(binding, function) for binding in bindings]
-            return origins[0] if all(origins) else None
+            # In statement order, so that the origin a message names does not depend on set order.
+            ordered = sorted(bindings, key=lambda binding: owner.order_of(binding.statement))
+            origins = [self._binding(binding, owner) for binding in ordered]
+            if not all(origins):
+                return None
+            return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
         if goes_through_detach(expr):
             return None
         if isinstance(expr, cst.Attribute):
@@ -211,16 +286,22 @@ class GradFlow:
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
             return self._any_of((expr.left, expr.right), function, depth)
         if isinstance(expr, cst.Call):
+            if self.facts.placement.surely_integral(expr, function):
+                return None  # `.to(torch.long)`, `argmax`: integer tensors never require grad
             return self._of_call(expr, function, depth)
         return None
 
     def _any_of(self, operands, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
-        """The first operand that requires grad makes the result require it (a derived value)."""
+        """An operand that requires grad makes the result require it (a derived value): the one
+        with the strongest grounds (the first seen to, else the first assumed to...)."""
+        best = None
         for operand in operands:
             found = self._of(operand, function, True, depth + 1)
-            if found is not None:
+            if found is not None and found.grounds == SEEN:
                 return _derived(found)
-        return None
+            if found is not None and (best is None or found.grounds > best.grounds):
+                best = found
+        return _derived(best)
 
     def _of_call(self, call: cst.Call, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
         qualified = self.facts.names.qualified_name(call.func)
@@ -229,7 +310,7 @@ class GradFlow:
             module, _, name = qualified.rpartition(".")
             if qualified in PARAMETER_CLASSES:
                 return GradOrigin(LEAF_DESCRIPTIONS["parameter"], call) if parameter_requires_grad(call) else None
-            if module == "torch" and name in LEAF_FACTORIES:
+            if (module == "torch" and name in LEAF_FACTORIES) or qualified in VARIABLE_CLASSES:
                 return GradOrigin(LEAF_DESCRIPTIONS["factory"], call) if _keyword_is_true(call, "requires_grad") else None
             if (module == "torch" and name in DIFFERENTIABLE_TORCH_FUNCTIONS) or \
                     (module == "torch.nn.functional" and name in DIFFERENTIABLE_FUNCTIONAL):
@@ -242,37 +323,111 @@ class GradFlow:
                 return GradOrigin(LEAF_DESCRIPTIONS["requires_grad_"], call)
             if method not in DIFFERENTIABLE_METHODS:
                 return None
-            if method == "to" and any(self.facts.names.qualified_name(arg) in INTEGER_DTYPES for arg in arguments):
-                return None
             return self._any_of((func.value, *arguments), function, depth)
         return self._module_output(call, function, arguments, depth)
 
     def _module_output(self, call: cst.Call, function: FunctionFacts, arguments, depth: int) -> Optional[GradOrigin]:
         """`self.net(x)`, `model(x)`: requires grad when the module surely has trainable parameters;
-        a parameterless torch.nn module (a loss, an activation) passes its inputs' grad on."""
+        a parameterless torch.nn module (a loss, an activation) passes its inputs' grad on; a
+        network of unknown class is assumed to have trainable parameters (ASSUMED grounds)."""
         key = module_key(call.func)
-        values = self._module_values(call.func, function)
         if key is None or key in self._frozen_modules():
             return None
         if key in self._trained_modules():
             return GradOrigin(f"the output of `{key}`, a module an optimizer in this file trains", call)
-        if not values:
-            return None
-        if all(self._has_parameters(value, frozenset()) for value in values):
+        values = self._module_values(call.func, function)
+        if values and all(self._has_parameters(value, frozenset()) for value in values):
             return GradOrigin(f"the output of `{key}`, a module with trainable parameters", call)
-        if all(self._is_torch_module(value) for value in values):
+        if values and all(self._is_torch_module(value) for value in values):
             return self._any_of(arguments, function, depth)
+        why = self._unknown_network(call.func, function)
+        if why is not None:
+            return GradOrigin(f"the output of `{key}`", call, grounds=ASSUMED,
+                              assumption=f"if `{key}` has parameters that require grad, as {why}")
+        if self.facts.calls_a_module(call, function):
+            return GradOrigin(f"the output of `{key}`", call, grounds=POSSIBLE,
+                              assumption=f"if `{key}` has parameters that require grad")
         return None
 
     def _module_values(self, func, function: FunctionFacts) -> list:
         """What the callee was built from: `self.net = ...` in the class, or the name's reaching values."""
         if isinstance(func, cst.Name):
-            bindings = function.bindings_at(func)
+            _, bindings = self.facts.reaching(func, function)  # `model(x)` with `model` built at the top
             return [b.value for b in bindings] if bindings and all(b.value is not None for b in bindings) else []
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
                 and function.class_name in self.facts.classes:
             return list(self.facts.classes[function.class_name].attribute_values.get(func.attr.value, []))
         return []
+
+    def _unknown_network(self, func, function: FunctionFacts, depth: int = 0) -> Optional[str]:
+        """How a callee is known to be a network of a class the file does not show, in words for
+        the message ("a loaded network does"), or None: loaded (`torch.load`, `torch.hub.load`,
+        `torch.jit.load`), built by a factory (`models.resnet18()`, `create_model(...)`,
+        `AutoModel.from_pretrained(...)`), or passed in as an argument named as a network
+        (`model`, `net`, `netG`, `encoder`), also through `.to(device)`, `.eval()` and
+        `nn.DataParallel(...)`."""
+        if depth > 4:
+            return None
+        if isinstance(func, cst.Name):
+            bindings = function.bindings_at(func)
+            if not bindings:
+                # A top-level `model = torch.load(...)` read by a function (scripts, notebooks).
+                module = self.facts.function_facts(self.facts.module)
+                if function is module:
+                    return None
+                bindings = [binding for binding in module.bindings if binding.name == func.value]
+                if not bindings or any(binding.kind not in ("assign", "walrus") for binding in bindings):
+                    return None
+                function = module
+            answers = set()
+            for binding in bindings:
+                if binding.kind == "param" and _network_name(binding.name):
+                    answers.add(f"a network passed in as `{binding.name}` does")
+                elif binding.kind in ("assign", "walrus") and binding.value is not None:
+                    answers.add(self._network_made_by(binding.value, binding.name, function, depth))
+                else:
+                    return None
+            return answers.pop() if len(answers) == 1 and None not in answers else (
+                None if None in answers else "a network does")
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            owner = self.facts.classes.get(function.class_name or "")
+            values = self.facts.attribute_values(owner, func.attr.value) if owner is not None else []
+            if not values:
+                return None
+            answers = set()
+            for value in values:
+                method = owner.assigned_in.get(value)
+                where = self.facts.function_facts(method) if method is not None else None
+                answers.add(self._network_made_by(value, func.attr.value, where, depth) if where else None)
+            return answers.pop() if len(answers) == 1 and None not in answers else (
+                None if None in answers else "a network does")
+        return None
+
+    def _network_made_by(self, value, name: str, function: FunctionFacts, depth: int) -> Optional[str]:
+        if isinstance(value, cst.Name):
+            return self._unknown_network(value, function, depth + 1) if _network_name(name) or \
+                _network_name(value.value) else None
+        if not isinstance(value, cst.Call):
+            return None
+        qualified = self.facts.names.qualified_name(value.func)
+        if qualified in LOADERS:
+            return "a loaded network does"
+        if qualified in WRAPPERS and value.args:
+            return self._network_made_by(value.args[0].value, name, function, depth + 1)
+        if qualified is not None:
+            return None  # torch's own classes and functions are known (or not networks)
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in SELF_RETURNING_MODULE_METHODS:
+            if func.attr.value == "requires_grad_" and value.args and _is_false(value.args[0].value):
+                return None  # switched off: frozen
+            return self._network_made_by(func.value, name, function, depth + 1)
+        callee = dotted_name(func)
+        if callee is None or callee in self.facts.classes or callee in self.facts.module_functions:
+            return None  # a class or factory of this file: what it builds is in sight
+        if _network_name(callee.rpartition(".")[2]) or ("model" in callee.lower() and "." in callee) \
+                or callee.rpartition(".")[2] in ("from_pretrained", "create_model") or _network_name(name):
+            return f"a network built by `{callee}(...)` does"
+        return None
 
     def _has_parameters(self, value, seen: frozenset) -> bool:
         """Is `value` the construction of a module that holds trainable parameters?"""
@@ -341,6 +496,174 @@ class GradFlow:
             self._frozen = frozenset(frozen)
         return self._frozen
 
+    # ------------------------------------------------------- never requires grad
+
+    def _never(self, expr, function: FunctionFacts, statement, depth: int) -> bool:
+        if depth > 8 or expr is None:
+            return False
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                             cst.FormattedString)):
+            return True
+        if goes_through_detach(expr):
+            return True
+        if isinstance(expr, cst.Attribute) and expr.attr.value in METADATA_ATTRIBUTES | {"grad"}:
+            return True  # `.grad` is a leaf that does not require grad; the others are not tensors
+        if self.facts.placement.surely_integral(expr, function):
+            return True  # only floating-point and complex tensors can require grad
+        if self._state_dict_entry(expr, function, statement, depth):
+            return True
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            if not bindings:
+                return self._comprehension_entry(expr, statement, function, depth)
+            return all(self._binding_never(binding, function, depth) for binding in bindings)
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(self._never(element.value, function, statement, depth + 1) for element in expr.elements)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._operand_never(expr.left, function, statement, depth) and \
+                self._operand_never(expr.right, function, statement, depth)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._operand_never(expr.expression, function, statement, depth)
+        if isinstance(expr, cst.Subscript):
+            return self._never(expr.value, function, statement, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self._call_never(expr, function, statement, depth)
+        return False
+
+    def _binding_never(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
+        key = binding
+        if key in self._without_grad:
+            return self._without_grad[key]
+        self._without_grad[key] = False  # a cycle through a loop proves nothing
+        if binding.leaf:
+            found = False  # a leaf that requires grad, or a view of one
+        elif binding.kind == "loop":
+            found = self._iterated_entry(binding.statement.iter if isinstance(binding.statement, cst.For) else None,
+                                         _position_in(binding.statement.target, binding.target)
+                                         if isinstance(binding.statement, cst.For) else None,
+                                         function, binding.statement, depth)
+        elif binding.value is None or binding.kind not in ("assign", "walrus"):
+            found = False
+        else:
+            found = self._never(binding.value, function, binding.statement, depth + 1)
+        self._without_grad[key] = found
+        return found
+
+    def _operand_never(self, expr, function: FunctionFacts, statement, depth: int) -> bool:
+        """A number, a name that is surely not a tensor, or a tensor that surely does not require grad."""
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
+                return True
+        return self._never(expr, function, statement, depth + 1)
+
+    def _call_never(self, call: cst.Call, function: FunctionFacts, statement, depth: int) -> bool:
+        if _keyword_is_true(call, "requires_grad"):
+            return False
+        func = call.func
+        qualified = self.facts.names.qualified_name(func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            if module == "torch" and name in LEAF_FACTORIES | {"from_numpy"}:
+                return True
+            if module not in TENSOR_FUNCTION_MODULES or name in NOT_TENSOR_FUNCTIONS or not name[:1].islower():
+                return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
+            return all(self._operand_never(arg.value, function, statement, depth) for arg in call.args
+                       if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
+        if not isinstance(func, cst.Attribute):
+            return False
+        method = func.attr.value
+        if method == "requires_grad_":
+            return False
+        if method in NON_TENSOR_METHODS and not (method == "type" and call.args):
+            return True  # `x.size()`, `x.item()`: not a tensor at all
+        if method == "state_dict":
+            return not _keyword_is_true(call, "keep_vars")  # a mapping of detached tensors
+        # `grid.clone()`, `theta.to(device)`, `x.pow(2)`: a tensor method of tensors that need no
+        # grad makes one that needs none either.
+        return self._never(func.value, function, statement, depth + 1) and all(
+            self._operand_never(arg.value, function, statement, depth) for arg in call.args)
+
+    # ----------------------------------------------------- state dicts, buffers
+
+    def _state_dict_entry(self, expr, function: FunctionFacts, statement, depth: int) -> bool:
+        """`sd[k]`, `sd.get(k)`, `model.state_dict()["weight"]`: a tensor of a state dict."""
+        if isinstance(expr, cst.Subscript):
+            return self._state_dict(expr.value, function, depth)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get":
+            return self._state_dict(expr.func.value, function, depth)
+        return False
+
+    def _state_dict(self, expr, function: FunctionFacts, depth: int) -> bool:
+        """A mapping of tensors that do not require grad: `model.state_dict()` (not `keep_vars=True`),
+        a state dict loaded with `torch.load` (handed to `.load_state_dict(...)`, named so, or read
+        under a `"...state_dict"` key), and copies of one (`copy.deepcopy(sd)`, `dict(sd)`)."""
+        if depth > 8:
+            return False
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "state_dict" \
+                    and self.facts.names.qualified_name(func) is None:
+                return not _keyword_is_true(expr, "keep_vars")
+            callee = (dotted_name(func) or "").rpartition(".")[2]
+            if callee in ("deepcopy", "copy", "dict", "OrderedDict") and len(expr.args) == 1:
+                return self._state_dict(expr.args[0].value, function, depth + 1)
+            return False
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            key = expr.slice[0].slice.value
+            return isinstance(key, cst.SimpleString) and "state_dict" in str(key.evaluated_value)
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            if not bindings:
+                return False
+            for binding in bindings:
+                if binding.kind not in ("assign", "walrus") or binding.value is None:
+                    return False
+                value = binding.value
+                if isinstance(value, cst.Call) and self.facts.names.qualified_name(value.func) == "torch.load":
+                    if not (_state_dict_name(binding.name) or binding.name in self._restored_names(function)):
+                        return False
+                elif not self._state_dict(value, function, depth + 1):
+                    return False
+            return True
+        return False
+
+    def _restored_names(self, function: FunctionFacts) -> frozenset:
+        """Names this function hands to `.load_state_dict(...)`: they hold state dicts."""
+        found = self._restored.get(function.node)
+        if found is None:
+            found = frozenset(call.args[0].value.value for call in function.call_statement
+                              if isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict"
+                              and call.args and isinstance(call.args[0].value, cst.Name))
+            self._restored[function.node] = found
+        return found
+
+    def _iterated_entry(self, iterable, position: Optional[int], function: FunctionFacts, statement,
+                        depth: int) -> bool:
+        """The loop variable at `position` of the target, over `sd.items()`, `sd.values()`,
+        `model.named_buffers()`, `model.buffers()`: a tensor that does not require grad."""
+        if position is None or not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)):
+            return False
+        method = iterable.func.attr.value
+        if BUFFER_ITERATORS.get(method, -1) == position and self.facts.names.qualified_name(iterable.func) is None:
+            return True
+        return MAPPING_ENTRIES.get(method, -1) == position and self._state_dict(iterable.func.value, function, depth)
+
+    def _comprehension_entry(self, name: cst.Name, statement, function: FunctionFacts, depth: int) -> bool:
+        """`{k: v.clone() for k, v in sd.items()}`: a name bound by a comprehension of the statement."""
+        if statement is None:
+            return False
+        for node in walk(statement):
+            if not isinstance(node, COMPREHENSIONS) or not any(inner is name for inner in walk(node)):
+                continue
+            loop = node.for_in
+            while loop is not None:
+                position = _position_in(loop.target, None, name.value)
+                if position is not None:
+                    return self._iterated_entry(loop.iter, position, function, statement, depth)
+                loop = loop.inner_for_in
+        return False
+
 
 def _derived(origin: Optional[GradOrigin]) -> Optional[GradOrigin]:
     return replace(origin, derived=True) if origin is not None and not origin.derived else origin
@@ -355,3 +678,28 @@ def _is_self_attribute_call(call: cst.Call) -> bool:
 def _is_false(expr) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "False"
 
+
+def _network_name(name: str) -> bool:
+    """`model`, `net`, `netG`, `base_model`, `encoder`, `resnet`: a name that says "a network"."""
+    for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name):
+        part = part.lower().rstrip("0123456789")
+        if part in NETWORK_WORDS or (part.endswith("net") and len(part) <= 14) or part.endswith("model"):
+            return True
+    return False
+
+
+def _state_dict_name(name: str) -> bool:
+    return "state_dict" in name or name == "sd"
+
+
+def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
+    """Where `node` (or the name `name`) stands in a loop target: 0 for `v` in `for v in ...`, 1 for
+    `v` in `for k, v in ...`; None when it is nested deeper or absent."""
+    if isinstance(target, cst.Name):
+        return 0 if target is node or (name is not None and target.value == name) else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for position, element in enumerate(target.elements):
+            value = element.value
+            if isinstance(value, cst.Name) and (value is node or (name is not None and value.value == name)):
+                return position
+    return None

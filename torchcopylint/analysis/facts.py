@@ -9,13 +9,12 @@ resolved on demand, only for files that have something to report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from torchcopylint.analysis.aliasing import (
-    LEAF_FACTORIES,
     OPAQUE,
     PURE,
     Callees,
@@ -26,16 +25,14 @@ from torchcopylint.analysis.aliasing import (
     Read,
     _argument_is_true,
     _argument_is_variable,
-    _keyword_is_true,
-    goes_through_detach,
     grad_mode_of_context,
     parameter_tensorness,
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.containers import ContainerFacts
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
-    NON_TENSOR_METHODS,
     TENSOR_RETURNING_METHODS,
     Tensorness,
     TensorTyping,
@@ -51,39 +48,6 @@ PURE_BUILTINS = frozenset(
      "str", "repr", "type", "getattr", "hasattr", "max", "min", "abs", "sum", "round", "list", "tuple",
      "dict", "set", "sorted", "id", "hash", "super", "iter", "next", "format", "any", "all", "map", "filter"}
 )
-
-# Tensor methods whose result requires grad exactly when the receiver does (their other
-# arguments are sizes, devices, dtypes).
-GRAD_KEEPING_METHODS = frozenset(
-    "clone contiguous to cuda cpu float double half bfloat16 view reshape repeat expand permute transpose "
-    "squeeze unsqueeze flatten t pin_memory".split()
-)
-
-# What makes or keeps an integer (or bool) tensor; such tensors never require grad.
-INTEGRAL_DTYPES = frozenset(
-    "long int64 int int32 short int16 int8 uint8 uint16 uint32 uint64 bool LongTensor IntTensor BoolTensor "
-    "ByteTensor ShortTensor CharTensor".split()
-)
-INTEGRAL_TORCH_FUNCTIONS = frozenset(
-    "argmax argmin argsort randint randint_like randperm nonzero bucketize searchsorted multinomial "
-    "eq ne gt lt ge le isnan isinf isfinite logical_not logical_and logical_or logical_xor "
-    "bincount tril_indices triu_indices".split()
-)
-INTEGRAL_METHODS = frozenset(
-    "argmax argmin argsort long int short byte char bool nonzero eq ne gt lt ge le isnan isinf isfinite "
-    "logical_not logical_and logical_or logical_xor bincount".split()
-)
-# Keep the dtype of their (first) tensor.
-INTEGRAL_PRESERVING_METHODS = frozenset(
-    "clone detach contiguous cpu cuda to view view_as reshape reshape_as flatten squeeze unsqueeze permute "
-    "transpose t expand expand_as repeat repeat_interleave narrow select flip roll pin_memory masked_select "
-    "index_select gather unfold".split()
-)
-INTEGRAL_PRESERVING_FUNCTIONS = frozenset(
-    "clone flatten reshape squeeze unsqueeze transpose permute cat stack index_select gather flip roll "
-    "masked_select narrow select".split()
-)
-
 
 @dataclass
 class ClassFacts:
@@ -121,6 +85,13 @@ class ModuleFacts(Callees):
         self._call_sites: Optional[dict] = None
         self._training = None
         self._autograd = None
+        self._placement = None
+        self._summaries = None
+        self._gan_steps = None
+        self._containers: Optional[ContainerFacts] = None
+        self._global_values: Optional[dict] = None
+        self._top_function_nodes: Optional[frozenset] = None
+        self._bound_names_of: dict = {}
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -204,7 +175,8 @@ class ModuleFacts(Callees):
         if isinstance(node, cst.FunctionDef):
             facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
         self._in_progress.add(node)
-        walker = FunctionWalker(facts, self.names, self.typing, _BoundCallees(self, owner))
+        walker = FunctionWalker(facts, self.names, self.typing,
+                                _BoundCallees(self, owner, in_function=node in self._top_functions()))
         if isinstance(node, cst.FunctionDef):
             in_module_class = owner is not None and self.is_module_class(owner)
             walker.run(parameter_tensorness(node, self.names, in_module_class))
@@ -219,6 +191,45 @@ class ModuleFacts(Callees):
         if self._all_function_facts is None:
             self._all_function_facts = [self.function_facts(node) for node in [self.module, *self.function_nodes]]
         return self._all_function_facts
+
+    # ------------------------------------------------------- module-level names
+
+    def global_values(self, name: str) -> tuple:
+        """What the module's top level assigns to `name` (`G = nn.Sequential(...)`, `w = torch.randn(...)`),
+        anywhere outside functions and classes, for a function that reads `name` without assigning
+        it. Empty when the top level also binds it otherwise (a def, a class, an import, a loop) or
+        never does. Read from the syntax alone, so it is available while functions are being walked."""
+        if self._global_values is None:
+            self._global_values = _top_level_assignments(self.module)
+        return self._global_values.get(name, ())
+
+    def reaching(self, name: cst.Name, function: FunctionFacts) -> tuple[FunctionFacts, frozenset]:
+        """The assignments a read of `name` may see, with the function they belong to: the function's
+        own; or, for a name a module-level function or method never binds (a global), the top level's
+        (`model = nn.Linear(...)` at the top, `model(x)` in `def evaluate()`)."""
+        bindings = function.bindings_at(name)
+        if bindings or function.node not in self._top_functions() or name.value in self._bound_names(function):
+            return function, bindings
+        if not self.global_values(name.value):
+            return function, bindings
+        module = self.function_facts(self.module)
+        return module, frozenset(binding for binding in module.bindings if binding.name == name.value)
+
+    def _top_functions(self) -> frozenset:
+        """Module-level functions and the methods of module-level classes (not nested functions,
+        whose free names may be the enclosing function's)."""
+        if self._top_function_nodes is None:
+            nodes = set(self.module_functions.values())
+            for class_facts in self.classes.values():
+                nodes.update(class_facts.methods.values())
+            self._top_function_nodes = frozenset(nodes)
+        return self._top_function_nodes
+
+    def _bound_names(self, function: FunctionFacts) -> frozenset:
+        found = self._bound_names_of.get(function.node)
+        if found is None:
+            found = self._bound_names_of[function.node] = frozenset(binding.name for binding in function.bindings)
+        return found
 
     def read_of(self, name: cst.Name) -> Optional[tuple[FunctionFacts, Read]]:
         """The function a name is read in, and what reaches that read."""
@@ -247,13 +258,58 @@ class ModuleFacts(Callees):
             self._autograd = GradFlow(self)
         return self._autograd
 
+    @property
+    def placement(self):
+        """The device and dtype of expressions (Placement), answered on demand."""
+        if self._placement is None:
+            from torchcopylint.analysis.placement import Placement
+
+            self._placement = Placement(self)
+        return self._placement
+
+    @property
+    def summaries(self):
+        """What each function, method and lambda returns, writes and calls (Summaries), built on first use."""
+        if self._summaries is None:
+            from torchcopylint.analysis.summaries import Summaries
+
+            self._summaries = Summaries(self)
+        return self._summaries
+
+    def summary(self, node: cst.CSTNode, scope: Optional[FunctionFacts] = None, name: Optional[str] = None):
+        """The FunctionSummary of a function or lambda of this module (None while it is being computed)."""
+        return self.summaries.summary(node, scope, name)
+
+    def callee_summary(self, call: cst.Call, function: FunctionFacts):
+        """The FunctionSummary of what `call` calls in `function`, when that is a function of this module."""
+        return self.summaries.callee_summary(call, function)
+
+    @property
+    def gan_steps(self):
+        """Discriminator steps fed the generator's output (GanSteps), built on first use."""
+        if self._gan_steps is None:
+            from torchcopylint.analysis.gan_steps import GanSteps
+
+            self._gan_steps = GanSteps(self)
+        return self._gan_steps
+
+    @property
+    def containers(self) -> ContainerFacts:
+        """Lists, dicts and `self.` state per function: what accumulates, what outlives a loop (containers.py)."""
+        if self._containers is None:
+            self._containers = ContainerFacts(self.names)
+        return self._containers
+
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""
         def lookup(name: cst.Name) -> Tensorness:
             found = self.read_of(name)
-            if found is None or not found[1].bindings:
+            if found is None:
                 return Tensorness.UNKNOWN
-            return combine(binding.tensorness for binding in found[1].bindings)
+            bindings = found[1].bindings or self.reaching(name, found[0])[1]  # a global: the top level's
+            if not bindings:
+                return Tensorness.UNKNOWN
+            return combine(binding.tensorness for binding in bindings)
 
         return self.typing.of(expr, lookup)
 
@@ -292,97 +348,12 @@ class ModuleFacts(Callees):
         return self._call_sites.get(call)
 
     def surely_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
-        """Is the tensor surely one that does not require grad: through `.data`/`.detach()`, a
-        `.grad`, or a torch factory made without `requires_grad=True` (directly or by name)?"""
-        if depth > 8:
-            return False
-        if goes_through_detach(expr) or (isinstance(expr, cst.Attribute) and expr.attr.value == "grad"):
-            return True
-        # Only floating-point and complex tensors can require grad.
-        if self.surely_integral(expr, function, depth + 1):
-            return True
-        if isinstance(expr, cst.Call):
-            qualified = self.names.qualified_name(expr.func) or ""
-            module, _, name = qualified.rpartition(".")
-            if module == "torch" and name in LEAF_FACTORIES | {"from_numpy"}:
-                return not _keyword_is_true(expr, "requires_grad")
-            if module in ("torch", "torch.nn.functional"):
-                # `F.softplus(t)` of tensors that need no grad needs none either.
-                return all(self._without_grad_operand(arg.value, function, depth) for arg in expr.args
-                           if arg.keyword is None)
-            if not qualified and isinstance(expr.func, cst.Attribute):
-                method = expr.func.attr.value
-                if method in NON_TENSOR_METHODS:
-                    return True  # `x.size()`, `x.item()`: not a tensor at all
-                if method in GRAD_KEEPING_METHODS:
-                    # `grid.clone()`, `theta.to(device)`: requires grad exactly when the receiver does.
-                    return self.surely_without_grad(expr.func.value, function, depth + 1)
-            return False
-        if isinstance(expr, cst.BinaryOperation):
-            return self._without_grad_operand(expr.left, function, depth) and \
-                self._without_grad_operand(expr.right, function, depth)
-        if isinstance(expr, cst.UnaryOperation):
-            return self._without_grad_operand(expr.expression, function, depth)
-        if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
-            return bool(bindings) and all(
-                binding.value is not None and not binding.leaf
-                and self.surely_without_grad(binding.value, function, depth + 1) for binding in bindings)
-        return False
+        """Is the value surely free of autograd history? Answered by analysis/autograd.py."""
+        return self.autograd.never_requires_grad(expr, function)
 
     def surely_integral(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
-        """Is the tensor surely of an integer or bool dtype (so it can never require grad)?
-        `argmax`, `.long()`, `torch.randint`, a factory with `dtype=torch.long`, a comparison,
-        and what views, copies, indexing and moves keep of such a tensor."""
-        if depth > 8:
-            return False
-        if isinstance(expr, cst.Comparison):
-            return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
-        if isinstance(expr, cst.Subscript):
-            return self.surely_integral(expr.value, function, depth + 1)
-        if isinstance(expr, cst.Attribute):
-            if expr.attr.value in ("indices",):  # `x.topk(k).indices`, `x.max(dim).indices`
-                return isinstance(expr.value, cst.Call)
-            return expr.attr.value in ("data", "T", "mT") and self.surely_integral(expr.value, function, depth + 1)
-        if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
-            return bool(bindings) and all(
-                binding.value is not None and binding.kind in ("assign", "walrus")
-                and self.surely_integral(binding.value, function, depth + 1) for binding in bindings)
-        if not isinstance(expr, cst.Call):
-            return False
-        dtype = next((arg.value for arg in expr.args if arg.keyword is not None and arg.keyword.value == "dtype"), None)
-        if dtype is not None:
-            return self._is_integral_dtype(dtype)
-        qualified = self.names.qualified_name(expr.func)
-        if qualified is not None:
-            module, _, name = qualified.rpartition(".")
-            if module != "torch":
-                return False
-            if name in INTEGRAL_TORCH_FUNCTIONS:
-                return True
-            if name in INTEGRAL_PRESERVING_FUNCTIONS and expr.args:
-                return self.surely_integral(expr.args[0].value, function, depth + 1)
-            return False
-        if not isinstance(expr.func, cst.Attribute):
-            return False
-        method = expr.func.attr.value
-        if method in INTEGRAL_METHODS:
-            return True
-        if method in ("to", "type") and expr.args and expr.args[0].keyword is None:
-            first = expr.args[0].value
-            if self._is_integral_dtype(first):
-                return True
-            if self.names.qualified_name(first) is not None or self.tensorness(first).is_tensor \
-                    or (method == "type" and isinstance(first, cst.SimpleString)):
-                return False  # another dtype (`torch.float`, "torch.FloatTensor") or another tensor's dtype
-        if method in INTEGRAL_PRESERVING_METHODS:
-            return self.surely_integral(expr.func.value, function, depth + 1)
-        return False
-
-    def _is_integral_dtype(self, expr: cst.BaseExpression) -> bool:
-        qualified = self.names.qualified_name(expr) or ""
-        return qualified.rpartition(".")[2] in INTEGRAL_DTYPES and qualified.startswith("torch.")
+        """Is the tensor surely of an integer or bool dtype? Answered by analysis/placement.py."""
+        return self.placement.surely_integral(expr, function)
 
     def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
         """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and
@@ -429,16 +400,6 @@ class ModuleFacts(Callees):
                     quiet.add(function.node)
                     changed = True
         return quiet
-
-    def _without_grad_operand(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int) -> bool:
-        """A number, or a tensor that surely does not require grad."""
-        if isinstance(expr, (cst.Integer, cst.Float)):
-            return True
-        if isinstance(expr, cst.Name):
-            bindings = function.bindings_at(expr)
-            if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
-                return True
-        return self.surely_without_grad(expr, function, depth + 1)
 
     # ------------------------------------------------------------ positions
 
@@ -614,7 +575,8 @@ class ModuleFacts(Callees):
             opaque = opaque or bool(events)
         return OPAQUE if opaque else PURE
 
-    def effect(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> CallEffect:
+    def effect(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
+               in_function: bool = False) -> CallEffect:
         func = call.func
         qualified = self.names.qualified_name(func)
         if qualified is not None:
@@ -641,6 +603,8 @@ class ModuleFacts(Callees):
                 return PURE
             bindings = state.lookup(func.value)
             values = [binding.value for binding in bindings]
+            if not bindings and in_function:
+                values = list(self.global_values(func.value))  # `relu = nn.ReLU(inplace=True)` at the top
             if values and all(value is not None for value in values):
                 return _all_same([self.construction_effect(value, func.value) for value in values])
             if func.value in self.classes:
@@ -650,14 +614,16 @@ class ModuleFacts(Callees):
                 return self.function_effect(function, func.value)
         return OPAQUE
 
-    def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+    def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
+                       in_function: bool = False) -> bool:
         """Is the callee surely an nn.Module (a torch class, or a module class of this file)?"""
-        values = self._callee_values(call, state, owner)
+        values = self._callee_values(call, state, owner, in_function)
         return bool(values) and all(self._builds_module(value) for value in values)
 
-    def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None) -> bool:
+    def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
+                      in_function: bool = False) -> bool:
         """Is the callee an object built by a constructor call (`self.body = Body()`), used as a layer?"""
-        values = self._callee_values(call, state, owner)
+        values = self._callee_values(call, state, owner, in_function)
         return bool(values) and all(isinstance(value, cst.Call) for value in values)
 
     def calls_a_module(self, call: cst.Call, function: FunctionFacts) -> bool:
@@ -667,18 +633,24 @@ class ModuleFacts(Callees):
             owner = self.classes.get(function.class_name or "")
             values = self._attribute_values(owner, func.attr.value) if owner is not None else []
         elif isinstance(func, cst.Name):
-            values = [binding.value for binding in function.bindings_at(func)]
+            owner, bindings = self.reaching(func, function)
+            values = [binding.value for binding in bindings]
         else:
             return False
         return bool(values) and all(self._builds_module(value) for value in values)
 
-    def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts]) -> list:
-        """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values."""
+    def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts],
+                       in_function: bool = False) -> list:
+        """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values
+        (in a function, for a name it has not assigned: the module-level assignments)."""
         func = call.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return self._attribute_values(owner, func.attr.value) if owner is not None else []
         if isinstance(func, cst.Name):
-            return [binding.value for binding in state.lookup(func.value)]
+            bindings = state.lookup(func.value)
+            if not bindings and in_function:
+                return list(self.global_values(func.value))
+            return [binding.value for binding in bindings]
         return []
 
     def _builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
@@ -724,6 +696,74 @@ class ModuleFacts(Callees):
         return []
 
 
+def _top_level_assignments(module: cst.Module) -> dict:
+    """name -> the values the top level assigns it (`x = v`, `x: T = v`), in blocks too (`if`, `for`,
+    `with`, `try`), not in functions or classes; a name also bound otherwise there (def, class,
+    import, loop target, `x += v`, unpacking) is left out: what it holds is not one of those values."""
+    values: dict = {}
+    other: set = set()
+    for statement in _top_level_statements(module.body):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            other.add(statement.name.value)
+        elif isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0].target, cst.Name):
+            values.setdefault(statement.targets[0].target.value, []).append(statement.value)
+        elif isinstance(statement, cst.AnnAssign) and statement.value is not None \
+                and isinstance(statement.target, cst.Name):
+            values.setdefault(statement.target.value, []).append(statement.value)
+        else:
+            targets = []
+            if isinstance(statement, cst.Assign):
+                targets = [target.target for target in statement.targets]
+            elif isinstance(statement, cst.AugAssign):
+                targets = [statement.target]
+            elif isinstance(statement, (cst.Import, cst.ImportFrom)) \
+                    and not isinstance(statement.names, cst.ImportStar):
+                targets = [alias.asname.name if alias.asname is not None else alias.name for alias in statement.names]
+            elif isinstance(statement, cst.For):
+                targets = [statement.target]
+            elif isinstance(statement, cst.With):
+                targets = [item.asname.name for item in statement.items if item.asname is not None]
+            for target in targets:
+                other.update(node.value for node in walk(target) if isinstance(node, cst.Name))
+    return {name: tuple(found) for name, found in values.items() if name not in other}
+
+
+def _top_level_statements(body) -> Iterator[cst.CSTNode]:
+    """The statements of the top level (small ones, and compound ones before their blocks), through
+    `if`/`for`/`while`/`with`/`try` blocks; a def or class is yielded but not entered."""
+    for statement in body:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from statement.body
+            continue
+        yield statement
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for block in _blocks_of(statement):
+            yield from _top_level_statements(block)
+
+
+def _blocks_of(statement) -> list:
+    """The statement lists directly inside a compound statement (its body, else, handlers, finally)."""
+    parts = [getattr(statement, "body", None), getattr(statement, "orelse", None),
+             getattr(statement, "finalbody", None), *getattr(statement, "handlers", ()),
+             *getattr(statement, "cases", ())]
+    blocks = []
+    for part in parts:
+        if part is None:
+            continue
+        if isinstance(part, cst.If):
+            blocks.append([part])  # `elif`
+            continue
+        suite = part.body if isinstance(part, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler,
+                                               cst.MatchCase)) else part
+        if isinstance(suite, cst.IndentedBlock):
+            blocks.append(list(suite.body))
+        elif isinstance(suite, cst.SimpleStatementSuite):
+            blocks.append([suite])
+    return blocks
+
+
 def _block_statements(function: cst.FunctionDef) -> list:
     body = function.body
     return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
@@ -754,18 +794,20 @@ def _list_use(read: Read) -> str:
 class _BoundCallees(Callees):
     """Callees as seen from inside one class's methods (so `self.relu` resolves)."""
 
-    def __init__(self, facts: ModuleFacts, owner: Optional[ClassFacts]) -> None:
+    def __init__(self, facts: ModuleFacts, owner: Optional[ClassFacts], in_function: bool = False) -> None:
         self.facts = facts
         self.owner = owner
+        # In a function (not the top level itself), a name it has not assigned is a module global.
+        self.in_function = in_function
 
     def effect(self, call: cst.Call, state: FlowState) -> CallEffect:
-        return self.facts.effect(call, state, self.owner)
+        return self.facts.effect(call, state, self.owner, self.in_function)
 
     def is_module_call(self, call: cst.Call, state: FlowState) -> bool:
-        return self.facts.is_module_call(call, state, self.owner)
+        return self.facts.is_module_call(call, state, self.owner, self.in_function)
 
     def is_layer_call(self, call: cst.Call, state: FlowState) -> bool:
-        return self.facts.is_layer_call(call, state, self.owner)
+        return self.facts.is_layer_call(call, state, self.owner, self.in_function)
 
 
 def _all_same(effects: list[CallEffect]) -> CallEffect:

@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_index
 from torchcopylint.analysis.catalog import is_inplace_method_name
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import backpropagated_expression, module_key, parameter_owners
 
@@ -60,11 +60,15 @@ class Slice:
     external: bool = False
     # Reached through a loop's back edge: a value the previous iteration computed.
     carried: bool = False
+    # `self.<attribute>` names assigned earlier in the function and followed to that value: the graph
+    # is kept on the object (until the attribute is assigned again).
+    kept_on_self: set = field(default_factory=set)
 
 
 def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts) -> Slice:
     result = Slice()
     pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loss, statement)]
+    leaves: Optional[set] = None
     while pending:
         expression, where = pending.pop()
         where_order = function.order_of(where)
@@ -76,13 +80,30 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                 result.calls.add(node)
             elif isinstance(node, cst.Attribute) and not _is_callee(node, parent) \
                     and isinstance(node.value, cst.Name) and node.value.value == "self":
-                result.external = True
+                assigned = _self_assignment_before(node.attr.value, where_order, function)
+                if assigned is None:
+                    result.external = True
+                elif node.attr.value not in result.kept_on_self:
+                    result.kept_on_self.add(node.attr.value)
+                    if facts.grad_enabled_at(function, assigned):
+                        pending.append((assigned.value, assigned))
             elif isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
+                if node.value == "self" and isinstance(parent, cst.Attribute) and parent.value is node:
+                    continue  # `self.x`: judged as the attribute above
                 bindings = function.bindings_at(node)
                 if not bindings and node.value not in ("True", "False", "None") \
                         and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
                     result.external = True  # a global value (a module used as `F.relu(...)` is not one)
                 for binding in bindings:
+                    leaf_candidate = binding.kind in ("param", "requires_grad") or _made_to_require_grad(binding)
+                    if leaf_candidate:
+                        if leaves is None:
+                            leaves = read_as_leaves(function)
+                        if binding in leaves:
+                            # The function reads its `.grad`: the code relies on it being a leaf, so
+                            # nothing before it belongs to this graph.
+                            result.bindings.add(binding)
+                            continue
                     if binding.kind == "param" and not _plain_value_parameter(binding):
                         result.external = True
                     if function.order_of(binding.statement) >= where_order:
@@ -91,9 +112,40 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         continue
                     result.bindings.add(binding)
                     if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
-                            and not carries_no_graph(binding.value, function, facts):
+                            and not carries_no_graph(binding.value, function, facts, binding.statement):
                         pending.append((binding.value, binding.statement))
     return result
+
+
+def _made_to_require_grad(binding: Binding) -> bool:
+    """`x = image.detach().clone().requires_grad_(True)`."""
+    value = binding.value
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+        and value.func.attr.value == "requires_grad_"
+
+
+def read_as_leaves(function: FunctionFacts) -> set:
+    """Bindings of the names whose `.grad` the function reads (`return x.grad.abs()`)."""
+    found: set = set()
+    for node in walk(function.node):
+        if isinstance(node, cst.Attribute) and node.attr.value == "grad" and isinstance(node.value, cst.Name):
+            found |= function.bindings_at(node.value)
+    return found
+
+
+def _self_assignment_before(attribute: str, order: int, function: FunctionFacts) -> Optional[cst.Assign]:
+    """The last `self.<attribute> = value` of the function before the statement at `order`, in the
+    same loops (so that it is the value the read sees)."""
+    found = None
+    for statement, position in function.statement_order.items():
+        if position >= order or not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == attribute \
+                and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if found is None or position > function.order_of(found):
+                found = statement
+    return found
 
 
 def _attached(expression: cst.CSTNode):
@@ -123,6 +175,10 @@ def _attached(expression: cst.CSTNode):
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             continue
         yield node, parent
+        if isinstance(node, cst.Subscript):
+            # `scores[0, target]`: an index selects, it carries no graph into the value.
+            stack.append((node.value, node))
+            continue
         stack.extend((child, node) for child in child_nodes(node))
 
 
@@ -200,7 +256,7 @@ def _backpropagated(call: cst.Call, function: FunctionFacts, facts) -> Optional[
     """The loss of a backward call. `y.backward(grad_mask)` backpropagates `y` (the argument is the
     gradient), unless the receiver is `torch.autograd` or an Accelerate/Fabric object, whose `backward`
     takes the loss as its argument."""
-    loss = backpropagated_expression(call, function)
+    loss = backpropagated_expression(call, function, facts)
     func = call.func
     if loss is None or not isinstance(func, cst.Attribute) or func.attr.value != "backward" or loss is func.value:
         return loss
@@ -249,21 +305,22 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad)?"""
     for binding in first.bindings & second.bindings:
         if binding.value is not None and not binding.leaf and binding.kind != "loop" \
-                and not carries_no_graph(binding.value, function, facts):
+                and not carries_no_graph(binding.value, function, facts, binding.statement):
             return True
     return False
 
 
-def later_use_through(call: cst.Call, backward_statement: cst.CSTNode, function: FunctionFacts,
-                      facts) -> Optional[GraphUse]:
-    """When the backward at `backward_statement` keeps its graph (`retain_graph=True`), the first later
-    backward whose loss still depends on `call`'s result, attached: the use that retain_graph serves."""
-    uses = graph_uses(function, facts)
-    retained = next((use for use in uses if use.statement is backward_statement), None)
-    if retained is None or not keyword_is_true(retained.call, "retain_graph") or retained.creates:
-        return None
-    order = function.order_of(backward_statement)
-    for use in uses:
+def later_backward_through(call: cst.Call, after: cst.CSTNode, function: FunctionFacts,
+                           facts) -> Optional[GraphUse]:
+    """The first backward (or `autograd.grad`) after the statement `after` whose loss still depends,
+    attached to the graph, on `call`'s result.
+
+    One fact for two questions: after a discriminator step's backward that freed the generator's
+    graph, the backward that then fails with `Trying to backward through the graph a second time`
+    (TCL003); after one that kept it with `retain_graph=True`, the use that retain_graph serves
+    (TCL011)."""
+    order = function.order_of(after)
+    for use in graph_uses(function, facts):
         if function.order_of(use.statement) > order and call in loss_slice(use.loss, use.statement, function, facts).calls:
             return use
     return None
@@ -330,10 +387,10 @@ def written_tensor(write: DataWrite, function: FunctionFacts, facts) -> Optional
     written = write.written
     label = facts.code_for(written)
     if isinstance(written, cst.Name):
-        bindings = function.bindings_at(written)
+        owner, bindings = facts.reaching(written, function)  # a global tensor: the top level's assignments
         if not bindings:
             return None
-        modules = frozenset().union(*(_parameter_modules(binding, function, facts) for binding in bindings))
+        modules = frozenset().union(*(_parameter_modules(binding, owner, facts) for binding in bindings))
         if modules:
             return WrittenTensor(frozenset(), None, modules, label)
         if any(binding.kind in ("loop", "param", "with", "import", "def") for binding in bindings):
@@ -386,19 +443,19 @@ def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, fa
         if isinstance(node, cst.Call) and (written.modules or written.path):
             key = module_key(node.func)
             if key is not None and _related_module(key, written) \
-                    and _module_saves_weights(node, key, function, facts, whole=bool(written.modules)):
+                    and _module_saves_weights(node, key, function, facts, statement, whole=bool(written.modules)):
                 found.append(SavedUse(node, statement, f"`{key}(...)`"))
             continue
         if written.storages and isinstance(node, cst.Name) and not _is_callee(node, parent) \
                 and not _is_attribute_name(node, parent):
-            storages = frozenset().union(*(b.storages for b in function.bindings_at(node)))
+            storages = frozenset().union(*(b.storages for b in facts.reaching(node, function)[1]))
             if storages & written.storages:
-                how = _saving_operation(node, parents, function, facts)
+                how = _saving_operation(node, parents, function, facts, statement)
                 if how:
                     found.append(SavedUse(node, statement, how))
         elif written.path and isinstance(node, cst.Attribute) and dotted_name(node) == written.path \
                 and not _is_callee(node, parent):
-            how = _saving_operation(node, parents, function, facts)
+            how = _saving_operation(node, parents, function, facts, statement)
             if how:
                 found.append(SavedUse(node, statement, how))
     return found
@@ -413,7 +470,8 @@ def _related_module(key: str, written: WrittenTensor) -> bool:
     return bool(written.path) and written.path.rpartition(".")[0] == key
 
 
-def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, facts, whole: bool) -> bool:
+def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, facts, statement: cst.CSTNode,
+                          whole: bool) -> bool:
     """Does the module's forward save the written weights for the backward?
 
     All the parameters of a model built elsewhere: yes, a model has several layers and every one
@@ -431,7 +489,7 @@ def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, fac
     single_layer = bool(classes) and all(name is not None and name not in LAYER_CONTAINERS for name in classes)
     if whole and not single_layer:
         return True
-    return any(requires_grad(arg.value, function, facts) for arg in call.args if arg.keyword is None)
+    return any(requires_grad(arg.value, function, facts, statement) for arg in call.args if arg.keyword is None)
 
 
 def _module_values(call: cst.Call, key: str, function: FunctionFacts, facts) -> list:
@@ -443,7 +501,8 @@ def _module_values(call: cst.Call, key: str, function: FunctionFacts, facts) -> 
     return []
 
 
-def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts, facts) -> Optional[str]:
+def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts, facts,
+                      statement: cst.CSTNode) -> Optional[str]:
     """How an operation that uses `node` saves it for the backward, or None if it does not surely do so."""
     current = node
     parent = parents.get(id(current))
@@ -470,7 +529,7 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
         if isinstance(operator, cst.Divide) and parent.right is current and not isinstance(other, (cst.Integer, cst.Float)):
             return f"`... / {shown}`"
         if isinstance(operator, (cst.Multiply, cst.MatrixMultiply)):
-            if requires_grad(other, function, facts) or _same_root(other, node):
+            if requires_grad(other, function, facts, statement) or _same_root(other, node):
                 symbol = "@" if isinstance(operator, cst.MatrixMultiply) else "*"
                 return f"`{shown} {symbol} {_short(facts, other)}`" if parent.left is current \
                     else f"`{_short(facts, other)} {symbol} {shown}`"
@@ -486,7 +545,7 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
             others = [arg.value for arg in call.args if arg is not parent and arg.keyword is None]
             if isinstance(call.func, cst.Attribute) and facts.names.qualified_name(call.func) is None:
                 others.append(call.func.value)  # `x.mm(w)`: the receiver is the other operand
-            if any(requires_grad(other, function, facts) for other in others):
+            if any(requires_grad(other, function, facts, statement) for other in others):
                 return f"`{name}(..., {shown})`"
         return None
     if isinstance(parent, cst.Attribute) and parent.value is current:
@@ -496,7 +555,7 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
         name = parent.attr.value
         if name in SAVES_INPUT:
             return f"`{shown}.{name}(...)`"
-        if name in BILINEAR and any(requires_grad(arg.value, function, facts) for arg in call.args
+        if name in BILINEAR and any(requires_grad(arg.value, function, facts, statement) for arg in call.args
                                     if arg.keyword is None):
             return f"`{shown}.{name}(...)`"
     return None
@@ -511,94 +570,17 @@ def _short(facts, node: cst.CSTNode, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def carries_no_graph(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
-    """Is the value surely free of autograd history: numbers, tensors made without `requires_grad=True`
-    (`torch.linspace(-1, 1, 100).unsqueeze(1)`, `x.pow(2) + 0.2 * torch.rand(n)`), `.detach()`/`.data`,
-    and what tensor methods and torch functions make from those alone?"""
-    if depth > 8:
-        return False
-    if isinstance(expression, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if facts.surely_without_grad(expression, function):
-        return True
-    if isinstance(expression, cst.Name):
-        bindings = function.bindings_at(expression)
-        return bool(bindings) and all(binding.value is not None and not binding.leaf
-                                      and carries_no_graph(binding.value, function, facts, depth + 1)
-                                      for binding in bindings)
-    if isinstance(expression, (cst.Tuple, cst.List)):
-        return all(carries_no_graph(element.value, function, facts, depth + 1) for element in expression.elements)
-    if isinstance(expression, cst.BinaryOperation):
-        return carries_no_graph(expression.left, function, facts, depth + 1) and \
-            carries_no_graph(expression.right, function, facts, depth + 1)
-    if isinstance(expression, cst.UnaryOperation):
-        return carries_no_graph(expression.expression, function, facts, depth + 1)
-    if isinstance(expression, cst.Attribute) and expression.attr.value in ("shape", "dtype", "device"):
-        return True
-    if isinstance(expression, cst.Call):
-        arguments = [arg.value for arg in expression.args]
-        func = expression.func
-        qualified = facts.names.qualified_name(func)
-        if qualified is not None:
-            return qualified.startswith("torch.") and "Parameter" not in qualified \
-                and not qualified.startswith("torch.nn.") and all(
-                    carries_no_graph(value, function, facts, depth + 1) for value in arguments)
-        if isinstance(func, cst.Attribute) and func.attr.value != "requires_grad_":
-            if func.attr.value in ("size", "dim", "item", "tolist", "numel"):
-                return True
-            return carries_no_graph(func.value, function, facts, depth + 1) and all(
-                carries_no_graph(value, function, facts, depth + 1) for value in arguments)
-    return False
+def carries_no_graph(expression: cst.BaseExpression, function: FunctionFacts, facts,
+                     statement: Optional[cst.CSTNode] = None) -> bool:
+    """Is the value surely free of autograd history? The answer is analysis/autograd.py's
+    (`never_requires_grad`): numbers, tensors made without `requires_grad=True`, `.detach()`/`.data`,
+    and what tensor methods and torch functions make from those alone."""
+    return facts.autograd.never_requires_grad(expression, function, statement)
 
 
-def requires_grad(expression: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
-    """Does the value surely require grad: a leaf made to, a parameter, a model output, or computed
-    from one in grad mode (not through `.detach()`, `.data`, `.item()`)?"""
-    if depth > 6:
-        return False
-    if isinstance(expression, cst.Name):
-        bindings = function.bindings_at(expression)
-        return bool(bindings) and all(_binding_requires_grad(b, function, facts, depth) for b in bindings)
-    if isinstance(expression, cst.Attribute):
-        if expression.attr.value in ("data", "grad"):
-            return False
-        if isinstance(expression.value, cst.Name) and expression.value.value == "self" \
-                and function.class_name in facts.classes:
-            values = facts.classes[function.class_name].attribute_values.get(expression.attr.value, [])
-            return bool(values) and all(_builds_parameter(value, facts) for value in values)
-        return False
-    if isinstance(expression, cst.BinaryOperation):
-        return requires_grad(expression.left, function, facts, depth + 1) or \
-            requires_grad(expression.right, function, facts, depth + 1)
-    if isinstance(expression, cst.UnaryOperation):
-        return requires_grad(expression.expression, function, facts, depth + 1)
-    if isinstance(expression, cst.Subscript):
-        return requires_grad(expression.value, function, facts, depth + 1)
-    if isinstance(expression, cst.Call):
-        func = expression.func
-        if isinstance(func, cst.Attribute) and func.attr.value in DETACHING_METHODS:
-            return False
-        qualified = facts.names.qualified_name(func)
-        if qualified is not None:
-            if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                return True
-            return qualified.startswith(("torch.", "torch.nn.functional.")) and any(
-                requires_grad(arg.value, function, facts, depth + 1) for arg in expression.args)
-        if isinstance(func, cst.Attribute) and func.attr.value in VIEW_METHODS | {"sum", "mean", "pow", "exp"}:
-            return requires_grad(func.value, function, facts, depth + 1)
-    return False
-
-
-def _binding_requires_grad(binding: Binding, function: FunctionFacts, facts, depth: int) -> bool:
-    if binding.leaf and binding.leaf != "view":
-        return True
-    if binding.value is None or not facts.grad_enabled_at(function, binding.statement):
-        return False
-    if binding.module_output:
-        return True
-    return requires_grad(binding.value, function, facts, depth + 1)
-
-
-def _builds_parameter(value: cst.BaseExpression, facts) -> bool:
-    return isinstance(value, cst.Call) and facts.names.qualified_name(value.func) in (
-        "torch.nn.Parameter", "torch.nn.parameter.Parameter")
+def requires_grad(expression: cst.BaseExpression, function: FunctionFacts, facts,
+                  statement: Optional[cst.CSTNode] = None) -> bool:
+    """Does the value require grad: a leaf made to, a parameter, a module's output, or computed from
+    one in grad mode? The answer is analysis/autograd.py's, on seen or assumed grounds (a network of
+    unknown class is taken to have trainable parameters): a backward saves what it needs of those."""
+    return facts.autograd.requires_grad(expression, function, statement)

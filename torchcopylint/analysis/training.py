@@ -22,16 +22,20 @@ class Backward:
     statement: cst.CSTNode
 
 
-def backward_calls(function: FunctionFacts) -> list[Backward]:
+def backward_calls(function: FunctionFacts, facts) -> list[Backward]:
+    """The autograd backward calls of a function (`facts`: the ModuleFacts, which knows the file's
+    classes: `layer.backward(grad)` on an object of a class of the file is that class's method)."""
     found = []
     for call, statement in function.call_statement.items():
-        loss = backpropagated_expression(call, function)
+        loss = backpropagated_expression(call, function, facts)
         if loss is not None:
             found.append(Backward(call, loss, statement))
     return found
 
 
-def backpropagated_expression(call: cst.Call, function: FunctionFacts) -> Optional[cst.BaseExpression]:
+def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
+                              seen: frozenset = frozenset()) -> Optional[cst.BaseExpression]:
+    """What an autograd backward call backpropagates (the loss), or None when the call is not one."""
     func = call.func
     if not isinstance(func, cst.Attribute):
         return None
@@ -46,10 +50,143 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts) -> Option
     if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) \
             and receiver.func.attr.value == "scale" and receiver.args:
         return receiver.args[0].value
+    own = _own_backward(call, receiver, function, facts, seen)
+    if own is not _AUTOGRAD:
+        return own
     if positional and not _is_tensor(receiver, function):
         # `accelerator.backward(loss)`, `torch.autograd.backward(loss)`: the loss is the argument.
         return positional[0]
     return receiver
+
+
+# ------------------------------------------------- backward methods of the file's own classes
+
+_AUTOGRAD = cst.Name("autograd")  # a sentinel: "not a class of the file, autograd's backward"
+
+
+def _own_backward(call: cst.Call, receiver: cst.BaseExpression, function: FunctionFacts, facts,
+                  seen: frozenset):
+    """Courses write backpropagation by hand: a class of the file with `forward`, `backward` and
+    `step` over NumPy arrays, and `layer.backward(grad)` is a call of that method, not autograd.
+    An object of a class the file defines is what its `backward` method does: the argument that
+    method backpropagates with autograd (a trainer's `def backward(self, loss): loss.backward()`),
+    or None (not autograd at all). Where the receiver's class is not known (a loop variable over
+    layers, an argument) in a file that defines such hand-written backward methods, and nothing
+    says the receiver is a tensor, the call is taken as one of them: None. _AUTOGRAD otherwise."""
+    classes = _receiver_classes(receiver, function, facts)
+    if classes is None:
+        if facts.names.qualified_name(receiver) is not None or _is_tensor(receiver, function):
+            return _AUTOGRAD
+        handwritten = [local for local in facts.classes.values()
+                       if _backward_method(local, facts) is not None and not _is_autograd_function(local, facts)
+                       and _method_backpropagates(local, facts, seen) is None]
+        return None if handwritten else _AUTOGRAD
+    results = []
+    for local in classes:
+        if _is_autograd_function(local, facts):
+            return _AUTOGRAD
+        method = _backward_method(local, facts)
+        if method is None:
+            if not _bases_all_local(local, facts):
+                return _AUTOGRAD  # `backward` may come from a base class we cannot see
+            return None  # no such method: not an autograd call (it would raise AttributeError)
+        results.append(_method_backpropagates(local, facts, seen))
+    positions = {position for position in results}
+    if len(positions) != 1 or None in positions:
+        return None
+    position = positions.pop()
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[position] if position < len(positional) else None
+
+
+def _receiver_classes(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> Optional[list]:
+    """The classes of this file the receiver is surely an object of (`net = Net(...)`, `self.net`
+    assigned `Net(...)`, `self` in a method); None when that is not known."""
+    if isinstance(receiver, cst.Name) and receiver.value == "self" and function.class_name in facts.classes:
+        return [facts.classes[function.class_name]]
+    if isinstance(receiver, cst.Name):
+        values = [binding.value for binding in facts.reaching(receiver, function)[1]]  # a global too
+    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+            and receiver.value.value == "self" and function.class_name in facts.classes:
+        values = list(facts.attribute_values(facts.classes[function.class_name], receiver.attr.value))
+    else:
+        return None
+    classes = []
+    for value in values:
+        local = facts.classes.get(value.func.value) if isinstance(value, cst.Call) \
+            and isinstance(value.func, cst.Name) else None
+        if local is None:
+            return None
+        classes.append(local)
+    return classes or None
+
+
+def _backward_method(local, facts, visited: Optional[set] = None) -> Optional[cst.FunctionDef]:
+    """The `backward` method a class of the file defines or inherits from another class of the file."""
+    method = local.methods.get("backward")
+    if method is not None:
+        return method
+    visited = visited if visited is not None else {local.name}
+    for base in local.base_names:
+        parent = facts.classes.get(base)
+        if parent is not None and parent.name not in visited:
+            visited.add(parent.name)
+            found = _backward_method(parent, facts, visited)
+            if found is not None:
+                return found
+    return None
+
+
+def _bases_all_local(local, facts, visited: Optional[set] = None) -> bool:
+    """Does the class derive only from `object` and classes of this file (so every method is in sight)?"""
+    visited = visited if visited is not None else {local.name}
+    for base in local.base_names:
+        if base == "object":
+            continue
+        parent = facts.classes.get(base)
+        if parent is None:
+            return False
+        if parent.name not in visited:
+            visited.add(parent.name)
+            if not _bases_all_local(parent, facts, visited):
+                return False
+    return True
+
+
+def _is_autograd_function(local, facts) -> bool:
+    """`class Clip(torch.autograd.Function)`: its `backward` is autograd's, called by autograd."""
+    for base in local.node.bases:
+        qualified = facts.names.qualified_name(base.value) or ""
+        if qualified.startswith("torch.autograd"):
+            return True
+    return False
+
+
+def _method_backpropagates(local, facts, seen: frozenset) -> Optional[int]:
+    """Which argument (counted after `self`) the class's `backward` method backpropagates with
+    autograd (`def backward(self, loss): self.scaler.scale(loss).backward()`); None when it does
+    not (hand-written backpropagation over arrays)."""
+    method = _backward_method(local, facts)
+    if method is None or method in seen:
+        return None
+    method_facts = facts.function_facts(method)
+    parameters = [binding for binding in method_facts.parameters if binding.name not in ("self", "cls")]
+    for inner, _ in method_facts.call_statement.items():
+        loss = backpropagated_expression(inner, method_facts, facts, seen | {method})
+        root = _root(loss) if loss is not None else None
+        if root is None:
+            continue
+        for binding in method_facts.bindings_at(root):
+            if binding in parameters:
+                return parameters.index(binding)
+    return None
+
+
+def _root(expr) -> Optional[cst.Name]:
+    while isinstance(expr, (cst.Attribute, cst.Subscript)) or (
+            isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+        expr = expr.value if not isinstance(expr, cst.Call) else expr.func.value
+    return expr if isinstance(expr, cst.Name) else None
 
 
 def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
@@ -149,11 +286,35 @@ class GradSwitch:
 
 
 def module_key(expr: cst.BaseExpression) -> Optional[str]:
-    """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`."""
+    """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`. A network held
+    in a container under a constant key is named with it: `nets["D"]`, `self.models["disc"]`,
+    `self.nets[0]` (string keys always in double quotes)."""
     name = dotted_name(expr)
     if name is None:
+        if type(expr) is cst.Attribute and expr.attr.value == "forward":
+            return module_key(expr.value)
+        if type(expr) is cst.Subscript:
+            return _container_key(expr)
         return None
     return name[: -len(".forward")] if name.endswith(".forward") else name
+
+
+def _container_key(expr: cst.Subscript) -> Optional[str]:
+    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+        return None
+    index = expr.slice[0].slice.value
+    if type(index) is cst.Integer:
+        shown = index.value
+    elif type(index) is cst.SimpleString and index.value[:1] in ("'", '"') and "\\" not in index.value:
+        quote = index.value[0]
+        text = index.value[1:-1] if not index.value.startswith(quote * 3) else None
+        if text is None or '"' in text:
+            return None
+        shown = f'"{text}"'
+    else:
+        return None
+    base = module_key(expr.value)
+    return f"{base}[{shown}]" if base is not None else None
 
 
 def parameter_owners(expr: cst.CSTNode) -> frozenset:
@@ -171,6 +332,63 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
     return frozenset(owners)
 
 
+def optimizer_parameters(value: Optional[cst.BaseExpression], names: TorchNames) -> Optional[cst.BaseExpression]:
+    """For `Adam(params, lr=...)` (any optimizer class): the `params` expression; else None."""
+    if not isinstance(value, cst.Call) or not value.args:
+        return None
+    qualified = names.qualified_name(value.func)
+    callee = (dotted_name(value.func) or "").rpartition(".")[2]
+    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee[:1].isupper() \
+        or "optim" in callee.lower()
+    if not is_optimizer_class:
+        return None
+    return next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
+
+
+def optimized_tensor_names(params: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> frozenset:
+    """The names of the tensors an optimizer is built over when it is given tensors, not a module's
+    `.parameters()`: `[W1, b1]`, `gen_params` bound to such a list, `G_params + D_params`,
+    `itertools.chain(a, b)`, `[{"params": gen_params}]`. Empty when that cannot be read."""
+    if depth > 4:
+        return frozenset()
+    if isinstance(params, (cst.List, cst.Tuple)):
+        found: frozenset = frozenset()
+        for element in params.elements:
+            value = element.value
+            if isinstance(element, cst.StarredElement) or isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
+                found |= optimized_tensor_names(value, function, depth + 1)
+            elif isinstance(value, cst.Name):
+                found |= _tensor_or_list(value, function, depth)
+        return found
+    if isinstance(params, cst.Dict):
+        for element in params.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                    and element.key.value.strip("'\"") == "params":
+                return optimized_tensor_names(element.value, function, depth + 1)
+        return frozenset()
+    if isinstance(params, cst.Name):
+        bindings = function.bindings_at(params)
+        if bindings and all(b.kind == "assign" and isinstance(b.value, (cst.List, cst.Tuple, cst.BinaryOperation,
+                                                                        cst.Call)) for b in bindings):
+            return frozenset().union(*(optimized_tensor_names(b.value, function, depth + 1) for b in bindings))
+        return frozenset()
+    if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):
+        return optimized_tensor_names(params.left, function, depth + 1) | \
+            optimized_tensor_names(params.right, function, depth + 1)
+    if isinstance(params, cst.Call) and (dotted_name(params.func) or "").rpartition(".")[2] in ("list", "chain", "tuple"):
+        return frozenset().union(frozenset(), *(optimized_tensor_names(arg.value, function, depth + 1)
+                                                for arg in params.args))
+    return frozenset()
+
+
+def _tensor_or_list(name: cst.Name, function: FunctionFacts, depth: int) -> frozenset:
+    """A list element: a tensor's name, or the name of another list of them."""
+    bindings = function.bindings_at(name)
+    if bindings and all(isinstance(b.value, (cst.List, cst.Tuple)) for b in bindings):
+        return frozenset().union(*(optimized_tensor_names(b.value, function, depth + 1) for b in bindings))
+    return frozenset({name.value})
+
+
 def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
                       function: Optional[FunctionFacts] = None) -> frozenset:
     """For `Adam(netD.parameters(), ...)` (any optimizer class): {"netD"}; else empty.
@@ -178,15 +396,7 @@ def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
     The parameters may also come through a variable of the same function
     (`params = filter(..., vae.parameters()); AdamW(params)`).
     """
-    if not isinstance(value, cst.Call) or not value.args:
-        return frozenset()
-    qualified = names.qualified_name(value.func)
-    callee = (dotted_name(value.func) or "").rpartition(".")[2]
-    is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee[:1].isupper() \
-        or "optim" in callee.lower()
-    if not is_optimizer_class:
-        return frozenset()
-    params = next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
+    params = optimizer_parameters(value, names)
     if params is None:
         return frozenset()
     owners = parameter_owners(params)
@@ -218,6 +428,61 @@ class TrainingFacts:
         self.configured = self._configured_optimizers()
         self._lightning_unpacking()
         self._roles: dict = {}
+        self._tensor_networks: Optional[dict] = None
+
+    def tensor_networks(self) -> dict:
+        """Optimizers built over raw tensors (`Adam([W1, b1, W2, b2])`, `Adam(gen_params)`) -> the
+        functions and lambdas of the file whose output is computed from those tensors, attached: a
+        function of tensors an optimizer trains is a network over them (`def G(z): return
+        relu(z @ W1 + b1) @ W2`), named as it is called (`G`). Computed on first use: only files that
+        build such an optimizer pay for the function summaries it reads."""
+        if self._tensor_networks is None:
+            self._tensor_networks = {}
+            stepped = set()
+            for call in self.facts.method_calls("step"):
+                stepped.add(dotted_name(call.func.value))
+                if call.args:
+                    stepped.add(dotted_name(call.args[0].value))  # `scaler.step(opt)`
+            stepped -= set(self.optimizers) | {None}
+            if not stepped:
+                return self._tensor_networks
+            for function in self.facts.all_functions():
+                for binding in function.bindings:
+                    if binding.kind != "assign" or binding.name not in stepped:
+                        continue
+                    params = optimizer_parameters(binding.value, self.facts.names)
+                    if params is None or parameter_owners(params):
+                        continue
+                    tensors = optimized_tensor_names(params, function)
+                    networks = self._functions_over(tensors, function) if tensors else frozenset()
+                    if networks:
+                        self._tensor_networks[binding.name] = self._tensor_networks.get(binding.name, frozenset()) \
+                            | networks
+        return self._tensor_networks
+
+    def _functions_over(self, tensors: frozenset, function: FunctionFacts) -> frozenset:
+        """Functions and lambdas visible where the optimizer is built whose returned value is computed
+        from one of `tensors` (names of that scope)."""
+        module = self.facts.function_facts(self.facts.module)
+        candidates = []  # (node, defining scope, name, the names of that scope it reads)
+        scopes = [function] if function is module else [function, module]
+        for scope in scopes:
+            # The module's functions read module-level names: only those the function does not bind.
+            wanted = tensors if scope is function else \
+                frozenset(name for name in tensors if not any(b.name == name for b in function.bindings))
+            if not wanted:
+                continue
+            for binding in scope.bindings:
+                if binding.kind == "def" and isinstance(binding.statement, cst.FunctionDef):
+                    candidates.append((binding.statement, scope, binding.name, wanted))
+                elif binding.kind == "assign" and isinstance(binding.value, cst.Lambda):
+                    candidates.append((binding.value, scope, binding.name, wanted))
+        found = set()
+        for node, scope, name, wanted in candidates:
+            summary = self.facts.summary(node, scope, name)
+            if summary is not None and summary.free_tensors & wanted:
+                found.add(name)
+        return frozenset(found)
 
     def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
         """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
@@ -282,7 +547,10 @@ class TrainingFacts:
         """The optimizers as seen in one function: those built in the file, and the function's
         optimizer arguments paired with its network arguments (gan_roles)."""
         roles = self.argument_roles(function)
-        return {**self.optimizers, **roles.optimizers} if roles.optimizers else self.optimizers
+        raw = self.tensor_networks()
+        if not roles.optimizers and not raw:
+            return self.optimizers
+        return {**raw, **self.optimizers, **roles.optimizers}
 
     def argument_roles(self, function: FunctionFacts) -> ArgumentRoles:
         roles = self._roles.get(function.node)
@@ -290,7 +558,7 @@ class TrainingFacts:
             stepped = [(key, function.order_of(statement)) for key, _, statement in self._step_calls(function)]
             roles = ArgumentRoles()
             if any(key not in self.optimizers for key, _ in stepped):
-                backwards = [(function.order_of(b.statement), b.loss) for b in backward_calls(function)]
+                backwards = [(function.order_of(b.statement), b.loss) for b in backward_calls(function, self.facts)]
                 roles = argument_roles(function, self.optimizers, self._call_sites_of(function), stepped, backwards)
             self._roles[function.node] = roles
         return roles
@@ -323,8 +591,10 @@ class TrainingFacts:
                     found.append((key, call, statement))
         return found
 
-    def steps(self, function: FunctionFacts) -> list[OptimizerStep]:
-        optimizers = self.optimizers_of(function)
+    def steps(self, function: FunctionFacts, optimizers: Optional[dict] = None) -> list[OptimizerStep]:
+        """`opt.step()` / `scaler.step(opt)` of the optimizers known in the function (or of `optimizers`,
+        when a caller tells what a helper's optimizer arguments are)."""
+        optimizers = self.optimizers_of(function) if optimizers is None else optimizers
         found = []
         for call, statement in function.call_statement.items():
             func = call.func

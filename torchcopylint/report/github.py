@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from torchcopylint.diagnostic import Diagnostic, Severity
-from torchcopylint.report import ReportOptions, relative_path, verdict_label
+from torchcopylint.report.common import ReportOptions, relative_path, verdict_label
 
 
 def escape_data(text: str) -> str:

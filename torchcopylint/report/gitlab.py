@@ -12,7 +12,7 @@ import json
 from typing import Any, Sequence, TextIO
 
 from torchcopylint.diagnostic import Diagnostic, Severity
-from torchcopylint.report import ReportOptions, location_fingerprints, relative_path, verdict_label
+from torchcopylint.report.common import ReportOptions, location_fingerprints, relative_path, verdict_label
 
 # GitLab's scale is info, minor, major, critical, blocker.
 _SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor"}

@@ -10,7 +10,7 @@ import json
 from typing import Any, Optional, Sequence, TextIO
 
 from torchcopylint.diagnostic import Diagnostic, Fix, Verdict
-from torchcopylint.report import ReportOptions, relative_path, rule_url
+from torchcopylint.report.common import ReportOptions, relative_path, rule_url
 
 
 def fix_record(fix: Optional[Fix]) -> Optional[dict[str, Any]]:

@@ -15,13 +15,15 @@ from urllib.parse import quote
 import torchcopylint
 from torchcopylint import pages
 from torchcopylint.diagnostic import Diagnostic, Fix, Severity
-from torchcopylint.report import (
+from torchcopylint.report.common import (
     PROJECT_URL,
+    VERDICT_STATUSES,
     ReportOptions,
     is_under_root,
     location_fingerprints,
     relative_path,
     rule_url,
+    verdict_counts,
 )
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -158,9 +160,17 @@ def sarif_log(diagnostics: Sequence[Diagnostic], options: ReportOptions) -> dict
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": True}],
         "results": results,
-        "properties": {"filesChecked": options.files_checked, "fixed": options.fixed},
+        "properties": _run_properties(diagnostics, options),
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _run_properties(diagnostics: Sequence[Diagnostic], options: ReportOptions) -> dict:
+    properties = {"filesChecked": options.files_checked, "fixed": options.fixed}
+    counts = verdict_counts(diagnostics)
+    if counts:  # after --verify: how many findings got each verdict (each result carries its own)
+        properties["verdicts"] = {status: counts[status] for status in VERDICT_STATUSES}
+    return properties
 
 
 def render(diagnostics: Sequence[Diagnostic], stream: TextIO, options: ReportOptions) -> None:

@@ -13,7 +13,7 @@ from typing import Sequence, TextIO
 import click
 
 from torchcopylint.diagnostic import Diagnostic
-from torchcopylint.report import ReportOptions, relative_path, verdict_label
+from torchcopylint.report.common import ReportOptions, relative_path, verdict_label, verdict_summary
 
 FIX_MARKER = "[*]"
 
@@ -76,11 +76,14 @@ def summary_lines(diagnostics: Sequence[Diagnostic], options: ReportOptions, sty
     remaining = len(diagnostics)
     if remaining == 0 and options.fixed == 0:
         return [style("All checks passed!", fg="green", bold=True)]
+    # After --verify, what it found: `Found 5 errors (3 confirmed, 1 refuted, 1 unverified).`
+    verified = verdict_summary(diagnostics)
     if options.fixed:
         total = options.fixed + remaining
-        found = f"Found {_plural(total, 'error')} ({options.fixed} fixed, {remaining} remaining)."
+        found = f"Found {_plural(total, 'error')} ({options.fixed} fixed, {remaining} remaining" \
+                f"{'; ' + verified if verified else ''})."
     else:
-        found = f"Found {_plural(remaining, 'error')}."
+        found = f"Found {_plural(remaining, 'error')}{f' ({verified})' if verified else ''}."
     lines = [found]
     fixable = sum(options.fix_is_applied_by_fix(d) for d in diagnostics)
     hidden = sum(options.fix_is_hidden(d) for d in diagnostics)
@@ -95,12 +98,14 @@ def summary_lines(diagnostics: Sequence[Diagnostic], options: ReportOptions, sty
 
 
 def statistics_lines(diagnostics: Sequence[Diagnostic], options: ReportOptions, style: _Styler) -> list[str]:
-    """One row per code, most frequent first: count, code, fix marker, name (as `ruff --statistics`)."""
+    """One row per code, most frequent first: count, code, fix marker, name (as `ruff --statistics`);
+    after --verify, a last column with the verdicts of that code's findings."""
     if not diagnostics:
         return summary_lines(diagnostics, options, style)
     counts = Counter(d.code for d in diagnostics)
     names = {d.code: d.name for d in diagnostics}
     fixable_codes = {d.code for d in diagnostics if options.fix_is_applied_by_fix(d)}
+    verified = any(d.verdict is not None for d in diagnostics)
     count_width = max(len(str(n)) for n in counts.values())
     code_width = max(len(code) for code in counts)
     rows = []
@@ -108,7 +113,10 @@ def statistics_lines(diagnostics: Sequence[Diagnostic], options: ReportOptions, 
         # The marker column exists only when something is fixable, as in ruff.
         marker = (FIX_MARKER + " " if code in fixable_codes else "[ ] ") if fixable_codes else ""
         padded_code = style(code.ljust(code_width), fg="red", bold=True)
-        rows.append(f"{str(count).rjust(count_width)}\t{padded_code}\t{marker}{names[code]}")
+        row = f"{str(count).rjust(count_width)}\t{padded_code}\t{marker}{names[code]}"
+        if verified:
+            row += "\t" + (verdict_summary([d for d in diagnostics if d.code == code]) or "no verdict")
+        rows.append(row)
     if fixable_codes:
         rows.append(f"{FIX_MARKER} fixable with `torchcopylint --fix`")
     return rows

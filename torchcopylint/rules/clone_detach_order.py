@@ -67,19 +67,22 @@ def _cloned_tensor(node: cst.BaseExpression, facts: ModuleFacts) -> Optional[tup
 
 
 def _records_nothing(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
-    """Under no-grad, or on a tensor that surely does not require grad, the clone records no
-    autograd node: both orders cost the same and there is nothing to report."""
+    """Under no-grad, or on a tensor that surely does not require grad (integer indices, state-dict
+    entries, buffers, factories made without `requires_grad=True`...), the clone records no autograd
+    node: both orders cost the same and there is nothing to report."""
     site = facts.call_site(call)
     if site is None:
         return False
     function, statement = site
-    return not facts.grad_enabled_at(function, statement) or facts.surely_without_grad(source, function)
+    return not facts.grad_enabled_at(function, statement) or \
+        facts.autograd.never_requires_grad(source, function, statement)
 
 
 def _surely_requires_grad(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
-    """A name bound only to leaves that require grad or to the outputs of nn.Module calls."""
+    """The file shows that it does (a leaf, a parameter, a layer's output, a loss, what is computed
+    from one): the message states the waste without a condition."""
     site = facts.call_site(call)
-    if site is None or not isinstance(source, cst.Name):
+    if site is None:
         return False
-    bindings = site[0].bindings_at(source)
-    return bool(bindings) and all(binding.leaf or binding.module_output for binding in bindings)
+    function, statement = site
+    return facts.autograd.origin(source, function, statement) is not None

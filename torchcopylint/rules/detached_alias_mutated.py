@@ -51,7 +51,7 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
     for event in sorted(function.events_on(alias.storages), key=lambda e: function.order_of(e.statement)):
         if event.certainty != "sure" or not function.written_through(event, alias):
             continue
-        if any(original.leaf for original in originals) and _backward_across(function, event):
+        if any(original.leaf for original in originals) and _backward_across(function, event, facts):
             return event, (f"`{source.value}` requires grad, so a later backward may fail with \"one of the "
                            f"variables needed for gradient computation has been modified by an inplace operation\"")
         # Otherwise only a later read shows the change: a parameter updated through `p.detach()`
@@ -65,10 +65,10 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
     return None
 
 
-def _backward_across(function: FunctionFacts, event: InplaceEvent) -> bool:
+def _backward_across(function: FunctionFacts, event: InplaceEvent, facts) -> bool:
     """Is a loss computed before the write backpropagated after it (so its graph may have saved the value)?"""
     written = function.order_of(event.statement)
-    for backward in backward_calls(function):
+    for backward in backward_calls(function, facts):
         if function.order_of(backward.statement) <= written:
             continue
         root = root_name(backward.loss)

@@ -1,17 +1,16 @@
 """TCL012 leaf-lost-by-copy: `w = torch.randn(n, requires_grad=True).to(device)` binds a copy, not
-the leaf, and `w` is then used as a leaf (`w.grad`, an optimizer over it)."""
+the leaf, and `w` is then used as a leaf (`w.grad`, an optimizer over it). The facts (which values
+are copies of fresh leaves, where a name is used as a leaf) are analysis/leaves.py's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, FunctionFacts
-from torchcopylint.analysis.autograd import DIFFERENTIABLE_METHODS
+from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, Binding, FunctionFacts
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.leaves import LeafCopies, LeafUse, LostLeaf
 from torchcopylint.analysis.torchnames import TorchNames
 from torchcopylint.diagnostic import Applicability
 from torchcopylint.rules.base import Finding, NodeFix, Rule
@@ -23,22 +22,6 @@ OPTIMIZER_ERROR = "ValueError: can't optimize a non-leaf Tensor"
 DETERMINISTIC_FACTORIES = frozenset(
     "ones zeros empty full tensor arange linspace logspace eye ones_like zeros_like empty_like full_like as_tensor".split()
 )
-ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
-# Methods whose result is always a new non-leaf tensor (a view or a copy recorded by autograd).
-NON_LEAF_METHODS = frozenset({"view", "view_as", "reshape", "reshape_as", "t", "unsqueeze", "transpose", "permute",
-                              "expand", "expand_as", "clone"})
-DTYPE_METHODS = {"double": "float64", "float": "float32", "half": "float16", "bfloat16": "bfloat16"}
-DTYPE_ALIASES = {"double": "float64", "float": "float32", "half": "float16", "float64": "float64",
-                 "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
-
-
-@dataclass(frozen=True)
-class LostLeaf:
-    maker: cst.BaseExpression  # the expression that made the leaf (a factory call, or a name bound to one)
-    copy: cst.Call | cst.BinaryOperation  # the operation that returned a non-leaf
-    how: str  # "`.to(device)` returns a copy"
-    condition: str = ""  # "when `device` is not the CPU": the copy is made only then
-    moves: tuple = ()  # (keyword, value) that the factory could take instead of the copy
 
 
 class LeafLostByCopy(Rule):
@@ -51,37 +34,98 @@ class LeafLostByCopy(Rule):
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         if not facts.names.imports_torch:
             return
-        module_bindings = None
+        leaves = LeafCopies(facts)
+        module = facts.function_facts(facts.module)
         for function in facts.all_functions():
-            uses = None
             for binding in function.bindings:
                 if binding.kind != "assign" or binding.value is None:
                     continue
-                if module_bindings is None:
-                    module_bindings = _globals(facts)
-                lost = _lost_leaf(binding.value, function, facts.names, module_bindings)
+                lost = leaves.lost_leaf(binding.value, function)
                 if lost is None:
                     continue
-                if uses is None:
-                    uses = _leaf_uses(function, facts.names)
-                use = next(((node, kind) for name, node, kind in uses
-                            if kind != "retain_grad" and binding in function.bindings_at(name)), None)
-                if use is None:
-                    continue  # never used as a leaf: a non-leaf that requires grad is what it is meant to be
-                if any(kind == "retain_grad" and binding in function.bindings_at(name) for name, _, kind in uses):
-                    continue  # `w.retain_grad()`: the non-leaf keeps its .grad, as meant
-                node, kind = use
-                consequence = (f"`{facts.code_for(node.func)}(...)` (line {facts.line_of(node)}) raises {OPTIMIZER_ERROR}"
-                               if kind == "optimizer" else
-                               f"`{binding.name}.grad` (line {facts.line_of(node)}) stays None after backward")
-                yield self._finding(binding.value, binding.name, lost, consequence, facts,
-                                    use_line=facts.line_of(node), use=kind)
-        yield from self._unregistered_parameters(facts)
+                uses = [use for use in leaves.uses(function)
+                        if isinstance(use.named, cst.Name) and binding in function.bindings_at(use.named)]
+                if function is module and _last_top_level_binding(binding, module, facts):
+                    # `w = torch.randn(3, requires_grad=True).cuda()` at the top, `SGD([w])` in a function.
+                    uses += [use for reader in leaves.functions_reading(binding.name) for use in leaves.uses(reader)
+                             if isinstance(use.named, cst.Name) and use.named.value == binding.name
+                             and not reader.bindings_at(use.named)]
+                finding = self._reported(binding.value, binding.name, lost, uses, facts, function)
+                if finding is not None:
+                    yield finding
+        yield from self._attributes(facts, leaves)
+        yield from self._inline_comprehensions(facts, leaves)
+        yield from self._unregistered_parameters(facts, leaves)
 
-    def _unregistered_parameters(self, facts: ModuleFacts) -> Iterator[Finding]:
+    def _reported(self, value, name: str, lost: LostLeaf, uses: list[LeafUse], facts: ModuleFacts,
+                  where: FunctionFacts, made: str = "") -> Optional[Finding]:
+        """The finding for a copied leaf bound to `name`, if a use treats it as a leaf; none when it
+        is never used as one (a non-leaf that requires grad is what it is meant to be) or when
+        `retain_grad()` keeps its gradient, as meant."""
+        if any(use.kind == "retain_grad" for use in uses):
+            return None
+        use = next((use for use in uses if use.kind != "retain_grad"), None)
+        if use is None:
+            return None
+        line = facts.line_of(use.node)
+        elsewhere = f" in `{use.function.name}()`" if use.function is not where and use.function.name != "<module>" \
+            else ""
+        consequence = (f"`{facts.code_for(use.node.func)}(...)`{elsewhere} (line {line}) raises {OPTIMIZER_ERROR}"
+                       if use.kind == "optimizer" else
+                       f"`{name}.grad`{elsewhere} (line {line}) stays None after backward")
+        return self._finding(value, name, lost, consequence, facts, made=made, use_line=line, use=use.kind)
+
+    def _attributes(self, facts: ModuleFacts, leaves: LeafCopies) -> Iterator[Finding]:
+        """`self.w = ...` anywhere in a class (an nn.Module or not) that copies a leaf, with `self.w`
+        used as a leaf in any method: `self.w = torch.zeros(n, requires_grad=True)` in `__init__`,
+        `self.w = self.w.to(self.device)` in `to_device()`, `SGD([self.w])` in `configure()`."""
+        for owner in facts.classes.values():
+            uses = None
+            module_class = None
+            for attribute, values in owner.attribute_values.items():
+                for value in values:
+                    method = owner.assigned_in.get(value)
+                    if method is None:
+                        continue
+                    function = facts.function_facts(method)
+                    lost = leaves.lost_leaf(value, function, attribute)
+                    if lost is None:
+                        continue
+                    if module_class is None:
+                        module_class = facts.is_module_class(owner)
+                    if module_class and _is_parameter(lost.maker, facts.names):
+                        continue  # an unregistered parameter: reported below, use or no use
+                    if uses is None:
+                        uses = [use for method_facts in leaves.class_functions(owner) for use in leaves.uses(method_facts)]
+                    mine = [use for use in uses if isinstance(use.named, cst.Attribute)
+                            and use.named.attr.value == attribute]
+                    made = ""
+                    if isinstance(lost.maker, cst.Attribute):
+                        # `self.w = self.w.to(d)`: say which assignment made the leaf that is copied.
+                        origin = leaves.attribute_leaf(lost.maker, function, attribute)
+                        made = (f"`{_short(facts.code_for(origin))}` (assigned to `self.{attribute}` in "
+                                f"`{owner.assigned_in[origin].name.value}()`, line {facts.line_of(origin)})")
+                    finding = self._reported(value, f"self.{attribute}", lost, mine, facts, function, made)
+                    if finding is not None:
+                        yield finding
+
+    def _inline_comprehensions(self, facts: ModuleFacts, leaves: LeafCopies) -> Iterator[Finding]:
+        """`SGD([torch.ones(2, requires_grad=True).cuda() for _ in layers])`: the list goes straight to the optimizer."""
+        for call in facts.calls:
+            params = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "params"), None)
+            if not isinstance(params, cst.ListComp) or not leaves.is_optimizer(call):
+                continue
+            site = facts.call_site(call)
+            lost = leaves.lost_leaf(params, site[0]) if site is not None else None
+            if lost is not None:
+                finding = self._reported(params, "the list", lost, [LeafUse(params, call, "optimizer", site[0])],
+                                         facts, site[0])
+                if finding is not None:
+                    yield finding
+
+    def _unregistered_parameters(self, facts: ModuleFacts, leaves: LeafCopies) -> Iterator[Finding]:
         """`self.w = nn.Parameter(...).to(device)` in an nn.Module: the attribute holds a plain
         tensor, so the module never registers the parameter."""
-        module_bindings = None
         for class_facts in facts.classes.values():
             if not any(_assigns_parameter_copy(values, facts) for values in class_facts.attribute_values.values()) \
                     or not facts.is_module_class(class_facts):
@@ -95,24 +139,26 @@ class LeafLostByCopy(Rule):
                     if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                             and target.value.value == "self"):
                         continue
-                    if module_bindings is None:
-                        module_bindings = _globals(facts)
-                    lost = _lost_leaf(statement.value, function, facts.names, module_bindings)
+                    lost = leaves.lost_leaf(statement.value, function)
                     if lost is None or not _is_parameter(lost.maker, facts.names):
                         continue
                     name = f"self.{target.attr.value}"
-                    consequence = (f"the module does not register it: `.parameters()` leaves it out, so no "
-                                   f"optimizer over them trains it, and `state_dict()` does not save it")
+                    consequence = ("the module does not register it: `.parameters()` leaves it out, so no "
+                                   "optimizer over them trains it, and `state_dict()` does not save it")
                     yield self._finding(statement.value, name, lost, consequence, facts, use="registration")
 
-    def _finding(self, value, name: str, lost: LostLeaf, consequence: str, facts: ModuleFacts, **context) -> Finding:
+    def _finding(self, value, name: str, lost: LostLeaf, consequence: str, facts: ModuleFacts, made: str = "",
+                 **context) -> Finding:
         condition = f"{lost.condition}, " if lost.condition else ""
-        maker = _short(facts.code_for(lost.maker))
+        maker = made or f"`{_short(facts.code_for(lost.maker))}`"
         if context.get("use") == "registration":
-            message = (f"`{name}` is not an `nn.Parameter`: {condition}{lost.how} of `{maker}`, a plain tensor; "
+            message = (f"`{name}` is not an `nn.Parameter`: {condition}{lost.how} of {maker}, a plain tensor; "
                        f"{consequence}")
+        elif isinstance(value, cst.ListComp):
+            message = (f"the list built by this comprehension holds no leaves: {condition}{lost.how} of the leaf "
+                       f"{maker} made for each element, which autograd fills and nobody holds; {consequence}")
         else:
-            message = (f"`{name}` is not a leaf: {condition}{lost.how}, and the leaf `{maker}` that autograd "
+            message = (f"`{name}` is not a leaf: {condition}{lost.how}, and the leaf {maker} that autograd "
                        f"fills is left unnamed; {consequence}")
         return self.finding(
             value,
@@ -122,6 +168,16 @@ class LeafLostByCopy(Rule):
             condition=lost.condition,
             **context,
         )
+
+
+def _last_top_level_binding(binding: Binding, module: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Is this the top level's last assignment of the name, made unconditionally (directly in the
+    module's body)? Then it is what functions called later read."""
+    line = module.line_of_statement.get(binding.statement)
+    if line is None or line not in facts.module.body:
+        return False
+    order = module.order_of(binding.statement)
+    return all(module.order_of(other.statement) <= order for other in module.bindings if other.name == binding.name)
 
 
 def _assigns_parameter_copy(values, facts: ModuleFacts) -> bool:
@@ -145,247 +201,10 @@ def _is_parameter(expr, names: TorchNames) -> bool:
     return isinstance(expr, cst.Call) and names.qualified_name(expr.func) in PARAMETER_CLASSES
 
 
-# ------------------------------------------------------------------ the copy of a leaf
-
-
-def _lost_leaf(expr, function: FunctionFacts, names: TorchNames, module_bindings: dict) -> Optional[LostLeaf]:
-    """The leaf and the operation that copied it, when `expr` is a non-leaf made from a fresh leaf."""
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
-        for side in (expr.left, expr.right):
-            maker = _leaf_maker(side, function, names)
-            if maker is not None:
-                operator = _EMPTY.code_for_node(expr.operator).strip()
-                return LostLeaf(maker, expr, f"`{operator}` makes a new tensor computed from the leaf")
-            deeper = _lost_leaf(side, function, names, module_bindings)
-            if deeper is not None:
-                return deeper
-        return None
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)) or names.qualified_name(expr.func):
-        return None
-    inner = expr.func.value
-    maker = _leaf_maker(inner, function, names)
-    if maker is None:
-        if expr.func.attr.value in DIFFERENTIABLE_METHODS | {"requires_grad_"}:
-            return _lost_leaf(inner, function, names, module_bindings)  # `.to(device).double()`: still the copy's descendant
-        return None
-    return _copy_made_by(expr, maker, function, names, module_bindings)
-
-
-def _leaf_maker(expr, function: FunctionFacts, names: TorchNames) -> Optional[cst.BaseExpression]:
-    """A factory with `requires_grad=True`, `.requires_grad_()`, `nn.Parameter(...)`, or a name bound to one."""
-    if isinstance(expr, cst.Name):
-        bindings = function.bindings_at(expr)
-        if bindings and all(b.leaf in ("factory", "requires_grad_", "parameter") for b in bindings):
-            return expr
-        return None
-    if isinstance(expr, cst.Call):
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "requires_grad_" \
-                and not names.qualified_name(expr.func):
-            return None if expr.args and _literal(expr.args[0].value) is False else expr
-        qualified = names.qualified_name(expr.func) or ""
-        if qualified in PARAMETER_CLASSES:
-            return expr
-        module, _, name = qualified.rpartition(".")
-        if module == "torch" and name in LEAF_FACTORIES and _keyword(expr, "requires_grad") is not None \
-                and _literal(_keyword(expr, "requires_grad")) is True:
-            return expr
-    return None
-
-
-def _copy_made_by(call: cst.Call, maker, function: FunctionFacts, names: TorchNames,
-                  module_bindings: dict) -> Optional[LostLeaf]:
-    method = call.func.attr.value
-    factory = _factory_of(maker, function, names)
-    if method in NON_LEAF_METHODS:
-        return LostLeaf(maker, call, f"`.{method}()` returns a new tensor (a view or copy) recorded by autograd")
-    if method == "cuda":
-        if factory is None or _keyword(factory, "device") is not None or call.args:
-            return None  # made on a device already: `.cuda()` may return the leaf itself
-        return LostLeaf(maker, call, "`.cuda()` returns a copy on the GPU", moves=(("device", _string("cuda")),))
-    if method in DTYPE_METHODS:
-        made = _dtype_of(factory, names)
-        if made is None or made == DTYPE_METHODS[method]:
-            return None  # same dtype: `.float()` of a float tensor returns the leaf itself
-        dtype = cst.parse_expression(f"{names.local_name_of('torch') or 'torch'}.{DTYPE_METHODS[method]}")
-        return LostLeaf(maker, call, f"`.{method}()` returns a {DTYPE_METHODS[method]} copy", moves=(("dtype", dtype),))
-    if method == "to" and factory is not None:
-        return _to_copy(call, maker, factory, function, names, module_bindings)
-    return None
-
-
-def _to_copy(call: cst.Call, maker, factory: cst.Call, function: FunctionFacts, names: TorchNames,
-             module_bindings: dict) -> Optional[LostLeaf]:
-    """`.to(device)`, `.to("cuda")`, `.to(torch.float64)`, `.to(device, dtype)`: a copy when it converts."""
-    moves = []
-    sure = False
-    unknown_target = False
-    conditions = []
-    for position, arg in enumerate(call.args):
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        if keyword == "copy":
-            if _literal(arg.value) is True:
-                sure = True
-            continue
-        if keyword not in (None, "device", "dtype") or arg.star:
-            return None  # non_blocking, memory_format, `*args`: leave it
-        dtype = _dtype_name(arg.value, names)
-        if keyword == "dtype" or dtype is not None:
-            made = _dtype_of(factory, names)
-            if dtype is None or made is None:
-                return None
-            if dtype != made:
-                sure = True
-                moves.append(("dtype", arg.value))
-            continue
-        device = _device_kind(arg.value, function, names, module_bindings)
-        if device == "cpu":
-            continue
-        if _keyword(factory, "device") is not None:
-            return None  # already made on a device: whether `.to` copies is not known here
-        if device != "unknown":
-            moves.append(("device", arg.value))  # surely a device (not a dtype): the factory takes it
-        else:
-            unknown_target = True
-        if device == "gpu":
-            sure = True
-        else:
-            conditions.append(f"when `{_short(_EMPTY.code_for_node(arg.value))}` is not the CPU")
-    if not moves and not sure and not unknown_target:
-        return None
-    shown = _short(_EMPTY.code_for_node(call.func.attr) + "(" + ", ".join(
-        _EMPTY.code_for_node(arg).strip().rstrip(",") for arg in call.args) + ")")
-    condition = "" if sure else " and ".join(conditions)
-    # A target that may be a dtype as well as a device (`.to(target)`) cannot be moved by keyword.
-    return LostLeaf(maker, call, f"`.{shown}` returns a copy", condition, () if unknown_target else tuple(moves))
-
-
-def _factory_of(maker, function: FunctionFacts, names: TorchNames) -> Optional[cst.Call]:
-    """The torch factory call that made the leaf (through a name bound to it, or `.requires_grad_()`)."""
-    if isinstance(maker, cst.Name):
-        origins = {b.leaf_origin for b in function.bindings_at(maker)}
-        maker = origins.pop() if len(origins) == 1 else None
-    if isinstance(maker, cst.Call) and isinstance(maker.func, cst.Attribute) and maker.func.attr.value == "requires_grad_":
-        maker = maker.func.value
-    elif isinstance(maker, cst.Call) and names.qualified_name(maker.func) in PARAMETER_CLASSES:
-        # `nn.Parameter(torch.zeros(n))`: its device and dtype are the factory's; data made any
-        # other way (`torch.zeros(n).to(device)`) may already be where `.to()` would move it.
-        maker = maker.args[0].value if maker.args and maker.args[0].keyword is None else None
-    if isinstance(maker, cst.Call):
-        module, _, name = (names.qualified_name(maker.func) or "").rpartition(".")
-        if module == "torch" and name in LEAF_FACTORIES:
-            return maker
-    return None
-
-
-def _dtype_of(factory: Optional[cst.Call], names: TorchNames) -> Optional[str]:
-    """The dtype a factory makes: its `dtype=` or the default float32; None when not known."""
-    if factory is None:
-        return None
-    given = _keyword(factory, "dtype")
-    if given is None:
-        name = (names.qualified_name(factory.func) or "").rpartition(".")[2]
-        return None if name in ("tensor", "as_tensor") or name.endswith("_like") else "float32"
-    return _dtype_name(given, names)
-
-
-def _dtype_name(expr, names: TorchNames) -> Optional[str]:
-    qualified = names.qualified_name(expr) or ""
-    module, _, name = qualified.rpartition(".")
-    return DTYPE_ALIASES.get(name) if module == "torch" else None
-
-
-def _device_kind(expr, function: FunctionFacts, names: TorchNames, module_bindings: dict, depth: int = 0) -> str:
-    """"cpu", "gpu" (surely not the CPU), "device" (a device, maybe the CPU) or "unknown" (maybe
-    not a device at all), from literals, `torch.device(...)`, `x.device` and the names bound to them."""
-    if depth > 4 or expr is None:
-        return "unknown"
-    if isinstance(expr, cst.SimpleString):
-        text = str(expr.evaluated_value)
-        return "cpu" if text == "cpu" else ("gpu" if text.split(":")[0] in ("cuda", "mps", "xpu") else "unknown")
-    if isinstance(expr, cst.Call) and names.qualified_name(expr.func) == "torch.device":
-        kind = _device_kind(expr.args[0].value, function, names, module_bindings, depth + 1) if expr.args else "unknown"
-        return "device" if kind == "unknown" else kind
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "device":
-        return "device"
-    if isinstance(expr, cst.IfExp):
-        kinds = {_device_kind(expr.body, function, names, module_bindings, depth + 1),
-                 _device_kind(expr.orelse, function, names, module_bindings, depth + 1)}
-        return _joined(kinds)
-    if isinstance(expr, cst.Name):
-        # A name the function does not bind is a module global (`device = torch.device(...)` at the top).
-        values = [b.value for b in function.bindings_at(expr)] or module_bindings.get(expr.value, [])
-        return _joined({_device_kind(value, function, names, module_bindings, depth + 1) for value in values}) \
-            if values else "unknown"
-    return "unknown"
-
-
-def _joined(kinds: set) -> str:
-    if len(kinds) == 1:
-        return kinds.pop()
-    return "unknown" if "unknown" in kinds or not kinds else "device"
-
-
-def _globals(facts: ModuleFacts) -> dict:
-    """Module-level name -> the values it is assigned (None for imports, defs, loop variables)."""
-    found: dict = {}
-    for binding in facts.function_facts(facts.module).bindings:
-        found.setdefault(binding.name, []).append(binding.value)
-    return found
-
-
-# ------------------------------------------------------------------- uses as a leaf
-
-
-def _leaf_uses(function: FunctionFacts, names: TorchNames) -> list[tuple[cst.Name, cst.CSTNode, str]]:
-    """(name, node, kind) for `name.grad` ("grad"), names in an optimizer's parameter list
-    ("optimizer") and `name.retain_grad()` ("retain_grad").
-
-    Walks the function's own body once (not nested functions), only for functions that bind a
-    copied leaf, which few do.
-    """
-    found = []
-    body = function.node.body if isinstance(function.node, cst.Module) else [function.node.body]
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Attribute) and node.attr.value == "grad" and isinstance(node.value, cst.Name):
-            found.append((node.value, node, "grad"))
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value == "retain_grad" and isinstance(node.func.value, cst.Name):
-            found.append((node.func.value, node, "retain_grad"))
-        elif isinstance(node, cst.Call) and _is_optimizer(node, names):
-            params = next((arg.value for arg in node.args if arg.keyword is None or arg.keyword.value == "params"), None)
-            for name in _parameter_names(params, function):
-                found.append((name, node, "optimizer"))
-        stack.extend(reversed(child_nodes(node)))
-    return found
-
-
-def _is_optimizer(call: cst.Call, names: TorchNames) -> bool:
-    qualified = names.qualified_name(call.func) or ""
-    module, _, name = qualified.rpartition(".")
-    return module in ("torch.optim",) and name[:1].isupper()
-
-
-def _parameter_names(params, function: FunctionFacts, depth: int = 0) -> list[cst.Name]:
-    """Names in `[w, b]`, `[{"params": [w]}]`, or a name bound to such a list."""
-    if params is None or depth > 3:
-        return []
-    if isinstance(params, (cst.List, cst.Tuple)):
-        return [name for element in params.elements for name in _parameter_names(element.value, function, depth + 1)
-                if not isinstance(element, cst.StarredElement)]
-    if isinstance(params, cst.Dict):
-        return [name for element in params.elements if isinstance(element, cst.DictElement)
-                and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == "params"
-                for name in _parameter_names(element.value, function, depth + 1)]
-    if isinstance(params, cst.Name):
-        bindings = function.bindings_at(params)
-        if bindings and all(isinstance(b.value, (cst.List, cst.Tuple)) for b in bindings):
-            return [name for b in bindings for name in _parameter_names(b.value, function, depth + 1)]
-        return [params] if depth > 0 else []
-    return []
+def _is_factory(expr, names: TorchNames) -> bool:
+    module, _, name = (names.qualified_name(expr.func) or "").rpartition(".") if isinstance(expr, cst.Call) \
+        else ("", "", "")
+    return module == "torch" and name in LEAF_FACTORIES
 
 
 # ------------------------------------------------------------------------------ fix
@@ -395,13 +214,15 @@ def _fix(value: cst.BaseExpression, lost: LostLeaf, facts: ModuleFacts) -> Optio
     """Build the leaf where it will live (`device=`/`dtype=` in the factory), or call
     `.requires_grad_()` last; for `nn.Parameter(x).op()`, wrap `x.op()` instead. Only for a
     leaf made in this statement."""
+    if isinstance(value, cst.ListComp):
+        return _fix(value.elt, lost, facts)  # each element is made where it lives
     maker = lost.maker
     if _is_parameter(maker, facts.names):
         return _parameter_fix(value, lost)
     if not (isinstance(maker, cst.Call) and _keyword(maker, "requires_grad") is not None):
         return None
     name = (facts.names.qualified_name(maker.func) or "").rpartition(".")[2]
-    if lost.moves and value is lost.copy:
+    if lost.moves and value is lost.copy and _is_factory(maker, facts.names):
         args = [arg for arg in maker.args if arg.keyword is None or arg.keyword.value not in
                 {keyword for keyword, _ in lost.moves} | {"requires_grad"}]
         args += [cst.Arg(keyword=cst.Name(keyword), value=moved,
@@ -448,19 +269,6 @@ def _keyword_arg(call: cst.Call, keyword: str) -> Optional[cst.Arg]:
 def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
     arg = _keyword_arg(call, keyword)
     return arg.value if arg is not None else None
-
-
-def _literal(expr) -> Optional[bool]:
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
-        return expr.value == "True"
-    return None
-
-
-def _string(text: str) -> cst.SimpleString:
-    return cst.SimpleString(f'"{text}"')
-
-
-_EMPTY = cst.Module(body=[])
 
 
 def _short(text: str) -> str:

@@ -6,6 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from torchcopylint.analysis.autograd import ASSUMED
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.torchnames import numpy_names
 from torchcopylint.rules.base import Finding, NodeFix, Rule
@@ -33,7 +34,9 @@ class NumpyOfGradTensor(Rule):
             function, statement = site
             if not facts.grad_enabled_at(function, statement):
                 continue  # numpy() checks requires_grad only in grad mode
-            origin = facts.autograd.origin(tensor, function, statement)
+            # A network of unknown class (loaded, built by a factory, a `model` argument) counts, with
+            # the assumption that it has trainable parameters stated in the message.
+            origin = facts.autograd.origin(tensor, function, statement, ASSUMED)
             if origin is None:
                 continue
             shown = facts.code_for(tensor)
@@ -41,13 +44,15 @@ class NumpyOfGradTensor(Rule):
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
             if origin.derived:
                 why = f"computed in grad mode from {why}"
+            condition = f"{origin.assumption}, " if origin.assumption else ""
             yield self.finding(
                 call,
-                f"`{_one_line(facts.code_for(call))}`: `{_one_line(shown)}` requires grad "
+                f"`{_one_line(facts.code_for(call))}`: {condition}`{_one_line(shown)}` requires grad "
                 f"({why}): RuntimeError: {NUMPY_ERROR}",
                 fix,
                 tensor=shown,
                 origin_line=facts.line_of(origin.node),
+                assumption=origin.assumption,
             )
 
 

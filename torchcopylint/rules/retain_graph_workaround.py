@@ -15,15 +15,13 @@ from torchcopylint.analysis.graphs import (
     graph_uses,
     keyword_argument,
     keyword_is_true,
-    later_use_through,
     loss_slice,
+    read_as_leaves,
     shares_graph,
 )
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.training import module_key
-from torchcopylint.diagnostic import Applicability
 from torchcopylint.rules.base import Finding, NodeFix, Rule
-from torchcopylint.rules.discriminator_without_detach import DiscriminatorWithoutDetach
 from torchcopylint.rules.edits import without_trailing_comma
 
 
@@ -35,49 +33,42 @@ class RetainGraphWorkaround(Rule):
     triggers = (b"retain_graph",)
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
-        discriminator_findings: Optional[list] = None
         for function in facts.all_functions():
             uses = graph_uses(function, facts)
             retained = [use for use in uses if keyword_is_true(use.call, "retain_graph") and not use.creates]
             if not retained:
                 continue
-            if discriminator_findings is None:
-                # TCL003's own findings: the link between the two diagnostics is exactly its verdict.
-                discriminator_findings = list(DiscriminatorWithoutDetach().check(facts))
             slices = {use: loss_slice(use.loss, use.statement, function, facts) for use in uses}
             for use in retained:
-                found = self._workaround(facts, function, use, discriminator_findings)
+                found = self._workaround(facts, function, use)
                 if found is None:
                     found = self._unneeded(facts, function, use, uses, slices)
                 if found is not None:
                     yield found
 
-    def _workaround(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse, findings: list):
-        """The discriminator step's backward keeps the graph for the generator's backward through the same fake."""
-        line = facts.line_of(use.statement)
-        for finding in findings:
-            if finding.context.get("backward_line") != line:
+    def _workaround(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse):
+        """The discriminator step's backward keeps the graph for the generator's backward through the same fake
+        (the pairing of the GAN's roles is analysis/gan_steps.py's, the same fact TCL003 reports)."""
+        if not facts.method_calls("step"):
+            return None
+        for fake in facts.gan_steps.of(function):
+            later = fake.later_backward
+            if fake.loss_statement is not use.statement or not fake.retains_graph or later is None:
                 continue
-            generator = _generator_call(function, facts, finding.context)
-            if generator is None:
-                continue
-            later = later_use_through(generator, use.statement, function, facts)
-            if later is None:
-                continue
+            line = facts.line_of(use.statement)
             message = (
                 f"`{_one_line(facts, use.call)}` keeps the discriminator step's graph alive so that the backward "
                 f"at line {facts.line_of(later.statement)} can run through the generator's output again: the "
-                f"discriminator is fed `{_one_line(facts, finding.node)}` without `.detach()` (TCL003 at line "
-                f"{facts.line_of(finding.node)}), so this backward also fills the generator's `.grad`, and the whole "
+                f"discriminator is fed `{_one_line(facts, fake.argument)}` without `.detach()` (TCL003 at line "
+                f"{facts.line_of(fake.argument)}), so this backward also fills the generator's `.grad`, and the whole "
                 f"graph, generator included, stays in memory; detach the fake batch for the discriminator (TCL003's "
                 f"fix) and drop `retain_graph=True`"
             )
-            safe_to_drop = finding.fix is not None and finding.fix.applicability is Applicability.SAFE
             return self.finding(keyword_argument(use.call, "retain_graph"), message,
-                                _drop_retain_graph(use.call) if safe_to_drop else None,
+                                _drop_retain_graph(use.call) if fake.detach_is_safe else None,
                                 backward_line=line, later_line=facts.line_of(later.statement),
-                                loss=facts.code_for(use.loss), detach_line=facts.line_of(finding.node),
-                                generator=finding.context.get("generator"), kind="workaround")
+                                loss=facts.code_for(use.loss), detach_line=facts.line_of(fake.argument),
+                                generator=fake.generator, kind="workaround")
         return None
 
     def _unneeded(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse, uses: list, slices: dict):
@@ -85,9 +76,19 @@ class RetainGraphWorkaround(Rule):
         graph = slices[use]
         if graph.external or graph.carried or not graph.bindings:
             return None
+        if graph.kept_on_self and not _only_this_call_keeps(facts, function, graph.kept_on_self):
+            return None  # another method, or the caller, may backpropagate what is kept on `self`
         root = use.loss
         while isinstance(root, (cst.Call, cst.Attribute, cst.Subscript)):
-            root = root.func if isinstance(root, cst.Call) else root.value
+            if isinstance(root, cst.Attribute) and isinstance(root.value, cst.Name) and root.value.value == "self" \
+                    and root.attr.value in graph.kept_on_self:
+                break
+            if isinstance(root, cst.Call):
+                if not isinstance(root.func, cst.Attribute):
+                    break  # `model(x)[0]`: a call's result, not what a name holds
+                root = root.func.value  # `loss.mean()`
+            else:
+                root = root.value
         if isinstance(root, cst.Name) and any(binding.value is None for binding in function.bindings_at(root)):
             return None  # `for loss in losses`: what the loss was made from is out of sight
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
@@ -99,23 +100,91 @@ class RetainGraphWorkaround(Rule):
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
         harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
+        # A leaf (the function reads its `.grad`) handed on carries no graph, whoever keeps it.
+        leaves = read_as_leaves(function)
         if any(_may_carry_graph(binding, function, facts)
                for escape in function.escapes if id(escape.node) not in harmless
-               for binding in escape.bindings & graph.bindings):
+               for binding in (escape.bindings & graph.bindings) - leaves):
             return None  # returned, stored, handed to an unknown callee: a later backward may be elsewhere
         if _read_by_nested_code(function, graph):
             return None
         in_loop = bool(function.loops_of.get(use.statement))
         loss = _one_line(facts, use.loss, 40)
         where = "this function" if function.name == "<module>" else f"`{function.name}`"
+        if graph.kept_on_self:
+            kept = ", ".join(f"`self.{name}`" for name in sorted(graph.kept_on_self))
+            until = (f"the graph is kept on {kept}, so its saved tensors stay in memory for nothing until the next "
+                     f"call of `{function.name}` replaces it")
+        elif _deleted_after(function, use, root) is not None:
+            deleted = _deleted_after(function, use, root)
+            until = (f"its saved tensors stay in memory for nothing until `del {root.value}` at line "
+                     f"{facts.line_of(deleted)}")
+        elif in_loop or function.name == "<module>":
+            until = f"its saved tensors stay in memory for nothing until `{loss}` is dropped"
+        else:
+            until = f"its saved tensors stay in memory for nothing until `{function.name}` returns"
         message = (
             f"`{_one_line(facts, use.call)}` keeps the graph of `{loss}` alive, but no later backward in {where} "
-            f"runs through it{' (the next iteration builds a new one)' if in_loop else ''}: its saved tensors stay "
-            f"in memory for nothing until `{loss}` is dropped; remove `retain_graph=True`"
+            f"runs through it{' (the next iteration builds a new one)' if in_loop else ''}: {until}; remove "
+            f"`retain_graph=True`"
         )
         return self.finding(keyword_argument(use.call, "retain_graph"), message, _drop_retain_graph(use.call),
                             backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
                             kind="unneeded")
+
+
+def _deleted_after(function: FunctionFacts, use: GraphUse, root) -> Optional[cst.Del]:
+    """`del out` after the backward of `out...`, in the same loops: where the graph is dropped."""
+    if not isinstance(root, cst.Name):
+        return None
+    order = function.order_of(use.statement)
+    loops = function.loops_of.get(use.statement, ())
+    found = [statement for statement, position in function.statement_order.items()
+             if position > order and isinstance(statement, cst.Del) and function.loops_of.get(statement, ()) == loops
+             and any(isinstance(node, cst.Name) and node.value == root.value for node in walk(statement.target))]
+    return min(found, key=function.order_of) if found else None
+
+
+def _only_this_call_keeps(facts: ModuleFacts, function: FunctionFacts, attributes: set) -> bool:
+    """A graph kept on `self` by a method that returns a gradient it read (`return x.grad`, the
+    attribution shape), in a class where no other method reads those attributes and nothing reads
+    attributes by name (`getattr(self, ...)`), and that no class of the file derives from: the
+    gradient is what the method is for, and nothing in sight backpropagates the graph again. A loss
+    kept on `self` by a step method (`self.loss_D`) is left alone: another method, or the caller, may."""
+    owner = facts.classes.get(function.class_name or "")
+    if owner is None or not _returns_a_gradient(function):
+        return False
+    if any(owner.name in other.base_names for other in facts.classes.values()):
+        return False
+    for method in owner.methods.values():
+        for node in walk(method):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                    and node.func.value in ("getattr", "vars") and node.args \
+                    and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self":
+                return False
+            if method is not function.node and isinstance(node, cst.Attribute) \
+                    and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                    and node.attr.value in attributes | {"__dict__"}:
+                return False
+    return True
+
+
+def _returns_a_gradient(function: FunctionFacts) -> bool:
+    """Does the function return a value read from a `.grad` (directly, or through a name)?"""
+    for statement in function.statement_order:
+        if not isinstance(statement, cst.Return) or statement.value is None:
+            continue
+        pending, seen = [statement.value], set()
+        while pending:
+            for node in walk(pending.pop()):
+                if isinstance(node, cst.Attribute) and node.attr.value == "grad":
+                    return True
+                if isinstance(node, cst.Name):
+                    for binding in function.bindings_at(node):
+                        if binding not in seen and binding.value is not None:
+                            seen.add(binding)
+                            pending.append(binding.value)
+    return False
 
 
 def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
@@ -127,13 +196,6 @@ def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
 
 def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
     return binding.value is not None and not carries_no_graph(binding.value, function, facts)
-
-
-def _generator_call(function: FunctionFacts, facts: ModuleFacts, context: dict) -> Optional[cst.Call]:
-    for call in function.call_statement:
-        if module_key(call.func) == context.get("generator") and facts.line_of(call) == context.get("generator_line"):
-            return call
-    return None
 
 
 def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:

@@ -1,4 +1,4 @@
-"""Stand-ins for packages that are not installed, so code that imports but never uses them can run.
+"""Stand-ins for imports that fail, so code that imports but never uses them can run.
 
 Research code often imports, at the top of a shared `utils.py`, packages that the
 flagged code never touches (`scipy.misc`, `imageio`, a logger). Python would stop
@@ -8,24 +8,42 @@ stand-in for that package. The stand-in imports, and any attribute of it can be
 named (`from torchvision import datasets`), but using one (calling it, iterating,
 subclassing, testing its truth, ...) raises AbsentPackageUsed, a BaseException, so
 the code under test cannot catch it with `except Exception` and carry on: the
-verdict is then `unverified`, naming the package. A verdict reached with a stand-in
-installed comes from code that never used it.
+verdict is then `unverified`, naming the package, and the file that imported it
+when that is not the flagged file (`needs PIL (imported by utils.py)`). A verdict
+reached with a stand-in installed comes from code that never used it.
+
+The same stand-in serves an import statement of the flagged file that fails for any
+other reason (a project module off the import path, an installed package that breaks
+as it imports): `stand_in_failed_imports` rewrites such statements to bind stand-ins,
+for an experiment that runs the code on stand-ins of what those imports would give
+(TCL003's step code on stand-in networks when the real classes cannot be imported).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
 import types
+from typing import Optional
+
+from torchcopylint.verify.importing import importer_name, in_import_system
 
 
 class AbsentPackageUsed(BaseException):
-    """The code used something from a package that is not installed."""
+    """The code used something from a package that is not installed (or whose import failed)."""
 
-    def __init__(self, qualified_name: str) -> None:
-        package = qualified_name.split(".")[0]
-        super().__init__(f"needs `{package}`, which is not installed (the code used `{qualified_name}`)")
+    def __init__(self, qualified_name: str, importer: Optional[str] = None, failed: Optional[str] = None) -> None:
+        self.package = qualified_name.split(".")[0]
+        self.importer = importer
+        if failed is not None:
+            message = f"needs `{qualified_name}`, and `{failed}` failed"
+        else:
+            by = f" (imported by {importer})" if importer else ""
+            message = f"needs `{self.package}`{by}, which is not installed (the code used `{qualified_name}`)"
+        super().__init__(message)
 
 
 # Special attributes that code reads to use a value (`opt.__name__`, a version check); any other
@@ -41,18 +59,20 @@ def _is_special(attribute: str) -> bool:
 class AbsentName:
     """Any name reached from an absent package: naming it is fine, using it raises."""
 
-    def __init__(self, qualified_name: str) -> None:
+    def __init__(self, qualified_name: str, importer: Optional[str] = None, failed: Optional[str] = None) -> None:
         object.__setattr__(self, "_qualified_name", qualified_name)
+        object.__setattr__(self, "_importer", importer)
+        object.__setattr__(self, "_failed", failed)
 
     def __getattr__(self, attribute: str):
         if attribute in _READ_AS_USE:
-            raise AbsentPackageUsed(f"{self._qualified_name}.{attribute}")
+            raise AbsentPackageUsed(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
         if _is_special(attribute):
             raise AttributeError(attribute)
-        return AbsentName(f"{self._qualified_name}.{attribute}")
+        return AbsentName(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
 
     def _used(self, *args, **kwargs):
-        raise AbsentPackageUsed(self._qualified_name)
+        raise AbsentPackageUsed(self._qualified_name, self._importer, self._failed)
 
     # Every way of using a value rather than naming it.
     __call__ = __iter__ = __next__ = __len__ = __bool__ = __contains__ = _used
@@ -70,20 +90,24 @@ class AbsentModule(types.ModuleType):
     """The module object a stand-in import yields: its attributes are AbsentNames."""
 
     def __getattr__(self, attribute: str):
+        importer = self.__dict__.get("_importer")
         if attribute in _READ_AS_USE:
-            raise AbsentPackageUsed(f"{self.__name__}.{attribute}")
-        if _is_special(attribute):
+            raise AbsentPackageUsed(f"{self.__name__}.{attribute}", importer)
+        if _is_special(attribute) or attribute == "_importer":
             raise AttributeError(attribute)  # `__all__` for `import *`, `__file__` for inspect
-        return AbsentName(f"{self.__name__}.{attribute}")
+        return AbsentName(f"{self.__name__}.{attribute}", importer)
 
 
-def stand_in_for(package: str) -> None:
-    """From now on in this process, `import package` (and its submodules) yields a stand-in."""
+def stand_in_for(package: str, home: Optional[str] = None) -> None:
+    """From now on in this process, `import package` (and its submodules) yields a stand-in.
+    `home` is the flagged file: an import from any other file is named in the message."""
     finder = next((entry for entry in sys.meta_path if isinstance(entry, AbsentPackages)), None)
     if finder is None:
         finder = AbsentPackages()
         sys.meta_path.append(finder)  # last: asked only when no real finder has the module
     finder.names.add(package)
+    if home is not None:
+        finder.home = home
 
 
 class AbsentPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -91,6 +115,7 @@ class AbsentPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.home: Optional[str] = None
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname.split(".")[0] not in self.names:
@@ -98,7 +123,67 @@ class AbsentPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
-        return AbsentModule(spec.name)
+        module = AbsentModule(spec.name)
+        module.__dict__["_importer"] = importer_name(_importing_file(), self.home)
+        return module
 
     def exec_module(self, module) -> None:
         module.__path__ = []  # a package, so `import scipy.misc` finds its submodule here too
+
+
+def _importing_file() -> Optional[str]:
+    """The file whose import statement is running: the innermost frame outside the import system."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (in_import_system(filename) or filename == __file__):
+            return filename
+        frame = frame.f_back
+    return None
+
+
+# ------------------------------------------------------- import statements that fail otherwise
+
+
+def stand_in_failed_imports(source: str, package: Optional[str] = None) -> tuple[str, dict]:
+    """`source` with each import statement that fails here rewritten to bind stand-ins for the names
+    it could not import (the names that do import stay imported); line numbers are kept. Returns the
+    text and {name: the failed statement}. A stand-in raises AbsentPackageUsed, naming the statement,
+    when the code uses it."""
+    lines = source.splitlines(keepends=True)
+    failed: dict[str, str] = {}
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        failing = [alias for alias in node.names if alias.name != "*" and not _importable(node, alias, package)]
+        if not failing:
+            continue
+        kept = [alias for alias in node.names if alias not in failing]
+        statement = ast.unparse(node)
+        names = [(alias.asname or alias.name).split(".")[0] for alias in failing]
+        failed.update({name: statement for name in names})
+        first = node.lineno - 1
+        indent = lines[first][:len(lines[first]) - len(lines[first].lstrip())]
+        rebuilt = ast.unparse(type(node)(**{**node.__dict__, "names": kept})) + "; " if kept else ""
+        bindings = "; ".join(f"{name} = __import__({__name__!r}).verify.absent.AbsentName({name!r}, None, "
+                             f"{statement!r})" for name in dict.fromkeys(names))
+        lines[first] = f"{indent}{rebuilt}{bindings}\n"
+        for index in range(first + 1, node.end_lineno or node.lineno):
+            lines[index] = "\n"
+    return "".join(lines), failed
+
+
+def _importable(node: ast.AST, alias: ast.alias, package: Optional[str]) -> bool:
+    try:
+        if isinstance(node, ast.Import):
+            importlib.import_module(alias.name)
+            return True
+        if node.level and not package:
+            return False  # relative, outside a package: it cannot import
+        base = "." * node.level + (node.module or "")
+        module = importlib.import_module(base, package if node.level else None)
+        if not hasattr(module, alias.name):
+            importlib.import_module(f"{module.__name__}.{alias.name}")
+        return True
+    except (Exception, AbsentPackageUsed):  # noqa: BLE001 - ImportError, or the package failing as it imports
+        return False

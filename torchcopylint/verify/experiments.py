@@ -7,6 +7,7 @@ code: an experiment that cannot run it says `unverified` and why.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import sys
 import time
@@ -27,6 +28,7 @@ from torchcopylint.verify.inputs import (
     probe_input_shape,
     raised_at,
 )
+from torchcopylint.verify import absent
 from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
 from torchcopylint.verify.importing import (
     MissingModule,
@@ -51,8 +53,14 @@ from torchcopylint.verify.reach import (
     refuted,
     statement_lines_between,
 )
-from torchcopylint.verify.missing_imports import load_without_missing_imports
-from torchcopylint.verify.snippet import Target, callers_without_arguments, class_built_for, enclosing
+from torchcopylint.verify.snippet import (
+    Caller,
+    Target,
+    callers_in_file,
+    callers_without_arguments,
+    class_built_for,
+    enclosing,
+)
 
 LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
                "a view of a leaf Variable that requires grad is being used in an in-place operation",
@@ -88,10 +96,25 @@ class Job:
 _loaded = 0
 
 
-def load(source: str, path: str, roots: set[str]) -> dict:
+def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool = False) -> dict:
     """Execute the snippet for `roots` as a fresh module of the file's package, with the module-level
-    names it reads (verify/script.py), on stand-in data; its namespace."""
-    return script.load_function(source, path, roots, _execute)
+    names it reads (verify/script.py), on stand-in data; its namespace.
+
+    With `stand_in_failed_imports`, an import statement that still fails once packages that are not
+    installed have stand-ins (a project module off the import path, a package that breaks as it
+    imports) binds stand-ins too: for code run on stand-ins of what it imports (verify/absent.py)."""
+    try:
+        return script.load_function(source, path, roots, _execute)
+    except CannotRun as reason:
+        if not (stand_in_failed_imports and isinstance(reason.__cause__, MissingModule)):
+            raise
+        failure = reason
+    package = import_context(path).package
+    namespace = script.load_function(source, path, roots, _execute,
+                                     rewrite=lambda text: absent.stand_in_failed_imports(text, package))
+    if namespace is None:
+        raise failure
+    return namespace
 
 
 def run_module_level(job: Job, source: Optional[str] = None, probe: Optional[LineProbe] = None) -> dict:
@@ -156,7 +179,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
             if noops.is_no_op(missing.package):
                 noops.stand_in_for(missing.package)
             else:
-                stand_in_for(missing.package)
+                stand_in_for(missing.package, home=path)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
@@ -217,6 +240,19 @@ class AsGiven:
     """A function that needs no argument: called as it is."""
 
     description: str = "as given"
+
+
+@dataclass(frozen=True)
+class WithFlag:
+    """A function that needs no argument, called with one of its boolean defaults flipped: the
+    flagged line may sit on the branch the flag selects (`w.mul_(2) if flag else w * 2`)."""
+
+    name: str
+    value: bool
+
+    @property
+    def description(self) -> str:
+        return f"{self.name}={self.value!r}"
 
 
 @dataclass(frozen=True)
@@ -287,7 +323,8 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         used = standins.method_closure(tree, target.class_name, method)
         attributes = standins.self_attributes(cls, used)
         try:
-            found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles)
+            found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
+                                          standins.constructor_defaults(tree, target.class_name))
         except CannotRun as reason:
             raise CannotRun(f"{failure}; {reason}") from reason
         yield from (InstanceStandIns(s, tuple(names[1:])) for s in found)
@@ -296,6 +333,7 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     names, annotations = standins.missing_parameters(function)
     if not names:
         yield AsGiven()
+        yield from (WithFlag(name, not default) for name, default in standins.flag_defaults(function))
         return
     try:
         node = standins.function_node(tree, None, target.function_name)
@@ -350,6 +388,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         return Ran(runner(getattr(instance, target.function_name), *(made[n] for n in setting.names)),
                    made=made, made_text=text)
     function = namespace[target.function_name]
+    if isinstance(setting, WithFlag):
+        torch.manual_seed(2)
+        return Ran(runner(function, **{setting.name: setting.value}))
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     torch.manual_seed(2)
     arguments = [made[n] for n in setting.names] if isinstance(setting, FunctionStandIns) else []
@@ -556,7 +597,7 @@ def discriminator_without_detach(job: Job) -> Outcome:
     if _is_module_level(job.target):
         # The script's own step, on the networks its top level builds: the claim itself.
         try:
-            return script.discriminator_at_top_level(job, lambda probe: run_module_level(job, probe=probe))
+            return _discriminator_at_top_level(job, generator_key)
         except CannotRun as failure:
             top_level = failure
     generator_class = class_built_for(job.source, generator_key)
@@ -582,6 +623,45 @@ def discriminator_without_detach(job: Job) -> Outcome:
         return _discriminator_in_step_code(job, generator_key, discriminator_key)
     except CannotRun as failure:
         raise CannotRun(f"{reason}; with stand-in networks: {failure}") from failure
+
+
+def _discriminator_at_top_level(job: Job, generator_key: str) -> Outcome:
+    """TCL003 in a script's top-level step: the script's own code, on the networks (or parameter tensors)
+    its slice builds and stand-in data (verify/script.py), measured around the first backward at the
+    discriminator's line after the flagged line ran; the run stops there."""
+    backward_line = job.context.get("backward_line")
+    if not isinstance(backward_line, int):
+        raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
+    start = script.statement_start(job.source, job.line)
+    described: dict = {}
+
+    def parameters(generator, frame) -> list:
+        found, described["text"] = script.parameters_of(generator, frame.f_globals)
+        return found
+
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        probe.on_before(backward_line, lambda frame: None)  # watched: no second attempt once it ran
+        watch = GeneratorWatch(generator_key, parameters)
+        original = torch.autograd.backward
+        torch.autograd.backward = _around_backward(job.path, backward_line, watch,
+                                                   ready=lambda: bool(probe.executed.get(start)))
+        error = None
+        try:
+            run_module_level(job, probe=probe)
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
+            error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        finally:
+            torch.autograd.backward = original
+        made = f"the script's own step, run once; `{generator_key}` is {described['text']}" if described else ""
+        outcome = watch.outcome(backward_line, made)
+        if outcome is None:
+            return Run(None, set(probe.executed), (watch.failure or error) if watch.measured else error)
+        return Run(outcome, set(probe.executed))
+
+    return decide([ModuleLevel()], run, claim_lines(job.code, job.line, job.context))
 
 
 def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> Outcome:
@@ -632,54 +712,165 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
     backward_line = job.context.get("backward_line")
     if not isinstance(backward_line, int):
         raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
-    namespace = load_without_missing_imports(job.source, job.path, _roots(job.target), load)
+    namespace = load(job.source, job.path, _roots(job.target), stand_in_failed_imports=True)
     roles = {generator_key: "generator", discriminator_key: "discriminator"}
     required = claim_lines(job.code, job.line, job.context)
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
-        seen: dict = {}
-
-        # The claim is that the backward runs through the generator and computes its gradients: a
-        # gradient written into `.grad`, even an all-zero one (a hinge or clamp inactive on these
-        # values), is that work done. So clear the generator's `.grad` just before the backward and
-        # see which it filled; the run stops right after, so nothing later sees the cleared values.
-        def before(frame):
-            if "cleared" in seen:
-                return
-            generator = eval(generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
-            seen["parameters"] = list(generator.parameters())
-            for parameter in seen["parameters"]:
-                parameter.grad = None
-            seen["cleared"] = True
-
-        def after(frame):
-            if "cleared" not in seen or "reached" in seen:
-                return
-            seen["reached"] = [p for p in seen["parameters"] if p.grad is not None]
-            seen["total"] = len(seen["parameters"])
-            raise StopRun
-
-        probe.on_before(backward_line, before)
-        probe.on_after(backward_line, after)
+        watch = GeneratorWatch(generator_key)
+        original = torch.autograd.backward
+        torch.autograd.backward = _around_backward(job.path, backward_line, watch)
         error = None
         try:
             ran_text = run_target(job, namespace, probe, setting=setting).made_text
         except StopRun:
             ran_text = ""
-        except Exception as raised:  # noqa: BLE001 - a stand-in that does not fit the step code
+        except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
             ran_text, error = "", f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
-        if "reached" not in seen:
-            return Run(None, set(probe.executed), error)
+        finally:
+            torch.autograd.backward = original
         text = _made_text_of(setting) or ran_text
-        if not seen["reached"]:
-            return Run(refuted(f"the backward at line {backward_line} computed no generator gradient; "
-                               f"{text}"), set(probe.executed))
-        return Run(confirmed(f"the discriminator's backward at line {backward_line} reached "
-                             f"{len(seen['reached'])} of {seen['total']} generator parameters; {text}"),
-                   set(probe.executed))
+        outcome = watch.outcome(backward_line, text)
+        if outcome is None:
+            # Not measured: the run ended before the backward (the error) or never ran it (reach decides).
+            return Run(None, set(probe.executed), (watch.failure or error) if watch.measured else error)
+        return Run(outcome, set(probe.executed))
 
     return decide(settings(job, namespace, roles), run, required)
+
+
+class GeneratorWatch:
+    """What the discriminator's backward did to the generator, measured around that one backward:
+    which generator parameters its graph holds (read before it runs), which received a gradient
+    (hooks), how much their `.grad` changed (before against after), and the error it raised.
+
+    Only a measurement that could have shown the effect decides: a refutation needs the backward to
+    have finished with no gradient hook fired, no `.grad` changed, and none of the generator's
+    parameters in its graph. An error raised by the backward is evidence, not a refutation: the
+    in-place and second-backward errors, from a graph that holds the generator, are the failure the
+    finding predicts; any other error leaves the claim unverified."""
+
+    def __init__(self, generator_key: str, parameters: Optional[Callable] = None) -> None:
+        self.generator_key = generator_key
+        # (generator, frame) -> its parameters: a module's, or a script's tensors (verify/script.py)
+        self.resolve = parameters or (lambda generator, frame: list(generator.parameters()))
+        self.measured = False
+        self.parameters: list = []
+        self.grads_before: list = []
+        self.in_graph = 0
+        self.hooked: set = set()
+        self.changed = 0
+        self.change = 0.0
+        self.raised: Optional[BaseException] = None
+        self.failure: Optional[str] = None
+
+    def before(self, frame, roots: list) -> list:
+        """Called just before the backward, in the user's frame; the hook handles to remove after."""
+        self.measured = True
+        try:
+            generator = eval(self.generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
+            self.parameters = list(self.resolve(generator, frame))
+        except Exception as error:  # noqa: BLE001 - not a module here: nothing can be measured
+            self.failure = f"could not read `{self.generator_key}`'s parameters at the backward: {error}"
+            self.parameters = []
+            return []
+        self.grads_before = [None if p.grad is None else p.grad.detach().clone() for p in self.parameters]
+        watched = {id(p) for p in self.parameters}
+        self.in_graph = len(watched & _leaf_ids(roots))
+        handles = []
+        for index, parameter in enumerate(self.parameters):
+            if parameter.requires_grad:
+                handles.append(parameter.register_hook(lambda grad, index=index: self.hooked.add(index)))
+        return handles
+
+    def after(self) -> None:
+        for parameter, before in zip(self.parameters, self.grads_before):
+            after = parameter.grad
+            if after is None:
+                continue
+            difference = after.detach().double().abs().sum().item() if before is None \
+                else (after.detach().double() - before.double()).abs().sum().item()
+            if before is None or difference > 0:
+                self.changed += 1
+                self.change += difference
+
+    def outcome(self, line: int, made: str) -> Optional[Outcome]:
+        made = f"; {made}" if made else ""
+        total = len(self.parameters)
+        if not self.measured or self.failure:
+            return None
+        if self.raised is not None:
+            message = str(self.raised).splitlines()[0] if str(self.raised) else type(self.raised).__name__
+            predicted = INPLACE_BACKWARD_ERROR in message or SECOND_BACKWARD_ERROR in message
+            if predicted and self.in_graph:
+                return confirmed(f"the discriminator's backward at line {line} runs through the generator's graph "
+                                 f"({self.in_graph} of {total} generator parameters in it) and failed there: "
+                                 f"{type(self.raised).__name__}: {message[:200]}{made}")
+            self.failure = f"the backward at line {line} raised {type(self.raised).__name__}: {message[:160]}"
+            return None
+        if self.hooked or self.changed:
+            reached = len(self.hooked) or self.changed
+            if self.change > 0:
+                effect = f"changed their `.grad` by {self.change:.3g} in L1 norm"
+            else:
+                effect = "computed their gradients (all zero on these values: `.grad` unchanged)"
+            return confirmed(f"the discriminator's backward at line {line} reached {reached} of {total} generator "
+                             f"parameters and {effect}{made}")
+        if self.in_graph:
+            self.failure = (f"the backward at line {line} has {self.in_graph} generator parameters in its graph, "
+                            f"but no gradient reached them (they no longer require grad)")
+            return None
+        if not total:
+            self.failure = f"`{self.generator_key}` has no parameters at line {line}"
+            return None
+        return refuted(f"the backward at line {line} ran with none of the generator's {total} parameters in its "
+                       f"graph: no gradient hook on them fired and their `.grad` is as before{made}")
+
+
+def _leaf_ids(roots: list, limit: int = 200_000) -> set:
+    """The ids of the leaves (AccumulateGrad variables) the graphs of `roots` reach."""
+    found, seen = set(), set()
+    pending = [root.grad_fn for root in roots if isinstance(root, torch.Tensor) and root.grad_fn is not None]
+    while pending and len(seen) < limit:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        variable = getattr(node, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            found.add(id(variable))
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return found
+
+
+def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callable[[], bool] = lambda: True) -> Callable:
+    """torch.autograd.backward, measured by `watch` around its first call from `line` of `path` once
+    `ready()` (a script's step: once the flagged line ran); the run stops right after that call
+    (nothing later sees the state the measurement read)."""
+    original = torch.autograd.backward
+
+    def watching(tensors, *args, **kwargs):
+        frame, depth = sys._getframe(1), 0
+        while frame is not None and depth < 12 and frame.f_code.co_filename != path:
+            frame, depth = frame.f_back, depth + 1
+        if watch.measured or frame is None or frame.f_code.co_filename != path or frame.f_lineno != line \
+                or not ready():
+            return original(tensors, *args, **kwargs)
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        handles = watch.before(frame, roots)
+        try:
+            original(tensors, *args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - the backward's error is the measurement
+            watch.raised = error
+            raise
+        finally:
+            for handle in handles:
+                handle.remove()
+        watch.after()
+        raise StopRun
+
+    return watching
 
 
 def _made_text_of(setting: Any) -> str:
@@ -690,9 +881,11 @@ def _made_text_of(setting: Any) -> str:
 
 def inplace_on_leaf(job: Job) -> Outcome:
     namespace = load(job.source, job.path, _roots(job.target))
+    target = job.context.get("target") or _written_on_line(job.source, job.line)
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
+        watch = TensorAcrossLine(probe, job.line, target)
         failure = None
         try:
             ran = run_target(job, namespace, probe, setting=setting)
@@ -710,18 +903,135 @@ def inplace_on_leaf(job: Job) -> Outcome:
         if at_line:
             first = at_line[0]
             return Run(None, executed, f"line {job.line} raised {type(first).__name__}: {str(first)[:160]}")
-        if job.line in executed:
-            return Run(refuted(f"the line ran {probe.executed[job.line]} time(s) without the leaf error "
-                               f"(grad mode off, or the tensor is not a leaf that requires grad)"), executed)
-        return Run(None, executed, f"the code failed before the line: {failure}" if failure else None)
+        if job.line not in executed:
+            return Run(None, executed, f"the code failed before the line: {failure}" if failure else None)
+        # A refutation needs the write itself to have run, seen on the tensor's version counter.
+        if watch.wrote:
+            return Run(refuted(f"the write at line {job.line} ran ({watch.change}) without the leaf error: "
+                               f"{watch.state}{made}"), executed)
+        if watch.wrote is False:
+            return Run(None, executed, f"line {job.line} ran but did not write `{target}`")
+        return Run(None, executed, f"line {job.line} ran without the leaf error, but `{target}` could not be read "
+                                   f"around it to tell whether the write happened")
 
     return decide(settings(job, namespace), run, {job.line: "the in-place write"})
 
 
-def _value_at_line(job: Job, expression: str) -> tuple[Any, bool]:
-    """Evaluate `expression` in the flagged line's frame just before it runs: (value, grad mode then),
-    in the first setting that reaches the line."""
-    namespace = load(job.source, job.path, _roots(job.target))
+class TensorAcrossLine:
+    """A tensor, named by a plain expression (`w`, `self.scale`, `x[0]`), read just before a line
+    runs and again once the line has finished: its state then, and whether the line wrote it (its
+    version counter moved, or its values changed)."""
+
+    def __init__(self, probe: LineProbe, line: int, expression: Optional[str]) -> None:
+        self.expression = expression if _plain_reference(expression) else None
+        self.before: Optional[tuple] = None
+        self.wrote: Optional[bool] = None
+        self.change = ""
+        probe.on_before(line, self._read_before)
+        probe.on_after(line, self._read_after)
+
+    def _read_before(self, frame) -> None:
+        if self.before is not None or self.expression is None:
+            return
+        try:
+            value = eval(self.expression, frame.f_globals, frame.f_locals)  # noqa: S307 - names and attributes only
+        except Exception:  # noqa: BLE001 - not bound yet on this pass
+            return
+        if isinstance(value, torch.Tensor):
+            self.before = (value, value._version, value.detach().clone(), value.is_leaf, value.requires_grad,
+                           torch.is_grad_enabled())
+
+    def _read_after(self, frame) -> None:
+        if self.before is None or self.wrote is not None:
+            return
+        tensor, version, copy = self.before[:3]
+        if tensor._version != version:
+            self.wrote, self.change = True, f"`{self.expression}` version {version} -> {tensor._version}"
+        else:
+            self.wrote = not _same_values(tensor.detach(), copy)
+            self.change = f"`{self.expression}` values changed" if self.wrote else ""
+
+    @property
+    def required_grad(self) -> Optional[bool]:
+        """Whether the tensor required grad as the line began (None: not read)."""
+        return None if self.before is None else self.before[4]
+
+    @property
+    def state(self) -> str:
+        if self.before is None:
+            return ""
+        _, _, _, is_leaf, requires_grad, grad_enabled = self.before
+        return (f"before it, `{self.expression}` had is_leaf={is_leaf}, requires_grad={requires_grad}, "
+                f"with grad mode {'on' if grad_enabled else 'off'}")
+
+
+def _same_values(first: torch.Tensor, second: torch.Tensor) -> bool:
+    if first.shape != second.shape or first.dtype != second.dtype:
+        return False
+    if first.is_floating_point() or first.is_complex():
+        return torch.allclose(first, second, rtol=0, atol=0, equal_nan=True)
+    return torch.equal(first, second)
+
+
+def _plain_reference(expression: Optional[str]) -> bool:
+    """A name, attribute or subscript with nothing that runs code (no call): safe to read twice."""
+    if not expression:
+        return False
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return False
+    return not any(isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.ListComp,
+                                     ast.GeneratorExp, ast.DictComp, ast.SetComp)) for node in ast.walk(tree))
+
+
+def _written_on_line(source: str, line: int) -> Optional[str]:
+    """What the statement on `line` writes in place: `w` of `w.add_(1)`, `w[0] = v`, `w += v`."""
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.stmt) or node.lineno != line:
+            continue
+        if isinstance(node, ast.AugAssign):
+            return ast.unparse(node.target)
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            return ast.unparse(node.targets[0].value)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and node.value.func.attr.endswith("_"):
+            return ast.unparse(node.value.func.value)
+    return None
+
+
+@dataclass
+class Sighting:
+    """The value an expression had just before the flagged line ran, and how that run was set up."""
+
+    value: Any
+    grad_enabled: bool
+    setting: Any
+    through: Optional[Caller] = None  # the caller in the file the run went through, if any
+    expression: str = ""
+
+    @property
+    def assumed(self) -> list:
+        """The made-up tensors the value requires grad through, and through nothing else."""
+        return standins.assumed_through(self.value)
+
+    @property
+    def stand_in_itself(self) -> bool:
+        """The expression is one of the stand-ins made for the run (its kind is a guess)."""
+        return self.through is None and isinstance(self.setting, FunctionStandIns) and \
+            self.expression in self.setting.standins.plan.kinds
+
+    @property
+    def where(self) -> str:
+        return f"when called from {self.through.description}" if self.through else "here"
+
+
+def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None) -> Sighting:
+    """Evaluate `expression` in the flagged line's frame just before it runs, in the first setting
+    that reaches the line: of the function holding it, or (`through`) of a caller in the file, so
+    that the value is what that caller really passes."""
+    runner = job if through is None else dataclasses.replace(job, line=through.line, _tree=None)
+    namespace = load(job.source, job.path, _roots(runner.target))
     found: dict = {}
 
     def run(setting) -> Run:
@@ -739,22 +1049,37 @@ def _value_at_line(job: Job, expression: str) -> tuple[Any, bool]:
         probe.on_before(job.line, capture)
         error = None
         try:
-            run_target(job, namespace, probe, setting=setting)
+            run_target(runner, namespace, probe, setting=setting)
         except StopRun:
             pass
         except Exception as raised:  # noqa: BLE001 - the code failed before the line
             error = f"the code failed before the line: {type(raised).__name__}: {str(raised)[:160]}"
         if "value" not in seen:
             return Run(None, set(probe.executed), error)
-        found.update(seen)
+        found.update(seen, setting=setting)
         return Run(confirmed("reached"), set(probe.executed))
 
-    outcome = decide(settings(job, namespace), run, {job.line: "the flagged line"})
+    outcome = decide(settings(runner, namespace), run, {job.line: "the flagged line"})
     if outcome.status == "not reached":
         raise NotReached(outcome.evidence)
     if "value" not in found:
         raise CannotRun("the flagged line was not reached with the made-up inputs")
-    return found["value"], found["grad"]
+    return Sighting(found["value"], found["grad"], found["setting"], through, expression)
+
+
+def _sightings_through_callers(job: Job, expression: str) -> tuple[list, list, list]:
+    """(callers, sightings, failures) of `expression` at the flagged line when each caller in the
+    file runs it: the values the project really passes, where the file shows them."""
+    callers = callers_in_file(job.source, job.target)
+    sightings, failures = [], []
+    for caller in callers:
+        if not caller.takes_arguments:
+            continue  # `main()`: it may read data or train before it gets there
+        try:
+            sightings.append(_value_at_line(job, expression, through=caller))
+        except (CannotRun, NotReached, AbsentPackageUsed) as reason:
+            failures.append(f"{caller.description}: {str(reason)[:160]}")
+    return callers, sightings, failures
 
 
 def _per_call_seconds(statement: Callable[[], Any], repeat: int = 200, rounds: int = 5) -> float:
@@ -770,10 +1095,57 @@ def _per_call_seconds(statement: Callable[[], Any], repeat: int = 200, rounds: i
 
 
 def clone_detach_order(job: Job) -> Outcome:
-    tensor, grad_enabled = _value_at_line(job, job.context.get("source", ""))
+    """The claim holds when the cloned tensor requires grad (the clone then records a node). That
+    depends on what the function is given: the callers in the file decide when they show it
+    (a caller passing `state_dict()` tensors refutes it); a made-up argument that requires grad
+    confirms it only with the assumption said."""
+    expression = job.context.get("source", "")
+    callers, sightings, failures = _sightings_through_callers(job, expression)
+    shown = [sighting for sighting in sightings if not sighting.assumed]
+    if shown:
+        recording = next((sighting for sighting in shown if _records_clone(sighting)), None)
+        if recording is not None:
+            return _clone_detach_measured(job, recording)
+        outcome = _clone_detach_measured(job, shown[0])
+        if failures:  # a caller that could not run may pass a tensor that requires grad
+            raise CannotRun(f"{outcome.evidence}; but {failures[0]}")
+        if len(shown) > 1:
+            others = ", ".join(sighting.through.description for sighting in shown[1:])
+            outcome = Outcome(outcome.status, f"{outcome.evidence}; the same from {others}")
+        return outcome
+    sighting = sightings[0] if sightings else _value_at_line(job, expression)
+    outcome = _clone_detach_measured(job, sighting)
+    if outcome.status == "confirmed" and sighting.assumed:
+        programs = [caller.description for caller in callers if not caller.takes_arguments]
+        if not callers:
+            source = f"no caller in the file shows what `{job.target.function_name}` is given"
+        elif len(programs) == len(callers):
+            many = len(programs) > 1
+            source = (f"its caller{'s' if many else ''} in the file, {', '.join(programs)}, "
+                      f"{'take no arguments and are not run: they' if many else 'takes no arguments and is not run: it'} "
+                      f"may read data or train")
+        elif failures:
+            source = f"the callers in the file could not be run ({failures[0]})"
+        else:
+            source = "its callers in the file pass made-up values too"
+        outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
+                            f"{' and '.join(sighting.assumed)} made to require grad ({source})")
+    return outcome
+
+
+def _records_clone(sighting: Sighting) -> bool:
+    value = sighting.value
+    return isinstance(value, torch.Tensor) and value.requires_grad and sighting.grad_enabled
+
+
+def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
+    """Both orders on the value the line saw: same values, the node the clone records, the cost."""
+    tensor, expression = sighting.value, job.context.get("source")
     if not isinstance(tensor, torch.Tensor):
-        return refuted(f"`{job.context.get('source')}` is a {type(tensor).__name__} at run time, not a tensor")
-    with torch.set_grad_enabled(grad_enabled):
+        if sighting.stand_in_itself:  # a stand-in of the wrong kind shows nothing about the code
+            raise CannotRun(f"`{expression}` was made up as a {type(tensor).__name__}, not a tensor")
+        return refuted(f"`{expression}` is a {type(tensor).__name__} at run time ({sighting.where}), not a tensor")
+    with torch.set_grad_enabled(sighting.grad_enabled):
         written = tensor.clone().detach()  # noqa: TCL005 - the form under test
         fixed = tensor.detach().clone()
         node = type(tensor.clone().grad_fn).__name__ if tensor.clone().grad_fn is not None else None
@@ -783,15 +1155,19 @@ def clone_detach_order(job: Job) -> Outcome:
     if not torch.equal(written, fixed):
         return refuted("the two orders gave different values")
     if node is None:
-        return refuted(f"`{job.context.get('source')}` does not require grad here, so nothing is recorded: "
-                       f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs on {shape})")
+        why = "requires grad, but grad mode is off," if tensor.requires_grad else "does not require grad"
+        return refuted(f"`{expression}` {why} {sighting.where} (a {shape} tensor): the clone records nothing, and "
+                       f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs)")
     return confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call "
-                     f"on {shape}")
+                     f"on {shape}{'' if sighting.through is None else '; ' + sighting.where}")
 
 
 def tensor_copy_construct(job: Job) -> Outcome:
-    tensor, _ = _value_at_line(job, job.context.get("source", ""))
+    sighting = _value_at_line(job, job.context.get("source", ""))
+    tensor = sighting.value
     if not isinstance(tensor, torch.Tensor):
+        if sighting.stand_in_itself:
+            raise CannotRun(f"`{job.context.get('source')}` was made up as a {type(tensor).__name__}, not a tensor")
         return refuted(f"`{job.context.get('source')}` is a {type(tensor).__name__} at run time, not a tensor")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -867,7 +1243,7 @@ def graph_kept_alive(job: Job) -> Outcome:
         sizes: list[int] = []
 
         def measure(frame):
-            value = frame.f_locals.get(accumulator)
+            value = accumulator_value(frame.f_locals, accumulator)
             tensors = [value] if isinstance(value, torch.Tensor) else _tensors(value)
             sizes.append(sum(_graph_size(t) for t in tensors))
             if len(sizes) >= 3:
@@ -895,6 +1271,15 @@ def graph_kept_alive(job: Job) -> Outcome:
     return decide(settings(job, namespace), run, {job.line: "the accumulation"})
 
 
+def accumulator_value(frame_locals: dict, accumulator: str) -> Any:
+    """The accumulator TCL007 names: a local (`losses`) or module state (`self.history`)."""
+    root, *attributes = accumulator.split(".")
+    value = frame_locals.get(root)
+    for attribute in attributes:
+        value = getattr(value, attribute, None)
+    return value
+
+
 def _graph_size(tensor: torch.Tensor, limit: int = 100_000) -> int:
     if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None:
         return 0
@@ -916,6 +1301,8 @@ NON_LEAF_OPTIMIZER_ERROR = "can't optimize a non-leaf Tensor"
 def numpy_of_grad_tensor(job: Job) -> Outcome:
     """TCL009: the conversion raises the requires-grad RuntimeError at the flagged line."""
     probe = LineProbe(job.path)
+    tensor = job.context.get("tensor")
+    watch = TensorAcrossLine(probe, job.line, tensor)
     failure = None
     try:
         run_loaded(job, probe)
@@ -929,8 +1316,12 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
         first = at_line[0]
         raise CannotRun(f"the line raised {type(first).__name__} before the conversion: {str(first)[:140]}")
     if probe.executed.get(job.line):
-        return refuted(f"the line ran {probe.executed[job.line]} time(s) and converted without the error: "
-                       f"the tensor did not require grad there, or grad mode was off")
+        # A refutation needs the tensor itself, read as the line began: it did not require grad.
+        if watch.required_grad is False and watch.wrote is not None:  # read as it began, and it finished
+            return refuted(f"line {job.line} ran {probe.executed[job.line]} time(s) and converted without the "
+                           f"error: `{tensor}` had requires_grad=False there")
+        raise CannotRun(f"line {job.line} ran without the error, but `{tensor}` could not be read as it began, "
+                        f"to tell why")
     if failure:
         raise CannotRun(f"the code failed before the line: {failure[:160]}")
     raise CannotRun("the flagged line was not reached with the made-up inputs")

@@ -186,10 +186,12 @@ def describe_failure(error: ImportError, path: str) -> str:
         root = _project_or_folder(path)
         found = _find_in_project(root, top)
         if found is None:
-            return f"needs `{top}`, which is not installed"
+            by = importer_name(importer_of(error), path)
+            return f"needs `{top}`{f' (imported by {by})' if by else ''}, which is not installed"
         return (f"could not import `{top}`: the project has it ({os.path.relpath(found, root)}), but not on "
                 f"the import path; name its folder in `[tool.torchcopylint.verify] pythonpath`")
-    return f"could not import what the code needs: {error}"
+    by = importer_name(importer_of(error), path)
+    return f"could not import what the code needs: {error}{f' (in {by})' if by else ''}"
 
 
 def _unimportable_top_level(error: ImportError) -> Optional[str]:
@@ -226,3 +228,42 @@ def _find_in_project(root: str, name: str, depth: int = 3) -> Optional[str]:
             pending.extend((entry.path, level + 1) for entry in entries
                            if entry.is_dir() and not entry.name.startswith((".", "__")) and entry.name not in SKIPPED)
     return None
+
+
+def importer_name(importer: Optional[str], home: Optional[str]) -> Optional[str]:
+    """How the evidence names the file that imported a missing package: as its import path has it
+    (`utils.py` beside a script, `pkg/__init__.py`, `torchvision/io/image.py`), from the deepest
+    folder of sys.path holding it; None for the flagged file itself (or unknown)."""
+    if importer is None or home is None or importer.startswith("<") or \
+            os.path.abspath(importer) == os.path.abspath(home):
+        return None
+    importer = os.path.abspath(importer)
+    folders = [os.path.abspath(entry or os.getcwd()) for entry in sys.path if isinstance(entry, str)]
+    holding = [folder for folder in folders if importer.startswith(folder.rstrip(os.sep) + os.sep)]
+    holding.append(os.path.dirname(os.path.abspath(home)))  # off the import path: beside the flagged file
+    for folder in sorted(holding, key=len, reverse=True):
+        relative = os.path.relpath(importer, folder)
+        if not relative.startswith(".."):
+            return relative.replace(os.sep, "/")
+    return importer
+
+
+def importer_of(error: BaseException) -> Optional[str]:
+    """The file whose import statement raised `error`: the last frame of its traceback outside the
+    import system (`utils.py` for `import PIL` inside a sibling the flagged file imports)."""
+    found = None
+    traceback = error.__traceback__
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if not in_import_system(filename):
+            found = filename
+        traceback = traceback.tb_next
+    return found
+
+
+_IMPORTLIB_FOLDER = os.path.dirname(os.path.abspath(importlib.__file__))
+
+
+def in_import_system(filename: str) -> bool:
+    """Whether a frame's file is Python's import machinery (frozen or importlib's own)."""
+    return filename.startswith("<frozen ") or os.path.abspath(filename).startswith(_IMPORTLIB_FOLDER + os.sep)

@@ -19,6 +19,12 @@ from torchcopylint.verify.snippet import literal_calls
 COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (2, 16), (2, 64), (2, 128), (2, 100, 1, 1)]
 
 
+# The attribute that marks the leaf of a made-up tensor (a block's input, a stand-in argument) with
+# what it stands for: a value that requires grad only through such leaves rests on an assumption
+# (standins.assumed_through).
+STAND_IN_MARK = "_torchcopylint_stand_in"
+
+
 class CannotRun(Exception):
     """The experiment cannot be set up: becomes an `unverified` verdict with this reason."""
 
@@ -117,6 +123,7 @@ def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
         indices = torch.randint(0, shape[1], (2, 8), device=device)
         return indices, indices
     leaf = torch.randn(*shape, device=device, requires_grad=True)
+    setattr(leaf, STAND_IN_MARK, "the block's made-up input")
     return leaf, leaf * 1.0
 
 

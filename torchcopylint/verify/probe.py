@@ -45,11 +45,17 @@ class LineProbe:
             last_line: list[Optional[int]] = [None]
 
             def local_trace(frame, event, arg):
-                if event == "exception" and isinstance(arg, tuple) and len(arg) >= 2:
-                    self.raised.append((frame.f_lineno, arg[1]))
+                if event == "exception":
+                    if isinstance(arg, tuple) and len(arg) >= 2:
+                        self.raised.append((frame.f_lineno, arg[1]))
+                    # The line did not finish: its after-callbacks must not run, neither at the
+                    # handler's next line nor at the "return" event of the frame the error leaves
+                    # (a backward that raised would otherwise look like one that computed nothing).
+                    last_line[0] = None
+                    return local_trace
                 if event in ("line", "return", "exception"):
                     finished = last_line[0]
-                    if finished is not None and event != "exception":
+                    if finished is not None:
                         for callback in self.after.get(finished, ()):
                             callback(frame)
                     if event == "line":

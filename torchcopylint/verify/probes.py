@@ -220,7 +220,10 @@ class ProbeRuntime:
 
     def _accumulated(self, probe, frame_locals, observation, index):
         """TCL007 after the accumulation: how big is the graph the accumulator holds?"""
-        value = frame_locals.get(probe["accumulator"])
+        root, *attributes = probe["accumulator"].split(".")  # a local, or module state (`self.history`)
+        value = frame_locals.get(root)
+        for attribute in attributes:
+            value = getattr(value, attribute, None)
         sizes = self.memory.setdefault(index, [])
         sizes.append(_graph_size(value))
         if len(sizes) >= 3:

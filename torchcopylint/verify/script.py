@@ -28,7 +28,6 @@ import functools
 import random
 import symtable
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -156,7 +155,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     probe = probe if probe is not None else LineProbe(path)
     watched = set(probe.before) | set(probe.after)
     passes = {"count": 0}
-    start = _statement_start(limited.text, flagged)
+    start = statement_start(limited.text, flagged)
 
     def guard(frame):
         passes["count"] += 1
@@ -214,7 +213,7 @@ def seed() -> None:
         numpy.random.seed(0)
 
 
-def _statement_start(text: str, line: int) -> int:
+def statement_start(text: str, line: int) -> int:
     """The first line of the innermost statement holding `line` (where a line event fires)."""
     best = None
     for node in ast.walk(ast.parse(text)):
@@ -351,9 +350,17 @@ def _globals_read(table: symtable.SymbolTable) -> set[str]:
     return found
 
 
-def load_function(source: str, path: str, roots: set, execute: Callable) -> dict:
-    """Execute the snippet for `roots` with the module-level names it reads; its namespace."""
+def load_function(source: str, path: str, roots: set, execute: Callable,
+                  rewrite: Optional[Callable[[str], tuple]] = None) -> Optional[dict]:
+    """Execute the snippet for `roots` with the module-level names it reads; its namespace. `rewrite`
+    (text -> (text, what it changed)) edits the snippet first, keeping its line numbers; None when it
+    changed nothing."""
     prepared = function_text(source, frozenset(roots))
+    text = prepared.text
+    if rewrite is not None:
+        text, changed = rewrite(text)
+        if not changed:
+            return None
     plan = DataPlan(list(prepared.sites))
 
     def failed(line: int, error: BaseException) -> None:
@@ -361,7 +368,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable) -> dict
 
     helpers = {**plan.helpers(), FAILED_HELPER: failed}
     seed()
-    namespace = execute(prepared.text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
+    namespace = execute(text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
     _record(plan, namespace)
     return namespace
 
@@ -387,12 +394,7 @@ def compile_tolerant(text: str, path: str, tolerant: frozenset):
     return compile(tree, path, "exec")
 
 
-# ------------------------------------------------------------------------------ TCL003 at the top level
-
-
-@dataclass(frozen=True)
-class TopLevel:
-    description: str = "as given"  # the evidence says what ran
+# ------------------------------------------------------------------------------ a script's networks
 
 
 def parameters_of(value: Any, namespace: dict) -> tuple[list, str]:
@@ -438,80 +440,12 @@ def parameters_of(value: Any, namespace: dict) -> tuple[list, str]:
     return [], f"a {type(value).__name__}"
 
 
-def discriminator_at_top_level(job, run: Callable) -> Outcome:
-    """TCL003 in a script's top-level loop: run the step the script writes, on its own networks (built
-    by the slice) and stand-in data; just before the discriminator's backward, clear the generator's
-    `.grad`, and see which the backward filled. The run stops there."""
-    backward_line = job.context.get("backward_line")
-    generator_key = job.context.get("generator") or ""
-    if not isinstance(backward_line, int):
-        raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
-    required = {job.line: "the flagged line", backward_line: "the backward"}
-    generator_line = job.context.get("generator_line")
-    if isinstance(generator_line, int):
-        required[generator_line] = "the generator call"
-    flagged_start = _statement_start(job.source, job.line)
-
-    def attempt(setting) -> Run:
-        probe = LineProbe(job.path)
-        seen: dict = {}
-
-        def before(frame):
-            # The first backward after the flagged line ran (a step that runs it every other iteration
-            # has backwards without it); the probe's counts start afresh with each attempt.
-            if "cleared" in seen or not probe.executed.get(flagged_start):
-                return
-            try:
-                generator = eval(generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name of the script
-            except Exception as error:  # noqa: BLE001
-                seen["error"] = f"`{generator_key}` could not be read at line {backward_line}: {error}"
-                raise StopRun from error
-            parameters, described = parameters_of(generator, frame.f_globals)
-            if not parameters:
-                seen["error"] = f"`{generator_key}` is {described}: no generator parameter to watch"
-                raise StopRun
-            seen.update(parameters=parameters, described=described, cleared=True)
-            for parameter in parameters:
-                parameter.grad = None  # a gradient found after the backward can only come from it
-
-        def after(frame):
-            if "cleared" not in seen or "reached" in seen:
-                return
-            reached = [p for p in seen["parameters"] if p.grad is not None]
-            seen["reached"] = reached
-            seen["norm"] = float(sum(p.grad.detach().abs().sum().item() for p in reached))
-            raise StopRun
-
-        probe.on_before(backward_line, before)
-        probe.on_after(backward_line, after)
-        error = None
-        started = time.perf_counter()
-        try:
-            run(probe)
-        except StopRun:
-            pass
-        except Exception as raised:  # noqa: BLE001 - the script failed before the backward was decided
-            error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
-        executed = set(probe.executed)
-        if "error" in seen:
-            return Run(None, executed, seen["error"])
-        if "reached" not in seen:
-            return Run(None, executed, error)
-        total = len(seen["parameters"])
-        reached = seen["reached"]
-        what = f"`{generator_key}` is {seen['described']}"
-        if not reached:
-            return Run(refuted(f"the discriminator's backward at line {backward_line} ran and filled none of the "
-                               f"{total} generator parameters' `.grad` (cleared just before it); {what}"), executed)
-        seconds = time.perf_counter() - started
-        return Run(confirmed(f"the discriminator's backward at line {backward_line} reached {len(reached)} of {total} "
-                             f"generator parameters (gradient L1 norm {seen['norm']:.4g}), in the script's own step "
-                             f"run once ({seconds:.2f} s); {what}"), executed)
-
-    return decide([TopLevel()], attempt, required)
-
-
 # ------------------------------------------------------------------------------ TCL001 at the top level
+
+
+@dataclass(frozen=True)
+class TopLevel:
+    description: str = "as given"  # the evidence says what ran
 
 
 def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
@@ -526,7 +460,7 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
         required[read_line] = "the read of the copy"
         covered = statement_lines_between(job.source, job.line, read_line)
     last = read_line if isinstance(read_line, int) else job.line
-    start = _statement_start(job.source, job.line)
+    start = statement_start(job.source, job.line)
 
     def state_after(source: str, count_clones: bool) -> tuple[dict, list, set]:
         probe = LineProbe(job.path)

@@ -182,3 +182,78 @@ def callers_without_arguments(source: str, function_name: str) -> list[str]:
                for sub in ast.walk(node)):
             found.append(node.name)
     return found
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A place in the file that calls the flagged function: the line of the call, and who calls."""
+
+    line: int
+    name: str  # the calling function or method (`Class.method`); "" for a top-level statement
+    # The calling function takes arguments (beyond `self`): a helper, run on stand-ins of them. One
+    # that takes none is a program (`main()`, `train(self)`): it may read data or train, so it is not run.
+    takes_arguments: bool = True
+
+    @property
+    def description(self) -> str:
+        return f"`{self.name}()` at line {self.line}" if self.name else f"the top-level call at line {self.line}"
+
+
+def callers_in_file(source: str, target: Target, limit: int = 4) -> list[Caller]:
+    """The calls of the function or method holding a line from elsewhere in the file, one per
+    calling function (or top-level statement), in file order: `snapshot(v)` for a function,
+    `self.snapshot(v)` in the same class for a method. Calls from the function itself are left out."""
+    if target.function_name is None:
+        return []
+    tree = ast.parse(source)
+    found: list[Caller] = []
+    seen: set = set()
+    for node in tree.body:
+        if target.class_name is not None and not (isinstance(node, ast.ClassDef) and node.name == target.class_name):
+            continue  # `self.method(...)` is the flagged method only inside its own class
+        for caller_name, scope in _scopes(node):
+            if (target.class_name, target.function_name) == _scope_key(node, caller_name):
+                continue
+            for call in ast.walk(scope):
+                if not isinstance(call, ast.Call) or not _calls(call.func, target):
+                    continue
+                key = caller_name or call.lineno
+                if key in seen:
+                    continue
+                seen.add(key)
+                found.append(Caller(call.lineno, caller_name, _takes_arguments(scope)))
+    found.sort(key=lambda caller: caller.line)
+    return found[:limit]
+
+
+def _takes_arguments(scope: ast.AST) -> bool:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True  # a top-level statement runs through its backward slice only
+    arguments = scope.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    return bool([name for name in names if name not in ("self", "cls")] or arguments.vararg or arguments.kwarg)
+
+
+def _scopes(node: ast.stmt):
+    """(name, node) for a top-level function, each method of a class, or a top-level statement."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield node.name, node
+    elif isinstance(node, ast.ClassDef):
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield f"{node.name}.{item.name}", item
+    else:
+        yield "", node
+
+
+def _scope_key(node: ast.stmt, caller_name: str) -> tuple:
+    if isinstance(node, ast.ClassDef):
+        return node.name, caller_name.split(".", 1)[1]
+    return None, caller_name or None
+
+
+def _calls(func: ast.AST, target: Target) -> bool:
+    if target.class_name is None:
+        return isinstance(func, ast.Name) and func.id == target.function_name
+    return isinstance(func, ast.Attribute) and func.attr == target.function_name and \
+        isinstance(func.value, ast.Name) and func.value.id == "self"

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchcopylint.verify.inputs import CannotRun
+from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun
 
 BATCH = 4
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
@@ -65,17 +65,36 @@ class Use:
     unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2
     in_range: bool = False
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
-    tensor_like: bool = False  # subscripts, a torch.* argument
+    indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
+    torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
     arithmetic: bool = False   # an operand of + - * /: a number, or a tensor if anything else says so
+    number_arithmetic: bool = False  # arithmetic with a Python number (`1 - alpha`), or `float(x)`
+    ordered: bool = False      # compared by < > <= >= where Python needs a bool (`if clip > eps`): a number
+    numbers: list = field(default_factory=list)   # the numbers it is compared with: `n == 0`
     truth: bool = False        # tested as a flag: `if self.use_amp:`
     compared: list = field(default_factory=list)  # the literals it is compared with: `mode == "hinge"`
+    device_like: bool = False  # `.type` read, passed as `device=`, or to `.to(...)`: a device
+    type_read: bool = False    # `device.type`: a torch.device, not a string
     returns: int = 0           # the unpacking of what a call to it returns: `fake, attn = G(z)` -> 2
     fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
 
     @property
     def seen(self) -> bool:
-        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.tensor_like
-                    or self.arithmetic or self.truth or self.compared or self.fed_to)
+        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.indexed
+                    or self.torch_argument or self.arithmetic or self.ordered or self.numbers or self.truth
+                    or self.compared or self.device_like or self.fed_to)
+
+    @property
+    def tensor_like(self) -> bool:
+        return self.indexed or self.torch_argument
+
+
+# Callees that take any value and say nothing of its kind (printing, logging, containers).
+NEUTRAL_CALLEES = {"print", "str", "repr", "format", "isinstance", "type", "id", "hash", "bool", "abs", "min",
+                   "max", "sum", "list", "tuple", "dict", "set", "sorted", "enumerate", "zip", "getattr",
+                   "setattr", "hasattr", "logging.info", "logger.info", "log", "warnings.warn"}
+# Conversions to a Python number: `float(loss)` of a tensor of several values would raise.
+NUMBER_CALLEES = {"float", "int", "round", "math.sqrt", "math.log", "math.exp"}
 
 
 def function_node(tree: ast.Module, class_name: Optional[str], function_name: str) -> Optional[ast.FunctionDef]:
@@ -96,6 +115,32 @@ def _key(node: ast.AST) -> Optional[str]:
     return None
 
 
+def _is_number(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def _tests(function: ast.AST) -> list:
+    """The expressions Python reads as a bool: if/while/assert tests, `x if c else y`, `and`/`or`/`not` operands."""
+    found = []
+    for node in ast.walk(function):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            found.append(node.test)
+        elif isinstance(node, ast.comprehension):
+            found.extend(node.ifs)
+    expanded = []
+    while found:
+        test = found.pop()
+        if isinstance(test, ast.BoolOp):
+            found.extend(test.values)
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            found.append(test.operand)
+        else:
+            expanded.append(test)
+    return expanded
+
+
 def uses(function: ast.AST) -> dict[str, Use]:
     """The use of every name and `self.x` attribute in the function."""
     found: dict[str, Use] = {}
@@ -104,6 +149,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
         key = _key(node)
         return found.setdefault(key, Use()) if key else None
 
+    called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             target = use(node.func)
@@ -120,13 +166,22 @@ def uses(function: ast.AST) -> dict[str, Use]:
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
-                    passed.fed_to.add(callee)
+                    if callee in NUMBER_CALLEES:
+                        passed.number_arithmetic = True
+                    elif callee not in NEUTRAL_CALLEES:
+                        passed.fed_to.add(callee)
                     if callee == "range":
                         passed.in_range = True
                     elif callee in SIZE_TAKERS or callee.split(".")[-1] in ("view", "reshape", "expand", "repeat"):
                         passed.sizes = True
+                    elif callee.split(".")[-1] == "to" and argument in node.args[:1]:
+                        passed.device_like = True  # `x.to(device)`
                     elif callee.startswith(("torch.", "F.")):
-                        passed.tensor_like = True
+                        passed.torch_argument = True
+            for keyword in node.keywords:
+                passed = use(keyword.value)
+                if passed is not None and keyword.arg == "device":
+                    passed.device_like = True
             if callee in ("enumerate", "iter", "tqdm", "tqdm.tqdm", "zip") and node.args:
                 iterated = use(node.args[0])
                 if iterated is not None:
@@ -137,6 +192,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             owner = use(node.value)
             if owner is not None and node.attr in TENSOR_METHODS | OPTIMIZER_METHODS | MODULE_METHODS:
                 owner.methods.add(node.attr)
+            if owner is not None and node.attr == "type" and id(node) not in called:
+                owner.device_like = owner.type_read = True  # `device.type`; `x.type(torch.float)` is a tensor's
         elif isinstance(node, (ast.For, ast.comprehension)):
             iterable = node.iter
             if isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") \
@@ -151,32 +208,46 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if isinstance(target, (ast.Tuple, ast.List)):
                     loaded.unpacked = len(target.elts)
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
-            for side in ((node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)):
+            sides = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
+            for side, other in (sides, sides[::-1]):
                 operand = use(side)
                 if operand is not None:
                     operand.arithmetic = True
+                    if _is_number(other):
+                        operand.number_arithmetic = True
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = use(node.operand)
+            if operand is not None:
+                operand.arithmetic = True
         elif isinstance(node, ast.Subscript):
             indexed = use(node.value)
             if indexed is not None:
-                indexed.tensor_like = True
-        elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            tests = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
-            for test in tests:
-                test = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
-                flag = use(test) if _key(test) else None
-                if flag is not None:
-                    flag.truth = True
+                indexed.indexed = True
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
                 if _key(side) and isinstance(other, ast.Constant) and isinstance(other.value, str):
                     compared = use(side)
                     if other.value not in compared.compared:
                         compared.compared.append(other.value)
+                elif _key(side) and _is_number(other):
+                    use(side).numbers.append(ast.literal_eval(other))
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Tuple):
             producer = use(node.value.func)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            use(node)  # read, if only returned or passed along: a value is needed, of no known kind
+    for test in _tests(function):
+        flag = use(test) if _key(test) else None
+        if flag is not None:
+            flag.truth = True
+        if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for op in test.ops):
+            # `if clip_min > eps:` needs a Python bool: a tensor of several values would raise.
+            for side in (test.left, *test.comparators):
+                ordered = use(side) if _key(side) else None
+                if ordered is not None:
+                    ordered.ordered = True
     return found
 
 
@@ -286,10 +357,42 @@ class StandInScaler:
         return 1.0
 
 
-def stand_in_tensor(device: str, shape: tuple = (BATCH, FEATURES)) -> torch.Tensor:
-    """A non-leaf that requires grad, as a tensor inside a model would be."""
+def stand_in_tensor(device: str, shape: tuple = (BATCH, FEATURES), name: str = "") -> torch.Tensor:
+    """A non-leaf that requires grad, as a tensor inside a model would be. Its leaf is marked: a
+    value that requires grad only through it rests on that assumption (see `assumed_through`)."""
     leaf = torch.randn(*shape, device=device, requires_grad=True)
+    mark_stand_in(leaf, f"`{name}`, a stand-in" if name else "a stand-in")
     return leaf * 1.0
+
+
+def mark_stand_in(leaf: torch.Tensor, what: str) -> None:
+    setattr(leaf, STAND_IN_MARK, what)
+
+
+def assumed_through(tensor: Any) -> list[str]:
+    """What made-up tensors a value requires grad through, when it requires grad through nothing
+    else (no parameter, no leaf of the code's own): a claim that needs it to require grad then rests
+    on how the stand-in was made, and the evidence must say so. [] when nothing is assumed."""
+    if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
+        return []
+    if tensor.grad_fn is None:
+        mark = getattr(tensor, STAND_IN_MARK, None)
+        return [mark] if mark else []
+    marks, pending, seen = [], [tensor.grad_fn], set()
+    while pending and len(seen) < 100_000:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        variable = getattr(node, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            mark = getattr(variable, STAND_IN_MARK, None)
+            if mark is None:
+                return []  # a leaf of the code's own (a parameter) requires grad: no assumption
+            if mark not in marks:
+                marks.append(mark)
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return marks
 
 
 class StandInLoader(list):
@@ -320,13 +423,22 @@ def stand_in_loader(unpacked: int, labels: str, device: str) -> StandInLoader:
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | loss | optimizer | scaler | loader | tensor | int | count | float | bool | device, or None."""
+    """module | loss | optimizer | scaler | loader | tensor | int | count | float | bool | device |
+    torch.device | batch | choice, or None.
+
+    What the code does with the value decides, the strongest evidence first: the objects it calls
+    methods of (a module, an optimizer, a loader); a tensor where tensor methods are used or it is
+    indexed; a device where `.type` is read or it is passed as `device=`; a number where Python
+    needs one (`if clip_min > eps`, `range(n)`, arithmetic with numbers); a choice compared with
+    strings; a flag where it is only branched on; a tensor, last, where it is only passed to torch."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     bare = name.split(".")[-1]
     if "Tensor" in str(text):
         return "tensor"
     if text in ("int", "float", "bool"):
         return "count" if text == "int" and COUNT_NAMES.match(bare) else text
+    if str(text).endswith("device"):
+        return "device"
     if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
         return "scaler"
     if use.methods & MODULE_METHODS:
@@ -337,22 +449,32 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "optimizer"
     if use.iterated:
         return "loader"
-    if bare in DEVICE_NAMES:
+    if use.methods & TENSOR_METHODS or use.indexed:
+        return "tensor"
+    if use.type_read:
+        return "torch.device"
+    if use.device_like or bare in DEVICE_NAMES:
         return "device"
-    if FLOAT_NAMES.match(bare):
-        return "float"
-    if COUNT_NAMES.match(bare) or use.in_range:
-        return "count"
     if BATCH_NAMES.match(bare):
         return "batch"
+    if COUNT_NAMES.match(bare) or use.in_range:
+        return "count"
     if use.sizes:
         return "int"
+    if FLOAT_NAMES.match(bare) or use.ordered or use.numbers:
+        return "float"
     if use.compared:
         return "choice"
-    if use.methods & TENSOR_METHODS or use.tensor_like or use.fed_to:
+    if use.truth and not use.arithmetic:
+        return "bool"  # False also counts as 0 where the code adds to it
+    if use.fed_to - {callee for callee in use.fed_to if callee.startswith(("torch.", "F."))}:
+        return "tensor"  # fed to a network or a helper of the file: `self.conv(x) * 0.5 + x`
+    if use.number_arithmetic:
+        return "float"
+    if use.torch_argument:
         return "tensor"
     if use.truth:
-        return "bool"  # False also counts as 0 where the code adds to it
+        return "bool"
     if use.arithmetic:
         return "float"
     return None
@@ -370,11 +492,12 @@ class Plan:
     returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
     options: dict = field(default_factory=dict)   # flag or choice name -> its value in this setting
     choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
+    defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None) -> "Plan":
         return Plan(dict(self.kinds), dict(self.outputs), dict(self.unpacked), labels or self.labels,
                     self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
-                    dict(self.choices))
+                    dict(self.choices), dict(self.defaults))
 
     def describe(self, made: dict) -> str:
         """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
@@ -415,13 +538,27 @@ def _shape_text(value: Any) -> str:
     return type(value).__name__
 
 
-def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict) -> Plan:
-    """Decide each name's kind; CannotRun naming the first that fits no kind."""
+# Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
+# structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
+DEFAULTED_KINDS = {"float", "count", "int", "batch", "bool", "choice", "anything", None}
+
+
+def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict,
+         defaults: Optional[dict] = None) -> Plan:
+    """Decide each name's kind; CannotRun naming the first that fits no kind. `defaults` are the
+    values the constructor gives `self.x` attributes (signature defaults, literals): they come first."""
     kinds = {}
+    known = {}
     for name in names:
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
+        if defaults and name in defaults and kind in DEFAULTED_KINDS:
+            value = defaults[name]
+            known[name] = value
+            kind = "bool" if isinstance(value, bool) else kind or "anything"
         if kind is None and name.startswith("self."):
             kind = "anything"  # an attribute the code only passes along or logs with: a do-nothing object
+        if kind is None and name not in found:
+            kind = "unused"  # a parameter the code never reads: any value does, None says so
         if kind is None:
             raise CannotRun(f"needs `{name}`, and nothing in how the code uses it says what it is")
         kinds[name] = kind
@@ -439,7 +576,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     unpacked = {name: found.get(name, Use()).unpacked for name, kind in kinds.items() if kind == "loader"}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
-    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices)
+    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -470,6 +607,9 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
+        if name in plan_.defaults:
+            made[name] = plan_.options.get(name, plan_.defaults[name])
+            continue
         if kind == "optimizer":
             owners = pair_optimizer(name, modules)
             parameters = [p for owner in owners for p in made[owner].parameters()] or [nn.Parameter(torch.zeros(1))]
@@ -480,11 +620,13 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device)
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
-                                         else (BATCH, FEATURES))
+                                         else (BATCH, FEATURES), name=name)
         elif kind == "loss":
             made[name] = stand_in_loss
         elif kind == "device":
             made[name] = device
+        elif kind == "torch.device":
+            made[name] = torch.device(device)
         elif kind == "float":
             made[name] = 0.1
         elif kind == "count":
@@ -499,6 +641,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = plan_.options.get(name, plan_.choices[name][0])
         elif kind == "anything":
             made[name] = DoNothing()
+        elif kind == "unused":
+            made[name] = None
     if plan_.gradients:
         for name in modules:  # as after a backward: `p.grad` is there to read
             output = made[name](stand_in_tensor(device))
@@ -520,17 +664,21 @@ class StandIns:
 
 
 def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str,
-                 roles: Optional[dict] = None) -> list[StandIns]:
+                 roles: Optional[dict] = None, defaults: Optional[dict] = None) -> list[StandIns]:
     """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then of values."""
     found = uses(node)
-    base = plan(names, found, annotations, roles or {})
+    base = plan(names, found, annotations, roles or {}, defaults)
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]
     if "loader" in base.kinds.values():
         variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
     # A flag or a mode the code branches on: each other value, one at a time.
     for name, kind in base.kinds.items():
-        others = [True] if kind == "bool" else base.choices.get(name, [])[1:] if kind == "choice" else []
+        if kind == "bool":
+            others = [not base.defaults.get(name, False)]
+        else:
+            others = [c for c in base.choices.get(name, []) if c != base.defaults.get(name, base.choices.get(name, [""])[0])] \
+                if kind == "choice" else []
         for value in others:
             variants.append(StandIns(f"stand-ins with {name} = {value!r}", base.varied(name, value), device))
     return variants[:MAX_SETTINGS]
@@ -565,7 +713,57 @@ def missing_parameters(function: Callable) -> tuple[list[str], dict]:
     return names, annotations
 
 
+def flag_defaults(function: Callable) -> list[tuple[str, bool]]:
+    """(name, default) of the parameters whose default is a boolean, as the function can be called with."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [(p.name, p.default) for p in parameters if isinstance(p.default, bool)
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][:MAX_SETTINGS - 1]
+
+
 def self_attributes(cls: type, node: ast.AST) -> list[str]:
     """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
     Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
     return [key for key in uses(node) if key.startswith("self.") and not hasattr(cls, key[len("self."):])]
+
+
+def constructor_defaults(tree: ast.Module, class_name: str) -> dict:
+    """What `__init__` gives each `self.x` by default, where it says so plainly: `self.eps = 1e-8`,
+    or `self.clip = clip` with `clip=0.01` in its signature (numbers, flags, strings; not None)."""
+    init = function_node(tree, class_name, "__init__")
+    if init is None:
+        return {}
+    parameters = init.args.args + init.args.kwonlyargs
+    positional_defaults = dict(zip([a.arg for a in init.args.args][-len(init.args.defaults):], init.args.defaults)) \
+        if init.args.defaults else {}
+    keyword_defaults = {a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None}
+    signature = {**positional_defaults, **keyword_defaults}
+    names = {a.arg for a in parameters}
+    found: dict = {}
+    for node in ast.walk(init):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        key = _key(node.targets[0])
+        if key is None or not key.startswith("self."):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in names:
+            value = signature.get(value.id)
+        literal = _literal(value)
+        if literal is not None and key not in found:
+            found[key] = literal
+        elif key in found and literal != found[key]:
+            found.pop(key)  # assigned twice, differently: no plain default
+    return found
+
+
+def _literal(node: Optional[ast.AST]) -> Any:
+    if node is None:
+        return None
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return value if isinstance(value, (bool, int, float, str)) else None

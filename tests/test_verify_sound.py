@@ -1,0 +1,279 @@
+"""Sound verdicts: a refutation rests on a measurement that could have shown the effect, an error
+the code raises on the claim's path is evidence, and a claim that holds only for some values
+follows what the file's callers pass, or says what it assumed.
+
+- `sound_verified`: one `verify()` call over tests/data/verify/sound, with the linter's own
+  diagnostics (each marked `# expect:` in the fixtures) and one false TCL003 made by hand.
+- the rest run in process: the line probe, stand-ins of failed imports, the assumption in
+  every output format.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS_DATA
+
+from torchcopylint.diagnostic import Diagnostic, Location, Severity
+from torchcopylint.engine import lint_source
+
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                 reason="--verify needs torch (pip install torchcopylint[verify])")
+
+FIXTURES = TESTS_DATA / "verify" / "sound"
+MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3})")
+# Generous per-diagnosis limit: a loaded machine must not turn a verdict into "timed out".
+PATIENT_TIMEOUT = 120
+
+
+def line_of(source: str, text: str, occurrence: int = 1) -> int:
+    found = [number for number, line in enumerate(source.splitlines(), 1) if text in line]
+    assert len(found) >= occurrence, f"{text!r} occurs {len(found)} times"
+    return found[occurrence - 1]
+
+
+def _false_discriminator_finding(path: str, source: str) -> Diagnostic:
+    """A TCL003 on `D(fake.detach())`, as the rule would word it: false (the fake is detached)."""
+    line = line_of(source, "D(fake.detach())")
+    column = source.splitlines()[line - 1].index("D(fake.detach())") + 1
+    return Diagnostic(
+        "TCL003", "discriminator-without-detach", "the discriminator's backward runs through the generator",
+        Location(path, line, column, line, column + len("D(fake.detach())")), Severity.ERROR,
+        context={"generator": "G", "discriminator": "D", "generator_line": line_of(source, "fake = G(z)", 3),
+                 "backward_line": line_of(source, "d_loss.backward()", 3), "step_line": line_of(source, "opt_d.step()", 3)},
+    )
+
+
+@pytest.fixture(scope="module")
+def sound_verified(tmp_path_factory):
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    directory = tmp_path_factory.mktemp("verify-sound")
+    for path in sorted(FIXTURES.glob("*.py")):
+        shutil.copy(path, directory / path.name)
+    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
+    diagnostics = []
+    for path, source in sources.items():
+        found = list(lint_source(source, path))
+        marked = {(number, match.group(1)) for number, text in enumerate(source.splitlines(), 1)
+                  for match in [MARKER.search(text)] if match}
+        # The fixtures still hold the findings they were written for, and nothing else.
+        assert {(d.location.line, d.code) for d in found} == marked, path
+        diagnostics += found
+    trainer = str(directory / "generator_steps_first.py")
+    diagnostics.append(_false_discriminator_finding(trainer, sources[trainer]))
+    verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
+    return {"verified": verified, "sources": sources, "directory": directory,
+            "by_key": {(Path(d.path).name, d.location.line, d.code): d for d in verified}}
+
+
+def _verdict(verified, name: str, text: str, code: str, occurrence: int = 1):
+    source = verified["sources"][str(verified["directory"] / name)]
+    key = (name, line_of(source, text, occurrence), code)
+    diagnostic = verified["by_key"].get(key)
+    assert diagnostic is not None and diagnostic.verdict is not None, (key, sorted(verified["by_key"]))
+    return diagnostic.verdict
+
+
+# --- TCL003: the generator steps between its backward and the discriminator's --------------------
+
+
+@needs_torch
+def test_generator_stepping_between_the_backwards_is_confirmed_by_the_crash_it_causes(sound_verified):
+    # The made-up noise requires grad, so the generator's graph saved its weight; the generator's
+    # step changed that weight in place; the discriminator's backward, going through the fake,
+    # fails on it. That error is the finding's evidence, never a refutation.
+    verdict = _verdict(sound_verified, "generator_steps_first.py", "D(fake)).mean()  # expect", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "runs through the generator's graph" in verdict.evidence, verdict
+    assert "modified by an inplace operation" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_generator_stepping_between_the_backwards_is_confirmed_by_the_gradient_it_changes(sound_verified):
+    # Fresh noise: no crash. The generator's `.grad`, read before and after the discriminator's
+    # backward, changed: that backward computed generator gradients.
+    verdict = _verdict(sound_verified, "generator_steps_first.py", "D(fake)).mean()  # expect", "TCL003", 2)
+    assert verdict.status == "confirmed", verdict
+    changed = re.search(r"reached (\d+) of (\d+) generator parameters and changed their `\.grad` by ([0-9.e+-]+) "
+                        r"in L1 norm", verdict.evidence)
+    assert changed and int(changed.group(1)) > 0 and float(changed.group(3)) > 0, verdict
+
+
+@needs_torch
+def test_a_false_discriminator_finding_is_refuted_from_the_graph_and_the_gradients(sound_verified):
+    verdict = _verdict(sound_verified, "generator_steps_first.py", "D(fake.detach())", "TCL003")
+    assert verdict.status == "refuted", verdict
+    assert "none of the generator's 2 parameters in its graph" in verdict.evidence, verdict
+    assert "no gradient hook on them fired" in verdict.evidence, verdict
+
+
+# --- TCL005: what the callers pass -----------------------------------------------------------------
+
+
+@needs_torch
+def test_clone_of_what_every_caller_passes_from_state_dict_is_refuted(sound_verified):
+    verdict = _verdict(sound_verified, "checkpoints.py", "return t.clone().detach()", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "checkpoints.py")]
+    assert verdict.status == "refuted", verdict
+    assert "`t` does not require grad when called from `save_weights()` at line " \
+           f"{line_of(source, 'snapshot(value)')}" in verdict.evidence, verdict
+    assert f"the same from `best_weights()` at line {line_of(source, 'snapshot(state[name])')}" in verdict.evidence
+
+
+@needs_torch
+def test_clone_of_what_a_caller_passes_from_a_network_is_confirmed_through_that_caller(sound_verified):
+    verdict = _verdict(sound_verified, "features.py", "return t.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "records CloneBackward0" in verdict.evidence and "when called from `features()`" in verdict.evidence
+    assert "assumed" not in verdict.evidence, verdict
+
+
+@needs_torch
+def test_clone_with_no_caller_in_sight_is_confirmed_only_with_the_assumption_said(sound_verified):
+    verdict = _verdict(sound_verified, "lonely.py", "return t.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "assumed: `t` requires grad here only through `t`, a stand-in made to require grad " \
+           "(no caller in the file shows what `copy_of` is given)" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_a_caller_that_takes_no_arguments_is_not_run_and_the_assumption_says_so(sound_verified):
+    verdict = _verdict(sound_verified, "program.py", "return t.clone().detach()", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "program.py")]
+    assert verdict.status == "confirmed", verdict
+    assert f"(its caller in the file, `main()` at line {line_of(source, 'keep(weights)')}, takes no arguments and " \
+           "is not run: it may read data or train)" in verdict.evidence, verdict
+    assert not (sound_verified["directory"] / "trained.txt").exists()
+
+
+@needs_torch
+def test_the_assumption_is_in_every_output_format(sound_verified):
+    from torchcopylint.report import FORMATS, render
+    from torchcopylint.rules import ALL_RULES
+
+    lonely = [d for d in sound_verified["verified"] if Path(d.path).name == "lonely.py"]
+    for format in FORMATS:
+        stream = io.StringIO()
+        render(format, lonely, stream=stream, rules=ALL_RULES, root=sound_verified["directory"], show_fixes=False,
+               statistics=False, color=False, files_checked=1)
+        assert "assumed: `t` requires grad here only through `t`, a stand-in" in stream.getvalue(), format
+
+
+# --- kinds from use ----------------------------------------------------------------------------------
+
+
+@needs_torch
+def test_numbers_compared_and_a_device_read_through_type_are_made_as_such(sound_verified):
+    verdict = _verdict(sound_verified, "attack.py", "delta.add_(", "TCL004")
+    assert verdict.status == "confirmed", verdict
+    assert "leaf Variable" in verdict.evidence, verdict
+    assert "lo = 0.1, hi = 0.1" in verdict.evidence and "device = device(type='cpu')" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_a_line_that_ran_without_writing_refutes_nothing_and_the_flag_that_writes_confirms(sound_verified):
+    # Called as given (flag=False) the line runs but writes nothing: that run cannot refute. With
+    # the boolean default flipped the write runs, on a leaf that requires grad.
+    verdict = _verdict(sound_verified, "conditional_write.py", "w.mul_(2)", "TCL004")
+    assert verdict.status == "confirmed", verdict
+    assert "leaf Variable" in verdict.evidence and "with flag=True" in verdict.evidence, verdict
+
+
+# --- in process ------------------------------------------------------------------------------------
+
+
+def test_a_line_that_raised_does_not_run_its_after_callbacks():
+    from torchcopylint.verify.probe import LineProbe
+
+    def step(fail: bool):
+        total = 0
+        try:
+            total = 1 / 0 if fail else 1  # the watched line
+        except ZeroDivisionError:
+            total = -1
+        return total
+
+    watched = step.__code__.co_firstlineno + 3
+    for fail, expected in ((False, [watched]), (True, [])):
+        probe = LineProbe(__file__)
+        finished = []
+        probe.on_after(watched, lambda frame: finished.append(watched))
+        probe.run(step, fail)
+        assert finished == expected, fail
+        assert probe.executed[watched] == 1
+
+
+def test_a_line_that_raised_out_of_its_frame_does_not_run_its_after_callbacks():
+    from torchcopylint.verify.probe import LineProbe
+
+    def backward_that_fails():
+        raise RuntimeError("modified by an inplace operation")
+
+    def step():
+        backward_that_fails()  # the watched line
+
+    watched = step.__code__.co_firstlineno + 1
+    probe = LineProbe(__file__)
+    finished = []
+    probe.on_after(watched, lambda frame: finished.append(watched))
+    with pytest.raises(RuntimeError):
+        probe.run(step)
+    assert finished == [] and any(line == watched for line, _ in probe.raised)
+
+
+def test_an_import_that_fails_binds_a_stand_in_naming_it():
+    from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_failed_imports
+
+    source = ("import os\n"
+              "from project_models_not_on_path import (Generator,\n"
+              "                                        Discriminator)\n"
+              "from os.path import join, not_a_function_of_os_path\n"
+              "def build():\n"
+              "    return Generator()\n")
+    text, failed = stand_in_failed_imports(source)
+    assert len(text.splitlines()) == len(source.splitlines())  # line numbers kept
+    assert set(failed) == {"Generator", "Discriminator", "not_a_function_of_os_path"}
+    namespace: dict = {}
+    exec(compile(text, "m.py", "exec"), namespace)
+    assert namespace["join"] is __import__("os").path.join
+    with pytest.raises(AbsentPackageUsed, match=r"needs `Generator`, and `from project_models_not_on_path import "
+                                                r"Generator, Discriminator` failed"):
+        namespace["build"]()
+
+
+def test_a_package_missing_for_a_sibling_module_is_named_with_the_sibling(tmp_path: Path):
+    from torchcopylint.verify.importing import describe_failure
+
+    (tmp_path / "imaging_helpers_for_test.py").write_text("import image_library_not_installed_for_test\n",
+                                                          encoding="utf-8")
+    script = tmp_path / "train.py"
+    script.write_text("import imaging_helpers_for_test\n", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(ImportError) as raised:
+            exec(compile(script.read_text(encoding="utf-8"), str(script), "exec"), {})
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("imaging_helpers_for_test", None)
+    assert describe_failure(raised.value, str(script)) == (
+        "needs `image_library_not_installed_for_test` (imported by imaging_helpers_for_test.py), which is not installed")
+
+
+def test_a_package_the_flagged_file_imports_itself_is_named_alone(tmp_path: Path):
+    from torchcopylint.verify.importing import describe_failure
+
+    script = tmp_path / "train.py"
+    script.write_text("import image_library_not_installed_for_test\n", encoding="utf-8")
+    with pytest.raises(ImportError) as raised:
+        exec(compile(script.read_text(encoding="utf-8"), str(script), "exec"), {})
+    assert describe_failure(raised.value, str(script)) == \
+        "needs `image_library_not_installed_for_test`, which is not installed"
+

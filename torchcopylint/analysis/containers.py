@@ -1,0 +1,354 @@
+"""Containers that hold tensors, per function: what goes into lists, dicts and tuples, which
+insertions accumulate and which overwrite, what `torch.cat` / `torch.stack` join, whether a
+container outlives a loop iteration, and `self.` state that each call builds on its previous value.
+
+An insertion *accumulates* when every iteration adds an entry: `acc.append(v)`, `acc[step] = v`
+(a key that changes per iteration), `log["train"].append(v)` (a list held in a dict: the key is
+fixed, but what it holds grows), `acc += [v]`, and a running sum `total += v`. It *overwrites*
+when the key is the same every time (`stats["loss"] = v`): the dict holds one value at most.
+
+Computed on first question, once per function (`ModuleFacts.containers`): one pass over the
+statements the data-flow walk already ordered, and answers read from the walk's bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.torchnames import TorchNames
+
+# Methods that put their (last) argument into the container they are called on.
+INSERTING_METHODS = frozenset({"append", "extend", "insert", "add"})
+# torch functions whose result joins a sequence of tensors (and carries all of their graphs).
+JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
+                               "column_stack", "row_stack"})
+# What a fresh, empty container (or number) is made by: assigned in a loop body, it starts over.
+FRESH_CALLS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque"})
+LITERAL_CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SetComp)
+
+
+@dataclass(frozen=True)
+class Accumulation:
+    """A statement that adds `value` to something: a running sum or a container."""
+
+    statement: cst.CSTNode  # the small statement
+    target: cst.BaseExpression  # what receives it: `total`, `losses`, `log["train"]`, `self.history`
+    holder: Optional[cst.Name]  # the local name the target is reached from (`log`), None for `self.`
+    attribute: Optional[str]  # `history` for `self.history...`
+    value: cst.BaseExpression  # what is added (for `acc += [v]`: `v`)
+    how: str  # "+=", "-=", "+", "append", "extend", "insert", "add", "setitem"
+    container: bool  # into a list, dict or set (else a running sum)
+
+    @property
+    def held(self) -> bool:
+        """The target is a container held inside another (`log["train"]`), not the name itself."""
+        return not isinstance(self.target, cst.Name) and not _is_self_attribute(self.target)
+
+
+@dataclass(frozen=True)
+class StateUpdate:
+    """`self.avg = self.avg * (1 - m) + mean * m`, `self.total += loss`, `out, self.h = rnn(x, self.h)`:
+    an assignment of `self.<attribute>` in a method."""
+
+    statement: cst.CSTNode
+    attribute: str
+    value: cst.BaseExpression  # the assigned value (for `+=`, the added value)
+    builds_on_previous: bool  # the new value is computed from the attribute's previous value
+    augmented: bool  # `self.x += v`
+
+
+class FunctionContainers:
+    """The container facts of one function (see the module docstring)."""
+
+    def __init__(self, function: FunctionFacts, names: TorchNames) -> None:
+        self.function = function
+        self.names = names
+        self.accumulations: list[Accumulation] = []
+        self.state_updates: list[StateUpdate] = []
+        self._by_statement: dict[cst.CSTNode, Accumulation] = {}
+        self._resets: dict[str, list[cst.CSTNode]] = {}  # `log["train"] = []`: target code -> statements
+        self._insertions: Optional[dict[Binding, list[cst.BaseExpression]]] = None
+        for statement in function.statement_order:
+            self._read(statement)
+
+    # ---------------------------------------------------------------- reading
+
+    def _read(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.AugAssign):
+            self._read_augassign(statement)
+        elif isinstance(statement, cst.Assign):
+            self._read_assign(statement)
+        elif isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+            call = statement.value
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in INSERTING_METHODS and call.args \
+                    and not call.args[-1].star:
+                self._add(statement, func.value, call.args[-1].value, func.attr.value, True)  # `insert(i, v)`
+
+    def _read_augassign(self, statement: cst.AugAssign) -> None:
+        target = statement.target
+        if _is_self_attribute(target):
+            self.state_updates.append(StateUpdate(statement, target.attr.value, statement.value, True, True))
+        if not isinstance(statement.operator, (cst.AddAssign, cst.SubtractAssign)):
+            return
+        value = statement.value
+        how = "+=" if isinstance(statement.operator, cst.AddAssign) else "-="
+        if how == "+=" and isinstance(value, (cst.List, cst.Tuple)) and len(value.elements) == 1 \
+                and not isinstance(value.elements[0], cst.StarredElement):
+            self._add(statement, target, value.elements[0].value, "+=", True)  # `acc += [v]`
+        else:
+            self._add(statement, target, value, how, False)
+
+    def _read_assign(self, statement: cst.Assign) -> None:
+        value = statement.value
+        for assign_target in statement.targets:
+            target = assign_target.target
+            for part in (target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()):
+                if _is_self_attribute(part.value):
+                    self.state_updates.append(StateUpdate(statement, part.value.attr.value, value,
+                                                          _reads_attribute(value, part.value.attr.value), False))
+            if _is_self_attribute(target):
+                self.state_updates.append(StateUpdate(statement, target.attr.value, value,
+                                                      _reads_attribute(value, target.attr.value), False))
+            if len(statement.targets) != 1:
+                continue
+            chained = _chained(value, target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+            if chained is not None:
+                # `total = total + v`, `smooth = 0.98 * smooth + 0.02 * loss`: the accumulator is the
+                # name as read on the right, and what is added is the other term.
+                previous, added = chained
+                self._add(statement, previous, added, "+", False)
+            elif isinstance(target, cst.Subscript):
+                if _is_fresh(value):
+                    self._resets.setdefault(_path(target), []).append(statement)
+                else:
+                    self._add(statement, target.value, value, "setitem", True)
+            elif _is_fresh(value) and _path(target):
+                self._resets.setdefault(_path(target), []).append(statement)
+
+    def _add(self, statement, target, value, how: str, container: bool) -> None:
+        holder, attribute = _holder(target)
+        if holder is None and attribute is None:
+            return
+        accumulation = Accumulation(statement, target, holder, attribute, value, how, container)
+        self.accumulations.append(accumulation)
+        self._by_statement[statement] = accumulation
+
+    # ---------------------------------------------------------------- questions
+
+    def at(self, statement: cst.CSTNode) -> Optional[Accumulation]:
+        """The accumulation a statement makes, if it makes one."""
+        return self._by_statement.get(statement)
+
+    def overwrites(self, accumulation: Accumulation, loop: cst.CSTNode) -> bool:
+        """`acc[k] = v` with a key that is the same in every iteration of `loop`: a literal, or names
+        all assigned before the loop. A key computed in the loop (`acc[step]`, `acc[len(acc)]`)
+        accumulates, and so does every other insertion."""
+        statement = accumulation.statement
+        if accumulation.how != "setitem" or not isinstance(statement, cst.Assign):
+            return False
+        target = statement.targets[0].target
+        if not isinstance(target, cst.Subscript):
+            return False
+        return all(self._same_every_iteration(element, loop) for element in target.slice)
+
+    def _same_every_iteration(self, element: cst.SubscriptElement, loop: cst.CSTNode) -> bool:
+        index = element.slice
+        if not isinstance(index, cst.Index):
+            return False
+        for node in walk(index.value):
+            if isinstance(node, (cst.Call, cst.Subscript)):
+                return False
+            if isinstance(node, cst.Name):
+                # A name never assigned in the function (a module constant) is the same every time.
+                bindings = self.function.bindings_at(node)
+                if any(loop in binding.loops or binding.statement is loop for binding in bindings):
+                    return False
+        return True
+
+    def outlives(self, accumulation: Accumulation, loop: cst.CSTNode) -> bool:
+        """Does what the accumulation adds to live on after the iteration of `loop`? The holder was
+        made before the loop and is not made afresh inside it (a reset anywhere in the body counts,
+        also a conditional one: what is kept is then bounded), and neither is the held container
+        (`log["train"] = []` in the body). `self.` state outlives every loop, unless reset in it."""
+        function = self.function
+        if accumulation.holder is not None:
+            bindings = function.bindings_at(accumulation.holder)
+            if not any(loop not in binding.loops for binding in bindings):
+                return False
+            if any(loop in binding.loops and binding.kind == "assign" and _is_fresh(binding.value)
+                   for binding in bindings):
+                return False
+        path = _path(accumulation.target)
+        if accumulation.holder is None or path != accumulation.holder.value:
+            for reset in self._resets.get(path, ()):
+                if loop in function.loops_of.get(reset, ()):
+                    return False
+        return True
+
+    def accumulated_into(self, name: cst.Name) -> list[Accumulation]:
+        """The running sums whose result a read of `name` may see (`running` after `running += loss`)."""
+        found = []
+        for binding in self.function.bindings_at(name):
+            accumulation = self._by_statement.get(binding.statement)
+            if accumulation is not None and not accumulation.container and accumulation.holder is not None \
+                    and accumulation.holder.value == binding.name:
+                found.append(accumulation)
+        return found
+
+    def elements(self, binding: Binding) -> Optional[list[cst.BaseExpression]]:
+        """What the container a binding made may hold: its literal elements (a comprehension's element)
+        and what is appended, extended, inserted or stored into it through that binding. None when the
+        binding is not a container made here."""
+        value = binding.value
+        if not isinstance(value, LITERAL_CONTAINERS) and not _is_fresh(value):
+            return None
+        found = literal_elements(value) if isinstance(value, LITERAL_CONTAINERS) else []
+        return found + self._inserted().get(binding, [])
+
+    def _inserted(self) -> dict:
+        if self._insertions is None:
+            self._insertions = {}
+            for accumulation in self.accumulations:
+                if accumulation.container and accumulation.holder is not None \
+                        and accumulation.target is accumulation.holder:
+                    for binding in self.function.bindings_at(accumulation.holder):
+                        self._insertions.setdefault(binding, []).append(accumulation.value)
+        return self._insertions
+
+    def joined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The sequence `torch.cat(seq)` / `torch.stack(seq)` joins; None for another call."""
+        qualified = self.names.qualified_name(call.func) or ""
+        module, _, name = qualified.rpartition(".")
+        if module != "torch" or name not in JOINING_FUNCTIONS:
+            return None
+        for arg in call.args:
+            if (arg.keyword is None and not arg.star) or (arg.keyword is not None and arg.keyword.value == "tensors"):
+                return arg.value
+        return None
+
+
+def literal_elements(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`[a, b]`, `(a, b)`, `{k: a}`: the elements (values of a dict); a comprehension's element."""
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return [element.value for element in value.elements]
+    if isinstance(value, cst.Dict):
+        return [element.value for element in value.elements if isinstance(element, cst.DictElement)]
+    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, cst.DictComp):
+        return [value.value]
+    return []
+
+
+class ContainerFacts:
+    """`FunctionContainers` per function, made on first question (ModuleFacts.containers)."""
+
+    def __init__(self, names: TorchNames) -> None:
+        self.names = names
+        self._functions: dict[cst.CSTNode, FunctionContainers] = {}
+
+    def of(self, function: FunctionFacts) -> FunctionContainers:
+        found = self._functions.get(function.node)
+        if found is None:
+            found = self._functions[function.node] = FunctionContainers(function, self.names)
+        return found
+
+
+# ------------------------------------------------------------------- helpers
+
+
+def _is_self_attribute(node) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _holder(target) -> tuple[Optional[cst.Name], Optional[str]]:
+    """(`log`, None) for `log["train"]` or `log`; (None, "history") for `self.history["loss"]`;
+    (None, None) for anything else (`obj.items`, a call's result)."""
+    node = target
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Name):
+        return node, None
+    if _is_self_attribute(node):
+        return None, node.attr.value
+    return None, None
+
+
+def _path(node) -> str:
+    """`log["train"]`, `self.history`: a target spelled the same way is the same place (for resets)."""
+    return cst.Module(body=[]).code_for_node(node) if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else ""
+
+
+def _same_path(left, right) -> bool:
+    if isinstance(left, cst.Name) and isinstance(right, cst.Name):
+        return left.value == right.value
+    return _is_self_attribute(left) and _is_self_attribute(right) and left.attr.value == right.attr.value
+
+
+def _chained(value, target) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(the read of the target, the added term) for `acc = acc + v`, `acc = v + acc` and a moving
+    average, `acc = acc * a + v * b` (a term that is the target scaled by a factor that does not
+    read it, and a term that does not read it)."""
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract))):
+        return None
+    pairs = [(value.left, value.right)]
+    if isinstance(value.operator, cst.Add):
+        pairs.append((value.right, value.left))
+    for mine, other in pairs:
+        read = _scaled_read(mine, target)
+        if read is not None and not _mentions(other, target):
+            return read, other
+    return None
+
+
+def _scaled_read(expr, target) -> Optional[cst.BaseExpression]:
+    """`acc`, `acc * 0.9`, `0.9 * acc`, `acc / 2`: the read of the target, else None."""
+    if _same_path(expr, target):
+        return expr
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
+        if _same_path(expr.left, target) and not _mentions(expr.right, target):
+            return expr.left
+        if isinstance(expr.operator, cst.Multiply) and _same_path(expr.right, target) \
+                and not _mentions(expr.left, target):
+            return expr.right
+    return None
+
+
+def _mentions(expr, target) -> bool:
+    return any(_same_path(node, target) for node in walk(expr))
+
+
+def _is_fresh(value) -> bool:
+    """A new empty (or literal) container, or a number: what starts an accumulator over."""
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.Integer, cst.Float)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)) \
+        and (value.func.value if isinstance(value.func, cst.Name) else value.func.attr.value) in FRESH_CALLS
+
+
+# Calls that cut what they are called on off from autograd.
+DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
+
+
+def _reads_attribute(value: cst.BaseExpression, attribute: str) -> bool:
+    """Does the value read `self.<attribute>` (the previous value of what it is assigned to), other
+    than detached (`self.avg.detach() * m`, `self.avg.data`)?"""
+    pending: list = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in DETACHING_METHODS:
+            pending.extend(arg.value for arg in node.args)
+            continue
+        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+            continue
+        if _is_self_attribute(node) and node.attr.value == attribute:
+            return True
+        pending.extend(child_nodes(node))
+    return False

@@ -1,0 +1,718 @@
+"""The pairing of GAN roles in training code: which call feeds the discriminator the generator's
+output, attached to the graph, in which discriminator step.
+
+One fact, read by TCL003 (discriminator-without-detach, which reports it) and TCL011
+(retain-graph-workaround, whose workaround is the same step kept alive with `retain_graph=True`).
+
+A step is defined by data flow (see rules/TCL003.md): a backward, the optimizers that step right
+after it, and the losses backpropagated since the previous step (`Window`). The discriminator is a
+network the stepping optimizer trains; the generator is one another optimizer trains (or, in a step
+function that receives both networks, the one gan_roles says feeds the other); names only break
+ties when the file builds no optimizer for the generator.
+
+Networks are reached through what the function summaries say (analysis/summaries.py): a wrapper
+(`def D(x): return netD(x)`), a lambda, a network held in a dict or list (`nets["D"]`), a helper
+that returns the generator's output (`fake = self.sample(n)`), a function of raw tensors an
+optimizer trains (`def G(z): return relu(z @ W1 + b1) @ W2`), and a discriminator step written in
+a helper called with the fake batch (`d_step(fake, real)`). Each finding records what it went
+through, so that its message can name it.
+
+Computed per function on first question (ModuleFacts.gan_steps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.graphs import GraphUse, keyword_is_true, later_backward_through, loss_slice
+from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.torchnames import dotted_name
+from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, module_key
+
+# Only used to break ties when the optimizers do not tell which module is the generator.
+GENERATOR_NAMES = ("netg", "generator", "gen", "g", "g_ab", "g_ba", "netg_a", "netg_b")
+DETACHING_METHODS = ("detach", "detach_")
+
+
+@dataclass(frozen=True)
+class Window:
+    """A step: the optimizers stepped after one backward, and the losses backpropagated since the
+    previous step (as statement orders: after `after`, before `before`)."""
+
+    optimizers: tuple  # every optimizer stepped with these gradients; the first is reported
+    trained: frozenset  # the modules those optimizers update
+    after: int
+    before: int
+    losses: tuple  # (backward statement, loss expression)
+    step_statement: cst.CSTNode
+    steps: tuple = ()  # the OptimizerSteps, in order
+
+
+@dataclass(frozen=True)
+class UndetachedFake:
+    """A discriminator fed the generator's output without `.detach()` in a discriminator step."""
+
+    function: FunctionFacts
+    call: cst.Call  # the discriminator call (`netD(fake)`, `D(fake)`), or the helper running the step
+    argument: cst.BaseExpression  # what `.detach()` goes on
+    source: cst.Call  # the generator's call, in `function`
+    loss_statement: cst.CSTNode  # the step's backward in `function` (for a helper: the helper's call)
+    backward_statement: cst.CSTNode  # the backward itself (in the helper, for a helper)
+    step_statement: cst.CSTNode
+    optimizer: str  # the discriminator's optimizer
+    discriminator: str  # network keys, as the verify experiments look them up
+    generator: str
+    discriminator_via: Optional[str]  # what the discriminator was reached through, for the message
+    generator_via: Optional[str]
+    helper: Optional[str]  # "function `d_step`": the step runs in it, called here
+    detach_is_safe: bool
+    retains_graph: bool  # the step's backward passes `retain_graph=True`
+    # The first later backward in `function` whose loss still goes through `source`'s output.
+    later_backward: Optional[GraphUse]
+    # The generator's optimizer stepping right after the same backward (issue: G trained to help D).
+    generator_step: Optional[OptimizerStep] = None
+    # The retained graph backpropagated again after the optimizers changed the weights it saved.
+    reused_after_step: Optional[GraphUse] = None
+    # For a step in a helper: the discriminator's call there, and the helper.
+    inner_call: Optional[cst.Call] = None
+    helper_node: Optional[cst.CSTNode] = None
+
+
+@dataclass(frozen=True)
+class _HelperStep:
+    """In a helper, a discriminator step whose discriminator input comes from the helper's argument."""
+
+    parameter: int
+    window: Window
+    optimizer: str
+    backward_statement: cst.CSTNode
+    retains: bool
+    discriminator: str
+    discriminator_via: Optional[str]
+    safe: bool  # the argument is read in the helper only as the discriminator's input
+    call: cst.Call  # the discriminator's call in the helper
+
+
+class GanSteps:
+    def __init__(self, facts) -> None:
+        self.facts = facts
+        self._by_function: dict = {}
+        self._helper_steps: dict = {}
+        self._stepping: Optional[set] = None  # functions with a `.step(...)` call
+
+    def of(self, function: FunctionFacts) -> list[UndetachedFake]:
+        found = self._by_function.get(function.node)
+        if found is None:
+            found = self._by_function[function.node] = self._compute(function)
+        return found
+
+    def all(self) -> list[UndetachedFake]:
+        return [fake for function in self.facts.all_functions() for fake in self.of(function)]
+
+    # --------------------------------------------------------------- the steps
+
+    def _compute(self, function: FunctionFacts) -> list[UndetachedFake]:
+        training = self.facts.training
+        optimizers = training.optimizers_of(function)
+        if not optimizers:
+            return []
+        windows = windows_of(function, training, optimizers)
+        helper_calls = self._helper_calls(function)
+        if not windows and not helper_calls:
+            return []
+        context = _Context(self.facts, function, optimizers, windows)
+        found: list[UndetachedFake] = []
+        reported: set = set()
+        for window in windows:
+            generators = context.generators_for(window.trained)
+            for loss_statement, loss in window.losses:
+                for call in _calls_feeding(loss, function, window.after):
+                    if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
+                        continue
+                    fake = self._judged(context, window, call, window.trained, generators, loss_statement)
+                    if fake is not None:
+                        reported.add(call)
+                        found.append(fake)
+            if len(window.optimizers) > 1:
+                found.extend(self._generator_helping(context, window, reported))
+        for call, summary, steps in helper_calls:
+            for step in steps:
+                fake = self._through_helper(context, call, summary, step)
+                if fake is not None and call not in reported:
+                    reported.add(call)
+                    found.append(fake)
+        return found
+
+    def _judged(self, context: "_Context", window: Window, call: cst.Call, trained: frozenset,
+                generators: frozenset, loss_statement, generator_step: Optional[OptimizerStep] = None):
+        function = context.function
+        for argument, discriminator, via in self._discriminator_inputs(call, function, trained, context):
+            source = context.generator_call(argument, generators, trained, function.order_of(loss_statement))
+            if source is None:
+                continue
+            generator_call, generator, generator_via = source
+            backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
+            retains = keyword_is_true(backward.call, "retain_graph")
+            later = later_backward_through(generator_call, loss_statement, function, self.facts)
+            reused = None
+            if retains:
+                reused = self._reused_after_step(function, call, window, loss_statement, generator_step)
+            optimizer, step_statement = window.optimizers[0], window.step_statement
+            if generator_step is not None:
+                stepper = _stepper(window, trained, context.optimizers)
+                optimizer = stepper.optimizer
+                step_statement = stepper.statement
+            return UndetachedFake(
+                function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
+                discriminator, generator, via, generator_via, None,
+                not _fix_would_break(call, argument, function, context.windows, window)
+                and not self._callee_differentiates(call, function),
+                retains, later, generator_step, reused)
+        return None
+
+    def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> bool:
+        """A wrapper that takes `autograd.grad` (a gradient penalty on its input) may need its argument
+        attached: detaching it at the call could break the penalty, so the fix is not safe."""
+        summary = self.facts.callee_summary(call, function) if isinstance(call.func, cst.Name) \
+            or _is_self_call(call) else None
+        return summary is not None and summary.differentiates
+
+    def _reused_after_step(self, function: FunctionFacts, call: cst.Call, window: Window, loss_statement,
+                           generator_step: Optional[OptimizerStep]) -> Optional[GraphUse]:
+        """A later backward through the same discriminator call, after the optimizers of the window
+        changed (in place) the weights the retained graph saved."""
+        last_step = max(step.order for step in window.steps) if window.steps else window.before
+        use = later_backward_through(call, loss_statement, function, self.facts)
+        if use is not None and function.order_of(use.statement) > last_step:
+            return use
+        return None
+
+    def _generator_helping(self, context: "_Context", window: Window, reported: set) -> list[UndetachedFake]:
+        """`d_loss.backward(); opt_d.step(); opt_g.step()`: the generator's optimizer steps on the
+        gradients the discriminator's loss put into the generator. Reported only where this is the
+        discriminator's only step and the generator has a separate step of its own (its optimizer,
+        without the discriminator's, after a backward whose loss judges the generator's output):
+        D's and G's losses are separate objectives there. A joint loss both minimise (InfoGAN's
+        information loss, stepped by both after each network's own step) is not a GAN step."""
+        function = context.function
+        found = []
+        for generator_step in window.steps:
+            g_modules = context.optimizers.get(generator_step.optimizer, frozenset())
+            for discriminator_step in window.steps:
+                d_modules = context.optimizers.get(discriminator_step.optimizer, frozenset()) - g_modules
+                if discriminator_step is generator_step or not d_modules or not g_modules - d_modules:
+                    continue
+                if any(discriminator_step.optimizer in other.optimizers for other in context.windows
+                       if other is not window):
+                    continue  # the discriminator has a step of its own: this window is a joint objective
+                if not self._separate_generator_step(context, window, generator_step.optimizer, d_modules,
+                                                     g_modules - d_modules):
+                    continue
+                for loss_statement, loss in window.losses:
+                    if self._zeroed_between(function, function.order_of(loss_statement), generator_step.order):
+                        continue
+                    for call in _calls_feeding(loss, function, window.after):
+                        if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
+                            continue
+                        fake = self._judged(context, window, call, d_modules, g_modules - d_modules, loss_statement,
+                                            generator_step)
+                        if fake is not None:
+                            reported.add(call)
+                            found.append(fake)
+        return found
+
+    def _separate_generator_step(self, context: "_Context", window: Window, generator_optimizer: str,
+                                 d_modules: frozenset, g_modules: frozenset) -> bool:
+        function = context.function
+        for other in context.windows:
+            if other is window or generator_optimizer not in other.optimizers \
+                    or any(context.optimizers.get(o, frozenset()) & d_modules for o in other.optimizers):
+                continue
+            for loss_statement, loss in other.losses:
+                # The generator's loss may be computed before the discriminator's step (one forward).
+                for call in _calls_feeding(loss, function, -1):
+                    for argument, _, _ in self._discriminator_inputs(call, function, d_modules, context):
+                        if context.generator_call(argument, g_modules, frozenset(),
+                                                  function.order_of(loss_statement), check_switches=False):
+                            return True
+        return False
+
+    def _zeroed_between(self, function: FunctionFacts, start: int, end: int) -> bool:
+        """Is anything zeroed (or could it be: a helper of the file that zeroes) between two statements?"""
+        for call, statement in function.call_statement.items():
+            if not start < function.order_of(statement) < end:
+                continue
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("zero_grad", "zero_", "fill_"):
+                return True
+            summary = self.facts.callee_summary(call, function)
+            if summary is not None and summary.zeroes_gradients:
+                return True
+        for statement, order in function.statement_order.items():
+            if start < order < end and isinstance(statement, (cst.Assign, cst.AugAssign)):
+                targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) \
+                    else [statement.target]
+                if any(isinstance(t, cst.Attribute) and t.attr.value == "grad" for t in targets):
+                    return True
+        return False
+
+    # ------------------------------------------------------- discriminator calls
+
+    def _discriminator_inputs(self, call: cst.Call, function: FunctionFacts, trained: frozenset,
+                              context: "_Context") -> list:
+        """(argument, discriminator key, what it was reached through) for each argument of `call`
+        that reaches the input of a network `trained` holds: all arguments of a direct call
+        (`netD(fake)`, `nets["D"](fake)`), those a wrapper hands to it (`D(fake)` with
+        `def D(x): return netD(x)`)."""
+        summaries = self.facts.summaries
+        keys = summaries.network_keys(call.func, function) if _may_be_network(call, self.facts) else frozenset()
+        hit = keys & trained
+        if hit:
+            via = _container_note(call.func, hit, self.facts) or context.raw_note(hit)
+            return [(arg.value, _shown_key(call.func, hit), via) for arg in call.args if not arg.star]
+        summary = self.facts.callee_summary(call, function)
+        if summary is None:
+            return []
+        found = []
+        for use in networks_at(summaries, summary, call, function):
+            hit = use.aliases & trained
+            if not hit or not use.returned:
+                continue
+            for index in sorted(use.inputs):
+                argument = argument_for(call, summary, index)
+                if argument is not None:
+                    found.append((argument, sorted(hit)[0], _through_note(summary, use, self.facts)))
+        return found
+
+    # ------------------------------------------------------------ helper steps
+
+    def _helper_calls(self, function: FunctionFacts) -> list:
+        """Calls of same-file functions that run a discriminator step on one of their arguments."""
+        found = []
+        for call in function.call_statement:
+            func = call.func
+            if not (isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                                    and func.value.value == "self")):
+                continue
+            resolved = self.facts.summaries.resolve_callee(func, function)
+            if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+                continue
+            if resolved[0] not in self._stepping_functions():
+                continue
+            inner = self.facts.function_facts(resolved[0])
+            summary = self.facts.summary(*resolved)
+            if summary is None or not summary.backward or not summary.stepped:
+                continue
+            steps = self._steps_of_helper(inner, summary, self._optimizer_arguments(call, summary, function))
+            if steps:
+                found.append((call, summary, steps))
+        return found
+
+    def _stepping_functions(self) -> set:
+        if self._stepping is None:
+            self._stepping = set()
+            for call in self.facts.method_calls("step"):
+                site = self.facts.call_site(call)
+                if site is not None:
+                    self._stepping.add(site[0].node)
+        return self._stepping
+
+    def _optimizer_arguments(self, call: cst.Call, summary, function: FunctionFacts) -> dict:
+        """`d_step(netD, optD, real, fake)` with `def d_step(D, opt_d, real, fake)`: the helper's optimizer
+        arguments it steps, with the networks they train in the helper's names ({"opt_d": {"D"}}),
+        from what this caller passes."""
+        known = self.facts.training.optimizers_of(function)
+        found = {}
+        for index, name in enumerate(summary.parameters):
+            if name not in summary.stepped:
+                continue
+            passed = argument_for(call, summary, index)
+            modules = known.get(dotted_name(passed) or "") if passed is not None else None
+            if not modules:
+                continue
+            trained = set()
+            for other, parameter in enumerate(summary.parameters):
+                given = argument_for(call, summary, other)
+                if given is not None and other != index \
+                        and self.facts.summaries.network_keys(given, function) & modules:
+                    trained.add(parameter)
+            trained |= {key for key in modules if key.split(".")[0].split("[")[0] not in summary.parameters}
+            if trained:
+                found[name] = frozenset(trained)
+        return found
+
+    def _steps_of_helper(self, helper: FunctionFacts, summary, arguments: dict) -> list[_HelperStep]:
+        cache_key = (helper.node, tuple(sorted((key, tuple(sorted(value))) for key, value in arguments.items())))
+        found = self._helper_steps.get(cache_key)
+        if found is not None:
+            return found
+        found = self._helper_steps[cache_key] = []
+        training = self.facts.training
+        optimizers = {**training.optimizers_of(helper), **arguments}
+        windows = windows_of(helper, training, optimizers) if optimizers else []
+        index_of = {binding: summary.parameters.index(binding.name) for binding in helper.parameters
+                    if binding.name in summary.parameters}
+        context = _Context(self.facts, helper, optimizers, windows) if windows else None
+        for window in windows:
+            if len(window.optimizers) != 1:
+                continue
+            for loss_statement, loss in window.losses:
+                backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
+                for call in _calls_feeding(loss, helper, window.after):
+                    statement = helper.call_statement.get(call)
+                    if not self.facts.grad_enabled_at(helper, statement):
+                        continue
+                    for argument, discriminator, via in self._discriminator_inputs(call, helper, window.trained, context):
+                        graph = loss_slice(argument, statement, helper, self.facts)
+                        for binding in graph.bindings:
+                            if binding in index_of:
+                                found.append(_HelperStep(index_of[binding], window, window.optimizers[0],
+                                                         loss_statement, keyword_is_true(backward.call, "retain_graph"),
+                                                         discriminator, via,
+                                                         _read_only_as(binding, argument, helper), call))
+        return found
+
+    def _through_helper(self, context: "_Context", call: cst.Call, summary, step: _HelperStep):
+        function = context.function
+        argument = argument_for(call, summary, step.parameter)
+        if argument is None:
+            return None
+        statement = function.call_statement.get(call)
+        # `def d_step(D, opt_d, real, fake)`: the networks the helper's step trains, as the caller names them.
+        trained = frozenset().union(*(self._caller_keys(key, call, summary, function) for key in step.window.trained))
+        generators = context.generators_for(trained)
+        source = context.generator_call(argument, generators, trained, function.order_of(statement))
+        if source is None:
+            return None
+        generator_call, generator, generator_via = source
+        discriminator = sorted(self._caller_keys(step.discriminator, call, summary, function))[0]
+        later = later_backward_through(generator_call, statement, function, self.facts)
+        return UndetachedFake(function, call, argument, generator_call, statement, step.backward_statement,
+                              step.window.step_statement, step.optimizer, discriminator, generator,
+                              step.discriminator_via, generator_via, summary.label, step.safe, step.retains, later,
+                              inner_call=step.call, helper_node=summary.node)
+
+
+    def _caller_keys(self, key: str, call: cst.Call, summary, function: FunctionFacts) -> frozenset:
+        """A network key of a helper, in the caller's scope: the argument passed for a parameter."""
+        root = key.split(".")[0].split("[")[0]
+        if root in summary.parameters:
+            passed = argument_for(call, summary, summary.parameters.index(root))
+            if passed is None:
+                return frozenset()
+            if root == key:
+                return self.facts.summaries.network_keys(passed, function) or frozenset({key})
+            return frozenset()  # `D.head` of an argument: not followed
+        return frozenset({key})
+
+
+class _Context:
+    """What one function's steps are judged against: its optimizers, windows, grad switches."""
+
+    def __init__(self, facts, function: FunctionFacts, optimizers: dict, windows: list) -> None:
+        self.facts = facts
+        self.function = function
+        self.optimizers = optimizers
+        self.windows = windows
+        self.switches = facts.training.grad_switches(function)
+        self.structural = facts.training.argument_roles(function).generators
+        self.detached_in_place = _detached_in_place(function)
+        self.all_trained = frozenset().union(*optimizers.values())
+
+    def raw_note(self, keys: frozenset) -> Optional[str]:
+        """"`G` computes its output from tensors that `G_solver` trains" for a function of raw tensors."""
+        for optimizer, networks in self.facts.training.tensor_networks().items():
+            hit = sorted(keys & networks)
+            if hit:
+                return f"`{hit[0]}` computes its output from tensors that `{optimizer}` trains"
+        return None
+
+    def generators_for(self, trained: frozenset) -> frozenset:
+        """What other optimizers train, never what this step trains itself."""
+        return (self.all_trained | self.structural) - trained
+
+    def generator_call(self, expr, generators: frozenset, trained: frozenset, backward_order: int,
+                       check_switches: bool = True):
+        """(the call, the generator's key, what it was reached through) for the generator call whose
+        graph reaches `expr`; None if detached, made under no-grad, or switched off."""
+        facts, function = self.facts, self.function
+        seen = set()
+        pending = [expr]
+        while pending:
+            current = pending.pop()
+            stack = [current]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                        and node.func.attr.value in DETACHING_METHODS:
+                    continue
+                if isinstance(node, cst.Attribute) and node.attr.value == "data":
+                    continue
+                if isinstance(node, cst.Lambda):
+                    continue
+                if isinstance(node, cst.Call):
+                    if trained and _may_be_network(node, facts) \
+                            and facts.summaries.network_keys(node.func, function) & trained:
+                        continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
+                    found = self._generator_of(node, generators, trained, backward_order, check_switches)
+                    if found is not None:
+                        return found
+                    if isinstance(node.func, cst.Name) or _is_self_call(node):
+                        summary = facts.callee_summary(node, function)
+                        if summary is not None:
+                            # A function of the file: only the arguments whose graph reaches what it returns.
+                            stack.extend(argument for index in summary.returned_arguments
+                                         if (argument := argument_for(node, summary, index)) is not None)
+                            continue
+                        if isinstance(node.func, cst.Name):
+                            stack.extend(arg.value for arg in node.args)
+                            continue
+                    stack.extend(child_nodes(node))
+                    continue
+                if isinstance(node, cst.Name):
+                    for binding in function.bindings_at(node):
+                        if binding in seen or binding.value is None:
+                            continue
+                        seen.add(binding)
+                        made = function.order_of(binding.statement)
+                        if any(name == node.value and made < order < backward_order
+                               for name, order in self.detached_in_place):
+                            continue
+                        if facts.grad_enabled_at(function, binding.statement):
+                            pending.append(binding.value)
+                    continue
+                stack.extend(child_nodes(node))
+        return None
+
+    def _generator_of(self, call: cst.Call, generators: frozenset, trained: frozenset, backward_order: int,
+                      check_switches: bool):
+        facts, function = self.facts, self.function
+        statement = function.call_statement.get(call)
+        if statement is None or not facts.grad_enabled_at(function, statement):
+            return None
+        summaries = facts.summaries
+        keys = summaries.network_keys(call.func, function) if _may_be_network(call, facts) else frozenset()
+        summary = facts.callee_summary(call, function) if isinstance(call.func, cst.Name) or _is_self_call(call) \
+            else None
+        if summary is not None and not keys & generators and not summary.networks_returned() \
+                and not summary.free_tensors_requiring_grad:
+            # A function of its arguments and of plain tensors (`def G(z): return z @ table`): no network,
+            # whatever its name.
+            keys = frozenset()
+        candidates = []
+        if keys:
+            candidates.append((keys, _shown_key(call.func, keys & generators or keys),
+                               _container_note(call.func, keys & generators, facts)
+                               or self.raw_note(keys & generators)))
+        if not keys & generators:
+            if summary is not None:
+                for use in networks_at(summaries, summary, call, function):
+                    if use.returned:
+                        candidates.append((use.aliases, sorted(use.aliases & generators or use.aliases)[0],
+                                           _through_note(summary, use, facts)))
+        for keys, shown, via in candidates:
+            if not _is_generator(keys, generators, trained):
+                continue
+            if check_switches and any(_switched_off(key, self.switches, function.order_of(statement), backward_order)
+                                      for key in keys):
+                continue
+            return call, shown, via
+        return None
+
+
+# ------------------------------------------------------------------ windows
+
+
+def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Window]:
+    """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
+    windows: list[Window] = []
+    steps = training.steps(function, optimizers)
+    backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
+    previous = -1
+    index = 0
+    while index < len(steps):
+        group = [steps[index]]
+        while index + 1 < len(steps) and not any(group[-1].order < order < steps[index + 1].order
+                                                  for order, _ in backward_orders):
+            index += 1
+            group.append(steps[index])
+        losses = tuple((b.statement, b.loss) for order, b in backward_orders if previous < order < group[0].order)
+        if losses:
+            trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
+            windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
+                                  losses, group[0].statement, tuple(group)))
+        previous = group[-1].order
+        index += 1
+    return windows
+
+
+def _stepper(window: Window, trained: frozenset, optimizers: dict) -> OptimizerStep:
+    """The step of the window whose optimizer trains `trained` (the discriminator's)."""
+    return next((step for step in window.steps if optimizers.get(step.optimizer, frozenset()) & trained),
+                window.steps[0])
+
+
+def _detached_in_place(function: FunctionFacts) -> list[tuple[str, int]]:
+    """`fake.detach_()` as a statement: (name, statement order)."""
+    found = []
+    for call, statement in function.call_statement.items():
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and isinstance(func.value, cst.Name):
+            found.append((func.value.value, function.order_of(statement)))
+    return found
+
+
+def _calls_feeding(expr, function: FunctionFacts, after: int) -> list[cst.Call]:
+    """Every call whose result flows into `expr`, through assignments made after order `after`."""
+    calls = []
+    seen = set()
+    pending = [expr]
+    while pending:
+        current = pending.pop()
+        for node in _walk(current):
+            if isinstance(node, cst.Call):
+                calls.append(node)
+            if isinstance(node, cst.Name):
+                for binding in function.bindings_at(node):
+                    if binding in seen or binding.value is None:
+                        continue
+                    if function.order_of(binding.statement) <= after:
+                        continue
+                    seen.add(binding)
+                    pending.append(binding.value)
+    return calls
+
+
+def _is_generator(keys: frozenset, generators: frozenset, trained: frozenset) -> bool:
+    if not keys or keys & trained:
+        return False
+    if generators:
+        return bool(keys & generators)
+    return any(key.rpartition(".")[2].lower() in GENERATOR_NAMES for key in keys)
+
+
+def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order: int, backward_order: int) -> bool:
+    """Were the generator's parameters off when it ran, or switched off before the backward?"""
+    state_at_call = True
+    for switch in switches:
+        if module in switch.modules and switch.order < call_order:
+            state_at_call = switch.enabled
+    if not state_at_call:
+        return True
+    return any(module in s.modules and not s.enabled and call_order < s.order < backward_order for s in switches)
+
+
+def _fix_would_break(call: cst.Call, argument, function: FunctionFacts, windows: list[Window], window: Window) -> bool:
+    """Detaching is unsafe when the discriminator's output also feeds another step's loss (the
+    generator would stop learning) or when the argument is differentiated with autograd.grad."""
+    for other in windows:
+        if other is window:
+            continue
+        for _, loss in other.losses:
+            if call in _calls_feeding(loss, function, -1):
+                return True
+    names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
+    for other_call in function.call_statement:
+        func = other_call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "grad" and len(other_call.args) >= 2:
+            inputs = other_call.args[1].value
+            if {node.value for node in _walk(inputs) if isinstance(node, cst.Name)} & names:
+                return True
+    return False
+
+
+def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
+    """Is the helper's argument read only inside `argument` (the discriminator's input)? Then a
+    `.detach()` at the call changes nothing else the helper does."""
+    inside = {id(node) for node in _walk(argument)}
+    return all(id(read.node) in inside for read in helper.reads_of(parameter))
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
+            continue
+        stack.extend(child_nodes(current))
+
+
+# ------------------------------------------------------------------ call sites
+
+
+def networks_at(summaries, summary, call: cst.Call, function: FunctionFacts) -> list:
+    """The networks a summarized callee calls, as the caller sees them: keys in the caller's scope
+    (a network passed as an argument is named by what the caller passes). `inputs` stay indices of
+    the callee's arguments (`argument_for` finds them at the call)."""
+    from dataclasses import replace
+
+    found = []
+    for use in summary.networks:
+        keys = use.aliases
+        if use.parameter is not None:
+            passed = argument_for(call, summary, use.parameter)
+            keys = summaries.network_keys(passed, function) if passed is not None else frozenset()
+            if not keys:
+                continue
+        found.append(replace(use, aliases=keys, parameter=None, via=(summary.label, *use.via)))
+    return found
+
+
+def argument_for(call: cst.Call, summary, index: int) -> Optional[cst.BaseExpression]:
+    """What a call passes for the callee's argument number `index` (positionally or by name)."""
+    positional = []
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            positional.append(arg.value)
+        elif index < len(summary.parameters) and arg.keyword.value == summary.parameters[index]:
+            return arg.value
+    return positional[index] if index < len(positional) else None
+
+
+def _may_be_network(call: cst.Call, facts) -> bool:
+    """A callee spelled as a network can be: a name, `self.<...>`, a container element (not a torch
+    function, not a tensor method such as `x.view`)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    if facts.names.qualified_name(func) is not None:
+        return False
+    return isinstance(func, (cst.Name, cst.Subscript, cst.Attribute))
+
+
+def _is_self_call(call: cst.Call) -> bool:
+    func = call.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+
+
+def _shown_key(func: cst.BaseExpression, keys: frozenset) -> str:
+    """The key to name in a message and in the verify context: the underlying network when the call
+    goes through a container or another name (`netD` for `nets["D"]`), else the call's own."""
+    own = module_key(func)
+    others = sorted(key for key in keys if key != own)
+    return others[0] if others else (own or sorted(keys)[0])
+
+
+def _container_note(func: cst.BaseExpression, keys: frozenset, facts) -> Optional[str]:
+    """"`nets["D"]`, which holds `netD`" when the network was reached through a container or a name."""
+    own = module_key(func)
+    others = sorted(key for key in keys if key != own)
+    if own is None or not others:
+        return None
+    what = "which holds" if isinstance(func, cst.Subscript) else "bound to"
+    return f"`{own}`, {what} `{others[0]}`"
+
+
+def _through_note(summary, use, facts) -> str:
+    """"the function `D` (line 10), which calls `netD(...)`"."""
+    chain = " → ".join(use.via) if use.via else summary.label
+    return f"through the {chain} at line {facts.line_of(summary.node)}, which calls `{use.key}(...)`"
+
+

@@ -1,0 +1,370 @@
+"""Where a tensor lives and what it holds: the device and dtype of an expression, as far as the
+source shows them.
+
+Two questions are answered here, once for every rule:
+
+- `dtype_of(expr)`: "float32", "float64", "int64", "bool", ... or None when not in sight. Only
+  floating-point and complex tensors can require grad, so `surely_integral` is how the autograd
+  facts know that `out.argmax(1)` or the indices half of `_, pred = out.max(1)` never do.
+- `device_kind(expr)`: "cpu", "gpu" (surely not the CPU), "device" (a device chosen at run time,
+  maybe the CPU) or "unknown" (maybe not a device at all), from literals, `torch.device(...)`,
+  `x.device`, and the names and `self.` attributes bound to them.
+
+Names are followed through the function's bindings, then the module's top level (a notebook's
+`device = torch.device(...)`), and `self.<attribute>` through what the class assigns it anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+# torch.<name> -> the dtype it names.
+DTYPE_NAMES = {
+    "float": "float32", "float32": "float32", "double": "float64", "float64": "float64",
+    "half": "float16", "float16": "float16", "bfloat16": "bfloat16",
+    "cfloat": "complex64", "complex64": "complex64", "cdouble": "complex128", "complex128": "complex128",
+    "long": "int64", "int64": "int64", "int": "int32", "int32": "int32", "short": "int16", "int16": "int16",
+    "int8": "int8", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool": "bool",
+}
+INTEGRAL = frozenset({"int64", "int32", "int16", "int8", "uint8", "uint16", "uint32", "uint64", "bool"})
+# The legacy tensor types (`torch.FloatTensor`, `torch.cuda.FloatTensor`, also as strings): a dtype and a device.
+LEGACY_TYPES = {
+    "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
+    "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
+    "ByteTensor": "uint8", "BoolTensor": "bool",
+}
+# Methods that convert to one dtype.
+DTYPE_METHODS = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+    "long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool",
+}
+# torch functions whose result is an integer (or bool) tensor, whatever their input.
+INTEGRAL_TORCH_FUNCTIONS = {
+    **dict.fromkeys("argmax argmin argsort randint randint_like randperm nonzero argwhere bucketize searchsorted "
+                    "multinomial bincount tril_indices triu_indices".split(), "int64"),
+    **dict.fromkeys("eq ne gt lt ge le greater less greater_equal less_equal not_equal isnan isinf isfinite "
+                    "isposinf isneginf isclose logical_not logical_and logical_or logical_xor".split(), "bool"),
+}
+INTEGRAL_METHODS = {
+    **dict.fromkeys("argmax argmin argsort nonzero argwhere bincount".split(), "int64"),
+    **dict.fromkeys("eq ne gt lt ge le isnan isinf isfinite isclose logical_not logical_and logical_or "
+                    "logical_xor".split(), "bool"),
+}
+# (values, indices) pairs: the second part holds integer indices. Always paired:
+PAIRED_ALWAYS = frozenset({"sort", "topk", "kthvalue", "mode", "cummax", "cummin"})
+# Paired only when given a dimension (`x.max(1)`, `x.max(dim=1)`; `x.max(y)` is element-wise):
+PAIRED_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
+# What keeps the dtype of its (first) tensor: views, copies, moves, selections.
+DTYPE_PRESERVING_METHODS = frozenset(
+    "clone detach contiguous cpu cuda to view view_as reshape reshape_as flatten squeeze unsqueeze permute "
+    "transpose t expand expand_as repeat repeat_interleave narrow select flip roll pin_memory masked_select "
+    "index_select gather unfold".split()
+)
+DTYPE_PRESERVING_FUNCTIONS = frozenset(
+    "clone flatten reshape squeeze unsqueeze transpose permute cat stack index_select gather flip roll "
+    "masked_select narrow select".split()
+)
+# Factories that make the default floating dtype unless told otherwise.
+FLOAT_FACTORIES = frozenset("randn rand empty zeros ones eye linspace logspace normal".split())
+LIKE_FACTORIES = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like".split())
+MAX_DEPTH = 8
+
+
+class Placement:
+    """Device and dtype answers for one module (ModuleFacts.placement); `facts` is its ModuleFacts."""
+
+    def __init__(self, facts) -> None:
+        self.facts = facts
+        self.names = facts.names
+        self._globals: Optional[dict] = None
+        self._default_dtype_changed: Optional[bool] = None
+
+    # ------------------------------------------------------------------ dtype
+
+    def dtype_named(self, expr) -> Optional[str]:
+        """The dtype an expression spells: `torch.float64`, `torch.long`, a legacy type
+        (`torch.cuda.FloatTensor`, "torch.FloatTensor"); None otherwise."""
+        legacy = self.legacy_type(expr)
+        if legacy is not None:
+            return legacy[0]
+        module, _, name = (self.names.qualified_name(expr) or "").rpartition(".")
+        return DTYPE_NAMES.get(name) if module == "torch" else None
+
+    def dtype_value(self, expr, function, depth: int = 0) -> Optional[str]:
+        """The dtype an expression holds: spelled (`torch.float64`), or a name or `self.` attribute
+        every assignment of which spells the same dtype (`self.precision = torch.float64`)."""
+        named = self.dtype_named(expr)
+        if named is not None or depth > 4:
+            return named
+        if isinstance(expr, cst.Name):
+            located = self.values_of(expr, function)
+        elif isinstance(expr, cst.Attribute):
+            located = self._attribute_values(expr, function)
+        else:
+            return None
+        found = {self.dtype_value(value, where, depth + 1) for value, where in located}
+        return found.pop() if len(found) == 1 else None
+
+    def legacy_type(self, expr) -> Optional[tuple[str, str]]:
+        """(dtype, "cpu" or "gpu") for `torch.FloatTensor`, `torch.cuda.LongTensor`, or the same as a string."""
+        if isinstance(expr, cst.SimpleString):
+            text = str(expr.evaluated_value)
+        else:
+            text = self.names.qualified_name(expr) or ""
+        module, _, name = text.rpartition(".")
+        if name not in LEGACY_TYPES or module not in ("torch", "torch.cuda"):
+            return None
+        return LEGACY_TYPES[name], "gpu" if module == "torch.cuda" else "cpu"
+
+    def type_targets(self, expr, function, depth: int = 0) -> Optional[set]:
+        """What `t.type(expr)` may convert to: {(dtype, device)} with device "cpu", "gpu" or "same"
+        (a dtype keeps the device), through names and `a if c else b`; None when not all in sight
+        (`dtype = torch.cuda.FloatTensor if use_cuda else torch.FloatTensor` gives two)."""
+        if depth > 4:
+            return None
+        legacy = self.legacy_type(expr)
+        if legacy is not None:
+            return {legacy}
+        named = self.dtype_named(expr)
+        if named is not None:
+            return {(named, "same")}
+        if isinstance(expr, cst.IfExp):
+            found = [self.type_targets(side, function, depth + 1) for side in (expr.body, expr.orelse)]
+            return None if None in found else found[0] | found[1]
+        if isinstance(expr, cst.Name):
+            located = self.values_of(expr, function)
+            found = [self.type_targets(value, where, depth + 1) for value, where in located]
+            return None if not found or None in found else set().union(*found)
+        return None
+
+    def surely_integral(self, expr, function) -> bool:
+        """Is the tensor surely of an integer or bool dtype (so it can never require grad)?"""
+        return self.dtype_of(expr, function) in INTEGRAL
+
+    def dtype_of(self, expr, function, depth: int = 0) -> Optional[str]:
+        """The dtype of a tensor expression, or None when it is not in sight."""
+        if depth > MAX_DEPTH or expr is None:
+            return None
+        if isinstance(expr, cst.Comparison):
+            plain = not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
+            return "bool" if plain else None
+        if isinstance(expr, cst.Subscript):
+            if _index_is(expr, 1) and self.paired_call(expr.value):
+                return "int64"  # `out.max(1)[1]`: the indices
+            return self.dtype_of(expr.value, function, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value == "indices" and isinstance(expr.value, cst.Call):
+                return "int64"  # `x.topk(k).indices`, `x.max(dim).indices`
+            if expr.attr.value in ("data", "T", "mT"):
+                return self.dtype_of(expr.value, function, depth + 1)
+            return None
+        if isinstance(expr, cst.Name):
+            bindings = function.bindings_at(expr)
+            if not bindings:
+                return None
+            found = {self._binding_dtype(binding, function, depth) for binding in bindings}
+            return found.pop() if len(found) == 1 else None
+        if isinstance(expr, cst.Call):
+            return self._call_dtype(expr, function, depth)
+        return None
+
+    def _binding_dtype(self, binding, function, depth: int) -> Optional[str]:
+        if binding.value is None:
+            return None
+        if binding.kind in ("assign", "walrus"):
+            return self.dtype_of(binding.value, function, depth + 1)
+        if binding.kind == "unpack" and _position_in_target(binding) == 1 and self.paired_call(binding.value):
+            return "int64"  # `_, pred = out.max(1)`: the indices half
+        return None
+
+    def paired_call(self, expr) -> bool:
+        """A call that returns (values, indices): `x.sort()`, `x.topk(k)`, `x.max(1)`, `torch.max(x, dim=1)`."""
+        if not isinstance(expr, cst.Call):
+            return False
+        qualified = self.names.qualified_name(expr.func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            if module != "torch":
+                return False
+            dimension = expr.args[1] if len(expr.args) > 1 and expr.args[1].keyword is None else None
+        elif isinstance(expr.func, cst.Attribute):
+            name = expr.func.attr.value
+            dimension = expr.args[0] if expr.args and expr.args[0].keyword is None else None
+        else:
+            return False
+        if name in PAIRED_ALWAYS:
+            return True
+        if name not in PAIRED_WITH_DIM:
+            return False
+        if any(arg.keyword is not None and arg.keyword.value == "dim" for arg in expr.args):
+            return True
+        value = dimension.value if dimension is not None else None
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        return isinstance(value, cst.Integer)
+
+    def _call_dtype(self, call: cst.Call, function, depth: int) -> Optional[str]:
+        given = _keyword(call, "dtype")
+        if given is not None:
+            return self.dtype_named(given)
+        qualified = self.names.qualified_name(call.func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            if module != "torch":
+                return None
+            if name in INTEGRAL_TORCH_FUNCTIONS:
+                return INTEGRAL_TORCH_FUNCTIONS[name]
+            if name in DTYPE_PRESERVING_FUNCTIONS and call.args:
+                first = call.args[0].value
+                if name in ("cat", "stack") and isinstance(first, (cst.List, cst.Tuple)) and first.elements:
+                    first = first.elements[0].value
+                return self.dtype_of(first, function, depth + 1)
+            if name in LIKE_FACTORIES and call.args:
+                return self.dtype_of(call.args[0].value, function, depth + 1)
+            if name in FLOAT_FACTORIES or (_keyword_is_true(call, "requires_grad") and name != "tensor"):
+                # Only floating tensors can require grad: a factory made so has the default dtype.
+                return self.default_float()
+            return None
+        if not isinstance(call.func, cst.Attribute):
+            return None
+        method = call.func.attr.value
+        receiver = call.func.value
+        if method in INTEGRAL_METHODS:
+            return INTEGRAL_METHODS[method]
+        if method in DTYPE_METHODS and not call.args:
+            return DTYPE_METHODS[method]
+        if method in ("to", "type"):
+            positional = [arg.value for arg in call.args if arg.keyword is None]
+            if method == "type" and not call.args:
+                return None  # `x.type()` is the type's name, a string
+            for value in positional:
+                named = self.dtype_value(value, function)
+                if named is not None:
+                    return named
+                if self.names.qualified_name(value) is not None or self.facts.tensorness(value).is_tensor \
+                        or method == "type":
+                    return None  # another dtype, a type we do not know, or another tensor's dtype
+            return self.dtype_of(receiver, function, depth + 1)
+        if method in DTYPE_PRESERVING_METHODS:
+            return self.dtype_of(receiver, function, depth + 1)
+        return None
+
+    def default_float(self) -> Optional[str]:
+        """float32, unless the module changes the default dtype (`torch.set_default_dtype(...)`)."""
+        if self._default_dtype_changed is None:
+            self._default_dtype_changed = any(
+                self.names.qualified_name(call.func) in ("torch.set_default_dtype", "torch.set_default_tensor_type")
+                for call in self.facts.method_calls("set_default_dtype") + self.facts.method_calls(
+                    "set_default_tensor_type"))
+        return None if self._default_dtype_changed else "float32"
+
+    # ----------------------------------------------------------------- device
+
+    def device_kind(self, expr, function, depth: int = 0) -> str:
+        """"cpu", "gpu" (surely not the CPU), "device" (a device, maybe the CPU) or "unknown"."""
+        if depth > 4 or expr is None:
+            return "unknown"
+        if isinstance(expr, cst.SimpleString):
+            text = str(expr.evaluated_value)
+            return "cpu" if text == "cpu" else ("gpu" if text.split(":")[0] in ("cuda", "mps", "xpu") else "unknown")
+        if isinstance(expr, cst.Call) and self.names.qualified_name(expr.func) == "torch.device":
+            kind = self.device_kind(expr.args[0].value, function, depth + 1) if expr.args else "unknown"
+            return "device" if kind == "unknown" else kind
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "device":
+            located = self._attribute_values(expr, function)
+            # `x.device`: the device of a tensor or a module; `self.device`, what the class assigns it.
+            return self._joined(located, depth) if located else "device"
+        if isinstance(expr, cst.Attribute):
+            return self._joined(self._attribute_values(expr, function), depth)
+        if isinstance(expr, cst.IfExp):
+            return _joined({self.device_kind(expr.body, function, depth + 1),
+                            self.device_kind(expr.orelse, function, depth + 1)})
+        if isinstance(expr, cst.Name):
+            return self._joined(self.values_of(expr, function), depth)
+        return "unknown"
+
+    def _joined(self, located: list, depth: int) -> str:
+        if not located:
+            return "unknown"
+        return _joined({self.device_kind(value, where, depth + 1) for value, where in located})
+
+    def values_of(self, name: cst.Name, function) -> list:
+        """(value, the function it is written in) for every assignment that may reach `name`: the
+        function's own, or (a name it does not bind) the module's top level. [] when one is not an
+        assignment (a parameter, a loop variable, an import)."""
+        bindings = function.bindings_at(name)
+        if bindings:
+            if any(binding.kind not in ("assign", "walrus") or binding.value is None for binding in bindings):
+                return []
+            return [(binding.value, function) for binding in bindings]
+        module = self.facts.function_facts(self.facts.module)
+        if function is module:
+            return []
+        values = self.module_values().get(name.value, [])
+        return [] if any(value is None for value in values) else [(value, module) for value in values]
+
+    def module_values(self) -> dict:
+        """Top-level name -> the values it is assigned (None for imports, defs, loop variables)."""
+        if self._globals is None:
+            found: dict = {}
+            for binding in self.facts.function_facts(self.facts.module).bindings:
+                value = binding.value if binding.kind in ("assign", "walrus") else None
+                found.setdefault(binding.name, []).append(value)
+            self._globals = found
+        return self._globals
+
+    def _attribute_values(self, expr: cst.Attribute, function) -> list:
+        """`self.device` -> what the class assigns it, each with the method it is assigned in."""
+        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            return []
+        owner = self.facts.classes.get(function.class_name or "")
+        if owner is None:
+            return []
+        located = []
+        for value in self.facts.attribute_values(owner, expr.attr.value):
+            method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
+                           if value in c.assigned_in), None)
+            if method is None:
+                return []
+            located.append((value, self.facts.function_facts(method)))
+        return located
+
+
+def _joined(kinds: set) -> str:
+    if len(kinds) == 1:
+        return kinds.pop()
+    return "unknown" if "unknown" in kinds or not kinds else "device"
+
+
+def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
+    return next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None)
+
+
+def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
+    value = _keyword(call, keyword)
+    return isinstance(value, cst.Name) and value.value == "True"
+
+
+def _index_is(subscript: cst.Subscript, position: int) -> bool:
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return False
+    value = subscript.slice[0].slice.value
+    return isinstance(value, cst.Integer) and int(value.value) == position
+
+
+def _position_in_target(binding) -> Optional[int]:
+    """Where an unpacked name stands in its target: 1 for `pred` in `_, pred = out.max(1)`."""
+    statement = binding.statement
+    targets = []
+    if isinstance(statement, cst.Assign):
+        targets = [target.target for target in statement.targets]
+    elif isinstance(statement, (cst.For,)):
+        targets = [statement.target]
+    for target in targets:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for position, element in enumerate(target.elements):
+                if element.value is binding.target:
+                    return position
+    return None
