@@ -162,7 +162,15 @@ def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> li
     sources.update((path, document.module) for path, document in notebooks.items())
     in_modules = [notebook.to_module(d, notebooks[d.path]) if d.path in notebooks else d for d in run.diagnostics]
     verified = verify(in_modules, sources, options)
-    return [dataclasses.replace(d, verdict=checked.verdict) for d, checked in zip(run.diagnostics, verified)]
+    return [dataclasses.replace(d, verdict=_verdict_in_cells(checked.verdict, notebooks.get(d.path)))
+            for d, checked in zip(run.diagnostics, verified)]
+
+
+def _verdict_in_cells(verdict, document):
+    """A notebook's verdict names the cells and lines of its evidence (`cell 4, line 6`), not the module's."""
+    if verdict is None or document is None:
+        return verdict
+    return dataclasses.replace(verdict, evidence=notebook.lines_in_cells(verdict.evidence, document))
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:

@@ -250,6 +250,11 @@ def _to_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
                                fix=fix, message=message)
 
 
+def lines_in_cells(text: str, notebook: Notebook) -> str:
+    """`line N` of the module, in a text (a --verify verdict's evidence), as the cell and line it is."""
+    return _LINE_REFERENCE.sub(lambda match: _line_label(int(match.group(1)), notebook), text)
+
+
 def _line_label(module_line: int, notebook: Notebook) -> str:
     cell = notebook.cell_at(module_line)
     if cell is None:

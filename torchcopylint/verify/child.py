@@ -47,7 +47,8 @@ def main(job_path: str, results_path: str) -> int:
         import torch  # noqa: F401 - imported once per file, here
         from torchcopylint.verify.absent import AbsentPackageUsed
         from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job
-        from torchcopylint.verify.importing import enter, import_context
+        from torchcopylint.verify import sandbox
+        from torchcopylint.verify.importing import enter, import_context, project_root
         from torchcopylint.verify.inputs import Factories
     except ImportError as error:
         for diagnosis in job["diagnostics"]:
@@ -75,6 +76,16 @@ def main(job_path: str, results_path: str) -> int:
     # not this process's own arguments.
     sys.argv = [job["path"]]
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    if job["device"] == "cpu" and not torch.cuda.is_available():
+        from torchcopylint.verify.script import cuda_on_cpu
+
+        cuda_on_cpu()  # code written for a GPU runs here too; the evidence says so
+    # No network, no reads of the user's data, no writes into the project (verify/sandbox.py).
+    folder = os.path.dirname(os.path.abspath(job["path"]))
+    root = project_root(folder) or folder
+    if root in (os.path.abspath(os.sep), os.path.expanduser("~")):
+        root = folder  # a marker at / or in the home folder does not make all of it the project
+    sandbox.install(root, job["path"])
     factories = Factories(job.get("factories", {}))
     for diagnosis in job["diagnostics"]:
         experiment = EXPERIMENTS.get(diagnosis["code"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import sys
 import time
 import warnings
@@ -17,7 +18,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import standins
+from torchcopylint.verify import callsites, noops, script, standins
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import (
     CannotRun,
@@ -25,6 +26,7 @@ from torchcopylint.verify.inputs import (
     construct,
     make_input,
     probe_input_shape,
+    raised_at,
 )
 from torchcopylint.verify import absent
 from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
@@ -40,7 +42,6 @@ from torchcopylint.verify.importing import (
     relative_depth,
 )
 from torchcopylint.verify.probe import LineProbe, StopRun
-from torchcopylint.verify.slicing import module_level_slice
 from torchcopylint.verify.reach import (
     NotReached,
     Outcome,
@@ -59,7 +60,6 @@ from torchcopylint.verify.snippet import (
     callers_without_arguments,
     class_built_for,
     enclosing,
-    snippet_source,
 )
 
 LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
@@ -97,31 +97,32 @@ _loaded = 0
 
 
 def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool = False) -> dict:
-    """Execute the snippet for `roots` as a fresh module of the file's package; its namespace.
+    """Execute the snippet for `roots` as a fresh module of the file's package, with the module-level
+    names it reads (verify/script.py), on stand-in data; its namespace.
 
     With `stand_in_failed_imports`, an import statement that still fails once packages that are not
     installed have stand-ins (a project module off the import path, a package that breaks as it
     imports) binds stand-ins too: for code run on stand-ins of what it imports (verify/absent.py)."""
-    text = snippet_source(source, roots)
     try:
-        return _execute(text, path)
+        return script.load_function(source, path, roots, _execute)
     except CannotRun as reason:
         if not (stand_in_failed_imports and isinstance(reason.__cause__, MissingModule)):
             raise
         failure = reason
-    rewritten, failed = absent.stand_in_failed_imports(text, import_context(path).package)
-    if not failed:
+    package = import_context(path).package
+    namespace = script.load_function(source, path, roots, _execute,
+                                     rewrite=lambda text: absent.stand_in_failed_imports(text, package))
+    if namespace is None:
         raise failure
-    return _execute(rewritten, path)
+    return namespace
 
 
 def run_module_level(job: Job, source: Optional[str] = None, probe: Optional[LineProbe] = None) -> dict:
     """Run the flagged top-level statement of `source` (the file as written by default) after its
-    backward slice, and nothing else of the script; the module's namespace afterwards."""
-    sliced = module_level_slice(job.source if source is None else source, _claim_lines(job))
-    if sliced is None:
-        raise CannotRun("the flagged line is in no top-level statement")
-    return _execute(sliced, job.path, probe)
+    backward slice, and nothing else of the script, on stand-in data, the flagged iteration once;
+    the module's namespace afterwards."""
+    return script.run_top_level(job.source if source is None else source, job.path, _claim_lines(job), job.code,
+                                _execute, probe)
 
 
 def _claim_lines(job: Job) -> list[int]:
@@ -130,17 +131,20 @@ def _claim_lines(job: Job) -> list[int]:
     return [job.line, *(line for line in named if line > job.line)]
 
 
-def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
-    """Run snippet text as a fresh module of the file's package. When an import fails because a
-    package is not installed, run it again with a stand-in for that package (verify/absent.py):
-    a verdict then comes only from code that never used it."""
+def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: Optional[dict] = None,
+             plan: Any = None, tolerant: frozenset = frozenset()) -> dict:
+    """Run snippet text as a fresh module of the file's package (with the verifier's `helpers` in
+    its namespace; the statements starting on `tolerant` lines may fail). When an import fails
+    because a package is not installed, run it again with a stand-in for that package
+    (verify/absent.py; no-ops for one used for data, plots or logging, verify/noops.py): a verdict
+    then comes only from code that never used it."""
     global _loaded
     context = import_context(path)
     levels = relative_depth(text)
     if context.package is None and levels:
         context = as_namespace_package(context, path, levels)
         enter(context)
-    code = compile(text, path, "exec")
+    code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
         _loaded += 1
@@ -156,6 +160,9 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
                     raise
                 context = outside_package(context)
                 continue
+            module.__dict__.update(helpers or {})
+            if plan is not None:
+                plan.namespace = module.__dict__  # the networks the stand-in data is shaped for
             if probe is None:
                 execute(code, module)
             else:
@@ -169,7 +176,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None) -> dict:
             if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
                 raise CannotRun(str(missing)) from missing
             stood_in.add(missing.package)
-            stand_in_for(missing.package, home=path)
+            if noops.is_no_op(missing.package):
+                noops.stand_in_for(missing.package)
+            else:
+                stand_in_for(missing.package, home=path)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
@@ -222,7 +232,7 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 class ModuleLevel:
     """A flagged top-level statement: run through its backward slice (verify/slicing.py)."""
 
-    description: str = "the script's top level, sliced"
+    description: str = "as given"  # the evidence names what stood in
 
 
 @dataclass(frozen=True)
@@ -355,11 +365,12 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             return Ran(runner(lambda: setting.build(cls)))
         module = setting.build(cls).to(job.device)
         if shape is None:
-            shape = probe_input_shape(lambda: setting.build(cls).to(job.device), method, job.device,
-                                      flagged=(job.path, job.line))
+            shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device), method,
+                                 flagged=(job.path, job.line))
         leaf, tensor = make_input(shape, job.device)
         torch.manual_seed(2)
-        return Ran(runner(getattr(module, method), tensor), module, leaf, shape)
+        arguments = tensor if isinstance(tensor, tuple) else (tensor,)  # several inputs from a call site
+        return Ran(runner(getattr(module, method), *arguments), module, leaf, shape)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
         torch.manual_seed(2)
@@ -453,6 +464,47 @@ def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[t
     return [t.detach().clone() for t in tensors], gradients, cloned_bytes, ran
 
 
+def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
+                 flagged: Optional[tuple] = None) -> Any:
+    """The input shape a fresh module's `method` runs with; for a method of several inputs (`forward(z, c)`),
+    the inputs its call sites in the file make (verify/callsites.py)."""
+    class_name = job.target.class_name
+    several = method == "forward" and _required_inputs(namespace.get(class_name), method) > 1
+    failure = None
+    if not several:
+        try:
+            return probe_input_shape(make_module, method, job.device, flagged=flagged)
+        except CannotRun as reason:
+            failure = reason
+    keys = callsites.instance_keys(ast.parse(job.source), class_name) if class_name else set()
+    sites = callsites.call_sites(job.source, keys, class_name) if method == "forward" else []
+    if not sites:
+        if failure is not None:
+            raise failure
+        return probe_input_shape(make_module, method, job.device, flagged=flagged)
+    accept = (lambda error: raised_at(error, *flagged)) if flagged else None
+    try:
+        return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)
+    except CannotRun as reason:
+        raise CannotRun(f"{failure}; {reason}" if failure else str(reason)) from reason
+
+
+def _required_inputs(cls: Any, method: str) -> int:
+    """How many positional arguments `cls.method` needs besides `self`."""
+    try:
+        parameters = list(inspect.signature(getattr(cls, method)).parameters.values())[1:]
+    except (TypeError, ValueError, AttributeError):
+        return 1
+    return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def _shape_text(shape: Any) -> str:
+    """`input (2, 3, 32, 32)`, or the inputs a call site made (verify/callsites.py)."""
+    if shape is None:
+        return "input made up"
+    return f"input {tuple(shape)}" if isinstance(shape, tuple) else str(shape)
+
+
 def _largest_difference(first: list, second: list) -> float:
     largest = 0.0
     for a, b in zip(first, second):
@@ -468,9 +520,10 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
     target = job.target
     shape = None
     if isinstance(setting, Configuration) and target.function_name != "__init__":
-        cls = load(job.source, job.path, _roots(target))[target.class_name]
-        shape = probe_input_shape(lambda: setting.build(cls).to(job.device), target.function_name or "forward",
-                                  job.device)
+        namespace = load(job.source, job.path, _roots(target))
+        cls = namespace[target.class_name]
+        shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device),
+                             target.function_name or "forward")
     probe = LineProbe(job.path)
     written = _forward_and_backward(job, job.source, setting, shape, watch_clones=True, probe=probe)
     fixed = _forward_and_backward(job, job.fixed_source, setting, shape)
@@ -491,6 +544,8 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
 def redundant_clone(job: Job) -> Outcome:
     # The claim is universal (the copy is never needed): one setting where removing it changes the
     # result refutes it; confirming needs every statement between the copy and its read to have run.
+    if _is_module_level(job.target):
+        return script.redundant_clone_at_top_level(job, lambda source, probe: run_module_level(job, source, probe))
     required = claim_lines(job.code, job.line, job.context)
     read_line = job.context.get("read_line")
     covered = statement_lines_between(job.source, job.line, read_line) if isinstance(read_line, int) else {}
@@ -500,9 +555,9 @@ def redundant_clone(job: Job) -> Outcome:
         if versions.equal:
             cloned = versions.cloned
             per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
-            shape = tuple(versions.shape) if versions.shape else "made up"
+            shape = _shape_text(versions.shape)
             outcome = confirmed(f"without the clone, outputs and all {versions.gradients} gradients are bitwise equal "
-                                f"(input {shape}); the clone allocated {per_call}"
+                                f"({shape}); the clone allocated {per_call}"
                                 f"{'; ' + versions.made_text if versions.made_text else ''}")
         else:
             outcome = refuted(f"removing the clone changes the result: largest output difference "
@@ -524,10 +579,10 @@ def alias_mutated(job: Job) -> Outcome:
             outcome = refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
                               "overwritten on this input")
         else:
-            shape = tuple(versions.shape) if versions.shape else "made up"
+            shape = _shape_text(versions.shape)
             outcome = confirmed(f"with `.clone()` the result differs: largest output difference "
                                 f"{versions.output_difference:.3g}, largest gradient difference "
-                                f"{versions.gradient_difference:.3g} (input {shape})"
+                                f"{versions.gradient_difference:.3g} ({shape})"
                                 f"{'; ' + versions.made_text if versions.made_text else ''}")
         return Run(outcome, versions.executed)
 
@@ -538,6 +593,13 @@ def alias_mutated(job: Job) -> Outcome:
 def discriminator_without_detach(job: Job) -> Outcome:
     generator_key = job.context.get("generator") or ""
     discriminator_key = job.context.get("discriminator") or ""
+    top_level = None
+    if _is_module_level(job.target):
+        # The script's own step, on the networks its top level builds: the claim itself.
+        try:
+            return _discriminator_at_top_level(job, generator_key)
+        except CannotRun as failure:
+            top_level = failure
     generator_class = class_built_for(job.source, generator_key)
     discriminator_class = class_built_for(job.source, discriminator_key)
     reason = CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
@@ -555,12 +617,51 @@ def discriminator_without_detach(job: Job) -> Outcome:
             # That replay did not run the user's step code: it cannot refute it. The step code decides.
             reason = CannotRun(f"a G(z) -> D replay with the real networks: {outcome.evidence}")
     if job.target.function_name is None:
-        raise reason
+        raise CannotRun(f"{top_level}; {reason}") if top_level is not None else reason
     # The claim is about the step code's data flow: run that code with stand-in networks.
     try:
         return _discriminator_in_step_code(job, generator_key, discriminator_key)
     except CannotRun as failure:
         raise CannotRun(f"{reason}; with stand-in networks: {failure}") from failure
+
+
+def _discriminator_at_top_level(job: Job, generator_key: str) -> Outcome:
+    """TCL003 in a script's top-level step: the script's own code, on the networks (or parameter tensors)
+    its slice builds and stand-in data (verify/script.py), measured around the first backward at the
+    discriminator's line after the flagged line ran; the run stops there."""
+    backward_line = job.context.get("backward_line")
+    if not isinstance(backward_line, int):
+        raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
+    start = script.statement_start(job.source, job.line)
+    described: dict = {}
+
+    def parameters(generator, frame) -> list:
+        found, described["text"] = script.parameters_of(generator, frame.f_globals)
+        return found
+
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+        probe.on_before(backward_line, lambda frame: None)  # watched: no second attempt once it ran
+        watch = GeneratorWatch(generator_key, parameters)
+        original = torch.autograd.backward
+        torch.autograd.backward = _around_backward(job.path, backward_line, watch,
+                                                   ready=lambda: bool(probe.executed.get(start)))
+        error = None
+        try:
+            run_module_level(job, probe=probe)
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
+            error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        finally:
+            torch.autograd.backward = original
+        made = f"the script's own step, run once; `{generator_key}` is {described['text']}" if described else ""
+        outcome = watch.outcome(backward_line, made)
+        if outcome is None:
+            return Run(None, set(probe.executed), (watch.failure or error) if watch.measured else error)
+        return Run(outcome, set(probe.executed))
+
+    return decide([ModuleLevel()], run, claim_lines(job.code, job.line, job.context))
 
 
 def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> Outcome:
@@ -573,14 +674,19 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
         discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
         return build_generator(), discriminator.to(job.device)
 
-    shape = probe_input_shape(build_generator, "forward", job.device)
+    # One probed tensor for G, the fake batch for D; or inputs from their call sites: G(z, c), D(x, c).
+    feed = callsites.replay(job.source, namespace, job.device,
+                            (job.context.get("generator") or "", generator_class, build_generator),
+                            (job.context.get("discriminator") or "", discriminator_class, lambda: build()[1]),
+                            lambda: probe_input_shape(build_generator, "forward", job.device))
 
     def step(detach: bool):
         generator, discriminator = build()
         torch.manual_seed(3)
-        noise = torch.randn(*shape, device=job.device)
-        fake = generator(noise)
-        score = discriminator(fake.detach() if detach else fake)
+        arguments, keywords = feed.generator_arguments()
+        fake = generator(*arguments, **keywords)
+        arguments, keywords = feed.discriminator_arguments(fake.detach() if detach else fake)
+        score = discriminator(*arguments, **keywords)
         loss = _first_tensor(score).float().mean()
         started = time.perf_counter()
         loss.backward()
@@ -598,7 +704,8 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
     elements = sum(p.numel() for p in reached)
     return confirmed(f"the discriminator's backward reached {len(reached)} generator parameters ({elements:,} values); "
                      f"backward {time_written * 1e3:.2f} ms as written vs {time_fixed * 1e3:.2f} ms with .detach(); "
-                     f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both")
+                     f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both"
+                     + (f"; {feed.describe()}" if feed.describe() else ""))
 
 
 def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
@@ -644,8 +751,10 @@ class GeneratorWatch:
     in-place and second-backward errors, from a graph that holds the generator, are the failure the
     finding predicts; any other error leaves the claim unverified."""
 
-    def __init__(self, generator_key: str) -> None:
+    def __init__(self, generator_key: str, parameters: Optional[Callable] = None) -> None:
         self.generator_key = generator_key
+        # (generator, frame) -> its parameters: a module's, or a script's tensors (verify/script.py)
+        self.resolve = parameters or (lambda generator, frame: list(generator.parameters()))
         self.measured = False
         self.parameters: list = []
         self.grads_before: list = []
@@ -661,7 +770,7 @@ class GeneratorWatch:
         self.measured = True
         try:
             generator = eval(self.generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
-            self.parameters = [p for p in generator.parameters()]
+            self.parameters = list(self.resolve(generator, frame))
         except Exception as error:  # noqa: BLE001 - not a module here: nothing can be measured
             self.failure = f"could not read `{self.generator_key}`'s parameters at the backward: {error}"
             self.parameters = []
@@ -735,16 +844,18 @@ def _leaf_ids(roots: list, limit: int = 200_000) -> set:
     return found
 
 
-def _around_backward(path: str, line: int, watch: GeneratorWatch) -> Callable:
-    """torch.autograd.backward, measured by `watch` around its first call from `line` of `path`;
-    the run stops right after that call (nothing later sees the state the measurement read)."""
+def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callable[[], bool] = lambda: True) -> Callable:
+    """torch.autograd.backward, measured by `watch` around its first call from `line` of `path` once
+    `ready()` (a script's step: once the flagged line ran); the run stops right after that call
+    (nothing later sees the state the measurement read)."""
     original = torch.autograd.backward
 
     def watching(tensors, *args, **kwargs):
         frame, depth = sys._getframe(1), 0
         while frame is not None and depth < 12 and frame.f_code.co_filename != path:
             frame, depth = frame.f_back, depth + 1
-        if watch.measured or frame is None or frame.f_code.co_filename != path or frame.f_lineno != line:
+        if watch.measured or frame is None or frame.f_code.co_filename != path or frame.f_lineno != line \
+                or not ready():
             return original(tensors, *args, **kwargs)
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         handles = watch.before(frame, roots)
@@ -1552,12 +1663,16 @@ def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
 
 
 def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Outcome]:
-    """`not reached` from an experiment whose flagged line never ran in any setting."""
+    """`not reached` from an experiment whose flagged line never ran in any setting; every verdict
+    and reason ends with what stood in (verify/script.py)."""
     def run(job: Job) -> Outcome:
+        script.begin()
         try:
-            return experiment(job)
+            return script.with_stand_ins(experiment(job))
         except NotReached as reason:
-            return not_reached(str(reason))
+            return script.with_stand_ins(not_reached(str(reason)))
+        except CannotRun as reason:
+            raise CannotRun(script.explain_failure(str(reason))) from reason
     run.__name__ = experiment.__name__
     return run
 

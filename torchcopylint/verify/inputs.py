@@ -114,7 +114,10 @@ def first_layer_shapes(module: nn.Module) -> list[tuple]:
 
 def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(leaf, input): the input is `leaf * 1.0`, a non-leaf as inside a real network, so in-place
-    ops on it behave as they would there (on a leaf they would raise instead)."""
+    ops on it behave as they would there (on a leaf they would raise instead). Several inputs made
+    from a call site (verify/callsites.py `Inputs`) give (the first one's leaf, the tuple of inputs)."""
+    if not isinstance(shape, tuple):
+        return shape.make()
     torch.manual_seed(1)
     if shape and shape[0] == "indices":
         indices = torch.randint(0, shape[1], (2, 8), device=device)
@@ -138,13 +141,13 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
             getattr(candidate, method)(tensor)
             return shape
         except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
-            if flagged is not None and _raised_at(error, *flagged):
+            if flagged is not None and raised_at(error, *flagged):
                 return shape
             errors.append(f"{shape}: {type(error).__name__}")
     raise CannotRun(f"no input shape fits {type(module).__name__}.{method} (tried {', '.join(errors)[:200]})")
 
 
-def _raised_at(error: BaseException, filename: str, line: int) -> bool:
+def raised_at(error: BaseException, filename: str, line: int) -> bool:
     traceback = error.__traceback__
     last = None
     while traceback is not None:

@@ -45,12 +45,13 @@ def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
     functions = {node.name: node for node in earlier if isinstance(node, _DEFINITIONS)}
     modules = {name for node in earlier if isinstance(node, _IMPORTS) for name in _bound(node)}
     aliases = _alias_groups(earlier, modules | set(functions))
+    immutable = _immutable_names(earlier)  # a number passed to a call is not changed by it
     keep = set(targets)
     needed: set[str] = set()
     for index in range(last, -1, -1):
         node = statements[index]
         if index not in keep:
-            touched = _bound(node) | _changed(node, modules, functions)
+            touched = _bound(node) | (_changed(node, modules, functions) - immutable)
             touched |= {alias for name in touched for alias in aliases.get(name, ())}
             star_import = isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
             is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
@@ -106,8 +107,13 @@ def _bound(node: ast.stmt) -> set[str]:
 
 
 def _read(node: ast.stmt, functions: dict[str, ast.stmt]) -> set[str]:
-    """Names the statement reads, with those read by the file's functions and classes it names."""
-    names = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+    """Names the statement reads, with those read by the file's functions and classes it names.
+    A loop's own targets (`for step, (x, _) in ...`) are bound before its body reads them: they need
+    no earlier statement."""
+    names = _loaded(node)
+    if not isinstance(node, _DEFINITIONS):
+        names -= {n.id for sub in ast.walk(node) if isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension))
+                  for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
     pending = [name for name in names if name in functions]
     seen: set[str] = set()
     while pending:
@@ -115,10 +121,26 @@ def _read(node: ast.stmt, functions: dict[str, ast.stmt]) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        inner = {sub.id for sub in ast.walk(functions[name]) if isinstance(sub, ast.Name)}
+        inner = _loaded(functions[name]) - _locals(functions[name])
         names |= inner
         pending.extend(other for other in inner if other in functions)
     return names
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    """The names an AST reads: loaded ones, and the targets of augmented assignments (`total += x`)."""
+    names = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+    names |= {sub.target.id for sub in ast.walk(node) if isinstance(sub, ast.AugAssign)
+              and isinstance(sub.target, ast.Name)}
+    return names
+
+
+def _locals(node: ast.AST) -> set[str]:
+    """A definition's own names: its parameters and what it assigns (unless declared global)."""
+    declared = {name for sub in ast.walk(node) if isinstance(sub, ast.Global) for name in sub.names}
+    found = {sub.arg for sub in ast.walk(node) if isinstance(sub, ast.arg)}
+    found |= {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)}
+    return found - declared
 
 
 def _changed(node: ast.stmt, modules: set[str], functions: dict[str, ast.stmt]) -> set[str]:
@@ -148,8 +170,9 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
     arguments = set()
     for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
         arguments |= {sub.id for sub in ast.walk(argument) if isinstance(sub, ast.Name)}
-    if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in functions:
-        return set()  # print(x), len(x), range(n): they change nothing
+    if isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith("__tcl_")) \
+            and func.id not in functions:
+        return set()  # print(x), len(x), range(n), the verifier's stand-in data: they change nothing
     if isinstance(func, ast.Attribute) and _root(func.value) & modules:
         # torch.save(model, path) reads its arguments; nn.init.zeros_(w) writes them.
         return arguments if func.attr.endswith("_") else set()
@@ -159,6 +182,14 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
         # A function of the file may change the globals it names (global statement or in place).
         changed |= {sub.id for sub in ast.walk(functions[func.id]) if isinstance(sub, ast.Name)}
     return changed
+
+
+def changed_names(node: ast.stmt, statements: list[ast.stmt]) -> set[str]:
+    """Names whose objects a top-level statement may change in place (`netG.apply(init)`, `w.requires_grad_()`),
+    given the module's top-level statements (its imports and functions)."""
+    functions = {n.name: n for n in statements if isinstance(n, _DEFINITIONS)}
+    modules = {name for n in statements if isinstance(n, _IMPORTS) for name in _bound(n)}
+    return _changed(node, modules, functions)
 
 
 def _root(node: ast.AST) -> set[str]:
@@ -174,6 +205,13 @@ def _alias_groups(statements: list[ast.stmt], not_data: set[str]) -> dict[str, s
     """Names that may share objects: `opt = SGD([w])`, `y = x.view(-1)`, `a, b = b, a`. Imported
     modules, functions and classes are not data, so they link nothing."""
     groups: dict[str, set[str]] = {}
+    # A loader the verifier stands in for (`loader = __tcl_data__(...)`, verify/datasites.py) makes new
+    # batches each time it is iterated: what a loop over it binds shares nothing with it.
+    fresh = {n.id for node in statements for sub in ast.walk(node)
+             if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)
+             and isinstance(sub.value.func, ast.Name) and sub.value.func.id.startswith("__tcl_")
+             for t in sub.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    immutable = _immutable_names(statements)
     for node in statements:
         for sub in ast.walk(node):
             if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and sub.value is not None:
@@ -182,15 +220,57 @@ def _alias_groups(statements: list[ast.stmt], not_data: set[str]) -> dict[str, s
                 names |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
             elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
                 names = {n.id for part in (sub.target, sub.iter) for n in ast.walk(part) if isinstance(n, ast.Name)}
+                names -= fresh
             else:
                 continue
-            names -= not_data | _BUILTINS
+            names -= not_data | _BUILTINS | immutable
             merged = set(names)
             for name in names:
                 merged |= groups.get(name, set())
             for name in merged:
                 groups[name] = merged
     return groups
+
+
+def _immutable_names(statements: list[ast.stmt]) -> set[str]:
+    """Names only ever bound to numbers, strings or tuples of them (`image_size = 32`, `dim = 28 * 28`):
+    their objects cannot change, so sharing them links nothing (`Linear(image_size, 64)`)."""
+    values: dict[str, list] = {}
+    assigned: set[int] = set()  # the Name nodes bound by a plain assignment
+    for node in statements:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Assign) and all(isinstance(t, ast.Name) for t in sub.targets):
+                for target in sub.targets:
+                    values.setdefault(target.id, []).append(sub.value)
+                    assigned.add(id(target))
+            elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)) and isinstance(sub.target, ast.Name) \
+                    and sub.value is not None:
+                values.setdefault(sub.target.id, []).append(sub.value)
+                assigned.add(id(sub.target))
+    other = {sub.id for node in statements for sub in ast.walk(node)
+             if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)) and id(sub) not in assigned}
+    other |= {name for node in statements if isinstance(node, (*_IMPORTS, *_DEFINITIONS)) for name in _bound(node)}
+    immutable: set[str] = set()
+    while True:
+        more = {name for name, bound in values.items() if name not in immutable and name not in other
+                and all(_is_constant(value, immutable) for value in bound)}
+        if not more:
+            return immutable
+        immutable |= more
+
+
+def _is_constant(node: ast.AST, immutable: set[str]) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id in immutable
+    if isinstance(node, ast.BinOp):
+        return _is_constant(node.left, immutable) and _is_constant(node.right, immutable)
+    if isinstance(node, ast.UnaryOp):
+        return _is_constant(node.operand, immutable)
+    if isinstance(node, ast.Tuple):
+        return all(_is_constant(element, immutable) for element in node.elts)
+    return False
 
 
 def _text(source: str, kept: list[ast.stmt]) -> str:

@@ -1,0 +1,321 @@
+"""Stand-in data for the datasets and loaders a script makes, and the limits on its training loops.
+
+Runs in the verification child process. verify/datasites.py replaced every
+expression that would make data with `__tcl_data__(site, batch, size)`; here
+that call returns an object that answers as the real one would (a loader
+iterated into `[images, labels]` batches, a dataset indexed into samples,
+TensorFlow's `mnist.train.next_batch(n)`), holding random values. Nothing is
+read and nothing is downloaded.
+
+The shape of a sample is decided when the first batch is made, by which time
+the script has built its networks: the dataset's known shape first (MNIST is
+1x28x28), then a `Resize`/`Grayscale` its transforms name, then the shapes the
+networks' first layers read. A run that fails before its claim is decided is
+tried again with the next candidate (`choice`), so the stand-in fits the
+network that consumes it. The evidence names each stand-in as it was made.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+import torch
+from torch import nn
+
+from torchcopylint.verify.datasites import DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, WHILE_HELPER, DataSite
+
+BATCHES = 4            # batches a stand-in loader yields
+DEFAULT_BATCH = 4      # samples in a batch when the code does not say
+DEFAULT_CLASSES = 10
+ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
+OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
+MAX_CANDIDATES = 6
+SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
+IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
+
+
+class DataPlan:
+    """The stand-ins of one run of a script: its data, in the `choice`-th candidate shape, and its loop limits."""
+
+    def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
+                 full_batches: bool = False) -> None:
+        self.sites = {site.index: site for site in sites}
+        self.choice = choice
+        self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
+        self.cut = False                  # a batch was cut: a run with full batches may fit where this one failed
+        self.loops = {loop.index: loop for loop in loops}
+        self.flagged_line = flagged_line
+        self.namespace: dict = {}
+        self.used = False               # a batch or sample was made: its shape may be why the run failed
+        self.candidate_count = 1
+        self.described: dict[int, str] = {}
+        self.stopped: dict[int, str] = {}
+        self._counts: dict[int, int] = {}
+        self._shapes: dict[int, tuple] = {}
+
+    def helpers(self) -> dict:
+        return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still}
+
+    # -------------------------------------------------------------------------- data
+
+    def make(self, index: int, batch: Optional[Callable] = None, size: Optional[Callable] = None) -> Any:
+        site = self.sites.get(index) or DataSite(index, 0, 0, "data", "data")
+        batch_size = _evaluate(batch)
+        image_size = _evaluate(size)
+        if site.kind == "tf-mnist":
+            return StandInSplits(self, site)
+        if site.kind == "dataset":
+            return StandInDataset(self, site, image_size)
+        size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \
+            (1 if site.kind == "loader" and batch is None else DEFAULT_BATCH)
+        requested = size_of_batch
+        if size_of_batch > SMALL_BATCH and not self.full_batches:
+            size_of_batch = SMALL_BATCH
+            self.cut = True
+        if site.unpack > 1:
+            return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
+        return StandInLoader(self, site, size_of_batch, image_size, requested)
+
+    def sample_shape(self, site: DataSite, image_size: Any) -> tuple:
+        if site.index not in self._shapes:
+            candidates = self.candidates(site, image_size)
+            self.candidate_count = max(self.candidate_count, len(candidates))
+            self._shapes[site.index] = candidates[min(self.choice, len(candidates) - 1)]
+        self.used = True
+        return self._shapes[site.index]
+
+    def candidates(self, site: DataSite, image_size: Any) -> list[tuple]:
+        """Sample shapes, most likely first: what the code says, then what the networks read."""
+        found: list[tuple] = []
+        side = _side(image_size)
+        known = KNOWN_DATASETS.get(site.known or "", (None, None))[0]
+        if site.kind == "tf-mnist":
+            found.append((784,))
+        if known is not None or side is not None or site.channels is not None:
+            channels = site.channels or (known[0] if known else 3)
+            height, width = side or (known[1:] if known else (64, 64))
+            found.append((channels, height, width))
+        for network in _networks(self.namespace):
+            found.extend(_shapes_read_by(network, side))
+        found += [(3, 64, 64), (3, 32, 32), (1, 28, 28), (784,)]
+        unique = list(dict.fromkeys(found))
+        return unique[:MAX_CANDIDATES]
+
+    def classes(self, site: DataSite) -> int:
+        return KNOWN_DATASETS.get(site.known or "", (None, DEFAULT_CLASSES))[1]
+
+    def describe(self, site: DataSite, text: str) -> None:
+        self.described.setdefault(site.index, f"{site.label}: {text}")
+
+    # -------------------------------------------------------------------------- loops
+
+    def few(self, index: int, iterable: Any):
+        limit = self._limit(index)
+        for count, item in enumerate(iterable):
+            if count >= limit:
+                self._stop(index, limit)
+                return
+            yield item
+
+    def still(self, index: int, test: Any) -> bool:
+        count = self._counts.get(index, 0)
+        if test and count >= self._limit(index):
+            self._stop(index, count)
+            return False
+        self._counts[index] = count + 1
+        return test
+
+    def _limit(self, index: int) -> int:
+        loop = self.loops.get(index)
+        encloses = loop is not None and loop.line <= self.flagged_line <= loop.end_line
+        return ENCLOSING_LIMIT if encloses else OTHER_LIMIT
+
+    def _stop(self, index: int, iterations: int) -> None:
+        loop = self.loops.get(index)
+        where = f"line {loop.line}" if loop else "a loop"
+        self.stopped[index] = f"the loop at {where} stopped after {iterations} iteration{'s' * (iterations != 1)}"
+
+
+def _evaluate(make: Optional[Callable]) -> Any:
+    if make is None:
+        return None
+    try:
+        return make()
+    except Exception:  # noqa: BLE001 - the code's expression needs what the slice left out: no hint
+        return None
+
+
+def _side(size: Any) -> Optional[tuple[int, int]]:
+    if isinstance(size, int) and not isinstance(size, bool) and 1 < size <= 1024:
+        return (size, size)
+    if isinstance(size, (tuple, list)) and len(size) == 2 and all(isinstance(v, int) for v in size):
+        return (int(size[0]), int(size[1]))
+    return None
+
+
+def _networks(namespace: dict) -> list[nn.Module]:
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, nn.Module) and value not in found:
+            found.append(value)
+    return found
+
+
+def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
+    """Sample shapes (no batch dimension) the network's first layer reads."""
+    for layer in network.modules():
+        if isinstance(layer, nn.Conv2d):
+            sides = [side] if side else [(64, 64), (32, 32), (28, 28)]
+            return [(layer.in_channels, *s) for s in sides]
+        if isinstance(layer, nn.Linear):
+            features = layer.in_features
+            images = [(c, s, s) for c, s in IMAGE_LAYOUTS if c * s * s == features]
+            return images + [(features,)]
+        if isinstance(layer, nn.Conv1d):
+            return [(layer.in_channels, 64)]
+        if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d)):
+            return [(layer.num_features, *(side or (32, 32)))]
+    return []
+
+
+def _shape_text(shape: tuple) -> str:
+    return "x".join(str(v) for v in shape)
+
+
+class _Batches:
+    """An iterator of batches that also answers the old `.next()`."""
+
+    def __init__(self, make: Callable[[int], Any], count: int) -> None:
+        self._make, self._count, self._next = make, count, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._next >= self._count:
+            raise StopIteration
+        self._next += 1
+        return self._make(self._next - 1)
+
+    next = __next__
+
+
+class StandInLoader:
+    """A DataLoader stand-in: BATCHES batches of `[images, labels]`, random values, fixed by the batch number."""
+
+    def __init__(self, plan: DataPlan, site: DataSite, batch_size: int, image_size: Any,
+                 requested: Optional[int] = None) -> None:
+        self._plan, self._site, self.batch_size, self._image_size = plan, site, batch_size, image_size
+        self._requested = requested or batch_size
+        self.dataset = StandInDataset(plan, site, image_size, length=batch_size * BATCHES)
+        self.num_workers = 0
+        self.drop_last = False
+
+    def _batch(self, number: int) -> list:
+        shape = self._plan.sample_shape(self._site, self._image_size)
+        classes = self._plan.classes(self._site)
+        generator = torch.Generator().manual_seed(1000 * self._site.index + number)
+        images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
+        labels = (torch.arange(self.batch_size, device="cpu") + number) % classes
+        cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
+        self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples {_shape_text(shape)} "
+                                        f"in [0, 1), labels in 0..{classes - 1}")
+        return [images, labels]
+
+    def __iter__(self):
+        return _Batches(self._batch, BATCHES)
+
+    def __len__(self) -> int:
+        return BATCHES
+
+    def __repr__(self) -> str:
+        return f"<stand-in loader for {self._site.label}>"
+
+
+class StandInDataset:
+    """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.targets`, `.data`."""
+
+    def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: int = BATCHES * DEFAULT_BATCH) -> None:
+        self._plan, self._site, self._image_size, self._length = plan, site, image_size, length
+        self.transform = self.target_transform = None
+        self.root = ""
+
+    def _shape(self) -> tuple:
+        return self._plan.sample_shape(self._site, self._image_size)
+
+    def __getitem__(self, index: int):
+        if not isinstance(index, int) or not -self._length <= index < self._length:
+            raise IndexError(index)
+        index %= self._length
+        shape = self._shape()
+        classes = self._plan.classes(self._site)
+        image = torch.rand(*shape, generator=torch.Generator().manual_seed(1000 * self._site.index + index),
+                           device="cpu")
+        self._plan.describe(self._site, f"{self._length} random samples {_shape_text(shape)} in [0, 1) with labels "
+                                        f"in 0..{classes - 1}")
+        return image, index % classes
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self):
+        return (self[i] for i in range(self._length))
+
+    @property
+    def classes(self) -> list:
+        return [str(c) for c in range(self._plan.classes(self._site))]
+
+    @property
+    def targets(self) -> torch.Tensor:
+        return torch.arange(self._length, device="cpu") % self._plan.classes(self._site)
+
+    @property
+    def data(self) -> torch.Tensor:
+        return torch.stack([self[i][0] for i in range(self._length)])
+
+    def __repr__(self) -> str:
+        return f"<stand-in dataset for {self._site.label}>"
+
+
+class StandInSplits:
+    """TensorFlow's `read_data_sets(...)` result: `.train`, `.test`, `.validation`, each with `next_batch(n)`."""
+
+    def __init__(self, plan: DataPlan, site: DataSite) -> None:
+        self.train = self.test = self.validation = StandInSplit(plan, site)
+
+
+class StandInSplit:
+    LENGTH = 64
+
+    def __init__(self, plan: DataPlan, site: DataSite) -> None:
+        self._plan, self._site, self._served = plan, site, 0
+
+    def _arrays(self, count: int, offset: int):
+        import numpy as np
+
+        features = math.prod(self._plan.sample_shape(self._site, None))
+        classes = self._plan.classes(self._site)
+        generator = np.random.default_rng(1000 * self._site.index + offset)
+        images = generator.random((count, features), dtype=np.float32)
+        indices = (np.arange(count) + offset) % classes
+        labels = np.eye(classes, dtype=np.float64)[indices] if self._site.one_hot else indices
+        self._plan.describe(self._site, f"batches of random arrays ({features} values in [0, 1)) with "
+                                        f"{'one-hot ' if self._site.one_hot else ''}labels in 0..{classes - 1}")
+        return images, labels
+
+    def next_batch(self, count: int, *args, **kwargs):
+        self._served += 1
+        return self._arrays(int(count), self._served)
+
+    @property
+    def images(self):
+        return self._arrays(self.LENGTH, 0)[0]
+
+    @property
+    def labels(self):
+        return self._arrays(self.LENGTH, 0)[1]
+
+    @property
+    def num_examples(self) -> int:
+        return self.LENGTH

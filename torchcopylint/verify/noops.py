@@ -1,0 +1,174 @@
+"""No-op stand-ins for packages a script uses only for data, plots or logging, when they are not installed.
+
+Runs in the verification child process. A claim about a training step does not
+depend on `plt.plot(losses)`, `writer.add_scalar(...)`, `wandb.log(...)` or a
+`tqdm` progress bar; when such a package is missing, `import` yields a stand-in
+whose every use does nothing (a call returns another no-op, iteration yields
+two no-ops as `fig, ax = plt.subplots()` unpacks, a truth test is False), and
+`tqdm(x)` / `trange(n)` give back `x` / `range(n)`. Datasets themselves were
+stood in by verify/datasites.py before they could run. Any other missing
+package keeps verify/absent.py's stand-in, whose use makes the verdict
+`unverified`, naming it.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+from torchcopylint.verify.absent import AbsentModule, AbsentName
+
+PACKAGES = frozenset({
+    "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
+    "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
+    "tensorflow", "termcolor", "colorama", "progressbar", "rich",
+})
+# Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
+# are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
+NO_OP_PARTS = {
+    "torchvision": frozenset({"datasets", "transforms", "utils", "io"}),
+    "torchtext": frozenset({"datasets", "data", "vocab", "transforms"}),
+    "torchaudio": frozenset({"datasets", "transforms", "io"}),
+    "tensorflow": frozenset({"examples", "summary", "keras"}),
+}
+# Callables that hand back what they wrap: a progress bar over an iterable.
+PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
+
+
+def is_no_op(package: str) -> bool:
+    return package in PACKAGES
+
+
+class NoOp:
+    """Anything reached from a no-op package: every use does nothing."""
+
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)  # probes (`__array__`, `__deepcopy__`) see a plain object
+        return NoOp(f"{self._name}.{attribute}")
+
+    def __call__(self, *args, **kwargs):
+        last = self._name.rsplit(".", 1)[-1]
+        if last in PASS_THROUGH and args:
+            return args[0]
+        if last == "trange" and args:
+            return range(*args)
+        return NoOp(f"{self._name}()")
+
+    def __setattr__(self, attribute, value):
+        return None
+
+    def __iter__(self):
+        return iter((NoOp(f"{self._name}[0]"), NoOp(f"{self._name}[1]")))
+
+    def __getitem__(self, key):
+        return NoOp(f"{self._name}[...]")
+
+    def __setitem__(self, key, value):
+        return None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __bool__(self):
+        return False
+
+    def __len__(self):
+        return 0
+
+    def __float__(self):
+        return 0.0
+
+    def __int__(self):
+        return 0
+
+    __index__ = __int__
+
+    def __str__(self):
+        return ""
+
+    def __format__(self, spec):
+        return ""
+
+    def __mro_entries__(self, bases):
+        return (NoOpBase,)
+
+    def _same(self, *args, **kwargs):
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _same
+    __neg__ = __matmul__ = __rmatmul__ = __pow__ = _same
+
+    def __repr__(self) -> str:
+        return f"<no-op stand-in: {self._name}>"
+
+
+class NoOpBase:
+    """A base class from a no-op package (`class Logger(SummaryWriter)`): its methods do nothing."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        return NoOp(f"{type(self).__name__}.{attribute}")
+
+
+def _is_no_op_part(name: str) -> bool:
+    parts = name.split(".")
+    allowed = NO_OP_PARTS.get(parts[0])
+    return allowed is None or len(parts) < 2 or parts[1] in allowed
+
+
+class NoOpModule(types.ModuleType):
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        name = f"{self.__name__}.{attribute}"
+        return NoOp(name) if _is_no_op_part(name) else AbsentName(name)
+
+
+class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """A finder, last on sys.meta_path, answering for the no-op packages named to it."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] not in self.names:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return NoOpModule(spec.name) if _is_no_op_part(spec.name) else AbsentModule(spec.name)
+
+    def exec_module(self, module) -> None:
+        module.__path__ = []
+
+
+def stand_in_for(package: str) -> None:
+    finder = next((entry for entry in sys.meta_path if isinstance(entry, NoOpPackages)), None)
+    if finder is None:
+        finder = NoOpPackages()
+        sys.meta_path.append(finder)
+    finder.names.add(package)
+
+
+def used_in(namespace: dict) -> list[str]:
+    """The no-op packages the namespace holds something of (a module or a name imported from one)."""
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, NoOpModule):
+            found.append(value.__name__.split(".")[0])
+        elif isinstance(value, NoOp):
+            found.append(object.__getattribute__(value, "_name").split(".")[0])
+    return sorted(set(found))

@@ -1,0 +1,114 @@
+"""No data, no network, no writes: what the verification child lets the user's code do.
+
+Runs in the verification child process, installed once before any experiment.
+Datasets are stood in before they run (verify/datasites.py); this is the net
+under that:
+
+- the network is blocked: a socket connection or a name lookup raises OSError,
+  so nothing is downloaded (a `download=True` the rewrite missed fails instead);
+- a file of the user's project that is not code (an image, a `.npy`, a
+  checkpoint, a CSV) cannot be read: opening it raises `UserDataRead`;
+  configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) can be;
+- writes into the project go nowhere: `open(..., "w")` returns an in-memory file
+  and `os.makedirs` does nothing there, so no image, checkpoint or log appears.
+
+Each of these is recorded, for the evidence of the diagnosis being verified.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+import socket
+import sys
+from typing import Optional
+
+CODE_SUFFIXES = (".py", ".pyi", ".pyc", ".pth", ".so", ".pyd")
+CONFIGURATION_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini")
+NETWORK_ERROR = "--verify blocks network access: nothing is downloaded"
+
+
+class UserDataRead(PermissionError):
+    """The code opened a data file of the user's project: verification never reads the user's data."""
+
+
+class _State:
+    root: Optional[str] = None
+    code_path: Optional[str] = None
+    events: list = []
+
+
+_state = _State()
+_original_open = builtins.open
+_original_makedirs = os.makedirs
+_original_mkdir = os.mkdir
+
+
+def install(project_root: str, code_path: str) -> None:
+    """Guard the process: `project_root` is the user's project (its code may be read, nothing else)."""
+    _state.root = os.path.realpath(project_root)
+    _state.code_path = os.path.realpath(code_path)
+    if builtins.open is _guarded_open:
+        return
+    builtins.open = _guarded_open
+    io.open = _guarded_open
+    os.makedirs = _guarded_makedirs
+    os.mkdir = _guarded_mkdir
+    socket.socket.connect = _refuse_network
+    socket.socket.connect_ex = _refuse_network
+    socket.create_connection = _refuse_network
+    socket.getaddrinfo = _refuse_network
+
+
+def begin() -> None:
+    """A new diagnosis: forget what the previous one did."""
+    _state.events = []
+
+
+def events() -> list[str]:
+    return list(dict.fromkeys(_state.events))
+
+
+def _refuse_network(*args, **kwargs):
+    _state.events.append("a network connection was refused")
+    raise OSError(NETWORK_ERROR)
+
+
+def _in_project(path) -> Optional[str]:
+    """The path relative to the project, when it is inside it (and not in an installed environment)."""
+    if _state.root is None or isinstance(path, int):
+        return None
+    try:
+        real = os.path.realpath(os.fspath(path))
+    except (TypeError, ValueError):
+        return None
+    if not real.startswith(_state.root + os.sep) or "site-packages" in real or real.startswith(sys.prefix):
+        return None
+    return os.path.relpath(real, _state.root)
+
+
+def _guarded_open(file, mode="r", *args, **kwargs):
+    relative = _in_project(file)
+    if relative is None:
+        return _original_open(file, mode, *args, **kwargs)
+    if any(flag in mode for flag in "wax+"):
+        _state.events.append(f"writes to {relative} went to memory")
+        return io.BytesIO() if "b" in mode else io.StringIO()
+    real = os.path.realpath(os.fspath(file))
+    if real == _state.code_path or real.endswith(CODE_SUFFIXES + CONFIGURATION_SUFFIXES):
+        return _original_open(file, mode, *args, **kwargs)
+    _state.events.append(f"the code tried to read {relative}")
+    raise UserDataRead(f"--verify never reads the user's data: the code opened {relative}")
+
+
+def _guarded_makedirs(name, mode=0o777, exist_ok=False):
+    if _in_project(name) is not None:
+        return None
+    return _original_makedirs(name, mode, exist_ok)
+
+
+def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
+    if _in_project(path) is not None:
+        return None
+    return _original_mkdir(path, mode, *args, **kwargs)

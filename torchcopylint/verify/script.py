@@ -1,0 +1,543 @@
+"""Running what a script builds: its top level through the flagged statement's slice, a function with
+the module-level names it reads, both on stand-in data; and the evidence of what stood in.
+
+Runs in the verification child process. Most GANs and training loops are
+written as scripts and notebooks: the networks, optimizers and parameter
+tensors are made at the top level, and the training step either sits there too
+or in a function that reads them as globals. So:
+
+- a flagged top-level statement runs after its backward slice (verify/slicing.py),
+  on the data stand-ins of verify/datasites.py and verify/batches.py, with the
+  script's training loops limited (`limit_loops`) and the flagged line allowed
+  to start once (three times where the claim needs iterations, TCL007): the
+  flagged iteration runs, and the run stops;
+- a function's experiment carries the module-level statements that bind the
+  names it reads, transitively (a notebook's `device` from an earlier cell, a
+  top-level network), never a loop, never a call of the function itself or of
+  a training function; a statement among them that fails is skipped, and named
+  if the experiment then needs what it would have bound;
+- the evidence of every diagnosis ends with what stood in (data, missing
+  packages, writes that went to memory, loops that were stopped).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import random
+import symtable
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import torch
+from torch import nn
+
+from torchcopylint.verify import noops, sandbox
+from torchcopylint.verify.absent import AbsentModule, AbsentName
+from torchcopylint.verify.batches import DataPlan
+from torchcopylint.verify.datasites import limit_loops, rewrite_data
+from torchcopylint.verify.inputs import CannotRun
+from torchcopylint.verify.probe import LineProbe, StopRun
+from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
+from torchcopylint.verify.slicing import changed_names, module_level_slice
+from torchcopylint.verify.snippet import snippet_source
+
+# How many times the flagged line may start in a top-level run: once, or as often as the claim needs.
+PASSES = {"TCL007": 3, "TCL011": 2}
+MAX_ATTEMPTS = 8
+FAILED_HELPER = "__tcl_failed__"
+_BUILTINS = frozenset(dir(builtins))
+
+
+class LoopLimit(StopRun):
+    """The flagged line was about to start once more than the claim needs: the run stops there."""
+
+
+# ------------------------------------------------------------------------------ what stood in
+
+
+@dataclass
+class _Log:
+    items: list = field(default_factory=list)
+    plans: list = field(default_factory=list)   # the data plans of the runs that counted
+    failed: dict = field(default_factory=dict)  # line -> why a module-level statement a function needs failed
+
+    def add(self, text: str) -> None:
+        if text not in self.items:
+            self.items.append(text)
+
+
+_log = _Log()
+
+
+def begin() -> None:
+    """A new diagnosis: nothing has stood in yet."""
+    global _log
+    _log = _Log()
+    sandbox.begin()
+
+
+def stood_in() -> str:
+    """What stood in during the diagnosis's runs, for its evidence ("" when nothing did)."""
+    items = []
+    for plan in _log.plans:  # described as the data was made, which may be after the load
+        items += list(plan.described.values()) + list(plan.stopped.values())
+    items += _log.items + sandbox.events()
+    return "; ".join(dict.fromkeys(items))
+
+
+def with_stand_ins(outcome: Outcome) -> Outcome:
+    text = stood_in()
+    if not text or text in outcome.evidence:
+        return outcome
+    return Outcome(outcome.status, f"{outcome.evidence}; stood in: {text}")
+
+
+def explain_failure(reason: str) -> str:
+    """A reason for `unverified`, with the module-level statements that failed and what stood in."""
+    failed = [f"the module-level statement at line {line} failed ({why})" for line, why in sorted(_log.failed.items())]
+    text = stood_in()
+    extra = "; ".join(failed + ([f"stood in: {text}"] if text and text not in reason else []))
+    return f"{reason}; {extra}" if extra else reason
+
+
+def _record(plan: DataPlan, namespace: Optional[dict]) -> None:
+    if plan not in _log.plans:
+        _log.plans.append(plan)
+    for package in noops.used_in(namespace or {}):
+        _log.add(f"`{package}` is not installed: no-ops stood in for it")
+    for package in _absent_in(namespace or {}):
+        _log.add(f"`{package}` is not installed: imported as a stand-in the code never used")
+
+
+def _absent_in(namespace: dict) -> list[str]:
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, AbsentModule):
+            found.append(value.__name__.split(".")[0])
+        elif isinstance(value, AbsentName):
+            found.append(object.__getattribute__(value, "_qualified_name").split(".")[0])
+    return sorted(set(found))
+
+
+def cuda_on_cpu() -> None:
+    """Without a GPU, let code written for one run: `model.cuda()` leaves the module where it is, and
+    `tensor.cuda()` makes a copy (differentiable, not a leaf: what a transfer to the GPU makes).
+    Each use is named in the evidence."""
+    if getattr(nn.Module.cuda, "_torchcopylint", False):
+        return
+
+    def module_cuda(self, device=None):
+        _log.add("`.cuda()` ran on the CPU (there is no GPU here): modules stayed, tensors were copied")
+        return self
+
+    def tensor_cuda(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
+        _log.add("`.cuda()` ran on the CPU (there is no GPU here): modules stayed, tensors were copied")
+        return self.clone(memory_format=memory_format)
+
+    module_cuda._torchcopylint = tensor_cuda._torchcopylint = True
+    nn.Module.cuda = module_cuda
+    torch.Tensor.cuda = tensor_cuda
+
+
+# ------------------------------------------------------------------------------ the top level
+
+
+def run_top_level(source: str, path: str, claim: list[int], code: str, execute: Callable,
+                  probe: Optional[LineProbe] = None) -> dict:
+    """Run the flagged top-level statement of `source` after its backward slice, on stand-in data,
+    its loops limited; the module's namespace afterwards. A run that fails before any line the
+    experiment watches ran, having used stand-in data, is tried again with the data's next shape."""
+    rewritten, limited = _top_level_text(source, tuple(claim))
+    flagged = claim[0]
+    probe = probe if probe is not None else LineProbe(path)
+    watched = set(probe.before) | set(probe.after)
+    passes = {"count": 0}
+    start = statement_start(limited.text, flagged)
+
+    def guard(frame):
+        passes["count"] += 1
+        if passes["count"] > PASSES.get(code, 1):
+            _log.add(f"the run stopped where line {start} was to start a pass more than the claim needs "
+                     f"({PASSES.get(code, 1)})")
+            raise LoopLimit()
+
+    probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
+    choice, full_batches = 0, False
+    for _ in range(MAX_ATTEMPTS):
+        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches)
+        passes["count"] = 0
+        probe.executed.clear()
+        probe.raised.clear()
+        namespace: Optional[dict] = None
+        seed()
+        try:
+            namespace = execute(limited.text, path, probe, helpers=plan.helpers(), plan=plan)
+        except StopRun:
+            _record(plan, plan.namespace)
+            raise
+        except Exception:
+            # Small batches first, then the size the code asks for (its noise may be sized by a constant);
+            # then the next sample shape.
+            choice, full_batches = (choice, True) if plan.cut and not full_batches else (choice + 1, False)
+            retry = plan.used and choice < plan.candidate_count and \
+                not any(probe.executed.get(line) for line in watched)
+            if not retry:
+                _record(plan, plan.namespace)
+                raise
+            continue
+        _record(plan, namespace)
+        return namespace
+    raise CannotRun("no stand-in data fitted the script")  # not reached: the last attempt raises or returns
+
+
+@functools.lru_cache(maxsize=32)
+def _top_level_text(source: str, claim: tuple):
+    """The data rewrite of the file, and the flagged statement's slice of it with its loops limited."""
+    rewritten = rewrite_data(source)
+    sliced = module_level_slice(rewritten.text, list(claim))
+    if sliced is None:
+        raise CannotRun("the flagged line is in no top-level statement")
+    return rewritten, limit_loops(sliced, claim[0])
+
+
+def seed() -> None:
+    """The same random numbers in every run (as written, as fixed, each attempt): what the script
+    builds at the top level is drawn from them, and a seed it sets may be outside the slice."""
+    torch.manual_seed(0)
+    random.seed(0)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(0)
+
+
+def statement_start(text: str, line: int) -> int:
+    """The first line of the innermost statement holding `line` (where a line event fires)."""
+    best = None
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    return best.lineno if best is not None else line
+
+
+# ------------------------------------------------------------------------------ a function's globals
+
+
+@dataclass(frozen=True)
+class FunctionText:
+    text: str
+    tolerant: frozenset  # first lines of the module-level statements a failure of which is skipped
+    sites: tuple
+
+
+@functools.lru_cache(maxsize=64)
+def function_text(source: str, roots: frozenset) -> FunctionText:
+    """The snippet for `roots` (their definitions and imports) with the module-level statements that
+    bind the names they read, transitively, on stand-in data; line numbers kept."""
+    rewritten = rewrite_data(source)
+    text = rewritten.text
+    try:
+        tree = ast.parse(text)
+        table = symtable.symtable(text, "<snippet>", "exec")
+    except SyntaxError:
+        return FunctionText(snippet_source(source, set(roots)), frozenset(), tuple(rewritten.sites))
+    statements = _module_statements(tree)
+    definitions = {node.name: node for node in tree.body
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    training = _training_functions(definitions)
+    avoided = set(roots) | training
+    candidates = [node for node in statements if _may_carry(node, avoided)]
+    touched = {id(node): _binds(node) | changed_names(node, tree.body) for node in candidates}
+    scopes = {child.get_name(): child for child in table.get_children()}
+    names = set(roots)
+    kept: list[ast.stmt] = []
+    while True:
+        wanted = set()
+        for name in names:
+            if name in scopes and name in definitions:
+                wanted |= _globals_read(scopes[name])
+        for node in kept:
+            wanted |= {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+        wanted -= _BUILTINS
+        added = [node for node in candidates if node not in kept and touched[id(node)] & wanted]
+        grown = wanted - names
+        names |= wanted
+        kept += added
+        if not added and not grown:
+            break
+    snippet_lines = snippet_source(text, names).splitlines(keepends=True)
+    source_lines = text.splitlines(keepends=True)
+    taken = {index for index, line in enumerate(snippet_lines) if line.strip()}
+    tolerant = set()
+    for node in sorted(kept, key=lambda n: n.lineno):
+        span = range(node.lineno - 1, node.end_lineno or node.lineno)
+        if any(index in taken for index in span):
+            continue  # the snippet carries it already (a constant, an import fallback)
+        tolerant.add(node.lineno)
+        for index in span:
+            line = source_lines[index]
+            strip = min(node.col_offset, len(line) - len(line.lstrip(" \t")))
+            snippet_lines[index] = line[strip:] or "\n"
+    return FunctionText("".join(snippet_lines), frozenset(tolerant), tuple(rewritten.sites))
+
+
+def _module_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The top-level statements, with the bodies of main guards opened up."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and \
+                isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__":
+            found.extend(node.body)
+        else:
+            found.append(node)
+    return found
+
+
+def _training_functions(definitions: dict) -> set[str]:
+    """The file's functions that train (a backward, an optimizer step), and those that call one."""
+    training = {name for name, node in definitions.items() if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                        and sub.func.attr in ("backward", "step") for sub in ast.walk(node))}
+    while True:
+        more = {name for name, node in definitions.items() if name not in training
+                and any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in training
+                        for sub in ast.walk(node))}
+        if not more:
+            return training
+        training |= more
+
+
+def _may_carry(node: ast.stmt, avoided: set[str]) -> bool:
+    """A module-level statement a function's experiment may run for the names it binds: no definition
+    or import (the snippet has those), no loop, no call of the function itself or of a training function."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+        return False
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.For, ast.AsyncFor, ast.While)):
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in avoided:
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("input", "exit", "quit"):
+            return False
+    return True
+
+
+def _binds(node: ast.stmt) -> set[str]:
+    """The module-level names a statement binds (not those of a lambda or comprehension inside it)."""
+    names = set()
+    pending: list[ast.AST] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
+            names.add(current.id)
+        if isinstance(current, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp,
+                                ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        pending.extend(ast.iter_child_nodes(current))
+    return names
+
+
+def _globals_read(table: symtable.SymbolTable) -> set[str]:
+    found = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_global() and symbol.is_referenced()}
+    if table.get_type() == "class":
+        found |= {symbol.get_name() for symbol in table.get_symbols()
+                  if symbol.is_referenced() and not symbol.is_assigned() and not symbol.is_parameter()}
+    for child in table.get_children():
+        found |= _globals_read(child)
+    return found
+
+
+def load_function(source: str, path: str, roots: set, execute: Callable,
+                  rewrite: Optional[Callable[[str], tuple]] = None) -> Optional[dict]:
+    """Execute the snippet for `roots` with the module-level names it reads; its namespace. `rewrite`
+    (text -> (text, what it changed)) edits the snippet first, keeping its line numbers; None when it
+    changed nothing."""
+    prepared = function_text(source, frozenset(roots))
+    text = prepared.text
+    if rewrite is not None:
+        text, changed = rewrite(text)
+        if not changed:
+            return None
+    plan = DataPlan(list(prepared.sites))
+
+    def failed(line: int, error: BaseException) -> None:
+        _log.failed[line] = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
+
+    helpers = {**plan.helpers(), FAILED_HELPER: failed}
+    seed()
+    namespace = execute(text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
+    _record(plan, namespace)
+    return namespace
+
+
+def compile_tolerant(text: str, path: str, tolerant: frozenset):
+    """Compile `text`, each top-level statement starting on a `tolerant` line wrapped so that an
+    exception in it is recorded (by `__tcl_failed__`) and the module goes on."""
+    tree = ast.parse(text)
+    body = []
+    for node in tree.body:
+        if node.lineno not in tolerant:
+            body.append(node)
+            continue
+        handler_call = ast.Expr(ast.Call(ast.Name(FAILED_HELPER, ast.Load()),
+                                         [ast.Constant(node.lineno), ast.Name("__tcl_error__", ast.Load())], []))
+        wrapped = ast.Try(body=[node], handlers=[ast.ExceptHandler(ast.Name("Exception", ast.Load()), "__tcl_error__",
+                                                                   [handler_call])], orelse=[], finalbody=[])
+        for new in (wrapped, wrapped.handlers[0], handler_call, *ast.walk(handler_call), wrapped.handlers[0].type):
+            new.lineno = new.end_lineno = node.lineno
+            new.col_offset = new.end_col_offset = 0
+        body.append(wrapped)
+    tree.body = body
+    return compile(tree, path, "exec")
+
+
+# ------------------------------------------------------------------------------ a script's networks
+
+
+def parameters_of(value: Any, namespace: dict) -> tuple[list, str]:
+    """The parameters of a network: an nn.Module's, or for a function of top-level tensors (`def G(z):
+    return F.relu(z @ W1) @ W2`), the leaf tensors that require grad among the globals it reads,
+    through the file's functions it calls. With a description of what was found."""
+    if isinstance(value, nn.Module):
+        parameters = list(value.parameters())
+        values = sum(p.numel() for p in parameters)
+        return parameters, f"{type(value).__name__} with {len(parameters)} parameter tensors ({values:,} values)"
+    if callable(value) and hasattr(value, "__code__"):
+        found: list = []
+        names: list[str] = []
+        seen_code: set = set()
+
+        def visit(function) -> None:
+            code = getattr(function, "__code__", None)
+            if code is None or code in seen_code:
+                return
+            seen_code.add(code)
+            pending = [code]
+            globals_ = getattr(function, "__globals__", namespace)
+            while pending:
+                current = pending.pop()
+                pending.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+                for name in current.co_names:
+                    item = globals_.get(name)
+                    if isinstance(item, torch.Tensor) and item.is_leaf and item.requires_grad:
+                        if not any(item is p for p in found):
+                            found.append(item)
+                            names.append(name)
+                    elif isinstance(item, nn.Module):
+                        for parameter in item.parameters():
+                            if not any(parameter is p for p in found):
+                                found.append(parameter)
+                        names.append(name)
+                    elif callable(item) and getattr(item, "__globals__", None) is globals_:
+                        visit(item)
+
+        visit(value)
+        shown = ", ".join(dict.fromkeys(names))
+        return found, f"a function of the top-level tensors {shown}" if found else "a function of no trainable tensor"
+    return [], f"a {type(value).__name__}"
+
+
+# ------------------------------------------------------------------------------ TCL001 at the top level
+
+
+@dataclass(frozen=True)
+class TopLevel:
+    description: str = "as given"  # the evidence says what ran
+
+
+def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
+    """TCL001 on a top-level statement: run the slice through the read of the copy, as written and
+    without the clone; every tensor the script then holds, and every gradient, must be bitwise equal."""
+    if job.fixed_source is None:
+        raise CannotRun("the diagnosis has no fix to compare with")
+    read_line = job.context.get("read_line")
+    required = {job.line: "the flagged line"}
+    covered = {}
+    if isinstance(read_line, int):
+        required[read_line] = "the read of the copy"
+        covered = statement_lines_between(job.source, job.line, read_line)
+    last = read_line if isinstance(read_line, int) else job.line
+    start = statement_start(job.source, job.line)
+
+    def state_after(source: str, count_clones: bool) -> tuple[dict, list, set]:
+        probe = LineProbe(job.path)
+        seen: dict = {}
+        cloned: list[int] = []
+        original_clone = torch.Tensor.clone
+
+        def counting(tensor, *args, **kwargs):
+            caller = sys._getframe(1)
+            if caller.f_code.co_filename == job.path and caller.f_lineno == job.line:
+                cloned.append(tensor.numel() * tensor.element_size())
+            return original_clone(tensor, *args, **kwargs)
+
+        def capture(frame):
+            passes[0] += 1
+            if passes[0] == 2 and "state" not in seen:  # the flagged iteration is over, backward included
+                seen["state"] = _snapshot(frame.f_globals)
+                raise StopRun
+
+        passes = [0]
+        probe.on_before(start, capture)
+        if count_clones:
+            torch.Tensor.clone = counting
+        error = None
+        try:
+            namespace = run(source, probe)
+            seen.setdefault("state", _snapshot(namespace))
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the script failed before its iteration ended
+            error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        finally:
+            torch.Tensor.clone = original_clone
+        if "state" not in seen:
+            raise CannotRun(f"the script's iteration through line {last} did not finish"
+                            + (f": {error}" if error else ""))
+        if not probe.executed.get(last):
+            raise CannotRun(f"line {last} was not reached in the script's top level")
+        return seen["state"], cloned, set(probe.executed)
+
+    def attempt(setting) -> Run:
+        written, cloned, executed = state_after(job.source, True)
+        fixed, _, _ = state_after(job.fixed_source, False)
+        names = sorted(set(written) & set(fixed))
+        different = [name for name in names if not _equal(written[name], fixed[name])]
+        if set(written) != set(fixed):
+            different += sorted(set(written) ^ set(fixed))
+        if different:
+            return Run(refuted(f"removing the clone changes what the script holds after the iteration through line "
+                               f"{last}: "
+                               f"{', '.join(f'`{n}`' for n in different[:4])} differ; the copy is needed"), executed)
+        per_call = f"{cloned[0]:,} bytes" if cloned else "a copy"
+        return Run(confirmed(f"without the clone, the {len(names)} tensors and gradients the script holds after "
+                             f"the iteration through line {last} are bitwise equal; the clone allocated {per_call} "
+                             f"per pass"), executed)
+
+    return decide([TopLevel()], attempt, required, universal=True, covered=covered)
+
+
+def _snapshot(namespace: dict) -> dict:
+    """Every tensor of the namespace and every gradient of its parameters, copied."""
+    found: dict = {}
+    for name, value in list(namespace.items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, torch.Tensor):
+            found[name] = value.detach().clone()
+            if value.grad is not None:
+                found[f"{name}.grad"] = value.grad.detach().clone()
+        elif isinstance(value, nn.Module):
+            for key, tensor in value.state_dict().items():
+                found[f"{name}.{key}"] = tensor.detach().clone()
+            for key, parameter in value.named_parameters():
+                if parameter.grad is not None:
+                    found[f"{name}.{key}.grad"] = parameter.grad.detach().clone()
+    return found
+
+
+def _equal(first: torch.Tensor, second: torch.Tensor) -> bool:
+    return first.shape == second.shape and first.dtype == second.dtype and torch.equal(first, second)
