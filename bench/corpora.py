@@ -2,7 +2,7 @@
 
     python bench/corpora.py                      # fetch the default corpora, print their paths
     python bench/corpora.py timm transformers    # only these
-    python bench/corpora.py --wheel-dir /work/corpora --list
+    python bench/corpora.py --wheel-dir DIR --list
 
 Wheels are zip files: `pip download --no-deps` fetches one (or it is taken from
 --wheel-dir, or the cache, when already there) and its Python sources are
@@ -30,8 +30,10 @@ BENCH = Path(__file__).resolve().parent
 CORPORA_DIR = BENCH / "corpora"
 DEFAULT_WHEEL_CACHE = Path(os.environ.get("TORCHCOPYLINT_WHEEL_CACHE",
                                           Path.home() / ".cache" / "torchcopylint" / "wheels"))
-# Where to look for wheels already downloaded, before asking the registry.
-KNOWN_WHEEL_DIRS = (Path("/work/corpora"),)
+# More folders of wheels already downloaded, looked in before asking the registry: the
+# os.pathsep-separated $TORCHCOPYLINT_WHEEL_DIRS (no machine's path is built in).
+KNOWN_WHEEL_DIRS = tuple(Path(part) for part in os.environ.get("TORCHCOPYLINT_WHEEL_DIRS", "").split(os.pathsep)
+                         if part)
 
 
 @dataclass(frozen=True)

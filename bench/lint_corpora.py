@@ -2,7 +2,7 @@
 
     python bench/lint_corpora.py                                  # the default corpora
     python bench/lint_corpora.py --corpus timm,torch-nn --show TCL001,TCL002
-    python bench/lint_corpora.py --wheel-dir /work/corpora --json bench/results/corpora.json
+    python bench/lint_corpora.py --wheel-dir DIR --json bench/results/corpora.json
 
 Each finding shown with --show is printed as `path:line: CODE message` followed by
 its source lines, so a person can review it and call it correct or a false positive.

@@ -1,8 +1,9 @@
 """Lint (and `--verify`) public research repositories and print what was found, per repository.
 
-    python bench/research.py                                   # every dir listed in the index, static
-    python bench/research.py --verify --json after.json        # with verdicts, everything saved
-    python bench/research.py DIR [DIR ...] --python /path/to/python
+    python bench/research.py --checkout --root DIR             # clone every listed repository at its commit
+    python bench/research.py --root DIR                        # every listed repository, static
+    python bench/research.py --root DIR --verify --json after.json   # with verdicts, everything saved
+    python bench/research.py DIR [DIR ...] --python /path/to/python  # any folders
     python bench/research.py --diff before.json after.json     # findings gained/lost, verdicts changed
     python bench/research.py --table after.json                # the tables again, from a saved run
 
@@ -11,8 +12,9 @@ as its user would: the tool finds that repository's root and configuration, and 
 output are relative to it. The tool runs in a subprocess (`torchcopylint` on PATH, or
 `PY -m torchcopylint` with `--python PY`); this script imports neither torch nor the project.
 
-The index is a Markdown table whose rows start `| <dir> |`, dirs relative to the index's folder
-(the research helper's `/work/research/INDEX.md`, or `$TORCHCOPYLINT_RESEARCH_INDEX`).
+The repositories and their commits are listed in `research-repos.toml` next to this script
+(`--list` for another list); each one lives in `<root>/<owner>__<name>`, the root given with
+`--root` or `$TORCHCOPYLINT_RESEARCH_ROOT`.
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ import re
 import subprocess
 import sys
 import time
+import tomllib
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-DEFAULT_INDEX = os.environ.get("TORCHCOPYLINT_RESEARCH_INDEX", "/work/research/INDEX.md")
+DEFAULT_LIST = Path(__file__).resolve().parent / "research-repos.toml"
+ROOT_VARIABLE = "TORCHCOPYLINT_RESEARCH_ROOT"
+DEFAULT_REMOTE = "https://github.com/{name}.git"
 STATUSES = ("confirmed", "not reached", "refuted", "unverified", "no verdict")
 
 # Unverified evidence -> a short reason, first match wins. The evidence texts come from
@@ -66,13 +71,50 @@ def short_reason(evidence: str) -> str:
     return (head or evidence)[:60]
 
 
-def indexed_dirs(index: Path) -> list[Path]:
-    dirs = []
-    for line in index.read_text(encoding="utf-8").splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("|") and cells and cells[0] and cells[0] != "dir" and not set(cells[0]) <= set("-: "):
-            dirs.append(index.parent / cells[0])
-    return dirs
+def listed_repositories(listing: Path) -> list[dict[str, str]]:
+    """The `[[repo]]` tables of a list: name ("owner/name"), commit, category."""
+    with listing.open("rb") as handle:
+        repos = tomllib.load(handle).get("repo", [])
+    for repo in repos:
+        if "/" not in repo.get("name", "") or not repo.get("commit"):
+            raise ValueError(f"{listing}: every [[repo]] needs name = \"owner/name\" and a commit: {repo}")
+    return repos
+
+
+def folder_name(repo: dict[str, str]) -> str:
+    """Where a listed repository is checked out under the root: `owner__name`."""
+    return repo["name"].replace("/", "__", 1)
+
+
+def research_root(given: Optional[Path]) -> Path:
+    if given is not None:
+        return given
+    if os.environ.get(ROOT_VARIABLE):
+        return Path(os.environ[ROOT_VARIABLE])
+    raise SystemExit(f"say where the repositories are checked out: --root DIR (or ${ROOT_VARIABLE})")
+
+
+def checkout(repos: list[dict[str, str]], root: Path, remote: str = DEFAULT_REMOTE) -> list[str]:
+    """Bring every listed repository to `root/<owner>__<name>` at its commit (a shallow fetch of
+    that one commit; a folder already there at that commit is left alone). Returns the problems."""
+    problems = []
+    root.mkdir(parents=True, exist_ok=True)
+    for repo in repos:
+        folder = root / folder_name(repo)
+        git = ["git", "-C", str(folder)]
+        head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True)
+        if folder.is_dir() and head.returncode == 0 and head.stdout.strip() == repo["commit"]:
+            continue
+        steps = [] if (folder / ".git").exists() else [["git", "init", "-q", str(folder)]]
+        steps += [git + ["fetch", "-q", "--depth", "1", remote.format(name=repo["name"]), repo["commit"]],
+                  git + ["-c", "advice.detachedHead=false", "checkout", "-q", "--force", "FETCH_HEAD"]]
+        print(f"{repo['name']} @ {repo['commit'][:12]} ...", file=sys.stderr, flush=True)
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True)
+            if done.returncode != 0:
+                problems.append(f"{repo['name']}: {' '.join(step[3:5])} failed: {done.stderr.strip()[-300:]}")
+                break
+    return problems
 
 
 def tool_command(python: Optional[str]) -> list[str]:
@@ -309,7 +351,7 @@ def render_tables(runs: list[dict[str, Any]], verify: bool) -> str:
             if finding["status"] == "unverified":
                 reason = short_reason(finding["evidence"] or "")
                 reasons[reason] += 1
-                where[reason][run["dir"].split("+")[-1]] += 1
+                where[reason][re.split(r"\+|__", run["dir"])[-1]] += 1
     if reasons:
         rows = [[reason, count, ", ".join(f"{repo} {n}" for repo, n in where[reason].most_common())]
                 for reason, count in reasons.most_common()]
@@ -384,8 +426,12 @@ def render_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dirs", nargs="*", type=Path, help="repository folders (default: the index's)")
-    parser.add_argument("--index", type=Path, default=Path(DEFAULT_INDEX))
+    parser.add_argument("dirs", nargs="*", type=Path, help="repository folders (default: the listed ones)")
+    parser.add_argument("--list", type=Path, default=DEFAULT_LIST, help="the repositories and commits (TOML)")
+    parser.add_argument("--root", type=Path, help=f"where they are checked out (default ${ROOT_VARIABLE})")
+    parser.add_argument("--checkout", action="store_true",
+                        help="clone or update every listed repository under --root at its commit, then stop")
+    parser.add_argument("--remote", default=DEFAULT_REMOTE, help="URL of a repository, {name} = owner/name")
     parser.add_argument("--verify", action="store_true", help="run with --verify and count the verdicts")
     parser.add_argument("--python", help="run PY -m torchcopylint instead of the torchcopylint on PATH")
     parser.add_argument("-j", "--jobs", type=int, help="passed to the tool as -j")
@@ -406,13 +452,27 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.table:
         saved = json.loads(args.table.read_text(encoding="utf-8"))
         if saved["verify"] and args.recheck_imports:
-            roots = {directory.resolve().name: directory.resolve() for directory in indexed_dirs(args.index)}
+            root = research_root(args.root)
+            roots = {folder_name(repo): (root / folder_name(repo)).resolve()
+                     for repo in listed_repositories(args.list)}
             for run in saved["runs"]:
                 run["missing_imports"] = missing_imports(run, roots[run["dir"]], args.python)
         print(render_tables(saved["runs"], saved["verify"]))
         return 0
 
-    dirs = args.dirs or indexed_dirs(args.index)
+    if args.checkout:
+        problems = checkout(listed_repositories(args.list), research_root(args.root), args.remote)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
+    if args.dirs:
+        dirs = args.dirs
+    else:
+        root = research_root(args.root)
+        dirs = [root / folder_name(repo) for repo in listed_repositories(args.list)]
+        absent = [str(directory) for directory in dirs if not directory.is_dir()]
+        if absent:
+            raise SystemExit("not checked out (run --checkout first): " + ", ".join(absent))
     runs: list[dict[str, Any]] = []
     for directory in dirs:
         directory = directory.resolve()

@@ -1,10 +1,12 @@
-"""bench/research.py: how it reads the index, names unverified reasons, follows a repository's
-imports, diffs two runs, and one real (static) run of the tool over a small repository."""
+"""bench/research.py: how it reads the list of repositories and checks them out, names unverified
+reasons, follows a repository's imports, diffs two runs, and one real (static) run of the tool over a small repository."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -29,15 +31,59 @@ def write(root: Path, files: dict[str, str]) -> None:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
-def test_index_rows_name_folders_next_to_the_index(research, tmp_path):
-    write(tmp_path, {"INDEX.md": """\
-        # corpus
-        | dir | repo | commit |
-        |---|---|---|
-        | a+b | a/b | 123 |
-        | c+d | c/d | 456 |
+def test_the_list_names_folders_under_the_root(research, tmp_path, monkeypatch):
+    write(tmp_path, {"repos.toml": """\
+        [[repo]]
+        name = "a/b"
+        commit = "123"
+        category = "gan-scripts"
+
+        [[repo]]
+        name = "c/d.e"
+        commit = "456"
         """})
-    assert research.indexed_dirs(tmp_path / "INDEX.md") == [tmp_path / "a+b", tmp_path / "c+d"]
+    repos = research.listed_repositories(tmp_path / "repos.toml")
+    assert [research.folder_name(repo) for repo in repos] == ["a__b", "c__d.e"]
+    assert repos[0]["category"] == "gan-scripts"
+    monkeypatch.delenv(research.ROOT_VARIABLE, raising=False)
+    with pytest.raises(SystemExit):
+        research.research_root(None)
+    monkeypatch.setenv(research.ROOT_VARIABLE, str(tmp_path / "env"))
+    assert research.research_root(None) == tmp_path / "env"
+    assert research.research_root(tmp_path / "given") == tmp_path / "given"
+    with pytest.raises(SystemExit, match="not checked out"):
+        research.main(["--list", str(tmp_path / "repos.toml"), "--root", str(tmp_path)])
+
+
+def test_the_committed_list_is_well_formed(research):
+    repos = research.listed_repositories(research.DEFAULT_LIST)
+    assert len(repos) >= 12
+    assert all(len(repo["commit"]) == 40 and repo.get("category") for repo in repos)
+    assert len({repo["name"] for repo in repos}) == len(repos)
+
+
+def git(*args, cwd):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def test_checkout_brings_each_repository_to_its_commit(research, tmp_path):
+    origin = tmp_path / "remotes" / "own" / "proj"
+    write(origin, {"train.py": "x = 1\n"})
+    git("init", "-q", cwd=origin)
+    git("add", ".", cwd=origin)
+    git("commit", "-q", "-m", "one", cwd=origin)
+    first = subprocess.run(["git", "rev-parse", "HEAD"], cwd=origin, capture_output=True, text=True).stdout.strip()
+    (origin / "train.py").write_text("x = 2\n")
+    git("commit", "-q", "-am", "two", cwd=origin)
+    remote = str(tmp_path / "remotes") + "/{name}"
+    repos = [{"name": "own/proj", "commit": first}]
+    assert research.checkout(repos, tmp_path / "root", remote) == []
+    assert (tmp_path / "root" / "own__proj" / "train.py").read_text() == "x = 1\n"
+    assert research.checkout(repos, tmp_path / "root", remote) == []  # already there: nothing to do
+    problems = research.checkout([{"name": "own/absent", "commit": first}], tmp_path / "root", remote)
+    assert len(problems) == 1 and problems[0].startswith("own/absent")
 
 
 @pytest.mark.parametrize("evidence, reason", [
