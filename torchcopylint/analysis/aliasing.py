@@ -822,10 +822,11 @@ class FunctionWalker:
         argument, `torch.FloatTensor(...)`, `Variable(...)`, an argument): only a tensor has the flag,
         so it holds one, unless it may be a module (whose `requires_grad` is a plain attribute):
         a name that reads as a network, or a value built by a class or an unknown factory."""
-        if binding.tensorness is not Tensorness.UNKNOWN or reads_as_network(binding.name):
+        if binding.tensorness is not Tensorness.UNKNOWN or reads_as_network(binding.name) \
+                or any(word in binding.name.lower() for word in MODULE_WORDS):
             return False
-        if binding.kind in ("param", "loop", "unpack"):
-            return True
+        if binding.kind == "param":
+            return True  # loop variables are left out: `for layer in net.children()` is a common one
         value = binding.value
         if binding.kind not in ("assign", "walrus") or value is None:
             return False
@@ -1192,6 +1193,8 @@ LEAF_FACTORIES = frozenset(
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # The pre-0.4 wrapper: `Variable(data, requires_grad=True)` is a leaf like a factory made so.
 VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+# Parts of names that say "a module" (whose `requires_grad` attribute is a plain one, not the flag).
+MODULE_WORDS = ("module", "layer", "block", "head", "stage", "cell", "model", "net")
 GRAD_OFF_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                                "torch.autograd.grad_mode.no_grad", "torch.autograd.inference_mode"})
 GRAD_ON_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})

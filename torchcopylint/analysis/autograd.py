@@ -197,6 +197,7 @@ class GradFlow:
         self._without_grad: dict[tuple, bool] = {}  # (binding, likely) -> answer
         self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
         self._globals: Optional[frozenset] = None  # names declared `global` in some function
+        self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
 
     # ----------------------------------------------------------------- queries
 
@@ -329,12 +330,15 @@ class GradFlow:
         a leaf that requires grad, or is switched on right after (`w = torch.randn(3)` then
         `w.requires_grad_()`), and no function rebinds it with `global`."""
         module = self.facts.function_facts(self.facts.module)
-        if function is module or name.value in self._declared_global():
+        if function is module:
             return None
-        bindings = sorted((b for b in module.bindings if b.name == name.value),
-                          key=lambda b: module.order_of(b.statement))
+        if self._top_level_leaves is None:
+            self._top_level_leaves = {}
+            for binding in sorted(module.bindings, key=lambda b: module.order_of(b.statement)):
+                self._top_level_leaves.setdefault(binding.name, []).append(binding)
+        bindings = self._top_level_leaves.get(name.value, ())
         leaves = [b for b in bindings if b.leaf in LEAF_DESCRIPTIONS and b.leaf_origin is not None]
-        if not leaves:
+        if not leaves or name.value in self._declared_global():
             return None
         for binding in bindings:
             if binding in leaves:

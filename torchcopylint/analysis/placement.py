@@ -241,6 +241,9 @@ class Placement:
         current = name
         for _ in range(MAX_DEPTH):
             parent = parents.get(id(current))
+            if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value == "data":
+                current = parent  # `labels.data`: the same tensor
+                continue
             if isinstance(parent, cst.Attribute) and parent.value is current:
                 call = parents.get(id(parent))
                 if not (isinstance(call, cst.Call) and call.func is parent):
@@ -325,6 +328,10 @@ class Placement:
             return None
         kinds = set()
         for value, _ in located:
+            # `nn.CrossEntropyLoss().to(device)`: the module itself.
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in ("to", "cuda", "cpu") and isinstance(value.func.value, cst.Call):
+                value = value.func.value
             qualified = self.names.qualified_name(value.func) if isinstance(value, cst.Call) else None
             module, _, name = (qualified or "").rpartition(".")
             kinds.add(INTEGRAL_TARGET_MODULES.get(name) if module == "torch.nn" else None)
