@@ -113,6 +113,9 @@ LEAF_DESCRIPTIONS = {
 MAX_DEPTH = 12
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
+# Objects that hold settings (numbers, strings, flags), not tensors: `self.config.hidden_size`.
+# (`opt` is left out: it names optimizers as often as options.)
+SETTINGS_WORDS = frozenset({"config", "cfg", "conf", "args", "hparams", "hps", "settings", "options"})
 # Module-level torch functions that return tensors computed from their arguments (the rest of
 # torch, `torch.load`, `torch.nn.*` classes, `torch.optim`, return other things).
 TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
@@ -600,7 +603,29 @@ class GradFlow:
             return self._never(expr.value, function, statement, depth + 1, likely)
         if isinstance(expr, cst.Call):
             return self._call_never(expr, function, statement, depth, likely)
+        if isinstance(expr, cst.Attribute) and likely:
+            return self._setting(expr, function, depth)
         return False
+
+    def _setting(self, expr: cst.Attribute, function: FunctionFacts, depth: int) -> bool:
+        """Very likely not a tensor that requires grad: a setting (`self.config.hidden_size`,
+        `args.scale`), or a `self.` attribute every assignment of which in the class is one (or
+        is computed from settings and numbers: `self.head_dim = self.hidden_size // self.heads`)."""
+        parts = (dotted_name(expr) or "").split(".")
+        if any(part.lower() in SETTINGS_WORDS for part in parts[:-1]):
+            return True
+        if len(parts) != 2 or parts[0] != "self":
+            return False
+        owner = self.facts.classes.get(function.class_name or "")
+        values = self.facts.attribute_values(owner, expr.attr.value) if owner is not None else []
+        if not values:
+            return False
+        for value in values:
+            method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
+                           if value in c.assigned_in), None)
+            if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
+                return False
+        return True
 
     def _binding_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool = False) -> bool:
         key = (binding, likely)
