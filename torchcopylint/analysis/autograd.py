@@ -752,6 +752,8 @@ class GradFlow:
             module, _, name = qualified.rpartition(".")
             if module == "torch" and name in (LEAF_FACTORIES | {"from_numpy"}) - FACTORIES_OF_TENSORS:
                 return True
+            if qualified == "torch.as_tensor" and likely:
+                return True  # made to convert data; it returns a tensor argument itself, rarely one with grad
             if qualified in AUTOGRAD_GRAD:
                 # The gradients: new tensors, outside any graph unless the graph of the derivative
                 # is built (`create_graph=True`, or a flag decided at run time).
