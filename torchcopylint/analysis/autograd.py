@@ -671,9 +671,11 @@ class GradFlow:
     def _said_by_uses(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
         """Class labels by their uses (an index, a loss target), and the batches of data loaders."""
         use = self.facts.placement.integral_use(binding, function)
-        if use == "sure" or (likely and use == "likely"):
+        if use == "sure":
             return True
-        return likely and self.facts.loaders.batch_of(binding, function) is not None
+        if not likely or self._binding(binding, function) is not None:
+            return False  # `soft = teacher(x).softmax(1)` used as a cross-entropy target: it says so
+        return use == "likely" or self.facts.loaders.batch_of(binding, function) is not None
 
     def _made_without_grad(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
         """`feats = model(x)` or `z = x * 2` under no-grad: a new tensor, made without a graph. Views
