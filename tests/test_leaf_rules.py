@@ -794,3 +794,39 @@ def test_tcl007_auxiliary_loss_never_backpropagated():
     (found,) = _found(source, "TCL007")
     assert found.location.line == 12 and found.context["kept"] == "saved activations"
     assert "`aux`, computed from `model(...)`, is made in grad mode and never backpropagated" in found.message
+
+
+# --- TCL004: `x.requires_grad = True` on a value whose type is not in sight ------------------------
+
+FLAG_TAKERS = {
+    "argument": ("def f(x):\n    x.requires_grad = True\n", "x"),
+    "a float copy of an argument": ("def f(t):\n    x = t.float()\n    x.requires_grad = True\n", "x"),
+    "legacy FloatTensor": ("def f():\n    x = torch.FloatTensor([1.0, 2.0])\n    x.requires_grad = True\n", "x"),
+    "Variable": ("def f():\n    x = Variable(torch.zeros(2))\n    x.requires_grad = True\n", "x"),
+    "normal factory": ("def f():\n    x = torch.normal(0.0, 1.0, size=(2,), requires_grad=True)\n", "x"),
+}
+NOT_FLAG_TAKERS = {
+    "a network argument": ("def f(model):\n    model.requires_grad = True\n", "model"),
+    "a layer argument": ("def f(layer):\n    layer.requires_grad = True\n", "layer"),
+    "a module loop variable": ("def f(net):\n    for m in net.children():\n        m.requires_grad = True\n", "m"),
+    "built by an unknown factory": ("def f(cfg):\n    x = build(cfg)\n    x.requires_grad = True\n", "x"),
+    "switched off": ("def f(x):\n    x.requires_grad = False\n", "x"),
+}
+
+
+def _write_in_a_loop_and_branch(setup: str, name: str) -> str:
+    return ("import torch\nfrom torch.autograd import Variable\n\n\n" + setup
+            + f"    for step in range(3):\n        if step:\n            {name} += 1\n")
+
+
+@pytest.mark.parametrize("setup, name", FLAG_TAKERS.values(), ids=FLAG_TAKERS.keys())
+def test_tcl004_requires_grad_attribute_makes_a_leaf_of_an_untyped_value(setup, name):
+    source = _write_in_a_loop_and_branch(setup, name)
+    found = [d for d in lint_source(source, "example.py") if d.code == "TCL004"]
+    assert [d.location.line for d in found] == [len(source.splitlines())], found
+
+
+@pytest.mark.parametrize("setup, name", NOT_FLAG_TAKERS.values(), ids=NOT_FLAG_TAKERS.keys())
+def test_tcl004_requires_grad_attribute_on_what_may_be_a_module_is_not_a_leaf(setup, name):
+    source = _write_in_a_loop_and_branch(setup, name)
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL004"] == []

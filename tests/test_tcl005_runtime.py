@@ -31,12 +31,44 @@ SILENT = {
     "model.state_dict()['weight']": lambda out, model: model.state_dict()["weight"],
     "for name, b in model.named_buffers()": lambda out, model: next(model.named_buffers())[1],
     "loaded state dict": lambda out, model: _reloaded(model)["weight"],
+    # class labels: an integer tensor, whatever the loss does with it
+    "F.cross_entropy(out, labels) target": lambda out, model: _cross_entropy_labels(out),
+    # a batch of a data loader: data, not a graph
+    "for x, y in loader": lambda out, model: next(iter(_loader()))[0],
+    "y of for x, y in loader": lambda out, model: next(iter(_loader()))[1],
+    # made under no-grad: a module's output and arithmetic
+    "feats = model(x) under no_grad": lambda out, model: _under_no_grad(lambda: model(out)),
+    "z = out * 2 under no_grad": lambda out, model: _under_no_grad(lambda: out * 2),
+    # gradients without create_graph
+    "g, = torch.autograd.grad(loss, w)": lambda out, model: torch.autograd.grad(out.sum(), model.weight)[0],
 }
 REPORTED = {
     "vals, idx = out.topk(2)  (the values)": lambda out, model: out.topk(2)[0],
     "out.max(out)  (element-wise)": lambda out, model: out.max(out),
     "model.state_dict(keep_vars=True)['weight']": lambda out, model: model.state_dict(keep_vars=True)["weight"],
+    # under no-grad a view keeps its base's flag, and `.to` of the same device returns the tensor
+    "row = model.weight[0] under no_grad": lambda out, model: _under_no_grad(lambda: model.weight[0]),
+    "moved = model.weight.to('cpu') under no_grad": lambda out, model: _under_no_grad(lambda: model.weight.to("cpu")),
+    "torch.autograd.grad(..., create_graph=True)":
+        lambda out, model: torch.autograd.grad((out ** 2).sum(), model.weight, create_graph=True)[0],
 }
+
+
+def _cross_entropy_labels(out):
+    labels = torch.tensor([0, 1, 2, 0])
+    torch.nn.functional.cross_entropy(out, labels)  # the use that says these are class labels
+    return labels
+
+
+def _loader():
+    from torch.utils.data import DataLoader, TensorDataset
+
+    return DataLoader(TensorDataset(torch.randn(4, 3), torch.randint(0, 3, (4,))), batch_size=2)
+
+
+def _under_no_grad(make):
+    with torch.no_grad():
+        return make()
 
 
 def _reloaded(model):
@@ -83,12 +115,19 @@ STATIC_SILENT = [
     "return {k: v.clone().detach() for k, v in model.state_dict().items()}",
     "sd = torch.load(path)\n    model.load_state_dict(sd)\n    return sd['weight'].clone().detach()",
     "state_dict = torch.load(path)\n    return [v.clone().detach() for v in state_dict.values()]",
+    "labels = path\n    kept = labels.clone().detach()\n    return torch.nn.functional.cross_entropy(out, labels), kept",
+    "for x, y in model.loader:\n        return x.clone().detach(), y.clone().detach()",
+    "with torch.no_grad():\n        feats = model(out)\n        z = out * 2\n    return feats.clone().detach(), z.clone().detach()",
+    "g, = torch.autograd.grad(out.sum(), model.weight)\n    return g.clone().detach()",
 ]
 STATIC_REPORTED = [
     "vals, idx = out.topk(2)\n    return vals.clone().detach()",
     "return out.max(out)[1].clone().detach()",
     "return model.state_dict(keep_vars=True)['weight'].clone().detach()",
     "ckpt = torch.load(path)\n    return ckpt['w'].clone().detach()",
+    "with torch.no_grad():\n        row = model.weight[0]\n    return row.clone().detach()",
+    "with torch.no_grad():\n        moved = model.weight.to('cpu')\n    return moved.clone().detach()",
+    "g, = torch.autograd.grad((out ** 2).sum(), model.weight, create_graph=True)\n    return g.clone().detach()",
 ]
 
 

@@ -26,11 +26,13 @@ from torchcopylint.analysis.catalog import (
 )
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
+    TENSOR_RETURNING_METHODS,
     Tensorness,
     TensorTyping,
     annotation_is_tensor,
     combine,
     name_used_as_tensor,
+    reads_as_network,
     tests_type,
 )
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
@@ -1028,15 +1030,18 @@ class FunctionWalker:
     def _rebind_requires_grad(self, name: cst.Name, flag: cst.BaseExpression, state: FlowState,
                               origin: Optional[cst.CSTNode] = None) -> None:
         previous = state.lookup(name.value)
-        if not previous or not all(binding.tensorness.is_tensor for binding in previous):
-            return
         switched_on = isinstance(flag, cst.Name) and flag.value == "True"
         switched_off = isinstance(flag, cst.Name) and flag.value == "False"
-        if not (switched_on or switched_off):
+        if not previous or not (switched_on or switched_off):
+            return
+        if not all(binding.tensorness.is_tensor or (switched_on and self._takes_the_flag(binding))
+                   for binding in previous):
             return
         origin = origin or self._statement
-        binding = self._binding(origin, name.value, None, "requires_grad", self._statement,
-                                combine(b.tensorness for b in previous))
+        tensorness = combine(b.tensorness for b in previous)
+        if switched_on and not tensorness.is_tensor:
+            tensorness = Tensorness.LIKELY  # it took the flag: a tensor (see _takes_the_flag)
+        binding = self._binding(origin, name.value, None, "requires_grad", self._statement, tensorness)
         binding.storages = frozenset().union(*(b.storages for b in previous))
         binding.made_by = "alias"
         binding.leaf, binding.leaf_origin = ("requires_grad_", origin) if switched_on else ("", None)
@@ -1045,6 +1050,33 @@ class FunctionWalker:
         state.events[binding] = frozenset()
         state.named[binding] = frozenset()
         state.bind(name.value, frozenset({binding}))
+
+    def _takes_the_flag(self, binding: Binding) -> bool:
+        """`x.requires_grad = True` where what `x` holds is not typed (`x = start.clone()` of an
+        argument, `torch.FloatTensor(...)`, `Variable(...)`, an argument): only a tensor has the flag,
+        so it holds one, unless it may be a module (whose `requires_grad` is a plain attribute):
+        a name that reads as a network, or a value built by a class or an unknown factory."""
+        if binding.tensorness is not Tensorness.UNKNOWN or reads_as_network(binding.name) \
+                or any(word in binding.name.lower() for word in MODULE_WORDS):
+            return False
+        if binding.kind == "param":
+            return True  # loop variables are left out: `for layer in net.children()` is a common one
+        value = binding.value
+        if binding.kind not in ("assign", "walrus") or value is None:
+            return False
+        if isinstance(value, (cst.Subscript, cst.BinaryOperation)):
+            return True
+        if not isinstance(value, cst.Call):
+            return False
+        qualified = self.names.qualified_name(value.func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            return qualified in VARIABLE_CLASSES or (module in ("torch", "torch.cuda") and name.endswith("Tensor"))
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in TENSOR_RETURNING_METHODS:
+            receiver = root_name(value.func.value)
+            return receiver is not None and not reads_as_network(receiver.value) \
+                and not isinstance(value.func.value, cst.Call)
+        return False
 
     def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
         binding = self._bindings.get(target)
@@ -1509,12 +1541,15 @@ class FunctionWalker:
 LEAF_FACTORIES = frozenset(
     """
     ones zeros randn rand empty full tensor arange linspace logspace eye randint randperm
-    ones_like zeros_like randn_like rand_like empty_like full_like randint_like as_tensor
+    ones_like zeros_like randn_like rand_like empty_like full_like randint_like as_tensor normal
+    empty_strided scalar_tensor
     """.split()
 )
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # The pre-0.4 wrapper: `Variable(data, requires_grad=True)` is a leaf like a factory made so.
 VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+# Parts of names that say "a module" (whose `requires_grad` attribute is a plain one, not the flag).
+MODULE_WORDS = ("module", "layer", "block", "head", "stage", "cell", "model", "net")
 GRAD_OFF_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                                "torch.autograd.grad_mode.no_grad", "torch.autograd.inference_mode"})
 GRAD_ON_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})

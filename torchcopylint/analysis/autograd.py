@@ -13,9 +13,17 @@ about every name of a module stays linear:
   TCL009 reports an ASSUMED origin with the assumption in its message, graphs.py (TCL010) follows
   a POSSIBLE one, TCL005 words its message on a SEEN one. None means none of these.
 - `never_requires_grad(expr)`: is the value surely free of autograd history? Numbers, tensors made
-  without `requires_grad=True`, integer and bool tensors (analysis/placement.py says which), what
-  `.detach()`, `.data`, `.grad`, `.item()` give, the entries of a state dict and the module's
-  buffers, and what tensor methods and torch functions compute from those alone.
+  without `requires_grad=True`, integer and bool tensors (analysis/placement.py says which, also
+  from uses: an index, a `gather` index, the target of `nll_loss`), what `.detach()`, `.data`,
+  `.grad`, `.item()` give, gradients from `torch.autograd.grad` without `create_graph=True`, the
+  entries of a state dict and the module's buffers, what a computation under no-grad makes (not a
+  view, nor a method that may return its receiver), and what tensor methods and torch functions
+  compute from those alone.
+  With `likely=True` it also answers yes where it is very likely, for a rule whose silence is the
+  safe side (TCL005): class labels by their uses (the target of `F.cross_entropy`, compared with
+  `argmax`, `.long()`ed), batches of data loaders (analysis/loaders.py), what a call of a network
+  or an unknown function returns under no-grad, and a function's argument when every call of the
+  function in the file passes such a value (another file may call it otherwise).
 
 graphs.py (TCL010, TCL011) and the TCL005/TCL009/TCL012 rules read these; nothing else decides
 "requires grad".
@@ -23,7 +31,6 @@ graphs.py (TCL010, TCL011) and the TCL005/TCL009/TCL012 rules read these; nothin
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -42,6 +49,7 @@ from torchcopylint.analysis.aliasing import (
 )
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
+from torchcopylint.analysis.tensors import reads_as_network as _network_name
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import backward_calls, module_key
 
@@ -104,6 +112,10 @@ LEAF_DESCRIPTIONS = {
 }
 MAX_DEPTH = 12
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
+# Objects that hold settings (numbers, strings, flags), not tensors: `self.config.hidden_size`.
+# (`opt` is left out: it names optimizers as often as options.)
+SETTINGS_WORDS = frozenset({"config", "cfg", "conf", "args", "hparams", "hps", "settings", "options"})
 # Module-level torch functions that return tensors computed from their arguments (the rest of
 # torch, `torch.load`, `torch.nn.*` classes, `torch.optim`, return other things).
 TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
@@ -122,12 +134,33 @@ SELF_RETURNING_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train",
                                            "bfloat16", "requires_grad_", "share_memory", "type"})
 WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DistributedDataParallel",
                       "torch.nn.parallel.DataParallel"})
-# Names that say "a network": `model`, `net`, `netG`, `base_model`, `encoder`, `resnet`, `unet`.
-NETWORK_WORDS = frozenset(
-    "model net network classifier backbone encoder decoder generator discriminator critic teacher student "
-    "policy actor autoencoder vae cnn rnn lstm mlp".split())
 # Calls (by the last part of their name) that give the entries of a mapping, and where the tensor is.
 MAPPING_ENTRIES = {"items": 1, "values": 0}
+# Under no-grad these may return a tensor that requires grad: views of one (they keep its flag) and
+# methods that return their receiver when nothing changes (`.to(device)` on that device, `.float()`
+# of a float tensor, `.contiguous()`).
+KEEPS_FLAG_WITHOUT_GRAD = frozenset(
+    """
+    view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t expand
+    expand_as narrow select diagonal movedim moveaxis swapaxes swapdims unfold split chunk unbind
+    as_strided contiguous float double half bfloat16 to cuda cpu type type_as requires_grad_
+    """.split()
+)
+# torch.nn.functional functions that may return their input unchanged (dropout when not training).
+FUNCTIONAL_MAY_RETURN_INPUT = frozenset({"dropout", "dropout1d", "dropout2d", "dropout3d", "pad", "interpolate"})
+# Tensor methods whose result requires grad only if the receiver does: their arguments are devices,
+# dtypes, shapes, dims or integer indices (`x.to(device)`, `x.to(other)` takes only other's dtype).
+RECEIVER_ONLY_METHODS = frozenset(
+    """
+    to cuda cpu type type_as view view_as reshape reshape_as expand expand_as repeat permute transpose
+    flatten unflatten squeeze unsqueeze narrow select contiguous float double half bfloat16 long int
+    bool sum mean std var norm amax amin softmax log_softmax gather index_select roll flip chunk split
+    pin_memory clone detach movedim swapaxes swapdims t
+    """.split()
+)
+# Factories that also compute from tensor arguments: `torch.normal(mean, std)` follows `mean`,
+# `torch.as_tensor(t)` returns `t` itself.
+FACTORIES_OF_TENSORS = frozenset({"normal", "as_tensor"})
 BUFFER_ITERATORS = {"named_buffers": 1, "buffers": 0}
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # The grounds of an answer, strongest first: the file shows it; it rests on the assumption that a
@@ -164,8 +197,10 @@ class GradFlow:
         self._trained: Optional[frozenset] = None
         self._frozen: Optional[frozenset] = None
         self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
-        self._without_grad: dict[Binding, bool] = {}
+        self._without_grad: dict[tuple, bool] = {}  # (binding, likely) -> answer
         self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
+        self._globals: Optional[frozenset] = None  # names declared `global` in some function
+        self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
 
     # ----------------------------------------------------------------- queries
 
@@ -193,11 +228,12 @@ class GradFlow:
         return self.origin(expr, function, statement, POSSIBLE) is not None
 
     def never_requires_grad(self, expr: cst.BaseExpression, function: FunctionFacts,
-                            statement: Optional[cst.CSTNode] = None) -> bool:
+                            statement: Optional[cst.CSTNode] = None, likely: bool = False) -> bool:
         """Is the value surely free of autograd history (a number, a tensor that does not require
         grad, anything else that carries no graph)? `statement`, where known, lets a name bound by a
-        comprehension there be followed to what it iterates."""
-        return self._never(expr, function, statement, 0)
+        comprehension there be followed to what it iterates. `likely`: answer yes also where it is
+        only very likely (see the module's docstring); for rules whose silence is the safe side."""
+        return self._never(expr, function, statement, 0, likely)
 
     # ---------------------------------------------------------------- bindings
 
@@ -264,7 +300,7 @@ class GradFlow:
         if isinstance(expr, cst.Name):
             owner, bindings = self.facts.reaching(expr, function)  # a global: the top level's
             if not bindings:
-                return None
+                return self._top_level_leaf(expr, function)
             # In statement order, so that the origin a message names does not depend on set order.
             ordered = sorted(bindings, key=lambda binding: owner.order_of(binding.statement))
             origins = [self._binding(binding, owner) for binding in ordered]
@@ -290,6 +326,44 @@ class GradFlow:
                 return None  # `.to(torch.long)`, `argmax`: integer tensors never require grad
             return self._of_call(expr, function, depth)
         return None
+
+    def _top_level_leaf(self, name: cst.Name, function: FunctionFacts) -> Optional[GradOrigin]:
+        """A function reading a top-level leaf (`w = torch.randn(3, requires_grad=True)` in a script or
+        notebook, `def predict(x): return w * x + b`): every top-level assignment of the name makes
+        a leaf that requires grad, or is switched on right after (`w = torch.randn(3)` then
+        `w.requires_grad_()`), and no function rebinds it with `global`."""
+        module = self.facts.function_facts(self.facts.module)
+        if function is module:
+            return None
+        if self._top_level_leaves is None:
+            self._top_level_leaves = {}
+            for binding in sorted(module.bindings, key=lambda b: module.order_of(b.statement)):
+                self._top_level_leaves.setdefault(binding.name, []).append(binding)
+        bindings = self._top_level_leaves.get(name.value, ())
+        leaves = [b for b in bindings if b.leaf in LEAF_DESCRIPTIONS and b.leaf_origin is not None]
+        if not leaves or name.value in self._declared_global():
+            return None
+        for binding in bindings:
+            if binding in leaves:
+                continue
+            # `w = torch.zeros(3)`, then `w.requires_grad = True` at the same loop depth.
+            if not binding.storages or not any(
+                    leaf.kind == "requires_grad" and module.order_of(leaf.statement) > module.order_of(binding.statement)
+                    and binding.storages <= leaf.storages and leaf.loops == binding.loops for leaf in leaves):
+                return None
+        last = leaves[-1]
+        return GradOrigin(LEAF_DESCRIPTIONS[last.leaf], last.leaf_origin)
+
+    def _declared_global(self) -> frozenset:
+        """Names some function of the module declares `global` (it may rebind them at any time)."""
+        if self._globals is None:
+            found = set()
+            for node in self.facts.function_nodes:
+                for inner in walk(node.body):
+                    if isinstance(inner, cst.Global):
+                        found.update(item.name.value for item in inner.names)
+            self._globals = frozenset(found)
+        return self._globals
 
     def _any_of(self, operands, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
         """An operand that requires grad makes the result require it (a derived value): the one
@@ -498,7 +572,7 @@ class GradFlow:
 
     # ------------------------------------------------------- never requires grad
 
-    def _never(self, expr, function: FunctionFacts, statement, depth: int) -> bool:
+    def _never(self, expr, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         if depth > 8 or expr is None:
             return False
         if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -515,60 +589,181 @@ class GradFlow:
         if isinstance(expr, cst.Name):
             bindings = function.bindings_at(expr)
             if not bindings:
-                return self._comprehension_entry(expr, statement, function, depth)
-            return all(self._binding_never(binding, function, depth) for binding in bindings)
+                return self._comprehension_entry(expr, statement, function, depth, likely)
+            return all(self._binding_never(binding, function, depth, likely) for binding in bindings)
         if isinstance(expr, (cst.Tuple, cst.List)):
-            return all(self._never(element.value, function, statement, depth + 1) for element in expr.elements)
+            return all(self._never(element.value, function, statement, depth + 1, likely)
+                       for element in expr.elements)
         if isinstance(expr, cst.BinaryOperation):
-            return self._operand_never(expr.left, function, statement, depth) and \
-                self._operand_never(expr.right, function, statement, depth)
+            return self._operand_never(expr.left, function, statement, depth, likely) and \
+                self._operand_never(expr.right, function, statement, depth, likely)
         if isinstance(expr, cst.UnaryOperation):
-            return self._operand_never(expr.expression, function, statement, depth)
+            return self._operand_never(expr.expression, function, statement, depth, likely)
         if isinstance(expr, cst.Subscript):
-            return self._never(expr.value, function, statement, depth + 1)
+            return self._never(expr.value, function, statement, depth + 1, likely)
         if isinstance(expr, cst.Call):
-            return self._call_never(expr, function, statement, depth)
+            return self._call_never(expr, function, statement, depth, likely)
+        if isinstance(expr, cst.Attribute) and likely:
+            return self._setting(expr, function, depth)
         return False
 
-    def _binding_never(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
-        key = binding
+    def _setting(self, expr: cst.Attribute, function: FunctionFacts, depth: int) -> bool:
+        """Very likely not a tensor that requires grad: a setting (`self.config.hidden_size`,
+        `args.scale`), or a `self.` attribute every assignment of which in the class is one (or
+        is computed from settings and numbers: `self.head_dim = self.hidden_size // self.heads`)."""
+        parts = (dotted_name(expr) or "").split(".")
+        if any(part.lower() in SETTINGS_WORDS for part in parts[:-1]):
+            return True
+        if len(parts) != 2 or parts[0] != "self":
+            return False
+        owner = self.facts.classes.get(function.class_name or "")
+        values = self.facts.attribute_values(owner, expr.attr.value) if owner is not None else []
+        if not values:
+            return False
+        for value in values:
+            method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
+                           if value in c.assigned_in), None)
+            if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
+                return False
+        return True
+
+    def _binding_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool = False) -> bool:
+        key = (binding, likely)
         if key in self._without_grad:
             return self._without_grad[key]
         self._without_grad[key] = False  # a cycle through a loop proves nothing
+        found = False
         if binding.leaf:
             found = False  # a leaf that requires grad, or a view of one
+        elif self._said_by_uses(binding, function, likely):
+            found = True
         elif binding.kind == "loop":
-            found = self._iterated_entry(binding.statement.iter if isinstance(binding.statement, cst.For) else None,
-                                         _position_in(binding.statement.target, binding.target)
-                                         if isinstance(binding.statement, cst.For) else None,
-                                         function, binding.statement, depth)
+            loop = binding.statement if isinstance(binding.statement, cst.For) else None
+            found = loop is not None and (
+                self._iterated_entry(loop.iter, _position_in(loop.target, binding.target), function, loop, depth)
+                # `for g in torch.autograd.grad(loss, ws)`, `for row in x.detach()`: the items of a
+                # value that carries no graph carry none either.
+                or self._items_never(loop.iter, function, loop, depth, likely))
+        elif binding.kind == "param":
+            found = likely and self._every_caller_passes_none(binding, function, depth)
+        elif binding.kind == "unpack" and binding.value is not None:
+            # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value.
+            found = self._never(binding.value, function, binding.statement, depth + 1, likely)
         elif binding.value is None or binding.kind not in ("assign", "walrus"):
             found = False
         else:
-            found = self._never(binding.value, function, binding.statement, depth + 1)
+            found = self._never(binding.value, function, binding.statement, depth + 1, likely) \
+                or self._made_without_grad(binding, function, likely)
         self._without_grad[key] = found
         return found
 
-    def _operand_never(self, expr, function: FunctionFacts, statement, depth: int) -> bool:
+    def _items_never(self, iterable, function: FunctionFacts, statement, depth: int, likely: bool) -> bool:
+        """Are the items of `iterable` free of autograd history? When the iterable is (a tuple of
+        gradients, a detached tensor); not for a list made in the code (`[]`, then `.append(w)`)."""
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS):
+            return False
+        if isinstance(iterable, cst.Name) and any(
+                binding.value is None or isinstance(binding.value, (cst.List, cst.Tuple, cst.Set, cst.Dict))
+                for binding in function.bindings_at(iterable)):
+            return False
+        return self._never(iterable, function, statement, depth + 1, likely)
+
+    def _said_by_uses(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
+        """Class labels by their uses (an index, a loss target), and the batches of data loaders."""
+        use = self.facts.placement.integral_use(binding, function)
+        if use == "sure":
+            return True
+        if not likely or self._binding(binding, function) is not None:
+            return False  # `soft = teacher(x).softmax(1)` used as a cross-entropy target: it says so
+        return use == "likely" or self.facts.loaders.batch_of(binding, function) is not None
+
+    def _made_without_grad(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
+        """`feats = model(x)` or `z = x * 2` under no-grad: a new tensor, made without a graph. Views
+        (`x[0]`, `x.view(-1)`) keep the flag of what they view, and `.to(device)`, `.float()` may
+        return their receiver itself; a network or an unknown function may return a tensor it keeps
+        (an `nn.Identity`, a cache): likely only."""
+        if self.facts.grad_enabled_at(function, binding.statement) \
+                or binding.statement in self._mode_decided_at_run_time(function):
+            return False
+        value = binding.value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, ARITHMETIC):
+            return True
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            return True
+        if not isinstance(value, cst.Call):
+            return False
+        qualified = self.facts.names.qualified_name(value.func)
+        if qualified is not None:
+            module, _, name = qualified.rpartition(".")
+            if module == "torch":
+                return name in DIFFERENTIABLE_TORCH_FUNCTIONS and name not in KEEPS_FLAG_WITHOUT_GRAD
+            if module == "torch.nn.functional":
+                return name in DIFFERENTIABLE_FUNCTIONAL and name not in FUNCTIONAL_MAY_RETURN_INPUT
+            return False  # `torch.load` restores the flags it saved; classes are not tensors
+        func = value.func
+        if isinstance(func, cst.Attribute) and not _is_self_attribute_call(value):
+            method = func.attr.value
+            if method in KEEPS_FLAG_WITHOUT_GRAD or method.endswith("_"):
+                return False
+            if method in DIFFERENTIABLE_METHODS:
+                return True
+        return likely  # a network's output, an unknown function's result
+
+    def _every_caller_passes_none(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
+        """Every call of the function in the file passes, for this argument, a value that (very
+        likely) does not require grad: a detached tensor, a batch of a loader, class labels."""
+        sites = self.facts.call_sites_of(function)
+        param = binding.statement
+        if not sites or not isinstance(param, cst.Param) or not isinstance(function.node, cst.FunctionDef):
+            return False
+        params = function.node.params
+        if param is params.star_arg or param is params.star_kwarg:
+            return False
+        positional = [*params.posonly_params, *params.params]
+        position = next((index for index, each in enumerate(positional) if each is param), None)
+        for caller, call, statement in sites:
+            offset = 1 if isinstance(call.func, cst.Attribute) and positional and \
+                positional[0].name.value in ("self", "cls") else 0
+            passed = _argument_for(call, param, None if position is None else position - offset)
+            if passed is _UNKNOWN:
+                return False
+            if passed is None:
+                default = param.default
+                if default is None or not (isinstance(default, cst.Name) and default.value == "None"
+                                           or self._never(default, function, None, depth + 1, True)):
+                    return False
+                continue
+            if not self._never(passed, caller, statement, depth + 1, True):
+                return False
+        return True
+
+    def _operand_never(self, expr, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         """A number, a name that is surely not a tensor, or a tensor that surely does not require grad."""
         if isinstance(expr, cst.Name):
             bindings = function.bindings_at(expr)
             if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
                 return True
-        return self._never(expr, function, statement, depth + 1)
+        return self._never(expr, function, statement, depth + 1, likely)
 
-    def _call_never(self, call: cst.Call, function: FunctionFacts, statement, depth: int) -> bool:
+    def _call_never(self, call: cst.Call, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         if _keyword_is_true(call, "requires_grad"):
             return False
         func = call.func
         qualified = self.facts.names.qualified_name(func)
         if qualified is not None:
             module, _, name = qualified.rpartition(".")
-            if module == "torch" and name in LEAF_FACTORIES | {"from_numpy"}:
+            if module == "torch" and name in (LEAF_FACTORIES | {"from_numpy"}) - FACTORIES_OF_TENSORS:
                 return True
+            if qualified == "torch.as_tensor" and likely:
+                return True  # made to convert data; it returns a tensor argument itself, rarely one with grad
+            if qualified in AUTOGRAD_GRAD:
+                # The gradients: new tensors, outside any graph unless the graph of the derivative
+                # is built (`create_graph=True`, or a flag decided at run time).
+                return not any(arg.keyword is not None and arg.keyword.value == "create_graph"
+                               and not _is_false(arg.value) for arg in call.args)
             if module not in TENSOR_FUNCTION_MODULES or name in NOT_TENSOR_FUNCTIONS or not name[:1].islower():
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
-            return all(self._operand_never(arg.value, function, statement, depth) for arg in call.args
+            return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
                        if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
         if not isinstance(func, cst.Attribute):
             return False
@@ -581,8 +776,9 @@ class GradFlow:
             return not _keyword_is_true(call, "keep_vars")  # a mapping of detached tensors
         # `grid.clone()`, `theta.to(device)`, `x.pow(2)`: a tensor method of tensors that need no
         # grad makes one that needs none either.
-        return self._never(func.value, function, statement, depth + 1) and all(
-            self._operand_never(arg.value, function, statement, depth) for arg in call.args)
+        return self._never(func.value, function, statement, depth + 1, likely) and (
+            method in RECEIVER_ONLY_METHODS
+            or all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args))
 
     # ----------------------------------------------------- state dicts, buffers
 
@@ -649,8 +845,10 @@ class GradFlow:
             return True
         return MAPPING_ENTRIES.get(method, -1) == position and self._state_dict(iterable.func.value, function, depth)
 
-    def _comprehension_entry(self, name: cst.Name, statement, function: FunctionFacts, depth: int) -> bool:
-        """`{k: v.clone() for k, v in sd.items()}`: a name bound by a comprehension of the statement."""
+    def _comprehension_entry(self, name: cst.Name, statement, function: FunctionFacts, depth: int,
+                             likely: bool = False) -> bool:
+        """`{k: v.clone() for k, v in sd.items()}`: a name bound by a comprehension of the statement
+        (and, `likely`, `[x.clone() for x, _ in loader]`: a batch of a data loader)."""
         if statement is None:
             return False
         for node in walk(statement):
@@ -658,11 +856,46 @@ class GradFlow:
                 continue
             loop = node.for_in
             while loop is not None:
+                if likely:
+                    path = _path_of_name(loop.target, name.value)
+                    if path is not None and self.facts.loaders.item_part(loop.iter, path, function) is not None:
+                        return True
                 position = _position_in(loop.target, None, name.value)
                 if position is not None:
-                    return self._iterated_entry(loop.iter, position, function, statement, depth)
+                    return self._iterated_entry(loop.iter, position, function, statement, depth) \
+                        or self._items_never(loop.iter, function, statement, depth, likely)
                 loop = loop.inner_for_in
         return False
+
+
+_UNKNOWN = object()  # an argument that cannot be matched to the parameter (`*args` at the call)
+
+
+def _argument_for(call: cst.Call, param: cst.Param, position: Optional[int]):
+    """What a call passes for a parameter: the expression, None when not passed (the default
+    applies), or _UNKNOWN (a `*args`/`**kwargs` that may hold it)."""
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return _UNKNOWN
+        if arg.keyword is not None:
+            if arg.keyword.value == param.name.value:
+                return arg.value
+        elif position is not None and index == position:
+            return arg.value
+    return None
+
+
+def _path_of_name(target, name: str) -> Optional[tuple]:
+    """The positions leading from a loop target to the name `name`: () for `x` in `for x in`,
+    (1, 0) for `x` in `for i, (x, y) in`; None when absent."""
+    if isinstance(target, cst.Name):
+        return () if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for position, element in enumerate(target.elements):
+            inner = _path_of_name(element.value, name)
+            if inner is not None:
+                return (position, *inner)
+    return None
 
 
 def _derived(origin: Optional[GradOrigin]) -> Optional[GradOrigin]:
@@ -677,15 +910,6 @@ def _is_self_attribute_call(call: cst.Call) -> bool:
 
 def _is_false(expr) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "False"
-
-
-def _network_name(name: str) -> bool:
-    """`model`, `net`, `netG`, `base_model`, `encoder`, `resnet`: a name that says "a network"."""
-    for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name):
-        part = part.lower().rstrip("0123456789")
-        if part in NETWORK_WORDS or (part.endswith("net") and len(part) <= 14) or part.endswith("model"):
-            return True
-    return False
 
 
 def _state_dict_name(name: str) -> bool:

@@ -86,6 +86,8 @@ class ModuleFacts(CalleeEffects, Callees):
         # Callee effects (effects.py): each function's write summary, computed once.
         self._write_summaries: dict = {}
         self._name_references: Optional[dict] = None
+        self._loaders = None
+        self._callers: Optional[dict] = None
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -301,6 +303,15 @@ class ModuleFacts(CalleeEffects, Callees):
             self._containers = ContainerFacts(self.names)
         return self._containers
 
+    @property
+    def loaders(self):
+        """Data loaders and their batches (DataLoaders), answered on demand."""
+        if self._loaders is None:
+            from torchcopylint.analysis.loaders import DataLoaders
+
+            self._loaders = DataLoaders(self)
+        return self._loaders
+
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         """How sure we are that `expr` is a tensor, names resolved by the data flow."""
         def lookup(name: cst.Name) -> Tensorness:
@@ -347,6 +358,67 @@ class ModuleFacts(CalleeEffects, Callees):
                 for node, statement in function.call_statement.items():
                     self._call_sites[node] = (function, statement)
         return self._call_sites.get(call)
+
+    def call_sites_of(self, function: FunctionFacts) -> Optional[list]:
+        """The calls of a function of this file, each as (caller's FunctionFacts, call, statement):
+        a module-level function called by its name where the name is not rebound, a method called
+        as `self.<name>(...)` in its class, a nested function called by name where it is defined.
+        None when the calls are not all in sight here: the name is also read as a value (handed on
+        as a callback), the function is decorated (other than `staticmethod`/`classmethod`/a grad
+        mode), or it is a method called implicitly (`forward`, `__call__`, `__init__`...). Built
+        once for the module, in one pass over the calls already indexed."""
+        if self._callers is None:
+            self._callers = self._index_callers()
+        if not isinstance(function.node, cst.FunctionDef):
+            return None
+        return self._callers.get(function.node, [])
+
+    def _index_callers(self) -> dict:
+        sites: dict = {}
+        handed_on: set = set()
+        module = self.function_facts(self.module)
+        top_level_kinds: dict = {}
+        for binding in module.bindings:
+            top_level_kinds.setdefault(binding.name, set()).add(binding.kind)
+        callee_names: set = set()
+        for caller in self.all_functions():
+            for call, statement in caller.call_statement.items():
+                callee = self._callee_definition(call.func, caller, top_level_kinds)
+                if callee is not None:
+                    sites.setdefault(callee, []).append((caller, call, statement))
+                    callee_names.add(id(call.func))
+        for caller in self.all_functions():
+            for name in caller.reads:
+                if id(name) in callee_names:
+                    continue
+                definition = self._callee_definition(name, caller, top_level_kinds)
+                if definition is not None:
+                    handed_on.add(definition)
+        for node in self.function_nodes:
+            if node in handed_on or _called_implicitly(node, self) or any(
+                    _decorator_name(decorator) not in ("staticmethod", "classmethod")
+                    and grad_mode_of_context(decorator.decorator, self.names) is None
+                    for decorator in node.decorators):
+                sites[node] = None
+        return sites
+
+    def _callee_definition(self, func, caller: FunctionFacts, top_level_kinds: dict) -> Optional[cst.FunctionDef]:
+        """The function of this file a callee (or a name read) stands for, when surely that one."""
+        if isinstance(func, cst.Name):
+            bindings = caller.bindings_at(func)
+            if bindings:
+                if all(binding.kind == "def" and isinstance(binding.statement, cst.FunctionDef)
+                       for binding in bindings) and len({b.statement for b in bindings}) == 1:
+                    return next(iter(bindings)).statement
+                return None
+            definition = self.module_functions.get(func.value)
+            if definition is not None and top_level_kinds.get(func.value) == {"def"}:
+                return definition
+            return None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            owner = self.classes.get(caller.class_name or "")
+            return owner.methods.get(func.attr.value) if owner is not None else None
+        return None
 
     def surely_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
         """Is the value surely free of autograd history? Answered by analysis/autograd.py."""
@@ -603,6 +675,16 @@ class _BoundCallees(Callees):
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             return self.owner is not None and self.facts.method_of(self.owner, call.func.attr.value) is not None
         return receiver is not None and self.facts.instance_class(receiver, state, self.owner) is not None
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    return (dotted_name(decorator.decorator) or "").rpartition(".")[2]
+
+
+def _called_implicitly(function: cst.FunctionDef, facts: "ModuleFacts") -> bool:
+    """A method Python or torch calls for the user: `forward` (through `module(x)`), dunders."""
+    name = function.name.value
+    return facts.class_of(function) is not None and (name == "forward" or name.startswith("__"))
 
 
 def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:

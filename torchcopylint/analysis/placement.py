@@ -9,6 +9,12 @@ Two questions are answered here, once for every rule:
 - `device_kind(expr)`: "cpu", "gpu" (surely not the CPU), "device" (a device chosen at run time,
   maybe the CPU) or "unknown" (maybe not a device at all), from literals, `torch.device(...)`,
   `x.device`, and the names and `self.` attributes bound to them.
+- `integral_use(binding)`: what the uses of a name say of its dtype, where no assignment says it
+  (class labels unpacked from a batch, a `target` argument): "sure" when a use needs an integer
+  (or bool) tensor (an index `x[y]`, `x.gather(1, y)`, `F.one_hot(y)`, the target of
+  `F.nll_loss`/`nn.NLLLoss`, `F.embedding(y, w)`), "likely" when a use is typical of class indices
+  but also takes floats (the target of `F.cross_entropy`/`nn.CrossEntropyLoss`, which accept class
+  probabilities; compared with `argmax` results; converted with `.long()`).
 
 Names are followed through the function's bindings, then the module's top level (a notebook's
 `device = torch.device(...)`), and `self.<attribute>` through what the class assigns it anywhere.
@@ -19,6 +25,8 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
+
+from torchcopylint.analysis.syntax import child_nodes
 
 # torch.<name> -> the dtype it names.
 DTYPE_NAMES = {
@@ -70,6 +78,29 @@ DTYPE_PRESERVING_FUNCTIONS = frozenset(
 FLOAT_FACTORIES = frozenset("randn rand empty zeros ones eye linspace logspace normal".split())
 LIKE_FACTORIES = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like".split())
 MAX_DEPTH = 8
+# Where a use needs an integer tensor, by callee: (position, keyword) of the argument, and how sure
+# the use makes it ("sure": any other dtype raises; "likely": class indices are usual, floats taken).
+INTEGRAL_ARGUMENTS = {
+    "torch.nn.functional.nll_loss": (1, "target", "sure"),
+    "torch.nn.functional.cross_entropy": (1, "target", "likely"),
+    "torch.nn.functional.one_hot": (0, "tensor", "sure"),
+    "torch.nn.functional.embedding": (0, "input", "sure"),
+    "torch.gather": (2, "index", "sure"),
+    "torch.index_select": (2, "index", "sure"),
+    "torch.take_along_dim": (1, "indices", "sure"),
+    "torch.bincount": (0, "input", "sure"),
+}
+INTEGRAL_METHOD_ARGUMENTS = {  # tensor.<method>(..., index, ...)
+    "gather": (1, "index"), "index_select": (1, "index"), "scatter": (1, "index"), "scatter_": (1, "index"),
+    "scatter_add": (1, "index"), "scatter_add_": (1, "index"), "scatter_reduce": (1, "index"),
+    "scatter_reduce_": (1, "index"), "index_add": (1, "index"), "index_add_": (1, "index"),
+    "index_copy": (1, "index"), "index_copy_": (1, "index"), "index_fill": (1, "index"),
+    "index_fill_": (1, "index"), "take_along_dim": (0, "indices"),
+}
+# Loss modules whose second argument is the target (class indices), by class.
+INTEGRAL_TARGET_MODULES = {"NLLLoss": "sure", "CrossEntropyLoss": "likely"}
+# Conversions to an integer dtype that say the value held class indices (or whole numbers) before.
+INTEGER_CASTS = frozenset({"long", "int"})
 
 
 class Placement:
@@ -79,6 +110,9 @@ class Placement:
         self.facts = facts
         self.names = facts.names
         self._default_dtype_changed: Optional[bool] = None
+        self._integral_uses: dict = {}  # binding -> "sure", "likely" or None
+        self._parents: dict = {}  # statement -> {id(child): parent} over the statement's own expressions
+        self._targets: dict = {}  # function node -> {target node: binding}
 
     # ------------------------------------------------------------------ dtype
 
@@ -177,6 +211,195 @@ class Placement:
         if binding.kind == "unpack" and _position_in_target(binding) == 1 and self.paired_call(binding.value):
             return "int64"  # `_, pred = out.max(1)`: the indices half
         return None
+
+    # ------------------------------------------------------- dtype from uses
+
+    def integral_use(self, binding, function, depth: int = 0) -> Optional[str]:
+        """What the uses of a name's value say of its dtype: "sure" (a use that needs an integer
+        or bool tensor), "likely" (a use typical of class indices that also takes floats), or None.
+        Followed through device moves, views and reshapes assigned to other names (`labels =
+        labels.to(device)` then `F.nll_loss(out, labels)` says the first `labels` held integers too).
+        A use in a branch counts for every path (the value has one dtype wherever it is read)."""
+        if binding in self._integral_uses:
+            return self._integral_uses[binding]
+        if depth > 4:
+            return None
+        self._integral_uses[binding] = None  # a cycle through a loop proves nothing
+        found = None
+        for read in function.reads_of(binding):
+            said = self._use_of(read.node, read.statement, function, depth)
+            if said == "sure":
+                found = "sure"
+                break
+            found = found or said
+        self._integral_uses[binding] = found
+        return found
+
+    def _use_of(self, name: cst.Name, statement, function, depth: int) -> Optional[str]:
+        parents = self._parents_in(statement)
+        current = name
+        for _ in range(MAX_DEPTH):
+            parent = parents.get(id(current))
+            if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value == "data":
+                current = parent  # `labels.data`: the same tensor
+                continue
+            if isinstance(parent, cst.Attribute) and parent.value is current:
+                call = parents.get(id(parent))
+                if not (isinstance(call, cst.Call) and call.func is parent):
+                    return None
+                method = parent.attr.value
+                if method in INTEGER_CASTS and not call.args:
+                    return "likely"  # `labels.long()`
+                if method in ("eq", "ne") and len(call.args) == 1:
+                    return self._compared(call.args[0].value, function)
+                if not self._keeps_dtype(call, function):
+                    return None
+                current = call  # `labels.to(device)`, `labels.view(-1)`: the same dtype, read on
+                continue
+            if isinstance(parent, cst.Index):
+                element = parents.get(id(parent))
+                subscript = parents.get(id(element))
+                return "sure" if isinstance(subscript, cst.Subscript) and subscript.value is not current else None
+            if isinstance(parent, cst.Arg) and parent.value is current:
+                call = parents.get(id(parent))
+                return self._argument_use(call, parent, current, function) if isinstance(call, cst.Call) else None
+            if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
+                comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
+                if not isinstance(comparison, cst.Comparison) or not all(
+                        isinstance(target.operator, (cst.Equal, cst.NotEqual)) for target in comparison.comparisons):
+                    return None
+                others = [comparison.left] + [target.comparator for target in comparison.comparisons]
+                return "likely" if any(other is not current and self._compared(other, function)
+                                       for other in others) else None
+            if parent is statement or isinstance(parent, cst.Element):
+                target = self._assigned_to(current, parent, parents, statement)
+                if target is None:
+                    return None
+                binding = self._binding_of_target(target, function)
+                return self.integral_use(binding, function, depth + 1) if binding is not None else None
+            return None
+        return None
+
+    def _compared(self, other, function) -> Optional[str]:
+        """`pred == labels` with `pred` an integer tensor (`argmax`, the indices of `max(1)`)."""
+        return "likely" if self.surely_integral(other, function) else None
+
+    def _argument_use(self, call: cst.Call, arg: cst.Arg, current, function) -> Optional[str]:
+        position = next((index for index, each in enumerate(call.args) if each is arg), -1)
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword is None and any(each.star for each in call.args[:position + 1]):
+            return None
+
+        def matches(expected_position: int, expected_keyword: str) -> bool:
+            return keyword == expected_keyword if keyword is not None else position == expected_position
+
+        qualified = self.names.qualified_name(call.func)
+        if qualified is not None:
+            if qualified in INTEGRAL_ARGUMENTS:
+                expected_position, expected_keyword, how = INTEGRAL_ARGUMENTS[qualified]
+                return how if matches(expected_position, expected_keyword) else None
+            if qualified in ("torch.eq", "torch.ne") and keyword is None and len(call.args) == 2:
+                other = call.args[1 - position].value if position in (0, 1) else None
+                return self._compared(other, function) if other is not None else None
+            return None
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in INTEGRAL_METHOD_ARGUMENTS and func.value is not current:
+                expected_position, expected_keyword = INTEGRAL_METHOD_ARGUMENTS[method]
+                return "sure" if matches(expected_position, expected_keyword) else None
+            if method in ("eq", "ne") and func.value is not current and position == 0:
+                return self._compared(func.value, function)
+        if not matches(1, "target"):
+            return None
+        return self._loss_module_use(func, function)
+
+    def _loss_module_use(self, func, function) -> Optional[str]:
+        """`criterion(out, labels)` where `criterion = nn.NLLLoss()` (or `nn.CrossEntropyLoss()`),
+        a local, a top-level name or a `self.` attribute of the class."""
+        if isinstance(func, cst.Name):
+            located = self.values_of(func, function)
+        elif isinstance(func, cst.Attribute):
+            located = self._attribute_values(func, function)
+        elif isinstance(func, cst.Call):
+            located = [(func, function)]  # `nn.NLLLoss()(out, labels)`
+        else:
+            return None
+        kinds = set()
+        for value, _ in located:
+            # `nn.CrossEntropyLoss().to(device)`: the module itself.
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in ("to", "cuda", "cpu") and isinstance(value.func.value, cst.Call):
+                value = value.func.value
+            qualified = self.names.qualified_name(value.func) if isinstance(value, cst.Call) else None
+            module, _, name = (qualified or "").rpartition(".")
+            kinds.add(INTEGRAL_TARGET_MODULES.get(name) if module == "torch.nn" else None)
+        if not kinds or None in kinds:
+            return None
+        return "likely" if "likely" in kinds else "sure"
+
+    def _keeps_dtype(self, call: cst.Call, function) -> bool:
+        """A method that returns the receiver's dtype: a view, a copy, a move to a device (`.to`
+        only with devices: `.to(torch.float)` or `.to(other)` converts)."""
+        method = call.func.attr.value
+        if method != "to":
+            return method in DTYPE_PRESERVING_METHODS
+        for arg in call.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword in ("dtype", "other", "tensor") or arg.star:
+                return False
+            if keyword is None and (self.dtype_value(arg.value, function) is not None
+                                    or self.facts.tensorness(arg.value).is_tensor):
+                return False
+        return True
+
+    @staticmethod
+    def _assigned_to(value, parent, parents: dict, statement):
+        """The target a value is assigned to: `y = value`, or its place in `a, y = u, value`."""
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0].target
+        if parent is statement:
+            return target if statement.value is value and isinstance(target, cst.Name) else None
+        sequence = parents.get(id(parent))
+        if sequence is not statement.value or not isinstance(sequence, (cst.Tuple, cst.List)) \
+                or not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(sequence.elements):
+            return None
+        position = next(index for index, element in enumerate(sequence.elements) if element is parent)
+        found = target.elements[position].value
+        return found if isinstance(found, cst.Name) else None
+
+    def _binding_of_target(self, target: cst.Name, function):
+        found = self._targets.get(function.node)
+        if found is None:
+            found = self._targets[function.node] = {binding.target: binding for binding in function.bindings}
+        return found.get(target)
+
+    def _parents_in(self, statement) -> dict:
+        """Parent of every expression node of a statement's own expressions (an `if`'s test, a `for`
+        loop's iterable, not the blocks under them)."""
+        found = self._parents.get(statement)
+        if found is not None:
+            return found
+        found = {}
+        if isinstance(statement, (cst.If, cst.While)):
+            roots = [statement.test]
+        elif isinstance(statement, cst.For):
+            roots = [statement.iter]
+        elif isinstance(statement, cst.With):
+            roots = [item.item for item in statement.items]
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.Try, cst.Match, cst.Module)):
+            roots = []
+        else:
+            roots = [statement]
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            for child in child_nodes(node):
+                found[id(child)] = node
+                stack.append(child)
+        self._parents[statement] = found
+        return found
 
     def paired_call(self, expr) -> bool:
         """A call that returns (values, indices): `x.sort()`, `x.topk(k)`, `x.max(1)`, `torch.max(x, dim=1)`."""

@@ -15,6 +15,7 @@ here too.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Callable, Optional
 
@@ -157,6 +158,21 @@ NOT_TENSOR_FIRST_ARGUMENT = frozenset(
 )
 
 NameLookup = Callable[[cst.Name], Tensorness]
+
+# Names that say "a network": `model`, `net`, `netG`, `base_model`, `encoder`, `resnet`, `unet`.
+NETWORK_WORDS = frozenset(
+    "model net network classifier backbone encoder decoder generator discriminator critic teacher student "
+    "policy actor autoencoder vae cnn rnn lstm mlp".split())
+
+
+def reads_as_network(name: str) -> bool:
+    """`model`, `net`, `netG`, `base_model`, `encoder`, `resnet`: a name that says "a network"
+    (so not a tensor, whatever attributes it is given)."""
+    for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name):
+        part = part.lower().rstrip("0123456789")
+        if part in NETWORK_WORDS or (part.endswith("net") and len(part) <= 14) or part.endswith("model"):
+            return True
+    return False
 
 
 def name_used_as_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cst.Name]:

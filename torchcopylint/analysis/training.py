@@ -564,20 +564,9 @@ class TrainingFacts:
         return roles
 
     def _call_sites_of(self, function: FunctionFacts) -> list:
-        """Calls of this function in the file: `train_step(...)`, or `self.train_step(...)` for a method."""
-        if not isinstance(function.node, cst.FunctionDef):
-            return []
-        sites = []
-        for caller in self.facts.all_functions():
-            for call in caller.call_statement:
-                func = call.func
-                if function.class_name is None and isinstance(func, cst.Name) and func.value == function.name:
-                    sites.append((call, caller))
-                elif function.class_name is not None and isinstance(func, cst.Attribute) \
-                        and func.attr.value == function.name and isinstance(func.value, cst.Name) \
-                        and func.value.value == "self" and caller.class_name == function.class_name:
-                    sites.append((call, caller))
-        return sites
+        """Calls of this function in the file, each as (call, caller): facts.call_sites_of's index
+        (none when the calls are not all in sight, e.g. the function is handed on as a callback)."""
+        return [(call, caller) for caller, call, _ in self.facts.call_sites_of(function) or ()]
 
     @staticmethod
     def _step_calls(function: FunctionFacts) -> list:

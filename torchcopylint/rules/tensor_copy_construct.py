@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.loaders import Batch
 from torchcopylint.analysis.tensors import Tensorness
 from torchcopylint.diagnostic import Severity
 from torchcopylint.rules.base import Finding, NodeFix, Rule
@@ -33,19 +34,48 @@ class TensorCopyConstruct(Rule):
             if not call.args or call.args[0].keyword is not None or call.args[0].star:
                 continue
             source = call.args[0].value
+            why = ""
+            sure = True
             if facts.tensorness(source) is not Tensorness.SURE:
-                continue
-            fix = _fix(call, source)
+                batch = _loader_batch(call, source, facts)
+                if batch is None:
+                    continue
+                why, sure = _batch_words(source, batch, facts), batch.surely_tensor
+            fix = _fix(call, source, sure)
             advice = facts.code_for((fix.replacements[0][1] if fix else method_call(method_call(source, "detach"), "clone")))
             yield self.finding(
                 call,
-                f"`{facts.code_for(call)}` copy-constructs from a tensor (PyTorch warns); use `{advice}`",
+                f"`{facts.code_for(call)}` copy-constructs from a tensor (PyTorch warns){why}; use `{advice}`",
                 fix,
                 source=facts.code_for(source),
             )
 
 
-def _fix(call: cst.Call, source: cst.BaseExpression) -> Optional[NodeFix]:
+def _loader_batch(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> Optional[Batch]:
+    """A part of a batch of a data loader: a tensor when the default collate made it."""
+    site = facts.call_site(call)
+    if site is None:
+        return None
+    batch = facts.loaders.batch_expression(source, site[0])
+    if batch is None or batch.whole or (batch.loader.sure and not batch.loader.default_collate):
+        return None  # the whole batch (a tuple, a dict), or what a `collate_fn` of its own makes
+    return batch
+
+
+def _batch_words(source: cst.BaseExpression, batch: Batch, facts: ModuleFacts) -> str:
+    """What made `source` a tensor, for the message."""
+    shown = facts.code_for(source)
+    loader = batch.loader
+    if batch.surely_tensor:
+        return (f": `{shown}` comes from a batch of `{loader.shown}`, a `DataLoader` (line "
+                f"{facts.line_of(loader.built)}) whose default collate makes tensors")
+    return (f": `{shown}` comes from a batch of `{loader.shown}`, very likely a `DataLoader` (by its name), "
+            f"whose default collate makes tensors")
+
+
+def _fix(call: cst.Call, source: cst.BaseExpression, sure: bool = True) -> Optional[NodeFix]:
+    """The rewrite; unsafe when `source` is only very likely a tensor (a batch of a loader known by
+    its name), since on a list or an array `t.detach()` does not exist."""
     keywords = call.args[1:]
     if any(arg.keyword is None for arg in keywords):
         return None
@@ -66,8 +96,8 @@ def _fix(call: cst.Call, source: cst.BaseExpression) -> Optional[NodeFix]:
     # `requires_grad=False` is the default of both spellings; anything else is passed on.
     if requires_grad is not None and not (isinstance(requires_grad, cst.Name) and requires_grad.value == "False"):
         copy = method_call(copy, "requires_grad_", [cst.Arg(requires_grad)])
-    return Rule.safe_fix("Replace with `.detach().clone()`", call,
-                         copy.with_changes(lpar=call.lpar, rpar=call.rpar))
+    make = Rule.safe_fix if sure else Rule.unsafe_fix
+    return make("Replace with `.detach().clone()`", call, copy.with_changes(lpar=call.lpar, rpar=call.rpar))
 
 
 def _is_detached_copy(expr: cst.BaseExpression) -> bool:

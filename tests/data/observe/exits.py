@@ -20,4 +20,4 @@ def second(t: torch.Tensor) -> torch.Tensor:
 if __name__ == "__main__":
     print("first:", first(torch.ones(3)).tolist())
     sys.exit(3)
-    print("second:", second(torch.ones(3)).tolist())
+    print("second:", second(torch.ones(3, requires_grad=True)).tolist())

@@ -1,0 +1,173 @@
+"""The shared facts behind TCL005's silences and TCL008's loader batches, asked directly.
+
+- placement.integral_use: what the uses of a name say of its dtype ("sure" / "likely" / None);
+- loaders.batch_of / batch_expression: batches of data loaders and their parts, how sure;
+- autograd.never_requires_grad with and without `likely`: the sure reading (graphs.py) does not
+  take the likely answers (labels by a cross-entropy target, loader batches, a network's output
+  under no-grad, callers' arguments);
+- facts.call_sites_of: the module's calls of its own functions, None where not all are in sight.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from torchcopylint.analysis.facts import ModuleFacts
+
+SOURCE = textwrap.dedent("""
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    from torch.utils.data import DataLoader
+
+    loss_fn = nn.NLLLoss()
+
+
+    def uses(x, out, index, hard, soft, compared, cast, moved, other, regression, y):
+        picked = x[index]
+        hard_loss = F.nll_loss(out, hard)
+        soft_loss = F.cross_entropy(out, soft)
+        correct = (out.argmax(1) == compared).sum()
+        as_long = cast.long()
+        moved = moved.to("cpu")
+        gathered = x.gather(1, moved)
+        module_loss = loss_fn(out, y)
+        reg = F.mse_loss(out, regression)
+        return picked, hard_loss, soft_loss, correct, as_long, gathered, other, reg, module_loss
+
+
+    def batches(dataset, train_loader, things, collate):
+        built = DataLoader(dataset, batch_size=4)
+        custom = DataLoader(dataset, collate_fn=collate)
+        for a, b in built:
+            pass
+        for i, (c, d) in enumerate(train_loader):
+            pass
+        for e, f in things:
+            pass
+        for whole in built:
+            pass
+        g, h = next(iter(train_loader))
+        for k, m in custom:
+            pass
+        first = whole[0]
+        moved = a.to("cpu")
+        return a, b, c, d, e, f, whole, g, h, k, first, moved
+
+
+    def no_grad_made(model, x, w):
+        with torch.no_grad():
+            feats = model(x)
+            doubled = x * 2
+            row = w[0]
+        grads = torch.autograd.grad(x.sum(), w)
+        kept, = torch.autograd.grad(x.sum(), w, create_graph=True)
+        return feats, doubled, row, grads[0], kept
+
+
+    def helper(t):
+        return t
+
+
+    def passed_on(t):
+        return t
+
+
+    def escaped(t):
+        return t
+
+
+    def caller(model, x, train_loader):
+        helper(x.detach())
+        for images, labels in train_loader:
+            helper(images)
+        passed_on(model(x))
+        return map(escaped, [x])
+""")
+
+
+def _facts():
+    return ModuleFacts(cst.parse_module(SOURCE), "facts.py", SOURCE)
+
+
+def _function(facts, name):
+    return next(f for f in facts.all_functions() if f.name == name)
+
+
+def _param(function, name):
+    return next(b for b in function.parameters if b.name == name)
+
+
+def _returned(function):
+    """The names of the function's `return a, b, ...`, as read there."""
+    statement = next(node for node in function.statement_order if isinstance(node, cst.Return))
+    return {element.value.value: element.value for element in statement.value.elements
+            if isinstance(element.value, cst.Name)}
+
+
+def test_integral_use_from_each_kind_of_use():
+    facts = _facts()
+    function = _function(facts, "uses")
+    said = {name: facts.placement.integral_use(_param(function, name), function)
+            for name in ("index", "hard", "soft", "compared", "cast", "moved", "other", "regression", "y")}
+    assert said == {"index": "sure", "hard": "sure", "soft": "likely", "compared": "likely", "cast": "likely",
+                    "moved": "sure", "other": None, "regression": None, "y": "sure"}
+
+
+def test_loader_batches_and_how_sure():
+    facts = _facts()
+    function = _function(facts, "batches")
+    read = _returned(function)
+    batches = {name: facts.loaders.batch_expression(node, function) for name, node in read.items()}
+    assert batches["a"].surely_tensor and batches["b"].surely_tensor, "parts of a DataLoader built in sight"
+    assert batches["c"] is not None and not batches["c"].surely_tensor, "parts of a loader known by its name"
+    assert not batches["c"].loader.sure and batches["c"].loader.shown == "train_loader"
+    assert batches["e"] is None and batches["f"] is None, "`things` is not a loader"
+    assert batches["whole"].whole and not batches["whole"].surely_tensor
+    assert batches["g"] is not None and not batches["g"].whole, "unpacked from next(iter(loader))"
+    assert batches["k"] is not None and not batches["k"].surely_tensor, "a collate_fn of its own"
+    assert batches["first"].surely_tensor, "a constant subscript of a whole batch"
+    assert batches["moved"].surely_tensor, "a tensor method of a part"
+
+
+def test_likely_answers_stay_out_of_the_sure_reading():
+    facts = _facts()
+    uses = _function(facts, "uses")
+    autograd = facts.autograd
+    soft = _param(uses, "soft")
+    hard = _param(uses, "hard")
+    assert autograd._binding_never(hard, uses, 0) and autograd._binding_never(hard, uses, 0, True)
+    assert not autograd._binding_never(soft, uses, 0) and autograd._binding_never(soft, uses, 0, True)
+
+    batches = _function(facts, "batches")
+    names = _returned(batches)
+    assert not autograd.never_requires_grad(names["a"], batches)
+    assert autograd.never_requires_grad(names["a"], batches, likely=True)
+    assert not autograd.never_requires_grad(names["e"], batches, likely=True)
+
+    made = _function(facts, "no_grad_made")
+    returned = next(node for node in made.statement_order if isinstance(node, cst.Return))
+    feats, doubled, row, grad, kept = (element.value for element in returned.value.elements)
+    assert not autograd.never_requires_grad(feats, made) and autograd.never_requires_grad(feats, made, likely=True)
+    assert autograd.never_requires_grad(doubled, made), "arithmetic under no-grad: surely a new tensor"
+    assert not autograd.never_requires_grad(row, made, likely=True), "a view keeps the flag"
+    assert autograd.never_requires_grad(grad, made), "gradients without create_graph"
+    assert not autograd.never_requires_grad(kept, made, likely=True), "create_graph=True"
+
+
+def test_call_sites_and_arguments_passed():
+    facts = _facts()
+    helper = _function(facts, "helper")
+    passed_on = _function(facts, "passed_on")
+    escaped = _function(facts, "escaped")
+    sites = facts.call_sites_of(helper)
+    assert [call.args[0].value for _, call, _ in sites] and len(sites) == 2
+    assert facts.call_sites_of(escaped) is None, "handed on to map(): not all calls are in sight"
+    assert len(facts.call_sites_of(passed_on)) == 1
+    autograd = facts.autograd
+    assert autograd._binding_never(_param(helper, "t"), helper, 0, True), "a detached tensor and a loader batch"
+    assert not autograd._binding_never(_param(helper, "t"), helper, 0), "other files may call it otherwise"
+    assert not autograd._binding_never(_param(passed_on, "t"), passed_on, 0, True), "a network's output"
+    assert not autograd._binding_never(_param(escaped, "t"), escaped, 0, True)

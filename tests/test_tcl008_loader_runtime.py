@@ -1,0 +1,92 @@
+"""TCL008's data-loader examples, executed: the parts of a DataLoader's batch are tensors.
+
+Every example on rules/TCL008.md that iterates a DataLoader is a runnable module. Each is
+executed under torch with warnings recorded:
+
+- a `flagged` example gives PyTorch's "To copy construct from a tensor" UserWarning, and at
+  every line the example declares (so the batch parts really were tensors);
+- its `fixed` example, and every such `clean` example, runs without that warning.
+
+The static side is checked next to it: the rule reports a batch part of a named loader with an
+unsafe fix and one of a DataLoader built in the file with a safe fix.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from torchcopylint.diagnostic import Applicability  # noqa: E402
+from torchcopylint.engine import lint_source  # noqa: E402
+from torchcopylint.pages import Example, page_examples  # noqa: E402
+
+COPY_WARNING = "To copy construct from a tensor"
+EXAMPLES = [example for example in page_examples("TCL008") if "DataLoader" in example.source]
+
+
+def _cases(kind: str) -> list:
+    return [pytest.param(example, id=f"TCL008-{kind}-L{example.line}") for example in EXAMPLES if example.kind == kind]
+
+
+def _filename(example: Example) -> str:
+    return f"<TCL008 {example.kind} example, rules/TCL008.md line {example.line}>"
+
+
+def _copy_warning_lines(example: Example) -> list[int]:
+    """Run the example; the lines of the example where PyTorch warned about the copy."""
+    compiled = compile(example.source, _filename(example), "exec")
+    namespace = {"__name__": f"tcl008_example_L{example.line}", "__builtins__": __builtins__}
+    torch.manual_seed(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(compiled, namespace)  # noqa: S102 - the project's own documentation examples
+    return [w.lineno for w in caught if COPY_WARNING in str(w.message) and w.filename == _filename(example)]
+
+
+def test_the_page_has_loader_examples():
+    kinds = [example.kind for example in EXAMPLES]
+    assert kinds.count("flagged") >= 2 and kinds.count("clean") >= 1 and kinds.count("fixed") >= 2
+
+
+@pytest.mark.parametrize("example", _cases("flagged"))
+def test_flagged_batch_parts_are_tensors(example):
+    warned = _copy_warning_lines(example)
+    assert set(example.lines) <= set(warned), f"warned at {sorted(set(warned))}, the page flags {example.lines}"
+
+
+@pytest.mark.parametrize("example", _cases("clean") + _cases("fixed"))
+def test_clean_and_fixed_examples_do_not_copy_construct(example):
+    assert _copy_warning_lines(example) == []
+
+
+def test_named_loader_gets_an_unsafe_fix_and_a_built_one_a_safe_fix():
+    source = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def f(train_loader, dataset):\n"
+        "    for x, y in train_loader:\n"
+        "        print(torch.tensor(x))\n"
+        "    for x, y in DataLoader(dataset):\n"
+        "        print(torch.tensor(y))\n"
+    )
+    found = sorted((d for d in lint_source(source, "example.py") if d.code == "TCL008"), key=lambda d: d.location.line)
+    assert [d.location.line for d in found] == [7, 9]
+    assert [d.fix.applicability for d in found] == [Applicability.UNSAFE, Applicability.SAFE]
+    assert "very likely a `DataLoader` (by its name)" in found[0].message
+    assert "a `DataLoader` (line 8)" in found[1].message
+
+
+def test_whole_batches_and_custom_collates_are_not_reported():
+    source = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def f(dataset, batches, join):\n"
+        "    for batch in DataLoader(dataset):\n"
+        "        print(torch.tensor(batch))\n"
+        "    for x, y in DataLoader(dataset, collate_fn=join):\n"
+        "        print(torch.tensor(x))\n"
+        "    for x, y in batches:\n"
+        "        print(torch.tensor(x))\n"
+    )
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
