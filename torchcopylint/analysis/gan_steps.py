@@ -28,10 +28,11 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
-from torchcopylint.analysis.graphs import GraphUse, keyword_is_true, later_backward_through, loss_slice
+from torchcopylint.analysis.gan_roles import network_role
+from torchcopylint.analysis.graphs import GraphUse, graph_uses, keyword_is_true, later_backward_through, loss_slice
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, module_key
+from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
 
 # Only used to break ties when the optimizers do not tell which module is the generator.
 GENERATOR_NAMES = ("netg", "generator", "gen", "g", "g_ab", "g_ba", "netg_a", "netg_b")
@@ -80,6 +81,9 @@ class UndetachedFake:
     # For a step in a helper: the discriminator's call there, and the helper.
     inner_call: Optional[cst.Call] = None
     helper_node: Optional[cst.CSTNode] = None
+    # The discriminator call whose input is detached, when the generator's output reaches the loss
+    # beside it (BEGAN's reconstruction target): `argument` is then that read.
+    target_of: Optional[cst.Call] = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class GanSteps:
                     if fake is not None:
                         reported.add(call)
                         found.append(fake)
+            found.extend(self._undetached_targets(context, window, generators, reported))
             if len(window.optimizers) > 1:
                 found.extend(self._generator_helping(context, window, reported))
         for call, summary, steps in helper_calls:
@@ -155,9 +160,15 @@ class GanSteps:
             if source is None:
                 continue
             generator_call, generator, generator_via = source
+            if not self._judges_other(context, window, call, discriminator, generator) \
+                    and not _named_as_a_pair(discriminator, generator):
+                continue  # a network fed only the generator's output cooperates with it (Q, a decoder)
+            if generator_step is None and self._generators_own_loss(context, window, loss_statement, call,
+                                                                    discriminator, generator):
+                continue
             backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
             retains = keyword_is_true(backward.call, "retain_graph")
-            later = later_backward_through(generator_call, loss_statement, function, self.facts)
+            later = _second_backward(generator_call, loss_statement, function, self.facts)
             reused = None
             if retains:
                 reused = self._reused_after_step(function, call, window, loss_statement, generator_step)
@@ -169,10 +180,123 @@ class GanSteps:
             return UndetachedFake(
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
-                not _fix_would_break(call, argument, function, context.windows, window)
+                not _fix_would_break(call, argument, function, self.facts, window)
                 and not self._callee_differentiates(call, function),
                 retains, later, generator_step, reused)
         return None
+
+    def _undetached_targets(self, context: "_Context", window: Window, generators: frozenset,
+                            reported: set) -> list[UndetachedFake]:
+        """The discriminator's input detached, but the generator's output used in its loss as it is:
+        BEGAN/EBGAN's `recon = D(fake.detach()); d_loss = ((recon - fake) ** 2).mean()`. The
+        backward still reaches the generator, through the reconstruction's target. Reported at
+        each attached read of the name whose detached value the discriminator judges."""
+        function = context.function
+        found = []
+        for loss_statement, loss in window.losses:
+            inside: set = set()  # nodes of the discriminator's inputs (judged on their own)
+            detached = []  # (the discriminator call, the detached name, its key, what it went through)
+            for call in _calls_feeding(loss, function, window.after):
+                for argument, key, via in self._discriminator_inputs(call, function, window.trained, context):
+                    inside.update(id(node) for node in _walk(argument))
+                    root = _detached_name(argument)
+                    if root is not None and function.bindings_at(root):
+                        detached.append((call, root, key, via))
+            if not detached:
+                continue
+            order = function.order_of(loss_statement)
+            graph = None
+            for call, root, key, via in detached:
+                if graph is None:
+                    graph = loss_slice(loss, loss_statement, function, self.facts)
+                wanted = function.bindings_at(root)
+                for node, parent, statement in graph.nodes:
+                    if not isinstance(node, cst.Name) or id(node) in inside or node in reported \
+                            or isinstance(parent, cst.Attribute) and parent.attr is node \
+                            or not function.bindings_at(node) & wanted:
+                        continue
+                    source = context.generator_call(node, generators, window.trained, order)
+                    if source is None:
+                        continue
+                    generator_call, generator, generator_via = source
+                    if not self._judges_other(context, window, call, key, generator) \
+                            and not _named_as_a_pair(key, generator):
+                        continue
+                    backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
+                    safe = not self._feeds_elsewhere(statement, function, window)
+                    reported.add(node)
+                    found.append(UndetachedFake(
+                        function, call, node, generator_call, loss_statement, loss_statement, window.step_statement,
+                        window.optimizers[0], key, generator, via, generator_via, None, safe,
+                        keyword_is_true(backward.call, "retain_graph"),
+                        _second_backward(generator_call, loss_statement, function, self.facts),
+                        target_of=call))
+        return found
+
+    def _feeds_elsewhere(self, statement, function: FunctionFacts, window: Window) -> bool:
+        """Does what `statement` computes reach a loss backpropagated outside the window?"""
+        own = {loss_statement for loss_statement, _ in window.losses}
+        made = {binding for binding in function.bindings if binding.statement is statement}
+        for backward in backward_calls(function, self.facts):
+            if backward.statement in own:
+                continue
+            if backward.statement is statement or made & flowing_bindings(backward.loss, function):
+                return True
+        return False
+
+    def _judges_other(self, context: "_Context", window: Window, call: cst.Call, discriminator: str,
+                      generator: str, losses: Optional[tuple] = None) -> bool:
+        """Is the network a discriminator: in the step's losses (or in `losses`), is it also called
+        on something `generator` did not make (the real batch, or another generator's output, as in
+        ALI/BiGAN's `D(x, E(x))` against `D(G(z), z)`)? A network only ever fed the generator's
+        output in its step cooperates with it (InfoGAN's Q network, a decoder fed an encoder's
+        codes): its loss does not oppose the generator's, and that is no discriminator step."""
+        function = context.function
+        for _, loss in (window.losses if losses is None else losses):
+            for other in _calls_feeding(loss, function, window.after):
+                if other is call:
+                    continue
+                inputs = [argument for argument, key, _ in
+                          self._discriminator_inputs(other, function, window.trained, context) if key == discriminator]
+                if inputs and not any(self._reaches(argument, generator, function) for argument in inputs):
+                    return True
+        return False
+
+    def _reaches(self, expr, network: str, function: FunctionFacts) -> bool:
+        """Does anything `network` computed flow into `expr`, detached or not?"""
+        summaries = self.facts.summaries
+        for call in _calls_feeding(expr, function, -1):
+            if _may_be_network(call, self.facts) and network in summaries.network_keys(call.func, function):
+                return True
+            if isinstance(call.func, cst.Name) or _is_self_call(call):
+                summary = self.facts.callee_summary(call, function)
+                if summary is not None and any(network in use.aliases
+                                               for use in networks_at(summaries, summary, call, function)):
+                    return True
+        return False
+
+    def _generators_own_loss(self, context: "_Context", window: Window, loss_statement, call: cst.Call,
+                             discriminator: str, generator: str) -> bool:
+        """A loss in which the discriminator judges only the generator's output, backpropagated
+        where the generator's optimizer then steps on it (nothing zeroes the generator's gradients
+        in between): the generator's own loss, computed before the discriminator's step
+        (`g_loss.backward(); d_loss.backward(); opt_d.step(); opt_g.step()` in another order). Its
+        discriminator call is the generator's adversarial term; a detach there would stop the
+        generator from learning."""
+        function = context.function
+        loss = next(loss for statement, loss in window.losses if statement is loss_statement)
+        if self._judges_other(context, window, call, discriminator, generator, losses=((loss_statement, loss),)):
+            return False
+        start = function.order_of(loss_statement)
+        generator_optimizers = {key for key, modules in context.optimizers.items() if generator in modules}
+        if not generator_optimizers:
+            return False
+        for step in self.facts.training.steps(function, context.optimizers):
+            if step.order <= start or step.optimizer not in generator_optimizers:
+                continue
+            return not any(start < order < step.order and (modules is None or generator in modules)
+                           for order, modules in context.boundaries())
+        return False
 
     def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> bool:
         """A wrapper that takes `autograd.grad` (a gradient penalty on its input) may need its argument
@@ -272,7 +396,7 @@ class GanSteps:
         keys = summaries.network_keys(call.func, function) if _may_be_network(call, self.facts) else frozenset()
         hit = keys & trained
         if hit:
-            via = _container_note(call.func, hit, self.facts) or context.raw_note(hit)
+            via = _container_note(call.func, hit, self.facts) or context.raw_note(hit) or context.held_note(hit)
             return [(arg.value, _shown_key(call.func, hit), via) for arg in call.args if not arg.star]
         summary = self.facts.callee_summary(call, function)
         if summary is None:
@@ -422,6 +546,13 @@ class _Context:
         self.structural = facts.training.argument_roles(function).generators
         self.detached_in_place = _detached_in_place(function)
         self.all_trained = frozenset().union(*optimizers.values())
+        self._boundaries: Optional[list] = None
+
+    def boundaries(self) -> list:
+        """What zeroes gradients, or steps an optimizer the file does not show, in the function."""
+        if self._boundaries is None:
+            self._boundaries = _gradient_boundaries(self.function, self.facts.training, self.optimizers)
+        return self._boundaries
 
     def raw_note(self, keys: frozenset) -> Optional[str]:
         """"`G` computes its output from tensors that `G_solver` trains" for a function of raw tensors."""
@@ -429,6 +560,15 @@ class _Context:
             hit = sorted(keys & networks)
             if hit:
                 return f"`{hit[0]}` computes its output from tensors that `{optimizer}` trains"
+        return None
+
+    def held_note(self, keys: frozenset) -> Optional[str]:
+        """"each dict of `discriminators` holds the network under "model" and its optimizer under
+        "solver"" for a network held in dicts beside its optimizer."""
+        notes = self.facts.training.held_notes
+        for optimizer, networks in self.optimizers.items():
+            if optimizer in notes and networks & keys:
+                return notes[optimizer]
         return None
 
     def generators_for(self, trained: frozenset) -> frozenset:
@@ -528,10 +668,17 @@ class _Context:
 
 
 def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Window]:
-    """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
+    """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`.
+
+    A window's losses are the backwards since the previous step whose gradients its optimizers
+    use: not one followed by a zeroing of those optimizers' gradients (`g_loss.backward();
+    opt_d.zero_grad(); d_loss.backward(); opt_d.step()`: `g_loss` is not the discriminator's), nor
+    one followed by the step of an optimizer the analysis does not know (`opt_g` built by a helper
+    of another module): that step is the one the loss was for."""
     windows: list[Window] = []
     steps = training.steps(function, optimizers)
     backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
+    boundaries = None
     previous = -1
     index = 0
     while index < len(steps):
@@ -540,7 +687,15 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
                                                   for order, _ in backward_orders):
             index += 1
             group.append(steps[index])
-        losses = tuple((b.statement, b.loss) for order, b in backward_orders if previous < order < group[0].order)
+        start = previous
+        if any(previous < order < group[0].order for order, _ in backward_orders):
+            if boundaries is None:
+                boundaries = _gradient_boundaries(function, training, optimizers)
+            trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
+            for order, modules in boundaries:
+                if start < order < group[0].order and (modules is None or modules & trained):
+                    start = order
+        losses = tuple((b.statement, b.loss) for order, b in backward_orders if start < order < group[0].order)
         if losses:
             trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
             windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
@@ -548,6 +703,101 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
         previous = group[-1].order
         index += 1
     return windows
+
+
+def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) -> list:
+    """(statement order, the modules whose gradients it discards, or None for any) for what ends the
+    stretch of backwards an optimizer step uses: `opt.zero_grad()`, `netD.zero_grad()`, a helper of
+    the file that zeroes gradients (`reset_grad()`: any), `p.grad = None` (any), and the step of an
+    optimizer the file does not show being built (`opt_g.step()` with `opt_g` from elsewhere: any)."""
+    facts = training.facts
+    found = []
+    for call, statement in function.call_statement.items():
+        func = call.func
+        order = function.order_of(statement)
+        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+            key = module_key(func.value)
+            if key in optimizers:
+                found.append((order, optimizers[key]))
+            elif key is None or key == "self":
+                found.append((order, None))
+            else:
+                found.append((order, frozenset({key})))
+        elif isinstance(func, cst.Attribute) and func.attr.value in ("zero_", "detach_") and _reads_grad(func.value):
+            found.append((order, None))  # `p.grad.zero_()`, `p.grad.data.zero_()`
+        elif isinstance(func, cst.Attribute) and func.attr.value == "step":
+            key = module_key(call.args[0].value) if call.args else module_key(func.value)
+            if key is not None and key not in optimizers and module_key(func.value) not in optimizers \
+                    and _looks_like_optimizer(key):
+                found.append((order, None))
+        elif isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                             and func.value.value == "self"):
+            if facts.names.qualified_name(func) is None and facts.summaries.resolve_callee(func, function):
+                summary = facts.callee_summary(call, function)
+                if summary is not None and summary.zeroes_gradients:
+                    found.append((order, None))
+    for statement, order in function.statement_order.items():
+        if isinstance(statement, cst.Assign) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == "grad" for t in statement.targets):
+            found.append((order, None))
+    return found
+
+
+def _named_as_a_pair(discriminator: str, generator: str) -> bool:
+    """`netD` and `netG`, `disc` and `gen`, `critic` and `generator`: names that say so, when the
+    step does not show the discriminator judging anything but the generator's output."""
+    return network_role(_last_part(discriminator)) == "discriminator" \
+        and network_role(_last_part(generator)) == "generator"
+
+
+def _last_part(key: str) -> str:
+    """`self.netD` -> `netD`; `nets["D"]` -> `D`."""
+    if key.endswith('"]'):
+        return key[key.rindex('["') + 2:-2]
+    return key.rpartition(".")[2]
+
+
+def _detached_name(argument) -> Optional[cst.Name]:
+    """`fake` for `fake.detach()`, `fake.data`, `fake.detach().view(...)`."""
+    node = argument
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in DETACHING_METHODS:
+                return node.func.value if isinstance(node.func.value, cst.Name) else None
+            node = node.func.value
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value == "data":
+                return node.value if isinstance(node.value, cst.Name) else None
+            node = node.value
+        else:
+            return None
+
+
+def _reads_grad(expr) -> bool:
+    while isinstance(expr, cst.Attribute):
+        if expr.attr.value == "grad":
+            return True
+        expr = expr.value
+    return False
+
+
+def _looks_like_optimizer(key: str) -> bool:
+    name = key.rpartition(".")[2].lower()
+    return ("opt" in name or "solver" in name) and "sched" not in name
+
+
+def _second_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:
+    """The backward that runs through the generator's output again after the discriminator's
+    backward freed it: the same backward at the next iteration of a loop the generator's call is not
+    in (`fake = G(z)` then `for D in discriminators: ... d_loss.backward()`), else the first later
+    backward through it."""
+    loops = function.loops_of.get(loss_statement, ())
+    made_in = function.loops_of.get(function.call_statement.get(generator_call), ())
+    if loops and loops[-1] not in made_in:
+        use = next((use for use in graph_uses(function, facts) if use.statement is loss_statement), None)
+        if use is not None:
+            return use
+    return later_backward_through(generator_call, loss_statement, function, facts)
 
 
 def _stepper(window: Window, trained: frozenset, optimizers: dict) -> OptimizerStep:
@@ -606,15 +856,14 @@ def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order:
     return any(module in s.modules and not s.enabled and call_order < s.order < backward_order for s in switches)
 
 
-def _fix_would_break(call: cst.Call, argument, function: FunctionFacts, windows: list[Window], window: Window) -> bool:
-    """Detaching is unsafe when the discriminator's output also feeds another step's loss (the
-    generator would stop learning) or when the argument is differentiated with autograd.grad."""
-    for other in windows:
-        if other is window:
-            continue
-        for _, loss in other.losses:
-            if call in _calls_feeding(loss, function, -1):
-                return True
+def _fix_would_break(call: cst.Call, argument, function: FunctionFacts, facts, window: Window) -> bool:
+    """Detaching is unsafe when the discriminator's output also feeds a loss backpropagated outside
+    the discriminator's step (the generator's: it would stop learning), or when the argument is
+    differentiated with autograd.grad."""
+    own = {statement for statement, _ in window.losses}
+    for backward in backward_calls(function, facts):
+        if backward.statement not in own and call in _calls_feeding(backward.loss, function, -1):
+            return True
     names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
     for other_call in function.call_statement:
         func = other_call.func
