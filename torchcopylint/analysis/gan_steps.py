@@ -51,6 +51,9 @@ class Window:
     losses: tuple  # (backward statement, loss expression)
     step_statement: cst.CSTNode
     steps: tuple = ()  # the OptimizerSteps, in order
+    # (statement, call) of calls of the file's functions or methods that run the backward
+    # themselves (`self.backward_D()` between `optimizer_D.zero_grad()` and `optimizer_D.step()`)
+    delegated: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,8 @@ class GanSteps:
                         reported.add(call)
                         found.append(fake)
             found.extend(self._undetached_targets(context, window, generators, reported))
+            for statement, call in window.delegated:
+                found.extend(self._delegated(context, window, generators, call, reported))
             if len(window.optimizers) > 1:
                 found.extend(self._generator_helping(context, window, reported))
         for call, summary, steps in helper_calls:
@@ -233,6 +238,94 @@ class GanSteps:
                         target_of=call))
         return found
 
+    def _delegated(self, context: "_Context", window: Window, generators: frozenset, call: cst.Call,
+                   reported: set, depth: int = 0) -> list[UndetachedFake]:
+        """A step that hands its backward to a method or function of the file: pix2pix's
+        `self.forward(); self.optimizer_D.zero_grad(); self.backward_D(); self.optimizer_D.step()`
+        with `self.fake_B = self.netG(self.real_A)` in `forward()` and `self.netD(fake_AB)` in
+        `backward_D()`. The discriminator step is judged inside the callee, its attributes read
+        where the caller set them (attribute_sources), its network arguments named by what the
+        caller passes."""
+        inner_function = _delegate(call, context.function, self.facts)
+        if inner_function is None or depth > 2:
+            return []
+        inner = context.inner(call, inner_function)
+        backwards = backward_calls(inner_function, self.facts)
+        step = Window(window.optimizers, window.trained, -1, len(inner_function.statement_order) + 1,
+                      tuple((b.statement, b.loss) for b in backwards), window.step_statement, window.steps)
+        summary = self.facts.callee_summary(call, context.function)
+        label = summary.label if summary is not None else f"`{_code(self.facts, call.func)}`"
+        found = []
+        for backward in backwards:
+            order = inner_function.order_of(backward.statement)
+            for candidate in _calls_feeding(backward.loss, inner_function, -1):
+                if candidate in reported or not self.facts.grad_enabled_at(
+                        inner_function, inner_function.call_statement.get(candidate)):
+                    continue
+                for argument, discriminator, via in self._discriminator_inputs(candidate, inner_function,
+                                                                               window.trained, inner):
+                    source = inner.generator_call(argument, generators, window.trained, order)
+                    if source is None:
+                        continue
+                    generator_call, generator, generator_via = source
+                    if not self._judges_other(inner, step, candidate, discriminator, generator) \
+                            and not _named_as_a_pair(discriminator, generator):
+                        continue
+                    where = f"in the {label} (line {self.facts.line_of(inner_function.node)}), called at line " \
+                            f"{self.facts.line_of(call)}"
+                    via = f"{where}; {via}" if via else where
+                    safe = self._only_in_discriminator_steps(inner_function, generator) \
+                        and not _fix_would_break(candidate, argument, inner_function, self.facts, step) \
+                        and not self._callee_differentiates(candidate, inner_function)
+                    reported.add(candidate)
+                    found.append(UndetachedFake(
+                        inner_function, candidate, argument, generator_call, backward.statement, backward.statement,
+                        window.step_statement, window.optimizers[0], discriminator, generator, via, generator_via,
+                        None, safe, keyword_is_true(backward.call, "retain_graph"),
+                        self._later_delegated(context, window, generators, generator_call)))
+                    break
+        for statement, nested in delegated_backwards(inner_function, self.facts, depth + 1):
+            found.extend(self._delegated(inner, step, generators, nested, reported, depth + 1))
+        return found
+
+    def _only_in_discriminator_steps(self, function: FunctionFacts, generator: str, depth: int = 0) -> bool:
+        """Is every call of `function` in the file a backward handed over by a step that does not
+        train the generator (directly, or from a function that is itself only called so)? Then a
+        detach inside it changes no generator step."""
+        training = self.facts.training
+        sites = training._call_sites_of(function)
+        if not sites or depth > 2:
+            return False
+        for call, caller in sites:
+            handed = [window for window in windows_of(caller, training, training.optimizers_of(caller))
+                      if any(delegated is call for _, delegated in window.delegated)]
+            if handed:
+                if any(generator in window.trained for window in handed):
+                    return False
+            elif not self._only_in_discriminator_steps(caller, generator, depth + 1):
+                return False
+        return True
+
+    def _later_delegated(self, context: "_Context", window: Window, generators: frozenset,
+                         generator_call: cst.Call) -> Optional[GraphUse]:
+        """A backward handed to another method after the step (pix2pix's `self.backward_G()`) whose
+        loss runs through the same generator call again: the one that fails once the discriminator's
+        backward has freed the generator's graph."""
+        for other in context.windows:
+            if other.before <= window.before:
+                continue
+            for statement, call in other.delegated:
+                inner_function = _delegate(call, context.function, self.facts)
+                if inner_function is None:
+                    continue
+                inner = context.inner(call, inner_function)
+                for use in graph_uses(inner_function, self.facts):
+                    found = inner.generator_call(use.loss, generators, frozenset(),
+                                                 inner_function.order_of(use.statement), False)
+                    if found is not None and found[0] is generator_call:
+                        return use
+        return None
+
     def _feeds_elsewhere(self, statement, function: FunctionFacts, window: Window) -> bool:
         """Does what `statement` computes reach a loss backpropagated outside the window?"""
         own = {loss_statement for loss_statement, _ in window.losses}
@@ -258,13 +351,23 @@ class GanSteps:
                     continue
                 inputs = [argument for argument, key, _ in
                           self._discriminator_inputs(other, function, window.trained, context) if key == discriminator]
-                if inputs and not any(self._reaches(argument, generator, function) for argument in inputs):
+                if inputs and not any(self._reaches(argument, generator, function, context) for argument in inputs):
                     return True
         return False
 
-    def _reaches(self, expr, network: str, function: FunctionFacts) -> bool:
-        """Does anything `network` computed flow into `expr`, detached or not?"""
+    def _reaches(self, expr, network: str, function: FunctionFacts, context: Optional["_Context"] = None,
+                 depth: int = 0) -> bool:
+        """Does anything `network` computed flow into `expr`, detached or not (through `self.`
+        attributes where `context` sees them set)?"""
         summaries = self.facts.summaries
+        if context is not None and depth < 3:
+            expressions = [expr, *(b.value for b in flowing_bindings(expr, function) if b.value is not None)]
+            for node in (node for expression in expressions for node in _walk(expression)):
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                    for value, inner, _, _, _ in context.attribute_sources(node.attr.value,
+                                                                           len(function.statement_order) + 1):
+                        if self._reaches(value, network, inner.function, inner, depth + 1):
+                            return True
         for call in _calls_feeding(expr, function, -1):
             if _may_be_network(call, self.facts) and network in summaries.network_keys(call.func, function):
                 return True
@@ -393,7 +496,7 @@ class GanSteps:
         (`netD(fake)`, `nets["D"](fake)`), those a wrapper hands to it (`D(fake)` with
         `def D(x): return netD(x)`)."""
         summaries = self.facts.summaries
-        keys = summaries.network_keys(call.func, function) if _may_be_network(call, self.facts) else frozenset()
+        keys = context.network_keys(call.func) if _may_be_network(call, self.facts) else frozenset()
         hit = keys & trained
         if hit:
             via = _container_note(call.func, hit, self.facts) or context.raw_note(hit) or context.held_note(hit)
@@ -537,16 +640,87 @@ class GanSteps:
 class _Context:
     """What one function's steps are judged against: its optimizers, windows, grad switches."""
 
-    def __init__(self, facts, function: FunctionFacts, optimizers: dict, windows: list) -> None:
+    def __init__(self, facts, function: FunctionFacts, optimizers: dict, windows: list,
+                 caller: Optional[tuple] = None) -> None:
         self.facts = facts
         self.function = function
         self.optimizers = optimizers
         self.windows = windows
+        # For a function a step hands its backward to: (the caller's _Context, the call there).
+        self.caller = caller
         self.switches = facts.training.grad_switches(function)
         self.structural = facts.training.argument_roles(function).generators
         self.detached_in_place = _detached_in_place(function)
         self.all_trained = frozenset().union(*optimizers.values())
         self._boundaries: Optional[list] = None
+
+    def inner(self, call: cst.Call, function: FunctionFacts) -> "_Context":
+        """The context of a function this one calls (to hand it a backward), seen from here."""
+        return _Context(self.facts, function, self.optimizers, [], caller=(self, call))
+
+    def network_keys(self, func: cst.BaseExpression) -> frozenset:
+        """The keys naming the network `func` is, here; a network argument of a function a step hands
+        its backward to is named by what the caller passes (`backward_D_basic(self.netD_A, ...)`)."""
+        facts, function = self.facts, self.function
+        keys = facts.summaries.network_keys(func, function)
+        if self.caller is not None and isinstance(func, cst.Name):
+            passed = self.passed_for(func)
+            if passed is not None:
+                keys |= self.caller[0].network_keys(passed)
+        return keys
+
+    def passed_for(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """What the caller passes for a parameter read as `name` (when every binding reaching it is one)."""
+        if self.caller is None:
+            return None
+        bindings = self.function.bindings_at(name)
+        if not bindings or any(binding.kind != "param" for binding in bindings):
+            return None
+        outer, call = self.caller
+        summary = self.facts.callee_summary(call, outer.function)
+        if summary is None or name.value not in summary.parameters:
+            return None
+        return argument_for(call, summary, summary.parameters.index(name.value))
+
+    def attribute_sources(self, attribute: str, order: int) -> list:
+        """Where `self.<attribute>`, read before statement order `order`, was last set, as
+        (value, the _Context it is read in, the order there, a note for messages, grad switches'
+        context and order: (context, from, to)): in this function; else in a method of the class
+        called here before (`self.forward()` setting `self.fake_B`); else, for a function a step
+        hands its backward to, where the caller last set it the same way. Empty when not in sight."""
+        facts, function = self.facts, self.function
+        own = _last_self_assignment(attribute, order, function)
+        own_order = function.order_of(own) if own is not None else -1
+        setup = None
+        owner = facts.classes.get(function.class_name or "")
+        if owner is not None:
+            for call, statement in function.call_statement.items():
+                at = function.order_of(statement)
+                if not own_order < at < order or not _is_self_call(call):
+                    continue
+                if setup is not None and at <= setup[0]:
+                    continue
+                resolved = facts.summaries.resolve_callee(call.func, function)
+                if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+                    continue
+                method = facts.function_facts(resolved[0])
+                assigned = _last_self_assignment(attribute, len(method.statement_order) + 1, method)
+                if assigned is not None and facts.grad_enabled_at(function, statement):
+                    setup = (at, call, method, assigned)
+        if setup is not None:
+            at, call, method, assigned = setup
+            context = _Context(facts, method, self.optimizers, [])
+            note = f"kept on `self.{attribute}` by `{_code(facts, call)}` (line {facts.line_of(call)})"
+            return [(assigned.value, context, method.order_of(assigned), note, (self, at, order))]
+        if own is not None:
+            note = None if self.caller is None else f"kept on `self.{attribute}` at line {facts.line_of(own)}"
+            return [(own.value, self, own_order, note, (self, own_order, order))]
+        if self.caller is not None:
+            outer, call = self.caller
+            statement = outer.function.call_statement.get(call)
+            if statement is not None:
+                return outer.attribute_sources(attribute, outer.function.order_of(statement))
+        return []
 
     def boundaries(self) -> list:
         """What zeroes gradients, or steps an optimizer the file does not show, in the function."""
@@ -581,6 +755,8 @@ class _Context:
         graph reaches `expr`; None if detached, made under no-grad, or switched off."""
         facts, function = self.facts, self.function
         seen = set()
+        callees: set = set()  # `self.netG` in `self.netG(z)`: a network, not a value to follow
+        attributes: set = set()
         pending = [expr]
         while pending:
             current = pending.pop()
@@ -595,8 +771,8 @@ class _Context:
                 if isinstance(node, cst.Lambda):
                     continue
                 if isinstance(node, cst.Call):
-                    if trained and _may_be_network(node, facts) \
-                            and facts.summaries.network_keys(node.func, function) & trained:
+                    callees.add(id(node.func))
+                    if trained and _may_be_network(node, facts) and self.network_keys(node.func) & trained:
                         continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
                     if found is not None:
@@ -614,6 +790,17 @@ class _Context:
                     stack.extend(child_nodes(node))
                     continue
                 if isinstance(node, cst.Name):
+                    passed = self.passed_for(node) if node not in seen else None
+                    if passed is not None:
+                        # An argument of a function a step hands its backward to: what the caller passed.
+                        seen.add(node)
+                        outer, call = self.caller
+                        found = outer.generator_call(passed, generators, trained,
+                                                     outer.function.order_of(outer.function.call_statement[call]),
+                                                     check_switches)
+                        if found is not None:
+                            return found
+                        continue
                     for binding in function.bindings_at(node):
                         if binding in seen or binding.value is None:
                             continue
@@ -625,7 +812,33 @@ class _Context:
                         if facts.grad_enabled_at(function, binding.statement):
                             pending.append(binding.value)
                     continue
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                        and node.value.value == "self" and id(node) not in callees:
+                    if node.attr.value in attributes:
+                        continue
+                    attributes.add(node.attr.value)
+                    found = self._through_attribute(node.attr.value, generators, trained, backward_order,
+                                                    check_switches)
+                    if found is not None:
+                        return found
+                    continue
                 stack.extend(child_nodes(node))
+        return None
+
+    def _through_attribute(self, attribute: str, generators: frozenset, trained: frozenset, backward_order: int,
+                           check_switches: bool):
+        """The generator call behind `self.<attribute>`, where attribute_sources sees it set."""
+        for value, context, order, note, (switches, made, used) in self.attribute_sources(attribute, backward_order):
+            found = context.generator_call(value, generators, trained, order + 1, check_switches)
+            if found is None:
+                continue
+            call, shown, via = found
+            if check_switches and context is not switches \
+                    and _switched_off(shown, switches.switches, made, used):
+                continue
+            if note is not None:
+                via = f"{note}; {via}" if via else note
+            return call, shown, via
         return None
 
     def _generator_of(self, call: cst.Call, generators: frozenset, trained: frozenset, backward_order: int,
@@ -635,7 +848,7 @@ class _Context:
         if statement is None or not facts.grad_enabled_at(function, statement):
             return None
         summaries = facts.summaries
-        keys = summaries.network_keys(call.func, function) if _may_be_network(call, facts) else frozenset()
+        keys = self.network_keys(call.func) if _may_be_network(call, facts) else frozenset()
         summary = facts.callee_summary(call, function) if isinstance(call.func, cst.Name) or _is_self_call(call) \
             else None
         if summary is not None and not keys & generators and not summary.networks_returned() \
@@ -677,7 +890,12 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
     of another module): that step is the one the loss was for."""
     windows: list[Window] = []
     steps = training.steps(function, optimizers)
+    if not steps:
+        return windows
     backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
+    delegated = [(function.order_of(statement), (statement, call))
+                 for statement, call in delegated_backwards(function, training.facts)]
+    backward_orders += delegated
     boundaries = None
     previous = -1
     index = 0
@@ -695,14 +913,47 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
             for order, modules in boundaries:
                 if start < order < group[0].order and (modules is None or modules & trained):
                     start = order
-        losses = tuple((b.statement, b.loss) for order, b in backward_orders if start < order < group[0].order)
-        if losses:
+        losses = tuple((b.statement, b.loss) for order, b in backward_orders
+                       if start < order < group[0].order and not isinstance(b, tuple))
+        handed = tuple(b for order, b in delegated if start < order < group[0].order)
+        if losses or handed:
             trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
             windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
-                                  losses, group[0].statement, tuple(group)))
+                                  losses, group[0].statement, tuple(group), handed))
         previous = group[-1].order
         index += 1
     return windows
+
+
+def delegated_backwards(function: FunctionFacts, facts, depth: int = 0) -> list:
+    """(statement, call) for the calls of the file's functions and methods that run a backward,
+    themselves or through their own such calls, without stepping an optimizer (pix2pix's
+    `self.backward_D()` called between `zero_grad()` and `step()`)."""
+    found = []
+    for call, statement in function.call_statement.items():
+        inner = _delegate(call, function, facts, depth)
+        if inner is not None:
+            found.append((statement, call))
+    return found
+
+
+def _delegate(call: cst.Call, function: FunctionFacts, facts, depth: int = 0) -> Optional[FunctionFacts]:
+    """The function a call hands a backward to (see delegated_backwards), or None."""
+    func = call.func
+    if depth > 2 or not (isinstance(func, cst.Name) or _is_self_call(call)):
+        return None
+    if facts.names.qualified_name(func) is not None:
+        return None
+    resolved = facts.summaries.resolve_callee(func, function)
+    if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+        return None
+    summary = facts.summary(*resolved)
+    if summary is None or summary.stepped:
+        return None
+    inner = facts.function_facts(resolved[0])
+    if summary.backward or any(_delegate(other, inner, facts, depth + 1) is not None for other in inner.call_statement):
+        return inner
+    return None
 
 
 def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) -> list:
@@ -755,6 +1006,31 @@ def _last_part(key: str) -> str:
     if key.endswith('"]'):
         return key[key.rindex('["') + 2:-2]
     return key.rpartition(".")[2]
+
+
+def _last_self_assignment(attribute: str, order: int, function: FunctionFacts) -> Optional[cst.Assign]:
+    """The last `self.<attribute> = value` of the function before statement order `order`."""
+    found, at = None, -1
+    for statement, position in function.statement_order.items():
+        if position >= order or position <= at or not isinstance(statement, cst.Assign):
+            continue
+        if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
+               and isinstance(t.target.value, cst.Name) and t.target.value.value == "self" for t in statement.targets):
+            found, at = statement, position
+    return found
+
+
+def _self_assignments(attribute: str, function: FunctionFacts) -> list:
+    """(value, statement order) of every `self.<attribute> = value` in the function."""
+    return [(statement.value, position) for statement, position in function.statement_order.items()
+            if isinstance(statement, cst.Assign) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
+                and isinstance(t.target.value, cst.Name) and t.target.value.value == "self" for t in statement.targets)]
+
+
+def _code(facts, node, limit: int = 50) -> str:
+    text = " ".join(facts.code_for(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _detached_name(argument) -> Optional[cst.Name]:
@@ -826,6 +1102,11 @@ def _calls_feeding(expr, function: FunctionFacts, after: int) -> list[cst.Call]:
         for node in _walk(current):
             if isinstance(node, cst.Call):
                 calls.append(node)
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                    and node.attr.value not in seen:
+                # `self.loss_D = ...; self.loss_D.backward()`: set in the function, followed as a name is.
+                seen.add(node.attr.value)
+                pending.extend(value for value, order in _self_assignments(node.attr.value, function) if order > after)
             if isinstance(node, cst.Name):
                 for binding in function.bindings_at(node):
                     if binding in seen or binding.value is None:
