@@ -87,6 +87,8 @@ class UndetachedFake:
     # The discriminator call whose input is detached, when the generator's output reaches the loss
     # beside it (BEGAN's reconstruction target): `argument` is then that read.
     target_of: Optional[cst.Call] = None
+    # Why the detach is not safe: (words with a `{line}` field, the node whose line fills it).
+    unsafe_reason: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ class GanSteps:
             reused = None
             if retains:
                 reused = self._reused_after_step(function, call, window, loss_statement, generator_step)
+            unsafe = _fix_breaks(call, argument, function, self.facts, window) \
+                or self._callee_differentiates(call, function)
             optimizer, step_statement = window.optimizers[0], window.step_statement
             if generator_step is not None:
                 stepper = _stepper(window, trained, context.optimizers)
@@ -185,9 +189,7 @@ class GanSteps:
             return UndetachedFake(
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
-                not _fix_would_break(call, argument, function, self.facts, window)
-                and not self._callee_differentiates(call, function),
-                retains, later, generator_step, reused)
+                unsafe is None, retains, later, generator_step, reused, unsafe_reason=unsafe)
         return None
 
     def _undetached_targets(self, context: "_Context", window: Window, generators: frozenset,
@@ -228,14 +230,17 @@ class GanSteps:
                             and not _named_as_a_pair(key, generator):
                         continue
                     backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
-                    safe = not self._feeds_elsewhere(statement, function, window)
+                    elsewhere = self._feeds_elsewhere(statement, function, window)
+                    unsafe = None if elsewhere is None else (
+                        "what it computes also feeds the loss backpropagated at line {line}, outside the "
+                        "discriminator's step", elsewhere)
                     reported.add(node)
                     found.append(UndetachedFake(
                         function, call, node, generator_call, loss_statement, loss_statement, window.step_statement,
-                        window.optimizers[0], key, generator, via, generator_via, None, safe,
+                        window.optimizers[0], key, generator, via, generator_via, None, unsafe is None,
                         keyword_is_true(backward.call, "retain_graph"),
                         _second_backward(generator_call, loss_statement, function, self.facts),
-                        target_of=call))
+                        target_of=call, unsafe_reason=unsafe))
         return found
 
     def _delegated(self, context: "_Context", window: Window, generators: frozenset, call: cst.Call,
@@ -274,15 +279,17 @@ class GanSteps:
                     where = f"in the {label} (line {self.facts.line_of(inner_function.node)}), called at line " \
                             f"{self.facts.line_of(call)}"
                     via = f"{where}; {via}" if via else where
-                    safe = self._only_in_discriminator_steps(inner_function, generator) \
-                        and not _fix_would_break(candidate, argument, inner_function, self.facts, step) \
-                        and not self._callee_differentiates(candidate, inner_function)
+                    unsafe = _fix_breaks(candidate, argument, inner_function, self.facts, step) \
+                        or self._callee_differentiates(candidate, inner_function)
+                    if unsafe is None and not self._only_in_discriminator_steps(inner_function, generator):
+                        unsafe = (f"the {label} (line {{line}}) is also called where the generator is trained, or "
+                                  f"where the file does not show which step it serves", inner_function.node)
                     reported.add(candidate)
                     found.append(UndetachedFake(
                         inner_function, candidate, argument, generator_call, backward.statement, backward.statement,
                         window.step_statement, window.optimizers[0], discriminator, generator, via, generator_via,
-                        None, safe, keyword_is_true(backward.call, "retain_graph"),
-                        self._later_delegated(context, window, generators, generator_call)))
+                        None, unsafe is None, keyword_is_true(backward.call, "retain_graph"),
+                        self._later_delegated(context, window, generators, generator_call), unsafe_reason=unsafe))
                     break
         for statement, nested in delegated_backwards(inner_function, self.facts, depth + 1):
             found.extend(self._delegated(inner, step, generators, nested, reported, depth + 1))
@@ -326,16 +333,16 @@ class GanSteps:
                         return use
         return None
 
-    def _feeds_elsewhere(self, statement, function: FunctionFacts, window: Window) -> bool:
-        """Does what `statement` computes reach a loss backpropagated outside the window?"""
+    def _feeds_elsewhere(self, statement, function: FunctionFacts, window: Window):
+        """The backward outside the window whose loss what `statement` computes reaches, or None."""
         own = {loss_statement for loss_statement, _ in window.losses}
         made = {binding for binding in function.bindings if binding.statement is statement}
         for backward in backward_calls(function, self.facts):
             if backward.statement in own:
                 continue
             if backward.statement is statement or made & flowing_bindings(backward.loss, function):
-                return True
-        return False
+                return backward.statement
+        return None
 
     def _judges_other(self, context: "_Context", window: Window, call: cst.Call, discriminator: str,
                       generator: str, losses: Optional[tuple] = None) -> bool:
@@ -401,12 +408,14 @@ class GanSteps:
                            for order, modules in context.boundaries())
         return False
 
-    def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> bool:
+    def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> Optional[tuple]:
         """A wrapper that takes `autograd.grad` (a gradient penalty on its input) may need its argument
         attached: detaching it at the call could break the penalty, so the fix is not safe."""
         summary = self.facts.callee_summary(call, function) if isinstance(call.func, cst.Name) \
             or _is_self_call(call) else None
-        return summary is not None and summary.differentiates
+        if summary is not None and summary.differentiates:
+            return f"the {summary.label} (line {{line}}) takes `torch.autograd.grad` of what it is given", summary.node
+        return None
 
     def _reused_after_step(self, function: FunctionFacts, call: cst.Call, window: Window, loss_statement,
                            generator_step: Optional[OptimizerStep]) -> Optional[GraphUse]:
@@ -621,6 +630,9 @@ class GanSteps:
         return UndetachedFake(function, call, argument, generator_call, statement, step.backward_statement,
                               step.window.step_statement, step.optimizer, discriminator, generator,
                               step.discriminator_via, generator_via, summary.label, step.safe, step.retains, later,
+                              unsafe_reason=None if step.safe else (
+                                  f"the {summary.label} (line {{line}}) also reads that argument otherwise",
+                                  summary.node),
                               inner_call=step.call, helper_node=summary.node)
 
 
@@ -1137,22 +1149,23 @@ def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order:
     return any(module in s.modules and not s.enabled and call_order < s.order < backward_order for s in switches)
 
 
-def _fix_would_break(call: cst.Call, argument, function: FunctionFacts, facts, window: Window) -> bool:
-    """Detaching is unsafe when the discriminator's output also feeds a loss backpropagated outside
-    the discriminator's step (the generator's: it would stop learning), or when the argument is
-    differentiated with autograd.grad."""
+def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window: Window) -> Optional[tuple]:
+    """Why detaching would be wrong, as (words, the node whose line completes them), or None: the
+    discriminator's output also feeds a loss backpropagated outside the discriminator's step (the
+    generator's: it would stop learning), or the argument is differentiated with autograd.grad."""
     own = {statement for statement, _ in window.losses}
     for backward in backward_calls(function, facts):
         if backward.statement not in own and call in _calls_feeding(backward.loss, function, -1):
-            return True
+            return ("the discriminator's output also feeds the loss backpropagated at line {line}, outside its "
+                    "step, where the detach would cut the gradient that reaches the generator", backward.statement)
     names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
     for other_call in function.call_statement:
         func = other_call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "grad" and len(other_call.args) >= 2:
             inputs = other_call.args[1].value
             if {node.value for node in _walk(inputs) if isinstance(node, cst.Name)} & names:
-                return True
-    return False
+                return "the same values are differentiated with `torch.autograd.grad` at line {line}", other_call
+    return None
 
 
 def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:

@@ -94,7 +94,9 @@ class DiscriminatorWithoutDetach(Rule):
         if fake.detach_is_safe:
             fix = self.safe_fix("Detach the generator output", argument, detached)
         else:
-            message += " (the fix is unsafe here: the same values are also differentiated elsewhere)"
+            reason = fake.unsafe_reason
+            why = reason[0].format(line=facts.line_of(reason[1])) if reason is not None else "it could change other steps"
+            message += f" (the fix is unsafe here: {why})"
             fix = self.unsafe_fix("Detach the generator output", argument, detached)
         if fake.retains_graph and fake.later_backward is not None:
             # TCL011 reports that backward, and names this finding.
