@@ -87,6 +87,9 @@ class UndetachedFake:
     # The discriminator call whose input is detached, when the generator's output reaches the loss
     # beside it (BEGAN's reconstruction target): `argument` is then that read.
     target_of: Optional[cst.Call] = None
+    # An earlier backward, without `retain_graph=True`, through the same generator output: it freed
+    # that graph, so the discriminator's backward itself fails (the generator step first, as in CycleGAN).
+    freed_by: Optional[GraphUse] = None
     # Why the detach is not safe: (words with a `{line}` field, the node whose line fills it).
     unsafe_reason: Optional[tuple] = None
 
@@ -139,7 +142,7 @@ class GanSteps:
         for window in windows:
             generators = context.generators_for(window.trained)
             for loss_statement, loss in window.losses:
-                for call in _calls_feeding(loss, function, window.after):
+                for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
                     if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                         continue
                     fake = self._judged(context, window, call, window.trained, generators, loss_statement)
@@ -153,9 +156,10 @@ class GanSteps:
                 found.extend(self._generator_helping(context, window, reported))
         for call, summary, steps in helper_calls:
             for step in steps:
+                # One finding per argument: ALI's `d_step(x, E(x), G(z), z)` hands the step both outputs.
                 fake = self._through_helper(context, call, summary, step)
-                if fake is not None and call not in reported:
-                    reported.add(call)
+                if fake is not None and fake.argument not in reported:
+                    reported.add(fake.argument)
                     found.append(fake)
         return found
 
@@ -189,7 +193,8 @@ class GanSteps:
             return UndetachedFake(
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
-                unsafe is None, retains, later, generator_step, reused, unsafe_reason=unsafe)
+                unsafe is None, retains, later, generator_step, reused, unsafe_reason=unsafe,
+                freed_by=_earlier_backward(generator_call, loss_statement, function, self.facts))
         return None
 
     def _undetached_targets(self, context: "_Context", window: Window, generators: frozenset,
@@ -203,7 +208,7 @@ class GanSteps:
         for loss_statement, loss in window.losses:
             inside: set = set()  # nodes of the discriminator's inputs (judged on their own)
             detached = []  # (the discriminator call, the detached name, its key, what it went through)
-            for call in _calls_feeding(loss, function, window.after):
+            for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
                 for argument, key, via in self._discriminator_inputs(call, function, window.trained, context):
                     inside.update(id(node) for node in _walk(argument))
                     root = _detached_name(argument)
@@ -263,7 +268,7 @@ class GanSteps:
         found = []
         for backward in backwards:
             order = inner_function.order_of(backward.statement)
-            for candidate in _calls_feeding(backward.loss, inner_function, -1):
+            for candidate in _calls_feeding(backward.loss, inner_function, -1, order):
                 if candidate in reported or not self.facts.grad_enabled_at(
                         inner_function, inner_function.call_statement.get(candidate)):
                     continue
@@ -289,7 +294,9 @@ class GanSteps:
                         inner_function, candidate, argument, generator_call, backward.statement, backward.statement,
                         window.step_statement, window.optimizers[0], discriminator, generator, via, generator_via,
                         None, unsafe is None, keyword_is_true(backward.call, "retain_graph"),
-                        self._later_delegated(context, window, generators, generator_call), unsafe_reason=unsafe))
+                        self._handed_backward_through(context, window, generators, generator_call, True),
+                        unsafe_reason=unsafe,
+                        freed_by=self._handed_backward_through(context, window, generators, generator_call, False)))
                     break
         for statement, nested in delegated_backwards(inner_function, self.facts, depth + 1):
             found.extend(self._delegated(inner, step, generators, nested, reported, depth + 1))
@@ -313,13 +320,15 @@ class GanSteps:
                 return False
         return True
 
-    def _later_delegated(self, context: "_Context", window: Window, generators: frozenset,
-                         generator_call: cst.Call) -> Optional[GraphUse]:
-        """A backward handed to another method after the step (pix2pix's `self.backward_G()`) whose
-        loss runs through the same generator call again: the one that fails once the discriminator's
-        backward has freed the generator's graph."""
+    def _handed_backward_through(self, context: "_Context", window: Window, generators: frozenset,
+                                 generator_call: cst.Call, later: bool) -> Optional[GraphUse]:
+        """A backward handed to another method after the step (`later`: pix2pix's
+        `self.backward_G()`, which fails once the discriminator's backward has freed the generator's
+        graph) or before it without `retain_graph=True` (CycleGAN's generator step first: then the
+        discriminator's backward is the one that fails), whose loss runs through the same generator
+        call."""
         for other in context.windows:
-            if other.before <= window.before:
+            if (other.before <= window.before) if later else (other.before >= window.before):
                 continue
             for statement, call in other.delegated:
                 inner_function = _delegate(call, context.function, self.facts)
@@ -327,9 +336,11 @@ class GanSteps:
                     continue
                 inner = context.inner(call, inner_function)
                 for use in graph_uses(inner_function, self.facts):
+                    if not later and use.retains:
+                        continue
                     found = inner.generator_call(use.loss, generators, frozenset(),
-                                                 inner_function.order_of(use.statement), False)
-                    if found is not None and found[0] is generator_call:
+                                                 inner_function.order_of(use.statement), False, generator_call)
+                    if found is not None:
                         return use
         return None
 
@@ -352,8 +363,8 @@ class GanSteps:
         output in its step cooperates with it (InfoGAN's Q network, a decoder fed an encoder's
         codes): its loss does not oppose the generator's, and that is no discriminator step."""
         function = context.function
-        for _, loss in (window.losses if losses is None else losses):
-            for other in _calls_feeding(loss, function, window.after):
+        for statement, loss in (window.losses if losses is None else losses):
+            for other in _calls_feeding(loss, function, window.after, function.order_of(statement)):
                 if other is call:
                     continue
                 inputs = [argument for argument, key, _ in
@@ -451,7 +462,7 @@ class GanSteps:
                 for loss_statement, loss in window.losses:
                     if self._zeroed_between(function, function.order_of(loss_statement), generator_step.order):
                         continue
-                    for call in _calls_feeding(loss, function, window.after):
+                    for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
                         if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                             continue
                         fake = self._judged(context, window, call, d_modules, g_modules - d_modules, loss_statement,
@@ -470,7 +481,7 @@ class GanSteps:
                 continue
             for loss_statement, loss in other.losses:
                 # The generator's loss may be computed before the discriminator's step (one forward).
-                for call in _calls_feeding(loss, function, -1):
+                for call in _calls_feeding(loss, function, -1, function.order_of(loss_statement)):
                     for argument, _, _ in self._discriminator_inputs(call, function, d_modules, context):
                         if context.generator_call(argument, g_modules, frozenset(),
                                                   function.order_of(loss_statement), check_switches=False):
@@ -598,7 +609,7 @@ class GanSteps:
                 continue
             for loss_statement, loss in window.losses:
                 backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
-                for call in _calls_feeding(loss, helper, window.after):
+                for call in _calls_feeding(loss, helper, window.after, helper.order_of(loss_statement)):
                     statement = helper.call_statement.get(call)
                     if not self.facts.grad_enabled_at(helper, statement):
                         continue
@@ -762,7 +773,7 @@ class _Context:
         return (self.all_trained | self.structural) - trained
 
     def generator_call(self, expr, generators: frozenset, trained: frozenset, backward_order: int,
-                       check_switches: bool = True):
+                       check_switches: bool = True, target: Optional[cst.Call] = None):
         """(the call, the generator's key, what it was reached through) for the generator call whose
         graph reaches `expr`; None if detached, made under no-grad, or switched off."""
         facts, function = self.facts, self.function
@@ -787,7 +798,7 @@ class _Context:
                     if trained and _may_be_network(node, facts) and self.network_keys(node.func) & trained:
                         continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
-                    if found is not None:
+                    if found is not None and (target is None or found[0] is target):
                         return found
                     if isinstance(node.func, cst.Name) or _is_self_call(node):
                         summary = facts.callee_summary(node, function)
@@ -809,7 +820,7 @@ class _Context:
                         outer, call = self.caller
                         found = outer.generator_call(passed, generators, trained,
                                                      outer.function.order_of(outer.function.call_statement[call]),
-                                                     check_switches)
+                                                     check_switches, target)
                         if found is not None:
                             return found
                         continue
@@ -830,7 +841,7 @@ class _Context:
                         continue
                     attributes.add(node.attr.value)
                     found = self._through_attribute(node.attr.value, generators, trained, backward_order,
-                                                    check_switches)
+                                                    check_switches, target)
                     if found is not None:
                         return found
                     continue
@@ -838,10 +849,10 @@ class _Context:
         return None
 
     def _through_attribute(self, attribute: str, generators: frozenset, trained: frozenset, backward_order: int,
-                           check_switches: bool):
+                           check_switches: bool, target: Optional[cst.Call] = None):
         """The generator call behind `self.<attribute>`, where attribute_sources sees it set."""
         for value, context, order, note, (switches, made, used) in self.attribute_sources(attribute, backward_order):
-            found = context.generator_call(value, generators, trained, order + 1, check_switches)
+            found = context.generator_call(value, generators, trained, order + 1, check_switches, target)
             if found is None:
                 continue
             call, shown, via = found
@@ -1088,6 +1099,21 @@ def _second_backward(generator_call: cst.Call, loss_statement, function: Functio
     return later_backward_through(generator_call, loss_statement, function, facts)
 
 
+def _earlier_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:
+    """A backward between the generator's call and the discriminator's, without `retain_graph=True`,
+    whose loss went through the generator's output: it freed that graph (the generator step first,
+    reusing its fake batch for the discriminator, as in CycleGAN)."""
+    made = function.call_statement.get(generator_call)
+    if made is None:
+        return None
+    start, end = function.order_of(made), function.order_of(loss_statement)
+    for use in graph_uses(function, facts):
+        if start < function.order_of(use.statement) < end and not use.retains \
+                and generator_call in loss_slice(use.loss, use.statement, function, facts).calls:
+            return use
+    return None
+
+
 def _stepper(window: Window, trained: frozenset, optimizers: dict) -> OptimizerStep:
     """The step of the window whose optimizer trains `trained` (the discriminator's)."""
     return next((step for step in window.steps if optimizers.get(step.optimizer, frozenset()) & trained),
@@ -1104,29 +1130,35 @@ def _detached_in_place(function: FunctionFacts) -> list[tuple[str, int]]:
     return found
 
 
-def _calls_feeding(expr, function: FunctionFacts, after: int) -> list[cst.Call]:
-    """Every call whose result flows into `expr`, through assignments made after order `after`."""
+def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] = None) -> list[cst.Call]:
+    """Every call whose result flows into `expr`, read at statement order `at`, through assignments
+    made after order `after` and before the statement that reads them: a value a loop carries
+    from later in its body is the previous iteration's, made outside this stretch (BEGAN's
+    `k = ... g_loss.item()` feeding the next discriminator loss is no discriminator input). Numbers
+    taken from tensors (`.item()`, `float(...)`) carry nothing."""
     calls = []
     seen = set()
-    pending = [expr]
+    pending = [(expr, at)]
     while pending:
-        current = pending.pop()
-        for node in _walk(current):
+        current, read_at = pending.pop()
+        for node in _walk(current, skip_numbers=True):
             if isinstance(node, cst.Call):
                 calls.append(node)
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
                     and node.attr.value not in seen:
                 # `self.loss_D = ...; self.loss_D.backward()`: set in the function, followed as a name is.
                 seen.add(node.attr.value)
-                pending.extend(value for value, order in _self_assignments(node.attr.value, function) if order > after)
+                pending.extend((value, order) for value, order in _self_assignments(node.attr.value, function)
+                               if after < order and (read_at is None or order < read_at))
             if isinstance(node, cst.Name):
                 for binding in function.bindings_at(node):
                     if binding in seen or binding.value is None:
                         continue
-                    if function.order_of(binding.statement) <= after:
+                    order = function.order_of(binding.statement)
+                    if order <= after or (read_at is not None and order >= read_at):
                         continue
                     seen.add(binding)
-                    pending.append(binding.value)
+                    pending.append((binding.value, order))
     return calls
 
 
@@ -1155,7 +1187,8 @@ def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window
     generator's: it would stop learning), or the argument is differentiated with autograd.grad."""
     own = {statement for statement, _ in window.losses}
     for backward in backward_calls(function, facts):
-        if backward.statement not in own and call in _calls_feeding(backward.loss, function, -1):
+        if backward.statement not in own and call in _calls_feeding(backward.loss, function, -1,
+                                                                    function.order_of(backward.statement)):
             return ("the discriminator's output also feeds the loss backpropagated at line {line}, outside its "
                     "step, where the detach would cut the gradient that reaches the generator", backward.statement)
     names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
@@ -1175,14 +1208,23 @@ def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
     return all(id(read.node) in inside for read in helper.reads_of(parameter))
 
 
-def _walk(node: cst.CSTNode):
+def _walk(node: cst.CSTNode, skip_numbers: bool = False):
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
             continue
+        if skip_numbers and isinstance(current, cst.Call) and _makes_a_number(current):
+            continue
         stack.extend(child_nodes(current))
+
+
+def _makes_a_number(call: cst.Call) -> bool:
+    """`loss.item()`, `x.tolist()`, `float(loss)`: a Python value, with no graph."""
+    func = call.func
+    return (isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist")) or \
+        (isinstance(func, cst.Name) and func.value in ("float", "int", "bool"))
 
 
 # ------------------------------------------------------------------ call sites

@@ -492,6 +492,14 @@ class TrainingFacts:
             if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
                 continue
             target = statement.targets[0].target
+            if isinstance(target, cst.Tuple) and isinstance(statement.value, cst.Tuple) \
+                    and len(target.elements) == len(statement.value.elements):
+                # `self.G, self.D = G, D`
+                for element, value in zip(target.elements, statement.value.elements):
+                    key = dotted_name(element.value)
+                    if key is not None and key.startswith("self.") and isinstance(value.value, cst.Name):
+                        self._module_aliases.setdefault(value.value.value, set()).add(key)
+                continue
             if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                     and target.value.value == "self"):
                 continue

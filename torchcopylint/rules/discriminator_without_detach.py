@@ -73,7 +73,13 @@ class DiscriminatorWithoutDetach(Rule):
                 f"its own, is also trained to help the discriminator"
             )
         crash = fake.later_backward if not fake.retains_graph else None
-        if crash is not None and crash.statement is fake.loss_statement:
+        if fake.freed_by is not None:
+            crash = None
+            message += (
+                f"; the backward at line {facts.line_of(fake.freed_by.statement)} already ran through the same "
+                f"{source} output and freed its graph, so this backward fails with `{SECOND_BACKWARD}`"
+            )
+        elif crash is not None and crash.statement is fake.loss_statement:
             loop = fake.function.loops_of[fake.loss_statement][-1]
             message += (
                 f", and frees its graph: when the loop at line {facts.line_of(loop)} runs it again, the same "
