@@ -149,9 +149,10 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
     what this backward frees there:
 
     - `torch.autograd.grad(outputs, inputs, retain_graph=True)`: autograd runs only the nodes
-      between the outputs and `inputs`, which this call made from its arguments (an operation on an
-      argument, `model(x)`, `x[i]`); an argument that *is* the output (or is added to it as it is)
-      is the caller's graph, and stays a reason for silence;
+      between the outputs and `inputs`, which this call made where it hands its arguments to a
+      network or a function (`model(x[i])`, `F.cross_entropy(out, y)`); an argument that is the
+      output itself, or whose own methods make it (`output.sum()`), brings the caller's graph in,
+      and stays a reason for silence;
     - a backward whose only arguments in the graph are the class-index targets of a classification
       loss (`F.cross_entropy(model(x), y)`, `criterion(out, labels.to(device))` with
       `criterion = nn.CrossEntropyLoss()`): class indices are an integer tensor, which has no graph.
@@ -160,11 +161,15 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
     argument in the graph: see read_as_leaves.)"""
     autograd_grad = (dotted_name(use.call.func) or "").endswith("autograd.grad")
     parents = {id(node): parent for node, parent, _ in graph.nodes}
-    for node, parent, _ in graph.nodes:
+    # What the inputs are made from lies behind them: autograd.grad stops at its inputs.
+    behind_inputs = {binding.statement for binding in _differentiated_inputs(use, function)}
+    for node, parent, statement in graph.nodes:
         if not isinstance(node, cst.Name) or not any(b.kind == "param" for b in function.bindings_at(node)):
             continue
+        if autograd_grad and statement in behind_inputs:
+            continue
         if autograd_grad:
-            if parent is None or isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            if _argument_of_call(node, parents) is None:
                 return False
             continue
         if not _class_index_target(node, parents, function, facts):
@@ -172,7 +177,9 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
     return True
 
 
-def _class_index_target(node: cst.Name, parents: dict, function: FunctionFacts, facts: ModuleFacts) -> bool:
+def _argument_of_call(node: cst.Name, parents: dict):
+    """(the call, the Arg) where `node`, through indexing and view-like methods (`y[i]`, `y.to(d)`),
+    is handed to a call as an argument; None otherwise."""
     current, parent = node, parents.get(id(node))
     while True:
         if isinstance(parent, cst.Subscript) and parent.value is current:
@@ -180,15 +187,19 @@ def _class_index_target(node: cst.Name, parents: dict, function: FunctionFacts, 
         elif isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in TARGET_METHODS:
             call = parents.get(id(parent))
             if not (isinstance(call, cst.Call) and call.func is parent):
-                return False
+                return None
             current, parent = call, parents.get(id(call))
         else:
             break
-    if not isinstance(parent, cst.Arg):
+    call = parents.get(id(parent)) if isinstance(parent, cst.Arg) else None
+    return (call, parent) if isinstance(call, cst.Call) else None
+
+
+def _class_index_target(node: cst.Name, parents: dict, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    found = _argument_of_call(node, parents)
+    if found is None:
         return False
-    call = parents.get(id(parent))
-    if not isinstance(call, cst.Call):
-        return False
+    call, parent = found
     positional = [arg for arg in call.args if arg.keyword is None]
     is_target = (parent.keyword is not None and parent.keyword.value == "target") or \
         (len(positional) > 1 and positional[1] is parent)
