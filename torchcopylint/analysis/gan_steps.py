@@ -107,6 +107,7 @@ class _HelperStep:
     discriminator_via: Optional[str]
     safe: bool  # the argument is read in the helper only as the discriminator's input
     call: cst.Call  # the discriminator's call in the helper
+    judges_other: bool = True  # the step also judges something the argument did not make
 
 
 class GanSteps:
@@ -607,20 +608,25 @@ class GanSteps:
         for window in windows:
             if len(window.optimizers) != 1:
                 continue
+            judged = []  # (loss statement, call, argument, discriminator key, via) in the step
             for loss_statement, loss in window.losses:
-                backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
                 for call in _calls_feeding(loss, helper, window.after, helper.order_of(loss_statement)):
-                    statement = helper.call_statement.get(call)
-                    if not self.facts.grad_enabled_at(helper, statement):
-                        continue
-                    for argument, discriminator, via in self._discriminator_inputs(call, helper, window.trained, context):
-                        graph = loss_slice(argument, statement, helper, self.facts)
-                        for binding in graph.bindings:
-                            if binding in index_of:
-                                found.append(_HelperStep(index_of[binding], window, window.optimizers[0],
-                                                         loss_statement, keyword_is_true(backward.call, "retain_graph"),
-                                                         discriminator, via,
-                                                         _read_only_as(binding, argument, helper), call))
+                    if self.facts.grad_enabled_at(helper, helper.call_statement.get(call)):
+                        judged.extend((loss_statement, call, argument, key, via) for argument, key, via
+                                      in self._discriminator_inputs(call, helper, window.trained, context))
+            for loss_statement, call, argument, discriminator, via in judged:
+                backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
+                graph = loss_slice(argument, helper.call_statement.get(call), helper, self.facts)
+                for binding in graph.bindings:
+                    if binding in index_of:
+                        # The discriminator also judges something this argument did not make (`netD(real)`).
+                        other = any(other_call is not call and key == discriminator
+                                    and binding not in flowing_bindings(other_argument, helper)
+                                    for _, other_call, other_argument, key, _ in judged)
+                        found.append(_HelperStep(index_of[binding], window, window.optimizers[0],
+                                                 loss_statement, keyword_is_true(backward.call, "retain_graph"),
+                                                 discriminator, via, _read_only_as(binding, argument, helper), call,
+                                                 other))
         return found
 
     def _through_helper(self, context: "_Context", call: cst.Call, summary, step: _HelperStep):
@@ -637,6 +643,8 @@ class GanSteps:
             return None
         generator_call, generator, generator_via = source
         discriminator = sorted(self._caller_keys(step.discriminator, call, summary, function))[0]
+        if not step.judges_other and not _named_as_a_pair(discriminator, generator):
+            return None  # a network fed only the generator's output cooperates with it
         later = later_backward_through(generator_call, statement, function, self.facts)
         return UndetachedFake(function, call, argument, generator_call, statement, step.backward_statement,
                               step.window.step_statement, step.optimizer, discriminator, generator,
