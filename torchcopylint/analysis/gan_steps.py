@@ -924,8 +924,11 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
     if not steps:
         return windows
     backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
+    direct = {order for order, _ in backward_orders}
+    # `self.backward(d_loss)` whose method backpropagates its argument is a backward of that loss already.
     delegated = [(function.order_of(statement), (statement, call))
-                 for statement, call in delegated_backwards(function, training.facts)]
+                 for statement, call in delegated_backwards(function, training.facts)
+                 if function.order_of(statement) not in direct]
     backward_orders += delegated
     boundaries = None
     previous = -1
@@ -941,8 +944,9 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
             if boundaries is None:
                 boundaries = _gradient_boundaries(function, training, optimizers)
             trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
+            handing = {order for order, _ in delegated}  # a method that zeroes, then backpropagates
             for order, modules in boundaries:
-                if start < order < group[0].order and (modules is None or modules & trained):
+                if start < order < group[0].order and (modules is None or modules & trained) and order not in handing:
                     start = order
         losses = tuple((b.statement, b.loss) for order, b in backward_orders
                        if start < order < group[0].order and not isinstance(b, tuple))
