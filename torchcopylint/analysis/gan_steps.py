@@ -5,17 +5,26 @@ One fact, read by TCL003 (discriminator-without-detach, which reports it) and TC
 (retain-graph-workaround, whose workaround is the same step kept alive with `retain_graph=True`).
 
 A step is defined by data flow (see rules/TCL003.md): a backward, the optimizers that step right
-after it, and the losses backpropagated since the previous step (`Window`). The discriminator is a
-network the stepping optimizer trains; the generator is one another optimizer trains (or, in a step
-function that receives both networks, the one gan_roles says feeds the other); names only break
-ties when the file builds no optimizer for the generator.
+after it, and the losses backpropagated since the previous step whose gradients those optimizers
+use (`Window`: a zeroing of their gradients, or the step of an optimizer the file does not show,
+ends the stretch). The discriminator is a network the stepping optimizer trains that its step also
+feeds something the generator did not make (a network fed only the generator's output cooperates
+with it: InfoGAN's Q, a decoder), or whose name says so; the generator is one another optimizer
+trains (or, in a step function that receives both networks, the one gan_roles says feeds the
+other); names only break ties when the file builds no optimizer for the generator. A loss in which
+the discriminator judges only the generator's output, and on which the generator's optimizer then
+steps, is the generator's own, not the discriminator's.
 
 Networks are reached through what the function summaries say (analysis/summaries.py): a wrapper
 (`def D(x): return netD(x)`), a lambda, a network held in a dict or list (`nets["D"]`), a helper
 that returns the generator's output (`fake = self.sample(n)`), a function of raw tensors an
 optimizer trains (`def G(z): return relu(z @ W1 + b1) @ W2`), and a discriminator step written in
-a helper called with the fake batch (`d_step(fake, real)`). Each finding records what it went
-through, so that its message can name it.
+a helper called with the fake batch (`d_step(fake, real)`), networks and optimizers held in dicts
+of a list (`D["model"]`, `D["solver"]`), and a step that hands its backward to a method of the class
+(pix2pix's `backward_D()`), whose `self.` attributes are read where the step's function set them
+through an earlier method call (`self.forward()`). A discriminator input detached while the fake
+batch enters the loss beside it (BEGAN's reconstruction target) is reported at that read. Each
+finding records what it went through, so that its message can name it.
 
 Computed per function on first question (ModuleFacts.gan_steps).
 """
@@ -416,7 +425,7 @@ class GanSteps:
         for step in self.facts.training.steps(function, context.optimizers):
             if step.order <= start or step.optimizer not in generator_optimizers:
                 continue
-            return not any(start < order < step.order and (modules is None or generator in modules)
+            return not any(start < order < step.order and _zeroes(modules, frozenset({generator}))
                            for order, modules in context.boundaries())
         return False
 
@@ -946,7 +955,7 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
             trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
             handing = {order for order, _ in delegated}  # a method that zeroes, then backpropagates
             for order, modules in boundaries:
-                if start < order < group[0].order and (modules is None or modules & trained) and order not in handing:
+                if start < order < group[0].order and _zeroes(modules, trained) and order not in handing:
                     start = order
         losses = tuple((b.statement, b.loss) for order, b in backward_orders
                        if start < order < group[0].order and not isinstance(b, tuple))
@@ -1082,6 +1091,14 @@ def _detached_name(argument) -> Optional[cst.Name]:
             node = node.value
         else:
             return None
+
+
+def _zeroes(modules: Optional[frozenset], trained: frozenset) -> bool:
+    """Does zeroing `modules` (None: any) zero gradients of one of `trained`? `self.model.zero_grad()`
+    zeroes `self.model.D`'s."""
+    if modules is None:
+        return True
+    return any(key == module or key.startswith(module + ".") for module in modules for key in trained)
 
 
 def _reads_grad(expr) -> bool:
