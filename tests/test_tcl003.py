@@ -1330,3 +1330,214 @@ def test_penalty_helper_on_the_attached_fake_is_reported_with_an_unsafe_fix():
     [diagnostic] = tcl003(source)
     assert diagnostic.location.line == 22 and "through the function `gradient_penalty`" in diagnostic.message
     assert diagnostic.fix.applicability is Applicability.UNSAFE
+
+
+# --- what a discriminator is, which step a loss belongs to, and networks reached through dicts, targets
+# and methods -------------------------------------------------------------------------------------------
+
+SECOND_BACKWARD = "Trying to backward through the graph a second time"
+
+
+def _count_backwards_into(torch, modules) -> list:
+    """A counter that grows each time a backward reaches a parameter of `modules`."""
+    count = [0]
+    for module in modules:
+        for parameter in module.parameters():
+            parameter.register_hook(lambda grad: count.__setitem__(0, count[0] + 1) or grad)
+    return count
+
+
+def _clean(marker: str):
+    return next(e for e in page_examples(CODE) if e.kind == "clean" and marker in e.source)
+
+
+def test_ali_wrapper_combining_inputs_reaches_the_encoder_and_the_generator():
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair("def train_ali(")
+    found = tcl003(flagged.source)
+    assert [d.location.line for d in found] == [16, 16]
+    assert "output of `E(...)`" in found[0].message and "output of `G(...)`" in found[1].message
+    assert all("through the function `D` at line 9, which calls `D_net(...)`" in d.message for d in found)
+
+    def run(example):
+        namespace = _exec_script(example.source)
+        torch.manual_seed(1)
+        G = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 6))
+        E = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4))
+        D_net = torch.nn.Sequential(torch.nn.Linear(10, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+        into_encoder = _count_backwards_into(torch, [E])
+        into_generator = _count_backwards_into(torch, [G])
+        namespace["train_ali"](G, E, D_net, [torch.randn(8, 6), torch.randn(8, 6)])
+        return into_encoder[0], into_generator[0], [p.detach().clone() for p in D_net.parameters()]
+
+    (e_written, g_written, d_written), (e_fixed, g_fixed, d_fixed) = run(flagged), run(fixed_example)
+    # As written the discriminator's backward also runs through both networks at each of the two steps.
+    assert e_written == 2 * e_fixed and g_written == 2 * g_fixed and e_fixed > 0
+    assert all(torch.equal(a, b) for a, b in zip(d_written, d_fixed))  # the discriminator trains the same
+
+
+def test_helper_step_handed_both_outputs_reports_each_argument():
+    flagged, fixed_example = _page_pair("def train_D(x, z_hat, x_hat, z)")
+    found = tcl003(flagged.source)
+    assert [(d.location.line, d.location.column) for d in found] == [(28, 25), (28, 32)]
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match=SECOND_BACKWARD):
+        _exec_script(flagged.source)
+    assert isinstance(_exec_script(fixed_example.source)["d_loss"], float)
+
+
+def test_wrapper_around_a_shared_trunk_fills_the_generator_grad_in_the_discriminator_step():
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair("def critic(x):\n    return adv_head(trunk(x))")
+    [diagnostic] = tcl003(flagged.source)
+    assert "through the function `critic` at line 13" in diagnostic.message
+
+    def count(example):
+        original = torch.nn.Sequential.__init__
+        counters = []
+
+        def counted(self, *layers):
+            original(self, *layers)
+            counters.append(_count_backwards_into(torch, [self]))
+
+        torch.nn.Sequential.__init__ = counted
+        try:
+            _exec_script(example.source)
+        finally:
+            torch.nn.Sequential.__init__ = original
+        return counters[0][0]  # netG is the first Sequential the script builds
+
+    assert count(flagged) == 2 * count(fixed_example) > 0
+
+
+def test_discriminators_held_in_dicts_of_a_list():
+    flagged, fixed_example = _page_pair('discriminators.append({"model": net, "solver"')
+    [diagnostic] = tcl003(flagged.source)
+    assert 'each dict of `discriminators` holds the network under "model" and its optimizer under "solver"' \
+        in diagnostic.message
+    assert "when the loop at line 20 runs it again, the same backward" in diagnostic.message
+    assert diagnostic.context["discriminator"] == 'D["model"]' and diagnostic.context["generator"] == "G"
+    pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match=SECOND_BACKWARD):
+        _exec_script(flagged.source)
+    _exec_script(fixed_example.source)
+
+
+def test_began_reconstruction_target_carries_the_generator_graph():
+    torch = pytest.importorskip("torch")
+    flagged, fixed_example = _page_pair("def train_began(")
+    [diagnostic] = tcl003(flagged.source)
+    assert diagnostic.location.line == 12 and diagnostic.location.column == 44
+    assert "beside `netD(fake.detach())` (line 12), whose input is detached" in diagnostic.message
+    # The generator step's `netD(fake) - fake` is the generator's loss: not touched by the fix.
+    assert "g_loss = (netD(fake) - fake).abs().mean()" in fixed_example.source
+
+    def run(example):
+        namespace = _exec_script(example.source)
+        torch.manual_seed(1)
+        netG = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 6))
+        netD = torch.nn.Sequential(torch.nn.Linear(6, 3), torch.nn.ReLU(), torch.nn.Linear(3, 6))
+        into_generator = _count_backwards_into(torch, [netG])
+        try:
+            namespace["train_began"](netG, netD, [torch.randn(8, 6)])
+        except RuntimeError as error:
+            return into_generator[0], str(error)
+        return into_generator[0], None
+
+    reached, error = run(flagged)
+    # The discriminator's backward reached every generator parameter through `fake`, then the
+    # generator's own backward found the graph freed.
+    assert reached == len(list(torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Linear(8, 6)).parameters()))
+    assert SECOND_BACKWARD in error
+    assert run(fixed_example)[1] is None
+
+
+def test_pix2pix_trainer_across_methods():
+    flagged, fixed_example = _page_pair("class Pix2PixModel:")
+    [diagnostic] = tcl003(flagged.source)
+    assert diagnostic.location.line == 22
+    for named in ("in the method `self.backward_D` (line 21), called at line 37",
+                  "kept on `self.fake_B` by `self.forward()` (line 35)", "the backward at line 32"):
+        assert named in diagnostic.message
+    assert diagnostic.fix.applicability is Applicability.SAFE
+    # Without the `self.forward()` call in the step's function, where `self.fake_B` was set is not in sight.
+    unseen = flagged.source.replace("        self.forward()\n", "")
+    assert unseen != flagged.source and tcl003(unseen) == []
+    torch = pytest.importorskip("torch")
+
+    def run(example):
+        namespace = _exec_script(example.source)
+        model = namespace["Pix2PixModel"](torch.nn.Linear(6, 6), torch.nn.Sequential(
+            torch.nn.Linear(12, 8), torch.nn.LeakyReLU(0.2), torch.nn.Linear(8, 1)))
+        model.set_input(torch.randn(4, 6), torch.randn(4, 6))
+        model.optimize_parameters()
+        return model
+
+    with pytest.raises(RuntimeError, match=SECOND_BACKWARD):
+        run(flagged)
+    assert run(fixed_example).loss_G.item() > 0
+
+
+def test_cyclegan_helper_names_the_discriminator_the_caller_passes():
+    flagged, fixed_example = _page_pair("class CycleTrainer:")
+    [diagnostic] = tcl003(flagged.source)
+    assert diagnostic.location.line == 19
+    assert "`D`, bound to `self.D_B`" in diagnostic.message
+    assert "the backward at line 27 already ran through the same `self.G_AB(...)` output" in diagnostic.message
+    torch = pytest.importorskip("torch")
+
+    def run(example):
+        namespace = _exec_script(example.source)
+        trainer = namespace["CycleTrainer"](torch.nn.Linear(6, 6), torch.nn.Linear(6, 6),
+                                            torch.nn.Linear(6, 1), torch.nn.Linear(6, 1))
+        trainer.step(torch.randn(4, 6), torch.randn(4, 6))
+        return trainer
+
+    with pytest.raises(RuntimeError, match=SECOND_BACKWARD):
+        run(flagged)
+    assert run(fixed_example).loss_D_A.item() > 0
+
+
+def test_cooperating_network_is_no_discriminator_until_it_judges_something_else():
+    example = _clean("info_loss = F.mse_loss(Q(G(")
+    assert tcl003(example.source) == []
+    judging_real = example.source.replace("info_loss = F.mse_loss(Q(G(torch.cat([torch.randn(real.size(0), z_dim), c], 1))), c)",
+                                          "info_loss = F.mse_loss(Q(G(torch.cat([torch.randn(real.size(0), z_dim), c], 1))), c)"
+                                          " + Q(real).pow(2).mean()")
+    assert judging_real != example.source
+    assert len(tcl003(judging_real)) == 1
+
+
+def test_generator_loss_before_the_discriminator_step_gets_no_fix_that_would_stop_the_generator():
+    """Reported with a safe fix before: detaching `fake` in `g_loss` leaves the generator without any
+    adversarial gradient (its parameters stay as they are when nothing else trains it)."""
+    torch = pytest.importorskip("torch")
+    example = _clean("# The generator's loss first; its step comes after the discriminator's.")
+    assert tcl003(example.source) == []
+    wrong_fix = example.source.replace("g_loss = F.softplus(-netD(fake)).mean()",
+                                       "g_loss = F.softplus(-netD(fake.detach())).mean()")
+    assert wrong_fix != example.source
+
+    def generator_moved(source) -> bool:
+        namespace = _exec_script(source)
+        torch.manual_seed(1)
+        netG = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.Tanh(), torch.nn.Linear(8, 6))
+        netD = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+        before = [p.detach().clone() for p in netG.parameters()]
+        namespace["train"](netG, netD, [torch.randn(8, 6)], l2=0.0)
+        return any(not torch.equal(a, b) for a, b in zip(before, netG.parameters()))
+
+    assert generator_moved(example.source)
+    assert not generator_moved(wrong_fix)
+
+
+def test_windows_end_at_a_zeroing_and_at_an_unknown_optimizers_step():
+    for marker in ("from training_utils import build_optimizer", "penalty = l2 * sum(p.pow(2).sum() for p in"):
+        for example in (e for e in page_examples(CODE) if e.kind == "clean" and marker in e.source):
+            assert tcl003(example.source) == []
+    # Without the discriminator's zeroing between the two backwards, `g_loss` is in the discriminator's
+    # step, but it is the generator's own loss (its optimizer steps on it later): still silent.
+    example = _clean("# The generator's loss first; its step comes after the discriminator's.")
+    moved = example.source.replace("        g_loss.backward()\n        opt_d.zero_grad()\n",
+                                   "        opt_d.zero_grad()\n        g_loss.backward()\n")
+    assert moved != example.source and tcl003(moved) == []

@@ -487,3 +487,122 @@ def test_tcl011_names_the_del_that_drops_the_retained_graph():
     [diagnostic] = diagnostics(source, "TCL011")
     assert diagnostic.location.line == 9
     assert "until `del out` at line 12" in diagnostic.message
+
+
+# --- the last graph use before a return or the end of an iteration; the top level ----------------
+
+
+def _tcl011_page_example(marker: str):
+    return next(e for e in page_examples("TCL011") if e.kind == "flagged" and marker in e.source)
+
+
+def test_tcl011_last_autograd_grad_before_a_return_changes_nothing_without_retain_graph():
+    """The input-gradient page example: the same gradient with and without `retain_graph=True`, and
+    as written the graph is still alive after the call's backward (a second one would run)."""
+    torch = pytest.importorskip("torch")
+    example = _tcl011_page_example("def input_gradient")
+    [diagnostic] = diagnostics(example.source, "TCL011")
+    assert "no later backward in `input_gradient`" in diagnostic.message
+    namespace: dict = {}
+    exec(compile(example.source, "<TCL011 example>", "exec"), namespace)  # noqa: S102
+    fixed_namespace: dict = {}
+    exec(compile(example.source.replace(", retain_graph=True", ""), "<fixed>", "exec"), fixed_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    images, labels = torch.randn(4, 6), torch.randint(0, 3, (4,))
+    assert torch.equal(namespace["input_gradient"](model, images, labels),
+                       fixed_namespace["input_gradient"](model, images, labels))
+
+
+def test_tcl011_arguments_that_bring_the_callers_graph_in_stay_silent():
+    caller_graph = """
+    import torch
+
+
+    def grad_of_output(output, x):
+        return torch.autograd.grad(output.sum(), x, retain_graph=True)[0]
+
+
+    def grad_of_loss(loss, params):
+        return torch.autograd.grad(loss, params, retain_graph=True)
+    """
+    assert lines(caller_graph, "TCL011") == []
+    soft_targets = """
+    import torch.nn.functional as F
+
+
+    def input_saliency(student, x, teacher_probs):
+        x = x.detach().clone().requires_grad_(True)
+        loss = F.kl_div(F.log_softmax(student(x), 1), teacher_probs, reduction="batchmean")
+        loss.backward(retain_graph=True)
+        return x.grad
+    """
+    assert lines(soft_targets, "TCL011") == []
+    # The same with class indices as the target: reported.
+    class_indices = soft_targets.replace('F.kl_div(F.log_softmax(student(x), 1), teacher_probs, reduction="batchmean")',
+                                         "F.cross_entropy(student(x), teacher_probs)")
+    assert class_indices != soft_targets
+    assert lines(class_indices, "TCL011") == [8]
+
+
+def test_tcl011_per_sample_loop_runtime_the_graph_of_each_sample_is_kept_for_nothing():
+    torch = pytest.importorskip("torch")
+    example = _tcl011_page_example("def per_sample_grad_norms")
+    namespace: dict = {}
+    exec(compile(example.source, "<TCL011 example>", "exec"), namespace)  # noqa: S102
+    fixed_namespace: dict = {}
+    exec(compile(example.source.replace(", retain_graph=True", ""), "<fixed>", "exec"), fixed_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    inputs, targets = torch.randn(5, 6), torch.randint(0, 3, (5,))
+    assert namespace["per_sample_grad_norms"](model, inputs, targets) == \
+        fixed_namespace["per_sample_grad_norms"](model, inputs, targets)
+
+
+TOP_LEVEL_WRAPPER_WORKAROUND = """
+import torch
+import torch.nn as nn
+
+netG = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 8))
+netD = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1), nn.Sigmoid())
+criterion = nn.BCELoss()
+optimizerD = torch.optim.Adam(netD.parameters(), lr=2e-4)
+optimizerG = torch.optim.Adam(netG.parameters(), lr=2e-4)
+
+
+def discriminate(x):
+    return netD(x).view(-1)
+
+
+for epoch in range(2):
+    real = torch.randn(16, 8)
+    netD.zero_grad()
+    output = discriminate(real)
+    errD_real = criterion(output, torch.ones(16))
+    errD_real.backward()
+    fake = netG(torch.randn(16, 4))
+    output = discriminate(fake)
+    errD_fake = criterion(output, torch.zeros(16))
+    errD_fake.backward(retain_graph=True)
+    optimizerD.step()
+    netG.zero_grad()
+    output = discriminate(fake)
+    errG = criterion(output, torch.ones(16))
+    errG.backward()
+    optimizerG.step()
+"""
+
+
+def test_tcl011_workaround_at_the_top_level_through_a_wrapper_names_the_tcl003_finding():
+    [tcl003] = diagnostics(TOP_LEVEL_WRAPPER_WORKAROUND, "TCL003")
+    [tcl011] = diagnostics(TOP_LEVEL_WRAPPER_WORKAROUND, "TCL011")
+    assert tcl003.location.line == 23 and "through the function `discriminate`" in tcl003.message
+    assert "(TCL011 at line 25)" in tcl003.message
+    assert tcl011.location.line == 25 and "(TCL003 at line 23)" in tcl011.message
+    assert "backward at line 30" in tcl011.message
+    # With both fixes the script runs, and the discriminator's backward leaves the generator alone.
+    torch = pytest.importorskip("torch")
+    outcome = fix_source(TOP_LEVEL_WRAPPER_WORKAROUND, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True)
+    assert "discriminate(fake.detach())" in outcome.fixed and "retain_graph" not in outcome.fixed
+    torch.manual_seed(0)
+    exec(compile(outcome.fixed, "<fixed>", "exec"), {"__name__": "fixed"})  # noqa: S102

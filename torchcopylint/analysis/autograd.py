@@ -599,6 +599,9 @@ class GradFlow:
                 self._operand_never(expr.right, function, statement, depth, likely)
         if isinstance(expr, cst.UnaryOperation):
             return self._operand_never(expr.expression, function, statement, depth, likely)
+        if isinstance(expr, cst.IfExp):  # `"cuda" if torch.cuda.is_available() else "cpu"`
+            return self._operand_never(expr.body, function, statement, depth, likely) and \
+                self._operand_never(expr.orelse, function, statement, depth, likely)
         if isinstance(expr, cst.Subscript):
             return self._never(expr.value, function, statement, depth + 1, likely)
         if isinstance(expr, cst.Call):

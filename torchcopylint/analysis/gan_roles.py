@@ -230,6 +230,11 @@ def network_stem(name: str) -> str:
     return text.strip("_")
 
 
+def network_role(name: str) -> Optional[str]:
+    """"discriminator" for `netD`, `disc`, `critic`; "generator" for `netG`, `gen`; else None."""
+    return _role(network_stem(name))
+
+
 def _role(stem: str) -> Optional[str]:
     if stem in DISCRIMINATOR_STEMS:
         return "discriminator"

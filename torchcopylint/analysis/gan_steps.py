@@ -5,17 +5,26 @@ One fact, read by TCL003 (discriminator-without-detach, which reports it) and TC
 (retain-graph-workaround, whose workaround is the same step kept alive with `retain_graph=True`).
 
 A step is defined by data flow (see rules/TCL003.md): a backward, the optimizers that step right
-after it, and the losses backpropagated since the previous step (`Window`). The discriminator is a
-network the stepping optimizer trains; the generator is one another optimizer trains (or, in a step
-function that receives both networks, the one gan_roles says feeds the other); names only break
-ties when the file builds no optimizer for the generator.
+after it, and the losses backpropagated since the previous step whose gradients those optimizers
+use (`Window`: a zeroing of their gradients, or the step of an optimizer the file does not show,
+ends the stretch). The discriminator is a network the stepping optimizer trains that its step also
+feeds something the generator did not make (a network fed only the generator's output cooperates
+with it: InfoGAN's Q, a decoder), or whose name says so; the generator is one another optimizer
+trains (or, in a step function that receives both networks, the one gan_roles says feeds the
+other); names only break ties when the file builds no optimizer for the generator. A loss in which
+the discriminator judges only the generator's output, and on which the generator's optimizer then
+steps, is the generator's own, not the discriminator's.
 
 Networks are reached through what the function summaries say (analysis/summaries.py): a wrapper
 (`def D(x): return netD(x)`), a lambda, a network held in a dict or list (`nets["D"]`), a helper
 that returns the generator's output (`fake = self.sample(n)`), a function of raw tensors an
 optimizer trains (`def G(z): return relu(z @ W1 + b1) @ W2`), and a discriminator step written in
-a helper called with the fake batch (`d_step(fake, real)`). Each finding records what it went
-through, so that its message can name it.
+a helper called with the fake batch (`d_step(fake, real)`), networks and optimizers held in dicts
+of a list (`D["model"]`, `D["solver"]`), and a step that hands its backward to a method of the class
+(pix2pix's `backward_D()`), whose `self.` attributes are read where the step's function set them
+through an earlier method call (`self.forward()`). A discriminator input detached while the fake
+batch enters the loss beside it (BEGAN's reconstruction target) is reported at that read. Each
+finding records what it went through, so that its message can name it.
 
 Computed per function on first question (ModuleFacts.gan_steps).
 """
@@ -28,10 +37,11 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
-from torchcopylint.analysis.graphs import GraphUse, keyword_is_true, later_backward_through, loss_slice
+from torchcopylint.analysis.gan_roles import network_role
+from torchcopylint.analysis.graphs import GraphUse, graph_uses, keyword_is_true, later_backward_through, loss_slice
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, module_key
+from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
 
 # Only used to break ties when the optimizers do not tell which module is the generator.
 GENERATOR_NAMES = ("netg", "generator", "gen", "g", "g_ab", "g_ba", "netg_a", "netg_b")
@@ -50,6 +60,9 @@ class Window:
     losses: tuple  # (backward statement, loss expression)
     step_statement: cst.CSTNode
     steps: tuple = ()  # the OptimizerSteps, in order
+    # (statement, call) of calls of the file's functions or methods that run the backward
+    # themselves (`self.backward_D()` between `optimizer_D.zero_grad()` and `optimizer_D.step()`)
+    delegated: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,14 @@ class UndetachedFake:
     # For a step in a helper: the discriminator's call there, and the helper.
     inner_call: Optional[cst.Call] = None
     helper_node: Optional[cst.CSTNode] = None
+    # The discriminator call whose input is detached, when the generator's output reaches the loss
+    # beside it (BEGAN's reconstruction target): `argument` is then that read.
+    target_of: Optional[cst.Call] = None
+    # An earlier backward, without `retain_graph=True`, through the same generator output: it freed
+    # that graph, so the discriminator's backward itself fails (the generator step first, as in CycleGAN).
+    freed_by: Optional[GraphUse] = None
+    # Why the detach is not safe: (words with a `{line}` field, the node whose line fills it).
+    unsafe_reason: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +116,7 @@ class _HelperStep:
     discriminator_via: Optional[str]
     safe: bool  # the argument is read in the helper only as the discriminator's input
     call: cst.Call  # the discriminator's call in the helper
+    judges_other: bool = True  # the step also judges something the argument did not make
 
 
 class GanSteps:
@@ -130,20 +152,24 @@ class GanSteps:
         for window in windows:
             generators = context.generators_for(window.trained)
             for loss_statement, loss in window.losses:
-                for call in _calls_feeding(loss, function, window.after):
+                for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
                     if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                         continue
                     fake = self._judged(context, window, call, window.trained, generators, loss_statement)
                     if fake is not None:
                         reported.add(call)
                         found.append(fake)
+            found.extend(self._undetached_targets(context, window, generators, reported))
+            for statement, call in window.delegated:
+                found.extend(self._delegated(context, window, generators, call, reported))
             if len(window.optimizers) > 1:
                 found.extend(self._generator_helping(context, window, reported))
         for call, summary, steps in helper_calls:
             for step in steps:
+                # One finding per argument: ALI's `d_step(x, E(x), G(z), z)` hands the step both outputs.
                 fake = self._through_helper(context, call, summary, step)
-                if fake is not None and call not in reported:
-                    reported.add(call)
+                if fake is not None and fake.argument not in reported:
+                    reported.add(fake.argument)
                     found.append(fake)
         return found
 
@@ -155,12 +181,20 @@ class GanSteps:
             if source is None:
                 continue
             generator_call, generator, generator_via = source
+            if not self._judges_other(context, window, call, discriminator, generator) \
+                    and not _named_as_a_pair(discriminator, generator):
+                continue  # a network fed only the generator's output cooperates with it (Q, a decoder)
+            if generator_step is None and self._generators_own_loss(context, window, loss_statement, call,
+                                                                    discriminator, generator):
+                continue
             backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
             retains = keyword_is_true(backward.call, "retain_graph")
-            later = later_backward_through(generator_call, loss_statement, function, self.facts)
+            later = _second_backward(generator_call, loss_statement, function, self.facts)
             reused = None
             if retains:
                 reused = self._reused_after_step(function, call, window, loss_statement, generator_step)
+            unsafe = _fix_breaks(call, argument, function, self.facts, window) \
+                or self._callee_differentiates(call, function)
             optimizer, step_statement = window.optimizers[0], window.step_statement
             if generator_step is not None:
                 stepper = _stepper(window, trained, context.optimizers)
@@ -169,17 +203,240 @@ class GanSteps:
             return UndetachedFake(
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
-                not _fix_would_break(call, argument, function, context.windows, window)
-                and not self._callee_differentiates(call, function),
-                retains, later, generator_step, reused)
+                unsafe is None, retains, later, generator_step, reused, unsafe_reason=unsafe,
+                freed_by=_earlier_backward(generator_call, loss_statement, function, self.facts))
         return None
 
-    def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> bool:
+    def _undetached_targets(self, context: "_Context", window: Window, generators: frozenset,
+                            reported: set) -> list[UndetachedFake]:
+        """The discriminator's input detached, but the generator's output used in its loss as it is:
+        BEGAN/EBGAN's `recon = D(fake.detach()); d_loss = ((recon - fake) ** 2).mean()`. The
+        backward still reaches the generator, through the reconstruction's target. Reported at
+        each attached read of the name whose detached value the discriminator judges."""
+        function = context.function
+        found = []
+        for loss_statement, loss in window.losses:
+            inside: set = set()  # nodes of the discriminator's inputs (judged on their own)
+            detached = []  # (the discriminator call, the detached name, its key, what it went through)
+            for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
+                for argument, key, via in self._discriminator_inputs(call, function, window.trained, context):
+                    inside.update(id(node) for node in _walk(argument))
+                    root = _detached_name(argument)
+                    if root is not None and function.bindings_at(root):
+                        detached.append((call, root, key, via))
+            if not detached:
+                continue
+            order = function.order_of(loss_statement)
+            graph = None
+            for call, root, key, via in detached:
+                if graph is None:
+                    graph = loss_slice(loss, loss_statement, function, self.facts)
+                wanted = function.bindings_at(root)
+                for node, parent, statement in graph.nodes:
+                    if not isinstance(node, cst.Name) or id(node) in inside or node in reported \
+                            or isinstance(parent, cst.Attribute) and parent.attr is node \
+                            or not function.bindings_at(node) & wanted:
+                        continue
+                    source = context.generator_call(node, generators, window.trained, order)
+                    if source is None:
+                        continue
+                    generator_call, generator, generator_via = source
+                    if not self._judges_other(context, window, call, key, generator) \
+                            and not _named_as_a_pair(key, generator):
+                        continue
+                    backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
+                    elsewhere = self._feeds_elsewhere(statement, function, window)
+                    unsafe = None if elsewhere is None else (
+                        "what it computes also feeds the loss backpropagated at line {line}, outside the "
+                        "discriminator's step", elsewhere)
+                    reported.add(node)
+                    found.append(UndetachedFake(
+                        function, call, node, generator_call, loss_statement, loss_statement, window.step_statement,
+                        window.optimizers[0], key, generator, via, generator_via, None, unsafe is None,
+                        keyword_is_true(backward.call, "retain_graph"),
+                        _second_backward(generator_call, loss_statement, function, self.facts),
+                        target_of=call, unsafe_reason=unsafe))
+        return found
+
+    def _delegated(self, context: "_Context", window: Window, generators: frozenset, call: cst.Call,
+                   reported: set, depth: int = 0) -> list[UndetachedFake]:
+        """A step that hands its backward to a method or function of the file: pix2pix's
+        `self.forward(); self.optimizer_D.zero_grad(); self.backward_D(); self.optimizer_D.step()`
+        with `self.fake_B = self.netG(self.real_A)` in `forward()` and `self.netD(fake_AB)` in
+        `backward_D()`. The discriminator step is judged inside the callee, its attributes read
+        where the caller set them (attribute_sources), its network arguments named by what the
+        caller passes."""
+        inner_function = _delegate(call, context.function, self.facts)
+        if inner_function is None or depth > 2:
+            return []
+        inner = context.inner(call, inner_function)
+        backwards = backward_calls(inner_function, self.facts)
+        step = Window(window.optimizers, window.trained, -1, len(inner_function.statement_order) + 1,
+                      tuple((b.statement, b.loss) for b in backwards), window.step_statement, window.steps)
+        summary = self.facts.callee_summary(call, context.function)
+        label = summary.label if summary is not None else f"`{_code(self.facts, call.func)}`"
+        found = []
+        for backward in backwards:
+            order = inner_function.order_of(backward.statement)
+            for candidate in _calls_feeding(backward.loss, inner_function, -1, order):
+                if candidate in reported or not self.facts.grad_enabled_at(
+                        inner_function, inner_function.call_statement.get(candidate)):
+                    continue
+                for argument, discriminator, via in self._discriminator_inputs(candidate, inner_function,
+                                                                               window.trained, inner):
+                    source = inner.generator_call(argument, generators, window.trained, order)
+                    if source is None:
+                        continue
+                    generator_call, generator, generator_via = source
+                    if not self._judges_other(inner, step, candidate, discriminator, generator) \
+                            and not _named_as_a_pair(discriminator, generator):
+                        continue
+                    where = f"in the {label} (line {self.facts.line_of(inner_function.node)}), called at line " \
+                            f"{self.facts.line_of(call)}"
+                    via = f"{where}; {via}" if via else where
+                    unsafe = _fix_breaks(candidate, argument, inner_function, self.facts, step) \
+                        or self._callee_differentiates(candidate, inner_function)
+                    if unsafe is None and not self._only_in_discriminator_steps(inner_function, generator):
+                        unsafe = (f"the {label} (line {{line}}) is also called where the generator is trained, or "
+                                  f"where the file does not show which step it serves", inner_function.node)
+                    reported.add(candidate)
+                    found.append(UndetachedFake(
+                        inner_function, candidate, argument, generator_call, backward.statement, backward.statement,
+                        window.step_statement, window.optimizers[0], discriminator, generator, via, generator_via,
+                        None, unsafe is None, keyword_is_true(backward.call, "retain_graph"),
+                        self._handed_backward_through(context, window, generators, generator_call, True),
+                        unsafe_reason=unsafe,
+                        freed_by=self._handed_backward_through(context, window, generators, generator_call, False)))
+                    break
+        for statement, nested in delegated_backwards(inner_function, self.facts, depth + 1):
+            found.extend(self._delegated(inner, step, generators, nested, reported, depth + 1))
+        return found
+
+    def _only_in_discriminator_steps(self, function: FunctionFacts, generator: str, depth: int = 0) -> bool:
+        """Is every call of `function` in the file a backward handed over by a step that does not
+        train the generator (directly, or from a function that is itself only called so)? Then a
+        detach inside it changes no generator step."""
+        training = self.facts.training
+        sites = training._call_sites_of(function)
+        if not sites or depth > 2:
+            return False
+        for call, caller in sites:
+            handed = [window for window in windows_of(caller, training, training.optimizers_of(caller))
+                      if any(delegated is call for _, delegated in window.delegated)]
+            if handed:
+                if any(generator in window.trained for window in handed):
+                    return False
+            elif not self._only_in_discriminator_steps(caller, generator, depth + 1):
+                return False
+        return True
+
+    def _handed_backward_through(self, context: "_Context", window: Window, generators: frozenset,
+                                 generator_call: cst.Call, later: bool) -> Optional[GraphUse]:
+        """A backward handed to another method after the step (`later`: pix2pix's
+        `self.backward_G()`, which fails once the discriminator's backward has freed the generator's
+        graph) or before it without `retain_graph=True` (CycleGAN's generator step first: then the
+        discriminator's backward is the one that fails), whose loss runs through the same generator
+        call."""
+        for other in context.windows:
+            if (other.before <= window.before) if later else (other.before >= window.before):
+                continue
+            for statement, call in other.delegated:
+                inner_function = _delegate(call, context.function, self.facts)
+                if inner_function is None:
+                    continue
+                inner = context.inner(call, inner_function)
+                for use in graph_uses(inner_function, self.facts):
+                    if not later and use.retains:
+                        continue
+                    found = inner.generator_call(use.loss, generators, frozenset(),
+                                                 inner_function.order_of(use.statement), False, generator_call)
+                    if found is not None:
+                        return use
+        return None
+
+    def _feeds_elsewhere(self, statement, function: FunctionFacts, window: Window):
+        """The backward outside the window whose loss what `statement` computes reaches, or None."""
+        own = {loss_statement for loss_statement, _ in window.losses}
+        made = {binding for binding in function.bindings if binding.statement is statement}
+        for backward in backward_calls(function, self.facts):
+            if backward.statement in own:
+                continue
+            if backward.statement is statement or made & flowing_bindings(backward.loss, function):
+                return backward.statement
+        return None
+
+    def _judges_other(self, context: "_Context", window: Window, call: cst.Call, discriminator: str,
+                      generator: str, losses: Optional[tuple] = None) -> bool:
+        """Is the network a discriminator: in the step's losses (or in `losses`), is it also called
+        on something `generator` did not make (the real batch, or another generator's output, as in
+        ALI/BiGAN's `D(x, E(x))` against `D(G(z), z)`)? A network only ever fed the generator's
+        output in its step cooperates with it (InfoGAN's Q network, a decoder fed an encoder's
+        codes): its loss does not oppose the generator's, and that is no discriminator step."""
+        function = context.function
+        for statement, loss in (window.losses if losses is None else losses):
+            for other in _calls_feeding(loss, function, window.after, function.order_of(statement)):
+                if other is call:
+                    continue
+                inputs = [argument for argument, key, _ in
+                          self._discriminator_inputs(other, function, window.trained, context) if key == discriminator]
+                if inputs and not any(self._reaches(argument, generator, function, context) for argument in inputs):
+                    return True
+        return False
+
+    def _reaches(self, expr, network: str, function: FunctionFacts, context: Optional["_Context"] = None,
+                 depth: int = 0) -> bool:
+        """Does anything `network` computed flow into `expr`, detached or not (through `self.`
+        attributes where `context` sees them set)?"""
+        summaries = self.facts.summaries
+        if context is not None and depth < 3:
+            expressions = [expr, *(b.value for b in flowing_bindings(expr, function) if b.value is not None)]
+            for node in (node for expression in expressions for node in _walk(expression)):
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                    for value, inner, _, _, _ in context.attribute_sources(node.attr.value,
+                                                                           len(function.statement_order) + 1):
+                        if self._reaches(value, network, inner.function, inner, depth + 1):
+                            return True
+        for call in _calls_feeding(expr, function, -1):
+            if _may_be_network(call, self.facts) and network in summaries.network_keys(call.func, function):
+                return True
+            if isinstance(call.func, cst.Name) or _is_self_call(call):
+                summary = self.facts.callee_summary(call, function)
+                if summary is not None and any(network in use.aliases
+                                               for use in networks_at(summaries, summary, call, function)):
+                    return True
+        return False
+
+    def _generators_own_loss(self, context: "_Context", window: Window, loss_statement, call: cst.Call,
+                             discriminator: str, generator: str) -> bool:
+        """A loss in which the discriminator judges only the generator's output, backpropagated
+        where the generator's optimizer then steps on it (nothing zeroes the generator's gradients
+        in between): the generator's own loss, computed before the discriminator's step
+        (`g_loss.backward(); d_loss.backward(); opt_d.step(); opt_g.step()` in another order). Its
+        discriminator call is the generator's adversarial term; a detach there would stop the
+        generator from learning."""
+        function = context.function
+        loss = next(loss for statement, loss in window.losses if statement is loss_statement)
+        if self._judges_other(context, window, call, discriminator, generator, losses=((loss_statement, loss),)):
+            return False
+        start = function.order_of(loss_statement)
+        generator_optimizers = {key for key, modules in context.optimizers.items() if generator in modules}
+        if not generator_optimizers:
+            return False
+        for step in self.facts.training.steps(function, context.optimizers):
+            if step.order <= start or step.optimizer not in generator_optimizers:
+                continue
+            return not any(start < order < step.order and _zeroes(modules, frozenset({generator}))
+                           for order, modules in context.boundaries())
+        return False
+
+    def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> Optional[tuple]:
         """A wrapper that takes `autograd.grad` (a gradient penalty on its input) may need its argument
         attached: detaching it at the call could break the penalty, so the fix is not safe."""
         summary = self.facts.callee_summary(call, function) if isinstance(call.func, cst.Name) \
             or _is_self_call(call) else None
-        return summary is not None and summary.differentiates
+        if summary is not None and summary.differentiates:
+            return f"the {summary.label} (line {{line}}) takes `torch.autograd.grad` of what it is given", summary.node
+        return None
 
     def _reused_after_step(self, function: FunctionFacts, call: cst.Call, window: Window, loss_statement,
                            generator_step: Optional[OptimizerStep]) -> Optional[GraphUse]:
@@ -215,7 +472,7 @@ class GanSteps:
                 for loss_statement, loss in window.losses:
                     if self._zeroed_between(function, function.order_of(loss_statement), generator_step.order):
                         continue
-                    for call in _calls_feeding(loss, function, window.after):
+                    for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
                         if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                             continue
                         fake = self._judged(context, window, call, d_modules, g_modules - d_modules, loss_statement,
@@ -234,7 +491,7 @@ class GanSteps:
                 continue
             for loss_statement, loss in other.losses:
                 # The generator's loss may be computed before the discriminator's step (one forward).
-                for call in _calls_feeding(loss, function, -1):
+                for call in _calls_feeding(loss, function, -1, function.order_of(loss_statement)):
                     for argument, _, _ in self._discriminator_inputs(call, function, d_modules, context):
                         if context.generator_call(argument, g_modules, frozenset(),
                                                   function.order_of(loss_statement), check_switches=False):
@@ -269,10 +526,10 @@ class GanSteps:
         (`netD(fake)`, `nets["D"](fake)`), those a wrapper hands to it (`D(fake)` with
         `def D(x): return netD(x)`)."""
         summaries = self.facts.summaries
-        keys = summaries.network_keys(call.func, function) if _may_be_network(call, self.facts) else frozenset()
+        keys = context.network_keys(call.func) if _may_be_network(call, self.facts) else frozenset()
         hit = keys & trained
         if hit:
-            via = _container_note(call.func, hit, self.facts) or context.raw_note(hit)
+            via = _container_note(call.func, hit, self.facts) or context.raw_note(hit) or context.held_note(hit)
             return [(arg.value, _shown_key(call.func, hit), via) for arg in call.args if not arg.star]
         summary = self.facts.callee_summary(call, function)
         if summary is None:
@@ -360,20 +617,25 @@ class GanSteps:
         for window in windows:
             if len(window.optimizers) != 1:
                 continue
+            judged = []  # (loss statement, call, argument, discriminator key, via) in the step
             for loss_statement, loss in window.losses:
+                for call in _calls_feeding(loss, helper, window.after, helper.order_of(loss_statement)):
+                    if self.facts.grad_enabled_at(helper, helper.call_statement.get(call)):
+                        judged.extend((loss_statement, call, argument, key, via) for argument, key, via
+                                      in self._discriminator_inputs(call, helper, window.trained, context))
+            for loss_statement, call, argument, discriminator, via in judged:
                 backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
-                for call in _calls_feeding(loss, helper, window.after):
-                    statement = helper.call_statement.get(call)
-                    if not self.facts.grad_enabled_at(helper, statement):
-                        continue
-                    for argument, discriminator, via in self._discriminator_inputs(call, helper, window.trained, context):
-                        graph = loss_slice(argument, statement, helper, self.facts)
-                        for binding in graph.bindings:
-                            if binding in index_of:
-                                found.append(_HelperStep(index_of[binding], window, window.optimizers[0],
-                                                         loss_statement, keyword_is_true(backward.call, "retain_graph"),
-                                                         discriminator, via,
-                                                         _read_only_as(binding, argument, helper), call))
+                graph = loss_slice(argument, helper.call_statement.get(call), helper, self.facts)
+                for binding in graph.bindings:
+                    if binding in index_of:
+                        # The discriminator also judges something this argument did not make (`netD(real)`).
+                        other = any(other_call is not call and key == discriminator
+                                    and binding not in flowing_bindings(other_argument, helper)
+                                    for _, other_call, other_argument, key, _ in judged)
+                        found.append(_HelperStep(index_of[binding], window, window.optimizers[0],
+                                                 loss_statement, keyword_is_true(backward.call, "retain_graph"),
+                                                 discriminator, via, _read_only_as(binding, argument, helper), call,
+                                                 other))
         return found
 
     def _through_helper(self, context: "_Context", call: cst.Call, summary, step: _HelperStep):
@@ -390,10 +652,15 @@ class GanSteps:
             return None
         generator_call, generator, generator_via = source
         discriminator = sorted(self._caller_keys(step.discriminator, call, summary, function))[0]
+        if not step.judges_other and not _named_as_a_pair(discriminator, generator):
+            return None  # a network fed only the generator's output cooperates with it
         later = later_backward_through(generator_call, statement, function, self.facts)
         return UndetachedFake(function, call, argument, generator_call, statement, step.backward_statement,
                               step.window.step_statement, step.optimizer, discriminator, generator,
                               step.discriminator_via, generator_via, summary.label, step.safe, step.retains, later,
+                              unsafe_reason=None if step.safe else (
+                                  f"the {summary.label} (line {{line}}) also reads that argument otherwise",
+                                  summary.node),
                               inner_call=step.call, helper_node=summary.node)
 
 
@@ -413,15 +680,93 @@ class GanSteps:
 class _Context:
     """What one function's steps are judged against: its optimizers, windows, grad switches."""
 
-    def __init__(self, facts, function: FunctionFacts, optimizers: dict, windows: list) -> None:
+    def __init__(self, facts, function: FunctionFacts, optimizers: dict, windows: list,
+                 caller: Optional[tuple] = None) -> None:
         self.facts = facts
         self.function = function
         self.optimizers = optimizers
         self.windows = windows
+        # For a function a step hands its backward to: (the caller's _Context, the call there).
+        self.caller = caller
         self.switches = facts.training.grad_switches(function)
         self.structural = facts.training.argument_roles(function).generators
         self.detached_in_place = _detached_in_place(function)
         self.all_trained = frozenset().union(*optimizers.values())
+        self._boundaries: Optional[list] = None
+
+    def inner(self, call: cst.Call, function: FunctionFacts) -> "_Context":
+        """The context of a function this one calls (to hand it a backward), seen from here."""
+        return _Context(self.facts, function, self.optimizers, [], caller=(self, call))
+
+    def network_keys(self, func: cst.BaseExpression) -> frozenset:
+        """The keys naming the network `func` is, here; a network argument of a function a step hands
+        its backward to is named by what the caller passes (`backward_D_basic(self.netD_A, ...)`)."""
+        facts, function = self.facts, self.function
+        keys = facts.summaries.network_keys(func, function)
+        if self.caller is not None and isinstance(func, cst.Name):
+            passed = self.passed_for(func)
+            if passed is not None:
+                keys |= self.caller[0].network_keys(passed)
+        return keys
+
+    def passed_for(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """What the caller passes for a parameter read as `name` (when every binding reaching it is one)."""
+        if self.caller is None:
+            return None
+        bindings = self.function.bindings_at(name)
+        if not bindings or any(binding.kind != "param" for binding in bindings):
+            return None
+        outer, call = self.caller
+        summary = self.facts.callee_summary(call, outer.function)
+        if summary is None or name.value not in summary.parameters:
+            return None
+        return argument_for(call, summary, summary.parameters.index(name.value))
+
+    def attribute_sources(self, attribute: str, order: int) -> list:
+        """Where `self.<attribute>`, read before statement order `order`, was last set, as
+        (value, the _Context it is read in, the order there, a note for messages, grad switches'
+        context and order: (context, from, to)): in this function; else in a method of the class
+        called here before (`self.forward()` setting `self.fake_B`); else, for a function a step
+        hands its backward to, where the caller last set it the same way. Empty when not in sight."""
+        facts, function = self.facts, self.function
+        own = _last_self_assignment(attribute, order, function)
+        own_order = function.order_of(own) if own is not None else -1
+        setup = None
+        owner = facts.classes.get(function.class_name or "")
+        if owner is not None:
+            for call, statement in function.call_statement.items():
+                at = function.order_of(statement)
+                if not own_order < at < order or not _is_self_call(call):
+                    continue
+                if setup is not None and at <= setup[0]:
+                    continue
+                resolved = facts.summaries.resolve_callee(call.func, function)
+                if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+                    continue
+                method = facts.function_facts(resolved[0])
+                assigned = _last_self_assignment(attribute, len(method.statement_order) + 1, method)
+                if assigned is not None and facts.grad_enabled_at(function, statement):
+                    setup = (at, call, method, assigned)
+        if setup is not None:
+            at, call, method, assigned = setup
+            context = _Context(facts, method, self.optimizers, [])
+            note = f"kept on `self.{attribute}` by `{_code(facts, call)}` (line {facts.line_of(call)})"
+            return [(assigned.value, context, method.order_of(assigned), note, (self, at, order))]
+        if own is not None:
+            note = None if self.caller is None else f"kept on `self.{attribute}` at line {facts.line_of(own)}"
+            return [(own.value, self, own_order, note, (self, own_order, order))]
+        if self.caller is not None:
+            outer, call = self.caller
+            statement = outer.function.call_statement.get(call)
+            if statement is not None:
+                return outer.attribute_sources(attribute, outer.function.order_of(statement))
+        return []
+
+    def boundaries(self) -> list:
+        """What zeroes gradients, or steps an optimizer the file does not show, in the function."""
+        if self._boundaries is None:
+            self._boundaries = _gradient_boundaries(self.function, self.facts.training, self.optimizers)
+        return self._boundaries
 
     def raw_note(self, keys: frozenset) -> Optional[str]:
         """"`G` computes its output from tensors that `G_solver` trains" for a function of raw tensors."""
@@ -431,16 +776,27 @@ class _Context:
                 return f"`{hit[0]}` computes its output from tensors that `{optimizer}` trains"
         return None
 
+    def held_note(self, keys: frozenset) -> Optional[str]:
+        """"each dict of `discriminators` holds the network under "model" and its optimizer under
+        "solver"" for a network held in dicts beside its optimizer."""
+        notes = self.facts.training.held_notes
+        for optimizer, networks in self.optimizers.items():
+            if optimizer in notes and networks & keys:
+                return notes[optimizer]
+        return None
+
     def generators_for(self, trained: frozenset) -> frozenset:
         """What other optimizers train, never what this step trains itself."""
         return (self.all_trained | self.structural) - trained
 
     def generator_call(self, expr, generators: frozenset, trained: frozenset, backward_order: int,
-                       check_switches: bool = True):
+                       check_switches: bool = True, target: Optional[cst.Call] = None):
         """(the call, the generator's key, what it was reached through) for the generator call whose
         graph reaches `expr`; None if detached, made under no-grad, or switched off."""
         facts, function = self.facts, self.function
         seen = set()
+        callees: set = set()  # `self.netG` in `self.netG(z)`: a network, not a value to follow
+        attributes: set = set()
         pending = [expr]
         while pending:
             current = pending.pop()
@@ -455,11 +811,11 @@ class _Context:
                 if isinstance(node, cst.Lambda):
                     continue
                 if isinstance(node, cst.Call):
-                    if trained and _may_be_network(node, facts) \
-                            and facts.summaries.network_keys(node.func, function) & trained:
+                    callees.add(id(node.func))
+                    if trained and _may_be_network(node, facts) and self.network_keys(node.func) & trained:
                         continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
-                    if found is not None:
+                    if found is not None and (target is None or found[0] is target):
                         return found
                     if isinstance(node.func, cst.Name) or _is_self_call(node):
                         summary = facts.callee_summary(node, function)
@@ -474,6 +830,17 @@ class _Context:
                     stack.extend(child_nodes(node))
                     continue
                 if isinstance(node, cst.Name):
+                    passed = self.passed_for(node) if node not in seen else None
+                    if passed is not None:
+                        # An argument of a function a step hands its backward to: what the caller passed.
+                        seen.add(node)
+                        outer, call = self.caller
+                        found = outer.generator_call(passed, generators, trained,
+                                                     outer.function.order_of(outer.function.call_statement[call]),
+                                                     check_switches, target)
+                        if found is not None:
+                            return found
+                        continue
                     for binding in function.bindings_at(node):
                         if binding in seen or binding.value is None:
                             continue
@@ -485,7 +852,33 @@ class _Context:
                         if facts.grad_enabled_at(function, binding.statement):
                             pending.append(binding.value)
                     continue
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                        and node.value.value == "self" and id(node) not in callees:
+                    if node.attr.value in attributes:
+                        continue
+                    attributes.add(node.attr.value)
+                    found = self._through_attribute(node.attr.value, generators, trained, backward_order,
+                                                    check_switches, target)
+                    if found is not None:
+                        return found
+                    continue
                 stack.extend(child_nodes(node))
+        return None
+
+    def _through_attribute(self, attribute: str, generators: frozenset, trained: frozenset, backward_order: int,
+                           check_switches: bool, target: Optional[cst.Call] = None):
+        """The generator call behind `self.<attribute>`, where attribute_sources sees it set."""
+        for value, context, order, note, (switches, made, used) in self.attribute_sources(attribute, backward_order):
+            found = context.generator_call(value, generators, trained, order + 1, check_switches, target)
+            if found is None:
+                continue
+            call, shown, via = found
+            if check_switches and context is not switches \
+                    and _switched_off(shown, switches.switches, made, used):
+                continue
+            if note is not None:
+                via = f"{note}; {via}" if via else note
+            return call, shown, via
         return None
 
     def _generator_of(self, call: cst.Call, generators: frozenset, trained: frozenset, backward_order: int,
@@ -495,7 +888,7 @@ class _Context:
         if statement is None or not facts.grad_enabled_at(function, statement):
             return None
         summaries = facts.summaries
-        keys = summaries.network_keys(call.func, function) if _may_be_network(call, facts) else frozenset()
+        keys = self.network_keys(call.func) if _may_be_network(call, facts) else frozenset()
         summary = facts.callee_summary(call, function) if isinstance(call.func, cst.Name) or _is_self_call(call) \
             else None
         if summary is not None and not keys & generators and not summary.networks_returned() \
@@ -528,10 +921,25 @@ class _Context:
 
 
 def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Window]:
-    """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`."""
+    """Steps that follow the same backward form one window: `loss.backward(); opt_a.step(); opt_b.step()`.
+
+    A window's losses are the backwards since the previous step whose gradients its optimizers
+    use: not one followed by a zeroing of those optimizers' gradients (`g_loss.backward();
+    opt_d.zero_grad(); d_loss.backward(); opt_d.step()`: `g_loss` is not the discriminator's), nor
+    one followed by the step of an optimizer the analysis does not know (`opt_g` built by a helper
+    of another module): that step is the one the loss was for."""
     windows: list[Window] = []
     steps = training.steps(function, optimizers)
+    if not steps:
+        return windows
     backward_orders = [(function.order_of(b.statement), b) for b in backward_calls(function, training.facts)]
+    direct = {order for order, _ in backward_orders}
+    # `self.backward(d_loss)` whose method backpropagates its argument is a backward of that loss already.
+    delegated = [(function.order_of(statement), (statement, call))
+                 for statement, call in delegated_backwards(function, training.facts)
+                 if function.order_of(statement) not in direct]
+    backward_orders += delegated
+    boundaries = None
     previous = -1
     index = 0
     while index < len(steps):
@@ -540,14 +948,199 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
                                                   for order, _ in backward_orders):
             index += 1
             group.append(steps[index])
-        losses = tuple((b.statement, b.loss) for order, b in backward_orders if previous < order < group[0].order)
-        if losses:
+        start = previous
+        if any(previous < order < group[0].order for order, _ in backward_orders):
+            if boundaries is None:
+                boundaries = _gradient_boundaries(function, training, optimizers)
+            trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
+            handing = {order for order, _ in delegated}  # a method that zeroes, then backpropagates
+            for order, modules in boundaries:
+                if start < order < group[0].order and _zeroes(modules, trained) and order not in handing:
+                    start = order
+        losses = tuple((b.statement, b.loss) for order, b in backward_orders
+                       if start < order < group[0].order and not isinstance(b, tuple))
+        handed = tuple(b for order, b in delegated if start < order < group[0].order)
+        if losses or handed:
             trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
             windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
-                                  losses, group[0].statement, tuple(group)))
+                                  losses, group[0].statement, tuple(group), handed))
         previous = group[-1].order
         index += 1
     return windows
+
+
+def delegated_backwards(function: FunctionFacts, facts, depth: int = 0) -> list:
+    """(statement, call) for the calls of the file's functions and methods that run a backward,
+    themselves or through their own such calls, without stepping an optimizer (pix2pix's
+    `self.backward_D()` called between `zero_grad()` and `step()`)."""
+    found = []
+    for call, statement in function.call_statement.items():
+        inner = _delegate(call, function, facts, depth)
+        if inner is not None:
+            found.append((statement, call))
+    return found
+
+
+def _delegate(call: cst.Call, function: FunctionFacts, facts, depth: int = 0) -> Optional[FunctionFacts]:
+    """The function a call hands a backward to (see delegated_backwards), or None."""
+    func = call.func
+    if depth > 2 or not (isinstance(func, cst.Name) or _is_self_call(call)):
+        return None
+    if facts.names.qualified_name(func) is not None:
+        return None
+    resolved = facts.summaries.resolve_callee(func, function)
+    if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+        return None
+    summary = facts.summary(*resolved)
+    if summary is None or summary.stepped:
+        return None
+    inner = facts.function_facts(resolved[0])
+    if summary.backward or any(_delegate(other, inner, facts, depth + 1) is not None for other in inner.call_statement):
+        return inner
+    return None
+
+
+def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) -> list:
+    """(statement order, the modules whose gradients it discards, or None for any) for what ends the
+    stretch of backwards an optimizer step uses: `opt.zero_grad()`, `netD.zero_grad()`, a helper of
+    the file that zeroes gradients (`reset_grad()`: any), `p.grad = None` (any), and the step of an
+    optimizer the file does not show being built (`opt_g.step()` with `opt_g` from elsewhere: any)."""
+    facts = training.facts
+    found = []
+    for call, statement in function.call_statement.items():
+        func = call.func
+        order = function.order_of(statement)
+        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+            key = module_key(func.value)
+            if key in optimizers:
+                found.append((order, optimizers[key]))
+            elif key is None or key == "self":
+                found.append((order, None))
+            else:
+                found.append((order, frozenset({key})))
+        elif isinstance(func, cst.Attribute) and func.attr.value in ("zero_", "detach_") and _reads_grad(func.value):
+            found.append((order, None))  # `p.grad.zero_()`, `p.grad.data.zero_()`
+        elif isinstance(func, cst.Attribute) and func.attr.value == "step":
+            key = module_key(call.args[0].value) if call.args else module_key(func.value)
+            if key is not None and key not in optimizers and module_key(func.value) not in optimizers \
+                    and _looks_like_optimizer(key):
+                found.append((order, None))
+        elif isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                             and func.value.value == "self"):
+            if facts.names.qualified_name(func) is None and facts.summaries.resolve_callee(func, function):
+                summary = facts.callee_summary(call, function)
+                if summary is not None and summary.zeroes_gradients:
+                    found.append((order, None))
+    for statement, order in function.statement_order.items():
+        if isinstance(statement, cst.Assign) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == "grad" for t in statement.targets):
+            found.append((order, None))
+    return found
+
+
+def _named_as_a_pair(discriminator: str, generator: str) -> bool:
+    """`netD` and `netG`, `disc` and `gen`, `critic` and `generator`: names that say so, when the
+    step does not show the discriminator judging anything but the generator's output."""
+    return network_role(_last_part(discriminator)) == "discriminator" \
+        and network_role(_last_part(generator)) == "generator"
+
+
+def _last_part(key: str) -> str:
+    """`self.netD` -> `netD`; `nets["D"]` -> `D`."""
+    if key.endswith('"]'):
+        return key[key.rindex('["') + 2:-2]
+    return key.rpartition(".")[2]
+
+
+def _last_self_assignment(attribute: str, order: int, function: FunctionFacts) -> Optional[cst.Assign]:
+    """The last `self.<attribute> = value` of the function before statement order `order`."""
+    found, at = None, -1
+    for statement, position in function.statement_order.items():
+        if position >= order or position <= at or not isinstance(statement, cst.Assign):
+            continue
+        if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
+               and isinstance(t.target.value, cst.Name) and t.target.value.value == "self" for t in statement.targets):
+            found, at = statement, position
+    return found
+
+
+def _self_assignments(attribute: str, function: FunctionFacts) -> list:
+    """(value, statement order) of every `self.<attribute> = value` in the function."""
+    return [(statement.value, position) for statement, position in function.statement_order.items()
+            if isinstance(statement, cst.Assign) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
+                and isinstance(t.target.value, cst.Name) and t.target.value.value == "self" for t in statement.targets)]
+
+
+def _code(facts, node, limit: int = 50) -> str:
+    text = " ".join(facts.code_for(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _detached_name(argument) -> Optional[cst.Name]:
+    """`fake` for `fake.detach()`, `fake.data`, `fake.detach().view(...)`."""
+    node = argument
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in DETACHING_METHODS:
+                return node.func.value if isinstance(node.func.value, cst.Name) else None
+            node = node.func.value
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value == "data":
+                return node.value if isinstance(node.value, cst.Name) else None
+            node = node.value
+        else:
+            return None
+
+
+def _zeroes(modules: Optional[frozenset], trained: frozenset) -> bool:
+    """Does zeroing `modules` (None: any) zero gradients of one of `trained`? `self.model.zero_grad()`
+    zeroes `self.model.D`'s."""
+    if modules is None:
+        return True
+    return any(key == module or key.startswith(module + ".") for module in modules for key in trained)
+
+
+def _reads_grad(expr) -> bool:
+    while isinstance(expr, cst.Attribute):
+        if expr.attr.value == "grad":
+            return True
+        expr = expr.value
+    return False
+
+
+def _looks_like_optimizer(key: str) -> bool:
+    name = key.rpartition(".")[2].lower()
+    return ("opt" in name or "solver" in name) and "sched" not in name
+
+
+def _second_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:
+    """The backward that runs through the generator's output again after the discriminator's
+    backward freed it: the same backward at the next iteration of a loop the generator's call is not
+    in (`fake = G(z)` then `for D in discriminators: ... d_loss.backward()`), else the first later
+    backward through it."""
+    loops = function.loops_of.get(loss_statement, ())
+    made_in = function.loops_of.get(function.call_statement.get(generator_call), ())
+    if loops and loops[-1] not in made_in:
+        use = next((use for use in graph_uses(function, facts) if use.statement is loss_statement), None)
+        if use is not None:
+            return use
+    return later_backward_through(generator_call, loss_statement, function, facts)
+
+
+def _earlier_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:
+    """A backward between the generator's call and the discriminator's, without `retain_graph=True`,
+    whose loss went through the generator's output: it freed that graph (the generator step first,
+    reusing its fake batch for the discriminator, as in CycleGAN)."""
+    made = function.call_statement.get(generator_call)
+    if made is None:
+        return None
+    start, end = function.order_of(made), function.order_of(loss_statement)
+    for use in graph_uses(function, facts):
+        if start < function.order_of(use.statement) < end and not use.retains \
+                and generator_call in loss_slice(use.loss, use.statement, function, facts).calls:
+            return use
+    return None
 
 
 def _stepper(window: Window, trained: frozenset, optimizers: dict) -> OptimizerStep:
@@ -566,24 +1159,35 @@ def _detached_in_place(function: FunctionFacts) -> list[tuple[str, int]]:
     return found
 
 
-def _calls_feeding(expr, function: FunctionFacts, after: int) -> list[cst.Call]:
-    """Every call whose result flows into `expr`, through assignments made after order `after`."""
+def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] = None) -> list[cst.Call]:
+    """Every call whose result flows into `expr`, read at statement order `at`, through assignments
+    made after order `after` and before the statement that reads them: a value a loop carries
+    from later in its body is the previous iteration's, made outside this stretch (BEGAN's
+    `k = ... g_loss.item()` feeding the next discriminator loss is no discriminator input). Numbers
+    taken from tensors (`.item()`, `float(...)`) carry nothing."""
     calls = []
     seen = set()
-    pending = [expr]
+    pending = [(expr, at)]
     while pending:
-        current = pending.pop()
-        for node in _walk(current):
+        current, read_at = pending.pop()
+        for node in _walk(current, skip_numbers=True):
             if isinstance(node, cst.Call):
                 calls.append(node)
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                    and node.attr.value not in seen:
+                # `self.loss_D = ...; self.loss_D.backward()`: set in the function, followed as a name is.
+                seen.add(node.attr.value)
+                pending.extend((value, order) for value, order in _self_assignments(node.attr.value, function)
+                               if after < order and (read_at is None or order < read_at))
             if isinstance(node, cst.Name):
                 for binding in function.bindings_at(node):
                     if binding in seen or binding.value is None:
                         continue
-                    if function.order_of(binding.statement) <= after:
+                    order = function.order_of(binding.statement)
+                    if order <= after or (read_at is not None and order >= read_at):
                         continue
                     seen.add(binding)
-                    pending.append(binding.value)
+                    pending.append((binding.value, order))
     return calls
 
 
@@ -606,23 +1210,24 @@ def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order:
     return any(module in s.modules and not s.enabled and call_order < s.order < backward_order for s in switches)
 
 
-def _fix_would_break(call: cst.Call, argument, function: FunctionFacts, windows: list[Window], window: Window) -> bool:
-    """Detaching is unsafe when the discriminator's output also feeds another step's loss (the
-    generator would stop learning) or when the argument is differentiated with autograd.grad."""
-    for other in windows:
-        if other is window:
-            continue
-        for _, loss in other.losses:
-            if call in _calls_feeding(loss, function, -1):
-                return True
+def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window: Window) -> Optional[tuple]:
+    """Why detaching would be wrong, as (words, the node whose line completes them), or None: the
+    discriminator's output also feeds a loss backpropagated outside the discriminator's step (the
+    generator's: it would stop learning), or the argument is differentiated with autograd.grad."""
+    own = {statement for statement, _ in window.losses}
+    for backward in backward_calls(function, facts):
+        if backward.statement not in own and call in _calls_feeding(backward.loss, function, -1,
+                                                                    function.order_of(backward.statement)):
+            return ("the discriminator's output also feeds the loss backpropagated at line {line}, outside its "
+                    "step, where the detach would cut the gradient that reaches the generator", backward.statement)
     names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
     for other_call in function.call_statement:
         func = other_call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "grad" and len(other_call.args) >= 2:
             inputs = other_call.args[1].value
             if {node.value for node in _walk(inputs) if isinstance(node, cst.Name)} & names:
-                return True
-    return False
+                return "the same values are differentiated with `torch.autograd.grad` at line {line}", other_call
+    return None
 
 
 def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
@@ -632,14 +1237,23 @@ def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
     return all(id(read.node) in inside for read in helper.reads_of(parameter))
 
 
-def _walk(node: cst.CSTNode):
+def _walk(node: cst.CSTNode, skip_numbers: bool = False):
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
             continue
+        if skip_numbers and isinstance(current, cst.Call) and _makes_a_number(current):
+            continue
         stack.extend(child_nodes(current))
+
+
+def _makes_a_number(call: cst.Call) -> bool:
+    """`loss.item()`, `x.tolist()`, `float(loss)`: a Python value, with no graph."""
+    func = call.func
+    return (isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist")) or \
+        (isinstance(func, cst.Name) and func.value in ("float", "int", "bool"))
 
 
 # ------------------------------------------------------------------ call sites

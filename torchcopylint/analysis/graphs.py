@@ -58,6 +58,8 @@ class Slice:
     # The loss also depends on a value made outside this function's sight: a parameter of the
     # function, an attribute (`self.fake`), a name with no assignment here.
     external: bool = False
+    # Of those, one that is not an argument of the function (an attribute set elsewhere, a global).
+    external_elsewhere: bool = False
     # Reached through a loop's back edge: a value the previous iteration computed.
     carried: bool = False
     # `self.<attribute>` names assigned earlier in the function and followed to that value: the graph
@@ -82,7 +84,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     and isinstance(node.value, cst.Name) and node.value.value == "self":
                 assigned = _self_assignment_before(node.attr.value, where_order, function)
                 if assigned is None:
-                    result.external = True
+                    result.external = result.external_elsewhere = True
                 elif node.attr.value not in result.kept_on_self:
                     result.kept_on_self.add(node.attr.value)
                     if facts.grad_enabled_at(function, assigned):
@@ -93,7 +95,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                 bindings = function.bindings_at(node)
                 if not bindings and node.value not in ("True", "False", "None") \
                         and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
-                    result.external = True  # a global value (a module used as `F.relu(...)` is not one)
+                    result.external = result.external_elsewhere = True  # a global value (not `F` of `F.relu(...)`)
                 for binding in bindings:
                     leaf_candidate = binding.kind in ("param", "requires_grad") or _made_to_require_grad(binding)
                     if leaf_candidate:

@@ -429,6 +429,8 @@ class TrainingFacts:
         self._lightning_unpacking()
         self._roles: dict = {}
         self._tensor_networks: Optional[dict] = None
+        self._held: dict = {}
+        self.held_notes: dict = {}  # a held optimizer's key -> where its dicts are, for messages
 
     def tensor_networks(self) -> dict:
         """Optimizers built over raw tensors (`Adam([W1, b1, W2, b2])`, `Adam(gen_params)`) -> the
@@ -490,6 +492,14 @@ class TrainingFacts:
             if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
                 continue
             target = statement.targets[0].target
+            if isinstance(target, cst.Tuple) and isinstance(statement.value, cst.Tuple) \
+                    and len(target.elements) == len(statement.value.elements):
+                # `self.G, self.D = G, D`
+                for element, value in zip(target.elements, statement.value.elements):
+                    key = dotted_name(element.value)
+                    if key is not None and key.startswith("self.") and isinstance(value.value, cst.Name):
+                        self._module_aliases.setdefault(value.value.value, set()).add(key)
+                continue
             if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                     and target.value.value == "self"):
                 continue
@@ -544,13 +554,89 @@ class TrainingFacts:
                             self.optimizers[key] = self.optimizers[configured]
 
     def optimizers_of(self, function: FunctionFacts) -> dict:
-        """The optimizers as seen in one function: those built in the file, and the function's
-        optimizer arguments paired with its network arguments (gan_roles)."""
+        """The optimizers as seen in one function: those built in the file, the function's
+        optimizer arguments paired with its network arguments (gan_roles), and optimizers held in
+        dicts beside their network (`D["solver"]` trains `D["model"]`)."""
         roles = self.argument_roles(function)
         raw = self.tensor_networks()
-        if not roles.optimizers and not raw:
+        held = self.held_optimizers(function)
+        if not roles.optimizers and not raw and not held:
             return self.optimizers
-        return {**raw, **self.optimizers, **roles.optimizers}
+        return {**raw, **held, **self.optimizers, **roles.optimizers}
+
+    def held_optimizers(self, function: FunctionFacts) -> dict:
+        """Optimizers stepped as a dict's element beside the network they train: `for D in
+        discriminators: ... D["solver"].step()` where every dict of `discriminators` is a literal
+        `{"model": m, "solver": Adam(m.parameters())}` (in the list's literal, or appended to it):
+        {'D["solver"]': {'D["model"]'}}. The note for messages is in `held_notes`."""
+        found = self._held.get(function.node)
+        if found is not None:
+            return found
+        found = self._held[function.node] = {}
+        for key, call, _ in self._step_calls(function):
+            receiver = call.args[0].value if call.args else call.func.value
+            if key in found or not isinstance(receiver, cst.Subscript) or not isinstance(receiver.value, cst.Name):
+                continue
+            held = self._held_in_dicts(receiver, function)
+            if held is not None:
+                found[key], self.held_notes[key] = held
+        return found
+
+    def _held_in_dicts(self, receiver: cst.Subscript, function: FunctionFacts):
+        """(the network keys, the note) for `D["solver"]`; None unless every dict agrees."""
+        slices = receiver.slice
+        index = _literal_key(slices[0].slice.value) if len(slices) == 1 and isinstance(slices[0].slice, cst.Index) \
+            else None
+        holder = receiver.value
+        if index is None:
+            return None
+        dicts, where = self._dicts_named(holder, function)
+        if not dicts:
+            return None
+        keys = None
+        for literal, scope in dicts:
+            entries = {_literal_key(element.key): element.value for element in literal.elements
+                       if isinstance(element, cst.DictElement)}
+            if len(entries) != len(literal.elements) or index not in entries:
+                return None
+            modules = optimizer_modules(entries[index], self.facts.names, scope)
+            trained = frozenset(name for name, value in entries.items()
+                                if name is not None and name != index and module_key(value) in modules)
+            if not trained or (keys is not None and trained != keys):
+                return None
+            keys = trained
+        networks = frozenset(f'{holder.value}["{name}"]' for name in keys)
+        shown = sorted(keys)[0]
+        return networks, f'each dict {where} holds the network under "{shown}" and its optimizer under "{index}"'
+
+    def _dicts_named(self, holder: cst.Name, function: FunctionFacts) -> tuple:
+        """The dict literals a name may be: bound to one, or a loop variable over a list of them
+        (a literal, or a list the dicts are appended to). ([(dict, its scope)], where, for messages)."""
+        bindings = function.bindings_at(holder)
+        if not bindings:
+            return [], ""
+        if all(binding.kind == "assign" and isinstance(binding.value, cst.Dict) for binding in bindings):
+            return [(binding.value, function) for binding in bindings], f"`{holder.value}`"
+        if len(bindings) != 1:
+            return [], ""
+        binding = next(iter(bindings))
+        loop = binding.statement
+        if binding.kind != "loop" or not isinstance(loop, cst.For) or loop.target is not binding.target \
+                or not isinstance(loop.iter, cst.Name):
+            return [], ""
+        listed = loop.iter
+        scope = function
+        lists = function.bindings_at(listed)
+        if not lists:
+            scope = self.facts.summaries.scope_of_name(listed.value, function)
+            lists = [b for b in scope.bindings if b.name == listed.value] if scope is not None else []
+        found = []
+        for container in lists:
+            elements = self.facts.containers.of(scope).elements(container)
+            if not elements or not all(isinstance(element, cst.Dict) for element in elements):
+                return [], ""
+            found.extend((element, scope) for element in elements)
+        return found, f"of `{listed.value}`"
 
     def argument_roles(self, function: FunctionFacts) -> ArgumentRoles:
         roles = self._roles.get(function.node)
@@ -575,7 +661,7 @@ class TrainingFacts:
         for call, statement in function.call_statement.items():
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value == "step":
-                key = dotted_name(call.args[0].value) if call.args else dotted_name(func.value)
+                key = module_key(call.args[0].value) if call.args else module_key(func.value)
                 if key is not None:
                     found.append((key, call, statement))
         return found
@@ -589,9 +675,9 @@ class TrainingFacts:
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
                 continue
-            key = dotted_name(func.value)
+            key = module_key(func.value)
             if key not in optimizers and call.args:
-                key = dotted_name(call.args[0].value)  # AMP: `scaler.step(optD)`
+                key = module_key(call.args[0].value)  # AMP: `scaler.step(optD)`
             if key in optimizers:
                 found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
         return sorted(found, key=lambda step: step.order)
@@ -639,6 +725,12 @@ class TrainingFacts:
             if modules:
                 switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
         return sorted(switches, key=lambda switch: switch.order)
+
+
+def _literal_key(key) -> Optional[str]:
+    if isinstance(key, cst.SimpleString) and key.value[:1] in ("'", '"') and not key.value.startswith(key.value[0] * 3):
+        return key.value[1:-1]
+    return None
 
 
 def _boolean_argument(call: cst.Call) -> Optional[bool]:

@@ -48,6 +48,16 @@ class DiscriminatorWithoutDetach(Rule):
                 f"{facts.line_of(fake.backward_statement)} for `{fake.optimizer}` (step at line "
                 f"{facts.line_of(fake.step_statement)}), through the whole generator, which fills its `.grad`"
             )
+        elif fake.target_of is not None:
+            discriminator = f" ({fake.discriminator_via})" if fake.discriminator_via else ""
+            message = (
+                f"`{_one_line(facts, argument)}`, {generator}, enters the discriminator's loss without "
+                f"`.detach()` beside `{_one_line(facts, fake.target_of)}`{discriminator} (line "
+                f"{facts.line_of(fake.target_of)}), whose input is detached: the backward at line "
+                f"{facts.line_of(fake.backward_statement)} for `{fake.optimizer}` (step at line "
+                f"{facts.line_of(fake.step_statement)}) still runs through the whole generator through this "
+                f"`{_one_line(facts, argument)}` and fills its `.grad`"
+            )
         else:
             discriminator = f" ({fake.discriminator_via})" if fake.discriminator_via else ""
             message = (
@@ -63,7 +73,19 @@ class DiscriminatorWithoutDetach(Rule):
                 f"its own, is also trained to help the discriminator"
             )
         crash = fake.later_backward if not fake.retains_graph else None
-        if crash is not None:
+        if fake.freed_by is not None:
+            crash = None
+            message += (
+                f"; the backward at line {facts.line_of(fake.freed_by.statement)} already ran through the same "
+                f"{source} output and freed its graph, so this backward fails with `{SECOND_BACKWARD}`"
+            )
+        elif crash is not None and crash.statement is fake.loss_statement:
+            loop = fake.function.loops_of[fake.loss_statement][-1]
+            message += (
+                f", and frees its graph: when the loop at line {facts.line_of(loop)} runs it again, the same "
+                f"backward goes through the same {source} output again and fails with `{SECOND_BACKWARD}`"
+            )
+        elif crash is not None:
             message += (
                 f", and frees its graph: the backward at line {facts.line_of(crash.statement)} goes through the "
                 f"same {source} output again and fails with `{SECOND_BACKWARD}`"
@@ -78,7 +100,9 @@ class DiscriminatorWithoutDetach(Rule):
         if fake.detach_is_safe:
             fix = self.safe_fix("Detach the generator output", argument, detached)
         else:
-            message += " (the fix is unsafe here: the same values are also differentiated elsewhere)"
+            reason = fake.unsafe_reason
+            why = reason[0].format(line=facts.line_of(reason[1])) if reason is not None else "it could change other steps"
+            message += f" (the fix is unsafe here: {why})"
             fix = self.unsafe_fix("Detach the generator output", argument, detached)
         if fake.retains_graph and fake.later_backward is not None:
             # TCL011 reports that backward, and names this finding.

@@ -20,6 +20,7 @@ from torchcopylint.analysis.graphs import (
     shares_graph,
 )
 from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import module_key
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import without_trailing_comma
@@ -74,7 +75,9 @@ class RetainGraphWorkaround(Rule):
     def _unneeded(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse, uses: list, slices: dict):
         """No later backward shares the retained graph, and nothing outside the function can reach it."""
         graph = slices[use]
-        if graph.external or graph.carried or not graph.bindings:
+        if graph.carried or not graph.bindings:
+            return None
+        if graph.external and (graph.external_elsewhere or not _arguments_stay_out(use, graph, function, facts)):
             return None
         if graph.kept_on_self and not _only_this_call_keeps(facts, function, graph.kept_on_self):
             return None  # another method, or the caller, may backpropagate what is kept on `self`
@@ -100,8 +103,10 @@ class RetainGraphWorkaround(Rule):
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
         harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
-        # A leaf (the function reads its `.grad`) handed on carries no graph, whoever keeps it.
-        leaves = read_as_leaves(function)
+        # A leaf (the function reads its `.grad`) handed on carries no graph, whoever keeps it; nor does
+        # what `autograd.grad` differentiates with respect to, as far as this call's graph goes (autograd
+        # stops there).
+        leaves = read_as_leaves(function) | _differentiated_inputs(use, function)
         if any(_may_carry_graph(binding, function, facts)
                for escape in function.escapes if id(escape.node) not in harmless
                for binding in (escape.bindings & graph.bindings) - leaves):
@@ -110,7 +115,7 @@ class RetainGraphWorkaround(Rule):
             return None
         in_loop = bool(function.loops_of.get(use.statement))
         loss = _one_line(facts, use.loss, 40)
-        where = "this function" if function.name == "<module>" else f"`{function.name}`"
+        where = "the top level of the module" if function.name == "<module>" else f"`{function.name}`"
         if graph.kept_on_self:
             kept = ", ".join(f"`self.{name}`" for name in sorted(graph.kept_on_self))
             until = (f"the graph is kept on {kept}, so its saved tensors stay in memory for nothing until the next "
@@ -131,6 +136,109 @@ class RetainGraphWorkaround(Rule):
         return self.finding(keyword_argument(use.call, "retain_graph"), message, _drop_retain_graph(use.call),
                             backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
                             kind="unneeded")
+
+
+# Losses whose target is class indices (an integer tensor, which carries no graph).
+CLASS_INDEX_LOSSES = frozenset({"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss"})
+# What a target goes through on its way to the loss without changing what it is.
+TARGET_METHODS = frozenset({"to", "cuda", "cpu", "long", "view", "reshape", "squeeze", "unsqueeze", "flatten"})
+
+
+def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """The graph reaches arguments of the function, but no later backward of the caller can need
+    what this backward frees there:
+
+    - `torch.autograd.grad(outputs, inputs, retain_graph=True)`: autograd runs only the nodes
+      between the outputs and `inputs`, which this call made where it hands its arguments to a
+      network or a function (`model(x[i])`, `F.cross_entropy(out, y)`); an argument that is the
+      output itself, or whose own methods make it (`output.sum()`), brings the caller's graph in,
+      and stays a reason for silence;
+    - a backward whose only arguments in the graph are the class-index targets of a classification
+      loss (`F.cross_entropy(model(x), y)`, `criterion(out, labels.to(device))` with
+      `criterion = nn.CrossEntropyLoss()`): class indices are an integer tensor, which has no graph.
+
+    (The input of an attack or a saliency map, made a leaf whose `.grad` is read, is not an
+    argument in the graph: see read_as_leaves.)"""
+    autograd_grad = (dotted_name(use.call.func) or "").endswith("autograd.grad")
+    parents = {id(node): parent for node, parent, _ in graph.nodes}
+    # What the inputs are made from lies behind them: autograd.grad stops at its inputs.
+    behind_inputs = {binding.statement for binding in _differentiated_inputs(use, function)}
+    for node, parent, statement in graph.nodes:
+        if not isinstance(node, cst.Name) or not any(b.kind == "param" for b in function.bindings_at(node)):
+            continue
+        if autograd_grad and statement in behind_inputs:
+            continue
+        if autograd_grad:
+            if _argument_of_call(node, parents) is None:
+                return False
+            continue
+        if not _class_index_target(node, parents, function, facts):
+            return False
+    return True
+
+
+def _argument_of_call(node: cst.Name, parents: dict):
+    """(the call, the Arg) where `node`, through indexing and view-like methods (`y[i]`, `y.to(d)`),
+    is handed to a call as an argument; None otherwise."""
+    current, parent = node, parents.get(id(node))
+    while True:
+        if isinstance(parent, cst.Subscript) and parent.value is current:
+            current, parent = parent, parents.get(id(parent))
+        elif isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in TARGET_METHODS:
+            call = parents.get(id(parent))
+            if not (isinstance(call, cst.Call) and call.func is parent):
+                return None
+            current, parent = call, parents.get(id(call))
+        else:
+            break
+    call = parents.get(id(parent)) if isinstance(parent, cst.Arg) else None
+    return (call, parent) if isinstance(call, cst.Call) else None
+
+
+def _class_index_target(node: cst.Name, parents: dict, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    found = _argument_of_call(node, parents)
+    if found is None:
+        return False
+    call, parent = found
+    positional = [arg for arg in call.args if arg.keyword is None]
+    is_target = (parent.keyword is not None and parent.keyword.value == "target") or \
+        (len(positional) > 1 and positional[1] is parent)
+    return is_target and _class_index_loss(call.func, function, facts)
+
+
+def _class_index_loss(func, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """`F.cross_entropy`, `nn.CrossEntropyLoss()(...)`, or a name bound (here or at the top) to one."""
+    name = (facts.names.qualified_name(func) or dotted_name(func) or "").rpartition(".")[2]
+    if name in CLASS_INDEX_LOSSES:
+        return True
+    if isinstance(func, cst.Call):
+        return _class_index_loss(func.func, function, facts)
+    if isinstance(func, cst.Name):
+        _, bindings = facts.reaching(func, function)
+        return bool(bindings) and all(isinstance(b.value, cst.Call) and _class_index_loss(b.value.func, function, facts)
+                                      for b in bindings)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        owner = facts.classes.get(function.class_name or "")
+        values = facts.attribute_values(owner, func.attr.value) if owner is not None else []
+        return bool(values) and all(isinstance(v, cst.Call) and _class_index_loss(v.func, function, facts) for v in values)
+    return False
+
+
+def _differentiated_inputs(use: GraphUse, function: FunctionFacts) -> set:
+    """The bindings of the names `torch.autograd.grad(outputs, inputs, ...)` takes as `inputs`."""
+    if not (dotted_name(use.call.func) or "").endswith("autograd.grad"):
+        return set()
+    inputs = next((arg.value for arg in use.call.args if arg.keyword is not None and arg.keyword.value == "inputs"),
+                  None)
+    positional = [arg.value for arg in use.call.args if arg.keyword is None]
+    if inputs is None and len(positional) > 1:
+        inputs = positional[1]
+    if inputs is None:
+        return set()
+    elements = [element.value for element in inputs.elements] if isinstance(inputs, (cst.List, cst.Tuple)) \
+        else [inputs]
+    return {binding for element in elements if isinstance(element, cst.Name)
+            for binding in function.bindings_at(element)}
 
 
 def _deleted_after(function: FunctionFacts, use: GraphUse, root) -> Optional[cst.Del]:
