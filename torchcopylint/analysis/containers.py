@@ -181,7 +181,7 @@ class FunctionContainers:
             bindings = function.bindings_at(accumulation.holder)
             if not any(loop not in binding.loops for binding in bindings):
                 return False
-            if any(loop in binding.loops and binding.kind == "assign" and _is_fresh(binding.value)
+            if any(loop in binding.loops and binding.kind == "assign" and self._starts_over(accumulation, binding)
                    for binding in bindings):
                 return False
         path = _path(accumulation.target)
@@ -190,6 +190,29 @@ class FunctionContainers:
                 if loop in function.loops_of.get(reset, ()):
                     return False
         return True
+
+    @staticmethod
+    def _starts_over(accumulation: Accumulation, binding: Binding) -> bool:
+        """Does this assignment of the holder start the accumulator over? A new empty container or a
+        number; for a running sum, any value that does not read the sum (`total = torch.zeros(())`):
+        the sum's previous value, and what it held, is dropped."""
+        if _is_fresh(binding.value):
+            return True
+        return not accumulation.container and binding.value is not None \
+            and not any(isinstance(node, cst.Name) and node.value == binding.name for node in walk(binding.value))
+
+    def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
+        """An assignment of the same `self.` attribute that does not read its previous value
+        (`self.loss = 0`) and runs before `update` on every path through the method (earlier in
+        a block that holds `update`): each call then starts the attribute over, and what `update`
+        builds on is this call's value, not the previous call's."""
+        for earlier in self.state_updates:
+            if earlier.attribute != update.attribute or earlier.builds_on_previous or earlier.augmented \
+                    or self.function.order_of(earlier.statement) >= self.function.order_of(update.statement):
+                continue
+            if _runs_before(self.function, earlier.statement, update.statement):
+                return earlier
+        return None
 
     def accumulated_into(self, name: cst.Name) -> list[Accumulation]:
         """The running sums whose result a read of `name` may see (`running` after `running += loss`)."""
@@ -209,6 +232,18 @@ class FunctionContainers:
         if not isinstance(value, LITERAL_CONTAINERS) and not _is_fresh(value):
             return None
         found = literal_elements(value) if isinstance(value, LITERAL_CONTAINERS) else []
+        return found + [inserted for inserted, _ in self._inserted().get(binding, [])]
+
+    def insertions(self, binding: Binding) -> Optional[list[tuple[cst.BaseExpression, cst.CSTNode]]]:
+        """(element, the statement that puts it there) for what the container a binding made may
+        hold: its literal elements (at the binding's statement) and what is appended, extended,
+        inserted or stored into it through that binding (where that happens: its grad mode may
+        differ). None when the binding is not a container made here (a number is not one)."""
+        value = binding.value
+        if not isinstance(value, LITERAL_CONTAINERS) and not (_is_fresh(value) and isinstance(value, cst.Call)):
+            return None
+        found = [(element, binding.statement) for element in literal_elements(value)] \
+            if isinstance(value, LITERAL_CONTAINERS) else []
         return found + self._inserted().get(binding, [])
 
     def _inserted(self) -> dict:
@@ -218,7 +253,7 @@ class FunctionContainers:
                 if accumulation.container and accumulation.holder is not None \
                         and accumulation.target is accumulation.holder:
                     for binding in self.function.bindings_at(accumulation.holder):
-                        self._insertions.setdefault(binding, []).append(accumulation.value)
+                        self._insertions.setdefault(binding, []).append((accumulation.value, accumulation.statement))
         return self._insertions
 
     def joined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -261,6 +296,21 @@ class ContainerFacts:
 
 
 # ------------------------------------------------------------------- helpers
+
+
+def _runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNode) -> bool:
+    """Does every path from the function's entry to `later` pass `earlier` first? Yes when the line
+    holding `earlier` stands in a block (the body, a loop's or a branch's) and `later` is inside a
+    statement after it in that same block."""
+    line = function.line_of_statement.get(earlier, earlier)
+    for block in walk(function.node):
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            continue
+        body = list(block.body)
+        for position, statement in enumerate(body):
+            if statement is line:
+                return any(node is later for following in body[position + 1:] for node in walk(following))
+    return False
 
 
 def _is_self_attribute(node) -> bool:
