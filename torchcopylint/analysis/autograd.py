@@ -375,9 +375,19 @@ class GradFlow:
                 return replace(found, via=(f"`{shown}(...)`",) + found.via) if found is not None else None
             if _loss_function_name(module_key(expr.func)):
                 found = self._of_call(expr, function, depth)
-                return found if found is not None else self._any_of(
-                    [arg.value for arg in expr.args if not arg.star], function, depth)
+                return found if found is not None else self._loss_of(expr, function, depth)
         return _NOT_A_HOLDER
+
+    def _loss_of(self, call: cst.Call, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
+        """`criterion(out, y)` of unknown class: computed from its inputs. A function of this file says
+        which of its arguments reach what it returns, and whether that is detached (`.item()`)."""
+        arguments = [arg.value for arg in call.args if not arg.star and arg.keyword is None]
+        summary = self.facts.callee_summary(call, function)
+        if summary is not None:
+            if not summary.carries_graph:
+                return None
+            arguments = [argument for index, argument in enumerate(arguments) if index in summary.returned_arguments]
+        return self._any_of(arguments, function, depth)
 
     def _any_of(self, operands, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
         """An operand that requires grad makes the result require it (a derived value): the one

@@ -198,8 +198,11 @@ class FunctionContainers:
         the sum's previous value, and what it held, is dropped."""
         if _is_fresh(binding.value):
             return True
-        return not accumulation.container and binding.value is not None \
-            and not any(isinstance(node, cst.Name) and node.value == binding.name for node in walk(binding.value))
+        if accumulation.container or binding.value is None:
+            return False
+        # `total = total.detach()`, `total = float(total)`: the same number, without the graphs.
+        return not _reads_attached(binding.value, lambda node: isinstance(node, cst.Name)
+                                   and node.value == binding.name)
 
     def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
         """An assignment of the same `self.` attribute that does not read its previous value
@@ -389,16 +392,24 @@ DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 def _reads_attribute(value: cst.BaseExpression, attribute: str) -> bool:
     """Does the value read `self.<attribute>` (the previous value of what it is assigned to), other
     than detached (`self.avg.detach() * m`, `self.avg.data`)?"""
+    return _reads_attached(value, lambda node: _is_self_attribute(node) and node.attr.value == attribute)
+
+
+def _reads_attached(value: cst.BaseExpression, matches) -> bool:
+    """Does the value read something `matches` accepts, other than detached (`x.detach() * m`,
+    `x.data`, `x.item()`, `float(x)`)?"""
     pending: list = [value]
     while pending:
         node = pending.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value in DETACHING_METHODS:
-            pending.extend(arg.value for arg in node.args)
+        if isinstance(node, cst.Call) and (
+                (isinstance(node.func, cst.Attribute) and node.func.attr.value in DETACHING_METHODS)
+                or (isinstance(node.func, cst.Name) and node.func.value in ("float", "int"))):
+            if isinstance(node.func, cst.Attribute):
+                pending.extend(arg.value for arg in node.args)
             continue
         if isinstance(node, cst.Attribute) and node.attr.value == "data":
             continue
-        if _is_self_attribute(node) and node.attr.value == attribute:
+        if matches(node):
             return True
         pending.extend(child_nodes(node))
     return False
