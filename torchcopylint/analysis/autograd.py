@@ -556,8 +556,10 @@ class GradFlow:
             module, _, name = qualified.rpartition(".")
             if module != "torch.nn":
                 return False
-            if name == "Sequential":
-                return any(self._has_parameters(arg.value, seen) for arg in value.args if not arg.star)
+            if name in ("Sequential", "ModuleList", "ModuleDict"):
+                # `nn.Sequential(nn.Linear(...), ...)`, `nn.ModuleList([nn.Linear(d, d) for _ in range(n)])`
+                return any(self._has_parameters(element, seen) for arg in value.args if not arg.star
+                           for element in _layers_in(arg.value))
             flag = AFFINE_FLAGS.get(name)
             if flag is not None and any(arg.keyword is not None and arg.keyword.value == flag
                                         and _is_false(arg.value) for arg in value.args):
@@ -826,7 +828,27 @@ def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
 _NOT_A_HOLDER = object()  # `_holder_of`: "not one of the shapes only `carries_graph` follows"
 # Fields that are not a network output's tensors: gradients, detached data, names.
 NOT_GRAPH_FIELDS = frozenset({"grad", "data", "names", "is_cuda", "T_destination"})
-LOSS_WORDS = ("loss", "criterion", "criteria", "objective")
+# Callee names that denote a loss function (`criterion`, `loss_fn`, `self.recon_loss`, `compute_loss`),
+# and name parts that say the callee reports on a loss instead (`loss_value`, `log_loss_stats`).
+LOSS_FUNCTION_NAME = re.compile(
+    r"^(criterion\w*|\w+_criterion|criteria|loss|losses|loss_?f(n|unc|unction)\w*|\w+_loss|"
+    r"(compute|calc|calculate|get)_loss\w*|objective)$")
+NOT_A_LOSS_PARTS = frozenset({"value", "values", "item", "items", "stat", "stats", "meter", "avg", "print", "record",
+                              "track", "history", "log", "logs", "logger", "plot", "show"})
+
+
+def _layers_in(value) -> list:
+    """The layers an argument of a container module spells: itself, or a list's (a tuple's, a dict's)
+    elements, or a comprehension's element."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [element.value for element in value.elements if not isinstance(element, cst.StarredElement)]
+    if isinstance(value, cst.Dict):
+        return [element.value for element in value.elements if isinstance(element, cst.DictElement)]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, cst.DictComp):
+        return [value.value]
+    return [value]
 
 
 def _is_self_attribute(expr) -> bool:
@@ -839,4 +861,4 @@ def _loss_function_name(key: Optional[str]) -> bool:
     if not key:
         return False
     last = key.rpartition(".")[2].lower()
-    return any(word in last for word in LOSS_WORDS)
+    return bool(LOSS_FUNCTION_NAME.match(last)) and not NOT_A_LOSS_PARTS & set(last.split("_"))

@@ -391,7 +391,8 @@ def _subject(facts: ModuleFacts, value, origin) -> str:
     """`loss`, computed from the output of `model` (line 9) through the list `outs`,"""
     line = facts.line_of(origin.node)
     if value is origin.node:
-        return f"{origin.description} (line {line})"  # `outs.append(model(x))`: the call is the value
+        # `outs.append(model(x))`: the call is the value ("the output of `model`, a module ... (line 9),")
+        return f"{origin.description} (line {line}){',' if ',' in origin.description else ''}"
     through = f" through {' and '.join(origin.via)}" if origin.via else ""
     computed = "computed from " if origin.derived else ""
     return f"`{_one_line(facts, value)}`, {computed}{origin.description} (line {line}){through},"
