@@ -298,3 +298,21 @@ def test_a_top_level_curve_of_epoch_totals_keeps_every_epoch_graphs():
     namespace = {}
     exec(compile(fixed.source, "<TCL007 script fixed>", "exec"), namespace)  # noqa: S102
     assert all(isinstance(point, float) for point in namespace["losses"])
+
+
+def test_state_started_over_at_the_end_of_each_step_trains_step_after_step():
+    clean = _example("clean", "class MultiTargetRegressor")
+    assert not lint_source(clean.source, "<x>")
+    torch.manual_seed(0)
+    regressor = _define(clean, "MultiTargetRegressor")()
+    for _ in range(3):  # no freed-graph error: each step's sum starts at 0
+        regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
+        assert regressor.loss == 0
+    flagged = clean.source[: clean.source.rindex("        self.loss = 0")]  # the reset at the end removed
+    assert [d.code for d in lint_source(flagged, "<x>")] == ["TCL007"]
+    namespace: dict = {}
+    exec(compile(flagged, "<TCL007 state kept across steps>", "exec"), namespace)  # noqa: S102
+    regressor = namespace["MultiTargetRegressor"]()
+    regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
+    with pytest.raises(RuntimeError, match=FREED):  # the second step's sum reaches the first step's graph
+        regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])

@@ -206,15 +206,19 @@ class FunctionContainers:
 
     def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
         """An assignment of the same `self.` attribute that does not read its previous value
-        (`self.loss = 0`) and runs before `update` on every path through the method (earlier in
-        a block that holds `update`): each call then starts the attribute over, and what `update`
-        builds on is this call's value, not the previous call's."""
-        for earlier in self.state_updates:
-            if earlier.attribute != update.attribute or earlier.builds_on_previous or earlier.augmented \
-                    or self.function.order_of(earlier.statement) >= self.function.order_of(update.statement):
+        (`self.loss = 0`) and that every call runs between two runs of `update`: before it on every
+        path through the method (earlier in a block that holds `update`), or at the end of the
+        method's body with no `return` before it. Each call then starts the attribute over, and
+        what `update` builds on is this call's value, not the previous call's graph."""
+        function = self.function
+        for reset in self.state_updates:
+            if reset.attribute != update.attribute or reset.builds_on_previous or reset.augmented:
                 continue
-            if _runs_before(self.function, earlier.statement, update.statement):
-                return earlier
+            if function.order_of(reset.statement) < function.order_of(update.statement):
+                if _runs_before(function, reset.statement, update.statement):
+                    return reset
+            elif _ends_every_call(function, reset.statement):
+                return reset
         return None
 
     def accumulated_into(self, name: cst.Name) -> list[Accumulation]:
@@ -314,6 +318,18 @@ def _runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNo
             if statement is line:
                 return any(node is later for following in body[position + 1:] for node in walk(following))
     return False
+
+
+def _ends_every_call(function: FunctionFacts, statement: cst.CSTNode) -> bool:
+    """Does every call that returns normally run `statement`? It stands in the method's own body
+    (not in a branch or a loop), and no `return` comes before it."""
+    body = function.node.body
+    if not isinstance(body, cst.IndentedBlock) \
+            or function.line_of_statement.get(statement, statement) not in body.body:
+        return False
+    order = function.order_of(statement)
+    return not any(isinstance(node, cst.Return) and function.order_of(node) < order
+                   for node in function.statement_order)
 
 
 def _is_self_attribute(node) -> bool:
