@@ -60,6 +60,7 @@ class GraphKeptAlive(Rule):
         backpropagated_attributes = _self_attributes_in(
             [binding.value for binding in backpropagated if binding.value is not None] + [b.loss for b in backwards])
         loop_facts = _LoopFacts(facts, function, backwards, evaluated, backpropagated)
+        flows = None  # (backward, what flows into its loss), computed on first need
         for accumulation in containers.accumulations:
             statement = accumulation.statement
             loops = function.loops_of.get(statement)
@@ -74,7 +75,9 @@ class GraphKeptAlive(Rule):
                     or accumulation.attribute in backpropagated_attributes:
                 # The accumulated values are backpropagated: the graphs are wanted, unless the sum
                 # outlives the loop whose every iteration backpropagates it (kept across steps).
-                across = _kept_across_backwards(facts, function, accumulation, backwards, containers)
+                if flows is None:
+                    flows = [(backward, flowing_bindings(backward.loss, function)) for backward in backwards]
+                across = _kept_across_backwards(facts, function, accumulation, flows, containers)
                 if across is not None:
                     yield self._across_backwards(facts, accumulation, *across)
                 continue
@@ -266,7 +269,7 @@ def _read_before(shown: str, statement, slices: list, function: FunctionFacts):
 
 
 def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumulation: Accumulation,
-                           backwards: list[Backward], containers) -> Optional[tuple]:
+                           flows: list, containers) -> Optional[tuple]:
     """(backward, loop) when a loop holds both the accumulation and a backward of what it accumulates
     into, and the accumulator outlives that loop's iterations: `loss_sum = 0` before the training
     loop, `loss_sum += term` in it, `loss_sum.backward()` once per step. A sum started afresh each
@@ -279,12 +282,12 @@ def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumula
             cst.Attribute(value=cst.Name("self"), attr=cst.Name(accumulation.attribute)), function, statement)):
         return None  # `w -= lr * w.grad`: a leaf (a parameter) updated in place, not a sum of graphs
     loops = function.loops_of.get(statement, ())
-    for backward in backwards:
+    for backward, flowing in flows:
         if accumulation.holder is not None:
-            if not holder & flowing_bindings(backward.loss, function):
+            if not holder & flowing:
                 continue
-        elif accumulation.attribute not in _self_attributes_in([backward.loss] + [
-                binding.value for binding in flowing_bindings(backward.loss, function) if binding.value is not None]):
+        elif accumulation.attribute not in _self_attributes_in(
+                [backward.loss] + [binding.value for binding in flowing if binding.value is not None]):
             continue
         for loop in reversed(function.loops_of.get(backward.statement, ())):  # the innermost first
             if loop in loops and containers.outlives(accumulation, loop):
