@@ -555,8 +555,8 @@ def test_tcl007_model_output_of_a_constructed_module():
         """
     (found,) = _found(source, "TCL007")
     assert found.location.line == 15
-    assert "`out`, the output of `model(...)`, is backpropagated by this function, which frees the activations" \
-        in found.message
+    assert ("`out`, the output of `model`, a module an optimizer in this file trains (line 10), is backpropagated "
+            "by this function, which frees the activations") in found.message
     assert found.context["kept"] == "graph nodes"
 
 
@@ -714,7 +714,7 @@ def _evaluation(body: str, decorator: str = "", before: str = "") -> str:
 def test_tcl007_evaluation_loop_without_no_grad():
     (found,) = _found(_evaluation("outs.append(model(x))"), "TCL007")
     assert found.context["kept"] == "saved activations"
-    assert "the output of `model(...)` is made in grad mode and never backpropagated" in found.message
+    assert "the output of `model` (line 11) is made in grad mode and never backpropagated" in found.message
 
 
 @pytest.mark.parametrize("decorator, before, body", [
@@ -793,7 +793,7 @@ def test_tcl007_auxiliary_loss_never_backpropagated():
         """
     (found,) = _found(source, "TCL007")
     assert found.location.line == 12 and found.context["kept"] == "saved activations"
-    assert "`aux`, computed from `model(...)`, is made in grad mode and never backpropagated" in found.message
+    assert "`aux`, computed from the output of `model` (line 9), is made in grad mode and never backpropagated" in found.message
 
 
 # --- TCL004: `x.requires_grad = True` on a value whose type is not in sight ------------------------

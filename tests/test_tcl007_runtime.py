@@ -217,3 +217,102 @@ def test_a_moving_average_of_losses_chains_every_step():
         smooth = namespace["train"](model, _loader(steps), torch.optim.SGD(model.parameters(), lr=0.1))
         sizes.append(len(_graph_nodes([smooth])))
     assert sizes[0] < sizes[1] < sizes[2]  # every step's graph is linked into the average
+
+
+# --- sums across steps, values made under no-grad, evaluation totals, the top level -------------
+
+
+def _heads_setup():
+    torch.manual_seed(0)
+    backbone = nn.Linear(8, 16)
+    heads = nn.ModuleList([nn.Linear(16, 3) for _ in range(2)])
+    optimizer = torch.optim.SGD(list(backbone.parameters()) + list(heads.parameters()), lr=0.1)
+    loader = [(torch.randn(4, 8), torch.randint(0, 3, (2, 4))) for _ in range(3)]
+    return backbone, heads, loader, optimizer
+
+
+def test_a_sum_started_before_the_training_loop_fails_on_the_second_step():
+    flagged = _example("flagged", "def train_heads(")
+    [diagnostic] = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"]
+    assert diagnostic.context["kept"] == "graph chain" and "`step_loss.backward()`" in diagnostic.message
+    backbone, heads, loader, optimizer = _heads_setup()
+    with pytest.raises(RuntimeError, match=FREED):
+        _define(flagged, "train_heads")(backbone, heads, loader, optimizer)
+
+
+def test_a_sum_started_afresh_in_each_step_trains():
+    clean = _example("clean", "def train_heads(")
+    assert not lint_source(clean.source, "<x>")
+    backbone, heads, loader, optimizer = _heads_setup()
+    history = _define(clean, "train_heads")(backbone, heads, loader, optimizer)
+    assert len(history) == 3 and all(isinstance(loss, float) for loss in history)
+
+
+def test_state_started_over_in_the_method_keeps_one_call_graph():
+    clean = _example("clean", "class NoisyViewsGAN")
+    assert not lint_source(clean.source, "<x>")
+    torch.manual_seed(0)
+    gan = _define(clean, "NoisyViewsGAN")()
+    sizes = []
+    for _ in range(3):
+        assert isinstance(gan.step_g(torch.randn(4, 8)), float)  # no freed-graph error on later steps
+        sizes.append(len(_graph_nodes([gan.loss_g])))
+    assert sizes[0] == sizes[1] == sizes[2]  # one call's graph, never the previous calls'
+
+
+def test_values_made_under_no_grad_keep_no_graph():
+    clean = _example("clean", 'history = {"train": [], "val": [], "spread": []}')
+    assert not lint_source(clean.source, "<x>")
+    model = _model()
+    history = _define(clean, "fit")(model, _loader(3), torch.randn(6, 8), torch.randint(0, 3, (6,)),
+                                    torch.optim.SGD(model.parameters(), lr=0.1), 2)
+    kept = history["train"] + history["val"]
+    assert len(kept) == 4 and all(not value.requires_grad for value in kept)
+    assert not _graph_nodes(kept)
+
+
+def test_an_evaluation_total_weighted_by_the_batch_size_keeps_every_batch_activations():
+    flagged = _example("flagged", "def validate(net")
+    source = flagged.source.replace("    return float(total) / seen", "    return total")  # keep the tensor
+    namespace: dict = {}
+    exec(compile(source, "<TCL007 weighted validation>", "exec"), namespace)  # noqa: S102
+    total = namespace["validate"](_model(), _loader(5), nn.CrossEntropyLoss())
+    nodes = _addmm_nodes(total)
+    assert len(nodes) == 2 * 5  # two linear layers, five batches, all alive
+    assert all(isinstance(node._saved_mat1, torch.Tensor) for node in nodes)  # activations kept
+    fixed = _example("fixed", "total += (loss * x.size(0)).item()")
+    assert isinstance(_define(fixed, "validate")(_model(), _loader(5), nn.CrossEntropyLoss()), float)
+
+
+def test_a_top_level_curve_of_epoch_totals_keeps_every_epoch_graphs():
+    flagged = _example("flagged", "losses.append(cur / len(data))")
+    assert [d.location.line for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"] == [17, 18]
+    sizes = []
+    for epochs in (1, 2, 3):
+        namespace: dict = {}
+        source = flagged.source.replace("range(3):\n    cur", f"range({epochs}):\n    cur")
+        exec(compile(source, "<TCL007 script>", "exec"), namespace)  # noqa: S102
+        sizes.append(len(_graph_nodes(namespace["losses"])))
+    assert sizes[0] > 0 and sizes[2] - sizes[1] == sizes[1] - sizes[0] > sizes[0] / 2  # one graph per epoch
+    fixed = _example("fixed", "cur += loss.item()\n    losses.append(cur / len(data))")
+    namespace = {}
+    exec(compile(fixed.source, "<TCL007 script fixed>", "exec"), namespace)  # noqa: S102
+    assert all(isinstance(point, float) for point in namespace["losses"])
+
+
+def test_state_started_over_at_the_end_of_each_step_trains_step_after_step():
+    clean = _example("clean", "class MultiTargetRegressor")
+    assert not lint_source(clean.source, "<x>")
+    torch.manual_seed(0)
+    regressor = _define(clean, "MultiTargetRegressor")()
+    for _ in range(3):  # no freed-graph error: each step's sum starts at 0
+        regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
+        assert regressor.loss == 0
+    flagged = clean.source[: clean.source.rindex("        self.loss = 0")]  # the reset at the end removed
+    assert [d.code for d in lint_source(flagged, "<x>")] == ["TCL007"]
+    namespace: dict = {}
+    exec(compile(flagged, "<TCL007 state kept across steps>", "exec"), namespace)  # noqa: S102
+    regressor = namespace["MultiTargetRegressor"]()
+    regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
+    with pytest.raises(RuntimeError, match=FREED):  # the second step's sum reaches the first step's graph
+        regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])

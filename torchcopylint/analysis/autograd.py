@@ -25,12 +25,20 @@ about every name of a module stays linear:
   or an unknown function returns under no-grad, and a function's argument when every call of the
   function in the file passes such a value (another file may call it otherwise).
 
-graphs.py (TCL010, TCL011) and the TCL005/TCL009/TCL012 rules read these; nothing else decides
-"requires grad".
+- `carries_graph(expr)`: does the value hold an autograd graph (TCL007: what an accumulator keeps
+  alive)? The same reading as `origin`, and further: what a container holds (a list the function
+  appended outputs to, a tuple, a dict: a container does not require grad, but keeps the graphs of
+  what it holds), the fields of a network's output (`model(x).logits`), and what a loss function
+  of unknown class named as one (`criterion(out, y)`, `loss_fn(...)`) computes from its inputs. A
+  leaf that requires grad holds no graph of its own (its `grad_fn` is None): not an answer.
+
+graphs.py (TCL010, TCL011), TCL007 and the TCL005/TCL009/TCL012 rules read these; nothing else
+decides "requires grad".
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -51,7 +59,7 @@ from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import backward_calls, module_key
+from torchcopylint.analysis.training import backward_calls, module_key, modules_by_use
 
 # torch.<name>(...) whose result requires grad when one of its tensor arguments does. Factories,
 # integer and boolean results (argmax, comparisons, bucketize) and sampling are left out.
@@ -180,6 +188,8 @@ class GradOrigin:
     # For ASSUMED grounds, the assumption in words, for the message:
     # "if `model` has parameters that require grad, as a loaded network does".
     assumption: str = ""
+    # What `carries_graph` went through to it, outermost first: "the list `outs`", "`torch.stack(...)`".
+    via: tuple = ()
 
 
 class GradFlow:
@@ -189,8 +199,11 @@ class GradFlow:
     `facts` is that module's ModuleFacts. It is not imported here: facts.py builds this class, and
     a lower layer never imports a higher one (tests/test_import_cycles.py)."""
 
-    def __init__(self, facts) -> None:
+    def __init__(self, facts, holders: bool = False) -> None:
         self.facts = facts
+        # The `carries_graph` reading: also through containers, output fields and loss functions.
+        self.holders = holders
+        self._holding: Optional["GradFlow"] = None
         self._bindings: dict[Binding, Optional[GradOrigin]] = {}
         self._in_progress: set = set()
         self._backpropagated: dict = {}  # function node -> loss bindings
@@ -201,6 +214,7 @@ class GradFlow:
         self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
         self._globals: Optional[frozenset] = None  # names declared `global` in some function
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
+        self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
 
     # ----------------------------------------------------------------- queries
 
@@ -226,6 +240,18 @@ class GradFlow:
         unknown class, or a module of this file whose parameters are not in sight)? The reading of
         analyses that follow a graph (graphs.py: what a backward saved)."""
         return self.origin(expr, function, statement, POSSIBLE) is not None
+
+    def carries_graph(self, expr: cst.BaseExpression, function: FunctionFacts, statement: Optional[cst.CSTNode],
+                      grounds: int = SEEN) -> Optional[GradOrigin]:
+        """Does `expr`, evaluated at `statement`, hold an autograd graph, on at least these grounds
+        (see the module's docstring)? Why (`via` names the containers it went through), or None."""
+        if self.holders:
+            found = self.origin(expr, function, statement, grounds)
+            return found if found is not None and (found.derived or found.description
+                                                   not in LEAF_DESCRIPTIONS.values()) else None
+        if self._holding is None:
+            self._holding = GradFlow(self.facts, holders=True)
+        return self._holding.carries_graph(expr, function, statement, grounds)
 
     def never_requires_grad(self, expr: cst.BaseExpression, function: FunctionFacts,
                             statement: Optional[cst.CSTNode] = None, likely: bool = False) -> bool:
@@ -253,14 +279,42 @@ class GradFlow:
     def _binding_origin(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
         if binding.leaf in LEAF_DESCRIPTIONS and binding.leaf_origin is not None:
             return GradOrigin(LEAF_DESCRIPTIONS[binding.leaf], binding.leaf_origin)
+        if self.holders and binding.kind in ("assign", "walrus") and binding.value is not None:
+            insertions = self.facts.containers.of(function).insertions(binding)
+            if insertions is not None:
+                return self._held_in(binding, insertions, function)
+        if binding.kind in ("assign", "walrus", "augassign", "unpack") \
+                and not self.facts.grad_enabled_at(function, binding.statement):
+            return None  # computed under no-grad (a name reused for a validation loss, say)
         if binding in self._losses(function):
             return GradOrigin("a loss that is backpropagated", binding.statement)
         if binding.value is None or binding.kind not in ("assign", "walrus"):
             return None  # parameters, loop variables, parts unpacked from a tuple: not known
-        if not self.facts.grad_enabled_at(function, binding.statement) \
-                or binding.statement in self._mode_decided_at_run_time(function):
+        if binding.statement in self._mode_decided_at_run_time(function):
             return None
         return self._of(binding.value, function, True, 1)
+
+    def _held_in(self, binding: Binding, insertions: list, function: FunctionFacts) -> Optional[GradOrigin]:
+        """`outs = []` then `outs.append(model(x))`: the container holds the graph of what it holds
+        (each element read in the grad mode of the statement that put it there)."""
+        kind = "list" if isinstance(binding.value, (cst.List, cst.ListComp)) else (
+            "dict" if isinstance(binding.value, (cst.Dict, cst.DictComp)) else "container")
+        uncertain = self._mode_decided_at_run_time(function)
+        best = self._held([(element, self.facts.grad_enabled_at(function, statement))
+                           for element, statement in insertions if statement not in uncertain], function, 1)
+        return replace(best, via=(f"the {kind} `{binding.name}`",) + best.via) if best is not None else None
+
+    def _held(self, elements: list, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
+        """What a container of these (element, grad mode) holds: the graph of the element with the
+        strongest grounds (a leaf holds none of its own), as a derived value."""
+        best = None
+        for element, enabled in elements:
+            found = self._of(element, function, enabled, depth + 1)
+            if found is None or (not found.derived and found.description in LEAF_DESCRIPTIONS.values()):
+                continue
+            if best is None or found.grounds > best.grounds:
+                best = found
+        return _derived(best)
 
     def _mode_decided_at_run_time(self, function: FunctionFacts):
         """Statements under `with torch.set_grad_enabled(flag)` (a flag not spelled True/False), or
@@ -309,6 +363,10 @@ class GradFlow:
             return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
         if goes_through_detach(expr):
             return None
+        if self.holders and not isinstance(expr, cst.Name):
+            held = self._holder_of(expr, function, grad_enabled, depth)
+            if held is not _NOT_A_HOLDER:
+                return held
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in TENSOR_VIEW_ATTRIBUTES and grad_enabled:
                 return self._of(expr.value, function, grad_enabled, depth + 1)
@@ -365,6 +423,47 @@ class GradFlow:
             self._globals = frozenset(found)
         return self._globals
 
+    def _holder_of(self, expr, function: FunctionFacts, grad_enabled: bool, depth: int):
+        """The `carries_graph` reading of what `origin` does not follow: literal containers, a
+        field of a network's output, a join of a sequence, a loss function of unknown class.
+        _NOT_A_HOLDER for anything else (then `_of` answers as for `origin`)."""
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                             cst.DictComp)):
+            if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+                elements = [element.value for element in expr.elements]
+            elif isinstance(expr, cst.Dict):
+                elements = [element.value for element in expr.elements if isinstance(element, cst.DictElement)]
+            else:
+                elements = [expr.value if isinstance(expr, cst.DictComp) else expr.elt]
+            return self._held([(element, grad_enabled) for element in elements], function, depth)
+        if isinstance(expr, cst.Attribute) and not _is_self_attribute(expr) \
+                and expr.attr.value not in TENSOR_VIEW_ATTRIBUTES | METADATA_ATTRIBUTES | NOT_GRAPH_FIELDS:
+            # `model(x).logits`, `out.last_hidden_state`: a field of what a network returned.
+            found = self._of(expr.value, function, grad_enabled, depth + 1)
+            return _derived(found) if found is not None and found.description not in LEAF_DESCRIPTIONS.values() \
+                else None
+        if isinstance(expr, cst.Call) and grad_enabled:
+            joined = self.facts.containers.of(function).joined(expr)
+            if joined is not None:
+                found = self._of(joined, function, grad_enabled, depth + 1)
+                shown = dotted_name(expr.func) or "torch.cat"
+                return replace(found, via=(f"`{shown}(...)`",) + found.via) if found is not None else None
+            if _loss_function_name(module_key(expr.func)):
+                found = self._of_call(expr, function, depth)
+                return found if found is not None else self._loss_of(expr, function, depth)
+        return _NOT_A_HOLDER
+
+    def _loss_of(self, call: cst.Call, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
+        """`criterion(out, y)` of unknown class: computed from its inputs. A function of this file says
+        which of its arguments reach what it returns, and whether that is detached (`.item()`)."""
+        arguments = [arg.value for arg in call.args if not arg.star and arg.keyword is None]
+        summary = self.facts.callee_summary(call, function)
+        if summary is not None:
+            if not summary.carries_graph:
+                return None
+            arguments = [argument for index, argument in enumerate(arguments) if index in summary.returned_arguments]
+        return self._any_of(arguments, function, depth)
+
     def _any_of(self, operands, function: FunctionFacts, depth: int) -> Optional[GradOrigin]:
         """An operand that requires grad makes the result require it (a derived value): the one
         with the strongest grounds (the first seen to, else the first assumed to...)."""
@@ -391,6 +490,8 @@ class GradFlow:
                 return self._any_of(arguments, function, depth)
             return None
         func = call.func
+        if isinstance(func, cst.Attribute) and self._imported_module(func.value, function):
+            return None  # `np.mean(x)`, `math.sqrt(v)`, `metrics.f1_score(...)`: not torch, not a tensor method
         if isinstance(func, cst.Attribute) and not _is_self_attribute_call(call):
             method = func.attr.value
             if method == "requires_grad_" and not (call.args and _is_false(call.args[0].value)):
@@ -399,6 +500,16 @@ class GradFlow:
                 return None
             return self._any_of((func.value, *arguments), function, depth)
         return self._module_output(call, function, arguments, depth)
+
+    def _imported_module(self, receiver, function: FunctionFacts) -> bool:
+        """Is the receiver a module that an import binds (`np`, `math`, `sklearn.metrics`), other than
+        torch's own (those have qualified names)?"""
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        if not isinstance(receiver, cst.Name):
+            return False
+        _, bindings = self.facts.reaching(receiver, function)
+        return bool(bindings) and all(binding.kind == "import" for binding in bindings)
 
     def _module_output(self, call: cst.Call, function: FunctionFacts, arguments, depth: int) -> Optional[GradOrigin]:
         """`self.net(x)`, `model(x)`: requires grad when the module surely has trainable parameters;
@@ -455,7 +566,8 @@ class GradFlow:
                 function = module
             answers = set()
             for binding in bindings:
-                if binding.kind == "param" and _network_name(binding.name):
+                if binding.kind == "param" and (_network_name(binding.name)
+                                                or binding.name in self._used_as_modules(function)):
                     answers.add(f"a network passed in as `{binding.name}` does")
                 elif binding.kind in ("assign", "walrus") and binding.value is not None:
                     answers.add(self._network_made_by(binding.value, binding.name, function, depth))
@@ -476,6 +588,13 @@ class GradFlow:
             return answers.pop() if len(answers) == 1 and None not in answers else (
                 None if None in answers else "a network does")
         return None
+
+    def _used_as_modules(self, function: FunctionFacts) -> frozenset:
+        """Names the function calls a module-only method on (`clf.eval()`, `f.parameters()`)."""
+        found = self._modules_by_use.get(function.node)
+        if found is None:
+            found = self._modules_by_use[function.node] = modules_by_use(function)
+        return found
 
     def _network_made_by(self, value, name: str, function: FunctionFacts, depth: int) -> Optional[str]:
         if isinstance(value, cst.Name):
@@ -512,8 +631,10 @@ class GradFlow:
             module, _, name = qualified.rpartition(".")
             if module != "torch.nn":
                 return False
-            if name == "Sequential":
-                return any(self._has_parameters(arg.value, seen) for arg in value.args if not arg.star)
+            if name in ("Sequential", "ModuleList", "ModuleDict"):
+                # `nn.Sequential(nn.Linear(...), ...)`, `nn.ModuleList([nn.Linear(d, d) for _ in range(n)])`
+                return any(self._has_parameters(element, seen) for arg in value.args if not arg.star
+                           for element in _layers_in(arg.value))
             flag = AFFINE_FLAGS.get(name)
             if flag is not None and any(arg.keyword is not None and arg.keyword.value == flag
                                         and _is_false(arg.value) for arg in value.args):
@@ -930,3 +1051,42 @@ def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
             if isinstance(value, cst.Name) and (value is node or (name is not None and value.value == name)):
                 return position
     return None
+
+
+_NOT_A_HOLDER = object()  # `_holder_of`: "not one of the shapes only `carries_graph` follows"
+# Fields that are not a network output's tensors: gradients, detached data, names.
+NOT_GRAPH_FIELDS = frozenset({"grad", "data", "names", "is_cuda", "T_destination"})
+# Callee names that denote a loss function (`criterion`, `loss_fn`, `self.recon_loss`, `compute_loss`),
+# and name parts that say the callee reports on a loss instead (`loss_value`, `log_loss_stats`).
+LOSS_FUNCTION_NAME = re.compile(
+    r"^(criterion\w*|\w+_criterion|criteria|loss|losses|loss_?f(n|unc|unction)\w*|\w+_loss|"
+    r"(compute|calc|calculate|get)_loss\w*|objective)$")
+NOT_A_LOSS_PARTS = frozenset({"value", "values", "item", "items", "stat", "stats", "meter", "avg", "print", "record",
+                              "track", "history", "log", "logs", "logger", "plot", "show"})
+
+
+def _layers_in(value) -> list:
+    """The layers an argument of a container module spells: itself, or a list's (a tuple's, a dict's)
+    elements, or a comprehension's element."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [element.value for element in value.elements if not isinstance(element, cst.StarredElement)]
+    if isinstance(value, cst.Dict):
+        return [element.value for element in value.elements if isinstance(element, cst.DictElement)]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, cst.DictComp):
+        return [value.value]
+    return [value]
+
+
+def _is_self_attribute(expr) -> bool:
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+
+
+def _loss_function_name(key: Optional[str]) -> bool:
+    """`criterion`, `self.loss_fn`, `mse_loss`, `recon_criterion`: a callee named as a loss function
+    (whose value is computed from its inputs)."""
+    if not key:
+        return False
+    last = key.rpartition(".")[2].lower()
+    return bool(LOSS_FUNCTION_NAME.match(last)) and not NOT_A_LOSS_PARTS & set(last.split("_"))

@@ -181,7 +181,7 @@ class FunctionContainers:
             bindings = function.bindings_at(accumulation.holder)
             if not any(loop not in binding.loops for binding in bindings):
                 return False
-            if any(loop in binding.loops and binding.kind == "assign" and _is_fresh(binding.value)
+            if any(loop in binding.loops and binding.kind == "assign" and self._starts_over(accumulation, binding)
                    for binding in bindings):
                 return False
         path = _path(accumulation.target)
@@ -190,6 +190,36 @@ class FunctionContainers:
                 if loop in function.loops_of.get(reset, ()):
                     return False
         return True
+
+    @staticmethod
+    def _starts_over(accumulation: Accumulation, binding: Binding) -> bool:
+        """Does this assignment of the holder start the accumulator over? A new empty container or a
+        number; for a running sum, any value that does not read the sum (`total = torch.zeros(())`):
+        the sum's previous value, and what it held, is dropped."""
+        if _is_fresh(binding.value):
+            return True
+        if accumulation.container or binding.value is None:
+            return False
+        # `total = total.detach()`, `total = float(total)`: the same number, without the graphs.
+        return not _reads_attached(binding.value, lambda node: isinstance(node, cst.Name)
+                                   and node.value == binding.name)
+
+    def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
+        """An assignment of the same `self.` attribute that does not read its previous value
+        (`self.loss = 0`) and that every call runs between two runs of `update`: before it on every
+        path through the method (earlier in a block that holds `update`), or at the end of the
+        method's body with no `return` before it. Each call then starts the attribute over, and
+        what `update` builds on is this call's value, not the previous call's graph."""
+        function = self.function
+        for reset in self.state_updates:
+            if reset.attribute != update.attribute or reset.builds_on_previous or reset.augmented:
+                continue
+            if function.order_of(reset.statement) < function.order_of(update.statement):
+                if _runs_before(function, reset.statement, update.statement):
+                    return reset
+            elif _ends_every_call(function, reset.statement):
+                return reset
+        return None
 
     def accumulated_into(self, name: cst.Name) -> list[Accumulation]:
         """The running sums whose result a read of `name` may see (`running` after `running += loss`)."""
@@ -209,6 +239,18 @@ class FunctionContainers:
         if not isinstance(value, LITERAL_CONTAINERS) and not _is_fresh(value):
             return None
         found = literal_elements(value) if isinstance(value, LITERAL_CONTAINERS) else []
+        return found + [inserted for inserted, _ in self._inserted().get(binding, [])]
+
+    def insertions(self, binding: Binding) -> Optional[list[tuple[cst.BaseExpression, cst.CSTNode]]]:
+        """(element, the statement that puts it there) for what the container a binding made may
+        hold: its literal elements (at the binding's statement) and what is appended, extended,
+        inserted or stored into it through that binding (where that happens: its grad mode may
+        differ). None when the binding is not a container made here (a number is not one)."""
+        value = binding.value
+        if not isinstance(value, LITERAL_CONTAINERS) and not (_is_fresh(value) and isinstance(value, cst.Call)):
+            return None
+        found = [(element, binding.statement) for element in literal_elements(value)] \
+            if isinstance(value, LITERAL_CONTAINERS) else []
         return found + self._inserted().get(binding, [])
 
     def _inserted(self) -> dict:
@@ -218,7 +260,7 @@ class FunctionContainers:
                 if accumulation.container and accumulation.holder is not None \
                         and accumulation.target is accumulation.holder:
                     for binding in self.function.bindings_at(accumulation.holder):
-                        self._insertions.setdefault(binding, []).append(accumulation.value)
+                        self._insertions.setdefault(binding, []).append((accumulation.value, accumulation.statement))
         return self._insertions
 
     def joined(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -261,6 +303,33 @@ class ContainerFacts:
 
 
 # ------------------------------------------------------------------- helpers
+
+
+def _runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNode) -> bool:
+    """Does every path from the function's entry to `later` pass `earlier` first? Yes when the line
+    holding `earlier` stands in a block (the body, a loop's or a branch's) and `later` is inside a
+    statement after it in that same block."""
+    line = function.line_of_statement.get(earlier, earlier)
+    for block in walk(function.node):
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            continue
+        body = list(block.body)
+        for position, statement in enumerate(body):
+            if statement is line:
+                return any(node is later for following in body[position + 1:] for node in walk(following))
+    return False
+
+
+def _ends_every_call(function: FunctionFacts, statement: cst.CSTNode) -> bool:
+    """Does every call that returns normally run `statement`? It stands in the method's own body
+    (not in a branch or a loop), and no `return` comes before it."""
+    body = function.node.body
+    if not isinstance(body, cst.IndentedBlock) \
+            or function.line_of_statement.get(statement, statement) not in body.body:
+        return False
+    order = function.order_of(statement)
+    return not any(isinstance(node, cst.Return) and function.order_of(node) < order
+                   for node in function.statement_order)
 
 
 def _is_self_attribute(node) -> bool:
@@ -339,16 +408,24 @@ DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 def _reads_attribute(value: cst.BaseExpression, attribute: str) -> bool:
     """Does the value read `self.<attribute>` (the previous value of what it is assigned to), other
     than detached (`self.avg.detach() * m`, `self.avg.data`)?"""
+    return _reads_attached(value, lambda node: _is_self_attribute(node) and node.attr.value == attribute)
+
+
+def _reads_attached(value: cst.BaseExpression, matches) -> bool:
+    """Does the value read something `matches` accepts, other than detached (`x.detach() * m`,
+    `x.data`, `x.item()`, `float(x)`)?"""
     pending: list = [value]
     while pending:
         node = pending.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value in DETACHING_METHODS:
-            pending.extend(arg.value for arg in node.args)
+        if isinstance(node, cst.Call) and (
+                (isinstance(node.func, cst.Attribute) and node.func.attr.value in DETACHING_METHODS)
+                or (isinstance(node.func, cst.Name) and node.func.value in ("float", "int"))):
+            if isinstance(node.func, cst.Attribute):
+                pending.extend(arg.value for arg in node.args)
             continue
         if isinstance(node, cst.Attribute) and node.attr.value == "data":
             continue
-        if _is_self_attribute(node) and node.attr.value == attribute:
+        if matches(node):
             return True
         pending.extend(child_nodes(node))
     return False

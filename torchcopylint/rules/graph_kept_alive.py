@@ -9,32 +9,25 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
-from torchcopylint.analysis.containers import Accumulation, StateUpdate, literal_elements
+from torchcopylint.analysis.autograd import ASSUMED
+from torchcopylint.analysis.containers import Accumulation, StateUpdate
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import loss_slice
 from torchcopylint.analysis.syntax import walk
-from torchcopylint.analysis.tensors import NON_TENSOR_ATTRIBUTES
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (
     Backward,
     backpropagated_bindings,
     backward_calls,
     eval_mode_switches,
+    flowing_bindings,
     module_key,
-    modules_by_use,
 )
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import method_call
 
 # Calls that turn a tensor into something without a graph: wrapping with one of them is the cure.
 DETACHING = frozenset({"item", "detach", "tolist", "numpy", "float", "int"})
-# Tensor methods whose result stays in the graph of their receiver.
-ATTACHED_METHODS = frozenset({"cpu", "cuda", "to", "squeeze", "unsqueeze", "view", "reshape", "flatten", "mean",
-                              "sum", "softmax", "log_softmax", "sigmoid", "contiguous", "clone"})
-# torch functions whose result never requires grad.
-GRADLESS_TORCH_FUNCTIONS = frozenset({"argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "isnan",
-                                      "isinf", "isfinite", "numel", "is_tensor", "zeros_like", "ones_like",
-                                      "empty_like", "full_like", "rand_like", "randn_like", "randint_like"})
 
 
 class GraphKeptAlive(Rule):
@@ -67,6 +60,7 @@ class GraphKeptAlive(Rule):
         backpropagated_attributes = _self_attributes_in(
             [binding.value for binding in backpropagated if binding.value is not None] + [b.loss for b in backwards])
         loop_facts = _LoopFacts(facts, function, backwards, evaluated, backpropagated)
+        flows = None  # (backward, what flows into its loss), computed on first need
         for accumulation in containers.accumulations:
             statement = accumulation.statement
             loops = function.loops_of.get(statement)
@@ -77,11 +71,17 @@ class GraphKeptAlive(Rule):
                 continue
             if containers.overwrites(accumulation, loop):
                 continue  # `logs["loss"] = loss`: each iteration replaces the last one's entry
-            if accumulation.holder is not None and function.bindings_at(accumulation.holder) & backpropagated:
-                continue  # the accumulated values are backpropagated later: the graphs are wanted
-            if accumulation.attribute in backpropagated_attributes:
+            if (accumulation.holder is not None and function.bindings_at(accumulation.holder) & backpropagated) \
+                    or accumulation.attribute in backpropagated_attributes:
+                # The accumulated values are backpropagated: the graphs are wanted, unless the sum
+                # outlives the loop whose every iteration backpropagates it (kept across steps).
+                if flows is None:
+                    flows = [(backward, flowing_bindings(backward.loss, function)) for backward in backwards]
+                across = _kept_across_backwards(facts, function, accumulation, flows, containers)
+                if across is not None:
+                    yield self._across_backwards(facts, accumulation, *across)
                 continue
-            graph = loop_facts.graph_of(accumulation.value, loop, function.order_of(statement))
+            graph = loop_facts.graph_of(accumulation.value, loop, statement)
             if graph is None:
                 continue
             value = accumulation.value
@@ -114,6 +114,23 @@ class GraphKeptAlive(Rule):
                 event_line=facts.line_of((graph.summed_at or accumulation).statement),
             )
 
+    def _across_backwards(self, facts: ModuleFacts, accumulation: Accumulation, backward: Backward,
+                          loop) -> Finding:
+        statement = accumulation.statement
+        kept = _one_line(facts, accumulation.target)
+        return self.finding(
+            statement,
+            f"`{_one_line(facts, statement)}` adds to `{kept}`, which the loop at line {facts.line_of(loop)} "
+            f"does not start afresh, and `{_one_line(facts, backward.call)}` (line "
+            f"{facts.line_of(backward.statement)}) backpropagates it in every iteration of that loop: "
+            f"`{kept}` keeps every iteration's graph alive, and from the second iteration on the backward "
+            f"goes back through the previous iterations' graphs as well, which the first backward freed "
+            f"(`Trying to backward through the graph a second time`); start `{kept}` afresh at the top of "
+            f"each iteration (`{kept} = 0`)",
+            None, accumulator=_accumulator_key(accumulation), value=facts.code_for(accumulation.value),
+            kept="graph chain",
+        )
+
     def _state_across_calls(self, facts: ModuleFacts, function: FunctionFacts, backwards: list[Backward],
                             reported: set) -> Iterator[Finding]:
         """`self.` state that each call builds on its previous value with a value carrying a graph, or
@@ -131,6 +148,8 @@ class GraphKeptAlive(Rule):
                 continue  # a value kept for the next call matters only to a backward that reads it
             if statement in reported or _detached(update.value) or not facts.grad_enabled_at(function, statement):
                 continue
+            if update.builds_on_previous and containers.reset_before(update) is not None:
+                continue  # `self.loss = 0` first, then `self.loss += term` in a loop: one call's sum
             shown = f"self.{update.attribute}"
             read = None
             if not update.builds_on_previous:
@@ -249,6 +268,33 @@ def _read_before(shown: str, statement, slices: list, function: FunctionFacts):
     return None
 
 
+def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumulation: Accumulation,
+                           flows: list, containers) -> Optional[tuple]:
+    """(backward, loop) when a loop holds both the accumulation and a backward of what it accumulates
+    into, and the accumulator outlives that loop's iterations: `loss_sum = 0` before the training
+    loop, `loss_sum += term` in it, `loss_sum.backward()` once per step. A sum started afresh each
+    step (`loss_sum = 0` at its top) is the intended way to build one loss: None."""
+    statement = accumulation.statement
+    if facts.autograd.never_requires_grad(accumulation.value, function, statement):
+        return None
+    holder = function.bindings_at(accumulation.holder) if accumulation.holder is not None else frozenset()
+    if any(binding.leaf for binding in holder) or (accumulation.attribute is not None and facts.autograd.origin(
+            cst.Attribute(value=cst.Name("self"), attr=cst.Name(accumulation.attribute)), function, statement)):
+        return None  # `w -= lr * w.grad`: a leaf (a parameter) updated in place, not a sum of graphs
+    loops = function.loops_of.get(statement, ())
+    for backward, flowing in flows:
+        if accumulation.holder is not None:
+            if not holder & flowing:
+                continue
+        elif accumulation.attribute not in _self_attributes_in(
+                [backward.loss] + [binding.value for binding in flowing if binding.value is not None]):
+            continue
+        for loop in reversed(function.loops_of.get(backward.statement, ())):  # the innermost first
+            if loop in loops and containers.outlives(accumulation, loop):
+                return backward, loop
+    return None
+
+
 def _self_attributes_in(expressions: list) -> frozenset:
     """`history` for every `self.history` read in these expressions."""
     found = set()
@@ -278,7 +324,9 @@ NEVER = ("saved activations", "is made in grad mode and never backpropagated, so
 
 
 class _LoopFacts:
-    """Answers "does this value carry an autograd graph, and was that graph backpropagated?"."""
+    """Answers "does this value carry an autograd graph, and was that graph backpropagated?". Whether
+    a value requires grad or holds a graph is `facts.autograd`'s answer (`carries_graph`); this
+    class adds what only a loop knows: the backward that runs in it, and the running sums."""
 
     def __init__(self, facts: ModuleFacts, function: FunctionFacts, backwards: list[Backward],
                  evaluated: dict, backpropagated: set) -> None:
@@ -288,164 +336,69 @@ class _LoopFacts:
         self.evaluated = evaluated
         self.backpropagated = backpropagated
         self.containers = facts.containers.of(function)
-        # Callees whose output this function backpropagates are models too (`model(x)` with `model` an argument).
-        self.switches = facts.training.grad_switches(function) if evaluated else []
-        # What the losses are computed from, with what containers among them hold (`outs.append(model(c))`).
-        sources = [binding.value for binding in backpropagated if binding.value is not None]
-        sources += [element for binding in backpropagated for element in self.containers.elements(binding) or ()]
-        self.used_as_modules = modules_by_use(function) | _callees_in(sources + [b.loss for b in backwards], facts)
 
-    def graph_of(self, value, loop, order: int, depth: int = 0) -> Optional[Graph]:
+    def graph_of(self, value, loop, statement, depth: int = 0) -> Optional[Graph]:
+        function = self.function
         for name in _attached_names(value):
-            bindings = self.function.bindings_at(name)
+            # Only what the name was bound to in grad mode: a name reused under `no_grad` (a
+            # validation loss) holds no graph, whatever the training loss of that name does.
+            bindings = {binding for binding in function.bindings_at(name)
+                        if self.facts.grad_enabled_at(function, binding.statement)}
             for backward in self.backwards:
-                if bindings and loop in self.function.loops_of.get(backward.statement, ()) \
-                        and bindings & _bindings_of(backward.loss, self.function):
+                if bindings and loop in function.loops_of.get(backward.statement, ()) \
+                        and bindings & _bindings_of(backward.loss, function):
                     return Graph(FREED[0], f"`{name.value}` is backpropagated at this loop's `backward()`, "
                                            f"{FREED[1]}")
         if depth < 3:
             for name in _attached_names(value):
                 # `curve.append(running / steps)` after an inner loop's `running += loss`: the sum holds
-                # every graph it was given.
+                # every graph it was given (a sum made under no-grad holds none).
                 for inner in self.containers.accumulated_into(name):
-                    inner_loops = self.function.loops_of.get(inner.statement, ())
-                    if not inner_loops or inner.value is value:
+                    inner_loops = function.loops_of.get(inner.statement, ())
+                    if not inner_loops or inner.value is value \
+                            or not self.facts.grad_enabled_at(function, inner.statement):
                         continue
-                    graph = self.graph_of(inner.value, inner_loops[-1], self.function.order_of(inner.statement),
-                                          depth + 1)
+                    graph = self.graph_of(inner.value, inner_loops[-1], inner.statement, depth + 1)
                     if graph is not None:
                         return Graph(graph.kept, reason=f"`{name.value}` is a running sum "
                                                  f"(`{_one_line(self.facts, inner.statement)}`, line "
                                                  f"{self.facts.line_of(inner.statement)}) and holds the graph of "
                                                  f"every value it summed: {graph.reason}",
                                      summed_at=graph.summed_at or inner)
-        in_training_loop = any(loop in self.function.loops_of.get(b.statement, ()) for b in self.backwards)
-        found = self._model_output(value, in_training_loop, order, (), (), 0)
-        if found is None:
+        # A network of unknown class (a `model` argument, a loaded one) counts, with the assumption
+        # that it has trainable parameters stated in the message.
+        origin = self.facts.autograd.carries_graph(value, function, statement, ASSUMED)
+        if origin is None:
             return None
-        call, chain, via = found
-        callee = f"`{_one_line(self.facts, call.func)}(...)`"
-        through = f" through {' of '.join(dict.fromkeys(via))}" if via else ""
-        if not chain:
-            subject = f"the output of {callee}{through}"
-        elif chain[-1].value is call and not via:
-            subject = f"`{chain[0].name}`, the output of {callee},"
-        else:
-            subject = f"`{chain[0].name}`, computed from {callee}{through},"
-        if any(binding in self.backpropagated for binding in chain):
-            return Graph(FREED[0], f"{subject} is backpropagated by this function, {FREED[1]}")
-        return Graph(NEVER[0], f"{subject} {NEVER[1]}")
+        in_training_loop = any(loop in function.loops_of.get(b.statement, ()) for b in self.backwards)
+        if not in_training_loop and not self._evaluated_output(origin, function.order_of(statement)):
+            return None  # no backward and no network put in evaluation mode: maybe the caller's graph
+        subject = _subject(self.facts, value, origin)
+        assumption = f"; this holds {origin.assumption}" if origin.assumption else ""
+        if any(binding in self.backpropagated for name in _attached_names(value)
+               for binding in function.bindings_at(name)):
+            return Graph(FREED[0], f"{subject} is backpropagated by this function, {FREED[1]}{assumption}")
+        return Graph(NEVER[0], f"{subject} {NEVER[1]}{assumption}")
 
-    def _model_output(self, expr, in_training_loop: bool, order: int, chain: tuple, via: tuple, depth: int):
-        """(the model call, the assignments followed to it, the containers and joins it went through)
-        when `expr` is computed from a model's output by torch functions, tensor methods and losses
-        that stay in the graph, or holds one (a list, a tuple); else None."""
-        if depth > 8 or _detached(expr):
-            return None
-        if isinstance(expr, cst.Name):
-            bindings = self.function.bindings_at(expr)
-            if not bindings or any(binding.value is None or binding in chain for binding in bindings):
-                return None
-            if expr.value in self.used_as_modules:
-                return None  # `model` itself (`snapshots.append(model.fc.weight)`): a module, not an output
-            # A part of what a model returns (`pred, layer_inputs = net(x)`) may be a list or a
-            # number: only a part the function uses as a tensor counts.
-            if any(binding.kind == "unpack" and not binding.tensorness.is_tensor for binding in bindings):
-                return None
-            found = []
-            for binding in bindings:
-                elements = self.containers.elements(binding)
-                if elements is None:
-                    found.append(self._model_output(binding.value, in_training_loop, order, chain + (binding,), via,
-                                                    depth + 1))
-                    continue
-                # `outs = []` then `outs.append(model(x))`: the container holds what was put in it.
-                kind = "list" if isinstance(binding.value, (cst.List, cst.ListComp)) else "container"
-                held = via + (f"the {kind} `{binding.name}`",)
-                found.append(next((trace for trace in (
-                    self._model_output(element, in_training_loop, order, chain + (binding,), held, depth + 1)
-                    for element in elements) if trace is not None), None))
-            return found[0] if all(found) else None
-        if isinstance(expr, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.GeneratorExp, cst.SetComp,
-                             cst.DictComp)):
-            for element in literal_elements(expr):
-                found = self._model_output(element, in_training_loop, order, chain, via, depth + 1)
-                if found is not None:
-                    return found
-            return None
-        if isinstance(expr, cst.BinaryOperation):
-            return self._model_output(expr.left, in_training_loop, order, chain, via, depth + 1) \
-                or self._model_output(expr.right, in_training_loop, order, chain, via, depth + 1)
-        if isinstance(expr, cst.UnaryOperation):
-            return self._model_output(expr.expression, in_training_loop, order, chain, via, depth + 1)
-        if isinstance(expr, cst.Subscript):
-            return self._model_output(expr.value, in_training_loop, order, chain, via, depth + 1)
-        if isinstance(expr, cst.Attribute):
-            if expr.attr.value in NON_TENSOR_ATTRIBUTES:
-                return None
-            return self._model_output(expr.value, in_training_loop, order, chain, via, depth + 1)
-        if not isinstance(expr, cst.Call):
-            return None
-        func = expr.func
-        if self._is_model(expr, in_training_loop, order):
-            return expr, chain, via
-        if isinstance(func, cst.Attribute) and func.attr.value in ATTACHED_METHODS \
-                and self.facts.names.qualified_name(func) is None:
-            return self._model_output(func.value, in_training_loop, order, chain, via, depth + 1)
-        joined = self.containers.joined(expr)
-        if joined is not None:
-            # `torch.stack(outs)`, `torch.cat((a, b))`: the result carries the graphs of all it joins.
-            return self._model_output(joined, in_training_loop, order, chain,
-                                      via + (f"`{_one_line(self.facts, func)}(...)`",), depth + 1)
-        qualified = self.facts.names.qualified_name(func) or ""
-        through = qualified.rpartition(".")[0] in ("torch", "torch.nn.functional") \
-            and qualified.rpartition(".")[2] not in GRADLESS_TORCH_FUNCTIONS
-        if through or self._is_model(expr, True, order):  # `criterion(model(x), y)`: a loss module
-            for arg in expr.args:
-                found = self._model_output(arg.value, in_training_loop, order, chain, via, depth + 1)
-                if found is not None:
-                    return found
-        return None
-
-    def _is_model(self, call: cst.Call, in_training_loop: bool, order: int) -> bool:
-        """Is the callee a model? Where the loop trains: surely a module, or used as one. In an
-        evaluation loop (no backward): a module put in evaluation mode before the statement.
-        Building an object of a class of the file (`net = Net(4)`) is not calling a model."""
-        key = module_key(call.func)
-        if key is None or key == "self" or key in self.facts.classes:
+    def _evaluated_output(self, origin, order: int) -> bool:
+        """Outside a training loop, a value counts only when it is the output of a network put in
+        evaluation mode before it (`model.eval()` then a loop without `no_grad`)."""
+        node = origin.node
+        if not isinstance(node, cst.Call):
             return False
-        if self._frozen(key, order):
-            return False  # `model.requires_grad_(False)`: its outputs record no graph
-        if in_training_loop:
-            return self.facts.calls_a_module(call, self.function) or key in self.used_as_modules
-        return self.evaluated.get(key, order + 1) < order
-
-    def _frozen(self, key: str, order: int) -> bool:
-        state = True
-        for switch in self.switches:
-            if switch.order < order and key in switch.modules:
-                state = switch.enabled
-        return not state
+        key = module_key(node.func)
+        return key is not None and self.evaluated.get(key, order + 1) < order
 
 
-def _callees_in(expressions: list, facts: ModuleFacts) -> frozenset:
-    """`model`, `self.head`: what is called by name in these expressions (torch's own functions aside)."""
-    found = set()
-    for expression in expressions:
-        for node in walk(expression):
-            if isinstance(node, cst.Call) and facts.names.qualified_name(node.func) is None \
-                    and _is_name_or_self_attribute(node.func):
-                found.add(module_key(node.func))
-    return frozenset(found)
-
-
-def _is_name_or_self_attribute(func) -> bool:
-    """`model`, `self.model`, `self.encoder.head`: how a model is called (not `y.long()`, a tensor's method)."""
-    while isinstance(func, cst.Attribute):
-        func = func.value
-        if isinstance(func, cst.Name):
-            return func.value == "self"
-    return isinstance(func, cst.Name)
+def _subject(facts: ModuleFacts, value, origin) -> str:
+    """`loss`, computed from the output of `model` (line 9) through the list `outs`,"""
+    line = facts.line_of(origin.node)
+    if value is origin.node:
+        # `outs.append(model(x))`: the call is the value ("the output of `model`, a module ... (line 9),")
+        return f"{origin.description} (line {line}){',' if ',' in origin.description else ''}"
+    through = f" through {' and '.join(origin.via)}" if origin.via else ""
+    computed = "computed from " if origin.derived else ""
+    return f"`{_one_line(facts, value)}`, {computed}{origin.description} (line {line}){through},"
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
