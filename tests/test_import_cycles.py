@@ -178,6 +178,16 @@ def test_analysis_never_imports_a_higher_layer():
     assert not wrong, "\n".join(wrong)
 
 
+def test_rules_never_import_each_other():
+    """A fact two rules need belongs in analysis/: a rule reads only analysis/ and the rule base."""
+    shared = ("torchcopylint.rules.base", "torchcopylint.rules.edits")
+    graph = import_graph()
+    wrong = sorted(f"{module} imports {target}" for module, targets in graph.items()
+                   if module.startswith("torchcopylint.rules.") and module not in shared
+                   for target in targets if target.startswith("torchcopylint.rules.") and target not in shared)
+    assert not wrong, "\n".join(wrong)
+
+
 # --- the reader itself: it must see each kind of import, or the tests above prove nothing ------
 
 

@@ -5,6 +5,13 @@ tests/test_catalog.py compares these tables with the installed torch so they can
 
 from __future__ import annotations
 
+# Any in-place write spells one of these, so a file with none cannot hold one (the prefilter's
+# triggers of the rules about in-place writes). The engine matches them token-wise (`x.add_ (1)`,
+# `x[0]  = v`, `out = c` match too). Every augmented assignment counts ("**=" and "//=" contain
+# "*=" and "/=").
+INPLACE_TRIGGERS = (b"_(", b"inplace", b"+=", b"-=", b"*=", b"/=", b"%=", b"@=", b"&=", b"|=", b"^=", b"<<=",
+                    b">>=", b"] =", b"out=", b"True)")
+
 # Tensor methods that write their receiver in place: every public method ending in
 # one underscore, less those that change autograd flags or sharing, not values.
 NOT_VALUE_WRITES = frozenset({"requires_grad_", "share_memory_", "detach_"})

@@ -7,16 +7,10 @@ from typing import Iterator
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import LEAF_FACTORIES, Binding, FunctionFacts, InplaceEvent, root_name
+from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
-
-# Any in-place write spells one of these; a file with none cannot have the bug. The engine
-# matches them token-wise (`x.add_ (1)`, `x[0]  = v`, `out = c` match too). Every augmented
-# assignment counts ("**=" and "//=" contain "*=" and "/=").
-INPLACE_TRIGGERS = (b"_(", b"inplace", b"+=", b"-=", b"*=", b"/=", b"%=", b"@=", b"&=", b"|=", b"^=", b"<<=",
-                    b">>=", b"] =", b"out=", b"True)")
-
 
 class AliasMutatedInPlace(Rule):
     code = "TCL002"

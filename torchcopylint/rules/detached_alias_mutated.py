@@ -7,11 +7,11 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent, Read, goes_through_detach, root_name
+from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.training import backward_calls
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
-from torchcopylint.rules.alias_mutated_in_place import INPLACE_TRIGGERS
 
 
 class DetachedAliasMutated(Rule):
