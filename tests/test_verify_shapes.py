@@ -258,6 +258,16 @@ def test_an_argument_the_slice_cannot_make_is_a_stand_in_and_said(shapes_verifie
            f"the experiment does not run)" in verdict.evidence and "stand-ins: verbose = False" in verdict.evidence
 
 
+def test_a_call_whose_values_nothing_can_make_leaves_stand_ins_and_says_why(shapes_verified):
+    verdict = _verdict(shapes_verified, "fallback_call.py", "total += loss", "TCL007", occurrence=2)
+    assert verdict.status == "confirmed", verdict
+    source = shapes_verified["sources"][str(shapes_verified["project"] / "fallback_call.py")]
+    call = line_of(source, "fit_remote(build_remote_model()")
+    assert f"with stand-ins (the top-level call at line {call} passes nothing the experiment could make: `model`: " \
+           f"AbsentPackageUsed: needs `experiment_tools`, which is not installed" in verdict.evidence, verdict.evidence
+    assert "stand-ins: model = StandInNet(" in verdict.evidence, verdict.evidence
+
+
 def test_no_loop_around_a_top_level_call_ran_and_no_file_was_written(shapes_verified):
     assert sorted(path.name for path in shapes_verified["markers"].iterdir()) == []
     assert snapshot(shapes_verified["project"]) == shapes_verified["before"]
@@ -286,6 +296,30 @@ def test_top_level_calls_say_what_each_parameter_gets_and_what_it_reads():
     assert site.loops == (("epoch", "range(1, args.epochs + 1)"), ("(x, y)", "loader"))
     assert [(names, runnable) for names, _, _, runnable in site.before] == [(("x",), True), (("flag",), False)]
     assert site.reads == {"args", "loader", "device", "net", "optimizer", "writer"}
+
+
+def test_what_a_top_level_call_reads_is_carried_but_never_a_loop_or_a_training_run():
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        import torch
+        from lightning import Trainer
+
+        def train(model, opt):
+            opt.zero_grad()
+
+        model = torch.nn.Linear(2, 2)
+        unrelated = torch.zeros(3)
+        trainer = Trainer()
+        trainer.fit(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            train(model, opt)
+        """)
+    text = function_text(source, frozenset({"train"}), frozenset({"model", "opt"})).text
+    assert "model = torch.nn.Linear(2, 2)" in text and "opt = torch.optim.SGD(" in text
+    assert "trainer.fit" not in text and "for epoch" not in text and "unrelated" not in text
+    assert len(text.splitlines()) == len(source.splitlines())  # line numbers kept
 
 
 def test_required_options_get_values_of_their_declared_types():

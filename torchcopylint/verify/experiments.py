@@ -372,7 +372,7 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield AsGiven()
         yield from (WithFlag(name, not default) for name, default in standins.flag_defaults(function))
         return
-    from_call = _from_call_site(job, namespace, tree, names, annotations, roles)
+    from_call, unused = _from_call_site(job, namespace, tree, names, annotations, roles)
     if from_call is not None:
         yield from_call
     try:
@@ -384,33 +384,38 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             raise
         yield ThroughCaller(callers[0])
         return
+    if unused:  # the evidence says why the call's own values were not used
+        found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]
     yield from (FunctionStandIns(s, tuple(names)) for s in found)
 
 
 def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, annotations: dict,
-                    roles: Optional[dict]) -> Optional[FromCallSite]:
+                    roles: Optional[dict]) -> tuple[Optional[FromCallSite], str]:
     """The setting of the function's top-level call, when the file has one and the slice made at least
-    one of the values it passes; the rest are stand-ins from use (None when those cannot be made)."""
+    one of the values it passes; the rest are stand-ins from use. (None, why) when there is a call
+    whose values cannot be used; (None, "") when there is none."""
     site = _call_site(job)
     if site is None:
-        return None
+        return None, ""
     made = topcalls.evaluate(site, namespace)
     if not made.values:
-        return None
+        name, why = next(iter(made.failed.items()), ("", "nothing to pass"))
+        return None, (f"the top-level call at line {site.line} passes nothing the experiment could make"
+                      + (f": `{name}`: {why}" if name else ""))
     rest = [name for name in names if name not in made.values]
     found = None
     if rest:
         try:
             node = standins.function_node(tree, None, job.target.function_name)
             found = standins.settings_for(node, rest, annotations, job.device, roles)[0]
-        except (CannotRun, IndexError):
-            return None
+        except (CannotRun, IndexError) as reason:
+            return None, f"the top-level call at line {site.line} passes values, but not for all: {reason}"
     shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
     text = f"the arguments the top-level call at line {site.line} passes ({shown})"
     if rest:
         why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
         text += f", stand-ins for {', '.join(f'`{name}`' for name in rest)}" + (f" ({why})" if why else "")
-    return FromCallSite(site, tuple(made.values), found, text)
+    return FromCallSite(site, tuple(made.values), found, text), ""
 
 
 def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, runner: Callable, seed: int = 2):
@@ -868,7 +873,10 @@ def _attributed(written: Measured, fixed: Optional[Measured], marks: Optional[fl
         through = (f"the gradient went back through {shown} itself (norm {norm:.3g}), into a graph holding "
                    f"{max(mark.generator_parameters for mark in carried)} generator parameters")
         return confirmed(f"{outcome.evidence}; {through}; {fix_text}{made}"), None
-    if differs:
+    # Without a mark on the argument, the fix's difference is the measurement. With one, a difference
+    # that no gradient through the flagged argument explains is not attributed to it (an error path
+    # aside: a failing backward may stop before the hooks run).
+    if differs and (marks is None or not marks.marks or watch.raised is not None):
         return confirmed(f"{outcome.evidence}; {fix_text}{made}"), None
     if differs is False and marks is not None and marks.marks:
         return refuted(f"the backward {watch.at(line)} reached {watch.reached} of {len(watch.parameters)} generator "

@@ -404,6 +404,10 @@ def _may_carry(node: ast.stmt, avoided: set[str]) -> bool:
             return False
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("input", "exit", "quit"):
             return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and (
+                sub.func.attr in ("fit", "fit_generator") or
+                (sub.func.attr == "train" and "trainer" in ast.unparse(sub.func.value).lower())):
+            return False  # `trainer.fit(model)`: a whole training run, which changes the model it is given
     return True
 
 

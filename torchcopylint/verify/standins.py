@@ -312,7 +312,7 @@ class StandInNet(nn.Module):
         self.linear = nn.Linear(FEATURES, math.prod(self.out_shape))
 
     def forward(self, *inputs, **keywords):
-        tensor = next((t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)), None)
+        tensor = _first_tensor([*inputs, *keywords.values()])  # a batch of (inputs, targets) too
         if tensor is None:
             raise TypeError("the stand-in network got no tensor")
         flat = tensor.float().reshape(tensor.shape[0], -1) if tensor.dim() > 1 else tensor.float().unsqueeze(1)
@@ -328,6 +328,17 @@ class StandInNet(nn.Module):
     def describe(self) -> str:
         shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape))}"
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
+
+
+def _first_tensor(values: Any) -> Optional[torch.Tensor]:
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            return value
+        if isinstance(value, (tuple, list)):
+            found = _first_tensor(value)
+            if found is not None:
+                return found
+    return None
 
 
 def stand_in_loss(*inputs, **keywords):

@@ -28,6 +28,8 @@ from typing import Any, Optional
 import torch
 from torch import nn
 
+from torchcopylint.verify.absent import AbsentPackageUsed
+
 _BUILTINS = frozenset(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 
@@ -188,7 +190,7 @@ def evaluate(site: TopLevelCall, namespace: dict) -> Values:
             continue
         try:
             exec(statement, environment)  # noqa: S102 - a plain assignment of the loop, once
-        except Exception as error:  # noqa: BLE001
+        except (Exception, AbsentPackageUsed) as error:  # noqa: BLE001 - a package that is not installed too
             for name in bound:
                 environment.pop(name, None)
                 unbound[name] = f"`{shown}` (line {line}) failed ({type(error).__name__})"
@@ -204,8 +206,8 @@ def evaluate(site: TopLevelCall, namespace: dict) -> Values:
             continue
         try:
             value = eval(text, environment)  # noqa: S307 - the call's own argument
-        except Exception as error:  # noqa: BLE001 - a name the slice could not bind
-            failed[parameter] = f"{type(error).__name__}: {str(error).splitlines()[0][:80] if str(error) else ''}"
+        except (Exception, AbsentPackageUsed) as error:  # noqa: BLE001 - a name the slice could not bind
+            failed[parameter] = f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
             continue
         values[parameter] = value
         shown[parameter] = _shown(parameter, text, value, firsts, made_by)
