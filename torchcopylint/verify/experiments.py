@@ -855,8 +855,11 @@ def _attributed(written: Measured, fixed: Optional[Measured], marks: Optional[fl
         if fixed_watch.raised is not None and _predicted_error(fixed_watch.raised) and fixed_watch.in_graph:
             return None, (f"{outcome.evidence}; but with {shown} detached (the fix) it fails the same way: that "
                           f"failure comes through another path of the step, not the flagged call")
-        after = "failed otherwise" if fixed_watch.raised is not None else "ran without that error"
-        fix_text, differs = f"with {shown} detached (the fix) that backward {after}", True
+        if fixed_watch.raised is not None:  # another failure: it shows neither way
+            fix_text, differs = (f"with {shown} detached (the fix) that backward failed otherwise "
+                                 f"({type(fixed_watch.raised).__name__})"), None
+        else:
+            fix_text, differs = f"with {shown} detached (the fix) that backward ran without that error", True
     elif fixed_watch.raised is not None:
         fix_text, differs = (f"the step with {shown} detached (the fix) failed at that backward "
                              f"({type(fixed_watch.raised).__name__})"), None
