@@ -40,6 +40,10 @@ STATUSES = ("confirmed", "not reached", "refuted", "unverified", "no verdict")
 # Unverified evidence -> a short reason, first match wins. The evidence texts come from
 # torchcopylint/verify; a text no pattern knows is cut at its first detail (see short_reason).
 REASONS: list[tuple[str, str]] = [
+    # TCL003: the step code's own failure comes first; the replay's note after it decides nothing.
+    (r"whether through the flagged call could not be told", "TCL003: the flagged call's part could not be told"),
+    (r"^the step code: (?:[\w ,()=-]+: )?(\w+Error)", r"TCL003 step code: \1"),
+    (r"^the step code: (?:stand-ins: )?needs `", "TCL003 step code: an argument nothing explains"),
     (r"No module named '?([\w.]+)'?", r"No module named \1"),
     (r"attempted relative import", "relative import with no known parent package"),
     (r"needs an argument", "needs an argument it could not make"),

@@ -114,7 +114,9 @@ class DiscriminatorWithoutDetach(Rule):
                             generator=fake.generator, discriminator=fake.discriminator,
                             generator_line=facts.line_of(fake.source), backward_line=facts.line_of(fake.loss_statement),
                             step_line=facts.line_of(fake.step_statement),
-                            second_backward_line=facts.line_of(crash.statement) if crash is not None else None)
+                            second_backward_line=facts.line_of(crash.statement) if crash is not None else None,
+                            # A step in a helper: --verify measures the helper's own backward, run from backward_line.
+                            helper_backward_line=facts.line_of(fake.backward_statement) if fake.helper else None)
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 80) -> str:

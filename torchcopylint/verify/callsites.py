@@ -346,6 +346,11 @@ def _shapes_for(network: nn.Module, made: list, environment: dict, fake: Any) ->
             for width in widths:
                 if shape[1] > width:
                     found.append((BATCH, shape[1] - width, *shape[2:]))
+    if isinstance(network, nn.Module):
+        # A first layer that reads another input (an embedding of the labels): the widths the next
+        # linear layers read, for the input nothing explains (`z * self.embed(labels)` into a Linear).
+        widths_read = [layer.in_features for layer in network.modules() if isinstance(layer, nn.Linear)][:3]
+        found += [(BATCH, width) for width in widths_read]
     found += [(BATCH, *shape[1:]) for shape in COMMON_SHAPES]
     return list(dict.fromkeys(found))
 
@@ -432,6 +437,21 @@ def _evaluate(recipe: str, environment: dict):
 # ------------------------------------------------------------------------------ a G -> D replay
 
 
+def first_tensor(value: Any) -> Optional[torch.Tensor]:
+    """The tensor a network's output stands for: itself, or the first of a tuple, list or dict
+    (`return out, features`: what `out, _ = D(x)` or `D(x)[0]` reads)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            found = first_tensor(item)
+            if found is not None:
+                return found
+    return None
+
+
 @dataclass
 class Replay:
     """How a generator and a discriminator built from their classes are called in a G -> D replay:
@@ -479,7 +499,9 @@ def replay(source: str, namespace: dict, device: str, generator: tuple, discrimi
             raise CannotRun(f"{failure}; {reason}") from reason
     torch.manual_seed(3)
     arguments, keywords = plan.generator_arguments()
-    fake = build_generator()(*arguments, **keywords)
+    fake = first_tensor(build_generator()(*arguments, **keywords))  # `image, attention = G(z)`: the image
+    if fake is None:
+        raise CannotRun(f"{generator_class} returned no tensor")
     try:
         build_discriminator()(fake)
         return plan

@@ -75,6 +75,9 @@ def main(job_path: str, results_path: str) -> int:
     # As `python script.py` with no arguments: an argparse parser in the code gets its defaults,
     # not this process's own arguments.
     sys.argv = [job["path"]]
+    from torchcopylint.verify.script import fill_required_options
+
+    fill_required_options()  # ...and its required options get values of their declared types, named
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     if job["device"] == "cpu" and not torch.cuda.is_available():
         from torchcopylint.verify.script import cuda_on_cpu
@@ -92,9 +95,10 @@ def main(job_path: str, results_path: str) -> int:
         if experiment is None:
             record(diagnosis["index"], "unverified", f"no experiment for {diagnosis['code']}")
             continue
+        span = diagnosis.get("span")
         work = Job(job["path"], diagnosis.get("source", job["source"]), diagnosis.get("fixed_source"),
                    diagnosis["code"], diagnosis["line"],
-                   diagnosis.get("context", {}), job["device"], factories)
+                   diagnosis.get("context", {}), job["device"], factories, tuple(span) if span else None)
         started = time.perf_counter()
         try:
             # What the user's code prints must not mix with our results.

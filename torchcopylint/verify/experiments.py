@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import callsites, noops, script, standins
+from torchcopylint.verify import callsites, flagged, noops, script, standins, topcalls
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import (
     CannotRun,
@@ -82,6 +82,8 @@ class Job:
     context: dict
     device: str
     factories: Factories
+    # Where the diagnosis points: (line, column, end line, end column), 1-based columns, end exclusive.
+    span: Optional[tuple] = None
     _tree: Optional[ast.Module] = field(default=None, repr=False)
 
     @property
@@ -96,7 +98,8 @@ class Job:
 _loaded = 0
 
 
-def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool = False) -> dict:
+def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool = False,
+         reads: frozenset = frozenset()) -> dict:
     """Execute the snippet for `roots` as a fresh module of the file's package, with the module-level
     names it reads (verify/script.py), on stand-in data; its namespace.
 
@@ -104,14 +107,14 @@ def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool 
     installed have stand-ins (a project module off the import path, a package that breaks as it
     imports) binds stand-ins too: for code run on stand-ins of what it imports (verify/absent.py)."""
     try:
-        return script.load_function(source, path, roots, _execute)
+        return script.load_function(source, path, roots, _execute, reads=reads)
     except CannotRun as reason:
         if not (stand_in_failed_imports and isinstance(reason.__cause__, MissingModule)):
             raise
         failure = reason
     package = import_context(path).package
     namespace = script.load_function(source, path, roots, _execute,
-                                     rewrite=lambda text: absent.stand_in_failed_imports(text, package))
+                                     rewrite=lambda text: absent.stand_in_failed_imports(text, package), reads=reads)
     if namespace is None:
         raise failure
     return namespace
@@ -184,6 +187,23 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
     return {name for name in (target.class_name, target.function_name, *extra) if name}
+
+
+def _call_site(job: Job) -> Optional[topcalls.TopLevelCall]:
+    """The first top-level call of the flagged function, whose arguments the experiment uses."""
+    target = job.target
+    if target.class_name is not None or target.function_name is None:
+        return None
+    sites = topcalls.top_level_calls(job.source, target.function_name)
+    return sites[0] if sites else None
+
+
+def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool = False) -> dict:
+    """The snippet of the flagged function or class (of `source`, the file as written by default), with
+    the module-level names it reads, and those its top-level call passes it (verify/topcalls.py)."""
+    site = _call_site(job)
+    return load(job.source if source is None else source, job.path, _roots(job.target), stand_in_failed_imports,
+                reads=site.reads if site is not None else frozenset())
 
 
 def _is_module_level(target: Target) -> bool:
@@ -279,6 +299,23 @@ class FunctionStandIns:
 
 
 @dataclass(frozen=True)
+class FromCallSite:
+    """A function called with what its top-level call passes (verify/topcalls.py): the script's own
+    network, optimizer, device and loader (on stand-in batches), built by the top level's slice;
+    the arguments that could not be made are stand-ins from use."""
+
+    site: topcalls.TopLevelCall
+    given: tuple                      # the parameters the call's own values are passed for
+    standins: Optional[standins.StandIns] = None  # for the parameters it could not make
+    shown: str = ""
+    final: bool = True                # what the program passes decides: later stand-ins cannot overturn it
+
+    @property
+    def description(self) -> str:
+        return self.shown
+
+
+@dataclass(frozen=True)
 class InstanceStandIns(FunctionStandIns):
     """A method of a class that cannot be built: its `self.x` and its arguments are stand-ins."""
 
@@ -335,6 +372,9 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield AsGiven()
         yield from (WithFlag(name, not default) for name, default in standins.flag_defaults(function))
         return
+    from_call, unused = _from_call_site(job, namespace, tree, names, annotations, roles)
+    if from_call is not None:
+        yield from_call
     try:
         node = standins.function_node(tree, None, target.function_name)
         found = standins.settings_for(node, names, annotations, job.device, roles)
@@ -344,12 +384,65 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             raise
         yield ThroughCaller(callers[0])
         return
+    if unused:  # the evidence says why the call's own values were not used
+        found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]
     yield from (FunctionStandIns(s, tuple(names)) for s in found)
 
 
+def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, annotations: dict,
+                    roles: Optional[dict]) -> tuple[Optional[FromCallSite], str]:
+    """The setting of the function's top-level call, when the file has one and the slice made at least
+    one of the values it passes; the rest are stand-ins from use. (None, why) when there is a call
+    whose values cannot be used; (None, "") when there is none."""
+    site = _call_site(job)
+    if site is None:
+        return None, ""
+    made = topcalls.evaluate(site, namespace)
+    if not made.values:
+        name, why = next(iter(made.failed.items()), ("", "nothing to pass"))
+        return None, (f"the top-level call at line {site.line} passes nothing the experiment could make"
+                      + (f": `{name}`: {why}" if name else ""))
+    rest = [name for name in names if name not in made.values]
+    found = None
+    if rest:
+        try:
+            node = standins.function_node(tree, None, job.target.function_name)
+            found = standins.settings_for(node, rest, annotations, job.device, roles)[0]
+        except (CannotRun, IndexError) as reason:
+            return None, f"the top-level call at line {site.line} passes values, but not for all: {reason}"
+    shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
+    text = f"the arguments the top-level call at line {site.line} passes ({shown})"
+    if rest:
+        why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
+        text += f", stand-ins for {', '.join(f'`{name}`' for name in rest)}" + (f" ({why})" if why else "")
+    return FromCallSite(site, tuple(made.values), found, text), ""
+
+
+def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, runner: Callable, seed: int = 2):
+    """Call the function with the call site's values (made again in this run's namespace) and stand-ins."""
+    made = topcalls.evaluate(setting.site, namespace)
+    lost = [name for name in setting.given if name not in made.values]
+    if lost:
+        raise CannotRun(f"the top-level call's `{lost[0]}` could not be made in this run: {made.failed.get(lost[0])}")
+    stood, text = setting.standins.make(seed=0) if setting.standins is not None else ({}, "")
+    values = {name: made.values[name] for name in setting.given}
+    values.update({name: value for name, value in stood.items() if name not in values})
+    positional, keywords = [], {}
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.name not in values:
+            continue
+        if parameter.kind == parameter.POSITIONAL_ONLY:
+            positional.append(values[parameter.name])
+        else:
+            keywords[parameter.name] = values[parameter.name]
+    torch.manual_seed(seed)
+    return Ran(runner(function, *positional, **keywords), made=values, made_text=text)
+
+
 def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None,
-               setting: Any = None) -> Ran:
-    """Run the function or method holding the flagged line in `setting` (the first setting if None)."""
+               setting: Any = None, calls: int = 1) -> Ran:
+    """Run the function or method holding the flagged line in `setting` (the first setting if None);
+    a method `calls` times on the same instance (state it keeps across calls: TCL007's `self.avg`)."""
     target = job.target
     if setting is None:
         setting = next(iter(settings(job, namespace)))
@@ -370,7 +463,10 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         leaf, tensor = make_input(shape, job.device)
         torch.manual_seed(2)
         arguments = tensor if isinstance(tensor, tuple) else (tensor,)  # several inputs from a call site
-        return Ran(runner(getattr(module, method), *arguments), module, leaf, shape)
+        result = None
+        for _ in range(calls):
+            result = runner(getattr(module, method), *arguments)
+        return Ran(result, module, leaf, shape)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
         torch.manual_seed(2)
@@ -385,9 +481,13 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             if name.startswith("self."):
                 setattr(instance, name[len("self."):], value)
         torch.manual_seed(2)
-        return Ran(runner(getattr(instance, target.function_name), *(made[n] for n in setting.names)),
-                   made=made, made_text=text)
+        result = None
+        for _ in range(calls):
+            result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names))
+        return Ran(result, made=made, made_text=text)
     function = namespace[target.function_name]
+    if isinstance(setting, FromCallSite):
+        return _call_with_site(function, setting, namespace, runner)
     if isinstance(setting, WithFlag):
         torch.manual_seed(2)
         return Ran(runner(function, **{setting.name: setting.value}))
@@ -401,7 +501,7 @@ def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tupl
     if _is_module_level(job.target):
         run_module_level(job, probe=probe)
         return Ran(None)
-    namespace = load(job.source, job.path, _roots(job.target))
+    namespace = _load(job)
     return run_target(job, namespace, probe, shape, setting)
 
 
@@ -431,7 +531,7 @@ class Versions:
 def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[tuple], watch_clones: bool = False,
                           probe: Optional[LineProbe] = None):
     """Outputs, gradients (by name), the bytes cloned at the flagged line, and the run, for one version."""
-    namespace = load(source, job.path, _roots(job.target))
+    namespace = _load(job, source)
     cloned_bytes: list[int] = []
     original_clone = torch.Tensor.clone
 
@@ -520,7 +620,7 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
     target = job.target
     shape = None
     if isinstance(setting, Configuration) and target.function_name != "__init__":
-        namespace = load(job.source, job.path, _roots(target))
+        namespace = _load(job)
         cls = namespace[target.class_name]
         shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device),
                              target.function_name or "forward")
@@ -565,7 +665,7 @@ def redundant_clone(job: Job) -> Outcome:
                               f"{versions.gradient_difference:.3g}; the copy is needed")
         return Run(outcome, versions.executed)
 
-    namespace = load(job.source, job.path, _roots(job.target))
+    namespace = _load(job)
     return decide(settings(job, namespace), run, required, universal=True, covered=covered)
 
 
@@ -586,85 +686,234 @@ def alias_mutated(job: Job) -> Outcome:
                                 f"{'; ' + versions.made_text if versions.made_text else ''}")
         return Run(outcome, versions.executed)
 
-    namespace = load(job.source, job.path, _roots(job.target))
+    namespace = _load(job)
     return decide(settings(job, namespace), run, required)
 
 
 def discriminator_without_detach(job: Job) -> Outcome:
+    """TCL003: the step code itself, measured around the discriminator's backward, and attributed to
+    the flagged call (verify/flagged.py): confirmed only when that call carries the backward into the
+    generator, refuted only when it carries nothing and the step with it detached (the fix) gives the
+    generator the same gradient, bitwise."""
     generator_key = job.context.get("generator") or ""
     discriminator_key = job.context.get("discriminator") or ""
-    top_level = None
     if _is_module_level(job.target):
         # The script's own step, on the networks its top level builds: the claim itself.
         try:
-            return _discriminator_at_top_level(job, generator_key)
+            return _discriminator_at_top_level(job, generator_key, discriminator_key)
         except CannotRun as failure:
-            top_level = failure
+            reason = f"{failure}"
+    else:
+        # The claim is about the step code's data flow: run that code (on what its top-level call passes,
+        # or stand-ins of its networks, optimizers and data).
+        try:
+            return _discriminator_in_step_code(job, generator_key, discriminator_key)
+        except CannotRun as failure:
+            reason = f"the step code: {failure}"
+    # The step code could not run. A replay of the real networks (G(z) -> D) runs neither the step nor
+    # the flagged call: what it shows is said, and decides nothing.
+    raise CannotRun(f"{reason}; {_replay_note(job, generator_key, discriminator_key)}")
+
+
+def _replay_note(job: Job, generator_key: str, discriminator_key: str) -> str:
     generator_class = class_built_for(job.source, generator_key)
     discriminator_class = class_built_for(job.source, discriminator_key)
-    reason = CannotRun(f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from")
-    if generator_class is not None and discriminator_class is not None:
-        try:
-            outcome = _discriminator_with_built_networks(job, generator_class, discriminator_class)
-        except (Exception, AbsentPackageUsed) as failure:  # noqa: BLE001 - the networks do not fit a plain
-            # G(z) -> D step, or their classes come from a package that is not installed
-            reason = failure if isinstance(failure, CannotRun) else CannotRun(
-                f"the networks built from {generator_class} and {discriminator_class} did not run as "
-                f"G(z) -> D: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}")
-        else:
-            if outcome.status == "confirmed":
-                return outcome
-            # That replay did not run the user's step code: it cannot refute it. The step code decides.
-            reason = CannotRun(f"a G(z) -> D replay with the real networks: {outcome.evidence}")
-    if job.target.function_name is None:
-        raise CannotRun(f"{top_level}; {reason}") if top_level is not None else reason
-    # The claim is about the step code's data flow: run that code with stand-in networks.
+    if generator_class is None or discriminator_class is None:
+        return f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from"
     try:
-        return _discriminator_in_step_code(job, generator_key, discriminator_key)
-    except CannotRun as failure:
-        raise CannotRun(f"{reason}; with stand-in networks: {failure}") from failure
+        shown = _discriminator_with_built_networks(job, generator_class, discriminator_class)
+    except (Exception, AbsentPackageUsed) as failure:  # noqa: BLE001 - the networks do not fit a plain
+        # G(z) -> D step, or their classes come from a package that is not installed
+        text = str(failure).splitlines()[0][:120] if str(failure) else ""
+        return (f"the networks built from {generator_class} and {discriminator_class} did not run as "
+                f"G(z) -> D: {type(failure).__name__}: {text}" if not isinstance(failure, CannotRun) else text)
+    return f"a G(z) -> D replay of the real networks, which does not run the flagged call, {shown}"
 
 
-def _discriminator_at_top_level(job: Job, generator_key: str) -> Outcome:
+@dataclass
+class Measured:
+    """One run of a discriminator step up to the measured backward."""
+
+    watch: "GeneratorWatch"
+    executed: set
+    error: Optional[str] = None
+    made: str = ""
+
+
+def _discriminator_at_top_level(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
     """TCL003 in a script's top-level step: the script's own code, on the networks (or parameter tensors)
     its slice builds and stand-in data (verify/script.py), measured around the first backward at the
-    discriminator's line after the flagged line ran; the run stops there."""
+    discriminator's line (or in the helper that line calls) after the flagged line ran; the run stops there."""
     backward_line = job.context.get("backward_line")
     if not isinstance(backward_line, int):
         raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
     start = script.statement_start(job.source, job.line)
+    inner = flagged.inner_backward_lines(job.source, backward_line, job.context)
     described: dict = {}
 
     def parameters(generator, frame) -> list:
         found, described["text"] = script.parameters_of(generator, frame.f_globals)
         return found
 
-    def run(setting) -> Run:
+    def measure(source: str, setting, marks: Optional[flagged.Marks]) -> Measured:
         probe = LineProbe(job.path)
         probe.on_before(backward_line, lambda frame: None)  # watched: no second attempt once it ran
-        watch = GeneratorWatch(generator_key, parameters)
+        watch = GeneratorWatch(generator_key, parameters, marks)
         original = torch.autograd.backward
         torch.autograd.backward = _around_backward(job.path, backward_line, watch,
-                                                   ready=lambda: bool(probe.executed.get(start)))
+                                                   ready=lambda: bool(probe.executed.get(start)), inner=inner)
+        if marks is not None:
+            marks.install()
         error = None
         try:
-            run_module_level(job, probe=probe)
+            run_module_level(job, source, probe=probe)
         except StopRun:
             pass
         except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
             error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
         finally:
             torch.autograd.backward = original
+            flagged.Marks.uninstall()
         made = f"the script's own step, run once; `{generator_key}` is {described['text']}" if described else ""
-        outcome = watch.outcome(backward_line, made)
-        if outcome is None:
-            return Run(None, set(probe.executed), (watch.failure or error) if watch.measured else error)
-        return Run(outcome, set(probe.executed))
+        return Measured(watch, set(probe.executed), error, made)
 
-    return decide([ModuleLevel()], run, claim_lines(job.code, job.line, job.context))
+    return decide([ModuleLevel()], _attributed_runs(job, measure, backward_line, discriminator_key),
+                  claim_lines(job.code, job.line, job.context))
 
 
-def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> Outcome:
+def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
+    backward_line = job.context.get("backward_line")
+    if not isinstance(backward_line, int):
+        raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
+    namespace = _load(job, stand_in_failed_imports=True)
+    roles = {generator_key: "generator", discriminator_key: "discriminator"}
+    inner = flagged.inner_backward_lines(job.source, backward_line, job.context)
+
+    def measure(source: str, setting, marks: Optional[flagged.Marks]) -> Measured:
+        version = _load(job, source, stand_in_failed_imports=True)  # fresh: each run starts from the same state
+        probe = LineProbe(job.path)
+        watch = GeneratorWatch(generator_key, marks=marks)
+        original = torch.autograd.backward
+        torch.autograd.backward = _around_backward(job.path, backward_line, watch, inner=inner)
+        if marks is not None:
+            marks.install()
+        error = None
+        try:
+            ran_text = run_target(job, version, probe, setting=setting).made_text
+        except StopRun:
+            ran_text = ""
+        except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
+            ran_text, error = "", f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        finally:
+            torch.autograd.backward = original
+            flagged.Marks.uninstall()
+        return Measured(watch, set(probe.executed), error, _made_text_of(setting) or ran_text)
+
+    return decide(settings(job, namespace, roles), _attributed_runs(job, measure, backward_line, discriminator_key),
+                  claim_lines(job.code, job.line, job.context))
+
+
+def _attributed_runs(job: Job, measure: Callable, backward_line: int, discriminator_key: str) -> Callable:
+    """A setting's run: the step with the flagged argument marked, then (when that backward reached the
+    generator) the step with only that argument detached, and the verdict on the flagged call."""
+    argument = flagged.flagged_argument(job.source, job.span, discriminator_key)
+    written_source = flagged.marked(job.source, argument) if argument is not None else job.source
+    fixed_source = flagged.detached(job.source, argument) if argument is not None else job.fixed_source
+    shown = f"`{argument.text}`" if argument is not None else "the flagged argument"
+
+    def run(setting) -> Run:
+        marks = flagged.Marks() if argument is not None else None
+        written = measure(written_source, setting, marks)
+        if written.watch.outcome(backward_line, "") is None:
+            # Not measured: the run ended before the backward (the error) or never ran it (reach decides).
+            return Run(None, written.executed,
+                       (written.watch.failure or written.error) if written.watch.measured else written.error)
+        fixed = None
+        if written.watch.reached and fixed_source is not None:
+            fixed = measure(fixed_source, setting, None)
+        outcome, failure = _attributed(written, fixed, marks, shown, backward_line)
+        return Run(outcome, written.executed, failure if outcome is None else None)
+
+    return run
+
+
+def _attributed(written: Measured, fixed: Optional[Measured], marks: Optional[flagged.Marks], shown: str,
+                line: int) -> tuple[Optional[Outcome], Optional[str]]:
+    """The verdict on the flagged call from the step as written (marked) and with it detached."""
+    watch = written.watch
+    made = f"; {written.made}" if written.made else ""
+    outcome = watch.outcome(line, "")
+    if outcome.status != "confirmed":
+        return Outcome(outcome.status, outcome.evidence + made), None  # no generator parameter in that graph
+    fixed_watch = fixed.watch if fixed is not None and fixed.watch.measured and not fixed.watch.failure else None
+    if fixed is not None and fixed_watch is None:
+        why = (fixed.watch.failure or fixed.error or "its backward did not run")
+        fix_text, differs = f"the step with {shown} detached (the fix) could not be measured ({why[:120]})", None
+    elif fixed_watch is None:
+        fix_text, differs = "the diagnosis gives no fix to run", None
+    elif watch.raised is not None:
+        if fixed_watch.raised is not None and _predicted_error(fixed_watch.raised) and fixed_watch.in_graph:
+            return None, (f"{outcome.evidence}; but with {shown} detached (the fix) it fails the same way: that "
+                          f"failure comes through another path of the step, not the flagged call")
+        if fixed_watch.raised is not None:  # another failure: it shows neither way
+            fix_text, differs = (f"with {shown} detached (the fix) that backward failed otherwise "
+                                 f"({type(fixed_watch.raised).__name__})"), None
+        else:
+            fix_text, differs = f"with {shown} detached (the fix) that backward ran without that error", True
+    elif fixed_watch.raised is not None:
+        fix_text, differs = (f"the step with {shown} detached (the fix) failed at that backward "
+                             f"({type(fixed_watch.raised).__name__})"), None
+    else:
+        differs = not _same_changes(watch.deltas, fixed_watch.deltas)
+        effect = (f"changes the generator's `.grad` by {fixed_watch.change:.3g} instead" if fixed_watch.change
+                  else "leaves the generator's `.grad` as it was")
+        fix_text = (f"with {shown} detached (the fix) that backward {effect}" if differs else
+                    f"with {shown} detached (the fix) that backward changes the generator's `.grad` by the same "
+                    f"{fixed_watch.change:.3g}, bitwise")
+    carried = marks.carried if marks is not None else []
+    if carried:
+        norm = sum(mark.gradient for mark in carried)
+        through = (f"the gradient went back through {shown} itself (norm {norm:.3g}), into a graph holding "
+                   f"{max(mark.generator_parameters for mark in carried)} generator parameters")
+        return confirmed(f"{outcome.evidence}; {through}; {fix_text}{made}"), None
+    # Without a mark on the argument, the fix's difference is the measurement. With one, a difference
+    # that no gradient through the flagged argument explains is not attributed to it (an error path
+    # aside: a failing backward may stop before the hooks run).
+    if differs and (marks is None or not marks.marks or watch.raised is not None):
+        return confirmed(f"{outcome.evidence}; {fix_text}{made}"), None
+    if differs is False and marks is not None and marks.marks:
+        return refuted(f"the backward {watch.at(line)} reached {watch.reached} of {len(watch.parameters)} generator "
+                       f"parameters, but not through the flagged call: {shown} {marks.why_not()}, and {fix_text}: "
+                       f"the gradient comes through another call of the step{made}"), None
+    return None, (f"{outcome.evidence}, but whether through the flagged call could not be told: {fix_text}"
+                  + (f"; {shown} {marks.why_not()}" if marks is not None else ""))
+
+
+def _same_changes(first: list, second: list) -> bool:
+    """Do two backwards change the generator's `.grad` by the same values, bitwise (no change = zeros)?"""
+    if len(first) != len(second):
+        return False
+    for a, b in zip(first, second):
+        if a is None and b is None:
+            continue
+        if a is None or b is None:
+            present = a if a is not None else b
+            if bool(present.abs().sum() > 0):
+                return False
+            continue
+        if a.shape != b.shape or not torch.equal(a, b):
+            return False
+    return True
+
+
+def _predicted_error(error: BaseException) -> bool:
+    message = str(error)
+    return INPLACE_BACKWARD_ERROR in message or SECOND_BACKWARD_ERROR in message
+
+
+def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> str:
+    """What a G(z) -> D replay of the networks built from their classes shows (a sentence): it runs
+    neither the step code nor the flagged call, so it decides nothing."""
     namespace = load(job.source, job.path, {generator_class, discriminator_class})
 
     def build_generator():
@@ -679,71 +928,28 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
                             (job.context.get("generator") or "", generator_class, build_generator),
                             (job.context.get("discriminator") or "", discriminator_class, lambda: build()[1]),
                             lambda: probe_input_shape(build_generator, "forward", job.device))
-
-    def step(detach: bool):
-        generator, discriminator = build()
-        torch.manual_seed(3)
-        arguments, keywords = feed.generator_arguments()
-        fake = generator(*arguments, **keywords)
-        arguments, keywords = feed.discriminator_arguments(fake.detach() if detach else fake)
-        score = discriminator(*arguments, **keywords)
-        loss = _first_tensor(score).float().mean()
-        started = time.perf_counter()
-        loss.backward()
-        elapsed = time.perf_counter() - started
-        reached = [p for p in generator.parameters() if p.grad is not None and bool(p.grad.abs().sum() > 0)]
-        d_grads = [p.grad.detach().clone() if p.grad is not None else None for p in discriminator.parameters()]
-        return reached, elapsed, d_grads
-
-    reached, time_written, d_written = step(detach=False)
-    _, time_fixed, d_fixed = step(detach=True)
-    same_d = all((a is None and b is None) or (a is not None and b is not None and torch.equal(a, b))
-                 for a, b in zip(d_written, d_fixed))
-    if not reached:
-        return refuted("the discriminator's backward left every generator gradient empty")
-    elements = sum(p.numel() for p in reached)
-    return confirmed(f"the discriminator's backward reached {len(reached)} generator parameters ({elements:,} values); "
-                     f"backward {time_written * 1e3:.2f} ms as written vs {time_fixed * 1e3:.2f} ms with .detach(); "
-                     f"discriminator gradients {'identical' if same_d else 'DIFFERENT'} in both"
-                     + (f"; {feed.describe()}" if feed.describe() else ""))
-
-
-def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
-    backward_line = job.context.get("backward_line")
-    if not isinstance(backward_line, int):
-        raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
-    namespace = load(job.source, job.path, _roots(job.target), stand_in_failed_imports=True)
-    roles = {generator_key: "generator", discriminator_key: "discriminator"}
-    required = claim_lines(job.code, job.line, job.context)
-
-    def run(setting) -> Run:
-        probe = LineProbe(job.path)
-        watch = GeneratorWatch(generator_key)
-        original = torch.autograd.backward
-        torch.autograd.backward = _around_backward(job.path, backward_line, watch)
-        error = None
-        try:
-            ran_text = run_target(job, namespace, probe, setting=setting).made_text
-        except StopRun:
-            ran_text = ""
-        except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
-            ran_text, error = "", f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
-        finally:
-            torch.autograd.backward = original
-        text = _made_text_of(setting) or ran_text
-        outcome = watch.outcome(backward_line, text)
-        if outcome is None:
-            # Not measured: the run ended before the backward (the error) or never ran it (reach decides).
-            return Run(None, set(probe.executed), (watch.failure or error) if watch.measured else error)
-        return Run(outcome, set(probe.executed))
-
-    return decide(settings(job, namespace, roles), run, required)
+    generator, discriminator = build()
+    torch.manual_seed(3)
+    arguments, keywords = feed.generator_arguments()
+    fake = _first_tensor(generator(*arguments, **keywords))  # `fake, attention = G(z)`: the image
+    if fake is None:
+        raise CannotRun(f"{generator_class} returned no tensor")
+    arguments, keywords = feed.discriminator_arguments(fake)
+    score = _first_tensor(discriminator(*arguments, **keywords))  # `logit, features = D(x)`: the logit
+    if score is None:
+        raise CannotRun(f"{discriminator_class} returned no tensor")
+    score.float().mean().backward()
+    reached = [p for p in generator.parameters() if p.grad is not None and bool(p.grad.abs().sum() > 0)]
+    inputs = f" ({feed.describe()})" if feed.describe() else ""
+    return f"reached {len(reached)} of {len(list(generator.parameters()))} generator parameters{inputs}"
 
 
 class GeneratorWatch:
     """What the discriminator's backward did to the generator, measured around that one backward:
     which generator parameters its graph holds (read before it runs), which received a gradient
-    (hooks), how much their `.grad` changed (before against after), and the error it raised.
+    (hooks), how much their `.grad` changed (before against after, kept per parameter to compare
+    with the step run with the flagged argument detached), and the error it raised. With `marks`,
+    which evaluations of the flagged argument that graph holds and sends a gradient through.
 
     Only a measurement that could have shown the effect decides: a refutation needs the backward to
     have finished with no gradient hook fired, no `.grad` changed, and none of the generator's
@@ -751,19 +957,36 @@ class GeneratorWatch:
     in-place and second-backward errors, from a graph that holds the generator, are the failure the
     finding predicts; any other error leaves the claim unverified."""
 
-    def __init__(self, generator_key: str, parameters: Optional[Callable] = None) -> None:
+    def __init__(self, generator_key: str, parameters: Optional[Callable] = None,
+                 marks: Optional[flagged.Marks] = None) -> None:
         self.generator_key = generator_key
         # (generator, frame) -> its parameters: a module's, or a script's tensors (verify/script.py)
         self.resolve = parameters or (lambda generator, frame: list(generator.parameters()))
+        self.marks = marks
         self.measured = False
         self.parameters: list = []
         self.grads_before: list = []
+        self.deltas: list = []
         self.in_graph = 0
         self.hooked: set = set()
         self.changed = 0
         self.change = 0.0
         self.raised: Optional[BaseException] = None
         self.failure: Optional[str] = None
+        self.helper: Optional[tuple] = None  # (the helper's name, its backward's line) for a step in a helper
+
+    def at(self, line: int) -> str:
+        """Where the measured backward ran: `at line 20`, or `in `d_step()` (line 19, called at line 27)`."""
+        if self.helper is None:
+            return f"at line {line}"
+        return f"in `{self.helper[0]}()` (line {self.helper[1]}, called at line {line})"
+
+    @property
+    def reached(self) -> int:
+        """How many generator parameters the backward reached (0 if none, or it failed)."""
+        if self.raised is not None:
+            return self.in_graph if _predicted_error(self.raised) else 0
+        return len(self.hooked) or self.changed
 
     def before(self, frame, roots: list) -> list:
         """Called just before the backward, in the user's frame; the hook handles to remove after."""
@@ -777,7 +1000,10 @@ class GeneratorWatch:
             return []
         self.grads_before = [None if p.grad is None else p.grad.detach().clone() for p in self.parameters]
         watched = {id(p) for p in self.parameters}
-        self.in_graph = len(watched & _leaf_ids(roots))
+        nodes, leaves = _graph_of(roots)
+        self.in_graph = len(watched & leaves)
+        if self.marks is not None:
+            self.marks.before(nodes, watched, _leaf_ids)
         handles = []
         for index, parameter in enumerate(self.parameters):
             if parameter.requires_grad:
@@ -788,9 +1014,11 @@ class GeneratorWatch:
         for parameter, before in zip(self.parameters, self.grads_before):
             after = parameter.grad
             if after is None:
+                self.deltas.append(None)
                 continue
-            difference = after.detach().double().abs().sum().item() if before is None \
-                else (after.detach().double() - before.double()).abs().sum().item()
+            delta = after.detach().double() if before is None else after.detach().double() - before.double()
+            self.deltas.append(delta)
+            difference = delta.abs().sum().item()
             if before is None or difference > 0:
                 self.changed += 1
                 self.change += difference
@@ -802,34 +1030,32 @@ class GeneratorWatch:
             return None
         if self.raised is not None:
             message = str(self.raised).splitlines()[0] if str(self.raised) else type(self.raised).__name__
-            predicted = INPLACE_BACKWARD_ERROR in message or SECOND_BACKWARD_ERROR in message
-            if predicted and self.in_graph:
-                return confirmed(f"the discriminator's backward at line {line} runs through the generator's graph "
+            if _predicted_error(self.raised) and self.in_graph:
+                return confirmed(f"the discriminator's backward {self.at(line)} runs through the generator's graph "
                                  f"({self.in_graph} of {total} generator parameters in it) and failed there: "
                                  f"{type(self.raised).__name__}: {message[:200]}{made}")
-            self.failure = f"the backward at line {line} raised {type(self.raised).__name__}: {message[:160]}"
+            self.failure = f"the backward {self.at(line)} raised {type(self.raised).__name__}: {message[:160]}"
             return None
         if self.hooked or self.changed:
-            reached = len(self.hooked) or self.changed
             if self.change > 0:
                 effect = f"changed their `.grad` by {self.change:.3g} in L1 norm"
             else:
                 effect = "computed their gradients (all zero on these values: `.grad` unchanged)"
-            return confirmed(f"the discriminator's backward at line {line} reached {reached} of {total} generator "
+            return confirmed(f"the discriminator's backward {self.at(line)} reached {self.reached} of {total} generator "
                              f"parameters and {effect}{made}")
         if self.in_graph:
-            self.failure = (f"the backward at line {line} has {self.in_graph} generator parameters in its graph, "
+            self.failure = (f"the backward {self.at(line)} has {self.in_graph} generator parameters in its graph, "
                             f"but no gradient reached them (they no longer require grad)")
             return None
         if not total:
             self.failure = f"`{self.generator_key}` has no parameters at line {line}"
             return None
-        return refuted(f"the backward at line {line} ran with none of the generator's {total} parameters in its "
+        return refuted(f"the backward {self.at(line)} ran with none of the generator's {total} parameters in its "
                        f"graph: no gradient hook on them fired and their `.grad` is as before{made}")
 
 
-def _leaf_ids(roots: list, limit: int = 200_000) -> set:
-    """The ids of the leaves (AccumulateGrad variables) the graphs of `roots` reach."""
+def _graph_of(roots: list, limit: int = 200_000) -> tuple[set, set]:
+    """(the autograd nodes the graphs of `roots` reach, the ids of their leaves' variables)."""
     found, seen = set(), set()
     pending = [root.grad_fn for root in roots if isinstance(root, torch.Tensor) and root.grad_fn is not None]
     while pending and len(seen) < limit:
@@ -841,24 +1067,42 @@ def _leaf_ids(roots: list, limit: int = 200_000) -> set:
         if isinstance(variable, torch.Tensor):
             found.add(id(variable))
         pending.extend(next_node for next_node, _ in node.next_functions)
-    return found
+    return seen, found
 
 
-def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callable[[], bool] = lambda: True) -> Callable:
+def _leaf_ids(roots: list, limit: int = 200_000) -> set:
+    """The ids of the leaves (AccumulateGrad variables) the graphs of `roots` reach."""
+    return _graph_of(roots, limit)[1]
+
+
+def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callable[[], bool] = lambda: True,
+                     inner: tuple = ()) -> Callable:
     """torch.autograd.backward, measured by `watch` around its first call from `line` of `path` once
-    `ready()` (a script's step: once the flagged line ran); the run stops right after that call
+    `ready()` (a script's step: once the flagged line ran); with `inner`, the lines of a helper's own
+    backward calls, its first call from one of them while the helper runs from `line` (the names are
+    read in the frame at `line`, where the diagnosis names them). The run stops right after that call
     (nothing later sees the state the measurement read)."""
     original = torch.autograd.backward
 
     def watching(tensors, *args, **kwargs):
-        frame, depth = sys._getframe(1), 0
-        while frame is not None and depth < 12 and frame.f_code.co_filename != path:
+        frames, frame, depth = [], sys._getframe(1), 0
+        while frame is not None and depth < 40:
+            if frame.f_code.co_filename == path:
+                frames.append(frame)
             frame, depth = frame.f_back, depth + 1
-        if watch.measured or frame is None or frame.f_code.co_filename != path or frame.f_lineno != line \
-                or not ready():
+        caller = None
+        if frames and not watch.measured and ready():
+            if inner:
+                if frames[0].f_lineno in inner:
+                    caller = next((f for f in frames[1:] if f.f_lineno == line), None)
+                    if caller is not None:
+                        watch.helper = (frames[0].f_code.co_name, frames[0].f_lineno)
+            elif frames[0].f_lineno == line:
+                caller = frames[0]
+        if caller is None:
             return original(tensors, *args, **kwargs)
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
-        handles = watch.before(frame, roots)
+        handles = watch.before(caller, roots)
         try:
             original(tensors, *args, **kwargs)
         except Exception as error:  # noqa: BLE001 - the backward's error is the measurement
@@ -867,6 +1111,8 @@ def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callabl
         finally:
             for handle in handles:
                 handle.remove()
+            if watch.marks is not None:
+                watch.marks.after()
         watch.after()
         raise StopRun
 
@@ -874,13 +1120,13 @@ def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callabl
 
 
 def _made_text_of(setting: Any) -> str:
-    if isinstance(setting, FunctionStandIns):
+    if isinstance(setting, FunctionStandIns) or (isinstance(setting, FromCallSite) and setting.standins is not None):
         return setting.standins.make(seed=0)[1]
     return ""
 
 
 def inplace_on_leaf(job: Job) -> Outcome:
-    namespace = load(job.source, job.path, _roots(job.target))
+    namespace = _load(job)
     target = job.context.get("target") or _written_on_line(job.source, job.line)
 
     def run(setting) -> Run:
@@ -1018,8 +1264,11 @@ class Sighting:
     @property
     def stand_in_itself(self) -> bool:
         """The expression is one of the stand-ins made for the run (its kind is a guess)."""
-        return self.through is None and isinstance(self.setting, FunctionStandIns) and \
-            self.expression in self.setting.standins.plan.kinds
+        if self.through is not None:
+            return False
+        if isinstance(self.setting, FromCallSite):
+            return self.setting.standins is not None and self.expression in self.setting.standins.plan.kinds
+        return isinstance(self.setting, FunctionStandIns) and self.expression in self.setting.standins.plan.kinds
 
     @property
     def where(self) -> str:
@@ -1031,7 +1280,7 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None) 
     that reaches the line: of the function holding it, or (`through`) of a caller in the file, so
     that the value is what that caller really passes."""
     runner = job if through is None else dataclasses.replace(job, line=through.line, _tree=None)
-    namespace = load(job.source, job.path, _roots(runner.target))
+    namespace = _load(runner)
     found: dict = {}
 
     def run(setting) -> Run:
@@ -1191,7 +1440,7 @@ def _quiet(make: Callable[[], Any]) -> Any:
 def detached_alias_mutated(job: Job) -> Outcome:
     source = job.context.get("source", "")
     write_line = job.context.get("write_line")
-    namespace = load(job.source, job.path, _roots(job.target))
+    namespace = _load(job)
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
@@ -1237,8 +1486,12 @@ def detached_alias_mutated(job: Job) -> Outcome:
 
 
 def graph_kept_alive(job: Job) -> Outcome:
+    """TCL007: the graph reachable from the accumulator after each accumulation grows. State kept on
+    an instance (`self.avg = self.avg * m + mean * (1 - m)`) accumulates across calls of its method:
+    the method is called three times on the same instance."""
     accumulator = job.context.get("accumulator", "")
-    namespace = load(job.source, job.path, _roots(job.target))
+    namespace = _load(job)
+    across_calls = accumulator.startswith("self.") and job.target.class_name is not None
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
@@ -1254,21 +1507,24 @@ def graph_kept_alive(job: Job) -> Outcome:
         probe.on_after(job.line, measure)
         error = None
         try:
-            run_target(job, namespace, probe, setting=setting)
+            run_target(job, namespace, probe, setting=setting, calls=3 if across_calls else 1)
         except StopRun:
             pass
         except Exception as raised:  # noqa: BLE001 - the code failed before (or between) the accumulations
             error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
         executed = set(probe.executed)
         made = f"; {_made_text_of(setting)}" if _made_text_of(setting) else ""
+        each = "call" if across_calls else "iteration"
+        after = (f"{len(sizes)} calls of `{job.target.function_name}` on the same instance," if across_calls
+                 else f"{len(sizes)} iterations")
         if len(sizes) >= 2 and sizes[-1] > sizes[0] > 0:
-            return Run(confirmed(f"after {len(sizes)} iterations `{accumulator}` references autograd graphs of "
-                                 f"{' -> '.join(str(s) for s in sizes)} nodes: every iteration's graph stays "
+            return Run(confirmed(f"after {after} `{accumulator}` references autograd graphs of "
+                                 f"{' -> '.join(str(s) for s in sizes)} nodes: every {each}'s graph stays "
                                  f"alive{made}"), executed)
         if len(sizes) < 2:  # one accumulation cannot show growth: nothing decided
             return Run(None, executed, error or (f"the accumulation ran {len(sizes)} time(s)" if sizes else None))
-        return Run(refuted(f"`{accumulator}` holds no growing autograd graph (nodes per iteration: {sizes})"),
-                   executed)
+        return Run(refuted(f"after {after} `{accumulator}` holds no growing autograd graph (nodes after each "
+                           f"{each}: {' -> '.join(str(s) for s in sizes)})"), executed)
 
     return decide(settings(job, namespace), run, {job.line: "the accumulation"})
 
@@ -1333,6 +1589,8 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
     """TCL012: the name bound at the flagged line is not a leaf; the optimizer refuses it, or its
     `.grad` is None after the run while the unnamed leaf behind it got the gradient."""
     name = job.context.get("name", "")
+    if not name.replace(".", "").isidentifier():
+        return _comprehension_of_copies(job)  # "the list": a comprehension handed to the optimizer
     probe = LineProbe(job.path)
     seen: dict = {}
 
@@ -1384,6 +1642,78 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
     if failure:
         raise CannotRun(f"{made}, but the run failed before a backward or optimizer showed the effect: {failure[:140]}")
     raise CannotRun(f"{made}, but no backward reached it in the made-up run")
+
+
+def _comprehension_of_copies(job: Job) -> Outcome:
+    """TCL012 on a comprehension handed straight to an optimizer (`SGD([w.to(dev) for _ in range(3)])`):
+    nothing names the list, so it is evaluated in the line's frame as the line begins; its elements
+    are leaves or not, and the line itself raises the optimizer's non-leaf error or not."""
+    text = _expression_at(job.source, job.span, job.line, (ast.ListComp, ast.GeneratorExp, ast.List, ast.Tuple))
+    if text is None:
+        raise CannotRun(f"could not find the list the finding names on line {job.line}")
+    probe = LineProbe(job.path)
+    seen: dict = {}
+
+    def evaluate(frame):
+        if "list" in seen or script._nested_code(frame):
+            return  # once, in the frame of the statement (not in the comprehension's own)
+        try:
+            seen["list"] = list(eval(text, {**frame.f_globals, **frame.f_locals}))  # noqa: S307 - the user's list
+        except Exception as error:  # noqa: BLE001 - a name not bound yet on this pass
+            seen["error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
+
+    probe.on_before(job.line, evaluate)
+    failure = None
+    try:
+        run_loaded(job, probe)
+    except Exception as error:  # noqa: BLE001 - the optimizer's own error is read from the probe
+        failure = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    if "list" not in seen:
+        why = seen.get("error") or failure
+        raise CannotRun(f"the list at line {job.line} could not be evaluated as the line began"
+                        + (f": {why[:160]}" if why else " (the line was not reached)"))
+    tensors = [item for item in seen["list"] if isinstance(item, torch.Tensor)]
+    if not tensors:
+        raise CannotRun(f"the list at line {job.line} holds no tensor")
+    copies = [t for t in tensors if not t.is_leaf]
+    state = (f"the list at line {job.line}, evaluated as the line began, holds {len(tensors)} tensors, "
+             f"{len(copies)} of them not a leaf")
+    if copies:
+        state += f" (is_leaf=False, grad_fn={type(copies[0].grad_fn).__name__})"
+    raised = [(line, e) for line, e in probe.raised if isinstance(e, ValueError) and NON_LEAF_OPTIMIZER_ERROR in str(e)]
+    if copies and raised:
+        return confirmed(f"{state}; line {raised[0][0]} raised ValueError: {raised[0][1]}")
+    if copies:
+        raise CannotRun(f"{state}, but the line did not raise the optimizer's error"
+                        + (f" (the run failed: {failure[:120]})" if failure else ""))
+    if job.context.get("condition") and all(t.device.type == "cpu" for t in tensors):
+        raise CannotRun(f"{state}: on the CPU the conversion returned the leaf itself; the copy is made only "
+                        f"{job.context['condition']} (run with --device cuda)")
+    if probe.executed.get(job.line) and not any(line == job.line for line, _ in probe.raised):
+        return refuted(f"{state}: every element is a leaf (requires_grad="
+                       f"{all(t.requires_grad for t in tensors)}), and the line ran without the optimizer's error")
+    raise CannotRun(f"{state}, but the line did not finish" + (f": {failure[:120]}" if failure else ""))
+
+
+def _expression_at(source: str, span: Optional[tuple], line: int, kinds: tuple) -> Optional[str]:
+    """The source text of the expression of one of `kinds` the diagnosis points at: the one its span
+    covers, else the first on its line."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, kinds) and node.lineno == line:
+            segment = ast.get_source_segment(source, node)
+            if segment is not None:
+                found.append((node, segment))
+    if not found:
+        return None
+    if span:
+        lines = source.splitlines()
+        for node, segment in found:
+            text = lines[line - 1]
+            start = len(text.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace")) + 1
+            if start == span[1]:
+                return segment
+    return sorted(found, key=lambda item: item[0].col_offset)[0][1]
 
 
 def _leaves_behind(tensor: torch.Tensor) -> list:

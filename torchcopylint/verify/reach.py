@@ -87,7 +87,8 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
     """The verdict over `settings`, tried in order (each has a `description`).
 
     An existential claim (the bug can happen) is confirmed by the first setting that ran every
-    required line and showed it; refuted only if some setting ran them all and none showed it.
+    required line and showed it; refuted only if some setting ran them all and none showed it. A
+    setting marked `final` (the values the program's own call passes) that ran them decides alone.
     A universal claim (the copy is never needed) is refuted by the first setting that ran them
     and showed otherwise; confirmed only if every line of `covered` also ran in some setting.
     """
@@ -115,6 +116,11 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
             continue
         decisive = "refuted" if universal else "confirmed"
         if result.outcome.status == decisive:
+            return _named(result.outcome, setting)
+        if getattr(setting, "final", False) and not (universal and any(
+                line not in result.executed for line in (covered or {}))):
+            # What the program itself passes (a top-level call's values) decides: a setting made up
+            # later cannot overturn it.
             return _named(result.outcome, setting)
         passed.append((setting, result.outcome))
     unreached = {line: meaning for line, meaning in {**required, **(covered or {})}.items()

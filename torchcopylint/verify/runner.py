@@ -135,6 +135,9 @@ def _job_entry(index: int, diagnostic: Diagnostic, source: str, neighbours: list
         "index": index,
         "code": diagnostic.code,
         "line": diagnostic.location.line,
+        # The flagged expression itself (TCL003 detaches and watches exactly that argument).
+        "span": [diagnostic.location.line, diagnostic.location.column, diagnostic.location.end_line,
+                 diagnostic.location.end_column],
         "context": diagnostic.context,
         "source": isolated,
         "fixed_source": fixed,

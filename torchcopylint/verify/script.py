@@ -142,6 +142,79 @@ def cuda_on_cpu() -> None:
     torch.Tensor.cuda = tensor_cuda
 
 
+def fill_required_options() -> None:
+    """Let a script's argparse parser parse as `python script.py` with no arguments would, but with a
+    value for each option it requires (where it would exit with status 2): the declared type's
+    (1 for int, 0.1 for float, "x" for str), or the first of its choices. The values are named in
+    the evidence. An explicit argument list (`parser.parse_args([...])`) is parsed as it is."""
+    import argparse
+
+    if getattr(argparse.ArgumentParser.parse_known_args, "_torchcopylint", False):
+        return
+    original = argparse.ArgumentParser.parse_known_args
+
+    def parse_known_args(self, args=None, namespace=None):
+        if args is None:
+            extra, shown = _required_values(self)
+            if extra:
+                args = extra + list(sys.argv[1:])
+                _log.add(f"the script's argparse parser got its defaults, and values for the options it requires: "
+                         f"{', '.join(shown)}")
+        return original(self, args, namespace)
+
+    parse_known_args._torchcopylint = True
+    argparse.ArgumentParser.parse_known_args = parse_known_args
+
+
+def _required_values(parser) -> tuple[list, list]:
+    """(arguments, how each is shown) that satisfy the parser's required options and positionals."""
+    import argparse
+
+    positional, options, shown = [], [], []
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            if action.required and action.choices:
+                name = next(iter(action.choices))
+                inner, inner_shown = _required_values(action.choices[name])
+                positional += [name, *inner]
+                shown += [f"the command `{name}`", *inner_shown]
+            continue
+        if action.option_strings and not action.required:
+            continue
+        if not action.option_strings and action.nargs in ("?", "*", argparse.REMAINDER):
+            continue
+        count = action.nargs if isinstance(action, argparse.Action) and isinstance(action.nargs, int) else 1
+        values = [] if action.nargs == 0 else [_value_for(action)] * max(count, 1)
+        if action.option_strings:
+            options += [action.option_strings[-1], *values]
+            shown.append(f"`{' '.join([action.option_strings[-1], *values])}`")
+        else:
+            positional += values
+            shown.append(f"`{action.dest}` = `{' '.join(values)}`")
+    return positional + options, shown
+
+
+def _value_for(action) -> str:
+    if action.choices:
+        return str(next(iter(action.choices)))
+    kind = action.type
+    if kind is None or kind is str:
+        return "x"
+    if kind is int:
+        return "1"
+    if kind is float:
+        return "0.1"
+    for candidate in ("1", "0.1", "x"):
+        try:
+            kind(candidate)
+            return candidate
+        except Exception:  # noqa: BLE001 - a converter of the script's own: try the next
+            continue
+    return "x"
+
+
 # ------------------------------------------------------------------------------ the top level
 
 
@@ -158,6 +231,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     start = statement_start(limited.text, flagged)
 
     def guard(frame):
+        if _nested_code(frame):
+            return  # a comprehension or lambda on the line runs in a frame of its own: not another pass
         passes["count"] += 1
         if passes["count"] > PASSES.get(code, 1):
             _log.add(f"the run stopped where line {start} was to start a pass more than the claim needs "
@@ -213,6 +288,12 @@ def seed() -> None:
         numpy.random.seed(0)
 
 
+def _nested_code(frame) -> bool:
+    """A frame of a comprehension, lambda or generator expression (on the line of its statement)."""
+    name = frame.f_code.co_name
+    return name.startswith("<") and name != "<module>"
+
+
 def statement_start(text: str, line: int) -> int:
     """The first line of the innermost statement holding `line` (where a line event fires)."""
     best = None
@@ -234,16 +315,17 @@ class FunctionText:
 
 
 @functools.lru_cache(maxsize=64)
-def function_text(source: str, roots: frozenset) -> FunctionText:
+def function_text(source: str, roots: frozenset, reads: frozenset = frozenset()) -> FunctionText:
     """The snippet for `roots` (their definitions and imports) with the module-level statements that
-    bind the names they read, transitively, on stand-in data; line numbers kept."""
+    bind the names they read, and the names in `reads` (what a top-level call of the function passes
+    it, verify/topcalls.py), transitively, on stand-in data; line numbers kept."""
     rewritten = rewrite_data(source)
     text = rewritten.text
     try:
         tree = ast.parse(text)
         table = symtable.symtable(text, "<snippet>", "exec")
     except SyntaxError:
-        return FunctionText(snippet_source(source, set(roots)), frozenset(), tuple(rewritten.sites))
+        return FunctionText(snippet_source(source, set(roots) | set(reads)), frozenset(), tuple(rewritten.sites))
     statements = _module_statements(tree)
     definitions = {node.name: node for node in tree.body
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
@@ -255,7 +337,7 @@ def function_text(source: str, roots: frozenset) -> FunctionText:
     names = set(roots)
     kept: list[ast.stmt] = []
     while True:
-        wanted = set()
+        wanted = set(reads)
         for name in names:
             if name in scopes and name in definitions:
                 wanted |= _globals_read(scopes[name])
@@ -322,6 +404,10 @@ def _may_carry(node: ast.stmt, avoided: set[str]) -> bool:
             return False
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("input", "exit", "quit"):
             return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and (
+                sub.func.attr in ("fit", "fit_generator") or
+                (sub.func.attr == "train" and "trainer" in ast.unparse(sub.func.value).lower())):
+            return False  # `trainer.fit(model)`: a whole training run, which changes the model it is given
     return True
 
 
@@ -351,11 +437,11 @@ def _globals_read(table: symtable.SymbolTable) -> set[str]:
 
 
 def load_function(source: str, path: str, roots: set, execute: Callable,
-                  rewrite: Optional[Callable[[str], tuple]] = None) -> Optional[dict]:
-    """Execute the snippet for `roots` with the module-level names it reads; its namespace. `rewrite`
-    (text -> (text, what it changed)) edits the snippet first, keeping its line numbers; None when it
-    changed nothing."""
-    prepared = function_text(source, frozenset(roots))
+                  rewrite: Optional[Callable[[str], tuple]] = None, reads: frozenset = frozenset()) -> Optional[dict]:
+    """Execute the snippet for `roots` with the module-level names it reads (and those of `reads`); its
+    namespace. `rewrite` (text -> (text, what it changed)) edits the snippet first, keeping its line
+    numbers; None when it changed nothing."""
+    prepared = function_text(source, frozenset(roots), frozenset(reads))
     text = prepared.text
     if rewrite is not None:
         text, changed = rewrite(text)
@@ -475,6 +561,8 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
             return original_clone(tensor, *args, **kwargs)
 
         def capture(frame):
+            if _nested_code(frame):
+                return
             passes[0] += 1
             if passes[0] == 2 and "state" not in seen:  # the flagged iteration is over, backward included
                 seen["state"] = _snapshot(frame.f_globals)

@@ -53,6 +53,14 @@ BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_s
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
 LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
+# Losses whose target is class indices, and losses whose target is values (the same shape as the input).
+CLASS_LOSSES = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "multi_margin_loss", "MultiMarginLoss"}
+VALUE_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                "binary_cross_entropy_with_logits", "kl_div", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+                "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "cosine_embedding_loss"}
+# Names that say "class labels" when nothing in the code says otherwise.
+LABEL_NAMES = re.compile(r"^(labels?|targets?|classes|class_ids?|cls|y|gt_labels?|real_labels|class_labels|"
+                         r"label_ids?|digits?)$")
 
 
 @dataclass
@@ -77,6 +85,8 @@ class Use:
     type_read: bool = False    # `device.type`: a torch.device, not a string
     returns: int = 0           # the unpacking of what a call to it returns: `fake, attn = G(z)` -> 2
     fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
+    class_target: bool = False  # a class-index target or index: `F.cross_entropy(out, y)`, `embed(y)`, `one_hot(y)`
+    value_target: bool = False  # the target of a loss of values: `F.mse_loss(out, y)`
 
     @property
     def seen(self) -> bool:
@@ -150,6 +160,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
         return found.setdefault(key, Use()) if key else None
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
+    batch_names: list = []  # (the loader's use, the name a loop over it binds each batch to)
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             target = use(node.func)
@@ -182,6 +193,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 passed = use(keyword.value)
                 if passed is not None and keyword.arg == "device":
                     passed.device_like = True
+            _mark_targets(node, callee, use)
             if callee in ("enumerate", "iter", "tqdm", "tqdm.tqdm", "zip") and node.args:
                 iterated = use(node.args[0])
                 if iterated is not None:
@@ -207,6 +219,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 loaded.iterated = True
                 if isinstance(target, (ast.Tuple, ast.List)):
                     loaded.unpacked = len(target.elts)
+                elif isinstance(target, ast.Name):
+                    batch_names.append((loaded, target.id))
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
             sides = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
             for side, other in (sides, sides[::-1]):
@@ -223,6 +237,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             indexed = use(node.value)
             if indexed is not None:
                 indexed.indexed = True
+            key = _key(node.slice)
+            if key is not None and LABEL_NAMES.match(key.split(".")[-1]):
+                use(node.slice).class_target = True  # `self.prototypes[labels]`
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
                 if _key(side) and isinstance(other, ast.Constant) and isinstance(other.value, str):
@@ -238,6 +255,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 producer.returns = len(node.targets[0].elts)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             use(node)  # read, if only returned or passed along: a value is needed, of no known kind
+    for loaded, name in batch_names:
+        # `for real in batches: real.size(0)`: each batch is one tensor, not an (inputs, targets) pair.
+        batch = found.get(name)
+        if batch is not None and not loaded.unpacked and batch.methods & TENSOR_METHODS and not batch.indexed:
+            loaded.unpacked = 1
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -249,6 +271,32 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if ordered is not None:
                     ordered.ordered = True
     return found
+
+
+def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
+    """Class-index targets and indices among a call's arguments: the target of a classification loss
+    (or of a loss object called with a label-named target), what is one-hot encoded or embedded; and the
+    targets of losses of values, which are not indices."""
+    last = callee.split(".")[-1]
+    target = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "target"), None)
+    first = call.args[0] if call.args else None
+    marked = None
+    if last in CLASS_LOSSES:
+        marked = (target, "class")
+    elif last in VALUE_LOSSES:
+        marked = (target, "value")
+    elif LOSS_NAME.search(last) and target is not None and _key(target) \
+            and LABEL_NAMES.match(_key(target).split(".")[-1]):
+        marked = (target, "class")  # `criterion(out, labels)`: an object of unknown kind, a label-named target
+    elif last == "one_hot" or re.search(r"(?i)emb", last):
+        marked = (first, "class")  # `F.one_hot(y, 10)`, `self.label_emb(labels)`
+    if marked is None or marked[0] is None or _key(marked[0]) is None:
+        return
+    found = use(marked[0])
+    if marked[1] == "class":
+        found.class_target = True
+    else:
+        found.value_target = True
 
 
 # ------------------------------------------------------------------------ the stand-ins
@@ -264,19 +312,33 @@ class StandInNet(nn.Module):
         self.linear = nn.Linear(FEATURES, math.prod(self.out_shape))
 
     def forward(self, *inputs, **keywords):
-        tensor = next((t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)), None)
+        tensor = _first_tensor([*inputs, *keywords.values()])  # a batch of (inputs, targets) too
         if tensor is None:
             raise TypeError("the stand-in network got no tensor")
         flat = tensor.float().reshape(tensor.shape[0], -1) if tensor.dim() > 1 else tensor.float().unsqueeze(1)
         pooled = F.adaptive_avg_pool1d(flat.unsqueeze(1), FEATURES).squeeze(1)
         output = self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
-        if self.returns > 1:  # the extra values (attention maps, features) come from the same output
-            return (output, *(output.mean(dim=-1, keepdim=True) for _ in range(self.returns - 1)))
+        if self.returns > 1:
+            # The extra values (features, class logits, attention maps): FEATURES wide, computed from the
+            # same input and weights, so that a loss on them (a class target < CLASSES) backpropagates too.
+            features = pooled + output.reshape(tensor.shape[0], -1).mean(dim=-1, keepdim=True)
+            return (output, *(features for _ in range(self.returns - 1)))
         return output
 
     def describe(self) -> str:
         shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape))}"
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
+
+
+def _first_tensor(values: Any) -> Optional[torch.Tensor]:
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            return value
+        if isinstance(value, (tuple, list)):
+            found = _first_tensor(value)
+            if found is not None:
+                return found
+    return None
 
 
 def stand_in_loss(*inputs, **keywords):
@@ -423,14 +485,17 @@ def stand_in_loader(unpacked: int, labels: str, device: str) -> StandInLoader:
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | loss | optimizer | scaler | loader | tensor | int | count | float | bool | device |
+    """module | loss | optimizer | scaler | loader | labels | tensor | int | count | float | bool | device |
     torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
     methods of (a module, an optimizer, a loader); a tensor where tensor methods are used or it is
     indexed; a device where `.type` is read or it is passed as `device=`; a number where Python
     needs one (`if clip_min > eps`, `range(n)`, arithmetic with numbers); a choice compared with
-    strings; a flag where it is only branched on; a tensor, last, where it is only passed to torch."""
+    strings; a flag where it is only branched on; a tensor, last, where it is only passed to torch.
+    Labels (class indices `0, 1, 2, 3`) where the value is the target of a classification loss, is
+    one-hot encoded, embedded or indexes with a label's name, or is named like labels (`labels`, `y`,
+    `targets`) with no use that says it holds values (the target of a loss of values, arithmetic)."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     bare = name.split(".")[-1]
     if "Tensor" in str(text):
@@ -449,6 +514,10 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "optimizer"
     if use.iterated:
         return "loader"
+    if use.class_target or (LABEL_NAMES.match(bare) and use.seen and not (
+            use.value_target or use.arithmetic or use.torch_argument or use.indexed or use.ordered or use.in_range
+            or use.sizes)):
+        return "labels"  # class indices: a loss target, an index, one-hot encoded or embedded
     if use.methods & TENSOR_METHODS or use.indexed:
         return "tensor"
     if use.type_read:
@@ -519,6 +588,8 @@ class Plan:
                 parts.append(f"{name} = {len(value)} batches of {shown}")
             elif kind == "tensor":
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
+            elif kind == "labels":
+                parts.append(f"{name} = class indices {value.tolist()}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
             elif kind == "loss":
@@ -621,6 +692,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (BATCH, FEATURES), name=name)
+        elif kind == "labels":
+            made[name] = torch.arange(BATCH, device=device) % CLASSES
         elif kind == "loss":
             made[name] = stand_in_loss
         elif kind == "device":

@@ -1,0 +1,452 @@
+"""`--verify` on shapes a measurement on unseen repositories found it weak on (tests/data/verify/shapes):
+
+- a TCL003 verdict rests on the flagged call: marked (the gradient that goes back through that very
+  argument) and compared with the step run with only that argument detached (two_calls.py);
+- a discriminator step written in a helper is measured at the helper's backward (helper_step.py);
+- a function called at the top level runs with what that call passes, built by the slice
+  (mnist_script.py), with stand-ins for what cannot be built (fallback_call.py); argparse options
+  the script requires get values of their declared types;
+- networks that return tuples, a plain trainer class, labels as class indices (tuple_gan.py);
+- TCL007 on state a module keeps across calls (module_state.py);
+- TCL012 on a comprehension handed to an optimizer (comprehension.py).
+
+`shapes_verified` is one `verify()` call over a copy of the folder, with the linter's diagnostics
+and hand-made false ones; a false TCL003 placed on the detached call of a step that also calls the
+discriminator on the undetached fake is verified on its own (with the linter's finding in the same
+function, the isolation of findings would fix that other call first). The pieces are tested in
+process too. Skipped where torch is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import re
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS_DATA, snapshot
+
+from torchcopylint.diagnostic import Diagnostic, Location, Severity
+from torchcopylint.engine import lint_source
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="--verify needs torch (pip install torchcopylint[verify])")
+
+SHAPES = TESTS_DATA / "verify" / "shapes"
+MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3})")
+PATIENT_TIMEOUT = 120  # per diagnosis: a loaded machine must not turn a verdict into "timed out"
+
+
+def line_of(source: str, text: str, occurrence: int = 1) -> int:
+    found = [number for number, line in enumerate(source.splitlines(), 1) if text in line]
+    assert len(found) >= occurrence, f"{text!r} occurs {len(found)} times"
+    return found[occurrence - 1]
+
+
+def _hand_made(code: str, path: str, source: str, anchor: str, text: str, context: dict,
+               occurrence: int = 1) -> Diagnostic:
+    """A diagnostic on `text`, on the line holding `anchor`: the span a rule would give it."""
+    line = line_of(source, anchor, occurrence)
+    column = source.splitlines()[line - 1].index(text) + 1
+    return Diagnostic(code, "hand-made", "hand-made", Location(path, line, column, line, column + len(text)),
+                      Severity.ERROR, context=context)
+
+
+def _tcl003_context(source: str, generator_line: str, backward_line: str, step_line: str, **more) -> dict:
+    return {"generator": more.pop("generator", "G"), "discriminator": more.pop("discriminator", "D"),
+            "generator_line": line_of(source, generator_line), "backward_line": line_of(source, backward_line),
+            "step_line": line_of(source, step_line), **more}
+
+
+@pytest.fixture(scope="module")
+def shapes_verified(tmp_path_factory):
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    root = tmp_path_factory.mktemp("verify-shapes")
+    project, markers = root / "project", root / "markers"
+    shutil.copytree(SHAPES, project)
+    markers.mkdir()
+    before = snapshot(project)
+    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(project.glob("*.py"))}
+    diagnostics = []
+    for path, source in sources.items():
+        found = list(lint_source(source, path))
+        marked = {(number, match.group(1)) for number, text in enumerate(source.splitlines(), 1)
+                  for match in [MARKER.search(text)] if match}
+        # The fixtures still hold the findings they were written for, and nothing else.
+        assert {(d.location.line, d.code) for d in found} == marked, path
+        diagnostics += found
+
+    def path_of(name: str) -> str:
+        return str(project / name)
+
+    helper = sources[path_of("helper_step.py")]
+    diagnostics.append(_hand_made("TCL003", path_of("helper_step.py"), helper,
+                                  "d_step(netD, optD, real, fake.detach())", "fake.detach()",
+                                  {"generator": "netG", "discriminator": "netD",
+                                   "generator_line": line_of(helper, "fake = netG(torch.randn(real.size(0), 4))", 2),
+                                   "backward_line": line_of(helper, "d_step(netD, optD, real, fake.detach())"),
+                                   "step_line": line_of(helper, "opt_d.step()"),
+                                   "helper_backward_line": line_of(helper, "loss.backward()")}))
+    state = sources[path_of("module_state.py")]
+    # DetachedCenter's update (the second of the file), from a detached mean.
+    diagnostics.append(_hand_made("TCL007", path_of("module_state.py"), state,
+                                  "self.avg = self.avg * self.momentum + mean", "self.avg * self.momentum + mean",
+                                  {"accumulator": "self.avg", "kept": "graph chain"}, occurrence=2))
+    comprehension = sources[path_of("comprehension.py")]
+    diagnostics.append(_hand_made("TCL012", path_of("comprehension.py"), comprehension, "kept = torch.optim.SGD(",
+                                  "[torch.ones(2, requires_grad=True) for _ in range(3)]",
+                                  {"name": "the list", "condition": "", "use": "optimizer"}))
+    options = VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TCL_TEST_MARKERS", str(markers))  # outside the project: a real write, if it happens
+        verified = verify(diagnostics, sources, options)
+        # Alone: the finding on `D(fake)` in the same function would be fixed first otherwise.
+        two_calls = sources[path_of("two_calls.py")]
+        wrong = _hand_made("TCL003", path_of("two_calls.py"), two_calls, "d_fake = D(fake.detach())", "fake.detach()",
+                           _tcl003_context(two_calls, "fake = G(z)", "d_loss.backward()", "opt_d.step()"))
+        verified += verify([wrong], {wrong.path: two_calls}, options)
+    by_key = {(Path(d.path).name, d.location.line, d.code, d.message == "hand-made"): d.verdict for d in verified}
+    return {"by_key": by_key, "sources": sources, "project": project, "markers": markers, "before": before}
+
+
+def _verdict(verified, name: str, text: str, code: str, hand_made: bool = False, occurrence: int = 1):
+    source = verified["sources"][str(verified["project"] / name)]
+    key = (name, line_of(source, text, occurrence), code, hand_made)
+    verdict = verified["by_key"].get(key)
+    assert verdict is not None, f"no {code} at {key}: {sorted(verified['by_key'])}"
+    return verdict
+
+
+# --- 1. a TCL003 verdict rests on the flagged call ------------------------------------------------
+
+
+def test_the_undetached_call_of_two_is_confirmed_through_that_call(shapes_verified):
+    verdict = _verdict(shapes_verified, "two_calls.py", "d_match = D(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    # The gradient that went back through the flagged argument itself, and the step with it detached.
+    assert re.search(r"the gradient went back through `fake` itself \(norm [\d.e+-]+\), into a graph holding 2 "
+                     r"generator parameters", verdict.evidence), verdict.evidence
+    assert "with `fake` detached (the fix) that backward leaves the generator's `.grad` as it was" \
+        in verdict.evidence, verdict.evidence
+
+
+def test_a_finding_on_the_detached_call_of_two_is_refuted_by_the_flagged_call_s_measurement(shapes_verified):
+    # The backward does reach the generator, through the other call: the flagged one carries nothing,
+    # and detaching it leaves the generator's gradient bitwise the same.
+    verdict = _verdict(shapes_verified, "two_calls.py", "d_fake = D(fake.detach())", "TCL003", hand_made=True)
+    assert verdict.status == "refuted", verdict
+    assert "reached 2 of 2 generator parameters, but not through the flagged call: `fake.detach()` is a tensor " \
+           "with requires_grad=False there: it carries no graph" in verdict.evidence, verdict.evidence
+    assert re.search(r"with `fake.detach\(\)` detached \(the fix\) that backward changes the generator's `.grad` "
+                     r"by the same [\d.e+-]+, bitwise: the gradient comes through another call of the step",
+                     verdict.evidence), verdict.evidence
+
+
+def test_the_flagged_argument_is_the_span_s_expression_or_the_discriminator_call_s_first_argument():
+    from torchcopylint.verify.flagged import detached, flagged_argument, marked
+
+    source = "d = D(fake.detach()) + D(fake)\nscore = D( x )\n"
+    exact = flagged_argument(source, (1, 26, 1, 30), "D")  # `fake` of the second call
+    assert exact.text == "fake" and detached(source, exact).splitlines()[0] == \
+        "d = D(fake.detach()) + D((fake).detach())"
+    on_call = flagged_argument(source, (1, 5, 1, 21), "D")  # `D(fake.detach())`, as a hand-made finding puts it
+    assert on_call.text == "fake.detach()"
+    assert marked(source, on_call).splitlines()[0] == "d = D(__tcl_flagged__(fake.detach())) + D(fake)"
+    sloppy = flagged_argument(source, (2, 9, 2, 11), "D")  # overlaps `D( x )` only
+    assert sloppy.text == "x"
+    assert flagged_argument(source, None, "D") is None
+
+
+def test_marks_record_what_the_measured_backward_sends_through_the_flagged_argument():
+    import torch
+
+    from torchcopylint.verify.experiments import _graph_of, _leaf_ids
+    from torchcopylint.verify.flagged import Marks
+
+    weight = torch.randn(3, requires_grad=True)
+    fake = weight * 2
+    marks = Marks()
+    through = marks(fake)
+    untouched = marks(fake.detach())
+    loss = (through * 3).sum() + (fake * 5).sum() + untouched.sum()
+    nodes, _ = _graph_of([loss])
+    marks.before(nodes, {id(weight)}, _leaf_ids)
+    loss.backward()
+    marks.after()
+    assert [mark.what for mark in marks.marks] == ["a tensor that requires grad", "a tensor with requires_grad=False"]
+    carried = marks.carried
+    # Only the gradient through the marked use (3 per element), not the other use of the same tensor.
+    assert len(carried) == 1 and carried[0].gradient == pytest.approx(3 * 3 ** 0.5)
+    assert carried[0].generator_parameters == 1
+
+
+# --- 6. a discriminator step in a helper -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["d_loss = d_step(netD, optD, real, fake)", "d_step(netD, optD, real, fake)  #"])
+def test_a_step_in_a_helper_is_measured_at_the_helper_s_backward(shapes_verified, text):
+    verdict = _verdict(shapes_verified, "helper_step.py", text, "TCL003")
+    assert verdict.status == "confirmed", verdict
+    source = shapes_verified["sources"][str(shapes_verified["project"] / "helper_step.py")]
+    helper_line, call_line = line_of(source, "loss.backward()"), line_of(source, text)
+    assert f"the discriminator's backward in `d_step()` (line {helper_line}, called at line {call_line}) reached " \
+           f"4 of 4 generator parameters" in verdict.evidence, verdict.evidence
+    assert "the gradient went back through `fake` itself" in verdict.evidence, verdict.evidence
+
+
+def test_a_helper_step_given_the_detached_fake_is_refuted_at_the_helper_s_backward(shapes_verified):
+    verdict = _verdict(shapes_verified, "helper_step.py", "d_step(netD, optD, real, fake.detach())", "TCL003",
+                       hand_made=True)
+    assert verdict.status == "refuted", verdict
+    assert re.search(r"the backward in `d_step\(\)` \(line \d+, called at line \d+\) ran with none of the "
+                     r"generator's 4 parameters in its graph", verdict.evidence), verdict.evidence
+
+
+def test_the_helper_s_backward_lines_come_from_the_context_or_the_helper_itself():
+    from torchcopylint.verify.flagged import inner_backward_lines
+
+    source = textwrap.dedent("""\
+        def d_step(D, opt, real, fake):
+            loss = D(real).mean() - D(fake).mean()
+            loss.backward()
+            opt.step()
+
+        for real in batches:
+            d_step(netD, optD, real, netG(z))
+            loss.backward()
+        """)
+    assert inner_backward_lines(source, 7, {}) == (3,)
+    assert inner_backward_lines(source, 7, {"helper_backward_line": 3}) == (3,)
+    assert inner_backward_lines(source, 8, {}) == ()  # the statement runs the backward itself
+
+
+# --- 2 and 7. what a top-level call passes; argparse's required options ----------------------------
+
+
+def test_a_function_called_at_the_top_level_runs_with_what_the_call_passes(shapes_verified):
+    verdict = _verdict(shapes_verified, "mnist_script.py", "train_loss += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert re.search(r"after 3 iterations `train_loss` references autograd graphs of \d+ -> \d+ -> \d+ nodes",
+                     verdict.evidence), verdict.evidence
+    source = shapes_verified["sources"][str(shapes_verified["project"] / "mnist_script.py")]
+    call = line_of(source, "    train(model, device, train_loader, optimizer, epoch)")
+    for shown in (f"the arguments the top-level call at line {call} passes", "`model`: the script's Net (",
+                  "`device`: device(type='cpu')", "`train_loader`: the script's loader, on stand-in batches",
+                  "`optimizer`: the script's SGD", "`epoch` = 1 (the first of `range(1, args.epochs + 1)`)",
+                  "over `datasets.MNIST(...)`", "random samples 1x28x28"):
+        assert shown in verdict.evidence, (shown, verdict.evidence)
+    # The parser's required options, each with a value of its declared type, named.
+    assert "values for the options it requires: `--data-root x`, `--lr 0.1`, `--epochs 1`, `--optimizer sgd`" \
+        in verdict.evidence, verdict.evidence
+
+
+def test_an_argument_the_slice_cannot_make_is_a_stand_in_and_said(shapes_verified):
+    verdict = _verdict(shapes_verified, "fallback_call.py", "total += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    source = shapes_verified["sources"][str(shapes_verified["project"] / "fallback_call.py")]
+    made, skipped = line_of(source, "batches = [torch"), line_of(source, "verbose = wants_output")
+    assert "`model`: the script's Sequential (41 parameter values)" in verdict.evidence, verdict.evidence
+    assert f"`batches`: a list of 4 tensors (made by `batches = [torch.randn(4, 8) for _ in range(4)]` (line {made}), " \
+           f"run once)" in verdict.evidence, verdict.evidence
+    assert f"stand-ins for `verbose` (`verbose`: `verbose = wants_output(epoch)` (line {skipped}) calls a function " \
+           f"the experiment does not run)" in verdict.evidence and "stand-ins: verbose = False" in verdict.evidence
+
+
+def test_a_call_whose_values_nothing_can_make_leaves_stand_ins_and_says_why(shapes_verified):
+    verdict = _verdict(shapes_verified, "fallback_call.py", "total += loss", "TCL007", occurrence=2)
+    assert verdict.status == "confirmed", verdict
+    source = shapes_verified["sources"][str(shapes_verified["project"] / "fallback_call.py")]
+    call = line_of(source, "fit_remote(build_remote_model()")
+    assert f"with stand-ins (the top-level call at line {call} passes nothing the experiment could make: `model`: " \
+           f"AbsentPackageUsed: needs `experiment_tools`, which is not installed" in verdict.evidence, verdict.evidence
+    assert "stand-ins: model = StandInNet(" in verdict.evidence, verdict.evidence
+
+
+def test_no_loop_around_a_top_level_call_ran_and_no_file_was_written(shapes_verified):
+    assert sorted(path.name for path in shapes_verified["markers"].iterdir()) == []
+    assert snapshot(shapes_verified["project"]) == shapes_verified["before"]
+
+
+def test_top_level_calls_say_what_each_parameter_gets_and_what_it_reads():
+    from torchcopylint.verify.topcalls import top_level_calls
+
+    source = textwrap.dedent("""\
+        def train(model, loader, opt, epoch, log=None):
+            pass
+
+        def main():
+            train(a, b, c, d)
+
+        if __name__ == "__main__":
+            for epoch in range(1, args.epochs + 1):
+                for x, y in loader:
+                    x = x.to(device)
+                    flag = decide(epoch)
+                    train(net, [x], optimizer, epoch, log=writer)
+        """)
+    (site,) = top_level_calls(source, "train")  # main()'s call is not a top-level call site
+    assert site.arguments == (("model", "net"), ("loader", "[x]"), ("opt", "optimizer"), ("epoch", "epoch"),
+                              ("log", "writer"))
+    assert site.loops == (("epoch", "range(1, args.epochs + 1)"), ("(x, y)", "loader"))
+    assert [(names, runnable) for names, _, _, runnable in site.before] == [(("x",), True), (("flag",), False)]
+    assert site.reads == {"args", "loader", "device", "net", "optimizer", "writer"}
+
+
+def test_what_a_top_level_call_reads_is_carried_but_never_a_loop_or_a_training_run():
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        import torch
+        from lightning import Trainer
+
+        def train(model, opt):
+            opt.zero_grad()
+
+        model = torch.nn.Linear(2, 2)
+        unrelated = torch.zeros(3)
+        trainer = Trainer()
+        trainer.fit(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            train(model, opt)
+        """)
+    text = function_text(source, frozenset({"train"}), frozenset({"model", "opt"})).text
+    assert "model = torch.nn.Linear(2, 2)" in text and "opt = torch.optim.SGD(" in text
+    assert "trainer.fit" not in text and "for epoch" not in text and "unrelated" not in text
+    assert len(text.splitlines()) == len(source.splitlines())  # line numbers kept
+
+
+def test_required_options_get_values_of_their_declared_types():
+    from torchcopylint.verify.script import _required_values
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("root")
+    parser.add_argument("--size", type=int, required=True)
+    parser.add_argument("--lr", type=float, required=True)
+    parser.add_argument("--mode", choices=["train", "test"], required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--flag", action="store_true", required=True)
+    parser.add_argument("--optional", type=int, default=3)
+    arguments, shown = _required_values(parser)
+    parsed = parser.parse_args(arguments)
+    assert (parsed.root, parsed.size, parsed.lr, parsed.mode, parsed.name, parsed.flag, parsed.optional) == \
+        ("x", 1, 0.1, "train", "x", True, 3)
+    assert shown == ["`root` = `x`", "`--size 1`", "`--lr 0.1`", "`--mode train`", "`--name x`", "`--flag`"]
+
+
+# --- 3. tuples, a plain trainer class, labels ------------------------------------------------------
+
+
+def test_a_trainer_that_is_no_module_with_tuple_networks_and_labels_is_confirmed(shapes_verified):
+    verdict = _verdict(shapes_verified, "tuple_gan.py", "logit_fake, class_fake = self.netD(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "the gradient went back through `fake` itself" in verdict.evidence, verdict.evidence
+    # Both networks unpacked into two values; the labels, a loss target and an embedding index, are classes.
+    assert "self.netG = StandInNet(any -> 8 -> Linear -> 8, 2 outputs)" in verdict.evidence, verdict.evidence
+    assert "self.netD = StandInNet(any -> 8 -> Linear -> 1, 2 outputs)" in verdict.evidence, verdict.evidence
+    assert "labels = class indices [0, 1, 2, 3]" in verdict.evidence, verdict.evidence
+
+
+def test_a_block_that_returns_a_tuple_is_compared_on_all_its_outputs(shapes_verified):
+    verdict = _verdict(shapes_verified, "tuple_gan.py", "shortcut = feat.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert re.search(r"outputs and all \d+ gradients are bitwise equal \(input \(2, 784\)\)", verdict.evidence), \
+        verdict.evidence
+
+
+def test_labels_are_class_indices_where_the_code_uses_them_as_classes():
+    from torchcopylint.verify.standins import plan, uses
+
+    node = ast.parse(textwrap.dedent("""\
+        def step(self, x, labels, y, c, targets, t, cls, n):
+            a = F.cross_entropy(self.head(x), labels)
+            b = F.mse_loss(self.head(x), y)
+            e = self.label_emb(c) * x
+            f = criterion(self.head(x), targets)
+            g = x + t
+            h = self.prototypes[cls]
+            return a + b + e + f + g + h + n
+        """)).body[0]
+    kinds = plan(["x", "labels", "y", "c", "targets", "t", "cls", "n"], uses(node), {}, {}).kinds
+    # A classification loss's target, an embedding's input, a label-named loss target, an index.
+    assert kinds["labels"] == kinds["c"] == kinds["targets"] == kinds["cls"] == "labels"
+    assert kinds["y"] == "tensor"  # the target of a loss of values: values, not classes
+    assert kinds["t"] == "float"  # `t` added to a tensor: a number
+
+
+def test_a_replay_of_networks_that_return_tuples_feeds_the_discriminator_the_image():
+    import torch
+
+    from torchcopylint.verify.callsites import first_tensor, replay
+    from torchcopylint.verify.inputs import probe_input_shape
+
+    source = (SHAPES / "tuple_gan.py").read_text(encoding="utf-8")
+    namespace: dict = {"__name__": "tuple_gan"}
+    exec(compile(source, str(SHAPES / "tuple_gan.py"), "exec"), namespace)  # noqa: S102 - the fixture
+    plan = replay(source, namespace, "cpu", ("self.netG", "Generator", namespace["Generator"]),
+                  ("self.netD", "Discriminator", namespace["Discriminator"]),
+                  lambda: probe_input_shape(namespace["Generator"], "forward", "cpu"))
+    generator, discriminator = namespace["Generator"](), namespace["Discriminator"]()
+    arguments, keywords = plan.generator_arguments()
+    output = generator(*arguments, **keywords)
+    assert isinstance(output, tuple) and first_tensor(output).shape[1:] == (784,)
+    arguments, keywords = plan.discriminator_arguments(first_tensor(output))
+    logit = first_tensor(discriminator(*arguments, **keywords))
+    logit.mean().backward()
+    assert all(p.grad is not None for p in generator.net.parameters())
+    assert torch.equal(first_tensor({"a": (None, torch.ones(1))}), torch.ones(1))
+
+
+# --- 4. TCL007 on state kept across calls ----------------------------------------------------------
+
+
+def test_state_a_module_keeps_across_calls_grows_over_three_calls(shapes_verified):
+    verdict = _verdict(shapes_verified, "module_state.py", "# expect: TCL007", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    sizes = re.search(r"after 3 calls of `forward` on the same instance, `self.avg` references autograd graphs of "
+                      r"(\d+) -> (\d+) -> (\d+) nodes: every call's graph stays alive", verdict.evidence)
+    assert sizes and 0 < int(sizes.group(1)) < int(sizes.group(2)) < int(sizes.group(3)), verdict.evidence
+
+
+def test_state_updated_from_a_detached_mean_is_refuted_over_three_calls(shapes_verified):
+    verdict = _verdict(shapes_verified, "module_state.py", "self.avg = self.avg * self.momentum + mean", "TCL007",
+                       hand_made=True, occurrence=2)
+    assert verdict.status == "refuted", verdict
+    assert "after 3 calls of `forward` on the same instance, `self.avg` holds no growing autograd graph (nodes " \
+           "after each call: 0 -> 0 -> 0)" in verdict.evidence, verdict.evidence
+
+
+# --- 5. TCL012 on a comprehension handed to an optimizer -------------------------------------------
+
+
+def test_a_comprehension_of_copies_is_evaluated_and_the_optimizer_refuses_it(shapes_verified):
+    verdict = _verdict(shapes_verified, "comprehension.py", "opt = torch.optim.SGD(", "TCL012")
+    assert verdict.status == "confirmed", verdict
+    line = line_of(shapes_verified["sources"][str(shapes_verified["project"] / "comprehension.py")], "opt = torch")
+    assert f"the list at line {line}, evaluated as the line began, holds 3 tensors, 3 of them not a leaf " \
+           f"(is_leaf=False, grad_fn=ToCopyBackward0); line {line} raised ValueError: can't optimize a non-leaf " \
+           f"Tensor" in verdict.evidence, verdict.evidence
+
+
+def test_a_comprehension_copied_only_on_a_gpu_is_not_decided_on_the_cpu(shapes_verified):
+    import torch
+
+    verdict = _verdict(shapes_verified, "comprehension.py", "moved = torch.optim.SGD(", "TCL012")
+    if torch.cuda.is_available():  # `dev` is the GPU there, and the copy is made
+        assert verdict.status == "confirmed", verdict
+    else:
+        assert verdict.status == "unverified", verdict
+        assert "0 of them not a leaf: on the CPU the conversion returned the leaf itself" in verdict.evidence
+
+
+def test_a_comprehension_of_leaves_is_refuted(shapes_verified):
+    verdict = _verdict(shapes_verified, "comprehension.py", "kept = torch.optim.SGD(", "TCL012", hand_made=True)
+    assert verdict.status == "refuted", verdict
+    assert "holds 3 tensors, 0 of them not a leaf: every element is a leaf (requires_grad=True), and the line ran " \
+           "without the optimizer's error" in verdict.evidence, verdict.evidence

@@ -1,0 +1,242 @@
+"""Arguments from a top-level call site: a script's function run with what its top-level call passes.
+
+Runs in the verification child process (the finding is static: the syntax tree only). A notebook or
+a script defines `train(model, device, train_loader, optimizer, epoch)` and calls it from its epoch
+loop at the top level, with the network, the optimizer and the loader the top level built. Those
+are what the function really receives: the experiment runs it with them, built by the slice of the
+top level that defines them (verify/script.py `function_text`, with the loader on stand-in batches,
+verify/datasites.py), never by running the loop around the call:
+
+- the loop's own targets (`epoch`, `for x, y in loader`) take the first value of the loop's
+  iterable (`range(1, args.epochs + 1)` -> 1, a stand-in loader -> its first batch);
+- simple assignments in the loop before the call (`real = data.to(device)`) run, in order, once;
+- an argument that still cannot be made (a name no statement the experiment may run binds) is left
+  to the stand-ins from use (verify/standins.py), and the evidence says which.
+
+Only calls in the module's body (or its main guard, or loops and branches there) count; a call in
+another function (`main()`) is not a top-level call site.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import torch
+from torch import nn
+
+from torchcopylint.verify.absent import AbsentPackageUsed
+
+_BUILTINS = frozenset(dir(builtins))
+_BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
+
+
+@dataclass(frozen=True)
+class TopLevelCall:
+    """One top-level call of the function: its arguments by parameter, and how to make the loop names they read."""
+
+    line: int
+    arguments: tuple  # (parameter name, expression text), in the call's order
+    loops: tuple      # (target text, iterable text) of the loops around the call, outermost first
+    before: tuple     # (target names, statement text, line, runnable) of the loops' assignments before the call
+    reads: frozenset  # the module-level names all of those read
+
+    def loop_names(self) -> set[str]:
+        names = set()
+        for target, _ in self.loops:
+            names |= {node.id for node in ast.walk(ast.parse(target, mode="eval")) if isinstance(node, ast.Name)}
+        for bound, *_ in self.before:
+            names |= set(bound)
+        return names
+
+
+@functools.lru_cache(maxsize=32)
+def top_level_calls(source: str, function_name: str) -> tuple:
+    """The top-level calls of `function_name` (a module-level function) in `source`, in file order."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    definition = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and node.name == function_name), None)
+    if definition is None:
+        return ()
+    found = []
+    for call, loops, before in _calls_in(tree.body, function_name, (), ()):
+        arguments = _arguments(call, definition)
+        if arguments is None:
+            continue
+        reads = set()
+        for _, text in arguments:
+            reads |= _names(text)
+        for _, iterable in loops:
+            reads |= _names(iterable)
+        for _, text, _, runnable in before:
+            if runnable:
+                reads |= _names(text)
+        site = TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset())
+        reads -= site.loop_names() | _BUILTINS | {function_name}
+        found.append(TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset(reads)))
+    return tuple(found)
+
+
+def _calls_in(body: list, function_name: str, loops: tuple, before: tuple):
+    """(call, loops around it, assignments before it in those loops) for each call of the function in
+    `body`, looking into loops, branches and main guards, never into definitions."""
+    earlier = list(before)
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            inner_loops = loops + ((ast.unparse(statement.target), ast.unparse(statement.iter)),)
+            yield from _calls_in(statement.body, function_name, inner_loops, tuple(earlier))
+            continue
+        if isinstance(statement, _BLOCKS):
+            for block in (getattr(statement, "body", []), getattr(statement, "orelse", []),
+                          *(handler.body for handler in getattr(statement, "handlers", []))):
+                yield from _calls_in(block, function_name, loops, tuple(earlier))
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function_name:
+                yield node, loops, tuple(earlier)
+        if loops and isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names = tuple(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            runnable = isinstance(statement, ast.Assign) and _plain_assignment(statement)
+            earlier.append((names, ast.unparse(statement), statement.lineno, runnable))
+
+
+def _plain_assignment(statement: ast.Assign) -> bool:
+    """An assignment in the loop the experiment may run once before the call: it calls no function of
+    the file (which may train) and steps nothing."""
+    for node in ast.walk(statement.value):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("backward", "step", "zero_grad"):
+                return False
+            if isinstance(func, ast.Name) and func.id not in _BUILTINS and func.id[:1].islower() \
+                    and func.id not in ("len", "range"):
+                return False  # a function (of the file, or imported): it may read data or train
+        if isinstance(node, (ast.Lambda, ast.Yield, ast.Await, ast.NamedExpr)):
+            return False
+    return True
+
+
+def _arguments(call: ast.Call, definition: ast.FunctionDef) -> Optional[list]:
+    """(parameter, expression) for each argument of the call; None for `*args`/`**kwargs` at the call."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+        return None
+    parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
+    if len(call.args) > len(parameters):
+        return None
+    found = [(name, ast.unparse(arg)) for name, arg in zip(parameters, call.args)]
+    known = set(parameters) | {a.arg for a in definition.args.kwonlyargs}
+    for keyword in call.keywords:
+        if keyword.arg not in known:
+            return None
+        found.append((keyword.arg, ast.unparse(keyword.value)))
+    return found
+
+
+def _names(text: str) -> set[str]:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    bound = {n.id for node in ast.walk(tree) if isinstance(node, (ast.comprehension,))
+             for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)} - bound
+
+
+@dataclass
+class Values:
+    """The call's arguments made in a module's namespace: the values, and why the others could not be."""
+
+    values: dict   # parameter -> value
+    failed: dict   # parameter -> why
+    shown: dict    # parameter -> how the evidence shows it
+
+
+def evaluate(site: TopLevelCall, namespace: dict) -> Values:
+    """Make the call's arguments: the loops' first values, the assignments before the call, then each
+    argument, in an environment over the module's namespace (which is not changed)."""
+    environment = dict(namespace)
+    unbound: dict = {}
+    firsts: dict = {}
+    for target, iterable in site.loops:
+        names = {n.id for n in ast.walk(ast.parse(target, mode="eval")) if isinstance(n, ast.Name)}
+        try:
+            first = next(iter(eval(iterable, environment)))  # noqa: S307 - the user's own loop header
+            environment["__tcl_first__"] = first
+            exec(f"{target} = __tcl_first__", environment)  # noqa: S102 - binds the loop's targets
+            for name in names:
+                firsts[name] = iterable
+        except BaseException as error:  # noqa: BLE001 - an empty loop, a name the slice did not bind
+            if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                raise
+            for name in names:
+                environment.pop(name, None)
+                unbound[name] = f"the loop over `{iterable}` gave no first value ({type(error).__name__})"
+    made_by: dict = {}
+    for bound, statement, line, runnable in site.before:
+        shown = statement if len(statement) <= 60 else statement[:57] + "..."
+        if not runnable:
+            for name in bound:
+                environment.pop(name, None)
+                unbound[name] = f"`{shown}` (line {line}) calls a function the experiment does not run"
+            continue
+        try:
+            exec(statement, environment)  # noqa: S102 - a plain assignment of the loop, once
+        except (Exception, AbsentPackageUsed) as error:  # noqa: BLE001 - a package that is not installed too
+            for name in bound:
+                environment.pop(name, None)
+                unbound[name] = f"`{shown}` (line {line}) failed ({type(error).__name__})"
+            continue
+        for name in bound:
+            unbound.pop(name, None)
+            made_by[name] = f"made by `{shown}` (line {line}), run once"
+    values, failed, shown = {}, {}, {}
+    for parameter, text in site.arguments:
+        missing = [name for name in _names(text) if name in unbound]
+        if missing:
+            failed[parameter] = unbound[missing[0]]
+            continue
+        try:
+            value = eval(text, environment)  # noqa: S307 - the call's own argument
+        except (Exception, AbsentPackageUsed) as error:  # noqa: BLE001 - a name the slice could not bind
+            failed[parameter] = f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
+            continue
+        values[parameter] = value
+        shown[parameter] = _shown(parameter, text, value, firsts, made_by)
+    return Values(values, failed, shown)
+
+
+def _shown(parameter: str, text: str, value: Any, firsts: dict, made_by: dict) -> str:
+    written = f"`{parameter}`" if text == parameter else f"`{parameter}` = `{text}`"
+    if text in firsts:
+        return f"{written} = {_value_text(value)} (the first of `{firsts[text]}`)"
+    if text in made_by:
+        return f"{written}: {_value_text(value)} ({made_by[text]})"
+    return f"{written}: {_value_text(value)}"
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, nn.Module):
+        count = sum(p.numel() for p in value.parameters())
+        return f"the script's {type(value).__name__} ({count:,} parameter values)"
+    if isinstance(value, torch.optim.Optimizer):
+        return f"the script's {type(value).__name__}"
+    if isinstance(value, torch.Tensor):
+        return f"tensor{tuple(value.shape)}"
+    if isinstance(value, (int, float, str, bool, torch.device)) or value is None:
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)}" + (" tensors" if all(
+            isinstance(item, torch.Tensor) for item in value) and value else " items")
+    name = type(value).__name__
+    if name.startswith("StandIn"):
+        return "the script's loader, on stand-in batches"
+    return f"the script's {name}"
