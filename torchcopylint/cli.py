@@ -12,7 +12,7 @@ import click
 
 from torchcopylint import __version__, noqa, notebook, pages, report
 from torchcopylint.config import ConfigError, Settings, load_settings
-from torchcopylint.diagnostic import Diagnostic
+from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.engine import LintRun, lint_document, lint_paths, lint_source, select_rules
 from torchcopylint.fix import fix_source, unified_diff, write_atomically
 from torchcopylint.rules import ALL_RULES, rule_by_code
@@ -161,12 +161,25 @@ def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> li
     except VerifyError as error:
         _fail(str(error))
     sources = {path: text for path, text in run.sources.items()}
-    # A notebook is verified as the module its code cells make; its verdicts go back to the cells.
+    # A notebook is verified as the module its code cells make (those that do not parse left
+    # empty); its verdicts go back to the cells. A diagnosis whose code needs a cell that does not
+    # parse cannot be run: it is unverified, naming the cell.
     notebooks = {path: notebook.read(text) for path, text in sources.items() if notebook.is_notebook(path)}
-    sources.update((path, document.module) for path, document in notebooks.items())
+    broken = {path: notebook.broken_cells(document) for path, document in notebooks.items()}
+    sources.update((path, notebook.blanked(document, broken[path])) for path, document in notebooks.items())
     in_modules = [notebook.to_module(d, notebooks[d.path]) if d.path in notebooks else d for d in run.diagnostics]
-    verified = verify(in_modules, sources, options)
-    return [dataclasses.replace(d, verdict=checked.verdict) for d, checked in zip(run.diagnostics, verified)]
+    blocked = {}
+    for index, diagnostic in enumerate(in_modules):
+        needed = notebook.needed_broken_cell(notebooks[diagnostic.path], broken[diagnostic.path],
+                                             sources[diagnostic.path], diagnostic.location.line) \
+            if broken.get(diagnostic.path) and not diagnostic.code.startswith("TCL9") else None
+        if needed is not None:
+            blocked[index] = Verdict("unverified", f"needs cell {needed[0]}, which does not parse "
+                                                   f"(`{needed[1]}` is defined there only)")
+    runnable = [index for index in range(len(in_modules)) if index not in blocked]
+    verified = dict(zip(runnable, verify([in_modules[index] for index in runnable], sources, options)))
+    return [dataclasses.replace(d, verdict=blocked[index] if index in blocked else verified[index].verdict)
+            for index, d in enumerate(run.diagnostics)]
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:
