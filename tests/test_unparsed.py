@@ -277,3 +277,18 @@ def test_a_python2_notebook_cell_is_named_in_its_cell():
     assert [(d.code, d.location.cell) for d in found] == [("TCL900", 2), ("TCL900", 3), ("TCL005", 4)]
     assert found[0].message.startswith("cell does not parse: Python 2 syntax (a `print` statement): this cell is")
     assert "write `non_blocking=True`" in found[1].message
+
+
+@pytest.mark.slow
+def test_verify_says_which_broken_cell_a_diagnosis_needs(cli, tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    cells = [("code", "import torch\n"), ("code", "scale = # TODO: pick a scale\n"),
+             ("code", "def scaled(x):\n    return (x * scale).clone().detach()\n"),
+             ("code", "def snapshot(x):\n    return x.clone().detach()\n")]
+    write(tmp_path / "verify.ipynb", make_notebook(cells))
+    result = cli("--no-cache", "--verify", "verify.ipynb")
+    lines = {line.split(":")[1]: line for line in result.stdout.splitlines() if ": TCL" in line}
+    assert set(lines) == {"cell 2", "cell 3", "cell 4"}
+    assert "[unverified: needs cell 2, which does not parse (`scale` is defined there only)]" in lines["cell 3"]
+    assert "[confirmed:" in lines["cell 4"]  # the module without cell 2 still runs what does not need it
