@@ -259,7 +259,8 @@ def check_module(text: str, path: str, seed: str, tally: Tally, rng: random.Rand
         if not any(d.fix is not None for d in found):
             return
         unsafe = rng.random() < 0.5
-        outcome = fix_source(text, path, lambda current: lint_source(current, path), unsafe=unsafe)
+        outcome = fix_source(text, path, _first_answered(text, found, lambda current: lint_source(current, path)),
+                             unsafe=unsafe)
     except Exception as error:  # noqa: BLE001 - what the fuzz is for
         tally.add(Failure("escape", seed, _trace(error), text))
         return
@@ -270,6 +271,12 @@ def check_module(text: str, path: str, seed: str, tally: Tally, rng: random.Rand
         tally.add(Failure("broken-fix", seed, "the fixed module does not compile", text))
     elif not compiles(text) and libcst_parses(text) and not libcst_parses(outcome.fixed):
         tally.add(Failure("broken-fix", seed, "the fixed module no longer parses", text))
+
+
+def _first_answered(text: str, found: list, relint: Callable[[str], list]) -> Callable[[str], list]:
+    """`relint`, except that the text already linted is answered with what was found (the fixer's
+    first pass lints the input again: a third of the run's time)."""
+    return lambda current: found if current == text else relint(current)
 
 
 def check_notebook(raw: str, path: str, seed: str, tally: Tally, rng: random.Random,
