@@ -88,6 +88,28 @@ def test_the_auto_call_and_the_name_of_underscores_are_not_errors():
     assert [d.location.cell for d in by_code(found, "TCL005")] == [1]
 
 
+def test_an_auto_call_ipython_could_not_run_either_is_an_error_of_its_cell():
+    cells = [("code", "import torch\n"), ("code", "x = 1\n/print (x\n"),
+             ("code", "def f(t):\n    return t.clone().detach()\n")]
+    found = lint_document(make_notebook(cells), "autocall.ipynb")
+    assert [(d.code, d.location.cell, d.location.line) for d in found] == [("TCL900", 2, 2), ("TCL005", 3, 2)]
+
+
+def test_which_broken_cell_a_statement_needs():
+    cells = [("code", "import torch\n"), ("code", "scale = # TODO\nshift = 1\n"),
+             ("code", "def scaled(x):\n    return helper(x) + shift\n"),
+             ("code", "def helper(x):\n    return x * scale\n"),
+             ("code", "def alone(x, scale=2):\n    return x * scale\n")]
+    document = notebook.read(make_notebook(cells))
+    broken = notebook.broken_cells(document)
+    module = notebook.blanked(document, broken)
+    line_of = {cell.number: cell.first_line for cell in document.cells}
+    # `scaled` reads `shift` (only cell 2 has it) and, through `helper`, `scale`
+    assert notebook.needed_broken_cell(document, broken, module, line_of[3] + 1) == (2, "scale")
+    # a parameter named like the missing global is not a need
+    assert notebook.needed_broken_cell(document, broken, module, line_of[5] + 1) is None
+
+
 def test_before_this_change_the_whole_notebook_was_one_error_at_a_wrong_place():
     # What libcst alone says about the same module: an error at one position, and nothing else linted.
     document = notebook.read(make_notebook(EXERCISE_CELLS))
