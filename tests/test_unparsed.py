@@ -314,3 +314,11 @@ def test_verify_says_which_broken_cell_a_diagnosis_needs(cli, tmp_path, monkeypa
     assert set(lines) == {"cell 2", "cell 3", "cell 4"}
     assert "[unverified: needs cell 2, which does not parse (`scale` is defined there only)]" in lines["cell 3"]
     assert "[confirmed:" in lines["cell 4"]  # the module without cell 2 still runs what does not need it
+
+
+def test_a_byte_order_mark_is_not_the_error():
+    # CPython refuses U+FEFF in a str; the file's own error (line 2) is the one to report
+    [error] = lint_source("\ufeffimport torch\nx = torch.cat([a,\n", "bom.py", prefilter=False)
+    assert (error.location.line, error.location.column) == (2, 15) and "'[' was never closed" in error.message
+    found = lint_source("\ufeff" + TABS, "bom_tabs.py")
+    assert [d.location.line for d in found] == [6, 8, 13]

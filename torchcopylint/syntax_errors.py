@@ -43,9 +43,13 @@ def cpython_accepts(text: str) -> bool:
     return _compile(text) is None
 
 
+BOM = "\ufeff"
+
+
 def problem_in(text: str) -> Optional[SyntaxProblem]:
     """CPython's syntax error in `text`, described; None when CPython parses it."""
     error = _compile(text)
+    text = text[len(BOM):] if text.startswith(BOM) else text
     if error is None:
         return None
     if isinstance(error, str) or "null bytes" in str(error.msg):  # null bytes, or nesting past the C stack
@@ -60,6 +64,10 @@ def problem_in(text: str) -> Optional[SyntaxProblem]:
 
 def _compile(text: str):
     """None, the SyntaxError, or a string saying why the parser could not run."""
+    if text.startswith(BOM):
+        # A file's byte order mark: CPython skips it reading bytes, but refuses it in a str. libcst
+        # drops it too, and counts line 1's columns without it, as the positions here then do.
+        text = text[len(BOM):]
     with warnings.catch_warnings():
         # `"\d"` and friends warn at parse time; under `-W error` a warning would be a SyntaxError.
         warnings.simplefilter("ignore")
