@@ -322,3 +322,22 @@ def test_a_byte_order_mark_is_not_the_error():
     assert (error.location.line, error.location.column) == (2, 15) and "'[' was never closed" in error.message
     found = lint_source("\ufeff" + TABS, "bom_tabs.py")
     assert [d.location.line for d in found] == [6, 8, 13]
+
+
+def test_a_fix_that_writes_new_lines_in_a_tab_file_is_offered_with_the_files_own_indentation(cli, tmp_path,
+                                                                                                monkeypatch):
+    # TCL004's fix wraps the write in `with torch.no_grad():`, a new line over a rewritten one: not exact,
+    # so unsafe (it is anyway) with a note, and its lines are indented as the file indents them.
+    monkeypatch.chdir(tmp_path)
+    source = ("import torch\n\n\nclass Init:\n    def apply(self, w: torch.Tensor):\n"
+              "\t    w.requires_grad_(True)\n\t    w.mul_(0.5)\n\t    return w\n")
+    assert compiles(source)
+    [finding] = lint_source(source, "leaf.py")
+    assert finding.code == "TCL004" and finding.fix.applicability is Applicability.UNSAFE
+    assert finding.fix.description.endswith(normalise.INEXACT_NOTE)
+    path = write(tmp_path / "leaf.py", source)
+    assert cli("--no-cache", "--fix", "leaf.py").stdout.count("TCL004") == 1 and path.read_text() == source
+    diff = cli("--no-cache", "--diff", "--unsafe-fixes", "leaf.py").stdout
+    assert "-\t    w.mul_(0.5)\n+\t    with torch.no_grad():\n+\t        w.mul_(0.5)\n" in diff
+    cli("--no-cache", "--fix", "--unsafe-fixes", "leaf.py")
+    assert compiles(path.read_text()) and "\t        w.mul_(0.5)\n" in path.read_text()
