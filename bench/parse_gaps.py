@@ -47,7 +47,7 @@ def classify(path: Path) -> dict | None:
     if problem is not None:
         return {"path": str(path), "cpython": f"{problem.line}:{problem.column} {problem.message}",
                 "normalised": None}
-    normalised = normalise.expand_indentation(text)
+    normalised = normalise.normalise(text)
     return {"path": str(path), "cpython": "compiles",
             "normalised": None if normalised is None else (normalised.kind if parses(normalised.text) else "fails")}
 

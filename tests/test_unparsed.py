@@ -227,7 +227,7 @@ def test_fix_on_a_tab_file_keeps_its_tabs_and_compiles(cli, tmp_path, monkeypatc
 
 
 def test_a_fix_is_exact_only_where_its_positions_map_exactly():
-    normalised = normalise.expand_indentation(TABS)
+    normalised = normalise.normalise(TABS)
     assert set(normalised.lines) == {6, 7, 8, 9}
     assert compiles(normalised.text) and parse_for_analysis(normalised.text)
     location = Location("tabs.py", 6, 17, 6, 35)  # `x.clone().detach()` after 12 spaces and `y = `
@@ -251,7 +251,7 @@ def test_a_fix_is_exact_only_where_its_positions_map_exactly():
 
 def test_strings_and_bracketed_lines_are_not_touched():
     text = "if x:\n y = 1\n if x:\n\t y = ('''\n\tkept\t''',\n\t\t\t1)\n"
-    normalised = normalise.expand_indentation(text)
+    normalised = normalise.normalise(text)
     assert set(normalised.lines) == {4}
     assert normalised.text.splitlines()[4:] == ["\tkept\t''',", "\t\t\t1)"]
     assert ast.dump(ast.parse(normalised.text)) == ast.dump(ast.parse(text))
@@ -341,3 +341,22 @@ def test_a_fix_that_writes_new_lines_in_a_tab_file_is_offered_with_the_files_own
     assert "-\t    w.mul_(0.5)\n+\t    with torch.no_grad():\n+\t        w.mul_(0.5)\n" in diff
     cli("--no-cache", "--fix", "--unsafe-fixes", "leaf.py")
     assert compiles(path.read_text()) and "\t        w.mul_(0.5)\n" in path.read_text()
+
+
+def test_a_line_that_holds_only_a_backslash_before_a_block_is_read_as_cpython_reads_it():
+    # CPython continues the indentation over the backslash line; libcst refuses the file
+    source = "import torch\n\n\ndef snapshot(t):\n\\\n    return t.clone().detach()\n"
+    assert compiles(source)
+    with pytest.raises(Exception):
+        parse_for_analysis(source)
+    normalised = normalise.normalise(source)
+    assert normalised.kind == normalise.CONTINUED and normalised.text.splitlines()[4] == ""
+    [finding] = lint_source(source, "continued.py")
+    assert (finding.code, finding.location.line, finding.location.column) == ("TCL005", 6, 12)
+    assert finding.fix.applicability is Applicability.SAFE
+
+
+def test_a_normalised_text_is_used_only_when_cpython_reads_the_same_program():
+    # Same widths, different programs would be a bug; a text CPython refuses is never normalised
+    assert normalise.normalise("if x:\n\ty = 1\n        z = 2\n") is None  # TabError in CPython
+    assert normalise.normalise("x = 1\n") is None  # nothing to normalise

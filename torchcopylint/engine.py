@@ -236,7 +236,7 @@ def _lint_unparsed(text: str, path: str, rules: list[Rule], error: cst.ParserSyn
     problem = syntax_errors.problem_in(text)
     if problem is not None:
         return [file_error(path, problem.describe("file"), problem.line, problem.column)]
-    normalised = normalise.expand_indentation(text)
+    normalised = normalise.normalise(text)
     if normalised is not None:
         try:
             module = parse_for_analysis(normalised.text)

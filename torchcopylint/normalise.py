@@ -1,18 +1,22 @@
 """Files CPython compiles but libcst refuses: a normalised text to lint, positions mapped back.
 
-The one kind measured (libcst 1.9 on CPython 3.11; torch, timm, torchvision, transformers,
-diffusers and pytorch-lightning have none, old research code and notebooks do) is indentation
-that mixes tabs and spaces in a way CPython accepts and libcst does not. CPython compares
-indentation by its width with tabs to the next multiple of 8 (and checks that the count of
-characters agrees, else TabError); libcst stores each block's indentation as text added to its
-parent's, so a block indented `"\\t "` inside one indented `" "` is refused though CPython runs
-it. Writing every logical line's indentation as that many spaces keeps CPython's block
-structure exactly (same widths), and spaces-only indentation is always an extension of its
-parent's, so libcst reads it.
+Two kinds were found (libcst 1.9, CPython 3.11; torch, timm, torchvision, transformers,
+diffusers and pytorch-lightning have neither; old research code, notebooks and the fuzz have):
+
+- indentation that mixes tabs and spaces in a way CPython accepts: CPython compares
+  indentation by its width with tabs to the next multiple of 8 (and checks that the count of
+  characters agrees, else TabError); libcst reads each block's indentation as text added to
+  its parent's, so a block indented `"\\t    "` inside one indented `"    "` is refused though
+  CPython runs it. Writing every statement's indentation as that many spaces keeps CPython's
+  blocks exactly (same widths), and spaces-only indentation always extends its parent's.
+- a line holding only a backslash where a statement starts (`def f():` then `\\` then the
+  indented body): CPython continues the indentation on the next line, libcst refuses it. The
+  line is left empty and its width carried to the next one.
 
 Only the indentation of lines that start a statement (or are blank, or a comment) changes:
 lines inside brackets, strings and backslash continuations are left as they are, so string
-values never change. A position maps back exactly unless it falls inside a rewritten
+values never change, and a normalised text is used only if CPython parses it to the same tree
+as the original. A position maps back exactly unless it falls inside a rewritten
 indentation; a fix is exact when its edits map exactly and, if it writes several lines, none of
 the lines it spans was rewritten (its new lines copy indentation from the normalised text).
 An inexact fix is kept as an unsafe one, its new lines indented as the original's, for `--diff`
@@ -21,9 +25,11 @@ and `--unsafe-fixes`.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import warnings
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from torchcopylint.diagnostic import Applicability, Diagnostic, Edit, Fix, Location
 from torchcopylint.fix import split_lines
@@ -48,28 +54,91 @@ class Normalised:
     kind: str  # what was normalised, for messages
 
 
-def expand_indentation(text: str) -> Optional[Normalised]:
-    """The text with every statement's indentation written as spaces; None when there is nothing to expand."""
-    if "\t" not in text and "\f" not in text:
+TABS = "indentation that mixes tabs and spaces"
+CONTINUED = "indentation continued over a line that holds only a backslash"
+
+
+def normalise(text: str) -> Optional[Normalised]:
+    """A text libcst can read that CPython reads as the same program as `text`, or None.
+
+    Statements' indentation is written as spaces, and a line that holds only a backslash at
+    the start of a statement (its indentation continues on the next line: CPython 3.11 adds
+    the two, 3.12 keeps the first) is left empty and its width carried to the next line. The
+    result is kept only if CPython parses it to the same tree (positions aside) as `text`.
+    """
+    if "\t" not in text and "\f" not in text and "\\" not in text:
         return None
+    original = parse_tree(text)
+    if original is None:
+        return None
+    for carried in (_ADDED, _FIRST):
+        candidate = _rewritten(text, carried)
+        if candidate is None:
+            return None
+        tree = parse_tree(candidate.text)
+        if tree is not None and ast.dump(tree) == ast.dump(original):
+            return candidate
+        if CONTINUED not in candidate.kind:
+            return None  # the carried width did not matter: no other candidate to try
+    return None
+
+
+def _ADDED(carried: int, own: int) -> int:
+    return carried + own
+
+
+def _FIRST(carried: int, own: int) -> int:
+    return carried or own
+
+
+def _rewritten(text: str, combine: Callable[[int, int], int]) -> Optional[Normalised]:
     scanner = LineScanner()
     out: list[str] = []
     rewritten: dict[int, Rewritten] = {}
+    kinds: list[str] = []
+    carried: Optional[int] = None  # the width a backslash-only line passes on to the next line
     for number, line in enumerate(split_lines(text), 1):
         body = line.rstrip("\r\n")
+        ending = line[len(body):]
         if scanner.at_statement_start:
             indentation = body[: len(body) - len(body.lstrip(" \t\f"))]
-            if "\t" in indentation or "\f" in indentation:
-                width = indentation_width(indentation)
+            rest = body[len(indentation):]
+            width = indentation_width(indentation)
+            if rest == "\\" and ending:
+                carried = width if carried is None else combine(carried, width)
+                rewritten[number] = Rewritten(body, 0)
+                out.append(ending)
+                _add(kinds, CONTINUED)
+                continue  # the next line starts the statement, for CPython and here
+            if carried is not None:
+                width, carried = combine(carried, width), None
+            tabs = "\t" in indentation or "\f" in indentation
+            if tabs:
+                _add(kinds, TABS)
+            if tabs or width != len(indentation):
                 rewritten[number] = Rewritten(indentation, width)
-                body_rest = body[len(indentation):]
-                line = " " * width + body_rest + line[len(body):]
-                body = " " * width + body_rest
+                body = " " * width + rest
+                line = body + ending
         scanner.feed(body)
         out.append(line)
     if not rewritten:
         return None
-    return Normalised("".join(out), rewritten, "indentation that mixes tabs and spaces")
+    return Normalised("".join(out), rewritten, " and ".join(kinds))
+
+
+def _add(kinds: list[str], kind: str) -> None:
+    if kind not in kinds:
+        kinds.append(kind)
+
+
+def parse_tree(text: str) -> Optional[ast.Module]:
+    """CPython's tree of the text (a leading byte order mark skipped), or None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text[1:] if text.startswith("\ufeff") else text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
 
 
 def indentation_width(indentation: str) -> int:
