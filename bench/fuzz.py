@@ -373,8 +373,9 @@ def run_mutants(count: int, seed: int, time_budget: Optional[float] = None) -> T
     return tally
 
 
-def run_generated(count: int, seed: int) -> Tally:
-    """`count` programs from hypothesmith (Python's grammar), each linted with every rule and fixed."""
+def run_generated(count: int, seed: int, time_budget: Optional[float] = None) -> Tally:
+    """`count` programs from hypothesmith (Python's grammar), each linted with every rule and fixed;
+    past `time_budget` seconds the rest are generated but not checked (hypothesis runs them all)."""
     import hypothesmith
     from hypothesis import HealthCheck, given, seed as hypothesis_seed, settings
 
@@ -382,11 +383,17 @@ def run_generated(count: int, seed: int) -> Tally:
     rng = random.Random(seed)
     start = time.perf_counter()
 
+    first_case: list[float] = []  # when the first program came: building the generator is not the budget's
+
     @hypothesis_seed(seed)
     @settings(max_examples=count, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
     @given(hypothesmith.from_grammar())
     def case(source: str) -> None:
+        if not first_case:
+            first_case.append(time.perf_counter())
+        if time_budget is not None and time.perf_counter() - first_case[0] > time_budget:
+            return
         tally.generated += 1
         # with torch imported, so that the prefilter and the name resolution have something to see
         text = rng.choice(["", "import torch\n", "import torch\nfrom torch import nn\n"]) + source

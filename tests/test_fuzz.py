@@ -19,7 +19,8 @@ import pytest
 
 FUZZ = Path(__file__).resolve().parent.parent / "bench" / "fuzz.py"
 MUTANT_SECONDS = 12.0
-GENERATED_EXAMPLES = 15
+GENERATED_EXAMPLES = 12
+GENERATED_SECONDS = 5.0
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +46,9 @@ def test_mutants_of_realistic_files_and_notebooks(fuzz):
 
 def test_programs_generated_from_the_grammar(fuzz):
     pytest.importorskip("hypothesmith")
-    tally = fuzz.run_generated(GENERATED_EXAMPLES, seed=7)
+    tally = fuzz.run_generated(GENERATED_EXAMPLES, seed=7, time_budget=GENERATED_SECONDS)
     print(tally.line())
-    assert tally.generated == GENERATED_EXAMPLES and tally.problems == 0, report(tally)
+    assert tally.generated >= 3 and tally.problems == 0, report(tally)
 
 
 def test_the_checks_catch_what_they_look_for(fuzz, monkeypatch):
