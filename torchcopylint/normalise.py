@@ -188,10 +188,13 @@ def _fix_to_original(fix: Fix, normalised: Normalised) -> Fix:
         content = edit.content
         exact = exact and start_exact and end_exact
         if "\n" in content or "\r" in content:
-            spanned = [line for line in range(edit.line, edit.end_line + 1) if line in normalised.lines]
+            spanned = [normalised.lines[line] for line in range(edit.line, edit.end_line + 1)
+                       if line in normalised.lines]
             if spanned:
                 exact = False
-                content = _respelled(content, normalised.lines[spanned[0]])
+                indented = [change for change in spanned if change.width and not change.original.endswith("\\")]
+                if indented:
+                    content = _respelled(content, indented[0])
         edits.append(Edit(edit.line, column, edit.end_line, end_column, content))
     if exact:
         return dataclasses.replace(fix, edits=tuple(edits))
