@@ -156,9 +156,12 @@ def mutate_lines(lines: list[str], rng: random.Random, extra: list[str] = ODD_LI
     elif operation == 9:  # join with the next line
         if index + 1 < len(lines):
             lines[index:index + 2] = [line.rstrip("\r\n") + " " + lines[index + 1].lstrip()]
-    elif operation == 10:  # other line endings
+    elif operation == 10:  # other line endings: all of them, or this line's alone (a mix)
         ending = rng.choice(["\r\n", "\r", "\n"])
-        lines = [item.rstrip("\r\n") + ending if item.endswith(("\n", "\r")) else item for item in lines]
+        if rng.random() < 0.5:
+            lines = [item.rstrip("\r\n") + ending if item.endswith(("\n", "\r")) else item for item in lines]
+        elif line.endswith(("\n", "\r")):
+            lines[index] = line.rstrip("\r\n") + ending
     elif operation == 11:  # move a block of lines elsewhere
         size = rng.randint(1, 6)
         block = lines[index:index + size]
