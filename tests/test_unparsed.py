@@ -360,3 +360,15 @@ def test_a_normalised_text_is_used_only_when_cpython_reads_the_same_program():
     # Same widths, different programs would be a bug; a text CPython refuses is never normalised
     assert normalise.normalise("if x:\n\ty = 1\n        z = 2\n") is None  # TabError in CPython
     assert normalise.normalise("x = 1\n") is None  # nothing to normalise
+
+
+def test_a_cell_with_old_mac_line_breaks_does_not_shift_the_cells_after_it():
+    # The case bench/fuzz.py found: a fix landed in the cell that does not parse, three lines early
+    cells = [("code", "import torch\rx = 1\ry = 2\rz = 3"), ("code", "total = # TODO\n"),
+             ("code", "def snapshot(t):\n    return t.clone().detach()\n")]
+    raw = make_notebook(cells, source_as_string=True)
+    [error, finding] = lint_document(raw, "cr.ipynb")
+    assert (error.location.cell, finding.location.cell, finding.location.line) == (2, 3, 2)
+    outcome = notebook.fix(raw, "cr.ipynb", lambda module: lint_source(module, "cr.ipynb"), unsafe=False)
+    after = json.loads(outcome.fixed)["cells"]
+    assert after[1]["source"] == "total = # TODO\n" and "t.detach().clone()" in after[2]["source"]
