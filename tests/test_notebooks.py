@@ -192,10 +192,16 @@ def test_a_broken_notebook_is_tcl900_and_the_run_goes_on(cli, project, content, 
     assert any(line.startswith("gan.ipynb:cell 4:") for line in result.stdout.splitlines())
 
 
-def test_a_cell_that_does_not_parse_is_a_file_error_in_its_cell(project):
+def test_a_cell_that_does_not_parse_is_a_file_error_in_its_cell_and_the_others_are_linted(project):
     write(project / "bad.ipynb", gan_notebook().replace('errD = err_real + err_fake', 'errD = err_real err_fake'))
-    [error] = lint_document((project / "bad.ipynb").read_bytes(), "bad.ipynb")
-    assert error.code == "TCL900" and error.location.cell == 4
+    found = lint_document((project / "bad.ipynb").read_bytes(), "bad.ipynb")
+    [error] = [d for d in found if d.code == "TCL900"]
+    # CPython's position: line 8 of cell 4, at `err_fake`
+    assert (error.location.cell, error.location.line, error.location.column) == (4, 8, 21)
+    assert error.message.startswith("cell does not parse: invalid syntax;")
+    assert "the other cells are linted" in error.message
+    # cell 5's finding is still reported; the discriminator step was in the broken cell, so is gone
+    assert [(d.code, d.location.cell) for d in found if d.code != "TCL900"] == [("TCL005", 5)]
 
 
 def test_noqa_works_in_a_cell_and_a_file_comment_in_any_cell_skips_the_notebook(project):

@@ -15,6 +15,8 @@ CASES = {
     "repeated statements": "import torch\nx = torch.ones(3)\nx = torch.ones(3)\n\n\ndef f(a):\n    return a.clone()\n",
     "no trailing newline": "# header comment\n\nimport torch\n\n\ndef f(a):\n    b = a.clone()\n    return b",
     "crlf": "import torch\r\n\r\ndef f(a):\r\n    b = a.clone().detach()\r\n    return b\r\n",
+    # lone "\r" line breaks in a "\n" file (a notebook cell saved on an old Mac; found by bench/fuzz.py)
+    "mixed line breaks": "import torch\nx = 1\ry = 2\rz = 3\n\n\ndef f(a):\n    return a.clone().detach()\n",
     "semicolons and decorators": "import torch; y = 1\n@torch.no_grad()\n# between\ndef f(a):\n    a.add_(1); return a\n",
     "comment-only lines": "\n\n# a\n# b\nclass C:\n    '''doc\n    string'''\n    def g(self, x):\n        return x.t()\n# trailing comment\n",
 }

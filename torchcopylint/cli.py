@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -149,28 +148,15 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
 
 def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> list[Diagnostic]:
     # Imported here: the static path never loads the verifier.
-    from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
+    from torchcopylint.verify.documents import verify_documents
+    from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device
 
     try:
         options = VerifyOptions(device=resolve_device(device), timeout=timeout, factories=settings.verify_factories(),
                                 pythonpath=settings.verify_pythonpath())
     except VerifyError as error:
         _fail(str(error))
-    sources = {path: text for path, text in run.sources.items()}
-    # A notebook is verified as the module its code cells make; its verdicts go back to the cells.
-    notebooks = {path: notebook.read(text) for path, text in sources.items() if notebook.is_notebook(path)}
-    sources.update((path, document.module) for path, document in notebooks.items())
-    in_modules = [notebook.to_module(d, notebooks[d.path]) if d.path in notebooks else d for d in run.diagnostics]
-    verified = verify(in_modules, sources, options)
-    return [dataclasses.replace(d, verdict=_verdict_in_cells(checked.verdict, notebooks.get(d.path)))
-            for d, checked in zip(run.diagnostics, verified)]
-
-
-def _verdict_in_cells(verdict, document):
-    """A notebook's verdict names the cells and lines of its evidence (`cell 4, line 6`), not the module's."""
-    if verdict is None or document is None:
-        return verdict
-    return dataclasses.replace(verdict, evidence=notebook.lines_in_cells(verdict.evidence, document))
+    return verify_documents(run.diagnostics, run.sources, options)
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from torchcopylint import notebook, noqa, parallel
+from torchcopylint import normalise, notebook, noqa, parallel, syntax_errors
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.cache import Cache, config_key, content_digest, default_cache_dir, with_path
 from torchcopylint.config import Settings
@@ -77,6 +77,12 @@ def _per_file_ignored(path: str, settings: Settings) -> set[str]:
     return {code for code in all_codes if any(code.startswith(prefix) for prefix in ignored)}
 
 
+def _has_findings(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Whether any diagnostic is a rule's finding (the fixer then needs the text): a notebook can
+    have them next to a TCL900 for a cell that does not parse."""
+    return any(diagnostic.code != FILE_ERROR_CODE for diagnostic in diagnostics)
+
+
 def file_error(path: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
     return Diagnostic(
         FILE_ERROR_CODE, FILE_ERROR_NAME, message, Location(path, line, column, line, column + 1), Severity.ERROR
@@ -121,8 +127,10 @@ def _squeezed_triggers(triggers: tuple[bytes, ...]) -> tuple[bytes, ...]:
 
 
 def lint_source(source: Union[str, bytes], path: str = "<string>", rules: Optional[Sequence[Rule]] = None,
-                prefilter: bool = True) -> list[Diagnostic]:
-    """Lint one module's text; the core every entry point shares. `prefilter=False` parses every file."""
+                prefilter: bool = True, *, cells: Optional[notebook.Notebook] = None) -> list[Diagnostic]:
+    """Lint one module's text; the core every entry point shares. `prefilter=False` parses every file.
+    `cells`: the notebook whose code cells the text is (its cells that do not parse are reported
+    one by one and the others linted)."""
     rules = list(ALL_RULES) if rules is None else list(rules)
     if isinstance(source, bytes):
         try:
@@ -140,7 +148,7 @@ def lint_source(source: Union[str, bytes], path: str = "<string>", rules: Option
     if too_deep is not None:
         return [file_error(path, f"file does not parse: {too_deep}; skipped")]
     with _cyclic_collector_paused():
-        return _lint_text(text, path, rules)
+        return _lint_text(text, path, rules, cells)
 
 
 def lint_document(source: Union[str, bytes], path: str, rules: Optional[Sequence[Rule]] = None,
@@ -160,7 +168,7 @@ def lint_document(source: Union[str, bytes], path: str, rules: Optional[Sequence
     if len(document.module) > MAX_FILE_BYTES:
         return [file_error(path, f"the notebook's code is too large ({_size(len(document.module))}, "
                                  f"limit {_size(MAX_FILE_BYTES)}); skipped")]
-    return notebook.to_cells(lint_source(document.module, path, rules, prefilter), document)
+    return notebook.to_cells(lint_source(document.module, path, rules, prefilter, cells=document), document)
 
 
 @contextmanager
@@ -182,14 +190,21 @@ def _cyclic_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
+def _lint_text(text: str, path: str, rules: list[Rule], cells: Optional[notebook.Notebook] = None) \
+        -> list[Diagnostic]:
     try:
         module = parse_for_analysis(text)
     except cst.ParserSyntaxError as error:
-        message = str(error).splitlines()[0] if str(error) else "syntax error"
-        return [file_error(path, f"file does not parse: {message}", error.raw_line, error.raw_column + 1)]
+        broken = notebook.broken_cells(cells) if cells is not None else []
+        if broken:
+            return _lint_around_cells(cells, broken, path, rules)
+        return _lint_unparsed(text, path, rules, error)
     except (RecursionError, ValueError) as error:
         return [file_error(path, f"file does not parse: {type(error).__name__}: {error}")]
+    return _lint_module(module, text, path, rules)
+
+
+def _lint_module(module: cst.Module, text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
     facts = ModuleFacts(module, path, text)
     try:
         findings = [finding for rule in rules for finding in rule.check(facts)]
@@ -203,6 +218,37 @@ def _lint_text(text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
     lines = split_lines(text)
     kept = [d for d in diagnostics if not _suppressed(d, lines)]
     return sorted(_unique(kept), key=Diagnostic.sort_key)
+
+
+def _lint_around_cells(document: notebook.Notebook, broken: list[notebook.BrokenCell], path: str,
+                       rules: list[Rule]) -> list[Diagnostic]:
+    """A notebook with cells that do not parse: one TCL900 at each (module positions, CPython's line
+    and column), and the other cells linted as one module. What the broken cells would define is
+    unknown to the analysis, like any name it cannot see."""
+    errors = [file_error(path, item.problem.describe("cell"), item.problem.line, item.problem.column)
+              for item in broken]
+    return sorted([*errors, *_lint_text(notebook.blanked(document, broken), path, rules)], key=Diagnostic.sort_key)
+
+
+def _lint_unparsed(text: str, path: str, rules: list[Rule], error: cst.ParserSyntaxError) -> list[Diagnostic]:
+    """libcst refused the text (only now is anything more paid). CPython says where and what the
+    error is; or CPython accepts the text, and a normalised text is linted, positions mapped back."""
+    problem = syntax_errors.problem_in(text)
+    if problem is not None:
+        return [file_error(path, problem.describe("file"), problem.line, problem.column)]
+    normalised = normalise.normalise(text)
+    if normalised is not None:
+        try:
+            module = parse_for_analysis(normalised.text)
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            pass
+        else:
+            return sorted((normalise.to_original(diagnostic, normalised)
+                           for diagnostic in _lint_module(module, normalised.text, path, rules)),
+                          key=Diagnostic.sort_key)
+    message = str(error).splitlines()[0] if str(error) else "syntax error"
+    return [file_error(path, f"file does not parse with libcst, though CPython compiles it ({message}); "
+                             "this file is skipped", error.raw_line, error.raw_column + 1)]
 
 
 # CPython refuses brackets nested deeper than this ("too many nested parentheses"); libcst's
@@ -306,7 +352,7 @@ def lint_file(path: Path, settings: Optional[Settings] = None) -> tuple[list[Dia
         return [source], None
     rules = select_rules(settings, str(path))
     diagnostics = lint_document(source, str(path), rules)
-    if diagnostics and diagnostics[0].code != FILE_ERROR_CODE:
+    if _has_findings(diagnostics):
         return diagnostics, source.decode("utf-8")
     return diagnostics, None
 
@@ -352,7 +398,7 @@ def lint_task(path: str, codes: Sequence[str], prefilter: bool = True) -> dict:
     if status is not None:
         result.update(digest=content_digest(source), size=status.st_size, mtime=status.st_mtime_ns)
     result["diagnostics"] = [diagnostic.to_dict() for diagnostic in diagnostics]
-    if diagnostics and diagnostics[0].code != FILE_ERROR_CODE:
+    if _has_findings(diagnostics):
         result["text"] = source.decode("utf-8")
     elif not diagnostics and prefilter and rules and not could_match(source, rules):
         result["skipped"] = True
@@ -427,7 +473,7 @@ def lint_paths(paths: Sequence[str], settings: Settings, force_exclude: bool = F
                 run.files_skipped += bool(entry[6])
                 diagnostics = [with_path(item, shown) for item in entry[5]]
                 run.diagnostics.extend(diagnostics)
-                if diagnostics and diagnostics[0].code != FILE_ERROR_CODE:
+                if _has_findings(diagnostics):
                     text = _text(path, data)
                     if text is not None:
                         run.sources[shown] = text

@@ -25,6 +25,7 @@ from typing import Callable, Optional, Sequence
 import libcst
 
 from torchcopylint.diagnostic import Applicability, Diagnostic, Fix
+from torchcopylint.syntax_errors import cpython_accepts, problem_in
 
 BOM = "\ufeff"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -154,7 +155,8 @@ def fix_source(
 
     Each pass's result must parse; if one does not, every change is dropped
     (as ruff does: a fix that breaks syntax makes the earlier ones suspect too)
-    and the outcome carries the error with `fixed == original`.
+    and the outcome carries the error with `fixed == original`. A module CPython
+    compiled must still compile (libcst accepts some texts CPython refuses).
     A document that is not a module (a notebook) brings its own `apply(text, diagnostics,
     unsafe)` and `syntax_error(text)`.
     """
@@ -171,6 +173,8 @@ def fix_source(
             converged = True
             break
         error = (syntax_error or module_syntax_error)(new_text)
+        if error is None and syntax_error is None and not cpython_accepts(new_text) and cpython_accepts(text):
+            error = _cpython_message(new_text)
         if error is not None:
             message = f"fixes introduced a syntax error, reverted: {error}"
             return FixOutcome(path, source, source, 0, 0, error=message)
@@ -182,11 +186,20 @@ def fix_source(
 
 
 def module_syntax_error(text: str) -> Optional[str]:
+    """Why the text cannot be linted, or None: libcst parses it, or CPython does (then the linter
+    reads a normalised text, normalise.py)."""
     try:
         libcst.parse_module(text)
     except libcst.ParserSyntaxError as exc:
-        return str(exc).splitlines()[0]
+        if cpython_accepts(text):
+            return None
+        return _cpython_message(text) or str(exc).splitlines()[0]
     return None
+
+
+def _cpython_message(text: str) -> Optional[str]:
+    problem = problem_in(text)
+    return None if problem is None else f"{problem.message} (line {problem.line}, column {problem.column})"
 
 
 def write_atomically(path: Path, text: str, *, encoding: str = "utf-8") -> None:

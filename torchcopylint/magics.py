@@ -2,6 +2,9 @@
 
 A line magic or shell escape (`%matplotlib inline`, `!pip install x`) becomes `pass` at its
 indentation, `x = !ls` becomes `x = None`, a help request (`obj?`, `??obj`) becomes `pass`;
+an explicit auto-call becomes the call IPython runs (`/f x y` is `f(x, y)`, `,f a b` is
+`f("a", "b")`, `;f a b` is `f("a b")`: the names it uses are then seen, and a line IPython
+could not run either stays a syntax error of its cell);
 a cell magic whose body is Python (`%%time`, `%%capture`) has its first line neutralised,
 any other cell magic (`%%bash`, `%%writefile`, `%%html`) its whole cell, as ruff does. Only
 the first thing of a statement can be an escape: lines inside strings and brackets, and
@@ -22,6 +25,20 @@ PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "prun", "pypy", "python", "p
 _ASSIGNED_ESCAPE = re.compile(r"^(\s*[\w.\[\](), *]+?\s*(?<![=!<>])=\s*)[!%]")
 
 
+# IPython's explicit auto-call escapes (its inputtransformer2): none can start a Python statement.
+_AUTO_CALLS = "/,;"
+
+
+def _auto_call(escape: str, content: str) -> str:
+    """What IPython runs for `/f a b` (f(a, b)), `,f a b` (f("a", "b")) and `;f a b` (f("a b"))."""
+    name, _, arguments = content.partition(" ")
+    if escape == "/":
+        return f"{name}({', '.join(arguments.split())})"
+    if escape == ",":
+        return name + "(" + ", ".join(f'"{argument}"' for argument in arguments.split()) + ")"
+    return f'{name}("{arguments}")'
+
+
 def neutralised_lines(lines: list[str]) -> list[str]:
     """A cell's lines (each ending with a line break), IPython syntax replaced by Python."""
     if not lines:
@@ -38,14 +55,15 @@ def neutralised_lines(lines: list[str]) -> list[str]:
     result = lines[:start]
     scanner = LineScanner()
     continued_escape = False
-    for line in lines[start:]:
+    for index in range(start, len(lines)):
+        line = lines[index]
         body, ending = line[: len(line) - len(_ending(line))], _ending(line)
         if continued_escape:  # the rest of a `!cmd \` or `%magic \` line
             result.append(ending)
             continued_escape = body.endswith("\\")
             continue
         if scanner.at_statement_start:
-            replacement = _escape_replacement(body, scanner)
+            replacement = _escape_replacement(_joined(lines, index) if body.endswith("\\") else body, scanner)
             if replacement is not None:
                 result.append(replacement + ending)
                 continued_escape = body.endswith("\\")
@@ -53,6 +71,18 @@ def neutralised_lines(lines: list[str]) -> list[str]:
         scanner.feed(body)
         result.append(line)
     return result
+
+
+def _joined(lines: list[str], index: int) -> str:
+    """A line ending with a backslash and the lines it continues, as IPython joins them for an escape."""
+    parts = []
+    for line in lines[index:]:
+        body = line.rstrip("\r\n")
+        if not body.endswith("\\"):
+            parts.append(body.rstrip())
+            break
+        parts.append(body.rstrip()[:-1])
+    return " ".join(parts)
 
 
 def _ending(line: str) -> str:
@@ -66,6 +96,8 @@ def _escape_replacement(body: str, scanner: LineScanner) -> Optional[str]:
         return None
     if stripped[0] in "%!?" and not stripped.startswith("!="):
         return indent + "pass"
+    if stripped[0] in _AUTO_CALLS and not stripped.startswith("//"):
+        return indent + _auto_call(stripped[0], stripped[1:].rstrip())
     assigned = _ASSIGNED_ESCAPE.match(body)
     if assigned is not None:
         return assigned.group(1) + "None"

@@ -7,6 +7,10 @@ neutralised line for line (magics.py), so every other line keeps its number and 
 Cells are numbered from 1 over every cell of the notebook, markdown included (ruff's
 `cell N`), and lines and columns inside a cell are those of its source.
 
+A cell that does not parse (an exercise left blank, a line of prose, a bracket never closed)
+is found by CPython's parser, alone and then in context; the module is the other cells with
+that cell's lines left empty (every line keeps its number), and the cell is one TCL900.
+
 Writing back changes only the text of the `source` values that changed: everything else
 in the file (outputs, execution counts, metadata, indentation, key order, escapes, the
 trailing newline) is copied byte for byte, and a source stays a list of lines or a string
@@ -15,19 +19,23 @@ as it was.
 
 from __future__ import annotations
 
+import ast
 import bisect
+import builtins
 import dataclasses
 import difflib
 import json
 import re
+import symtable
 from dataclasses import dataclass, field
 from json.decoder import scanstring
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from torchcopylint import noqa
 from torchcopylint.diagnostic import Diagnostic, Fix, Location
 from torchcopylint.magics import neutralised_lines
 from torchcopylint.fix import FixOutcome, apply_edits, fix_source, module_syntax_error, split_lines
+from torchcopylint.syntax_errors import SyntaxProblem, cpython_accepts, problem_in
 
 SUFFIX = ".ipynb"
 
@@ -216,6 +224,129 @@ def _string_spans(raw: str, start: int) -> list[tuple[int, int]]:
     return spans
 
 
+# ------------------------------------------------------------------------ cells that do not parse
+
+
+@dataclass(frozen=True)
+class BrokenCell:
+    cell: CodeCell
+    problem: SyntaxProblem  # CPython's error; its line counts in the module (cell.first_line is line 1)
+
+
+def broken_cells(document: Notebook) -> list[BrokenCell]:
+    """The code cells CPython's parser refuses; [] when the whole module parses (the usual case, one parse).
+
+    Each cell is parsed alone (as Jupyter runs it: an unclosed bracket is the error of its own
+    cell, not of the cells it would swallow), set at its lines of the module so that CPython's
+    line numbers, in positions and messages ("after 'if' statement on line N"), are module
+    lines. Then the module without those cells is parsed, and any cell still at fault in that
+    context is added, until the rest parses or no cell can be blamed.
+    """
+    if cpython_accepts(document.module):
+        return []
+    lines = split_lines(document.module)
+    broken: dict[int, BrokenCell] = {}
+    for cell in document.cells:
+        start = cell.first_line - 1
+        problem = problem_in("\n" * start + "".join(lines[start : start + cell.line_count]))
+        if problem is not None:
+            broken[cell.number] = BrokenCell(cell, problem)
+    for _ in range(len(document.cells)):
+        problem = problem_in(blanked(document, broken))
+        cell = document.cell_at(problem.line) if problem is not None else None
+        if cell is None or cell.number in broken:
+            break
+        broken[cell.number] = BrokenCell(cell, problem)
+    return sorted(broken.values(), key=lambda item: item.cell.number)
+
+
+def blanked(document: Notebook, cells: Iterable) -> str:
+    """The module with these cells' lines (by number) left empty, every line kept in its place."""
+    numbers = {item.cell.number if isinstance(item, BrokenCell) else item for item in cells}
+    if not numbers:
+        return document.module
+    lines = split_lines(document.module)
+    for cell in document.cells:
+        if cell.number in numbers:
+            for index in range(cell.first_line - 1, cell.first_line - 1 + cell.line_count):
+                lines[index] = lines[index][len(lines[index].rstrip("\r\n")):]
+    return "".join(lines)
+
+
+def lintable_module(document: Notebook) -> str:
+    """The module to lint: the code cells, those that do not parse left empty."""
+    return blanked(document, broken_cells(document))
+
+
+def needed_broken_cell(document: Notebook, broken: list[BrokenCell], module: str, line: int) \
+        -> Optional[tuple[int, str]]:
+    """(cell number, name) when the top-level statement holding `line` of `module` (the cells that
+    do not parse left empty) reads a global name, itself or through the notebook's functions and
+    classes it uses, that no other cell defines and a broken cell mentions: running it (--verify)
+    needs that cell. None otherwise."""
+    if not broken:
+        return None
+    try:
+        tree = ast.parse(module)
+        defined = {symbol.get_name() for symbol in symtable.symtable(module, "<notebook>", "exec").get_symbols()
+                   if symbol.is_assigned() or symbol.is_imported()}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = split_lines(module)
+    statements = {}
+    home = None
+    for node in tree.body:
+        first = min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", []))])
+        statements[node] = "".join(lines[first - 1 : node.end_lineno or node.lineno])
+        if first <= line <= (node.end_lineno or node.lineno):
+            home = node
+    if home is None:
+        return None
+    by_name = {node.name: node for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    needed: set[str] = set()
+    pending, seen = [home], set()
+    while pending:
+        node = pending.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        names = _global_reads(statements[node])
+        needed |= names
+        pending.extend(by_name[name] for name in names if name in by_name)
+    needed -= defined | _BUILTINS
+    for item in broken:
+        mentioned = set(re.findall(r"[A-Za-z_]\w*", item.cell.source))
+        for name in sorted(needed & mentioned):
+            return item.cell.number, name
+    return None
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _global_reads(source: str) -> set[str]:
+    """The global names a top-level statement reads (in any scope inside it)."""
+    try:
+        table = symtable.symtable(source, "<statement>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names: set[str] = set()
+    pending = [table]
+    while pending:
+        scope = pending.pop()
+        for symbol in scope.get_symbols():
+            if not symbol.is_referenced():
+                continue
+            if scope.get_type() == "module":
+                if not (symbol.is_assigned() or symbol.is_imported()):
+                    names.add(symbol.get_name())
+            elif symbol.is_global():
+                names.add(symbol.get_name())
+        pending.extend(scope.get_children())
+    return names
+
+
 # ------------------------------------------------------------------ positions: module <-> cells
 
 # How messages name a line of the module: rules write `line N`, parse errors `@ N:C`.
@@ -374,9 +505,23 @@ def cell_sources(notebook: Notebook) -> dict[int, str]:
 
 
 def fix(raw: str, path: str, lint_module: Callable[[str], list[Diagnostic]], *, unsafe: bool) -> FixOutcome:
-    """`fix.fix_source` for a notebook: the module is linted, the fixes land in the cells."""
-    return fix_source(raw, path, lambda text: lint_module(read(text).module), unsafe=unsafe,
-                      apply=apply_fixes, syntax_error=_module_syntax_error)
+    """`fix.fix_source` for a notebook: the module is linted (cells that do not parse left empty, and
+    never edited), the fixes land in the cells. A pass that makes another cell fail to parse is undone."""
+    already_broken = {item.cell.number for item in broken_cells(read(raw))}
+
+    def syntax_error(text: str) -> Optional[str]:
+        try:
+            document = read(text)
+        except NotebookError as error:
+            return str(error)
+        broken = broken_cells(document)
+        newly = [item for item in broken if item.cell.number not in already_broken]
+        if newly:
+            return f"cell {newly[0].cell.number} no longer parses: {newly[0].problem.message}"
+        return module_syntax_error(blanked(document, broken))
+
+    return fix_source(raw, path, lambda text: lint_module(lintable_module(read(text))), unsafe=unsafe,
+                      apply=apply_fixes, syntax_error=syntax_error)
 
 
 def apply_fixes(raw: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> tuple[str, int]:
@@ -398,15 +543,6 @@ def apply_fixes(raw: str, diagnostics: Sequence[Diagnostic], unsafe: bool) -> tu
             sources[number] = new_text
             applied += count
     return (with_sources(notebook, sources) if applied else raw), applied
-
-
-def _module_syntax_error(raw: str) -> Optional[str]:
-    """Why the notebook's module does not parse after a fix, or None."""
-    try:
-        module = read(raw).module
-    except NotebookError as error:
-        return str(error)
-    return module_syntax_error(module)
 
 
 def unified_diff(path: str, original: str, fixed: str) -> str:

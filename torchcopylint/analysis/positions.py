@@ -55,7 +55,7 @@ class Positions:
             return None
         alone = self.module.with_changes(body=[statement], header=(), footer=())
         positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        located = (self.source.count("\n", 0, start), positions)
+        located = (_line_breaks(self.source, start), positions)
         self._by_statement[statement] = located
         for inner in walk(statement):
             self._statement_of[inner] = statement
@@ -65,3 +65,8 @@ class Positions:
         if self._whole_module is None:
             self._whole_module = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._whole_module
+
+
+def _line_breaks(source: str, end: int) -> int:
+    """Line breaks before `end`, counted as libcst counts them: "\n", "\r\n" and a lone "\r"."""
+    return source.count("\n", 0, end) + source.count("\r", 0, end) - source.count("\r\n", 0, end)

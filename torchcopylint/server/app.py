@@ -363,15 +363,10 @@ async def run_verification(server: TorchcopylintServer, snapshot: Snapshot, diag
     """`--verify` of one finding in a child process, within the configured time limit; None when
     `cancelled` is set first. The child has a process group of its own, so killing it also ends
     the experiment process it started."""
-    source = snapshot.text
-    if snapshot.cell_uris is not None:
-        document = notebook.read(snapshot.text)
-        source = document.module
-        diagnostic = notebook.to_module(diagnostic, document)
     settings = server.linter.settings_for(snapshot.path, server.editor, server.workspace_root(snapshot.path))
     job = {
         "diagnostic": diagnostic.to_dict(),
-        "source": source,
+        "source": snapshot.text,
         "device": server.editor.verify_device,
         "timeout": server.editor.verify_timeout,
         "factories": settings.verify_factories(),

@@ -1,4 +1,6 @@
-"""One finding's `--verify`, for the editor server: a JSON job on stdin, the verdict as JSON on stdout.
+"""One finding's `--verify`, for the editor server: a JSON job on stdin (the document's text, a
+notebook's JSON included, and the diagnostic as the server published it), the verdict as JSON on
+stdout.
 
 The server starts this in a process group of its own, so that cancelling the command ends it
 and the experiment process it starts; the experiment itself runs as `--verify` runs it.
@@ -11,7 +13,8 @@ import sys
 from pathlib import Path
 
 from torchcopylint.diagnostic import Diagnostic, Verdict
-from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device, verify
+from torchcopylint.verify.documents import verify_documents
+from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device
 
 
 def main() -> int:
@@ -21,7 +24,7 @@ def main() -> int:
         options = VerifyOptions(device=resolve_device(job["device"]), timeout=job["timeout"],
                                 factories=job.get("factories", {}),
                                 pythonpath=[Path(entry) for entry in job.get("pythonpath", [])], jobs=1)
-        [checked] = verify([diagnostic], {diagnostic.path: job["source"]}, options)
+        [checked] = verify_documents([diagnostic], {diagnostic.path: job["source"]}, options)
         verdict = checked.verdict or Verdict("unverified", "no experiment was run for this finding")
     except VerifyError as error:
         verdict = Verdict("unverified", str(error))
