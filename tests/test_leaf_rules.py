@@ -830,3 +830,16 @@ def test_tcl004_requires_grad_attribute_makes_a_leaf_of_an_untyped_value(setup, 
 def test_tcl004_requires_grad_attribute_on_what_may_be_a_module_is_not_a_leaf(setup, name):
     source = _write_in_a_loop_and_branch(setup, name)
     assert [d for d in lint_source(source, "example.py") if d.code == "TCL004"] == []
+
+
+def test_tcl004_no_grad_fix_indents_as_the_file_does():
+    """A tab-indented file gets tabs: spaces there made a file CPython refuses, and the fixer
+    then reverted every fix of the file."""
+    from torchcopylint.fix import fix_source
+
+    source = ("import torch\n\n\ndef step(n):\n\tw = torch.zeros(n, requires_grad=True)\n"
+              "\tfor i in range(3):\n\t\tw.add_(1)\n\treturn w\n")
+    outcome = fix_source(source, "tabs.py", lambda text: lint_source(text, "tabs.py"), unsafe=True)
+    assert outcome.error is None and outcome.applied == 1
+    assert "\t\twith torch.no_grad():\n\t\t\tw.add_(1)\n" in outcome.fixed
+    compile(outcome.fixed, "tabs.py", "exec")

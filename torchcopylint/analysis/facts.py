@@ -485,6 +485,15 @@ class ModuleFacts(CalleeEffects, Callees):
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
+    def indentation_of(self, node: cst.CSTNode) -> str:
+        """The whitespace before `node` on its line, as written (tabs stay tabs); "" when something
+        else stands before it there. For fixes that add lines at the node's indentation."""
+        position = self.position(node).start
+        source = self._positions.source if self._positions.source is not None else self.module.code
+        lines = source.splitlines()
+        before = lines[position.line - 1][: position.column] if position.line <= len(lines) else ""
+        return before if not before.strip() else ""
+
     # ------------------------------------------------ what calls do (Callees)
 
     def is_module_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,

@@ -172,9 +172,11 @@ def _no_grad_fix(statement: cst.CSTNode, function: FunctionFacts, facts: ModuleF
     torch_name = facts.names.local_name_of("torch")
     if line is None or torch_name is None or len(line.body) != 1 or not isinstance(line, cst.SimpleStatementLine):
         return None
-    indent = " " * (facts.position(statement).start.column)
     code = facts.code_for(statement)
     if "\n" in code:
         return None
-    replacement = f"with {torch_name}.no_grad():\n{indent}    {code}"
+    # The statement's own indentation, as written (tabs stay tabs), and one level more in the
+    # file's own unit (libcst reads it off the file): a tab-indented file gets a tab.
+    indent = facts.indentation_of(statement)
+    replacement = f"with {torch_name}.no_grad():\n{indent}{facts.module.default_indent}{code}"
     return Rule.unsafe_fix("Wrap in `with torch.no_grad():`", statement, replacement)
