@@ -101,7 +101,7 @@ def _move_after_backward(facts: ModuleFacts, function: FunctionFacts, write: Dat
     rewritten = _without_data(write)
     if rewritten is None:
         return None
-    indent = " " * facts.position(block[moved]).start.column
+    indent = facts.indentation_of(block[moved])  # as written: a tab-indented file keeps its tabs
     original = block[moved]
     new_statement = write_line.with_changes(body=[rewritten], leading_lines=[],
                                             trailing_whitespace=cst.TrailingWhitespace())
@@ -109,7 +109,7 @@ def _move_after_backward(facts: ModuleFacts, function: FunctionFacts, write: Dat
         new_statement = original.with_changes(body=original.body.with_changes(body=[new_statement]),
                                               leading_lines=[])
     code = facts.module.code_for_node(new_statement).rstrip("\n")
-    body = "\n".join(f"{indent}    {line}" if line else line for line in code.split("\n"))
+    body = "\n".join(f"{indent}{facts.module.default_indent}{line}" if line else line for line in code.split("\n"))
     replacements = []
     for current, following in zip(block[moved: index_of_backward], rest):
         replacements.append((current, _bare_code(facts, following)))
