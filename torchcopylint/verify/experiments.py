@@ -20,6 +20,7 @@ from torch import nn
 
 from torchcopylint.verify import callsites, flagged, noops, script, standins, topcalls
 from torchcopylint.verify.configurations import Configuration, configurations
+from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
 from torchcopylint.verify.inputs import (
     CannotRun,
     Factories,
@@ -532,21 +533,8 @@ def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[t
                           probe: Optional[LineProbe] = None):
     """Outputs, gradients (by name), the bytes cloned at the flagged line, and the run, for one version."""
     namespace = _load(job, source)
-    cloned_bytes: list[int] = []
-    original_clone = torch.Tensor.clone
-
-    def counting_clone(tensor, *args, **kwargs):
-        caller = sys._getframe(1)
-        if caller.f_code.co_filename == job.path and caller.f_lineno == job.line:
-            cloned_bytes.append(tensor.numel() * tensor.element_size())
-        return original_clone(tensor, *args, **kwargs)
-
-    if watch_clones:
-        torch.Tensor.clone = counting_clone
-    try:
+    with bytes_cloned_at(job.path, job.line, enabled=watch_clones) as cloned_bytes:
         ran = run_target(job, namespace, probe, shape, setting)
-    finally:
-        torch.Tensor.clone = original_clone
     tensors = [t for t in _tensors(ran.result) if t.is_floating_point()]
     if not tensors:
         raise CannotRun("the code returned no floating-point tensor to compare")
@@ -1056,18 +1044,8 @@ class GeneratorWatch:
 
 def _graph_of(roots: list, limit: int = 200_000) -> tuple[set, set]:
     """(the autograd nodes the graphs of `roots` reach, the ids of their leaves' variables)."""
-    found, seen = set(), set()
-    pending = [root.grad_fn for root in roots if isinstance(root, torch.Tensor) and root.grad_fn is not None]
-    while pending and len(seen) < limit:
-        node = pending.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        variable = getattr(node, "variable", None)
-        if isinstance(variable, torch.Tensor):
-            found.add(id(variable))
-        pending.extend(next_node for next_node, _ in node.next_functions)
-    return seen, found
+    nodes, leaves = walk_graph(roots, limit)
+    return nodes, {id(leaf) for leaf in leaves}
 
 
 def _leaf_ids(roots: list, limit: int = 200_000) -> set:
@@ -1718,17 +1696,7 @@ def _expression_at(source: str, span: Optional[tuple], line: int, kinds: tuple) 
 
 def _leaves_behind(tensor: torch.Tensor) -> list:
     """The leaves (AccumulateGrad variables) a non-leaf was computed from."""
-    found, pending, seen = [], [tensor.grad_fn], set()
-    while pending and len(seen) < 1000:
-        node = pending.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        variable = getattr(node, "variable", None)
-        if isinstance(variable, torch.Tensor):
-            found.append(variable)
-        pending.extend(next_node for next_node, _ in node.next_functions)
-    return found
+    return walk_graph([tensor], limit=1000)[1]
 
 
 # --------------------------------------------- TCL010 and TCL011: what autograd saved and kept

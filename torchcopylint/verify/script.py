@@ -43,6 +43,7 @@ from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
 from torchcopylint.verify.slicing import changed_names, module_level_slice
 from torchcopylint.verify.snippet import snippet_source
+from torchcopylint.verify.watching import bytes_cloned_at
 
 # How many times the flagged line may start in a top-level run: once, or as often as the claim needs.
 PASSES = {"TCL007": 3, "TCL011": 2}
@@ -551,14 +552,6 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
     def state_after(source: str, count_clones: bool) -> tuple[dict, list, set]:
         probe = LineProbe(job.path)
         seen: dict = {}
-        cloned: list[int] = []
-        original_clone = torch.Tensor.clone
-
-        def counting(tensor, *args, **kwargs):
-            caller = sys._getframe(1)
-            if caller.f_code.co_filename == job.path and caller.f_lineno == job.line:
-                cloned.append(tensor.numel() * tensor.element_size())
-            return original_clone(tensor, *args, **kwargs)
 
         def capture(frame):
             if _nested_code(frame):
@@ -570,18 +563,15 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
 
         passes = [0]
         probe.on_before(start, capture)
-        if count_clones:
-            torch.Tensor.clone = counting
         error = None
-        try:
-            namespace = run(source, probe)
-            seen.setdefault("state", _snapshot(namespace))
-        except StopRun:
-            pass
-        except Exception as raised:  # noqa: BLE001 - the script failed before its iteration ended
-            error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
-        finally:
-            torch.Tensor.clone = original_clone
+        with bytes_cloned_at(job.path, job.line, enabled=count_clones) as cloned:
+            try:
+                namespace = run(source, probe)
+                seen.setdefault("state", _snapshot(namespace))
+            except StopRun:
+                pass
+            except Exception as raised:  # noqa: BLE001 - the script failed before its iteration ended
+                error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
         if "state" not in seen:
             raise CannotRun(f"the script's iteration through line {last} did not finish"
                             + (f": {error}" if error else ""))

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun
 
 BATCH = 4
@@ -440,20 +441,13 @@ def assumed_through(tensor: Any) -> list[str]:
     if tensor.grad_fn is None:
         mark = getattr(tensor, STAND_IN_MARK, None)
         return [mark] if mark else []
-    marks, pending, seen = [], [tensor.grad_fn], set()
-    while pending and len(seen) < 100_000:
-        node = pending.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        variable = getattr(node, "variable", None)
-        if isinstance(variable, torch.Tensor):
-            mark = getattr(variable, STAND_IN_MARK, None)
-            if mark is None:
-                return []  # a leaf of the code's own (a parameter) requires grad: no assumption
-            if mark not in marks:
-                marks.append(mark)
-        pending.extend(next_node for next_node, _ in node.next_functions)
+    marks = []
+    for leaf in walk_graph([tensor], limit=100_000)[1]:
+        mark = getattr(leaf, STAND_IN_MARK, None)
+        if mark is None:
+            return []  # a leaf of the code's own (a parameter) requires grad: no assumption
+        if mark not in marks:
+            marks.append(mark)
     return marks
 
 
