@@ -254,6 +254,10 @@ def test_cache_and_parallel_runs_give_the_same_findings(project):
     ("torch.zeros?", "pass"),
     ("??torch.zeros", "pass"),
     ("x = 1  # why?", None),
+    ("model.fc[0].weight?", "pass"),
+    ("a = b?", "pass"),  # IPython: help on `b`
+    ("batch_size = ?", None),  # an exercise blank: IPython leaves it to Python, which refuses it
+    ("f(x)?", None),
     ("ok = a != b", None),
     ("# %matplotlib", None),
 ])

@@ -22,6 +22,10 @@ from torchcopylint.linescan import LineScanner
 PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "prun", "pypy", "python", "python3", "time", "timeit"})
 
 # `files = !ls`, `t = %timeit -o f()`: a plain assignment (not `==`, `!=`, `<=`, `>=`) of an escape.
+# IPython's help at the end of a line: a name, dotted, maybe indexed, then `?` or `??` (its
+# inputtransformer2's pattern). `batch_size = ?` or `f(x)?` are not help: IPython leaves them to
+# Python, which refuses them.
+_HELP_END = re.compile(r"%{0,2}(?!\d)[\w*]+(?:\.[\w*]+)*(?:\[[^\]]+\])?\?\??$")
 _ASSIGNED_ESCAPE = re.compile(r"^(\s*[\w.\[\](), *]+?\s*(?<![=!<>])=\s*)[!%]")
 
 
@@ -102,6 +106,6 @@ def _escape_replacement(body: str, scanner: LineScanner) -> Optional[str]:
     if assigned is not None:
         return assigned.group(1) + "None"
     code = scanner.code_of(body)
-    if code.rstrip().endswith("?"):  # `obj?`, `obj??`: help, not Python
+    if _HELP_END.search(code.rstrip()):  # `obj?`, `x.y??`, `a = b?`: help, not Python
         return indent + "pass"
     return None
