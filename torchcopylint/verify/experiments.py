@@ -18,8 +18,9 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import callsites, flagged, noops, script, standins, topcalls
+from torchcopylint.verify import callsites, flagged, legacy, noops, script, standins, topcalls
 from torchcopylint.verify.configurations import Configuration, configurations
+from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
 from torchcopylint.verify.inputs import (
     CannotRun,
@@ -148,6 +149,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     if context.package is None and levels:
         context = as_namespace_package(context, path, levels)
         enter(context)
+    text = legacy.read_as_today(text)  # `loss.data[0]` of pre-0.4 code: `.item()` on a 0-dim tensor
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
@@ -165,6 +167,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 context = outside_package(context)
                 continue
             module.__dict__.update(helpers or {})
+            module.__dict__[legacy.ITEM_HELPER] = legacy.item0
             if plan is not None:
                 plan.namespace = module.__dict__  # the networks the stand-in data is shaped for
             if probe is None:
