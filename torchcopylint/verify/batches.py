@@ -18,12 +18,15 @@ network that consumes it. The evidence names each stand-in as it was made.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Optional
 
 import torch
 from torch import nn
 
-from torchcopylint.verify.datasites import DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, WHILE_HELPER, DataSite
+from torchcopylint.verify import arrays
+from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
+                                              DataSite)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
@@ -31,6 +34,10 @@ DEFAULT_CLASSES = 10
 ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
+MAX_FIXED_BATCH = 256  # a reshape that names its batch size (`x.view(batch_size, 1, 28, 28)`) gets it, up to this
+MAX_DATASET = 1024     # samples of a stand-in dataset sized from the counts the code reads it with
+MAX_EXACT_DATASET = 100_000  # `random_split(dataset, [50000, 10000])` needs exactly their sum (samples are lazy)
+RESHAPE_ERROR = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
@@ -39,7 +46,7 @@ class DataPlan:
     """The stand-ins of one run of a script: its data, in the `choice`-th candidate shape, and its loop limits."""
 
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
-                 full_batches: bool = False) -> None:
+                 full_batches: bool = False, learned: tuple = ()) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -53,20 +60,31 @@ class DataPlan:
         self.stopped: dict[int, str] = {}
         self._counts: dict[int, int] = {}
         self._shapes: dict[int, tuple] = {}
+        self._reshaped_for: dict[tuple, str] = {}  # a candidate shape -> the code's reshape it was made for
+        # Reshapes a failed run applied to a stand-in batch (`view(-1, 784)` on 4x3x64x64 values), read
+        # from its error: the next run's samples are shaped for them (verify/script.py run_top_level).
+        self.learned = tuple(learned)
+        self.batch_sizes: set[int] = set()  # the numbers of values of the batches made, to recognise them
 
     def helpers(self) -> dict:
         return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still}
 
     # -------------------------------------------------------------------------- data
 
-    def make(self, index: int, batch: Optional[Callable] = None, size: Optional[Callable] = None) -> Any:
+    def make(self, index: int, batch: Optional[Callable] = None, size: Optional[Callable] = None,
+             hints: Optional[dict] = None) -> Any:
         site = self.sites.get(index) or DataSite(index, 0, 0, "data", "data")
+        if site.kind == "arrays":
+            return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
+        if site.kind == "split":
+            return arrays.scaler(self, site) if site.callee.rsplit(".", 1)[-1] in SKLEARN_SCALERS else \
+                arrays.splitter(self, site)
         batch_size = _evaluate(batch)
         image_size = _evaluate(size)
         if site.kind == "tf-mnist":
             return StandInSplits(self, site)
         if site.kind == "dataset":
-            return StandInDataset(self, site, image_size)
+            return StandInDataset(self, site, image_size, length=None)
         size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \
             (1 if site.kind == "loader" and batch is None else DEFAULT_BATCH)
         requested = size_of_batch
@@ -86,24 +104,107 @@ class DataPlan:
         return self._shapes[site.index]
 
     def candidates(self, site: DataSite, image_size: Any) -> list[tuple]:
-        """Sample shapes, most likely first: what the code says, then what the networks read."""
+        """Sample shapes, most likely first: how the code reshapes a batch (`imgs.view(-1, 784)`), what the
+        code says of the data, then what the networks read."""
         found: list[tuple] = []
         side = _side(image_size)
         known = KNOWN_DATASETS.get(site.known or "", (None, None))[0]
-        if site.kind == "tf-mnist":
-            found.append((784,))
+        said = None
         if known is not None or side is not None or site.channels is not None:
             channels = site.channels or (known[0] if known else 3)
             height, width = side or (known[1:] if known else (64, 64))
-            found.append((channels, height, width))
+            said = (channels, height, width)
+        reshapes = [(dimensions, "the reshape to {} an earlier run failed on") for dimensions in self.learned]
+        reshapes += [(dimensions, "the code's reshape of a batch to {}") for dimensions in self._reshapes(site)]
+        for dimensions, what in reshapes:
+            sample = dimensions[1:]
+            if sample and all(isinstance(v, int) and v > 0 for v in sample):
+                for shape in _samples_for(sample, said):
+                    self._reshaped_for.setdefault(shape, what.format(f"({', '.join(map(str, dimensions))})"))
+                    found.append(shape)
+        if site.kind == "tf-mnist":
+            found.append((784,))
+        if said is not None:
+            found.append(said)
         for network in _networks(self.namespace):
             found.extend(_shapes_read_by(network, side))
         found += [(3, 64, 64), (3, 32, 32), (1, 28, 28), (784,)]
         unique = list(dict.fromkeys(found))
         return unique[:MAX_CANDIDATES]
 
+    def _reshapes(self, site: DataSite) -> list[tuple]:
+        """The site's reshapes as numbers, in this run's namespace: (batch or -1, *sample dimensions)."""
+        found = []
+        for texts in site.reshapes:
+            values: list = []
+            for position, text in enumerate(texts):
+                if text is not None and text.startswith("*"):  # `*img_shape`
+                    unpacked = self.value_of(text[1:])
+                    if not (isinstance(unpacked, (tuple, list, torch.Size)) and
+                            all(isinstance(v, int) and not isinstance(v, bool) for v in unpacked)):
+                        break
+                    values.extend(int(v) for v in unpacked)
+                    continue
+                value = self.value_of(text)
+                if not isinstance(value, int) or isinstance(value, bool):
+                    if position:
+                        break
+                    value = -1  # a batch size the code computes where it runs: the batch's own
+                values.append(value)
+            else:
+                found.append(tuple(values))
+        return found
+
+    def fixed_batch(self, site: DataSite) -> Optional[int]:
+        """The batch size a reshape of the code names (`x.view(batch_size, 1, 28, 28)`): the stand-in
+        batches must hold exactly that many samples (not cut to SMALL_BATCH)."""
+        for dimensions in [*self.learned, *self._reshapes(site)]:
+            if dimensions and 0 < dimensions[0] <= MAX_FIXED_BATCH:
+                return dimensions[0]
+        return None
+
+    def value_of(self, text: Optional[str]) -> Any:
+        """A plain expression the code wrote (names, numbers, arithmetic), evaluated in the run's namespace."""
+        if text is None:
+            return None
+        try:
+            return eval(text, {"__builtins__": {}}, self.namespace)  # noqa: S307 - names and arithmetic only
+        except Exception:  # noqa: BLE001 - a name the run has not bound: no hint
+            return None
+
+    def dataset_length(self, site: DataSite, default: int) -> int:
+        """How many samples a stand-in dataset holds: enough for the counts the code reads it with
+        (`X[:500]`, `len(dataset) // batch_size`), up to MAX_DATASET; the exact sum a `random_split`
+        with fixed lengths asks for."""
+        least = default
+        for kind, text in site.counts:
+            value = self.value_of(text)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                continue
+            if kind == "exactly" and value <= MAX_EXACT_DATASET:
+                return value
+            least = max(least, min(value, MAX_DATASET))
+        return least
+
+    def learn(self, error: BaseException) -> Optional[tuple]:
+        """The reshape a run failed on, when it was applied to a stand-in batch of this plan: its
+        dimensions (`x.view(-1, 784)` on 4x3x64x64 values -> (-1, 784)); None otherwise."""
+        match = RESHAPE_ERROR.search(str(error))
+        if match is None or int(match.group(2)) not in self.batch_sizes:
+            return None
+        try:
+            dimensions = tuple(int(value) for value in match.group(1).split(","))
+        except ValueError:
+            return None
+        return dimensions if dimensions not in self.learned and len(dimensions) > 1 else None
+
     def classes(self, site: DataSite) -> int:
         return KNOWN_DATASETS.get(site.known or "", (None, DEFAULT_CLASSES))[1]
+
+    def shape_text(self, shape: tuple) -> str:
+        """`1x28x28`, and the reshape it was chosen for, if one was."""
+        why = self._reshaped_for.get(tuple(shape))
+        return _shape_text(shape) + (f" (for {why})" if why else "")
 
     def describe(self, site: DataSite, text: str) -> None:
         self.described.setdefault(site.index, f"{site.label}: {text}")
@@ -144,6 +245,19 @@ def _evaluate(make: Optional[Callable]) -> Any:
         return make()
     except Exception:  # noqa: BLE001 - the code's expression needs what the slice left out: no hint
         return None
+
+
+def _samples_for(sample: tuple, said: Optional[tuple]) -> list[tuple]:
+    """Sample shapes a reshape of a batch to (batch, *sample) accepts: an image shape where the sample is
+    flat (`view(-1, 784)`: what the data says, or 1x28x28), else the sample itself; (H, W) as one channel."""
+    if len(sample) == 1:
+        values = sample[0]
+        images = [said] if said is not None and math.prod(said) == values else []
+        images += [(c, side, side) for c, side in IMAGE_LAYOUTS if c * side * side == values]
+        return list(dict.fromkeys(images)) + [sample]
+    if len(sample) == 2:
+        return [(1, *sample)]
+    return [tuple(sample)]
 
 
 def _side(size: Any) -> Optional[tuple[int, int]]:
@@ -214,12 +328,19 @@ class StandInLoader:
 
     def _batch(self, number: int) -> list:
         shape = self._plan.sample_shape(self._site, self._image_size)
+        fixed = self._plan.fixed_batch(self._site)
+        if fixed is not None and fixed != self.batch_size:
+            self.batch_size = fixed  # the code reshapes a batch to exactly this many samples
         classes = self._plan.classes(self._site)
         generator = torch.Generator().manual_seed(1000 * self._site.index + number)
         images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
+        self._plan.batch_sizes.add(images.numel())
         labels = (torch.arange(self.batch_size, device="cpu") + number) % classes
-        cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
-        self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples {_shape_text(shape)} "
+        if fixed is not None and fixed != self._requested:
+            cut = " (the size the code reshapes a batch to)"
+        else:
+            cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
+        self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples {self._plan.shape_text(shape)} "
                                         f"in [0, 1), labels in 0..{classes - 1}")
         return [images, labels]
 
@@ -236,23 +357,35 @@ class StandInLoader:
 class StandInDataset:
     """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.targets`, `.data`."""
 
-    def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: int = BATCHES * DEFAULT_BATCH) -> None:
-        self._plan, self._site, self._image_size, self._length = plan, site, image_size, length
+    def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: Optional[int] = BATCHES * DEFAULT_BATCH) -> None:
+        self._plan, self._site, self._image_size = plan, site, image_size
+        self._fixed_length = length  # None: sized from the counts the code reads it with, when first needed
         self.transform = self.target_transform = None
         self.root = ""
 
     def _shape(self) -> tuple:
         return self._plan.sample_shape(self._site, self._image_size)
 
+    @property
+    def _length(self) -> int:
+        if self._fixed_length is None:
+            self._fixed_length = self._plan.dataset_length(self._site, BATCHES * DEFAULT_BATCH)
+        return self._fixed_length
+
     def __getitem__(self, index: int):
-        if not isinstance(index, int) or not -self._length <= index < self._length:
-            raise IndexError(index)
-        index %= self._length
+        # Past the end wraps around: code that indexes up to a constant of its own (`dataset[i]` for i in
+        # range(1000)) reads samples, as it would from the real, larger dataset.
+        if isinstance(index, torch.Tensor) and index.numel() == 1 and not index.is_floating_point():
+            index = int(index)
+        if isinstance(index, bool) or not hasattr(index, "__index__") or index < -self._length:
+            raise IndexError(index)  # an int, a NumPy integer, a one-element integer tensor
+        index = int(index) % self._length
         shape = self._shape()
         classes = self._plan.classes(self._site)
         image = torch.rand(*shape, generator=torch.Generator().manual_seed(1000 * self._site.index + index),
                            device="cpu")
-        self._plan.describe(self._site, f"{self._length} random samples {_shape_text(shape)} in [0, 1) with labels "
+        self._plan.describe(self._site, f"{self._length} random samples {self._plan.shape_text(shape)} in [0, 1) "
+                                        f"with labels "
                                         f"in 0..{classes - 1}")
         return image, index % classes
 

@@ -24,6 +24,7 @@ the flagged iteration runs, never the whole loop.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
@@ -52,6 +53,27 @@ DATA_FUNCTION = re.compile(r"^(get|make|build|load|create|prepare|fetch|read)_?\
                            r"mnist|cifar\d*|celeba|batches)$", re.IGNORECASE)
 DATA_CLASS = re.compile(r"(Dataset|DataLoader|Loader)$")
 SIZE_TRANSFORMS = {"Resize", "Scale", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomSizedCrop"}
+# scikit-learn's makers of synthetic arrays and loaders of its bundled toy sets (data the script trains on,
+# made up as arrays of the right shape, verify/arrays.py), with their positional parameters; and its
+# train_test_split, which splits what it is given (the arrays stood in for, or the script's own).
+SKLEARN_ARRAYS = {
+    "make_moons": ("n_samples", "shuffle", "noise", "random_state"),
+    "make_circles": ("n_samples", "shuffle", "noise", "random_state", "factor"),
+    "make_blobs": ("n_samples", "n_features", "centers", "cluster_std"),
+    "make_classification": ("n_samples", "n_features", "n_informative", "n_redundant", "n_repeated", "n_classes"),
+    "make_regression": ("n_samples", "n_features", "n_informative", "n_targets"),
+    "make_swiss_roll": ("n_samples", "noise"), "make_s_curve": ("n_samples", "noise"),
+    "load_iris": ("return_X_y",), "load_digits": ("n_class", "return_X_y"), "load_wine": ("return_X_y",),
+    "load_breast_cancer": ("return_X_y",), "load_diabetes": ("return_X_y",),
+}
+# scikit-learn's scalers (`StandardScaler().fit_transform(X)`): they compute on the arrays they are given,
+# made here where scikit-learn is missing (verify/arrays.py).
+SKLEARN_SCALERS = frozenset({"StandardScaler", "MinMaxScaler"})
+ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_targets", "noise", "factor",
+                         "return_X_y", "return_centers", "coef", "n_class"})
+# Kinds of site whose data would come from files or the network; arrays made up in memory are not
+# (a DataLoader over a TensorDataset of them runs as written).
+FILE_KINDS = frozenset({"dataset", "loader", "tf-mnist", "data"})
 
 
 @dataclass(frozen=True)
@@ -62,13 +84,21 @@ class DataSite:
     line: int
     end_line: int
     callee: str            # as written: "datasets.MNIST", "DataLoader"
-    kind: str              # dataset | loader | tf-mnist | data
-    target: str = ""       # what the value is bound to: "train_loader", "(train_set, test_set)"
+    kind: str              # dataset | loader | tf-mnist | data | arrays (scikit-learn's) | split (its
+    #                        train_test_split and scalers: the function or class, which runs on what it is given)
+    target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
     known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST"
     channels: Optional[int] = None
     one_hot: bool = False
     unpack: int = 0        # the assignment unpacks the result into this many values (0: one value)
     over: str = ""         # a loader's dataset, as written: "datasets.MNIST"
+    # How the code reshapes a batch of it (`imgs.view(-1, 784)` -> ("-1", "784")): each dimension's
+    # expression, "-1" for the batch's own size (`x.size(0)`), None where it cannot be read.
+    reshapes: tuple = ()
+    # Counts the code reads it with (`X[:500]`, `len(dataset) // batch_size`, `random_split(ds, [a, b])`):
+    # ("at least" | "exactly", an expression of the number of samples it needs), evaluated at run time
+    # (verify/batches.py sizes the stand-in from them).
+    counts: tuple = ()
 
     @property
     def label(self) -> str:
@@ -100,7 +130,7 @@ class Limited:
 
 
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
-_MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
+_MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
                             r"Omniglot|ImageNet|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
                             r"read)_)")
 
@@ -122,10 +152,207 @@ def rewrite_data(source: str) -> Rewritten:
     finder = _SiteFinder(tree, imports, defined, dataset_classes)
     if not finder.sites:
         return Rewritten(source)
+    finder.sites = _with_readings(tree, finder.sites)
     edits = []
     for site, call, batch, size in finder.sites:
-        edits.append((call, _replacement(site, batch, size, call)))
-    return Rewritten(_apply(source, edits), [site for site, _, _, _ in finder.sites])
+        if site.kind == "split":  # the call runs, on what it is given: only the function is replaced
+            edits.append((call.func, _replacement(site, None, None, call.func)))
+        else:
+            edits.append((call, _replacement(site, batch, size, call, _array_hints(call, site))))
+    return Rewritten(replace_nodes(source, edits), [site for site, _, _, _ in finder.sites])
+
+
+# ------------------------------------------------------------------------------ how the code reads the data
+
+# Calls that hand back the batch they are given, as far as its shape goes.
+_SAME_BATCH_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type", "detach", "contiguous",
+                                 "requires_grad_", "type_as", "clone"})
+_SAME_BATCH_CALLS = frozenset({"Variable", "autograd.Variable", "torch.autograd.Variable"})
+_BATCH_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter", "tqdm_notebook", "progressbar"})
+_LOADER_LIKE = re.compile(r"(?i)(loader|dataset|data$|batches)")
+MAX_READ_COUNT_NODES = 25  # a count or a dimension is a short expression of names and numbers
+
+
+def _with_readings(tree: ast.Module, found: list) -> list:
+    """The sites, each with how the code reshapes its batches and the counts it reads it with."""
+    image_sites = [site for site, *_ in found if site.kind in FILE_KINDS and site.kind != "tf-mnist"]
+    updated = []
+    for site, call, batch, size in found:
+        if site.kind not in FILE_KINDS or site.kind == "tf-mnist":
+            updated.append((site, call, batch, size))
+            continue
+        names = {part.strip() for part in site.target.split(",") if part.strip().isidentifier()}
+        # A loader passed to the file's functions under another name (`def train(dataloader)`): with one
+        # source of image data in the file (a dataset, and loaders over it), every loop over a name that
+        # reads like data is over it.
+        loose = len([other for other in image_sites if not (other.kind == "loader" and other.over)]) <= 1
+        reshapes = tuple(dict.fromkeys(_reshapes_of_batches(tree, names, loose)))
+        counts = tuple(dict.fromkeys(_counts_read(tree, names)))
+        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts), call, batch, size))
+    return updated
+
+
+def _peel(node: ast.AST) -> ast.AST:
+    """`imgs.to(device).float()`, `Variable(imgs)`: the batch behind calls that keep its shape."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _SAME_BATCH_METHODS:
+            node = node.func.value
+        elif isinstance(node, ast.Call) and (_dotted(node.func) or "") in _SAME_BATCH_CALLS and node.args:
+            node = node.args[0]
+        else:
+            return node
+
+
+def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
+    """The names the code binds a batch of images of the data named `names` to: the first value a loop
+    over it unpacks (`for imgs, _ in loader`, `for i, (imgs, _) in enumerate(loader)`), or `next(iter(...))`
+    gives, and what those are copied or moved to (`real = imgs.to(device)`, `x = batch[0]`)."""
+    iterators = set(names)
+
+    def over_data(iterable: ast.AST) -> bool:
+        while isinstance(iterable, ast.Call) and (_dotted(iterable.func) or "") in _BATCH_WRAPPERS and iterable.args:
+            iterable = iterable.args[0]
+        root = _dotted(iterable) or ""
+        return root in iterators or bool(loose and isinstance(iterable, ast.Name) and _LOADER_LIKE.search(root))
+
+    def first_of(target: ast.AST, enumerated: bool) -> Optional[str]:
+        if enumerated and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]
+        if isinstance(target, (ast.Tuple, ast.List)) and target.elts:
+            target = target.elts[0]
+        return target.id if isinstance(target, ast.Name) else None
+
+    found: set = set()
+    for node in ast.walk(tree):  # `batches = iter(loader)`: its `next(...)` is a batch too
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                (_dotted(node.value.func) or "") == "iter" and node.value.args and over_data(node.value.args[0]):
+            iterators |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)) and over_data(node.iter):
+            enumerated = isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == "enumerate"
+            name = first_of(node.target, enumerated)
+            if name:
+                found.add(name)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            call = node.value
+            taken = (_dotted(call.func) == "next" and call.args and over_data(call.args[0])) or \
+                (isinstance(call.func, ast.Attribute) and call.func.attr in ("next", "__next__")
+                 and over_data(call.func.value))
+            if taken:
+                name = first_of(node.targets[0], False)
+                if name:
+                    found.add(name)
+    while True:  # what the batch is copied, moved or indexed into
+        more = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                value = _peel(node.value)
+                if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and value.slice.value == 0:
+                    value = _peel(value.value)
+                if isinstance(value, ast.Name) and value.id in found and node.targets[0].id not in found:
+                    more.add(node.targets[0].id)
+        if not more:
+            return found
+        found |= more
+
+
+def _reshapes_of_batches(tree: ast.Module, names: set, loose: bool) -> list:
+    batches = _batch_names(tree, names, loose)
+    if not batches:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("view", "reshape"):
+            reshaped, dimensions = _peel(node.func.value), list(node.args)
+        elif (_dotted(node.func) or "") == "torch.reshape" and len(node.args) == 2:
+            reshaped, dimensions = _peel(node.args[0]), [node.args[1]]
+        else:
+            continue
+        if isinstance(reshaped, ast.Subscript) and isinstance(reshaped.slice, ast.Constant) and reshaped.slice.value == 0:
+            reshaped = _peel(reshaped.value)  # `batch[0].view(...)`
+        if not (isinstance(reshaped, ast.Name) and reshaped.id in batches) or node.keywords:
+            continue
+        if len(dimensions) == 1 and isinstance(dimensions[0], (ast.Tuple, ast.List)):
+            dimensions = list(dimensions[0].elts)
+        if not dimensions or isinstance(dimensions[0], ast.Starred):
+            continue
+        found.append(tuple(_dimension(d) for d in dimensions))
+    return found
+
+
+def _dimension(node: ast.expr) -> Optional[str]:
+    """A reshape's dimension as an expression to evaluate: "-1" for the batch's own size; "*shape" for
+    dimensions unpacked from a tuple (`img.view(img.size(0), *img_shape)`)."""
+    if isinstance(node, ast.Starred):
+        inner = _plain(node.value)
+        return f"*{inner}" if inner is not None else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" and \
+            len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
+        return "-1"  # `x.size(0)`
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0 and \
+            (isinstance(node.value, ast.Attribute) and node.value.attr == "shape" or
+             isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+             and node.value.func.attr == "size"):
+        return "-1"  # `x.shape[0]`, `x.size()[0]`
+    if isinstance(node, ast.Call) and _dotted(node.func) == "len":
+        return "-1"
+    return _plain(node)
+
+
+def _plain(node: ast.expr) -> Optional[str]:
+    """The expression's text when it is made only of names, attributes, numbers and arithmetic."""
+    nodes = list(ast.walk(node))
+    allowed = (ast.Name, ast.Constant, ast.Attribute, ast.BinOp, ast.UnaryOp, ast.Load, ast.operator, ast.unaryop)
+    if len(nodes) > MAX_READ_COUNT_NODES or not all(isinstance(sub, allowed) for sub in nodes):
+        return None
+    if any(isinstance(sub, ast.Constant) and not isinstance(sub.value, (int, float)) for sub in nodes):
+        return None
+    return ast.unparse(node)
+
+
+def _counts_read(tree: ast.Module, names: set) -> list:
+    """Expressions of the number of samples the code reads the data named `names` with: a slice's end
+    (`X[:500]`, `dataset.data[:n]`), a constant index plus one, `len(dataset) // batch_size` (four
+    batches' worth), `Subset(dataset, range(n))`, `random_split(dataset, [a, b])` (their sum)."""
+    found = []
+
+    def rooted(node: ast.AST) -> bool:
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in names
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and rooted(node.value):
+            index = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+            if isinstance(index, ast.Slice) and index.upper is not None and \
+                    (index.lower is None or isinstance(index.lower, ast.Constant)):
+                text = _plain(index.upper)
+                if text is not None:
+                    found.append(("at least", text))
+            elif isinstance(index, ast.Constant) and isinstance(index.value, int) and index.value >= 0:
+                found.append(("at least", f"{index.value} + 1"))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.left, ast.Call) \
+                and _dotted(node.left.func) == "len" and node.left.args and rooted(node.left.args[0]):
+            text = _plain(node.right)
+            if text is not None:
+                found.append(("at least", f"4 * ({text})"))
+        elif isinstance(node, ast.Call) and node.args and rooted(node.args[0]) and len(node.args) > 1:
+            callee = (_dotted(node.func) or "").rsplit(".", 1)[-1]
+            second = node.args[1]
+            if callee == "Subset" and isinstance(second, ast.Call) and _dotted(second.func) == "range" \
+                    and second.args:
+                text = _plain(second.args[-1] if len(second.args) <= 2 else second.args[1])
+                if text is not None:
+                    found.append(("at least", text))
+            elif callee == "random_split" and isinstance(second, (ast.List, ast.Tuple)) and second.elts:
+                parts = [_plain(element) for element in second.elts]
+                if all(part is not None for part in parts) and not any(
+                        isinstance(e, ast.Constant) and isinstance(e.value, float) for e in second.elts):
+                    found.append(("exactly", " + ".join(f"({part})" for part in parts)))
+    return found
 
 
 def _is_dataset_base(base: ast.expr) -> bool:
@@ -148,7 +375,7 @@ class _SiteFinder:
         self.data_functions: set[str] = set()
         while True:
             more = {name for name, node in functions.items() if name not in self.data_functions
-                    and any(isinstance(n, ast.Call) and self._kind(n) for n in ast.walk(node))}
+                    and any(isinstance(n, ast.Call) and self._kind(n) in FILE_KINDS for n in ast.walk(node))}
             if not more:
                 break
             self.data_functions |= more
@@ -157,7 +384,7 @@ class _SiteFinder:
         while True:
             before = len(self.derived)
             for targets, value in self.assignments:
-                if any(isinstance(n, ast.Call) and (self._kind(n) or self._calls_data_function(n))
+                if any(isinstance(n, ast.Call) and (self._kind(n) in FILE_KINDS or self._calls_data_function(n))
                        for n in ast.walk(value)) or \
                         any(isinstance(n, ast.Name) and n.id in self.derived for n in ast.walk(value)):
                     self.derived |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
@@ -175,7 +402,8 @@ class _SiteFinder:
             kind = self._kind(node)
             if kind:
                 self._add(node, kind, statement)
-                return  # its arguments (a transform, the dataset of a loader) never run
+                if kind != "split":
+                    return  # its arguments (a transform, the dataset of a loader) never run
         for child in ast.iter_child_nodes(node):
             self._visit(child, statement)
 
@@ -188,13 +416,17 @@ class _SiteFinder:
             return None
         if qualified.startswith(DATA_PACKAGES):
             return "dataset"
+        if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:
+            return "arrays"
+        if qualified.startswith("sklearn.") and (last == "train_test_split" or last in SKLEARN_SCALERS):
+            return "split"
         if last == "read_data_sets":
             return "tf-mnist"
         if qualified in LOADER_CLASSES or (last == "DataLoader" and last not in self.defined):
             dataset = _argument(call, 0, "dataset")
             if dataset is None:
                 return None
-            data = any(isinstance(n, ast.Call) and (self._kind(n) or self._calls_data_function(n))
+            data = any(isinstance(n, ast.Call) and (self._kind(n) in FILE_KINDS or self._calls_data_function(n))
                        for n in ast.walk(dataset)) or \
                 any(isinstance(n, ast.Name) and n.id in self.derived for n in ast.walk(dataset))
             return "loader" if data else None
@@ -268,17 +500,33 @@ class _SiteFinder:
         return known, channels, size, over
 
 
-def _replacement(site: DataSite, batch: Optional[ast.expr], size: Optional[ast.expr], call: ast.Call) -> str:
+def _replacement(site: DataSite, batch: Optional[ast.expr], size: Optional[ast.expr], call: ast.expr,
+                 hints: Optional[dict] = None) -> str:
     batch_text = f"lambda: ({ast.unparse(batch)})" if batch is not None else "None"
     size_text = f"lambda: ({ast.unparse(size)})" if size is not None else "None"
+    hints_text = ""
+    if hints:
+        hints_text = ", {" + ", ".join(f"{name!r}: lambda: ({ast.unparse(value)})" for name, value in hints.items()) + "}"
     lines = (call.end_lineno or call.lineno) - call.lineno
-    return f"{DATA_HELPER}({site.index}, {batch_text}, {size_text}" + "\n" * lines + ")"
+    return f"{DATA_HELPER}({site.index}, {batch_text}, {size_text}{hints_text}" + "\n" * lines + ")"
+
+
+def _array_hints(call: ast.Call, site: DataSite) -> dict:
+    """For a scikit-learn maker, the arguments that shape its arrays (`n_samples`, `n_features`, ...), by name."""
+    if site.kind != "arrays":
+        return {}
+    parameters = SKLEARN_ARRAYS.get(site.callee.rsplit(".", 1)[-1], ())
+    found = {name: value for name, value in zip(parameters, call.args) if not isinstance(value, ast.Starred)}
+    found.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
+    return {name: value for name, value in found.items() if name in ARRAY_HINTS}
 
 
 def _target_of(call: ast.Call, statement: Optional[ast.stmt]) -> tuple[str, int]:
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is call:
         target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
-        unpack = len(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else 0
+        if isinstance(target, ast.Tuple):  # `X, y = ...`, as written (unparse would add parentheses)
+            return ", ".join(ast.unparse(element) for element in target.elts), len(target.elts)
+        unpack = len(target.elts) if isinstance(target, ast.List) else 0
         return ast.unparse(target), unpack
     return "", 0
 
@@ -374,7 +622,7 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
         pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
     if not edits:
         return Limited(text, [])
-    return Limited(_apply(text, edits), loops)
+    return Limited(replace_nodes(text, edits), loops)
 
 
 def _trains(loop: ast.AST) -> bool:
@@ -403,7 +651,7 @@ def _source_of(text: str, node: ast.expr) -> str:
     return segment if segment is not None else ast.unparse(node)
 
 
-def _apply(text: str, edits: list[tuple[ast.AST, str]]) -> str:
+def replace_nodes(text: str, edits: list[tuple[ast.AST, str]]) -> str:
     """Replace each node's span with its new text (positions are UTF-8 offsets, as ast gives them)."""
     lines = text.splitlines(keepends=True)
     encoded = [line.encode("utf-8") for line in lines]

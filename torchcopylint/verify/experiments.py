@@ -18,8 +18,9 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import callsites, flagged, noops, script, standins, topcalls
+from torchcopylint.verify import callsites, flagged, legacy, noops, script, standins, topcalls
 from torchcopylint.verify.configurations import Configuration, configurations
+from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
 from torchcopylint.verify.inputs import (
     CannotRun,
@@ -148,6 +149,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     if context.package is None and levels:
         context = as_namespace_package(context, path, levels)
         enter(context)
+    text = legacy.read_as_today(text)  # `loss.data[0]` of pre-0.4 code: `.item()` on a 0-dim tensor
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
@@ -165,6 +167,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 context = outside_package(context)
                 continue
             module.__dict__.update(helpers or {})
+            module.__dict__[legacy.ITEM_HELPER] = legacy.item0
             if plan is not None:
                 plan.namespace = module.__dict__  # the networks the stand-in data is shaped for
             if probe is None:
@@ -766,7 +769,7 @@ def _discriminator_at_top_level(job: Job, generator_key: str, discriminator_key:
         return Measured(watch, set(probe.executed), error, made)
 
     return decide([ModuleLevel()], _attributed_runs(job, measure, backward_line, discriminator_key),
-                  claim_lines(job.code, job.line, job.context))
+                  _discriminator_claim_lines(job, discriminator_key))
 
 
 def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
@@ -798,7 +801,23 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
         return Measured(watch, set(probe.executed), error, _made_text_of(setting) or ran_text)
 
     return decide(settings(job, namespace, roles), _attributed_runs(job, measure, backward_line, discriminator_key),
-                  claim_lines(job.code, job.line, job.context))
+                  _discriminator_claim_lines(job, discriminator_key))
+
+
+def _discriminator_claim_lines(job: Job, discriminator_key: str) -> dict[int, str]:
+    """The lines TCL003's claim depends on, the generator call being the binding that reaches the flagged
+    call. A name the step rebinds later in the loop body (`fake = G(fixed_noise)` in a sampling block
+    after the step) reaches the flagged line only on the next iteration, if at all: the value the
+    discriminator received came from the binding before it, and the run stops at the step's backward,
+    before the later one could run."""
+    context = dict(job.context)
+    given = context.get("generator_line")
+    if isinstance(given, int) and given > job.line:
+        argument = flagged.flagged_argument(job.source, job.span, discriminator_key)
+        reaching = flagged.binding_before(job.source, argument.text if argument else "", job.line, given)
+        if reaching is not None:
+            context["generator_line"] = reaching
+    return claim_lines(job.code, job.line, context)
 
 
 def _attributed_runs(job: Job, measure: Callable, backward_line: int, discriminator_key: str) -> Callable:
@@ -1253,10 +1272,11 @@ class Sighting:
         return f"when called from {self.through.description}" if self.through else "here"
 
 
-def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None) -> Sighting:
+def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
+                   only: Optional[list] = None) -> Sighting:
     """Evaluate `expression` in the flagged line's frame just before it runs, in the first setting
     that reaches the line: of the function holding it, or (`through`) of a caller in the file, so
-    that the value is what that caller really passes."""
+    that the value is what that caller really passes; `only`: these settings, not the usual ones."""
     runner = job if through is None else dataclasses.replace(job, line=through.line, _tree=None)
     namespace = _load(runner)
     found: dict = {}
@@ -1286,7 +1306,7 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None) 
         found.update(seen, setting=setting)
         return Run(confirmed("reached"), set(probe.executed))
 
-    outcome = decide(settings(runner, namespace), run, {job.line: "the flagged line"})
+    outcome = decide(only if only is not None else settings(runner, namespace), run, {job.line: "the flagged line"})
     if outcome.status == "not reached":
         raise NotReached(outcome.evidence)
     if "value" not in found:
@@ -1341,23 +1361,103 @@ def clone_detach_order(job: Job) -> Outcome:
             outcome = Outcome(outcome.status, f"{outcome.evidence}; the same from {others}")
         return outcome
     sighting = sightings[0] if sightings else _value_at_line(job, expression)
+    made_up = _made_up_names(sighting, expression)
+    kind, why = _kind_by_use(job, made_up)
+    if kind == "labels" and isinstance(sighting.value, torch.Tensor) and sighting.value.is_floating_point():
+        sighting = _as_class_indices(job, expression, sighting, made_up)  # a float was made for a label
     outcome = _clone_detach_measured(job, sighting)
+    if kind is not None:
+        source = _what_callers_show(job, callers, failures)
+        shown = ", ".join(f"`{name}`" for name in made_up)
+        if kind == "values":
+            # A label's name, a value's use: which the code is given decides the claim, and nothing shows it.
+            raise CannotRun(f"{shown} {why}: made up as class indices it would not require grad, as a float tensor "
+                            f"it would; which the code is given is not known ({source})")
+        if outcome.status == "confirmed":  # not reached: class indices never require grad
+            raise CannotRun(f"{outcome.evidence}; but {shown} {why}, and class indices never require grad")
+        return Outcome(outcome.status, f"{outcome.evidence}; assumed: {shown} made as class indices "
+                                       f"(an int64 tensor), as {why} ({source})")
     if outcome.status == "confirmed" and sighting.assumed:
-        programs = [caller.description for caller in callers if not caller.takes_arguments]
-        if not callers:
-            source = f"no caller in the file shows what `{job.target.function_name}` is given"
-        elif len(programs) == len(callers):
-            many = len(programs) > 1
-            source = (f"its caller{'s' if many else ''} in the file, {', '.join(programs)}, "
-                      f"{'take no arguments and are not run: they' if many else 'takes no arguments and is not run: it'} "
-                      f"may read data or train")
-        elif failures:
-            source = f"the callers in the file could not be run ({failures[0]})"
-        else:
-            source = "its callers in the file pass made-up values too"
         outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
-                            f"{' and '.join(sighting.assumed)} made to require grad ({source})")
+                            f"{' and '.join(sighting.assumed)} made to require grad "
+                            f"({_what_callers_show(job, callers, failures)})")
     return outcome
+
+
+def _what_callers_show(job: Job, callers: list, failures: list) -> str:
+    """Why the values of the function's arguments are made up: what its callers in the file show."""
+    programs = [caller.description for caller in callers if not caller.takes_arguments]
+    if not callers:
+        return f"no caller in the file shows what `{job.target.function_name}` is given"
+    if len(programs) == len(callers):
+        many = len(programs) > 1
+        return (f"its caller{'s' if many else ''} in the file, {', '.join(programs)}, "
+                f"{'take no arguments and are not run: they' if many else 'takes no arguments and is not run: it'} "
+                f"may read data or train")
+    if failures:
+        return f"the callers in the file could not be run ({failures[0]})"
+    return "its callers in the file pass made-up values too"
+
+
+def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
+    """The names `expression` reads whose values were made up for the run (stand-ins from use)."""
+    setting = sighting.setting
+    plan = setting.standins.plan if isinstance(setting, FunctionStandIns) or (
+        isinstance(setting, FromCallSite) and setting.standins is not None) else None
+    if plan is None or sighting.through is not None:
+        return []
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return []
+    read = [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute))]
+    return [name for name in dict.fromkeys(read) if name in plan.kinds]
+
+
+# Uses that need a tensor of values (a float), never class indices.
+VALUE_METHODS = frozenset({"mean", "std", "var", "softmax", "log_softmax", "sigmoid", "tanh", "exp", "log", "sqrt",
+                           "norm", "backward", "grad", "requires_grad", "requires_grad_", "normal_", "uniform_"})
+
+
+def _kind_by_use(job: Job, names: list) -> tuple[Optional[str], str]:
+    """What made-up arguments are by the code's own use, where it matters to TCL005 (whether they can
+    require grad): ("labels", why) for one named like class labels (`labels`, `target`, `y`) or used
+    as an index or a class target; ("values", why) for one named like labels but used as values
+    (`y.mean()`, a loss of values, a network's input); (None, "") otherwise."""
+    if not names:
+        return None, ""
+    tree = ast.parse(job.source)
+    node = standins.function_node(tree, job.target.class_name, job.target.function_name or "")
+    if node is None:
+        return None, ""
+    found = standins.uses(node)
+    for name in names:
+        use = found.get(name, standins.Use())
+        named = bool(standins.LABEL_NAMES.match(name.split(".")[-1]))
+        as_index = any(isinstance(sub, ast.Subscript) and standins._key(sub.slice) == name for sub in ast.walk(node))
+        if not (named or use.class_target or as_index):
+            continue
+        values = sorted(use.methods & VALUE_METHODS)
+        networks = sorted(callee for callee in use.fed_to if not callee.startswith(("torch.", "F.", "nn.")))
+        if named and not (use.class_target or as_index) and (values or use.value_target or networks):
+            used = f"`.{values[0]}()`" if values else ("the target of a loss of values" if use.value_target
+                                                       else f"an input of `{networks[0]}`")
+            return "values", f"is named like class labels but used as values ({used})"
+        if use.class_target or as_index:
+            return "labels", ("the code uses it as an index" if as_index else "the code uses it as class indices (the "
+                              "target of a classification loss, one-hot encoded or embedded)")
+        return "labels", "its name reads like class labels"
+    return None, ""
+
+
+def _as_class_indices(job: Job, expression: str, sighting: Sighting, names: list) -> Sighting:
+    """The line's value again, with the label-named stand-ins made class indices instead of floats."""
+    setting = sighting.setting
+    plan = setting.standins.plan
+    relabelled = dataclasses.replace(plan, kinds={name: "labels" if name in names else kind
+                                                   for name, kind in plan.kinds.items()})
+    made = dataclasses.replace(setting.standins, plan=relabelled)
+    return _value_at_line(job, expression, only=[dataclasses.replace(setting, standins=made)])
 
 
 def _records_clone(sighting: Sighting) -> bool:
@@ -1822,14 +1922,23 @@ def retain_graph_workaround(job: Job) -> Outcome:
     if held is None:
         raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
     activations, activation_count, parameters, parameter_count = held
+    own_fix = ""
     if job.fixed_source is None:
-        raise CannotRun("the diagnosis has no fix to run")
+        # No fix came with the diagnosis: the experiment makes its own, `retain_graph=True` dropped at the
+        # flagged call (as `retain_graph=None`, its default: line numbers kept), and runs that.
+        fixed_source = _without_retain_graph(job.source, backward_line)
+        if fixed_source is None:
+            raise CannotRun(f"the diagnosis has no fix to run, and no `retain_graph=True` was found at line "
+                            f"{backward_line} to drop")
+        job = dataclasses.replace(job, fixed_source=fixed_source)
+        own_fix = " (the diagnosis has no fix: the experiment dropped it from that call itself)"
     later, error = _run_without_retaining(job, backward_line)
     if error is not None and SECOND_BACKWARD_ERROR in error:
         if job.context.get("kind") == "workaround":
             raise CannotRun("without `retain_graph=True` the generator's backward needs the graph: TCL003's "
                             "detach was not applied with it (on the same line)")
-        return refuted(f"without `retain_graph=True`, a later backward needed the graph: RuntimeError: {error[:140]}")
+        return refuted(f"without `retain_graph=True`{own_fix}, a later backward needed the graph: RuntimeError: "
+                       f"{error[:140]}")
     if error is not None:
         raise CannotRun(f"the run without `retain_graph=True` failed otherwise: {error[:160]}")
     if activation_count == 0:
@@ -1838,8 +1947,29 @@ def retain_graph_workaround(job: Job) -> Outcome:
         if job.context.get("kind") == "workaround" else ""
     return confirmed(f"after the backward at line {backward_line} the retained graph still held {activation_count} saved "
                      f"activation tensors ({activations:,} bytes; plus {parameter_count} parameters, {parameters:,} "
-                     f"bytes, which live anyway); without `retain_graph=True`{detach} the run went on through "
+                     f"bytes, which live anyway); without `retain_graph=True`{detach}{own_fix} the run went on through "
                      f"{later} later backward(s) to the next pass over that line with no second-backward error")
+
+
+def _without_retain_graph(source: str, line: int) -> Optional[str]:
+    """The source with `retain_graph=True` of the call(s) in the statement at `line` made
+    `retain_graph=None` (what leaving it out means); None when there is none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    statement = next((node for node in ast.walk(tree) if isinstance(node, ast.stmt) and node.lineno == line
+                      and not isinstance(node, _COMPOUND_STATEMENTS)), None)
+    if statement is None:
+        return None
+    edits = [(keyword.value, "None") for node in ast.walk(statement) if isinstance(node, ast.Call)
+             for keyword in node.keywords if keyword.arg == "retain_graph"
+             and isinstance(keyword.value, ast.Constant) and keyword.value.value is True]
+    return replace_nodes(source, edits) if edits else None
+
+
+_COMPOUND_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+                        ast.While, ast.With, ast.AsyncWith, ast.Try)
 
 
 def _backward_watcher(path: str, line: int, on_call: Callable) -> Callable:
@@ -1960,17 +2090,30 @@ def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
     return counts["later"], error
 
 
+RESHAPE_TRIES = 3  # tries of an experiment whose run failed on a reshape of a stand-in batch
+
+
 def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Outcome]:
     """`not reached` from an experiment whose flagged line never ran in any setting; every verdict
-    and reason ends with what stood in (verify/script.py)."""
+    and reason ends with what stood in (verify/script.py). An experiment that did not decide because
+    the code failed to reshape a stand-in batch (`imgs.view(-1, 784)` on 3x64x64 samples) is tried
+    again with data shaped for that reshape."""
     def run(job: Job) -> Outcome:
         script.begin()
-        try:
-            return script.with_stand_ins(experiment(job))
-        except NotReached as reason:
-            return script.with_stand_ins(not_reached(str(reason)))
-        except CannotRun as reason:
-            raise CannotRun(script.explain_failure(str(reason))) from reason
+        for attempt in range(RESHAPE_TRIES):
+            last = attempt == RESHAPE_TRIES - 1
+            try:
+                outcome = experiment(job)
+                if outcome.status in ("confirmed", "refuted") or last or not script.learn_from(outcome.evidence):
+                    return script.with_stand_ins(outcome)
+            except NotReached as reason:
+                if last or not script.learn_from(str(reason)):
+                    return script.with_stand_ins(not_reached(str(reason)))
+            except CannotRun as reason:
+                if last or not script.learn_from(str(reason)):
+                    raise CannotRun(script.explain_failure(str(reason))) from reason
+            script.begin(keep_learned=True)
+        raise CannotRun("no try of the experiment decided")  # not reached: the last try returns or raises
     run.__name__ = experiment.__name__
     return run
 

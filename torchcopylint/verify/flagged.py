@@ -248,3 +248,32 @@ def _runs_backward(statement: ast.stmt) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             return True
     return False
+
+
+def binding_before(source: str, expression: str, line: int, later: int) -> Optional[int]:
+    """The line of the last statement before `line`, in the innermost loop holding both `line` and
+    `later`, that binds a name `expression` reads: the binding whose value reaches `line` on the same
+    iteration, where `later` rebinds the name after it. None when there is none (the value then comes
+    from `later`, on an earlier iteration)."""
+    try:
+        tree = ast.parse(source)
+        read = {node.id for node in ast.walk(ast.parse(expression, mode="eval")) if isinstance(node, ast.Name)}
+    except SyntaxError:
+        return None
+    loops = [node for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While, ast.AsyncFor))
+             and node.lineno <= line <= (node.end_lineno or node.lineno)
+             and node.lineno <= later <= (node.end_lineno or node.lineno)]
+    if not read or not loops:
+        return None
+    loop = max(loops, key=lambda node: node.lineno)
+    found = None
+    for node in ast.walk(loop):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or not loop.lineno < node.lineno < line:
+            continue
+        if (node.end_lineno or node.lineno) >= line:
+            continue  # the flagged statement itself
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        bound = {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+        if bound & read and (found is None or node.lineno > found):
+            found = node.lineno
+    return found

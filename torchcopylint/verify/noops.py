@@ -163,12 +163,20 @@ def stand_in_for(package: str) -> None:
     finder.names.add(package)
 
 
+def cell_no_op(name: str) -> NoOp:
+    """A no-op bound in place of a notebook cell that does not parse (`plt`, `tqdm`: verify/documents.py),
+    whether or not its package is installed; the evidence names it there, not as a missing package."""
+    made = NoOp(name)
+    object.__setattr__(made, "_for_cell", True)
+    return made
+
+
 def used_in(namespace: dict) -> list[str]:
     """The no-op packages the namespace holds something of (a module or a name imported from one)."""
     found = []
     for value in list(namespace.values()):
         if isinstance(value, NoOpModule):
             found.append(value.__name__.split(".")[0])
-        elif isinstance(value, NoOp):
+        elif isinstance(value, NoOp) and not value.__dict__.get("_for_cell"):
             found.append(object.__getattribute__(value, "_name").split(".")[0])
     return sorted(set(found))

@@ -71,13 +71,35 @@ class _Log:
 
 
 _log = _Log()
+# Reshapes of stand-in batches that failed in an earlier run of this diagnosis (`view(-1, 784)` on
+# 4x3x64x64 values): the data of the next run is shaped for them (verify/batches.py DataPlan.learn).
+_learned: tuple = ()
 
 
-def begin() -> None:
-    """A new diagnosis: nothing has stood in yet."""
-    global _log
+def begin(keep_learned: bool = False) -> None:
+    """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet."""
+    global _log, _learned
     _log = _Log()
+    if not keep_learned:
+        _learned = ()
     sandbox.begin()
+
+
+def note(text: str) -> None:
+    """Something the experiment changed on the way to the claim (verify/legacy.py), for the evidence."""
+    _log.add(text)
+
+
+def learn_from(text: str) -> bool:
+    """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
+    error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
+    global _learned
+    for plan in _log.plans:
+        learned = plan.learn(RuntimeError(text))
+        if learned is not None and learned not in _learned:
+            _learned = (learned, *_learned)
+            return True
+    return False
 
 
 def stood_in() -> str:
@@ -241,9 +263,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             raise LoopLimit()
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
-    choice, full_batches = 0, False
+    choice, full_batches, learned = 0, False, _learned
     for _ in range(MAX_ATTEMPTS):
-        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches)
+        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned)
         passes["count"] = 0
         probe.executed.clear()
         probe.raised.clear()
@@ -254,12 +276,16 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         except StopRun:
             _record(plan, plan.namespace)
             raise
-        except Exception:
+        except Exception as error:
+            before_claim = not any(probe.executed.get(line) for line in watched)
+            shape = plan.learn(error)
+            if shape is not None and before_claim:  # a reshape of a stand-in batch: shape the data for it
+                choice, full_batches, learned = 0, False, (shape, *learned)
+                continue
             # Small batches first, then the size the code asks for (its noise may be sized by a constant);
             # then the next sample shape.
             choice, full_batches = (choice, True) if plan.cut and not full_batches else (choice + 1, False)
-            retry = plan.used and choice < plan.candidate_count and \
-                not any(probe.executed.get(line) for line in watched)
+            retry = plan.used and choice < plan.candidate_count and before_claim
             if not retry:
                 _record(plan, plan.namespace)
                 raise
@@ -448,7 +474,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
         text, changed = rewrite(text)
         if not changed:
             return None
-    plan = DataPlan(list(prepared.sites))
+    plan = DataPlan(list(prepared.sites), learned=_learned)
 
     def failed(line: int, error: BaseException) -> None:
         _log.failed[line] = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"

@@ -1,0 +1,268 @@
+"""Stand-in arrays for scikit-learn's data makers and toy sets, and its train_test_split.
+
+Runs in the verification child process. A script that trains a GAN on two moons
+or a classifier on blobs makes its data with `sklearn.datasets.make_moons(...)`
+(verify/datasites.py made that call `__tcl_data__(...)`): the claim under test is
+about the training step, which needs arrays of the right shape and kind, not
+scikit-learn. So the call returns what scikit-learn would: NumPy arrays of
+`n_samples` rows (float64 features, int64 class labels; float64 targets for a
+regression), with values of the same make (two half circles, two circles,
+Gaussian blobs), drawn from a fixed seed. Nothing is read, and scikit-learn need
+not be installed. `train_test_split` splits what it is given, as scikit-learn
+does (scikit-learn's own when it is installed). The evidence names each stand-in.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from torchcopylint.verify.datasites import DataSite
+
+MAX_SAMPLES = 10_000  # more rows than this are cut (and said): a verification step needs few
+# Known toy sets: (samples, features, classes; 0 for a regression target).
+TOY_SETS = {
+    "load_iris": (150, 4, 3), "load_digits": (1797, 64, 10), "load_wine": (178, 13, 3),
+    "load_breast_cancer": (569, 30, 2), "load_diabetes": (442, 10, 0),
+}
+DEFAULT_FEATURES = {"make_moons": 2, "make_circles": 2, "make_blobs": 2, "make_classification": 20,
+                    "make_regression": 100, "make_swiss_roll": 3, "make_s_curve": 3}
+
+
+def made(plan: Any, site: DataSite, hints: dict) -> Any:
+    """What `site`'s scikit-learn call returns, made up: `X, y` (or a toy set's Bunch)."""
+    import numpy as np
+
+    function = site.callee.rsplit(".", 1)[-1]
+    generator = np.random.default_rng(1000 + site.index)
+    if function in TOY_SETS:
+        return _toy_set(plan, site, function, hints, generator)
+    requested = _samples(hints.get("n_samples"), 100)
+    count = min(requested, MAX_SAMPLES)
+    cut = f" (of the {requested} the code asks for)" if count < requested else ""
+    noise = hints.get("noise") if isinstance(hints.get("noise"), (int, float)) else 0.0
+    features = hints.get("n_features") if _count(hints.get("n_features")) else DEFAULT_FEATURES[function]
+    if function in ("make_moons", "make_circles"):
+        outer = count // 2
+        angles = np.linspace(0, math.pi, outer) if function == "make_moons" else \
+            np.linspace(0, 2 * math.pi, outer, endpoint=False)
+        inner_angles = np.linspace(0, math.pi, count - outer) if function == "make_moons" else \
+            np.linspace(0, 2 * math.pi, count - outer, endpoint=False)
+        if function == "make_moons":
+            first = np.stack([np.cos(angles), np.sin(angles)], 1)
+            second = np.stack([1 - np.cos(inner_angles), 1 - np.sin(inner_angles) - 0.5], 1)
+            shape = "two interleaving half circles"
+        else:
+            factor = hints.get("factor") if isinstance(hints.get("factor"), (int, float)) else 0.8
+            first = np.stack([np.cos(angles), np.sin(angles)], 1)
+            second = factor * np.stack([np.cos(inner_angles), np.sin(inner_angles)], 1)
+            shape = "two concentric circles"
+        features_array = np.concatenate([first, second]) + generator.normal(0, noise, (count, 2))
+        labels = np.concatenate([np.zeros(outer, dtype=np.int64), np.ones(count - outer, dtype=np.int64)])
+        order = generator.permutation(count)
+        X, y = features_array[order], labels[order]
+        text = f"{shape}, noise {noise:g}"
+        classes = 2
+        result: tuple = (X, y)
+    elif function in ("make_blobs", "make_classification"):
+        centers = hints.get("centers")
+        if function == "make_blobs" and centers is not None and not _count(centers):
+            centers_array = np.asarray(centers, dtype=np.float64)
+            features = centers_array.shape[1] if centers_array.ndim == 2 else features
+            classes = len(centers_array)
+        else:
+            classes = (centers if _count(centers) else 3) if function == "make_blobs" else \
+                (hints.get("n_classes") if _count(hints.get("n_classes")) else 2)
+            centers_array = generator.uniform(-10 if function == "make_blobs" else -2,
+                                              10 if function == "make_blobs" else 2, (classes, features))
+        y = np.arange(count, dtype=np.int64) % classes
+        generator.shuffle(y)
+        X = centers_array[y] + generator.normal(0, 1.0, (count, features))
+        text = f"{'Gaussian blobs' if function == 'make_blobs' else 'Gaussian clusters'} around {classes} centres"
+        result = (X, y, centers_array) if hints.get("return_centers") else (X, y)
+    elif function == "make_regression":
+        targets = hints.get("n_targets") if _count(hints.get("n_targets")) else 1
+        X = generator.normal(0, 1.0, (count, features))
+        weights = generator.uniform(0, 100, (features, targets))
+        y = X @ weights + generator.normal(0, noise or 0.0, (count, targets)) if noise else X @ weights
+        y = y[:, 0] if targets == 1 else y
+        classes = 0
+        text = "Gaussian features, a linear target"
+        result = (X, y, weights[:, 0] if targets == 1 else weights) if hints.get("coef") else (X, y)
+    else:  # make_swiss_roll, make_s_curve: points on a surface, and their position along it
+        t = generator.uniform(0, 3 * math.pi, count)
+        X = np.stack([t * np.cos(t), generator.uniform(0, 2, count), t * np.sin(t)], 1) + \
+            generator.normal(0, noise, (count, 3))
+        y, classes, features = t, 0, 3
+        text = "points on a rolled surface"
+        result = (X, y)
+    labels_text = f"labels in 0..{classes - 1}" if classes else "real-valued targets"
+    plan.describe(site, f"{count}{cut} stand-in samples of {features} features ({text}), {labels_text}, "
+                        f"as `{function}` makes them")
+    return result
+
+
+def _toy_set(plan: Any, site: DataSite, function: str, hints: dict, generator) -> Any:
+    import numpy as np
+
+    count, features, classes = TOY_SETS[function]
+    if function == "load_digits" and _count(hints.get("n_class")):
+        classes = min(int(hints["n_class"]), 10)
+        count = count * classes // 10
+    if function == "load_digits":
+        X = generator.integers(0, 17, (count, features)).astype(np.float64)
+    else:
+        X = generator.normal(0, 1.0, (count, features))
+    if classes:
+        y = np.arange(count, dtype=np.int64) % classes
+        generator.shuffle(y)
+    else:
+        y = generator.normal(150, 75, count)
+    labels_text = f"labels in 0..{classes - 1}" if classes else "real-valued targets"
+    plan.describe(site, f"{count} stand-in samples of {features} features, {labels_text}, shaped as `{function}`'s")
+    if hints.get("return_X_y"):
+        return X, y
+    bunch = Bunch(data=X, target=y, feature_names=[f"feature {i}" for i in range(features)],
+                  target_names=np.array([str(c) for c in range(classes)]), DESCR="", frame=None)
+    if function == "load_digits":
+        bunch.images = X.reshape(count, 8, 8)
+    return bunch
+
+
+class Bunch(dict):
+    """scikit-learn's Bunch: a dict whose keys are attributes too."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value) -> None:
+        self[name] = value
+
+
+def splitter(plan: Any, site: DataSite):
+    """`train_test_split` for `site`: scikit-learn's when it is installed, else the same split made here."""
+    try:
+        from sklearn.model_selection import train_test_split as installed
+    except ImportError:
+        installed = None
+
+    def train_test_split(*arrays, test_size: Optional[float] = None, train_size: Optional[float] = None,
+                         random_state: Any = None, shuffle: bool = True, stratify: Any = None):
+        if installed is not None:
+            plan.describe(site, "scikit-learn's own split of the arrays it was given")
+            return installed(*arrays, test_size=test_size, train_size=train_size, random_state=random_state,
+                             shuffle=shuffle, stratify=stratify)
+        import numpy as np
+
+        if not arrays:
+            raise ValueError("At least one array required as input")
+        count = len(arrays[0])
+        test = _part(test_size, count) if test_size is not None else \
+            (count - _part(train_size, count, floor=True) if train_size is not None else math.ceil(0.25 * count))
+        train = _part(train_size, count, floor=True) if train_size is not None else count - test
+        seed = random_state if isinstance(random_state, int) else 0
+        order = np.random.default_rng(seed).permutation(count) if shuffle else np.arange(count)
+        train_index, test_index = order[:train], order[train:train + test]
+        plan.describe(site, f"split by the verifier as scikit-learn splits ({train} to train, {test} to test"
+                            f"{', not stratified' if stratify is not None else ''}; scikit-learn is not installed)")
+        return [part for array in arrays for part in (_take(array, train_index), _take(array, test_index))]
+
+    return train_test_split
+
+
+def scaler(plan: Any, site: DataSite):
+    """scikit-learn's `StandardScaler` or `MinMaxScaler` for `site`: its own when it is installed, else the
+    same arithmetic made here (per-feature mean and deviation, or minimum and range), on NumPy arrays."""
+    name = site.callee.rsplit(".", 1)[-1]
+    try:
+        import sklearn.preprocessing as installed
+        return getattr(installed, name)
+    except ImportError:
+        pass
+    plan.describe(site, f"a `{name}` made by the verifier (the same per-feature arithmetic; scikit-learn is not "
+                        f"installed)")
+    return StandardScaler if name == "StandardScaler" else MinMaxScaler
+
+
+class _Scaler:
+    def __init__(self, *args, **kwargs) -> None:
+        self.options = kwargs
+
+    def fit(self, X, y=None):
+        import numpy as np
+
+        values = np.asarray(X, dtype=np.float64)
+        self.n_features_in_ = values.shape[1] if values.ndim > 1 else 1
+        self._fit(values)
+        return self
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).transform(X)
+
+    def transform(self, X):
+        import numpy as np
+
+        return (np.asarray(X, dtype=np.float64) - self._shift) / self._scale
+
+    def inverse_transform(self, X):
+        import numpy as np
+
+        return np.asarray(X, dtype=np.float64) * self._scale + self._shift
+
+
+class StandardScaler(_Scaler):
+    def _fit(self, values) -> None:
+        import numpy as np
+
+        self.mean_ = values.mean(axis=0) if self.options.get("with_mean", True) else np.zeros(values.shape[1:])
+        deviation = values.std(axis=0) if self.options.get("with_std", True) else np.ones(values.shape[1:])
+        self.scale_ = np.where(deviation == 0, 1.0, deviation)
+        self._shift, self._scale = self.mean_, self.scale_
+
+
+class MinMaxScaler(_Scaler):
+    def _fit(self, values) -> None:
+        import numpy as np
+
+        low, high = self.options.get("feature_range", (0, 1))
+        self.data_min_, self.data_max_ = values.min(axis=0), values.max(axis=0)
+        spread = np.where(self.data_max_ == self.data_min_, 1.0, self.data_max_ - self.data_min_)
+        self._scale = spread / (high - low)
+        self._shift = self.data_min_ - low * self._scale
+
+
+def _part(size: Any, count: int, floor: bool = False) -> int:
+    if isinstance(size, float):
+        return int(math.floor(size * count)) if floor else int(math.ceil(size * count))
+    return int(size)
+
+
+def _take(array: Any, index) -> Any:
+    """Rows `index` of an array, a tensor, a pandas object or a list."""
+    if hasattr(array, "iloc"):
+        return array.iloc[index]
+    try:
+        import torch
+
+        if isinstance(array, torch.Tensor):
+            return array[torch.as_tensor(index, dtype=torch.long, device=array.device)]
+    except ImportError:
+        pass
+    if hasattr(array, "__array__") and hasattr(array, "shape"):
+        return array[index]
+    return [array[i] for i in index]
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _samples(value: Any, default: int) -> int:
+    if _count(value):
+        return int(value)
+    if isinstance(value, (tuple, list)) and value and all(_count(v) for v in value):
+        return int(sum(value))
+    return default

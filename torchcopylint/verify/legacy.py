@@ -1,0 +1,101 @@
+"""Pre-0.4 PyTorch idioms on the way to a claim, read as today's torch reads them (in the experiment only).
+
+Runs in the verification child process. Old scripts log their loss with
+`loss.data[0]` (`print(epoch, loss.data[0])`, `running_loss += loss.data[0]`):
+before torch 0.4 a loss was a one-element tensor; since then it has no dimension,
+and indexing it raises `IndexError: invalid index of a 0-dim tensor`. That error
+says nothing about the claim under test (an in-place write, a missing detach),
+yet it stops the run before the claim is decided. So the experiment runs
+`x.data[0]` anywhere, and `x[0]` inside a print, a log call or a format, through
+`__tcl_item0__`, which is `x[0]` except on a 0-dim tensor, where it is
+`x.item()`, the value the old code meant. Each use is named in the evidence. The
+user's file is not changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from typing import Any
+
+ITEM_HELPER = "__tcl_item0__"
+# Calls (by their last name) and formats whose arguments are printed or logged, not computed with.
+LOGGING_CALLS = frozenset({"print", "log", "info", "debug", "warning", "write", "add_scalar", "add_scalars",
+                           "append", "format", "set_postfix", "set_description", "extend"})
+_MAY_INDEX_ZERO = re.compile(r"\[\s*0\s*\]")
+
+
+@functools.lru_cache(maxsize=64)
+def read_as_today(text: str) -> str:
+    """`text` with `x.data[0]`, and `x[0]` where it is printed or logged, made `__tcl_item0__(x, ...)`; line
+    numbers and every other character kept."""
+    if not _MAY_INDEX_ZERO.search(text):
+        return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    from torchcopylint.verify.datasites import replace_nodes
+
+    formatted = {id(sub) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for sub in ast.walk(node)}
+    logged: set = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _last_name(node.func) in LOGGING_CALLS or isinstance(node, ast.JoinedStr) \
+                or isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+                and isinstance(node.left.value, str):
+            logged |= {id(sub) for sub in ast.walk(node)}
+    edits = []
+    taken: list = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_zero(node.slice)):
+            continue
+        if not ((isinstance(node.value, ast.Attribute) and node.value.attr == "data") or id(node) in logged):
+            continue
+        span = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        if any(_inside(span, other) for other in taken):
+            continue  # within one already rewritten (ast.walk meets the outer first): edits must not overlap
+        value = ast.get_source_segment(text, node.value)
+        written = ast.get_source_segment(text, node)
+        if value is None or written is None or "\n" in written:
+            continue
+        taken.append(span)
+        edits.append((node, f"{ITEM_HELPER}(({value}), {written!r}, {node.lineno})"))
+    for attempt in (edits, [(node, new) for node, new in edits if id(node) not in formatted]):
+        if not attempt:
+            break
+        rewritten = replace_nodes(text, attempt)
+        try:  # inside an f-string of the same quotes (before Python 3.12) the text may not parse
+            ast.parse(rewritten)
+        except SyntaxError:
+            continue
+        return rewritten
+    return text
+
+
+def _inside(span: tuple, outer: tuple) -> bool:
+    return (span[0], span[1]) >= (outer[0], outer[1]) and (span[2], span[3]) <= (outer[2], outer[3])
+
+
+def _is_zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
+
+
+def _last_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def item0(value: Any, written: str, line: int) -> Any:
+    """`value[0]`; on a 0-dim tensor (a loss since torch 0.4), `value.item()`, and the evidence says so."""
+    import torch
+
+    if isinstance(value, torch.Tensor) and value.dim() == 0:
+        from torchcopylint.verify import script
+
+        shown = written[: -len("[0]")] if written.endswith("[0]") else written
+        script.note(f"`{written}` (line {line}) was read as `{shown}.item()`, the number pre-0.4 code meant: "
+                    f"indexing a 0-dim tensor fails since torch 0.4")
+        return value.item()
+    return value[0]
