@@ -336,18 +336,29 @@ SLOW_TRAINING = textwrap.dedent('''\
 
 
 def _process_groups() -> dict[int, list[str]]:
-    """Process group -> the commands in it, of every process on the machine."""
-    listing = subprocess.run(["ps", "-eo", "pgid=,args="], capture_output=True, text=True).stdout
+    """Process group -> the full command lines in it, of every process on the machine. Read from
+    /proc, not `ps`: `ps` cuts command lines at $COLUMNS, which CI sets, and a long venv path then
+    hides the module name."""
     groups: dict[int, list[str]] = {}
-    for line in listing.splitlines():
-        group, _, command = line.strip().partition(" ")
-        groups.setdefault(int(group), []).append(command)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:  # the process ended while we read it
+            continue
+        # The command name in parentheses may contain spaces: the fields after it are fixed.
+        group = int(stat[stat.rindex(")") + 2:].split()[2])
+        groups.setdefault(group, []).append(command)
     return groups
 
 
 @pytest.mark.asyncio
 async def test_verify_is_cancellable_and_leaves_no_process_behind(client: LanguageClient):
     pytest.importorskip("torch")
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads process groups from /proc (Linux)")
     uri = _open(client, client.tmp_path / "a" / "slow.py", SLOW_TRAINING)
     [found] = await _published(client, uri)
     assert found.code == "TCL007"
