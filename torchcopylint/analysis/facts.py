@@ -129,6 +129,15 @@ class ModuleFacts(CalleeEffects, Callees):
                 facts.attribute_values.setdefault(attribute, []).append(value)
                 facts.assigned_in[value] = method
 
+    def release(self) -> None:
+        """Drop everything computed for this module, once its rules have run.
+
+        The analysis holds references back to the facts (the typing's bound methods, the walkers'
+        callees), so without this the module's tree and facts are garbage in a cycle: only the
+        cycle collector frees them, in a pass over all of their objects that cost 8% of a lint.
+        Cleared, they are freed at once by reference counting."""
+        self.__dict__.clear()
+
     def _index_class(self, node: cst.ClassDef) -> None:
         facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
         self.classes[facts.name] = facts
