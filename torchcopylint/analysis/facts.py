@@ -562,17 +562,15 @@ class ModuleFacts(CalleeEffects, Callees):
     def name_references(self, name: str) -> int:
         """How many times the module spells `name` as a word, less its definitions (and
         `super(Block, self)`): an upper bound of the references (strings and comments count too,
-        which only makes callers warier). One scan of the text, on first use."""
+        which only makes callers warier). Counted per name asked, with str.find: a regular
+        expression over every word of the text cost more than the rest of the question."""
         if self._name_references is None:
+            self._name_references = {}
+        found = self._name_references.get(name)
+        if found is None:
             text = self._positions.source if self._positions.source is not None else self.module.code
-            counts: dict[str, int] = {}
-            for word in re.findall(r"(?<![\w.])[A-Za-z_]\w*", text):
-                counts[word] = counts.get(word, 0) + 1
-            for defined, in_super in re.findall(r"\b(?:def|class)\s+(\w+)|\bsuper\(\s*(\w+)", text):
-                word = defined or in_super
-                counts[word] = counts.get(word, 0) - 1
-            self._name_references = counts
-        return self._name_references.get(name, 0)
+            found = self._name_references[name] = _word_count(text, name) - _definition_count(text, name)
+        return found
 
     def attribute_values(self, owner: ClassFacts, attribute: str) -> list:
         """What `self.<attribute>` is assigned in the class (or in a base class of this file)."""
@@ -591,6 +589,64 @@ class ModuleFacts(CalleeEffects, Callees):
                 if found:
                     return found
         return []
+
+
+def _is_word(character: str) -> bool:
+    """`\\w` of Python's regular expressions, for one character."""
+    return character.isalnum() or character == "_"
+
+
+def _runs_of(text: str, name: str) -> Iterator[int]:
+    """Where `name` stands in `text` as a whole run of word characters."""
+    end = len(name)
+    at = text.find(name)
+    while at >= 0:
+        if (at == 0 or not _is_word(text[at - 1])) and (at + end == len(text) or not _is_word(text[at + end])):
+            yield at
+        at = text.find(name, at + 1)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _word_count(text: str, name: str) -> int:
+    """The matches of `(?<![\\w.])[A-Za-z_]\\w*` in `text` that are `name`."""
+    if not _IDENTIFIER.fullmatch(name):
+        return 0
+    return sum(1 for at in _runs_of(text, name) if at == 0 or text[at - 1] != ".")
+
+
+def _definition_count(text: str, name: str) -> int:
+    """The matches of `\\b(?:def|class)\\s+(\\w+)|\\bsuper\\(\\s*(\\w+)` in `text` whose word is `name`.
+
+    Such a word is a run of word characters after `def`/`class` and blanks, or after `super(`
+    and maybe blanks. The keyword may itself be the word of a match before it (`def super(x`:
+    `super` is then the defined name, and `x` no one's), which the scan from the left would
+    have consumed: a keyword that is such a word takes its match from the next one, so along a
+    chain of keywords every other one counts."""
+    if not name or not all(_is_word(character) for character in name):
+        return 0
+    count = 0
+    for at in _runs_of(text, name):
+        keywords = 0
+        while True:
+            start = at
+            while start > 0 and text[start - 1].isspace():
+                start -= 1
+            if start < at and text.endswith("def", 0, start):
+                keyword = start - 3
+            elif start < at and text.endswith("class", 0, start):
+                keyword = start - 5
+            elif text.endswith("super(", 0, start):
+                keyword = start - 6
+            else:
+                break
+            if keyword > 0 and _is_word(text[keyword - 1]):
+                break
+            keywords += 1
+            at = keyword
+        count += keywords % 2
+    return count
 
 
 def _top_level_assignments(module: cst.Module) -> dict:
