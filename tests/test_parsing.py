@@ -33,6 +33,38 @@ def test_validation_is_back_after_a_syntax_error():
     with pytest.raises(cst.ParserSyntaxError):
         parse_for_analysis("def f(:\n    pass\n")
     assert _validation_is_on()
+    assert all(node_type.__init__ is original for node_type, (original, _) in parsing._CONSTRUCTORS.items())
+
+
+def test_constructors_are_libcst_own_after_the_parse():
+    constructors = {node_type: node_type.__init__ for node_type in parsing._node_classes()}
+    parse_for_analysis("import torch\nx = torch.ones(2)\nx.add_(1)\n")
+    assert {node_type: node_type.__init__ for node_type in parsing._node_classes()} == constructors
+
+
+def test_fast_constructor_sets_what_libcst_own_sets():
+    # A field with a default object (lpar=()), one with a default factory (whitespace), one passed.
+    builders = (
+        lambda: cst.Name("x"),
+        lambda: cst.Call(cst.Name("f")),
+        lambda: cst.Integer("1", lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
+    )
+    for build in builders:
+        expected = build()
+        node_type = type(expected)
+        original, fast = parsing._CONSTRUCTORS[node_type]
+        node_type.__init__ = fast
+        try:
+            made = build()
+        finally:
+            node_type.__init__ = original
+        assert made.deep_equals(expected)
+
+
+def test_every_node_class_has_a_fast_constructor():
+    # If this fails, a libcst upgrade changed how its node classes are built: those classes keep
+    # their own constructor (slower, still right), and parsing.py needs a look.
+    assert set(parsing._CONSTRUCTORS) == set(parsing._node_classes())
 
 
 def test_an_unknown_libcst_gets_the_plain_parse(monkeypatch):
