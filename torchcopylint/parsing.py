@@ -92,8 +92,10 @@ def _same_parameters(original: Callable, fast: Callable) -> bool:
 
 
 def _node_classes() -> list[type]:
+    # `CSTNode in __mro__`, not issubclass: an ABC's issubclass fills caches of weak references
+    # (1.4 MB for libcst's classes), in every process.
     return [value for value in vars(cst).values()
-            if isinstance(value, type) and issubclass(value, cst.CSTNode) and not inspect.isabstract(value)]
+            if isinstance(value, type) and cst.CSTNode in value.__mro__ and not inspect.isabstract(value)]
 
 
 # class -> (its own __init__, the fast one), for the classes that have one
