@@ -1508,15 +1508,25 @@ class FunctionWalker:
     def _record_read(self, name: cst.Name, state: FlowState, use: str = "value") -> None:
         bindings = state.lookup(name.value)
         self._read_bindings.update(bindings)
-        storages = frozenset().union(*(binding.storages for binding in bindings)) if bindings else frozenset()
+        # This runs for every name read in every function: no generators, and one binding
+        # (the common case) read without a union (the order of the storages does not matter:
+        # they only decide which watchers get an entry).
         events_since = {}
+        named_events = {}
+        if len(bindings) == 1:
+            for binding in bindings:
+                storages = binding.storages
+        else:
+            storages = frozenset().union(*[binding.storages for binding in bindings]) if bindings else frozenset()
         for binding in bindings:
             events_since[binding] = state.events_of(binding)
-        for storage in storages:
-            for watcher in self._watchers.get(storage, ()):
-                if watcher not in events_since:
-                    events_since[watcher] = state.events_of(watcher)
-        named_events = {binding: state.named_events_of(binding) for binding in bindings}
+            named_events[binding] = state.named_events_of(binding)
+        if storages:
+            watchers = self._watchers
+            for storage in storages:
+                for watcher in watchers.get(storage, ()):
+                    if watcher not in events_since:
+                        events_since[watcher] = state.events_of(watcher)
         held_events = {}
         if name.value in self._held_names and use == "value" and name not in self._not_values:
             held_events = {held: state.named_events_of(held) for held in state.held_of(name.value)}
