@@ -1,5 +1,6 @@
 """parse_for_analysis builds the tree libcst.parse_module builds, and leaves validation on afterwards."""
 
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -78,3 +79,31 @@ def test_this_libcst_is_known():
     # If this fails, a libcst upgrade changed CSTNode.__post_init__: the parse still works,
     # with validation, and parsing.py needs a look.
     assert parsing._SKIPPABLE
+
+
+def test_free_memory_is_released_after_each_parse(monkeypatch):
+    calls = []
+    monkeypatch.setattr(parsing, "_release_free_memory", lambda: calls.append(1))
+    parse_for_analysis("x = 1\n")
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_for_analysis("def f(:\n")
+    assert calls == [1]  # after the parse that succeeded (a failed one returns no tree to analyse)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_the_releaser_trims_only_past_the_peak(monkeypatch):
+    if parsing._release_free_memory is None:
+        pytest.skip("no malloc_trim in this C library")
+    trims = []
+
+    def malloc_trim(pad):
+        trims.append(pad)
+
+    monkeypatch.setattr("ctypes.CDLL", lambda _: type("C", (), {"malloc_trim": staticmethod(malloc_trim)})())
+    release = parsing._free_memory_releaser()
+    release()  # the peak has not moved since the releaser was made
+    assert trims == []
+    growing = bytearray(64 * 2**20)  # pages really touched: the peak grows
+    growing[::4096] = b"x" * len(growing[::4096])
+    release()
+    assert trims == [0]
