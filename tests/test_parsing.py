@@ -34,7 +34,7 @@ def test_validation_is_back_after_a_syntax_error():
     with pytest.raises(cst.ParserSyntaxError):
         parse_for_analysis("def f(:\n    pass\n")
     assert _validation_is_on()
-    assert all(node_type.__init__ is original for node_type, (original, _) in parsing._CONSTRUCTORS.items())
+    assert all(node_type.__init__ is original for node_type, (original, _) in parsing._constructors().items())
 
 
 def test_constructors_are_libcst_own_after_the_parse():
@@ -53,7 +53,7 @@ def test_fast_constructor_sets_what_libcst_own_sets():
     for build in builders:
         expected = build()
         node_type = type(expected)
-        original, fast = parsing._CONSTRUCTORS[node_type]
+        original, fast = parsing._constructors()[node_type]
         node_type.__init__ = fast
         try:
             made = build()
@@ -65,7 +65,7 @@ def test_fast_constructor_sets_what_libcst_own_sets():
 def test_every_node_class_has_a_fast_constructor():
     # If this fails, a libcst upgrade changed how its node classes are built: those classes keep
     # their own constructor (slower, still right), and parsing.py needs a look.
-    assert set(parsing._CONSTRUCTORS) == set(parsing._node_classes())
+    assert set(parsing._constructors()) == set(parsing._node_classes())
 
 
 def test_an_unknown_libcst_gets_the_plain_parse(monkeypatch):
@@ -92,7 +92,7 @@ def test_free_memory_is_released_after_each_parse(monkeypatch):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
 def test_the_releaser_trims_only_past_the_peak(monkeypatch):
-    if parsing._release_free_memory is None:
+    if parsing._free_memory_releaser() is None:
         pytest.skip("no malloc_trim in this C library")
     trims = []
 

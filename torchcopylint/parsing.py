@@ -33,7 +33,7 @@ import dataclasses
 import inspect
 import sys
 import types
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import libcst as cst
 
@@ -105,13 +105,21 @@ def _node_classes() -> list[type]:
             if isinstance(value, type) and cst.CSTNode in value.__mro__ and not inspect.isabstract(value)]
 
 
-# class -> (its own __init__, the fast one), for the classes that have one
-_CONSTRUCTORS: dict[type, tuple[Callable, Callable]] = {}
-if _SKIPPABLE:
-    for _node_type in _node_classes():
-        _fast = _fast_init(_node_type)
-        if _fast is not None:
-            _CONSTRUCTORS[_node_type] = (_node_type.__dict__["__init__"], _fast)
+# class -> (its own __init__, the fast one), for the classes that have one; made on the first
+# parse (10 ms), which a run answered from the cache never makes.
+_CONSTRUCTORS: Optional[dict[type, tuple[Callable, Callable]]] = None
+
+
+def _constructors() -> dict[type, tuple[Callable, Callable]]:
+    global _CONSTRUCTORS
+    if _CONSTRUCTORS is None:
+        constructors = {}
+        for node_type in _node_classes():
+            fast = _fast_init(node_type)
+            if fast is not None:
+                constructors[node_type] = (node_type.__dict__["__init__"], fast)
+        _CONSTRUCTORS = constructors
+    return _CONSTRUCTORS
 
 
 def _free_memory_releaser() -> Optional[Callable[[], None]]:
@@ -138,25 +146,31 @@ def _free_memory_releaser() -> Optional[Callable[[], None]]:
     return release
 
 
-_release_free_memory = _free_memory_releaser()
+_NOT_YET = object()
+# Made before the first parse (its peak is the one the parses must raise to trim).
+_release_free_memory: Any = _NOT_YET
 
 
 def parse_for_analysis(text: str) -> cst.Module:
     """`libcst.parse_module(text)`, the same tree, built without per-node validation."""
+    global _release_free_memory
+    if _release_free_memory is _NOT_YET:
+        _release_free_memory = _free_memory_releaser()
     if not _SKIPPABLE:
         module = cst.parse_module(text)
         if _release_free_memory is not None:
             _release_free_memory()
         return module
+    constructors = _constructors()
     cst.CSTNode.__post_init__ = _without_validation
-    for node_type, (_, fast) in _CONSTRUCTORS.items():
+    for node_type, (_, fast) in constructors.items():
         node_type.__init__ = fast
     try:
         module = cst.parse_module(text)
     finally:
         # Always back to libcst's own: with threads parsing at once, the worst case is that
         # validation comes back on during another thread's parse, which only costs time.
-        for node_type, (original, _) in _CONSTRUCTORS.items():
+        for node_type, (original, _) in constructors.items():
             node_type.__init__ = original
         cst.CSTNode.__post_init__ = _validating_post_init
     if _release_free_memory is not None:
