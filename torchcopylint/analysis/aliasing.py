@@ -24,7 +24,7 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
     written_arguments,
 )
-from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, walk
 from torchcopylint.analysis.tensors import (
     TENSOR_RETURNING_METHODS,
     Tensorness,
@@ -509,7 +509,7 @@ class FunctionWalker:
         self._bindings: dict[cst.CSTNode, Binding] = {}
         self._storages: dict[cst.CSTNode, Storage] = {}
         self._watchers: dict[Storage, list[Binding]] = {}
-        self._loops: list[cst.CSTNode] = []
+        self._loops: tuple = ()  # the enclosing loop statements (a tuple: every statement and binding keeps it)
         self._grad: Optional[bool] = None
         self._statement: cst.CSTNode = facts.node
         self._breaks: list[list[FlowState]] = []
@@ -604,7 +604,7 @@ class FunctionWalker:
         self._statement = statement
         self.facts.statement_order.setdefault(statement, len(self.facts.statement_order))
         self.facts.grad_mode[statement] = self._grad
-        self.facts.loops_of[statement] = tuple(self._loops)
+        self.facts.loops_of[statement] = self._loops
 
     def _walk_statement(self, statement: cst.CSTNode, state: FlowState) -> None:
         self._enter(statement)
@@ -712,7 +712,7 @@ class FunctionWalker:
     def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
         if type(statement) is cst.For:
             self._evaluate(statement.iter, state)
-        self._loops.append(statement)
+        self._loops = self._loops + (statement,)
         passes = 2 if len(self._loops) <= MAX_LOOP_REWALK_DEPTH else 1
         head = state.child()
         body_end = head
@@ -730,7 +730,7 @@ class FunctionWalker:
             # The next iteration starts from either the entry or the end of this one.
             head.merge([head.child(), body_end])
             head.reachable = True
-        self._loops.pop()
+        self._loops = self._loops[:-1]
         exits = [head, *breaks]
         if statement.orelse is not None:
             else_state = head.child()
@@ -882,7 +882,7 @@ class FunctionWalker:
             binding.made_by = made_by
             binding.leaf, binding.leaf_origin = self._leaf_of(expression, made_by, state)
             binding.module_output = module_output
-        binding.loops = tuple(self._loops)
+        binding.loops = self._loops
         if expression is not None:
             self._renew(binding, {storage for storage in binding.storages
                                   if storage.origin is expression or storage.origin is target}, state)
@@ -943,7 +943,7 @@ class FunctionWalker:
             binding.tensorness = combine([binding.tensorness, tensorness])
         binding.storages = binding.storages | storages
         binding.made_by = "alias"
-        binding.loops = tuple(self._loops)
+        binding.loops = self._loops
         self._watch(binding)
         state.events[binding] = frozenset()
         state.named[binding] = frozenset()
@@ -1045,7 +1045,7 @@ class FunctionWalker:
         binding.storages = frozenset().union(*(b.storages for b in previous))
         binding.made_by = "alias"
         binding.leaf, binding.leaf_origin = ("requires_grad_", origin) if switched_on else ("", None)
-        binding.loops = tuple(self._loops)
+        binding.loops = self._loops
         self._watch(binding)
         state.events[binding] = frozenset()
         state.named[binding] = frozenset()
@@ -1195,6 +1195,8 @@ class FunctionWalker:
         if kind is cst.Name:
             if expr.value not in ("True", "False", "None"):
                 self._record_read(expr, state)
+            return
+        if kind in CHILDLESS:  # a literal, an operator: nothing below it to read or write
             return
         if kind is cst.Arg:
             self._evaluate(expr.value, state)
