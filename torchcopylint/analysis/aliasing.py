@@ -24,7 +24,7 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
     written_arguments,
 )
-from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, walk
+from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, is_expression, walk
 from torchcopylint.analysis.tensors import (
     TENSOR_RETURNING_METHODS,
     Tensorness,
@@ -645,7 +645,7 @@ class FunctionWalker:
             state.merge(branches)
         else:
             for child in child_nodes(statement):
-                if isinstance(child, cst.BaseExpression):
+                if is_expression(child):
                     self._evaluate(child, state)
 
     def _walk_small(self, small: cst.CSTNode, state: FlowState) -> None:
@@ -692,7 +692,7 @@ class FunctionWalker:
                     self._assign(local, None, state, kind="import")
         else:
             for child in child_nodes(small):
-                if isinstance(child, cst.BaseExpression):
+                if is_expression(child):
                     self._evaluate(child, state)
 
     def _walk_if(self, statement: cst.If, state: FlowState) -> None:
@@ -838,23 +838,23 @@ class FunctionWalker:
                     self._assign(inner, values[position], state, kind)
                 else:
                     # `fake, aux = G(z)`: each name holds part of the value (a view, for `x.chunk(2)`).
-                    part = value if isinstance(value, cst.BaseExpression) and kind == "assign" else None
+                    part = value if is_expression(value) and kind == "assign" else None
                     self._assign(inner, part, state, kind="unpack" if kind == "assign" else kind)
         elif type(target) is cst.StarredElement:
             self._assign(target.value, None, state, kind)
         elif type(target) is cst.Attribute:
             self._evaluate(target.value, state)
             if target.attr.value == "requires_grad" and type(target.value) is cst.Name \
-                    and isinstance(value, cst.BaseExpression):
+                    and is_expression(value):
                 self._rebind_requires_grad(target.value, value, state)
-            elif value is not None and isinstance(value, cst.BaseExpression):
+            elif value is not None and is_expression(value):
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
         elif type(target) is cst.Subscript:
             self._evaluate(target, state)
             self._write_into(target.value, target, "setitem", state,
                              description=f"`{_code(target.value)}[...] = ...`")
             self._mark_store(target.value)
-            if value is not None and isinstance(value, cst.BaseExpression):
+            if value is not None and is_expression(value):
                 container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
                 if not container.is_tensor:
                     self._escape(value, state, "put in a container")
@@ -862,7 +862,7 @@ class FunctionWalker:
                         self._hold(target.value, value, state, _constant_key(target))
 
     def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
-        expression = value if isinstance(value, cst.BaseExpression) else None
+        expression = value if is_expression(value) else None
         if expression is not None:
             lookup = lambda name: self._name_tensorness(name, state)  # noqa: E731
             # `vals, vecs = torch.linalg.eigh(m)`: each name holds a part of the value.
@@ -896,7 +896,7 @@ class FunctionWalker:
             state.held[target.value] = frozenset()  # a new container (or none): it holds nothing yet
         if expression is not None and type(expression) in (cst.Tuple, cst.List, cst.Dict, cst.Set):
             self._escape(expression, state, "put in a container")
-        if expression is not None and isinstance(expression, CONTAINER_LITERALS) and kind in ("assign", "walrus"):
+        if expression is not None and type(expression) in CONTAINER_LITERALS and kind in ("assign", "walrus"):
             self._container_bindings.add(binding)
             for element, key in _container_items(expression):
                 self._hold(target, element, state, key)
@@ -924,7 +924,7 @@ class FunctionWalker:
         """The local container now holds `value`; if that shares a storage with a name (`x`, a view
         of it), a write through the name changes what the container holds. A constant key (`d["k"]`,
         `outs[0]`) replaces what was held under it; anything else accumulates."""
-        if not isinstance(value, cst.BaseExpression) or not self._is_local_container(container, state):
+        if not is_expression(value) or not self._is_local_container(container, state):
             return
         if key is not None and container.value in self._held_names:
             # `d["k"] = v`: whatever was held under "k" is gone, whether v is an alias or not.
@@ -1228,7 +1228,7 @@ class FunctionWalker:
                 self._evaluate(child, state)
             self._type_tests -= 1
             return
-        if kind is cst.Yield and isinstance(expr.value, cst.BaseExpression):
+        if kind is cst.Yield and is_expression(expr.value):
             self._evaluate(expr.value, state)
             self._escape(expr.value, state, "yielded")
             return

@@ -784,7 +784,7 @@ class GradFlow:
     def _items_never(self, iterable, function: FunctionFacts, statement, depth: int, likely: bool) -> bool:
         """Are the items of `iterable` free of autograd history? When the iterable is (a tuple of
         gradients, a detached tensor); not for a list made in the code (`[]`, then `.append(w)`)."""
-        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS):
+        if type(iterable) in (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS:
             return False
         if type(iterable) is cst.Name and any(
                 binding.value is None or type(binding.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict)
@@ -976,7 +976,7 @@ class GradFlow:
         if statement is None:
             return False
         for node in walk(statement):
-            if not isinstance(node, COMPREHENSIONS) or not any(inner is name for inner in walk(node)):
+            if type(node) not in COMPREHENSIONS or not any(inner is name for inner in walk(node)):
                 continue
             loop = node.for_in
             while loop is not None:

@@ -236,9 +236,9 @@ class FunctionContainers:
         and what is appended, extended, inserted or stored into it through that binding. None when the
         binding is not a container made here."""
         value = binding.value
-        if not isinstance(value, LITERAL_CONTAINERS) and not _is_fresh(value):
+        if type(value) not in LITERAL_CONTAINERS and not _is_fresh(value):
             return None
-        found = literal_elements(value) if isinstance(value, LITERAL_CONTAINERS) else []
+        found = literal_elements(value) if type(value) in LITERAL_CONTAINERS else []
         return found + [inserted for inserted, _ in self._inserted().get(binding, [])]
 
     def insertions(self, binding: Binding) -> Optional[list[tuple[cst.BaseExpression, cst.CSTNode]]]:
@@ -247,10 +247,10 @@ class FunctionContainers:
         inserted or stored into it through that binding (where that happens: its grad mode may
         differ). None when the binding is not a container made here (a number is not one)."""
         value = binding.value
-        if not isinstance(value, LITERAL_CONTAINERS) and not (_is_fresh(value) and type(value) is cst.Call):
+        if type(value) not in LITERAL_CONTAINERS and not (_is_fresh(value) and type(value) is cst.Call):
             return None
         found = [(element, binding.statement) for element in literal_elements(value)] \
-            if isinstance(value, LITERAL_CONTAINERS) else []
+            if type(value) in LITERAL_CONTAINERS else []
         return found + self._inserted().get(binding, [])
 
     def _inserted(self) -> dict:

@@ -68,6 +68,18 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     return children
 
 
+_IS_EXPRESSION: dict[type, bool] = {}
+
+
+def is_expression(value: object) -> bool:
+    """`isinstance(value, cst.BaseExpression)`, asked once per type (an ABC's isinstance is slow)."""
+    kind = type(value)
+    found = _IS_EXPRESSION.get(kind)
+    if found is None:
+        found = _IS_EXPRESSION[kind] = isinstance(value, cst.BaseExpression)
+    return found
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and everything below it, depth first, in source order."""
     stack = [node]
