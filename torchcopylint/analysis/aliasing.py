@@ -1774,8 +1774,29 @@ _EMPTY_MODULE = cst.Module(body=[])
 
 def _code(node: cst.CSTNode, limit: int = 40) -> str:
     """Source text of a node on one line, for messages."""
-    text = " ".join(_EMPTY_MODULE.code_for_node(node).split())
+    text = _plain_code(node)
+    if text is None:
+        text = " ".join(_EMPTY_MODULE.code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plain_code(node: cst.CSTNode) -> Optional[str]:
+    """The text of a name or attribute chain written without parentheses or blanks (`self.w.data`),
+    as code generation would give it; None for anything else. Every in-place event describes
+    its target this way, and generating code for it cost more than the rest of the event."""
+    parts = []
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if node.lpar or type(dot.whitespace_before) is not cst.SimpleWhitespace \
+                or type(dot.whitespace_after) is not cst.SimpleWhitespace \
+                or dot.whitespace_before.value or dot.whitespace_after.value or node.attr.lpar:
+            return None
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.lpar:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
 
 
 def _may_copy(expr) -> bool:
