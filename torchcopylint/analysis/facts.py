@@ -101,29 +101,42 @@ class ModuleFacts(CalleeEffects, Callees):
                 self._index_class(statement)
         # method -> its `self.<attribute> = value` assignments (not those of nested functions)
         self_assignments: dict[cst.FunctionDef, list[tuple[str, cst.BaseExpression]]] = {}
-        stack: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(self.module, None)]
+        calls, method_calls, function_nodes = self.calls, self._method_calls, self.function_nodes
+        methods = self._class_of_function
+        # Depth first, last child first. `method` is the method whose own body the walk is in
+        # (None at the top, in a class body, in a nested function); a definition pushes a marker
+        # under its children that restores the enclosing one. Definitions stand only in a
+        # module's or a block's statements: only those lists are looked through for them.
+        method: Optional[cst.FunctionDef] = None
+        stack: list = [self.module]
         while stack:
-            node, method = stack.pop()
+            node = stack.pop()
             kind = type(node)
             if kind is cst.Call:
-                self.calls.append(node)
+                calls.append(node)
                 if type(node.func) is cst.Attribute:
-                    self._method_calls.setdefault(node.func.attr.value, []).append(node)
-            elif kind is cst.Assign and method is not None:
-                for target in node.targets:
-                    target = target.target
-                    if type(target) is cst.Attribute and type(target.value) is cst.Name \
-                            and target.value.value == "self":
-                        self_assignments.setdefault(method, []).append((target.attr.value, node.value))
-            for child in child_nodes(node):
-                child_kind = type(child)
-                child_method = method
-                if child_kind is cst.FunctionDef:
-                    self.function_nodes.append(child)
-                    child_method = child if child in self._class_of_function else None
-                elif child_kind is cst.ClassDef or child_kind is cst.Lambda:
-                    child_method = None
-                stack.append((child, child_method))
+                    method_calls.setdefault(node.func.attr.value, []).append(node)
+            elif kind is cst.Assign:
+                if method is not None:
+                    for target in node.targets:
+                        target = target.target
+                        if type(target) is cst.Attribute and type(target.value) is cst.Name \
+                                and target.value.value == "self":
+                            self_assignments.setdefault(method, []).append((target.attr.value, node.value))
+            elif kind is cst.IndentedBlock or kind is cst.Module:
+                children = child_nodes(node)
+                for child in children:
+                    if type(child) is cst.FunctionDef:
+                        function_nodes.append(child)
+                stack.extend(children)
+                continue
+            elif kind is _LeaveScope:
+                method = node.method
+                continue
+            elif kind is cst.FunctionDef or kind is cst.ClassDef:
+                stack.append(_LeaveScope(method))
+                method = node if kind is cst.FunctionDef and node in methods else None
+            stack.extend(child_nodes(node))
         for method, facts in self._class_of_function.items():  # in the order of the class bodies
             for attribute, value in self_assignments.get(method, ()):
                 facts.attribute_values.setdefault(attribute, []).append(value)
@@ -647,6 +660,15 @@ def _definition_count(text: str, name: str) -> int:
             at = keyword
         count += keywords % 2
     return count
+
+
+class _LeaveScope:
+    """On ModuleFacts._index's stack, under a definition's children: the method to go back to."""
+
+    __slots__ = ("method",)
+
+    def __init__(self, method: Optional[cst.FunctionDef]) -> None:
+        self.method = method
 
 
 def _top_level_assignments(module: cst.Module) -> dict:
