@@ -37,13 +37,18 @@ file was reached by in this run is put back when they are loaded.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterable, Optional
+
+try:
+    # hashlib's own blake2b; importing hashlib would load OpenSSL too (3.6 MB in every process).
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 from torchcopylint import __version__
 from torchcopylint.diagnostic import Diagnostic
@@ -64,7 +69,7 @@ _fingerprint: Optional[str] = None
 
 
 def content_digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def code_fingerprint() -> str:
@@ -76,7 +81,7 @@ def code_fingerprint() -> str:
     global _fingerprint
     if _fingerprint is None:
         package = Path(__file__).resolve().parent
-        digest = hashlib.blake2b(digest_size=8)
+        digest = blake2b(digest_size=8)
         for directory, subdirectories, files in os.walk(package):
             subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
             for name in sorted(files):
@@ -108,7 +113,7 @@ class Cache:
         """`namespace`: a digest of the settings, so that different settings keep different indexes."""
         self.directory = Path(directory)
         name = f"{Path(root).resolve()}\0{namespace}".encode("utf-8", "surrogatepass")
-        self.index_path = self.directory / _safe(__version__) / f"results-{hashlib.blake2b(name, digest_size=8).hexdigest()}.json"
+        self.index_path = self.directory / _safe(__version__) / f"results-{blake2b(name, digest_size=8).hexdigest()}.json"
         self.fingerprint = code_fingerprint()
         # absolute path -> [digest, config key, size, mtime_ns, read_at_ns, diagnostics without path,
         #                   skipped by the prefilter]

@@ -213,6 +213,8 @@ def _lint_module(module: cst.Module, text: str, path: str, rules: list[Rule]) ->
         return [file_error(path, "file is nested too deeply to analyse; skipped")]
     except Exception as error:  # a bug of ours: keep the run going, report it
         raise InternalError(f"{path}: {type(error).__name__}: {error}\n{traceback.format_exc()}") from error
+    finally:
+        facts.release()
     if not diagnostics:
         return []
     lines = split_lines(text)

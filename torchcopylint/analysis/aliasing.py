@@ -24,7 +24,7 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
     written_arguments,
 )
-from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, is_expression, walk
 from torchcopylint.analysis.tensors import (
     TENSOR_RETURNING_METHODS,
     Tensorness,
@@ -509,7 +509,7 @@ class FunctionWalker:
         self._bindings: dict[cst.CSTNode, Binding] = {}
         self._storages: dict[cst.CSTNode, Storage] = {}
         self._watchers: dict[Storage, list[Binding]] = {}
-        self._loops: list[cst.CSTNode] = []
+        self._loops: tuple = ()  # the enclosing loop statements (a tuple: every statement and binding keeps it)
         self._grad: Optional[bool] = None
         self._statement: cst.CSTNode = facts.node
         self._breaks: list[list[FlowState]] = []
@@ -543,12 +543,12 @@ class FunctionWalker:
             self.facts.parameters.append(binding)
             state.bind(param.name.value, frozenset({binding}))
         node = self.facts.node
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             # A lambda is one returned expression, walked as `return <body>` (a statement made
             # here: what it holds are the lambda's own nodes).
             statements = [cst.SimpleStatementLine(body=[cst.Return(value=node.body)])]
         else:
-            statements = node.body if isinstance(node, cst.Module) else _block(node.body)
+            statements = node.body if type(node) is cst.Module else _block(node.body)
         self._walk_block(statements, state)
         self._tensorness_from_use()
         return self.facts
@@ -604,20 +604,20 @@ class FunctionWalker:
         self._statement = statement
         self.facts.statement_order.setdefault(statement, len(self.facts.statement_order))
         self.facts.grad_mode[statement] = self._grad
-        self.facts.loops_of[statement] = tuple(self._loops)
+        self.facts.loops_of[statement] = self._loops
 
     def _walk_statement(self, statement: cst.CSTNode, state: FlowState) -> None:
         self._enter(statement)
-        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if type(statement) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
             for small in statement.body:
                 self._enter(small)
                 self.facts.line_of_statement[small] = statement
                 self._walk_small(small, state)
-        elif isinstance(statement, cst.If):
+        elif type(statement) is cst.If:
             self._walk_if(statement, state)
-        elif isinstance(statement, (cst.For, cst.While)):
+        elif type(statement) in (cst.For, cst.While):
             self._walk_loop(statement, state)
-        elif isinstance(statement, cst.With):
+        elif type(statement) is cst.With:
             outer_grad = self._grad
             for item in statement.items:
                 self._evaluate(item.item, state)
@@ -628,13 +628,13 @@ class FunctionWalker:
                     self._assign(item.asname.name, None, state, kind="with")
             self._walk_block(_block(statement.body), state)
             self._grad = outer_grad
-        elif isinstance(statement, (cst.Try, cst.TryStar)):
+        elif type(statement) in (cst.Try, cst.TryStar):
             self._walk_try(statement, state)
-        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        elif type(statement) in (cst.FunctionDef, cst.ClassDef):
             for decorator in statement.decorators:
                 self._evaluate(decorator.decorator, state)
             self._assign(statement.name, None, state, kind="def")
-        elif isinstance(statement, cst.Match):
+        elif type(statement) is cst.Match:
             self._evaluate(statement.subject, state)
             branches = []
             for case in statement.cases:
@@ -645,54 +645,54 @@ class FunctionWalker:
             state.merge(branches)
         else:
             for child in child_nodes(statement):
-                if isinstance(child, cst.BaseExpression):
+                if is_expression(child):
                     self._evaluate(child, state)
 
     def _walk_small(self, small: cst.CSTNode, state: FlowState) -> None:
-        if isinstance(small, cst.Assign):
+        if type(small) is cst.Assign:
             self._evaluate(small.value, state)
             for target in small.targets:
                 self._assign(target.target, small.value, state)
-        elif isinstance(small, cst.AnnAssign):
+        elif type(small) is cst.AnnAssign:
             if small.value is not None:
                 self._evaluate(small.value, state)
                 self._assign(small.target, small.value, state)
-        elif isinstance(small, cst.AugAssign):
+        elif type(small) is cst.AugAssign:
             self._walk_augassign(small, state)
-        elif isinstance(small, cst.Expr):
+        elif type(small) is cst.Expr:
             self._evaluate(small.value, state)
-            if isinstance(small.value, cst.Call):
+            if type(small.value) is cst.Call:
                 if self.names.qualified_name(small.value.func) == "torch.set_grad_enabled":
                     # The plain-call form switches grad mode for the rest of the function.
                     mode = grad_mode_of_context(small.value, self.names)
                     if mode is not None:
                         self._grad = mode
                 self._switch_requires_grad(small.value, state)
-        elif isinstance(small, cst.Return):
+        elif type(small) is cst.Return:
             if small.value is not None:
                 self._evaluate(small.value, state)
                 self._escape(small.value, state, "returned")
             state.reachable = False
-        elif isinstance(small, cst.Raise):
+        elif type(small) is cst.Raise:
             if small.exc is not None:
                 self._evaluate(small.exc, state)
             state.reachable = False
-        elif isinstance(small, (cst.Break, cst.Continue)):
-            if isinstance(small, cst.Break) and self._breaks:
+        elif type(small) in (cst.Break, cst.Continue):
+            if type(small) is cst.Break and self._breaks:
                 snapshot = state.child()
                 self._breaks[-1].append(snapshot)
             state.reachable = False
-        elif isinstance(small, cst.Del):
+        elif type(small) is cst.Del:
             pass
-        elif isinstance(small, (cst.Import, cst.ImportFrom)):
-            names = small.names if not isinstance(small.names, cst.ImportStar) else []
+        elif type(small) in (cst.Import, cst.ImportFrom):
+            names = small.names if type(small.names) is not cst.ImportStar else []
             for alias in names:
                 local = alias.asname.name if alias.asname is not None else alias.name
-                if isinstance(local, cst.Name):
+                if type(local) is cst.Name:
                     self._assign(local, None, state, kind="import")
         else:
             for child in child_nodes(small):
-                if isinstance(child, cst.BaseExpression):
+                if is_expression(child):
                     self._evaluate(child, state)
 
     def _walk_if(self, statement: cst.If, state: FlowState) -> None:
@@ -702,17 +702,17 @@ class FunctionWalker:
         then_state = state.child()
         self._walk_block(_block(statement.body), then_state)
         else_state = state.child()
-        if isinstance(statement.orelse, cst.If):
+        if type(statement.orelse) is cst.If:
             self._walk_statement(statement.orelse, else_state)
-        elif isinstance(statement.orelse, cst.Else):
+        elif type(statement.orelse) is cst.Else:
             self._walk_block(_block(statement.orelse.body), else_state)
         self._type_tests -= type_test
         state.merge([then_state, else_state])
 
     def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
-        if isinstance(statement, cst.For):
+        if type(statement) is cst.For:
             self._evaluate(statement.iter, state)
-        self._loops.append(statement)
+        self._loops = self._loops + (statement,)
         passes = 2 if len(self._loops) <= MAX_LOOP_REWALK_DEPTH else 1
         head = state.child()
         body_end = head
@@ -720,7 +720,7 @@ class FunctionWalker:
         for _ in range(passes):
             self._breaks.append(breaks)
             body_state = head.child()
-            if isinstance(statement, cst.For):
+            if type(statement) is cst.For:
                 self._assign_loop_target(statement, body_state)
             else:
                 self._evaluate(statement.test, body_state)
@@ -730,7 +730,7 @@ class FunctionWalker:
             # The next iteration starts from either the entry or the end of this one.
             head.merge([head.child(), body_end])
             head.reachable = True
-        self._loops.pop()
+        self._loops = self._loops[:-1]
         exits = [head, *breaks]
         if statement.orelse is not None:
             else_state = head.child()
@@ -783,7 +783,7 @@ class FunctionWalker:
     def _walk_augassign(self, statement: cst.AugAssign, state: FlowState) -> None:
         self._evaluate(statement.value, state)
         target = statement.target
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             container = self._is_local_container(target, state)
             if container:
                 self._not_values.add(target)  # `outs += [x]` extends the list, reads nothing of it
@@ -800,7 +800,7 @@ class FunctionWalker:
                     # The same list, extended: it keeps what it held, and holds the new items too.
                     self._container_bindings.update(state.lookup(target.value))
                     state.held[target.value] = held
-                    if isinstance(statement.value, (cst.List, cst.Tuple)):
+                    if type(statement.value) in (cst.List, cst.Tuple):
                         for element, _ in _container_items(statement.value):
                             self._hold(target, element, state)
                 return
@@ -811,64 +811,64 @@ class FunctionWalker:
             if not tensorness.is_tensor:
                 # If it was a number after all, `+=` made a new value: keep both readings.
                 self._assign(target, statement, state, kind="augassign", keep_previous=True)
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             self._evaluate(target, state)
             self._write_into(target.value, target, "setitem", state)
             self._mark_store(target.value)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             self._evaluate(target.value, state)
 
     # ----------------------------------------------------------- assignment
 
     def _assign(self, target: cst.CSTNode, value, state: FlowState, kind: str = "assign",
                 keep_previous: bool = False) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self._bind_name(target, value, state, kind, keep_previous)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             values = None
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) \
-                    and not any(isinstance(e, cst.StarredElement) for e in value.elements) \
+            if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(target.elements) \
+                    and not any(type(e) is cst.StarredElement for e in value.elements) \
                     and not _names_in(target) & _names_in(value):
                 values = [element.value for element in value.elements]  # `a, b = x, y`: pairwise
             for position, element in enumerate(target.elements):
                 inner = element.value
-                if isinstance(inner, cst.StarredElement):
+                if type(inner) is cst.StarredElement:
                     inner = inner.value
                 if values is not None:
                     self._assign(inner, values[position], state, kind)
                 else:
                     # `fake, aux = G(z)`: each name holds part of the value (a view, for `x.chunk(2)`).
-                    part = value if isinstance(value, cst.BaseExpression) and kind == "assign" else None
+                    part = value if is_expression(value) and kind == "assign" else None
                     self._assign(inner, part, state, kind="unpack" if kind == "assign" else kind)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self._assign(target.value, None, state, kind)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             self._evaluate(target.value, state)
-            if target.attr.value == "requires_grad" and isinstance(target.value, cst.Name) \
-                    and isinstance(value, cst.BaseExpression):
+            if target.attr.value == "requires_grad" and type(target.value) is cst.Name \
+                    and is_expression(value):
                 self._rebind_requires_grad(target.value, value, state)
-            elif value is not None and isinstance(value, cst.BaseExpression):
+            elif value is not None and is_expression(value):
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             self._evaluate(target, state)
             self._write_into(target.value, target, "setitem", state,
                              description=f"`{_code(target.value)}[...] = ...`")
             self._mark_store(target.value)
-            if value is not None and isinstance(value, cst.BaseExpression):
+            if value is not None and is_expression(value):
                 container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
                 if not container.is_tensor:
                     self._escape(value, state, "put in a container")
-                    if isinstance(target.value, cst.Name):
+                    if type(target.value) is cst.Name:
                         self._hold(target.value, value, state, _constant_key(target))
 
     def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
-        expression = value if isinstance(value, cst.BaseExpression) else None
+        expression = value if is_expression(value) else None
         if expression is not None:
             lookup = lambda name: self._name_tensorness(name, state)  # noqa: E731
             # `vals, vecs = torch.linalg.eigh(m)`: each name holds a part of the value.
             tensorness = self.typing.parts_of(expression, lookup) if kind == "unpack" \
                 else self.typing.of(expression, lookup)
-            module_output = isinstance(expression, cst.Call) and self.callees.is_module_call(expression, state)
+            module_output = type(expression) is cst.Call and self.callees.is_module_call(expression, state)
             if tensorness is Tensorness.UNKNOWN and module_output:
                 tensorness = Tensorness.LIKELY
         else:
@@ -882,7 +882,7 @@ class FunctionWalker:
             binding.made_by = made_by
             binding.leaf, binding.leaf_origin = self._leaf_of(expression, made_by, state)
             binding.module_output = module_output
-        binding.loops = tuple(self._loops)
+        binding.loops = self._loops
         if expression is not None:
             self._renew(binding, {storage for storage in binding.storages
                                   if storage.origin is expression or storage.origin is target}, state)
@@ -894,9 +894,9 @@ class FunctionWalker:
         state.bind(target.value, previous | {binding})
         if target.value in self._held_names and not keep_previous:
             state.held[target.value] = frozenset()  # a new container (or none): it holds nothing yet
-        if expression is not None and isinstance(expression, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
+        if expression is not None and type(expression) in (cst.Tuple, cst.List, cst.Dict, cst.Set):
             self._escape(expression, state, "put in a container")
-        if expression is not None and isinstance(expression, CONTAINER_LITERALS) and kind in ("assign", "walrus"):
+        if expression is not None and type(expression) in CONTAINER_LITERALS and kind in ("assign", "walrus"):
             self._container_bindings.add(binding)
             for element, key in _container_items(expression):
                 self._hold(target, element, state, key)
@@ -924,7 +924,7 @@ class FunctionWalker:
         """The local container now holds `value`; if that shares a storage with a name (`x`, a view
         of it), a write through the name changes what the container holds. A constant key (`d["k"]`,
         `outs[0]`) replaces what was held under it; anything else accumulates."""
-        if not isinstance(value, cst.BaseExpression) or not self._is_local_container(container, state):
+        if not is_expression(value) or not self._is_local_container(container, state):
             return
         if key is not None and container.value in self._held_names:
             # `d["k"] = v`: whatever was held under "k" is gone, whether v is an alias or not.
@@ -943,7 +943,7 @@ class FunctionWalker:
             binding.tensorness = combine([binding.tensorness, tensorness])
         binding.storages = binding.storages | storages
         binding.made_by = "alias"
-        binding.loops = tuple(self._loops)
+        binding.loops = self._loops
         self._watch(binding)
         state.events[binding] = frozenset()
         state.named[binding] = frozenset()
@@ -963,7 +963,7 @@ class FunctionWalker:
             self._hold(receiver, positional[0], state)
         elif method == "insert" and len(positional) == 2:
             self._hold(receiver, positional[1], state)
-        elif method == "extend" and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
+        elif method == "extend" and positional and type(positional[0]) in (cst.List, cst.Tuple):
             for element, _ in _container_items(positional[0]):
                 self._hold(receiver, element, state)
 
@@ -978,12 +978,12 @@ class FunctionWalker:
                 if bindings and all(binding.leaf for binding in bindings):
                     first = next(iter(bindings))
                     # `y = w` is the leaf itself; `w[0]`, `w.view(...)` are views of it.
-                    return (first.leaf if isinstance(value, cst.Name) else "view"), first.leaf_origin
+                    return (first.leaf if type(value) is cst.Name else "view"), first.leaf_origin
             return "", None
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             func = value.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and not _keyword_is_false(value, "requires_grad") \
-                    and not (value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "False"):
+            if type(func) is cst.Attribute and func.attr.value == "requires_grad_" and not _keyword_is_false(value, "requires_grad") \
+                    and not (value.args and type(value.args[0].value) is cst.Name and value.args[0].value.value == "False"):
                 return "requires_grad_", value  # `w = torch.randn(3).requires_grad_()`
             qualified = self.names.qualified_name(value.func)
             if qualified in PARAMETER_CLASSES:
@@ -998,17 +998,17 @@ class FunctionWalker:
         """`for p in model.parameters()` / `for name, p in model.named_parameters()`: p is a leaf."""
         iterator = statement.iter
         # `for row in x.unbind(0)`: each row is a view of x.
-        splits = isinstance(iterator, cst.Call) and isinstance(iterator.func, cst.Attribute) \
+        splits = type(iterator) is cst.Call and type(iterator.func) is cst.Attribute \
             and iterator.func.attr.value in ("unbind", "split", "chunk", "tensor_split")
         self._assign(statement.target, iterator if splits else None, state, kind="loop")
-        if not (isinstance(iterator, cst.Call) and isinstance(iterator.func, cst.Attribute)):
+        if not (type(iterator) is cst.Call and type(iterator.func) is cst.Attribute):
             return
         method = iterator.func.attr.value
         target = statement.target
-        if method == "parameters" and isinstance(target, cst.Name):
+        if method == "parameters" and type(target) is cst.Name:
             name = target
-        elif method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
-                and isinstance(target.elements[1].value, cst.Name):
+        elif method == "named_parameters" and type(target) is cst.Tuple and len(target.elements) == 2 \
+                and type(target.elements[1].value) is cst.Name:
             name = target.elements[1].value
         else:
             return
@@ -1023,15 +1023,15 @@ class FunctionWalker:
     def _switch_requires_grad(self, call: cst.Call, state: FlowState) -> None:
         """`x.requires_grad_()` / `x.requires_grad_(False)` on a name: from here on x is (not) a leaf requiring grad."""
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and isinstance(func.value, cst.Name):
+        if type(func) is cst.Attribute and func.attr.value == "requires_grad_" and type(func.value) is cst.Name:
             flag = call.args[0].value if call.args else cst.Name("True")
             self._rebind_requires_grad(func.value, flag, state, origin=call)
 
     def _rebind_requires_grad(self, name: cst.Name, flag: cst.BaseExpression, state: FlowState,
                               origin: Optional[cst.CSTNode] = None) -> None:
         previous = state.lookup(name.value)
-        switched_on = isinstance(flag, cst.Name) and flag.value == "True"
-        switched_off = isinstance(flag, cst.Name) and flag.value == "False"
+        switched_on = type(flag) is cst.Name and flag.value == "True"
+        switched_off = type(flag) is cst.Name and flag.value == "False"
         if not previous or not (switched_on or switched_off):
             return
         if not all(binding.tensorness.is_tensor or (switched_on and self._takes_the_flag(binding))
@@ -1045,7 +1045,7 @@ class FunctionWalker:
         binding.storages = frozenset().union(*(b.storages for b in previous))
         binding.made_by = "alias"
         binding.leaf, binding.leaf_origin = ("requires_grad_", origin) if switched_on else ("", None)
-        binding.loops = tuple(self._loops)
+        binding.loops = self._loops
         self._watch(binding)
         state.events[binding] = frozenset()
         state.named[binding] = frozenset()
@@ -1064,18 +1064,18 @@ class FunctionWalker:
         value = binding.value
         if binding.kind not in ("assign", "walrus") or value is None:
             return False
-        if isinstance(value, (cst.Subscript, cst.BinaryOperation)):
+        if type(value) in (cst.Subscript, cst.BinaryOperation):
             return True
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         qualified = self.names.qualified_name(value.func)
         if qualified is not None:
             module, _, name = qualified.rpartition(".")
             return qualified in VARIABLE_CLASSES or (module in ("torch", "torch.cuda") and name.endswith("Tensor"))
-        if isinstance(value.func, cst.Attribute) and value.func.attr.value in TENSOR_RETURNING_METHODS:
+        if type(value.func) is cst.Attribute and value.func.attr.value in TENSOR_RETURNING_METHODS:
             receiver = root_name(value.func.value)
             return receiver is not None and not reads_as_network(receiver.value) \
-                and not isinstance(value.func.value, cst.Call)
+                and type(value.func.value) is not cst.Call
         return False
 
     def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
@@ -1121,11 +1121,11 @@ class FunctionWalker:
             return frozenset({self._storage(origin, target.value)}), copied, "copy"
         if tensorness.is_tensor:
             return frozenset({self._storage(origin, target.value)}), frozenset(), "new"
-        if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        if tensorness is Tensorness.UNKNOWN and type(expr) in (cst.BinaryOperation, cst.UnaryOperation):
             # Arithmetic makes a new value, a tensor when its operands are (which the function's
             # use of them may show only after the walk: `h = a * w + b; g = h.clone()`).
             return frozenset({self._storage(origin, target.value)}), frozenset(), "new"
-        if tensorness is Tensorness.UNKNOWN and isinstance(expr, (cst.Call, cst.Subscript, cst.Attribute)):
+        if tensorness is Tensorness.UNKNOWN and type(expr) in (cst.Call, cst.Subscript, cst.Attribute):
             # Possibly a tensor (`logits = model(x)` with an unknown model): track its storage so
             # that aliases made from it (`logits.detach()`) are seen; rules still ask for tensorness.
             return frozenset({self._storage(origin, target.value)}), frozenset(), ""
@@ -1133,30 +1133,30 @@ class FunctionWalker:
 
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
         """The storages `expr` aliases, or None when it makes a new value."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return self._storages_of_name(expr.value, state)
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self" \
                 and expr.attr.value not in ("data", "T", "mT", "H", "mH", "real", "imag"):
             # `self.weight`: one storage per attribute, so writes to module state are events too.
             label = f"self.{expr.attr.value}"
             if label not in self._attribute_storages:
                 self._attribute_storages[label] = Storage(expr, label)
             return frozenset({self._attribute_storages[label]})
-        if isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT", "H", "mH", "real", "imag"):
+        if type(expr) is cst.Attribute and expr.attr.value in ("data", "T", "mT", "H", "mH", "real", "imag"):
             return self._shared_storages(expr.value, state) or frozenset()
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             if _is_basic_index(expr):
                 return self._shared_storages(expr.value, state) or frozenset()
             return None
-        if isinstance(expr, cst.IfExp):
+        if type(expr) is cst.IfExp:
             body = self._shared_storages(expr.body, state)
             orelse = self._shared_storages(expr.orelse, state)
             if body is None and orelse is None:
                 return None
             return (body or frozenset()) | (orelse or frozenset())
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             func = expr.func
-            if isinstance(func, cst.Attribute) and self.names.qualified_name(func) is None:
+            if type(func) is cst.Attribute and self.names.qualified_name(func) is None:
                 method = func.attr.value
                 if method in MAY_ALIAS_METHODS and _keyword_is_true(expr, "copy"):
                     return None  # `x.to(dtype, copy=True)` always copies
@@ -1176,12 +1176,12 @@ class FunctionWalker:
         return None
 
     def _copied_storages(self, expr, state: FlowState) -> frozenset:
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             func = expr.func
             qualified = self.names.qualified_name(func)
             if qualified == "torch.clone" and expr.args:
                 return self._shared_storages(expr.args[0].value, state) or frozenset()
-            if isinstance(func, cst.Attribute) and qualified is None and func.attr.value in COPY_METHODS:
+            if type(func) is cst.Attribute and qualified is None and func.attr.value in COPY_METHODS:
                 return self._shared_storages(func.value, state) or frozenset()
         return frozenset()
 
@@ -1195,6 +1195,8 @@ class FunctionWalker:
         if kind is cst.Name:
             if expr.value not in ("True", "False", "None"):
                 self._record_read(expr, state)
+            return
+        if kind in CHILDLESS:  # a literal, an operator: nothing below it to read or write
             return
         if kind is cst.Arg:
             self._evaluate(expr.value, state)
@@ -1226,7 +1228,7 @@ class FunctionWalker:
                 self._evaluate(child, state)
             self._type_tests -= 1
             return
-        if kind is cst.Yield and isinstance(expr.value, cst.BaseExpression):
+        if kind is cst.Yield and is_expression(expr.value):
             self._evaluate(expr.value, state)
             self._escape(expr.value, state, "yielded")
             return
@@ -1272,9 +1274,9 @@ class FunctionWalker:
                 for arg in expr.args:
                     if arg.keyword is not None or arg.star:
                         continue
-                    if qualified in SEQUENCE_FUNCTIONS and isinstance(arg.value, (cst.List, cst.Tuple)):
+                    if qualified in SEQUENCE_FUNCTIONS and type(arg.value) in (cst.List, cst.Tuple):
                         operands.extend(element.value for element in arg.value.elements
-                                        if not isinstance(element, cst.StarredElement))
+                                        if type(element) is not cst.StarredElement)
                     else:
                         operands.append(arg.value)
         for operand in operands:
@@ -1290,16 +1292,16 @@ class FunctionWalker:
         # Comprehensions have their own scope; only the outer names they read matter here.
         local = set()
         for node in walk(expr):
-            if isinstance(node, cst.CompFor):
+            if type(node) is cst.CompFor:
                 for target in walk(node.target):
-                    if isinstance(target, cst.Name):
+                    if type(target) is cst.Name:
                         local.add(target.value)
-            if isinstance(node, cst.Param):
+            if type(node) is cst.Param:
                 local.add(node.name.value)
         for node in walk(expr):
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 self.facts.call_statement.setdefault(node, self._statement)
-            if isinstance(node, cst.Name) and node.value not in local:
+            if type(node) is cst.Name and node.value not in local:
                 if node in self.facts.reads or state.lookup(node.value):
                     self._record_read(node, state)
 
@@ -1317,7 +1319,7 @@ class FunctionWalker:
         if qualified is not None:
             self._torch_call(call, qualified, state)
             return
-        if isinstance(func, cst.Attribute) and not (
+        if type(func) is cst.Attribute and not (
                 (func.attr.value in CONTAINER_METHODS or func.attr.value.endswith("_"))
                 and self.callees.calls_a_method_of_the_file(call, state)):
             method = func.attr.value
@@ -1330,12 +1332,12 @@ class FunctionWalker:
                                  certainty="sure" if sure else "maybe")
                 return
             if method in CONTAINER_METHODS and not self.callees.is_layer_call(call, state):
-                if isinstance(receiver, cst.Name):
+                if type(receiver) is cst.Name:
                     self._hold_through_method(receiver, method, call, state)
                 for arg in call.args:
                     self._escape(arg.value, state, f"passed to .{method}()")
                 return
-            if method == "clear" and isinstance(receiver, cst.Name) and receiver.value in self._held_names \
+            if method == "clear" and type(receiver) is cst.Name and receiver.value in self._held_names \
                     and self._is_local_container(receiver, state):
                 state.held[receiver.value] = frozenset()
                 return
@@ -1423,10 +1425,10 @@ class FunctionWalker:
                           certainty: str) -> None:
         """A callee writes every tensor of a list it is handed (`dist.all_gather(outs, x)`): the
         items of a list written in place, or the aliases a local container holds."""
-        if isinstance(container, (cst.List, cst.Tuple)):
+        if type(container) in (cst.List, cst.Tuple):
             for element, _ in _container_items(container):
                 self._write_into(element, node, kind, state, description=description, certainty=certainty)
-        elif isinstance(container, cst.Name) and container.value in self._held_names:
+        elif type(container) is cst.Name and container.value in self._held_names:
             storages = frozenset().union(*(held.storages for held in state.held_of(container.value)))
             if storages:
                 self._event(node, storages, kind, description, state, certainty=certainty, target=container)
@@ -1477,46 +1479,56 @@ class FunctionWalker:
 
     def _handed_on_names(self, expr) -> Iterator[cst.Name]:
         """`y`, `(y, z)`, `[y]`, `y.view(...)`, `y[0]`: names whose storage the expression is or holds."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             yield expr
-        elif isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        elif type(expr) in (cst.Tuple, cst.List, cst.Set):
             for element in expr.elements:
                 yield from self._handed_on_names(element.value)
-        elif isinstance(expr, cst.Dict):
+        elif type(expr) is cst.Dict:
             for element in expr.elements:
-                if isinstance(element, cst.DictElement):
+                if type(element) is cst.DictElement:
                     yield from self._handed_on_names(element.value)
-        elif isinstance(expr, cst.StarredElement):
+        elif type(expr) is cst.StarredElement:
             yield from self._handed_on_names(expr.value)
-        elif isinstance(expr, cst.IfExp):
+        elif type(expr) is cst.IfExp:
             yield from self._handed_on_names(expr.body)
             yield from self._handed_on_names(expr.orelse)
-        elif isinstance(expr, cst.Subscript):
+        elif type(expr) is cst.Subscript:
             yield from self._handed_on_names(expr.value)
-        elif isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT"):
+        elif type(expr) is cst.Attribute and expr.attr.value in ("data", "T", "mT"):
             yield from self._handed_on_names(expr.value)
-        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute \
                 and self.names.qualified_name(expr.func) is None \
                 and (expr.func.attr.value in VIEW_METHODS or is_inplace_method_name(expr.func.attr.value)):
             yield from self._handed_on_names(expr.func.value)
 
     def _mark_store(self, base) -> None:
         """`x[i] = v`: the name x is written through here, not read."""
-        if isinstance(base, cst.Name) and base in self.facts.reads:
+        if type(base) is cst.Name and base in self.facts.reads:
             self.facts.reads[base].use = "store"
 
     def _record_read(self, name: cst.Name, state: FlowState, use: str = "value") -> None:
         bindings = state.lookup(name.value)
         self._read_bindings.update(bindings)
-        storages = frozenset().union(*(binding.storages for binding in bindings)) if bindings else frozenset()
+        # This runs for every name read in every function: no generators, and one binding
+        # (the common case) read without a union (the order of the storages does not matter:
+        # they only decide which watchers get an entry).
         events_since = {}
+        named_events = {}
+        if len(bindings) == 1:
+            for binding in bindings:
+                storages = binding.storages
+        else:
+            storages = frozenset().union(*[binding.storages for binding in bindings]) if bindings else frozenset()
         for binding in bindings:
             events_since[binding] = state.events_of(binding)
-        for storage in storages:
-            for watcher in self._watchers.get(storage, ()):
-                if watcher not in events_since:
-                    events_since[watcher] = state.events_of(watcher)
-        named_events = {binding: state.named_events_of(binding) for binding in bindings}
+            named_events[binding] = state.named_events_of(binding)
+        if storages:
+            watchers = self._watchers
+            for storage in storages:
+                for watcher in watchers.get(storage, ()):
+                    if watcher not in events_since:
+                        events_since[watcher] = state.events_of(watcher)
         held_events = {}
         if name.value in self._held_names and use == "value" and name not in self._not_values:
             held_events = {held: state.named_events_of(held) for held in state.held_of(name.value)}
@@ -1557,18 +1569,18 @@ GRAD_ON_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"}
 
 def grad_mode_of_context(expr: cst.BaseExpression, names: TorchNames) -> Optional[bool]:
     """False for `torch.no_grad()` and friends, True for `torch.enable_grad()`, None otherwise."""
-    call = expr if isinstance(expr, cst.Call) else None
+    call = expr if type(expr) is cst.Call else None
     qualified = names.qualified_name(call.func if call is not None else expr)
     if qualified in GRAD_OFF_CONTEXTS:
         if qualified.endswith("inference_mode") and call is not None and call.args \
-                and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False":
+                and type(call.args[0].value) is cst.Name and call.args[0].value.value == "False":
             return None
         return False
     if qualified in GRAD_ON_CONTEXTS:
         return True
     if qualified in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None and call.args:
         flag = call.args[0].value
-        if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+        if type(flag) is cst.Name and flag.value in ("True", "False"):
             return flag.value == "True"
     return None
 
@@ -1579,7 +1591,7 @@ def _consumer_name(expr, kind) -> str:
         return f"`{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
     if kind is cst.UnaryOperation:
         return f"unary `{_EMPTY_MODULE.code_for_node(expr.operator).strip()}`"
-    if isinstance(expr.func, cst.Attribute) and not isinstance(expr.func.value, cst.Name):
+    if type(expr.func) is cst.Attribute and type(expr.func.value) is not cst.Name:
         return f"`.{expr.func.attr.value}()`"
     return f"`{_code(expr.func)}()`"
 
@@ -1587,12 +1599,12 @@ def _consumer_name(expr, kind) -> str:
 def clone_source(value, names: TorchNames) -> Optional[cst.BaseExpression]:
     """`x` for `x.clone()` / `torch.clone(x)` with the default memory format, else None (a layout
     change, `memory_format=torch.channels_last`, is a real copy)."""
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return None
     if names.qualified_name(value.func) == "torch.clone":
         positional = [arg for arg in value.args if arg.keyword is None]
         source = positional[0].value if len(positional) == 1 and not positional[0].star else None
-    elif isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone" \
+    elif type(value.func) is cst.Attribute and value.func.attr.value == "clone" \
             and names.qualified_name(value.func) is None:
         positional = [arg for arg in value.args if arg.keyword is None]
         source = value.func.value if not positional else None
@@ -1612,11 +1624,11 @@ def copy_in_view_chain(expr, names: TorchNames) -> Optional[tuple]:
     while True:
         source = clone_source(expr, names)
         if source is not None:
-            return (expr, source) if isinstance(source, cst.Name) else None
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+            return (expr, source) if type(source) is cst.Name else None
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute \
                 and expr.func.attr.value in VIEW_CHAIN_METHODS and names.qualified_name(expr.func) is None:
             expr = expr.func.value
-        elif isinstance(expr, cst.Subscript) and _is_basic_index(expr):
+        elif type(expr) is cst.Subscript and _is_basic_index(expr):
             expr = expr.value
         else:
             return None
@@ -1625,13 +1637,13 @@ def copy_in_view_chain(expr, names: TorchNames) -> Optional[tuple]:
 def goes_through_detach(expr) -> bool:
     """Does an access path pass through `.detach()`, `.data` or `.numpy()` (leaving autograd)?"""
     while True:
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             if expr.attr.value == "data":
                 return True
             expr = expr.value
-        elif isinstance(expr, cst.Subscript):
+        elif type(expr) is cst.Subscript:
             expr = expr.value
-        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute:
             if expr.func.attr.value in ("detach", "numpy", "detach_"):
                 return True
             expr = expr.func.value
@@ -1641,7 +1653,7 @@ def goes_through_detach(expr) -> bool:
 
 def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword
-               and isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args)
+               and type(arg.value) is cst.Name and arg.value.value == "True" for arg in call.args)
 
 
 def parameter_requires_grad(call: cst.Call) -> bool:
@@ -1650,22 +1662,22 @@ def parameter_requires_grad(call: cst.Call) -> bool:
     flags = [arg.value for position, arg in enumerate(call.args)
              if (arg.keyword is not None and arg.keyword.value == "requires_grad")
              or (arg.keyword is None and not arg.star and position == 1)]
-    return not flags or (isinstance(flags[0], cst.Name) and flags[0].value == "True")
+    return not flags or (type(flags[0]) is cst.Name and flags[0].value == "True")
 
 
 def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword
-               and isinstance(arg.value, cst.Name) and arg.value.value == "False" for arg in call.args)
+               and type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
 
 
 def root_name(expr) -> Optional[cst.Name]:
     """`x` for `x`, `x.data`, `x[0]`, `x.view(-1)`: the name an access starts from."""
     while True:
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return expr
-        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+        if type(expr) in (cst.Attribute, cst.Subscript):
             expr = expr.value
-        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute:
             expr = expr.func.value
         else:
             return None
@@ -1675,7 +1687,7 @@ def _argument_is_variable(call: cst.Call, keyword: str, position: int) -> bool:
     """Is the argument given, but not as a literal (`inplace=self.inplace`)?"""
     for index, arg in enumerate(call.args):
         if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
-            return not (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"))
+            return not (type(arg.value) is cst.Name and arg.value.value in ("True", "False"))
     return False
 
 
@@ -1683,9 +1695,9 @@ def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
     for index, arg in enumerate(call.args):
         if arg.keyword is not None:
             if arg.keyword.value == keyword:
-                return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+                return type(arg.value) is cst.Name and arg.value.value == "True"
         elif index == position:
-            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+            return type(arg.value) is cst.Name and arg.value.value == "True"
     return False
 
 
@@ -1693,14 +1705,14 @@ def _is_basic_index(subscript: cst.Subscript) -> bool:
     """`x[0]`, `x[:, 1:3]`, `x[..., None]`: indexing that returns a view, not a copy."""
     for element in subscript.slice:
         index = element.slice
-        if isinstance(index, cst.Slice):
+        if type(index) is cst.Slice:
             continue
         value = index.value
-        if isinstance(value, cst.UnaryOperation):
+        if type(value) is cst.UnaryOperation:
             value = value.expression
-        if isinstance(value, cst.Integer):
+        if type(value) is cst.Integer:
             continue
-        if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
+        if type(value) is cst.Ellipsis or (type(value) is cst.Name and value.value == "None"):
             continue
         return False
     return True
@@ -1710,26 +1722,26 @@ def _container_items(container) -> list:
     """(item, constant key) of a container literal: list and tuple items keyed by position, dict
     values by a literal key (None for a computed one), set items unkeyed."""
     items = []
-    if isinstance(container, (cst.List, cst.Tuple, cst.Set)):
+    if type(container) in (cst.List, cst.Tuple, cst.Set):
         for position, element in enumerate(container.elements):
-            if isinstance(element, cst.StarredElement):
+            if type(element) is cst.StarredElement:
                 continue
-            items.append((element.value, None if isinstance(container, cst.Set) else str(position)))
-    elif isinstance(container, cst.Dict):
+            items.append((element.value, None if type(container) is cst.Set else str(position)))
+    elif type(container) is cst.Dict:
         for element in container.elements:
-            if isinstance(element, cst.DictElement):
+            if type(element) is cst.DictElement:
                 key = element.key
                 items.append((element.value, _EMPTY_MODULE.code_for_node(key)
-                              if isinstance(key, (cst.SimpleString, cst.Integer)) else None))
+                              if type(key) in (cst.SimpleString, cst.Integer) else None))
     return items
 
 
 def _constant_key(subscript: cst.Subscript) -> Optional[str]:
     """`"k"` for `d["k"]`, `0` for `outs[0]`; None for a computed or sliced key."""
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
         return None
     value = subscript.slice[0].slice.value
-    return _EMPTY_MODULE.code_for_node(value) if isinstance(value, (cst.SimpleString, cst.Integer)) else None
+    return _EMPTY_MODULE.code_for_node(value) if type(value) in (cst.SimpleString, cst.Integer) else None
 
 
 def argument_at(call: cst.Call, position: Optional[int], name: str) -> Optional[cst.BaseExpression]:
@@ -1750,9 +1762,9 @@ def argument_at(call: cst.Call, position: Optional[int], name: str) -> Optional[
 
 
 def _block(body) -> list:
-    if isinstance(body, cst.IndentedBlock):
+    if type(body) is cst.IndentedBlock:
         return list(body.body)
-    if isinstance(body, cst.SimpleStatementSuite):
+    if type(body) is cst.SimpleStatementSuite:
         return [body]  # `if x: y = 1` on one line: walked like a statement line
     return list(getattr(body, "body", []))
 
@@ -1762,25 +1774,46 @@ _EMPTY_MODULE = cst.Module(body=[])
 
 def _code(node: cst.CSTNode, limit: int = 40) -> str:
     """Source text of a node on one line, for messages."""
-    text = " ".join(_EMPTY_MODULE.code_for_node(node).split())
+    text = _plain_code(node)
+    if text is None:
+        text = " ".join(_EMPTY_MODULE.code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plain_code(node: cst.CSTNode) -> Optional[str]:
+    """The text of a name or attribute chain written without parentheses or blanks (`self.w.data`),
+    as code generation would give it; None for anything else. Every in-place event describes
+    its target this way, and generating code for it cost more than the rest of the event."""
+    parts = []
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if node.lpar or type(dot.whitespace_before) is not cst.SimpleWhitespace \
+                or type(dot.whitespace_after) is not cst.SimpleWhitespace \
+                or dot.whitespace_before.value or dot.whitespace_after.value or node.attr.lpar:
+            return None
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.lpar:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
 
 
 def _may_copy(expr) -> bool:
     """`x.float()`, `x.to(device)`: shares storage only when there is nothing to convert."""
     while True:
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute:
             if expr.func.attr.value in MAY_ALIAS_METHODS:
                 return True
             expr = expr.func.value
-        elif isinstance(expr, (cst.Attribute, cst.Subscript)):
+        elif type(expr) in (cst.Attribute, cst.Subscript):
             expr = expr.value
         else:
             return False
 
 
 def _names_in(node: cst.CSTNode) -> set:
-    return {current.value for current in walk(node) if isinstance(current, cst.Name)}
+    return {current.value for current in walk(node) if type(current) is cst.Name}
 
 
 def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module_class: bool):
@@ -1788,7 +1821,7 @@ def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module
     `forward` parameter of an nn.Module is likely; `self`/`cls` and others are unknown."""
     params = function.params
     ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         ordered.append(params.star_arg)
     if params.star_kwarg is not None:
         ordered.append(params.star_kwarg)
@@ -1818,7 +1851,7 @@ def _annotation_is_container(annotation: Optional[cst.Annotation]) -> bool:
     if annotation is None:
         return False
     node = annotation.annotation
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         node = node.value
-    name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    name = node.attr.value if type(node) is cst.Attribute else node.value if type(node) is cst.Name else ""
     return name in CONTAINER_ANNOTATIONS

@@ -297,8 +297,8 @@ class GradFlow:
     def _held_in(self, binding: Binding, insertions: list, function: FunctionFacts) -> Optional[GradOrigin]:
         """`outs = []` then `outs.append(model(x))`: the container holds the graph of what it holds
         (each element read in the grad mode of the statement that put it there)."""
-        kind = "list" if isinstance(binding.value, (cst.List, cst.ListComp)) else (
-            "dict" if isinstance(binding.value, (cst.Dict, cst.DictComp)) else "container")
+        kind = "list" if type(binding.value) in (cst.List, cst.ListComp) else (
+            "dict" if type(binding.value) in (cst.Dict, cst.DictComp) else "container")
         uncertain = self._mode_decided_at_run_time(function)
         best = self._held([(element, self.facts.grad_enabled_at(function, statement))
                            for element, statement in insertions if statement not in uncertain], function, 1)
@@ -327,7 +327,7 @@ class GradFlow:
             if self.facts.names.qualified_name(call.func) not in SET_GRAD_ENABLED \
                     or grad_mode_of_context(call, self.facts.names) is not None:
                 continue
-            if isinstance(statement, cst.With):
+            if type(statement) is cst.With:
                 found.update(node for node in walk(statement.body) if node in function.statement_order)
             else:
                 position = function.order_of(statement)
@@ -341,7 +341,7 @@ class GradFlow:
         if found is None:
             found = set()
             for backward in backward_calls(function, self.facts):
-                if isinstance(backward.loss, cst.Name):
+                if type(backward.loss) is cst.Name:
                     found |= set(function.bindings_at(backward.loss))
             self._backpropagated[function.node] = found
         return found
@@ -351,7 +351,7 @@ class GradFlow:
     def _of(self, expr, function: FunctionFacts, grad_enabled: bool, depth: int) -> Optional[GradOrigin]:
         if depth > MAX_DEPTH or expr is None:
             return None
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             owner, bindings = self.facts.reaching(expr, function)  # a global: the top level's
             if not bindings:
                 return self._top_level_leaf(expr, function)
@@ -363,23 +363,23 @@ class GradFlow:
             return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
         if goes_through_detach(expr):
             return None
-        if self.holders and not isinstance(expr, cst.Name):
+        if self.holders and type(expr) is not cst.Name:
             held = self._holder_of(expr, function, grad_enabled, depth)
             if held is not _NOT_A_HOLDER:
                 return held
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             if expr.attr.value in TENSOR_VIEW_ATTRIBUTES and grad_enabled:
                 return self._of(expr.value, function, grad_enabled, depth + 1)
             return self._self_parameter(expr, function)
         if not grad_enabled:
             return None  # below here every value is computed, and grad mode is off
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             return _derived(self._of(expr.value, function, grad_enabled, depth + 1))
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return _derived(self._of(expr.expression, function, grad_enabled, depth + 1))
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
+        if type(expr) is cst.BinaryOperation and isinstance(expr.operator, ARITHMETIC):
             return self._any_of((expr.left, expr.right), function, depth)
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             if self.facts.placement.surely_integral(expr, function):
                 return None  # `.to(torch.long)`, `argmax`: integer tensors never require grad
             return self._of_call(expr, function, depth)
@@ -418,7 +418,7 @@ class GradFlow:
             found = set()
             for node in self.facts.function_nodes:
                 for inner in walk(node.body):
-                    if isinstance(inner, cst.Global):
+                    if type(inner) is cst.Global:
                         found.update(item.name.value for item in inner.names)
             self._globals = frozenset(found)
         return self._globals
@@ -427,22 +427,22 @@ class GradFlow:
         """The `carries_graph` reading of what `origin` does not follow: literal containers, a
         field of a network's output, a join of a sequence, a loss function of unknown class.
         _NOT_A_HOLDER for anything else (then `_of` answers as for `origin`)."""
-        if isinstance(expr, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.GeneratorExp,
-                             cst.DictComp)):
-            if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        if type(expr) in (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                          cst.DictComp):
+            if type(expr) in (cst.Tuple, cst.List, cst.Set):
                 elements = [element.value for element in expr.elements]
-            elif isinstance(expr, cst.Dict):
-                elements = [element.value for element in expr.elements if isinstance(element, cst.DictElement)]
+            elif type(expr) is cst.Dict:
+                elements = [element.value for element in expr.elements if type(element) is cst.DictElement]
             else:
-                elements = [expr.value if isinstance(expr, cst.DictComp) else expr.elt]
+                elements = [expr.value if type(expr) is cst.DictComp else expr.elt]
             return self._held([(element, grad_enabled) for element in elements], function, depth)
-        if isinstance(expr, cst.Attribute) and not _is_self_attribute(expr) \
+        if type(expr) is cst.Attribute and not _is_self_attribute(expr) \
                 and expr.attr.value not in TENSOR_VIEW_ATTRIBUTES | METADATA_ATTRIBUTES | NOT_GRAPH_FIELDS:
             # `model(x).logits`, `out.last_hidden_state`: a field of what a network returned.
             found = self._of(expr.value, function, grad_enabled, depth + 1)
             return _derived(found) if found is not None and found.description not in LEAF_DESCRIPTIONS.values() \
                 else None
-        if isinstance(expr, cst.Call) and grad_enabled:
+        if type(expr) is cst.Call and grad_enabled:
             joined = self.facts.containers.of(function).joined(expr)
             if joined is not None:
                 found = self._of(joined, function, grad_enabled, depth + 1)
@@ -490,9 +490,9 @@ class GradFlow:
                 return self._any_of(arguments, function, depth)
             return None
         func = call.func
-        if isinstance(func, cst.Attribute) and self._imported_module(func.value, function):
+        if type(func) is cst.Attribute and self._imported_module(func.value, function):
             return None  # `np.mean(x)`, `math.sqrt(v)`, `metrics.f1_score(...)`: not torch, not a tensor method
-        if isinstance(func, cst.Attribute) and not _is_self_attribute_call(call):
+        if type(func) is cst.Attribute and not _is_self_attribute_call(call):
             method = func.attr.value
             if method == "requires_grad_" and not (call.args and _is_false(call.args[0].value)):
                 return GradOrigin(LEAF_DESCRIPTIONS["requires_grad_"], call)
@@ -504,9 +504,9 @@ class GradFlow:
     def _imported_module(self, receiver, function: FunctionFacts) -> bool:
         """Is the receiver a module that an import binds (`np`, `math`, `sklearn.metrics`), other than
         torch's own (those have qualified names)?"""
-        while isinstance(receiver, cst.Attribute):
+        while type(receiver) is cst.Attribute:
             receiver = receiver.value
-        if not isinstance(receiver, cst.Name):
+        if type(receiver) is not cst.Name:
             return False
         _, bindings = self.facts.reaching(receiver, function)
         return bool(bindings) and all(binding.kind == "import" for binding in bindings)
@@ -536,10 +536,10 @@ class GradFlow:
 
     def _module_values(self, func, function: FunctionFacts) -> list:
         """What the callee was built from: `self.net = ...` in the class, or the name's reaching values."""
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             _, bindings = self.facts.reaching(func, function)  # `model(x)` with `model` built at the top
             return [b.value for b in bindings] if bindings and all(b.value is not None for b in bindings) else []
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
                 and function.class_name in self.facts.classes:
             return list(self.facts.classes[function.class_name].attribute_values.get(func.attr.value, []))
         return []
@@ -553,7 +553,7 @@ class GradFlow:
         `nn.DataParallel(...)`."""
         if depth > 4:
             return None
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             bindings = function.bindings_at(func)
             if not bindings:
                 # A top-level `model = torch.load(...)` read by a function (scripts, notebooks).
@@ -575,7 +575,7 @@ class GradFlow:
                     return None
             return answers.pop() if len(answers) == 1 and None not in answers else (
                 None if None in answers else "a network does")
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.facts.classes.get(function.class_name or "")
             values = self.facts.attribute_values(owner, func.attr.value) if owner is not None else []
             if not values:
@@ -597,10 +597,10 @@ class GradFlow:
         return found
 
     def _network_made_by(self, value, name: str, function: FunctionFacts, depth: int) -> Optional[str]:
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             return self._unknown_network(value, function, depth + 1) if _network_name(name) or \
                 _network_name(value.value) else None
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return None
         qualified = self.facts.names.qualified_name(value.func)
         if qualified in LOADERS:
@@ -610,7 +610,7 @@ class GradFlow:
         if qualified is not None:
             return None  # torch's own classes and functions are known (or not networks)
         func = value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in SELF_RETURNING_MODULE_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in SELF_RETURNING_MODULE_METHODS:
             if func.attr.value == "requires_grad_" and value.args and _is_false(value.args[0].value):
                 return None  # switched off: frozen
             return self._network_made_by(func.value, name, function, depth + 1)
@@ -624,7 +624,7 @@ class GradFlow:
 
     def _has_parameters(self, value, seen: frozenset) -> bool:
         """Is `value` the construction of a module that holds trainable parameters?"""
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         qualified = self.facts.names.qualified_name(value.func)
         if qualified is not None:
@@ -646,7 +646,7 @@ class GradFlow:
         seen = seen | {local.name}
         for values in local.attribute_values.values():
             for attribute_value in values:
-                if isinstance(attribute_value, cst.Call) and \
+                if type(attribute_value) is cst.Call and \
                         self.facts.names.qualified_name(attribute_value.func) in PARAMETER_CLASSES:
                     if parameter_requires_grad(attribute_value):
                         return True
@@ -655,7 +655,7 @@ class GradFlow:
         return False
 
     def _is_torch_module(self, value) -> bool:
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         qualified = self.facts.names.qualified_name(value.func) or ""
         module, _, name = qualified.rpartition(".")
@@ -663,11 +663,11 @@ class GradFlow:
 
     def _self_parameter(self, expr: cst.Attribute, function: FunctionFacts) -> Optional[GradOrigin]:
         """`self.weight` assigned only `nn.Parameter(...)` in the class."""
-        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self") \
+        if not (type(expr.value) is cst.Name and expr.value.value == "self") \
                 or function.class_name not in self.facts.classes:
             return None
         values = self.facts.classes[function.class_name].attribute_values.get(expr.attr.value, [])
-        if values and all(isinstance(value, cst.Call)
+        if values and all(type(value) is cst.Call
                           and self.facts.names.qualified_name(value.func) in PARAMETER_CLASSES
                           and parameter_requires_grad(value) for value in values):
             return GradOrigin(LEAF_DESCRIPTIONS["parameter"], values[0])
@@ -696,38 +696,38 @@ class GradFlow:
     def _never(self, expr, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         if depth > 8 or expr is None:
             return False
-        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-                             cst.FormattedString)):
+        if type(expr) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                          cst.FormattedString):
             return True
         if goes_through_detach(expr):
             return True
-        if isinstance(expr, cst.Attribute) and expr.attr.value in METADATA_ATTRIBUTES | {"grad"}:
+        if type(expr) is cst.Attribute and expr.attr.value in METADATA_ATTRIBUTES | {"grad"}:
             return True  # `.grad` is a leaf that does not require grad; the others are not tensors
         if self.facts.placement.surely_integral(expr, function):
             return True  # only floating-point and complex tensors can require grad
         if self._state_dict_entry(expr, function, statement, depth):
             return True
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return self._comprehension_entry(expr, statement, function, depth, likely)
             return all(self._binding_never(binding, function, depth, likely) for binding in bindings)
-        if isinstance(expr, (cst.Tuple, cst.List)):
+        if type(expr) in (cst.Tuple, cst.List):
             return all(self._never(element.value, function, statement, depth + 1, likely)
                        for element in expr.elements)
-        if isinstance(expr, cst.BinaryOperation):
+        if type(expr) is cst.BinaryOperation:
             return self._operand_never(expr.left, function, statement, depth, likely) and \
                 self._operand_never(expr.right, function, statement, depth, likely)
-        if isinstance(expr, cst.UnaryOperation):
+        if type(expr) is cst.UnaryOperation:
             return self._operand_never(expr.expression, function, statement, depth, likely)
-        if isinstance(expr, cst.IfExp):  # `"cuda" if torch.cuda.is_available() else "cpu"`
+        if type(expr) is cst.IfExp:  # `"cuda" if torch.cuda.is_available() else "cpu"`
             return self._operand_never(expr.body, function, statement, depth, likely) and \
                 self._operand_never(expr.orelse, function, statement, depth, likely)
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             return self._never(expr.value, function, statement, depth + 1, likely)
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return self._call_never(expr, function, statement, depth, likely)
-        if isinstance(expr, cst.Attribute) and likely:
+        if type(expr) is cst.Attribute and likely:
             return self._setting(expr, function, depth)
         return False
 
@@ -762,7 +762,7 @@ class GradFlow:
         elif self._said_by_uses(binding, function, likely):
             found = True
         elif binding.kind == "loop":
-            loop = binding.statement if isinstance(binding.statement, cst.For) else None
+            loop = binding.statement if type(binding.statement) is cst.For else None
             found = loop is not None and (
                 self._iterated_entry(loop.iter, _position_in(loop.target, binding.target), function, loop, depth)
                 # `for g in torch.autograd.grad(loss, ws)`, `for row in x.detach()`: the items of a
@@ -784,10 +784,10 @@ class GradFlow:
     def _items_never(self, iterable, function: FunctionFacts, statement, depth: int, likely: bool) -> bool:
         """Are the items of `iterable` free of autograd history? When the iterable is (a tuple of
         gradients, a detached tensor); not for a list made in the code (`[]`, then `.append(w)`)."""
-        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS):
+        if type(iterable) in (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS:
             return False
-        if isinstance(iterable, cst.Name) and any(
-                binding.value is None or isinstance(binding.value, (cst.List, cst.Tuple, cst.Set, cst.Dict))
+        if type(iterable) is cst.Name and any(
+                binding.value is None or type(binding.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict)
                 for binding in function.bindings_at(iterable)):
             return False
         return self._never(iterable, function, statement, depth + 1, likely)
@@ -810,11 +810,11 @@ class GradFlow:
                 or binding.statement in self._mode_decided_at_run_time(function):
             return False
         value = binding.value
-        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, ARITHMETIC):
+        if type(value) is cst.BinaryOperation and isinstance(value.operator, ARITHMETIC):
             return True
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
             return True
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         qualified = self.facts.names.qualified_name(value.func)
         if qualified is not None:
@@ -825,7 +825,7 @@ class GradFlow:
                 return name in DIFFERENTIABLE_FUNCTIONAL and name not in FUNCTIONAL_MAY_RETURN_INPUT
             return False  # `torch.load` restores the flags it saved; classes are not tensors
         func = value.func
-        if isinstance(func, cst.Attribute) and not _is_self_attribute_call(value):
+        if type(func) is cst.Attribute and not _is_self_attribute_call(value):
             method = func.attr.value
             if method in KEEPS_FLAG_WITHOUT_GRAD or method.endswith("_"):
                 return False
@@ -838,7 +838,7 @@ class GradFlow:
         likely) does not require grad: a detached tensor, a batch of a loader, class labels."""
         sites = self.facts.call_sites_of(function)
         param = binding.statement
-        if not sites or not isinstance(param, cst.Param) or not isinstance(function.node, cst.FunctionDef):
+        if not sites or type(param) is not cst.Param or type(function.node) is not cst.FunctionDef:
             return False
         params = function.node.params
         if param is params.star_arg or param is params.star_kwarg:
@@ -846,14 +846,14 @@ class GradFlow:
         positional = [*params.posonly_params, *params.params]
         position = next((index for index, each in enumerate(positional) if each is param), None)
         for caller, call, statement in sites:
-            offset = 1 if isinstance(call.func, cst.Attribute) and positional and \
+            offset = 1 if type(call.func) is cst.Attribute and positional and \
                 positional[0].name.value in ("self", "cls") else 0
             passed = _argument_for(call, param, None if position is None else position - offset)
             if passed is _UNKNOWN:
                 return False
             if passed is None:
                 default = param.default
-                if default is None or not (isinstance(default, cst.Name) and default.value == "None"
+                if default is None or not (type(default) is cst.Name and default.value == "None"
                                            or self._never(default, function, None, depth + 1, True)):
                     return False
                 continue
@@ -863,7 +863,7 @@ class GradFlow:
 
     def _operand_never(self, expr, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         """A number, a name that is surely not a tensor, or a tensor that surely does not require grad."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
                 return True
@@ -889,7 +889,7 @@ class GradFlow:
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
                        if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
-        if not isinstance(func, cst.Attribute):
+        if type(func) is not cst.Attribute:
             return False
         method = func.attr.value
         if method == "requires_grad_":
@@ -908,9 +908,9 @@ class GradFlow:
 
     def _state_dict_entry(self, expr, function: FunctionFacts, statement, depth: int) -> bool:
         """`sd[k]`, `sd.get(k)`, `model.state_dict()["weight"]`: a tensor of a state dict."""
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             return self._state_dict(expr.value, function, depth)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get":
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value == "get":
             return self._state_dict(expr.func.value, function, depth)
         return False
 
@@ -920,19 +920,19 @@ class GradFlow:
         under a `"...state_dict"` key), and copies of one (`copy.deepcopy(sd)`, `dict(sd)`)."""
         if depth > 8:
             return False
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             func = expr.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "state_dict" \
+            if type(func) is cst.Attribute and func.attr.value == "state_dict" \
                     and self.facts.names.qualified_name(func) is None:
                 return not _keyword_is_true(expr, "keep_vars")
             callee = (dotted_name(func) or "").rpartition(".")[2]
             if callee in ("deepcopy", "copy", "dict", "OrderedDict") and len(expr.args) == 1:
                 return self._state_dict(expr.args[0].value, function, depth + 1)
             return False
-        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
             key = expr.slice[0].slice.value
-            return isinstance(key, cst.SimpleString) and "state_dict" in str(key.evaluated_value)
-        if isinstance(expr, cst.Name):
+            return type(key) is cst.SimpleString and "state_dict" in str(key.evaluated_value)
+        if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return False
@@ -940,7 +940,7 @@ class GradFlow:
                 if binding.kind not in ("assign", "walrus") or binding.value is None:
                     return False
                 value = binding.value
-                if isinstance(value, cst.Call) and self.facts.names.qualified_name(value.func) == "torch.load":
+                if type(value) is cst.Call and self.facts.names.qualified_name(value.func) == "torch.load":
                     if not (_state_dict_name(binding.name) or binding.name in self._restored_names(function)):
                         return False
                 elif not self._state_dict(value, function, depth + 1):
@@ -953,8 +953,8 @@ class GradFlow:
         found = self._restored.get(function.node)
         if found is None:
             found = frozenset(call.args[0].value.value for call in function.call_statement
-                              if isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict"
-                              and call.args and isinstance(call.args[0].value, cst.Name))
+                              if type(call.func) is cst.Attribute and call.func.attr.value == "load_state_dict"
+                              and call.args and type(call.args[0].value) is cst.Name)
             self._restored[function.node] = found
         return found
 
@@ -962,7 +962,7 @@ class GradFlow:
                         depth: int) -> bool:
         """The loop variable at `position` of the target, over `sd.items()`, `sd.values()`,
         `model.named_buffers()`, `model.buffers()`: a tensor that does not require grad."""
-        if position is None or not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)):
+        if position is None or not (type(iterable) is cst.Call and type(iterable.func) is cst.Attribute):
             return False
         method = iterable.func.attr.value
         if BUFFER_ITERATORS.get(method, -1) == position and self.facts.names.qualified_name(iterable.func) is None:
@@ -976,7 +976,7 @@ class GradFlow:
         if statement is None:
             return False
         for node in walk(statement):
-            if not isinstance(node, COMPREHENSIONS) or not any(inner is name for inner in walk(node)):
+            if type(node) not in COMPREHENSIONS or not any(inner is name for inner in walk(node)):
                 continue
             loop = node.for_in
             while loop is not None:
@@ -1012,9 +1012,9 @@ def _argument_for(call: cst.Call, param: cst.Param, position: Optional[int]):
 def _path_of_name(target, name: str) -> Optional[tuple]:
     """The positions leading from a loop target to the name `name`: () for `x` in `for x in`,
     (1, 0) for `x` in `for i, (x, y) in`; None when absent."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return () if target.value == name else None
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         for position, element in enumerate(target.elements):
             inner = _path_of_name(element.value, name)
             if inner is not None:
@@ -1029,11 +1029,11 @@ def _derived(origin: Optional[GradOrigin]) -> Optional[GradOrigin]:
 def _is_self_attribute_call(call: cst.Call) -> bool:
     """`self.net(x)`: a layer call, not a tensor method."""
     func = call.func
-    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+    return type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
 
 
 def _is_false(expr) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "False"
+    return type(expr) is cst.Name and expr.value == "False"
 
 
 def _state_dict_name(name: str) -> bool:
@@ -1043,12 +1043,12 @@ def _state_dict_name(name: str) -> bool:
 def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
     """Where `node` (or the name `name`) stands in a loop target: 0 for `v` in `for v in ...`, 1 for
     `v` in `for k, v in ...`; None when it is nested deeper or absent."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return 0 if target is node or (name is not None and target.value == name) else None
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         for position, element in enumerate(target.elements):
             value = element.value
-            if isinstance(value, cst.Name) and (value is node or (name is not None and value.value == name)):
+            if type(value) is cst.Name and (value is node or (name is not None and value.value == name)):
                 return position
     return None
 
@@ -1068,19 +1068,19 @@ NOT_A_LOSS_PARTS = frozenset({"value", "values", "item", "items", "stat", "stats
 def _layers_in(value) -> list:
     """The layers an argument of a container module spells: itself, or a list's (a tuple's, a dict's)
     elements, or a comprehension's element."""
-    if isinstance(value, (cst.List, cst.Tuple)):
-        return [element.value for element in value.elements if not isinstance(element, cst.StarredElement)]
-    if isinstance(value, cst.Dict):
-        return [element.value for element in value.elements if isinstance(element, cst.DictElement)]
-    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+    if type(value) in (cst.List, cst.Tuple):
+        return [element.value for element in value.elements if type(element) is not cst.StarredElement]
+    if type(value) is cst.Dict:
+        return [element.value for element in value.elements if type(element) is cst.DictElement]
+    if type(value) in (cst.ListComp, cst.GeneratorExp):
         return [value.elt]
-    if isinstance(value, cst.DictComp):
+    if type(value) is cst.DictComp:
         return [value.value]
     return [value]
 
 
 def _is_self_attribute(expr) -> bool:
-    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+    return type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self"
 
 
 def _loss_function_name(key: Optional[str]) -> bool:

@@ -47,7 +47,7 @@ class Accumulation:
     @property
     def held(self) -> bool:
         """The target is a container held inside another (`log["train"]`), not the name itself."""
-        return not isinstance(self.target, cst.Name) and not _is_self_attribute(self.target)
+        return type(self.target) is not cst.Name and not _is_self_attribute(self.target)
 
 
 @dataclass(frozen=True)
@@ -79,14 +79,14 @@ class FunctionContainers:
     # ---------------------------------------------------------------- reading
 
     def _read(self, statement: cst.CSTNode) -> None:
-        if isinstance(statement, cst.AugAssign):
+        if type(statement) is cst.AugAssign:
             self._read_augassign(statement)
-        elif isinstance(statement, cst.Assign):
+        elif type(statement) is cst.Assign:
             self._read_assign(statement)
-        elif isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+        elif type(statement) is cst.Expr and type(statement.value) is cst.Call:
             call = statement.value
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in INSERTING_METHODS and call.args \
+            if type(func) is cst.Attribute and func.attr.value in INSERTING_METHODS and call.args \
                     and not call.args[-1].star:
                 self._add(statement, func.value, call.args[-1].value, func.attr.value, True)  # `insert(i, v)`
 
@@ -94,12 +94,12 @@ class FunctionContainers:
         target = statement.target
         if _is_self_attribute(target):
             self.state_updates.append(StateUpdate(statement, target.attr.value, statement.value, True, True))
-        if not isinstance(statement.operator, (cst.AddAssign, cst.SubtractAssign)):
+        if type(statement.operator) not in (cst.AddAssign, cst.SubtractAssign):
             return
         value = statement.value
-        how = "+=" if isinstance(statement.operator, cst.AddAssign) else "-="
-        if how == "+=" and isinstance(value, (cst.List, cst.Tuple)) and len(value.elements) == 1 \
-                and not isinstance(value.elements[0], cst.StarredElement):
+        how = "+=" if type(statement.operator) is cst.AddAssign else "-="
+        if how == "+=" and type(value) in (cst.List, cst.Tuple) and len(value.elements) == 1 \
+                and type(value.elements[0]) is not cst.StarredElement:
             self._add(statement, target, value.elements[0].value, "+=", True)  # `acc += [v]`
         else:
             self._add(statement, target, value, how, False)
@@ -108,7 +108,7 @@ class FunctionContainers:
         value = statement.value
         for assign_target in statement.targets:
             target = assign_target.target
-            for part in (target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()):
+            for part in (target.elements if type(target) in (cst.Tuple, cst.List) else ()):
                 if _is_self_attribute(part.value):
                     self.state_updates.append(StateUpdate(statement, part.value.attr.value, value,
                                                           _reads_attribute(value, part.value.attr.value), False))
@@ -117,13 +117,13 @@ class FunctionContainers:
                                                       _reads_attribute(value, target.attr.value), False))
             if len(statement.targets) != 1:
                 continue
-            chained = _chained(value, target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+            chained = _chained(value, target) if type(target) in (cst.Name, cst.Attribute) else None
             if chained is not None:
                 # `total = total + v`, `smooth = 0.98 * smooth + 0.02 * loss`: the accumulator is the
                 # name as read on the right, and what is added is the other term.
                 previous, added = chained
                 self._add(statement, previous, added, "+", False)
-            elif isinstance(target, cst.Subscript):
+            elif type(target) is cst.Subscript:
                 if _is_fresh(value):
                     self._resets.setdefault(_path(target), []).append(statement)
                 else:
@@ -150,21 +150,21 @@ class FunctionContainers:
         all assigned before the loop. A key computed in the loop (`acc[step]`, `acc[len(acc)]`)
         accumulates, and so does every other insertion."""
         statement = accumulation.statement
-        if accumulation.how != "setitem" or not isinstance(statement, cst.Assign):
+        if accumulation.how != "setitem" or type(statement) is not cst.Assign:
             return False
         target = statement.targets[0].target
-        if not isinstance(target, cst.Subscript):
+        if type(target) is not cst.Subscript:
             return False
         return all(self._same_every_iteration(element, loop) for element in target.slice)
 
     def _same_every_iteration(self, element: cst.SubscriptElement, loop: cst.CSTNode) -> bool:
         index = element.slice
-        if not isinstance(index, cst.Index):
+        if type(index) is not cst.Index:
             return False
         for node in walk(index.value):
-            if isinstance(node, (cst.Call, cst.Subscript)):
+            if type(node) in (cst.Call, cst.Subscript):
                 return False
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 # A name never assigned in the function (a module constant) is the same every time.
                 bindings = self.function.bindings_at(node)
                 if any(loop in binding.loops or binding.statement is loop for binding in bindings):
@@ -201,7 +201,7 @@ class FunctionContainers:
         if accumulation.container or binding.value is None:
             return False
         # `total = total.detach()`, `total = float(total)`: the same number, without the graphs.
-        return not _reads_attached(binding.value, lambda node: isinstance(node, cst.Name)
+        return not _reads_attached(binding.value, lambda node: type(node) is cst.Name
                                    and node.value == binding.name)
 
     def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
@@ -236,9 +236,9 @@ class FunctionContainers:
         and what is appended, extended, inserted or stored into it through that binding. None when the
         binding is not a container made here."""
         value = binding.value
-        if not isinstance(value, LITERAL_CONTAINERS) and not _is_fresh(value):
+        if type(value) not in LITERAL_CONTAINERS and not _is_fresh(value):
             return None
-        found = literal_elements(value) if isinstance(value, LITERAL_CONTAINERS) else []
+        found = literal_elements(value) if type(value) in LITERAL_CONTAINERS else []
         return found + [inserted for inserted, _ in self._inserted().get(binding, [])]
 
     def insertions(self, binding: Binding) -> Optional[list[tuple[cst.BaseExpression, cst.CSTNode]]]:
@@ -247,10 +247,10 @@ class FunctionContainers:
         inserted or stored into it through that binding (where that happens: its grad mode may
         differ). None when the binding is not a container made here (a number is not one)."""
         value = binding.value
-        if not isinstance(value, LITERAL_CONTAINERS) and not (_is_fresh(value) and isinstance(value, cst.Call)):
+        if type(value) not in LITERAL_CONTAINERS and not (_is_fresh(value) and type(value) is cst.Call):
             return None
         found = [(element, binding.statement) for element in literal_elements(value)] \
-            if isinstance(value, LITERAL_CONTAINERS) else []
+            if type(value) in LITERAL_CONTAINERS else []
         return found + self._inserted().get(binding, [])
 
     def _inserted(self) -> dict:
@@ -277,13 +277,13 @@ class FunctionContainers:
 
 def literal_elements(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     """`[a, b]`, `(a, b)`, `{k: a}`: the elements (values of a dict); a comprehension's element."""
-    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+    if type(value) in (cst.List, cst.Tuple, cst.Set):
         return [element.value for element in value.elements]
-    if isinstance(value, cst.Dict):
-        return [element.value for element in value.elements if isinstance(element, cst.DictElement)]
-    if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+    if type(value) is cst.Dict:
+        return [element.value for element in value.elements if type(element) is cst.DictElement]
+    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
         return [value.elt]
-    if isinstance(value, cst.DictComp):
+    if type(value) is cst.DictComp:
         return [value.value]
     return []
 
@@ -311,7 +311,7 @@ def _runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNo
     statement after it in that same block."""
     line = function.line_of_statement.get(earlier, earlier)
     for block in walk(function.node):
-        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        if type(block) not in (cst.IndentedBlock, cst.Module):
             continue
         body = list(block.body)
         for position, statement in enumerate(body):
@@ -324,25 +324,25 @@ def _ends_every_call(function: FunctionFacts, statement: cst.CSTNode) -> bool:
     """Does every call that returns normally run `statement`? It stands in the method's own body
     (not in a branch or a loop), and no `return` comes before it."""
     body = function.node.body
-    if not isinstance(body, cst.IndentedBlock) \
+    if type(body) is not cst.IndentedBlock \
             or function.line_of_statement.get(statement, statement) not in body.body:
         return False
     order = function.order_of(statement)
-    return not any(isinstance(node, cst.Return) and function.order_of(node) < order
+    return not any(type(node) is cst.Return and function.order_of(node) < order
                    for node in function.statement_order)
 
 
 def _is_self_attribute(node) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
 
 
 def _holder(target) -> tuple[Optional[cst.Name], Optional[str]]:
     """(`log`, None) for `log["train"]` or `log`; (None, "history") for `self.history["loss"]`;
     (None, None) for anything else (`obj.items`, a call's result)."""
     node = target
-    while isinstance(node, cst.Subscript):
+    while type(node) is cst.Subscript:
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node, None
     if _is_self_attribute(node):
         return None, node.attr.value
@@ -351,11 +351,11 @@ def _holder(target) -> tuple[Optional[cst.Name], Optional[str]]:
 
 def _path(node) -> str:
     """`log["train"]`, `self.history`: a target spelled the same way is the same place (for resets)."""
-    return cst.Module(body=[]).code_for_node(node) if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else ""
+    return cst.Module(body=[]).code_for_node(node) if type(node) in (cst.Name, cst.Attribute, cst.Subscript) else ""
 
 
 def _same_path(left, right) -> bool:
-    if isinstance(left, cst.Name) and isinstance(right, cst.Name):
+    if type(left) is cst.Name and type(right) is cst.Name:
         return left.value == right.value
     return _is_self_attribute(left) and _is_self_attribute(right) and left.attr.value == right.attr.value
 
@@ -364,10 +364,10 @@ def _chained(value, target) -> Optional[tuple[cst.BaseExpression, cst.BaseExpres
     """(the read of the target, the added term) for `acc = acc + v`, `acc = v + acc` and a moving
     average, `acc = acc * a + v * b` (a term that is the target scaled by a factor that does not
     read it, and a term that does not read it)."""
-    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract))):
+    if not (type(value) is cst.BinaryOperation and type(value.operator) in (cst.Add, cst.Subtract)):
         return None
     pairs = [(value.left, value.right)]
-    if isinstance(value.operator, cst.Add):
+    if type(value.operator) is cst.Add:
         pairs.append((value.right, value.left))
     for mine, other in pairs:
         read = _scaled_read(mine, target)
@@ -380,10 +380,10 @@ def _scaled_read(expr, target) -> Optional[cst.BaseExpression]:
     """`acc`, `acc * 0.9`, `0.9 * acc`, `acc / 2`: the read of the target, else None."""
     if _same_path(expr, target):
         return expr
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
+    if type(expr) is cst.BinaryOperation and type(expr.operator) in (cst.Multiply, cst.Divide):
         if _same_path(expr.left, target) and not _mentions(expr.right, target):
             return expr.left
-        if isinstance(expr.operator, cst.Multiply) and _same_path(expr.right, target) \
+        if type(expr.operator) is cst.Multiply and _same_path(expr.right, target) \
                 and not _mentions(expr.left, target):
             return expr.right
     return None
@@ -395,10 +395,10 @@ def _mentions(expr, target) -> bool:
 
 def _is_fresh(value) -> bool:
     """A new empty (or literal) container, or a number: what starts an accumulator over."""
-    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.Integer, cst.Float)):
+    if type(value) in (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.Integer, cst.Float):
         return True
-    return isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)) \
-        and (value.func.value if isinstance(value.func, cst.Name) else value.func.attr.value) in FRESH_CALLS
+    return type(value) is cst.Call and type(value.func) in (cst.Name, cst.Attribute) \
+        and (value.func.value if (type(value.func) is cst.Name) else value.func.attr.value) in FRESH_CALLS
 
 
 # Calls that cut what they are called on off from autograd.
@@ -417,13 +417,13 @@ def _reads_attached(value: cst.BaseExpression, matches) -> bool:
     pending: list = [value]
     while pending:
         node = pending.pop()
-        if isinstance(node, cst.Call) and (
-                (isinstance(node.func, cst.Attribute) and node.func.attr.value in DETACHING_METHODS)
-                or (isinstance(node.func, cst.Name) and node.func.value in ("float", "int"))):
-            if isinstance(node.func, cst.Attribute):
+        if type(node) is cst.Call and (
+                (type(node.func) is cst.Attribute and node.func.attr.value in DETACHING_METHODS)
+                or (type(node.func) is cst.Name and node.func.value in ("float", "int"))):
+            if type(node.func) is cst.Attribute:
                 pending.extend(arg.value for arg in node.args)
             continue
-        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        if type(node) is cst.Attribute and node.attr.value == "data":
             continue
         if matches(node):
             return True

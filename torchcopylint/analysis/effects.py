@@ -71,11 +71,11 @@ class CalleeEffects:
         qualified = self.names.qualified_name(func)
         if qualified is not None:
             return PURE
-        if isinstance(func, cst.Call):
+        if type(func) is cst.Call:
             return self.construction_effect(func, self.code_for(func))
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             receiver = func.value
-            if isinstance(receiver, cst.Name) and receiver.value == "self" and owner is not None:
+            if type(receiver) is cst.Name and receiver.value == "self" and owner is not None:
                 values = self._attribute_values(owner, func.attr.value)
                 label = f"self.{func.attr.value}"
                 if values:
@@ -95,7 +95,7 @@ class CalleeEffects:
             if func.attr.value in TENSOR_RETURNING_METHODS:
                 return PURE
             return OPAQUE
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             if func.value in PURE_BUILTINS:
                 return PURE
             bindings = state.lookup(func.value)
@@ -110,7 +110,7 @@ class CalleeEffects:
                 if function is not None:
                     return self.function_effect(function, func.value)
                 values = self.global_values(func.value) if in_function else ()
-                if len(values) == 1 and isinstance(values[0], cst.Lambda):
+                if len(values) == 1 and type(values[0]) is cst.Lambda:
                     return self.function_effect(values[0], func.value)  # `clip = lambda t: t.clamp_(0, 1)`
                 if values:  # `relu = nn.ReLU(inplace=True)` at the top, `relu(x)` in a function
                     return _all_same([self.construction_effect(value, func.value) for value in values])
@@ -126,15 +126,15 @@ class CalleeEffects:
         for binding in bindings:
             if binding.kind == "def":
                 statement = binding.statement
-                if isinstance(statement, cst.FunctionDef) and statement.name is binding.target:
+                if type(statement) is cst.FunctionDef and statement.name is binding.target:
                     effects.append(self.function_effect(statement, name))
-                elif isinstance(statement, cst.ClassDef):
+                elif type(statement) is cst.ClassDef:
                     effects.append(PURE)  # constructing an object
                 else:
                     return None
             elif binding.value is None:
                 return None
-            elif isinstance(binding.value, cst.Lambda):
+            elif type(binding.value) is cst.Lambda:
                 effects.append(self.function_effect(binding.value, name))
             else:
                 effects.append(self.construction_effect(binding.value, name))
@@ -142,16 +142,16 @@ class CalleeEffects:
 
     def instance_class(self, receiver, state: FlowState, owner: Optional["ClassFacts"]) -> Optional["ClassFacts"]:
         """The class of this file every value reaching `receiver` was built from, if one is."""
-        if isinstance(receiver, cst.Call):
+        if type(receiver) is cst.Call:
             values = [receiver]  # `Visualizer().prepare(x)`
-        elif isinstance(receiver, cst.Name):
+        elif type(receiver) is cst.Name:
             values = [binding.value for binding in state.lookup(receiver.value)]
-        elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+        elif type(receiver) is cst.Attribute and type(receiver.value) is cst.Name \
                 and receiver.value.value == "self" and owner is not None:
             values = self._attribute_values(owner, receiver.attr.value)
         else:
             return None
-        classes = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
+        classes = {dotted_name(value.func) if type(value) is cst.Call else None for value in values}
         if len(classes) != 1:
             return None
         return self.classes.get(next(iter(classes)) or "")
@@ -182,14 +182,14 @@ class CalleeEffects:
         effects = []
         for binding in bindings:
             statement = binding.statement
-            if not isinstance(statement, cst.For):
+            if type(statement) is not cst.For:
                 return None
             iterable = statement.iter
             if statement.target is not binding.target:
                 # `for i, stage in enumerate(self.stages)`
                 target = statement.target
-                if not (isinstance(target, cst.Tuple) and len(target.elements) == 2
-                        and target.elements[1].value is binding.target and isinstance(iterable, cst.Call)
+                if not (type(target) is cst.Tuple and len(target.elements) == 2
+                        and target.elements[1].value is binding.target and type(iterable) is cst.Call
                         and dotted_name(iterable.func) == "enumerate" and len(iterable.args) == 1):
                     return None
                 iterable = iterable.args[0].value
@@ -202,16 +202,16 @@ class CalleeEffects:
     def _layers_iterated(self, iterable, state: FlowState, owner: Optional["ClassFacts"]) -> list:
         """(layer expression, where it is written) for every block of a ModuleList or Sequential
         that `iterable` names; [] when any may be unknown (appended elsewhere, handed in)."""
-        if isinstance(iterable, cst.Attribute) and isinstance(iterable.value, cst.Name) \
+        if type(iterable) is cst.Attribute and type(iterable.value) is cst.Name \
                 and iterable.value.value == "self" and owner is not None:
             values = [(value, self._context_of(owner, value)) for value in self._attribute_values(owner, iterable.attr.value)]
-        elif isinstance(iterable, cst.Name):
+        elif type(iterable) is cst.Name:
             values = [(binding.value, None) for binding in state.lookup(iterable.value)]
         else:
             return []
         layers = []
         for value, where in values:
-            if not isinstance(value, cst.Call) or self.names.qualified_name(value.func) not in LAYER_CONTAINERS:
+            if type(value) is not cst.Call or self.names.qualified_name(value.func) not in LAYER_CONTAINERS:
                 return []
             items = _layer_items(value)
             if not items:
@@ -236,7 +236,7 @@ class CalleeEffects:
             return PURE
         sure = [entry for entry in touched if entry.certainty in ("sure", "tensor")]
         maybe = [entry for entry in touched if entry.certainty == "maybe"]
-        owner = self.class_of(function) if isinstance(function, cst.FunctionDef) else None
+        owner = self.class_of(function) if type(function) is cst.FunctionDef else None
         if sure:
             kind, first = "writes", sure[0]
             text = description or (f"{label} ({owner.name}, whose forward writes its input in place)" if layer
@@ -261,7 +261,7 @@ class CalleeEffects:
             return None
         facts = self.function_facts(function)
         parameters = _parameter_positions(function)
-        method = isinstance(function, cst.FunctionDef) and self.class_of(function) is not None \
+        method = type(function) is cst.FunctionDef and self.class_of(function) is not None \
             and not _is_static(function)
         bindings = facts.parameters
         if method and parameters and bindings and bindings[0].name in ("self", "cls"):
@@ -329,9 +329,9 @@ class CalleeEffects:
         the expression is written in, so that `act` in `nn.Sequential(act, conv)` and `self.relu` in
         `layers.append(self.relu)` can be followed to what they were built from. `env`: the values
         of a factory's parameters at the call being followed (`make_act("relu", inplace=True)`)."""
-        if where is not None and isinstance(value, (cst.Name, cst.Attribute)):
+        if where is not None and type(value) in (cst.Name, cst.Attribute):
             return self._named_layer_effect(value, label, seen, where, env)
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return OPAQUE
         qualified = self.names.qualified_name(value.func)
         if qualified is not None:
@@ -366,19 +366,19 @@ class CalleeEffects:
             return self._factory_effect(factory, value, label, seen | {callee}, None, env)
         if where is not None:
             owner, method = where
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+            if type(func) is cst.Attribute and type(func.value) is cst.Name \
                     and func.value.value in ("self", "cls") and owner is not None:
                 # `self.body = self._make_body(c)`: a method of the class that returns a layer.
                 found = self.method_of(owner, func.attr.value)
                 key = ("method", func.attr.value)
                 if found is not None and key not in seen:
                     return self._factory_effect(found, value, label, seen | {key}, owner, env)
-            if isinstance(func, cst.Name) and method is not None:
+            if type(func) is cst.Name and method is not None:
                 # `activation()` / `act_layer(inplace=True)` with `activation` a parameter of the method.
                 default = self._parameter_default(func, where, seen)
                 if default is not None:
-                    built = default.body if isinstance(default, cst.Lambda) and not _has_parameters(default) \
-                        else cst.Call(func=default, args=value.args) if not isinstance(default, cst.Lambda) else None
+                    built = default.body if type(default) is cst.Lambda and not _has_parameters(default) \
+                        else cst.Call(func=default, args=value.args) if type(default) is not cst.Lambda else None
                     if built is not None:
                         effect = self.construction_effect(built, label, seen | {("param", func.value)}, None, env)
                         return _from_default(effect, label, func.value)
@@ -402,18 +402,18 @@ class CalleeEffects:
     def _dict_lookup(self, value, factory: cst.FunctionDef, env: dict):
         """`_ACTS[name](inplace=inplace)` with `name` bound to a literal key of the dict literal
         `_ACTS` (of the module or of the factory): the class it maps the key to, called so."""
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Subscript)
-                and isinstance(value.func.value, cst.Name)):
+        if not (type(value) is cst.Call and type(value.func) is cst.Subscript
+                and type(value.func.value) is cst.Name):
             return value
         key = _literal(_single_index(value.func), env)
         if key is _UNKNOWN:
             return value
         tables = [v for v in self.global_values(value.func.value.value)] + \
             _local_assignments(factory, value.func.value.value)
-        if len(tables) != 1 or not isinstance(tables[0], cst.Dict):
+        if len(tables) != 1 or type(tables[0]) is not cst.Dict:
             return value
         for element in tables[0].elements:
-            if isinstance(element, cst.DictElement) and _literal(element.key, {}) == key:
+            if type(element) is cst.DictElement and _literal(element.key, {}) == key:
                 return cst.Call(func=element.value, args=value.args)
         return value
 
@@ -421,14 +421,14 @@ class CalleeEffects:
         """The default of the method parameter `name` (`activation=lambda: nn.ReLU(inplace=True)`,
         `act_layer=nn.ReLU`) when no call in this file passes another value; else None."""
         owner, method = where
-        if ("param", name.value) in seen or not isinstance(method, cst.FunctionDef) or method in self._in_progress:
+        if ("param", name.value) in seen or type(method) is not cst.FunctionDef or method in self._in_progress:
             return None
         facts = self.function_facts(method)
         bindings = facts.bindings_at(name) if name in facts.reads else frozenset()
         if len(bindings) != 1 or next(iter(bindings)).kind != "param":
             return None
         param = next(iter(bindings)).statement
-        if not isinstance(param, cst.Param) or param.default is None:
+        if type(param) is not cst.Param or param.default is None:
             return None
         if self._parameter_passed(owner, method, param):
             return None
@@ -449,17 +449,17 @@ class CalleeEffects:
         if owner is not None and method.name.value == "__init__":
             if any(owner.name in local.base_names for local in self.classes.values()):
                 return True  # a subclass may pass it through super().__init__(...)
-            sites = [call for call in self.calls if isinstance(call.func, cst.Name) and call.func.value == owner.name]
+            sites = [call for call in self.calls if type(call.func) is cst.Name and call.func.value == owner.name]
             # Handed around by name (`block=Block`, `partial(Block, ...)`): other calls are unseen.
             if self.name_references(owner.name) > len(sites):
                 return True
         elif owner is not None:
             sites = [call for call in self.method_calls(method.name.value)
-                     if isinstance(call.func.value, cst.Name) and call.func.value.value in ("self", "cls", owner.name)]
+                     if type(call.func.value) is cst.Name and call.func.value.value in ("self", "cls", owner.name)]
             if len(sites) != len(self.method_calls(method.name.value)):
                 return True
         else:
-            sites = [call for call in self.calls if isinstance(call.func, cst.Name) and call.func.value == method.name.value]
+            sites = [call for call in self.calls if type(call.func) is cst.Name and call.func.value == method.name.value]
             if self.name_references(method.name.value) > len(sites):
                 return True
         for call in sites:
@@ -500,8 +500,8 @@ class CalleeEffects:
         a parameter of it with a default no call overrides, or a `self.` attribute (`self.relu`),
         followed to what built it."""
         owner, method = where
-        if isinstance(value, cst.Attribute):
-            if not (isinstance(value.value, cst.Name) and value.value.value == "self") or owner is None:
+        if type(value) is cst.Attribute:
+            if not (type(value.value) is cst.Name and value.value.value == "self") or owner is None:
                 return OPAQUE
             key = ("self", value.attr.value)
             values = self._attribute_values(owner, value.attr.value) if key not in seen else []
@@ -534,15 +534,15 @@ class CalleeEffects:
         when it starts empty. [] when that cannot be known: an append in a branch or a loop first,
         an insert, an extend, an item assignment, a slice (`rep = rep[1:]`), a list from elsewhere."""
         owner, method = where
-        if not isinstance(expr, cst.Name) or method is None or method in self._in_progress:
+        if type(expr) is not cst.Name or method is None or method in self._in_progress:
             return []
         function = self.function_facts(method)
         bindings = function.bindings_at(expr)
         if len(bindings) != 1:
             return []
         made = next(iter(bindings))
-        if made.kind != "assign" or not isinstance(made.value, cst.List) \
-                or any(isinstance(element, cst.StarredElement) for element in made.value.elements):
+        if made.kind != "assign" or type(made.value) is not cst.List \
+                or any(type(element) is cst.StarredElement for element in made.value.elements):
             return []
         if made.value.elements:
             first = made.value.elements[0].value
@@ -617,11 +617,11 @@ def _layer_items(container: cst.Call) -> list:
     args = container.args
     if len(args) == 1 and args[0].keyword is None:
         value = args[0].value
-        if isinstance(value, (cst.List, cst.Tuple)):
-            if any(isinstance(element, cst.StarredElement) for element in value.elements):
+        if type(value) in (cst.List, cst.Tuple):
+            if any(type(element) is cst.StarredElement for element in value.elements):
                 return []
             return [element.value for element in value.elements]
-        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        if type(value) in (cst.ListComp, cst.GeneratorExp):
             return [value.elt]
         if args[0].star:
             return []
@@ -636,13 +636,13 @@ def _ordered_dict_layers(container: cst.Call) -> Optional[list]:
     if len(container.args) != 1 or container.args[0].keyword is not None or container.args[0].star:
         return None
     inner = container.args[0].value
-    if not isinstance(inner, cst.Call) or dotted_name(inner.func) not in ORDERED_DICTS:
+    if type(inner) is not cst.Call or dotted_name(inner.func) not in ORDERED_DICTS:
         return None
-    if len(inner.args) == 1 and inner.args[0].keyword is None and isinstance(inner.args[0].value, (cst.List, cst.Tuple)):
+    if len(inner.args) == 1 and inner.args[0].keyword is None and type(inner.args[0].value) in (cst.List, cst.Tuple):
         layers = []
         for element in inner.args[0].value.elements:
             pair = element.value
-            if not isinstance(pair, cst.Tuple) or len(pair.elements) != 2:
+            if type(pair) is not cst.Tuple or len(pair.elements) != 2:
                 return None
             layers.append(pair.elements[1].value)
         return layers
@@ -653,27 +653,27 @@ def _ordered_dict_layers(container: cst.Call) -> Optional[list]:
 
 def _block_statements(function: cst.FunctionDef) -> list:
     body = function.body
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+    return list(body.body) if type(body) is cst.IndentedBlock else [body]
 
 
 def _list_use(read: Read) -> str:
     """How a read of a list changes it: "append" (`layers.append(v)` as a statement), "extend",
     "insert", "__setitem__", "+=", "read" (left unchanged: `len(layers)`), or "other"."""
     statement = read.statement
-    if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+    if type(statement) is cst.Expr and type(statement.value) is cst.Call:
         func = statement.value.func
-        if isinstance(func, cst.Attribute) and func.value is read.node:
+        if type(func) is cst.Attribute and func.value is read.node:
             method = func.attr.value
             if method in ("append", "extend", "insert"):
                 return method
             return "other"
-    if isinstance(statement, cst.AugAssign) and statement.target is read.node:
+    if type(statement) is cst.AugAssign and statement.target is read.node:
         return "+="
-    if isinstance(statement, cst.Assign) and any(
-            isinstance(target.target, cst.Subscript) and target.target.value is read.node for target in statement.targets):
+    if type(statement) is cst.Assign and any(
+            type(target.target) is cst.Subscript and target.target.value is read.node for target in statement.targets):
         return "__setitem__"
-    if isinstance(statement, (cst.Assign, cst.Expr)) and isinstance(getattr(statement, "value", None), cst.Call) \
-            and isinstance(statement.value.func, cst.Name) and statement.value.func.value in ("len", "print"):
+    if type(statement) in (cst.Assign, cst.Expr) and type(getattr(statement, "value", None)) is cst.Call \
+            and type(statement.value.func) is cst.Name and statement.value.func.value in ("len", "print"):
         return "read"
     return "other"
 
@@ -689,7 +689,7 @@ def _parameter_positions(function) -> list:
         position += 1
     for param in params.kwonly_params:
         result.append((param.name.value, None, False))
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         result.append((params.star_arg.name.value, position, True))
     if params.star_kwarg is not None:
         result.append((params.star_kwarg.name.value, None, True))
@@ -697,7 +697,7 @@ def _parameter_positions(function) -> list:
 
 
 def _is_forward(function) -> bool:
-    return isinstance(function, cst.FunctionDef) and function.name.value in ("forward", "__call__")
+    return type(function) is cst.FunctionDef and function.name.value in ("forward", "__call__")
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
@@ -707,23 +707,23 @@ def _is_static(function: cst.FunctionDef) -> bool:
 def _has_parameters(function: cst.Lambda) -> bool:
     params = function.params
     return bool(params.posonly_params or params.params or params.kwonly_params or params.star_kwarg
-                or isinstance(params.star_arg, cst.Param))
+                or type(params.star_arg) is cst.Param)
 
 
 def returned_values(function) -> list:
     """The expressions a function returns (not looking into nested functions); [] if any return is
     bare. A lambda returns its body."""
-    if isinstance(function, cst.Lambda):
+    if type(function) is cst.Lambda:
         return [function.body]
     values = []
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Return):
+        if type(node) is cst.Return:
             if node.value is None:
                 return []
             values.append(node.value)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        elif type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             continue
         else:
             stack.extend(child_nodes(node))
@@ -735,31 +735,31 @@ def _statements_always_run(function, configuration: bool = False) -> set:
     its body and of `with` blocks in it, up to the first statement that may return early (not
     those of a branch, or of a loop, which may run zero times). `configuration`: a module's
     forward, whose branches on `self.` flags count as run (in that configuration)."""
-    if isinstance(function, cst.Lambda):
+    if type(function) is cst.Lambda:
         # One expression: all of it, less what a conditional expression or `and`/`or` may skip.
         skipped = set()
         for node in walk(function.body):
-            if isinstance(node, cst.IfExp):
+            if type(node) is cst.IfExp:
                 skipped.update(walk(node.body))
                 skipped.update(walk(node.orelse))
-            elif isinstance(node, cst.BooleanOperation):
+            elif type(node) is cst.BooleanOperation:
                 skipped.update(walk(node.right))
         return _LambdaStatements(skipped)
     always: set = set()
-    pending = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    pending = list(function.body.body) if type(function.body) is cst.IndentedBlock else []
     while pending:
         statement = pending.pop(0)
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             always.update(statement.body)
-            if any(isinstance(small, cst.Return) for small in statement.body):
+            if any(type(small) is cst.Return for small in statement.body):
                 break
-        elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
+        elif type(statement) is cst.With and type(statement.body) is cst.IndentedBlock:
             pending[:0] = list(statement.body.body)
-        elif configuration and isinstance(statement, cst.If) and _reads_only_self(statement.test):
+        elif configuration and type(statement) is cst.If and _reads_only_self(statement.test):
             # `if self.training:` in a module's forward: in the configuration (or mode) where the
             # branch runs, it runs on every call; each branch is read as if it always ran.
             always.update(_configuration_branches(statement))
-        elif any(isinstance(node, cst.Return) for node in walk(statement)):
+        elif any(type(node) is cst.Return for node in walk(statement)):
             break
     return always
 
@@ -770,24 +770,24 @@ def _configuration_branches(statement: cst.If) -> set:
     found: set = set()
     blocks = [statement.body]
     orelse = statement.orelse
-    if isinstance(orelse, cst.If):
+    if type(orelse) is cst.If:
         if _reads_only_self(orelse.test):
             found |= _configuration_branches(orelse)
-    elif isinstance(orelse, cst.Else):
+    elif type(orelse) is cst.Else:
         blocks.append(orelse.body)
     for block in blocks:
-        pending = list(block.body) if isinstance(block, cst.IndentedBlock) else [block]
+        pending = list(block.body) if type(block) is cst.IndentedBlock else [block]
         while pending:
             current = pending.pop(0)
-            if isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if type(current) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
                 found.update(current.body)
-                if any(isinstance(small, cst.Return) for small in current.body):
+                if any(type(small) is cst.Return for small in current.body):
                     break
-            elif isinstance(current, cst.With) and isinstance(current.body, cst.IndentedBlock):
+            elif type(current) is cst.With and type(current.body) is cst.IndentedBlock:
                 pending[:0] = list(current.body.body)
-            elif isinstance(current, cst.If) and _reads_only_self(current.test):
+            elif type(current) is cst.If and _reads_only_self(current.test):
                 found |= _configuration_branches(current)
-            elif any(isinstance(node, cst.Return) for node in walk(current)):
+            elif any(type(node) is cst.Return for node in walk(current)):
                 break
     return found
 
@@ -796,21 +796,21 @@ def _reads_only_self(test) -> bool:
     """Does a test read nothing but `self.` attributes and literals (`self.training and
     self.jitter > 0`)? Such a test is fixed for a module object in a mode, not by its inputs."""
     return _only_self_or_literals(test) and any(
-        isinstance(node, cst.Attribute) and _rooted_at_self(node) for node in walk(test))
+        type(node) is cst.Attribute and _rooted_at_self(node) for node in walk(test))
 
 
 def _only_self_or_literals(test) -> bool:
-    if isinstance(test, cst.Attribute):
+    if type(test) is cst.Attribute:
         return _rooted_at_self(test)
-    if isinstance(test, cst.Name):
+    if type(test) is cst.Name:
         return test.value in ("True", "False", "None")
-    if isinstance(test, (cst.Integer, cst.Float, cst.SimpleString)):
+    if type(test) in (cst.Integer, cst.Float, cst.SimpleString):
         return True
-    if isinstance(test, cst.UnaryOperation):
+    if type(test) is cst.UnaryOperation:
         return _only_self_or_literals(test.expression)
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         return _only_self_or_literals(test.left) and _only_self_or_literals(test.right)
-    if isinstance(test, cst.Comparison):
+    if type(test) is cst.Comparison:
         return _only_self_or_literals(test.left) and all(
             _only_self_or_literals(comparison.comparator) for comparison in test.comparisons)
     return False
@@ -818,9 +818,9 @@ def _only_self_or_literals(test) -> bool:
 
 def _rooted_at_self(attribute: cst.Attribute) -> bool:
     current = attribute
-    while isinstance(current, cst.Attribute):
+    while type(current) is cst.Attribute:
         current = current.value
-    return isinstance(current, cst.Name) and current.value == "self"
+    return type(current) is cst.Name and current.value == "self"
 
 
 class _LambdaStatements(set):
@@ -847,17 +847,17 @@ def _literal(expr, env: dict):
     """The Python value of a literal (a string, a number, True/False/None, a tuple of them), or of
     a name bound to one in `env`; _UNKNOWN otherwise."""
     seen = 0
-    while isinstance(expr, cst.Name) and expr.value in env and seen < 8:
+    while type(expr) is cst.Name and expr.value in env and seen < 8:
         expr, seen = env[expr.value], seen + 1
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return {"True": True, "False": False, "None": None}.get(expr.value, _UNKNOWN)
-    if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float, cst.ConcatenatedString)) or (
-            isinstance(expr, cst.UnaryOperation) and isinstance(expr.expression, (cst.Integer, cst.Float))):
+    if type(expr) in (cst.SimpleString, cst.Integer, cst.Float, cst.ConcatenatedString) or (
+            type(expr) is cst.UnaryOperation and type(expr.expression) in (cst.Integer, cst.Float)):
         try:
             return ast.literal_eval(cst.Module(body=[]).code_for_node(expr))
         except (ValueError, SyntaxError):
             return _UNKNOWN
-    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+    if type(expr) in (cst.Tuple, cst.List, cst.Set):
         values = [_literal(element.value, env) for element in expr.elements]
         return _UNKNOWN if any(value is _UNKNOWN for value in values) else tuple(values)
     return _UNKNOWN
@@ -865,15 +865,15 @@ def _literal(expr, env: dict):
 
 def _truth(test, env: dict):
     """True / False when a factory's test is decided by its bound literal arguments, else None."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         inner = _truth(test.expression, env)
         return None if inner is None else not inner
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         left, right = _truth(test.left, env), _truth(test.right, env)
-        if isinstance(test.operator, cst.And):
+        if type(test.operator) is cst.And:
             return False if False in (left, right) else (True if left and right else None)
         return True if True in (left, right) else (False if left is False and right is False else None)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
         left = _literal(test.left, env)
         comparison = test.comparisons[0]
         right = _literal(comparison.comparator, env)
@@ -920,7 +920,7 @@ def _bind_arguments(function: cst.FunctionDef, call: cst.Call, env: Optional[dic
             argument = params[name].default
         if argument is None:
             continue
-        while env and isinstance(argument, cst.Name) and argument.value in env and env[argument.value] is not argument:
+        while env and type(argument) is cst.Name and argument.value in env and env[argument.value] is not argument:
             argument = env[argument.value]
         bound[name] = argument
     return bound
@@ -929,20 +929,20 @@ def _bind_arguments(function: cst.FunctionDef, call: cst.Call, env: Optional[dic
 def _assigned_names(function) -> set:
     """Names a function's own body binds (assignments, loops, `with ... as`, walrus)."""
     names: set = set()
-    if isinstance(function, cst.Lambda):
+    if type(function) is cst.Lambda:
         return names
     for node in walk(function.body):
         targets = []
-        if isinstance(node, cst.AssignTarget):
+        if type(node) is cst.AssignTarget:
             targets = [node.target]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor):
             targets = [node.target]
-        elif isinstance(node, cst.AsName):
+        elif type(node) is cst.AsName:
             targets = [node.name]
-        elif isinstance(node, cst.NamedExpr):
+        elif type(node) is cst.NamedExpr:
             targets = [node.target]
         for target in targets:
-            names.update(name.value for name in walk(target) if isinstance(name, cst.Name))
+            names.update(name.value for name in walk(target) if type(name) is cst.Name)
     return names
 
 
@@ -950,7 +950,7 @@ def _returned_values_under(function, env: dict) -> list:
     """What a factory may return when called with the bound arguments: its returns, skipping the
     branches its literal arguments rule out (`if name == "relu": return nn.ReLU(inplace=inplace)`).
     A name the factory reassigns is no longer bound. [] when a bare return or none is found."""
-    if isinstance(function, cst.Lambda):
+    if type(function) is cst.Lambda:
         return [function.body]
     env = dict(env)
     values: list = []
@@ -958,51 +958,51 @@ def _returned_values_under(function, env: dict) -> list:
     def follow(statements) -> bool:
         """Collect the returns of a block; True when the block surely returns (or raises)."""
         for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
+            if type(statement) is cst.SimpleStatementLine:
                 for small in statement.body:
-                    if isinstance(small, cst.Return):
+                    if type(small) is cst.Return:
                         if small.value is None:
                             raise _BareReturn
                         values.append(small.value)
                         return True
-                    if isinstance(small, cst.Raise):
+                    if type(small) is cst.Raise:
                         return True
                     for node in walk(small):
-                        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+                        if type(node) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign):
                             target = node.target
                             for name in walk(target):
-                                if isinstance(name, cst.Name):
+                                if type(name) is cst.Name:
                                     env.pop(name.value, None)
-            elif isinstance(statement, cst.If):
+            elif type(statement) is cst.If:
                 decided = _truth(statement.test, env)
                 if decided is True:
                     if follow(_body(statement.body)):
                         return True
                 elif decided is False:
                     orelse = statement.orelse
-                    if isinstance(orelse, cst.If) and follow([orelse]):
+                    if type(orelse) is cst.If and follow([orelse]):
                         return True
-                    if isinstance(orelse, cst.Else) and follow(_body(orelse.body)):
+                    if type(orelse) is cst.Else and follow(_body(orelse.body)):
                         return True
                 else:
                     returns_then = follow(_body(statement.body))
                     orelse = statement.orelse
-                    returns_else = follow([orelse]) if isinstance(orelse, cst.If) else \
-                        follow(_body(orelse.body)) if isinstance(orelse, cst.Else) else False
+                    returns_else = follow([orelse]) if type(orelse) is cst.If else \
+                        follow(_body(orelse.body)) if type(orelse) is cst.Else else False
                     if returns_then and returns_else:
                         return True
-            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            elif type(statement) in (cst.FunctionDef, cst.ClassDef):
                 env.pop(statement.name.value, None)
             else:
                 # Loops, try, with, match: every return inside may happen; names they bind are unbound.
                 for node in walk(statement):
-                    if isinstance(node, cst.Return):
+                    if type(node) is cst.Return:
                         if node.value is None:
                             raise _BareReturn
                         values.append(node.value)
-                    elif isinstance(node, cst.Name):
+                    elif type(node) is cst.Name:
                         env.pop(node.value, None)
-                    elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    elif type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                         continue
         return False
 
@@ -1018,7 +1018,7 @@ class _BareReturn(Exception):
 
 
 def _body(body) -> list:
-    if isinstance(body, cst.IndentedBlock):
+    if type(body) is cst.IndentedBlock:
         return list(body.body)
     return [body]
 
@@ -1033,14 +1033,14 @@ def _resolved_argument(call: cst.Call, keyword: str, position: int, env: Optiona
         if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
             value = arg.value
             hops = 0
-            while env and isinstance(value, cst.Name) and value.value in env and hops < 8:
+            while env and type(value) is cst.Name and value.value in env and hops < 8:
                 value, hops = env[value.value], hops + 1
             return cst.Call(func=call.func, args=[cst.Arg(value=value, keyword=cst.Name(keyword))])
     return None
 
 
 def _single_index(subscript: cst.Subscript):
-    if len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index):
+    if len(subscript.slice) == 1 and type(subscript.slice[0].slice) is cst.Index:
         return subscript.slice[0].slice.value
     return None
 
@@ -1049,9 +1049,9 @@ def _local_assignments(function: cst.FunctionDef, name: str) -> list:
     """The values a function's own top-level statements assign to `name`."""
     values = []
     for statement in _body(function.body):
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
-                if isinstance(small, cst.Assign) and any(
-                        isinstance(target.target, cst.Name) and target.target.value == name for target in small.targets):
+                if type(small) is cst.Assign and any(
+                        type(target.target) is cst.Name and target.target.value == name for target in small.targets):
                     values.append(small.value)
     return values

@@ -95,45 +95,67 @@ class ModuleFacts(CalleeEffects, Callees):
     def _index(self) -> None:
         """One walk over the module: calls, function definitions, and `self.x = ...` in methods."""
         for statement in self.module.body:
-            if isinstance(statement, cst.FunctionDef):
+            if type(statement) is cst.FunctionDef:
                 self.module_functions[statement.name.value] = statement
-            elif isinstance(statement, cst.ClassDef):
+            elif type(statement) is cst.ClassDef:
                 self._index_class(statement)
         # method -> its `self.<attribute> = value` assignments (not those of nested functions)
         self_assignments: dict[cst.FunctionDef, list[tuple[str, cst.BaseExpression]]] = {}
-        stack: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(self.module, None)]
+        calls, method_calls, function_nodes = self.calls, self._method_calls, self.function_nodes
+        methods = self._class_of_function
+        # Depth first, last child first. `method` is the method whose own body the walk is in
+        # (None at the top, in a class body, in a nested function); a definition pushes a marker
+        # under its children that restores the enclosing one. Definitions stand only in a
+        # module's or a block's statements: only those lists are looked through for them.
+        method: Optional[cst.FunctionDef] = None
+        stack: list = [self.module]
         while stack:
-            node, method = stack.pop()
+            node = stack.pop()
             kind = type(node)
             if kind is cst.Call:
-                self.calls.append(node)
+                calls.append(node)
                 if type(node.func) is cst.Attribute:
-                    self._method_calls.setdefault(node.func.attr.value, []).append(node)
-            elif kind is cst.Assign and method is not None:
-                for target in node.targets:
-                    target = target.target
-                    if type(target) is cst.Attribute and type(target.value) is cst.Name \
-                            and target.value.value == "self":
-                        self_assignments.setdefault(method, []).append((target.attr.value, node.value))
-            for child in child_nodes(node):
-                child_kind = type(child)
-                child_method = method
-                if child_kind is cst.FunctionDef:
-                    self.function_nodes.append(child)
-                    child_method = child if child in self._class_of_function else None
-                elif child_kind is cst.ClassDef or child_kind is cst.Lambda:
-                    child_method = None
-                stack.append((child, child_method))
+                    method_calls.setdefault(node.func.attr.value, []).append(node)
+            elif kind is cst.Assign:
+                if method is not None:
+                    for target in node.targets:
+                        target = target.target
+                        if type(target) is cst.Attribute and type(target.value) is cst.Name \
+                                and target.value.value == "self":
+                            self_assignments.setdefault(method, []).append((target.attr.value, node.value))
+            elif kind is cst.IndentedBlock or kind is cst.Module:
+                children = child_nodes(node)
+                for child in children:
+                    if type(child) is cst.FunctionDef:
+                        function_nodes.append(child)
+                stack.extend(children)
+                continue
+            elif kind is _LeaveScope:
+                method = node.method
+                continue
+            elif kind is cst.FunctionDef or kind is cst.ClassDef:
+                stack.append(_LeaveScope(method))
+                method = node if kind is cst.FunctionDef and node in methods else None
+            stack.extend(child_nodes(node))
         for method, facts in self._class_of_function.items():  # in the order of the class bodies
             for attribute, value in self_assignments.get(method, ()):
                 facts.attribute_values.setdefault(attribute, []).append(value)
                 facts.assigned_in[value] = method
 
+    def release(self) -> None:
+        """Drop everything computed for this module, once its rules have run.
+
+        The analysis holds references back to the facts (the typing's bound methods, the walkers'
+        callees), so without this the module's tree and facts are garbage in a cycle: only the
+        cycle collector frees them, in a pass over all of their objects that cost 8% of a lint.
+        Cleared, they are freed at once by reference counting."""
+        self.__dict__.clear()
+
     def _index_class(self, node: cst.ClassDef) -> None:
         facts = ClassFacts(node, node.name.value, [dotted_name(base.value) or "" for base in node.bases])
         self.classes[facts.name] = facts
         for statement in node.body.body:
-            if isinstance(statement, cst.FunctionDef):
+            if type(statement) is cst.FunctionDef:
                 facts.methods[statement.name.value] = statement
                 self._class_of_function[statement] = facts
 
@@ -165,22 +187,22 @@ class ModuleFacts(CalleeEffects, Callees):
         facts = self._function_facts.get(node)
         if facts is not None:
             return facts
-        owner = self.class_of(node) if isinstance(node, cst.FunctionDef) else None
-        name = node.name.value if isinstance(node, cst.FunctionDef) else \
-            "<lambda>" if isinstance(node, cst.Lambda) else "<module>"
+        owner = self.class_of(node) if type(node) is cst.FunctionDef else None
+        name = node.name.value if type(node) is cst.FunctionDef else \
+            "<lambda>" if type(node) is cst.Lambda else "<module>"
         facts = FunctionFacts(node, name, owner.name if owner else None)
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
         self._in_progress.add(node)
         walker = FunctionWalker(facts, self.names, self.typing,
                                 _BoundCallees(self, owner, in_function=node in self._top_functions()))
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             in_module_class = owner is not None and self.is_module_class(owner)
             walker.run(parameter_tensorness(node, self.names, in_module_class))
-        elif isinstance(node, cst.Lambda):
+        elif type(node) is cst.Lambda:
             params = node.params
             ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
-            ordered += [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+            ordered += [params.star_arg] if type(params.star_arg) is cst.Param else []
             ordered += [params.star_kwarg] if params.star_kwarg is not None else []
             walker.run([(param, Tensorness.UNKNOWN) for param in ordered])
         else:
@@ -328,7 +350,7 @@ class ModuleFacts(CalleeEffects, Callees):
     def returned_tensorness(self, call: cst.Call) -> Tensorness:
         """What a call of a function defined at the top of this module returns: SURE when every
         `return` gives a sure tensor, LIKELY when every one gives a tensor, else UNKNOWN."""
-        function = self.module_functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        function = self.module_functions.get(call.func.value) if type(call.func) is cst.Name else None
         if function is None or function in self._in_progress:
             return Tensorness.UNKNOWN
         found = self._returned.get(function)
@@ -369,7 +391,7 @@ class ModuleFacts(CalleeEffects, Callees):
         once for the module, in one pass over the calls already indexed."""
         if self._callers is None:
             self._callers = self._index_callers()
-        if not isinstance(function.node, cst.FunctionDef):
+        if type(function.node) is not cst.FunctionDef:
             return None
         return self._callers.get(function.node, [])
 
@@ -404,10 +426,10 @@ class ModuleFacts(CalleeEffects, Callees):
 
     def _callee_definition(self, func, caller: FunctionFacts, top_level_kinds: dict) -> Optional[cst.FunctionDef]:
         """The function of this file a callee (or a name read) stands for, when surely that one."""
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             bindings = caller.bindings_at(func)
             if bindings:
-                if all(binding.kind == "def" and isinstance(binding.statement, cst.FunctionDef)
+                if all(binding.kind == "def" and type(binding.statement) is cst.FunctionDef
                        for binding in bindings) and len({b.statement for b in bindings}) == 1:
                     return next(iter(bindings)).statement
                 return None
@@ -415,7 +437,7 @@ class ModuleFacts(CalleeEffects, Callees):
             if definition is not None and top_level_kinds.get(func.value) == {"def"}:
                 return definition
             return None
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.classes.get(caller.class_name or "")
             return owner.methods.get(func.attr.value) if owner is not None else None
         return None
@@ -450,9 +472,9 @@ class ModuleFacts(CalleeEffects, Callees):
         for caller in self.all_functions():
             for call, statement in caller.call_statement.items():
                 func = call.func
-                if isinstance(func, cst.Name):
+                if type(func) is cst.Name:
                     callee = func.value
-                elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
                     callee = func.attr.value
                 else:
                     continue
@@ -460,7 +482,7 @@ class ModuleFacts(CalleeEffects, Callees):
                 if mode is None and caller.decorated_grad_enabled is not None:
                     mode = caller.decorated_grad_enabled
                 call_sites.setdefault(callee, []).append((caller, mode))
-        functions = [f for f in self.all_functions() if isinstance(f.node, cst.FunctionDef)]
+        functions = [f for f in self.all_functions() if type(f.node) is cst.FunctionDef]
         quiet: set = set()
         changed = True
         while changed:
@@ -506,15 +528,15 @@ class ModuleFacts(CalleeEffects, Callees):
                       in_function: bool = False) -> bool:
         """Is the callee an object built by a constructor call (`self.body = Body()`), used as a layer?"""
         values = self._callee_values(call, state, owner, in_function)
-        return bool(values) and all(isinstance(value, cst.Call) for value in values)
+        return bool(values) and all(type(value) is cst.Call for value in values)
 
     def calls_a_module(self, call: cst.Call, function: FunctionFacts) -> bool:
         """After the walk: is the callee surely an nn.Module (`self.head = nn.Linear(...)`, `net = Net()`)?"""
         func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.classes.get(function.class_name or "")
             values = self._attribute_values(owner, func.attr.value) if owner is not None else []
-        elif isinstance(func, cst.Name):
+        elif type(func) is cst.Name:
             owner, bindings = self.reaching(func, function)
             values = [binding.value for binding in bindings]
         else:
@@ -526,9 +548,9 @@ class ModuleFacts(CalleeEffects, Callees):
         """What the callee was assigned: `self.x = ...` in the class, or the name's reaching values
         (in a function, for a name it has not assigned: the module-level assignments)."""
         func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             return self._attribute_values(owner, func.attr.value) if owner is not None else []
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             bindings = state.lookup(func.value)
             if not bindings and in_function:
                 return list(self.global_values(func.value))
@@ -536,7 +558,7 @@ class ModuleFacts(CalleeEffects, Callees):
         return []
 
     def _builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         qualified = self.names.qualified_name(value.func)
         if qualified is not None:
@@ -562,17 +584,15 @@ class ModuleFacts(CalleeEffects, Callees):
     def name_references(self, name: str) -> int:
         """How many times the module spells `name` as a word, less its definitions (and
         `super(Block, self)`): an upper bound of the references (strings and comments count too,
-        which only makes callers warier). One scan of the text, on first use."""
+        which only makes callers warier). Counted per name asked, with str.find: a regular
+        expression over every word of the text cost more than the rest of the question."""
         if self._name_references is None:
+            self._name_references = {}
+        found = self._name_references.get(name)
+        if found is None:
             text = self._positions.source if self._positions.source is not None else self.module.code
-            counts: dict[str, int] = {}
-            for word in re.findall(r"(?<![\w.])[A-Za-z_]\w*", text):
-                counts[word] = counts.get(word, 0) + 1
-            for defined, in_super in re.findall(r"\b(?:def|class)\s+(\w+)|\bsuper\(\s*(\w+)", text):
-                word = defined or in_super
-                counts[word] = counts.get(word, 0) - 1
-            self._name_references = counts
-        return self._name_references.get(name, 0)
+            found = self._name_references[name] = _word_count(text, name) - _definition_count(text, name)
+        return found
 
     def attribute_values(self, owner: ClassFacts, attribute: str) -> list:
         """What `self.<attribute>` is assigned in the class (or in a base class of this file)."""
@@ -593,6 +613,73 @@ class ModuleFacts(CalleeEffects, Callees):
         return []
 
 
+def _is_word(character: str) -> bool:
+    """`\\w` of Python's regular expressions, for one character."""
+    return character.isalnum() or character == "_"
+
+
+def _runs_of(text: str, name: str) -> Iterator[int]:
+    """Where `name` stands in `text` as a whole run of word characters."""
+    end = len(name)
+    at = text.find(name)
+    while at >= 0:
+        if (at == 0 or not _is_word(text[at - 1])) and (at + end == len(text) or not _is_word(text[at + end])):
+            yield at
+        at = text.find(name, at + 1)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _word_count(text: str, name: str) -> int:
+    """The matches of `(?<![\\w.])[A-Za-z_]\\w*` in `text` that are `name`."""
+    if not _IDENTIFIER.fullmatch(name):
+        return 0
+    return sum(1 for at in _runs_of(text, name) if at == 0 or text[at - 1] != ".")
+
+
+def _definition_count(text: str, name: str) -> int:
+    """The matches of `\\b(?:def|class)\\s+(\\w+)|\\bsuper\\(\\s*(\\w+)` in `text` whose word is `name`.
+
+    Such a word is a run of word characters after `def`/`class` and blanks, or after `super(`
+    and maybe blanks. The keyword may itself be the word of a match before it (`def super(x`:
+    `super` is then the defined name, and `x` no one's), which the scan from the left would
+    have consumed: a keyword that is such a word takes its match from the next one, so along a
+    chain of keywords every other one counts."""
+    if not name or not all(_is_word(character) for character in name):
+        return 0
+    count = 0
+    for at in _runs_of(text, name):
+        keywords = 0
+        while True:
+            start = at
+            while start > 0 and text[start - 1].isspace():
+                start -= 1
+            if start < at and text.endswith("def", 0, start):
+                keyword = start - 3
+            elif start < at and text.endswith("class", 0, start):
+                keyword = start - 5
+            elif text.endswith("super(", 0, start):
+                keyword = start - 6
+            else:
+                break
+            if keyword > 0 and _is_word(text[keyword - 1]):
+                break
+            keywords += 1
+            at = keyword
+        count += keywords % 2
+    return count
+
+
+class _LeaveScope:
+    """On ModuleFacts._index's stack, under a definition's children: the method to go back to."""
+
+    __slots__ = ("method",)
+
+    def __init__(self, method: Optional[cst.FunctionDef]) -> None:
+        self.method = method
+
+
 def _top_level_assignments(module: cst.Module) -> dict:
     """name -> the values the top level assigns it (`x = v`, `x: T = v`), in blocks too (`if`, `for`,
     `with`, `try`), not in functions or classes; a name also bound otherwise there (def, class,
@@ -600,29 +687,29 @@ def _top_level_assignments(module: cst.Module) -> dict:
     values: dict = {}
     other: set = set()
     for statement in _top_level_statements(module.body):
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if type(statement) in (cst.FunctionDef, cst.ClassDef):
             other.add(statement.name.value)
-        elif isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0].target, cst.Name):
+        elif type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Name:
             values.setdefault(statement.targets[0].target.value, []).append(statement.value)
-        elif isinstance(statement, cst.AnnAssign) and statement.value is not None \
-                and isinstance(statement.target, cst.Name):
+        elif type(statement) is cst.AnnAssign and statement.value is not None \
+                and type(statement.target) is cst.Name:
             values.setdefault(statement.target.value, []).append(statement.value)
         else:
             targets = []
-            if isinstance(statement, cst.Assign):
+            if type(statement) is cst.Assign:
                 targets = [target.target for target in statement.targets]
-            elif isinstance(statement, cst.AugAssign):
+            elif type(statement) is cst.AugAssign:
                 targets = [statement.target]
-            elif isinstance(statement, (cst.Import, cst.ImportFrom)) \
-                    and not isinstance(statement.names, cst.ImportStar):
+            elif type(statement) in (cst.Import, cst.ImportFrom) \
+                    and type(statement.names) is not cst.ImportStar:
                 targets = [alias.asname.name if alias.asname is not None else alias.name for alias in statement.names]
-            elif isinstance(statement, cst.For):
+            elif type(statement) is cst.For:
                 targets = [statement.target]
-            elif isinstance(statement, cst.With):
+            elif type(statement) is cst.With:
                 targets = [item.asname.name for item in statement.items if item.asname is not None]
             for target in targets:
-                other.update(node.value for node in walk(target) if isinstance(node, cst.Name))
+                other.update(node.value for node in walk(target) if type(node) is cst.Name)
     return {name: tuple(found) for name, found in values.items() if name not in other}
 
 
@@ -630,11 +717,11 @@ def _top_level_statements(body) -> Iterator[cst.CSTNode]:
     """The statements of the top level (small ones, and compound ones before their blocks), through
     `if`/`for`/`while`/`with`/`try` blocks; a def or class is yielded but not entered."""
     for statement in body:
-        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if type(statement) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
             yield from statement.body
             continue
         yield statement
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if type(statement) in (cst.FunctionDef, cst.ClassDef):
             continue
         for block in _blocks_of(statement):
             yield from _top_level_statements(block)
@@ -649,14 +736,14 @@ def _blocks_of(statement) -> list:
     for part in parts:
         if part is None:
             continue
-        if isinstance(part, cst.If):
+        if type(part) is cst.If:
             blocks.append([part])  # `elif`
             continue
-        suite = part.body if isinstance(part, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler,
-                                               cst.MatchCase)) else part
-        if isinstance(suite, cst.IndentedBlock):
+        suite = part.body if type(part) in (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler,
+                                            cst.MatchCase) else part
+        if type(suite) is cst.IndentedBlock:
             blocks.append(list(suite.body))
-        elif isinstance(suite, cst.SimpleStatementSuite):
+        elif type(suite) is cst.SimpleStatementSuite:
             blocks.append([suite])
     return blocks
 
@@ -680,8 +767,8 @@ class _BoundCallees(Callees):
         return self.facts.is_layer_call(call, state, self.owner, self.in_function)
 
     def calls_a_method_of_the_file(self, call: cst.Call, state: FlowState) -> bool:
-        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-        if isinstance(receiver, cst.Name) and receiver.value == "self":
+        receiver = call.func.value if type(call.func) is cst.Attribute else None
+        if type(receiver) is cst.Name and receiver.value == "self":
             return self.owner is not None and self.facts.method_of(self.owner, call.func.attr.value) is not None
         return receiver is not None and self.facts.instance_class(receiver, state, self.owner) is not None
 
@@ -710,8 +797,8 @@ def _yields(function: cst.FunctionDef) -> bool:
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Yield):
+        if type(node) is cst.Yield:
             return True
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             stack.extend(child_nodes(node))
     return False

@@ -81,9 +81,9 @@ def _network_calls(function: FunctionFacts, parameters: set) -> dict:
     found: dict = {}
     for call in function.call_statement:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        if type(func) is cst.Attribute and func.attr.value == "forward":
             func = func.value
-        if isinstance(func, cst.Name) and func.value in parameters and call.args:
+        if type(func) is cst.Name and func.value in parameters and call.args:
             bindings = function.bindings_at(func)
             if bindings and all(binding.kind == "param" for binding in bindings):
                 found.setdefault(func.value, []).append(call)
@@ -99,21 +99,21 @@ def _network_sources(call: cst.Call, function: FunctionFacts, networks: dict) ->
         stack = [pending.pop()]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 key = _callee_key(node)
                 if key in networks:
                     found.add(key)
                 stack.extend(arg.value for arg in node.args)
-                if isinstance(node.func, cst.Attribute):
+                if type(node.func) is cst.Attribute:
                     stack.append(node.func.value)
                 continue
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 for binding in function.bindings_at(node):
                     if binding not in seen and binding.value is not None:
                         seen.add(binding)
                         pending.append(binding.value)
                 continue
-            if isinstance(node, cst.Lambda):
+            if type(node) is cst.Lambda:
                 continue
             stack.extend(child_nodes(node))
     return frozenset(found)
@@ -121,9 +121,9 @@ def _network_sources(call: cst.Call, function: FunctionFacts, networks: dict) ->
 
 def _callee_key(call: cst.Call) -> Optional[str]:
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+    if type(func) is cst.Attribute and func.attr.value == "forward":
         func = func.value
-    return func.value if isinstance(func, cst.Name) else None
+    return func.value if type(func) is cst.Name else None
 
 
 def _feeders(per_call: list, key: str) -> set:
@@ -187,14 +187,14 @@ def _network_calls_flowing_into(expr, function: FunctionFacts, networks: dict) -
         stack = [pending.pop()]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.Call) and _callee_key(node) in networks:
+            if type(node) is cst.Call and _callee_key(node) in networks:
                 found.add(node)
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 for binding in function.bindings_at(node):
                     if binding not in seen and binding.value is not None:
                         seen.add(binding)
                         pending.append(binding.value)
-            if not isinstance(node, cst.Lambda):
+            if type(node) is not cst.Lambda:
                 stack.extend(child_nodes(node))
     return found
 

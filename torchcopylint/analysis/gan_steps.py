@@ -233,8 +233,8 @@ class GanSteps:
                     graph = loss_slice(loss, loss_statement, function, self.facts)
                 wanted = function.bindings_at(root)
                 for node, parent, statement in graph.nodes:
-                    if not isinstance(node, cst.Name) or id(node) in inside or node in reported \
-                            or isinstance(parent, cst.Attribute) and parent.attr is node \
+                    if type(node) is not cst.Name or id(node) in inside or node in reported \
+                            or type(parent) is cst.Attribute and parent.attr is node \
                             or not function.bindings_at(node) & wanted:
                         continue
                     source = context.generator_call(node, generators, window.trained, order)
@@ -391,7 +391,7 @@ class GanSteps:
         if context is not None and depth < 3:
             expressions = [expr, *(b.value for b in flowing_bindings(expr, function) if b.value is not None)]
             for node in (node for expression in expressions for node in _walk(expression)):
-                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
                     for value, inner, _, _, _ in context.attribute_sources(node.attr.value,
                                                                            len(function.statement_order) + 1):
                         if self._reaches(value, network, inner.function, inner, depth + 1):
@@ -399,7 +399,7 @@ class GanSteps:
         for call in _calls_feeding(expr, function, -1):
             if _may_be_network(call, self.facts) and network in summaries.network_keys(call.func, function):
                 return True
-            if isinstance(call.func, cst.Name) or _is_self_call(call):
+            if type(call.func) is cst.Name or _is_self_call(call):
                 summary = self.facts.callee_summary(call, function)
                 if summary is not None and any(network in use.aliases
                                                for use in networks_at(summaries, summary, call, function)):
@@ -432,7 +432,7 @@ class GanSteps:
     def _callee_differentiates(self, call: cst.Call, function: FunctionFacts) -> Optional[tuple]:
         """A wrapper that takes `autograd.grad` (a gradient penalty on its input) may need its argument
         attached: detaching it at the call could break the penalty, so the fix is not safe."""
-        summary = self.facts.callee_summary(call, function) if isinstance(call.func, cst.Name) \
+        summary = self.facts.callee_summary(call, function) if type(call.func) is cst.Name \
             or _is_self_call(call) else None
         if summary is not None and summary.differentiates:
             return f"the {summary.label} (line {{line}}) takes `torch.autograd.grad` of what it is given", summary.node
@@ -504,16 +504,16 @@ class GanSteps:
             if not start < function.order_of(statement) < end:
                 continue
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in ("zero_grad", "zero_", "fill_"):
+            if type(func) is cst.Attribute and func.attr.value in ("zero_grad", "zero_", "fill_"):
                 return True
             summary = self.facts.callee_summary(call, function)
             if summary is not None and summary.zeroes_gradients:
                 return True
         for statement, order in function.statement_order.items():
-            if start < order < end and isinstance(statement, (cst.Assign, cst.AugAssign)):
-                targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) \
+            if start < order < end and type(statement) in (cst.Assign, cst.AugAssign):
+                targets = [t.target for t in statement.targets] if type(statement) is cst.Assign \
                     else [statement.target]
-                if any(isinstance(t, cst.Attribute) and t.attr.value == "grad" for t in targets):
+                if any(type(t) is cst.Attribute and t.attr.value == "grad" for t in targets):
                     return True
         return False
 
@@ -552,11 +552,11 @@ class GanSteps:
         found = []
         for call in function.call_statement:
             func = call.func
-            if not (isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+            if not (type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name
                                                     and func.value.value == "self")):
                 continue
             resolved = self.facts.summaries.resolve_callee(func, function)
-            if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+            if resolved is None or type(resolved[0]) is not cst.FunctionDef or resolved[0] is function.node:
                 continue
             if resolved[0] not in self._stepping_functions():
                 continue
@@ -703,7 +703,7 @@ class _Context:
         its backward to is named by what the caller passes (`backward_D_basic(self.netD_A, ...)`)."""
         facts, function = self.facts, self.function
         keys = facts.summaries.network_keys(func, function)
-        if self.caller is not None and isinstance(func, cst.Name):
+        if self.caller is not None and type(func) is cst.Name:
             passed = self.passed_for(func)
             if passed is not None:
                 keys |= self.caller[0].network_keys(passed)
@@ -741,7 +741,7 @@ class _Context:
                 if setup is not None and at <= setup[0]:
                     continue
                 resolved = facts.summaries.resolve_callee(call.func, function)
-                if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+                if resolved is None or type(resolved[0]) is not cst.FunctionDef or resolved[0] is function.node:
                     continue
                 method = facts.function_facts(resolved[0])
                 assigned = _last_self_assignment(attribute, len(method.statement_order) + 1, method)
@@ -803,33 +803,33 @@ class _Context:
             stack = [current]
             while stack:
                 node = stack.pop()
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                if type(node) is cst.Call and type(node.func) is cst.Attribute \
                         and node.func.attr.value in DETACHING_METHODS:
                     continue
-                if isinstance(node, cst.Attribute) and node.attr.value == "data":
+                if type(node) is cst.Attribute and node.attr.value == "data":
                     continue
-                if isinstance(node, cst.Lambda):
+                if type(node) is cst.Lambda:
                     continue
-                if isinstance(node, cst.Call):
+                if type(node) is cst.Call:
                     callees.add(id(node.func))
                     if trained and _may_be_network(node, facts) and self.network_keys(node.func) & trained:
                         continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
                     if found is not None and (target is None or found[0] is target):
                         return found
-                    if isinstance(node.func, cst.Name) or _is_self_call(node):
+                    if type(node.func) is cst.Name or _is_self_call(node):
                         summary = facts.callee_summary(node, function)
                         if summary is not None:
                             # A function of the file: only the arguments whose graph reaches what it returns.
                             stack.extend(argument for index in summary.returned_arguments
                                          if (argument := argument_for(node, summary, index)) is not None)
                             continue
-                        if isinstance(node.func, cst.Name):
+                        if type(node.func) is cst.Name:
                             stack.extend(arg.value for arg in node.args)
                             continue
                     stack.extend(child_nodes(node))
                     continue
-                if isinstance(node, cst.Name):
+                if type(node) is cst.Name:
                     passed = self.passed_for(node) if node not in seen else None
                     if passed is not None:
                         # An argument of a function a step hands its backward to: what the caller passed.
@@ -852,7 +852,7 @@ class _Context:
                         if facts.grad_enabled_at(function, binding.statement):
                             pending.append(binding.value)
                     continue
-                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                if type(node) is cst.Attribute and type(node.value) is cst.Name \
                         and node.value.value == "self" and id(node) not in callees:
                     if node.attr.value in attributes:
                         continue
@@ -889,7 +889,7 @@ class _Context:
             return None
         summaries = facts.summaries
         keys = self.network_keys(call.func) if _may_be_network(call, facts) else frozenset()
-        summary = facts.callee_summary(call, function) if isinstance(call.func, cst.Name) or _is_self_call(call) \
+        summary = facts.callee_summary(call, function) if type(call.func) is cst.Name or _is_self_call(call) \
             else None
         if summary is not None and not keys & generators and not summary.networks_returned() \
                 and not summary.free_tensors_requiring_grad:
@@ -984,12 +984,12 @@ def delegated_backwards(function: FunctionFacts, facts, depth: int = 0) -> list:
 def _delegate(call: cst.Call, function: FunctionFacts, facts, depth: int = 0) -> Optional[FunctionFacts]:
     """The function a call hands a backward to (see delegated_backwards), or None."""
     func = call.func
-    if depth > 2 or not (isinstance(func, cst.Name) or _is_self_call(call)):
+    if depth > 2 or not (type(func) is cst.Name or _is_self_call(call)):
         return None
     if facts.names.qualified_name(func) is not None:
         return None
     resolved = facts.summaries.resolve_callee(func, function)
-    if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0] is function.node:
+    if resolved is None or type(resolved[0]) is not cst.FunctionDef or resolved[0] is function.node:
         return None
     summary = facts.summary(*resolved)
     if summary is None or summary.stepped:
@@ -1010,7 +1010,7 @@ def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) ->
     for call, statement in function.call_statement.items():
         func = call.func
         order = function.order_of(statement)
-        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+        if type(func) is cst.Attribute and func.attr.value == "zero_grad":
             key = module_key(func.value)
             if key in optimizers:
                 found.append((order, optimizers[key]))
@@ -1018,22 +1018,22 @@ def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) ->
                 found.append((order, None))
             else:
                 found.append((order, frozenset({key})))
-        elif isinstance(func, cst.Attribute) and func.attr.value in ("zero_", "detach_") and _reads_grad(func.value):
+        elif type(func) is cst.Attribute and func.attr.value in ("zero_", "detach_") and _reads_grad(func.value):
             found.append((order, None))  # `p.grad.zero_()`, `p.grad.data.zero_()`
-        elif isinstance(func, cst.Attribute) and func.attr.value == "step":
+        elif type(func) is cst.Attribute and func.attr.value == "step":
             key = module_key(call.args[0].value) if call.args else module_key(func.value)
             if key is not None and key not in optimizers and module_key(func.value) not in optimizers \
                     and _looks_like_optimizer(key):
                 found.append((order, None))
-        elif isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+        elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name
                                              and func.value.value == "self"):
             if facts.names.qualified_name(func) is None and facts.summaries.resolve_callee(func, function):
                 summary = facts.callee_summary(call, function)
                 if summary is not None and summary.zeroes_gradients:
                     found.append((order, None))
     for statement, order in function.statement_order.items():
-        if isinstance(statement, cst.Assign) and any(
-                isinstance(t.target, cst.Attribute) and t.target.attr.value == "grad" for t in statement.targets):
+        if type(statement) is cst.Assign and any(
+                type(t.target) is cst.Attribute and t.target.attr.value == "grad" for t in statement.targets):
             found.append((order, None))
     return found
 
@@ -1056,10 +1056,10 @@ def _last_self_assignment(attribute: str, order: int, function: FunctionFacts) -
     """The last `self.<attribute> = value` of the function before statement order `order`."""
     found, at = None, -1
     for statement, position in function.statement_order.items():
-        if position >= order or position <= at or not isinstance(statement, cst.Assign):
+        if position >= order or position <= at or type(statement) is not cst.Assign:
             continue
-        if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
-               and isinstance(t.target.value, cst.Name) and t.target.value.value == "self" for t in statement.targets):
+        if any(type(t.target) is cst.Attribute and t.target.attr.value == attribute
+               and type(t.target.value) is cst.Name and t.target.value.value == "self" for t in statement.targets):
             found, at = statement, position
     return found
 
@@ -1067,9 +1067,9 @@ def _last_self_assignment(attribute: str, order: int, function: FunctionFacts) -
 def _self_assignments(attribute: str, function: FunctionFacts) -> list:
     """(value, statement order) of every `self.<attribute> = value` in the function."""
     return [(statement.value, position) for statement, position in function.statement_order.items()
-            if isinstance(statement, cst.Assign) and any(
-                isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
-                and isinstance(t.target.value, cst.Name) and t.target.value.value == "self" for t in statement.targets)]
+            if type(statement) is cst.Assign and any(
+                type(t.target) is cst.Attribute and t.target.attr.value == attribute
+                and type(t.target.value) is cst.Name and t.target.value.value == "self" for t in statement.targets)]
 
 
 def _code(facts, node, limit: int = 50) -> str:
@@ -1081,13 +1081,13 @@ def _detached_name(argument) -> Optional[cst.Name]:
     """`fake` for `fake.detach()`, `fake.data`, `fake.detach().view(...)`."""
     node = argument
     while True:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if type(node) is cst.Call and type(node.func) is cst.Attribute:
             if node.func.attr.value in DETACHING_METHODS:
-                return node.func.value if isinstance(node.func.value, cst.Name) else None
+                return node.func.value if type(node.func.value) is cst.Name else None
             node = node.func.value
-        elif isinstance(node, cst.Attribute):
+        elif type(node) is cst.Attribute:
             if node.attr.value == "data":
-                return node.value if isinstance(node.value, cst.Name) else None
+                return node.value if type(node.value) is cst.Name else None
             node = node.value
         else:
             return None
@@ -1102,7 +1102,7 @@ def _zeroes(modules: Optional[frozenset], trained: frozenset) -> bool:
 
 
 def _reads_grad(expr) -> bool:
-    while isinstance(expr, cst.Attribute):
+    while type(expr) is cst.Attribute:
         if expr.attr.value == "grad":
             return True
         expr = expr.value
@@ -1154,7 +1154,7 @@ def _detached_in_place(function: FunctionFacts) -> list[tuple[str, int]]:
     found = []
     for call, statement in function.call_statement.items():
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and isinstance(func.value, cst.Name):
+        if type(func) is cst.Attribute and func.attr.value == "detach_" and type(func.value) is cst.Name:
             found.append((func.value.value, function.order_of(statement)))
     return found
 
@@ -1171,15 +1171,15 @@ def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] 
     while pending:
         current, read_at = pending.pop()
         for node in _walk(current, skip_numbers=True):
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 calls.append(node)
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+            if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" \
                     and node.attr.value not in seen:
                 # `self.loss_D = ...; self.loss_D.backward()`: set in the function, followed as a name is.
                 seen.add(node.attr.value)
                 pending.extend((value, order) for value, order in _self_assignments(node.attr.value, function)
                                if after < order and (read_at is None or order < read_at))
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 for binding in function.bindings_at(node):
                     if binding in seen or binding.value is None:
                         continue
@@ -1220,12 +1220,12 @@ def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window
                                                                     function.order_of(backward.statement)):
             return ("the discriminator's output also feeds the loss backpropagated at line {line}, outside its "
                     "step, where the detach would cut the gradient that reaches the generator", backward.statement)
-    names = {node.value for node in _walk(argument) if isinstance(node, cst.Name)}
+    names = {node.value for node in _walk(argument) if type(node) is cst.Name}
     for other_call in function.call_statement:
         func = other_call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "grad" and len(other_call.args) >= 2:
+        if type(func) is cst.Attribute and func.attr.value == "grad" and len(other_call.args) >= 2:
             inputs = other_call.args[1].value
-            if {node.value for node in _walk(inputs) if isinstance(node, cst.Name)} & names:
+            if {node.value for node in _walk(inputs) if type(node) is cst.Name} & names:
                 return "the same values are differentiated with `torch.autograd.grad` at line {line}", other_call
     return None
 
@@ -1242,9 +1242,9 @@ def _walk(node: cst.CSTNode, skip_numbers: bool = False):
     while stack:
         current = stack.pop()
         yield current
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
+        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not node:
             continue
-        if skip_numbers and isinstance(current, cst.Call) and _makes_a_number(current):
+        if skip_numbers and type(current) is cst.Call and _makes_a_number(current):
             continue
         stack.extend(child_nodes(current))
 
@@ -1252,8 +1252,8 @@ def _walk(node: cst.CSTNode, skip_numbers: bool = False):
 def _makes_a_number(call: cst.Call) -> bool:
     """`loss.item()`, `x.tolist()`, `float(loss)`: a Python value, with no graph."""
     func = call.func
-    return (isinstance(func, cst.Attribute) and func.attr.value in ("item", "tolist")) or \
-        (isinstance(func, cst.Name) and func.value in ("float", "int", "bool"))
+    return (type(func) is cst.Attribute and func.attr.value in ("item", "tolist")) or \
+        (type(func) is cst.Name and func.value in ("float", "int", "bool"))
 
 
 # ------------------------------------------------------------------ call sites
@@ -1294,16 +1294,16 @@ def _may_be_network(call: cst.Call, facts) -> bool:
     """A callee spelled as a network can be: a name, `self.<...>`, a container element (not a torch
     function, not a tensor method such as `x.view`)."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+    if type(func) is cst.Attribute and func.attr.value == "forward":
         func = func.value
     if facts.names.qualified_name(func) is not None:
         return False
-    return isinstance(func, (cst.Name, cst.Subscript, cst.Attribute))
+    return type(func) in (cst.Name, cst.Subscript, cst.Attribute)
 
 
 def _is_self_call(call: cst.Call) -> bool:
     func = call.func
-    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+    return type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
 
 
 def _shown_key(func: cst.BaseExpression, keys: frozenset) -> str:
@@ -1320,7 +1320,7 @@ def _container_note(func: cst.BaseExpression, keys: frozenset, facts) -> Optiona
     others = sorted(key for key in keys if key != own)
     if own is None or not others:
         return None
-    what = "which holds" if isinstance(func, cst.Subscript) else "bound to"
+    what = "which holds" if type(func) is cst.Subscript else "bound to"
     return f"`{own}`, {what} `{others[0]}`"
 
 

@@ -78,10 +78,10 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
         for node, parent in _attached(expression):
             parents[id(node)] = parent
             result.nodes.append((node, parent, where))
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 result.calls.add(node)
-            elif isinstance(node, cst.Attribute) and not _is_callee(node, parent) \
-                    and isinstance(node.value, cst.Name) and node.value.value == "self":
+            elif type(node) is cst.Attribute and not _is_callee(node, parent) \
+                    and type(node.value) is cst.Name and node.value.value == "self":
                 assigned = _self_assignment_before(node.attr.value, where_order, function)
                 if assigned is None:
                     result.external = result.external_elsewhere = True
@@ -89,8 +89,8 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     result.kept_on_self.add(node.attr.value)
                     if facts.grad_enabled_at(function, assigned):
                         pending.append((assigned.value, assigned))
-            elif isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
-                if node.value == "self" and isinstance(parent, cst.Attribute) and parent.value is node:
+            elif type(node) is cst.Name and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
+                if node.value == "self" and type(parent) is cst.Attribute and parent.value is node:
                     continue  # `self.x`: judged as the attribute above
                 bindings = function.bindings_at(node)
                 if not bindings and node.value not in ("True", "False", "None") \
@@ -122,7 +122,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
 def _made_to_require_grad(binding: Binding) -> bool:
     """`x = image.detach().clone().requires_grad_(True)`."""
     value = binding.value
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+    return type(value) is cst.Call and type(value.func) is cst.Attribute \
         and value.func.attr.value == "requires_grad_"
 
 
@@ -130,7 +130,7 @@ def read_as_leaves(function: FunctionFacts) -> set:
     """Bindings of the names whose `.grad` the function reads (`return x.grad.abs()`)."""
     found: set = set()
     for node in walk(function.node):
-        if isinstance(node, cst.Attribute) and node.attr.value == "grad" and isinstance(node.value, cst.Name):
+        if type(node) is cst.Attribute and node.attr.value == "grad" and type(node.value) is cst.Name:
             found |= function.bindings_at(node.value)
     return found
 
@@ -140,11 +140,11 @@ def _self_assignment_before(attribute: str, order: int, function: FunctionFacts)
     same loops (so that it is the value the read sees)."""
     found = None
     for statement, position in function.statement_order.items():
-        if position >= order or not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        if position >= order or type(statement) is not cst.Assign or len(statement.targets) != 1:
             continue
         target = statement.targets[0].target
-        if isinstance(target, cst.Attribute) and target.attr.value == attribute \
-                and isinstance(target.value, cst.Name) and target.value.value == "self":
+        if type(target) is cst.Attribute and target.attr.value == attribute \
+                and type(target.value) is cst.Name and target.value.value == "self":
             if found is None or position > function.order_of(found):
                 found = statement
     return found
@@ -159,25 +159,25 @@ def _attached(expression: cst.CSTNode):
     stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(expression, None)]
     while stack:
         node, parent = stack.pop()
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in DETACHING_METHODS:
+            if type(func) is cst.Attribute and func.attr.value in DETACHING_METHODS:
                 continue
-            if isinstance(func, cst.Name) and func.value in DETACHING_BUILTINS:
+            if type(func) is cst.Name and func.value in DETACHING_BUILTINS:
                 continue
             yield node, parent
             stack.extend((arg, node) for arg in node.args)
-            if isinstance(func, cst.Attribute) and not _rooted_at_self(func) and not isinstance(func.value, cst.Name):
+            if type(func) is cst.Attribute and not _rooted_at_self(func) and type(func.value) is not cst.Name:
                 stack.append((func, node))
-            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value != "self":
+            elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value != "self":
                 stack.append((func, node))
             continue
-        if isinstance(node, cst.Attribute) and node.attr.value in ("data", "grad", "shape", "dtype", "device"):
+        if type(node) is cst.Attribute and node.attr.value in ("data", "grad", "shape", "dtype", "device"):
             continue
-        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        if type(node) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
             continue
         yield node, parent
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             # `scores[0, target]`: an index selects, it carries no graph into the value.
             stack.append((node.value, node))
             continue
@@ -187,13 +187,13 @@ def _attached(expression: cst.CSTNode):
 def _plain_value_parameter(binding: Binding) -> bool:
     """`nz: int = 64`, `scale=0.5`: a parameter that holds a number or a flag, not a tensor with a graph."""
     param = binding.statement
-    if not isinstance(param, cst.Param):
+    if type(param) is not cst.Param:
         return False
     annotation = param.annotation.annotation if param.annotation is not None else None
-    if isinstance(annotation, cst.Name) and annotation.value in ("int", "float", "bool", "str"):
+    if type(annotation) is cst.Name and annotation.value in ("int", "float", "bool", "str"):
         return True
     return param.default is not None and isinstance(param.default, LITERALS + (cst.Name,)) \
-        and (not isinstance(param.default, cst.Name) or param.default.value in ("True", "False", "None"))
+        and (type(param.default) is not cst.Name or param.default.value in ("True", "False", "None"))
 
 
 def _global_constant(name: str, facts) -> bool:
@@ -207,23 +207,23 @@ def _global_constant(name: str, facts) -> bool:
 def _roots_a_callee(node: cst.Name, parents: dict) -> bool:
     """`F` in `F.cross_entropy(...)`, `torch` in `torch.nn.functional.relu(...)`."""
     current, parent = node, parents.get(id(node))
-    while isinstance(parent, cst.Attribute) and parent.value is current:
+    while type(parent) is cst.Attribute and parent.value is current:
         current, parent = parent, parents.get(id(parent))
-    return current is not node and isinstance(parent, cst.Call) and parent.func is current
+    return current is not node and type(parent) is cst.Call and parent.func is current
 
 
 def _rooted_at_self(node: cst.CSTNode) -> bool:
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         node = node.value
-    return isinstance(node, cst.Name) and node.value == "self"
+    return type(node) is cst.Name and node.value == "self"
 
 
 def _is_callee(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
-    return isinstance(parent, cst.Call) and parent.func is node
+    return type(parent) is cst.Call and parent.func is node
 
 
 def _is_attribute_name(node: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
-    return isinstance(parent, cst.Attribute) and parent.attr is node
+    return type(parent) is cst.Attribute and parent.attr is node
 
 
 # ------------------------------------------------------------------ backwards
@@ -260,19 +260,19 @@ def _backpropagated(call: cst.Call, function: FunctionFacts, facts) -> Optional[
     takes the loss as its argument."""
     loss = backpropagated_expression(call, function, facts)
     func = call.func
-    if loss is None or not isinstance(func, cst.Attribute) or func.attr.value != "backward" or loss is func.value:
+    if loss is None or type(func) is not cst.Attribute or func.attr.value != "backward" or loss is func.value:
         return loss
     receiver = func.value
-    if isinstance(receiver, cst.Call):
+    if type(receiver) is cst.Call:
         return loss  # `scaler.scale(loss).backward()`
     if facts.names.qualified_name(receiver) in ("torch.autograd",):
         return loss
     label = (dotted_name(receiver) or "").rpartition(".")[2].lower()
     if "accelerator" in label or "fabric" in label:
         return loss
-    if isinstance(receiver, cst.Name):
+    if type(receiver) is cst.Name:
         for binding in function.bindings_at(receiver):
-            callee = dotted_name(binding.value.func) if isinstance(binding.value, cst.Call) else None
+            callee = dotted_name(binding.value.func) if type(binding.value) is cst.Call else None
             if callee and callee.rpartition(".")[2] in ("Accelerator", "Fabric"):
                 return loss
     return receiver
@@ -295,7 +295,7 @@ def _first_argument(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression
 
 
 def keyword_is_true(call: cst.Call, keyword: str) -> bool:
-    return any(arg.keyword is not None and arg.keyword.value == keyword and isinstance(arg.value, cst.Name)
+    return any(arg.keyword is not None and arg.keyword.value == keyword and type(arg.value) is cst.Name
                and arg.value.value == "True" for arg in call.args)
 
 
@@ -347,18 +347,18 @@ def data_writes(function: FunctionFacts) -> list[DataWrite]:
     found = []
     for call, statement in function.call_statement.items():
         func = call.func
-        if isinstance(func, cst.Attribute) and is_inplace_method_name(func.attr.value):
+        if type(func) is cst.Attribute and is_inplace_method_name(func.attr.value):
             data = _data_access(func.value)
             if data is not None:
                 found.append(DataWrite(call, statement, data.value, data, f".{func.attr.value}()"))
     for statement in function.statement_order:
-        if isinstance(statement, cst.Assign):
+        if type(statement) is cst.Assign:
             for target in statement.targets:
                 data = _data_access(target.target)
                 if data is not None:
                     kind = "= ..." if target.target is data else "[...] = ..."
                     found.append(DataWrite(statement, statement, data.value, data, kind))
-        elif isinstance(statement, cst.AugAssign):
+        elif type(statement) is cst.AugAssign:
             data = _data_access(statement.target)
             if data is not None:
                 found.append(DataWrite(statement, statement, data.value, data, "op= ..."))
@@ -367,10 +367,10 @@ def data_writes(function: FunctionFacts) -> list[DataWrite]:
 
 def _data_access(expression: cst.BaseExpression) -> Optional[cst.Attribute]:
     """`w.data` for `w.data`, `w.data[i]`, `w.data[:, 0]`; None otherwise."""
-    while isinstance(expression, cst.Subscript):
+    while type(expression) is cst.Subscript:
         expression = expression.value
-    if isinstance(expression, cst.Attribute) and expression.attr.value == "data" \
-            and isinstance(expression.value, (cst.Name, cst.Attribute, cst.Subscript)):
+    if type(expression) is cst.Attribute and expression.attr.value == "data" \
+            and type(expression.value) in (cst.Name, cst.Attribute, cst.Subscript):
         return expression
     return None
 
@@ -388,7 +388,7 @@ class WrittenTensor:
 def written_tensor(write: DataWrite, function: FunctionFacts, facts) -> Optional[WrittenTensor]:
     written = write.written
     label = facts.code_for(written)
-    if isinstance(written, cst.Name):
+    if type(written) is cst.Name:
         owner, bindings = facts.reaching(written, function)  # a global tensor: the top level's assignments
         if not bindings:
             return None
@@ -413,13 +413,13 @@ def _parameter_modules(binding: Binding, function: FunctionFacts, facts) -> froz
     if binding.leaf == "parameter" and binding.leaf_origin is not None:
         return parameter_owners(binding.leaf_origin)
     loop = binding.statement
-    if not isinstance(loop, cst.For):
+    if type(loop) is not cst.For:
         return frozenset()
     iterator = loop.iter
-    if isinstance(iterator, cst.Subscript) and isinstance(iterator.value, cst.Name):
+    if type(iterator) is cst.Subscript and type(iterator.value) is cst.Name:
         for group in function.bindings_at(iterator.value):
             outer = group.statement
-            if group.kind == "loop" and isinstance(outer, cst.For) and isinstance(outer.iter, cst.Attribute) \
+            if group.kind == "loop" and type(outer) is cst.For and type(outer.iter) is cst.Attribute \
                     and outer.iter.attr.value == "param_groups":
                 optimizer = dotted_name(outer.iter.value)
                 return facts.training.optimizers.get(optimizer, frozenset())
@@ -442,20 +442,20 @@ def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, fa
     for node, parent, statement in graph.nodes:
         if not facts.grad_enabled_at(function, statement):
             continue
-        if isinstance(node, cst.Call) and (written.modules or written.path):
+        if type(node) is cst.Call and (written.modules or written.path):
             key = module_key(node.func)
             if key is not None and _related_module(key, written) \
                     and _module_saves_weights(node, key, function, facts, statement, whole=bool(written.modules)):
                 found.append(SavedUse(node, statement, f"`{key}(...)`"))
             continue
-        if written.storages and isinstance(node, cst.Name) and not _is_callee(node, parent) \
+        if written.storages and type(node) is cst.Name and not _is_callee(node, parent) \
                 and not _is_attribute_name(node, parent):
             storages = frozenset().union(*(b.storages for b in facts.reaching(node, function)[1]))
             if storages & written.storages:
                 how = _saving_operation(node, parents, function, facts, statement)
                 if how:
                     found.append(SavedUse(node, statement, how))
-        elif written.path and isinstance(node, cst.Attribute) and dotted_name(node) == written.path \
+        elif written.path and type(node) is cst.Attribute and dotted_name(node) == written.path \
                 and not _is_callee(node, parent):
             how = _saving_operation(node, parents, function, facts, statement)
             if how:
@@ -484,7 +484,7 @@ def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, fac
     values = _module_values(call, key, function, facts)
     classes = []
     for value in values:
-        qualified = facts.names.qualified_name(value.func) if isinstance(value, cst.Call) else None
+        qualified = facts.names.qualified_name(value.func) if type(value) is cst.Call else None
         classes.append(qualified.rpartition(".")[2] if qualified and qualified.startswith("torch.nn.") else None)
     if any(name in ("Embedding", "EmbeddingBag") for name in classes):
         return False
@@ -496,7 +496,7 @@ def _module_saves_weights(call: cst.Call, key: str, function: FunctionFacts, fac
 
 def _module_values(call: cst.Call, key: str, function: FunctionFacts, facts) -> list:
     func = call.func
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         return [b.value for b in function.bindings_at(func) if b.value is not None]
     if key.startswith("self.") and key.count(".") == 1 and function.class_name in facts.classes:
         return list(facts.classes[function.class_name].attribute_values.get(key[5:], ()))
@@ -510,11 +510,11 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
     parent = parents.get(id(current))
     # Through views: `w.t()`, `w[0]`, `w.view(...)` share storage with `w`.
     while True:
-        if isinstance(parent, cst.Subscript) and parent.value is current and _is_basic_index(parent):
+        if type(parent) is cst.Subscript and parent.value is current and _is_basic_index(parent):
             current, parent = parent, parents.get(id(parent))
-        elif isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in VIEW_METHODS:
+        elif type(parent) is cst.Attribute and parent.value is current and parent.attr.value in VIEW_METHODS:
             grand = parents.get(id(parent))
-            if isinstance(grand, cst.Call) and grand.func is parent:
+            if type(grand) is cst.Call and grand.func is parent:
                 current, parent = grand, parents.get(id(grand))
             elif parent.attr.value in ("T", "mT"):
                 current, parent = parent, parents.get(id(parent))
@@ -523,36 +523,36 @@ def _saving_operation(node: cst.CSTNode, parents: dict, function: FunctionFacts,
         else:
             break
     shown = facts.code_for(node)
-    if isinstance(parent, cst.BinaryOperation):
+    if type(parent) is cst.BinaryOperation:
         other = parent.right if parent.left is current else parent.left
         operator = parent.operator
-        if isinstance(operator, cst.Power) and parent.left is current:
+        if type(operator) is cst.Power and parent.left is current:
             return f"`{shown} ** ...`"
-        if isinstance(operator, cst.Divide) and parent.right is current and not isinstance(other, (cst.Integer, cst.Float)):
+        if type(operator) is cst.Divide and parent.right is current and type(other) not in (cst.Integer, cst.Float):
             return f"`... / {shown}`"
-        if isinstance(operator, (cst.Multiply, cst.MatrixMultiply)):
+        if type(operator) in (cst.Multiply, cst.MatrixMultiply):
             if requires_grad(other, function, facts, statement) or _same_root(other, node):
-                symbol = "@" if isinstance(operator, cst.MatrixMultiply) else "*"
+                symbol = "@" if type(operator) is cst.MatrixMultiply else "*"
                 return f"`{shown} {symbol} {_short(facts, other)}`" if parent.left is current \
                     else f"`{_short(facts, other)} {symbol} {shown}`"
         return None
-    if isinstance(parent, cst.Arg):
+    if type(parent) is cst.Arg:
         call = parents.get(id(parent))
-        if not isinstance(call, cst.Call):
+        if type(call) is not cst.Call:
             return None
         name = (dotted_name(call.func) or "").rpartition(".")[2]
         if name in SAVES_INPUT:
             return f"`{name}({shown}, ...)`"
         if name in BILINEAR:
             others = [arg.value for arg in call.args if arg is not parent and arg.keyword is None]
-            if isinstance(call.func, cst.Attribute) and facts.names.qualified_name(call.func) is None:
+            if type(call.func) is cst.Attribute and facts.names.qualified_name(call.func) is None:
                 others.append(call.func.value)  # `x.mm(w)`: the receiver is the other operand
             if any(requires_grad(other, function, facts, statement) for other in others):
                 return f"`{name}(..., {shown})`"
         return None
-    if isinstance(parent, cst.Attribute) and parent.value is current:
+    if type(parent) is cst.Attribute and parent.value is current:
         call = parents.get(id(parent))
-        if not (isinstance(call, cst.Call) and call.func is parent):
+        if not (type(call) is cst.Call and call.func is parent):
             return None
         name = parent.attr.value
         if name in SAVES_INPUT:

@@ -70,9 +70,9 @@ class LeafCopies:
         """The leaf and the operation that copied it, when `expr` is a non-leaf made from a fresh leaf.
         `attribute`: the `self.` attribute `expr` is assigned to (so `self.w.to(d)` there copies
         what the class made `self.w`)."""
-        if isinstance(expr, cst.ListComp):
+        if type(expr) is cst.ListComp:
             return self.lost_leaf(expr.elt, function)  # `[torch.ones(2, requires_grad=True).cuda() for _ in l]`
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
+        if type(expr) is cst.BinaryOperation and isinstance(expr.operator, ARITHMETIC):
             for side in (expr.left, expr.right):
                 maker = self.leaf_maker(side, function, attribute)
                 if maker is not None:
@@ -82,7 +82,7 @@ class LeafCopies:
                 if deeper is not None:
                     return deeper
             return None
-        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)) or self.names.qualified_name(expr.func):
+        if not (type(expr) is cst.Call and type(expr.func) is cst.Attribute) or self.names.qualified_name(expr.func):
             return None
         inner = expr.func.value
         maker = self.leaf_maker(inner, function, attribute)
@@ -95,15 +95,15 @@ class LeafCopies:
     def leaf_maker(self, expr, function: FunctionFacts, attribute: Optional[str] = None):
         """A factory with `requires_grad=True`, `Variable(..., requires_grad=True)`, `.requires_grad_()`,
         `nn.Parameter(...)`, a name bound to one, or `self.<attribute>` that the class makes one."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if bindings and all(b.leaf in ("factory", "requires_grad_", "parameter") for b in bindings):
                 return expr
             return None
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             return expr if attribute is not None and self.attribute_leaf(expr, function, attribute) else None
-        if isinstance(expr, cst.Call):
-            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "requires_grad_" \
+        if type(expr) is cst.Call:
+            if type(expr.func) is cst.Attribute and expr.func.attr.value == "requires_grad_" \
                     and not self.names.qualified_name(expr.func):
                 return None if expr.args and _literal(expr.args[0].value) is False else expr
             qualified = self.names.qualified_name(expr.func) or ""
@@ -117,14 +117,14 @@ class LeafCopies:
 
     def attribute_leaf(self, expr: cst.Attribute, function: FunctionFacts, attribute: str) -> Optional[cst.Call]:
         """`self.w` read where `self.w` is reassigned: the leaf the class makes it everywhere else."""
-        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self" and expr.attr.value == attribute):
+        if not (type(expr.value) is cst.Name and expr.value.value == "self" and expr.attr.value == attribute):
             return None
         owner = self.facts.classes.get(function.class_name or "")
         if owner is None:
             return None
         made = [value for value in owner.attribute_values.get(attribute, []) if not _rooted_at(value, attribute)]
         makers = [self.leaf_maker(value, self.facts.function_facts(owner.assigned_in[value])) for value in made]
-        if made and all(isinstance(maker, cst.Call) and maker is value for maker, value in zip(makers, made)):
+        if made and all(type(maker) is cst.Call and maker is value for maker, value in zip(makers, made)):
             return made[0]
         return None
 
@@ -224,18 +224,18 @@ class LeafCopies:
     def factory_of(self, maker, function: FunctionFacts, attribute: Optional[str] = None) -> Optional[cst.Call]:
         """The torch factory call that made the leaf (through a name bound to it, `.requires_grad_()`,
         the data of `nn.Parameter(...)` or `Variable(...)`, or the class's other value of `self.<attribute>`)."""
-        if isinstance(maker, cst.Name):
+        if type(maker) is cst.Name:
             origins = {b.leaf_origin for b in function.bindings_at(maker)}
             maker = origins.pop() if len(origins) == 1 else None
-        elif isinstance(maker, cst.Attribute) and attribute is not None:
+        elif type(maker) is cst.Attribute and attribute is not None:
             maker = self.attribute_leaf(maker, function, attribute)
-        if isinstance(maker, cst.Call) and isinstance(maker.func, cst.Attribute) and maker.func.attr.value == "requires_grad_":
+        if type(maker) is cst.Call and type(maker.func) is cst.Attribute and maker.func.attr.value == "requires_grad_":
             maker = maker.func.value
-        elif isinstance(maker, cst.Call) and self.names.qualified_name(maker.func) in PARAMETER_CLASSES | VARIABLE_CLASSES:
+        elif type(maker) is cst.Call and self.names.qualified_name(maker.func) in PARAMETER_CLASSES | VARIABLE_CLASSES:
             # `nn.Parameter(torch.zeros(n))`: its device and dtype are the factory's; data made any
             # other way (`torch.zeros(n).to(device)`) may already be where `.to()` would move it.
             maker = maker.args[0].value if maker.args and maker.args[0].keyword is None else None
-        if isinstance(maker, cst.Call):
+        if type(maker) is cst.Call:
             module, _, name = (self.names.qualified_name(maker.func) or "").rpartition(".")
             if module == "torch" and name in LEAF_FACTORIES:
                 return maker
@@ -254,18 +254,18 @@ class LeafCopies:
         if found is not None:
             return found
         found = []
-        body = function.node.body if isinstance(function.node, cst.Module) else [function.node.body]
+        body = function.node.body if type(function.node) is cst.Module else [function.node.body]
         stack = list(reversed(body))
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 continue
-            if isinstance(node, cst.Attribute) and node.attr.value == "grad" and _named(node.value):
+            if type(node) is cst.Attribute and node.attr.value == "grad" and _named(node.value):
                 found.append(LeafUse(node.value, node, "grad", function))
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute \
                     and node.func.attr.value == "retain_grad" and _named(node.func.value):
                 found.append(LeafUse(node.func.value, node, "retain_grad", function))
-            elif isinstance(node, cst.Call) and self.is_optimizer(node):
+            elif type(node) is cst.Call and self.is_optimizer(node):
                 params = next((arg.value for arg in node.args if arg.keyword is None or arg.keyword.value == "params"),
                               None)
                 for named in _parameter_names(params, function):
@@ -293,7 +293,7 @@ class LeafCopies:
 
 def _named(expr) -> bool:
     """`w` or `self.w`."""
-    return isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+    return type(expr) is cst.Name or (type(expr) is cst.Attribute and type(expr.value) is cst.Name
                                           and expr.value.value == "self")
 
 
@@ -302,23 +302,23 @@ def _parameter_names(params, function: FunctionFacts, depth: int = 0) -> list:
     to a list comprehension (the list itself)."""
     if params is None or depth > 3:
         return []
-    if isinstance(params, (cst.List, cst.Tuple)):
-        return [named for element in params.elements if not isinstance(element, cst.StarredElement)
+    if type(params) in (cst.List, cst.Tuple):
+        return [named for element in params.elements if type(element) is not cst.StarredElement
                 for named in _parameter_names(element.value, function, depth + 1)]
-    if isinstance(params, cst.Dict):
-        return [named for element in params.elements if isinstance(element, cst.DictElement)
-                and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == "params"
+    if type(params) is cst.Dict:
+        return [named for element in params.elements if type(element) is cst.DictElement
+                and type(element.key) is cst.SimpleString and element.key.evaluated_value == "params"
                 for named in _parameter_names(element.value, function, depth + 1)]
-    if isinstance(params, cst.ListComp):
+    if type(params) is cst.ListComp:
         return [params]
-    if isinstance(params, cst.Name):
+    if type(params) is cst.Name:
         bindings = function.bindings_at(params)
-        if bindings and all(isinstance(b.value, (cst.List, cst.Tuple)) for b in bindings):
+        if bindings and all(type(b.value) in (cst.List, cst.Tuple) for b in bindings):
             return [named for b in bindings for named in _parameter_names(b.value, function, depth + 1)]
-        if bindings and all(isinstance(b.value, cst.ListComp) for b in bindings):
+        if bindings and all(type(b.value) is cst.ListComp for b in bindings):
             return [params]
         return [params] if depth > 0 else []
-    if isinstance(params, cst.Attribute) and depth > 0 and _named(params):
+    if type(params) is cst.Attribute and depth > 0 and _named(params):
         return [params]
     return []
 
@@ -328,7 +328,7 @@ def _rooted_at(value, attribute: str) -> bool:
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Attribute) and node.attr.value == attribute and isinstance(node.value, cst.Name) \
+        if type(node) is cst.Attribute and node.attr.value == attribute and type(node.value) is cst.Name \
                 and node.value.value == "self":
             return True
         stack.extend(child_nodes(node))
@@ -340,7 +340,7 @@ def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
 
 
 def _literal(expr) -> Optional[bool]:
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+    if type(expr) is cst.Name and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
 

@@ -99,7 +99,7 @@ class DataLoaders:
         (`labels.to(device)`)."""
         if depth > MAX_DEPTH or expr is None:
             return None
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return None
@@ -107,17 +107,17 @@ class DataLoaders:
             if None in found:
                 return None
             return min(found, key=lambda batch: (batch.surely_tensor, batch.loader.sure, not batch.whole))
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             inner = self.batch_expression(expr.value, function, depth + 1)
-            if inner is None or not (len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
-                                     and isinstance(expr.slice[0].slice.value, (cst.Integer, cst.SimpleString))):
+            if inner is None or not (len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
+                                     and type(expr.slice[0].slice.value) in (cst.Integer, cst.SimpleString)):
                 return None
             return Batch(inner.loader, whole=False)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute \
                 and expr.func.attr.value in TENSOR_RETURNING_METHODS and self.names.qualified_name(expr.func) is None:
             inner = self.batch_expression(expr.func.value, function, depth + 1)
             return inner if inner is not None and not inner.whole else None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             shape = self._next_of(expr, function, depth + 1)
             return Batch(shape, whole=True) if isinstance(shape, Loader) else None
         return None
@@ -131,13 +131,13 @@ class DataLoaders:
         """Is `expr` a data loader, built in sight or named as one?"""
         if depth > MAX_DEPTH:
             return None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             if self.names.qualified_name(expr.func) in DATALOADER_CLASSES:
                 return _built(expr, self.facts.code_for(expr))
             return None
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return self._named_loader(expr, function, depth)
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             values = self._self_attribute_values(expr, function)
             if values:
                 return self._loader_from_values(values, expr.attr.value, self.facts.code_for(expr))
@@ -148,10 +148,10 @@ class DataLoaders:
 
     def _binding_batch(self, binding: Binding, function: FunctionFacts, depth: int) -> Optional[Batch]:
         statement = binding.statement
-        if binding.kind == "loop" and isinstance(statement, cst.For):
+        if binding.kind == "loop" and type(statement) is cst.For:
             shape = self._items(statement.iter, function, depth + 1)
             return _part(shape, _path_to(statement.target, binding.target))
-        if binding.kind == "unpack" and isinstance(statement, cst.Assign) and binding.value is not None:
+        if binding.kind == "unpack" and type(statement) is cst.Assign and binding.value is not None:
             path = next((found for target in statement.targets
                          if (found := _path_to(target.target, binding.target)) is not None), None)
             if path is None:
@@ -167,7 +167,7 @@ class DataLoaders:
 
     def _next_of(self, expr, function: FunctionFacts, depth: int):
         """`next(iter(loader))`, `next(batches)` with `batches = iter(loader)`: one item's shape."""
-        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "next"
+        if not (type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "next"
                 and expr.args and expr.args[0].keyword is None):
             return None
         return self._items(expr.args[0].value, function, depth + 1)
@@ -179,7 +179,7 @@ class DataLoaders:
         found = self.loader(iterable, function, depth + 1)
         if found is not None:
             return found
-        if isinstance(iterable, cst.Call):
+        if type(iterable) is cst.Call:
             callee = (dotted_name(iterable.func) or "").rpartition(".")[2]
             positional = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
             if callee == "enumerate" and positional:
@@ -191,12 +191,12 @@ class DataLoaders:
             if callee in PASS_THROUGH and positional:
                 return self._items(positional[0], function, depth + 1)
             return None
-        if isinstance(iterable, cst.Name):
+        if type(iterable) is cst.Name:
             # `progress = tqdm(train_loader)`, `batches = iter(loader)`: what the name was made from.
             bindings = function.bindings_at(iterable)
             if len(bindings) == 1:
                 binding = next(iter(bindings))
-                if binding.kind in ("assign", "walrus") and isinstance(binding.value, cst.Call):
+                if binding.kind in ("assign", "walrus") and type(binding.value) is cst.Call:
                     return self._items(binding.value, function, depth + 1)
         return None
 
@@ -216,19 +216,19 @@ class DataLoaders:
     def _loader_from_values(self, values: list, name: str, shown: str) -> Optional[Loader]:
         """Every assignment builds a DataLoader: built in sight (the first); an assignment that
         visibly builds something else (a class or function of this file): not a loader; else by name."""
-        built = [value for value in values if isinstance(value, cst.Call)
+        built = [value for value in values if type(value) is cst.Call
                  and self.names.qualified_name(value.func) in DATALOADER_CLASSES]
         if len(built) == len(values):
             loader = _built(built[0], shown)
             return Loader(shown, loader.built, all(_built(value, shown).default_collate for value in built))
         for value in values:
-            callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+            callee = dotted_name(value.func) if type(value) is cst.Call else None
             if callee is not None and (callee in self.facts.classes or callee in self.facts.module_functions):
                 return None  # made by code in this file that is not a DataLoader
         return Loader(shown) if _reads_as_loader(name) else None
 
     def _self_attribute_values(self, expr: cst.Attribute, function: FunctionFacts) -> list:
-        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+        if not (type(expr.value) is cst.Name and expr.value.value == "self"):
             return []
         owner = self.facts.classes.get(function.class_name or "")
         return list(self.facts.attribute_values(owner, expr.attr.value)) if owner is not None else []
@@ -254,9 +254,9 @@ def _path_to(target, node) -> Optional[tuple]:
     (1, 0) for `x` in `i, (x, y)`; None when `node` is not in it (or under a starred element)."""
     if target is node:
         return ()
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         for position, element in enumerate(target.elements):
-            if isinstance(element, cst.StarredElement):
+            if type(element) is cst.StarredElement:
                 continue
             inner = _path_to(element.value, node)
             if inner is not None:

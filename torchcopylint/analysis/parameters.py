@@ -74,10 +74,10 @@ def parameter_writes(function: FunctionFacts, facts) -> list[ParameterWrite]:
     (not `self.weight` itself, which the data flow sees), and not through `.data` or `.detach()`."""
     found = []
     for statement in function.statement_order:
-        if isinstance(statement, cst.AugAssign):
+        if type(statement) is cst.AugAssign:
             write = _write(statement, statement, statement.target, "augassign", function, facts)
-        elif isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0].target, cst.Subscript):
+        elif type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Subscript:
             write = _write(statement, statement, statement.targets[0].target, "setitem", function, facts)
         else:
             continue
@@ -85,7 +85,7 @@ def parameter_writes(function: FunctionFacts, facts) -> list[ParameterWrite]:
             found.append(write)
     for call, statement in function.call_statement.items():
         func = call.func
-        if isinstance(func, cst.Attribute) and is_inplace_method_name(func.attr.value) \
+        if type(func) is cst.Attribute and is_inplace_method_name(func.attr.value) \
                 and facts.names.qualified_name(func) is None:
             write = _write(call, statement, func.value, "method", function, facts)
             if write is not None:
@@ -99,7 +99,7 @@ def _write(node, statement, target, kind, function, facts) -> Optional[Parameter
     if parameter is None or goes_through_detach(target):
         return None
     owner = parameter.value
-    if isinstance(owner, cst.Name) and owner.value == "self":
+    if type(owner) is cst.Name and owner.value == "self":
         return None  # `self.weight`: the data flow's business (a self attribute is a storage there)
     if kind == "setitem" and target is parameter:
         return None
@@ -116,11 +116,11 @@ def _write(node, statement, target, kind, function, facts) -> Optional[Parameter
 def _parameter_in(target) -> Optional[cst.Attribute]:
     """`net.fc.weight` in `net.fc.weight`, `net.fc.weight[i]`, `net.fc.weight.view(-1)[0]`."""
     while True:
-        if isinstance(target, cst.Attribute) and target.attr.value in PARAMETER_NAMES:
+        if type(target) is cst.Attribute and target.attr.value in PARAMETER_NAMES:
             return target
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             target = target.value
-        elif isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
+        elif type(target) is cst.Call and type(target.func) is cst.Attribute \
                 and target.func.attr.value in VIEW_METHODS:
             target = target.func.value
         else:
@@ -144,14 +144,14 @@ def _values_of(owner, function: FunctionFacts, facts, depth: int) -> list:
     -> the ModuleList's elements, `net.fc` with `net = Net()` -> what Net assigns to `self.fc`."""
     if depth > 4:
         return []
-    if isinstance(owner, cst.Attribute):
+    if type(owner) is cst.Attribute:
         base = owner.value
-        if isinstance(base, cst.Name) and base.value == "self":
+        if type(base) is cst.Name and base.value == "self":
             owner_class = facts.classes.get(function.class_name or "")
             return list(facts.attribute_values(owner_class, owner.attr.value)) if owner_class else []
         values = []
         for value in _values_of(base, function, facts, depth + 1):
-            local = facts.classes.get(dotted_name(value.func) or "") if isinstance(value, cst.Call) else None
+            local = facts.classes.get(dotted_name(value.func) or "") if type(value) is cst.Call else None
             if local is None:
                 return []
             found = facts.attribute_values(local, owner.attr.value)
@@ -159,7 +159,7 @@ def _values_of(owner, function: FunctionFacts, facts, depth: int) -> list:
                 return []
             values.extend(found)
         return values
-    if isinstance(owner, cst.Subscript):
+    if type(owner) is cst.Subscript:
         values = []
         for value in _values_of(owner.value, function, facts, depth + 1):
             elements = _container_elements(value, facts)
@@ -167,13 +167,13 @@ def _values_of(owner, function: FunctionFacts, facts, depth: int) -> list:
                 return []
             values.extend(elements)
         return values
-    if isinstance(owner, cst.Name):
+    if type(owner) is cst.Name:
         bindings = function.bindings_at(owner)
         values = []
         for binding in bindings:
             if binding.value is None or binding.kind != "assign":
                 return []
-            if isinstance(binding.value, (cst.Attribute, cst.Subscript)):
+            if type(binding.value) in (cst.Attribute, cst.Subscript):
                 found = _values_of(binding.value, function, facts, depth + 1)
                 if not found:
                     return []
@@ -186,7 +186,7 @@ def _values_of(owner, function: FunctionFacts, facts, depth: int) -> list:
 
 def _container_elements(value, facts) -> list:
     """The layers of `nn.Sequential(a, b)`, `nn.ModuleList([a, b])`, `nn.ModuleList([a for _ in ...])`."""
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return []
     qualified = facts.names.qualified_name(value.func) or ""
     if qualified.rpartition(".")[2] not in CONTAINER_CLASSES or not qualified.startswith("torch.nn."):
@@ -198,16 +198,16 @@ def _container_elements(value, facts) -> list:
     if len(value.args) != 1:
         return []
     listed = value.args[0].value
-    if isinstance(listed, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in listed.elements):
+    if type(listed) in (cst.List, cst.Tuple) and not any(type(e) is cst.StarredElement for e in listed.elements):
         return [element.value for element in listed.elements]
-    if isinstance(listed, (cst.ListComp, cst.GeneratorExp)):
+    if type(listed) in (cst.ListComp, cst.GeneratorExp):
         return [listed.elt]
     return []
 
 
 def _layer_of_construction(value, parameter: str, facts) -> str:
     """"nn.Linear" / "Head" when the construction surely has `parameter` as a Parameter requiring grad."""
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return ""
     qualified = facts.names.qualified_name(value.func) or ""
     module, _, class_name = qualified.rpartition(".")
@@ -224,7 +224,7 @@ def _layer_of_construction(value, parameter: str, facts) -> str:
         return ""
     assigned = facts.attribute_values(local, parameter)
     if assigned:
-        surely = all(isinstance(v, cst.Call) and facts.names.qualified_name(v.func) in PARAMETER_CLASSES
+        surely = all(type(v) is cst.Call and facts.names.qualified_name(v.func) in PARAMETER_CLASSES
                      and parameter_requires_grad(v) for v in assigned)
         return local.name if surely else ""
     for base in local.node.bases:  # `class Head(nn.Linear)`: the torch layer's parameters
@@ -241,7 +241,7 @@ def _flag_is(call: cst.Call, keyword: str, position: int, default: bool) -> bool
         if arg.star:
             return False
         if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
-            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+            return type(arg.value) is cst.Name and arg.value.value == "True"
     return default
 
 

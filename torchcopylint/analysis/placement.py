@@ -131,9 +131,9 @@ class Placement:
         named = self.dtype_named(expr)
         if named is not None or depth > 4:
             return named
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             located = self.values_of(expr, function)
-        elif isinstance(expr, cst.Attribute):
+        elif type(expr) is cst.Attribute:
             located = self._attribute_values(expr, function)
         else:
             return None
@@ -142,7 +142,7 @@ class Placement:
 
     def legacy_type(self, expr) -> Optional[tuple[str, str]]:
         """(dtype, "cpu" or "gpu") for `torch.FloatTensor`, `torch.cuda.LongTensor`, or the same as a string."""
-        if isinstance(expr, cst.SimpleString):
+        if type(expr) is cst.SimpleString:
             text = str(expr.evaluated_value)
         else:
             text = self.names.qualified_name(expr) or ""
@@ -163,10 +163,10 @@ class Placement:
         named = self.dtype_named(expr)
         if named is not None:
             return {(named, "same")}
-        if isinstance(expr, cst.IfExp):
+        if type(expr) is cst.IfExp:
             found = [self.type_targets(side, function, depth + 1) for side in (expr.body, expr.orelse)]
             return None if None in found else found[0] | found[1]
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             located = self.values_of(expr, function)
             found = [self.type_targets(value, where, depth + 1) for value, where in located]
             return None if not found or None in found else set().union(*found)
@@ -180,26 +180,26 @@ class Placement:
         """The dtype of a tensor expression, or None when it is not in sight."""
         if depth > MAX_DEPTH or expr is None:
             return None
-        if isinstance(expr, cst.Comparison):
-            plain = not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
+        if type(expr) is cst.Comparison:
+            plain = not any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in expr.comparisons)
             return "bool" if plain else None
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             if _index_is(expr, 1) and self.paired_call(expr.value):
                 return "int64"  # `out.max(1)[1]`: the indices
             return self.dtype_of(expr.value, function, depth + 1)
-        if isinstance(expr, cst.Attribute):
-            if expr.attr.value == "indices" and isinstance(expr.value, cst.Call):
+        if type(expr) is cst.Attribute:
+            if expr.attr.value == "indices" and type(expr.value) is cst.Call:
                 return "int64"  # `x.topk(k).indices`, `x.max(dim).indices`
             if expr.attr.value in ("data", "T", "mT"):
                 return self.dtype_of(expr.value, function, depth + 1)
             return None
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return None
             found = {self._binding_dtype(binding, function, depth) for binding in bindings}
             return found.pop() if len(found) == 1 else None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return self._call_dtype(expr, function, depth)
         return None
 
@@ -240,12 +240,12 @@ class Placement:
         current = name
         for _ in range(MAX_DEPTH):
             parent = parents.get(id(current))
-            if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value == "data":
+            if type(parent) is cst.Attribute and parent.value is current and parent.attr.value == "data":
                 current = parent  # `labels.data`: the same tensor
                 continue
-            if isinstance(parent, cst.Attribute) and parent.value is current:
+            if type(parent) is cst.Attribute and parent.value is current:
                 call = parents.get(id(parent))
-                if not (isinstance(call, cst.Call) and call.func is parent):
+                if not (type(call) is cst.Call and call.func is parent):
                     return None
                 method = parent.attr.value
                 if method in INTEGER_CASTS and not call.args:
@@ -256,22 +256,22 @@ class Placement:
                     return None
                 current = call  # `labels.to(device)`, `labels.view(-1)`: the same dtype, read on
                 continue
-            if isinstance(parent, cst.Index):
+            if type(parent) is cst.Index:
                 element = parents.get(id(parent))
                 subscript = parents.get(id(element))
-                return "sure" if isinstance(subscript, cst.Subscript) and subscript.value is not current else None
-            if isinstance(parent, cst.Arg) and parent.value is current:
+                return "sure" if type(subscript) is cst.Subscript and subscript.value is not current else None
+            if type(parent) is cst.Arg and parent.value is current:
                 call = parents.get(id(parent))
-                return self._argument_use(call, parent, current, function) if isinstance(call, cst.Call) else None
-            if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
-                comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
-                if not isinstance(comparison, cst.Comparison) or not all(
-                        isinstance(target.operator, (cst.Equal, cst.NotEqual)) for target in comparison.comparisons):
+                return self._argument_use(call, parent, current, function) if type(call) is cst.Call else None
+            if type(parent) is cst.Comparison or type(parent) is cst.ComparisonTarget:
+                comparison = parent if type(parent) is cst.Comparison else parents.get(id(parent))
+                if type(comparison) is not cst.Comparison or not all(
+                        type(target.operator) in (cst.Equal, cst.NotEqual) for target in comparison.comparisons):
                     return None
                 others = [comparison.left] + [target.comparator for target in comparison.comparisons]
                 return "likely" if any(other is not current and self._compared(other, function)
                                        for other in others) else None
-            if parent is statement or isinstance(parent, cst.Element):
+            if parent is statement or type(parent) is cst.Element:
                 target = self._assigned_to(current, parent, parents, statement)
                 if target is None:
                     return None
@@ -303,7 +303,7 @@ class Placement:
                 return self._compared(other, function) if other is not None else None
             return None
         func = call.func
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             method = func.attr.value
             if method in INTEGRAL_METHOD_ARGUMENTS and func.value is not current:
                 expected_position, expected_keyword = INTEGRAL_METHOD_ARGUMENTS[method]
@@ -317,21 +317,21 @@ class Placement:
     def _loss_module_use(self, func, function) -> Optional[str]:
         """`criterion(out, labels)` where `criterion = nn.NLLLoss()` (or `nn.CrossEntropyLoss()`),
         a local, a top-level name or a `self.` attribute of the class."""
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             located = self.values_of(func, function)
-        elif isinstance(func, cst.Attribute):
+        elif type(func) is cst.Attribute:
             located = self._attribute_values(func, function)
-        elif isinstance(func, cst.Call):
+        elif type(func) is cst.Call:
             located = [(func, function)]  # `nn.NLLLoss()(out, labels)`
         else:
             return None
         kinds = set()
         for value, _ in located:
             # `nn.CrossEntropyLoss().to(device)`: the module itself.
-            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                    and value.func.attr.value in ("to", "cuda", "cpu") and isinstance(value.func.value, cst.Call):
+            while type(value) is cst.Call and type(value.func) is cst.Attribute \
+                    and value.func.attr.value in ("to", "cuda", "cpu") and type(value.func.value) is cst.Call:
                 value = value.func.value
-            qualified = self.names.qualified_name(value.func) if isinstance(value, cst.Call) else None
+            qualified = self.names.qualified_name(value.func) if type(value) is cst.Call else None
             module, _, name = (qualified or "").rpartition(".")
             kinds.add(INTEGRAL_TARGET_MODULES.get(name) if module == "torch.nn" else None)
         if not kinds or None in kinds:
@@ -356,18 +356,18 @@ class Placement:
     @staticmethod
     def _assigned_to(value, parent, parents: dict, statement):
         """The target a value is assigned to: `y = value`, or its place in `a, y = u, value`."""
-        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
             return None
         target = statement.targets[0].target
         if parent is statement:
-            return target if statement.value is value and isinstance(target, cst.Name) else None
+            return target if statement.value is value and type(target) is cst.Name else None
         sequence = parents.get(id(parent))
-        if sequence is not statement.value or not isinstance(sequence, (cst.Tuple, cst.List)) \
-                or not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(sequence.elements):
+        if sequence is not statement.value or type(sequence) not in (cst.Tuple, cst.List) \
+                or type(target) not in (cst.Tuple, cst.List) or len(target.elements) != len(sequence.elements):
             return None
         position = next(index for index, element in enumerate(sequence.elements) if element is parent)
         found = target.elements[position].value
-        return found if isinstance(found, cst.Name) else None
+        return found if type(found) is cst.Name else None
 
     def _binding_of_target(self, target: cst.Name, function):
         found = self._targets.get(function.node)
@@ -382,13 +382,13 @@ class Placement:
         if found is not None:
             return found
         found = {}
-        if isinstance(statement, (cst.If, cst.While)):
+        if type(statement) in (cst.If, cst.While):
             roots = [statement.test]
-        elif isinstance(statement, cst.For):
+        elif type(statement) is cst.For:
             roots = [statement.iter]
-        elif isinstance(statement, cst.With):
+        elif type(statement) is cst.With:
             roots = [item.item for item in statement.items]
-        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.Try, cst.Match, cst.Module)):
+        elif type(statement) in (cst.FunctionDef, cst.ClassDef, cst.Try, cst.Match, cst.Module):
             roots = []
         else:
             roots = [statement]
@@ -403,7 +403,7 @@ class Placement:
 
     def paired_call(self, expr) -> bool:
         """A call that returns (values, indices): `x.sort()`, `x.topk(k)`, `x.max(1)`, `torch.max(x, dim=1)`."""
-        if not isinstance(expr, cst.Call):
+        if type(expr) is not cst.Call:
             return False
         qualified = self.names.qualified_name(expr.func)
         if qualified is not None:
@@ -411,7 +411,7 @@ class Placement:
             if module != "torch":
                 return False
             dimension = expr.args[1] if len(expr.args) > 1 and expr.args[1].keyword is None else None
-        elif isinstance(expr.func, cst.Attribute):
+        elif type(expr.func) is cst.Attribute:
             name = expr.func.attr.value
             dimension = expr.args[0] if expr.args and expr.args[0].keyword is None else None
         else:
@@ -423,9 +423,9 @@ class Placement:
         if any(arg.keyword is not None and arg.keyword.value == "dim" for arg in expr.args):
             return True
         value = dimension.value if dimension is not None else None
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
             value = value.expression
-        return isinstance(value, cst.Integer)
+        return type(value) is cst.Integer
 
     def _call_dtype(self, call: cst.Call, function, depth: int) -> Optional[str]:
         given = _keyword(call, "dtype")
@@ -440,7 +440,7 @@ class Placement:
                 return INTEGRAL_TORCH_FUNCTIONS[name]
             if name in DTYPE_PRESERVING_FUNCTIONS and call.args:
                 first = call.args[0].value
-                if name in ("cat", "stack") and isinstance(first, (cst.List, cst.Tuple)) and first.elements:
+                if name in ("cat", "stack") and type(first) in (cst.List, cst.Tuple) and first.elements:
                     first = first.elements[0].value
                 return self.dtype_of(first, function, depth + 1)
             if name in LIKE_FACTORIES and call.args:
@@ -449,7 +449,7 @@ class Placement:
                 # Only floating tensors can require grad: a factory made so has the default dtype.
                 return self.default_float()
             return None
-        if not isinstance(call.func, cst.Attribute):
+        if type(call.func) is not cst.Attribute:
             return None
         method = call.func.attr.value
         receiver = call.func.value
@@ -488,22 +488,22 @@ class Placement:
         """"cpu", "gpu" (surely not the CPU), "device" (a device, maybe the CPU) or "unknown"."""
         if depth > 4 or expr is None:
             return "unknown"
-        if isinstance(expr, cst.SimpleString):
+        if type(expr) is cst.SimpleString:
             text = str(expr.evaluated_value)
             return "cpu" if text == "cpu" else ("gpu" if text.split(":")[0] in ("cuda", "mps", "xpu") else "unknown")
-        if isinstance(expr, cst.Call) and self.names.qualified_name(expr.func) == "torch.device":
+        if type(expr) is cst.Call and self.names.qualified_name(expr.func) == "torch.device":
             kind = self.device_kind(expr.args[0].value, function, depth + 1) if expr.args else "unknown"
             return "device" if kind == "unknown" else kind
-        if isinstance(expr, cst.Attribute) and expr.attr.value == "device":
+        if type(expr) is cst.Attribute and expr.attr.value == "device":
             located = self._attribute_values(expr, function)
             # `x.device`: the device of a tensor or a module; `self.device`, what the class assigns it.
             return self._joined(located, depth) if located else "device"
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             return self._joined(self._attribute_values(expr, function), depth)
-        if isinstance(expr, cst.IfExp):
+        if type(expr) is cst.IfExp:
             return _joined({self.device_kind(expr.body, function, depth + 1),
                             self.device_kind(expr.orelse, function, depth + 1)})
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return self._joined(self.values_of(expr, function), depth)
         return "unknown"
 
@@ -524,7 +524,7 @@ class Placement:
 
     def _attribute_values(self, expr: cst.Attribute, function) -> list:
         """`self.device` -> what the class assigns it, each with the method it is assigned in."""
-        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+        if not (type(expr.value) is cst.Name and expr.value.value == "self"):
             return []
         owner = self.facts.classes.get(function.class_name or "")
         if owner is None:
@@ -551,26 +551,26 @@ def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
 
 def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
     value = _keyword(call, keyword)
-    return isinstance(value, cst.Name) and value.value == "True"
+    return type(value) is cst.Name and value.value == "True"
 
 
 def _index_is(subscript: cst.Subscript, position: int) -> bool:
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
         return False
     value = subscript.slice[0].slice.value
-    return isinstance(value, cst.Integer) and int(value.value) == position
+    return type(value) is cst.Integer and int(value.value) == position
 
 
 def _position_in_target(binding) -> Optional[int]:
     """Where an unpacked name stands in its target: 1 for `pred` in `_, pred = out.max(1)`."""
     statement = binding.statement
     targets = []
-    if isinstance(statement, cst.Assign):
+    if type(statement) is cst.Assign:
         targets = [target.target for target in statement.targets]
-    elif isinstance(statement, (cst.For,)):
+    elif type(statement) in (cst.For,):
         targets = [statement.target]
     for target in targets:
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) in (cst.Tuple, cst.List):
             for position, element in enumerate(target.elements):
                 if element.value is binding.target:
                     return position

@@ -94,7 +94,7 @@ class FunctionSummary:
         """What a call does to its arguments (`ModuleFacts.function_effect`, the one place that knows)."""
         if self._writes is None:
             node = self.node
-            self._writes = self._module.function_effect(node, self.name) if isinstance(node, cst.FunctionDef) \
+            self._writes = self._module.function_effect(node, self.name) if type(node) is cst.FunctionDef \
                 else OPAQUE
         return self._writes
 
@@ -108,7 +108,7 @@ class FunctionSummary:
 
     def _returned_origin(self):
         flow = self._module.autograd
-        if isinstance(self.node, cst.Lambda):
+        if type(self.node) is cst.Lambda:
             scope = self.scope
             if scope is None:
                 return None
@@ -179,14 +179,14 @@ class Summaries:
         class (or of a base class in the file)."""
         if depth > MAX_DEPTH:
             return None
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             if func.value in NOT_NETWORKS or func.value in self.facts.classes:
                 return None
             bindings = function.bindings_at(func) or _own_bindings(func.value, function)
             if bindings:
                 return self._resolve_bindings(bindings, function, func.value, depth)
             return self._resolve_free(func.value, function, depth)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.facts.classes.get(function.class_name or "")
             if owner is None:
                 return None
@@ -194,7 +194,7 @@ class Summaries:
             values = self.facts.attribute_values(owner, attribute)
             if values:
                 # `self.D = lambda x: ...`: the same lambda everywhere, or nothing known.
-                if all(value is values[0] for value in values) and isinstance(values[0], cst.Lambda):
+                if all(value is values[0] for value in values) and type(values[0]) is cst.Lambda:
                     method = owner.assigned_in.get(values[0])
                     scope = self.facts.function_facts(method) if method is not None else None
                     return values[0], scope, f"self.{attribute}"
@@ -212,17 +212,17 @@ class Summaries:
         keys = {key} if key is not None else set()
         if depth > MAX_DEPTH:
             return frozenset(keys)
-        if isinstance(expr, cst.Attribute) and expr.attr.value == "forward":
+        if type(expr) is cst.Attribute and expr.attr.value == "forward":
             expr = expr.value
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             local = function.bindings_at(expr) or _own_bindings(expr.value, function)
             bindings = local or self._outer_bindings(expr.value, function)
             values = [binding.value for binding in bindings]
-            if values and all(isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)) for value in values):
+            if values and all(type(value) in (cst.Name, cst.Attribute, cst.Subscript) for value in values):
                 scope = function if local else self._scope_of_free(expr.value, function)
                 for value in values:
                     keys |= self.network_keys(value, scope or function, depth + 1)
-        elif isinstance(expr, cst.Subscript):
+        elif type(expr) is cst.Subscript:
             index = constant_index(expr)
             if index is not None:
                 for element, scope in self._container_elements(expr.value, index, function):
@@ -257,13 +257,13 @@ class Summaries:
     def _resolve_binding(self, binding: Binding, function: FunctionFacts, name: str, depth: int):
         if binding.kind == "def":
             node = binding.statement
-            return (node, function, name) if isinstance(node, cst.FunctionDef) else None
+            return (node, function, name) if type(node) is cst.FunctionDef else None
         if binding.kind != "assign" or binding.value is None:
             return None
         value = binding.value
-        if isinstance(value, cst.Lambda):
+        if type(value) is cst.Lambda:
             return value, function, name
-        if isinstance(value, (cst.Name, cst.Attribute)):
+        if type(value) in (cst.Name, cst.Attribute):
             return self.resolve_callee(value, function, depth + 1)
         return None
 
@@ -297,13 +297,13 @@ class Summaries:
 
     def _enclosing_of(self, function: FunctionFacts) -> Optional[FunctionFacts]:
         """The function a nested function is defined in; the module for a top-level one or a method."""
-        if isinstance(function.node, cst.Module):
+        if type(function.node) is cst.Module:
             return None
         if self._enclosing is None:
             self._enclosing = {}
             for outer in self.facts.all_functions():
                 for binding in outer.bindings:
-                    if binding.kind == "def" and isinstance(binding.statement, cst.FunctionDef):
+                    if binding.kind == "def" and type(binding.statement) is cst.FunctionDef:
                         self._enclosing[binding.statement] = outer
         found = self._enclosing.get(function.node)
         if found is not None:
@@ -317,7 +317,7 @@ class Summaries:
         """(element, scope) for `container[index]`: a dict or list literal (or `nn.ModuleDict({...})`,
         `nn.ModuleList([...])`) the container name or `self.` attribute was built as."""
         values: list = []
-        if isinstance(container, cst.Name):
+        if type(container) is cst.Name:
             bindings = function.bindings_at(container) or _own_bindings(container.value, function)
             scope = function
             if not bindings:
@@ -326,7 +326,7 @@ class Summaries:
             values = [(binding.value, scope) for binding in bindings if binding.kind == "assign"]
             if len(values) != len(bindings):
                 return []
-        elif isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name) \
+        elif type(container) is cst.Attribute and type(container.value) is cst.Name \
                 and container.value.value == "self":
             owner = self.facts.classes.get(function.class_name or "")
             if owner is None:
@@ -345,7 +345,7 @@ class Summaries:
     # ---------------------------------------------------------------- computing
 
     def _summarize(self, node: SummarizedNode, scope: Optional[FunctionFacts], name: Optional[str]):
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return self._summarize_lambda(node, scope, name or "<lambda>")
         function = self.facts.function_facts(node)
         owner = self.facts.class_of(node)
@@ -365,7 +365,7 @@ class Summaries:
         for statement in returns:
             value = statement.value
             kinds.add(self._returned_kind(value, function, index_of, summary))
-            if not self.facts.grad_enabled_at(function, statement) and not isinstance(value, cst.Name):
+            if not self.facts.grad_enabled_at(function, statement) and type(value) is not cst.Name:
                 continue  # `with torch.no_grad(): return G(z)`: made without a graph
             graph = loss_slice(value, statement, function, self.facts)
             if graph.nodes:
@@ -388,17 +388,17 @@ class Summaries:
         parameters = tuple(param.name.value for param in node.params.params)
         summary = FunctionSummary(node, name, f"lambda `{name}`", parameters, scope, None, _module=self.facts)
         body = node.body
-        summary.returns = "argument" if isinstance(body, cst.Name) and body.value in parameters else "unknown"
+        summary.returns = "argument" if type(body) is cst.Name and body.value in parameters else "unknown"
         if summary.returns == "argument":
             summary.returned_argument = parameters.index(body.value)
         networks = []
         for child, parent in _attached(body):
-            if isinstance(child, cst.Name) and not _is_callee(child, parent) and not _is_attribute_name(child, parent):
+            if type(child) is cst.Name and not _is_callee(child, parent) and not _is_attribute_name(child, parent):
                 if child.value in parameters:
                     summary.returned_arguments |= {parameters.index(child.value)}
                 elif scope is not None and self._is_tensor_name(child.value, scope, lambda_scope=True):
                     summary.free_tensors |= {child.value}
-            if not isinstance(child, cst.Call) or scope is None:
+            if type(child) is not cst.Call or scope is None:
                 continue
             inputs = frozenset(parameters.index(name.value) for arg in child.args for name, _ in _attached_names(arg.value)
                                if name.value in parameters)
@@ -409,7 +409,7 @@ class Summaries:
                 continue
             keys = self._callable_keys(child, scope)
             if keys:
-                parameter = parameters.index(child.func.value) if isinstance(child.func, cst.Name) \
+                parameter = parameters.index(child.func.value) if type(child.func) is cst.Name \
                     and child.func.value in parameters else None
                 networks.append(NetworkUse(module_key(child.func) or "", keys, parameter, inputs, True, child))
         summary.carries_graph = True
@@ -419,7 +419,7 @@ class Summaries:
     def _returned_kind(self, value, function: FunctionFacts, index_of: dict, summary: FunctionSummary) -> str:
         root = value
         view = False
-        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) \
+        while type(root) is cst.Call and type(root.func) is cst.Attribute \
                 and self.facts.names.qualified_name(root.func) is None:
             method = root.func.attr.value
             if method in VIEW_METHODS or method in ("detach", "view_as"):
@@ -429,9 +429,9 @@ class Summaries:
                 return "copy"
             else:
                 break
-        if isinstance(root, cst.Subscript):
+        if type(root) is cst.Subscript:
             view, root = True, root.value
-        if isinstance(root, cst.Name):
+        if type(root) is cst.Name:
             bindings = function.bindings_at(root)
             parameters = [b for b in bindings if b in index_of]
             if parameters and len(parameters) == len(bindings):
@@ -444,7 +444,7 @@ class Summaries:
             if bindings and all(b.made_by == "new" for b in bindings):
                 return "new"
             return "unknown"
-        if isinstance(root, cst.Call) and not view:
+        if type(root) is cst.Call and not view:
             if self._callable_keys(root, function) and self.facts.names.qualified_name(root.func) is None:
                 return "network"
             if self.facts.names.qualified_name(root.func):
@@ -472,10 +472,10 @@ class Summaries:
             for arg in call.args:
                 if not arg.star:
                     inputs |= _parameters_reaching(arg.value, statement, function, index_of, self.facts)
-        func = call.func.value if isinstance(call.func, cst.Attribute) and call.func.attr.value == "forward" \
+        func = call.func.value if type(call.func) is cst.Attribute and call.func.attr.value == "forward" \
             else call.func
         parameter = None
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             bindings = function.bindings_at(func)
             parameter = next((index_of[b] for b in bindings if b in index_of), None)
         return [NetworkUse(module_key(func) or "", keys, parameter, frozenset(inputs), returned and grad, call)]
@@ -495,7 +495,7 @@ class Summaries:
                 if not keys:
                     continue
                 reached = arguments(passed)
-                if isinstance(passed, cst.Name) and len(reached) == 1:
+                if type(passed) is cst.Name and len(reached) == 1:
                     parameter = next(iter(reached))
             inputs = frozenset().union(*(arguments(positional[i]) for i in use.inputs if i < len(positional))) \
                 if use.inputs else frozenset()
@@ -509,20 +509,20 @@ class Summaries:
         """Keys of a callee that may be a network: a name, a `self.` attribute, a container element;
         not a torch function, a builtin, a class of the file, or a tensor method (`x.view`)."""
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        if type(func) is cst.Attribute and func.attr.value == "forward":
             func = func.value
         if self.facts.names.qualified_name(func) is not None:
             return frozenset()
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             if func.value in NOT_NETWORKS or func.value in self.facts.classes:
                 return frozenset()
-        elif isinstance(func, cst.Attribute):
+        elif type(func) is cst.Attribute:
             root = func
-            while isinstance(root, cst.Attribute):
+            while type(root) is cst.Attribute:
                 root = root.value
-            if not (isinstance(root, cst.Name) and root.value == "self"):
+            if not (type(root) is cst.Name and root.value == "self"):
                 return frozenset()
-        elif not isinstance(func, cst.Subscript):
+        elif type(func) is not cst.Subscript:
             return frozenset()
         return self.network_keys(func, function)
 
@@ -530,13 +530,13 @@ class Summaries:
         func = call.func
         if self.facts.names.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.functional.vjp"):
             summary.differentiates = True
-        if not isinstance(func, cst.Attribute):
+        if type(func) is not cst.Attribute:
             return
         method = func.attr.value
         if method == "step":
             # `opt.step()`, `opt.step(closure)`, AMP's `scaler.step(opt)`: either may be the optimizer.
             keys = {dotted_name(func.value)}
-            if call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
+            if call.args and type(call.args[0].value) in (cst.Name, cst.Attribute):
                 keys.add(dotted_name(call.args[0].value))
             summary.stepped |= keys - {None}
         elif method == "zero_grad":
@@ -551,7 +551,7 @@ class Summaries:
         scope binds by assignment (a tensor made there, not an import, a function or a class)."""
         found = set()
         for node, parent, _ in nodes:
-            if isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent) \
+            if type(node) is cst.Name and not _is_callee(node, parent) and not _is_attribute_name(node, parent) \
                     and not function.bindings_at(node) and node.value not in ("True", "False", "None", "self"):
                 if self._is_tensor_name(node.value, function):
                     found.add(node.value)
@@ -576,10 +576,10 @@ class Summaries:
 
 def constant_index(subscript: cst.Subscript):
     """"D" for `nets["D"]`, 0 for `nets[0]`; None for anything else."""
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
         return None
     value = subscript.slice[0].slice.value
-    if isinstance(value, (cst.SimpleString, cst.Integer)):
+    if type(value) in (cst.SimpleString, cst.Integer):
         try:
             return ast.literal_eval(value.value)
         except (ValueError, SyntaxError):
@@ -589,19 +589,19 @@ def constant_index(subscript: cst.Subscript):
 
 def _element(value, index):
     """The element `index` of a dict or list literal (or `nn.ModuleDict({...})`, `nn.ModuleList([...])`)."""
-    if isinstance(value, cst.Call) and len(value.args) == 1 and value.args[0].keyword is None \
+    if type(value) is cst.Call and len(value.args) == 1 and value.args[0].keyword is None \
             and (dotted_name(value.func) or "").rpartition(".")[2] in ("ModuleDict", "ModuleList", "dict", "list"):
         value = value.args[0].value
-    if isinstance(value, cst.Dict) and isinstance(index, str):
+    if type(value) is cst.Dict and isinstance(index, str):
         for element in value.elements:
-            if not isinstance(element, cst.DictElement):
+            if type(element) is not cst.DictElement:
                 return None  # `{**others}`: unknown keys
-            if isinstance(element.key, cst.SimpleString) and _literal(element.key) == index:
+            if type(element.key) is cst.SimpleString and _literal(element.key) == index:
                 return element.value
         return None
-    if isinstance(value, (cst.List, cst.Tuple)) and isinstance(index, int) and not isinstance(index, bool):
+    if type(value) in (cst.List, cst.Tuple) and isinstance(index, int) and not isinstance(index, bool):
         elements = value.elements
-        if any(isinstance(element, cst.StarredElement) for element in elements):
+        if any(type(element) is cst.StarredElement for element in elements):
             return None
         if -len(elements) <= index < len(elements):
             return elements[index].value
@@ -623,7 +623,7 @@ def _own_bindings(name: str, function: FunctionFacts) -> list:
 
 def _return_statements(function: FunctionFacts) -> list:
     return [statement for statement in function.statement_order
-            if isinstance(statement, cst.Return) and statement.value is not None]
+            if type(statement) is cst.Return and statement.value is not None]
 
 
 def _parameters_reaching(expr, statement, function: FunctionFacts, index_of: dict, facts) -> frozenset:
@@ -634,7 +634,7 @@ def _parameters_reaching(expr, statement, function: FunctionFacts, index_of: dic
 
 def _attached_names(expr):
     for node, parent in _attached(expr):
-        if isinstance(node, cst.Name) and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
+        if type(node) is cst.Name and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
             yield node, parent
 
 

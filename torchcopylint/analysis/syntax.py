@@ -40,6 +40,9 @@ _SOURCE_ORDER: dict[type, tuple[str, ...]] = {
 _syntax_fields: dict[type, tuple[str, ...]] = {}
 _NODE_TYPES: set[type] = set()
 _OTHER_TYPES: set[type] = set()
+# Node types seen so far that can have no syntax children (`Integer`, `SimpleString`, `Add`):
+# a walk may skip them without asking child_nodes.
+CHILDLESS: set[type] = set()
 
 
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -47,6 +50,8 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     fields = _syntax_fields.get(type(node))
     if fields is None:
         fields = _syntax_fields[type(node)] = _fields_holding_syntax(type(node))
+        if not fields:
+            CHILDLESS.add(type(node))
     children: list[cst.CSTNode] = []
     for name in fields:
         value = getattr(node, name)
@@ -61,6 +66,18 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
             if kind in _NODE_TYPES:
                 children.append(value)
     return children
+
+
+_IS_EXPRESSION: dict[type, bool] = {}
+
+
+def is_expression(value: object) -> bool:
+    """`isinstance(value, cst.BaseExpression)`, asked once per type (an ABC's isinstance is slow)."""
+    kind = type(value)
+    found = _IS_EXPRESSION.get(kind)
+    if found is None:
+        found = _IS_EXPRESSION[kind] = isinstance(value, cst.BaseExpression)
+    return found
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -190,10 +190,10 @@ def name_used_as_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cs
             proves = False
         first = call.args[0] if call.args else None
         if proves and first is not None and first.keyword is None and not first.star \
-                and isinstance(first.value, cst.Name):
+                and type(first.value) is cst.Name:
             return first.value
         return None
-    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
         return None
     method = func.attr.value
     if method in ("clone", "detach", "backward") and any(arg.keyword is None for arg in call.args):
@@ -214,17 +214,17 @@ def tests_type(test: cst.BaseExpression) -> bool:
     stack = [test]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             func = node.func
-            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
             if name in TYPE_TESTS:
                 return True
             stack.extend(arg.value for arg in node.args)
-        elif isinstance(node, cst.BooleanOperation):
+        elif type(node) is cst.BooleanOperation:
             stack.extend((node.left, node.right))
-        elif isinstance(node, cst.UnaryOperation):
+        elif type(node) is cst.UnaryOperation:
             stack.append(node.expression)
-        elif isinstance(node, cst.Comparison):
+        elif type(node) is cst.Comparison:
             stack.append(node.left)
             stack.extend(c.comparator for c in node.comparisons)
     return False
@@ -241,12 +241,12 @@ class TensorTyping:
     def parts_of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
         """What the parts of `expr` are, when it is unpacked or indexed: `vals, vecs = torch.linalg.eigh(m)`,
         `x.max(dim=1)[0]`, `a, b = x` (the rows of a tensor are tensors)."""
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             qualified = self.names.qualified_name(expr.func)
             if qualified is not None:
                 if qualified in TORCH_TUPLE_FUNCTIONS:
                     return Tensorness.SURE
-            elif isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TENSOR_TUPLE_METHODS:
+            elif type(expr.func) is cst.Attribute and expr.func.attr.value in TENSOR_TUPLE_METHODS:
                 receiver = self.of(expr.func.value, lookup)
                 if receiver.is_tensor:
                     return receiver
@@ -254,20 +254,17 @@ class TensorTyping:
         return whole if whole.is_tensor else Tensorness.UNKNOWN
 
     def of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             if expr.value in ("None", "True", "False"):
                 return Tensorness.NOT
             return lookup(expr)
-        if isinstance(
-            expr,
-            (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-             cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp,
-             cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.Lambda),
-        ):
+        if type(expr) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                          cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp,
+                          cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.Lambda):
             return Tensorness.NOT
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return self._of_call(expr, lookup)
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             attribute = expr.attr.value
             if attribute in NON_TENSOR_ATTRIBUTES:
                 return Tensorness.NOT
@@ -276,21 +273,21 @@ class TensorTyping:
                 return base if base.is_tensor else Tensorness.UNKNOWN
             if attribute in ("values", "indices", "eigenvalues", "eigenvectors", "U", "S", "Vh", "Q", "R"):
                 # The fields of the named tuples torch returns (`x.topk(k).values`, `torch.linalg.eigh(m).eigenvalues`).
-                if isinstance(expr.value, cst.Call) and self.parts_of(expr.value, lookup) is Tensorness.SURE:
+                if type(expr.value) is cst.Call and self.parts_of(expr.value, lookup) is Tensorness.SURE:
                     return Tensorness.SURE
             return Tensorness.UNKNOWN
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             return self.parts_of(expr.value, lookup)
-        if isinstance(expr, cst.BinaryOperation):
+        if type(expr) is cst.BinaryOperation:
             return self._of_arithmetic(self.of(expr.left, lookup), self.of(expr.right, lookup))
-        if isinstance(expr, cst.UnaryOperation):
-            if isinstance(expr.operator, cst.Not):
+        if type(expr) is cst.UnaryOperation:
+            if type(expr.operator) is cst.Not:
                 return Tensorness.NOT
             return self.of(expr.expression, lookup)
-        if isinstance(expr, cst.IfExp):
+        if type(expr) is cst.IfExp:
             return combine([self.of(expr.body, lookup), self.of(expr.orelse, lookup)])
-        if isinstance(expr, cst.Comparison):
-            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+        if type(expr) is cst.Comparison:
+            if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in expr.comparisons):
                 return Tensorness.NOT
             parts = [self.of(expr.left, lookup)] + [self.of(c.comparator, lookup) for c in expr.comparisons]
             return Tensorness.SURE if Tensorness.SURE in parts else (
@@ -313,13 +310,13 @@ class TensorTyping:
         if qualified is not None:
             return self._of_torch_call(qualified, call)
         func = call.func
-        if isinstance(func, cst.Name) and func.value in NON_TENSOR_BUILTINS:
+        if type(func) is cst.Name and func.value in NON_TENSOR_BUILTINS:
             return Tensorness.NOT
-        if isinstance(func, cst.Name) and self.returns is not None:
+        if type(func) is cst.Name and self.returns is not None:
             returned = self.returns(call)
             if returned is not Tensorness.UNKNOWN:
                 return returned
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             method = func.attr.value
             if method in NON_TENSOR_METHODS:
                 return Tensorness.NOT

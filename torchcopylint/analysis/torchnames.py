@@ -46,12 +46,12 @@ class TorchNames:
         return names
 
     def _record(self, statement: Union[cst.Import, cst.ImportFrom]) -> None:
-        if isinstance(statement, cst.Import):
+        if type(statement) is cst.Import:
             for alias in statement.names:
                 full = _module_name(alias.name)
                 if full != ROOT_PACKAGE and not full.startswith(ROOT_PACKAGE + "."):
                     continue
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
                     self.aliases[alias.asname.name.value] = full
                 else:
                     # `import torch.nn` binds `torch`.
@@ -62,13 +62,13 @@ class TorchNames:
         base = _module_name(statement.module)
         if base != ROOT_PACKAGE and not base.startswith(ROOT_PACKAGE + "."):
             return
-        if isinstance(statement.names, cst.ImportStar):
+        if type(statement.names) is cst.ImportStar:
             return
         for alias in statement.names:
-            if not isinstance(alias.name, cst.Name):
+            if type(alias.name) is not cst.Name:
                 continue
             local = alias.name.value
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 local = alias.asname.name.value
             self.aliases[local] = f"{base}.{alias.name.value}"
 
@@ -107,13 +107,13 @@ def _import_statements(body) -> list:
     """Imports at module level, including those inside top-level if/try blocks."""
     found: list = []
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            found.extend(s for s in statement.body if isinstance(s, (cst.Import, cst.ImportFrom)))
-        elif isinstance(statement, cst.If):
+        if type(statement) is cst.SimpleStatementLine:
+            found.extend(s for s in statement.body if type(s) in (cst.Import, cst.ImportFrom))
+        elif type(statement) is cst.If:
             found.extend(_import_statements(statement.body.body))
             if statement.orelse is not None:
-                found.extend(_import_statements(statement.orelse.body.body if isinstance(statement.orelse, cst.Else) else [statement.orelse]))
-        elif isinstance(statement, cst.Try):
+                found.extend(_import_statements(statement.orelse.body.body if type(statement.orelse) is cst.Else else [statement.orelse]))
+        elif type(statement) is cst.Try:
             found.extend(_import_statements(statement.body.body))
             for handler in statement.handlers:
                 found.extend(_import_statements(handler.body.body))
@@ -124,18 +124,18 @@ def numpy_names(module: cst.Module) -> dict[str, str]:
     """Local name -> numpy name, from the module's imports: {"np": "numpy", "asarray": "numpy.asarray"}."""
     found: dict[str, str] = {}
     for statement in _import_statements(module.body):
-        if isinstance(statement, cst.Import):
+        if type(statement) is cst.Import:
             for alias in statement.names:
                 if _module_name(alias.name) != "numpy":
                     continue
-                local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
                     else "numpy"
                 found[local] = "numpy"
         elif not statement.relative and statement.module is not None and _module_name(statement.module) == "numpy" \
-                and not isinstance(statement.names, cst.ImportStar):
+                and type(statement.names) is not cst.ImportStar:
             for alias in statement.names:
-                if isinstance(alias.name, cst.Name):
-                    local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                if type(alias.name) is cst.Name:
+                    local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
                         else alias.name.value
                     found[local] = f"numpy.{alias.name.value}"
     return found

@@ -37,7 +37,7 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
                               seen: frozenset = frozenset()) -> Optional[cst.BaseExpression]:
     """What an autograd backward call backpropagates (the loss), or None when the call is not one."""
     func = call.func
-    if not isinstance(func, cst.Attribute):
+    if type(func) is not cst.Attribute:
         return None
     method = func.attr.value
     positional = [arg.value for arg in call.args if arg.keyword is None]
@@ -47,7 +47,7 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
         return None
     receiver = func.value
     # `scaler.scale(loss).backward()`: AMP's scaler multiplies; the loss is inside.
-    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) \
+    if type(receiver) is cst.Call and type(receiver.func) is cst.Attribute \
             and receiver.func.attr.value == "scale" and receiver.args:
         return receiver.args[0].value
     own = _own_backward(call, receiver, function, facts, seen)
@@ -102,19 +102,19 @@ def _own_backward(call: cst.Call, receiver: cst.BaseExpression, function: Functi
 def _receiver_classes(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> Optional[list]:
     """The classes of this file the receiver is surely an object of (`net = Net(...)`, `self.net`
     assigned `Net(...)`, `self` in a method); None when that is not known."""
-    if isinstance(receiver, cst.Name) and receiver.value == "self" and function.class_name in facts.classes:
+    if type(receiver) is cst.Name and receiver.value == "self" and function.class_name in facts.classes:
         return [facts.classes[function.class_name]]
-    if isinstance(receiver, cst.Name):
+    if type(receiver) is cst.Name:
         values = [binding.value for binding in facts.reaching(receiver, function)[1]]  # a global too
-    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+    elif type(receiver) is cst.Attribute and type(receiver.value) is cst.Name \
             and receiver.value.value == "self" and function.class_name in facts.classes:
         values = list(facts.attribute_values(facts.classes[function.class_name], receiver.attr.value))
     else:
         return None
     classes = []
     for value in values:
-        local = facts.classes.get(value.func.value) if isinstance(value, cst.Call) \
-            and isinstance(value.func, cst.Name) else None
+        local = facts.classes.get(value.func.value) if type(value) is cst.Call \
+            and type(value.func) is cst.Name else None
         if local is None:
             return None
         classes.append(local)
@@ -183,10 +183,10 @@ def _method_backpropagates(local, facts, seen: frozenset) -> Optional[int]:
 
 
 def _root(expr) -> Optional[cst.Name]:
-    while isinstance(expr, (cst.Attribute, cst.Subscript)) or (
-            isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
-        expr = expr.value if not isinstance(expr, cst.Call) else expr.func.value
-    return expr if isinstance(expr, cst.Name) else None
+    while type(expr) in (cst.Attribute, cst.Subscript) or (
+            type(expr) is cst.Call and type(expr.func) is cst.Attribute):
+        expr = expr.value if type(expr) is not cst.Call else expr.func.value
+    return expr if type(expr) is cst.Name else None
 
 
 def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
@@ -195,7 +195,7 @@ def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
     pending = [expr]
     while pending:
         for node in _walk_expression(pending.pop()):
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 for binding in function.bindings_at(node):
                     if binding not in found:
                         found.add(binding)
@@ -217,16 +217,16 @@ def _walk_expression(node: cst.CSTNode):
     while stack:
         current = stack.pop()
         yield current
-        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        if type(current) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
             continue
         stack.extend(child_nodes(current))
 
 
 def _is_tensor(expr: cst.BaseExpression, function: FunctionFacts) -> bool:
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         bindings = function.bindings_at(expr)
         return bool(bindings) and all(binding.tensorness.is_tensor for binding in bindings)
-    return not isinstance(expr, cst.Attribute)
+    return type(expr) is not cst.Attribute
 
 
 # ---------------------------------------------------------------- modules by use
@@ -241,7 +241,7 @@ def modules_by_use(function: FunctionFacts) -> frozenset:
     found = set()
     for call in function.call_statement:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_ONLY_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in MODULE_ONLY_METHODS:
             key = module_key(func.value)
             if key is not None:
                 found.add(key)
@@ -253,10 +253,10 @@ def eval_mode_switches(function: FunctionFacts) -> dict:
     found: dict = {}
     for call, statement in function.call_statement.items():
         func = call.func
-        if not isinstance(func, cst.Attribute):
+        if type(func) is not cst.Attribute:
             continue
         evaluating = (func.attr.value == "eval" and not call.args) or (
-            func.attr.value == "train" and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name)
+            func.attr.value == "train" and len(call.args) == 1 and type(call.args[0].value) is cst.Name
             and call.args[0].value.value == "False")
         key = module_key(func.value) if evaluating else None
         if key is not None:
@@ -323,7 +323,7 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
     stack = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        if type(node) is cst.Call and type(node.func) is cst.Attribute \
                 and node.func.attr.value in ("parameters", "named_parameters"):
             key = module_key(node.func.value)
             if key is not None:
@@ -334,7 +334,7 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
 
 def optimizer_parameters(value: Optional[cst.BaseExpression], names: TorchNames) -> Optional[cst.BaseExpression]:
     """For `Adam(params, lr=...)` (any optimizer class): the `params` expression; else None."""
-    if not isinstance(value, cst.Call) or not value.args:
+    if type(value) is not cst.Call or not value.args:
         return None
     qualified = names.qualified_name(value.func)
     callee = (dotted_name(value.func) or "").rpartition(".")[2]
@@ -351,31 +351,31 @@ def optimized_tensor_names(params: cst.BaseExpression, function: FunctionFacts, 
     `itertools.chain(a, b)`, `[{"params": gen_params}]`. Empty when that cannot be read."""
     if depth > 4:
         return frozenset()
-    if isinstance(params, (cst.List, cst.Tuple)):
+    if type(params) in (cst.List, cst.Tuple):
         found: frozenset = frozenset()
         for element in params.elements:
             value = element.value
-            if isinstance(element, cst.StarredElement) or isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
+            if type(element) is cst.StarredElement or type(value) in (cst.List, cst.Tuple, cst.Dict):
                 found |= optimized_tensor_names(value, function, depth + 1)
-            elif isinstance(value, cst.Name):
+            elif type(value) is cst.Name:
                 found |= _tensor_or_list(value, function, depth)
         return found
-    if isinstance(params, cst.Dict):
+    if type(params) is cst.Dict:
         for element in params.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+            if type(element) is cst.DictElement and type(element.key) is cst.SimpleString \
                     and element.key.value.strip("'\"") == "params":
                 return optimized_tensor_names(element.value, function, depth + 1)
         return frozenset()
-    if isinstance(params, cst.Name):
+    if type(params) is cst.Name:
         bindings = function.bindings_at(params)
-        if bindings and all(b.kind == "assign" and isinstance(b.value, (cst.List, cst.Tuple, cst.BinaryOperation,
-                                                                        cst.Call)) for b in bindings):
+        if bindings and all(b.kind == "assign" and type(b.value) in (cst.List, cst.Tuple, cst.BinaryOperation,
+                                                                     cst.Call) for b in bindings):
             return frozenset().union(*(optimized_tensor_names(b.value, function, depth + 1) for b in bindings))
         return frozenset()
-    if isinstance(params, cst.BinaryOperation) and isinstance(params.operator, cst.Add):
+    if type(params) is cst.BinaryOperation and type(params.operator) is cst.Add:
         return optimized_tensor_names(params.left, function, depth + 1) | \
             optimized_tensor_names(params.right, function, depth + 1)
-    if isinstance(params, cst.Call) and (dotted_name(params.func) or "").rpartition(".")[2] in ("list", "chain", "tuple"):
+    if type(params) is cst.Call and (dotted_name(params.func) or "").rpartition(".")[2] in ("list", "chain", "tuple"):
         return frozenset().union(frozenset(), *(optimized_tensor_names(arg.value, function, depth + 1)
                                                 for arg in params.args))
     return frozenset()
@@ -384,7 +384,7 @@ def optimized_tensor_names(params: cst.BaseExpression, function: FunctionFacts, 
 def _tensor_or_list(name: cst.Name, function: FunctionFacts, depth: int) -> frozenset:
     """A list element: a tensor's name, or the name of another list of them."""
     bindings = function.bindings_at(name)
-    if bindings and all(isinstance(b.value, (cst.List, cst.Tuple)) for b in bindings):
+    if bindings and all(type(b.value) in (cst.List, cst.Tuple) for b in bindings):
         return frozenset().union(*(optimized_tensor_names(b.value, function, depth + 1) for b in bindings))
     return frozenset({name.value})
 
@@ -400,7 +400,7 @@ def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
     if params is None:
         return frozenset()
     owners = parameter_owners(params)
-    if not owners and isinstance(params, cst.Name) and function is not None:
+    if not owners and type(params) is cst.Name and function is not None:
         for binding in function.bindings_at(params):
             if binding.value is not None:
                 owners |= parameter_owners(binding.value)
@@ -475,9 +475,9 @@ class TrainingFacts:
             if not wanted:
                 continue
             for binding in scope.bindings:
-                if binding.kind == "def" and isinstance(binding.statement, cst.FunctionDef):
+                if binding.kind == "def" and type(binding.statement) is cst.FunctionDef:
                     candidates.append((binding.statement, scope, binding.name, wanted))
-                elif binding.kind == "assign" and isinstance(binding.value, cst.Lambda):
+                elif binding.kind == "assign" and type(binding.value) is cst.Lambda:
                     candidates.append((binding.value, scope, binding.name, wanted))
         found = set()
         for node, scope, name, wanted in candidates:
@@ -489,25 +489,25 @@ class TrainingFacts:
     def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
         """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
         for statement in function.statement_order:
-            if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            if type(statement) is not cst.Assign or len(statement.targets) != 1:
                 continue
             target = statement.targets[0].target
-            if isinstance(target, cst.Tuple) and isinstance(statement.value, cst.Tuple) \
+            if type(target) is cst.Tuple and type(statement.value) is cst.Tuple \
                     and len(target.elements) == len(statement.value.elements):
                 # `self.G, self.D = G, D`
                 for element, value in zip(target.elements, statement.value.elements):
                     key = dotted_name(element.value)
-                    if key is not None and key.startswith("self.") and isinstance(value.value, cst.Name):
+                    if key is not None and key.startswith("self.") and type(value.value) is cst.Name:
                         self._module_aliases.setdefault(value.value.value, set()).add(key)
                 continue
-            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+            if not (type(target) is cst.Attribute and type(target.value) is cst.Name
                     and target.value.value == "self"):
                 continue
             key = f"self.{target.attr.value}"
             modules = optimizer_modules(statement.value, self.facts.names, function)
             if modules:
                 self.optimizers[key] = self.optimizers.get(key, frozenset()) | modules
-            elif isinstance(statement.value, cst.Name):
+            elif type(statement.value) is cst.Name:
                 self._module_aliases.setdefault(statement.value.value, set()).add(key)
 
     def _configured_optimizers(self) -> list[str]:
@@ -521,9 +521,9 @@ class TrainingFacts:
                 if escape.how != "returned":
                     continue
                 value = escape.node
-                if isinstance(value, cst.Tuple) and value.elements and isinstance(value.elements[0].value, (cst.List, cst.Tuple)):
+                if type(value) is cst.Tuple and value.elements and type(value.elements[0].value) in (cst.List, cst.Tuple):
                     value = value.elements[0].value  # `return [opt_g, opt_d], [schedulers]`
-                if isinstance(value, (cst.List, cst.Tuple)):
+                if type(value) in (cst.List, cst.Tuple):
                     keys = [dotted_name(element.value) or "" for element in value.elements]
                     for key, element in zip(keys, value.elements):
                         modules = self._modules_of_returned(element.value, function)
@@ -533,7 +533,7 @@ class TrainingFacts:
         return []
 
     def _modules_of_returned(self, expr, function: FunctionFacts) -> frozenset:
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return frozenset().union(*(optimizer_modules(b.value, self.facts.names) for b in function.bindings_at(expr)))
         return optimizer_modules(expr, self.facts.names)
 
@@ -542,11 +542,11 @@ class TrainingFacts:
         if not self.configured:
             return
         for call in self.facts.method_calls("optimizers"):
-            if not (isinstance(call.func.value, cst.Name) and call.func.value.value == "self"):
+            if not (type(call.func.value) is cst.Name and call.func.value.value == "self"):
                 continue
             for function in self.facts.all_functions():
                 statement = function.call_statement.get(call)
-                if isinstance(statement, cst.Assign) and isinstance(statement.targets[0].target, (cst.Tuple, cst.List)):
+                if type(statement) is cst.Assign and type(statement.targets[0].target) in (cst.Tuple, cst.List):
                     targets = statement.targets[0].target.elements
                     for element, configured in zip(targets, self.configured):
                         key = dotted_name(element.value)
@@ -575,7 +575,7 @@ class TrainingFacts:
         found = self._held[function.node] = {}
         for key, call, _ in self._step_calls(function):
             receiver = call.args[0].value if call.args else call.func.value
-            if key in found or not isinstance(receiver, cst.Subscript) or not isinstance(receiver.value, cst.Name):
+            if key in found or type(receiver) is not cst.Subscript or type(receiver.value) is not cst.Name:
                 continue
             held = self._held_in_dicts(receiver, function)
             if held is not None:
@@ -585,7 +585,7 @@ class TrainingFacts:
     def _held_in_dicts(self, receiver: cst.Subscript, function: FunctionFacts):
         """(the network keys, the note) for `D["solver"]`; None unless every dict agrees."""
         slices = receiver.slice
-        index = _literal_key(slices[0].slice.value) if len(slices) == 1 and isinstance(slices[0].slice, cst.Index) \
+        index = _literal_key(slices[0].slice.value) if len(slices) == 1 and type(slices[0].slice) is cst.Index \
             else None
         holder = receiver.value
         if index is None:
@@ -596,7 +596,7 @@ class TrainingFacts:
         keys = None
         for literal, scope in dicts:
             entries = {_literal_key(element.key): element.value for element in literal.elements
-                       if isinstance(element, cst.DictElement)}
+                       if type(element) is cst.DictElement}
             if len(entries) != len(literal.elements) or index not in entries:
                 return None
             modules = optimizer_modules(entries[index], self.facts.names, scope)
@@ -615,14 +615,14 @@ class TrainingFacts:
         bindings = function.bindings_at(holder)
         if not bindings:
             return [], ""
-        if all(binding.kind == "assign" and isinstance(binding.value, cst.Dict) for binding in bindings):
+        if all(binding.kind == "assign" and type(binding.value) is cst.Dict for binding in bindings):
             return [(binding.value, function) for binding in bindings], f"`{holder.value}`"
         if len(bindings) != 1:
             return [], ""
         binding = next(iter(bindings))
         loop = binding.statement
-        if binding.kind != "loop" or not isinstance(loop, cst.For) or loop.target is not binding.target \
-                or not isinstance(loop.iter, cst.Name):
+        if binding.kind != "loop" or type(loop) is not cst.For or loop.target is not binding.target \
+                or type(loop.iter) is not cst.Name:
             return [], ""
         listed = loop.iter
         scope = function
@@ -633,7 +633,7 @@ class TrainingFacts:
         found = []
         for container in lists:
             elements = self.facts.containers.of(scope).elements(container)
-            if not elements or not all(isinstance(element, cst.Dict) for element in elements):
+            if not elements or not all(type(element) is cst.Dict for element in elements):
                 return [], ""
             found.extend((element, scope) for element in elements)
         return found, f"of `{listed.value}`"
@@ -660,7 +660,7 @@ class TrainingFacts:
         found = []
         for call, statement in function.call_statement.items():
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            if type(func) is cst.Attribute and func.attr.value == "step":
                 key = module_key(call.args[0].value) if call.args else module_key(func.value)
                 if key is not None:
                     found.append((key, call, statement))
@@ -673,7 +673,7 @@ class TrainingFacts:
         found = []
         for call, statement in function.call_statement.items():
             func = call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+            if not (type(func) is cst.Attribute and func.attr.value == "step"):
                 continue
             key = module_key(func.value)
             if key not in optimizers and call.args:
@@ -686,7 +686,7 @@ class TrainingFacts:
         switches = []
         for call, statement in function.call_statement.items():
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in ("toggle_optimizer", "untoggle_optimizer") \
+            if type(func) is cst.Attribute and func.attr.value in ("toggle_optimizer", "untoggle_optimizer") \
                     and call.args:
                 # Lightning: toggling one optimizer switches every other optimizer's parameters off.
                 chosen = dotted_name(call.args[0].value)
@@ -696,10 +696,10 @@ class TrainingFacts:
                                                function.order_of(statement)))
                 continue
             flag = _boolean_argument(call)
-            if flag is None or not isinstance(func, (cst.Attribute, cst.Name)):
+            if flag is None or type(func) not in (cst.Attribute, cst.Name):
                 continue
             order = function.order_of(statement)
-            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            if type(func) is cst.Attribute and func.attr.value == "requires_grad_":
                 key = module_key(func.value)
                 if key:
                     switches.append(GradSwitch(frozenset({key}), flag, order))
@@ -710,16 +710,16 @@ class TrainingFacts:
                     switches.append(GradSwitch(modules, flag, order))
         for statement, loops in function.loops_of.items():
             # `for p in netG.parameters(): p.requires_grad = False`
-            if not (isinstance(statement, cst.Assign) and isinstance(statement.targets[0].target, cst.Attribute)
+            if not (type(statement) is cst.Assign and type(statement.targets[0].target) is cst.Attribute
                     and statement.targets[0].target.attr.value == "requires_grad"):
                 continue
             flag = statement.value
-            if not (isinstance(flag, cst.Name) and flag.value in ("True", "False")):
+            if not (type(flag) is cst.Name and flag.value in ("True", "False")):
                 continue
             loop = loops[-1] if loops else None
-            modules = parameter_owners(loop.iter) if isinstance(loop, cst.For) else frozenset()
+            modules = parameter_owners(loop.iter) if type(loop) is cst.For else frozenset()
             owner = statement.targets[0].target.value
-            if not modules and isinstance(owner, cst.Attribute):
+            if not modules and type(owner) is cst.Attribute:
                 # `net.fc.weight.requires_grad = False`: that parameter alone
                 modules = frozenset({module_key(owner)} - {None})
             if modules:
@@ -728,22 +728,22 @@ class TrainingFacts:
 
 
 def _literal_key(key) -> Optional[str]:
-    if isinstance(key, cst.SimpleString) and key.value[:1] in ("'", '"') and not key.value.startswith(key.value[0] * 3):
+    if type(key) is cst.SimpleString and key.value[:1] in ("'", '"') and not key.value.startswith(key.value[0] * 3):
         return key.value[1:-1]
     return None
 
 
 def _boolean_argument(call: cst.Call) -> Optional[bool]:
     for arg in call.args:
-        if isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+        if type(arg.value) is cst.Name and arg.value.value in ("True", "False"):
             return arg.value.value == "True"
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_" and not call.args:
+    if type(call.func) is cst.Attribute and call.func.attr.value == "requires_grad_" and not call.args:
         return True
     return None
 
 
 def _module_keys_in(expr) -> list:
-    if isinstance(expr, (cst.List, cst.Tuple)):
+    if type(expr) in (cst.List, cst.Tuple):
         return [key for element in expr.elements for key in _module_keys_in(element.value)]
     key = module_key(expr)
     return [key] if key else []

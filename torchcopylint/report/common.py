@@ -7,7 +7,6 @@ The formats (text.py, github.py, ...) import these from here, not from the packa
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -205,6 +204,10 @@ def location_fingerprints(diagnostics: Sequence[Diagnostic], root: Path,
     moves; the occurrence number (1, 2, ...) separates identical lines in one file, as
     GitHub's own `primaryLocationLineHash` does. Without the file, the message stands in.
     """
+    # Imported here: hashlib loads OpenSSL (3.6 MB), which the lint's worker processes, forked
+    # from this one, would carry for nothing.
+    import hashlib
+
     sources = sources if sources is not None else SourceLines(root)
     seen: Counter[str] = Counter()
     fingerprints = []
