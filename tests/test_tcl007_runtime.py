@@ -316,3 +316,49 @@ def test_state_started_over_at_the_end_of_each_step_trains_step_after_step():
     regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
     with pytest.raises(RuntimeError, match=FREED):  # the second step's sum reaches the first step's graph
         regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
+
+
+# --- values kept across the steps that carry no graph (a number, gradient signs, indices) ---------
+
+
+def test_a_penalty_summed_across_steps_fails_while_its_annealing_weight_is_a_number():
+    flagged = _example("flagged", "penalty += logits.pow(2).mean()")
+    [diagnostic] = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"]
+    assert diagnostic.location.line == 13 and "`penalty = 0`" in diagnostic.message
+    model = _model()
+    with pytest.raises(RuntimeError, match=FREED):  # the second step reaches the first step's graph
+        _define(flagged, "train")(model, _loader(3), torch.optim.SGD(model.parameters(), lr=0.1), 10)
+    # The annealing weight alone (the clean page example) trains step after step: it is a number.
+    clean = _example("clean", "beta += 1.0 / warmup_steps")
+    assert not lint_source(clean.source, "<x>")
+
+    class TinyVAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encode, self.decode = nn.Linear(8, 4), nn.Linear(2, 8)
+
+        def forward(self, x):
+            mu, logvar = self.encode(x).chunk(2, dim=1)
+            return self.decode(mu + torch.randn_like(mu) * (0.5 * logvar).exp()), mu, logvar
+
+    torch.manual_seed(0)
+    vae = TinyVAE()
+    history = _define(clean, "train_vae")(vae, [torch.randn(4, 8) for _ in range(4)],
+                                          torch.optim.SGD(vae.parameters(), lr=0.01), 10)
+    assert len(history) == 4 and all(isinstance(loss, float) for loss in history)
+
+
+def test_momentum_of_gradient_signs_and_a_queue_of_indices_chain_no_graph():
+    attack = _example("clean", "def momentum_attack(")
+    assert not lint_source(attack.source, "<x>")
+    model = _model()
+    images, labels = torch.rand(4, 8), torch.randint(0, 3, (4,))
+    adv = _define(attack, "momentum_attack")(model, images, labels, 4, 0.01)
+    assert not adv.requires_grad and (adv - images).abs().max() <= 4 * 0.01 + 1e-6  # four steps, no error
+    queue = _example("clean", "order.extend(np.random.permutation(len(inputs)))")
+    assert not lint_source(queue.source, "<x>")
+    pytest.importorskip("numpy")
+    model = _model()
+    inputs, targets = torch.randn(10, 8), torch.randint(0, 3, (10,))
+    last = _define(queue, "train")(model, inputs, targets, torch.optim.SGD(model.parameters(), lr=0.1), 6, 4)
+    assert isinstance(last, float)

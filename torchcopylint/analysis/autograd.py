@@ -30,7 +30,11 @@ about every name of a module stays linear:
   appended outputs to, a tuple, a dict: a container does not require grad, but keeps the graphs of
   what it holds), the fields of a network's output (`model(x).logits`), and what a loss function
   of unknown class named as one (`criterion(out, y)`, `loss_fn(...)`) computes from its inputs. A
-  leaf that requires grad holds no graph of its own (its `grad_fn` is None): not an answer.
+  leaf that requires grad holds no graph of its own (its `grad_fn` is None): not an answer. On
+  POSSIBLE grounds only, a callee the file does not show (`head(features)` with `head` taken from a
+  ModuleList) passes on the graph of what it is given (TCL007 asks so where the file shows the
+  value backpropagated, so a value that carries no graph at all, a number or gradient signs, is
+  told apart).
 
 graphs.py (TCL010, TCL011), TCL007 and the TCL005/TCL009/TCL012 rules read these; nothing else
 decides "requires grad".
@@ -532,6 +536,14 @@ class GradFlow:
         if self.facts.calls_a_module(call, function):
             return GradOrigin(f"the output of `{key}`", call, grounds=POSSIBLE,
                               assumption=f"if `{key}` has parameters that require grad")
+        if self.holders and key not in NO_TENSOR_BUILTINS and not _loss_function_name(key):  # (`_holder_of`'s)
+            # `carries_graph` only, and only POSSIBLE: a callee the file does not show (a head taken
+            # from a ModuleList in a loop, a function of unknown kind) may pass the graph of what it
+            # is given on; a function of this file says which arguments reach what it returns.
+            found = self._loss_of(call, function, depth)
+            if found is not None:
+                return replace(found, grounds=POSSIBLE,
+                               assumption=f"if `{key}` passes on the graph of what it is given")
         return None
 
     def _module_values(self, func, function: FunctionFacts) -> list:
@@ -1053,6 +1065,10 @@ def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
     return None
 
 
+# Builtins whose result is no tensor (and so carries no graph), whatever they are given.
+NO_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "repr", "round", "isinstance", "range",
+                                "enumerate", "zip", "print", "hash", "id", "type", "format", "divmod", "callable",
+                                "hasattr", "getattr", "sorted", "reversed", "iter", "next", "any", "all"})
 _NOT_A_HOLDER = object()  # `_holder_of`: "not one of the shapes only `carries_graph` follows"
 # Fields that are not a network output's tensors: gradients, detached data, names.
 NOT_GRAPH_FIELDS = frozenset({"grad", "data", "names", "is_cuda", "T_destination"})
