@@ -367,6 +367,8 @@ class GradFlow:
             return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
         if goes_through_detach(expr):
             return None
+        if isinstance(expr, (cst.Subscript, cst.Attribute)) and self.facts.placement.integral_field(expr):
+            return None  # `tokens["input_ids"]`, `out.max(1)[1]`: integers never require grad
         if self.holders and not isinstance(expr, cst.Name):
             held = self._holder_of(expr, function, grad_enabled, depth)
             if held is not _NOT_A_HOLDER:
@@ -629,8 +631,17 @@ class GradFlow:
         callee = dotted_name(func)
         if callee is None or callee in self.facts.classes or callee in self.facts.module_functions:
             return None  # a class or factory of this file: what it builds is in sight
-        if _network_name(callee.rpartition(".")[2]) or ("model" in callee.lower() and "." in callee) \
-                or callee.rpartition(".")[2] in ("from_pretrained", "create_model") or _network_name(name):
+        if NOT_NETWORK_CLASS.search(callee):
+            return None  # `AutoTokenizer.from_pretrained(...)`, `CLIPProcessor(...)`: text and images in, ids out
+        owner, _, last = callee.rpartition(".")
+        if last == "from_pretrained":
+            # Hub classes load tokenizers, configs and schedulers as well as networks: only a class
+            # that reads as a model (`AutoModelForCausalLM`, `BertModel`, `T5ForConditionalGeneration`).
+            cls = owner.rpartition(".")[2]
+            return f"a network built by `{callee}(...)` does" if PRETRAINED_MODEL_CLASS.search(cls) \
+                or _network_name(cls) else None
+        if _network_name(last) or ("model" in callee.lower() and "." in callee) \
+                or last == "create_model" or _network_name(name):
             return f"a network built by `{callee}(...)` does"
         return None
 
@@ -1065,6 +1076,12 @@ def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
     return None
 
 
+# Classes that load or make something other than a network (their outputs are token ids, masks,
+# pixel arrays, settings): `AutoTokenizer`, `CLIPProcessor`, `ViTImageProcessor`, `BertConfig`, a
+# diffusion scheduler, a pipeline (which runs its networks under no-grad itself).
+NOT_NETWORK_CLASS = re.compile(r"Tokenizer|Processor|FeatureExtractor|Config\b|Scheduler|Pipeline")
+# A class name that reads as a network for `from_pretrained`: `AutoModel...`, `...Model`, `...For<Task>`.
+PRETRAINED_MODEL_CLASS = re.compile(r"^AutoModel|Model$|For[A-Z]")
 # Builtins whose result is no tensor (and so carries no graph), whatever they are given.
 NO_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "repr", "round", "isinstance", "range",
                                 "enumerate", "zip", "print", "hash", "id", "type", "format", "divmod", "callable",

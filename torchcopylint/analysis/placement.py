@@ -78,6 +78,9 @@ DTYPE_PRESERVING_FUNCTIONS = frozenset(
 FLOAT_FACTORIES = frozenset("randn rand empty zeros ones eye linspace logspace normal".split())
 LIKE_FACTORIES = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like".split())
 MAX_DEPTH = 8
+# The fields of a tokenizer's output (a `BatchEncoding`, or the batch a collator makes of it): token
+# ids and masks, integer tensors whatever a network later does with them.
+TOKEN_FIELDS = frozenset({"input_ids", "attention_mask", "token_type_ids", "special_tokens_mask"})
 # Where a use needs an integer tensor, by callee: (position, keyword) of the argument, and how sure
 # the use makes it ("sure": any other dtype raises; "likely": class indices are usual, floats taken).
 INTEGRAL_ARGUMENTS = {
@@ -183,13 +186,11 @@ class Placement:
         if isinstance(expr, cst.Comparison):
             plain = not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
             return "bool" if plain else None
+        if self.integral_field(expr):
+            return "int64"
         if isinstance(expr, cst.Subscript):
-            if _index_is(expr, 1) and self.paired_call(expr.value):
-                return "int64"  # `out.max(1)[1]`: the indices
             return self.dtype_of(expr.value, function, depth + 1)
         if isinstance(expr, cst.Attribute):
-            if expr.attr.value == "indices" and isinstance(expr.value, cst.Call):
-                return "int64"  # `x.topk(k).indices`, `x.max(dim).indices`
             if expr.attr.value in ("data", "T", "mT"):
                 return self.dtype_of(expr.value, function, depth + 1)
             return None
@@ -202,6 +203,19 @@ class Placement:
         if isinstance(expr, cst.Call):
             return self._call_dtype(expr, function, depth)
         return None
+
+    def integral_field(self, expr) -> bool:
+        """A part of a value that holds integers, whatever the value: the indices of a (values,
+        indices) pair (`out.max(1)[1]`, `x.topk(k).indices`), the token ids and masks of a
+        tokenizer's output (`tokens["input_ids"]`, `encoding.attention_mask`). No name is followed:
+        cheap enough to ask of every subscript."""
+        if isinstance(expr, cst.Subscript):
+            return (_index_is(expr, 1) and self.paired_call(expr.value)) or _key_of(expr) in TOKEN_FIELDS
+        if isinstance(expr, cst.Attribute):
+            field = expr.attr.value
+            return (field == "indices" and isinstance(expr.value, cst.Call)) or (
+                field in TOKEN_FIELDS and not (isinstance(expr.value, cst.Name) and expr.value.value == "self"))
+        return False
 
     def _binding_dtype(self, binding, function, depth: int) -> Optional[str]:
         if binding.value is None:
@@ -552,6 +566,14 @@ def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
 def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
     value = _keyword(call, keyword)
     return isinstance(value, cst.Name) and value.value == "True"
+
+
+def _key_of(subscript: cst.Subscript) -> Optional[str]:
+    """The string key of `d["key"]`, or None."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    value = subscript.slice[0].slice.value
+    return str(value.evaluated_value) if isinstance(value, cst.SimpleString) else None
 
 
 def _index_is(subscript: cst.Subscript, position: int) -> bool:
