@@ -809,20 +809,37 @@ class GradFlow:
         gradients, a detached tensor); not for a list made in the code (`[]`, then `.append(w)`)."""
         if isinstance(iterable, (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS):
             return False
-        if isinstance(iterable, cst.Name) and any(
-                binding.value is None or isinstance(binding.value, (cst.List, cst.Tuple, cst.Set, cst.Dict))
-                for binding in function.bindings_at(iterable)):
+        bindings = function.bindings_at(iterable) if isinstance(iterable, cst.Name) else ()
+        if likely and bindings and all(self._items_of_binding_never(binding, function, depth) for binding in bindings):
+            return True
+        if any(binding.value is None or isinstance(binding.value, (cst.List, cst.Tuple, cst.Set, cst.Dict))
+               for binding in bindings):
             return False
         return self._never(iterable, function, statement, depth + 1, likely)
 
+    def _items_of_binding_never(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
+        """Very likely: the items of an argument every caller in the file passes items free of
+        autograd history for (`for feats in batch` with `self.store_all(feats)` made under
+        no-grad), or of a container made here whose every element, where it is put in, is free of
+        it (`parts = [p for p in out.detach()]`, `[a, b]`, `.append(x.detach())`)."""
+        if binding.kind == "param":
+            return self._every_caller_passes_none(binding, function, depth, items=True)
+        if binding.kind not in ("assign", "walrus") or binding.value is None:
+            return False
+        insertions = self.facts.containers.of(function).insertions(binding)
+        return insertions is not None and all(
+            self._never(element, function, statement, depth + 1, True) for element, statement in insertions)
+
     def _said_by_uses(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
-        """Class labels by their uses (an index, a loss target), and the batches of data loaders."""
+        """Class labels by their uses (an index, a loss target, also inside a same-file callee), a
+        parameter named as labels that is never computed with, and the batches of data loaders."""
         use = self.facts.placement.integral_use(binding, function)
         if use == "sure":
             return True
         if not likely or self._binding(binding, function) is not None:
             return False  # `soft = teacher(x).softmax(1)` used as a cross-entropy target: it says so
-        return use == "likely" or self.facts.loaders.batch_of(binding, function) is not None
+        return use == "likely" or self.facts.loaders.batch_of(binding, function) is not None \
+            or self.facts.placement.named_as_labels(binding, function)
 
     def _made_without_grad(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
         """`feats = model(x)` or `z = x * 2` under no-grad: a new tensor, made without a graph. Views
@@ -856,9 +873,11 @@ class GradFlow:
                 return True
         return likely  # a network's output, an unknown function's result
 
-    def _every_caller_passes_none(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
+    def _every_caller_passes_none(self, binding: Binding, function: FunctionFacts, depth: int,
+                                  items: bool = False) -> bool:
         """Every call of the function in the file passes, for this argument, a value that (very
-        likely) does not require grad: a detached tensor, a batch of a loader, class labels."""
+        likely) does not require grad: a detached tensor, a batch of a loader, class labels
+        (`items`: a sequence whose items do not)."""
         sites = self.facts.call_sites_of(function)
         param = binding.statement
         if not sites or not isinstance(param, cst.Param) or not isinstance(function.node, cst.FunctionDef):
@@ -880,7 +899,9 @@ class GradFlow:
                                            or self._never(default, function, None, depth + 1, True)):
                     return False
                 continue
-            if not self._never(passed, caller, statement, depth + 1, True):
+            if items and not self._items_never(passed, caller, statement, depth + 1, True):
+                return False
+            if not items and not self._never(passed, caller, statement, depth + 1, True):
                 return False
         return True
 

@@ -1,7 +1,7 @@
 """Where a tensor lives and what it holds: the device and dtype of an expression, as far as the
 source shows them.
 
-Two questions are answered here, once for every rule:
+These questions are answered here, once for every rule:
 
 - `dtype_of(expr)`: "float32", "float64", "int64", "bool", ... or None when not in sight. Only
   floating-point and complex tensors can require grad, so `surely_integral` is how the autograd
@@ -14,7 +14,12 @@ Two questions are answered here, once for every rule:
   (or bool) tensor (an index `x[y]`, `x.gather(1, y)`, `F.one_hot(y)`, the target of
   `F.nll_loss`/`nn.NLLLoss`, `F.embedding(y, w)`), "likely" when a use is typical of class indices
   but also takes floats (the target of `F.cross_entropy`/`nn.CrossEntropyLoss`, which accept class
-  probabilities; compared with `argmax` results; converted with `.long()`).
+  probabilities; compared with `argmax` results; converted with `.long()`). A name handed to a
+  same-file function or method is read on inside it, as that function's parameter.
+- `named_as_labels(binding)`: a parameter named as class labels (`labels`, `targets`, ...) that the
+  function never computes with (only moves, measures, compares for equality, keeps): likely
+  integers, for TCL005's "likely" reading.
+- `dtype_of` of a call of a same-file function: the dtype all of its returns give.
 
 Names are followed through the function's bindings, then the module's top level (a notebook's
 `device = torch.device(...)`), and `self.<attribute>` through what the class assigns it anywhere.
@@ -102,6 +107,10 @@ INTEGRAL_METHOD_ARGUMENTS = {  # tensor.<method>(..., index, ...)
 }
 # Loss modules whose second argument is the target (class indices), by class.
 INTEGRAL_TARGET_MODULES = {"NLLLoss": "sure", "CrossEntropyLoss": "likely"}
+# Parameter names that say "class labels" (`forward(self, images, labels)` of an attack or a metric).
+LABEL_NAMES = frozenset({"labels", "label", "targets", "target_labels", "y_true"})
+# Methods that measure a tensor or hand its values over, without computing with them.
+MEASURING_METHODS = frozenset({"size", "dim", "numel", "tolist", "numpy", "item", "nelement"})
 # Conversions to an integer dtype that say the value held class indices (or whole numbers) before.
 INTEGER_CASTS = frozenset({"long", "int"})
 
@@ -116,6 +125,7 @@ class Placement:
         self._integral_uses: dict = {}  # binding -> "sure", "likely" or None
         self._parents: dict = {}  # statement -> {id(child): parent} over the statement's own expressions
         self._targets: dict = {}  # function node -> {target node: binding}
+        self._returned: dict = {}  # function node -> the dtype its returns give, or None
 
     # ------------------------------------------------------------------ dtype
 
@@ -249,6 +259,67 @@ class Placement:
         self._integral_uses[binding] = found
         return found
 
+    def named_as_labels(self, binding, function) -> bool:
+        """A parameter named as class labels (`labels`, `label`, `targets`, `target_labels`, `y_true`)
+        that the function never computes with: it only moves, copies, measures (`.size(0)`,
+        `len(...)`), compares for equality or returns it, also through the names it is assigned to
+        (`labels = labels.clone().detach().to(self.device)`). Likely integer class indices, no more
+        (a regression's `targets` are floats, and that shows in a use: `(out - targets) ** 2`, a
+        float conversion, a loss the file does not know, which are all "computing")."""
+        return binding.kind == "param" and binding.name in LABEL_NAMES and not self._computed_with(binding, function)
+
+    def _computed_with(self, binding, function, seen: frozenset = frozenset()) -> bool:
+        if binding in seen:
+            return False  # `labels = labels.to(device)` in a loop: its uses are being read already
+        if len(seen) > 4:
+            return True
+        seen = seen | {binding}
+        for read in function.reads_of(binding):
+            parents = self._parents_in(read.statement)
+            current = read.node
+            while True:
+                parent = parents.get(id(current))
+                if isinstance(parent, cst.Attribute) and parent.value is current:
+                    call = parents.get(id(parent))
+                    if not (isinstance(call, cst.Call) and call.func is parent):
+                        break  # `labels.shape`, `labels.device`: metadata
+                    method = parent.attr.value
+                    if method in MEASURING_METHODS or (method in INTEGER_CASTS and not call.args):
+                        break
+                    if method in ("eq", "ne") or not self._keeps_dtype(call, function):
+                        return method not in ("eq", "ne")
+                    current = call  # `labels.to(device)`, `labels.clone()`: read on
+                    continue
+                if isinstance(parent, cst.Subscript) and parent.value is current:
+                    current = parent  # `labels[mask]`: the same values
+                    continue
+                if isinstance(parent, cst.Index):
+                    break  # `x[labels]`: an index
+                if isinstance(parent, cst.Arg) and parent.value is current:
+                    call = parents.get(id(parent))
+                    if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len":
+                        break
+                    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                            and call.func.attr.value in ("append", "extend", "insert"):
+                        break  # `self.kept.append(labels)`: kept, not computed with
+                    return True  # handed to a function: what it computes is not in sight here
+                if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+                    comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
+                    if isinstance(comparison, cst.Comparison) and all(
+                            isinstance(target.operator, (cst.Equal, cst.NotEqual)) for target in comparison.comparisons):
+                        break
+                    return True
+                if isinstance(parent, cst.Return) or (parent is read.statement and isinstance(parent, cst.Expr)):
+                    break
+                if parent is read.statement or isinstance(parent, cst.Element):
+                    target = self._assigned_to(current, parent, parents, read.statement)
+                    inner = self._binding_of_target(target, function) if target is not None else None
+                    if inner is None or self._computed_with(inner, function, seen):
+                        return True
+                    break
+                return True  # arithmetic, an augmented assignment, anything else
+        return False
+
     def _use_of(self, name: cst.Name, statement, function, depth: int) -> Optional[str]:
         parents = self._parents_in(statement)
         current = name
@@ -276,7 +347,8 @@ class Placement:
                 return "sure" if isinstance(subscript, cst.Subscript) and subscript.value is not current else None
             if isinstance(parent, cst.Arg) and parent.value is current:
                 call = parents.get(id(parent))
-                return self._argument_use(call, parent, current, function) if isinstance(call, cst.Call) else None
+                return self._argument_use(call, parent, current, function, depth) if isinstance(call, cst.Call) \
+                    else None
             if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
                 comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
                 if not isinstance(comparison, cst.Comparison) or not all(
@@ -298,7 +370,7 @@ class Placement:
         """`pred == labels` with `pred` an integer tensor (`argmax`, the indices of `max(1)`)."""
         return "likely" if self.surely_integral(other, function) else None
 
-    def _argument_use(self, call: cst.Call, arg: cst.Arg, current, function) -> Optional[str]:
+    def _argument_use(self, call: cst.Call, arg: cst.Arg, current, function, depth: int) -> Optional[str]:
         position = next((index for index, each in enumerate(call.args) if each is arg), -1)
         keyword = arg.keyword.value if arg.keyword is not None else None
         if keyword is None and any(each.star for each in call.args[:position + 1]):
@@ -324,9 +396,36 @@ class Placement:
                 return "sure" if matches(expected_position, expected_keyword) else None
             if method in ("eq", "ne") and func.value is not current and position == 0:
                 return self._compared(func.value, function)
+        callee = self._callee_parameter(call, arg, function)
+        if callee is not None:
+            # `self.get_target_label(images, labels)`: what the same-file callee does with its parameter.
+            return self.integral_use(callee[0], callee[1], depth + 1)
         if not matches(1, "target"):
             return None
         return self._loss_module_use(func, function)
+
+    def _callee_parameter(self, call: cst.Call, arg: cst.Arg, function):
+        """(binding, callee's FunctionFacts) of the parameter of a same-file function or `self.`
+        method that `arg` is passed for; None when the callee or the parameter is not in sight."""
+        resolved = self.facts.summaries.resolve_callee(call.func, function)
+        if resolved is None or not isinstance(resolved[0], cst.FunctionDef):
+            return None
+        node, _, name = resolved
+        params = node.params
+        positional = [*params.posonly_params, *params.params]
+        if name.startswith("self.") and positional and positional[0].name.value in ("self", "cls"):
+            positional = positional[1:]
+        if arg.keyword is not None:
+            param = next((each for each in [*positional, *params.kwonly_params]
+                          if each.name.value == arg.keyword.value), None)
+        else:
+            position = next(index for index, each in enumerate(call.args) if each is arg)
+            param = positional[position] if position < len(positional) else None
+        if param is None:
+            return None
+        body = self.facts.function_facts(node)
+        binding = next((each for each in body.parameters if each.statement is param), None)
+        return (binding, body) if binding is not None else None
 
     def _loss_module_use(self, func, function) -> Optional[str]:
         """`criterion(out, labels)` where `criterion = nn.NLLLoss()` (or `nn.CrossEntropyLoss()`),
@@ -463,8 +562,8 @@ class Placement:
                 # Only floating tensors can require grad: a factory made so has the default dtype.
                 return self.default_float()
             return None
-        if not isinstance(call.func, cst.Attribute):
-            return None
+        if not isinstance(call.func, cst.Attribute) or _is_self_attribute(call.func):
+            return self._returned_dtype(call, function, depth)
         method = call.func.attr.value
         receiver = call.func.value
         if method in INTEGRAL_METHODS:
@@ -486,6 +585,25 @@ class Placement:
         if method in DTYPE_PRESERVING_METHODS:
             return self.dtype_of(receiver, function, depth + 1)
         return None
+
+    def _returned_dtype(self, call: cst.Call, function, depth: int) -> Optional[str]:
+        """`codes = quantize(x)` with `def quantize(x): return (x * 255).round().to(torch.uint8)`: the
+        dtype every `return` of a same-file function (or `self.` method) gives, when they agree."""
+        if depth > MAX_DEPTH - 2:
+            return None
+        resolved = self.facts.summaries.resolve_callee(call.func, function)
+        if resolved is None or not isinstance(resolved[0], cst.FunctionDef):
+            return None
+        node = resolved[0]
+        if node in self._returned:
+            return self._returned[node]
+        self._returned[node] = None  # recursion proves nothing
+        body = self.facts.function_facts(node)
+        found = {self.dtype_of(statement.value, body, depth + 1) for statement in body.statement_order
+                 if isinstance(statement, cst.Return)}
+        dtype = found.pop() if len(found) == 1 else None  # a bare `return` adds None: unknown
+        self._returned[node] = dtype
+        return dtype
 
     def default_float(self) -> Optional[str]:
         """float32, unless the module changes the default dtype (`torch.set_default_dtype(...)`)."""
@@ -551,6 +669,10 @@ class Placement:
                 return []
             located.append((value, self.facts.function_facts(method)))
         return located
+
+
+def _is_self_attribute(expr) -> bool:
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
 
 
 def _joined(kinds: set) -> str:
