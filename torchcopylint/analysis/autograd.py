@@ -542,7 +542,12 @@ class GradFlow:
             # `carries_graph` only, and only POSSIBLE: a callee the file does not show (a head taken
             # from a ModuleList in a loop, a function of unknown kind) may pass the graph of what it
             # is given on; a function of this file says which arguments reach what it returns.
-            found = self._loss_of(call, function, depth)
+            func = call.func
+            local = _is_self_attribute(func) or (isinstance(func, cst.Name) and (
+                func.value in self.facts.module_functions or bool(function.bindings_at(func))))
+            # Only a callee that may be a function of the file has a summary to read (and to build).
+            found = self._loss_of(call, function, depth) if local else self._any_of(
+                [arg.value for arg in call.args if not arg.star and arg.keyword is None], function, depth)
             if found is not None:
                 return replace(found, grounds=POSSIBLE,
                                assumption=f"if `{key}` passes on the graph of what it is given")

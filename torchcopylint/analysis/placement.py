@@ -404,16 +404,29 @@ class Placement:
             return None
         return self._loss_module_use(func, function)
 
+    def _same_file_callee(self, func, function) -> Optional[tuple]:
+        """(definition, whether it is a method) for `helper` (a module-level function the calling
+        function does not rebind) or `self.helper` (a method of the class or of a base class of the
+        file); None otherwise. Cheap on purpose: no function summaries are built for this."""
+        if isinstance(func, cst.Name):
+            node = self.facts.module_functions.get(func.value)
+            return (node, False) if node is not None and not function.bindings_at(func) else None
+        if _is_self_attribute(func):
+            owner = self.facts.classes.get(function.class_name or "")
+            node = self.facts.method_of(owner, func.attr.value) if owner is not None else None
+            return (node, True) if node is not None else None
+        return None
+
     def _callee_parameter(self, call: cst.Call, arg: cst.Arg, function):
         """(binding, callee's FunctionFacts) of the parameter of a same-file function or `self.`
         method that `arg` is passed for; None when the callee or the parameter is not in sight."""
-        resolved = self.facts.summaries.resolve_callee(call.func, function)
-        if resolved is None or not isinstance(resolved[0], cst.FunctionDef):
+        resolved = self._same_file_callee(call.func, function)
+        if resolved is None:
             return None
-        node, _, name = resolved
+        node, method = resolved
         params = node.params
         positional = [*params.posonly_params, *params.params]
-        if name.startswith("self.") and positional and positional[0].name.value in ("self", "cls"):
+        if method and positional and positional[0].name.value in ("self", "cls"):
             positional = positional[1:]
         if arg.keyword is not None:
             param = next((each for each in [*positional, *params.kwonly_params]
@@ -591,8 +604,8 @@ class Placement:
         dtype every `return` of a same-file function (or `self.` method) gives, when they agree."""
         if depth > MAX_DEPTH - 2:
             return None
-        resolved = self.facts.summaries.resolve_callee(call.func, function)
-        if resolved is None or not isinstance(resolved[0], cst.FunctionDef):
+        resolved = self._same_file_callee(call.func, function)
+        if resolved is None:
             return None
         node = resolved[0]
         if node in self._returned:
