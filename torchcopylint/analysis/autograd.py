@@ -641,10 +641,11 @@ class GradFlow:
         owner, _, last = callee.rpartition(".")
         if last == "from_pretrained":
             # Hub classes load tokenizers, configs and schedulers as well as networks: only a class
-            # that reads as a model (`AutoModelForCausalLM`, `BertModel`, `T5ForConditionalGeneration`).
+            # that reads as a model (`AutoModelForCausalLM`, `BertModel`, `T5ForConditionalGeneration`),
+            # or one bound to a name that does (`model = Tower.from_pretrained(...)`).
             cls = owner.rpartition(".")[2]
             return f"a network built by `{callee}(...)` does" if PRETRAINED_MODEL_CLASS.search(cls) \
-                or _network_name(cls) else None
+                or _network_name(cls) or _network_name(name) else None
         if _network_name(last) or ("model" in callee.lower() and "." in callee) \
                 or last == "create_model" or _network_name(name):
             return f"a network built by `{callee}(...)` does"
