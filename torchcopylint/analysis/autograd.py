@@ -21,9 +21,11 @@ about every name of a module stays linear:
   compute from those alone.
   With `likely=True` it also answers yes where it is very likely, for a rule whose silence is the
   safe side (TCL005): class labels by their uses (the target of `F.cross_entropy`, compared with
-  `argmax`, `.long()`ed), batches of data loaders (analysis/loaders.py), what a call of a network
-  or an unknown function returns under no-grad, and a function's argument when every call of the
-  function in the file passes such a value (another file may call it otherwise).
+  `argmax`, `.long()`ed, also inside a same-file callee), a parameter named as labels that is never
+  computed with (placement.named_as_labels), batches of data loaders (analysis/loaders.py), what a
+  call of a network or an unknown function returns under no-grad, a function's argument when
+  every call of the function in the file passes such a value (another file may call it
+  otherwise), and the items of such an argument, or of a list made here of such values.
 
 - `carries_graph(expr)`: does the value hold an autograd graph (TCL007: what an accumulator keeps
   alive)? The same reading as `origin`, and further: what a container holds (a list the function
