@@ -119,6 +119,8 @@ STATIC_SILENT = [
     "for x, y in model.loader:\n        return x.clone().detach(), y.clone().detach()",
     "with torch.no_grad():\n        feats = model(out)\n        z = out * 2\n    return feats.clone().detach(), z.clone().detach()",
     "g, = torch.autograd.grad(out.sum(), model.weight)\n    return g.clone().detach()",
+    "rows = list(out.detach())\n    return [r.clone().detach() for r in rows]",
+    "parts = [p for p in out.detach()]\n    return [p.clone().detach() for p in parts]",
 ]
 STATIC_REPORTED = [
     "vals, idx = out.topk(2)\n    return vals.clone().detach()",
@@ -128,6 +130,8 @@ STATIC_REPORTED = [
     "with torch.no_grad():\n        row = model.weight[0]\n    return row.clone().detach()",
     "with torch.no_grad():\n        moved = model.weight.to('cpu')\n    return moved.clone().detach()",
     "g, = torch.autograd.grad((out ** 2).sum(), model.weight, create_graph=True)\n    return g.clone().detach()",
+    # a list made from an argument holds what the argument holds (not an empty list)
+    "params = list(path)\n    return [p.clone().detach() for p in params]",
 ]
 
 

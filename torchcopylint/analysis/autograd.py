@@ -834,6 +834,11 @@ class GradFlow:
             return self._every_caller_passes_none(binding, function, depth, items=True)
         if binding.kind not in ("assign", "walrus") or binding.value is None:
             return False
+        value = binding.value
+        if isinstance(value, cst.Call) and not all(
+                arg.keyword is None and not arg.star
+                and self._items_never(arg.value, function, binding.statement, depth + 1, True) for arg in value.args):
+            return False  # `list(params)`, `deque(xs)`: what they are made from is in them
         insertions = self.facts.containers.of(function).insertions(binding)
         return insertions is not None and all(
             self._never(element, function, statement, depth + 1, True) for element, statement in insertions)
