@@ -1541,3 +1541,59 @@ def test_windows_end_at_a_zeroing_and_at_an_unknown_optimizers_step():
     moved = example.source.replace("        g_loss.backward()\n        opt_d.zero_grad()\n",
                                    "        opt_d.zero_grad()\n        g_loss.backward()\n")
     assert moved != example.source and tcl003(moved) == []
+
+
+# --- a loss both networks minimise: the generator decoding an encoder's codes ------------------------
+
+
+def test_a_joint_encoder_generator_loss_is_no_discriminator_step_and_a_detach_would_starve_the_encoder():
+    torch = pytest.importorskip("torch")
+    clean = next(e for e in page_examples(CODE) if e.kind == "clean" and "def train_mode_regularized(" in e.source)
+    assert tcl003(clean.source) == []
+    body = clean.source[: clean.source.index("enc, gen, crit = ")]
+
+    def encoder_after_training(source: str):
+        torch.manual_seed(0)
+        namespace = {"__name__": "tcl003_joint"}
+        exec(compile(source, "<TCL003 joint loss>", "exec"), namespace)  # noqa: S102
+        nn = torch.nn
+        enc, gen, crit = nn.Linear(8, 4), nn.Linear(4, 8), nn.Linear(8, 1)
+        history = namespace["train_mode_regularized"](enc, gen, crit, [torch.randn(5, 8) for _ in range(3)])
+        assert len(history) == 3
+        return enc.weight.detach().clone()
+
+    # The fix TCL003 used to offer, `encoder(real).detach()` in the joint loss, changes what the
+    # encoder learns: that loss is the encoder's own, not a discriminator's.
+    detached = body.replace("recon = generator(encoder(real))", "recon = generator(encoder(real).detach())")
+    assert detached != body
+    assert not torch.equal(encoder_after_training(body), encoder_after_training(detached))
+
+
+def test_the_discriminator_step_beside_a_mode_regularised_generator_is_still_reported():
+    torch = pytest.importorskip("torch")
+    flagged = next(e for e in page_examples(CODE) if e.kind == "flagged" and "G_sample_reg = G(E(X))" in e.source)
+    [finding] = tcl003(flagged.source)
+    assert finding.location.line == 20 and "`D(G_sample)`" in finding.message
+
+    def run(source: str):
+        torch.manual_seed(0)
+        namespace = {"__name__": "tcl003_mrgan"}
+        exec(compile(source, "<TCL003 mode-regularised GAN>", "exec"), namespace)  # noqa: S102
+        grads = []
+        original = namespace["D_solver"].step
+
+        def step(*args, **kwargs):  # what the discriminator's backward left in the generator
+            grads.append(namespace["G"][0].weight.grad)
+            return original(*args, **kwargs)
+
+        namespace["D_solver"].step = step
+        losses = namespace["train_step"](torch.rand(6, 8))
+        return losses, grads[0]
+
+    (losses, g_grad) = run(flagged.source)
+    fixed = flagged.source.replace("torch.log(1 - D(G_sample)))", "torch.log(1 - D(G_sample.detach())))")
+    assert fixed != flagged.source
+    (fixed_losses, fixed_g_grad) = run(fixed)
+    assert g_grad is not None and g_grad.abs().sum() > 0  # as written: a backward through the generator
+    assert fixed_g_grad is None or fixed_g_grad.abs().sum() == 0  # fixed: none
+    assert losses == fixed_losses  # and the same losses

@@ -119,6 +119,8 @@ STATIC_SILENT = [
     "for x, y in model.loader:\n        return x.clone().detach(), y.clone().detach()",
     "with torch.no_grad():\n        feats = model(out)\n        z = out * 2\n    return feats.clone().detach(), z.clone().detach()",
     "g, = torch.autograd.grad(out.sum(), model.weight)\n    return g.clone().detach()",
+    "rows = list(out.detach())\n    return [r.clone().detach() for r in rows]",
+    "parts = [p for p in out.detach()]\n    return [p.clone().detach() for p in parts]",
 ]
 STATIC_REPORTED = [
     "vals, idx = out.topk(2)\n    return vals.clone().detach()",
@@ -128,6 +130,8 @@ STATIC_REPORTED = [
     "with torch.no_grad():\n        row = model.weight[0]\n    return row.clone().detach()",
     "with torch.no_grad():\n        moved = model.weight.to('cpu')\n    return moved.clone().detach()",
     "g, = torch.autograd.grad((out ** 2).sum(), model.weight, create_graph=True)\n    return g.clone().detach()",
+    # a list made from an argument holds what the argument holds (not an empty list)
+    "params = list(path)\n    return [p.clone().detach() for p in params]",
 ]
 
 
@@ -155,3 +159,92 @@ def test_cases_are_spelled_as_the_page_says():
     for spelling in ("_, pred = logits.max(1)", ".state_dict().items()", "model.buffers()",
                      "model.named_buffers()", 'checkpoint["model_state_dict"]'):
         assert spelling in clean, spelling
+
+
+# --- across calls: what the callers pass, as the page's examples run it -------------------------------
+
+
+def _page_example(kind: str, marker: str):
+    from torchcopylint.pages import page_examples
+
+    [example] = [e for e in page_examples("TCL005") if e.kind == kind and marker in e.source]
+    return example
+
+
+def _run(example, prefix: str = "") -> dict:
+    namespace: dict = {"__name__": "tcl005_example"}
+    source = example.source if not prefix else example.source[: example.source.index(prefix)]
+    exec(compile(source, f"<TCL005 line {example.line}>", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def _clone_nodes(function):
+    """Wrap a one-argument helper: record what `.clone()` of its argument records under grad mode."""
+    seen = []
+
+    def wrapper(*args):
+        seen.append(type(args[-1].clone().grad_fn).__name__)
+        return function(*args)
+
+    return wrapper, seen
+
+
+def test_a_same_file_function_returning_uint8_feeds_the_helper_integers():
+    clean = _page_example("clean", "def to_uint8(")
+    assert not [d for d in lint_source(clean.source, "<x>") if d.code == "TCL005"]
+    namespace = _run(clean, prefix="print(")
+    namespace["keep_copy"], seen = _clone_nodes(namespace["keep_copy"])
+    images = torch.rand(2, 3, 4, 4, requires_grad=True)  # even from an image that requires grad
+    frames = namespace["export_frames"](images)
+    assert [f.dtype for f in frames] == [torch.uint8, torch.uint8] and seen == ["NoneType", "NoneType"]
+    flagged = _page_example("flagged", "def standardize(")
+    namespace = _run(flagged)
+    namespace["keep_copy"], seen = _clone_nodes(namespace["keep_copy"])
+    namespace["export_frames"](images)
+    assert seen == ["NoneType", "CloneBackward0"]  # the standardized image records the node
+
+
+def test_labels_of_an_attack_and_of_a_log_record_no_clone_node():
+    clean = _page_example("clean", "class RunnerUpAttack")
+    assert not [d for d in lint_source(clean.source, "<x>") if d.code == "TCL005"]
+    namespace = _run(clean, prefix="attack = ")
+    torch.manual_seed(0)
+    attack = namespace["RunnerUpAttack"](nn.Linear(6, 4))
+    labels = torch.tensor([0, 1, 2])
+    with torch.enable_grad():
+        assert labels.clone().grad_fn is None  # integer labels: nothing to record, in either order
+        with pytest.raises(RuntimeError, match="floating point"):
+            labels.float().long().requires_grad_()  # and they could not require grad if asked
+    images = torch.rand(3, 6)
+    adv = attack.forward(images, labels)
+    assert adv.shape == images.shape and not adv.requires_grad
+    assert namespace["LabelLog"]().update(labels) == 3
+
+
+def test_targets_a_metric_computes_with_may_require_grad():
+    flagged = _page_example("flagged", "class SquaredError")
+    [finding] = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL005"]
+    assert finding.message.startswith("if `targets` requires grad")
+    metric = _run(flagged)["SquaredError"]()
+    targets = torch.randn(4, requires_grad=True)  # a float target that requires grad: the node is real
+    with torch.enable_grad():
+        assert type(targets.clone().grad_fn).__name__ == "CloneBackward0"
+    assert metric.update(torch.randn(4), targets) > 0
+
+
+def test_a_feature_bank_fed_under_no_grad_clones_without_a_node():
+    clean = _page_example("clean", "class FeatureBank")
+    assert not [d for d in lint_source(clean.source, "<x>") if d.code == "TCL005"]
+    namespace = _run(clean, prefix="bank = ")
+    bank_class = namespace["FeatureBank"]
+    bank_class.store, seen = _clone_nodes(bank_class.store)
+    torch.manual_seed(0)
+    bank = bank_class(nn.Linear(5, 3))
+    bank.update(torch.randn(4, 5))
+    bank.update_pair(torch.randn(4, 5))
+    assert len(bank.rows) == 6 and set(seen) == {"NoneType"}
+    flagged = _page_example("flagged", "def update_training(")
+    bank_class = _run(flagged)["FeatureBank"]
+    bank_class.store, seen = _clone_nodes(bank_class.store)
+    bank_class(nn.Linear(5, 3)).update_training(torch.randn(2, 5))
+    assert set(seen) == {"CloneBackward0"}  # rows of an output in grad mode record the node

@@ -316,3 +316,122 @@ def test_state_started_over_at_the_end_of_each_step_trains_step_after_step():
     regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
     with pytest.raises(RuntimeError, match=FREED):  # the second step's sum reaches the first step's graph
         regressor.step(torch.randn(4, 4), [torch.randn(4, 1), torch.randn(4, 1)])
+
+
+# --- values kept across the steps that carry no graph (a number, gradient signs, indices) ---------
+
+
+def test_a_penalty_summed_across_steps_fails_while_its_annealing_weight_is_a_number():
+    flagged = _example("flagged", "penalty += logits.pow(2).mean()")
+    [diagnostic] = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"]
+    assert diagnostic.location.line == 13 and "`penalty = 0`" in diagnostic.message
+    model = _model()
+    with pytest.raises(RuntimeError, match=FREED):  # the second step reaches the first step's graph
+        _define(flagged, "train")(model, _loader(3), torch.optim.SGD(model.parameters(), lr=0.1), 10)
+    # The annealing weight alone (the clean page example) trains step after step: it is a number.
+    clean = _example("clean", "beta += 1.0 / warmup_steps")
+    assert not lint_source(clean.source, "<x>")
+
+    class TinyVAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encode, self.decode = nn.Linear(8, 4), nn.Linear(2, 8)
+
+        def forward(self, x):
+            mu, logvar = self.encode(x).chunk(2, dim=1)
+            return self.decode(mu + torch.randn_like(mu) * (0.5 * logvar).exp()), mu, logvar
+
+    torch.manual_seed(0)
+    vae = TinyVAE()
+    history = _define(clean, "train_vae")(vae, [torch.randn(4, 8) for _ in range(4)],
+                                          torch.optim.SGD(vae.parameters(), lr=0.01), 10)
+    assert len(history) == 4 and all(isinstance(loss, float) for loss in history)
+
+
+def test_momentum_of_gradient_signs_and_a_queue_of_indices_chain_no_graph():
+    attack = _example("clean", "def momentum_attack(")
+    assert not lint_source(attack.source, "<x>")
+    model = _model()
+    images, labels = torch.rand(4, 8), torch.randint(0, 3, (4,))
+    adv = _define(attack, "momentum_attack")(model, images, labels, 4, 0.01)
+    assert not adv.requires_grad and (adv - images).abs().max() <= 4 * 0.01 + 1e-6  # four steps, no error
+    queue = _example("clean", "order.extend(np.random.permutation(len(inputs)))")
+    assert not lint_source(queue.source, "<x>")
+    pytest.importorskip("numpy")
+    model = _model()
+    inputs, targets = torch.randn(10, 8), torch.randint(0, 3, (10,))
+    last = _define(queue, "train")(model, inputs, targets, torch.optim.SGD(model.parameters(), lr=0.1), 6, 4)
+    assert isinstance(last, float)
+
+
+# --- objects that are not autograd's: a hand-written engine, loss modules, hand-written layers -------
+
+
+def test_a_hand_written_scalar_engine_keeps_python_objects_not_graphs():
+    clean = _example("clean", "class Scalar:\n    \"\"\"A scalar")
+    assert not lint_source(clean.source, "<x>")
+    namespace: dict = {"__name__": "tcl007_nanograd"}
+    exec(compile(clean.source[: clean.source.index("print(")], "<TCL007 nanograd>", "exec"), namespace)  # noqa: S102
+    history = namespace["fit"]([1.0, 2.0, 3.0], [2.0, 4.0, 6.0], 30)
+    assert type(history[0]).__name__ == "Scalar" and not any(isinstance(v, torch.Tensor) for v in history)
+    assert history[-1].data < history[0].data  # the engine's own backward trains it
+
+
+def test_style_loss_modules_summed_in_a_closure_hold_one_call_graph():
+    clean = _example("clean", "class StyleLoss(nn.Module)")
+    assert not lint_source(clean.source, "<x>")
+    namespace: dict = {"__name__": "tcl007_style"}
+    exec(compile(clean.source[: clean.source.index("losses = [")], "<TCL007 style>", "exec"), namespace)  # noqa: S102
+    StyleLoss = namespace["StyleLoss"]
+    losses = [StyleLoss(torch.eye(4) * 0.1, 10.0), StyleLoss(torch.eye(4) * 0.2, 1.0)]
+    model = nn.Sequential(*losses)
+    scores = []
+    original = torch.optim.LBFGS.step
+
+    def recording(self, closure):
+        def wrapped():
+            score = closure()
+            scores.append(score)
+            return score
+        return original(self, wrapped)
+
+    torch.optim.LBFGS.step = recording
+    try:
+        image = namespace["stylize"](model, losses, torch.rand(4, 6), steps=3)
+    finally:
+        torch.optim.LBFGS.step = original
+    assert image.shape == (4, 6) and len(scores) >= 3
+    # Each call's sum links only that call's graph: two calls share no node but the image's own
+    # AccumulateGrad (the leaf being optimized).
+    def computed(score):
+        seen, pending = {}, [score.grad_fn]
+        while pending:
+            node = pending.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen[id(node)] = node
+            pending.extend(next_node for next_node, _ in node.next_functions)
+        return {key for key, node in seen.items() if type(node).__name__ != "AccumulateGrad"}
+
+    first, last = computed(scores[0]), computed(scores[-1])
+    assert first and last and not first & last
+
+
+def test_a_layer_with_a_hand_written_backward_records_no_graph():
+    clean = _example("clean", "class ManualLinear(nn.Module)")
+    assert not lint_source(clean.source, "<x>")
+    namespace: dict = {"__name__": "tcl007_manual"}
+    exec(compile(clean.source[: clean.source.index("print(")], "<TCL007 manual>", "exec"), namespace)  # noqa: S102
+    layers = [namespace["ManualLinear"](3, 4), namespace["ManualLinear"](4, 1)]
+    losses = namespace["train"](layers, torch.randn(8, 3), torch.randn(8, 1), 3)
+    assert all(loss.grad_fn is None and not loss.requires_grad for loss in losses)
+
+
+def test_a_torch_loop_beside_a_hand_written_engine_keeps_its_graphs():
+    flagged = _example("flagged", "def fit_torch(")
+    [finding] = [d for d in lint_source(flagged.source, "<x>") if d.code == "TCL007"]
+    assert finding.location.line == 26
+    model = _model()
+    loader = [(x, nn.functional.one_hot(y, 3).float()) for x, y in _loader(3)]
+    history = _define(flagged, "fit_torch")(model, loader, torch.optim.SGD(model.parameters(), lr=0.1))
+    assert all(loss.grad_fn is not None for loss in history)  # every step's graph nodes kept

@@ -15,7 +15,9 @@ the module-level call that reaches the flagged line. Each is executed under torc
 
 from __future__ import annotations
 
+import sys
 import traceback
+import types
 import warnings
 
 import pytest
@@ -49,6 +51,41 @@ def _runs_only_on_gpu(example: Example) -> bool:
     return ".cuda()" in example.source or 'device="cuda"' in example.source
 
 
+def _transformers_standin() -> types.ModuleType:
+    """The two hub classes the TCL009 page's tokenizer examples import, made here (nothing is
+    downloaded, transformers need not be installed): a tokenizer whose ids and mask are int64
+    tensors, as a real one's are, and an encoder with trainable parameters, whose hidden states
+    require grad in grad mode, as a real one's do."""
+    module = types.ModuleType("transformers")
+
+    class AutoTokenizer:
+        @classmethod
+        def from_pretrained(cls, name: str) -> "AutoTokenizer":
+            return cls()
+
+        def __call__(self, texts, padding=True, return_tensors="pt") -> dict:
+            words = [text.split() for text in texts]
+            width = max(len(each) for each in words)
+            ids = [[sum(map(ord, w)) % 100 + 1 for w in each] + [0] * (width - len(each)) for each in words]
+            mask = [[1] * len(each) + [0] * (width - len(each)) for each in words]
+            return {"input_ids": torch.tensor(ids), "attention_mask": torch.tensor(mask)}
+
+    class AutoModel(torch.nn.Module):
+        @classmethod
+        def from_pretrained(cls, name: str) -> "AutoModel":
+            return cls()
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = torch.nn.Embedding(101, 8)
+
+        def forward(self, input_ids, attention_mask=None):
+            return (self.embed(input_ids) * attention_mask.unsqueeze(-1),)
+
+    module.AutoTokenizer, module.AutoModel = AutoTokenizer, AutoModel
+    return module
+
+
 def _run(code: str, example: Example, messages: list | None = None) -> list[str]:
     """Execute the example as a module of its own; the warnings it gave (also put in `messages`,
     which keeps them when the example raises)."""
@@ -56,6 +93,9 @@ def _run(code: str, example: Example, messages: list | None = None) -> list[str]
     compiled = compile(example.source, _filename(code, example), "exec")
     namespace = {"__name__": f"{code.lower()}_example_L{example.line}", "__builtins__": __builtins__}
     torch.manual_seed(0)
+    saved = sys.modules.get("transformers")
+    if "from transformers import" in example.source:
+        sys.modules["transformers"] = _transformers_standin()
     with warnings.catch_warnings(record=True) as caught, torch.enable_grad():
         warnings.simplefilter("always")
         try:
@@ -63,6 +103,10 @@ def _run(code: str, example: Example, messages: list | None = None) -> list[str]
         finally:
             torch.set_grad_enabled(True)
             messages.extend(str(w.message) for w in caught)
+            if saved is not None:
+                sys.modules["transformers"] = saved
+            else:
+                sys.modules.pop("transformers", None)
     return messages
 
 

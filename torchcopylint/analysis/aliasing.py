@@ -171,6 +171,9 @@ class InplaceEvent:
     # A callee's write made through a detached alias it names of its argument
     # (`a = t.detach().numpy()`), spelled as in the callee; "" for any other write.
     through: str = ""
+    # A callee's every write of this argument goes through `.data` or `.detach()` of it
+    # (`def glorot(t): t.data.uniform_(-a, a)`): the storage changes, autograd sees no write.
+    through_detach: bool = False
 
 
 @dataclass(eq=False)
@@ -237,6 +240,9 @@ class WrittenArgument:
     # The detached alias the callee names and writes through (`a = t.detach().numpy(); a *= 255`),
     # as its value is spelled there, when every sure write goes through it; "" otherwise.
     through: str = ""
+    # Every write of the parameter goes through `.data` / `.detach()` of it, spelled in one
+    # expression (`t.data.uniform_()`) or through a detached alias: not an in-place op on a leaf.
+    through_detach: bool = False
 
 
 @dataclass(frozen=True)
@@ -1365,7 +1371,8 @@ class FunctionWalker:
                     self._write_into_items(argument, call, kind, state, effect.description, certainty)
                 else:
                     self._write_into(argument, call, kind, state, description=effect.description,
-                                     certainty=certainty, without_grad=effect.without_grad, through=entry.through)
+                                     certainty=certainty, without_grad=effect.without_grad, through=entry.through,
+                                     through_detach=entry.through_detach)
         elif effect.kind == "opaque":
             for arg in call.args:
                 self._opaque_argument(call, arg.value, state)
@@ -1413,13 +1420,15 @@ class FunctionWalker:
                 self._escape(arg.value, state, "passed to torch.save()")
 
     def _write_into(self, target, node, kind: str, state: FlowState, description: str = "",
-                    certainty: str = "sure", without_grad: bool = False, through: str = "") -> None:
+                    certainty: str = "sure", without_grad: bool = False, through: str = "",
+                    through_detach: bool = False) -> None:
         storages = self._shared_storages(target, state) or frozenset()
         if not storages:
             return
         label = dotted_name(target) or "a tensor"
         self._event(node, storages, kind, description or f"write into {label}", state,
-                    certainty=certainty, target=target, without_grad=without_grad, through=through)
+                    certainty=certainty, target=target, without_grad=without_grad, through=through,
+                    through_detach=through_detach)
 
     def _write_into_items(self, container, node, kind: str, state: FlowState, description: str,
                           certainty: str) -> None:
@@ -1434,12 +1443,14 @@ class FunctionWalker:
                 self._event(node, storages, kind, description, state, certainty=certainty, target=container)
 
     def _event(self, node, storages: frozenset, kind: str, description: str, state: FlowState,
-               certainty: str = "sure", target=None, without_grad: bool = False, through: str = "") -> None:
+               certainty: str = "sure", target=None, without_grad: bool = False, through: str = "",
+               through_detach: bool = False) -> None:
         key = (node, target, certainty)
         event = self.facts.inplace_events.get(key)
         if event is None:
             event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target,
-                                 order=len(self.facts.inplace_events), without_grad=without_grad, through=through)
+                                 order=len(self.facts.inplace_events), without_grad=without_grad, through=through,
+                                 through_detach=through_detach)
             self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages

@@ -21,16 +21,22 @@ about every name of a module stays linear:
   compute from those alone.
   With `likely=True` it also answers yes where it is very likely, for a rule whose silence is the
   safe side (TCL005): class labels by their uses (the target of `F.cross_entropy`, compared with
-  `argmax`, `.long()`ed), batches of data loaders (analysis/loaders.py), what a call of a network
-  or an unknown function returns under no-grad, and a function's argument when every call of the
-  function in the file passes such a value (another file may call it otherwise).
+  `argmax`, `.long()`ed, also inside a same-file callee), a parameter named as labels that is never
+  computed with (placement.named_as_labels), batches of data loaders (analysis/loaders.py), what a
+  call of a network or an unknown function returns under no-grad, a function's argument when
+  every call of the function in the file passes such a value (another file may call it
+  otherwise), and the items of such an argument, or of a list made here of such values.
 
 - `carries_graph(expr)`: does the value hold an autograd graph (TCL007: what an accumulator keeps
   alive)? The same reading as `origin`, and further: what a container holds (a list the function
   appended outputs to, a tuple, a dict: a container does not require grad, but keeps the graphs of
   what it holds), the fields of a network's output (`model(x).logits`), and what a loss function
   of unknown class named as one (`criterion(out, y)`, `loss_fn(...)`) computes from its inputs. A
-  leaf that requires grad holds no graph of its own (its `grad_fn` is None): not an answer.
+  leaf that requires grad holds no graph of its own (its `grad_fn` is None): not an answer. On
+  POSSIBLE grounds only, a callee the file does not show (`head(features)` with `head` taken from a
+  ModuleList) passes on the graph of what it is given (TCL007 asks so where the file shows the
+  value backpropagated, so a value that carries no graph at all, a number or gradient signs, is
+  told apart).
 
 graphs.py (TCL010, TCL011), TCL007 and the TCL005/TCL009/TCL012 rules read these; nothing else
 decides "requires grad".
@@ -363,7 +369,9 @@ class GradFlow:
             return min(origins, key=lambda origin: origin.grounds)  # as sure as the least sure
         if goes_through_detach(expr):
             return None
-        if self.holders and type(expr) is not cst.Name:
+        if isinstance(expr, (cst.Subscript, cst.Attribute)) and self.facts.placement.integral_field(expr):
+            return None  # `tokens["input_ids"]`, `out.max(1)[1]`: integers never require grad
+        if self.holders and not isinstance(expr, cst.Name):
             held = self._holder_of(expr, function, grad_enabled, depth)
             if held is not _NOT_A_HOLDER:
                 return held
@@ -532,6 +540,19 @@ class GradFlow:
         if self.facts.calls_a_module(call, function):
             return GradOrigin(f"the output of `{key}`", call, grounds=POSSIBLE,
                               assumption=f"if `{key}` has parameters that require grad")
+        if self.holders and key not in NO_TENSOR_BUILTINS and not _loss_function_name(key):  # (`_holder_of`'s)
+            # `carries_graph` only, and only POSSIBLE: a callee the file does not show (a head taken
+            # from a ModuleList in a loop, a function of unknown kind) may pass the graph of what it
+            # is given on; a function of this file says which arguments reach what it returns.
+            func = call.func
+            local = _is_self_attribute(func) or (isinstance(func, cst.Name) and (
+                func.value in self.facts.module_functions or bool(function.bindings_at(func))))
+            # Only a callee that may be a function of the file has a summary to read (and to build).
+            found = self._loss_of(call, function, depth) if local else self._any_of(
+                [arg.value for arg in call.args if not arg.star and arg.keyword is None], function, depth)
+            if found is not None:
+                return replace(found, grounds=POSSIBLE,
+                               assumption=f"if `{key}` passes on the graph of what it is given")
         return None
 
     def _module_values(self, func, function: FunctionFacts) -> list:
@@ -617,8 +638,18 @@ class GradFlow:
         callee = dotted_name(func)
         if callee is None or callee in self.facts.classes or callee in self.facts.module_functions:
             return None  # a class or factory of this file: what it builds is in sight
-        if _network_name(callee.rpartition(".")[2]) or ("model" in callee.lower() and "." in callee) \
-                or callee.rpartition(".")[2] in ("from_pretrained", "create_model") or _network_name(name):
+        if NOT_NETWORK_CLASS.search(callee):
+            return None  # `AutoTokenizer.from_pretrained(...)`, `CLIPProcessor(...)`: text and images in, ids out
+        owner, _, last = callee.rpartition(".")
+        if last == "from_pretrained":
+            # Hub classes load tokenizers, configs and schedulers as well as networks: only a class
+            # that reads as a model (`AutoModelForCausalLM`, `BertModel`, `T5ForConditionalGeneration`),
+            # or one bound to a name that does (`model = Tower.from_pretrained(...)`).
+            cls = owner.rpartition(".")[2]
+            return f"a network built by `{callee}(...)` does" if PRETRAINED_MODEL_CLASS.search(cls) \
+                or _network_name(cls) or _network_name(name) else None
+        if _network_name(last) or ("model" in callee.lower() and "." in callee) \
+                or last == "create_model" or _network_name(name):
             return f"a network built by `{callee}(...)` does"
         return None
 
@@ -786,20 +817,42 @@ class GradFlow:
         gradients, a detached tensor); not for a list made in the code (`[]`, then `.append(w)`)."""
         if type(iterable) in (cst.List, cst.Tuple, cst.Set, cst.Dict) + COMPREHENSIONS:
             return False
-        if type(iterable) is cst.Name and any(
-                binding.value is None or type(binding.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict)
-                for binding in function.bindings_at(iterable)):
+        bindings = function.bindings_at(iterable) if isinstance(iterable, cst.Name) else ()
+        if likely and bindings and all(self._items_of_binding_never(binding, function, depth) for binding in bindings):
+            return True
+        if any(binding.value is None or isinstance(binding.value, (cst.List, cst.Tuple, cst.Set, cst.Dict))
+               for binding in bindings):
             return False
         return self._never(iterable, function, statement, depth + 1, likely)
 
+    def _items_of_binding_never(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
+        """Very likely: the items of an argument every caller in the file passes items free of
+        autograd history for (`for feats in batch` with `self.store_all(feats)` made under
+        no-grad), or of a container made here whose every element, where it is put in, is free of
+        it (`parts = [p for p in out.detach()]`, `[a, b]`, `.append(x.detach())`)."""
+        if binding.kind == "param":
+            return self._every_caller_passes_none(binding, function, depth, items=True)
+        if binding.kind not in ("assign", "walrus") or binding.value is None:
+            return False
+        value = binding.value
+        if isinstance(value, cst.Call) and not all(
+                arg.keyword is None and not arg.star
+                and self._items_never(arg.value, function, binding.statement, depth + 1, True) for arg in value.args):
+            return False  # `list(params)`, `deque(xs)`: what they are made from is in them
+        insertions = self.facts.containers.of(function).insertions(binding)
+        return insertions is not None and all(
+            self._never(element, function, statement, depth + 1, True) for element, statement in insertions)
+
     def _said_by_uses(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
-        """Class labels by their uses (an index, a loss target), and the batches of data loaders."""
+        """Class labels by their uses (an index, a loss target, also inside a same-file callee), a
+        parameter named as labels that is never computed with, and the batches of data loaders."""
         use = self.facts.placement.integral_use(binding, function)
         if use == "sure":
             return True
         if not likely or self._binding(binding, function) is not None:
             return False  # `soft = teacher(x).softmax(1)` used as a cross-entropy target: it says so
-        return use == "likely" or self.facts.loaders.batch_of(binding, function) is not None
+        return use == "likely" or self.facts.loaders.batch_of(binding, function) is not None \
+            or self.facts.placement.named_as_labels(binding, function)
 
     def _made_without_grad(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
         """`feats = model(x)` or `z = x * 2` under no-grad: a new tensor, made without a graph. Views
@@ -833,9 +886,11 @@ class GradFlow:
                 return True
         return likely  # a network's output, an unknown function's result
 
-    def _every_caller_passes_none(self, binding: Binding, function: FunctionFacts, depth: int) -> bool:
+    def _every_caller_passes_none(self, binding: Binding, function: FunctionFacts, depth: int,
+                                  items: bool = False) -> bool:
         """Every call of the function in the file passes, for this argument, a value that (very
-        likely) does not require grad: a detached tensor, a batch of a loader, class labels."""
+        likely) does not require grad: a detached tensor, a batch of a loader, class labels
+        (`items`: a sequence whose items do not)."""
         sites = self.facts.call_sites_of(function)
         param = binding.statement
         if not sites or type(param) is not cst.Param or type(function.node) is not cst.FunctionDef:
@@ -857,7 +912,9 @@ class GradFlow:
                                            or self._never(default, function, None, depth + 1, True)):
                     return False
                 continue
-            if not self._never(passed, caller, statement, depth + 1, True):
+            if items and not self._items_never(passed, caller, statement, depth + 1, True):
+                return False
+            if not items and not self._never(passed, caller, statement, depth + 1, True):
                 return False
         return True
 
@@ -1053,6 +1110,16 @@ def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
     return None
 
 
+# Classes that load or make something other than a network (their outputs are token ids, masks,
+# pixel arrays, settings): `AutoTokenizer`, `CLIPProcessor`, `ViTImageProcessor`, `BertConfig`, a
+# diffusion scheduler, a pipeline (which runs its networks under no-grad itself).
+NOT_NETWORK_CLASS = re.compile(r"Tokenizer|Processor|FeatureExtractor|Config\b|Scheduler|Pipeline")
+# A class name that reads as a network for `from_pretrained`: `AutoModel...`, `...Model`, `...For<Task>`.
+PRETRAINED_MODEL_CLASS = re.compile(r"^AutoModel|Model$|For[A-Z]")
+# Builtins whose result is no tensor (and so carries no graph), whatever they are given.
+NO_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "repr", "round", "isinstance", "range",
+                                "enumerate", "zip", "print", "hash", "id", "type", "format", "divmod", "callable",
+                                "hasattr", "getattr", "sorted", "reversed", "iter", "next", "any", "all"})
 _NOT_A_HOLDER = object()  # `_holder_of`: "not one of the shapes only `carries_graph` follows"
 # Fields that are not a network output's tensors: gradients, detached data, names.
 NOT_GRAPH_FIELDS = frozenset({"grad", "data", "names", "is_cuda", "T_destination"})

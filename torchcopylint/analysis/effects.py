@@ -281,6 +281,12 @@ class CalleeEffects:
             if not events:
                 entries.append(WrittenArgument(position, name, "pure"))
                 continue
+            # `t.data.uniform_(-a, a)`, `d = t.detach(); d.clamp_()`, a callee's write of that kind:
+            # the caller's storage changes, but no in-place op on a leaf is recorded.
+            written = [event for event in events if event.certainty != "opaque"]
+            detour = bool(written) and all(
+                event.through_detach or goes_through_detach(event.target) or self._detached_access(facts, event.target)
+                for event in written)
             sure = [event for event in events if event.certainty == "sure"]
             # `t -= m` on a parameter nothing shows to be a tensor: a write when a tensor is passed.
             if_tensor = [event for event in events if event.certainty == "maybe" and event.kind == "augassign"]
@@ -294,11 +300,12 @@ class CalleeEffects:
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes))
                 through = {self._detached_access(facts, event.target) for event in writes}
                 entries.append(WrittenArgument(position, name, "sure",
-                                               through=through.pop() if len(through) == 1 else ""))
+                                               through=through.pop() if len(through) == 1 else "",
+                                               through_detach=detour))
             elif any(_runs_always(event, always_run) for event in if_tensor):
-                entries.append(WrittenArgument(position, name, "tensor"))
+                entries.append(WrittenArgument(position, name, "tensor", through_detach=detour))
             elif sure or any(event.certainty == "maybe" for event in events):
-                entries.append(WrittenArgument(position, name, "maybe"))
+                entries.append(WrittenArgument(position, name, "maybe", through_detach=detour))
             else:
                 entries.append(WrittenArgument(position, name, "opaque"))
         summary = (tuple(entries), without_grad)

@@ -181,9 +181,12 @@ class GanSteps:
             if source is None:
                 continue
             generator_call, generator, generator_via = source
-            if not self._judges_other(context, window, call, discriminator, generator) \
+            if not self._judges_other(context, window, call, discriminator, generator,
+                                      noise_generates=generator_step is not None) \
                     and not _named_as_a_pair(discriminator, generator):
                 continue  # a network fed only the generator's output cooperates with it (Q, a decoder)
+            if self._judged_outside(context, window, loss_statement, discriminator):
+                continue  # `D(G(E(x)))` in G's loss: G generates for D here, whatever it is fed
             if generator_step is None and self._generators_own_loss(context, window, loss_statement, call,
                                                                     discriminator, generator):
                 continue
@@ -366,12 +369,16 @@ class GanSteps:
         return None
 
     def _judges_other(self, context: "_Context", window: Window, call: cst.Call, discriminator: str,
-                      generator: str, losses: Optional[tuple] = None) -> bool:
+                      generator: str, losses: Optional[tuple] = None, noise_generates: bool = False) -> bool:
         """Is the network a discriminator: in the step's losses (or in `losses`), is it also called
         on something `generator` did not make (the real batch, or another generator's output, as in
         ALI/BiGAN's `D(x, E(x))` against `D(G(z), z)`)? A network only ever fed the generator's
         output in its step cooperates with it (InfoGAN's Q network, a decoder fed an encoder's
-        codes): its loss does not oppose the generator's, and that is no discriminator step."""
+        codes): its loss does not oppose the generator's, and that is no discriminator step.
+        `noise_generates` (a loss both optimizers step on): a network whose other input is sampled
+        noise (`G(E(x))` beside `G(z)`, `z = torch.randn(...)`) generates; the loss is one the
+        encoder and the generator minimise together. (Not for a step of one optimizer: an
+        adversarial autoencoder's critic judges prior samples against the encoder's codes.)"""
         function = context.function
         for statement, loss in (window.losses if losses is None else losses):
             for other in _calls_feeding(loss, function, window.after, function.order_of(statement)):
@@ -379,8 +386,27 @@ class GanSteps:
                     continue
                 inputs = [argument for argument, key, _ in
                           self._discriminator_inputs(other, function, window.trained, context) if key == discriminator]
-                if inputs and not any(self._reaches(argument, generator, function, context) for argument in inputs):
+                if inputs and not any(self._reaches(argument, generator, function, context) for argument in inputs) \
+                        and not (noise_generates and all(_sampled_noise(argument, function, self.facts)
+                                                         for argument in inputs)):
                     return True
+        return False
+
+    def _judged_outside(self, context: "_Context", window: Window, loss_statement, network: str) -> bool:
+        """In this loss, is what `network` computes fed to a network that an optimizer outside the
+        step trains (`D(G(E(x)))`, `D(G(z))` in a step of G's and E's optimizers)? Then `network`
+        is a generator there, judged by that one: the loss is the generator's (a mode-regularised
+        GAN's G and E minimising one loss), not a discriminator's step for what `network` is fed."""
+        outside = context.all_trained - window.trained
+        if not outside:
+            return False
+        function = context.function
+        loss = next(loss for statement, loss in window.losses if statement is loss_statement)
+        for other in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
+            keys = context.network_keys(other.func) if _may_be_network(other, self.facts) else frozenset()
+            if keys & outside and any(self._reaches(arg.value, network, function, context)
+                                      for arg in other.args if not arg.star):
+                return True
         return False
 
     def _reaches(self, expr, network: str, function: FunctionFacts, context: Optional["_Context"] = None,
@@ -1189,6 +1215,48 @@ def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] 
                     seen.add(binding)
                     pending.append((binding.value, order))
     return calls
+
+
+# torch functions that sample (a generator's latent input), and tensor methods that fill with samples.
+SAMPLING_FUNCTIONS = frozenset({"randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "normal",
+                                "multinomial", "bernoulli", "randperm"})
+SAMPLING_METHODS = frozenset({"normal_", "uniform_", "bernoulli_", "random_", "exponential_"})
+# What keeps a value sampled: joins, moves, reshapes, conversions (their other arguments are sizes).
+NOISE_PRESERVING = frozenset({"cat", "stack", "concat", "to", "cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze",
+                              "float", "double", "half", "type", "expand", "repeat", "flatten", "one_hot",
+                              "Variable", "requires_grad_"})
+
+
+def _sampled_noise(expr, function: FunctionFacts, facts, depth: int = 0) -> bool:
+    """Is the value drawn at random (`torch.randn(n, d)`, `torch.zeros(n, d).normal_()`, a name bound
+    to one, joined or moved: `torch.cat([z, c], 1).to(device)`)? A generator's input; never the data
+    a discriminator judges."""
+    if depth > 6:
+        return False
+    if isinstance(expr, cst.Name):
+        bindings = function.bindings_at(expr)
+        return bool(bindings) and all(binding.kind in ("assign", "walrus") and binding.value is not None
+                                      and _sampled_noise(binding.value, function, facts, depth + 1)
+                                      for binding in bindings)
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return bool(expr.elements) and all(_sampled_noise(element.value, function, facts, depth + 1)
+                                           for element in expr.elements)
+    if not isinstance(expr, cst.Call):
+        return False
+    qualified = facts.names.qualified_name(expr.func) or ""
+    name = qualified.rpartition(".")[2] if qualified else (
+        expr.func.attr.value if isinstance(expr.func, cst.Attribute) else dotted_name(expr.func) or "")
+    if qualified.startswith("torch") and name in SAMPLING_FUNCTIONS:
+        return True
+    if not qualified and isinstance(expr.func, cst.Attribute) and name in SAMPLING_METHODS:
+        return True  # `torch.empty(n, d).normal_()`, `z.data.normal_(0, 1)`
+    if name not in NOISE_PRESERVING:
+        return False
+    tensors = [arg.value for arg in expr.args if arg.keyword is None
+               and not isinstance(arg.value, (cst.Integer, cst.Float, cst.UnaryOperation))]
+    if not qualified and isinstance(expr.func, cst.Attribute):
+        tensors = [expr.func.value]  # `z.to(device)`, `z.view(n, d, 1, 1)`: the receiver
+    return bool(tensors) and all(_sampled_noise(tensor, function, facts, depth + 1) for tensor in tensors)
 
 
 def _is_generator(keys: frozenset, generators: frozenset, trained: frozenset) -> bool:

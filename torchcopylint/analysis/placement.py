@@ -1,7 +1,7 @@
 """Where a tensor lives and what it holds: the device and dtype of an expression, as far as the
 source shows them.
 
-Two questions are answered here, once for every rule:
+These questions are answered here, once for every rule:
 
 - `dtype_of(expr)`: "float32", "float64", "int64", "bool", ... or None when not in sight. Only
   floating-point and complex tensors can require grad, so `surely_integral` is how the autograd
@@ -14,7 +14,12 @@ Two questions are answered here, once for every rule:
   (or bool) tensor (an index `x[y]`, `x.gather(1, y)`, `F.one_hot(y)`, the target of
   `F.nll_loss`/`nn.NLLLoss`, `F.embedding(y, w)`), "likely" when a use is typical of class indices
   but also takes floats (the target of `F.cross_entropy`/`nn.CrossEntropyLoss`, which accept class
-  probabilities; compared with `argmax` results; converted with `.long()`).
+  probabilities; compared with `argmax` results; converted with `.long()`). A name handed to a
+  same-file function or method is read on inside it, as that function's parameter.
+- `named_as_labels(binding)`: a parameter named as class labels (`labels`, `targets`, ...) that the
+  function never computes with (only moves, measures, compares for equality, keeps): likely
+  integers, for TCL005's "likely" reading.
+- `dtype_of` of a call of a same-file function: the dtype all of its returns give.
 
 Names are followed through the function's bindings, then the module's top level (a notebook's
 `device = torch.device(...)`), and `self.<attribute>` through what the class assigns it anywhere.
@@ -78,6 +83,9 @@ DTYPE_PRESERVING_FUNCTIONS = frozenset(
 FLOAT_FACTORIES = frozenset("randn rand empty zeros ones eye linspace logspace normal".split())
 LIKE_FACTORIES = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like".split())
 MAX_DEPTH = 8
+# The fields of a tokenizer's output (a `BatchEncoding`, or the batch a collator makes of it): token
+# ids and masks, integer tensors whatever a network later does with them.
+TOKEN_FIELDS = frozenset({"input_ids", "attention_mask", "token_type_ids", "special_tokens_mask"})
 # Where a use needs an integer tensor, by callee: (position, keyword) of the argument, and how sure
 # the use makes it ("sure": any other dtype raises; "likely": class indices are usual, floats taken).
 INTEGRAL_ARGUMENTS = {
@@ -99,6 +107,10 @@ INTEGRAL_METHOD_ARGUMENTS = {  # tensor.<method>(..., index, ...)
 }
 # Loss modules whose second argument is the target (class indices), by class.
 INTEGRAL_TARGET_MODULES = {"NLLLoss": "sure", "CrossEntropyLoss": "likely"}
+# Parameter names that say "class labels" (`forward(self, images, labels)` of an attack or a metric).
+LABEL_NAMES = frozenset({"labels", "label", "targets", "target_labels", "y_true"})
+# Methods that measure a tensor or hand its values over, without computing with them.
+MEASURING_METHODS = frozenset({"size", "dim", "numel", "tolist", "numpy", "item", "nelement"})
 # Conversions to an integer dtype that say the value held class indices (or whole numbers) before.
 INTEGER_CASTS = frozenset({"long", "int"})
 
@@ -113,6 +125,7 @@ class Placement:
         self._integral_uses: dict = {}  # binding -> "sure", "likely" or None
         self._parents: dict = {}  # statement -> {id(child): parent} over the statement's own expressions
         self._targets: dict = {}  # function node -> {target node: binding}
+        self._returned: dict = {}  # function node -> the dtype its returns give, or None
 
     # ------------------------------------------------------------------ dtype
 
@@ -183,13 +196,11 @@ class Placement:
         if type(expr) is cst.Comparison:
             plain = not any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in expr.comparisons)
             return "bool" if plain else None
-        if type(expr) is cst.Subscript:
-            if _index_is(expr, 1) and self.paired_call(expr.value):
-                return "int64"  # `out.max(1)[1]`: the indices
+        if self.integral_field(expr):
+            return "int64"
+        if isinstance(expr, cst.Subscript):
             return self.dtype_of(expr.value, function, depth + 1)
-        if type(expr) is cst.Attribute:
-            if expr.attr.value == "indices" and type(expr.value) is cst.Call:
-                return "int64"  # `x.topk(k).indices`, `x.max(dim).indices`
+        if isinstance(expr, cst.Attribute):
             if expr.attr.value in ("data", "T", "mT"):
                 return self.dtype_of(expr.value, function, depth + 1)
             return None
@@ -202,6 +213,19 @@ class Placement:
         if type(expr) is cst.Call:
             return self._call_dtype(expr, function, depth)
         return None
+
+    def integral_field(self, expr) -> bool:
+        """A part of a value that holds integers, whatever the value: the indices of a (values,
+        indices) pair (`out.max(1)[1]`, `x.topk(k).indices`), the token ids and masks of a
+        tokenizer's output (`tokens["input_ids"]`, `encoding.attention_mask`). No name is followed:
+        cheap enough to ask of every subscript."""
+        if isinstance(expr, cst.Subscript):
+            return (_index_is(expr, 1) and self.paired_call(expr.value)) or _key_of(expr) in TOKEN_FIELDS
+        if isinstance(expr, cst.Attribute):
+            field = expr.attr.value
+            return (field == "indices" and isinstance(expr.value, cst.Call)) or (
+                field in TOKEN_FIELDS and not (isinstance(expr.value, cst.Name) and expr.value.value == "self"))
+        return False
 
     def _binding_dtype(self, binding, function, depth: int) -> Optional[str]:
         if binding.value is None:
@@ -235,6 +259,67 @@ class Placement:
         self._integral_uses[binding] = found
         return found
 
+    def named_as_labels(self, binding, function) -> bool:
+        """A parameter named as class labels (`labels`, `label`, `targets`, `target_labels`, `y_true`)
+        that the function never computes with: it only moves, copies, measures (`.size(0)`,
+        `len(...)`), compares for equality or returns it, also through the names it is assigned to
+        (`labels = labels.clone().detach().to(self.device)`). Likely integer class indices, no more
+        (a regression's `targets` are floats, and that shows in a use: `(out - targets) ** 2`, a
+        float conversion, a loss the file does not know, which are all "computing")."""
+        return binding.kind == "param" and binding.name in LABEL_NAMES and not self._computed_with(binding, function)
+
+    def _computed_with(self, binding, function, seen: frozenset = frozenset()) -> bool:
+        if binding in seen:
+            return False  # `labels = labels.to(device)` in a loop: its uses are being read already
+        if len(seen) > 4:
+            return True
+        seen = seen | {binding}
+        for read in function.reads_of(binding):
+            parents = self._parents_in(read.statement)
+            current = read.node
+            while True:
+                parent = parents.get(id(current))
+                if isinstance(parent, cst.Attribute) and parent.value is current:
+                    call = parents.get(id(parent))
+                    if not (isinstance(call, cst.Call) and call.func is parent):
+                        break  # `labels.shape`, `labels.device`: metadata
+                    method = parent.attr.value
+                    if method in MEASURING_METHODS or (method in INTEGER_CASTS and not call.args):
+                        break
+                    if method in ("eq", "ne") or not self._keeps_dtype(call, function):
+                        return method not in ("eq", "ne")
+                    current = call  # `labels.to(device)`, `labels.clone()`: read on
+                    continue
+                if isinstance(parent, cst.Subscript) and parent.value is current:
+                    current = parent  # `labels[mask]`: the same values
+                    continue
+                if isinstance(parent, cst.Index):
+                    break  # `x[labels]`: an index
+                if isinstance(parent, cst.Arg) and parent.value is current:
+                    call = parents.get(id(parent))
+                    if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len":
+                        break
+                    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                            and call.func.attr.value in ("append", "extend", "insert"):
+                        break  # `self.kept.append(labels)`: kept, not computed with
+                    return True  # handed to a function: what it computes is not in sight here
+                if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+                    comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
+                    if isinstance(comparison, cst.Comparison) and all(
+                            isinstance(target.operator, (cst.Equal, cst.NotEqual)) for target in comparison.comparisons):
+                        break
+                    return True
+                if isinstance(parent, cst.Return) or (parent is read.statement and isinstance(parent, cst.Expr)):
+                    break
+                if parent is read.statement or isinstance(parent, cst.Element):
+                    target = self._assigned_to(current, parent, parents, read.statement)
+                    inner = self._binding_of_target(target, function) if target is not None else None
+                    if inner is None or self._computed_with(inner, function, seen):
+                        return True
+                    break
+                return True  # arithmetic, an augmented assignment, anything else
+        return False
+
     def _use_of(self, name: cst.Name, statement, function, depth: int) -> Optional[str]:
         parents = self._parents_in(statement)
         current = name
@@ -262,11 +347,12 @@ class Placement:
                 return "sure" if type(subscript) is cst.Subscript and subscript.value is not current else None
             if type(parent) is cst.Arg and parent.value is current:
                 call = parents.get(id(parent))
-                return self._argument_use(call, parent, current, function) if type(call) is cst.Call else None
-            if type(parent) is cst.Comparison or type(parent) is cst.ComparisonTarget:
-                comparison = parent if type(parent) is cst.Comparison else parents.get(id(parent))
-                if type(comparison) is not cst.Comparison or not all(
-                        type(target.operator) in (cst.Equal, cst.NotEqual) for target in comparison.comparisons):
+                return self._argument_use(call, parent, current, function, depth) if isinstance(call, cst.Call) \
+                    else None
+            if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
+                comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
+                if not isinstance(comparison, cst.Comparison) or not all(
+                        isinstance(target.operator, (cst.Equal, cst.NotEqual)) for target in comparison.comparisons):
                     return None
                 others = [comparison.left] + [target.comparator for target in comparison.comparisons]
                 return "likely" if any(other is not current and self._compared(other, function)
@@ -284,7 +370,7 @@ class Placement:
         """`pred == labels` with `pred` an integer tensor (`argmax`, the indices of `max(1)`)."""
         return "likely" if self.surely_integral(other, function) else None
 
-    def _argument_use(self, call: cst.Call, arg: cst.Arg, current, function) -> Optional[str]:
+    def _argument_use(self, call: cst.Call, arg: cst.Arg, current, function, depth: int) -> Optional[str]:
         position = next((index for index, each in enumerate(call.args) if each is arg), -1)
         keyword = arg.keyword.value if arg.keyword is not None else None
         if keyword is None and any(each.star for each in call.args[:position + 1]):
@@ -310,9 +396,49 @@ class Placement:
                 return "sure" if matches(expected_position, expected_keyword) else None
             if method in ("eq", "ne") and func.value is not current and position == 0:
                 return self._compared(func.value, function)
+        callee = self._callee_parameter(call, arg, function)
+        if callee is not None:
+            # `self.get_target_label(images, labels)`: what the same-file callee does with its parameter.
+            return self.integral_use(callee[0], callee[1], depth + 1)
         if not matches(1, "target"):
             return None
         return self._loss_module_use(func, function)
+
+    def _same_file_callee(self, func, function) -> Optional[tuple]:
+        """(definition, whether it is a method) for `helper` (a module-level function the calling
+        function does not rebind) or `self.helper` (a method of the class or of a base class of the
+        file); None otherwise. Cheap on purpose: no function summaries are built for this."""
+        if isinstance(func, cst.Name):
+            node = self.facts.module_functions.get(func.value)
+            return (node, False) if node is not None and not function.bindings_at(func) else None
+        if _is_self_attribute(func):
+            owner = self.facts.classes.get(function.class_name or "")
+            node = self.facts.method_of(owner, func.attr.value) if owner is not None else None
+            return (node, True) if node is not None else None
+        return None
+
+    def _callee_parameter(self, call: cst.Call, arg: cst.Arg, function):
+        """(binding, callee's FunctionFacts) of the parameter of a same-file function or `self.`
+        method that `arg` is passed for; None when the callee or the parameter is not in sight."""
+        resolved = self._same_file_callee(call.func, function)
+        if resolved is None:
+            return None
+        node, method = resolved
+        params = node.params
+        positional = [*params.posonly_params, *params.params]
+        if method and positional and positional[0].name.value in ("self", "cls"):
+            positional = positional[1:]
+        if arg.keyword is not None:
+            param = next((each for each in [*positional, *params.kwonly_params]
+                          if each.name.value == arg.keyword.value), None)
+        else:
+            position = next(index for index, each in enumerate(call.args) if each is arg)
+            param = positional[position] if position < len(positional) else None
+        if param is None:
+            return None
+        body = self.facts.function_facts(node)
+        binding = next((each for each in body.parameters if each.statement is param), None)
+        return (binding, body) if binding is not None else None
 
     def _loss_module_use(self, func, function) -> Optional[str]:
         """`criterion(out, labels)` where `criterion = nn.NLLLoss()` (or `nn.CrossEntropyLoss()`),
@@ -449,8 +575,8 @@ class Placement:
                 # Only floating tensors can require grad: a factory made so has the default dtype.
                 return self.default_float()
             return None
-        if type(call.func) is not cst.Attribute:
-            return None
+        if not isinstance(call.func, cst.Attribute) or _is_self_attribute(call.func):
+            return self._returned_dtype(call, function, depth)
         method = call.func.attr.value
         receiver = call.func.value
         if method in INTEGRAL_METHODS:
@@ -472,6 +598,25 @@ class Placement:
         if method in DTYPE_PRESERVING_METHODS:
             return self.dtype_of(receiver, function, depth + 1)
         return None
+
+    def _returned_dtype(self, call: cst.Call, function, depth: int) -> Optional[str]:
+        """`codes = quantize(x)` with `def quantize(x): return (x * 255).round().to(torch.uint8)`: the
+        dtype every `return` of a same-file function (or `self.` method) gives, when they agree."""
+        if depth > MAX_DEPTH - 2:
+            return None
+        resolved = self._same_file_callee(call.func, function)
+        if resolved is None:
+            return None
+        node = resolved[0]
+        if node in self._returned:
+            return self._returned[node]
+        self._returned[node] = None  # recursion proves nothing
+        body = self.facts.function_facts(node)
+        found = {self.dtype_of(statement.value, body, depth + 1) for statement in body.statement_order
+                 if isinstance(statement, cst.Return)}
+        dtype = found.pop() if len(found) == 1 else None  # a bare `return` adds None: unknown
+        self._returned[node] = dtype
+        return dtype
 
     def default_float(self) -> Optional[str]:
         """float32, unless the module changes the default dtype (`torch.set_default_dtype(...)`)."""
@@ -539,6 +684,10 @@ class Placement:
         return located
 
 
+def _is_self_attribute(expr) -> bool:
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+
+
 def _joined(kinds: set) -> str:
     if len(kinds) == 1:
         return kinds.pop()
@@ -552,6 +701,14 @@ def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
 def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
     value = _keyword(call, keyword)
     return type(value) is cst.Name and value.value == "True"
+
+
+def _key_of(subscript: cst.Subscript) -> Optional[str]:
+    """The string key of `d["key"]`, or None."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    value = subscript.slice[0].slice.value
+    return str(value.evaluated_value) if isinstance(value, cst.SimpleString) else None
 
 
 def _index_is(subscript: cst.Subscript, position: int) -> bool:

@@ -72,10 +72,16 @@ def _own_backward(call: cst.Call, receiver: cst.BaseExpression, function: Functi
     method backpropagates with autograd (a trainer's `def backward(self, loss): loss.backward()`),
     or None (not autograd at all). Where the receiver's class is not known (a loop variable over
     layers, an argument) in a file that defines such hand-written backward methods, and nothing
-    says the receiver is a tensor, the call is taken as one of them: None. _AUTOGRAD otherwise."""
+    but this call says the receiver is a tensor, the call is taken as one of them: None. A method
+    that runs autograd on the object's own state (a style-transfer loss module's `def
+    backward(self): self.loss.backward(retain_graph=True); return self.loss`) backpropagates no
+    expression of the caller's: None too. The class of a receiver is followed through what a
+    function of the file returns (a hand-written engine's `loss = squared_error(...)`).
+    _AUTOGRAD otherwise."""
     classes = _receiver_classes(receiver, function, facts)
     if classes is None:
-        if facts.names.qualified_name(receiver) is not None or _is_tensor(receiver, function):
+        if facts.names.qualified_name(receiver) is not None or (
+                _is_tensor(receiver, function) and not _tensor_only_by_this_use(receiver, function)):
             return _AUTOGRAD
         handwritten = [local for local in facts.classes.values()
                        if _backward_method(local, facts) is not None and not _is_autograd_function(local, facts)
@@ -99,25 +105,105 @@ def _own_backward(call: cst.Call, receiver: cst.BaseExpression, function: Functi
     return positional[position] if position < len(positional) else None
 
 
+def _tensor_only_by_this_use(receiver: cst.BaseExpression, function: FunctionFacts) -> bool:
+    """Nothing but a method call such as `.backward()` says the receiver is a tensor: a loop variable
+    or an argument not annotated as one (`for sl in style_losses: sl.backward()`). In a file whose
+    classes define `backward` methods of their own, it may be one of those objects."""
+    if not isinstance(receiver, cst.Name):
+        return False
+    bindings = function.bindings_at(receiver)
+    if not bindings:
+        return False
+    for binding in bindings:
+        if binding.kind == "loop":
+            continue
+        if binding.kind == "param" and isinstance(binding.statement, cst.Param) and (
+                binding.statement.annotation is None
+                or "Tensor" not in (dotted_name(binding.statement.annotation.annotation) or "")):
+            continue
+        return False
+    return True
+
+
 def _receiver_classes(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> Optional[list]:
     """The classes of this file the receiver is surely an object of (`net = Net(...)`, `self.net`
     assigned `Net(...)`, `self` in a method); None when that is not known."""
     if type(receiver) is cst.Name and receiver.value == "self" and function.class_name in facts.classes:
         return [facts.classes[function.class_name]]
-    if type(receiver) is cst.Name:
-        values = [binding.value for binding in facts.reaching(receiver, function)[1]]  # a global too
-    elif type(receiver) is cst.Attribute and type(receiver.value) is cst.Name \
+    if isinstance(receiver, cst.Name):
+        bindings = facts.reaching(receiver, function)[1]  # a global too
+        annotated = [_annotated_class(binding, facts) for binding in bindings]
+        if bindings and all(annotated):
+            return annotated  # `def train(net: TwoLayer, ...)`
+        values = [binding.value for binding in bindings]
+    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
             and receiver.value.value == "self" and function.class_name in facts.classes:
         values = list(facts.attribute_values(facts.classes[function.class_name], receiver.attr.value))
     else:
         return None
     classes = []
     for value in values:
-        local = facts.classes.get(value.func.value) if type(value) is cst.Call \
-            and type(value.func) is cst.Name else None
-        if local is None:
+        found = _classes_made_by(value, function, facts, frozenset())
+        if found is None:
             return None
-        classes.append(local)
+        classes.extend(found)
+    return classes or None
+
+
+def _annotated_class(binding, facts):
+    """The class of the file a parameter is annotated with (`net: TwoLayer`), or None."""
+    if binding.kind != "param" or not isinstance(binding.statement, cst.Param) or binding.statement.annotation is None:
+        return None
+    return facts.classes.get(dotted_name(binding.statement.annotation.annotation) or "")
+
+
+# Module methods that return the module itself: `TwoLayer().to(device)` is a `TwoLayer`.
+MODULE_RETURNING_METHODS = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half",
+                                      "requires_grad_"})
+
+
+def _classes_made_by(value, function: FunctionFacts, facts, seen: frozenset) -> Optional[list]:
+    """The classes of this file a value is surely an object of: `Net(...)`; what a function of the
+    file returns (`loss = squared_error(model, xs, ys)` returning a hand-written engine's `Value`);
+    a name every binding of which is one; `a + b` with `a` one (a class that defines its own
+    arithmetic returns its own objects, as an autograd engine written by hand does). None when not
+    known."""
+    if len(seen) > 6:
+        return None
+    if isinstance(value, cst.BinaryOperation):
+        return _classes_made_by(value.left, function, facts, seen)
+    if isinstance(value, cst.Name):
+        bindings = [b for b in function.bindings_at(value) if b not in seen]
+        if not bindings or any(b.value is None or b.kind not in ("assign", "walrus") for b in bindings):
+            return None
+        classes = []
+        for binding in bindings:
+            found = _classes_made_by(binding.value, function, facts, seen | {binding})
+            if found is None:
+                return None
+            classes.extend(found)
+        return classes or None
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in MODULE_RETURNING_METHODS:
+        found = _classes_made_by(value.func.value, function, facts, seen)
+        return found if found and all(facts.is_module_class(local) for local in found) else None
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+        return None
+    local = facts.classes.get(value.func.value)
+    if local is not None:
+        return [local]
+    defined = facts.module_functions.get(value.func.value)
+    if defined is None or defined in seen or function.bindings_at(value.func):
+        return None
+    body = facts.function_facts(defined)
+    returns = [statement.value for statement in body.statement_order
+               if isinstance(statement, cst.Return) and statement.value is not None]
+    classes = []
+    for returned in returns:
+        found = _classes_made_by(returned, body, facts, seen | {defined})
+        if found is None:
+            return None
+        classes.extend(found)
     return classes or None
 
 

@@ -9,7 +9,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
-from torchcopylint.analysis.autograd import ASSUMED
+from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
 from torchcopylint.analysis.containers import Accumulation, StateUpdate
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import loss_slice
@@ -118,6 +118,12 @@ class GraphKeptAlive(Rule):
                           loop) -> Finding:
         statement = accumulation.statement
         kept = _one_line(facts, accumulation.target)
+        if accumulation.container:
+            # A list of losses stacked into the loss: emptied, not zeroed (and a deque or a buffer
+            # object has a start of its own the rule does not guess).
+            restart = f"start `{kept}` afresh at the top of each iteration"
+        else:
+            restart = f"start `{kept}` afresh at the top of each iteration (`{kept} = 0`)"
         return self.finding(
             statement,
             f"`{_one_line(facts, statement)}` adds to `{kept}`, which the loop at line {facts.line_of(loop)} "
@@ -125,8 +131,7 @@ class GraphKeptAlive(Rule):
             f"{facts.line_of(backward.statement)}) backpropagates it in every iteration of that loop: "
             f"`{kept}` keeps every iteration's graph alive, and from the second iteration on the backward "
             f"goes back through the previous iterations' graphs as well, which the first backward freed "
-            f"(`Trying to backward through the graph a second time`); start `{kept}` afresh at the top of "
-            f"each iteration (`{kept} = 0`)",
+            f"(`Trying to backward through the graph a second time`); {restart}",
             None, accumulator=_accumulator_key(accumulation), value=facts.code_for(accumulation.value),
             kept="graph chain",
         )
@@ -273,9 +278,15 @@ def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumula
     """(backward, loop) when a loop holds both the accumulation and a backward of what it accumulates
     into, and the accumulator outlives that loop's iterations: `loss_sum = 0` before the training
     loop, `loss_sum += term` in it, `loss_sum.backward()` once per step. A sum started afresh each
-    step (`loss_sum = 0` at its top) is the intended way to build one loss: None."""
+    step (`loss_sum = 0` at its top) is the intended way to build one loss: None. Only a value that
+    carries a graph chains the steps: a Python number (an annealing weight), gradient signs, what a
+    loader or an environment gives, kept across steps and read by the loss, link no graph to the
+    next step."""
     statement = accumulation.statement
-    if facts.autograd.never_requires_grad(accumulation.value, function, statement):
+    # POSSIBLE grounds suffice: the file shows the accumulator backpropagated, so what is added to it
+    # (`criterion(head(features), y)` with `head` from a ModuleList) is a term of that loss.
+    origin = facts.autograd.carries_graph(accumulation.value, function, statement, POSSIBLE)
+    if origin is None:
         return None
     holder = function.bindings_at(accumulation.holder) if accumulation.holder is not None else frozenset()
     if any(binding.leaf for binding in holder) or (accumulation.attribute is not None and facts.autograd.origin(

@@ -45,8 +45,8 @@ class InplaceOnLeaf(Rule):
                     continue
                 if event.kind == "out" and event.certainty != "sure":
                     continue  # `out=` of a callee that is not torch's: what it does is unknown
-                if event.without_grad:
-                    continue  # a helper that writes under its own no_grad
+                if event.without_grad or event.through_detach:
+                    continue  # a helper that writes under its own no_grad, or through `t.data` / `t.detach()`
                 if _is_inplace_call(event.target):
                     continue  # `p.mul_(a).add_(b)`: the same tensor again, reported at `mul_`
                 if goes_through_detach(event.target) or not facts.grad_enabled_at(function, event.statement):
