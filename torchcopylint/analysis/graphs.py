@@ -67,7 +67,10 @@ class Slice:
     kept_on_self: set = field(default_factory=set)
 
 
-def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts) -> Slice:
+def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts,
+               stop_at: frozenset = frozenset()) -> Slice:
+    """`stop_at`: bindings the walk does not follow (the `inputs` of `torch.autograd.grad`, where
+    autograd stops: what they were made from, in this iteration or the previous one, is not run)."""
     result = Slice()
     pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loss, statement)]
     leaves: Optional[set] = None
@@ -97,6 +100,9 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
                     result.external = result.external_elsewhere = True  # a global value (not `F` of `F.relu(...)`)
                 for binding in bindings:
+                    if binding in stop_at:
+                        result.bindings.add(binding)
+                        continue
                     leaf_candidate = binding.kind in ("param", "requires_grad") or _made_to_require_grad(binding)
                     if leaf_candidate:
                         if leaves is None:
@@ -175,6 +181,12 @@ def _attached(expression: cst.CSTNode):
         if isinstance(node, cst.Attribute) and node.attr.value in ("data", "grad", "shape", "dtype", "device"):
             continue
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.Arg):
+            # `dtype=np.float32`: the keyword names a parameter of the callee, not a value (it
+            # read as a global of unknown origin, which took the graph for one made elsewhere).
+            yield node, parent
+            stack.append((node.value, node))
             continue
         yield node, parent
         if isinstance(node, cst.Subscript):
