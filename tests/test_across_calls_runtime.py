@@ -122,6 +122,32 @@ def test_method_clamping_a_detached_alias_changes_the_scores():
     assert not torch.equal(written["log_and_score"](head, features), fixed["log_and_score"](head, features))
 
 
+def test_helper_clamping_through_an_inline_detach_changes_the_kept_samples(tmp_path):
+    written, fixed = _both("TCL006", "def save_preview")
+    torch.manual_seed(0)
+    generator = torch.nn.Linear(4, 6)
+    with torch.no_grad():
+        generator.weight.mul_(5.0)  # outputs well outside [-1, 1]
+    z = torch.randn(3, 2, 4)
+    kept = written["sample"](generator, z, str(tmp_path / "a.pt"))
+    meant = fixed["sample"](generator, z, str(tmp_path / "b.pt"))
+    assert all(sample.abs().max() <= 1.0 for sample in kept), "the helper clamped the caller's samples"
+    assert any(sample.abs().max() > 1.0 for sample in meant)
+
+
+def test_method_returning_the_written_view_clamps_the_decoder_output():
+    written, fixed = _both("TCL006", "class Decoder")
+    torch.manual_seed(0)
+    images = {}
+    for name, namespace in (("written", written), ("fixed", fixed)):
+        torch.manual_seed(0)
+        decoder = namespace["Decoder"](4, 8)
+        with torch.no_grad():
+            decoder.net.weight.mul_(5.0)
+        images[name], _ = decoder.decode_with_grid(torch.randn(2, 4))
+    assert images["written"].abs().max() <= 1.0 < images["fixed"].abs().max()
+
+
 # ------------------------------------------------------------------ TCL001
 
 
