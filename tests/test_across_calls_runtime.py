@@ -319,3 +319,19 @@ def test_clone_of_a_basic_index_is_a_view_copy_that_is_needed():
     without = _namespace(example.source.replace("h[i].clone()", "h[i]"), "rows")
     h = torch.arange(6.0).view(2, 3)
     assert not torch.equal(namespace["first_row_doubled"](h.clone(), 0), without["first_row_doubled"](h.clone(), 0))
+
+
+def test_copy_handed_to_a_helper_that_optimizes_it_is_needed():
+    """Reported before the optimizer's list counted as keeping its tensors: without the clone,
+    `optimizer.step()` writes the encoder's output that `reconstruct` returns."""
+    example = _example("TCL001", "clean", "def refine_latent")
+    without = example.source.replace("code.detach().clone()", "code.detach()")
+    assert without != example.source
+    codes = []
+    for source in (example.source, without):
+        torch.manual_seed(0)
+        encoder, weight, image = torch.nn.Linear(4, 3), torch.randn(3, 4), torch.rand(2, 4)
+        code, _ = _namespace(source, "refine")["reconstruct"](encoder, weight, image)
+        codes.append((code.detach(), encoder(image).detach()))
+    (kept, fresh), (written, recomputed) = codes
+    assert torch.equal(kept, fresh) and not torch.equal(written, recomputed)

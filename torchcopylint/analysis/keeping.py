@@ -32,6 +32,12 @@ ALIASING_FUNCTIONS = frozenset(
     torch.view_as_real torch.view_as_complex
     """.split()
 )
+# Modules whose functions compute from their tensor arguments and keep none of them.
+MATH_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
+# Methods that change a tensor without writing its values: on the copy, they would change the
+# caller's tensor without it (`t.requires_grad_()` makes the caller's leaf require grad).
+FLAG_METHODS = frozenset({"requires_grad_", "retain_grad", "register_hook", "detach_", "share_memory_", "resize_",
+                          "set_", "register_post_accumulate_grad_hook"})
 MAX_DEPTH = 3
 
 
@@ -119,13 +125,25 @@ def _keeps(facts, callee: FunctionFacts, storages: frozenset, depth: int) -> boo
         if isinstance(statement, cst.Return) and statement.value is not None:
             if _shares(facts, callee, statement.value, storages):
                 return True
-        elif isinstance(statement, (cst.Assign, cst.AnnAssign)) and statement.value is not None:
+        elif isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
-            if any(not isinstance(target, cst.Name) for target in targets) \
+            for target in targets:
+                if isinstance(target, cst.Attribute) and _shares(facts, callee, target.value, storages):
+                    return True  # `t.requires_grad = True`, `t.grad = None`
+            if statement.value is not None and any(not isinstance(target, cst.Name) for target in targets) \
                     and _shares(facts, callee, statement.value, storages):
                 return True  # `self.t = t.float()`, `self.w = nn.Parameter(t)`
     for call in callee.call_statement:
-        if facts.names.qualified_name(call.func) is not None:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in FLAG_METHODS \
+                and _shares(facts, callee, func.value, storages):
+            return True
+        qualified = facts.names.qualified_name(func)
+        if qualified is not None:
+            module = qualified.rpartition(".")[0]
+            if (module not in MATH_MODULES or qualified in ALIASING_FUNCTIONS) \
+                    and any(_shares(facts, callee, arg.value, storages) for arg in call.args):
+                return True  # `torch.optim.SGD([t])`, `TensorDataset(t)`, `torch.as_tensor(t)`: kept
             continue
         if any(arg.star for arg in call.args):
             if any(_shares(facts, callee, arg.value, storages) for arg in call.args):
