@@ -180,3 +180,35 @@ def test_grad_cam_keeping_the_output_on_self_holds_the_graph_until_the_next_call
     (written, held), (fixed, freed) = results
     assert torch.equal(written, fixed)
     assert held > 0 and freed == 0
+
+
+class _Critic(torch.nn.Module):
+    """A critic that keeps its outputs on data (inputs with no graph), to look at their graphs."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+        self.on_data = []
+
+    def forward(self, x):
+        out = self.net(x)
+        if x.grad_fn is None and not x.requires_grad:
+            self.on_data.append(out)
+        return out
+
+
+def test_wgan_gp_critic_loop_keeps_each_critic_graph_for_nothing():
+    example = _example("flagged", "def gradient_penalty")
+    results = []
+    for source in (example.source, _fixed(example.source)):
+        namespace = _run(source, "wgan")
+        torch.manual_seed(0)
+        G = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+        D = _Critic()
+        loader = [(torch.randn(4, 2), None) for _ in range(2)]
+        namespace["train"](G, D, loader, nz=3, device="cpu", n_critic=2)
+        parameters = [p.detach().clone() for p in [*G.parameters(), *D.parameters()]]
+        results.append((parameters, _held_bytes(D.on_data[-1])))
+    (written, held), (fixed, freed) = results
+    assert all(torch.equal(a, b) for a, b in zip(written, fixed))
+    assert held > 0 and freed == 0

@@ -42,6 +42,9 @@ SAVES_INPUT = frozenset({"pow", "square", "norm", "log", "log1p", "log2", "log10
 BILINEAR = frozenset({"mm", "matmul", "bmm", "mul", "multiply", "dot", "mv", "outer", "einsum", "linear",
                       "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "bilinear",
                       "baddbmm", "addmm", "addmv", "inner", "tensordot", "kron"})
+# Methods whose arguments say where or as what to put the receiver (a device, a dtype, a tensor
+# whose dtype and device to take): they bring no graph into the value.
+CONVERSION_METHODS = frozenset({"to", "cuda", "cpu", "type", "type_as"})
 LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 # Containers of layers whose parameters are surely saved by a forward (several layers, one feeding the next).
 LAYER_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
@@ -172,7 +175,8 @@ def _attached(expression: cst.CSTNode):
             if isinstance(func, cst.Name) and func.value in DETACHING_BUILTINS:
                 continue
             yield node, parent
-            stack.extend((arg, node) for arg in node.args)
+            if not (isinstance(func, cst.Attribute) and func.attr.value in CONVERSION_METHODS):
+                stack.extend((arg, node) for arg in node.args)  # `x.to(device)`: a device, or a dtype
             if isinstance(func, cst.Attribute) and not _rooted_at_self(func) and not isinstance(func.value, cst.Name):
                 stack.append((func, node))
             elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value != "self":

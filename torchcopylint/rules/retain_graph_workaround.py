@@ -99,7 +99,7 @@ class RetainGraphWorkaround(Rule):
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
         loops = function.loops_of.get(use.statement, ())
-        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts)
+        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts, likely=True)
                          for binding in graph.bindings):
             return None  # made before the loop: the same backward runs through it again next iteration
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
@@ -175,6 +175,8 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
             continue
         if node.value == "self" and isinstance(parent, cst.Attribute) and parent.value is node:
             continue  # `self.output`: what is kept on the object is judged apart (kept_on_self)
+        if _called_here(node, function):
+            continue  # `D` handed to `gradient_penalty(D, real, fake)` and called as `D(fake)`: a network
         if autograd_grad and statement in behind_inputs:
             continue
         if autograd_grad:
@@ -185,6 +187,14 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
                 and not (inspecting and _fed_to_a_network(node, parents, function, facts)):
             return False
     return True
+
+
+def _called_here(node: cst.Name, function: FunctionFacts) -> bool:
+    """Is the argument `node` names called in the function (`D(real)`): a network or a function,
+    whose parameters are leaves, not a graph of the caller's?"""
+    bindings = function.bindings_at(node)
+    return bool(bindings) and any(isinstance(call.func, cst.Name) and call.func.value == node.value
+                                  and function.bindings_at(call.func) == bindings for call in function.call_statement)
 
 
 def _inspects_gradients(use: GraphUse, function: FunctionFacts, facts: ModuleFacts) -> bool:
@@ -359,8 +369,14 @@ def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
             for arg in call.args}
 
 
-def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
-    return binding.value is not None and not carries_no_graph(binding.value, function, facts)
+def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likely: bool = False) -> bool:
+    """`likely`: a batch of a data loader (`real = real.to(device)` before a critic's inner loop)
+    counts as free of a graph, as it very nearly always is."""
+    if binding.value is None:
+        return False
+    if likely:
+        return not facts.autograd.never_requires_grad(binding.value, function, binding.statement, likely=True)
+    return not carries_no_graph(binding.value, function, facts)
 
 
 def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:
