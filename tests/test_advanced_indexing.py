@@ -61,3 +61,36 @@ def test_clone_of_advanced_indexing_is_flagged(setup, expression, named):
 def test_clone_of_a_possible_view_is_not_judged_as_advanced(setup, expression):
     found = [d for d in _flagged(setup, expression) if "advanced indexing" in d.message]
     assert found == []
+
+
+SQUEEZED = """
+import torch
+
+
+def fool(model, x, y, guard: bool):
+    hits = model(x).argmax(1) == y
+    ind = hits.nonzero().squeeze()
+{guard}    if ind.numel() != 0:
+        return x[ind].clone()
+    return x
+"""
+
+
+@pytest.mark.parametrize("guard, flagged", [
+    ("    if len(ind.shape) == 0:\n        ind = ind.unsqueeze(0)\n", True),
+    ("    if ind.dim() == 0:\n        ind = ind.view(-1)\n", True),
+    ("    if guard:\n        ind = ind.unsqueeze(0)\n", False),  # not a test of the dimensions
+    ("", False),  # one hit: `ind` is 0-d and `x[ind]` a view, returned: the copy is needed
+])
+def test_a_squeezed_index_counts_only_behind_a_test_of_its_dimensions(guard, flagged):
+    source = SQUEEZED.format(guard=guard)
+    found = [d for d in lint_source(source, "fool.py") if d.code == "TCL001"]
+    assert bool(found) == flagged
+
+
+def test_a_squeezed_index_of_one_hit_is_a_view():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6.0).view(3, 2)
+    ind = torch.tensor([False, True, False]).nonzero().squeeze()
+    assert ind.dim() == 0 and x[ind].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert x[ind.unsqueeze(0)].untyped_storage().data_ptr() != x.untyped_storage().data_ptr()

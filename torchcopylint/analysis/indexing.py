@@ -140,7 +140,14 @@ class Indexing:
             if not bindings or any(binding.kind not in ("assign", "walrus") or binding.value is None
                                    for binding in bindings):
                 return None
-            kinds = {self._index_kind(binding.value, function, depth + 1) for binding in bindings}
+            kinds = set()
+            for binding in bindings:
+                kind = self._index_kind(binding.value, function, depth + 1)
+                if kind == SQUEEZED:
+                    # `ind = acc.nonzero().squeeze()` is 0-d for one hit; code that then says
+                    # `if len(ind.shape) == 0: ind = ind.unsqueeze(0)` reaches here with it 1-d.
+                    kind = "the index tensor" if _guarded_against_zero_dimensions(binding, expr, function) else None
+                kinds.add(kind)
             if None in kinds:
                 return None
             return next(iter(kinds)) if len(kinds) == 1 else "the index tensor"
@@ -178,13 +185,18 @@ class Indexing:
         if method in INDEX_METHODS and not any(arg.keyword is not None and arg.keyword.value == "as_tuple"
                                                for arg in call.args):
             return "the index tensor"
-        if method in ONE_DIMENSIONAL_METHODS or (method in ("view", "reshape") and len(call.args) == 1
-                                                 and _is_minus_one(call.args[0].value)):
-            # One dimension whatever it was: a mask stays a mask, anything else is read as indices.
+        if method in ONE_DIMENSIONAL_METHODS or method == "unsqueeze" \
+                or (method in ("view", "reshape") and len(call.args) == 1 and _is_minus_one(call.args[0].value)):
+            # One dimension at least, whatever it was: a mask stays a mask, anything else is read
+            # as indices.
             kind = self._index_kind(func.value, function, depth + 1)
+            if kind == SQUEEZED:
+                return "the index tensor"
             return kind or ("the index tensor" if self._is_tensor(func.value, function, depth + 1) else None)
         if method in ("long", "to", "cuda", "cpu", "int", "bool"):
             return self._index_kind(func.value, function, depth + 1)
+        if method == "squeeze" and self._index_kind(func.value, function, depth + 1) == "the index tensor":
+            return SQUEEZED  # one dimension or none
         return None
 
     def _index_tuple(self, expr, position: int) -> bool:
@@ -228,6 +240,85 @@ class Indexing:
         if isinstance(expr, cst.Subscript):
             return self._is_tensor(expr.value, function, depth + 1)
         return False
+
+
+# An index tensor `.squeeze()`d: of no dimension when it held one index (`x[i]` is then a view).
+SQUEEZED = "squeezed"
+
+
+def _guarded_against_zero_dimensions(binding, use: cst.Name, function: FunctionFacts) -> bool:
+    """Is `binding` (`ind = hits.nonzero().squeeze()`) followed, in its own block and before
+    `use`, by `if len(ind.shape) == 0:` (or `ind.dim() == 0`, `ind.ndim == 0`) whose body
+    rebinds `ind`? Every path from the binding to the use then passes the test, and the binding
+    reaches the use only where it had a dimension."""
+    line = function.line_of_statement.get(binding.statement)
+    use_order = function.order_of(function.reads[use].statement) if use in function.reads else -1
+    if line is None or use_order < 0:
+        return False
+    block = _block_holding(function.node, line)
+    if block is None:
+        return False
+    position = block.index(line)
+    for statement in block[position + 1:]:
+        if function.order_of(statement) >= use_order:
+            return False
+        if isinstance(statement, cst.If) and _tests_zero_dimensions(statement.test, binding.name) \
+                and _rebinds(statement.body, binding.name):
+            return True
+    return False
+
+
+def _block_holding(node, statement) -> Optional[list]:
+    """The list of statements (a function's or compound statement's body) that holds `statement`."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        body = getattr(current, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            body = body.body
+        if isinstance(body, (list, tuple)):
+            if statement in body:
+                return list(body)
+            pending.extend(child for child in body if isinstance(child, cst.BaseCompoundStatement))
+        for part in ("orelse", "handlers", "finalbody"):
+            extra = getattr(current, part, None)
+            if isinstance(extra, (list, tuple)):
+                pending.extend(extra)
+            elif extra is not None:
+                pending.append(extra)
+    return None
+
+
+def _tests_zero_dimensions(test, name: str) -> bool:
+    """`len(name.shape) == 0`, `name.dim() == 0`, `name.ndim == 0`, `name.ndimension() == 0`."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(test.comparisons[0].comparator, cst.Integer)
+            and test.comparisons[0].comparator.value == "0"):
+        return False
+    left = test.left
+    if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len" \
+            and len(left.args) == 1:
+        shape = left.args[0].value
+        return isinstance(shape, cst.Attribute) and shape.attr.value == "shape" \
+            and isinstance(shape.value, cst.Name) and shape.value.value == name
+    if isinstance(left, cst.Call) and isinstance(left.func, cst.Attribute) and not left.args:
+        left = left.func
+        if left.attr.value not in ("dim", "ndimension"):
+            return False
+    elif not (isinstance(left, cst.Attribute) and left.attr.value == "ndim"):
+        return False
+    return isinstance(left.value, cst.Name) and left.value.value == name
+
+
+def _rebinds(body, name: str) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for statement in statements:
+        for small in getattr(statement, "body", []):
+            if isinstance(small, cst.Assign) and any(
+                    isinstance(target.target, cst.Name) and target.target.value == name for target in small.targets):
+                return True
+    return False
 
 
 # Methods of a tensor that return a tensor (the comparison of their result is a mask).
