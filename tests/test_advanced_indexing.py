@@ -94,3 +94,26 @@ def test_a_squeezed_index_of_one_hit_is_a_view():
     ind = torch.tensor([False, True, False]).nonzero().squeeze()
     assert ind.dim() == 0 and x[ind].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
     assert x[ind.unsqueeze(0)].untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("setup, expression", [
+    ("idx = torch.randint(0, x.shape[0], (8,))", "x[idx].clone()"),
+    ("idx = torch.randint(x.shape[0], size=(8,))", "x[idx].clone()"),
+    ("idx = np.random.choice(x.shape[0], 4, replace=False)", "x[idx].clone()"),
+    ("chosen = [0, 3]\n    idx = torch.tensor(chosen)", "x[idx].clone()"),
+    ("_, order = labels.sort()", "x[order].clone()"),
+    ("rows, cols = torch.where(labels > 0)", "x[rows, cols].clone()"),
+])
+def test_random_sorted_and_listed_indices_are_advanced(setup, expression):
+    [diagnostic] = _flagged(setup, expression)
+    assert "advanced indexing" in diagnostic.message
+
+
+@pytest.mark.parametrize("setup, expression", [
+    ("idx = torch.randint(0, x.shape[0], ())", "x[idx].clone()"),  # 0-d
+    ("idx = np.random.choice(x.shape[0])", "x[idx].clone()"),  # a number
+    ("_, idx = labels.max(0)", "x[idx].clone()"),  # 0-d when `labels` is 1-d
+    ("idx = torch.tensor(i)", "x[idx].clone()"),  # 0-d
+])
+def test_random_and_reduced_indices_without_a_dimension_are_not_advanced(setup, expression):
+    assert [d for d in _flagged(setup, expression) if "advanced indexing" in d.message] == []

@@ -34,6 +34,8 @@ WHERE_FUNCTIONS = frozenset({"torch.where", "numpy.where"})
 # `torch.tensor([...])`: an index when built from a list literal.
 FROM_LIST_FUNCTIONS = frozenset({"torch.tensor", "torch.LongTensor", "torch.as_tensor", "numpy.array",
                                  "numpy.asarray", "torch.cuda.LongTensor"})
+# Random integers with a size: the position of the size among the positional arguments.
+SIZED_FUNCTIONS = {"torch.randint": 2, "numpy.random.randint": 2, "numpy.random.choice": 1}
 # Tensor methods whose result is an index tensor of one dimension or more.
 INDEX_METHODS = frozenset({"nonzero", "argwhere", "argsort"})
 # Methods whose result has one dimension at least whatever the receiver (`t.flatten()`, `t.view(-1)`).
@@ -137,11 +139,17 @@ class Indexing:
             return "the mask" if "the mask" in sides else None
         if isinstance(expr, cst.Name):
             bindings = function.bindings_at(expr)
-            if not bindings or any(binding.kind not in ("assign", "walrus") or binding.value is None
+            if not bindings or any(binding.kind not in ("assign", "walrus", "unpack") or binding.value is None
                                    for binding in bindings):
                 return None
             kinds = set()
             for binding in bindings:
+                if binding.kind == "unpack":
+                    # `_, order = scores.sort()`, `rows, cols = torch.where(mask)`
+                    position = _unpacked_position(binding)
+                    kinds.add("the index tensor" if position is not None
+                              and self._index_tuple(binding.value, position) else None)
+                    continue
                 kind = self._index_kind(binding.value, function, depth + 1)
                 if kind == SQUEEZED:
                     # `ind = acc.nonzero().squeeze()` is 0-d for one hit; code that then says
@@ -171,10 +179,26 @@ class Indexing:
         if qualified is not None:
             if qualified in INDEX_FUNCTIONS:
                 return "the index tensor"
-            if qualified in FROM_LIST_FUNCTIONS and call.args \
-                    and isinstance(call.args[0].value, (cst.List, cst.ListComp)):
-                return "the index tensor"
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            if qualified in FROM_LIST_FUNCTIONS and positional \
+                    and self._index_kind(positional[0], function, depth + 1) == "the list":
+                return "the index tensor"  # `torch.tensor([2, 5])`, `torch.LongTensor(chosen)`
+            if qualified in SIZED_FUNCTIONS:
+                # `torch.randint(0, n, (batch,))`, `np.random.choice(n, batch)`: a size makes an array.
+                size = _keyword(call, "size")
+                if qualified.startswith("torch."):
+                    # `torch.randint(n, (b,))` or `torch.randint(0, n, (b,))`: the size is a tuple.
+                    sizes = [size] if size is not None else positional[1:]
+                    return "the index tensor" if any(isinstance(each, (cst.Tuple, cst.List)) and each.elements
+                                                     for each in sizes) else None
+                if size is None and len(positional) > SIZED_FUNCTIONS[qualified]:
+                    size = positional[SIZED_FUNCTIONS[qualified]]
+                return "the index tensor" if size is not None and not (
+                    isinstance(size, cst.Name) and size.value == "None") else None
             return None
+        if dotted_name(call.func) == "random.sample" and all(
+                binding.kind == "import" for binding in function.bindings_at(root_of(call.func))):
+            return "the list"  # `random.sample(range(n), k)`
         func = call.func
         if isinstance(func, cst.Name) and func.value == "list" and len(call.args) == 1 \
                 and not function.bindings_at(func):
@@ -330,6 +354,30 @@ def _may_be_clone(call: cst.Call) -> bool:
     func = call.func
     return (isinstance(func, cst.Attribute) and func.attr.value == "clone") or \
         (isinstance(func, cst.Name) and func.value == "clone")
+
+
+def _unpacked_position(binding) -> Optional[int]:
+    """Which part of a tuple a binding of kind "unpack" takes (`_, order = scores.sort()`: 1)."""
+    statement = binding.statement
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    for position, element in enumerate(target.elements):
+        if element.value is binding.target:
+            return position
+    return None
+
+
+def _keyword(call: cst.Call, name: str):
+    return next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+
+
+def root_of(expr) -> cst.Name:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr
 
 
 def _constant(subscript: cst.Subscript) -> Optional[int]:
