@@ -122,6 +122,32 @@ def test_method_clamping_a_detached_alias_changes_the_scores():
     assert not torch.equal(written["log_and_score"](head, features), fixed["log_and_score"](head, features))
 
 
+def test_helper_clamping_through_an_inline_detach_changes_the_kept_samples(tmp_path):
+    written, fixed = _both("TCL006", "def save_preview")
+    torch.manual_seed(0)
+    generator = torch.nn.Linear(4, 6)
+    with torch.no_grad():
+        generator.weight.mul_(5.0)  # outputs well outside [-1, 1]
+    z = torch.randn(3, 2, 4)
+    kept = written["sample"](generator, z, str(tmp_path / "a.pt"))
+    meant = fixed["sample"](generator, z, str(tmp_path / "b.pt"))
+    assert all(sample.abs().max() <= 1.0 for sample in kept), "the helper clamped the caller's samples"
+    assert any(sample.abs().max() > 1.0 for sample in meant)
+
+
+def test_method_returning_the_written_view_clamps_the_decoder_output():
+    written, fixed = _both("TCL006", "class Decoder")
+    torch.manual_seed(0)
+    images = {}
+    for name, namespace in (("written", written), ("fixed", fixed)):
+        torch.manual_seed(0)
+        decoder = namespace["Decoder"](4, 8)
+        with torch.no_grad():
+            decoder.net.weight.mul_(5.0)
+        images[name], _ = decoder.decode_with_grid(torch.randn(2, 4))
+    assert images["written"].abs().max() <= 1.0 < images["fixed"].abs().max()
+
+
 # ------------------------------------------------------------------ TCL001
 
 
@@ -184,3 +210,128 @@ def test_copy_written_by_a_pre_activation_block_is_needed():
         x = torch.randn(2, 3, 5, 5)
         outputs.append(module(x.clone()))
     assert not torch.equal(*outputs)
+
+
+# ------------------------------------------------------------------ TCL001: indexing, items, callees
+
+
+def test_dropping_clones_of_advanced_indexing_changes_nothing():
+    written, fixed = _both("TCL001", "class TargetedAttack")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(12, 3))
+    images, labels = torch.rand(6, 3, 2, 2), torch.tensor([0, 1, 2, 0, 1, 2])
+    with_clone = written["TargetedAttack"](model).perturb(images, labels)
+    without = fixed["TargetedAttack"](model).perturb(images, labels)
+    assert torch.equal(with_clone, without)
+    assert not torch.equal(with_clone, images), "some images were attacked"
+
+
+def test_dropping_the_clone_of_a_masked_selection_keeps_values_and_gradients():
+    written, fixed = _both("TCL001", "def hard_negative_loss")
+    results = []
+    for namespace in (written, fixed):
+        torch.manual_seed(0)
+        scores = torch.randn(12, requires_grad=True)
+        labels = torch.tensor([0, 1] * 6)
+        loss = namespace["hard_negative_loss"](scores, labels)
+        loss.backward()
+        results.append((loss.detach(), scores.grad))
+    assert all(torch.equal(a, b) for a, b in zip(*results))
+
+
+def test_dropping_clones_assigned_into_items_changes_nothing():
+    written, fixed = _both("TCL001", "def gather_rows")
+    torch.manual_seed(0)
+    features, order = torch.randn(5, 3), torch.randperm(5)
+    base, update, keep = torch.randn(4, 2), torch.randn(4, 2), torch.tensor([True, False, True, True])
+    for name, arguments in (("gather_rows", (features, order)), ("masked_fill_from", (base, update, keep))):
+        assert torch.equal(written[name](*arguments), fixed[name](*arguments))
+    leaf = torch.randn(5, 3, requires_grad=True)
+    grads = []
+    for namespace in (written, fixed):
+        given = leaf.detach().clone().requires_grad_()
+        (namespace["gather_rows"](given * 1.0, order) * torch.arange(15.0).view(5, 3)).sum().backward()
+        grads.append(given.grad)
+    assert torch.equal(*grads)
+
+
+def test_dropping_copies_handed_to_readers_of_the_file_changes_nothing():
+    written, fixed = _both("TCL001", "class StyleLoss")
+    torch.manual_seed(0)
+    cnn = torch.nn.Conv2d(3, 4, 3, padding=1)
+    image, probed = torch.rand(1, 3, 6, 6), torch.rand(1, 4, 6, 6)
+    results = []
+    for namespace in (written, fixed):
+        loss_module, gram = namespace["style_losses"](cnn, image)
+        probe = probed.clone().requires_grad_()
+        loss_module(probe)
+        loss_module.loss.backward()
+        results.append((loss_module.target, gram.detach(), probe.grad))
+    assert all(torch.equal(a, b) for a, b in zip(*results))
+
+
+def test_callee_that_stores_its_argument_keeps_the_copy():
+    """The clean ContentLoss keeps `target` itself: without the clone, a write to the features
+    afterwards would change the stored target."""
+    example = _example("TCL001", "clean", "class ContentLoss")
+    namespace = _namespace(example.source, "content")
+    torch.manual_seed(0)
+    features = torch.rand(1, 2, 3, 3)
+    kept = namespace["ContentLoss"](features.clone())
+    shared = namespace["ContentLoss"](features)
+    features.mul_(0.0)
+    assert torch.equal(shared.target, features) and not torch.equal(kept.target, features)
+
+
+def test_dropping_the_copy_in_a_top_level_loop_changes_nothing(capsys):
+    example = _example("TCL001", "flagged", "def relax")
+    finals = []
+    for source in (example.source, _fixed(example.source, "TCL001")):
+        torch.manual_seed(0)
+        finals.append(_namespace(source, "notebook")["z"])
+    assert torch.equal(*finals)
+
+
+def test_dropping_a_detached_copy_fed_through_a_view_changes_nothing():
+    written, fixed = _both("TCL001", "class PairedTargets")
+    leaf = torch.randn(3, 4)
+    results = []
+    for namespace in (written, fixed):
+        torch.manual_seed(0)
+        module = namespace["PairedTargets"](4)
+        results.append(_outputs_and_gradients(module, [leaf.detach().clone().requires_grad_()]))
+    assert all(torch.equal(a, b) for a, b in zip(*results))
+
+
+def test_overlapping_views_need_their_copy():
+    example = _example("TCL001", "clean", "def shift_history")
+    namespace = _namespace(example.source, "history")
+    history = torch.arange(4.0)
+    assert torch.equal(namespace["shift_history"](history, torch.tensor(9.0)), torch.tensor([9.0, 0.0, 1.0, 2.0]))
+    without = _namespace(example.source.replace("history[:-1].clone()", "history[:-1]"), "history")
+    with pytest.raises(RuntimeError, match="single memory location"):
+        without["shift_history"](torch.arange(4.0), torch.tensor(9.0))
+
+
+def test_clone_of_a_basic_index_is_a_view_copy_that_is_needed():
+    example = _example("TCL001", "clean", "def first_row_doubled")
+    namespace = _namespace(example.source, "rows")
+    without = _namespace(example.source.replace("h[i].clone()", "h[i]"), "rows")
+    h = torch.arange(6.0).view(2, 3)
+    assert not torch.equal(namespace["first_row_doubled"](h.clone(), 0), without["first_row_doubled"](h.clone(), 0))
+
+
+def test_copy_handed_to_a_helper_that_optimizes_it_is_needed():
+    """Reported before the optimizer's list counted as keeping its tensors: without the clone,
+    `optimizer.step()` writes the encoder's output that `reconstruct` returns."""
+    example = _example("TCL001", "clean", "def refine_latent")
+    without = example.source.replace("code.detach().clone()", "code.detach()")
+    assert without != example.source
+    codes = []
+    for source in (example.source, without):
+        torch.manual_seed(0)
+        encoder, weight, image = torch.nn.Linear(4, 3), torch.randn(3, 4), torch.rand(2, 4)
+        code, _ = _namespace(source, "refine")["reconstruct"](encoder, weight, image)
+        codes.append((code.detach(), encoder(image).detach()))
+    (kept, fresh), (written, recomputed) = codes
+    assert torch.equal(kept, fresh) and not torch.equal(written, recomputed)

@@ -400,6 +400,8 @@ class FunctionFacts:
     held: list[Binding] = field(default_factory=list)
     # Copies consumed at once by an op that makes a new tensor anyway (`x.clone() * s`).
     consumed_copies: list["ConsumedCopy"] = field(default_factory=list)
+    # Copies assigned into an item of a tensor (`adv[i] = a[j].clone()`).
+    stored_copies: list["StoredCopy"] = field(default_factory=list)
     _indexes: Optional["_FunctionIndex"] = field(default=None, repr=False)
 
     def bindings_at(self, name: Optional[cst.Name]) -> frozenset:
@@ -472,6 +474,24 @@ class ConsumedCopy:
     source: cst.Name
     consumer: cst.CSTNode  # the operation (a BinaryOperation, UnaryOperation or Call)
     how: str  # the op, for messages: "`*`", "`.repeat()`", "`torch.cat()`"
+    statement: cst.CSTNode
+    # What the clone copies: `x`, or a view of it (`x.detach()`, `x[0]`): the fix puts it back.
+    cloned: Optional[cst.BaseExpression] = None
+    # A copy handed to a function, method or class of the file rather than consumed by an op
+    # (`gram_matrix(out.clone())`): (position among the positional arguments or None, keyword).
+    # Whether that callee leaves the argument alone is for the rule to ask (its summary).
+    argument: Optional[tuple] = None
+
+
+@dataclass(eq=False)
+class StoredCopy:
+    """`adv[i] = a.clone()` into a tensor: the item assignment copies the values into `adv` at
+    once, and the clone, which no name holds, is dropped. `a` and `adv` are known to be distinct
+    storages (`buf[1:] = buf[:-1].clone()` needs its copy: the two views overlap)."""
+
+    clone: cst.Call
+    cloned: cst.BaseExpression
+    target: cst.Subscript
     statement: cst.CSTNode
 
 
@@ -866,6 +886,34 @@ class FunctionWalker:
                     self._escape(value, state, "put in a container")
                     if type(target.value) is cst.Name:
                         self._hold(target.value, value, state, _constant_key(target))
+                elif type(value) is cst.Call:
+                    self._note_stored_copy(target, value, state)
+
+    def _note_stored_copy(self, target: cst.Subscript, value: cst.Call, state: FlowState) -> None:
+        """`adv[i] = a[j].clone()` into a tensor whose storage is not the one copied from."""
+        clone, cloned = _clone_in_view_chain(value, self.names)
+        if clone is None:
+            return
+        written = self._shared_storages(target.value, state)
+        if not written or any(storage.description.startswith("self.") for storage in written):
+            return  # `self.buf[i] = ...`, `x.grad[...]`: where the values go is not known here
+        source = _viewed_name(cloned, self.names, any_index=True)
+        read = self._storages_of_name(source.value, state) if source is not None else frozenset()
+        if not read or read & written:
+            return  # the same storage (`buf[1:] = buf[:-1].clone()`: overlapping views), or unknown
+        # Two arguments may be views of one tensor (`shift(x, x[1:])`): one side must be a tensor
+        # this function made, which nothing from outside can alias.
+        destination = root_name(target.value)
+        if not any(self._made_here(name, state) for name in (source, destination) if name is not None):
+            return
+        self.facts.stored_copies.append(StoredCopy(clone, cloned, target, self._statement))
+
+    @staticmethod
+    def _made_here(name: cst.Name, state: FlowState) -> bool:
+        """Does `name` surely hold a tensor this function made (a new one or a copy)?"""
+        bindings = state.lookup(name.value)
+        return bool(bindings) and all(binding.kind == "assign" and binding.made_by in ("new", "copy")
+                                      for binding in bindings)
 
     def _bind_name(self, target: cst.Name, value, state: FlowState, kind: str, keep_previous: bool) -> None:
         expression = value if is_expression(value) else None
@@ -1273,6 +1321,10 @@ class FunctionWalker:
                 operands = (func.value,)
             else:
                 qualified = self.names.qualified_name(func) if expr.args else None
+                if qualified is None and expr.args and (type(func) is cst.Name or (
+                        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self")):
+                    self._note_passed_copies(expr)
+                    return
                 if qualified not in NEW_TENSOR_FUNCTIONS or any(
                         arg.keyword is not None and arg.keyword.value in ("out", "inplace") for arg in expr.args):
                     return
@@ -1290,9 +1342,28 @@ class FunctionWalker:
                 continue
             found = copy_in_view_chain(operand, self.names)
             if found is not None:
-                clone, source = found
+                clone, source, cloned = found
                 self.facts.consumed_copies.append(
-                    ConsumedCopy(clone, source, expr, _consumer_name(expr, kind), self._statement))
+                    ConsumedCopy(clone, source, expr, _consumer_name(expr, kind), self._statement, cloned))
+
+    def _note_passed_copies(self, call: cst.Call) -> None:
+        """`gram_matrix(out.clone())`, `StyleLoss(out.clone())`, `self.score(h.clone())`: a copy
+        handed straight to a function, class or method that may be the file's (the rule reads its
+        summary; a callee it cannot read keeps the copy needed)."""
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                return  # which parameter receives what is unknown from here on
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if type(arg.value) is cst.Call:
+                found = copy_in_view_chain(arg.value, self.names)
+                if found is not None and found[0] is arg.value:
+                    clone, source, cloned = found
+                    self.facts.consumed_copies.append(ConsumedCopy(
+                        clone, source, call, f"`{_code(call.func)}()`", self._statement, cloned,
+                        argument=(None if keyword else position, keyword)))
+            if keyword is None:
+                position += 1
 
     def _evaluate_comprehension(self, expr, state: FlowState) -> None:
         # Comprehensions have their own scope; only the outer names they read matter here.
@@ -1630,16 +1701,76 @@ def clone_source(value, names: TorchNames) -> Optional[cst.BaseExpression]:
 
 
 def copy_in_view_chain(expr, names: TorchNames) -> Optional[tuple]:
-    """(the clone call, the name cloned) for `x.clone()` or a view of it (`x.clone().unsqueeze(0)`,
-    `x.clone()[0]`), else None."""
+    """(the clone call, the name cloned, the expression cloned) for `x.clone()` or a view of it
+    (`x.clone().unsqueeze(0)`, `x.clone()[0]`), where what is cloned is `x` or a view of it
+    (`x.detach().clone()`, `x[0].clone()`), else None. A `.view()` after the clone of a view is
+    left out: the clone made the values contiguous, and `.view()` of the strided view may fail."""
+    clone, cloned = _clone_in_view_chain(expr, names)
+    if clone is None:
+        return None
+    if cloned is not expr and _views_after(expr, clone) and not _plain_alias(cloned):
+        return None
+    source = _viewed_name(cloned, names)
+    return (clone, source, cloned) if source is not None else None
+
+
+def _clone_in_view_chain(expr, names: TorchNames) -> tuple:
+    """(the clone call, what it clones) for `c` or a view of `c`, where `c` is `X.clone()` or
+    `torch.clone(X)`; (None, None) otherwise."""
     while True:
         source = clone_source(expr, names)
         if source is not None:
-            return (expr, source) if type(source) is cst.Name else None
-        if type(expr) is cst.Call and type(expr.func) is cst.Attribute \
+            return expr, source
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
                 and expr.func.attr.value in VIEW_CHAIN_METHODS and names.qualified_name(expr.func) is None:
             expr = expr.func.value
         elif type(expr) is cst.Subscript and _is_basic_index(expr):
+            expr = expr.value
+        else:
+            return None, None
+
+
+def _views_after(expr, clone) -> bool:
+    """Is there a `.view()` / `.view_as()` between the clone and `expr`?"""
+    while expr is not clone:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value in ("view", "view_as"):
+                return True
+            expr = expr.func.value
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        else:
+            return False
+    return False
+
+
+def _plain_alias(expr) -> bool:
+    """`x`, `x.detach()`, `x.data`: the same strides as `x`."""
+    while True:
+        if isinstance(expr, cst.Name):
+            return True
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "detach" \
+                and not expr.args:
+            expr = expr.func.value
+        else:
+            return False
+
+
+def _viewed_name(expr, names: TorchNames, any_index: bool = False) -> Optional[cst.Name]:
+    """`x` for `x`, `x.detach()`, `x.data`, `x[0]`, `x.transpose(0, 1)`: the name a view is taken
+    of. `any_index`: through any subscript (`x[idx]`), to find whose values are read."""
+    while True:
+        if isinstance(expr, cst.Name):
+            return expr if expr.value != "self" else None
+        if isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT"):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and (expr.func.attr.value in VIEW_CHAIN_METHODS or expr.func.attr.value == "detach") \
+                and names.qualified_name(expr.func) is None:
+            expr = expr.func.value
+        elif isinstance(expr, cst.Subscript) and (any_index or _is_basic_index(expr)):
             expr = expr.value
         else:
             return None

@@ -298,7 +298,8 @@ class CalleeEffects:
             if writes:
                 without_grad = without_grad and (facts.decorated_grad_enabled is False or all(
                     facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes))
-                through = {self._detached_access(facts, event.target) for event in writes}
+                inline = _uses_beyond_writes(facts, binding, writes)
+                through = {self._detached_access(facts, event.target, inline=inline) for event in writes}
                 entries.append(WrittenArgument(position, name, "sure",
                                                through=through.pop() if len(through) == 1 else "",
                                                through_detach=detour))
@@ -312,11 +313,17 @@ class CalleeEffects:
         self._write_summaries[function] = summary
         return summary
 
-    def _detached_access(self, facts, target, depth: int = 0) -> str:
+    def _detached_access(self, facts, target, depth: int = 0, inline: bool = False) -> str:
         """The detached alias a write goes through, when the function names one and writes it as
         if it were its own copy (`a = t.detach().numpy(); a *= 255`, `d = t.detach(); d.clamp_()`):
         its value as written (`t.detach().numpy()`); "" otherwise. A write spelled through the
-        view in one expression (`t.data.mul_(s)`) is the old style of an in-place update, meant."""
+        view in one expression (`t.data.mul_(s)`) is the old style of an in-place update, meant;
+        so is `t.detach().clamp_(0, 1)` in a helper that does nothing else with `t`
+        (`def constrain(w): w.detach().clamp_(min=0)`). `inline`: the helper also uses the
+        argument otherwise (returns the written view, reads `t` to show or save it), so the
+        detached write is a means to an image, not the helper's purpose."""
+        if inline and depth == 0 and target is not None and _through_detach_call(target):
+            return self.code_for(target)
         root = root_name(target) if target is not None else None
         bindings = facts.bindings_at(root) if root is not None else frozenset()
         if depth > 4 or len(bindings) != 1:
@@ -585,6 +592,30 @@ class CalleeEffects:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _through_detach_call(target) -> bool:
+    """`t.detach()`, `t.detach()[0]`, `t.detach().cpu().numpy()`: a write target reached through
+    `.detach()` or `.numpy()` spelled in the expression itself (not `.data`, the old update idiom)."""
+    while True:
+        if isinstance(target, cst.Subscript):
+            target = target.value
+        elif isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute):
+            if target.func.attr.value in ("detach", "numpy"):
+                return True
+            target = target.func.value
+        else:
+            return False
+
+
+def _uses_beyond_writes(facts, binding, writes: list) -> bool:
+    """Does a function use its parameter for more than the in-place writes `writes`: a value read
+    elsewhere (`save_image(t, path)`, `return t`), or a written view it returns
+    (`return t.detach().clamp_(0, 1)`)?"""
+    written_roots = {id(root_name(event.target)) for event in writes if event.target is not None}
+    if any(isinstance(event.statement, cst.Return) for event in writes):
+        return True
+    return any(read.use == "value" and id(read.node) not in written_roots for read in facts.reads_of(binding))
 
 
 def _all_same(effects: list[CallEffect]) -> CallEffect:

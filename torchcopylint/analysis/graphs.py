@@ -42,6 +42,9 @@ SAVES_INPUT = frozenset({"pow", "square", "norm", "log", "log1p", "log2", "log10
 BILINEAR = frozenset({"mm", "matmul", "bmm", "mul", "multiply", "dot", "mv", "outer", "einsum", "linear",
                       "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "bilinear",
                       "baddbmm", "addmm", "addmv", "inner", "tensordot", "kron"})
+# Methods whose arguments say where or as what to put the receiver (a device, a dtype, a tensor
+# whose dtype and device to take): they bring no graph into the value.
+CONVERSION_METHODS = frozenset({"to", "cuda", "cpu", "type", "type_as"})
 LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 # Containers of layers whose parameters are surely saved by a forward (several layers, one feeding the next).
 LAYER_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
@@ -67,7 +70,10 @@ class Slice:
     kept_on_self: set = field(default_factory=set)
 
 
-def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts) -> Slice:
+def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts,
+               stop_at: frozenset = frozenset()) -> Slice:
+    """`stop_at`: bindings the walk does not follow (the `inputs` of `torch.autograd.grad`, where
+    autograd stops: what they were made from, in this iteration or the previous one, is not run)."""
     result = Slice()
     pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loss, statement)]
     leaves: Optional[set] = None
@@ -97,6 +103,9 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         and not _roots_a_callee(node, parents) and not _global_constant(node.value, facts):
                     result.external = result.external_elsewhere = True  # a global value (not `F` of `F.relu(...)`)
                 for binding in bindings:
+                    if binding in stop_at:
+                        result.bindings.add(binding)
+                        continue
                     leaf_candidate = binding.kind in ("param", "requires_grad") or _made_to_require_grad(binding)
                     if leaf_candidate:
                         if leaves is None:
@@ -166,8 +175,9 @@ def _attached(expression: cst.CSTNode):
             if type(func) is cst.Name and func.value in DETACHING_BUILTINS:
                 continue
             yield node, parent
-            stack.extend((arg, node) for arg in node.args)
-            if type(func) is cst.Attribute and not _rooted_at_self(func) and type(func.value) is not cst.Name:
+            if not (isinstance(func, cst.Attribute) and func.attr.value in CONVERSION_METHODS):
+                stack.extend((arg, node) for arg in node.args)  # `x.to(device)`: a device, or a dtype
+            if isinstance(func, cst.Attribute) and not _rooted_at_self(func) and not isinstance(func.value, cst.Name):
                 stack.append((func, node))
             elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value != "self":
                 stack.append((func, node))
@@ -175,6 +185,12 @@ def _attached(expression: cst.CSTNode):
         if type(node) is cst.Attribute and node.attr.value in ("data", "grad", "shape", "dtype", "device"):
             continue
         if type(node) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
+            continue
+        if isinstance(node, cst.Arg):
+            # `dtype=np.float32`: the keyword names a parameter of the callee, not a value (it
+            # read as a global of unknown origin, which took the graph for one made elsewhere).
+            yield node, parent
+            stack.append((node.value, node))
             continue
         yield node, parent
         if type(node) is cst.Subscript:

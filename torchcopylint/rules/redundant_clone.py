@@ -6,8 +6,20 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, ConsumedCopy, FunctionFacts, Read, clone_source, root_name
+from torchcopylint.analysis.aliasing import (
+    Binding,
+    ConsumedCopy,
+    FunctionFacts,
+    Read,
+    StoredCopy,
+    clone_source,
+    root_name,
+)
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.indexing import FreshCopy, Indexing
+from torchcopylint.analysis.keeping import argument_left_alone
+from torchcopylint.analysis.tensors import reads_as_network
+from torchcopylint.analysis.torchnames import numpy_names
 from torchcopylint.rules.base import Finding, Rule
 
 # Ways a value escapes after which an unknown party may write it.
@@ -22,12 +34,15 @@ class RedundantClone(Rule):
     triggers = (b"clone",)
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        indexing = None
         for function in facts.all_functions():
+            reported: set = set()
             for copy in function.bindings:
                 if copy.made_by != "copy" or copy.kind != "assign":
                     continue
                 source = _cloned_name(copy.value, facts)
-                if source is None or not _is_local_activation(function, source, facts):
+                if source is None or not _is_local_activation(function, source, facts) \
+                        or _global_of_functions(function, (source.value, copy.name), facts):
                     continue
                 verdict = _clone_needed(function, copy, source)
                 if verdict is None:
@@ -35,25 +50,72 @@ class RedundantClone(Rule):
                 last_read, unknown_layers = verdict
                 yield self._report(facts, function, copy, source, last_read, unknown_layers)
             for consumed in function.consumed_copies:
-                if not _is_local_activation(function, consumed.source, facts):
+                if not _is_local_activation(function, consumed.source, facts) \
+                        or _global_of_functions(function, (consumed.source.value,), facts):
                     continue
+                callee = None
+                if consumed.argument is not None:
+                    # Handed to a callee: only one of the file that neither writes nor keeps it.
+                    callee = argument_left_alone(facts, consumed.consumer, function, *consumed.argument)
+                    if callee is None:
+                        continue
                 unknown_layers = _consumed_copy_needed(function, consumed)
                 if unknown_layers is None:
                     continue
-                yield self._report_consumed(facts, consumed, unknown_layers)
+                reported.add(consumed.clone)
+                yield self._report_consumed(facts, consumed, unknown_layers, callee)
+            for stored in function.stored_copies:
+                reported.add(stored.clone)
+                yield self._report_stored(facts, stored)
+            if any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "clone"
+                   and isinstance(call.func.value, cst.Subscript) for call in function.call_statement) \
+                    or any(_clones_a_subscript(call, facts) for call in function.call_statement):
+                if indexing is None:
+                    indexing = Indexing(facts.names, numpy_names(facts.module), facts.code_for)
+                for fresh in indexing.fresh_copies(function):
+                    if fresh.clone not in reported:
+                        yield self._report_fresh(facts, fresh)
 
-    def _report_consumed(self, facts: ModuleFacts, consumed: ConsumedCopy, unknown_layers: list) -> Finding:
+    def _report_fresh(self, facts: ModuleFacts, fresh: FreshCopy) -> Finding:
+        subscript = facts.code_for(fresh.subscript)
+        message = (f"`{_one_line(facts, fresh.clone)}` copies the result of `{_one_line(facts, fresh.subscript)}`, "
+                   f"which indexes with {fresh.index} (advanced indexing): that is already a new tensor "
+                   f"that nothing else shares, so the values are copied twice")
+        return self.finding(fresh.clone, message,
+                            self.safe_fix(f"Use `{subscript}` without the copy", fresh.clone, fresh.cloned),
+                            index=fresh.index, kind="advanced-index")
+
+    def _report_stored(self, facts: ModuleFacts, stored: StoredCopy) -> Finding:
+        target = _one_line(facts, stored.target)
+        cloned = facts.code_for(stored.cloned)
+        message = (f"`{target} = {_one_line(facts, stored.clone)}` copies `{_one_line(facts, stored.cloned)}` only "
+                   f"for the item assignment to copy it again into `{_one_line(facts, stored.target.value)}`: the "
+                   f"assignment already copies the values, and nothing keeps the clone")
+        return self.finding(stored.clone, message,
+                            self.safe_fix(f"Assign `{cloned}` without the copy", stored.clone, stored.cloned),
+                            target=target, kind="item-assignment")
+
+    def _report_consumed(self, facts: ModuleFacts, consumed: ConsumedCopy, unknown_layers: list,
+                         callee: Optional[tuple] = None) -> Finding:
         source = consumed.source.value
-        message = (f"`{facts.code_for(consumed.clone)}` is fed straight into {consumed.how}, which makes a new "
-                   f"tensor anyway: the values of `{source}` are copied twice, and nothing writes `{source}` in "
-                   f"place afterwards")
-        description = f"Use `{source}` without the copy"
+        cloned = consumed.cloned if consumed.cloned is not None else consumed.source
+        shown = facts.code_for(cloned)
+        if callee is not None:
+            label, parameter = callee
+            message = (f"`{_one_line(facts, consumed.clone)}` is handed to `{label}()`, which neither writes its "
+                       f"argument `{parameter}` in place nor keeps it (it only reads it), and nothing writes "
+                       f"`{source}` in place afterwards: the copy is never needed")
+        else:
+            message = (f"`{facts.code_for(consumed.clone)}` is fed straight into {consumed.how}, which makes a new "
+                       f"tensor anyway: the values of `{source}` are copied twice, and nothing writes `{source}` in "
+                       f"place afterwards")
+        description = f"Use `{shown}` without the copy"
         if unknown_layers:
             callees = ", ".join(sorted({event.description for event in unknown_layers}))
             message += f" (assuming {callees} does not write its input in place)"
-            fix = self.unsafe_fix(description, consumed.clone, consumed.source)
+            fix = self.unsafe_fix(description, consumed.clone, cloned)
         else:
-            fix = self.safe_fix(description, consumed.clone, consumed.source)
+            fix = self.safe_fix(description, consumed.clone, cloned)
         return self.finding(consumed.clone, message, fix, source=source, consumer=consumed.how)
 
     def _report(self, facts: ModuleFacts, function: FunctionFacts, copy: Binding, source: cst.Name,
@@ -87,6 +149,27 @@ class RedundantClone(Rule):
         else:
             fix = self.safe_fix(description, copy.value, source)
         return self.finding(copy.value, message, fix, read_line=read_line, source=source.value, copy=copy.name)
+
+
+def _clones_a_subscript(call: cst.Call, facts: ModuleFacts) -> bool:
+    """`torch.clone(x[idx])`."""
+    return isinstance(call.func, (cst.Attribute, cst.Name)) and call.args \
+        and isinstance(call.args[0].value, cst.Subscript) and facts.names.qualified_name(call.func) == "torch.clone"
+
+
+def _global_of_functions(function: FunctionFacts, names: tuple, facts: ModuleFacts) -> bool:
+    """At the top level: is one of `names` read as a global by a function of the file (which may
+    write it in place when called, unseen by the top level's walk)?"""
+    if function.name != "<module>":
+        return False
+    wanted = set(names)
+    return any(read.node.value in wanted and not read.bindings
+               for other in facts.all_functions() if other is not function for read in other.reads.values())
+
+
+def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
+    text = " ".join(facts.code_for(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _cloned_name(value: Optional[cst.BaseExpression], facts: ModuleFacts) -> Optional[cst.Name]:
@@ -139,6 +222,8 @@ def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: Modul
             # parameter may be a model parameter an optimizer updates behind our back.
             if not in_module_forward:
                 return False
+        elif binding.kind == "assign" and binding.made_by == "" and _made_fresh(function, binding, facts):
+            continue
         elif binding.kind != "assign" or binding.made_by not in ("new", "alias", "may-alias", "copy"):
             return False
         elif binding.made_by in ("alias", "may-alias"):
@@ -146,6 +231,37 @@ def _is_local_activation(function: FunctionFacts, source: cst.Name, facts: Modul
             if root is None or root.value == "self" or not _is_local_activation(function, root, facts, depth + 1):
                 return False
     return True
+
+
+def _made_fresh(function: FunctionFacts, binding: Binding, facts: ModuleFacts) -> bool:
+    """A tensor (shown by its use) that a call made afresh, though the walk could not tell it was a
+    tensor there: a network's output (`out = cnn(img)`, `z = G(z)`), `torch.load(...)`, a function
+    of the file that returns a new tensor (`z = step(z_n)` with `return v * 0.5`)."""
+    value = binding.value
+    if not binding.tensorness.is_tensor or not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    qualified = facts.names.qualified_name(func)
+    if qualified is not None:
+        return qualified in ("torch.load", "torch.hub.load_state_dict_from_url")
+    summary = facts.callee_summary(value, function)
+    if summary is not None:
+        return summary.returns in ("network", "new") or _returns_arithmetic(summary.facts_of_body)
+    if isinstance(func, cst.Name):
+        bindings = function.bindings_at(func)
+        return reads_as_network(func.value) and all(b.kind == "param" for b in bindings)
+    return False
+
+
+def _returns_arithmetic(callee: Optional[FunctionFacts]) -> bool:
+    """Does every `return` of the callee return arithmetic (`return v * 0.5`, `return -x + b`)?"""
+    if callee is None:
+        return False
+    returns = [statement for statement in callee.statement_order if isinstance(statement, cst.Return)]
+    return bool(returns) and all(isinstance(statement.value, cst.BinaryOperation)
+                                 or (isinstance(statement.value, cst.UnaryOperation)
+                                     and isinstance(statement.value.operator, cst.Minus))
+                                 for statement in returns)
 
 
 def _clone_needed(function: FunctionFacts, copy: Binding, source: cst.Name):

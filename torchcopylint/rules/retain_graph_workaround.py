@@ -20,6 +20,7 @@ from torchcopylint.analysis.graphs import (
     shares_graph,
 )
 from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.tensors import reads_as_network
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import module_key
 from torchcopylint.rules.base import Finding, NodeFix, Rule
@@ -39,7 +40,8 @@ class RetainGraphWorkaround(Rule):
             retained = [use for use in uses if keyword_is_true(use.call, "retain_graph") and not use.creates]
             if not retained:
                 continue
-            slices = {use: loss_slice(use.loss, use.statement, function, facts) for use in uses}
+            slices = {use: loss_slice(use.loss, use.statement, function, facts,
+                                      stop_at=frozenset(_differentiated_inputs(use, function))) for use in uses}
             for use in retained:
                 found = self._workaround(facts, function, use)
                 if found is None:
@@ -79,7 +81,7 @@ class RetainGraphWorkaround(Rule):
             return None
         if graph.external and (graph.external_elsewhere or not _arguments_stay_out(use, graph, function, facts)):
             return None
-        if graph.kept_on_self and not _only_this_call_keeps(facts, function, graph.kept_on_self):
+        if graph.kept_on_self and not _only_this_call_keeps(facts, function, graph.kept_on_self, use):
             return None  # another method, or the caller, may backpropagate what is kept on `self`
         root = use.loss
         while isinstance(root, (cst.Call, cst.Attribute, cst.Subscript)):
@@ -97,12 +99,16 @@ class RetainGraphWorkaround(Rule):
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
         loops = function.loops_of.get(use.statement, ())
-        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts)
+        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts, likely=True)
                          for binding in graph.bindings):
             return None  # made before the loop: the same backward runs through it again next iteration
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
         harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
+        if _inspects_gradients(use, function, facts):
+            # Grad-CAM hands the feature maps to the rest of the model (`self.model.head(maps)`):
+            # a layer that explains, not a party that backpropagates later.
+            harmless |= {id(escape.node) for escape in function.escapes if escape.how.startswith("passed to self.")}
         # A leaf (the function reads its `.grad`) handed on carries no graph, whoever keeps it; nor does
         # what `autograd.grad` differentiates with respect to, as far as this call's graph goes (autograd
         # stops there).
@@ -160,21 +166,82 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
     (The input of an attack or a saliency map, made a leaf whose `.grad` is read, is not an
     argument in the graph: see read_as_leaves.)"""
     autograd_grad = (dotted_name(use.call.func) or "").endswith("autograd.grad")
+    inspecting = not autograd_grad and _inspects_gradients(use, function, facts)
     parents = {id(node): parent for node, parent, _ in graph.nodes}
     # What the inputs are made from lies behind them: autograd.grad stops at its inputs.
     behind_inputs = {binding.statement for binding in _differentiated_inputs(use, function)}
     for node, parent, statement in graph.nodes:
         if not isinstance(node, cst.Name) or not any(b.kind == "param" for b in function.bindings_at(node)):
             continue
+        if node.value == "self" and isinstance(parent, cst.Attribute) and parent.value is node:
+            continue  # `self.output`: what is kept on the object is judged apart (kept_on_self)
+        if _called_here(node, function):
+            continue  # `D` handed to `gradient_penalty(D, real, fake)` and called as `D(fake)`: a network
         if autograd_grad and statement in behind_inputs:
             continue
         if autograd_grad:
             if _argument_of_call(node, parents) is None:
                 return False
             continue
-        if not _class_index_target(node, parents, function, facts):
+        if not _class_index_target(node, parents, function, facts) \
+                and not (inspecting and _fed_to_a_network(node, parents, function, facts)):
             return False
     return True
+
+
+def _called_here(node: cst.Name, function: FunctionFacts) -> bool:
+    """Is the argument `node` names called in the function (`D(real)`): a network or a function,
+    whose parameters are leaves, not a graph of the caller's?"""
+    bindings = function.bindings_at(node)
+    return bool(bindings) and any(isinstance(call.func, cst.Name) and call.func.value == node.value
+                                  and function.bindings_at(call.func) == bindings for call in function.call_statement)
+
+
+def _inspects_gradients(use: GraphUse, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Is the backward there to read gradients (a saliency map, Grad-CAM, an attribution): after it
+    the function reads a `.grad`, or gradients a hook captured (`self.extractor.gradients`,
+    `self.grads`), and it steps no optimizer? Such a function feeds its argument to the model as
+    data to explain, not as a graph of the caller's to train through."""
+    if facts.method_calls("step") and any(
+            isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" for call in function.call_statement):
+        return False
+    order = function.order_of(use.statement)
+    for statement, position in function.statement_order.items():
+        if position <= order:
+            continue
+        for node in walk(statement):
+            if isinstance(node, cst.Attribute) and "grad" in node.attr.value.lower() \
+                    and not (isinstance(node.value, cst.Name) and node.value.value in ("torch", "autograd")) \
+                    and node.attr.value not in ("zero_grad", "requires_grad", "requires_grad_", "no_grad",
+                                                "enable_grad", "set_grad_enabled"):
+                return True
+    return False
+
+
+def _fed_to_a_network(node: cst.Name, parents: dict, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Is the argument handed (through indexing or `.to(device)`) to a network: a `self.` layer or
+    method (`self.model(x)`, `self.extractor.forward_pass(x)`), a name that reads as one (`model(x)`),
+    or a function of the file that feeds that argument to a network?"""
+    found = _argument_of_call(node, parents)
+    if found is None:
+        return False
+    call, arg = found
+    func = call.func
+    if facts.names.qualified_name(func) is not None or arg.keyword is not None:
+        return False
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if isinstance(root, cst.Name) and root.value == "self" and root is not func:
+        return True
+    if isinstance(func, cst.Name):
+        summary = facts.callee_summary(call, function)
+        if summary is not None:
+            position = [a for a in call.args if a.keyword is None].index(arg) if arg in call.args else -1
+            return any(position in network.inputs for network in summary.networks)
+        # `model(x)` with `model` an argument or a global: a network of unknown class.
+        return reads_as_network(func.value) and all(b.kind == "param" for b in function.bindings_at(func))
+    return False
 
 
 def _argument_of_call(node: cst.Name, parents: dict):
@@ -253,14 +320,14 @@ def _deleted_after(function: FunctionFacts, use: GraphUse, root) -> Optional[cst
     return min(found, key=function.order_of) if found else None
 
 
-def _only_this_call_keeps(facts: ModuleFacts, function: FunctionFacts, attributes: set) -> bool:
+def _only_this_call_keeps(facts: ModuleFacts, function: FunctionFacts, attributes: set, use: GraphUse) -> bool:
     """A graph kept on `self` by a method that returns a gradient it read (`return x.grad`, the
     attribution shape), in a class where no other method reads those attributes and nothing reads
     attributes by name (`getattr(self, ...)`), and that no class of the file derives from: the
     gradient is what the method is for, and nothing in sight backpropagates the graph again. A loss
     kept on `self` by a step method (`self.loss_D`) is left alone: another method, or the caller, may."""
     owner = facts.classes.get(function.class_name or "")
-    if owner is None or not _returns_a_gradient(function):
+    if owner is None or not (_returns_a_gradient(function) or _inspects_gradients(use, function, facts)):
         return False
     if any(owner.name in other.base_names for other in facts.classes.values()):
         return False
@@ -302,8 +369,14 @@ def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
             for arg in call.args}
 
 
-def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
-    return binding.value is not None and not carries_no_graph(binding.value, function, facts)
+def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likely: bool = False) -> bool:
+    """`likely`: a batch of a data loader (`real = real.to(device)` before a critic's inner loop)
+    counts as free of a graph, as it very nearly always is."""
+    if binding.value is None:
+        return False
+    if likely:
+        return not facts.autograd.never_requires_grad(binding.value, function, binding.statement, likely=True)
+    return not carries_no_graph(binding.value, function, facts)
 
 
 def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:

@@ -35,6 +35,8 @@ def probe_roles(diagnostic: Diagnostic) -> Optional[list[tuple[int, str, str, di
     line, context = diagnostic.location.line, diagnostic.context
     code = diagnostic.code
     if code == "TCL001":
+        if "copy" not in context or "read_line" not in context:
+            return None  # a copy no name holds (fed into an op, handed to a callee, indexed): nothing to watch
         facts = {"source": context["source"], "copy": context["copy"]}
         return [(line, "after", "copy_made", facts), (context["read_line"], "before", "copy_read", facts)]
     if code == "TCL002":

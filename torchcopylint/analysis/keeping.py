@@ -1,0 +1,198 @@
+"""Whether a function, method or class of the file leaves an argument alone: neither writes it in
+place nor keeps it (returns it or a view of it, stores it on an object or in a container, hands
+it to something unknown, captures it in a closure).
+
+`gram_matrix(out.clone())` where `def gram_matrix(t)` views `t` and multiplies: the copy is read
+and dropped, so it was never needed (TCL001). `StyleLoss(out.clone())` whose `__init__` stores
+`gram_matrix(target).detach()` keeps a new tensor, not the argument; one that stores `target`
+itself, or `nn.Parameter(target)`, keeps the copy's memory, which is then what the copy is for.
+
+The writes are `ModuleFacts.function_effect`'s (the one place that fact lives); what is kept is
+read here from the callee's data flow (its escapes, and what it returns or stores through an
+alias the escapes do not follow: `t.float()`, `nn.Parameter(t)`), following callees of the file
+a few levels deep. What cannot be resolved is None: the copy may be needed.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torchcopylint.analysis.aliasing import METADATA_ATTRIBUTES, MAY_ALIAS_METHODS, VIEW_METHODS, FunctionFacts
+from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.syntax import walk
+
+# torch functions whose result shares its first argument's memory.
+ALIASING_FUNCTIONS = frozenset(
+    """
+    torch.nn.Parameter torch.nn.parameter.Parameter torch.as_tensor torch.asarray torch.from_numpy
+    torch.reshape torch.flatten torch.squeeze torch.unsqueeze torch.transpose torch.permute torch.narrow
+    torch.t torch.detach torch.select torch.diagonal torch.movedim torch.chunk torch.split torch.unbind
+    torch.view_as_real torch.view_as_complex
+    """.split()
+)
+# Modules whose functions compute from their tensor arguments and keep none of them.
+MATH_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
+# Methods that change a tensor without writing its values: on the copy, they would change the
+# caller's tensor without it (`t.requires_grad_()` makes the caller's leaf require grad).
+FLAG_METHODS = frozenset({"requires_grad_", "retain_grad", "register_hook", "detach_", "share_memory_", "resize_",
+                          "set_", "register_post_accumulate_grad_hook"})
+MAX_DEPTH = 3
+
+
+def argument_left_alone(facts, call: cst.Call, function: FunctionFacts, position: Optional[int],
+                        keyword: Optional[str]) -> Optional[tuple]:
+    """(the callee's label, the parameter's name): `("gram_matrix", "t")`, `("StyleLoss", "target")`
+    when the function, class or method of the file that `call` calls neither writes nor keeps the
+    argument passed at `position` (or as `keyword`); None when it may, or when the callee is not
+    known."""
+    resolved = _resolve(facts, call, function)
+    if resolved is None:
+        return None
+    node, label = resolved
+    binding = _parameter(facts, node, position, keyword)
+    if binding is None or not _left_alone(facts, node, position, keyword, 0):
+        return None
+    return label, binding.name
+
+
+def _resolve(facts, call: cst.Call, function: FunctionFacts):
+    """(the FunctionDef the call runs, its label) for a function or method of the file, or a
+    class of the file (its `__init__`)."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in facts.classes and not function.bindings_at(func):
+        init = facts.method_of(facts.classes[func.value], "__init__")
+        return (init, func.value) if isinstance(init, cst.FunctionDef) else None
+    found = facts.summaries.resolve_callee(func, function)
+    if found is None or not isinstance(found[0], cst.FunctionDef):
+        return None
+    return found[0], found[2]
+
+
+def _parameter(facts, node: cst.FunctionDef, position: Optional[int], keyword: Optional[str]):
+    """The parameter binding that receives the argument, or None (past the named ones: `*args`)."""
+    callee = facts.function_facts(node)
+    parameters = list(callee.parameters)
+    method = facts.class_of(node) is not None and not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
+    if method and parameters and parameters[0].name in ("self", "cls"):
+        parameters = parameters[1:]
+    params = node.params
+    named = [param.name.value for param in (*params.posonly_params, *params.params)]
+    keyword_only = [param.name.value for param in params.kwonly_params]
+    if method and named and named[0] in ("self", "cls"):
+        named = named[1:]
+    if keyword is not None:
+        if keyword not in named and keyword not in keyword_only:
+            return None
+        name = keyword
+    else:
+        if position is None or position >= len(named):
+            return None
+        name = named[position]
+    return next((binding for binding in parameters if binding.name == name), None)
+
+
+def _left_alone(facts, node: cst.FunctionDef, position: Optional[int], keyword: Optional[str], depth: int) -> bool:
+    if depth > MAX_DEPTH:
+        return False
+    binding = _parameter(facts, node, position, keyword)
+    if binding is None or not binding.storages:
+        return False
+    effect = facts.function_effect(node, node.name.value)
+    if effect.kind != "pure":  # `pure`: it writes none of its arguments
+        entry = next((entry for entry in effect.written() if entry.name == binding.name), None)
+        if entry is None or entry.certainty != "pure":
+            return False
+    callee = facts.function_facts(node)
+    return not _keeps(facts, callee, binding.storages, depth)
+
+
+def _keeps(facts, callee: FunctionFacts, storages: frozenset, depth: int) -> bool:
+    """Does the callee keep, return or hand on a value sharing `storages`?"""
+    if callee.escapes_of(storages):
+        return True  # returned, stored, put in a container, yielded, handed to something unknown
+    aliases = {binding.name for binding in callee.bindings if binding.storages & storages} | \
+        {binding.name for binding in callee.parameters if binding.storages & storages}
+    for node in walk(callee.node.body):
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            return True
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)) and any(
+                isinstance(inner, cst.Name) and inner.value in aliases for inner in walk(node)):
+            return True  # a closure over it
+    for statement in callee.statement_order:
+        if isinstance(statement, cst.Return) and statement.value is not None:
+            if _shares(facts, callee, statement.value, storages):
+                return True
+        elif isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+            for target in targets:
+                if isinstance(target, cst.Attribute) and _shares(facts, callee, target.value, storages):
+                    return True  # `t.requires_grad = True`, `t.grad = None`
+            if statement.value is not None and any(not isinstance(target, cst.Name) for target in targets) \
+                    and _shares(facts, callee, statement.value, storages):
+                return True  # `self.t = t.float()`, `self.w = nn.Parameter(t)`
+    for call in callee.call_statement:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in FLAG_METHODS \
+                and _shares(facts, callee, func.value, storages):
+            return True
+        qualified = facts.names.qualified_name(func)
+        if qualified is not None:
+            module = qualified.rpartition(".")[0]
+            if (module not in MATH_MODULES or qualified in ALIASING_FUNCTIONS) \
+                    and any(_shares(facts, callee, arg.value, storages) for arg in call.args):
+                return True  # `torch.optim.SGD([t])`, `TensorDataset(t)`, `torch.as_tensor(t)`: kept
+            continue
+        if any(arg.star for arg in call.args):
+            if any(_shares(facts, callee, arg.value, storages) for arg in call.args):
+                return True  # where it lands is unknown
+            continue
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        handed = [(index, None, value) for index, value in enumerate(positional)] + \
+            [(None, arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None]
+        for index, keyword, value in handed:
+            if not _shares(facts, callee, value, storages):
+                continue
+            resolved = _resolve(facts, call, callee)
+            if resolved is None:
+                continue  # a tensor method, or something unknown (an escape, counted above)
+            if not _left_alone(facts, resolved[0], index, keyword, depth + 1):
+                return True
+    return False
+
+
+def _shares(facts, function: FunctionFacts, expr, storages: frozenset) -> bool:
+    """May `expr` be, or share memory with, a value of `storages` (through views, `.float()` and
+    `.to()` that may return their receiver, `nn.Parameter(t)`, containers, conditionals)?"""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            if any(binding.storages & storages for binding in function.bindings_at(node)):
+                return True
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value not in METADATA_ATTRIBUTES:
+                stack.append(node.value)
+        elif isinstance(node, cst.Subscript):
+            stack.append(node.value)
+        elif isinstance(node, cst.Call):
+            func = node.func
+            qualified = facts.names.qualified_name(func)
+            if qualified is not None:
+                if qualified in ALIASING_FUNCTIONS and node.args:
+                    stack.append(node.args[0].value)
+            elif isinstance(func, cst.Attribute) and (func.attr.value in VIEW_METHODS or func.attr.value
+                                                      in MAY_ALIAS_METHODS or is_inplace_method_name(func.attr.value)):
+                stack.append(func.value)
+        elif isinstance(node, cst.IfExp):
+            stack.extend((node.body, node.orelse))
+        elif isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            stack.extend(element.value for element in node.elements)
+        elif isinstance(node, cst.Dict):
+            stack.extend(element.value for element in node.elements if isinstance(element, cst.DictElement))
+        elif isinstance(node, cst.StarredElement):
+            stack.append(node.value)
+    return False
+
