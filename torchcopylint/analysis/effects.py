@@ -16,7 +16,7 @@ constructor, a first layer that depends on a flag, recursion past a few levels (
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -37,6 +37,9 @@ from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
+
+if TYPE_CHECKING:  # facts imports this module: the annotation only
+    from torchcopylint.analysis.facts import ClassFacts
 
 # Annotations name facts.ClassFacts as "ClassFacts"; it is not imported (facts.py imports this
 # module, and lower layers never import higher ones).
