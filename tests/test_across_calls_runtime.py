@@ -335,3 +335,15 @@ def test_copy_handed_to_a_helper_that_optimizes_it_is_needed():
         codes.append((code.detach(), encoder(image).detach()))
     (kept, fresh), (written, recomputed) = codes
     assert torch.equal(kept, fresh) and not torch.equal(written, recomputed)
+
+
+def test_dropping_copies_handed_to_modules_and_methods_of_the_file_changes_nothing():
+    written, fixed = _both("TCL001", "class Transfer")
+    leaf = torch.rand(1, 3, 5, 5)
+    results = []
+    for namespace in (written, fixed):
+        torch.manual_seed(0)
+        cnn = torch.nn.Conv2d(3, 2, 3, padding=1)
+        module = namespace["Transfer"](cnn, torch.rand(2, 2))
+        results.append(_outputs_and_gradients(module, [leaf.clone().requires_grad_()]))
+    assert all(torch.equal(a, b) for a, b in zip(*results))

@@ -1322,8 +1322,8 @@ class FunctionWalker:
             else:
                 qualified = self.names.qualified_name(func) if expr.args else None
                 if qualified is None and expr.args and (type(func) is cst.Name or (
-                        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self")):
-                    self._note_passed_copies(expr)
+                        type(func) is cst.Attribute and type(func.value) in (cst.Name, cst.Attribute))):
+                    self._note_passed_copies(expr)  # `f(x.clone())`, `self.loss(x.clone())`, `obj.m(x.clone())`
                     return
                 if qualified not in NEW_TENSOR_FUNCTIONS or any(
                         arg.keyword is not None and arg.keyword.value in ("out", "inplace") for arg in expr.args):

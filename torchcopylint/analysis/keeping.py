@@ -22,6 +22,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import METADATA_ATTRIBUTES, MAY_ALIAS_METHODS, VIEW_METHODS, FunctionFacts
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.torchnames import dotted_name
 
 # torch functions whose result shares its first argument's memory.
 ALIASING_FUNCTIONS = frozenset(
@@ -58,16 +59,44 @@ def argument_left_alone(facts, call: cst.Call, function: FunctionFacts, position
 
 
 def _resolve(facts, call: cst.Call, function: FunctionFacts):
-    """(the FunctionDef the call runs, its label) for a function or method of the file, or a
-    class of the file (its `__init__`)."""
+    """(the FunctionDef the call runs, its label) for a function or method of the file, a class of
+    the file (its `__init__`), an object of a class of the file called (its `forward` or
+    `__call__`: `self.style_loss(x)`, `loss_module(x)`) or a method of one (`helper.score(x)`)."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in facts.classes and not function.bindings_at(func):
         init = facts.method_of(facts.classes[func.value], "__init__")
         return (init, func.value) if isinstance(init, cst.FunctionDef) else None
     found = facts.summaries.resolve_callee(func, function)
-    if found is None or not isinstance(found[0], cst.FunctionDef):
+    if found is not None:
+        return (found[0], found[2]) if isinstance(found[0], cst.FunctionDef) else None
+    label = dotted_name(func) or ""
+    local = _instance_class(facts, func, function)
+    if local is not None:  # the object called: a module's forward, or __call__
+        method = facts.method_of(local, "forward") if facts.is_module_class(local) else None
+        method = method or facts.method_of(local, "__call__")
+        return (method, label) if isinstance(method, cst.FunctionDef) else None
+    if isinstance(func, cst.Attribute):
+        local = _instance_class(facts, func.value, function)
+        method = facts.method_of(local, func.attr.value) if local is not None else None
+        if isinstance(method, cst.FunctionDef):
+            return method, label
+    return None
+
+
+def _instance_class(facts, expr, function: FunctionFacts):
+    """The class of this file every value `expr` may hold was built from (`Helper()`), if one is:
+    a local name, or a `self.` attribute of the method's class."""
+    if isinstance(expr, cst.Name):
+        values = [binding.value for binding in function.bindings_at(expr)]
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
+            and function.class_name in facts.classes:
+        values = facts.attribute_values(facts.classes[function.class_name], expr.attr.value)
+    else:
         return None
-    return found[0], found[2]
+    names = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
+    if len(names) != 1 or not values:
+        return None
+    return facts.classes.get(next(iter(names)) or "")
 
 
 def _parameter(facts, node: cst.FunctionDef, position: Optional[int], keyword: Optional[str]):

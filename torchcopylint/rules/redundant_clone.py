@@ -250,6 +250,12 @@ def _made_fresh(function: FunctionFacts, binding: Binding, facts: ModuleFacts) -
     if isinstance(func, cst.Name):
         bindings = function.bindings_at(func)
         return reads_as_network(func.value) and all(b.kind == "param" for b in bindings)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+            and function.class_name in facts.classes:
+        # `self.cnn(img)`, the network handed to the constructor (`self.cnn = cnn`), as for a
+        # parameter above; one the class builds may be an `nn.Identity()` that returns its input.
+        values = facts.attribute_values(facts.classes[function.class_name], func.attr.value)
+        return reads_as_network(func.attr.value) and bool(values) and all(isinstance(v, cst.Name) for v in values)
     return False
 
 
