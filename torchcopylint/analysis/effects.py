@@ -16,7 +16,7 @@ constructor, a first layer that depends on a flag, recursion past a few levels (
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import libcst as cst
 
@@ -34,15 +34,10 @@ from torchcopylint.analysis.aliasing import (
     root_name,
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.classes import ClassFacts
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
-
-if TYPE_CHECKING:  # facts imports this module: the annotation only
-    from torchcopylint.analysis.facts import ClassFacts
-
-# Annotations name facts.ClassFacts as "ClassFacts"; it is not imported (facts.py imports this
-# module, and lower layers never import higher ones).
 
 # (the class, the method) an expression that builds a layer is written in
 LayerContext = tuple

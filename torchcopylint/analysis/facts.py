@@ -9,7 +9,6 @@ resolved on demand, only for files that have something to report.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 import libcst as cst
@@ -25,6 +24,7 @@ from torchcopylint.analysis.aliasing import (
     grad_mode_of_context,
     parameter_tensorness,
 )
+from torchcopylint.analysis.classes import ClassFacts
 from torchcopylint.analysis.containers import ContainerFacts
 from torchcopylint.analysis.effects import (
     CalleeEffects,
@@ -39,18 +39,6 @@ from torchcopylint.analysis.tensors import (
     combine,
 )
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
-
-@dataclass
-class ClassFacts:
-    node: cst.ClassDef
-    name: str
-    base_names: list[str]
-    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
-    # `self.<attribute> = <call>` assignments, by attribute; several when reassigned.
-    attribute_values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
-    # each of those values -> the method it is assigned in (to resolve the names it uses)
-    assigned_in: dict[cst.BaseExpression, cst.FunctionDef] = field(default_factory=dict)
-
 
 class ModuleFacts(CalleeEffects, Callees):
     def __init__(self, module: cst.Module, path: str = "<string>", source: Optional[str] = None) -> None:
