@@ -309,12 +309,22 @@ def _to_diagnostic(finding: Finding, facts: ModuleFacts, path: str) -> Diagnosti
         edits = []
         for old, new in finding.fix.replacements:
             old_position = facts.position(old)
-            content = new if isinstance(new, str) else facts.module.code_for_node(new)
+            content = new if isinstance(new, str) else facts.module.code_for_node(_without_kept_parentheses(old, new))
             edits.append(Edit(old_position.start.line, old_position.start.column + 1,
                               old_position.end.line, old_position.end.column + 1, content))
         fix = Fix(finding.fix.applicability, finding.fix.description, tuple(edits))
     return Diagnostic(finding.code, finding.name, finding.message, location, finding.severity, fix,
                       context=dict(finding.context))
+
+
+def _without_kept_parentheses(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """A node's position leaves out its own parentheses, so they stay in the text when it is
+    replaced: as many of the new node's are dropped (`(step, loss)` made `(step, loss.detach())`
+    would read `((step, loss.detach()))`)."""
+    kept = min(len(getattr(old, "lpar", ())), len(getattr(new, "lpar", ())))
+    if not kept:
+        return new
+    return new.with_changes(lpar=new.lpar[kept:], rpar=new.rpar[:len(new.rpar) - kept])
 
 
 def read_source(path: Path) -> Union[bytes, Diagnostic]:

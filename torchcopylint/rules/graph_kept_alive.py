@@ -95,7 +95,15 @@ class GraphKeptAlive(Rule):
                           f"(reported there too)")
                 fix = None
             else:
-                fixed = method_call(value, "detach" if accumulation.container else "item")
+                cut = "detach" if accumulation.container else "item"
+                if isinstance(value, (cst.Tuple, cst.List)):
+                    # `outs.append((loss, step))`: a tuple has no `.detach()`; cut each part that holds a graph.
+                    fixed = value.with_changes(elements=[
+                        element.with_changes(value=method_call(element.value, cut))
+                        if loop_facts.graph_of(element.value, loop, statement) is not None else element
+                        for element in value.elements])
+                else:
+                    fixed = method_call(value, cut)
                 advice = f"accumulate `{facts.code_for(fixed)}` instead"
                 fix = self.unsafe_fix(f"Accumulate `{facts.code_for(fixed)}`", value, fixed)
             if graph.summed_at is not None:
@@ -350,14 +358,15 @@ class _LoopFacts:
 
     def graph_of(self, value, loop, statement, depth: int = 0) -> Optional[Graph]:
         function = self.function
-        for name in _attached_names(value):
+        for name, path in _attached_paths(value):
             # Only what the name was bound to in grad mode: a name reused under `no_grad` (a
             # validation loss) holds no graph, whatever the training loss of that name does.
             bindings = {binding for binding in function.bindings_at(name)
                         if self.facts.grad_enabled_at(function, binding.statement)}
             for backward in self.backwards:
                 if bindings and loop in function.loops_of.get(backward.statement, ()) \
-                        and bindings & _bindings_of(backward.loss, function):
+                        and bindings & _bindings_of(backward.loss, function) \
+                        and _same_or_within(path, _attribute_path(backward.loss)):
                     return Graph(FREED[0], f"`{name.value}` is backpropagated at this loop's `backward()`, "
                                            f"{FREED[1]}")
         if depth < 3:
@@ -419,22 +428,46 @@ def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
 
 def _attached_names(value):
     """Names in the value that are not cut off from autograd by `.item()`, `.detach()`, `float()`..."""
+    for name, _ in _attached_paths(value):
+        yield name
+
+
+def _attached_paths(value, path: tuple = ()):
+    """(name, the attributes read on it) for each name in the value that is not cut off from
+    autograd: `loss_module.target.cpu()` gives (`loss_module`, ("target",)); a subscript ends what
+    is known of the path (`outs[0].loss` gives (`outs`, ()))."""
     if _detached(value):
         return
     if isinstance(value, cst.Name):
-        yield value
+        yield value, path
     elif isinstance(value, cst.BinaryOperation):
-        yield from _attached_names(value.left)
-        yield from _attached_names(value.right)
+        yield from _attached_paths(value.left)
+        yield from _attached_paths(value.right)
     elif isinstance(value, cst.UnaryOperation):
-        yield from _attached_names(value.expression)
+        yield from _attached_paths(value.expression)
     elif isinstance(value, (cst.Tuple, cst.List)):
         for element in value.elements:
-            yield from _attached_names(element.value)
+            yield from _attached_paths(element.value)
     elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        yield from _attached_names(value.func.value)  # `out.cpu()`, `loss.mean()`: still attached
-    elif isinstance(value, (cst.Subscript, cst.Attribute)):
-        yield from _attached_names(value.value)
+        yield from _attached_paths(value.func.value)  # `out.cpu()`, `loss.mean()`: still attached
+    elif isinstance(value, cst.Attribute):
+        yield from _attached_paths(value.value, (value.attr.value,) + path)
+    elif isinstance(value, cst.Subscript):
+        yield from _attached_paths(value.value)
+
+
+def _attribute_path(expr) -> tuple:
+    """The attributes read on the root name of `expr`, as _attached_paths gives them."""
+    for _, path in _attached_paths(expr):
+        return path
+    return ()
+
+
+def _same_or_within(kept: tuple, backpropagated: tuple) -> bool:
+    """Does keeping `name.<kept>` keep `name.<backpropagated>`'s graph? When one path extends the
+    other (`out` holds `out.loss`); `loss_module.target` is not `loss_module.loss`."""
+    shorter = min(len(kept), len(backpropagated))
+    return kept[:shorter] == backpropagated[:shorter]
 
 
 def _detached(value) -> bool:
