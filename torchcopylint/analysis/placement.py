@@ -302,7 +302,17 @@ class Placement:
                     if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                             and call.func.attr.value in ("append", "extend", "insert"):
                         break  # `self.kept.append(labels)`: kept, not computed with
-                    return True  # handed to a function: what it computes is not in sight here
+                    if isinstance(call, cst.Call) and self.names.qualified_name(call.func) is None:
+                        callee = self._callee_parameter(call, parent, function)
+                        if callee is not None:  # `self.perturb(images, labels)`: what the callee does
+                            if self._computed_with(callee[0], callee[1], seen):
+                                return True
+                            break
+                        if self._same_file_callee(call.func, function) is None:
+                            # `self.get_target_label(images, labels)` of a base class elsewhere: handing
+                            # labels on does not make them values computed with here.
+                            break
+                    return True  # a torch function, or a callee whose parameter is not in sight
                 if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                     comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
                     if isinstance(comparison, cst.Comparison) and all(
@@ -345,6 +355,12 @@ class Placement:
                 element = parents.get(id(parent))
                 subscript = parents.get(id(element))
                 return "sure" if type(subscript) is cst.Subscript and subscript.value is not current else None
+            if type(parent) is cst.Subscript and parent.value is current:
+                current = parent  # `labels[idx]`: a selection of the same values, the same dtype
+                continue
+            if type(parent) is cst.IfExp and current is not parent.test:
+                current = parent  # `y = y_in.clone() if ... else y_in.clone().unsqueeze(0)`: the value flows on
+                continue
             if type(parent) is cst.Arg and parent.value is current:
                 call = parents.get(id(parent))
                 return self._argument_use(call, parent, current, function, depth) if isinstance(call, cst.Call) \

@@ -2,14 +2,16 @@
 decides the verdict, so its kind follows the code's own use and the evidence says it. (A labels
 parameter that is only copied, moved or compared is not reported at all: likely class indices.)"""
 
+import torch
+
 
 def keep_labels(labels):
-    print(labels)  # handed to a function: the rule cannot tell they are only class indices
+    print(torch.unique(labels))  # handed to torch: the rule cannot tell they are only class indices
     return labels.clone().detach()  # expect: TCL005
 
 
 def first(labels):
-    print(labels)
+    print(torch.unique(labels))
     return labels[0].clone().detach()  # expect: TCL005
 
 
