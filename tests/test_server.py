@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import textwrap
@@ -435,3 +436,43 @@ def test_linter_honours_the_projects_exclusions_and_the_editors_settings(tmp_pat
     assert problems == ["`ignore`: unknown rule selector(s) XYZ", "`verify.timeout` must be a positive number of seconds",
                         "unknown setting `colour`"]
     assert linter.lint("two", 2, tmp_path / "snap.py", CLONE_DETACH, settings).diagnostics == ()
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_shutdown_then_exit_ends_the_server_with_status_0(tmp_path: Path):
+    """The protocol's own ending, byte for byte on stdio: `shutdown` is answered (result null),
+    `exit` after it ends the process with status 0; `exit` without `shutdown` gives 1."""
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    completed = subprocess.run([sys.executable, "-m", "torchcopylint", "server"], cwd=tmp_path,
+                               input=b"".join(_frame(message) for message in messages),
+                               capture_output=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr.decode(errors="replace")[-2000:]
+    answers = {answer.get("id"): answer for answer in _unframe(completed.stdout)}
+    assert "capabilities" in answers[1]["result"]
+    assert answers[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
+    without_shutdown = [message for message in messages if message.get("method") != "shutdown"]
+    completed = subprocess.run([sys.executable, "-m", "torchcopylint", "server"], cwd=tmp_path,
+                               input=b"".join(_frame(message) for message in without_shutdown),
+                               capture_output=True, timeout=60)
+    assert completed.returncode == 1
+
+
+def _unframe(stream: bytes) -> list:
+    messages = []
+    while stream:
+        header, _, rest = stream.partition(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in header.split(b"\r\n")
+                          if line.lower().startswith(b"content-length")))
+        messages.append(json.loads(rest[:length]))
+        stream = rest[length:]
+    return messages

@@ -85,6 +85,8 @@ class TorchcopylintServer(LanguageServer):
         self.verdicts: dict[tuple, Verdict] = {}
         # progress token -> set when the user cancels that verification
         self.cancellations: dict[str, asyncio.Event] = {}
+        # The protocol's exit status: 0 only when `exit` came after a `shutdown` request.
+        self.shutdown_requested = False
 
     # ------------------------------------------------------------------ settings
 
@@ -505,6 +507,10 @@ def build_server() -> TorchcopylintServer:
     async def verify_command(ls: TorchcopylintServer, unit: str, key: str) -> str:
         return await ls.verify(unit, key)
 
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: TorchcopylintServer, *args) -> None:
+        ls.shutdown_requested = True
+
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: TorchcopylintServer, params: types.WorkDoneProgressCancelParams) -> None:
         ls.cancel_verification(params.token)
@@ -513,5 +519,9 @@ def build_server() -> TorchcopylintServer:
 
 
 def serve() -> None:
+    """Serve until `exit` (or the end of stdin); the exit status is the protocol's: 0 after a
+    `shutdown` request, 1 otherwise (pygls computes it, but its start_io swallows the SystemExit)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    build_server().start_io()
+    server = build_server()
+    server.start_io()
+    sys.exit(0 if server.shutdown_requested else 1)
