@@ -174,14 +174,17 @@ def _classes_made_by(value, function: FunctionFacts, facts, seen: frozenset) -> 
         return _classes_made_by(value.left, function, facts, seen)
     if isinstance(value, cst.Name):
         bindings = [b for b in function.bindings_at(value) if b not in seen]
-        if not bindings or any(b.value is None or b.kind not in ("assign", "walrus") for b in bindings):
+        made = [b for b in bindings if b.kind != "augassign"]
+        if not made or any(b.value is None or b.kind not in ("assign", "walrus") for b in made):
             return None
         classes = []
-        for binding in bindings:
+        for binding in made:
             found = _classes_made_by(binding.value, function, facts, seen | {binding})
             if found is None:
                 return None
             classes.extend(found)
+        if len(made) < len(bindings) and not all(_defines_arithmetic(local, facts) for local in classes):
+            return None  # `loss += term`: an object of its own class only if the class says how to add
         return classes or None
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
             and value.func.attr.value in MODULE_RETURNING_METHODS:
@@ -193,7 +196,9 @@ def _classes_made_by(value, function: FunctionFacts, facts, seen: frozenset) -> 
     if local is not None:
         return [local]
     defined = facts.module_functions.get(value.func.value)
-    if defined is None or defined in seen or function.bindings_at(value.func):
+    # At the top level (a script, a notebook) the name's own `def` is a binding of it: not a rebinding.
+    rebound = [b for b in function.bindings_at(value.func) if b.kind != "def" or b.statement is not defined]
+    if defined is None or defined in seen or rebound:
         return None
     body = facts.function_facts(defined)
     returns = [statement.value for statement in body.statement_order
@@ -205,6 +210,12 @@ def _classes_made_by(value, function: FunctionFacts, facts, seen: frozenset) -> 
             return None
         classes.extend(found)
     return classes or None
+
+
+def _defines_arithmetic(local, facts) -> bool:
+    """Does a class of the file define how its objects add (`__add__`, `__iadd__`), as a hand-written
+    autograd engine's value class does?"""
+    return any(facts.method_of(local, name) is not None for name in ("__add__", "__iadd__", "__radd__"))
 
 
 def _backward_method(local, facts, visited: Optional[set] = None) -> Optional[cst.FunctionDef]:
