@@ -86,6 +86,10 @@ MAX_DEPTH = 8
 # The fields of a tokenizer's output (a `BatchEncoding`, or the batch a collator makes of it): token
 # ids and masks, integer tensors whatever a network later does with them.
 TOKEN_FIELDS = frozenset({"input_ids", "attention_mask", "token_type_ids", "special_tokens_mask"})
+# Dictionary entries that hold class indices: a detection model's predictions (`outputs[0]["labels"]`
+# beside its float "boxes" and "scores"), a batch's `batch["labels"]`. Data or an argmax, never a
+# value that requires grad.
+INTEGER_KEYS = TOKEN_FIELDS | {"labels"}
 # Where a use needs an integer tensor, by callee: (position, keyword) of the argument, and how sure
 # the use makes it ("sure": any other dtype raises; "likely": class indices are usual, floats taken).
 INTEGRAL_ARGUMENTS = {
@@ -217,10 +221,11 @@ class Placement:
     def integral_field(self, expr) -> bool:
         """A part of a value that holds integers, whatever the value: the indices of a (values,
         indices) pair (`out.max(1)[1]`, `x.topk(k).indices`), the token ids and masks of a
-        tokenizer's output (`tokens["input_ids"]`, `encoding.attention_mask`). No name is followed:
+        tokenizer's output (`tokens["input_ids"]`, `encoding.attention_mask`), a "labels" entry
+        (`outputs[0]["labels"]` of a detection model). No name is followed:
         cheap enough to ask of every subscript."""
         if isinstance(expr, cst.Subscript):
-            return (_index_is(expr, 1) and self.paired_call(expr.value)) or _key_of(expr) in TOKEN_FIELDS
+            return (_index_is(expr, 1) and self.paired_call(expr.value)) or _key_of(expr) in INTEGER_KEYS
         if isinstance(expr, cst.Attribute):
             field = expr.attr.value
             return (field == "indices" and isinstance(expr.value, cst.Call)) or (
