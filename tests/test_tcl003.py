@@ -1107,6 +1107,17 @@ def test_discriminator_step_in_a_helper_breaks_the_generator_step():
     assert isinstance(namespace["d_loss"], float)
 
 
+def test_a_generator_step_every_nth_iteration_breaks_the_discriminator_backward_that_shares_its_graph():
+    torch = pytest.importorskip("torch")
+    example = next(e for e in page_examples(CODE) if "if i % n_skip == 0:" in e.source)
+    namespace = _exec_script(example.source)
+    batches = [torch.randn(3, 8) for _ in range(6)]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        namespace["train"](batches, n_skip=5)  # iteration 0 runs the generator's step
+    fixed = fix_source(example.source, "<x>", lambda text: lint_source(text, "<x>"), unsafe=False).fixed
+    _exec_script(fixed)["train"](batches, n_skip=5)  # both steps, every iteration, without error
+
+
 def test_raw_tensor_networks_fill_the_generator_tensors_grad():
     torch = pytest.importorskip("torch")
     flagged, fixed_example = _page_pair("G_solver = torch.optim.Adam(G_params")

@@ -63,6 +63,10 @@ class Window:
     # (statement, call) of calls of the file's functions or methods that run the backward
     # themselves (`self.backward_D()` between `optimizer_D.zero_grad()` and `optimizer_D.step()`)
     delegated: tuple = ()
+    # Where the values the losses are computed from may come from: after the last step that surely
+    # ran before this one. A step under an `if` that does not hold this one (the generator's, every
+    # n-th iteration) ends no window on the iterations that skip it. -1 when `after` is -1.
+    reach_after: int = -1
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,7 @@ class GanSteps:
         for window in windows:
             generators = context.generators_for(window.trained)
             for loss_statement, loss in window.losses:
-                for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
+                for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
                     if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                         continue
                     fake = self._judged(context, window, call, window.trained, generators, loss_statement)
@@ -221,7 +225,7 @@ class GanSteps:
         for loss_statement, loss in window.losses:
             inside: set = set()  # nodes of the discriminator's inputs (judged on their own)
             detached = []  # (the discriminator call, the detached name, its key, what it went through)
-            for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
+            for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
                 for argument, key, via in self._discriminator_inputs(call, function, window.trained, context):
                     inside.update(id(node) for node in _walk(argument))
                     root = _detached_name(argument)
@@ -381,7 +385,7 @@ class GanSteps:
         adversarial autoencoder's critic judges prior samples against the encoder's codes.)"""
         function = context.function
         for statement, loss in (window.losses if losses is None else losses):
-            for other in _calls_feeding(loss, function, window.after, function.order_of(statement)):
+            for other in _calls_feeding(loss, function, window.reach_after, function.order_of(statement)):
                 if other is call:
                     continue
                 inputs = [argument for argument, key, _ in
@@ -402,7 +406,7 @@ class GanSteps:
             return False
         function = context.function
         loss = next(loss for statement, loss in window.losses if statement is loss_statement)
-        for other in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
+        for other in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
             keys = context.network_keys(other.func) if _may_be_network(other, self.facts) else frozenset()
             if keys & outside and any(self._reaches(arg.value, network, function, context)
                                       for arg in other.args if not arg.star):
@@ -498,7 +502,7 @@ class GanSteps:
                 for loss_statement, loss in window.losses:
                     if self._zeroed_between(function, function.order_of(loss_statement), generator_step.order):
                         continue
-                    for call in _calls_feeding(loss, function, window.after, function.order_of(loss_statement)):
+                    for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
                         if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                             continue
                         fake = self._judged(context, window, call, d_modules, g_modules - d_modules, loss_statement,
@@ -967,6 +971,7 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
     backward_orders += delegated
     boundaries = None
     previous = -1
+    earlier_groups: list[tuple] = []  # (last order, first step statement) of each group so far
     index = 0
     while index < len(steps):
         group = [steps[index]]
@@ -988,11 +993,39 @@ def windows_of(function: FunctionFacts, training, optimizers: dict) -> list[Wind
         handed = tuple(b for order, b in delegated if start < order < group[0].order)
         if losses or handed:
             trained = frozenset().union(*(optimizers[step.optimizer] for step in group))
+            reach_after = _last_sure_step(function, earlier_groups, group[0].statement)
             windows.append(Window(tuple(step.optimizer for step in group), trained, previous, group[0].order,
-                                  losses, group[0].statement, tuple(group), handed))
+                                  losses, group[0].statement, tuple(group), handed, min(reach_after, previous)))
         previous = group[-1].order
+        earlier_groups.append((group[-1].order, group[0].statement))
         index += 1
     return windows
+
+
+def _last_sure_step(function: FunctionFacts, earlier_groups: list, statement: cst.CSTNode) -> int:
+    """The order of the last earlier step that runs whenever `statement` does: not under an `if`
+    (or a loop, which may run zero times) that leaves `statement` out. -1 when none does."""
+    around = _enclosing_blocks(function.node, statement)
+    for order, step_statement in reversed(earlier_groups):
+        if _enclosing_blocks(function.node, step_statement) <= around:
+            return order
+    return -1
+
+
+_CONDITIONAL_BLOCKS = (cst.If, cst.While, cst.For)
+
+
+def _enclosing_blocks(root: cst.CSTNode, target: cst.CSTNode) -> frozenset:
+    """The ids of the `if`s and loops around `target` inside `root`."""
+    stack: list[tuple[cst.CSTNode, tuple]] = [(root, ())]
+    while stack:
+        node, blocks = stack.pop()
+        if node is target:
+            return frozenset(blocks)
+        if type(node) in _CONDITIONAL_BLOCKS and node is not root:
+            blocks = blocks + (id(node),)
+        stack.extend((child, blocks) for child in child_nodes(node))
+    return frozenset()
 
 
 def delegated_backwards(function: FunctionFacts, facts, depth: int = 0) -> list:
