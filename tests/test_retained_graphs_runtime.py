@@ -212,3 +212,20 @@ def test_wgan_gp_critic_loop_keeps_each_critic_graph_for_nothing():
     (written, held), (fixed, freed) = results
     assert all(torch.equal(a, b) for a, b in zip(written, fixed))
     assert held > 0 and freed == 0
+
+
+def test_infogan_style_discriminator_step_keeps_a_graph_no_later_backward_uses():
+    """The generator's step runs the discriminator on a new fake: training is the same without
+    `retain_graph=True`, and the discriminator's graph is then freed at its backward."""
+    example = _example("flagged", "self.y_real_, self.y_fake_ = self.y_real_.cuda()")
+    results = []
+    for source in (example.source, _fixed(example.source)):
+        namespace = _run(source, "infogan")
+        torch.manual_seed(0)
+        trainer = namespace["Trainer"]()
+        history = trainer.train([torch.rand(4, 8) for _ in range(3)])
+        parameters = [p.detach().clone() for p in [*trainer.G.parameters(), *trainer.D.parameters()]]
+        results.append((history, parameters))
+    (written_history, written), (fixed_history, fixed) = results
+    assert written_history == fixed_history
+    assert all(torch.equal(a, b) for a, b in zip(written, fixed))

@@ -465,6 +465,33 @@ class FunctionFacts:
         return self.statement_order.get(statement, -1)
 
 
+def position_in_target(binding: Binding) -> Optional[int]:
+    """Where an unpacked name stands in its target: 1 for `pred` in `_, pred = out.max(1)`."""
+    statement = binding.statement
+    targets = []
+    if type(statement) is cst.Assign:
+        targets = [target.target for target in statement.targets]
+    elif type(statement) is cst.For:
+        targets = [statement.target]
+    for target in targets:
+        if type(target) in (cst.Tuple, cst.List):
+            for position, element in enumerate(target.elements):
+                if element.value is binding.target:
+                    return position
+    return None
+
+
+def unpacked_part(binding: Binding):
+    """What an unpacked name gets where the value is written out element by element: `z_.cuda()`
+    for `z_` in `x_, z_ = x_.cuda(), z_.cuda()`; None when that is not in sight."""
+    value = binding.value
+    position = position_in_target(binding) if binding.kind == "unpack" else None
+    if position is None or type(value) not in (cst.Tuple, cst.List) or position >= len(value.elements) \
+            or any(type(element) is cst.StarredElement for element in value.elements):
+        return None
+    return value.elements[position].value
+
+
 @dataclass(eq=False)
 class ConsumedCopy:
     """`x.clone()` (or `torch.clone(x)`, maybe through views of the copy) fed straight into an op

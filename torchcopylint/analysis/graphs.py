@@ -22,7 +22,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_index
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_index, unpacked_part
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import dotted_name
@@ -92,9 +92,12 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                 if assigned is None:
                     result.external = result.external_elsewhere = True
                 elif node.attr.value not in result.kept_on_self:
+                    statement, value = assigned
+                    if not facts.grad_enabled_at(function, statement) \
+                            or _self_value_without_graph(value, statement, function, facts):
+                        continue  # `self.y_real_ = torch.ones(n, 1)`: a target, no graph to keep
                     result.kept_on_self.add(node.attr.value)
-                    if facts.grad_enabled_at(function, assigned):
-                        pending.append((assigned.value, assigned))
+                    pending.append((value, statement))
             elif type(node) is cst.Name and not _is_callee(node, parent) and not _is_attribute_name(node, parent):
                 if node.value == "self" and type(parent) is cst.Attribute and parent.value is node:
                     continue  # `self.x`: judged as the attribute above
@@ -144,19 +147,50 @@ def read_as_leaves(function: FunctionFacts) -> set:
     return found
 
 
-def _self_assignment_before(attribute: str, order: int, function: FunctionFacts) -> Optional[cst.Assign]:
-    """The last `self.<attribute> = value` of the function before the statement at `order`, in the
-    same loops (so that it is the value the read sees)."""
+def _self_assignment_before(attribute: str, order: int, function: FunctionFacts) -> Optional[tuple]:
+    """(statement, value) of the last `self.<attribute> = value` of the function before the
+    statement at `order` (also `self.a, self.b = x, y`: its part), in the same loops (so that it
+    is the value the read sees)."""
     found = None
     for statement, position in function.statement_order.items():
         if position >= order or type(statement) is not cst.Assign or len(statement.targets) != 1:
             continue
-        target = statement.targets[0].target
-        if type(target) is cst.Attribute and target.attr.value == attribute \
-                and type(target.value) is cst.Name and target.value.value == "self":
-            if found is None or position > function.order_of(found):
-                found = statement
+        value = _value_of_self_attribute(statement.targets[0].target, statement.value, attribute)
+        if value is not None and (found is None or position > function.order_of(found[0])):
+            found = (statement, value)
     return found
+
+
+# Methods that move or convert a tensor: what they return carries a graph only if the tensor did.
+MOVING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type"})
+
+
+def _self_value_without_graph(value, statement, function: FunctionFacts, facts, depth: int = 0) -> bool:
+    """Does the value assigned to a `self.` attribute surely carry no graph: `torch.ones(n, 1)`, or
+    `self.y_real_.cuda()` of an earlier such value?"""
+    if carries_no_graph(value, function, facts, statement):
+        return True
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in MOVING_METHODS:
+        value = value.func.value
+    if depth > 3 or not (type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self"):
+        return False
+    earlier = _self_assignment_before(value.attr.value, function.order_of(statement), function)
+    return earlier is not None and _self_value_without_graph(earlier[1], earlier[0], function, facts, depth + 1)
+
+
+def _value_of_self_attribute(target, value, attribute: str):
+    """What `self.<attribute>` gets in an assignment of `value` to `target`, or None."""
+    if type(target) is cst.Attribute and target.attr.value == attribute \
+            and type(target.value) is cst.Name and target.value.value == "self":
+        return value
+    if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
+            and len(target.elements) == len(value.elements):
+        for element, part in zip(target.elements, value.elements):
+            if type(element) is not cst.StarredElement and type(part) is not cst.StarredElement:
+                found = _value_of_self_attribute(element.value, part.value, attribute)
+                if found is not None:
+                    return found
+    return None
 
 
 def _attached(expression: cst.CSTNode):
@@ -322,8 +356,9 @@ def keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.Arg]:
 def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) -> bool:
     """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad)?"""
     for binding in first.bindings & second.bindings:
-        if binding.value is not None and not binding.leaf and binding.kind != "loop" \
-                and not carries_no_graph(binding.value, function, facts, binding.statement):
+        value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
+        if value is not None and not binding.leaf and binding.kind != "loop" \
+                and not carries_no_graph(value, function, facts, binding.statement):
             return True
     return False
 

@@ -31,6 +31,7 @@ from typing import Optional
 
 import libcst as cst
 
+from torchcopylint.analysis.aliasing import position_in_target
 from torchcopylint.analysis.syntax import child_nodes
 
 # torch.<name> -> the dtype it names.
@@ -237,7 +238,7 @@ class Placement:
             return None
         if binding.kind in ("assign", "walrus"):
             return self.dtype_of(binding.value, function, depth + 1)
-        if binding.kind == "unpack" and _position_in_target(binding) == 1 and self.paired_call(binding.value):
+        if binding.kind == "unpack" and position_in_target(binding) == 1 and self.paired_call(binding.value):
             return "int64"  # `_, pred = out.max(1)`: the indices half
         return None
 
@@ -739,19 +740,3 @@ def _index_is(subscript: cst.Subscript, position: int) -> bool:
         return False
     value = subscript.slice[0].slice.value
     return type(value) is cst.Integer and int(value.value) == position
-
-
-def _position_in_target(binding) -> Optional[int]:
-    """Where an unpacked name stands in its target: 1 for `pred` in `_, pred = out.max(1)`."""
-    statement = binding.statement
-    targets = []
-    if type(statement) is cst.Assign:
-        targets = [target.target for target in statement.targets]
-    elif type(statement) in (cst.For,):
-        targets = [statement.target]
-    for target in targets:
-        if type(target) in (cst.Tuple, cst.List):
-            for position, element in enumerate(target.elements):
-                if element.value is binding.target:
-                    return position
-    return None

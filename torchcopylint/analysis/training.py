@@ -844,3 +844,28 @@ def _module_keys_in(expr) -> list:
         return [key for element in expr.elements for key in _module_keys_in(element.value)]
     key = module_key(expr)
     return [key] if key else []
+
+
+def built_by_torch_nn(func: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
+    """Is the callee surely a module of `torch.nn` itself (`self.BCE_loss` assigned `nn.BCELoss()`,
+    `criterion = nn.MSELoss()`)? Such a module keeps nothing of its inputs after the call."""
+    if type(func) is cst.Name:
+        _, bindings = facts.reaching(func, function)
+        values = [binding.value for binding in bindings]
+        if not bindings or any(binding.kind not in ("assign", "walrus") for binding in bindings):
+            return False
+    elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
+            and function.class_name in facts.classes:
+        values = facts.attribute_values(facts.classes[function.class_name], func.attr.value)
+    else:
+        return False
+    return bool(values) and all(_torch_nn_class_call(value, facts) for value in values)
+
+
+def _torch_nn_class_call(value, facts) -> bool:
+    """`nn.BCELoss()`, also moved: `nn.BCELoss().cuda()`."""
+    while type(value) is cst.Call and type(value.func) is cst.Attribute \
+            and value.func.attr.value in MODULE_RETURNING_METHODS:
+        value = value.func.value
+    qualified = facts.names.qualified_name(value.func) if type(value) is cst.Call else None
+    return qualified is not None and qualified.startswith("torch.nn.") and qualified.count(".") == 2

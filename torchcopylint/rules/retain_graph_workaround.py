@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.aliasing import FunctionFacts, unpacked_part
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
@@ -22,7 +22,7 @@ from torchcopylint.analysis.graphs import (
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import reads_as_network
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import module_key
+from torchcopylint.analysis.training import built_by_torch_nn, module_key
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import without_trailing_comma
 
@@ -363,20 +363,23 @@ def _returns_a_gradient(function: FunctionFacts) -> bool:
 
 
 def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
-    """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), by id."""
+    """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), or of
+    torch.nn's own modules (`self.BCE_loss(out, target)`), by id: none keeps what it is given."""
     trained = frozenset().union(*facts.training.optimizers.values()) if facts.training.optimizers else frozenset()
-    return {id(arg.value) for call in function.call_statement if module_key(call.func) in trained
+    return {id(arg.value) for call in function.call_statement
+            if module_key(call.func) in trained or built_by_torch_nn(call.func, function, facts)
             for arg in call.args}
 
 
 def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likely: bool = False) -> bool:
     """`likely`: a batch of a data loader (`real = real.to(device)` before a critic's inner loop)
     counts as free of a graph, as it very nearly always is."""
-    if binding.value is None:
+    value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
+    if value is None:
         return False
     if likely:
-        return not facts.autograd.never_requires_grad(binding.value, function, binding.statement, likely=True)
-    return not carries_no_graph(binding.value, function, facts)
+        return not facts.autograd.never_requires_grad(value, function, binding.statement, likely=True)
+    return not carries_no_graph(value, function, facts)
 
 
 def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:
