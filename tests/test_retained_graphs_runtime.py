@@ -229,3 +229,21 @@ def test_infogan_style_discriminator_step_keeps_a_graph_no_later_backward_uses()
     (written_history, written), (fixed_history, fixed) = results
     assert written_history == fixed_history
     assert all(torch.equal(a, b) for a, b in zip(written, fixed))
+
+
+def test_a_batch_made_by_a_method_from_lists_needs_no_retained_graph_but_one_computed_once_does():
+    flagged = _example("flagged", "return torch.tensor(states), torch.tensor(actions)")
+    results = []
+    for source in (flagged.source, _fixed(flagged.source)):
+        namespace = _run(source, "ppo")
+        torch.manual_seed(0)
+        agent = namespace["PPO"]()
+        agent.data = [([0.1 * i, 0.2, -0.3, 0.4 * i], i % 2, float(i)) for i in range(5)]
+        agent.train_net()
+        results.append([p.detach().clone() for p in agent.parameters()])
+    assert all(torch.equal(a, b) for a, b in zip(*results))
+    # The clean one: the batch method's output is computed once, before the epochs.
+    clean = _example("clean", "log_probs = self.pi(states)")
+    agent = _run(_without_retain(clean.source), "reinforce")["Reinforce"]()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        agent.train_net(torch.randn(5, 4), torch.randint(0, 2, (5, 1)), torch.randn(5))

@@ -60,6 +60,8 @@ from torchcopylint.analysis.aliasing import (
     goes_through_detach,
     grad_mode_of_context,
     parameter_requires_grad,
+    position_in_target,
+    unpacked_part,
 )
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
@@ -266,6 +268,11 @@ class GradFlow:
         comprehension there be followed to what it iterates. `likely`: answer yes also where it is
         only very likely (see the module's docstring); for rules whose silence is the safe side."""
         return self._never(expr, function, statement, 0, likely)
+
+    def binding_never_requires_grad(self, binding: Binding, function: FunctionFacts, likely: bool = False) -> bool:
+        """The same question of what a name was bound to, where the binding says more than its
+        value (`s, a = self.make_batch()`: the part each `return` puts there)."""
+        return self._binding_never(binding, function, 0, likely)
 
     # ---------------------------------------------------------------- bindings
 
@@ -802,8 +809,13 @@ class GradFlow:
         elif binding.kind == "param":
             found = likely and self._every_caller_passes_none(binding, function, depth)
         elif binding.kind == "unpack" and binding.value is not None:
-            # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value.
-            found = self._never(binding.value, function, binding.statement, depth + 1, likely)
+            # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value;
+            # `x, z = x.cuda(), z.cuda()`: this name's part; `s, a = self.make_batch()`: the part each
+            # `return` of the file's function puts there.
+            part = unpacked_part(binding)
+            found = self._never(part, function, binding.statement, depth + 1, likely) if part is not None else (
+                self._never(binding.value, function, binding.statement, depth + 1, likely)
+                or self._returned_parts_never(binding, function, depth, likely))
         elif binding.value is None or binding.kind not in ("assign", "walrus"):
             found = False
         else:
@@ -811,6 +823,26 @@ class GradFlow:
                 or self._made_without_grad(binding, function, likely)
         self._without_grad[key] = found
         return found
+
+    def _returned_parts_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool) -> bool:
+        """`s, a = self.make_batch()`: every `return` of the function of the file writes out a tuple
+        whose element at this name's position carries no autograd history."""
+        position = position_in_target(binding)
+        value = binding.value
+        if position is None or type(value) is not cst.Call or depth > MAX_DEPTH:
+            return False
+        resolved = self.facts.summaries.resolve_callee(value.func, function)
+        if resolved is None or type(resolved[0]) is not cst.FunctionDef:
+            return False
+        callee = self.facts.function_facts(resolved[0])
+        returns = [statement for statement in callee.statement_order if type(statement) is cst.Return]
+        for statement in returns:
+            returned = statement.value
+            if type(returned) not in (cst.Tuple, cst.List) or position >= len(returned.elements) \
+                    or any(type(element) is cst.StarredElement for element in returned.elements) \
+                    or not self._never(returned.elements[position].value, callee, statement, depth + 1, likely):
+                return False
+        return bool(returns)
 
     def _items_never(self, iterable, function: FunctionFacts, statement, depth: int, likely: bool) -> bool:
         """Are the items of `iterable` free of autograd history? When the iterable is (a tuple of

@@ -131,7 +131,8 @@ class RetainGraphWorkaround(Rule):
             until = (f"its saved tensors stay in memory for nothing until `del {root.value}` at line "
                      f"{facts.line_of(deleted)}")
         elif in_loop or function.name == "<module>":
-            until = f"its saved tensors stay in memory for nothing until `{loss}` is dropped"
+            held = root.value if isinstance(root, cst.Name) else loss  # `loss` of `loss.mean()`
+            until = f"its saved tensors stay in memory for nothing until `{held}` is dropped"
         else:
             until = f"its saved tensors stay in memory for nothing until `{function.name}` returns"
         message = (
@@ -378,7 +379,7 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     if value is None:
         return False
     if likely:
-        return not facts.autograd.never_requires_grad(value, function, binding.statement, likely=True)
+        return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)
     return not carries_no_graph(value, function, facts)
 
 
