@@ -218,6 +218,8 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
     (project / "images.npy").write_bytes(b"\x93NUMPY")
     (project / "config.yaml").write_text("lr: 0.1\n", encoding="utf-8")
+    (project / "VERSION").write_text("0.7.0\n", encoding="utf-8")
+    (project / "labels.txt").write_text("cat\ndog\n", encoding="utf-8")
     code = textwrap.dedent(f"""\
         import os, socket
         from torchcopylint.verify import sandbox
@@ -231,6 +233,11 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         except PermissionError as error:
             print("data:", error)
         print("config:", open({str(project / "config.yaml")!r}).read().strip())
+        print("version:", open({str(project / "VERSION")!r}).read().strip())
+        try:
+            open({str(project / "labels.txt")!r})
+        except PermissionError as error:
+            print("text data:", error)
         print("code:", open({str(project / "train.py")!r}).read().strip())
         with open({str(project / "samples.png")!r}, "wb") as handle:
             handle.write(b"png")
@@ -244,8 +251,10 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "network: --verify blocks network access" in out, out
     assert "data: --verify never reads the user's data: the code opened images.npy" in out, out
     assert "config: lr: 0.1" in out and "code: print('hi')" in out, out
+    assert "version: 0.7.0" in out, out  # a package reading its own VERSION at import (advertorch)
+    assert "text data: --verify never reads the user's data: the code opened labels.txt" in out, out
     assert "writes to samples.png went to memory" in out, out
-    assert sorted(p.name for p in project.iterdir()) == ["config.yaml", "images.npy", "train.py"]
+    assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "images.npy", "labels.txt", "train.py"]
 
 
 # --- the scripts, through verify() ----------------------------------------------------------------

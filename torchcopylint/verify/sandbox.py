@@ -8,7 +8,9 @@ under that:
   so nothing is downloaded (a `download=True` the rewrite missed fails instead);
 - a file of the user's project that is not code (an image, a `.npy`, a
   checkpoint, a CSV) cannot be read: opening it raises `UserDataRead`;
-  configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) can be;
+  configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) and a package's own
+  metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
+  can be;
 - writes into the project go nowhere: `open(..., "w")` returns an in-memory file
   and `os.makedirs` does nothing there, so no image, checkpoint or log appears.
 
@@ -25,7 +27,10 @@ import sys
 from typing import Optional
 
 CODE_SUFFIXES = (".py", ".pyi", ".pyc", ".pth", ".so", ".pyd")
-CONFIGURATION_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini")
+CONFIGURATION_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".md", ".rst")
+# Files a package reads about itself at import (advertorch reads its `VERSION`): not data.
+PACKAGE_METADATA = frozenset({"version", "version.txt", "readme", "readme.txt", "license", "license.txt",
+                              "requirements.txt"})
 NETWORK_ERROR = "--verify blocks network access: nothing is downloaded"
 
 
@@ -96,7 +101,8 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         _state.events.append(f"writes to {relative} went to memory")
         return io.BytesIO() if "b" in mode else io.StringIO()
     real = os.path.realpath(os.fspath(file))
-    if real == _state.code_path or real.endswith(CODE_SUFFIXES + CONFIGURATION_SUFFIXES):
+    if real == _state.code_path or real.endswith(CODE_SUFFIXES + CONFIGURATION_SUFFIXES) \
+            or os.path.basename(real).lower() in PACKAGE_METADATA:
         return _original_open(file, mode, *args, **kwargs)
     _state.events.append(f"the code tried to read {relative}")
     raise UserDataRead(f"--verify never reads the user's data: the code opened {relative}")
