@@ -135,9 +135,14 @@ class LeafCopies:
         if method in NON_LEAF_METHODS:
             return LostLeaf(maker, call, f"`.{method}()` returns a new tensor (a view or copy) recorded by autograd")
         if method == "cuda":
-            if factory is None or _keyword(factory, "device") is not None or call.args:
+            if factory is None or _keyword(factory, "device") is not None:
                 return None  # made on a device already: `.cuda()` may return the leaf itself
-            return LostLeaf(maker, call, "`.cuda()` returns a copy on the GPU", moves=(("device", _string("cuda")),))
+            device = _cuda_device(call)
+            if device is None:
+                return None
+            shown = f"`.cuda({', '.join(cst.Module([]).code_for_node(arg.value) for arg in call.args if arg.keyword is None)})`"
+            # Made on the CPU, `.cuda()`, `.cuda(0)` and `.cuda(device)` all return a copy.
+            return LostLeaf(maker, call, f"{shown} returns a copy on the GPU", moves=(("device", device),))
         placement = self.facts.placement
         if method in DTYPE_METHODS:
             made = placement.dtype_of(factory, function) if factory is not None else None
@@ -343,6 +348,20 @@ def _literal(expr) -> Optional[bool]:
     if type(expr) is cst.Name and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
+
+
+def _cuda_device(call: cst.Call):
+    """The device `.cuda(...)` moves to, as a factory's `device=` would say it: "cuda" for
+    `.cuda()`, "cuda:1" for `.cuda(1)`, the expression itself for `.cuda(device)`; None when the
+    arguments are not plain (a star argument)."""
+    devices = [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "device"]
+    if any(arg.star for arg in call.args) or len(devices) > 1:
+        return None
+    if not devices:
+        return _string("cuda")
+    if type(devices[0]) is cst.Integer:
+        return _string(f"cuda:{devices[0].value}")
+    return devices[0]
 
 
 def _string(text: str) -> cst.SimpleString:
