@@ -1608,3 +1608,39 @@ def test_the_discriminator_step_beside_a_mode_regularised_generator_is_still_rep
     assert g_grad is not None and g_grad.abs().sum() > 0  # as written: a backward through the generator
     assert fixed_g_grad is None or fixed_g_grad.abs().sum() == 0  # fixed: none
     assert losses == fixed_losses  # and the same losses
+
+
+def test_retain_variables_is_the_pre_0_4_spelling_of_retain_graph():
+    """Tutorials still write `backward(retain_variables=True)`: the graph is kept, so the second
+    backward does not fail with "a second time" (what fails is the weights changed in place)."""
+    template = textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+        G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8))
+        D = nn.Sequential(nn.Linear(8, 1))
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+
+
+        def step(real):
+            fake = G(torch.randn(real.size(0), 4))
+            d_fake = D(fake)
+            opt_d.zero_grad()
+            d_loss = d_fake.mean() - D(real).mean()
+            d_loss.backward(KEYWORD)
+            opt_d.step()
+            opt_g.zero_grad()
+            g_loss = -d_fake.mean()
+            g_loss.backward()
+            opt_g.step()
+        """)
+
+    def message(keyword: str) -> str:
+        [found] = [d for d in lint_source(template.replace("KEYWORD", keyword), "<x>") if d.code == CODE]
+        return found.message
+
+    assert "a second time" in message("")
+    assert message("retain_variables=True") == message("retain_graph=True")
+    assert "modified by an inplace operation" in message("retain_variables=True") \
+        or "changed the weights it saved" in message("retain_variables=True")

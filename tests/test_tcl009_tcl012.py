@@ -669,3 +669,17 @@ def test_tcl012_attribute_copied_in_another_method_and_top_level_leaf():
     assert "`self.w.grad` in `step()` (line 14) stays None" in found[11].message
     assert "(assigned to `self.w` in `__init__()`, line 7)" in found[11].message
     assert "in `train()` (line 23) raises ValueError" in found[17].message
+
+
+def test_a_value_computed_from_a_named_leaf_names_that_leaf_in_the_message():
+    source = (
+        "import torch\n\n\n"
+        "def show():\n"
+        "    x = torch.ones(2, requires_grad=True)\n"
+        "    y = x ** 2 + 4 * x\n"
+        "    y.sum().backward()\n"
+        "    return x.grad, y.grad\n"
+    )
+    [found] = [d for d in lint_source(source, "<x>") if d.code == "TCL012"]
+    assert "autograd fills the leaf `x`, not `y`" in found.message
+    assert "unnamed" not in found.message

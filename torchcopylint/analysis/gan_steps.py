@@ -38,7 +38,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.gan_roles import network_role
-from torchcopylint.analysis.graphs import GraphUse, graph_uses, keyword_is_true, later_backward_through, loss_slice
+from torchcopylint.analysis.graphs import GraphUse, graph_uses, later_backward_through, loss_slice, retains_graph
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
@@ -195,7 +195,7 @@ class GanSteps:
                                                                     discriminator, generator):
                 continue
             backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
-            retains = keyword_is_true(backward.call, "retain_graph")
+            retains = retains_graph(backward.call)
             later = _second_backward(generator_call, loss_statement, function, self.facts)
             reused = None
             if retains:
@@ -260,7 +260,7 @@ class GanSteps:
                     found.append(UndetachedFake(
                         function, call, node, generator_call, loss_statement, loss_statement, window.step_statement,
                         window.optimizers[0], key, generator, via, generator_via, None, unsafe is None,
-                        keyword_is_true(backward.call, "retain_graph"),
+                        retains_graph(backward.call),
                         _second_backward(generator_call, loss_statement, function, self.facts),
                         target_of=call, unsafe_reason=unsafe))
         return found
@@ -310,7 +310,7 @@ class GanSteps:
                     found.append(UndetachedFake(
                         inner_function, candidate, argument, generator_call, backward.statement, backward.statement,
                         window.step_statement, window.optimizers[0], discriminator, generator, via, generator_via,
-                        None, unsafe is None, keyword_is_true(backward.call, "retain_graph"),
+                        None, unsafe is None, retains_graph(backward.call),
                         self._handed_backward_through(context, window, generators, generator_call, True),
                         unsafe_reason=unsafe,
                         freed_by=self._handed_backward_through(context, window, generators, generator_call, False)))
@@ -663,7 +663,7 @@ class GanSteps:
                                     and binding not in flowing_bindings(other_argument, helper)
                                     for _, other_call, other_argument, key, _ in judged)
                         found.append(_HelperStep(index_of[binding], window, window.optimizers[0],
-                                                 loss_statement, keyword_is_true(backward.call, "retain_graph"),
+                                                 loss_statement, retains_graph(backward.call),
                                                  discriminator, via, _read_only_as(binding, argument, helper), call,
                                                  other))
         return found

@@ -300,7 +300,7 @@ def graph_uses(function: FunctionFacts, facts) -> list[GraphUse]:
         if loss is None:
             continue
         creates = keyword_is_true(call, "create_graph")
-        found.append(GraphUse(call, loss, statement, keyword_is_true(call, "retain_graph") or creates, creates))
+        found.append(GraphUse(call, loss, statement, retains_graph(call) or creates, creates))
     return sorted(found, key=lambda use: function.order_of(use.statement))
 
 
@@ -347,6 +347,12 @@ def _first_argument(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression
 def keyword_is_true(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword and type(arg.value) is cst.Name
                and arg.value.value == "True" for arg in call.args)
+
+
+def retains_graph(call: cst.Call) -> bool:
+    """`backward(retain_graph=True)`, or `retain_variables=True`, its pre-0.4 spelling (tutorials
+    still carry it): the graph is kept after this backward."""
+    return keyword_is_true(call, "retain_graph") or keyword_is_true(call, "retain_variables")
 
 
 def keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.Arg]:

@@ -157,6 +157,10 @@ class LeafLostByCopy(Rule):
         elif isinstance(value, cst.ListComp):
             message = (f"the list built by this comprehension holds no leaves: {condition}{lost.how} of the leaf "
                        f"{maker} made for each element, which autograd fills and nobody holds; {consequence}")
+        elif isinstance(lost.maker, cst.Name):
+            # `y = x ** 2` with `x` a leaf: the leaf has a name; it is just not `y`.
+            message = (f"`{name}` is not a leaf: {condition}{lost.how}, and autograd fills the leaf {maker}, "
+                       f"not `{name}`; {consequence}")
         else:
             message = (f"`{name}` is not a leaf: {condition}{lost.how}, and the leaf {maker} that autograd "
                        f"fills is left unnamed; {consequence}")
