@@ -128,3 +128,27 @@ def test_surely_integral():
     returned = flow.node.body.body[-1].body[0].value.elements
     verdicts = [facts.surely_integral(element.value, flow) for element in returned]
     assert verdicts == [True, True, False, True, True, True, True, False]
+
+
+def test_max_and_min_make_one_tensor_without_a_dimension_and_a_pair_with_one():
+    facts = _facts("""
+        import torch
+
+
+        def f(scores, k):
+            a = torch.zeros(4)
+            b = torch.ones(4)
+            elementwise = torch.max(a, b)
+            largest = torch.min(a)
+            method = a.max(b)
+            whole = a.max()
+            pair = torch.max(a, 1)
+            by_name = torch.max(a, k)
+            by_keyword = torch.max(a, dim=0)
+    """)
+    found = _tensorness(facts, "f")
+    assert found["elementwise"] is Tensorness.SURE  # the elementwise maximum of two tensors
+    assert found["largest"] is Tensorness.SURE and found["whole"] is Tensorness.SURE
+    assert found["method"] is Tensorness.SURE
+    # (values, indices): not one tensor; `k` may be a dimension.
+    assert not found["pair"].is_tensor and not found["by_name"].is_tensor and not found["by_keyword"].is_tensor

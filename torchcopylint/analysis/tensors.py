@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -307,6 +307,10 @@ class TensorTyping:
 
     def _of_call(self, call: cst.Call, lookup: NameLookup) -> Tensorness:
         qualified = self.names.qualified_name(call.func)
+        if qualified in ("torch.max", "torch.min"):
+            if not call.args or call.args[0].star or call.args[0].keyword is not None:
+                return Tensorness.UNKNOWN
+            return self._of_extremum(call.args[1:], lookup)
         if qualified is not None:
             return self._of_torch_call(qualified, call)
         func = call.func
@@ -320,12 +324,30 @@ class TensorTyping:
             method = func.attr.value
             if method in NON_TENSOR_METHODS:
                 return Tensorness.NOT
+            if method in ("max", "min"):
+                receiver = self.of(func.value, lookup)
+                if receiver.is_tensor and self._of_extremum(call.args, lookup).is_tensor:
+                    return receiver
             if method in TENSOR_RETURNING_METHODS or is_inplace_method_name(method):
                 receiver = self.of(func.value, lookup)
                 if receiver.is_tensor:
                     return receiver
                 if method in TENSOR_ONLY_METHODS:
                     return Tensorness.LIKELY
+        return Tensorness.UNKNOWN
+
+    def _of_extremum(self, rest: Sequence[cst.Arg], lookup: NameLookup) -> Tensorness:
+        """`torch.max(x)` / `x.max()` (the largest value) and `torch.max(a, b)` / `a.max(b)` with `b` a
+        tensor (the elementwise maximum) make one tensor; with a dimension (`torch.max(x, 1)`,
+        `dim=1`) they make a (values, indices) pair. `rest`: the arguments after the tensor itself."""
+        if any(arg.star or (arg.keyword is not None and arg.keyword.value != "out") for arg in rest):
+            return Tensorness.UNKNOWN
+        positional = [arg for arg in rest if arg.keyword is None]
+        if not positional:
+            return Tensorness.SURE
+        if len(positional) == 1:
+            other = self.of(positional[0].value, lookup)
+            return other if other.is_tensor else Tensorness.UNKNOWN
         return Tensorness.UNKNOWN
 
     def _of_torch_call(self, qualified: str, call: cst.Call) -> Tensorness:
