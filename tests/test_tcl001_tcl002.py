@@ -691,3 +691,19 @@ def test_true_positive_found_on_real_code_is_kept():
     source = (PRECISION_DATA / "tp_minimax.py").read_text()
     [diagnostic] = lint_source(source, "tp_minimax.py")
     assert diagnostic.code == "TCL002" and diagnostic.location.line == 20
+
+
+def test_the_value_a_loop_starts_from_is_not_called_a_rebinding_of_the_copy():
+    source = (
+        "import torch\n\n\n"
+        "def run(x, steps):\n"
+        "    prev = torch.ones_like(x)\n"
+        "    total = 0\n"
+        "    for _ in range(steps):\n"
+        "        cur = torch.relu(x)\n"
+        "        total = total + (1 - prev).sum()\n"
+        "        prev = cur.clone()\n"
+        "    return total\n"
+    )
+    [found] = [d for d in lint_source(source, "<x>") if d.code == "TCL001"]
+    assert "rebound first" not in found.message

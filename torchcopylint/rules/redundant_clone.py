@@ -133,9 +133,12 @@ class RedundantClone(Rule):
         # block and rebinds the name to the result (`h = stage(h)`) did need the value once.
         first_read = min((function.order_of(read.statement) for storage in copy.storages
                           for read in function.reads_of_storage(storage)), default=-1)
+        # (After the copy: a binding before it, such as the value a loop starts from, is the
+        # first iteration's, not a rebinding of the copy.)
+        copied_at = function.order_of(copy.statement)
         rebinding_lines = sorted({facts.line_of(binding.target) for binding in last_read.bindings
                                   if binding is not copy and binding.name == copy.name
-                                  and function.order_of(binding.statement) < first_read})
+                                  and copied_at < function.order_of(binding.statement) < first_read})
         if rebinding_lines:
             # `if self.downsample is not None: identity = self.downsample(x)`: on that path the
             # copy is dead (or only feeds the layer), on the other it is plain waste.
