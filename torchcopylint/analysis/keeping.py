@@ -58,6 +58,59 @@ def argument_left_alone(facts, call: cst.Call, function: FunctionFacts, position
     return label, binding.name
 
 
+# What cuts a value from autograd: whatever the callee does with the result keeps no graph.
+CUTTING_METHODS = frozenset({"detach", "item", "tolist"})
+CUTTING_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "print"})
+METADATA = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "grad"})
+
+
+def graph_left_alone(facts, call: cst.Call, function: FunctionFacts, position: Optional[int],
+                     keyword: Optional[str]) -> bool:
+    """Does the function of the file that `call` calls read the argument only through what cuts it
+    from autograd (`a.detach()`, `a.item()`, `float(a)`, `a.shape`), so that nothing it keeps or
+    hands on can hold the argument's graph? A plotting helper's `a = a.detach().numpy()` then
+    `plt.plot(a)`. False when the callee is not known."""
+    resolved = _resolve(facts, call, function)
+    if resolved is None:
+        return False
+    node, _ = resolved
+    binding = _parameter(facts, node, position, keyword)
+    if binding is None:
+        return False
+    callee = facts.function_facts(node)
+    reads = callee.reads_of(binding)
+    return bool(reads) and all(_cut_where_read(read.node, read.statement) for read in reads) \
+        and not any(isinstance(inner, (cst.Lambda, cst.FunctionDef)) and any(
+            isinstance(name, cst.Name) and name.value == binding.name for name in walk(inner))
+            for inner in walk(node.body))
+
+
+def file_callee_may_keep(facts, call: cst.Call, function: FunctionFacts, position: Optional[int],
+                         keyword: Optional[str]) -> bool:
+    """Is `call` a call of a function of the file that may keep the argument (store it in a list
+    of the module, on an object, return it), graph included? False for a callee the file does not
+    show (its call is an escape of its own) and for one that leaves the argument, or its graph, alone."""
+    if _resolve(facts, call, function) is None:
+        return False
+    return not graph_left_alone(facts, call, function, position, keyword) \
+        and argument_left_alone(facts, call, function, position, keyword) is None
+
+
+def _cut_where_read(name: cst.Name, statement) -> bool:
+    """Is this read of a name the receiver of `.detach()`/`.item()`/`.tolist()`, the argument of
+    `float(...)`/`len(...)`/`print(...)`, or a metadata attribute (`.shape`)?"""
+    for node in walk(statement):
+        if type(node) is cst.Attribute and node.value is name:
+            if node.attr.value in METADATA:
+                return True
+            return any(type(call) is cst.Call and call.func is node and node.attr.value in CUTTING_METHODS
+                       for call in walk(statement))
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in CUTTING_BUILTINS \
+                and any(arg.value is name for arg in node.args):
+            return True
+    return False
+
+
 def _resolve(facts, call: cst.Call, function: FunctionFacts):
     """(the FunctionDef the call runs, its label) for a function or method of the file, a class of
     the file (its `__init__`), an object of a class of the file called (its `forward` or

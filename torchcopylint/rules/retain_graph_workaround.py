@@ -6,7 +6,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts, unpacked_part
+from torchcopylint.analysis.aliasing import FunctionFacts, root_name, unpacked_part
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
@@ -19,6 +19,7 @@ from torchcopylint.analysis.graphs import (
     read_as_leaves,
     shares_graph,
 )
+from torchcopylint.analysis.keeping import file_callee_may_keep, graph_left_alone
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import reads_as_network
 from torchcopylint.analysis.torchnames import dotted_name
@@ -119,6 +120,8 @@ class RetainGraphWorkaround(Rule):
             return None  # returned, stored, handed to an unknown callee: a later backward may be elsewhere
         if _read_by_nested_code(function, graph):
             return None
+        if _handed_to_a_keeper(facts, function, graph, leaves):
+            return None  # a function of the file that may keep it (`shown.append((name, values))`)
         in_loop = bool(function.loops_of.get(use.statement))
         loss = _one_line(facts, use.loss, 40)
         where = "the top level of the module" if function.name == "<module>" else f"`{function.name}`"
@@ -364,12 +367,43 @@ def _returns_a_gradient(function: FunctionFacts) -> bool:
 
 
 def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
-    """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), or of
-    torch.nn's own modules (`self.BCE_loss(out, target)`), by id: none keeps what it is given."""
+    """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), of
+    torch.nn's own modules (`self.BCE_loss(out, target)`), and of the file's functions that read
+    them only detached (a plotting helper's `a.detach().numpy()`), by id: none keeps a graph."""
     trained = frozenset().union(*facts.training.optimizers.values()) if facts.training.optimizers else frozenset()
-    return {id(arg.value) for call in function.call_statement
-            if module_key(call.func) in trained or built_by_torch_nn(call.func, function, facts)
-            for arg in call.args}
+    found = set()
+    for call in function.call_statement:
+        if module_key(call.func) in trained or built_by_torch_nn(call.func, function, facts):
+            found.update(id(arg.value) for arg in call.args)
+            continue
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if graph_left_alone(facts, call, function, None if keyword else position, keyword):
+                found.add(id(arg.value))
+            if keyword is None:
+                position += 1
+    return found
+
+
+def _handed_to_a_keeper(facts: ModuleFacts, function: FunctionFacts, graph: Slice, leaves: set) -> bool:
+    """Is a value of the graph handed to a function of the file that may keep it?"""
+    for call in function.call_statement:
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            root = root_name(arg.value)
+            bindings = (set(function.bindings_at(root)) & graph.bindings) - leaves if root is not None else set()
+            if any(_may_carry_graph(binding, function, facts) for binding in bindings) \
+                    and file_callee_may_keep(facts, call, function, None if keyword else position, keyword):
+                return True
+            if keyword is None:
+                position += 1
+    return False
 
 
 def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likely: bool = False) -> bool:
