@@ -63,6 +63,7 @@ from torchcopylint.analysis.aliasing import (
     position_in_target,
     unpacked_part,
 )
+from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
@@ -301,11 +302,44 @@ class GradFlow:
             return None  # computed under no-grad (a name reused for a validation loss, say)
         if binding in self._losses(function):
             return GradOrigin("a loss that is backpropagated", binding.statement)
+        if binding.kind == "unpack" and binding.value is not None:
+            return self._unpacked_origin(binding, function)
         if binding.value is None or binding.kind not in ("assign", "walrus"):
-            return None  # parameters, loop variables, parts unpacked from a tuple: not known
+            return None  # parameters, loop variables: not known
         if binding.statement in self._mode_decided_at_run_time(function):
             return None
         return self._of(binding.value, function, True, 1)
+
+    def _unpacked_origin(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
+        """A part unpacked from a tuple written out (`a, b = x * 2, y`) or from what every `return`
+        of a function of the file writes out (`total, cls, box = criterion(out, target)`); None
+        when that is not in sight."""
+        if binding.statement in self._mode_decided_at_run_time(function):
+            return None
+        part = unpacked_part(binding)
+        if part is not None:
+            return self._of(part, function, True, 1)
+        position = position_in_target(binding)
+        value = binding.value
+        if position is None or type(value) is not cst.Call:
+            return None
+        resolved = called_definition(self.facts, value, function)  # a function, or an object's forward
+        if resolved is None or type(resolved[0]) is not cst.FunctionDef:
+            return None
+        callee = self.facts.function_facts(resolved[0])
+        returns = [statement for statement in callee.statement_order if type(statement) is cst.Return]
+        origins = []
+        for statement in returns:
+            returned = statement.value
+            if type(returned) not in (cst.Tuple, cst.List) or position >= len(returned.elements) \
+                    or any(type(element) is cst.StarredElement for element in returned.elements):
+                return None
+            found = self._of(returned.elements[position].value, callee,
+                             self.facts.grad_enabled_at(callee, statement), 1)
+            if found is None:
+                return None
+            origins.append(found)
+        return min(origins, key=lambda origin: origin.grounds) if origins else None  # as sure as the least sure
 
     def _held_in(self, binding: Binding, insertions: list, function: FunctionFacts) -> Optional[GradOrigin]:
         """`outs = []` then `outs.append(model(x))`: the container holds the graph of what it holds

@@ -48,7 +48,7 @@ def argument_left_alone(facts, call: cst.Call, function: FunctionFacts, position
     when the function, class or method of the file that `call` calls neither writes nor keeps the
     argument passed at `position` (or as `keyword`); None when it may, or when the callee is not
     known."""
-    resolved = _resolve(facts, call, function)
+    resolved = called_definition(facts, call, function)
     if resolved is None:
         return None
     node, label = resolved
@@ -70,7 +70,7 @@ def graph_left_alone(facts, call: cst.Call, function: FunctionFacts, position: O
     from autograd (`a.detach()`, `a.item()`, `float(a)`, `a.shape`), so that nothing it keeps or
     hands on can hold the argument's graph? A plotting helper's `a = a.detach().numpy()` then
     `plt.plot(a)`. False when the callee is not known."""
-    resolved = _resolve(facts, call, function)
+    resolved = called_definition(facts, call, function)
     if resolved is None:
         return False
     node, _ = resolved
@@ -90,7 +90,7 @@ def file_callee_may_keep(facts, call: cst.Call, function: FunctionFacts, positio
     """Is `call` a call of a function of the file that may keep the argument (store it in a list
     of the module, on an object, return it), graph included? False for a callee the file does not
     show (its call is an escape of its own) and for one that leaves the argument, or its graph, alone."""
-    if _resolve(facts, call, function) is None:
+    if called_definition(facts, call, function) is None:
         return False
     return not graph_left_alone(facts, call, function, position, keyword) \
         and argument_left_alone(facts, call, function, position, keyword) is None
@@ -111,7 +111,7 @@ def _cut_where_read(name: cst.Name, statement) -> bool:
     return False
 
 
-def _resolve(facts, call: cst.Call, function: FunctionFacts):
+def called_definition(facts, call: cst.Call, function: FunctionFacts):
     """(the FunctionDef the call runs, its label) for a function or method of the file, a class of
     the file (its `__init__`), an object of a class of the file called (its `forward` or
     `__call__`: `self.style_loss(x)`, `loss_module(x)`) or a method of one (`helper.score(x)`)."""
@@ -237,7 +237,7 @@ def _keeps(facts, callee: FunctionFacts, storages: frozenset, depth: int) -> boo
         for index, keyword, value in handed:
             if not _shares(facts, callee, value, storages):
                 continue
-            resolved = _resolve(facts, call, callee)
+            resolved = called_definition(facts, call, callee)
             if resolved is None:
                 continue  # a tensor method, or something unknown (an escape, counted above)
             if not _left_alone(facts, resolved[0], index, keyword, depth + 1):
