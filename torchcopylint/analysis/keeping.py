@@ -119,7 +119,12 @@ def called_definition(facts, call: cst.Call, function: FunctionFacts):
     if isinstance(func, cst.Name) and func.value in facts.classes and not function.bindings_at(func):
         init = facts.method_of(facts.classes[func.value], "__init__")
         return (init, func.value) if isinstance(init, cst.FunctionDef) else None
-    found = facts.summaries.resolve_callee(func, function)
+    if isinstance(func, cst.Name) and func.value in facts.module_functions:
+        node = facts.module_functions[func.value]
+        bindings = facts.reaching(func, function)[1]
+        if all(binding.kind == "def" and binding.statement is node for binding in bindings):
+            return node, func.value  # the module's own `def`, not rebound: no summaries needed
+    found = facts.summaries.resolve_callee(func, function) if _may_name_a_function(facts, func, function) else None
     if found is not None:
         return (found[0], found[2]) if isinstance(found[0], cst.FunctionDef) else None
     label = dotted_name(func) or ""
@@ -134,6 +139,23 @@ def called_definition(facts, call: cst.Call, function: FunctionFacts):
         if isinstance(method, cst.FunctionDef):
             return method, label
     return None
+
+
+def _may_name_a_function(facts, func, function: FunctionFacts) -> bool:
+    """Could `func` name a function or lambda of the file? Asked before the summaries are built
+    (a file without training steps never builds them): a module-level `def`, a name bound to a
+    `def`, a lambda or another name, or a method of the class."""
+    if type(func) is cst.Name:
+        if func.value in facts.module_functions:
+            return True
+        return any(binding.kind == "def" or type(binding.value) in (cst.Lambda, cst.Name)
+                   for binding in facts.reaching(func, function)[1])
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
+            and function.class_name in facts.classes:
+        owner = facts.classes[function.class_name]
+        return facts.method_of(owner, func.attr.value) is not None or any(
+            type(value) is cst.Lambda for value in facts.attribute_values(owner, func.attr.value))
+    return False
 
 
 def _instance_class(facts, expr, function: FunctionFacts):
