@@ -21,6 +21,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import METADATA_ATTRIBUTES, MAY_ALIAS_METHODS, VIEW_METHODS, FunctionFacts
 from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.graphs import DETACHING_BUILTINS, DETACHING_METHODS
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.torchnames import dotted_name
 
@@ -58,10 +59,10 @@ def argument_left_alone(facts, call: cst.Call, function: FunctionFacts, position
     return label, binding.name
 
 
-# What cuts a value from autograd: whatever the callee does with the result keeps no graph.
-CUTTING_METHODS = frozenset({"detach", "item", "tolist"})
-CUTTING_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "repr", "print"})
-METADATA = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "grad"})
+# What cuts a value from autograd (graphs.py's list): whatever the callee does with the result
+# keeps no graph. `.numpy()` and `.detach_()` are left out: on a tensor that requires grad the
+# first raises, and the second changes the caller's tensor.
+CUTTING_METHODS = DETACHING_METHODS - {"numpy", "detach_"}
 
 
 def graph_left_alone(facts, call: cst.Call, function: FunctionFacts, position: Optional[int],
@@ -101,11 +102,11 @@ def _cut_where_read(name: cst.Name, statement) -> bool:
     `float(...)`/`len(...)`/`print(...)`, or a metadata attribute (`.shape`)?"""
     for node in walk(statement):
         if type(node) is cst.Attribute and node.value is name:
-            if node.attr.value in METADATA:
-                return True
+            if node.attr.value in METADATA_ATTRIBUTES or node.attr.value == "grad":
+                return True  # `a.shape`; `a.grad`, another tensor (no graph of `a`'s)
             return any(type(call) is cst.Call and call.func is node and node.attr.value in CUTTING_METHODS
                        for call in walk(statement))
-        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in CUTTING_BUILTINS \
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in DETACHING_BUILTINS \
                 and any(arg.value is name for arg in node.args):
             return True
     return False
