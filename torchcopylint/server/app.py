@@ -29,7 +29,9 @@ from pygls.uris import to_fs_path
 from torchcopylint import __version__, notebook
 from torchcopylint.diagnostic import Applicability, Diagnostic, Verdict
 from torchcopylint.fix import fix_source
-from torchcopylint.server import convert
+from torchcopylint.server.convert import (
+    FIX_ALL_KIND, diagnostic_range, fix_title, hover_text, noqa_edit, text_edits, to_lsp, whole_text_edit,
+)
 from torchcopylint.server.linting import CellText, EditorSettings, Linter, cell_sources, notebook_text
 
 logger = logging.getLogger(__name__)
@@ -185,7 +187,7 @@ class TorchcopylintServer(LanguageServer):
             published.target_of[key] = target
             document = self.workspace.get_text_document(target)
             by_target.setdefault(target, []).append(
-                convert.to_lsp(diagnostic, target, document.lines, self.workspace.position_codec, key))
+                to_lsp(diagnostic, target, document.lines, self.workspace.position_codec, key))
         self.published[snapshot.unit] = published
         for target, items in by_target.items():
             version = self.workspace.get_text_document(target).version
@@ -241,7 +243,7 @@ class TorchcopylintServer(LanguageServer):
         for key, diagnostic in published.findings.items():
             if published.target_of[key] != uri:
                 continue
-            shown = convert.diagnostic_range(diagnostic, document.lines, self.workspace.position_codec)
+            shown = diagnostic_range(diagnostic, document.lines, self.workspace.position_codec)
             if _overlaps(shown, where):
                 found.append((key, diagnostic))
         return found
@@ -258,16 +260,16 @@ class TorchcopylintServer(LanguageServer):
             return actions  # stale: the edit's own lint will bring fresh actions
         if wanted(types.CodeActionKind.QuickFix):
             for key, diagnostic in self.findings_at(uri, params.range):
-                shown = convert.to_lsp(diagnostic, uri, document.lines, codec, key)
-                title = convert.fix_title(diagnostic)
+                shown = to_lsp(diagnostic, uri, document.lines, codec, key)
+                title = fix_title(diagnostic)
                 if title is not None:
                     actions.append(types.CodeAction(
                         title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[shown],
                         is_preferred=diagnostic.fix.applicability is Applicability.SAFE,
-                        edit=types.WorkspaceEdit(changes={uri: convert.text_edits(diagnostic.fix.edits, document.lines,
+                        edit=types.WorkspaceEdit(changes={uri: text_edits(diagnostic.fix.edits, document.lines,
                                                                                   codec)})))
                 if not diagnostic.code.startswith("TCL9"):
-                    edit = convert.noqa_edit(diagnostic, document.source, document.lines, codec)
+                    edit = noqa_edit(diagnostic, document.source, document.lines, codec)
                     if edit is not None:
                         actions.append(types.CodeAction(
                             title=f"{diagnostic.code}: disable for this line (# noqa)",
@@ -278,11 +280,11 @@ class TorchcopylintServer(LanguageServer):
                         kind=types.CodeActionKind.QuickFix, diagnostics=[shown],
                         command=types.Command(title=f"Verify {diagnostic.code}", command=VERIFY_COMMAND,
                                               arguments=[published.snapshot.unit, key])))
-        if wanted(convert.FIX_ALL_KIND):
+        if wanted(FIX_ALL_KIND):
             edit = self.fix_all_edit(published)
             if edit is not None:
                 actions.append(types.CodeAction(title="torchcopylint: fix all safe fixes",
-                                                kind=convert.FIX_ALL_KIND, edit=edit))
+                                                kind=FIX_ALL_KIND, edit=edit))
         return actions
 
     def fix_all_edit(self, published: Published) -> Optional[types.WorkspaceEdit]:
@@ -298,7 +300,7 @@ class TorchcopylintServer(LanguageServer):
                 return None
             document = self.workspace.get_text_document(snapshot.unit)
             return types.WorkspaceEdit(changes={snapshot.unit: [
-                convert.whole_text_edit(snapshot.text, outcome.fixed, document.lines, codec)]})
+                whole_text_edit(snapshot.text, outcome.fixed, document.lines, codec)]})
         outcome = notebook.fix(snapshot.text, str(snapshot.path), lint_module, unsafe=False)
         if outcome.error or outcome.fixed == snapshot.text:
             return None
@@ -306,7 +308,7 @@ class TorchcopylintServer(LanguageServer):
         for uri, old, new in zip(snapshot.cell_uris, cell_sources(snapshot.text), cell_sources(outcome.fixed)):
             if uri is not None and old != new:
                 document = self.workspace.get_text_document(uri)
-                changes[uri] = [convert.whole_text_edit(old, new, document.lines, codec)]
+                changes[uri] = [whole_text_edit(old, new, document.lines, codec)]
         return types.WorkspaceEdit(changes=changes) if changes else None
 
     # ------------------------------------------------------------------ verify on demand
@@ -490,7 +492,7 @@ def build_server() -> TorchcopylintServer:
             ls.relint_everything()
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, convert.FIX_ALL_KIND], resolve_provider=False))
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False))
     def code_action(ls: TorchcopylintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         return ls.code_actions(params)
 
@@ -501,7 +503,7 @@ def build_server() -> TorchcopylintServer:
         if not found:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                        value=convert.hover_text(found)))
+                                                        value=hover_text(found)))
 
     @server.command(VERIFY_COMMAND)
     async def verify_command(ls: TorchcopylintServer, unit: str, key: str) -> str:
