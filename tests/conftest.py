@@ -7,6 +7,7 @@ repository root goes first on sys.path here and on PYTHONPATH for subprocesses.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -123,3 +124,23 @@ def snapshot(directory: Path) -> dict[str, bytes]:
         for p in sorted(directory.rglob("*"))
         if p.is_file() and ".torchcopylint_cache" not in p.relative_to(directory).parts
     }
+
+
+EXPECT_MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3})")
+
+
+def lint_marked_fixtures(directory: Path) -> tuple[dict, list]:
+    """(path -> source, every diagnostic) of the `.py` files in `directory`, after checking that
+    each file still holds exactly the findings its `# expect: TCLxxx` comments mark, and nothing
+    else (a fixture that drifted would make the verdicts about it meaningless)."""
+    from torchcopylint.engine import lint_source
+
+    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
+    diagnostics = []
+    for path, source in sources.items():
+        found = list(lint_source(source, path))
+        marked = {(number, match.group(1)) for number, text in enumerate(source.splitlines(), 1)
+                  for match in [EXPECT_MARKER.search(text)] if match}
+        assert {(d.location.line, d.code) for d in found} == marked, path
+        diagnostics += found
+    return sources, diagnostics

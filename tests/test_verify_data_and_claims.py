@@ -28,16 +28,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS_DATA, run_torchcopylint, snapshot
+from conftest import TESTS_DATA, lint_marked_fixtures, run_torchcopylint, snapshot
 
 from torchcopylint.diagnostic import Diagnostic, Location, Severity
-from torchcopylint.engine import lint_source
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="--verify needs torch (pip install torchcopylint[verify])")
 
 FIXTURES = TESTS_DATA / "verify" / "data_and_claims"
-MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3})")
 PATIENT_TIMEOUT = 120  # per diagnosis: a loaded machine must not turn a verdict into "timed out"
 SKLEARN_MISSING = importlib.util.find_spec("sklearn") is None
 
@@ -63,14 +61,8 @@ def verified(tmp_path_factory):
     for path in sorted(FIXTURES.glob("*.py")):
         shutil.copy(path, project / path.name)
     before = snapshot(project)
-    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(project.glob("*.py"))}
-    diagnostics = []
-    for path, source in sources.items():
-        found = list(lint_source(source, path))
-        marked = {(number, match.group(1)) for number, text in enumerate(source.splitlines(), 1)
-                  for match in [MARKER.search(text)] if match}
-        assert {(d.location.line, d.code) for d in found} == marked, path
-        diagnostics += found
+    # The fixtures still hold the findings they were written for, and nothing else.
+    sources, diagnostics = lint_marked_fixtures(project)
     retain = str(project / "retain_graph.py")
     # The TCL011 as a diagnosis without a fix: the experiment must make its own.
     diagnostics = [dataclasses.replace(d, fix=None) if d.path == retain and d.code == "TCL011" else d

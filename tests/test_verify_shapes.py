@@ -29,16 +29,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS_DATA, snapshot
+from conftest import TESTS_DATA, lint_marked_fixtures, snapshot
 
 from torchcopylint.diagnostic import Diagnostic, Location, Severity
-from torchcopylint.engine import lint_source
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="--verify needs torch (pip install torchcopylint[verify])")
 
 SHAPES = TESTS_DATA / "verify" / "shapes"
-MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3})")
 PATIENT_TIMEOUT = 120  # per diagnosis: a loaded machine must not turn a verdict into "timed out"
 
 
@@ -72,15 +70,8 @@ def shapes_verified(tmp_path_factory):
     shutil.copytree(SHAPES, project)
     markers.mkdir()
     before = snapshot(project)
-    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(project.glob("*.py"))}
-    diagnostics = []
-    for path, source in sources.items():
-        found = list(lint_source(source, path))
-        marked = {(number, match.group(1)) for number, text in enumerate(source.splitlines(), 1)
-                  for match in [MARKER.search(text)] if match}
-        # The fixtures still hold the findings they were written for, and nothing else.
-        assert {(d.location.line, d.code) for d in found} == marked, path
-        diagnostics += found
+    # The fixtures still hold the findings they were written for, and nothing else.
+    sources, diagnostics = lint_marked_fixtures(project)
 
     def path_of(name: str) -> str:
         return str(project / name)

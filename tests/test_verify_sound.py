@@ -19,16 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS_DATA
+from conftest import TESTS_DATA, lint_marked_fixtures
 
 from torchcopylint.diagnostic import Diagnostic, Location, Severity
-from torchcopylint.engine import lint_source
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="--verify needs torch (pip install torchcopylint[verify])")
 
 FIXTURES = TESTS_DATA / "verify" / "sound"
-MARKER = re.compile(r"#\s*expect:\s*(TCL\d{3})")
 # Generous per-diagnosis limit: a loaded machine must not turn a verdict into "timed out".
 PATIENT_TIMEOUT = 120
 
@@ -58,15 +56,8 @@ def sound_verified(tmp_path_factory):
     directory = tmp_path_factory.mktemp("verify-sound")
     for path in sorted(FIXTURES.glob("*.py")):
         shutil.copy(path, directory / path.name)
-    sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
-    diagnostics = []
-    for path, source in sources.items():
-        found = list(lint_source(source, path))
-        marked = {(number, match.group(1)) for number, text in enumerate(source.splitlines(), 1)
-                  for match in [MARKER.search(text)] if match}
-        # The fixtures still hold the findings they were written for, and nothing else.
-        assert {(d.location.line, d.code) for d in found} == marked, path
-        diagnostics += found
+    # The fixtures still hold the findings they were written for, and nothing else.
+    sources, diagnostics = lint_marked_fixtures(directory)
     trainer = str(directory / "generator_steps_first.py")
     diagnostics.append(_false_discriminator_finding(trainer, sources[trainer]))
     verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
