@@ -216,6 +216,15 @@ class ModuleFacts(CalleeEffects, Callees):
             self._global_values = _top_level_assignments(self.module)
         return self._global_values.get(name, ())
 
+    def module_function_called(self, name: cst.Name, function: FunctionFacts) -> Optional[cst.FunctionDef]:
+        """The module-level `def` a call of `name` in `function` runs, when the name is not rebound
+        on the way (at the top level of a script or notebook, the `def` itself binds the name)."""
+        node = self.module_functions.get(name.value)
+        if node is None:
+            return None
+        bindings = self.reaching(name, function)[1]
+        return node if all(binding.kind == "def" and binding.statement is node for binding in bindings) else None
+
     def reaching(self, name: cst.Name, function: FunctionFacts) -> tuple[FunctionFacts, frozenset]:
         """The assignments a read of `name` may see, with the function they belong to: the function's
         own; or, for a name a module-level function or method never binds (a global), the top level's

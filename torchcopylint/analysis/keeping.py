@@ -120,11 +120,9 @@ def called_definition(facts, call: cst.Call, function: FunctionFacts):
     if isinstance(func, cst.Name) and func.value in facts.classes and not function.bindings_at(func):
         init = facts.method_of(facts.classes[func.value], "__init__")
         return (init, func.value) if isinstance(init, cst.FunctionDef) else None
-    if isinstance(func, cst.Name) and func.value in facts.module_functions:
-        node = facts.module_functions[func.value]
-        bindings = facts.reaching(func, function)[1]
-        if all(binding.kind == "def" and binding.statement is node for binding in bindings):
-            return node, func.value  # the module's own `def`, not rebound: no summaries needed
+    node = facts.module_function_called(func, function) if isinstance(func, cst.Name) else None
+    if node is not None:
+        return node, func.value  # the module's own `def`: no summaries needed
     found = facts.summaries.resolve_callee(func, function) if _may_name_a_function(facts, func, function) else None
     if found is not None:
         return (found[0], found[2]) if isinstance(found[0], cst.FunctionDef) else None

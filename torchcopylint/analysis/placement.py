@@ -431,10 +431,8 @@ class Placement:
         function does not rebind) or `self.helper` (a method of the class or of a base class of the
         file); None otherwise. Cheap on purpose: no function summaries are built for this."""
         if isinstance(func, cst.Name):
-            node = self.facts.module_functions.get(func.value)
-            # At the top level the function's own `def` binds the name: not a rebinding.
-            rebound = [b for b in function.bindings_at(func) if b.kind != "def" or b.statement is not node]
-            return (node, False) if node is not None and not rebound else None
+            node = self.facts.module_function_called(func, function)
+            return (node, False) if node is not None else None
         if _is_self_attribute(func):
             owner = self.facts.classes.get(function.class_name or "")
             node = self.facts.method_of(owner, func.attr.value) if owner is not None else None

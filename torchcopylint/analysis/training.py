@@ -195,10 +195,8 @@ def _classes_made_by(value, function: FunctionFacts, facts, seen: frozenset) -> 
     local = facts.classes.get(value.func.value)
     if local is not None:
         return [local]
-    defined = facts.module_functions.get(value.func.value)
-    # At the top level (a script, a notebook) the name's own `def` is a binding of it: not a rebinding.
-    rebound = [b for b in function.bindings_at(value.func) if b.kind != "def" or b.statement is not defined]
-    if defined is None or defined in seen or rebound:
+    defined = facts.module_function_called(value.func, function)
+    if defined is None or defined in seen:
         return None
     body = facts.function_facts(defined)
     returns = [statement.value for statement in body.statement_order
