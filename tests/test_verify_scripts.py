@@ -198,13 +198,15 @@ def test_call_sites_say_how_each_input_of_a_network_is_made():
 
 def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     from torchcopylint.verify.absent import AbsentName, AbsentPackageUsed
-    from torchcopylint.verify.noops import NoOpModule
+    from torchcopylint.verify.noops import NoOpModule, is_no_op
 
     plt = NoOpModule("matplotlib.pyplot")
     fig, ax = plt.subplots(2, 2)
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""
     assert NoOpModule("tqdm").tqdm([1, 2, 3]) == [1, 2, 3] and list(NoOpModule("tqdm").trange(3)) == [0, 1, 2]
+    # Model summaries and metrics only print: a notebook's `summary(model, ...)` needs nothing of them.
+    assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # torchvision's networks are not data: using one names the missing package.
     models = NoOpModule("torchvision").models
     assert isinstance(models, AbsentName)
@@ -294,6 +296,19 @@ def _hand_made_tcl001(path: str, source: str) -> Diagnostic:
                                "copy": "saved"})
 
 
+def _hand_made_tcl002(path: str, source: str) -> Diagnostic:
+    """A false TCL002: `kept` is a copy, which the slice assignment after it does not reach."""
+    line = line_of(source, "kept = values.clone()")
+    text = source.splitlines()[line - 1]
+    start = text.index("values.clone()") + 1
+    end = start + len("values.clone()")
+    return Diagnostic("TCL002", "alias-mutated-in-place", "hand-made: the copy is not written",
+                      Location(path, line, start, line, end), Severity.ERROR,
+                      fix=Fix.unsafe("Copy", Edit(line, start, line, end, "values.clone().clone()")),
+                      context={"alias": "kept", "alias_line": line, "event_line": line_of(source, "values[3:] = 1.0"),
+                               "read_line": line_of(source, "print(kept.sum())")})
+
+
 @pytest.fixture(scope="module")
 def scripts_verified(tmp_path_factory):
     from torchcopylint.verify.runner import VerifyOptions, verify
@@ -310,6 +325,7 @@ def scripts_verified(tmp_path_factory):
         diagnostics.append(_hand_made_tcl003(parameters, sources[parameters]))  # a linter that does not see it
     rules = str(project / "top_level_rules.py")
     diagnostics.append(_hand_made_tcl001(rules, sources[rules]))
+    diagnostics.append(_hand_made_tcl002(rules, sources[rules]))
     detached = str(project / "gan_detached.py")
     assert not any(d.path == detached for d in diagnostics), "the linter flags the detached GAN"
     diagnostics.append(_false_tcl003(detached, sources[detached]))
@@ -355,19 +371,31 @@ def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verifie
     assert "4 batches of 16 random samples 1x28x28" in verdict.evidence, verdict.evidence
 
 
-@pytest.mark.parametrize("text, code, evidence", [
-    ("    total += loss", "TCL007", r"after 3 iterations `total` references autograd graphs of \d+ -> \d+ -> \d+ nodes"),
-    ("        loss_c.backward(retain_graph=True)", "TCL011", r"the retained graph still held \d+ saved activation tensors"),
-    ("loss_c = critic(fake)", "TCL003", r"reached 4 of 4 generator parameters"),
+@pytest.mark.parametrize("text, code, evidence, on_data", [
+    ("    total += loss", "TCL007", r"after 3 iterations `total` references autograd graphs of \d+ -> \d+ -> \d+ nodes",
+     True),
+    ("        loss_c.backward(retain_graph=True)", "TCL011", r"the retained graph still held \d+ saved activation tensors",
+     True),
+    ("loss_c = critic(fake)", "TCL003", r"reached 4 of 4 generator parameters", True),
     ("residual = hidden.clone()", "TCL001", r"the \d+ tensors and gradients the script holds after the iteration "
-                                            r"through line \d+ are bitwise equal"),
+                                            r"through line \d+ are bitwise equal", True),
+    ("row = values.reshape(1, 9)", "TCL002", r"the write at line \d+ changed what `row` holds when line \d+ reads it: "
+                                             r"with the copy the values differ \(largest difference 3\)", False),
 ])
-def test_top_level_findings_get_real_experiments(scripts_verified, text, code, evidence):
+def test_top_level_findings_get_real_experiments(scripts_verified, text, code, evidence, on_data):
     verdict = _verdict(scripts_verified, "top_level_rules.py", text, code)
     assert verdict.status == "confirmed", verdict
     assert re.search(evidence, verdict.evidence), verdict.evidence
-    # The folder of images never existed: a stand-in, named, with the sample its transforms say.
-    assert "over `datasets.ImageFolder(...)`" in verdict.evidence and "1x32x32" in verdict.evidence, verdict.evidence
+    # The folder of images never existed: a stand-in, named, with the sample its transforms say. The
+    # slice of a claim that reads no data runs none of it.
+    stood_in = "over `datasets.ImageFolder(...)`" in verdict.evidence and "1x32x32" in verdict.evidence
+    assert stood_in == on_data, verdict.evidence
+
+
+def test_a_top_level_alias_the_write_does_not_reach_is_refuted(scripts_verified):
+    verdict = _verdict(scripts_verified, "top_level_rules.py", "kept = values.clone()", "TCL002", hand_made=True)
+    assert verdict.status == "refuted", verdict
+    assert "with the copy, `kept` holds the same values" in verdict.evidence, verdict.evidence
 
 
 def test_a_top_level_copy_that_is_needed_is_refuted(scripts_verified):

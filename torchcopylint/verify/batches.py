@@ -355,7 +355,7 @@ class StandInLoader:
 
 
 class StandInDataset:
-    """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.targets`, `.data`."""
+    """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.class_to_idx`, `.targets`, `.data`."""
 
     def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: Optional[int] = BATCHES * DEFAULT_BATCH) -> None:
         self._plan, self._site, self._image_size = plan, site, image_size
@@ -398,6 +398,10 @@ class StandInDataset:
     @property
     def classes(self) -> list:
         return [str(c) for c in range(self._plan.classes(self._site))]
+
+    @property
+    def class_to_idx(self) -> dict:
+        return {name: index for index, name in enumerate(self.classes)}
 
     @property
     def targets(self) -> torch.Tensor:

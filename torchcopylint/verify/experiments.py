@@ -239,16 +239,6 @@ def _first_tensor(value: Any) -> Optional[torch.Tensor]:
     return None
 
 
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for item in value for t in _tensors(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _tensors(item)]
-    return []
-
-
 # ------------------------------------------------------------- running the target code
 
 
@@ -538,7 +528,7 @@ def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[t
     namespace = _load(job, source)
     with bytes_cloned_at(job.path, job.line, enabled=watch_clones) as cloned_bytes:
         ran = run_target(job, namespace, probe, shape, setting)
-    tensors = [t for t in _tensors(ran.result) if t.is_floating_point()]
+    tensors = [t for t in script.tensors_in(ran.result) if t.is_floating_point()]
     if not tensors:
         raise CannotRun("the code returned no floating-point tensor to compare")
     total = sum(t.float().sum() for t in tensors if t.requires_grad)
@@ -661,6 +651,8 @@ def redundant_clone(job: Job) -> Outcome:
 
 
 def alias_mutated(job: Job) -> Outcome:
+    if _is_module_level(job.target):
+        return script.alias_mutated_at_top_level(job, lambda source, probe: run_module_level(job, source, probe))
     required = claim_lines(job.code, job.context.get("alias_line", job.line), job.context)
     required.setdefault(job.line, "the flagged line")
 
@@ -1577,7 +1569,7 @@ def graph_kept_alive(job: Job) -> Outcome:
 
         def measure(frame):
             value = accumulator_value(frame.f_locals, accumulator)
-            tensors = [value] if isinstance(value, torch.Tensor) else _tensors(value)
+            tensors = [value] if isinstance(value, torch.Tensor) else script.tensors_in(value)
             sizes.append(sum(_graph_size(t) for t in tensors))
             if len(sizes) >= 3:
                 raise StopRun

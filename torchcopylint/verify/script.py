@@ -645,3 +645,75 @@ def _snapshot(namespace: dict) -> dict:
 
 def _equal(first: torch.Tensor, second: torch.Tensor) -> bool:
     return first.shape == second.shape and first.dtype == second.dtype and torch.equal(first, second)
+
+
+# ------------------------------------------------------------------------------ TCL002 at the top level
+
+
+def alias_mutated_at_top_level(job, run: Callable) -> Outcome:
+    """TCL002 on top-level code: run the slice through the read of the alias, as written and with the
+    alias copied (the fix), and compare what the read sees. The value is taken at the read's first
+    start after the write has finished: on a loop's next iteration too, never before the write."""
+    if job.fixed_source is None:
+        raise CannotRun("the diagnosis has no fix to compare with")
+    alias, event_line, read_line = (job.context.get(key) for key in ("alias", "event_line", "read_line"))
+    if not isinstance(alias, str) or not isinstance(event_line, int) or not isinstance(read_line, int):
+        raise CannotRun("the diagnosis does not say which write and which read its claim is about")
+    required = {job.line: "the flagged line", event_line: "the in-place write", read_line: "the read of the alias"}
+
+    def value_at_read(source: str) -> tuple[list, set]:
+        probe = LineProbe(job.path)
+        seen: dict = {}
+        write_start, read_start = statement_start(source, event_line), statement_start(source, read_line)
+
+        def written(frame):
+            seen["written"] = True
+
+        def capture(frame):
+            if _nested_code(frame) or not seen.get("written"):
+                return
+            if alias not in frame.f_globals:
+                raise CannotRun(f"`{alias}` is not bound when line {read_line} reads it")
+            seen["value"] = [tensor.detach().clone() for tensor in tensors_in(frame.f_globals[alias])]
+            raise StopRun
+
+        probe.on_after(write_start, written)
+        probe.on_before(read_start, capture)
+        error = ""
+        try:
+            run(source, probe)
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the script failed before its read
+            error = f": {type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+        if "value" not in seen:
+            raise CannotRun(f"the read of `{alias}` at line {read_line} did not run after the write at line "
+                            f"{event_line}{error}")
+        if not seen["value"]:
+            raise CannotRun(f"`{alias}` held no tensor when line {read_line} read it")
+        return seen["value"], set(probe.executed)
+
+    def attempt(setting) -> Run:
+        written, executed = value_at_read(job.source)
+        fixed, _ = value_at_read(job.fixed_source)
+        if len(written) == len(fixed) and all(_equal(a, b) for a, b in zip(written, fixed)):
+            return Run(refuted(f"with the copy, `{alias}` holds the same values when line {read_line} reads it: "
+                               f"the write at line {event_line} did not change what it reads"), executed)
+        difference = max((float((a.double() - b.double()).abs().max()) for a, b in zip(written, fixed)
+                          if a.shape == b.shape and a.numel()), default=float("nan"))
+        return Run(confirmed(f"the write at line {event_line} changed what `{alias}` holds when line {read_line} "
+                             f"reads it: with the copy the values differ (largest difference {difference:.3g})"),
+                   executed)
+
+    return decide([TopLevel()], attempt, required)
+
+
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """The tensors of a value, through tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [tensor for item in value for tensor in tensors_in(item)]
+    if isinstance(value, dict):
+        return [tensor for item in value.values() for tensor in tensors_in(item)]
+    return []

@@ -4,7 +4,9 @@
 - TCL003 and TCL011: the critic step feeds `critic(fake)` undetached and keeps the graph
   (`retain_graph=True`) for the generator's backward through the same fake;
 - TCL001: a residual copy nothing writes (and, below it, a copy the next line needs:
-  the test's hand-made TCL001 there must be refuted).
+  the test's hand-made TCL001 there must be refuted);
+- TCL002: a reshaped view read after a slice assignment wrote its storage (and a copy
+  nothing writes: the test's hand-made TCL002 there must be refuted).
 
 The folder of images does not exist: --verify stands in for it. After the loops the
 script writes a marker (outside the project, where the test says) and exits.
@@ -68,6 +70,14 @@ for batch, _ in loader:
     saved = hidden.clone()
     hidden.mul_(2)
     drift = (hidden - saved).square().mean()
+
+values = torch.arange(1.0, 10.0)
+row = values.reshape(1, 9)
+values[:3] = 0.0
+print(row.sum())
+kept = values.clone()
+values[3:] = 1.0
+print(kept.sum())
 
 with open(os.path.join(MARKERS, "after_loop"), "w") as marker:
     marker.write("the loops finished\n")
