@@ -211,7 +211,8 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 
 # --- code that was not written for the tool: stand-ins, configurations, reached or not ----------
 
-STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py")
+STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
+                    "flag_arguments.py")
 
 
 @pytest.fixture(scope="module")
@@ -258,6 +259,13 @@ def test_inplace_op_under_a_constructor_flag_is_confirmed_and_the_flag_named(sta
     verdict = standins_verified["by_key"][("flag_blocks.py", line, "TCL002")].verdict
     assert verdict.status == "confirmed", verdict
     assert "inplace_act=True" in verdict.evidence, verdict.evidence
+
+
+def test_a_line_under_a_boolean_argument_s_other_value_is_reached_and_the_value_named(standins_verified):
+    # `random_start(x, eps, rand_init=False)`: the copy-construct runs only with a random start.
+    verdict = _standin_verdict(standins_verified, "flag_arguments.py", "start = torch.tensor(", "TCL008")
+    assert verdict.status == "confirmed", verdict
+    assert verdict.evidence.endswith("with stand-ins, rand_init=True"), verdict.evidence
 
 
 def test_inplace_op_on_a_branch_nothing_takes_is_not_reached_never_refuted(standins_verified):

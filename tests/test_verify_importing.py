@@ -258,6 +258,20 @@ def test_snippet_keeps_star_imports_and_whole_import_fallbacks():
     assert kept_for_g == ["from utils import *", "import numpy as np", "def g():", "    return np.zeros(1)"]
 
 
+def test_snippet_reads_a_function_s_globals_not_its_parameters_or_locals():
+    # A notebook binds `x` from a batch in one cell; a later function's own parameter `x` is not that global,
+    # and the cell (which would fail without the data) is not carried with the function.
+    source = (
+        "import torch\n"
+        "batch = next(iter(loader))\n"
+        "x = batch[0]\n"
+        "scale = 2\n"
+        "def f(x, factor=scale):\n    y = x * factor\n    return [y for y in (y,)]\n"
+    )
+    kept = [line for line in snippet_source(source, {"f"}).splitlines() if line.strip()]
+    assert kept == ["scale = 2", "def f(x, factor=scale):", "    y = x * factor", "    return [y for y in (y,)]"]
+
+
 # --- running it: one verify() call over the fixtures --------------------------------------------
 
 
@@ -307,6 +321,16 @@ def test_script_importing_a_sibling_utils_is_confirmed(context_verified):
 def test_star_import_of_a_sibling_and_an_import_fallback_run_as_in_python(context_verified):
     verdict = _verdict(context_verified, "gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001")
     assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
+def test_a_method_whose_imported_base_class_sets_what_its_helpers_read_is_confirmed(context_verified):
+    # `get_logits`, in base.py, reads attributes only `Attack.__init__` sets; the method reads images.
+    verdict = _verdict(context_verified, "library/attacks/patches.py", "chosen = images[", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "`Attack.__init__` (imported) ran on the stand-ins" in verdict.evidence, verdict.evidence
+    assert "images = tensor(4, 3, 16, 16)" in verdict.evidence, verdict.evidence
+    assert "labels = class indices" in verdict.evidence, verdict.evidence
 
 
 @needs_torch

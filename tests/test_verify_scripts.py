@@ -204,7 +204,13 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     fig, ax = plt.subplots(2, 2)
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""
-    assert NoOpModule("tqdm").tqdm([1, 2, 3]) == [1, 2, 3] and list(NoOpModule("tqdm").trange(3)) == [0, 1, 2]
+    assert list(NoOpModule("tqdm").tqdm([1, 2, 3])) == [1, 2, 3] and list(NoOpModule("tqdm").trange(3)) == [0, 1, 2]
+    # A notebook's progress bar: its own methods do nothing, and it still iterates what it wraps.
+    bar = NoOpModule("tqdm.auto").trange(2)
+    bar.set_postfix(loss=0.5)
+    assert [step for step in bar] == [0, 1] and len(bar) == 2
+    with NoOpModule("tqdm").tqdm(total=10) as manual:
+        manual.update(1)
     # Model summaries and metrics only print: a notebook's `summary(model, ...)` needs nothing of them.
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # torchvision's networks are not data: using one names the missing package.

@@ -100,7 +100,9 @@ def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():
     found = settings_for(method, names, {}, "cpu", None, defaults)
     made = [setting.make()[0] for setting in found]
     assert [(m["self.eps"], m["self.steps"], m["self.targeted"], m["self.norm"]) for m in made] == [
-        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2")]
+        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2"), (0.3, 10, False, "inf")]
+    # Last, the same with the tensors as small images: code written for images runs on nothing flat.
+    assert [tuple(m["x"].shape) for m in made] == [(4, 8)] * 3 + [(4, 3, 16, 16)]
     # A device default never leaves the verification device.
     assert all(m["self.device"] == "cpu" for m in made)
 

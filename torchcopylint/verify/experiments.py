@@ -51,6 +51,7 @@ from torchcopylint.verify.reach import (
     claim_lines,
     confirmed,
     decide,
+    named,
     not_reached,
     refuted,
     statement_lines_between,
@@ -286,10 +287,12 @@ class FunctionStandIns:
 
     standins: standins.StandIns
     names: tuple
+    flags: tuple = ()  # (name, value) of a boolean parameter called with its default flipped
 
     @property
     def description(self) -> str:
-        return self.standins.description
+        flipped = ", ".join(f"{name}={value!r}" for name, value in self.flags)
+        return f"{self.standins.description}, {flipped}" if flipped else self.standins.description
 
 
 @dataclass(frozen=True)
@@ -381,6 +384,9 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     if unused:  # the evidence says why the call's own values were not used
         found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]
     yield from (FunctionStandIns(s, tuple(names)) for s in found)
+    # The flagged line may sit on the path a flag selects (`if rand_init:`): the flags flipped, one at a time.
+    yield from (FunctionStandIns(found[0], tuple(names), ((name, not default),))
+                for name, default in standins.flag_defaults(function))
 
 
 def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, annotations: dict,
@@ -471,6 +477,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         instance = cls.__new__(cls)
         if issubclass(cls, nn.Module):
             nn.Module.__init__(instance)
+        bases = standins.initialise_imported_bases(instance, cls, made)
+        if bases:
+            text = f"{text}; {', '.join(f'`{name}.__init__`' for name in bases)} (imported) ran on the stand-ins"
         for name, value in made.items():
             if name.startswith("self."):
                 setattr(instance, name[len("self."):], value)
@@ -488,7 +497,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     torch.manual_seed(2)
     arguments = [made[n] for n in setting.names] if isinstance(setting, FunctionStandIns) else []
-    return Ran(runner(function, *arguments), made=made, made_text=text)
+    flags = dict(setting.flags) if isinstance(setting, FunctionStandIns) else {}
+    return Ran(runner(function, *arguments, **flags), made=made, made_text=text)
 
 
 def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None, setting: Any = None):
@@ -1497,8 +1507,9 @@ def tensor_copy_construct(job: Job) -> Outcome:
         return refuted("no copy-construct warning, or different values")
     slow = _per_call_seconds(lambda: _quiet(lambda: torch.tensor(tensor)))
     fast = _per_call_seconds(lambda: tensor.detach().clone())
-    return confirmed(f"UserWarning: {warning.splitlines()[0][:110]}; same values; "
-                     f"{slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call on {tuple(tensor.shape)}")
+    return named(confirmed(f"UserWarning: {warning.splitlines()[0][:110]}; same values; "
+                           f"{slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call on {tuple(tensor.shape)}"),
+                 sighting.setting)
 
 
 def _quiet(make: Callable[[], Any]) -> Any:

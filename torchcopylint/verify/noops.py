@@ -54,10 +54,10 @@ class NoOp:
 
     def __call__(self, *args, **kwargs):
         last = self._name.rsplit(".", 1)[-1]
-        if last in PASS_THROUGH and args:
-            return args[0]
+        if last in PASS_THROUGH:
+            return ProgressBar(args[0] if args else kwargs.get("iterable"), self._name)
         if last == "trange" and args:
-            return range(*args)
+            return ProgressBar(range(*args), self._name)
         return NoOp(f"{self._name}()")
 
     def __setattr__(self, attribute, value):
@@ -109,6 +109,31 @@ class NoOp:
 
     def __repr__(self) -> str:
         return f"<no-op stand-in: {self._name}>"
+
+
+class ProgressBar:
+    """A progress bar over an iterable: iterating it iterates the iterable; everything else it offers
+    (`bar.set_postfix(loss=...)`, `bar.update()`, `with tqdm(total=n) as bar:`) does nothing."""
+
+    def __init__(self, iterable, name: str) -> None:
+        self._iterable, self._name = iterable, name
+
+    def __iter__(self):
+        return iter(self._iterable if self._iterable is not None else ())
+
+    def __len__(self):
+        return len(self._iterable) if self._iterable is not None else 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        return NoOp(f"{self._name}().{attribute}")
 
 
 class NoOpBase:

@@ -116,18 +116,18 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
             continue
         decisive = "refuted" if universal else "confirmed"
         if result.outcome.status == decisive:
-            return _named(result.outcome, setting)
+            return named(result.outcome, setting)
         if getattr(setting, "final", False) and not (universal and any(
                 line not in result.executed for line in (covered or {}))):
             # What the program itself passes (a top-level call's values) decides: a setting made up
             # later cannot overturn it.
-            return _named(result.outcome, setting)
+            return named(result.outcome, setting)
         passed.append((setting, result.outcome))
     unreached = {line: meaning for line, meaning in {**required, **(covered or {})}.items()
                  if line not in executed_anywhere}
     if passed and not (universal and unreached):
         setting, outcome = passed[0]
-        outcome = _named(outcome, setting)
+        outcome = named(outcome, setting)
         if len(passed) > 1:
             outcome = Outcome(outcome.status, f"{outcome.evidence} (same in {len(passed)} configurations)")
         return outcome
@@ -145,7 +145,8 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
     raise CannotRun("the code ran none of the flagged lines")
 
 
-def _named(outcome: Outcome, setting: object) -> Outcome:
+def named(outcome: Outcome, setting: object) -> Outcome:
+    """The outcome, its evidence ending with the setting it was found in (unless that says nothing)."""
     description = getattr(setting, "description", "")
     if not description or description in ("as given", "stand-ins"):  # the evidence already says so
         return outcome

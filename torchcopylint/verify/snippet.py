@@ -54,8 +54,27 @@ def _bound_names(node: ast.stmt) -> set[str]:
     return names
 
 
-def _used_names(node: ast.AST) -> set[str]:
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+def _used_names(node: ast.AST, local: frozenset = frozenset()) -> set[str]:
+    """The names `node` may read from the module: inside a function, not its parameters nor the
+    names it assigns (a method's `x` is not the notebook's `x = batch[0]`, which may not run here)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = node.args
+        outer = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+        if not isinstance(node, ast.Lambda):
+            outer += [*node.decorator_list, *(a.annotation for a in (*arguments.posonlyargs, *arguments.args,
+                                                                    *arguments.kwonlyargs) if a.annotation)]
+        parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                      arguments.vararg, arguments.kwarg) if a is not None}
+        body = node.body if isinstance(node.body, list) else [node.body]
+        declared = {name for sub in ast.walk(node) if isinstance(sub, (ast.Global, ast.Nonlocal)) for name in sub.names}
+        assigned = {sub.id for statement in body for sub in ast.walk(statement)
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)} - declared
+        inner = local | parameters | assigned
+        found = {name for expression in outer for name in _used_names(expression, local)}
+        return found | {name for statement in body for name in _used_names(statement, frozenset(inner))}
+    if isinstance(node, ast.Name):
+        return set() if node.id in local else {node.id}
+    return {name for child in ast.iter_child_nodes(node) for name in _used_names(child, local)}
 
 
 def _is_definition(node: ast.stmt) -> bool:

@@ -32,6 +32,7 @@ FEATURES = 8       # the features of a made-up sample: what stand-in networks re
 CLASSES = 4        # a stand-in classifier's outputs, and the labels of a made-up batch
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
 MAX_SETTINGS = 8
+IMAGE = (3, 16, 16)  # one sample of a stand-in image batch
 
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", "children", "state_dict",
                   "load_state_dict", "apply", "requires_grad_", "named_modules", "buffers", "forward"}
@@ -60,8 +61,9 @@ VALUE_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_c
                 "binary_cross_entropy_with_logits", "kl_div", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
                 "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "cosine_embedding_loss"}
 # Names that say "class labels" when nothing in the code says otherwise.
+# A suffix says which labels (`y_in`, `labels_batch`, `y_true`): still class labels.
 LABEL_NAMES = re.compile(r"^(labels?|targets?|classes|class_ids?|cls|y|gt_labels?|real_labels|class_labels|"
-                         r"label_ids?|digits?)$")
+                         r"label_ids?|digits?)(_(in|true|batch|orig|clean|gt|src|tgt))?$")
 
 
 @dataclass
@@ -130,6 +132,15 @@ def _is_number(node: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def _choice(node: ast.AST) -> Any:
+    """The value of a literal a name is compared with (`"hinge"`, `2`, `np.inf`); None if it is not one."""
+    if isinstance(node, ast.Attribute) and node.attr == "inf":
+        return math.inf
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and not isinstance(node.value, bool):
+        return node.value
+    return ast.literal_eval(node) if _is_number(node) else None
 
 
 def _tests(function: ast.AST) -> list:
@@ -249,6 +260,13 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         compared.compared.append(other.value)
                 elif _key(side) and _is_number(other):
                     use(side).numbers.append(ast.literal_eval(other))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                and isinstance(node.comparators[0], (ast.List, ast.Tuple, ast.Set)) and _key(node.left):
+            # `if norm not in [np.inf, 1, 2]`, `mode in ("hinge", "wgan")`: one of those values.
+            choices = [_choice(element) for element in node.comparators[0].elts]
+            if choices and None not in choices:
+                compared = use(node.left)
+                compared.compared.extend(c for c in choices if c not in compared.compared)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Tuple):
             producer = use(node.value.func)
@@ -271,7 +289,24 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 ordered = use(side) if _key(side) else None
                 if ordered is not None:
                     ordered.ordered = True
+    for compare in (node for node in ast.walk(function) if isinstance(node, ast.Compare)):
+        # `logits.argmax(1) != labels`, `out.max(1)[1] == y`: what a prediction is compared with is class indices.
+        sides = [compare.left, *compare.comparators]
+        if all(isinstance(op, (ast.Eq, ast.NotEq)) for op in compare.ops) and any(map(_is_prediction, sides)):
+            for side in sides:
+                target = use(side) if _key(side) and not _is_prediction(side) else None
+                if target is not None:
+                    target.class_target = True
     return found
+
+
+def _is_prediction(node: ast.AST) -> bool:
+    """`x.argmax(...)`, `torch.argmax(x, ...)`, `x.max(1)[1]`: the predicted class of each sample."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "argmax":
+        return True
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 1 \
+        and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+        and node.value.func.attr == "max" and bool(node.value.args or node.value.keywords)
 
 
 def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
@@ -556,11 +591,12 @@ class Plan:
     options: dict = field(default_factory=dict)   # flag or choice name -> its value in this setting
     choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
+    sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
 
-    def varied(self, name: str, value: Any, labels: Optional[str] = None) -> "Plan":
+    def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return Plan(dict(self.kinds), dict(self.outputs), dict(self.unpacked), labels or self.labels,
                     self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
-                    dict(self.choices), dict(self.defaults))
+                    dict(self.choices), dict(self.defaults), sample or self.sample)
 
     def describe(self, made: dict) -> str:
         """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
@@ -606,6 +642,12 @@ def _shape_text(value: Any) -> str:
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
 DEFAULTED_KINDS = {"float", "count", "int", "batch", "bool", "choice", "anything", None}
+# A number the constructor gives where the code's use reads like a tensor's (`torch.manual_seed(self.seed)`,
+# `x + self.eps`): what the class is built with is the number, and a tensor there may not run.
+
+
+def _is_number_value(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict,
@@ -616,7 +658,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     known = {}
     for name in names:
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
-        if defaults and name in defaults and kind in DEFAULTED_KINDS:
+        if defaults and name in defaults and (kind in DEFAULTED_KINDS or kind == "tensor" and _is_number_value(defaults[name])):
             value = defaults[name]
             known[name] = value
             kind = "bool" if isinstance(value, bool) else kind or "anything"
@@ -685,7 +727,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device)
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
-                                         else (BATCH, FEATURES), name=name)
+                                         else (BATCH, *plan_.sample), name=name)
         elif kind == "labels":
             made[name] = torch.arange(BATCH, device=device) % CLASSES
         elif kind == "loss":
@@ -748,7 +790,11 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
                 if kind == "choice" else []
         for value in others:
             variants.append(StandIns(f"stand-ins with {name} = {value!r}", base.varied(name, value), device))
-    return variants[:MAX_SETTINGS]
+    if "tensor" in base.kinds.values():
+        # Code written for images (`c, h, w = x.shape[1:]`, a crop, a patch) does not run on flat
+        # samples: last, the tensors as a batch of small RGB images.
+        variants.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
+    return variants[:MAX_SETTINGS - 1] + variants[-1:] if len(variants) > MAX_SETTINGS else variants
 
 
 def method_closure(tree: ast.Module, class_name: str, method: str) -> ast.Module:
@@ -834,3 +880,44 @@ def _literal(node: Optional[ast.AST]) -> Any:
     except (ValueError, SyntaxError, TypeError):
         return None
     return value if isinstance(value, (bool, int, float, str)) else None
+
+
+# Modules whose classes are never an imported base worth initialising: their `__init__` sets
+# nothing a method of the user's class reads (and `nn.Module`'s is run already).
+_PLAIN_BASES = ("builtins", "abc", "typing", "torch", "collections", "enum")
+_NETWORK_WORDS = ("model", "net", "classifier", "predict")
+
+
+def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]:
+    """Run the `__init__` of each base class of `cls` that another module defines, on a stand-in
+    instance: the attributes it sets are read by its own methods, which the user's class calls
+    (`self.get_logits(x)` reading `self._normalization_applied`) and which the stand-ins from the
+    file's code cannot know. Its parameters get the stand-in of the attribute of the same name, a
+    stand-in network for one named like a network, their default, else None. A base whose
+    `__init__` fails keeps what it set before failing. The names of the bases that ran."""
+    ran = []
+    network = next((value for value in made.values() if isinstance(value, nn.Module)), None)
+    for base in cls.__mro__[1:]:
+        module = getattr(base, "__module__", "") or ""
+        if module == cls.__module__ or module.split(".")[0] in _PLAIN_BASES or "__init__" not in vars(base):
+            continue
+        try:
+            parameters = list(inspect.signature(base.__init__).parameters.values())[1:]
+        except (TypeError, ValueError):
+            continue
+        arguments = {}
+        for parameter in parameters:
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if f"self.{parameter.name}" in made:
+                arguments[parameter.name] = made[f"self.{parameter.name}"]
+            elif any(word in parameter.name.lower() for word in _NETWORK_WORDS):
+                arguments[parameter.name] = network if network is not None else StandInNet((CLASSES,), 0)
+            elif parameter.default is parameter.empty:
+                arguments[parameter.name] = None
+        try:
+            base.__init__(instance, **arguments)
+        except Exception:  # noqa: BLE001 - what it set before failing stays; the stand-ins come after
+            pass
+        ran.append(base.__name__)
+    return ran
