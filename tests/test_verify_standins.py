@@ -72,6 +72,40 @@ def test_a_number_only_in_arithmetic_with_numbers_is_a_number_and_a_tensor_metho
     assert kinds == {"a": "float", "b": "tensor", "c": "float", "d": "float"}
 
 
+def test_labels_are_read_from_comparisons_with_predictions_and_suffixed_names():
+    # `x.argmax(1) != labels`: what a prediction is compared with is class indices; `y_in` is named like
+    # labels; `norm not in [np.inf, 1, 2]` is one of those values, not a tensor (the helper it feeds is
+    # the file's own, which alone would say "tensor"); `n == 0` is a number.
+    kinds = _kinds("""
+        def attack(model, x, labels, y_in, norm, n):
+            if norm not in [np.inf, 1, 2]:
+                raise ValueError(norm)
+            if n == 0:
+                return x
+            fooled = model(x).argmax(1) != labels
+            kept = model(x).max(1)[1] == y_in.clone()
+            return project(x, norm)
+        """, ["model", "x", "labels", "y_in", "norm", "n"])
+    assert kinds == {"model": "module", "x": "tensor", "labels": "labels", "y_in": "labels", "norm": "choice",
+                     "n": "float"}
+
+
+def test_a_number_a_constructor_gives_stands_where_the_use_reads_like_a_tensor_s():
+    from torchcopylint.verify.standins import constructor_defaults, plan, uses
+
+    tree = ast.parse(textwrap.dedent("""
+        class Attack:
+            def __init__(self, model, seed=0):
+                self.seed = seed
+
+            def perturb(self, x):
+                torch.manual_seed(self.seed)
+                return x + torch.rand_like(x)
+        """))
+    found = plan(["self.seed"], uses(tree.body[0].body[1]), {}, {}, constructor_defaults(tree, "Attack"))
+    assert found.defaults == {"self.seed": 0}
+
+
 def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():
     from torchcopylint.verify.standins import constructor_defaults, settings_for
 
