@@ -364,6 +364,12 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
         verdict.evidence
 
 
+def test_a_statement_over_two_lines_is_one_pass_of_the_loop(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "reached 2 of 2 generator parameters" in verdict.evidence, verdict.evidence
+
+
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):
     source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_parameters.py")]
     line = line_of(source, "D_fake = D(G_sample)")

@@ -36,7 +36,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts
+from torchcopylint.analysis.aliasing import VARIABLE_CLASSES, FunctionFacts
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import GraphUse, graph_uses, later_backward_through, loss_slice, retains_graph
 from torchcopylint.analysis.syntax import child_nodes
@@ -840,6 +840,8 @@ class _Context:
                     continue
                 if type(node) is cst.Lambda:
                     continue
+                if type(node) is cst.Call and facts.names.qualified_name(node.func) in VARIABLE_CLASSES:
+                    continue  # `Variable(G(z))`: since 0.4, a new tensor detached from the graph (a leaf)
                 if type(node) is cst.Call:
                     callees.add(id(node.func))
                     if trained and _may_be_network(node, facts) and self.network_keys(node.func) & trained:

@@ -599,27 +599,30 @@ def _qualified(node: ast.AST, imports: dict) -> Optional[str]:
 
 def limit_loops(text: str, flagged_line: int) -> Limited:
     """Wrap the script's loops that enclose the flagged line, and its other training loops (a body
-    with a backward, an optimizer step, or data to iterate), so that each runs a few iterations only."""
+    with a backward, an optimizer step, or data to iterate), so that each runs a few iterations only.
+    The training loops of the file's functions too: the slice may call one (`net = train(net, data)`
+    for the network the flagged line uses), and its 3000 epochs are not what the claim is about."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return Limited(text)
     loops: list[Loop] = []
     edits = []
-    pending: list[ast.AST] = list(tree.body)
+    pending: list[tuple[ast.AST, bool]] = [(node, False) for node in tree.body]
     while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        node, in_definition = pending.pop()
+        if isinstance(node, ast.Lambda):
             continue
         if isinstance(node, (ast.For, ast.While)):
-            encloses = node.lineno <= flagged_line <= (node.end_lineno or node.lineno)
+            encloses = not in_definition and node.lineno <= flagged_line <= (node.end_lineno or node.lineno)
             if encloses or _trains(node):
                 loop = Loop(len(loops), node.lineno, node.end_lineno or node.lineno)
                 loops.append(loop)
                 part = node.iter if isinstance(node, ast.For) else node.test
                 helper = LOOP_HELPER if isinstance(node, ast.For) else WHILE_HELPER
                 edits.append((part, f"{helper}({loop.index}, {_source_of(text, part)})"))
-        pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+        inside = in_definition or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        pending.extend((child, inside) for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
     if not edits:
         return Limited(text, [])
     return Limited(replace_nodes(text, edits), loops)

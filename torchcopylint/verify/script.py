@@ -250,14 +250,13 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     flagged = claim[0]
     probe = probe if probe is not None else LineProbe(path)
     watched = set(probe.before) | set(probe.after)
-    passes = {"count": 0}
+    passes = Passes()
     start = statement_start(limited.text, flagged)
 
     def guard(frame):
-        if _nested_code(frame):
-            return  # a comprehension or lambda on the line runs in a frame of its own: not another pass
-        passes["count"] += 1
-        if passes["count"] > PASSES.get(code, 1):
+        if not passes.started(frame):
+            return
+        if passes.count > PASSES.get(code, 1):
             _log.add(f"the run stopped where line {start} was to start a pass more than the claim needs "
                      f"({PASSES.get(code, 1)})")
             raise LoopLimit()
@@ -266,7 +265,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     choice, full_batches, learned = 0, False, _learned
     for _ in range(MAX_ATTEMPTS):
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned)
-        passes["count"] = 0
+        passes.reset()
         probe.executed.clear()
         probe.raised.clear()
         namespace: Optional[dict] = None
@@ -313,6 +312,30 @@ def seed() -> None:
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed(0)
+
+
+class Passes:
+    """How many times a statement has started in the module's frame. A statement over several lines
+    (`loss = a(x) + \\` / `b(y)`) fires its first line again as it evaluates (Python reports the line
+    of each instruction): that is the same pass, whose instructions come after the pass's first one;
+    a loop's next pass starts at or before it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._first_instruction: Optional[int] = None
+
+    def started(self, frame) -> bool:
+        """Called at the statement's first line: True when this is a new pass (then counted)."""
+        if _nested_code(frame):
+            return False  # a comprehension or lambda on the line runs in a frame of its own
+        if self._first_instruction is not None and frame.f_lasti > self._first_instruction:
+            return False
+        self._first_instruction = frame.f_lasti
+        self.count += 1
+        return True
+
+    def reset(self) -> None:
+        self.count, self._first_instruction = 0, None
 
 
 def _nested_code(frame) -> bool:
@@ -580,14 +603,13 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
         seen: dict = {}
 
         def capture(frame):
-            if _nested_code(frame):
+            if not passes.started(frame):
                 return
-            passes[0] += 1
-            if passes[0] == 2 and "state" not in seen:  # the flagged iteration is over, backward included
+            if passes.count == 2 and "state" not in seen:  # the flagged iteration is over, backward included
                 seen["state"] = _snapshot(frame.f_globals)
                 raise StopRun
 
-        passes = [0]
+        passes = Passes()
         probe.on_before(start, capture)
         error = None
         with bytes_cloned_at(job.path, job.line, enabled=count_clones) as cloned:
