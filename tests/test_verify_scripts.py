@@ -120,6 +120,34 @@ def test_training_loops_are_limited_and_loops_that_build_layers_are_not():
     assert "for x, y in __tcl_few__(1, loader):" in limited.text
 
 
+def test_the_training_loop_of_a_function_the_top_level_calls_is_limited_too():
+    from torchcopylint.verify.datasites import limit_loops
+
+    text = textwrap.dedent("""\
+        import torch
+
+        def fit(net, x, y, epochs=3000):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for step in range(epochs):
+                opt.zero_grad()
+                ((net(x) - y) ** 2).mean().backward()
+                opt.step()
+            return net
+
+        def make(widths):
+            layers = []
+            for width in widths:
+                layers.append(torch.nn.Linear(width, width))
+            return torch.nn.Sequential(*layers)
+
+        net = fit(make((4, 4)), torch.randn(8, 4), torch.randn(8, 4))
+        predictions = net(torch.randn(8, 4)).clone().detach()
+        """)
+    limited = limit_loops(text, flagged_line=18)
+    assert "    for step in __tcl_few__(0, range(epochs)):" in limited.text
+    assert "    for width in widths:" in limited.text  # builds layers: runs as written
+
+
 def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks():
     import torch
     from torch import nn
@@ -368,6 +396,12 @@ def test_a_statement_over_two_lines_is_one_pass_of_the_loop(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "TCL003")
     assert verdict.status == "confirmed", verdict
     assert "reached 2 of 2 generator parameters" in verdict.evidence, verdict.evidence
+
+
+def test_a_step_that_skips_short_batches_runs_on_batches_of_the_size_it_asks_for(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_full_batches.py", "d_loss = D(fake).mean()", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "batches of 16 random samples 1x28x28" in verdict.evidence, verdict.evidence
 
 
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):
