@@ -236,6 +236,52 @@ w.add_(1)  # flagged
                                           "w.add_(1)  # flagged"]
 
 
+def test_slice_needs_no_earlier_binding_of_a_name_the_statement_binds_before_reading_it():
+    # A notebook: an earlier cell averaged another model's predictions into `preds` and plotted them;
+    # the flagged cell binds `preds` itself before `preds +=`. Neither the earlier loop, its network,
+    # nor the plot is part of the slice; the ensemble it evaluates (and trains, by a function whose
+    # own locals are not globals) is.
+    source = """\
+import torch
+from torch import nn
+import matplotlib.pyplot as plt
+
+def train(net, x):
+    image = x * 2
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for step in range(3):
+        opt.zero_grad()
+        net(image).sum().backward()
+        opt.step()
+    return net
+
+def show(image):
+    plt.imshow(image)
+
+x = torch.randn(4, 8)
+y = torch.randn(4, 8)
+other = nn.Linear(8, 2)
+preds = torch.zeros(4, 2)
+for image in [y, y]:
+    preds += other(image)
+show(preds)
+preds = []
+nets = [nn.Linear(8, 2) for _ in range(3)]
+for net in nets:
+    train(net, x)
+for image in [x]:
+    preds = torch.zeros(4, 2)
+    for net in nets:
+        preds += net(image)  # flagged
+"""
+    assert _kept(source, "# flagged") == [
+        "import torch", "from torch import nn", "def train(net, x):", "    image = x * 2",
+        "    opt = torch.optim.SGD(net.parameters(), lr=0.1)", "    for step in range(3):", "        opt.zero_grad()",
+        "        net(image).sum().backward()", "        opt.step()", "    return net", "x = torch.randn(4, 8)",
+        "nets = [nn.Linear(8, 2) for _ in range(3)]", "for net in nets:", "    train(net, x)", "for image in [x]:",
+        "    preds = torch.zeros(4, 2)", "    for net in nets:", "        preds += net(image)  # flagged"]
+
+
 def test_slice_keeps_star_imports():
     source = "from utils import *\nimport torch\n\nw = make_weights()\nw.add_(1)  # flagged\n"
     assert _kept(source, "# flagged") == ["from utils import *", "w = make_weights()", "w.add_(1)  # flagged"]

@@ -239,6 +239,11 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert [step for step in bar] == [0, 1] and len(bar) == 2
     with NoOpModule("tqdm").tqdm(total=10) as manual:
         manual.update(1)
+    # An image transform of a missing torchvision is the identity on a tensor (a batch stays a batch).
+    import torch
+
+    batch = torch.zeros(2, 1, 28, 28)
+    assert NoOpModule("torchvision").transforms.functional.rotate(batch, 30) is batch
     # Model summaries and metrics only print: a notebook's `summary(model, ...)` needs nothing of them.
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # torchvision's networks are not data: using one names the missing package.

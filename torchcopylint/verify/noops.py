@@ -58,6 +58,10 @@ class NoOp:
             return ProgressBar(args[0] if args else kwargs.get("iterable"), self._name)
         if last == "trange" and args:
             return ProgressBar(range(*args), self._name)
+        if ".transforms." in f"{self._name}." and args and _is_tensor(args[0]):
+            # `TF.rotate(images, angle)`, `transforms.Normalize(...)(x)`: an image transform stands in as
+            # the identity on a tensor, which keeps the batch a batch for the network after it.
+            return args[0]
         return NoOp(f"{self._name}()")
 
     def __setattr__(self, attribute, value):
@@ -109,6 +113,11 @@ class NoOp:
 
     def __repr__(self) -> str:
         return f"<no-op stand-in: {self._name}>"
+
+
+def _is_tensor(value) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
 
 
 class ProgressBar:

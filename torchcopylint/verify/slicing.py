@@ -24,6 +24,8 @@ import ast
 import builtins
 from typing import Iterable, Optional
 
+from torchcopylint.verify.snippet import module_names_read
+
 _BUILTINS = frozenset(dir(builtins))
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _IMPORTS = (ast.Import, ast.ImportFrom)
@@ -58,8 +60,37 @@ def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
             if not (touched & needed or star_import or is_future):
                 continue
             keep.add(index)
-        needed |= _read(node, functions)
+        # What the statement binds for certain, earlier statements need not make (`y = []` after a
+        # loop that also bound `y`); what it reads, they must.
+        needed = (needed - _definitely_bound(node)) | _read(node, functions)
     return _text(source, [statements[i] for i in sorted(keep)])
+
+
+def _definitely_bound(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds whenever it runs to its end: assignment targets (not
+    an attribute or item of one), imports, definitions, `with ... as name`; not a loop's targets
+    (it may run zero times) nor names bound in a branch."""
+    if isinstance(node, _DEFINITIONS + _IMPORTS):
+        return _bound(node)
+    targets: list = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+    names: set[str] = set()
+    for target in targets:
+        pending = [target]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, ast.Name):
+                names.add(current.id)
+            elif isinstance(current, (ast.Tuple, ast.List)):
+                pending.extend(current.elts)
+            elif isinstance(current, ast.Starred):
+                pending.append(current.value)
+    return names
 
 
 def _top_level(tree: ast.Module, line: int) -> list[ast.stmt]:
@@ -108,12 +139,9 @@ def _bound(node: ast.stmt) -> set[str]:
 
 def _read(node: ast.stmt, functions: dict[str, ast.stmt]) -> set[str]:
     """Names the statement reads, with those read by the file's functions and classes it names.
-    A loop's own targets (`for step, (x, _) in ...`) are bound before its body reads them: they need
-    no earlier statement."""
-    names = _loaded(node)
-    if not isinstance(node, _DEFINITIONS):
-        names -= {n.id for sub in ast.walk(node) if isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension))
-                  for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
+    A name the statement binds before it reads it (a loop's own targets, `for step, (x, _) in ...`;
+    `y = torch.zeros(n)` then `y += f(x)` in the loop's body) needs no earlier statement."""
+    names = module_names_read(node) if isinstance(node, _DEFINITIONS) else _read_before_bound(node)
     pending = [name for name in names if name in functions]
     seen: set[str] = set()
     while pending:
@@ -121,10 +149,84 @@ def _read(node: ast.stmt, functions: dict[str, ast.stmt]) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        inner = _loaded(functions[name]) - _locals(functions[name])
+        inner = module_names_read(functions[name])
         names |= inner
         pending.extend(other for other in inner if other in functions)
     return names
+
+
+def _read_before_bound(node: ast.stmt) -> set[str]:
+    """The names a statement reads that it has not bound itself, in the order it runs: a binding in a
+    block that may not run (a branch, a loop's body for the code after the loop, a `try`) binds
+    nothing for what follows it."""
+    reads: set[str] = set()
+
+    def expression(node: ast.AST, bound: set) -> None:
+        own = {n.id for sub in ast.walk(node) if isinstance(sub, ast.comprehension)
+               for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
+        reads.update(sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)
+                     and isinstance(sub.ctx, ast.Load) and sub.id not in bound and sub.id not in own)
+
+    def target(node: ast.AST, bound: set) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                bound.add(sub.id)
+            elif isinstance(sub, (ast.Attribute, ast.Subscript)):
+                expression(sub.value, bound)  # `a.b = v`, `a[i] = v`: read `a` (and `i`)
+                if isinstance(sub, ast.Subscript):
+                    expression(sub.slice, bound)
+
+    def block(statements: list, bound: set) -> None:
+        for statement in statements:
+            run(statement, bound)
+
+    def run(statement: ast.stmt, bound: set) -> None:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            if statement.value is not None:
+                expression(statement.value, bound)
+            for each in (statement.targets if isinstance(statement, ast.Assign) else [statement.target]):
+                target(each, bound)
+        elif isinstance(statement, ast.AugAssign):
+            expression(statement.value, bound)
+            if isinstance(statement.target, ast.Name):
+                if statement.target.id not in bound:
+                    reads.add(statement.target.id)
+            else:
+                target(statement.target, bound)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            expression(statement.iter, bound)
+            inner = set(bound)
+            target(statement.target, inner)
+            block(statement.body, inner)
+            block(statement.orelse, set(bound))
+        elif isinstance(statement, ast.While):
+            expression(statement.test, bound)
+            block(statement.body, set(bound))
+            block(statement.orelse, set(bound))
+        elif isinstance(statement, ast.If):
+            expression(statement.test, bound)
+            block(statement.body, set(bound))
+            block(statement.orelse, set(bound))
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                expression(item.context_expr, bound)
+                if item.optional_vars is not None:
+                    target(item.optional_vars, bound)
+            block(statement.body, bound)
+        elif isinstance(statement, ast.Try):
+            block(statement.body, set(bound))
+            for handler in statement.handlers:
+                block(handler.body, set(bound))
+            block(statement.orelse, set(bound))
+            block(statement.finalbody, set(bound))
+        elif isinstance(statement, _DEFINITIONS + _IMPORTS):
+            reads.update(_loaded(statement) - bound)
+            bound.update(_bound(statement))
+        else:
+            expression(statement, bound)
+
+    run(node, set())
+    return reads
 
 
 def _loaded(node: ast.AST) -> set[str]:
@@ -158,8 +260,9 @@ def _changed(node: ast.stmt, modules: set[str], functions: dict[str, ast.stmt]) 
             changed |= _root(sub.target)
         elif isinstance(sub, ast.Call):
             changed |= _changed_by_call(sub, modules, functions, id(sub) in for_effect)
-    # `f(torch.randn(2))` does not change the torch module, nor `g(f)` the function f.
-    return changed - modules - set(functions)
+    # `f(torch.randn(2))` does not change the torch module, nor `g(f)` the function f, nor any call
+    # the verifier's own helpers (its stand-in data).
+    return {name for name in changed - modules - set(functions) if not name.startswith("__tcl_")}
 
 
 def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast.stmt], for_effect: bool) -> set[str]:
@@ -179,8 +282,9 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
     # A method (x.add_(1), opt.step()) may change its receiver; any callable its arguments.
     changed = receiver | arguments
     if isinstance(func, ast.Name) and func.id in functions:
-        # A function of the file may change the globals it names (global statement or in place).
-        changed |= {sub.id for sub in ast.walk(functions[func.id]) if isinstance(sub, ast.Name)}
+        # A function of the file may change the globals it names (global statement or in place); its
+        # parameters and locals are not globals (a plotting helper's `image` is not the loop's).
+        changed |= module_names_read(functions[func.id])
     return changed
 
 
@@ -214,12 +318,12 @@ def _alias_groups(statements: list[ast.stmt], not_data: set[str]) -> dict[str, s
     immutable = _immutable_names(statements)
     for node in statements:
         for sub in ast.walk(node):
-            if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and sub.value is not None:
+            if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and sub.value is not None:
                 targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
                 names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-                names |= {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)}
+                names |= _may_be(sub.value)
             elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
-                names = {n.id for part in (sub.target, sub.iter) for n in ast.walk(part) if isinstance(n, ast.Name)}
+                names = {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)} | _may_be(sub.iter)
                 names -= fresh
             else:
                 continue
@@ -230,6 +334,37 @@ def _alias_groups(statements: list[ast.stmt], not_data: set[str]) -> dict[str, s
             for name in merged:
                 groups[name] = merged
     return groups
+
+
+def _may_be(value: ast.AST) -> set[str]:
+    """The names whose objects a value may be, or hold: `x`, `x.w`, `x[0]`, `x.view(-1)` (a method may
+    return its receiver: `model.to(device)`), `f(net)` (a function may return its argument); not a
+    callee (`net(x)` is a new tensor, not `net`), an operator's result (`a + b`, `y += t` leaves
+    `y` the object it was), nor what a comprehension computes from its elements."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, (ast.Attribute, ast.Subscript, ast.Starred)):
+        return _may_be(value.value)
+    if isinstance(value, ast.Call):
+        arguments = {name for argument in (*value.args, *(k.value for k in value.keywords)) for name in _may_be(argument)}
+        receiver = _may_be(value.func.value) if isinstance(value.func, ast.Attribute) else set()
+        return receiver | arguments
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return {name for element in value.elts for name in _may_be(element)}
+    if isinstance(value, ast.Dict):
+        return {name for element in value.values for name in _may_be(element)}
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        element = _may_be(value.value if isinstance(value, ast.DictComp) else value.elt)
+        own = {n.id for generator in value.generators for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+        held = {name for generator in value.generators for name in _may_be(generator.iter)} if element & own else set()
+        return (element - own) | held
+    if isinstance(value, ast.IfExp):
+        return _may_be(value.body) | _may_be(value.orelse)
+    if isinstance(value, ast.BoolOp):
+        return {name for operand in value.values for name in _may_be(operand)}
+    if isinstance(value, ast.NamedExpr):
+        return _may_be(value.target) | _may_be(value.value)
+    return set()
 
 
 def _immutable_names(statements: list[ast.stmt]) -> set[str]:

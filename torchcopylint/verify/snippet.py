@@ -54,7 +54,7 @@ def _bound_names(node: ast.stmt) -> set[str]:
     return names
 
 
-def _used_names(node: ast.AST, local: frozenset = frozenset()) -> set[str]:
+def module_names_read(node: ast.AST, local: frozenset = frozenset()) -> set[str]:
     """The names `node` may read from the module: inside a function, not its parameters nor the
     names it assigns (a method's `x` is not the notebook's `x = batch[0]`, which may not run here)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -70,11 +70,11 @@ def _used_names(node: ast.AST, local: frozenset = frozenset()) -> set[str]:
         assigned = {sub.id for statement in body for sub in ast.walk(statement)
                     if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)} - declared
         inner = local | parameters | assigned
-        found = {name for expression in outer for name in _used_names(expression, local)}
-        return found | {name for statement in body for name in _used_names(statement, frozenset(inner))}
+        found = {name for expression in outer for name in module_names_read(expression, local)}
+        return found | {name for statement in body for name in module_names_read(statement, frozenset(inner))}
     if isinstance(node, ast.Name):
         return set() if node.id in local else {node.id}
-    return {name for child in ast.iter_child_nodes(node) for name in _used_names(child, local)}
+    return {name for child in ast.iter_child_nodes(node) for name in module_names_read(child, local)}
 
 
 def _is_definition(node: ast.stmt) -> bool:
@@ -138,7 +138,7 @@ def snippet_source(source: str, roots: set[str]) -> str:
         for node in by_name.get(name, ()):
             if id(node) not in keep:
                 keep.add(id(node))
-                pending.extend(_used_names(node))
+                pending.extend(module_names_read(node))
     lines = source.splitlines(keepends=True)
     kept = [""] * len(lines)
     for node in definitions:
