@@ -220,29 +220,14 @@ def _read_before_bound(node: ast.stmt) -> set[str]:
             block(statement.orelse, set(bound))
             block(statement.finalbody, set(bound))
         elif isinstance(statement, _DEFINITIONS + _IMPORTS):
-            reads.update(_loaded(statement) - bound)
+            if isinstance(statement, _DEFINITIONS):
+                reads.update(module_names_read(statement) - bound)
             bound.update(_bound(statement))
         else:
             expression(statement, bound)
 
     run(node, set())
     return reads
-
-
-def _loaded(node: ast.AST) -> set[str]:
-    """The names an AST reads: loaded ones, and the targets of augmented assignments (`total += x`)."""
-    names = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
-    names |= {sub.target.id for sub in ast.walk(node) if isinstance(sub, ast.AugAssign)
-              and isinstance(sub.target, ast.Name)}
-    return names
-
-
-def _locals(node: ast.AST) -> set[str]:
-    """A definition's own names: its parameters and what it assigns (unless declared global)."""
-    declared = {name for sub in ast.walk(node) if isinstance(sub, ast.Global) for name in sub.names}
-    found = {sub.arg for sub in ast.walk(node) if isinstance(sub, ast.arg)}
-    found |= {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)}
-    return found - declared
 
 
 def _changed(node: ast.stmt, modules: set[str], functions: dict[str, ast.stmt]) -> set[str]:
