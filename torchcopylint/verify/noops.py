@@ -108,6 +108,11 @@ class NoOp:
     def _same(self, *args, **kwargs):
         return self
 
+    def _false(self, other):
+        return False  # `IPython.version_info >= (8,)`: as a truth test is, False
+
+    __lt__ = __le__ = __gt__ = __ge__ = _false
+
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _same
     __neg__ = __matmul__ = __rmatmul__ = __pow__ = _same
 
