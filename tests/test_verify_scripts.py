@@ -410,6 +410,12 @@ def test_a_step_that_skips_short_batches_runs_on_batches_of_the_size_it_asks_for
     assert "batches of 16 random samples 1x28x28" in verdict.evidence, verdict.evidence
 
 
+def test_a_step_on_the_path_of_an_option_s_other_value_runs_with_that_value_named(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_options.py", "torch.relu(1 + D(fake))", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "the script ran with `--loss hinge`" in verdict.evidence, verdict.evidence
+
+
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):
     source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_parameters.py")]
     line = line_of(source, "D_fake = D(G_sample)")

@@ -64,6 +64,11 @@ class _Log:
     items: list = field(default_factory=list)
     plans: list = field(default_factory=list)   # the data plans of the runs that counted
     failed: dict = field(default_factory=dict)  # line -> why a module-level statement a function needs failed
+    # The script's argparse options another value of which may take the flagged path: option -> its
+    # other values (`--loss` with choices, a `store_true` flag); and the arguments of this run.
+    options: dict = field(default_factory=dict)
+    arguments: list = field(default_factory=list)
+    tried: set = field(default_factory=set)
 
     def add(self, text: str) -> None:
         if text not in self.items:
@@ -183,10 +188,50 @@ def fill_required_options() -> None:
                 args = extra + list(sys.argv[1:])
                 _log.add(f"the script's argparse parser got its defaults, and values for the options it requires: "
                          f"{', '.join(shown)}")
+            for option, values in _other_values(self).items():
+                _log.options.setdefault(option, values)
+            if _log.arguments and all(a in self._option_string_actions for a in _log.arguments[:1]):
+                args = (args or list(sys.argv[1:])) + list(_log.arguments)
         return original(self, args, namespace)
 
     parse_known_args._torchcopylint = True
     argparse.ArgumentParser.parse_known_args = parse_known_args
+
+
+def _other_values(parser) -> dict:
+    """Option -> the argument lists that give it a value other than its default: each other choice
+    (`--loss hinge`), the flag of a `store_true`/`store_false` option."""
+    import argparse
+
+    found: dict = {}
+    for action in parser._actions:
+        if not action.option_strings or action.required or isinstance(action, (argparse._HelpAction,
+                                                                               argparse._VersionAction)):
+            continue
+        option = action.option_strings[-1]
+        if action.choices and action.nargs in (None, "?"):
+            found[option] = [[option, str(choice)] for choice in action.choices if choice != action.default]
+        elif isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+            found[option] = [[option]]
+    return found
+
+
+def next_option_values() -> bool:
+    """Set the arguments of the next run of the script: an option at another of its values, one at a
+    time, none tried before. False when there is none left."""
+    for option, candidates in _log.options.items():
+        for arguments in candidates:
+            if tuple(arguments) not in _log.tried:
+                _log.tried.add(tuple(arguments))
+                _log.arguments = list(arguments)
+                return True
+    _log.arguments = []
+    return False
+
+
+def _note_arguments() -> None:
+    if _log.arguments:
+        _log.add(f"the script ran with `{' '.join(_log.arguments)}` (its default does not reach the flagged line)")
 
 
 def _required_values(parser) -> tuple[list, list]:
@@ -274,6 +319,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             namespace = execute(limited.text, path, probe, helpers=plan.helpers(), plan=plan)
         except StopRun:
             _record(plan, plan.namespace)
+            _note_arguments()
             raise
         except Exception as error:
             before_claim = not any(probe.executed.get(line) for line in watched)
@@ -294,6 +340,10 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             # (`if x.size(0) != batch_size: continue`): the size it asks for.
             full_batches = True
             continue
+        if not probe.executed.get(start) and next_option_values():
+            # The flagged line sits on a path an option selects (`if args.loss == "hinge":`).
+            continue
+        _note_arguments()
         _record(plan, namespace)
         return namespace
     raise CannotRun("no stand-in data fitted the script")  # not reached: the last attempt raises or returns
