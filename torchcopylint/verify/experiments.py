@@ -362,6 +362,8 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         except CannotRun as reason:
             raise CannotRun(f"{failure}; {reason}") from reason
         yield from (InstanceStandIns(s, tuple(names[1:])) for s in found)
+        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, not default),))
+                    for name, default in standins.flag_defaults(function))
         return
     function = namespace[target.function_name]
     names, annotations = standins.missing_parameters(function)
@@ -486,7 +488,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         torch.manual_seed(2)
         result = None
         for _ in range(calls):
-            result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names))
+            result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names),
+                            **dict(setting.flags))
         return Ran(result, made=made, made_text=text)
     function = namespace[target.function_name]
     if isinstance(setting, FromCallSite):

@@ -10,3 +10,16 @@ def random_start(x, eps, rand_init=False):
         noise = torch.rand_like(x) * 2 * eps - eps
         start = torch.tensor(start + noise)
     return start.clamp(0, 1)
+
+
+class RandomStart:
+    """The same start as a method of an attack object (not a module: no configuration builds it)."""
+
+    def __init__(self, eps=0.1):
+        self.eps = eps
+
+    def perturb(self, x, rand_init=False):
+        start = x.detach()
+        if rand_init:
+            start = torch.tensor(start + torch.rand_like(x) * self.eps)
+        return start.clamp(0, 1)
