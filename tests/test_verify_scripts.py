@@ -178,13 +178,18 @@ def test_tensorflow_mnist_next_batch_gives_arrays_as_read_data_sets_does():
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import rewrite_data
 
+    # The script reshapes a sample to 28x28 for a plot: the reader's rows are 784 values all the same.
     source = "from tensorflow.examples.tutorials.mnist import input_data\n" \
-             "mnist = input_data.read_data_sets('MNIST_data', one_hot=True)\n"
+             "mnist = input_data.read_data_sets('MNIST_data', one_hot=True)\n" \
+             "X = mnist.train.images\n" \
+             "half = X[X.shape[0] // 2:].reshape(-1, 28, 28)\n"
     sites = rewrite_data(source).sites
     assert [(s.kind, s.one_hot) for s in sites] == [("tf-mnist", True)]
     mnist = DataPlan(sites).make(0)
     images, labels = mnist.train.next_batch(16)
     assert images.shape == (16, 784) and labels.shape == (16, 10) and mnist.train.images.shape[1] == 784
+    # Enough rows that a sampler drawing a batch of 32 from half of them has room to choose.
+    assert mnist.train.images.shape[0] // 2 > 32
 
 
 def test_a_function_carries_the_module_level_names_it_reads_never_the_loop():

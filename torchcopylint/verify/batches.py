@@ -106,7 +106,8 @@ class DataPlan:
     def candidates(self, site: DataSite, image_size: Any) -> list[tuple]:
         """Sample shapes, most likely first: how the code reshapes a batch (`imgs.view(-1, 784)`), what the
         code says of the data, then what the networks read."""
-        found: list[tuple] = []
+        # TensorFlow's MNIST reader always serves flat rows of 784 values, whatever the code does later.
+        found: list[tuple] = [(784,)] if site.kind == "tf-mnist" else []
         side = _side(image_size)
         known = KNOWN_DATASETS.get(site.known or "", (None, None))[0]
         said = None
@@ -122,8 +123,6 @@ class DataPlan:
                 for shape in _samples_for(sample, said):
                     self._reshaped_for.setdefault(shape, what.format(f"({', '.join(map(str, dimensions))})"))
                     found.append(shape)
-        if site.kind == "tf-mnist":
-            found.append((784,))
         if said is not None:
             found.append(said)
         for network in _networks(self.namespace):
@@ -423,7 +422,7 @@ class StandInSplits:
 
 
 class StandInSplit:
-    LENGTH = 64
+    LENGTH = 512  # the rows `.images` holds: enough for a sampler that picks a batch within half of them
 
     def __init__(self, plan: DataPlan, site: DataSite) -> None:
         self._plan, self._site, self._served = plan, site, 0
