@@ -174,6 +174,25 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     assert plan.candidates(plan.sites[0], None)[:2] == [(1, 28, 28), (784,)]
 
 
+@pytest.mark.parametrize("loop, single", [
+    ("for i, images in enumerate(loader):\n    x = images.to('cpu')\n", True),
+    ("for images in loader:\n    n = images.size(0)\n", True),
+    ("for images, _ in loader:\n    x = images.to('cpu')\n", False),
+    ("for batch in loader:\n    x, y = batch\n    n = x.size(0)\n", False),
+    ("for batch in loader:\n    x = batch[0].to('cpu')\n", False),
+])
+def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone(loop, single):
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = ("from torch.utils.data import DataLoader\nfrom torchvision import datasets\n"
+              "loader = DataLoader(datasets.ImageFolder('cars'), batch_size=8)\n" + loop)
+    sites = [site for site in rewrite_data(source).sites if site.kind == "loader"]
+    assert [site.single for site in sites] == [single]
+    batch = next(iter(DataPlan(rewrite_data(source).sites).make(sites[0].index)))
+    assert (type(batch).__name__ == "Tensor") == single
+
+
 def test_tensorflow_mnist_next_batch_gives_arrays_as_read_data_sets_does():
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import rewrite_data

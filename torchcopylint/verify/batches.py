@@ -315,7 +315,8 @@ class _Batches:
 
 
 class StandInLoader:
-    """A DataLoader stand-in: BATCHES batches of `[images, labels]`, random values, fixed by the batch number."""
+    """A DataLoader stand-in: BATCHES batches of `[images, labels]` (or of images alone, where the code
+    takes a batch as one tensor), random values, fixed by the batch number."""
 
     def __init__(self, plan: DataPlan, site: DataSite, batch_size: int, image_size: Any,
                  requested: Optional[int] = None) -> None:
@@ -325,7 +326,7 @@ class StandInLoader:
         self.num_workers = 0
         self.drop_last = False
 
-    def _batch(self, number: int) -> list:
+    def _batch(self, number: int):
         shape = self._plan.sample_shape(self._site, self._image_size)
         fixed = self._plan.fixed_batch(self._site)
         if fixed is not None and fixed != self.batch_size:
@@ -339,6 +340,10 @@ class StandInLoader:
             cut = " (the size the code reshapes a batch to)"
         else:
             cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
+        if self._site.single:  # the code takes each batch as one tensor: images without labels
+            self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples "
+                                            f"{self._plan.shape_text(shape)} in [0, 1), without labels")
+            return images
         self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples {self._plan.shape_text(shape)} "
                                         f"in [0, 1), labels in 0..{classes - 1}")
         return [images, labels]

@@ -28,7 +28,7 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 DATA_HELPER = "__tcl_data__"
 LOOP_HELPER = "__tcl_few__"
@@ -99,6 +99,7 @@ class DataSite:
     # ("at least" | "exactly", an expression of the number of samples it needs), evaluated at run time
     # (verify/batches.py sizes the stand-in from them).
     counts: tuple = ()
+    single: bool = False   # a loader whose batches the code takes as one tensor (images without labels)
 
     @property
     def label(self) -> str:
@@ -188,7 +189,8 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         loose = len([other for other in image_sites if not (other.kind == "loader" and other.over)]) <= 1
         reshapes = tuple(dict.fromkeys(_reshapes_of_batches(tree, names, loose)))
         counts = tuple(dict.fromkeys(_counts_read(tree, names)))
-        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts), call, batch, size))
+        single = site.kind == "loader" and _single_batches(tree, names, loose)
+        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single), call, batch, size))
     return updated
 
 
@@ -204,17 +206,52 @@ def _peel(node: ast.AST) -> ast.AST:
             return node
 
 
+def _over_data(names: set, loose: bool) -> Callable[[ast.AST], bool]:
+    """Does an iterable go over the data named `names` (`loader`, `enumerate(tqdm(loader))`)? With
+    `loose`, any name that reads like data does."""
+    def over_data(iterable: ast.AST) -> bool:
+        while isinstance(iterable, ast.Call) and (_dotted(iterable.func) or "") in _BATCH_WRAPPERS and iterable.args:
+            iterable = iterable.args[0]
+        root = _dotted(iterable) or ""
+        return root in names or bool(loose and isinstance(iterable, ast.Name) and _LOADER_LIKE.search(root))
+    return over_data
+
+
+def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
+    """Do the loops over the data take each batch as one tensor (`for images in loader: images.to(dev)`,
+    `for i, x in enumerate(loader)`), a dataset that gives images without labels? Only when every such
+    loop binds one name, none unpacks or indexes it, and one uses it as a tensor."""
+    over_data = _over_data(set(names), loose)
+    loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)]
+    used_as_tensor = False
+    for loop in loops:
+        target = loop.target
+        if isinstance(loop.iter, ast.Call) and _dotted(loop.iter.func) == "enumerate" and \
+                isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]
+        if not isinstance(target, ast.Name):
+            return False
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == target.id:
+                return False  # `batch[0]`: a pair
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+                    and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
+                return False  # `x, y = batch`
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+                    and node.attr in _TENSOR_ATTRIBUTES:
+                used_as_tensor = True
+    return used_as_tensor
+
+
+_TENSOR_ATTRIBUTES = frozenset({"to", "cuda", "size", "shape", "view", "float", "type", "reshape", "dim", "numel"})
+
+
 def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
     """The names the code binds a batch of images of the data named `names` to: the first value a loop
     over it unpacks (`for imgs, _ in loader`, `for i, (imgs, _) in enumerate(loader)`), or `next(iter(...))`
     gives, and what those are copied or moved to (`real = imgs.to(device)`, `x = batch[0]`)."""
     iterators = set(names)
-
-    def over_data(iterable: ast.AST) -> bool:
-        while isinstance(iterable, ast.Call) and (_dotted(iterable.func) or "") in _BATCH_WRAPPERS and iterable.args:
-            iterable = iterable.args[0]
-        root = _dotted(iterable) or ""
-        return root in iterators or bool(loose and isinstance(iterable, ast.Name) and _LOADER_LIKE.search(root))
+    over_data = _over_data(iterators, loose)
 
     def first_of(target: ast.AST, enumerated: bool) -> Optional[str]:
         if enumerated and isinstance(target, ast.Tuple) and len(target.elts) == 2:

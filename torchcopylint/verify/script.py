@@ -308,7 +308,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     choice, full_batches, learned = 0, False, _learned
-    for _ in range(MAX_ATTEMPTS):
+    errors: list[str] = []
+    for attempt in range(MAX_ATTEMPTS):
+        last = attempt == MAX_ATTEMPTS - 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned)
         passes.reset()
         probe.executed.clear()
@@ -322,6 +324,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             _note_arguments()
             raise
         except Exception as error:
+            errors.append(f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}")
             before_claim = not any(probe.executed.get(line) for line in watched)
             shape = plan.learn(error)
             if shape is not None and before_claim:  # a reshape of a stand-in batch: shape the data for it
@@ -330,23 +333,24 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             # Small batches first, then the size the code asks for (its noise may be sized by a constant);
             # then the next sample shape.
             choice, full_batches = (choice, True) if plan.cut and not full_batches else (choice + 1, False)
-            retry = plan.used and choice < plan.candidate_count and before_claim
+            retry = plan.used and choice < plan.candidate_count and before_claim and not last
             if not retry:
                 _record(plan, plan.namespace)
                 raise
             continue
-        if not probe.executed.get(start) and plan.cut and not full_batches:
+        if not probe.executed.get(start) and plan.cut and not full_batches and not last:
             # The script skipped every stand-in batch smaller than the size it asks for
             # (`if x.size(0) != batch_size: continue`): the size it asks for.
             full_batches = True
             continue
-        if not probe.executed.get(start) and next_option_values():
+        if not probe.executed.get(start) and not last and next_option_values():
             # The flagged line sits on a path an option selects (`if args.loss == "hinge":`).
             continue
         _note_arguments()
         _record(plan, namespace)
         return namespace
-    raise CannotRun("no stand-in data fitted the script")  # not reached: the last attempt raises or returns
+    # Not reached: the last attempt raises or returns.
+    raise CannotRun(f"no stand-in data fitted the script ({'; '.join(dict.fromkeys(errors))[:300]})")
 
 
 @functools.lru_cache(maxsize=32)
