@@ -193,6 +193,23 @@ def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone
     assert (type(batch).__name__ == "Tensor") == single
 
 
+def test_a_dataset_of_fixed_samples_comes_first_and_a_loader_has_a_sampler():
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    # A notebook rebinds `train_loader`: an MNIST cell's reshape is not the CIFAR10 loader's shape.
+    source = ("from torch.utils.data import DataLoader\nfrom torchvision import datasets\n"
+              "train_loader = DataLoader(datasets.MNIST('data'), batch_size=8)\n"
+              "for x, y in train_loader:\n    flat = x.view(-1, 784)\n"
+              "train_loader = DataLoader(datasets.CIFAR10('data'), batch_size=8)\n")
+    sites = rewrite_data(source).sites
+    cifar = next(site for site in sites if site.kind == "loader" and site.over == "datasets.CIFAR10")
+    plan = DataPlan(sites)
+    assert plan.candidates(cifar, None)[0] == (3, 32, 32)
+    loader = plan.make(cifar.index)
+    assert len(loader.sampler.indices) == len(loader.dataset) == len(loader.sampler)
+
+
 def test_tensorflow_mnist_next_batch_gives_arrays_as_read_data_sets_does():
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import rewrite_data
@@ -438,6 +455,14 @@ def test_a_step_on_the_path_of_an_option_s_other_value_runs_with_that_value_name
     verdict = _verdict(scripts_verified, "gan_options.py", "torch.relu(1 + D(fake))", "TCL003")
     assert verdict.status == "confirmed", verdict
     assert "the script ran with `--loss hinge`" in verdict.evidence, verdict.evidence
+
+
+def test_a_pre_0_4_step_whose_backward_follows_an_inner_loop_is_one_pass(scripts_verified):
+    # The flagged call starts three times (the generator's inner steps) before the discriminator's
+    # backward: the pass ends after that backward. `retain_variables=` runs as today's `retain_graph=`.
+    verdict = _verdict(scripts_verified, "gan_inner_steps.py", "d_fake = D(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`retain_variables=` (line 22) was read as `retain_graph=`" in verdict.evidence, verdict.evidence
 
 
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import torch
@@ -35,6 +36,9 @@ ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the f
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
 MAX_FIXED_BATCH = 256  # a reshape that names its batch size (`x.view(batch_size, 1, 28, 28)`) gets it, up to this
+# The known datasets whose samples have one shape (not a folder of images of any size).
+FIXED_SAMPLES = frozenset(KNOWN_DATASETS) - {"ImageFolder", "DatasetFolder", "CocoDetection", "VOCSegmentation",
+                                             "CelebA", "LSUN"}
 MAX_DATASET = 1024     # samples of a stand-in dataset sized from the counts the code reads it with
 MAX_EXACT_DATASET = 100_000  # `random_split(dataset, [50000, 10000])` needs exactly their sum (samples are lazy)
 RESHAPE_ERROR = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
@@ -115,8 +119,14 @@ class DataPlan:
             channels = site.channels or (known[0] if known else 3)
             height, width = side or (known[1:] if known else (64, 64))
             said = (channels, height, width)
-        reshapes = [(dimensions, "the reshape to {} an earlier run failed on") for dimensions in self.learned]
-        reshapes += [(dimensions, "the code's reshape of a batch to {}") for dimensions in self._reshapes(site)]
+        learned = [(dimensions, "the reshape to {} an earlier run failed on") for dimensions in self.learned]
+        reshapes = [(dimensions, "the code's reshape of a batch to {}") for dimensions in self._reshapes(site)]
+        if not learned and said is not None and site.known in FIXED_SAMPLES:
+            # A dataset whose samples are fixed (CIFAR10: 3x32x32): that shape before the code's reshapes,
+            # read off loops over a name a notebook may rebind to several datasets. (A reshape an earlier
+            # run failed on comes first.)
+            found.append(said)
+        reshapes = learned + reshapes
         for dimensions, what in reshapes:
             sample = dimensions[1:]
             if sample and all(isinstance(v, int) and v > 0 for v in sample):
@@ -325,6 +335,8 @@ class StandInLoader:
         self.dataset = StandInDataset(plan, site, image_size, length=batch_size * BATCHES)
         self.num_workers = 0
         self.drop_last = False
+        # `len(loader.sampler.indices)`: a subset sampler over the samples the stand-in batches hold.
+        self.sampler = StandInSampler(list(range(batch_size * BATCHES)))
 
     def _batch(self, number: int):
         shape = self._plan.sample_shape(self._site, self._image_size)
@@ -356,6 +368,19 @@ class StandInLoader:
 
     def __repr__(self) -> str:
         return f"<stand-in loader for {self._site.label}>"
+
+
+@dataclass
+class StandInSampler:
+    """What a loader's `.sampler` offers the code that reads it: its indices, their count."""
+
+    indices: list
+
+    def __iter__(self):
+        return iter(self.indices)
+
+    def __len__(self) -> int:
+        return len(self.indices)
 
 
 class StandInDataset:

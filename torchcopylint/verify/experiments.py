@@ -169,6 +169,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 continue
             module.__dict__.update(helpers or {})
             module.__dict__[legacy.ITEM_HELPER] = legacy.item0
+            module.__dict__[legacy.RETAIN_HELPER] = legacy.retain_variables
             if plan is not None:
                 plan.namespace = module.__dict__  # the networks the stand-in data is shaped for
             if probe is None:

@@ -28,15 +28,21 @@ _MAY_INDEX_ZERO = re.compile(r"\[\s*0\s*\]")
 
 @functools.lru_cache(maxsize=64)
 def read_as_today(text: str) -> str:
-    """`text` with `x.data[0]`, and `x[0]` where it is printed or logged, made `__tcl_item0__(x, ...)`; line
-    numbers and every other character kept."""
-    if not _MAY_INDEX_ZERO.search(text):
+    """`text` with `x.data[0]`, and `x[0]` where it is printed or logged, made `__tcl_item0__(x, ...)`, and
+    `backward(retain_variables=v)` made `backward(retain_graph=__tcl_retain_variables__(v, ...))`; line
+    numbers kept."""
+    if not _MAY_INDEX_ZERO.search(text) and "retain_variables" not in text:
         return text
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return text
     from torchcopylint.verify.datasites import replace_nodes
+
+    text = _retain_graph_spelled_today(text, tree, replace_nodes)
+    if not _MAY_INDEX_ZERO.search(text):
+        return text
+    tree = ast.parse(text)
 
     formatted = {id(sub) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for sub in ast.walk(node)}
     logged: set = set()
@@ -71,6 +77,36 @@ def read_as_today(text: str) -> str:
             continue
         return rewritten
     return text
+
+
+RETAIN_HELPER = "__tcl_retain_variables__"
+
+
+def _retain_graph_spelled_today(text: str, tree: ast.Module, replace_nodes) -> str:
+    """`loss.backward(retain_variables=True)` (before 0.4; an error since): the same flag as
+    `retain_graph`, named in the evidence when it runs."""
+    edits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _last_name(node.func) in ("backward", "grad"):
+            for keyword in node.keywords:
+                value = ast.get_source_segment(text, keyword.value)
+                if keyword.arg == "retain_variables" and value is not None and "\n" not in value:
+                    edits.append((keyword, f"retain_graph={RETAIN_HELPER}(({value}), {node.lineno})"))
+    if not edits:
+        return text
+    rewritten = replace_nodes(text, edits)
+    try:
+        ast.parse(rewritten)
+    except SyntaxError:
+        return text
+    return rewritten
+
+
+def retain_variables(value: Any, line: int) -> Any:
+    from torchcopylint.verify import script
+
+    script.note(f"`retain_variables=` (line {line}) was read as `retain_graph=`, its name since PyTorch 0.4")
+    return value
 
 
 def _inside(span: tuple, outer: tuple) -> bool:

@@ -297,11 +297,14 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     watched = set(probe.before) | set(probe.after)
     passes = Passes()
     start = statement_start(limited.text, flagged)
+    # The claim's later lines (the backward after an inner loop of generator steps): a pass is over
+    # once they ran, not at the flagged line's next start within the same outer iteration.
+    later = [statement_start(limited.text, line) for line in claim[1:] if line > flagged]
 
     def guard(frame):
         if not passes.started(frame):
             return
-        if passes.count > PASSES.get(code, 1):
+        if passes.count > PASSES.get(code, 1) and all(probe.executed.get(line) for line in later):
             _log.add(f"the run stopped where line {start} was to start a pass more than the claim needs "
                      f"({PASSES.get(code, 1)})")
             raise LoopLimit()
