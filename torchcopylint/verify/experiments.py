@@ -318,6 +318,19 @@ class InstanceStandIns(FunctionStandIns):
     """A method of a class that cannot be built: its `self.x` and its arguments are stand-ins."""
 
 
+@dataclass(frozen=True)
+class BuiltInstance(FunctionStandIns):
+    """A method of an object its class's own constructor builds (with its defaults; stand-ins for the
+    parameters without one, a network for `model`); the method's arguments are stand-ins."""
+
+    constructor: Optional[standins.StandIns] = None
+    constructor_names: tuple = ()
+
+    @property
+    def description(self) -> str:
+        return "stand-ins"  # the evidence says how the object was built (`made_text`)
+
+
 @dataclass
 class Ran:
     result: Any
@@ -362,6 +375,12 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
                                           standins.constructor_defaults(tree, target.class_name))
         except CannotRun as reason:
             raise CannotRun(f"{failure}; {reason}") from reason
+        built = None if issubclass(cls, nn.Module) else \
+            standins.constructor_standins(cls, tree, target.class_name, job.device)
+        if built is not None:
+            # An object that is not a module (an attack, a trainer): built by its own constructor first,
+            # with its defaults, so that what its methods and its base classes read is what it sets.
+            yield BuiltInstance(found[0], tuple(names[1:]), constructor=built[0], constructor_names=built[1])
         yield from (InstanceStandIns(s, tuple(names[1:])) for s in found)
         yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, not default),))
                     for name, default in standins.flag_defaults(function))
@@ -474,6 +493,21 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
         torch.manual_seed(2)
         return Ran(runner(caller_namespace[setting.caller]))
+    if isinstance(setting, BuiltInstance):
+        cls = namespace[target.class_name]
+        made, text = setting.standins.make(seed=0)
+        given, given_text = setting.constructor.make(seed=1)
+        instance = cls(*(given[name] for name in setting.constructor_names),
+                       **standins.device_defaults(cls.__init__, job.device))
+        built = f"{cls.__name__}({', '.join(setting.constructor_names)}) ({given_text.removeprefix('stand-ins: ')})" \
+            if setting.constructor_names else f"{cls.__name__}()"
+        torch.manual_seed(2)
+        result = None
+        for _ in range(calls):
+            result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names))
+        arguments = setting.standins.plan.describe(made, only=setting.names) if setting.names else ""
+        return Ran(result, made=made, made_text="; ".join(
+            part for part in (f"the object built by its own constructor as {built}", arguments) if part))
     if isinstance(setting, InstanceStandIns):
         cls = namespace[target.class_name]
         made, text = setting.standins.make(seed=0)

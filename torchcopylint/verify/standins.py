@@ -598,12 +598,14 @@ class Plan:
                     self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
                     dict(self.choices), dict(self.defaults), sample or self.sample)
 
-    def describe(self, made: dict) -> str:
+    def describe(self, made: dict, only: Optional[tuple] = None) -> str:
         """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
-        count of the other attributes (numbers, flags, paths)."""
+        count of the other attributes (numbers, flags, paths); `only` these names, when given."""
         parts = []
         others = 0
         for name, kind in self.kinds.items():
+            if only is not None and name not in only:
+                continue
             if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss"):
                 others += 1
                 continue
@@ -885,7 +887,7 @@ def _literal(node: Optional[ast.AST]) -> Any:
 # Modules whose classes are never an imported base worth initialising: their `__init__` sets
 # nothing a method of the user's class reads (and `nn.Module`'s is run already).
 _PLAIN_BASES = ("builtins", "abc", "typing", "torch", "collections", "enum")
-_NETWORK_WORDS = ("model", "net", "classifier", "predict")
+NETWORK_WORDS = ("model", "net", "classifier", "predict")  # a parameter so named takes a network
 
 
 def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]:
@@ -911,7 +913,7 @@ def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]
                 continue
             if f"self.{parameter.name}" in made:
                 arguments[parameter.name] = made[f"self.{parameter.name}"]
-            elif any(word in parameter.name.lower() for word in _NETWORK_WORDS):
+            elif any(word in parameter.name.lower() for word in NETWORK_WORDS):
                 arguments[parameter.name] = network if network is not None else StandInNet((CLASSES,), 0)
             elif parameter.default is parameter.empty:
                 arguments[parameter.name] = None
@@ -921,3 +923,29 @@ def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]
             pass
         ran.append(base.__name__)
     return ran
+
+
+def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: str) -> Optional[tuple]:
+    """(stand-ins, names) for the parameters of the class's own `__init__` that have no default: a
+    network for one named like a network (`model`), the others from how `__init__` uses them. None
+    when the class shows no `__init__` of its own, or a parameter fits no stand-in."""
+    node = function_node(tree, class_name, "__init__")
+    if node is None:
+        return None
+    names, annotations = missing_parameters(cls.__init__)
+    names = names[1:]
+    roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
+    try:
+        return settings_for(node, names, annotations, device, roles)[0], tuple(names)
+    except CannotRun:
+        return None
+
+
+def device_defaults(function: Callable, device: str) -> dict:
+    """The parameters whose default names a GPU (`device="cuda"`): the verification device instead."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: device for p in parameters if isinstance(p.default, (str, torch.device))
+            and str(p.default).startswith("cuda") and device != str(p.default)}

@@ -1,5 +1,6 @@
 """A patch attack: its method reads images (`c, h, w`) and calls the base class's `get_logits`, which
-reads attributes that only `Attack.__init__`, in another module, sets."""
+reads attributes that only `Attack.__init__`, in another module, sets. Its own constructor reads a
+configuration nothing shows (so the object cannot be built as the project builds it)."""
 
 import torch
 
@@ -7,10 +8,10 @@ from .base import Attack
 
 
 class PatchAttack(Attack):
-    def __init__(self, model, size=2, eps=0.1):
+    def __init__(self, model, config):
         super().__init__("PatchAttack", model)
-        self.size = size
-        self.eps = eps
+        self.size = config["patch"]["size"]
+        self.eps = config["patch"]["eps"]
 
     def perturb(self, images, labels):
         _, channels, height, width = images.shape
