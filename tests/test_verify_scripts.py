@@ -439,30 +439,22 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
         verdict.evidence
 
 
-def test_a_statement_over_two_lines_is_one_pass_of_the_loop(scripts_verified):
-    verdict = _verdict(scripts_verified, "gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "reached 2 of 2 generator parameters" in verdict.evidence, verdict.evidence
-
-
-def test_a_step_that_skips_short_batches_runs_on_batches_of_the_size_it_asks_for(scripts_verified):
-    verdict = _verdict(scripts_verified, "gan_full_batches.py", "d_loss = D(fake).mean()", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "batches of 16 random samples 1x28x28" in verdict.evidence, verdict.evidence
-
-
-def test_a_step_on_the_path_of_an_option_s_other_value_runs_with_that_value_named(scripts_verified):
-    verdict = _verdict(scripts_verified, "gan_options.py", "torch.relu(1 + D(fake))", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "the script ran with `--loss hinge`" in verdict.evidence, verdict.evidence
-
-
-def test_a_pre_0_4_step_whose_backward_follows_an_inner_loop_is_one_pass(scripts_verified):
+@pytest.mark.parametrize("name, text, evidence", [
+    # A statement over two lines (`+ \\`): Python reports its first line again as it evaluates the
+    # second, which is not another pass of the loop.
+    ("gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "reached 2 of 2 generator parameters"),
+    # The step skips every batch smaller than the size it asks for: batches of that size.
+    ("gan_full_batches.py", "d_loss = D(fake).mean()", "batches of 16 random samples 1x28x28"),
+    # The undetached loss is on the path of an option's other value.
+    ("gan_options.py", "torch.relu(1 + D(fake))", "the script ran with `--loss hinge`"),
     # The flagged call starts three times (the generator's inner steps) before the discriminator's
     # backward: the pass ends after that backward. `retain_variables=` runs as today's `retain_graph=`.
-    verdict = _verdict(scripts_verified, "gan_inner_steps.py", "d_fake = D(fake)", "TCL003")
+    ("gan_inner_steps.py", "d_fake = D(fake)", "`retain_variables=` (line 22) was read as `retain_graph=`"),
+])
+def test_top_level_steps_off_the_default_path_are_confirmed_and_say_how(scripts_verified, name, text, evidence):
+    verdict = _verdict(scripts_verified, name, text, "TCL003")
     assert verdict.status == "confirmed", verdict
-    assert "`retain_variables=` (line 22) was read as `retain_graph=`" in verdict.evidence, verdict.evidence
+    assert evidence in verdict.evidence, verdict.evidence
 
 
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):
