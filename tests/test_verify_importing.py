@@ -381,10 +381,11 @@ def test_a_method_whose_imported_base_class_sets_what_its_helpers_read_is_confir
 
 @needs_torch
 def test_an_object_that_is_not_a_module_is_built_by_its_own_constructor(context_verified):
-    # NoiseAttack(model, eps=0.1, device="cuda"): a network for `model`, its defaults, the verification device.
+    # NoiseAttack(model, eps=None, device="cuda"): a network for `model`, a number for the `eps` it computes
+    # with, the verification device for its `device`.
     verdict = _verdict(context_verified, "library/attacks/noise.py", "kept = noisy[", "TCL001")
     assert verdict.status == "confirmed", verdict
-    assert "the object built by its own constructor as NoiseAttack(model) (model = StandInNet" in verdict.evidence, \
+    assert "the object built by its own constructor as NoiseAttack(model, eps) (model = StandInNet" in verdict.evidence, \
         verdict.evidence
 
 

@@ -364,30 +364,30 @@ def _false_tcl003(path: str, source: str) -> Diagnostic:
                                "step_line": line_of(source, "opt_D.step()")})
 
 
+def _hand_made_copy(path: str, source: str, code: str, statement: str, replacement: str, context: dict) -> Diagnostic:
+    """A hand-made diagnosis on the `.clone()` of `statement`, whose fix puts `replacement` there."""
+    line = line_of(source, statement)
+    copied = statement.split(" = ", 1)[1]
+    start = source.splitlines()[line - 1].index(copied) + 1
+    end = start + len(copied)
+    name = {"TCL001": "redundant-clone", "TCL002": "alias-mutated-in-place"}[code]
+    return Diagnostic(code, name, "hand-made: a copy the claim does not hold for", Location(path, line, start, line, end),
+                      Severity.ERROR, fix=Fix.unsafe("Edit the copy", Edit(line, start, line, end, replacement)),
+                      context=context)
+
+
 def _hand_made_tcl001(path: str, source: str) -> Diagnostic:
     """A false TCL001: `hidden.mul_(2)` writes the tensor right after the copy, which is needed."""
-    line = line_of(source, "saved = hidden.clone()")
-    text = source.splitlines()[line - 1]
-    start = text.index("hidden.clone()") + 1
-    end = start + len("hidden.clone()")
-    return Diagnostic("TCL001", "redundant-clone", "hand-made: the copy is needed",
-                      Location(path, line, start, line, end), Severity.ERROR,
-                      fix=Fix.unsafe("Remove `.clone()`", Edit(line, start, line, end, "hidden")),
-                      context={"read_line": line_of(source, "drift = (hidden - saved)"), "source": "hidden",
-                               "copy": "saved"})
+    return _hand_made_copy(path, source, "TCL001", "saved = hidden.clone()", "hidden",
+                           {"read_line": line_of(source, "drift = (hidden - saved)"), "source": "hidden", "copy": "saved"})
 
 
 def _hand_made_tcl002(path: str, source: str) -> Diagnostic:
     """A false TCL002: `kept` is a copy, which the slice assignment after it does not reach."""
-    line = line_of(source, "kept = values.clone()")
-    text = source.splitlines()[line - 1]
-    start = text.index("values.clone()") + 1
-    end = start + len("values.clone()")
-    return Diagnostic("TCL002", "alias-mutated-in-place", "hand-made: the copy is not written",
-                      Location(path, line, start, line, end), Severity.ERROR,
-                      fix=Fix.unsafe("Copy", Edit(line, start, line, end, "values.clone().clone()")),
-                      context={"alias": "kept", "alias_line": line, "event_line": line_of(source, "values[3:] = 1.0"),
-                               "read_line": line_of(source, "print(kept.sum())")})
+    return _hand_made_copy(path, source, "TCL002", "kept = values.clone()", "values.clone().clone()",
+                           {"alias": "kept", "alias_line": line_of(source, "kept = values.clone()"),
+                            "event_line": line_of(source, "values[3:] = 1.0"),
+                            "read_line": line_of(source, "print(kept.sum())")})
 
 
 @pytest.fixture(scope="module")

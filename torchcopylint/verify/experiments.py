@@ -497,15 +497,22 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         cls = namespace[target.class_name]
         made, text = setting.standins.make(seed=0)
         given, given_text = setting.constructor.make(seed=1)
-        instance = cls(*(given[name] for name in setting.constructor_names),
+        instance = cls(**{name: given[name] for name in setting.constructor_names},
                        **standins.device_defaults(cls.__init__, job.device))
         built = f"{cls.__name__}({', '.join(setting.constructor_names)}) ({given_text.removeprefix('stand-ins: ')})" \
             if setting.constructor_names else f"{cls.__name__}()"
+        # An option its constructor leaves None (`eps=None`) that the method computes with: the stand-in
+        # its use asks for (a number), named.
+        unset = [name for name, value in made.items() if name.startswith("self.") and value is not None
+                 and getattr(instance, name[len("self."):], 0) is None]
+        for name in unset:
+            setattr(instance, name[len("self."):], made[name])
         torch.manual_seed(2)
         result = None
         for _ in range(calls):
             result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names))
-        arguments = setting.standins.plan.describe(made, only=setting.names) if setting.names else ""
+        arguments = setting.standins.plan.describe(made, only=tuple(setting.names) + tuple(unset)) \
+            if setting.names or unset else ""
         return Ran(result, made=made, made_text="; ".join(
             part for part in (f"the object built by its own constructor as {built}", arguments) if part))
     if isinstance(setting, InstanceStandIns):

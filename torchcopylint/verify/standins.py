@@ -933,7 +933,13 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     if node is None:
         return None
     names, annotations = missing_parameters(cls.__init__)
-    names = names[1:]
+    # A parameter whose default is None that the constructor computes with (`self.eps_orig = eps + 0.`):
+    # its callers always pass one; a number stands in.
+    found = uses(node)
+    numbers = [parameter.name for parameter in inspect.signature(cls.__init__).parameters.values()
+               if parameter.default is None and parameter.name in found
+               and (found[parameter.name].number_arithmetic or found[parameter.name].ordered)]
+    names = names[1:] + numbers
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
     try:
         return settings_for(node, names, annotations, device, roles)[0], tuple(names)

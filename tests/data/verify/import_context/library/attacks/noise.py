@@ -1,5 +1,6 @@
 """A noise attack its own constructor builds (a network for `model`, the defaults for the rest; its
-`device="cuda"` default is the verification device): what `Attack.__init__` sets is there."""
+`device="cuda"` default is the verification device; `eps`, None by default but computed with, a
+number): what `Attack.__init__` sets is there."""
 
 import torch
 
@@ -7,9 +8,10 @@ from .base import Attack
 
 
 class NoiseAttack(Attack):
-    def __init__(self, model, eps=0.1, device="cuda"):
+    def __init__(self, model, eps=None, device="cuda"):
         super().__init__("NoiseAttack", model)
         self.eps = eps
+        self.step = eps / 4
         self.device = torch.device(device)
 
     def perturb(self, images, labels):
