@@ -136,6 +136,15 @@ def test_clone_with_no_caller_in_sight_is_confirmed_only_with_the_assumption_sai
 
 
 @needs_torch
+def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
+    # `Relabel.forward(images, labels)` hands its labels on; made up as a float tensor (the code passes
+    # them to a torch function), they require grad only because the stand-in does: class labels never do.
+    verdict = _verdict(sound_verified, "lonely.py", "labels = labels.clone().detach()", "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "`labels` is named like class labels, which never require grad" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_a_caller_that_takes_no_arguments_is_not_run_and_the_assumption_says_so(sound_verified):
     verdict = _verdict(sound_verified, "program.py", "return t.clone().detach()", "TCL005")
     source = sound_verified["sources"][str(sound_verified["directory"] / "program.py")]

@@ -1424,6 +1424,10 @@ def clone_detach_order(job: Job) -> Outcome:
             raise CannotRun(f"{outcome.evidence}; but {shown} {why}, and class indices never require grad")
         return Outcome(outcome.status, f"{outcome.evidence}; assumed: {shown} made as class indices "
                                        f"(an int64 tensor), as {why} ({source})")
+    if outcome.status == "confirmed" and sighting.assumed and standins.LABEL_NAMES.match(expression.split(".")[-1]):
+        # Class labels never require grad: a made-up float for a caller's `labels` says nothing of the code.
+        raise CannotRun(f"{outcome.evidence}; but `{expression}` is named like class labels, which never require "
+                        f"grad: only a made-up value made it require grad ({_what_callers_show(job, callers, failures)})")
     if outcome.status == "confirmed" and sighting.assumed:
         outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
                             f"{' and '.join(sighting.assumed)} made to require grad "
