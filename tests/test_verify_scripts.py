@@ -193,6 +193,25 @@ def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone
     assert (type(batch).__name__ == "Tensor") == single
 
 
+@pytest.mark.parametrize("skip, whole", [
+    ("    if data.size()[0] != batch_size:\n        continue\n", True),
+    ("    if len(data) < batch_size:\n        break\n", True),
+    ("    if data.size(0) == 0:\n        continue\n", False),
+])
+def test_a_loader_whose_short_batches_the_code_skips_is_never_cut(skip, whole):
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = ("from torch.utils.data import DataLoader\nfrom torchvision import datasets\nbatch_size = 64\n"
+              "loader = DataLoader(datasets.CIFAR10('data'), batch_size=batch_size)\n"
+              "def train():\n  for data, target in loader:\n" + skip + "    step(data)\n")
+    sites = [site for site in rewrite_data(source).sites if site.kind == "loader"]
+    assert [site.whole for site in sites] == [whole]
+    plan = DataPlan(rewrite_data(source).sites)
+    images, _ = next(iter(plan.make(sites[0].index, lambda: 64)))
+    assert images.shape[0] == (64 if whole else 4)
+
+
 def test_a_dataset_of_fixed_samples_comes_first_and_a_loader_has_a_sampler():
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import rewrite_data

@@ -92,7 +92,7 @@ class DataPlan:
         size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \
             (1 if site.kind == "loader" and batch is None else DEFAULT_BATCH)
         requested = size_of_batch
-        if size_of_batch > SMALL_BATCH and not self.full_batches:
+        if size_of_batch > SMALL_BATCH and not self.full_batches and not site.whole:
             size_of_batch = SMALL_BATCH
             self.cut = True
         if site.unpack > 1:

@@ -100,6 +100,7 @@ class DataSite:
     # (verify/batches.py sizes the stand-in from them).
     counts: tuple = ()
     single: bool = False   # a loader whose batches the code takes as one tensor (images without labels)
+    whole: bool = False    # a loader whose short batches the code skips: never cut to a small batch
 
     @property
     def label(self) -> str:
@@ -190,7 +191,9 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         reshapes = tuple(dict.fromkeys(_reshapes_of_batches(tree, names, loose)))
         counts = tuple(dict.fromkeys(_counts_read(tree, names)))
         single = site.kind == "loader" and _single_batches(tree, names, loose)
-        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single), call, batch, size))
+        whole = site.kind == "loader" and _skips_short_batches(tree, names, loose)
+        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single, whole=whole),
+                        call, batch, size))
     return updated
 
 
@@ -244,6 +247,30 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
 
 
 _TENSOR_ATTRIBUTES = frozenset({"to", "cuda", "size", "shape", "view", "float", "type", "reshape", "dim", "numel"})
+
+
+def _skips_short_batches(tree: ast.Module, names: set, loose: bool) -> bool:
+    """Does a loop over the data skip or stop at a batch whose size is not the one it asks for
+    (`if data.size()[0] != args.batch_size: continue`, `if len(x) < batch_size: break`)? Then its
+    stand-in batches must come at that size: smaller ones would never reach the step."""
+    batches = _batch_names(tree, names, loose)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                and isinstance(node.test.ops[0], (ast.NotEq, ast.Lt)) and node.body
+                and all(isinstance(statement, (ast.Continue, ast.Break)) for statement in node.body)):
+            continue
+        size = node.test.left
+        if isinstance(size, ast.Subscript):  # `x.size()[0]`, `x.shape[0]`
+            size = size.value
+        if isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size":
+            size = size.func.value  # `x.size(0)`, `x.size()`
+        elif isinstance(size, ast.Attribute) and size.attr == "shape":
+            size = size.value
+        elif isinstance(size, ast.Call) and _dotted(size.func) == "len" and size.args:
+            size = size.args[0]
+        if isinstance(size, ast.Name) and size.id in batches:
+            return True
+    return False
 
 
 def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
