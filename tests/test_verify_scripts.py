@@ -458,20 +458,23 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
         verdict.evidence
 
 
-@pytest.mark.parametrize("name, text, evidence", [
+@pytest.mark.parametrize("name, text, code, evidence", [
     # A statement over two lines (`+ \\`): Python reports its first line again as it evaluates the
     # second, which is not another pass of the loop.
-    ("gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "reached 2 of 2 generator parameters"),
+    ("gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "TCL003", "reached 2 of 2 generator parameters"),
     # The step skips every batch smaller than the size it asks for: batches of that size.
-    ("gan_full_batches.py", "d_loss = D(fake).mean()", "batches of 16 random samples 1x28x28"),
+    ("gan_full_batches.py", "d_loss = D(fake).mean()", "TCL003", "batches of 16 random samples 1x28x28"),
     # The undetached loss is on the path of an option's other value.
-    ("gan_options.py", "torch.relu(1 + D(fake))", "the script ran with `--loss hinge`"),
+    ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
+    # A tutorial's demonstration switched off by hand (`flag = False` / `if flag:`).
+    ("tutorial_switch.py", "w.add_(1)", "TCL004",
+     "the script ran with `flag = True` at line 7 (it sets False; the flagged line is under `if flag:` at line 8)"),
     # The flagged call starts three times (the generator's inner steps) before the discriminator's
     # backward: the pass ends after that backward. `retain_variables=` runs as today's `retain_graph=`.
-    ("gan_inner_steps.py", "d_fake = D(fake)", "`retain_variables=` (line 22) was read as `retain_graph=`"),
+    ("gan_inner_steps.py", "d_fake = D(fake)", "TCL003", "`retain_variables=` (line 22) was read as `retain_graph=`"),
 ])
-def test_top_level_steps_off_the_default_path_are_confirmed_and_say_how(scripts_verified, name, text, evidence):
-    verdict = _verdict(scripts_verified, name, text, "TCL003")
+def test_top_level_steps_off_the_default_path_are_confirmed_and_say_how(scripts_verified, name, text, code, evidence):
+    verdict = _verdict(scripts_verified, name, text, code)
     assert verdict.status == "confirmed", verdict
     assert evidence in verdict.evidence, verdict.evidence
 

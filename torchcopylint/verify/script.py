@@ -37,7 +37,7 @@ from torch import nn
 from torchcopylint.verify import noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.batches import DataPlan
-from torchcopylint.verify.datasites import limit_loops, rewrite_data
+from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
@@ -229,6 +229,30 @@ def next_option_values() -> bool:
     return False
 
 
+def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
+    """The script with the switch of a top-level `if flag:` (or `if not flag:`) that holds `line` set
+    the other way where the script last sets it (`flag = False` -> `flag = True`, `0` -> `1`), and
+    what was done; None when no such switch guards the line."""
+    tree = ast.parse(text)
+    for index, node in enumerate(tree.body):
+        if not (isinstance(node, ast.If) and node.lineno < line <= (node.end_lineno or node.lineno)):
+            continue
+        test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+            else node.test
+        if not isinstance(test, ast.Name):
+            return None
+        setting = next((earlier for earlier in reversed(tree.body[:index]) if isinstance(earlier, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == test.id for t in earlier.targets)), None)
+        if setting is None or not (isinstance(setting.value, ast.Constant) and setting.value.value in (True, False)):
+            return None
+        value = setting.value.value
+        other = (not value) if isinstance(value, bool) else int(not value)
+        flipped = replace_nodes(text, [(setting.value, repr(other))])
+        return flipped, (f"the script ran with `{test.id} = {other!r}` at line {setting.lineno} (it sets {value!r}; the "
+                         f"flagged line is under `if {ast.unparse(node.test)}:` at line {node.lineno})")
+    return None
+
+
 def _note_arguments() -> None:
     if _log.arguments:
         _log.add(f"the script ran with `{' '.join(_log.arguments)}` (its default does not reach the flagged line)")
@@ -312,6 +336,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     choice, full_batches, learned = 0, False, _learned
     errors: list[str] = []
+    text = limited.text
     for attempt in range(MAX_ATTEMPTS):
         last = attempt == MAX_ATTEMPTS - 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned)
@@ -321,7 +346,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         namespace: Optional[dict] = None
         seed()
         try:
-            namespace = execute(limited.text, path, probe, helpers=plan.helpers(), plan=plan)
+            namespace = execute(text, path, probe, helpers=plan.helpers(), plan=plan)
         except StopRun:
             _record(plan, plan.namespace)
             _note_arguments()
@@ -349,6 +374,12 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         if not probe.executed.get(start) and not last and next_option_values():
             # The flagged line sits on a path an option selects (`if args.loss == "hinge":`).
             continue
+        if not probe.executed.get(start) and not last and text == limited.text:
+            flipped = flipped_switch(text, flagged)
+            if flipped is not None:  # a tutorial's `flag = False` / `if flag:` around the flagged line
+                text, switch = flipped
+                _log.add(switch)
+                continue
         _note_arguments()
         _record(plan, namespace)
         return namespace
