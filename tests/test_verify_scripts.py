@@ -344,6 +344,11 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         with open({str(project / "samples.png")!r}, "wb") as handle:
             handle.write(b"png")
         os.makedirs({str(project / "checkpoints")!r}, exist_ok=True)
+        # A log under an absolute path of the author's machine: not written either (nor its folder made).
+        os.makedirs("/tcl-elsewhere-test/logs", exist_ok=True)
+        with open("/tcl-elsewhere-test/logs/log.txt", "w") as handle:
+            handle.write("epoch 1")
+        print("elsewhere:", os.path.exists("/tcl-elsewhere-test"))
         print("events:", sandbox.events())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -356,6 +361,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "version: 0.7.0" in out, out  # a package reading its own VERSION at import (advertorch)
     assert "text data: --verify never reads the user's data: the code opened labels.txt" in out, out
     assert "writes to samples.png went to memory" in out, out
+    assert "elsewhere: False" in out and "writes to /tcl-elsewhere-test/logs/log.txt went to memory" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "images.npy", "labels.txt", "train.py"]
 
 

@@ -12,7 +12,10 @@ under that:
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
   can be;
 - writes into the project go nowhere: `open(..., "w")` returns an in-memory file
-  and `os.makedirs` does nothing there, so no image, checkpoint or log appears.
+  and `os.makedirs` does nothing there, so no image, checkpoint or log appears;
+  nor do writes elsewhere on the user's disk (a log under an absolute path of
+  the author's machine), except in the temporary folder, caches and the Python
+  installation, where libraries keep their own files.
 
 Each of these is recorded, for the evidence of the diagnosis being verified.
 """
@@ -24,6 +27,7 @@ import io
 import os
 import socket
 import sys
+import tempfile
 from typing import Optional
 
 CODE_SUFFIXES = (".py", ".pyi", ".pyc", ".pth", ".so", ".pyd")
@@ -93,9 +97,30 @@ def _in_project(path) -> Optional[str]:
     return os.path.relpath(real, _state.root)
 
 
+def _elsewhere_on_disk(path) -> Optional[str]:
+    """A path outside the project where a write would land on the user's disk (a log under
+    `/media/...`, results in the home folder): not the temporary folder, nor a cache or the Python
+    installation, where libraries keep their own files."""
+    if _state.root is None or isinstance(path, int):
+        return None
+    try:
+        real = os.path.realpath(os.fspath(path))
+    except (TypeError, ValueError):
+        return None
+    kept = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(sys.prefix),
+            os.path.realpath(os.path.expanduser("~/.cache")), "/dev", "/proc")
+    if any(real == root or real.startswith(root + os.sep) for root in kept) or "site-packages" in real:
+        return None
+    return real
+
+
 def _guarded_open(file, mode="r", *args, **kwargs):
     relative = _in_project(file)
     if relative is None:
+        elsewhere = _elsewhere_on_disk(file) if any(flag in mode for flag in "wax+") else None
+        if elsewhere is not None:
+            _state.events.append(f"writes to {elsewhere} went to memory")
+            return io.BytesIO() if "b" in mode else io.StringIO()
         return _original_open(file, mode, *args, **kwargs)
     if any(flag in mode for flag in "wax+"):
         _state.events.append(f"writes to {relative} went to memory")
@@ -109,12 +134,12 @@ def _guarded_open(file, mode="r", *args, **kwargs):
 
 
 def _guarded_makedirs(name, mode=0o777, exist_ok=False):
-    if _in_project(name) is not None:
+    if _in_project(name) is not None or _elsewhere_on_disk(name) is not None:
         return None
     return _original_makedirs(name, mode, exist_ok)
 
 
 def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
-    if _in_project(path) is not None:
+    if _in_project(path) is not None or _elsewhere_on_disk(path) is not None:
         return None
     return _original_mkdir(path, mode, *args, **kwargs)
