@@ -75,19 +75,20 @@ def test_a_number_only_in_arithmetic_with_numbers_is_a_number_and_a_tensor_metho
 def test_labels_are_read_from_comparisons_with_predictions_and_suffixed_names():
     # `x.argmax(1) != labels`: what a prediction is compared with is class indices; `y_in` is named like
     # labels; `norm not in [np.inf, 1, 2]` is one of those values, not a tensor (the helper it feeds is
-    # the file's own, which alone would say "tensor"); `n == 0` is a number.
+    # the file's own, which alone would say "tensor"); `n == 0` is a number; a slice's bound `K` an int.
     kinds = _kinds("""
-        def attack(model, x, labels, y_in, norm, n):
+        def attack(model, x, labels, y_in, norm, n, K):
             if norm not in [np.inf, 1, 2]:
                 raise ValueError(norm)
             if n == 0:
                 return x
             fooled = model(x).argmax(1) != labels
             kept = model(x).max(1)[1] == y_in.clone()
+            nearest = sorted(x.tolist())[0:K]
             return project(x, norm)
-        """, ["model", "x", "labels", "y_in", "norm", "n"])
+        """, ["model", "x", "labels", "y_in", "norm", "n", "K"])
     assert kinds == {"model": "module", "x": "tensor", "labels": "labels", "y_in": "labels", "norm": "choice",
-                     "n": "float"}
+                     "n": "float", "K": "int"}
 
 
 def test_a_number_a_constructor_gives_stands_where_the_use_reads_like_a_tensor_s():

@@ -252,6 +252,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
             key = _key(node.slice)
             if key is not None and LABEL_NAMES.match(key.split(".")[-1]):
                 use(node.slice).class_target = True  # `self.prototypes[labels]`
+            if isinstance(node.slice, ast.Slice):  # `selected[0:K]`: a bound is an int
+                for bound in (node.slice.lower, node.slice.upper, node.slice.step):
+                    if bound is not None and _key(bound):
+                        use(bound).sizes = True
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
                 if _key(side) and isinstance(other, ast.Constant) and isinstance(other.value, str):
