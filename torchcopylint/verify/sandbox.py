@@ -84,15 +84,21 @@ def _refuse_network(*args, **kwargs):
     raise OSError(NETWORK_ERROR)
 
 
-def _in_project(path) -> Optional[str]:
-    """The path relative to the project, when it is inside it (and not in an installed environment)."""
+def _real(path) -> Optional[str]:
+    """The path resolved, once the sandbox is installed; None for a file descriptor or a non-path."""
     if _state.root is None or isinstance(path, int):
         return None
     try:
-        real = os.path.realpath(os.fspath(path))
+        return os.path.realpath(os.fspath(path))
     except (TypeError, ValueError):
         return None
-    if not real.startswith(_state.root + os.sep) or "site-packages" in real or real.startswith(sys.prefix):
+
+
+def _in_project(path) -> Optional[str]:
+    """The path relative to the project, when it is inside it (and not in an installed environment)."""
+    real = _real(path)
+    if real is None or not real.startswith(_state.root + os.sep) or "site-packages" in real \
+            or real.startswith(sys.prefix):
         return None
     return os.path.relpath(real, _state.root)
 
@@ -101,11 +107,8 @@ def _elsewhere_on_disk(path) -> Optional[str]:
     """A path outside the project where a write would land on the user's disk (a log under
     `/media/...`, results in the home folder): not the temporary folder, nor a cache or the Python
     installation, where libraries keep their own files."""
-    if _state.root is None or isinstance(path, int):
-        return None
-    try:
-        real = os.path.realpath(os.fspath(path))
-    except (TypeError, ValueError):
+    real = _real(path)
+    if real is None:
         return None
     kept = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(sys.prefix),
             os.path.realpath(os.path.expanduser("~/.cache")), "/dev", "/proc")
