@@ -82,20 +82,30 @@ class _Head(torch.nn.Module):
         return out
 
 
+def _as_written_and_fixed(example, name: str, experiment) -> list:
+    """`experiment(namespace)` on the example as written and with its fix, each loaded as module
+    `name` and run from the same seed."""
+    results = []
+    for source in (example.source, _fixed(example.source)):
+        namespace = _run(source, name)
+        torch.manual_seed(0)
+        results.append(experiment(namespace))
+    return results
+
+
 def test_grad_cam_keeps_the_graph_it_never_uses():
     example = _example("flagged", "class GradCam:")
     [diagnostic] = [d for d in lint_source(example.source, "cam.py") if d.code == "TCL011"]
     assert "until `__call__` returns" in diagnostic.message
-    results = []
-    for source in (example.source, _fixed(example.source)):
-        namespace = _run(source, "cam")
-        torch.manual_seed(0)
+
+    def experiment(namespace):
         features = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU())
         head = _Head(4, 5)
         model = torch.nn.Sequential(features, head)
         cam = namespace["GradCam"](model, features, head)(torch.randn(1, 3, 4, 4))
-        results.append((torch.from_numpy(cam), _held_bytes(head.outputs[-1])))
-    (written, held), (fixed, freed) = results
+        return torch.from_numpy(cam), _held_bytes(head.outputs[-1])
+
+    (written, held), (fixed, freed) = _as_written_and_fixed(example, "cam", experiment)
     assert torch.equal(written, fixed)
     assert held > 0, "as written, the graph of the output still saves activations after the backward"
     assert freed == 0
@@ -103,15 +113,14 @@ def test_grad_cam_keeps_the_graph_it_never_uses():
 
 def test_pgd_attack_keeps_each_iterations_graph_for_nothing():
     example = _example("flagged", "def pgd_attack")
-    results = []
-    for source in (example.source, _fixed(example.source)):
-        namespace = _run(source, "pgd")
-        torch.manual_seed(0)
+
+    def experiment(namespace):
         head = _Head(3, 4)
         images, labels = torch.rand(2, 3, 4, 4), torch.tensor([0, 3])
         adv = namespace["pgd_attack"](head, images, labels, steps=3)
-        results.append((adv, _held_bytes(head.outputs[-1])))
-    (written, held), (fixed, freed) = results
+        return adv, _held_bytes(head.outputs[-1])
+
+    (written, held), (fixed, freed) = _as_written_and_fixed(example, "pgd", experiment)
     assert torch.equal(written, fixed)
     assert held > 0 and freed == 0
 
@@ -167,17 +176,16 @@ def test_grad_cam_keeping_the_output_on_self_holds_the_graph_until_the_next_call
     example = _example("flagged", "class CamOnSelf")
     [diagnostic] = [d for d in lint_source(example.source, "cam.py") if d.code == "TCL011"]
     assert "kept on `self.output`" in diagnostic.message and "next call of `__call__`" in diagnostic.message
-    results = []
-    for source in (example.source, _fixed(example.source)):
-        namespace = _run(source, "cam")
-        torch.manual_seed(0)
+
+    def experiment(namespace):
         model = torch.nn.Module()
         model.features = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU())
         model.head = _Head(4, 5)
         cam = namespace["CamOnSelf"](model)
         heat = cam(torch.randn(1, 3, 4, 4), 2)
-        results.append((heat, _held_bytes(cam.output)))
-    (written, held), (fixed, freed) = results
+        return heat, _held_bytes(cam.output)
+
+    (written, held), (fixed, freed) = _as_written_and_fixed(example, "cam", experiment)
     assert torch.equal(written, fixed)
     assert held > 0 and freed == 0
 
@@ -199,17 +207,15 @@ class _Critic(torch.nn.Module):
 
 def test_wgan_gp_critic_loop_keeps_each_critic_graph_for_nothing():
     example = _example("flagged", "def gradient_penalty")
-    results = []
-    for source in (example.source, _fixed(example.source)):
-        namespace = _run(source, "wgan")
-        torch.manual_seed(0)
+
+    def experiment(namespace):
         G = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
         D = _Critic()
         loader = [(torch.randn(4, 2), None) for _ in range(2)]
         namespace["train"](G, D, loader, nz=3, device="cpu", n_critic=2)
-        parameters = [p.detach().clone() for p in [*G.parameters(), *D.parameters()]]
-        results.append((parameters, _held_bytes(D.on_data[-1])))
-    (written, held), (fixed, freed) = results
+        return [p.detach().clone() for p in [*G.parameters(), *D.parameters()]], _held_bytes(D.on_data[-1])
+
+    (written, held), (fixed, freed) = _as_written_and_fixed(example, "wgan", experiment)
     assert all(torch.equal(a, b) for a, b in zip(written, fixed))
     assert held > 0 and freed == 0
 
@@ -218,30 +224,27 @@ def test_infogan_style_discriminator_step_keeps_a_graph_no_later_backward_uses()
     """The generator's step runs the discriminator on a new fake: training is the same without
     `retain_graph=True`, and the discriminator's graph is then freed at its backward."""
     example = _example("flagged", "self.y_real_, self.y_fake_ = self.y_real_.cuda()")
-    results = []
-    for source in (example.source, _fixed(example.source)):
-        namespace = _run(source, "infogan")
-        torch.manual_seed(0)
+
+    def experiment(namespace):
         trainer = namespace["Trainer"]()
         history = trainer.train([torch.rand(4, 8) for _ in range(3)])
-        parameters = [p.detach().clone() for p in [*trainer.G.parameters(), *trainer.D.parameters()]]
-        results.append((history, parameters))
-    (written_history, written), (fixed_history, fixed) = results
+        return history, [p.detach().clone() for p in [*trainer.G.parameters(), *trainer.D.parameters()]]
+
+    (written_history, written), (fixed_history, fixed) = _as_written_and_fixed(example, "infogan", experiment)
     assert written_history == fixed_history
     assert all(torch.equal(a, b) for a, b in zip(written, fixed))
 
 
 def test_a_batch_made_by_a_method_from_lists_needs_no_retained_graph_but_one_computed_once_does():
     flagged = _example("flagged", "return torch.tensor(states), torch.tensor(actions)")
-    results = []
-    for source in (flagged.source, _fixed(flagged.source)):
-        namespace = _run(source, "ppo")
-        torch.manual_seed(0)
+
+    def experiment(namespace):
         agent = namespace["PPO"]()
         agent.data = [([0.1 * i, 0.2, -0.3, 0.4 * i], i % 2, float(i)) for i in range(5)]
         agent.train_net()
-        results.append([p.detach().clone() for p in agent.parameters()])
-    assert all(torch.equal(a, b) for a, b in zip(*results))
+        return [p.detach().clone() for p in agent.parameters()]
+
+    assert all(torch.equal(a, b) for a, b in zip(*_as_written_and_fixed(flagged, "ppo", experiment)))
     # The clean one: the batch method's output is computed once, before the epochs.
     clean = _example("clean", "log_probs = self.pi(states)")
     agent = _run(_without_retain(clean.source), "reinforce")["Reinforce"]()
