@@ -484,3 +484,13 @@ def test_configured_pythonpath_makes_an_import_work(tmp_path: Path):
                                project / "scripts", cwd=tmp_path, timeout=600)
     records = json.loads(result.stdout)
     assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
+
+
+@needs_torch
+def test_a_method_runs_after_what_its_class_s_caller_runs_first(context_verified):
+    # `run_once` reads `self.sample_dims` and `self.scale`, which only `setup(x)` sets; `attack` runs
+    # `setup(x)` before `run_once(x, y)`: the experiment does too, with the same `x`, and says so.
+    verdict = _verdict(context_verified, "library/attacks/restarts.py", "best[index] = candidate[index].clone()",
+                       "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "`setup(x)` ran first, as `attack` runs it before" in verdict.evidence, verdict.evidence

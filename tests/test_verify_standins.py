@@ -228,3 +228,39 @@ def test_runs_that_crashed_are_unverified_not_unreached():
 
     with pytest.raises(CannotRun, match="NameError"):
         decide([Setting()], lambda s: Run(None, {3}, "NameError: name 'helper' is not defined"), {10: "the flagged line"})
+
+
+def test_preparations_are_what_a_caller_in_the_class_runs_before_the_method():
+    from torchcopylint.verify.standins import preparations
+
+    tree = ast.parse(textwrap.dedent("""
+        class Attack:
+            def setup(self, x):
+                self.dims = x.dim() - 1
+
+            def log(self, x):
+                print(x.shape)
+
+            def reset(self):
+                self.history = []
+
+            def step(self, x):
+                return x.view(-1, *x.shape[-self.dims:])
+
+            def attack(self, x):
+                self.log(x)        # sets nothing: not a preparation
+                self.setup(x)
+                out = self.step(x)
+                self.reset()       # after the call: not a preparation
+                return out
+
+        class Other:
+            def step(self, x):
+                return x
+
+            def run(self, x):
+                return self.step(x)
+    """))
+    assert preparations(tree, "Attack", "step") == [("setup", "attack")]
+    assert preparations(tree, "Attack", "setup") == []
+    assert preparations(tree, "Other", "step") == []

@@ -283,12 +283,24 @@ class ThroughCaller:
 
 
 @dataclass(frozen=True)
+class Preparation:
+    """A method of the object run before the flagged one, as a caller in its class runs it first
+    (`perturb` runs `init_hyperparam(x)`, which sets `self.ndims`, before `attack_single_run`)."""
+
+    method: str
+    caller: str
+    names: tuple                  # its parameters without a default: the flagged method's value of the same name, else a stand-in
+    standins: standins.StandIns
+
+
+@dataclass(frozen=True)
 class FunctionStandIns:
     """A function's missing arguments, made from how it uses them."""
 
     standins: standins.StandIns
     names: tuple
     flags: tuple = ()  # (name, value) of a boolean parameter called with its default flipped
+    preparations: tuple = ()  # of Preparation, for a method: run on the object first
 
     @property
     def description(self) -> str:
@@ -368,7 +380,8 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         if node is None or function is None or method == "__init__":
             raise failure
         names, annotations = standins.missing_parameters(function)
-        used = standins.method_closure(tree, target.class_name, method)
+        prepared = _preparations(job, cls, tree, method, roles)
+        used = standins.method_closure(tree, target.class_name, method, *(p.method for p in prepared))
         attributes = standins.self_attributes(cls, used)
         try:
             found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
@@ -380,9 +393,10 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         if built is not None:
             # An object that is not a module (an attack, a trainer): built by its own constructor first,
             # with its defaults, so that what its methods and its base classes read is what it sets.
-            yield BuiltInstance(found[0], tuple(names[1:]), constructor=built[0], constructor_names=built[1])
-        yield from (InstanceStandIns(s, tuple(names[1:])) for s in found)
-        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, not default),))
+            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, constructor=built[0],
+                                constructor_names=built[1])
+        yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared) for s in found)
+        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, not default),), prepared)
                     for name, default in standins.flag_defaults(function))
         return
     function = namespace[target.function_name]
@@ -409,6 +423,40 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     # The flagged line may sit on the path a flag selects (`if rand_init:`): the flags flipped, one at a time.
     yield from (FunctionStandIns(found[0], tuple(names), ((name, not default),))
                 for name, default in standins.flag_defaults(function))
+
+
+def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Optional[dict]) -> tuple:
+    """The methods a caller in the class runs on the object before the flagged one, with stand-ins
+    for their parameters; one whose parameters fit no stand-in is left out."""
+    found = []
+    for name, caller in standins.preparations(tree, job.target.class_name, method):
+        function = getattr(cls, name, None)
+        node = standins.function_node(tree, job.target.class_name, name)
+        if function is None or node is None:
+            continue
+        names, annotations = standins.missing_parameters(function)
+        try:
+            made = standins.settings_for(node, names[1:], annotations, job.device, roles)[0]
+        except CannotRun:
+            continue
+        found.append(Preparation(name, caller, tuple(names[1:]), made))
+    return tuple(found)
+
+
+def _prepare(instance: Any, preparations: tuple, made: dict) -> str:
+    """Run the preparations on the object; what ran (or failed), for the evidence."""
+    said = []
+    for preparation in preparations:
+        values, _ = preparation.standins.make(seed=0)
+        arguments = [made[name] if name in made else values[name] for name in preparation.names]
+        call = f"`{preparation.method}({', '.join(preparation.names)})`"
+        try:
+            getattr(instance, preparation.method)(*arguments)
+        except Exception as error:  # noqa: BLE001 - the flagged method may run without it; the evidence says
+            said.append(f"{call}, which `{preparation.caller}` runs first, failed ({type(error).__name__}: {error})")
+            continue
+        said.append(f"{call} ran first, as `{preparation.caller}` runs it before")
+    return "; ".join(said)
 
 
 def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, annotations: dict,
@@ -507,6 +555,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
                  and getattr(instance, name[len("self."):], 0) is None]
         for name in unset:
             setattr(instance, name[len("self."):], made[name])
+        prepared = _prepare(instance, setting.preparations, made)
         torch.manual_seed(2)
         result = None
         for _ in range(calls):
@@ -514,7 +563,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         arguments = setting.standins.plan.describe(made, only=tuple(setting.names) + tuple(unset)) \
             if setting.names or unset else ""
         return Ran(result, made=made, made_text="; ".join(
-            part for part in (f"the object built by its own constructor as {built}", arguments) if part))
+            part for part in (f"the object built by its own constructor as {built}", prepared, arguments) if part))
     if isinstance(setting, InstanceStandIns):
         cls = namespace[target.class_name]
         made, text = setting.standins.make(seed=0)
@@ -527,6 +576,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         for name, value in made.items():
             if name.startswith("self."):
                 setattr(instance, name[len("self."):], value)
+        prepared = _prepare(instance, setting.preparations, made)
+        if prepared:
+            text = f"{text}; {prepared}"
         torch.manual_seed(2)
         result = None
         for _ in range(calls):

@@ -803,12 +803,12 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     return variants[:MAX_SETTINGS - 1] + variants[-1:] if len(variants) > MAX_SETTINGS else variants
 
 
-def method_closure(tree: ast.Module, class_name: str, method: str) -> ast.Module:
-    """The method and every method of its class it calls through `self.m(...)`, transitively: the code
-    whose use of `self.x` the stand-ins must satisfy."""
+def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Module:
+    """The methods and every method of their class they call through `self.m(...)`, transitively: the
+    code whose use of `self.x` the stand-ins must satisfy."""
     owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
     methods = {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    pending, kept = [method], []
+    pending, kept = list(method), []
     while pending:
         name = pending.pop()
         node = methods.get(name)
@@ -818,6 +818,33 @@ def method_closure(tree: ast.Module, class_name: str, method: str) -> ast.Module
         pending.extend(call.func.attr for call in ast.walk(node) if isinstance(call, ast.Call)
                        and isinstance(call.func, ast.Attribute) and _key(call.func) and call.func.attr in methods)
     return ast.Module(body=kept, type_ignores=[])
+
+
+def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[str, str]]:
+    """(preparation, caller) for each method of the class that another of its methods runs on `self`
+    before it calls `method`, and that sets attributes of `self` (`perturb` runs
+    `self.init_hyperparam(x)`, which sets `self.ndims`, then `self.attack_single_run(x, y)`): what
+    `method` reads may exist only once it ran. One caller's, the first that has any."""
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    methods = {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    setters = {name for name, node in methods.items() if any(
+        isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _key(n) for n in ast.walk(node))}
+    for caller in methods.values():
+        if caller.name in (method, "__init__"):
+            continue
+        calls = sorted((n for n in ast.walk(caller) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                        and _key(n.func) and n.func.attr in methods), key=lambda n: (n.lineno, n.col_offset))
+        first = next((n for n in calls if n.func.attr == method), None)
+        if first is None:
+            continue
+        found = []
+        for call in calls[:calls.index(first)]:
+            name = call.func.attr
+            if name in setters and name not in (method, caller.name, "__init__") and name not in found:
+                found.append(name)
+        if found:
+            return [(name, caller.name) for name in found]
+    return []
 
 
 def missing_parameters(function: Callable) -> tuple[list[str], dict]:
