@@ -472,6 +472,12 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     ("gan_full_batches.py", "d_loss = D(fake).mean()", "TCL003", "batches of 16 random samples 1x28x28"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
+    # A function reads an option declared without choices: the strings the code compares it with,
+    # then one it compares with none (its `else:`).
+    ("gan_compared_option.py", "d_loss = D(fake).mean() - D(real).mean()", "TCL003",
+     "the script ran with `--loss wgan`"),
+    ("gan_compared_option.py", "nn.functional.softplus(D(fake)).mean()", "TCL003",
+     "the script ran with `--loss other`"),
     # A tutorial's demonstration switched off by hand (`flag = False` / `if flag:`).
     ("tutorial_switch.py", "w.add_(1)", "TCL004",
      "the script ran with `flag = True` at line 7 (it sets False; the flagged line is under `if flag:` at line 8)"),

@@ -355,7 +355,19 @@ class Ran:
 
 def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     """The settings to run the target in, best first: constructor configurations for a block,
-    stand-ins for a function's arguments (or a method's instance), or a caller that needs none."""
+    stand-ins for a function's arguments (or a method's instance), or a caller that needs none;
+    then the first of them again with each other value of the script's argparse options (the
+    function reads `args.loss`, and the flagged line is under `if args.loss == "wasserstein":`)."""
+    first = None
+    for setting in _settings(job, namespace, roles):
+        first = setting if first is None else first
+        yield setting
+    # Each load of the module parses the options with the arguments chosen here (verify/script.py).
+    while first is not None and not isinstance(first, ModuleLevel) and script.next_option_values():
+        yield first
+
+
+def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     target = job.target
     if _is_module_level(target) and job.code in TOP_LEVEL_EXPERIMENTS:
         yield ModuleLevel()

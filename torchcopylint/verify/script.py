@@ -69,6 +69,10 @@ class _Log:
     options: dict = field(default_factory=dict)
     arguments: list = field(default_factory=list)
     tried: set = field(default_factory=set)
+    # What the script compares each option with (`args.loss == "wasserstein"`): its other values
+    # when the option declares no choices.
+    compared: dict = field(default_factory=dict)
+    ran_with: str = ""
 
     def add(self, text: str) -> None:
         if text not in self.items:
@@ -112,7 +116,7 @@ def stood_in() -> str:
     items = []
     for plan in _log.plans:  # described as the data was made, which may be after the load
         items += list(plan.described.values()) + list(plan.stopped.values())
-    items += _log.items + sandbox.events()
+    items += _log.items + ([_log.ran_with] if _log.ran_with else []) + sandbox.events()
     return "; ".join(dict.fromkeys(items))
 
 
@@ -211,8 +215,37 @@ def _other_values(parser) -> dict:
         option = action.option_strings[-1]
         if action.choices and action.nargs in (None, "?"):
             found[option] = [[option, str(choice)] for choice in action.choices if choice != action.default]
+        elif action.dest in _log.compared and action.nargs in (None, "?") and action.type in (None, str):
+            # Each string the script compares it with, then one it compares with none (its `else:`).
+            values = [value for value in _log.compared[action.dest] if value != action.default]
+            found[option] = [[option, value] for value in values + [UNMATCHED_OPTION]]
         elif isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
             found[option] = [[option]]
+    return found
+
+
+UNMATCHED_OPTION = "other"  # a value none of the script's comparisons of an option match
+
+
+def compared_options(text: str) -> dict:
+    """Attribute -> the strings the script compares it with (`args.loss == "wasserstein"`,
+    `opt.mode in ("a", "b")`): the values an option without declared choices is meant to take."""
+    found: dict = {}
+    for node in ast.walk(ast.parse(text)):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+            continue
+        left, right = node.left, node.comparators[0]
+        if isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            pairs = [(left, [right]), (right, [left])]
+        elif isinstance(node.ops[0], (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+            pairs = [(left, right.elts)]
+        else:
+            continue
+        for side, literals in pairs:
+            if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in literals):
+                values = found.setdefault(side.attr, [])
+                values.extend(e.value for e in literals if e.value not in values)
     return found
 
 
@@ -254,8 +287,9 @@ def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
 
 
 def _note_arguments() -> None:
-    if _log.arguments:
-        _log.add(f"the script ran with `{' '.join(_log.arguments)}` (its default does not reach the flagged line)")
+    """The evidence names the arguments of the run that counts (the last), not those tried before it."""
+    _log.ran_with = f"the script ran with `{' '.join(_log.arguments)}` (its default does not reach the flagged " \
+                    f"line)" if _log.arguments else ""
 
 
 def _required_values(parser) -> tuple[list, list]:
@@ -334,6 +368,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             raise LoopLimit()
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
+    _log.compared = compared_options(source)
     choice, full_batches, learned = 0, False, _learned
     errors: list[str] = []
     text = limited.text
@@ -597,7 +632,9 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
 
     helpers = {**plan.helpers(), FAILED_HELPER: failed}
     seed()
+    _log.compared = compared_options(source)
     namespace = execute(text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
+    _note_arguments()
     _record(plan, namespace)
     return namespace
 
