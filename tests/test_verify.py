@@ -212,7 +212,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 # --- code that was not written for the tool: stand-ins, configurations, reached or not ----------
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
-                    "flag_arguments.py")
+                    "flag_arguments.py", "generator_function.py")
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +232,12 @@ def standins_verified(tmp_path_factory):
 
 def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int = 1) -> Verdict:
     return _verdict(verified, name, text, code, occurrence)
+
+
+def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):
+    verdict = _standin_verdict(standins_verified, "generator_function.py", "yield window.clone().abs()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "the clone allocated 64 bytes per call" in verdict.evidence, verdict.evidence
 
 
 def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):

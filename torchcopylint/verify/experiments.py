@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import itertools
 import sys
 import time
 import warnings
@@ -532,7 +533,11 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         run_module_level(job, probe=probe)
         return Ran(None)
     _require_runnable(target)
-    runner = probe.run if probe is not None else (lambda f, *a, **k: f(*a, **k))
+    run = probe.run if probe is not None else (lambda f, *a, **k: f(*a, **k))
+
+    def runner(function: Callable, *arguments, **keywords):
+        return run(_drained(function), *arguments, **keywords)
+
     if isinstance(setting, Configuration):
         cls = namespace[target.class_name]
         method = target.function_name or "forward"
@@ -608,6 +613,19 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     arguments = [made[n] for n in setting.names] if isinstance(setting, FunctionStandIns) else []
     flags = dict(setting.flags) if isinstance(setting, FunctionStandIns) else {}
     return Ran(runner(function, *arguments, **flags), made=made, made_text=text)
+
+
+# The items of a generator function's result the experiment takes: its body runs only as it is iterated.
+GENERATED_ITEMS = 8
+
+
+def _drained(function: Callable) -> Callable:
+    """The function, its result iterated (a few items) when it is a generator: the body of `def
+    batches(...): ... yield x` runs only then, and the flagged line with it."""
+    def call(*arguments, **keywords):
+        result = function(*arguments, **keywords)
+        return list(itertools.islice(result, GENERATED_ITEMS)) if inspect.isgenerator(result) else result
+    return call
 
 
 def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tuple] = None, setting: Any = None):
