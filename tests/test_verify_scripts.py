@@ -623,3 +623,19 @@ def test_notebook_function_reading_globals_of_earlier_cells_is_confirmed(noteboo
     assert "`train_loader = torch.utils.data.DataLoader(...)` over `datasets.MNIST(...)` (cell 3, line 3)" \
         in verdict["evidence"], verdict
     assert snapshot(notebook_verified["folder"]) == notebook_verified["before"]
+
+
+@pytest.mark.parametrize("text, passed", [
+    ("layer.weight[0, 0] = 1", ""),
+    ("layer.weight[0, 1] = 2", "the statement at line 9, before the flagged one, raised as PyTorch refused its "
+                               "in-place write to a leaf (nothing was written): the run went on past it"),
+    ("layer.weight[1, 0] = 3", "the statements at line 9, line 10, before the flagged one, raised as PyTorch refused "
+                               "their in-place write to a leaf (nothing was written): the run went on past them"),
+])
+def test_each_of_several_refused_writes_in_a_row_is_confirmed(scripts_verified, text, passed):
+    # The slice of the third write holds the first two, which raise the very error it predicts: they
+    # wrote nothing, so the run goes past them (named) to the flagged line.
+    verdict = _verdict(scripts_verified, "parameter_writes.py", text, "TCL004")
+    assert verdict.status == "confirmed", verdict
+    assert "leaf Variable that requires grad is being used in an in-place operation" in verdict.evidence
+    assert (passed in verdict.evidence) if passed else ("went on past" not in verdict.evidence), verdict.evidence

@@ -66,9 +66,7 @@ from torchcopylint.verify.snippet import (
     enclosing,
 )
 
-LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
-               "a view of a leaf Variable that requires grad is being used in an in-place operation",
-               "arguments don't support automatic differentiation, but one of the arguments requires grad")
+LEAF_ERRORS = script.LEAF_ERRORS
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
 # Packages that are not installed a snippet may import (and must never use) before it is given up.
 MAX_STAND_INS = 8

@@ -49,6 +49,12 @@ from torchcopylint.verify.watching import bytes_cloned_at
 PASSES = {"TCL007": 3, "TCL011": 2}
 MAX_ATTEMPTS = 8
 FAILED_HELPER = "__tcl_failed__"
+# What PyTorch raises for an in-place write to a leaf that requires grad, before it writes anything.
+LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place operation",
+               "a view of a leaf Variable that requires grad is being used in an in-place operation",
+               "arguments don't support automatic differentiation, but one of the arguments requires grad")
+# Earlier statements of the slice a run may go past because they raised one of LEAF_ERRORS.
+MAX_PASSED_WRITES = 16
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -73,6 +79,7 @@ class _Log:
     # when the option declares no choices.
     compared: dict = field(default_factory=dict)
     ran_with: str = ""
+    passed_writes: list = field(default_factory=list)  # lines of refused writes a run went past
 
     def add(self, text: str) -> None:
         if text not in self.items:
@@ -116,7 +123,7 @@ def stood_in() -> str:
     items = []
     for plan in _log.plans:  # described as the data was made, which may be after the load
         items += list(plan.described.values()) + list(plan.stopped.values())
-    items += _log.items + ([_log.ran_with] if _log.ran_with else []) + sandbox.events()
+    items += _log.items + [text for text in (_log.ran_with, _passed_writes_text()) if text] + sandbox.events()
     return "; ".join(dict.fromkeys(items))
 
 
@@ -372,8 +379,11 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     choice, full_batches, learned = 0, False, _learned
     errors: list[str] = []
     text = limited.text
-    for attempt in range(MAX_ATTEMPTS):
+    passed_writes: frozenset = frozenset()
+    attempt = 0
+    while attempt < MAX_ATTEMPTS:
         last = attempt == MAX_ATTEMPTS - 1
+        attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned)
         passes.reset()
         probe.executed.clear()
@@ -381,12 +391,21 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         namespace: Optional[dict] = None
         seed()
         try:
-            namespace = execute(text, path, probe, helpers=plan.helpers(), plan=plan)
+            namespace = execute(text, path, probe, helpers={**plan.helpers(), FAILED_HELPER: _passed_write},
+                                plan=plan, tolerant=passed_writes)
         except StopRun:
             _record(plan, plan.namespace)
             _note_arguments()
             raise
         except Exception as error:
+            refused = _refused_write(error, path, text, start)
+            if refused is not None and refused not in passed_writes and len(passed_writes) < MAX_PASSED_WRITES:
+                # An earlier statement of the slice (a notebook cell's first of several writes to a
+                # parameter) raised as it refused an in-place write to a leaf: it wrote nothing, and
+                # the run goes on past it to the flagged line. Not an attempt of its own.
+                passed_writes |= {refused}
+                attempt -= 1
+                continue
             errors.append(f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}")
             before_claim = not any(probe.executed.get(line) for line in watched)
             shape = plan.learn(error)
@@ -420,6 +439,39 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         return namespace
     # Not reached: the last attempt raises or returns.
     raise CannotRun(f"no stand-in data fitted the script ({'; '.join(dict.fromkeys(errors))[:300]})")
+
+
+def _refused_write(error: BaseException, path: str, text: str, flagged_start: int) -> Optional[int]:
+    """The first line of the top-level statement that raised `error`, when it ends before the flagged
+    line and the error is PyTorch refusing an in-place write to a leaf (which writes nothing); None otherwise."""
+    if not any(message in str(error) for message in LEAF_ERRORS):
+        return None
+    line = None
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == path and trace.tb_frame.f_code.co_name == "<module>":
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    if line is None:
+        return None
+    statement = next((node for node in ast.parse(text).body if node.lineno <= line <= (node.end_lineno or node.lineno)),
+                     None)
+    return statement.lineno if statement is not None and (statement.end_lineno or line) < flagged_start else None
+
+
+def _passed_write(line: int, error: BaseException) -> None:
+    if line not in _log.passed_writes:
+        _log.passed_writes.append(line)
+
+
+def _passed_writes_text() -> str:
+    lines = _log.passed_writes
+    if not lines:
+        return ""
+    where = ", ".join(f"line {line}" for line in lines)  # each `line N`: a notebook's evidence names its cell
+    return (f"the statement{'s' if len(lines) > 1 else ''} at {where}, before the flagged one, raised as PyTorch "
+            f"refused {'their' if len(lines) > 1 else 'its'} in-place write to a leaf (nothing was written): the run "
+            f"went on past {'them' if len(lines) > 1 else 'it'}")
 
 
 @functools.lru_cache(maxsize=32)
