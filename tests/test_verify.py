@@ -212,7 +212,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 # --- code that was not written for the tool: stand-ins, configurations, reached or not ----------
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
-                    "flag_arguments.py", "generator_function.py")
+                    "flag_arguments.py", "generator_function.py", "several_inputs.py")
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +232,24 @@ def standins_verified(tmp_path_factory):
 
 def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int = 1) -> Verdict:
     return _verdict(verified, name, text, code, occurrence)
+
+
+def test_a_forward_of_several_inputs_gets_stand_ins_from_use(standins_verified):
+    # forward(classifier, images, labels): no input shape fits; a network for the one it calls,
+    # class indices for the loss target, a tensor for the rest.
+    verdict = _standin_verdict(standins_verified, "several_inputs.py", "start = images.detach()", "TCL006")
+    assert verdict.status == "confirmed", verdict
+    assert "classifier = StandInNet" in verdict.evidence and "labels = class indices" in verdict.evidence, \
+        verdict.evidence
+    assert "with RandomStartAttack(16, 16), stand-ins" in verdict.evidence, verdict.evidence
+
+
+def test_a_forward_of_several_inputs_gets_the_width_its_module_is_built_with(standins_verified):
+    # `right.view(b, -1, 1)` against rows of the bank's width, and indices for `index_select`.
+    verdict = _standin_verdict(standins_verified, "several_inputs.py", "return score.clone().exp()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "stand-ins of 16 features, a size the module is built with" in verdict.evidence, verdict.evidence
+    assert "index = class indices" in verdict.evidence, verdict.evidence
 
 
 def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):

@@ -342,6 +342,19 @@ class BuiltInstance(FunctionStandIns):
         return "stand-ins"  # the evidence says how the object was built (`made_text`)
 
 
+@dataclass(frozen=True)
+class ModuleStandIns(FunctionStandIns):
+    """A method of several inputs (`forward(model, x, y)`, `forward(v1, v2, y, idx)`) of a module a
+    configuration builds: its arguments are stand-ins from how it uses them (a network for the one
+    it calls, class indices for the one it indexes with), where no single input shape can fit."""
+
+    configuration: Optional[Configuration] = None
+
+    @property
+    def description(self) -> str:
+        return f"{self.configuration.description}, {self.standins.description}"
+
+
 @dataclass
 class Ran:
     result: Any
@@ -379,11 +392,14 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         if isinstance(cls, type) and issubclass(cls, nn.Module) and not roles:
             try:
                 first = configurations(cls, job.source, job.path, job.factories)
-                yield next(first)
-                yield from first
-                return
+                built = next(first)
             except CannotRun as reason:
                 failure = reason
+            else:
+                yield built
+                yield from first
+                yield from _module_standins(job, cls, tree, method, built)
+                return
         else:
             failure = CannotRun(f"{target.class_name} is not an nn.Module")
         node = standins.function_node(tree, target.class_name, method)
@@ -434,6 +450,26 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     # The flagged line may sit on the path a flag selects (`if rand_init:`): the flags flipped, one at a time.
     yield from (FunctionStandIns(found[0], tuple(names), ((name, not default),))
                 for name, default in standins.flag_defaults(function))
+
+
+def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: Configuration):
+    """For a method of several inputs, the module `built` with stand-ins for them from use: after the
+    input shapes its call sites give (which come first, as the program's own)."""
+    node = standins.function_node(tree, job.target.class_name, method)
+    function = getattr(cls, method, None)
+    if node is None or function is None or _required_inputs(cls, method) < 2:
+        return
+    names, annotations = standins.missing_parameters(function)
+    try:
+        found = standins.settings_for(node, names[1:], annotations, job.device)
+    except CannotRun:
+        return
+    # A module built with sizes (`Memory(16, 16, 16)`) takes features of those sizes (`v.view(b, size, 1)`).
+    sizes = dict.fromkeys(value for value in (*built.args, *built.kwargs.values())
+                          if type(value) is int and 0 < value <= 4096 and value != standins.FEATURES)
+    found += [standins.StandIns(f"stand-ins of {size} features, a size the module is built with",
+                                found[0].plan.varied("", None, sample=(size,)), job.device) for size in sizes]
+    yield from (ModuleStandIns(s, tuple(names[1:]), configuration=built) for s in found)
 
 
 def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Optional[dict]) -> tuple:
@@ -552,6 +588,14 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         for _ in range(calls):
             result = runner(getattr(module, method), *arguments)
         return Ran(result, module, leaf, shape)
+    if isinstance(setting, ModuleStandIns):
+        module = setting.configuration.build(namespace[target.class_name]).to(job.device)
+        made, text = setting.standins.make(seed=0)
+        torch.manual_seed(2)
+        result = None
+        for _ in range(calls):
+            result = runner(getattr(module, target.function_name or "forward"), *(made[n] for n in setting.names))
+        return Ran(result, module, made=made, made_text=text)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
         torch.manual_seed(2)

@@ -60,6 +60,11 @@ CLASS_LOSSES = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "mul
 VALUE_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
                 "binary_cross_entropy_with_logits", "kl_div", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
                 "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "cosine_embedding_loss"}
+# Calls whose `index` argument holds indices (the third of `torch.index_select(x, 0, idx)`, the second of
+# the method forms), and the reshapes an index goes through on its way there.
+INDEX_TAKERS = {"index_select", "index_copy_", "index_copy", "index_add_", "index_add", "index_fill_", "gather",
+                "scatter_", "scatter", "scatter_add_", "take_along_dim"}
+INDEX_VIEWS = {"view", "reshape", "flatten", "long", "squeeze", "unsqueeze", "to", "cuda", "contiguous"}
 # Names that say "class labels" when nothing in the code says otherwise.
 # A suffix says which labels (`y_in`, `labels_batch`, `y_true`): still class labels.
 LABEL_NAMES = re.compile(r"^(labels?|targets?|classes|class_ids?|cls|y|gt_labels?|real_labels|class_labels|"
@@ -330,6 +335,14 @@ def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
         marked = (target, "class")  # `criterion(out, labels)`: an object of unknown kind, a label-named target
     elif last == "one_hot" or re.search(r"(?i)emb", last):
         marked = (first, "class")  # `F.one_hot(y, 10)`, `self.label_emb(labels)`
+    elif last in INDEX_TAKERS:
+        # `torch.index_select(bank, 0, idx.view(-1))`, `bank.index_copy_(0, y, rows)`: indices.
+        position = 2 if callee.startswith("torch.") else 1
+        index = call.args[position] if len(call.args) > position else \
+            next((k.value for k in call.keywords if k.arg == "index"), None)
+        while isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute) and index.func.attr in INDEX_VIEWS:
+            index = index.func.value
+        marked = (index, "class")
     if marked is None or marked[0] is None or _key(marked[0]) is None:
         return
     found = use(marked[0])
