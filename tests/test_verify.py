@@ -252,6 +252,12 @@ def test_a_forward_of_several_inputs_gets_the_width_its_module_is_built_with(sta
     assert "index = class indices" in verdict.evidence, verdict.evidence
 
 
+def test_keyword_only_parameters_are_passed_by_keyword(standins_verified):
+    verdict = _standin_verdict(standins_verified, "several_inputs.py", "return base.clone().add(offset * 2.0)", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "offset = 0.1" in verdict.evidence, verdict.evidence
+
+
 def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):
     verdict = _standin_verdict(standins_verified, "generator_function.py", "yield window.clone().abs()", "TCL001")
     assert verdict.status == "confirmed", verdict

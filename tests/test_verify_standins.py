@@ -264,3 +264,51 @@ def test_preparations_are_what_a_caller_in_the_class_runs_before_the_method():
     assert preparations(tree, "Attack", "step") == [("setup", "attack")]
     assert preparations(tree, "Attack", "setup") == []
     assert preparations(tree, "Other", "step") == []
+
+
+def test_a_key_of_a_dict_of_string_keys_is_one_of_its_keys():
+    from torchcopylint.verify.standins import settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        STEPS = {"linf": 1, "l2": 2}
+
+        class Store:
+            def __init__(self):
+                self.count = {"train": 0, "test": 0}
+
+            def take(self, x, mode, norm, index):
+                self.count[mode] += x.size(0)
+                rows = self.cache[index]
+                return x * STEPS[norm] + rows + index
+    """))
+    method = tree.body[1].body[1]
+    found = settings_for(method, ["x", "mode", "norm", "index"], {}, "cpu", tree=tree)
+    kinds = found[0].plan.kinds
+    assert kinds["mode"] == "choice" and found[0].plan.choices["mode"] == ["train", "test"]
+    assert kinds["norm"] == "choice" and found[0].plan.choices["norm"] == ["linf", "l2"]
+    # A key of a container the file builds of no string keys says nothing of the kind.
+    assert kinds["index"] != "choice"
+    made, _ = found[0].make()
+    assert made["mode"] == "train" and made["norm"] == "linf"
+    # Without the file, nothing says what `mode` is.
+    from torchcopylint.verify.inputs import CannotRun
+
+    with pytest.raises(CannotRun, match="needs `mode`"):
+        settings_for(method, ["x", "mode", "norm", "index"], {}, "cpu")
+
+
+def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def per_sample(batch, loader):
+            out = torch.zeros(batch.size())
+            for i, row in enumerate(batch):
+                out[i] = row * 2
+            for x, y in loader:
+                pass
+            return out
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("batch", found["batch"]) == "tensor"
+    assert kind_of("loader", found["loader"]) == "loader"

@@ -412,7 +412,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         attributes = standins.self_attributes(cls, used)
         try:
             found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
-                                          standins.constructor_defaults(tree, target.class_name))
+                                          standins.constructor_defaults(tree, target.class_name), tree=tree)
         except CannotRun as reason:
             raise CannotRun(f"{failure}; {reason}") from reason
         built = None if issubclass(cls, nn.Module) else \
@@ -437,7 +437,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield from_call
     try:
         node = standins.function_node(tree, None, target.function_name)
-        found = standins.settings_for(node, names, annotations, job.device, roles)
+        found = standins.settings_for(node, names, annotations, job.device, roles, tree=tree)
     except CannotRun:
         callers = callers_without_arguments(job.source, target.function_name)
         if not callers:
@@ -461,7 +461,7 @@ def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: 
         return
     names, annotations = standins.missing_parameters(function)
     try:
-        found = standins.settings_for(node, names[1:], annotations, job.device)
+        found = standins.settings_for(node, names[1:], annotations, job.device, tree=tree)
     except CannotRun:
         return
     # A module built with sizes (`Memory(16, 16, 16)`) takes features of those sizes (`v.view(b, size, 1)`).
@@ -483,7 +483,7 @@ def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Opt
             continue
         names, annotations = standins.missing_parameters(function)
         try:
-            made = standins.settings_for(node, names[1:], annotations, job.device, roles)[0]
+            made = standins.settings_for(node, names[1:], annotations, job.device, roles, tree=tree)[0]
         except CannotRun:
             continue
         found.append(Preparation(name, caller, tuple(names[1:]), made))
@@ -524,7 +524,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     if rest:
         try:
             node = standins.function_node(tree, None, job.target.function_name)
-            found = standins.settings_for(node, rest, annotations, job.device, roles)[0]
+            found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
         except (CannotRun, IndexError) as reason:
             return None, f"the top-level call at line {site.line} passes values, but not for all: {reason}"
     shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
@@ -594,7 +594,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         torch.manual_seed(2)
         result = None
         for _ in range(calls):
-            result = runner(getattr(module, target.function_name or "forward"), *(made[n] for n in setting.names))
+            method = getattr(module, target.function_name or "forward")
+            result = runner(method, *_passed(method, setting.names, made), **_keywords(method, setting.names, made))
         return Ran(result, module, made=made, made_text=text)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
@@ -618,7 +619,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         torch.manual_seed(2)
         result = None
         for _ in range(calls):
-            result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names))
+            method = getattr(instance, target.function_name)
+            result = runner(method, *_passed(method, setting.names, made), **_keywords(method, setting.names, made))
         arguments = setting.standins.plan.describe(made, only=tuple(setting.names) + tuple(unset)) \
             if setting.names or unset else ""
         return Ran(result, made=made, made_text="; ".join(
@@ -641,8 +643,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         torch.manual_seed(2)
         result = None
         for _ in range(calls):
-            result = runner(getattr(instance, target.function_name), *(made[n] for n in setting.names),
-                            **dict(setting.flags))
+            method = getattr(instance, target.function_name)
+            result = runner(method, *_passed(method, setting.names, made),
+                            **_keywords(method, setting.names, made), **dict(setting.flags))
         return Ran(result, made=made, made_text=text)
     function = namespace[target.function_name]
     if isinstance(setting, FromCallSite):
@@ -652,9 +655,28 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         return Ran(runner(function, **{setting.name: setting.value}))
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     torch.manual_seed(2)
-    arguments = [made[n] for n in setting.names] if isinstance(setting, FunctionStandIns) else []
+    names = setting.names if isinstance(setting, FunctionStandIns) else ()
     flags = dict(setting.flags) if isinstance(setting, FunctionStandIns) else {}
-    return Ran(runner(function, *arguments, **flags), made=made, made_text=text)
+    return Ran(runner(function, *_passed(function, names, made), **_keywords(function, names, made), **flags),
+               made=made, made_text=text)
+
+
+def _keyword_only(function: Callable) -> set:
+    try:
+        return {p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY}
+    except (TypeError, ValueError):
+        return set()
+
+
+def _passed(function: Callable, names: tuple, made: dict) -> list:
+    """The stand-ins of `names` passed by position: all but the keyword-only ones (`*, constraint`)."""
+    keyword_only = _keyword_only(function)
+    return [made[name] for name in names if name not in keyword_only]
+
+
+def _keywords(function: Callable, names: tuple, made: dict) -> dict:
+    keyword_only = _keyword_only(function)
+    return {name: made[name] for name in names if name in keyword_only}
 
 
 # The items of a generator function's result the experiment takes: its body runs only as it is iterated.

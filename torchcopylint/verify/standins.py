@@ -95,6 +95,8 @@ class Use:
     fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
     class_target: bool = False  # a class-index target or index: `F.cross_entropy(out, y)`, `embed(y)`, `one_hot(y)`
     value_target: bool = False  # the target of a loss of values: `F.mse_loss(out, y)`
+    keys_of: set = field(default_factory=set)  # the containers it is a key of: `self.count[mode]` -> {"self.count"}
+    dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
 
     @property
     def seen(self) -> bool:
@@ -257,6 +259,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             key = _key(node.slice)
             if key is not None and LABEL_NAMES.match(key.split(".")[-1]):
                 use(node.slice).class_target = True  # `self.prototypes[labels]`
+            if key is not None and _key(node.value) is not None:
+                use(node.slice).keys_of.add(_key(node.value))
             if isinstance(node.slice, ast.Slice):  # `selected[0:K]`: a bound is an int
                 for bound in (node.slice.lower, node.slice.upper, node.slice.step):
                     if bound is not None and _key(bound):
@@ -558,8 +562,10 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "loss" if LOSS_NAME.search(bare) else "module"
     if use.methods & OPTIMIZER_METHODS:
         return "optimizer"
-    if use.iterated:
-        return "loader"
+    if use.iterated and not use.methods & TENSOR_METHODS:
+        return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
+    if use.dict_key:
+        return "choice"  # `self.count[mode]` where `self.count = {"train": 0, "test": 0}`
     if use.class_target or (LABEL_NAMES.match(bare) and use.seen and not (
             use.value_target or use.arithmetic or use.torch_argument or use.indexed or use.ordered or use.in_range
             or use.sizes)):
@@ -791,10 +797,34 @@ class StandIns:
         return made, self.plan.describe(made)
 
 
+def string_keyed_dicts(tree: ast.Module) -> dict[str, list]:
+    """`self.count` or `STEPS` -> the keys of the dict literal of string keys the file assigns it
+    (`self.count = {"train": 0, "test": 0}`); a name assigned two such dicts differently is left out."""
+    found: dict = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Dict)):
+            continue
+        key = _key(node.targets[0])
+        keys = node.value.keys
+        if key is None or not keys or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+            continue
+        values = [k.value for k in keys]
+        found[key] = values if found.get(key, values) == values else None
+    return {key: values for key, values in found.items() if values}
+
+
 def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str,
-                 roles: Optional[dict] = None, defaults: Optional[dict] = None) -> list[StandIns]:
-    """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then of values."""
+                 roles: Optional[dict] = None, defaults: Optional[dict] = None,
+                 tree: Optional[ast.Module] = None) -> list[StandIns]:
+    """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then
+    of values. `tree`, the file: the dicts of string keys it builds, whose keys the names may be."""
     found = uses(node)
+    dicts = string_keyed_dicts(tree) if tree is not None else {}
+    for use_ in found.values():
+        keys = [key for container in sorted(use_.keys_of) for key in dicts.get(container, [])]
+        if keys:
+            use_.dict_key = True
+            use_.compared.extend(key for key in dict.fromkeys(keys) if key not in use_.compared)
     base = plan(names, found, annotations, roles or {}, defaults)
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]

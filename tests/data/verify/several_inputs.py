@@ -1,7 +1,8 @@
 """Modules whose forward takes several inputs that no single input shape fills: a perturbation that
 takes the classifier it attacks, and a memory that scores two views against the rows its indices
 pick. Their inputs are stand-ins from how forward uses them (a network for the one it calls, class
-indices for the one it indexes with), of the width the module is built with."""
+indices for the one it indexes with), of the width the module is built with; keyword-only
+parameters by keyword."""
 
 import torch
 from torch import nn
@@ -34,3 +35,9 @@ class PairMemory(nn.Module):
         rows = torch.index_select(self.bank, 0, index.view(-1))
         score = torch.bmm(rows.view(left.size(0), 1, -1), right.view(left.size(0), -1, 1))
         return score.clone().exp()  # expect: TCL001
+
+
+def shifted(values, *, offset, scale=1.0):
+    """Keyword-only parameters (`*, offset`) are passed by keyword."""
+    base = torch.as_tensor(values) * scale
+    return base.clone().add(offset * 2.0)  # expect: TCL001
