@@ -212,7 +212,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 # --- code that was not written for the tool: stand-ins, configurations, reached or not ----------
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
-                    "flag_arguments.py", "generator_function.py", "several_inputs.py")
+                    "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py")
 
 
 @pytest.fixture(scope="module")
@@ -256,6 +256,16 @@ def test_keyword_only_parameters_are_passed_by_keyword(standins_verified):
     verdict = _standin_verdict(standins_verified, "several_inputs.py", "return base.clone().add(offset * 2.0)", "TCL001")
     assert verdict.status == "confirmed", verdict
     assert "offset = 0.1" in verdict.evidence, verdict.evidence
+
+
+def test_a_module_given_a_network_is_built_with_a_stand_in_one_and_autograd_grad_is_watched(standins_verified):
+    # EnergyModel(energy_net, step_size): a stand-in network for `energy_net`, named; the graph kept
+    # by `torch.autograd.grad(..., retain_graph=True)` is measured like a `.backward()`'s.
+    verdict = _standin_verdict(standins_verified, "energy_model.py", "return torch.autograd.grad(energy", "TCL011")
+    assert verdict.status == "confirmed", verdict
+    assert "the retained graph still held 3 saved activation tensors" in verdict.evidence, verdict.evidence
+    assert "to its end with no second-backward error" in verdict.evidence, verdict.evidence
+    assert "built as EnergyModel(<network>, 16), each <network> a StandInNet" in verdict.evidence, verdict.evidence
 
 
 def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):

@@ -23,6 +23,7 @@ from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
 from torchcopylint.verify.snippet import literal_calls
+from torchcopylint.verify.standins import CLASSES, NETWORK_WORDS, StandInNet
 
 # Channel or feature count given to a required int parameter that nothing else decides.
 WIDTH = 16
@@ -34,6 +35,21 @@ class ScaledInput(nn.Module):
 
     def forward(self, x):
         return x * 1.0
+
+
+class NetworkArgument:
+    """Stands in for a required argument named like a network (`energy_net`, `model`): each build
+    gets a fresh stand-in network (verify/standins.py)."""
+
+    def __repr__(self) -> str:
+        return "<network>"
+
+
+def stand_in_networks(configuration: "Configuration") -> str:
+    """What `<network>` in the configuration's description is, for the evidence; "" if it has none."""
+    if not any(isinstance(value, NetworkArgument) for value in (*configuration.args, *configuration.kwargs.values())):
+        return ""
+    return f"built as {configuration.description}, each <network> a {StandInNet((CLASSES,)).describe()}"
 
 
 @dataclass(frozen=True)
@@ -49,10 +65,12 @@ class Configuration:
         torch.manual_seed(seed)
         if self.factory is not None:
             return self.factory()
-        return cls(*self.args, **{name: _fresh(value) for name, value in self.kwargs.items()})
+        return cls(*map(_fresh, self.args), **{name: _fresh(value) for name, value in self.kwargs.items()})
 
 
 def _fresh(value: Any) -> Any:
+    if isinstance(value, NetworkArgument):
+        return StandInNet((CLASSES,))
     return ScaledInput() if isinstance(value, ScaledInput) else value
 
 
@@ -159,6 +177,8 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
 
 def _value_for(parameter: inspect.Parameter) -> Any:
     annotation = parameter.annotation
+    if annotation is parameter.empty and any(word in parameter.name.lower() for word in NETWORK_WORDS):
+        return NetworkArgument()  # `EBM(energy_net, ...)`: a module wrapping the network it is given
     if annotation in (bool, "bool"):
         return False
     if annotation in (float, "float"):

@@ -7,6 +7,7 @@ code: an experiment that cannot run it says `unverified` and why.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import inspect
 import itertools
@@ -20,7 +21,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import callsites, flagged, legacy, noops, script, standins, topcalls
-from torchcopylint.verify.configurations import Configuration, configurations
+from torchcopylint.verify.configurations import Configuration, configurations, stand_in_networks
 from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
 from torchcopylint.verify.inputs import (
@@ -578,6 +579,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         if method == "__init__":
             return Ran(runner(lambda: setting.build(cls)))
         module = setting.build(cls).to(job.device)
+        networks = stand_in_networks(setting)
+        if networks:
+            script.note(networks)
         if shape is None:
             shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device), method,
                                  flagged=(job.path, job.line))
@@ -2130,7 +2134,7 @@ def retain_graph_workaround(job: Job) -> Outcome:
                             f"{backward_line} to drop")
         job = dataclasses.replace(job, fixed_source=fixed_source)
         own_fix = " (the diagnosis has no fix: the experiment dropped it from that call itself)"
-    later, error = _run_without_retaining(job, backward_line)
+    later, error, again = _run_without_retaining(job, backward_line)
     if error is not None and SECOND_BACKWARD_ERROR in error:
         if job.context.get("kind") == "workaround":
             raise CannotRun("without `retain_graph=True` the generator's backward needs the graph: TCL003's "
@@ -2146,7 +2150,8 @@ def retain_graph_workaround(job: Job) -> Outcome:
     return confirmed(f"after the backward at line {backward_line} the retained graph still held {activation_count} saved "
                      f"activation tensors ({activations:,} bytes; plus {parameter_count} parameters, {parameters:,} "
                      f"bytes, which live anyway); without `retain_graph=True`{detach}{own_fix} the run went on through "
-                     f"{later} later backward(s) to the next pass over that line with no second-backward error")
+                     f"{later} later backward(s) to {'the next pass over that line' if again else 'its end'} with no "
+                     f"second-backward error")
 
 
 def _without_retain_graph(source: str, line: int) -> Optional[str]:
@@ -2170,21 +2175,32 @@ _COMPOUND_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast
                         ast.While, ast.With, ast.AsyncWith, ast.Try)
 
 
-def _backward_watcher(path: str, line: int, on_call: Callable) -> Callable:
-    original = torch.autograd.backward
+@contextlib.contextmanager
+def _watching_backwards(path: str, line: int, on_call: Callable):
+    """Within: every `torch.autograd.backward` (`loss.backward()`) and `torch.autograd.grad` call the
+    file makes is reported, after it ran, as on_call(its outputs, whether it is the one at `line`)."""
+    originals = torch.autograd.backward, torch.autograd.grad
 
-    def watching(tensors, *args, **kwargs):
-        result = original(tensors, *args, **kwargs)
-        frame = sys._getframe(1)
-        depth = 0
-        while frame is not None and depth < 12:
-            if frame.f_code.co_filename == path:
-                on_call(tensors, frame.f_lineno == line)
-                break
-            frame, depth = frame.f_back, depth + 1
-        return result
+    def watched(original: Callable, first: str) -> Callable:
+        def watching(*args, **kwargs):
+            roots = args[0] if args else kwargs.get(first)
+            result = original(*args, **kwargs)
+            frame = sys._getframe(1)
+            depth = 0
+            while frame is not None and depth < 12:
+                if frame.f_code.co_filename == path:
+                    on_call(roots, frame.f_lineno == line)
+                    break
+                frame, depth = frame.f_back, depth + 1
+            return result
+        return watching
 
-    return watching
+    torch.autograd.backward = watched(originals[0], "tensors")
+    torch.autograd.grad = watched(originals[1], "outputs")
+    try:
+        yield
+    finally:
+        torch.autograd.backward, torch.autograd.grad = originals
 
 
 def _retained_after_backward(job: Job, line: int):
@@ -2197,17 +2213,14 @@ def _retained_after_backward(job: Job, line: int):
             seen["held"] = _saved_bytes(roots)
             raise StopRun
 
-    original = torch.autograd.backward
-    torch.autograd.backward = _backward_watcher(job.path, line, on_call)
     try:
-        run_loaded(job)
+        with _watching_backwards(job.path, line, on_call):
+            run_loaded(job)
     except StopRun:
         pass
     except RuntimeError as error:
         if "held" not in seen:
             raise CannotRun(f"the code failed before the backward: {str(error).splitlines()[0][:160]}") from error
-    finally:
-        torch.autograd.backward = original
     return seen.get("held")
 
 
@@ -2252,8 +2265,9 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
     return activations, activation_count, parameters, parameter_count
 
 
-def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
-    """Run the fixed code until the flagged backward is about to run a second time: (later backwards, error)."""
+def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str], bool]:
+    """Run the fixed code until the flagged backward is about to run a second time: (later backwards,
+    error, whether it came to that second time rather than the run's end)."""
     fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories)
     counts = {"flagged": 0, "later": 0}
 
@@ -2272,20 +2286,17 @@ def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str]]:
             raise StopRun
 
     probe.on_before(line, before)
-    original = torch.autograd.backward
-    torch.autograd.backward = _backward_watcher(job.path, line, on_call)
     error = None
     try:
-        run_loaded(fixed, probe)
+        with _watching_backwards(job.path, line, on_call):
+            run_loaded(fixed, probe)
     except StopRun:
         pass
     except RuntimeError as raised:
         error = str(raised).splitlines()[0] if str(raised) else "RuntimeError"
-    finally:
-        torch.autograd.backward = original
     if not runs[0]:
         raise CannotRun(f"the backward at line {line} was not reached in the fixed code")
-    return counts["later"], error
+    return counts["later"], error, runs[0] > 1
 
 
 RESHAPE_TRIES = 3  # tries of an experiment whose run failed on a reshape of a stand-in batch
