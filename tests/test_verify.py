@@ -309,6 +309,10 @@ def test_a_line_under_a_boolean_argument_s_other_value_is_reached_and_the_value_
     verdict = _standin_verdict(standins_verified, "flag_arguments.py", "start = torch.tensor(", "TCL008", occurrence=2)
     assert verdict.status == "confirmed", verdict
     assert verdict.evidence.endswith("with stand-ins, rand_init=True"), verdict.evidence
+    # `project(x, eps, distance="l_inf")`: the copy-construct is under `elif distance == "l_2":`.
+    verdict = _standin_verdict(standins_verified, "flag_arguments.py", "delta = torch.tensor(", "TCL008")
+    assert verdict.status == "confirmed", verdict
+    assert verdict.evidence.endswith("with stand-ins, distance='l_2'"), verdict.evidence
 
 
 def test_inplace_op_on_a_branch_nothing_takes_is_not_reached_never_refuted(standins_verified):

@@ -260,11 +260,11 @@ class AsGiven:
 
 @dataclass(frozen=True)
 class WithFlag:
-    """A function that needs no argument, called with one of its boolean defaults flipped: the
-    flagged line may sit on the branch the flag selects (`w.mul_(2) if flag else w * 2`)."""
+    """A function that needs no argument, called with one of its defaults the other way: the flagged
+    line may sit on the branch a flag or a mode selects (`w.mul_(2) if flag else w * 2`)."""
 
     name: str
-    value: bool
+    value: Any
 
     @property
     def description(self) -> str:
@@ -299,7 +299,7 @@ class FunctionStandIns:
 
     standins: standins.StandIns
     names: tuple
-    flags: tuple = ()  # (name, value) of a boolean parameter called with its default flipped
+    flags: tuple = ()  # (name, value) of a parameter called with its default the other way
     preparations: tuple = ()  # of Preparation, for a method: run on the object first
 
     @property
@@ -424,14 +424,15 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, constructor=built[0],
                                 constructor_names=built[1])
         yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared) for s in found)
-        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, not default),), prepared)
-                    for name, default in standins.flag_defaults(function))
+        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, value),), prepared)
+                    for name, value in standins.other_defaults(function, node))
         return
     function = namespace[target.function_name]
     names, annotations = standins.missing_parameters(function)
     if not names:
         yield AsGiven()
-        yield from (WithFlag(name, not default) for name, default in standins.flag_defaults(function))
+        yield from (WithFlag(name, value) for name, value in
+                    standins.other_defaults(function, standins.function_node(tree, None, target.function_name)))
         return
     from_call, unused = _from_call_site(job, namespace, tree, names, annotations, roles)
     if from_call is not None:
@@ -448,9 +449,10 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     if unused:  # the evidence says why the call's own values were not used
         found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]
     yield from (FunctionStandIns(s, tuple(names)) for s in found)
-    # The flagged line may sit on the path a flag selects (`if rand_init:`): the flags flipped, one at a time.
-    yield from (FunctionStandIns(found[0], tuple(names), ((name, not default),))
-                for name, default in standins.flag_defaults(function))
+    # The flagged line may sit on the path a flag or a mode selects (`if rand_init:`, `if norm == "l2":`):
+    # the defaults the other way, one at a time.
+    yield from (FunctionStandIns(found[0], tuple(names), ((name, value),))
+                for name, value in standins.other_defaults(function, node))
 
 
 def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: Configuration):

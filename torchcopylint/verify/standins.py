@@ -902,14 +902,25 @@ def missing_parameters(function: Callable) -> tuple[list[str], dict]:
     return names, annotations
 
 
-def flag_defaults(function: Callable) -> list[tuple[str, bool]]:
-    """(name, default) of the parameters whose default is a boolean, as the function can be called with."""
+def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[tuple[str, Any]]:
+    """(name, value) for each parameter default the function can be called with the other way: a
+    boolean flipped (`rand_init=False`); a string default as each other string `node`, the
+    function, compares it with (`distance="l_inf"` and `if distance == "l_2":`)."""
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return []
-    return [(p.name, p.default) for p in parameters if isinstance(p.default, bool)
-            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][:MAX_SETTINGS - 1]
+    found = uses(node) if node is not None else {}
+    others = []
+    for parameter in parameters:
+        if parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):
+            continue
+        if isinstance(parameter.default, bool):
+            others.append((parameter.name, not parameter.default))
+        elif isinstance(parameter.default, str) and parameter.name in found:
+            others += [(parameter.name, value) for value in found[parameter.name].compared
+                       if isinstance(value, str) and value != parameter.default]
+    return others[:MAX_SETTINGS - 1]
 
 
 def self_attributes(cls: type, node: ast.AST) -> list[str]:

@@ -23,3 +23,14 @@ class RandomStart:
         if rand_init:
             start = torch.tensor(start + torch.rand_like(x) * self.eps)
         return start.clamp(0, 1)
+
+
+def project(x, eps, distance="l_inf"):
+    """A mode given as a string default: the copy-construct is on the path of the other value the
+    function compares it with."""
+    delta = x.detach()
+    if distance == "l_inf":
+        delta = delta.clamp(-eps, eps)
+    elif distance == "l_2":
+        delta = torch.tensor(delta + torch.rand_like(delta) * eps)
+    return delta
