@@ -221,6 +221,25 @@ targets[targets < 0.3] = 0.0  # write
         "targets = probs.detach()  # flagged", "targets[targets < 0.3] = 0.0  # write"]
 
 
+def test_slice_keeps_the_backward_that_gives_a_gradient_the_claim_reads():
+    source = """\
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+y = x * 2  # flagged
+z = torch.ones(2, requires_grad=True)
+loss = (y - 1) ** 2
+other = (z * 3).sum()
+other.backward()
+loss.backward()
+print(y.grad)  # read
+"""
+    # `loss` was computed from `y`: its backward fills the `.grad` the claim reads; `other`'s does not.
+    kept = _kept(source, "# flagged", "# read")
+    assert "loss.backward()" in kept and "loss = (y - 1) ** 2" in kept, kept
+    assert "other.backward()" not in kept and "z = torch.ones(2, requires_grad=True)" not in kept, kept
+
+
 def test_slice_does_not_take_a_module_for_data():
     source = """\
 import torch

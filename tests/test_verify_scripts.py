@@ -639,3 +639,11 @@ def test_each_of_several_refused_writes_in_a_row_is_confirmed(scripts_verified, 
     assert verdict.status == "confirmed", verdict
     assert "leaf Variable that requires grad is being used in an in-place operation" in verdict.evidence
     assert (passed in verdict.evidence) if passed else ("went on past" not in verdict.evidence), verdict.evidence
+
+
+def test_a_gradient_read_after_a_later_backward_is_confirmed_through_the_slice(scripts_verified):
+    # `y1.grad` is read after `loss.backward()`, and `loss` is computed from `y1`: the slice keeps it.
+    verdict = _verdict(scripts_verified, "nonleaf_grad.py", "y1 = x + 1", "TCL012")
+    assert verdict.status == "confirmed", verdict
+    assert "after backward `y1.grad` is None while the leaf of shape () behind it holds the gradient" \
+        in verdict.evidence, verdict.evidence

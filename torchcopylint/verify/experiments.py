@@ -1869,7 +1869,7 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
 
 def leaf_lost_by_copy(job: Job) -> Outcome:
     """TCL012: the name bound at the flagged line is not a leaf; the optimizer refuses it, or its
-    `.grad` is None after the run while the unnamed leaf behind it got the gradient."""
+    `.grad` is None after the run while the leaf behind it got the gradient."""
     name = job.context.get("name", "")
     if not name.replace(".", "").isidentifier():
         return _comprehension_of_copies(job)  # "the list": a comprehension handed to the optimizer
@@ -1918,7 +1918,7 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
                 return confirmed(f"{made}; line {line} raised ValueError: {exception}")
         hidden = [leaf for leaf in _leaves_behind(tensor) if leaf.grad is not None]
         if tensor.grad is None and hidden:
-            return confirmed(f"{made}; after backward `{name}.grad` is None while the unnamed leaf "
+            return confirmed(f"{made}; after backward `{name}.grad` is None while the leaf of shape "
                              f"{tuple(hidden[0].shape)} behind it holds the gradient (norm "
                              f"{hidden[0].grad.norm().item():.4g})")
     if failure:

@@ -54,6 +54,7 @@ def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
         node = statements[index]
         if index not in keep:
             touched = _bound(node) | (_changed(node, modules, functions) - immutable)
+            touched |= _given_gradients(node, earlier[:index]) - modules - set(functions)
             touched |= {alias for name in touched for alias in aliases.get(name, ())}
             star_import = isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
             is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
@@ -228,6 +229,39 @@ def _read_before_bound(node: ast.stmt) -> set[str]:
 
     run(node, set())
     return reads
+
+
+def _given_gradients(node: ast.stmt, earlier: list[ast.stmt]) -> set[str]:
+    """The names a backward in the statement may give gradients: `loss.backward()` (or
+    `torch.autograd.backward(loss)`) fills the `.grad` of the tensors `loss` was computed from, so a
+    later `y1.grad` needs it when `loss = (y1 - y2) ** 2`. What the assignments of the loss read,
+    transitively, in the statement and those before it."""
+    losses: set[str] = set()
+    for call in (sub for sub in ast.walk(node) if isinstance(sub, ast.Call)):
+        function = call.func
+        if isinstance(function, ast.Attribute) and function.attr == "backward":
+            if isinstance(function.value, ast.Attribute) and ast.unparse(function.value) in ("torch.autograd", "autograd"):
+                losses |= {sub.id for argument in call.args[:1] for sub in ast.walk(argument) if isinstance(sub, ast.Name)}
+            else:
+                losses |= _root(function.value)
+    if not losses:
+        return set()
+    sources: dict[str, set[str]] = {}
+    for statement in [*earlier, node]:
+        for sub in ast.walk(statement):
+            if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and sub.value is not None:
+                read = {name.id for name in ast.walk(sub.value) if isinstance(name, ast.Name)}
+                for target in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]):
+                    for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                        sources.setdefault(name, set()).update(read)
+    found: set[str] = set()
+    pending = list(losses)
+    while pending:
+        name = pending.pop()
+        if name not in found:
+            found.add(name)
+            pending.extend(sources.get(name, ()))
+    return found
 
 
 def _changed(node: ast.stmt, modules: set[str], functions: dict[str, ast.stmt]) -> set[str]:
