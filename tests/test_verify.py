@@ -212,7 +212,8 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 # --- code that was not written for the tool: stand-ins, configurations, reached or not ----------
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
-                    "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py")
+                    "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
+                    "dict_batches.py", "gan_flat_scores.py")
 
 
 @pytest.fixture(scope="module")
@@ -266,6 +267,21 @@ def test_a_module_given_a_network_is_built_with_a_stand_in_one_and_autograd_grad
     assert "the retained graph still held 3 saved activation tensors" in verdict.evidence, verdict.evidence
     assert "to its end with no second-backward error" in verdict.evidence, verdict.evidence
     assert "built as EnergyModel(<network>, 16), each <network> a StandInNet" in verdict.evidence, verdict.evidence
+
+
+def test_a_loader_whose_batches_the_code_indexes_by_key_gives_dict_batches(standins_verified):
+    verdict = _standin_verdict(standins_verified, "dict_batches.py", "total += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "loader = 4 batches of {'image': (4, 8) float32, 'label': (4,) int64}" in verdict.evidence, \
+        verdict.evidence
+
+
+def test_a_stand_in_discriminator_may_return_flat_scores(standins_verified):
+    # The losses compare the discriminator's scores with `torch.ones(batch)`: a (batch, 1) output does
+    # not fit them, a flat one does.
+    verdict = _standin_verdict(standins_verified, "gan_flat_scores.py", "fake_loss = F.binary", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "self.disc = StandInNet(any -> 8 -> Linear -> 1, flat)" in verdict.evidence, verdict.evidence
 
 
 def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):

@@ -17,7 +17,7 @@ import ast
 import inspect
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
 import torch
@@ -79,6 +79,8 @@ class Use:
     methods: set = field(default_factory=set)
     iterated: bool = False
     unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2
+    string_keys: list = field(default_factory=list)  # the strings it is indexed with: `sample["images"]`
+    batch_keys: tuple = ()     # a loader whose batches the code indexes by these strings (dict batches)
     in_range: bool = False
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
@@ -261,6 +263,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 use(node.slice).class_target = True  # `self.prototypes[labels]`
             if key is not None and _key(node.value) is not None:
                 use(node.slice).keys_of.add(_key(node.value))
+            if indexed is not None and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                    and node.slice.value not in indexed.string_keys:
+                indexed.string_keys.append(node.slice.value)  # `sample["right_images"]`
             if isinstance(node.slice, ast.Slice):  # `selected[0:K]`: a bound is an int
                 for bound in (node.slice.lower, node.slice.upper, node.slice.step):
                     if bound is not None and _key(bound):
@@ -292,6 +297,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
         batch = found.get(name)
         if batch is not None and not loaded.unpacked and batch.methods & TENSOR_METHODS and not batch.indexed:
             loaded.unpacked = 1
+        elif batch is not None and not loaded.unpacked and batch.string_keys:
+            loaded.batch_keys = tuple(batch.string_keys)  # `for sample in loader: sample["images"]`: dicts
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -383,7 +390,7 @@ class StandInNet(nn.Module):
         return output
 
     def describe(self) -> str:
-        shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape))}"
+        shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape)) or '1, flat'}"
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
 
 
@@ -518,8 +525,15 @@ class StandInLoader(list):
             else [sample for batch in self for sample in batch]
 
 
-def stand_in_loader(unpacked: int, labels: str, device: str) -> StandInLoader:
+def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,)) -> StandInLoader:
+    """Batches as the loop unpacks them: (inputs, targets, ...) for a count; a dict of the keys the
+    code reads for a tuple of string keys (class indices under a key named like labels)."""
     batches = StandInLoader()
+    if isinstance(unpacked, tuple):
+        for _ in range(BATCHES):
+            batches.append({key: torch.arange(BATCH, device=device) % CLASSES if LABEL_NAMES.match(key)
+                            else torch.randn(BATCH, *sample, device=device) for key in unpacked})
+        return batches
     for _ in range(BATCHES):
         inputs = torch.randn(BATCH, FEATURES, device=device)
         if labels == "classes":
@@ -607,7 +621,7 @@ class Plan:
 
     kinds: dict
     outputs: dict = field(default_factory=dict)   # module name -> its stand-in's output shape
-    unpacked: dict = field(default_factory=dict)  # loader name -> how the loop unpacks a batch
+    unpacked: dict = field(default_factory=dict)  # loader name -> how the loop unpacks a batch (or its dict keys)
     labels: str = "classes"                       # a batch's targets: class indices, or values
     gradients: bool = False                       # the code reads `.grad`: give modules gradients first
     returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
@@ -661,6 +675,8 @@ def _shape_text(value: Any) -> str:
         return f"{tuple(value.shape)} {str(value.dtype).replace('torch.', '')}"
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(_shape_text(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key!r}: {_shape_text(v)}" for key, v in value.items()) + "}"
     return type(value).__name__
 
 
@@ -705,7 +721,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
             outputs[name] = (FEATURES,)   # its output is a sample the discriminator reads, like real data
         else:
             outputs[name] = (CLASSES,)
-    unpacked = {name: found.get(name, Use()).unpacked for name, kind in kinds.items() if kind == "loader"}
+    unpacked = {name: found.get(name, Use()).batch_keys or found.get(name, Use()).unpacked
+                for name, kind in kinds.items() if kind == "loader"}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
     return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known)
@@ -749,7 +766,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "scaler":
             made[name] = StandInScaler()
         elif kind == "loader":
-            made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device)
+            made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (BATCH, *plan_.sample), name=name)
@@ -839,6 +856,12 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
                 if kind == "choice" else []
         for value in others:
             variants.append(StandIns(f"stand-ins with {name} = {value!r}", base.varied(name, value), device))
+    if any(role == "discriminator" for role in (roles or {}).values()):
+        # A discriminator that returns one score per sample flat (`.view(-1)`), for losses against
+        # `torch.ones(batch)`.
+        flat = replace(base, outputs={name: () if (roles or {}).get(name) == "discriminator" else shape
+                                      for name, shape in base.outputs.items()})
+        variants.append(StandIns("stand-ins (a discriminator of one flat score per sample)", flat, device))
     if "tensor" in base.kinds.values():
         # Code written for images (`c, h, w = x.shape[1:]`, a crop, a patch) does not run on flat
         # samples: last, the tensors as a batch of small RGB images.
