@@ -312,3 +312,22 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     found = uses(function)
     assert kind_of("batch", found["batch"]) == "tensor"
     assert kind_of("loader", found["loader"]) == "loader"
+
+
+def test_a_tested_number_added_to_an_int_is_a_flag_that_counts_as_zero():
+    kinds = _kinds("""
+        def train(self, steps):
+            start = self.resume + 1 if self.resume else 0
+            for step in range(start, steps):
+                pass
+            if self.scale:
+                x = steps * 0.5 * self.scale
+            if self.warmup:
+                y = self.warmup + 2
+                print(self.warmup * 0.1)
+        """, ["self.resume", "self.scale", "self.warmup"])
+    # `range(start, n)` needs an int: False is 0 and takes the path without resuming.
+    assert kinds["self.resume"] == "bool"
+    # Multiplied by a float literal: a float, as before.
+    assert kinds["self.scale"] == "float"
+    assert kinds["self.warmup"] == "float"

@@ -87,6 +87,7 @@ class Use:
     torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
     arithmetic: bool = False   # an operand of + - * /: a number, or a tensor if anything else says so
     number_arithmetic: bool = False  # arithmetic with a Python number (`1 - alpha`), or `float(x)`
+    float_arithmetic: bool = False   # arithmetic with a float literal (`x * 0.5`): not an int
     ordered: bool = False      # compared by < > <= >= where Python needs a bool (`if clip > eps`): a number
     numbers: list = field(default_factory=list)   # the numbers it is compared with: `n == 0`
     truth: bool = False        # tested as a flag: `if self.use_amp:`
@@ -250,6 +251,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     operand.arithmetic = True
                     if _is_number(other):
                         operand.number_arithmetic = True
+                        if isinstance(ast.literal_eval(other), float):
+                            operand.float_arithmetic = True
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             operand = use(node.operand)
             if operand is not None:
@@ -602,6 +605,10 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "choice"
     if use.truth and not use.arithmetic:
         return "bool"  # False also counts as 0 where the code adds to it
+    if use.truth and use.number_arithmetic and not use.float_arithmetic and not use.fed_to:
+        # Tested, and added to an int only: `if self.resume: start = self.resume + 1`, then
+        # `range(start, n)`, where a float would not do; False counts as 0 (the path without it).
+        return "bool"
     if use.fed_to - {callee for callee in use.fed_to if callee.startswith(("torch.", "F."))}:
         return "tensor"  # fed to a network or a helper of the file: `self.conv(x) * 0.5 + x`
     if use.number_arithmetic:
