@@ -280,6 +280,51 @@ def test_tcl004_out_argument_message_quotes_the_real_error():
     assert "leaf Variable" not in found.message
 
 
+EMA_UPDATE = """
+import torch
+
+
+def toggle_grad(model, requires_grad):
+    for p in model.parameters():
+        p.requires_grad_(requires_grad)
+
+
+def update_average(model_tgt, model_src, beta):
+    {switch}
+    source = dict(model_src.named_parameters())
+    for name, p_tgt in model_tgt.named_parameters():
+        p_tgt.copy_(beta * p_tgt + (1.0 - beta) * source[name])
+"""
+
+
+@pytest.mark.parametrize("switch", [
+    "model_tgt.requires_grad_(False)",
+    "toggle_grad(model_tgt, False)",        # a helper of the file that switches its argument's parameters
+    "set_grad = toggle_grad; set_grad(model_tgt, False)",  # a name bound to that helper
+])
+def test_tcl004_silent_after_the_module_s_parameters_are_switched_off(switch):
+    # The moving-average update of GAN code: the target's parameters no longer require grad.
+    assert _lines(EMA_UPDATE.format(switch=switch), "TCL004") == []
+
+
+@pytest.mark.parametrize("switch", [
+    "pass",                                  # nothing switched off
+    "toggle_grad(model_src, False)",         # the other model's parameters
+    "toggle_grad(model_tgt, True)",          # switched on
+    "print(model_tgt, False)",               # a call that switches nothing
+])
+def test_tcl004_flags_the_update_when_the_target_still_requires_grad(switch):
+    assert _lines(EMA_UPDATE.format(switch=switch), "TCL004") == [13]
+
+
+def test_tcl004_silent_after_a_nested_helper_switches_the_parameters_off():
+    source = EMA_UPDATE.format(switch="""def switch(net, flag):
+        for p in net.parameters():
+            p.requires_grad = flag
+    switch(model_tgt, False)""")
+    assert _lines(source, "TCL004") == []
+
+
 def test_tcl004_chained_requires_grad():
     source = """
         import torch

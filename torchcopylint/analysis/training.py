@@ -777,6 +777,23 @@ class TrainingFacts:
                 found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
         return sorted(found, key=lambda step: step.order)
 
+    def _switched_by_helper(self, call: cst.Call, function: FunctionFacts) -> frozenset:
+        """The modules a call of a file's function that switches its argument's parameters
+        (`toggle_grad(model_tgt, False)`) switches; empty when the callee is not such a function."""
+        resolved = self.facts.summaries.resolve_callee(call.func, function)
+        if resolved is None or type(resolved[0]) is not cst.FunctionDef:
+            return frozenset()
+        positions = switched_parameters(resolved[0])
+        method = type(call.func) is cst.Attribute  # `self.toggle(net, False)`: `self` is not passed
+        if positions is None:
+            return frozenset()
+        module_at, flag_at = (position - method for position in positions)
+        arguments = [arg.value for arg in call.args if arg.keyword is None]
+        if not (0 <= module_at < len(arguments) and 0 <= flag_at < len(arguments)) \
+                or not (type(arguments[flag_at]) is cst.Name and arguments[flag_at].value in ("True", "False")):
+            return frozenset()
+        return frozenset(_module_keys_in(arguments[module_at]))
+
     def grad_switches(self, function: FunctionFacts) -> list[GradSwitch]:
         switches = []
         for call, statement in function.call_statement.items():
@@ -803,6 +820,12 @@ class TrainingFacts:
                 modules = frozenset(key for arg in call.args for key in _module_keys_in(arg.value))
                 if modules:
                     switches.append(GradSwitch(modules, flag, order))
+            else:
+                # a helper of the file under another name (`toggle_grad(model_tgt, False)`) whose body
+                # switches the parameters of one argument by another: `p.requires_grad_(flag)`.
+                modules = self._switched_by_helper(call, function)
+                if modules:
+                    switches.append(GradSwitch(modules, flag, order))
         for statement, loops in function.loops_of.items():
             # `for p in netG.parameters(): p.requires_grad = False`
             if not (type(statement) is cst.Assign and type(statement.targets[0].target) is cst.Attribute
@@ -820,6 +843,40 @@ class TrainingFacts:
             if modules:
                 switches.append(GradSwitch(modules, flag.value == "True", function.order_of(statement)))
         return sorted(switches, key=lambda switch: switch.order)
+
+
+def switched_parameters(node: cst.FunctionDef) -> Optional[tuple[int, int]]:
+    """(module argument, flag argument) positions when the function sets `requires_grad` of the
+    module's parameters to the flag: `for p in model.parameters(): p.requires_grad_(flag)` (or
+    `p.requires_grad = flag`), or `model.requires_grad_(flag)`; None otherwise."""
+    names = [param.name.value for param in node.params.params]
+    found = None
+    for sub in _walk(node.body):
+        switched, flag = None, None
+        if type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "requires_grad_" \
+                and len(sub.args) == 1 and type(sub.args[0].value) is cst.Name:
+            switched, flag = sub.func.value, sub.args[0].value.value
+        elif type(sub) is cst.Assign and len(sub.targets) == 1 and type(sub.targets[0].target) is cst.Attribute \
+                and sub.targets[0].target.attr.value == "requires_grad" and type(sub.value) is cst.Name:
+            switched, flag = sub.targets[0].target.value, sub.value.value
+        if switched is None or flag not in names:
+            continue
+        owners = {key for key in (module_key(switched),) if key in names}
+        if not owners and type(switched) is cst.Name:
+            # `p` of `for p in model.parameters()`: the loop's module.
+            owners = {owner for loop in _walk(node.body) if type(loop) is cst.For and type(loop.target) is cst.Name
+                      and loop.target.value == switched.value for owner in parameter_owners(loop.iter) if owner in names}
+        if len(owners) == 1:
+            found = (names.index(owners.pop()), names.index(flag))
+    return found
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child_nodes(current))
 
 
 def _literal_key(key) -> Optional[str]:

@@ -17,6 +17,7 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.parameters import parameter_writes
+from torchcopylint.analysis.training import parameter_owners
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -55,6 +56,8 @@ class InplaceOnLeaf(Rule):
                 if leaf is None:
                     continue
                 name, kind, origin = leaf
+                if origin is not None and _owners_switched_off(origin, event, function, facts):
+                    continue  # `model.requires_grad_(False)` (or a helper doing it), then its parameters written
                 is_view = kind == "view" or event.kind == "setitem"
                 where = f" (line {facts.line_of(origin)})" if origin is not None else ""
                 described = LEAF_KINDS.get(kind, "a leaf that requires grad")
@@ -92,6 +95,17 @@ class InplaceOnLeaf(Rule):
                 leaf_line=facts.line_of(write.layer_origin) if write.layer_origin is not None else None,
                 target=facts.code_for(write.target),
             )
+
+
+def _owners_switched_off(origin, event: InplaceEvent, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Is the leaf a parameter of a module (`for p in model.parameters()`) whose `requires_grad`
+    was switched off before the write?"""
+    owners = parameter_owners(origin)
+    if not owners:
+        return False
+    switches = facts.training.grad_switches(function)
+    order = function.order_of(event.statement)
+    return all(_switched_off(owner, switches, order) for owner in owners)
 
 
 def _switched_off(parameter: str, switches: list, order: int) -> bool:
