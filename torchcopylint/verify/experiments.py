@@ -71,6 +71,8 @@ LEAF_ERRORS = script.LEAF_ERRORS
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
 # Packages that are not installed a snippet may import (and must never use) before it is given up.
 MAX_STAND_INS = 8
+# Other values of the script's options a function's experiment tries, after its own settings.
+MAX_OPTION_RUNS = 4
 
 
 @dataclass
@@ -375,8 +377,12 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     for setting in _settings(job, namespace, roles):
         first = setting if first is None else first
         yield setting
-    # Each load of the module parses the options with the arguments chosen here (verify/script.py).
-    while first is not None and not isinstance(first, ModuleLevel) and script.next_option_values():
+    # Each load of the module parses the options with the arguments chosen here (verify/script.py);
+    # a few, as each is a run of its own.
+    tried = 0
+    while first is not None and not isinstance(first, ModuleLevel) and tried < MAX_OPTION_RUNS \
+            and script.next_option_values():
+        tried += 1
         yield first
 
 
@@ -601,7 +607,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         result = None
         for _ in range(calls):
             method = getattr(module, target.function_name or "forward")
-            result = runner(method, *_passed(method, setting.names, made), **_keywords(method, setting.names, made))
+            positional, keywords = _arguments(method, setting.names, made)
+            result = runner(method, *positional, **keywords)
         return Ran(result, module, made=made, made_text=text)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
@@ -626,7 +633,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         result = None
         for _ in range(calls):
             method = getattr(instance, target.function_name)
-            result = runner(method, *_passed(method, setting.names, made), **_keywords(method, setting.names, made))
+            positional, keywords = _arguments(method, setting.names, made)
+            result = runner(method, *positional, **keywords)
         arguments = setting.standins.plan.describe(made, only=tuple(setting.names) + tuple(unset)) \
             if setting.names or unset else ""
         return Ran(result, made=made, made_text="; ".join(
@@ -650,8 +658,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         result = None
         for _ in range(calls):
             method = getattr(instance, target.function_name)
-            result = runner(method, *_passed(method, setting.names, made),
-                            **_keywords(method, setting.names, made), **dict(setting.flags))
+            positional, keywords = _arguments(method, setting.names, made)
+            result = runner(method, *positional, **keywords, **dict(setting.flags))
         return Ran(result, made=made, made_text=text)
     function = namespace[target.function_name]
     if isinstance(setting, FromCallSite):
@@ -661,28 +669,21 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         return Ran(runner(function, **{setting.name: setting.value}))
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     torch.manual_seed(2)
-    names = setting.names if isinstance(setting, FunctionStandIns) else ()
+    positional, keywords = _arguments(function, setting.names, made) if isinstance(setting, FunctionStandIns) \
+        else ([], {})
     flags = dict(setting.flags) if isinstance(setting, FunctionStandIns) else {}
-    return Ran(runner(function, *_passed(function, names, made), **_keywords(function, names, made), **flags),
-               made=made, made_text=text)
+    return Ran(runner(function, *positional, **keywords, **flags), made=made, made_text=text)
 
 
-def _keyword_only(function: Callable) -> set:
+def _arguments(function: Callable, names: tuple, made: dict) -> tuple[list, dict]:
+    """The stand-ins of `names` as the call passes them: by position, the keyword-only ones
+    (`*, constraint`) by keyword."""
     try:
-        return {p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY}
+        keyword_only = {p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY}
     except (TypeError, ValueError):
-        return set()
-
-
-def _passed(function: Callable, names: tuple, made: dict) -> list:
-    """The stand-ins of `names` passed by position: all but the keyword-only ones (`*, constraint`)."""
-    keyword_only = _keyword_only(function)
-    return [made[name] for name in names if name not in keyword_only]
-
-
-def _keywords(function: Callable, names: tuple, made: dict) -> dict:
-    keyword_only = _keyword_only(function)
-    return {name: made[name] for name in names if name in keyword_only}
+        keyword_only = set()
+    return ([made[name] for name in names if name not in keyword_only],
+            {name: made[name] for name in names if name in keyword_only})
 
 
 # The items of a generator function's result the experiment takes: its body runs only as it is iterated.
