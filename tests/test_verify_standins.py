@@ -331,3 +331,13 @@ def test_a_tested_number_added_to_an_int_is_a_flag_that_counts_as_zero():
     # Multiplied by a float literal: a float, as before.
     assert kinds["self.scale"] == "float"
     assert kinds["self.warmup"] == "float"
+
+
+def test_a_class_that_cannot_be_built_names_whole_errors_and_how_many_more():
+    from torchcopylint.verify.configurations import _first_errors
+
+    errors = [f"Net({n}): TypeError: {'x' * 70}" for n in range(6)]  # 89 characters each
+    text = _first_errors(errors)
+    assert text.endswith("(and 3 more)") and text.count("TypeError") == 3, text
+    assert all(part in errors for part in text.removesuffix(" (and 3 more)").split("; ")), text
+    assert _first_errors(["short"]) == "short"

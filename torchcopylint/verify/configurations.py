@@ -101,7 +101,19 @@ def configurations(cls: type, source: str, module_path: str, factories: Factorie
         built += 1
         yield candidate
     if not built:
-        raise CannotRun(f"could not construct {cls.__name__} ({'; '.join(errors)[:300]})")
+        raise CannotRun(f"could not construct {cls.__name__} ({_first_errors(errors)})")
+
+
+def _first_errors(errors: list[str], limit: int = 300) -> str:
+    """The errors that fit in `limit` characters, whole (the first one cut if it alone does not),
+    and how many more there were."""
+    shown: list[str] = []
+    for error in errors:
+        if shown and len("; ".join([*shown, error])) > limit:
+            break
+        shown.append(error if shown else error[:limit])
+    rest = len(errors) - len(shown)
+    return "; ".join(shown) + (f" (and {rest} more)" if rest else "")
 
 
 def _candidates(cls: type, source: str, module_path: str, factories: Factories):
