@@ -323,7 +323,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     (project / "VERSION").write_text("0.7.0\n", encoding="utf-8")
     (project / "labels.txt").write_text("cat\ndog\n", encoding="utf-8")
     code = textwrap.dedent(f"""\
-        import os, socket
+        import logging, os, shutil, socket
         from torchcopylint.verify import sandbox
         sandbox.install({str(project)!r}, {str(project / "train.py")!r})
         try:
@@ -344,6 +344,10 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         with open({str(project / "samples.png")!r}, "wb") as handle:
             handle.write(b"png")
         os.makedirs({str(project / "checkpoints")!r}, exist_ok=True)
+        # A copy of the code into a run folder (then its mode set), and a log file handler: in memory too.
+        shutil.copy({str(project / "train.py")!r}, {str(project / "runs" / "train.py")!r})
+        logging.FileHandler({str(project / "runs" / "train.log")!r}).emit(
+            logging.LogRecord("train", logging.INFO, "train.py", 1, "epoch 1", None, None))
         # A log under an absolute path of the author's machine: not written either (nor its folder made).
         os.makedirs("/tcl-elsewhere-test/logs", exist_ok=True)
         with open("/tcl-elsewhere-test/logs/log.txt", "w") as handle:
@@ -361,6 +365,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "version: 0.7.0" in out, out  # a package reading its own VERSION at import (advertorch)
     assert "text data: --verify never reads the user's data: the code opened labels.txt" in out, out
     assert "writes to samples.png went to memory" in out, out
+    assert "writes to runs/train.py went to memory" in out and "writes to runs/train.log went to memory" in out, out
     assert "elsewhere: False" in out and "writes to /tcl-elsewhere-test/logs/log.txt went to memory" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "images.npy", "labels.txt", "train.py"]
 
@@ -551,7 +556,7 @@ def test_loader_from_a_missing_dataset_package_is_confirmed_on_stand_in_batches(
     assert verdict.status == "confirmed", verdict
     assert "`loader = DataLoader(...)` over `DigitsDataset(...)`" in verdict.evidence, verdict.evidence
     assert "4 batches of 4 (of the 8 the code asks for) random samples 1x28x28" in verdict.evidence, verdict.evidence
-    for package in ("visdom", "tqdm"):
+    for package in ("visdom", "tqdm", "tensorboard"):
         if importlib.util.find_spec(package) is None:  # missing here: a no-op, and named
             assert f"`{package}` is not installed: no-ops stood in for it" in verdict.evidence, verdict.evidence
 

@@ -194,10 +194,21 @@ def describe_failure(error: ImportError, path: str) -> str:
     return f"could not import what the code needs: {error}{f' (in {by})' if by else ''}"
 
 
+# Modules of installed packages that only wrap another package and refuse to import without it, with
+# a message of their own (`from torch.utils.tensorboard import SummaryWriter` with no tensorboard):
+# the wrapped package is what is missing.
+WRAPPERS = {"torch.utils.tensorboard": "tensorboard"}
+
+
 def _unimportable_top_level(error: ImportError) -> Optional[str]:
-    """The top-level name a ModuleNotFoundError is about, when nothing by that name can be found."""
+    """The top-level name a ModuleNotFoundError is about, when nothing by that name can be found;
+    the package a wrapper of WRAPPERS failed without."""
     missing = getattr(error, "name", None)
-    if not (isinstance(error, ModuleNotFoundError) and missing):
+    if not isinstance(error, ModuleNotFoundError):
+        missing = next((wrapped for wrapper, wrapped in WRAPPERS.items() if _raised_in(error, wrapper)), None)
+    elif not missing:
+        return None
+    if not missing:
         return None
     top = missing.split(".")[0]
     try:
@@ -246,6 +257,14 @@ def importer_name(importer: Optional[str], home: Optional[str]) -> Optional[str]
         if not relative.startswith(".."):
             return relative.replace(os.sep, "/")
     return importer
+
+
+def _raised_in(error: BaseException, module: str) -> bool:
+    """Did `error` come out of the `__init__.py` of the package `module` (its last frame)?"""
+    trace, last = error.__traceback__, None
+    while trace is not None:
+        last, trace = trace.tb_frame.f_code.co_filename, trace.tb_next
+    return last is not None and os.path.abspath(last).endswith(os.path.join(*module.split("."), "__init__.py"))
 
 
 def importer_of(error: BaseException) -> Optional[str]:

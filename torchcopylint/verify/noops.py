@@ -19,6 +19,7 @@ import sys
 import types
 
 from torchcopylint.verify.absent import AbsentModule, AbsentName
+from torchcopylint.verify.importing import WRAPPERS
 
 PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
@@ -195,11 +196,31 @@ class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def stand_in_for(package: str) -> None:
-    finder = next((entry for entry in sys.meta_path if isinstance(entry, NoOpPackages)), None)
+    finder = next((entry for entry in sys.meta_path if type(entry) is NoOpPackages), None)
     if finder is None:
         finder = NoOpPackages()
         sys.meta_path.append(finder)
     finder.names.add(package)
+    for wrapper, wrapped in WRAPPERS.items():
+        if wrapped == package and not any(isinstance(entry, NoOpWrappers) for entry in sys.meta_path):
+            # The installed wrapper (`torch.utils.tensorboard`) would be found first and refuse again.
+            sys.meta_path.insert(0, NoOpWrappers({wrapper}))
+
+
+class NoOpWrappers(NoOpPackages):
+    """A finder, first on sys.meta_path, answering for the modules that wrap a no-op package."""
+
+    def __init__(self, names: set) -> None:
+        super().__init__()
+        self.names = set(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not any(fullname == name or fullname.startswith(name + ".") for name in self.names):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return NoOpModule(spec.name)
 
 
 def cell_no_op(name: str) -> NoOp:
@@ -215,7 +236,13 @@ def used_in(namespace: dict) -> list[str]:
     found = []
     for value in list(namespace.values()):
         if isinstance(value, NoOpModule):
-            found.append(value.__name__.split(".")[0])
+            found.append(_package_of(value.__name__))
         elif isinstance(value, NoOp) and not value.__dict__.get("_for_cell"):
-            found.append(object.__getattribute__(value, "_name").split(".")[0])
+            found.append(_package_of(object.__getattribute__(value, "_name")))
     return sorted(set(found))
+
+
+def _package_of(name: str) -> str:
+    """The missing package a no-op stands for: `torch.utils.tensorboard.SummaryWriter` is tensorboard's."""
+    return next((wrapped for wrapper, wrapped in WRAPPERS.items() if name == wrapper or name.startswith(wrapper + ".")),
+                name.split(".")[0])

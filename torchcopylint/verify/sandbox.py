@@ -11,8 +11,9 @@ under that:
   configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) and a package's own
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
   can be;
-- writes into the project go nowhere: `open(..., "w")` returns an in-memory file
-  and `os.makedirs` does nothing there, so no image, checkpoint or log appears;
+- writes into the project go nowhere: `open(..., "w")` (also a `logging` file
+  handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
+  nothing there, so no image, checkpoint or log appears;
   nor do writes elsewhere on the user's disk (a log under an absolute path of
   the author's machine), except in the temporary folder, caches and the Python
   installation, where libraries keep their own files.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import logging
 import os
 import socket
 import sys
@@ -52,6 +54,7 @@ _state = _State()
 _original_open = builtins.open
 _original_makedirs = os.makedirs
 _original_mkdir = os.mkdir
+_original_chmod = os.chmod
 
 
 def install(project_root: str, code_path: str) -> None:
@@ -62,8 +65,11 @@ def install(project_root: str, code_path: str) -> None:
         return
     builtins.open = _guarded_open
     io.open = _guarded_open
+    # `logging.basicConfig(filename=...)`: the file handler keeps the `open` it was defined with.
+    logging.FileHandler._builtin_open = staticmethod(_guarded_open)
     os.makedirs = _guarded_makedirs
     os.mkdir = _guarded_mkdir
+    os.chmod = _guarded_chmod  # `shutil.copy(src, dst)` sets the mode of the copy it wrote (to memory)
     socket.socket.connect = _refuse_network
     socket.socket.connect_ex = _refuse_network
     socket.create_connection = _refuse_network
@@ -140,6 +146,13 @@ def _guarded_makedirs(name, mode=0o777, exist_ok=False):
     if _in_project(name) is not None or _elsewhere_on_disk(name) is not None:
         return None
     return _original_makedirs(name, mode, exist_ok)
+
+
+def _guarded_chmod(path, mode, *args, **kwargs):
+    if isinstance(path, (str, bytes, os.PathLike)) and (_in_project(path) is not None
+                                                        or _elsewhere_on_disk(path) is not None):
+        return None
+    return _original_chmod(path, mode, *args, **kwargs)
 
 
 def _guarded_mkdir(path, mode=0o777, *args, **kwargs):

@@ -1,5 +1,6 @@
 """A training script whose dataset comes from a package that is not installed, with visdom
-plots and a tqdm progress bar in the loop. The claim (TCL007) needs none of them."""
+plots, TensorBoard logging (through torch's own wrapper, which refuses to import without
+tensorboard) and a tqdm progress bar in the loop. The claim (TCL007) needs none of them."""
 
 import os
 
@@ -9,9 +10,11 @@ import visdom
 from handwriting_datasets_not_installed import DigitsDataset
 from torch import nn
 from torch.utils.data import DataLoader
+from torch.utils.tensorboard import SummaryWriter
 
 MARKERS = os.environ.get("TCL_TEST_MARKERS", os.path.dirname(os.path.abspath(__file__)))
 viz = visdom.Visdom(env="digits")
+writer = SummaryWriter("runs/digits")
 train_set = DigitsDataset(root="digits/", split="train", download=True)
 loader = DataLoader(train_set, batch_size=8, shuffle=True)
 model = nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 32), nn.ReLU(), nn.Linear(32, 10))
@@ -22,6 +25,7 @@ for step, (images, labels) in enumerate(tqdm.tqdm(loader)):
     optimizer.zero_grad()
     loss = nn.functional.cross_entropy(model(images), labels)
     viz.line(X=[step], Y=[loss.item()], win="loss", update="append")
+    writer.add_scalar("loss", loss.item(), step)
     loss.backward()
     optimizer.step()
     total_loss += loss
