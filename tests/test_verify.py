@@ -213,7 +213,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
-                    "dict_batches.py", "gan_flat_scores.py")
+                    "dict_batches.py", "gan_flat_scores.py", "keep_best.py")
 
 
 @pytest.fixture(scope="module")
@@ -282,6 +282,15 @@ def test_a_stand_in_discriminator_may_return_flat_scores(standins_verified):
     verdict = _standin_verdict(standins_verified, "gan_flat_scores.py", "fake_loss = F.binary", "TCL003")
     assert verdict.status == "confirmed", verdict
     assert "self.disc = StandInNet(any -> 8 -> Linear -> 1, flat)" in verdict.evidence, verdict.evidence
+
+
+@pytest.mark.parametrize("text", ["best_x = x.clone().detach()", "best_loss = loss.clone().detach()"])
+def test_a_path_the_code_takes_for_none_is_run_with_none(standins_verified, text):
+    # `if best_loss is None:` holds the copies: a stand-in tensor never takes that path, None does.
+    verdict = _standin_verdict(standins_verified, "keep_best.py", text, "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "with stand-ins with best_loss = None" in verdict.evidence, verdict.evidence
+    assert "assumed:" in verdict.evidence, verdict.evidence
 
 
 def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):

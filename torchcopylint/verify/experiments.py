@@ -1689,8 +1689,10 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
         why = "requires grad, but grad mode is off," if tensor.requires_grad else "does not require grad"
         return refuted(f"`{expression}` {why} {sighting.where} (a {shape} tensor): the clone records nothing, and "
                        f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs)")
-    return confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call "
-                     f"on {shape}{'' if sighting.through is None else '; ' + sighting.where}")
+    # The setting the line ran in, when it is not the plain one (`with best_loss = None`).
+    return named(confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs "
+                           f"per call on {shape}{'' if sighting.through is None else '; ' + sighting.where}"),
+                 sighting.setting)
 
 
 def tensor_copy_construct(job: Job) -> Outcome:

@@ -99,6 +99,7 @@ class Use:
     class_target: bool = False  # a class-index target or index: `F.cross_entropy(out, y)`, `embed(y)`, `one_hot(y)`
     value_target: bool = False  # the target of a loss of values: `F.mse_loss(out, y)`
     keys_of: set = field(default_factory=set)  # the containers it is a key of: `self.count[mode]` -> {"self.count"}
+    none_tested: bool = False   # `if best is None:`: the code has a path for None
     dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
 
     @property
@@ -281,6 +282,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         compared.compared.append(other.value)
                 elif _key(side) and _is_number(other):
                     use(side).numbers.append(ast.literal_eval(other))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None \
+                and _key(node.left):
+            use(node.left).none_tested = True
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
                 and isinstance(node.comparators[0], (ast.List, ast.Tuple, ast.Set)) and _key(node.left):
             # `if norm not in [np.inf, 1, 2]`, `mode in ("hinge", "wgan")`: one of those values.
@@ -654,7 +659,9 @@ class Plan:
                 others += 1
                 continue
             value = made.get(name)
-            if isinstance(value, StandInNet):
+            if value is None and name in self.options:
+                parts.append(f"{name} = None")
+            elif isinstance(value, StandInNet):
                 parts.append(f"{name} = {value.describe()}")
             elif kind == "optimizer":
                 parts.append(f"{name} = SGD({value.stands_for})")
@@ -801,6 +808,9 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = DoNothing()
         elif kind == "unused":
             made[name] = None
+    for name, value in plan_.options.items():
+        if value is None and name in made:
+            made[name] = None  # a setting where the code's `if x is None:` path runs
     if plan_.gradients:
         for name in modules:  # as after a backward: `p.grad` is there to read
             output = made[name](stand_in_tensor(device))
@@ -863,6 +873,11 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
                 if kind == "choice" else []
         for value in others:
             variants.append(StandIns(f"stand-ins with {name} = {value!r}", base.varied(name, value), device))
+    for name, kind in base.kinds.items():
+        if found.get(name, Use()).none_tested and kind in ("tensor", "labels", "float", "int", "count") \
+                and not name.startswith("self."):
+            # `if best_loss is None:` (the first call of a helper that keeps a best value): None itself.
+            variants.append(StandIns(f"stand-ins with {name} = None", base.varied(name, None), device))
     if any(role == "discriminator" for role in (roles or {}).values()):
         # A discriminator that returns one score per sample flat (`.view(-1)`), for losses against
         # `torch.ones(batch)`.
