@@ -213,6 +213,12 @@ def test_verdict_needs_every_line_of_the_claim_to_have_run():
     runs = {"A()": Run(refuted("no difference"), {10}), "A(flag=True)": Run(refuted("no difference"), {10})}
     outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], required)
     assert outcome.status == "not reached" and "line 12 (the in-place write) never ran in 2" in outcome.evidence
+    # One setting failed before the line: the evidence says the verdict rests on the other, which ended without it.
+    runs = {"A()": Run(refuted("no difference"), {10}), "A(flag=True)": Run(None, {10}, "AttributeError: no predict")}
+    outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], required)
+    assert outcome.status == "not reached", outcome
+    assert "never ran in 2 configurations tried (1 ran to its end without it; 1 failed before it: A(flag=True): " \
+           "AttributeError: no predict)" in outcome.evidence, outcome.evidence
     # A universal claim: refuted by one setting that ran everything, whatever the others showed.
     runs = {"A()": Run(confirmed("equal"), {10, 12}), "A(flag=True)": Run(refuted("needed"), {10, 12})}
     outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], required, universal=True)

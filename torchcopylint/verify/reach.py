@@ -136,7 +136,9 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         settings_text = "configuration" if tried == 1 else "configurations"
         evidence = f"line {line} ({meaning}) never ran in {tried} {settings_text} tried"
         if errors:
-            evidence += f"; {errors[-1][:200]}"
+            # Some runs failed first: the verdict rests on the ones that ran to their end without it.
+            ended = "1 ran to its end" if finished == 1 else f"{finished} ran to their end"
+            evidence += f" ({ended} without it; {tried - finished} failed before it: {errors[-1][:200]})"
         return not_reached(evidence)
     if errors:
         if len(errors) > 1 and all(e.endswith(errors[0].split(": ", 1)[-1]) for e in errors):
