@@ -248,3 +248,29 @@ def test_a_feature_bank_fed_under_no_grad_clones_without_a_node():
     bank_class.store, seen = _clone_nodes(bank_class.store)
     bank_class(nn.Linear(5, 3)).update_training(torch.randn(2, 5))
     assert set(seen) == {"CloneBackward0"}  # rows of an output in grad mode record the node
+
+
+OPTIONAL_LABELS = '''
+import torch
+from elsewhere import adversarial_loss
+
+
+class Attack:
+    def __init__(self, net):
+        self.net = net
+
+    def step(self, images, target_labels{default}):
+        if target_labels is not None:
+            target_labels = target_labels.clone().detach()
+        return adversarial_loss(self.net(images), target_labels)
+'''
+
+
+@pytest.mark.parametrize("default", ["", "=None"])
+def test_optional_target_labels_tested_for_none_are_still_labels(default):
+    # `if target_labels is not None:` compares the labels with None; it does not compute with them.
+    source = OPTIONAL_LABELS.format(default=default)
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL005"] == []
+    # Computed with (a float target of a regression), the copy is reported again.
+    computed = source.replace("if target_labels is not None:", "if (target_labels * 2).sum() > 0:")
+    assert [d.code for d in lint_source(computed, "example.py") if d.code == "TCL005"] == ["TCL005"]

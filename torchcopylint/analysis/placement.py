@@ -322,8 +322,9 @@ class Placement:
                 if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                     comparison = parent if isinstance(parent, cst.Comparison) else parents.get(id(parent))
                     if isinstance(comparison, cst.Comparison) and all(
-                            isinstance(target.operator, (cst.Equal, cst.NotEqual)) for target in comparison.comparisons):
-                        break
+                            isinstance(target.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot))
+                            for target in comparison.comparisons):
+                        break  # `labels == preds`, `if target_labels is not None:`: compared, not computed with
                     return True
                 if isinstance(parent, cst.Return) or (parent is read.statement and isinstance(parent, cst.Expr)):
                     break
