@@ -213,7 +213,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
-                    "dict_batches.py", "gan_flat_scores.py", "keep_best.py")
+                    "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py")
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +291,12 @@ def test_a_path_the_code_takes_for_none_is_run_with_none(standins_verified, text
     assert verdict.status == "confirmed", verdict
     assert "with stand-ins with best_loss = None" in verdict.evidence, verdict.evidence
     assert "assumed:" in verdict.evidence, verdict.evidence
+
+
+def test_a_line_in_the_constructor_of_a_class_that_is_no_module_runs_as_the_object_is_built(standins_verified):
+    verdict = _standin_verdict(standins_verified, "plain_class.py", "upper.clone().abs()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "stand-ins: lower = tensor(4, 8), upper = tensor(4, 8)" in verdict.evidence, verdict.evidence
 
 
 def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):

@@ -358,6 +358,19 @@ class ModuleStandIns(FunctionStandIns):
         return f"{self.configuration.description}, {self.standins.description}"
 
 
+@dataclass(frozen=True)
+class ConstructorStandIns:
+    """The `__init__` of a class that is not a module: the object built with stand-ins for the
+    constructor's parameters (from how `__init__` uses them), its defaults for the rest."""
+
+    standins: standins.StandIns
+    names: tuple
+
+    @property
+    def description(self) -> str:
+        return self.standins.description
+
+
 @dataclass
 class Ran:
     result: Any
@@ -411,6 +424,12 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             failure = CannotRun(f"{target.class_name} is not an nn.Module")
         node = standins.function_node(tree, target.class_name, method)
         function = getattr(cls, method, None)
+        if method == "__init__" and isinstance(cls, type) and not issubclass(cls, nn.Module):
+            built = standins.constructor_standins(cls, tree, target.class_name, job.device)
+            if built is None:
+                raise failure
+            yield ConstructorStandIns(*built)
+            return
         if node is None or function is None or method == "__init__":
             raise failure
         names, annotations = standins.missing_parameters(function)
@@ -610,6 +629,14 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             positional, keywords = _arguments(method, setting.names, made)
             result = runner(method, *positional, **keywords)
         return Ran(result, module, made=made, made_text=text)
+    if isinstance(setting, ConstructorStandIns):
+        cls = namespace[target.class_name]
+        made, text = setting.standins.make(seed=0)
+        positional, keywords = _arguments(cls.__init__, setting.names, made)
+        torch.manual_seed(2)
+        instance = runner(cls, *positional, **keywords, **standins.device_defaults(cls.__init__, job.device))
+        # What a constructor makes is the object's state: its attributes are the result compared.
+        return Ran(dict(vars(instance)) if hasattr(instance, "__dict__") else instance, made=made, made_text=text)
     if isinstance(setting, ThroughCaller):
         caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
         torch.manual_seed(2)
