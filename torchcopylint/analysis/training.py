@@ -11,7 +11,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.gan_roles import ArgumentRoles, argument_roles
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 
@@ -851,7 +851,7 @@ def switched_parameters(node: cst.FunctionDef) -> Optional[tuple[int, int]]:
     `p.requires_grad = flag`), or `model.requires_grad_(flag)`; None otherwise."""
     names = [param.name.value for param in node.params.params]
     found = None
-    for sub in _walk(node.body):
+    for sub in walk(node.body):
         switched, flag = None, None
         if type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "requires_grad_" \
                 and len(sub.args) == 1 and type(sub.args[0].value) is cst.Name:
@@ -864,19 +864,11 @@ def switched_parameters(node: cst.FunctionDef) -> Optional[tuple[int, int]]:
         owners = {key for key in (module_key(switched),) if key in names}
         if not owners and type(switched) is cst.Name:
             # `p` of `for p in model.parameters()`: the loop's module.
-            owners = {owner for loop in _walk(node.body) if type(loop) is cst.For and type(loop.target) is cst.Name
+            owners = {owner for loop in walk(node.body) if type(loop) is cst.For and type(loop.target) is cst.Name
                       and loop.target.value == switched.value for owner in parameter_owners(loop.iter) if owner in names}
         if len(owners) == 1:
             found = (names.index(owners.pop()), names.index(flag))
     return found
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(child_nodes(current))
 
 
 def _literal_key(key) -> Optional[str]:

@@ -67,7 +67,6 @@ from torchcopylint.verify.snippet import (
     enclosing,
 )
 
-LEAF_ERRORS = script.LEAF_ERRORS
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
 # Packages that are not installed a snippet may import (and must never use) before it is given up.
 MAX_STAND_INS = 8
@@ -1368,7 +1367,7 @@ def inplace_on_leaf(job: Job) -> Outcome:
         at_line = [exception for line, exception in probe.raised if line == job.line]
         for exception in at_line:
             message = str(exception)
-            if any(text in message for text in LEAF_ERRORS):
+            if any(text in message for text in script.LEAF_ERRORS):
                 return Run(confirmed(f"RuntimeError: {message.splitlines()[0]}{made}"), executed)
         if at_line:
             first = at_line[0]

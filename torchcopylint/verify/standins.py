@@ -122,12 +122,16 @@ NUMBER_CALLEES = {"float", "int", "round", "math.sqrt", "math.log", "math.exp"}
 
 
 def function_node(tree: ast.Module, class_name: Optional[str], function_name: str) -> Optional[ast.FunctionDef]:
-    scope = tree.body
     if class_name is not None:
-        owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
-        scope = owner.body if owner is not None else []
-    return next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function_name),
-                None)
+        return methods_of(tree, class_name).get(function_name)
+    return next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == function_name), None)
+
+
+def methods_of(tree: ast.Module, class_name: str) -> dict:
+    """Name -> definition of the methods a top-level class of the file defines (none when it is not there)."""
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    return {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _key(node: ast.AST) -> Optional[str]:
@@ -854,11 +858,11 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     of values. `tree`, the file: the dicts of string keys it builds, whose keys the names may be."""
     found = uses(node)
     dicts = string_keyed_dicts(tree) if tree is not None else {}
-    for use_ in found.values():
-        keys = [key for container in sorted(use_.keys_of) for key in dicts.get(container, [])]
+    for keyed in found.values():
+        keys = [key for container in sorted(keyed.keys_of) for key in dicts.get(container, [])]
         if keys:
-            use_.dict_key = True
-            use_.compared.extend(key for key in dict.fromkeys(keys) if key not in use_.compared)
+            keyed.dict_key = True
+            keyed.compared.extend(key for key in dict.fromkeys(keys) if key not in keyed.compared)
     base = plan(names, found, annotations, roles or {}, defaults)
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]
@@ -894,8 +898,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
 def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Module:
     """The methods and every method of their class they call through `self.m(...)`, transitively: the
     code whose use of `self.x` the stand-ins must satisfy."""
-    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
-    methods = {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = methods_of(tree, class_name)
     pending, kept = list(method), []
     while pending:
         name = pending.pop()
@@ -913,8 +916,7 @@ def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[s
     before it calls `method`, and that sets attributes of `self` (`perturb` runs
     `self.init_hyperparam(x)`, which sets `self.ndims`, then `self.attack_single_run(x, y)`): what
     `method` reads may exist only once it ran. One caller's, the first that has any."""
-    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
-    methods = {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = methods_of(tree, class_name)
     setters = {name for name, node in methods.items() if any(
         isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _key(n) for n in ast.walk(node))}
     for caller in methods.values():
