@@ -235,74 +235,49 @@ def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int 
     return _verdict(verified, name, text, code, occurrence)
 
 
-def test_a_forward_of_several_inputs_gets_stand_ins_from_use(standins_verified):
-    # forward(classifier, images, labels): no input shape fits; a network for the one it calls,
-    # class indices for the loss target, a tensor for the rest.
-    verdict = _standin_verdict(standins_verified, "several_inputs.py", "start = images.detach()", "TCL006")
-    assert verdict.status == "confirmed", verdict
-    assert "classifier = StandInNet" in verdict.evidence and "labels = class indices" in verdict.evidence, \
-        verdict.evidence
-    assert "with RandomStartAttack(16, 16), stand-ins" in verdict.evidence, verdict.evidence
-
-
-def test_a_forward_of_several_inputs_gets_the_width_its_module_is_built_with(standins_verified):
+# Code that needs stand-ins of a particular kind to run: confirmed, and the evidence names what stood in.
+CONFIRMED_ON_STAND_INS = [
+    # forward(classifier, images, labels): no input shape fits; a network for the one it calls, class
+    # indices for the loss target, a tensor for the rest.
+    pytest.param("several_inputs.py", "start = images.detach()", "TCL006",
+                 ["classifier = StandInNet", "labels = class indices", "with RandomStartAttack(16, 16), stand-ins"],
+                 id="forward-of-several-inputs"),
     # `right.view(b, -1, 1)` against rows of the bank's width, and indices for `index_select`.
-    verdict = _standin_verdict(standins_verified, "several_inputs.py", "return score.clone().exp()", "TCL001")
-    assert verdict.status == "confirmed", verdict
-    assert "stand-ins of 16 features, a size the module is built with" in verdict.evidence, verdict.evidence
-    assert "index = class indices" in verdict.evidence, verdict.evidence
-
-
-def test_keyword_only_parameters_are_passed_by_keyword(standins_verified):
-    verdict = _standin_verdict(standins_verified, "several_inputs.py", "return base.clone().add(offset * 2.0)", "TCL001")
-    assert verdict.status == "confirmed", verdict
-    assert "offset = 0.1" in verdict.evidence, verdict.evidence
-
-
-def test_a_module_given_a_network_is_built_with_a_stand_in_one_and_autograd_grad_is_watched(standins_verified):
-    # EnergyModel(energy_net, step_size): a stand-in network for `energy_net`, named; the graph kept
-    # by `torch.autograd.grad(..., retain_graph=True)` is measured like a `.backward()`'s.
-    verdict = _standin_verdict(standins_verified, "energy_model.py", "return torch.autograd.grad(energy", "TCL011")
-    assert verdict.status == "confirmed", verdict
-    assert "the retained graph still held 3 saved activation tensors" in verdict.evidence, verdict.evidence
-    assert "to its end with no second-backward error" in verdict.evidence, verdict.evidence
-    assert "built as EnergyModel(<network>, 16), each <network> a StandInNet" in verdict.evidence, verdict.evidence
-
-
-def test_a_loader_whose_batches_the_code_indexes_by_key_gives_dict_batches(standins_verified):
-    verdict = _standin_verdict(standins_verified, "dict_batches.py", "total += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    assert "loader = 4 batches of {'image': (4, 8) float32, 'label': (4,) int64}" in verdict.evidence, \
-        verdict.evidence
-
-
-def test_a_stand_in_discriminator_may_return_flat_scores(standins_verified):
+    pytest.param("several_inputs.py", "return score.clone().exp()", "TCL001",
+                 ["stand-ins of 16 features, a size the module is built with", "index = class indices"],
+                 id="width-the-module-is-built-with"),
+    pytest.param("several_inputs.py", "return base.clone().add(offset * 2.0)", "TCL001", ["offset = 0.1"],
+                 id="keyword-only-parameters"),
+    # EnergyModel(energy_net, step_size): a stand-in network for `energy_net`, named; the graph kept by
+    # `torch.autograd.grad(..., retain_graph=True)` is measured like a `.backward()`'s.
+    pytest.param("energy_model.py", "return torch.autograd.grad(energy", "TCL011",
+                 ["the retained graph still held 3 saved activation tensors", "to its end with no second-backward error",
+                  "built as EnergyModel(<network>, 16), each <network> a StandInNet"],
+                 id="network-argument-and-autograd-grad"),
+    pytest.param("dict_batches.py", "total += loss", "TCL007",
+                 ["loader = 4 batches of {'image': (4, 8) float32, 'label': (4,) int64}"], id="dict-batches"),
     # The losses compare the discriminator's scores with `torch.ones(batch)`: a (batch, 1) output does
     # not fit them, a flat one does.
-    verdict = _standin_verdict(standins_verified, "gan_flat_scores.py", "fake_loss = F.binary", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "self.disc = StandInNet(any -> 8 -> Linear -> 1, flat)" in verdict.evidence, verdict.evidence
-
-
-@pytest.mark.parametrize("text", ["best_x = x.clone().detach()", "best_loss = loss.clone().detach()"])
-def test_a_path_the_code_takes_for_none_is_run_with_none(standins_verified, text):
+    pytest.param("gan_flat_scores.py", "fake_loss = F.binary", "TCL003",
+                 ["self.disc = StandInNet(any -> 8 -> Linear -> 1, flat)"], id="flat-discriminator-scores"),
     # `if best_loss is None:` holds the copies: a stand-in tensor never takes that path, None does.
-    verdict = _standin_verdict(standins_verified, "keep_best.py", text, "TCL005")
+    *(pytest.param("keep_best.py", text, "TCL005", ["with stand-ins with best_loss = None", "assumed:"],
+                   id=f"none-path-{text.split(' =')[0]}")
+      for text in ("best_x = x.clone().detach()", "best_loss = loss.clone().detach()")),
+    pytest.param("plain_class.py", "upper.clone().abs()", "TCL001",
+                 ["stand-ins: lower = tensor(4, 8), upper = tensor(4, 8)"], id="constructor-of-a-plain-class"),
+    pytest.param("generator_function.py", "yield window.clone().abs()", "TCL001",
+                 ["the clone allocated 64 bytes per call"], id="generator-function-iterated"),
+]
+
+
+@pytest.mark.parametrize("name, text, code, evidence", CONFIRMED_ON_STAND_INS)
+def test_code_that_needs_stand_ins_of_a_kind_is_confirmed_and_says_what_stood_in(standins_verified, name, text,
+                                                                                  code, evidence):
+    verdict = _standin_verdict(standins_verified, name, text, code)
     assert verdict.status == "confirmed", verdict
-    assert "with stand-ins with best_loss = None" in verdict.evidence, verdict.evidence
-    assert "assumed:" in verdict.evidence, verdict.evidence
-
-
-def test_a_line_in_the_constructor_of_a_class_that_is_no_module_runs_as_the_object_is_built(standins_verified):
-    verdict = _standin_verdict(standins_verified, "plain_class.py", "upper.clone().abs()", "TCL001")
-    assert verdict.status == "confirmed", verdict
-    assert "stand-ins: lower = tensor(4, 8), upper = tensor(4, 8)" in verdict.evidence, verdict.evidence
-
-
-def test_a_generator_function_is_iterated_to_reach_its_flagged_line(standins_verified):
-    verdict = _standin_verdict(standins_verified, "generator_function.py", "yield window.clone().abs()", "TCL001")
-    assert verdict.status == "confirmed", verdict
-    assert "the clone allocated 64 bytes per call" in verdict.evidence, verdict.evidence
+    for part in evidence:
+        assert part in verdict.evidence, (part, verdict.evidence)
 
 
 def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):
