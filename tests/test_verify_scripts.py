@@ -652,3 +652,30 @@ def test_a_gradient_read_after_a_later_backward_is_confirmed_through_the_slice(s
     assert verdict.status == "confirmed", verdict
     assert "after backward `y1.grad` is None while the leaf of shape () behind it holds the gradient" \
         in verdict.evidence, verdict.evidence
+
+
+def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
+    # In a subprocess: cuda_on_cpu patches torch for the rest of the process it runs in.
+    code = textwrap.dedent("""
+        import torch
+        from torch import nn
+        from torchcopylint.verify import script
+
+        script.begin()
+        script.cuda_on_cpu()
+        gpu = torch.device(0)  # raises without a GPU when left alone
+        assert str(gpu) == "cuda:0" and isinstance(gpu, torch.device) and isinstance(torch.device("cpu"), torch.device)
+        leaf = torch.ones(2, requires_grad=True)
+        for moved in (leaf.to(gpu), leaf.to("cuda"), leaf.to(device="cuda:0"), leaf.to("cuda", torch.float64)):
+            # What a transfer makes: a copy that records its origin, not the leaf itself.
+            assert moved is not leaf and not moved.is_leaf and moved.grad_fn is not None and moved.device.type == "cpu"
+        assert leaf.to("cpu") is leaf and leaf.to(torch.float32) is leaf  # no GPU named: as torch does it
+        net = nn.Linear(2, 2)
+        assert net.to(gpu) is net and net.to("cuda", torch.float64).weight.dtype == torch.float64
+        print(script.stood_in())
+        """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "`torch.device(0)` named the GPU `cuda:0`, whose work ran on the CPU" in result.stdout, result.stdout
+    assert "`.to('cuda:0')` ran on the CPU, the verification device" in result.stdout, result.stdout

@@ -79,10 +79,12 @@ def main(job_path: str, results_path: str) -> int:
 
     fill_required_options()  # ...and its required options get values of their declared types, named
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
-    if job["device"] == "cpu" and not torch.cuda.is_available():
+    if job["device"] == "cpu":
         from torchcopylint.verify.script import cuda_on_cpu
 
-        cuda_on_cpu()  # code written for a GPU runs here too; the evidence says so
+        # Code written for a GPU runs on the CPU too, where the stand-ins are (with a GPU present, a
+        # `.cuda()` would split the run over two devices); the evidence says so.
+        cuda_on_cpu()
     # No network, no reads of the user's data, no writes into the project (verify/sandbox.py).
     folder = os.path.dirname(os.path.abspath(job["path"]))
     root = project_root(folder) or folder

@@ -152,7 +152,9 @@ def _record(plan: DataPlan, namespace: Optional[dict]) -> None:
 
 
 def _absent_in(namespace: dict) -> list[str]:
-    found = []
+    # The stand-ins the code's own imports bound, and those a module it imported bound (a sibling
+    # the package's `__init__.py` imports: `from .detection import *`).
+    found = [name for name, module in list(sys.modules.items()) if isinstance(module, AbsentModule) and "." not in name]
     for value in list(namespace.values()):
         if isinstance(value, AbsentModule):
             found.append(value.__name__.split(".")[0])
@@ -162,23 +164,79 @@ def _absent_in(namespace: dict) -> list[str]:
 
 
 def cuda_on_cpu() -> None:
-    """Without a GPU, let code written for one run: `model.cuda()` leaves the module where it is, and
-    `tensor.cuda()` makes a copy (differentiable, not a leaf: what a transfer to the GPU makes).
+    """On the CPU (`--device cpu`, or no GPU), let code written for a GPU run there: `model.cuda()` and `model.to("cuda")` leave the
+    module where it is, `tensor.cuda()` and `tensor.to("cuda")` make a copy (differentiable, not a
+    leaf: what a transfer to the GPU makes), and `torch.device(0)` names the GPU rather than raising.
     Each use is named in the evidence."""
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         return
+    moved = "`.cuda()` ran on the CPU, the verification device: modules stayed, tensors were copied"
+    module_to, tensor_to = nn.Module.to, torch.Tensor.to
 
     def module_cuda(self, device=None):
-        _log.add("`.cuda()` ran on the CPU (there is no GPU here): modules stayed, tensors were copied")
+        _log.add(moved)
         return self
 
     def tensor_cuda(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
-        _log.add("`.cuda()` ran on the CPU (there is no GPU here): modules stayed, tensors were copied")
+        _log.add(moved)
         return self.clone(memory_format=memory_format)
 
-    module_cuda._torchcopylint = tensor_cuda._torchcopylint = True
-    nn.Module.cuda = module_cuda
-    torch.Tensor.cuda = tensor_cuda
+    def module_to_gpu(self, *args, **kwargs):
+        args, kwargs, gpu = _on_cpu(args, kwargs)
+        if gpu:
+            _log.add(f"`.to({gpu})` ran on the CPU, the verification device: modules stayed, tensors were copied")
+        return module_to(self, *args, **kwargs)
+
+    def tensor_to_gpu(self, *args, **kwargs):
+        args, kwargs, gpu = _on_cpu(args, kwargs)
+        result = tensor_to(self, *args, **kwargs)
+        if not gpu:
+            return result
+        _log.add(f"`.to({gpu})` ran on the CPU, the verification device: modules stayed, tensors were copied")
+        return result.clone() if result is self else result
+
+    for function in (module_cuda, tensor_cuda, module_to_gpu, tensor_to_gpu):
+        function._torchcopylint = True
+    nn.Module.cuda, nn.Module.to = module_cuda, module_to_gpu
+    torch.Tensor.cuda, torch.Tensor.to = tensor_cuda, tensor_to_gpu
+    torch.device = _GpuNamingDevice
+
+
+def _on_cpu(args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
+    """The arguments of a `.to(...)` with a GPU device replaced by the CPU, and the GPU it named ("" if none)."""
+    def gpu_named(value: Any) -> bool:
+        return (isinstance(value, str) and value.startswith("cuda")) or \
+            (isinstance(value, _REAL_DEVICE) and value.type == "cuda")
+
+    named = [value for value in (*args, kwargs.get("device")) if gpu_named(value)]
+    if not named:
+        return args, kwargs, ""
+    args = tuple("cpu" if gpu_named(value) else value for value in args)
+    kwargs = {key: ("cpu" if gpu_named(value) else value) for key, value in kwargs.items()}
+    return args, kwargs, repr(str(named[0]))
+
+
+_REAL_DEVICE = torch.device
+
+
+class _DeviceType(type):
+    """`isinstance(x, torch.device)` keeps working once `torch.device` is _GpuNamingDevice."""
+
+    def __instancecheck__(cls, value: Any) -> bool:
+        return isinstance(value, _REAL_DEVICE)
+
+    def __call__(cls, *args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) is int:
+            # `torch.device(0)` asks for the current accelerator and raises on a machine without one,
+            # often as a default argument (`device=torch.device(0)`), so at import. The device it
+            # names: `.cuda()` and `.to()` of it are what the code does with it.
+            _log.add(f"`torch.device({args[0]})` named the GPU `cuda:{args[0]}`, whose work ran on the CPU")
+            return _REAL_DEVICE("cuda", args[0])
+        return _REAL_DEVICE(*args, **kwargs)
+
+
+class _GpuNamingDevice(metaclass=_DeviceType):
+    """Stands for `torch.device` while code written for a GPU runs on the CPU (see cuda_on_cpu)."""
 
 
 def fill_required_options() -> None:
