@@ -110,7 +110,7 @@ def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
         namespace: dict = {}
         exec("import plotting_pkg_absent_for_test.sub as sub\n"
              "from plotting_pkg_absent_for_test import pyplot as plt\n", namespace)
-        uses = ["plt.imshow(1)", "class Net(plt.Base): pass", "isinstance(1, plt.Figure)", "sub.helper()", "bool(plt.rcParams)",
+        uses = ["plt.imshow(1)", "class Net(plt.Base): pass\nNet()", "isinstance(1, plt.Figure)", "sub.helper()", "bool(plt.rcParams)",
                 "for _ in plt.figures: pass", "try:\n    plt.show()\nexcept Exception:\n    pass",
                 "plt.Figure.__name__.lower()", "assert sub.__version__ >= '1.15'"]
         for use in uses:
@@ -118,6 +118,15 @@ def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
                 exec(use, dict(namespace))
         # Probes for special methods see a plain object, as copy, inspect and numpy expect.
         assert not hasattr(namespace["plt"], "__array__") and not hasattr(namespace["plt"], "__wrapped__")
+        # Defining a class on an absent base, or filing one in an absent registry, is not a use: a module
+        # the flagged code never uses may do it. Making one is.
+        exec("@sub.REGISTRY.register_module()\nclass Boxes(plt.Base):\n    pass\n"
+             "@sub.register_model\ndef small():\n    return 1\n", namespace)
+        assert isinstance(namespace["Boxes"], type) and namespace["small"]() == 1
+        with pytest.raises(AbsentPackageUsed, match=r"the code used `plotting_pkg_absent_for_test.pyplot.Base`"):
+            namespace["Boxes"]()
+        with pytest.raises(AbsentPackageUsed):
+            exec("sub.REGISTRY.build(dict(type='Boxes'))", namespace)  # a lookup is a use
     finally:
         sys.meta_path[:] = before
         for name in [name for name in sys.modules if name.startswith("plotting_pkg_absent_for_test")]:
@@ -406,6 +415,20 @@ def test_an_object_that_is_not_a_module_is_built_by_its_own_constructor(context_
     assert verdict.status == "confirmed", verdict
     assert "the object built by its own constructor as NoiseAttack(model, eps) (model = StandInNet" in verdict.evidence, \
         verdict.evidence
+
+
+@needs_torch
+def test_a_class_filed_in_a_registry_by_the_package_import_runs_as_written_for_a_gpu(context_verified):
+    # The zoo's __init__.py files FastGradient in a registry that refuses a second filing, and imports a
+    # module built on a detector library that is not installed; FastGradient defaults its device to
+    # `torch.device(0)`, which raises without a GPU, and `images=None` is used as given.
+    verdict = _verdict(context_verified, "library/zoo/fgm.py", "adv = images.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    for part in ("`images` requires grad here only through `images`, a stand-in made to require grad",
+                 "the registration at line 10 ran a second time and was refused (KeyError)",
+                 "`detector_lib_not_installed` is not installed: imported as a stand-in the code never used"):
+        assert part in verdict.evidence, verdict.evidence
+    assert "`torch.device(0)` named the GPU `cuda:0`, whose work ran on the CPU" in verdict.evidence, verdict.evidence
 
 
 @needs_torch

@@ -25,6 +25,7 @@ import ast
 import importlib
 import importlib.abc
 import importlib.machinery
+import re
 import sys
 import types
 from typing import Optional
@@ -35,15 +36,23 @@ from torchcopylint.verify.importing import importer_name, in_import_system
 class AbsentPackageUsed(BaseException):
     """The code used something from a package that is not installed (or whose import failed)."""
 
-    def __init__(self, qualified_name: str, importer: Optional[str] = None, failed: Optional[str] = None) -> None:
+    def __init__(self, qualified_name: str, importer: Optional[str] = None, failed: Optional[str] = None,
+                 said: Optional[str] = None) -> None:
         self.package = qualified_name.split(".")[0]
         self.importer = importer
-        if failed is not None:
+        if said is not None:
+            message = said
+        elif failed is not None:
             message = f"needs `{qualified_name}`, and `{failed}` failed"
         else:
             by = f" (imported by {importer})" if importer else ""
             message = f"needs `{self.package}`{by}, which is not installed (the code used `{qualified_name}`)"
         super().__init__(message)
+
+
+class UnknownArgumentUsed(AbsentPackageUsed):
+    """The code used an argument the experiment could not make (absent.unknown_argument): this
+    setting cannot decide; another may (a caller that makes it)."""
 
 
 # Special attributes that code reads to use a value (`opt.__name__`, a version check); any other
@@ -64,26 +73,74 @@ class AbsentName:
         object.__setattr__(self, "_importer", importer)
         object.__setattr__(self, "_failed", failed)
 
+    _said: Optional[str] = None  # what a use says instead of naming a package (UnknownArgument)
+
     def __getattr__(self, attribute: str):
         if attribute in _READ_AS_USE:
-            raise AbsentPackageUsed(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
+            self._used()
         if _is_special(attribute):
             raise AttributeError(attribute)
-        return AbsentName(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
+        named = AbsentName(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
+        object.__setattr__(named, "_said", self._said)
+        return named
 
     def _used(self, *args, **kwargs):
+        if self._said is not None:
+            raise UnknownArgumentUsed(self._qualified_name, said=self._said)
         raise AbsentPackageUsed(self._qualified_name, self._importer, self._failed)
 
+    def __call__(self, *args, **kwargs):
+        if self._said is not None or not REGISTRATION.match(self._qualified_name.rsplit(".", 1)[-1]):
+            self._used()
+        # A registry's decorator (`@DATASETS.register_module()`, `@register_model`) only files the class
+        # in the absent package's registry; the class itself is what the module defines. Code that
+        # looks it up again goes through the absent package, and is reported there.
+        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], AbsentName):
+            return args[0]
+        return _pass_through
+
     # Every way of using a value rather than naming it.
-    __call__ = __iter__ = __next__ = __len__ = __bool__ = __contains__ = _used
+    __iter__ = __next__ = __len__ = __bool__ = __contains__ = _used
     __getitem__ = __setitem__ = __delitem__ = __setattr__ = __enter__ = __exit__ = _used
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _used
     __matmul__ = __rmatmul__ = __pow__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _used
     __int__ = __float__ = __index__ = __str__ = __format__ = _used
-    __mro_entries__ = __instancecheck__ = __subclasscheck__ = _used  # class Net(absent.Base), isinstance
+    __instancecheck__ = __subclasscheck__ = _used  # isinstance(x, absent.Base)
+
+    def __mro_entries__(self, bases):
+        # `class CocoDataset(BaseDetDataset)` in a module the flagged code never uses may be defined;
+        # making one (or calling a method the base would give) is using the package.
+        return (_absent_base(self._qualified_name, self._importer, self._failed),)
 
     def __repr__(self) -> str:
-        return f"<not installed: {self._qualified_name}>"
+        return f"<not made: {self._said}>" if self._said else f"<not installed: {self._qualified_name}>"
+
+
+def unknown_argument(name: str) -> AbsentName:
+    """A stand-in for an argument nothing in the code's use says the kind of (`model` whose only use
+    is `model.loss(x, y)`): the run may reach the flagged line before the code uses it; a use ends
+    the run, unverified, saying why."""
+    unknown = AbsentName(name)
+    object.__setattr__(unknown, "_said", f"needs `{name}`, and nothing in how the code uses it says what it is")
+    return unknown
+
+
+def _absent_base(qualified_name: str, importer: Optional[str], failed: Optional[str]) -> type:
+    """A base class standing for an absent one: a class can derive from it, an instance cannot be made."""
+    def used(*args, **kwargs):
+        raise AbsentPackageUsed(qualified_name, importer, failed)
+
+    return type(qualified_name.rsplit(".", 1)[-1], (), {"__new__": used, "__init_subclass__": classmethod(
+        lambda cls, **kwargs: None), "__absent__": qualified_name})
+
+
+# A registry's decorator, called on an absent registry or written on a class (`register_module`,
+# `register_model`, `register`).
+REGISTRATION = re.compile(r"^register(_\w+)?$")
+
+
+def _pass_through(decorated):
+    return decorated
 
 
 class AbsentModule(types.ModuleType):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import callsites, flagged, legacy, noops, script, standins, topcalls
+from torchcopylint.verify import callsites, flagged, legacy, noops, registrations, script, standins, topcalls
 from torchcopylint.verify.configurations import Configuration, configurations, stand_in_networks
 from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
@@ -152,6 +152,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         context = as_namespace_package(context, path, levels)
         enter(context)
     text = legacy.read_as_today(text)  # `loss.data[0]` of pre-0.4 code: `.item()` on a 0-dim tensor
+    text = registrations.tolerate(text)  # the package's import filed the file's classes first
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
     while True:
@@ -171,6 +172,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
             module.__dict__.update(helpers or {})
             module.__dict__[legacy.ITEM_HELPER] = legacy.item0
             module.__dict__[legacy.RETAIN_HELPER] = legacy.retain_variables
+            module.__dict__[registrations.REGISTERED_HELPER] = registrations.registered
             if plan is not None:
                 plan.namespace = module.__dict__  # the networks the stand-in data is shaped for
             if probe is None:
@@ -431,15 +433,12 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             return
         if node is None or function is None or method == "__init__":
             raise failure
-        names, annotations = standins.missing_parameters(function)
+        names, annotations = standins.missing_parameters(function, node)
         prepared = _preparations(job, cls, tree, method, roles)
         used = standins.method_closure(tree, target.class_name, method, *(p.method for p in prepared))
         attributes = standins.self_attributes(cls, used)
-        try:
-            found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
-                                          standins.constructor_defaults(tree, target.class_name), tree=tree)
-        except CannotRun as reason:
-            raise CannotRun(f"{failure}; {reason}") from reason
+        found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
+                                      standins.constructor_defaults(tree, target.class_name), tree=tree)
         built = None if issubclass(cls, nn.Module) else \
             standins.constructor_standins(cls, tree, target.class_name, job.device)
         if built is not None:
@@ -452,7 +451,8 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
                     for name, value in standins.other_defaults(function, node))
         return
     function = namespace[target.function_name]
-    names, annotations = standins.missing_parameters(function)
+    names, annotations = standins.missing_parameters(function,
+                                                     standins.function_node(tree, None, target.function_name))
     if not names:
         yield AsGiven()
         yield from (WithFlag(name, value) for name, value in
@@ -461,15 +461,11 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     from_call, unused = _from_call_site(job, namespace, tree, names, annotations, roles)
     if from_call is not None:
         yield from_call
-    try:
-        node = standins.function_node(tree, None, target.function_name)
-        found = standins.settings_for(node, names, annotations, job.device, roles, tree=tree)
-    except CannotRun:
-        callers = callers_without_arguments(job.source, target.function_name)
-        if not callers:
-            raise
-        yield ThroughCaller(callers[0])
-        return
+    node = standins.function_node(tree, None, target.function_name)
+    found = standins.settings_for(node, names, annotations, job.device, roles, tree=tree)
+    if "unknown" in found[0].plan.kinds.values():
+        # An argument nothing says the kind of: a caller that makes it runs first.
+        yield from (ThroughCaller(caller) for caller in callers_without_arguments(job.source, target.function_name)[:1])
     if unused:  # the evidence says why the call's own values were not used
         found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]
     yield from (FunctionStandIns(s, tuple(names)) for s in found)
@@ -487,10 +483,7 @@ def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: 
     if node is None or function is None or _required_inputs(cls, method) < 2:
         return
     names, annotations = standins.missing_parameters(function)
-    try:
-        found = standins.settings_for(node, names[1:], annotations, job.device, tree=tree)
-    except CannotRun:
-        return
+    found = standins.settings_for(node, names[1:], annotations, job.device, tree=tree)
     # A module built with sizes (`Memory(16, 16, 16)`) takes features of those sizes (`v.view(b, size, 1)`).
     sizes = dict.fromkeys(value for value in (*built.args, *built.kwargs.values())
                           if type(value) is int and 0 < value <= 4096 and value != standins.FEATURES)
@@ -509,10 +502,7 @@ def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Opt
         if function is None or node is None:
             continue
         names, annotations = standins.missing_parameters(function)
-        try:
-            made = standins.settings_for(node, names[1:], annotations, job.device, roles, tree=tree)[0]
-        except CannotRun:
-            continue
+        made = standins.settings_for(node, names[1:], annotations, job.device, roles, tree=tree)[0]
         found.append(Preparation(name, caller, tuple(names[1:]), made))
     return tuple(found)
 
@@ -549,11 +539,8 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     rest = [name for name in names if name not in made.values]
     found = None
     if rest:
-        try:
-            node = standins.function_node(tree, None, job.target.function_name)
-            found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
-        except (CannotRun, IndexError) as reason:
-            return None, f"the top-level call at line {site.line} passes values, but not for all: {reason}"
+        node = standins.function_node(tree, None, job.target.function_name)
+        found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
     shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
     text = f"the arguments the top-level call at line {site.line} passes ({shown})"
     if rest:
@@ -702,14 +689,15 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
 
 
 def _arguments(function: Callable, names: tuple, made: dict) -> tuple[list, dict]:
-    """The stand-ins of `names` as the call passes them: by position, the keyword-only ones
-    (`*, constraint`) by keyword."""
+    """The stand-ins of `names` as the call passes them: by position, by keyword the keyword-only ones
+    (`*, constraint`) and those with a default (`images=None`, which the code uses as given)."""
     try:
-        keyword_only = {p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY}
+        by_keyword = {p.name for p in inspect.signature(function).parameters.values()
+                      if p.kind == p.KEYWORD_ONLY or (p.default is not p.empty and p.kind != p.POSITIONAL_ONLY)}
     except (TypeError, ValueError):
-        keyword_only = set()
-    return ([made[name] for name in names if name not in keyword_only],
-            {name: made[name] for name in names if name in keyword_only})
+        by_keyword = set()
+    return ([made[name] for name in names if name not in by_keyword],
+            {name: made[name] for name in names if name in by_keyword})
 
 
 # The items of a generator function's result the experiment takes: its body runs only as it is iterated.

@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
+from torchcopylint.verify.absent import UnknownArgumentUsed
 from torchcopylint.verify.inputs import CannotRun
 
 
@@ -101,7 +102,7 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         tried += 1
         try:
             result = run(setting)
-        except CannotRun as reason:
+        except (CannotRun, UnknownArgumentUsed) as reason:
             errors.append(f"{setting.description}: {reason}")
             continue
         except Exception as error:  # noqa: BLE001 - the user's code (or a stand-in misfit) raised

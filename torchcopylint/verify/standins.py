@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun
 
@@ -101,6 +102,7 @@ class Use:
     keys_of: set = field(default_factory=set)  # the containers it is a key of: `self.count[mode]` -> {"self.count"}
     none_tested: bool = False   # `if best is None:`: the code has a path for None
     dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
+    grad_switched: bool = False  # `x.requires_grad = True`, `x.requires_grad_()`: a leaf the code makes require grad
 
     @property
     def seen(self) -> bool:
@@ -197,6 +199,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 owner = use(node.func.value)
                 if owner is not None:
                     owner.methods.add(node.func.attr)
+                    owner.grad_switched |= node.func.attr == "requires_grad_"
             callee = ast.unparse(node.func)
             arguments = [*node.args, *(k.value for k in node.keywords)]
             # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
@@ -297,6 +300,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if choices and None not in choices:
                 compared = use(node.left)
                 compared.compared.extend(c for c in choices if c not in compared.compared)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                                                  and _key(t.value) for t in node.targets):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "requires_grad" and _key(target.value):
+                    use(target.value).grad_switched = True
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Tuple):
             producer = use(node.value.func)
@@ -645,11 +653,12 @@ class Plan:
     choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
+    leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return Plan(dict(self.kinds), dict(self.outputs), dict(self.unpacked), labels or self.labels,
                     self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
-                    dict(self.choices), dict(self.defaults), sample or self.sample)
+                    dict(self.choices), dict(self.defaults), sample or self.sample, self.leaves)
 
     def describe(self, made: dict, only: Optional[tuple] = None) -> str:
         """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
@@ -673,6 +682,8 @@ class Plan:
                 sample = value[0] if value else None
                 shown = _shape_text(sample)
                 parts.append(f"{name} = {len(value)} batches of {shown}")
+            elif kind == "tensor" and name in self.leaves:
+                parts.append(f"{name} = tensor{tuple(value.shape)} (a leaf: the code makes it require grad)")
             elif kind == "tensor":
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
             elif kind == "labels":
@@ -711,7 +722,7 @@ def _is_number_value(value: Any) -> bool:
 
 def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict,
          defaults: Optional[dict] = None) -> Plan:
-    """Decide each name's kind; CannotRun naming the first that fits no kind. `defaults` are the
+    """Decide each name's kind ("unknown" where nothing says: absent.unknown_argument). `defaults` are the
     values the constructor gives `self.x` attributes (signature defaults, literals): they come first."""
     kinds = {}
     known = {}
@@ -726,7 +737,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
         if kind is None and name not in found:
             kind = "unused"  # a parameter the code never reads: any value does, None says so
         if kind is None:
-            raise CannotRun(f"needs `{name}`, and nothing in how the code uses it says what it is")
+            kind = "unknown"  # the run may reach the flagged line before the code uses it
         kinds[name] = kind
     outputs = {}
     for name, kind in kinds.items():
@@ -743,7 +754,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
                 for name, kind in kinds.items() if kind == "loader"}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
-    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known)
+    leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
+    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -785,6 +797,9 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = StandInScaler()
         elif kind == "loader":
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
+        elif kind == "tensor" and name in plan_.leaves:
+            # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
+            made[name] = torch.rand(BATCH, *plan_.sample, device=device)
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (BATCH, *plan_.sample), name=name)
@@ -812,6 +827,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = DoNothing()
         elif kind == "unused":
             made[name] = None
+        elif kind == "unknown":
+            made[name] = unknown_argument(name)
     for name, value in plan_.options.items():
         if value is None and name in made:
             made[name] = None  # a setting where the code's `if x is None:` path runs
@@ -937,16 +954,28 @@ def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[s
     return []
 
 
-def missing_parameters(function: Callable) -> tuple[list[str], dict]:
-    """The parameters without a default (they need stand-ins), and their annotations."""
+def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tuple[list[str], dict]:
+    """The parameters without a default (they need stand-ins), and their annotations. With the
+    function's `node`, also those whose default is None where the code uses the value as it comes
+    (`def __call__(self, images=None): images.shape[0]`): None would fail there, a caller passes one."""
     names, annotations = [], {}
+    found = uses(node) if node is not None else {}
     for parameter in inspect.signature(function).parameters.values():
-        if parameter.default is not parameter.empty or parameter.kind in (parameter.VAR_POSITIONAL,
-                                                                           parameter.VAR_KEYWORD):
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if parameter.default is not parameter.empty and not (
+                parameter.default is None and _used_unguarded(found.get(parameter.name))):
             continue
         names.append(parameter.name)
         annotations[parameter.name] = parameter.annotation
     return names, annotations
+
+
+def _used_unguarded(use: Optional[Use]) -> bool:
+    """Used in a way None cannot serve (a method, an index, arithmetic, a call, a loop), never tested
+    for None or for its truth on the way."""
+    return use is not None and bool(use.methods or use.indexed or use.arithmetic or use.iterated or use.called) \
+        and not (use.none_tested or use.truth)
 
 
 def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[tuple[str, Any]]:
@@ -1060,7 +1089,7 @@ def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]
 def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: str) -> Optional[tuple]:
     """(stand-ins, names) for the parameters of the class's own `__init__` that have no default: a
     network for one named like a network (`model`), the others from how `__init__` uses them. None
-    when the class shows no `__init__` of its own, or a parameter fits no stand-in."""
+    when the class shows no `__init__` of its own, or a parameter's use says nothing of its kind."""
     node = function_node(tree, class_name, "__init__")
     if node is None:
         return None
@@ -1073,10 +1102,10 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
                and (found[parameter.name].number_arithmetic or found[parameter.name].ordered)]
     names = names[1:] + numbers
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
-    try:
-        return settings_for(node, names, annotations, device, roles)[0], tuple(names)
-    except CannotRun:
-        return None
+    made = settings_for(node, names, annotations, device, roles)[0]
+    if "unknown" in made.plan.kinds.values():
+        return None  # `Generator(config.model)`: what the object is built from is not known
+    return made, tuple(names)
 
 
 def device_defaults(function: Callable, device: str) -> dict:
