@@ -45,6 +45,8 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
         return positional[0] if positional else None
     if method != "backward":
         return None
+    if _result_kept(call, function):
+        return None  # autograd's backward returns None: `dp = criterion.backward(out, y)` is a hand-written one
     receiver = func.value
     # `scaler.scale(loss).backward()`: AMP's scaler multiplies; the loss is inside.
     if type(receiver) is cst.Call and type(receiver.func) is cst.Attribute \
@@ -57,6 +59,12 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
         # `accelerator.backward(loss)`, `torch.autograd.backward(loss)`: the loss is the argument.
         return positional[0]
     return receiver
+
+
+def _result_kept(call: cst.Call, function: FunctionFacts) -> bool:
+    """The call's value is assigned or returned (`grad_input = layer.backward(x, grad_output)`)."""
+    statement = function.call_statement.get(call)
+    return type(statement) in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return) and statement.value is call
 
 
 # ------------------------------------------------- backward methods of the file's own classes
