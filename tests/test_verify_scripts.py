@@ -457,6 +457,17 @@ def _verdict(verified, name: str, text: str, code: str, hand_made: bool = False)
     return verdict
 
 
+def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confirmed(scripts_verified):
+    # apex is not installed: its amp runs in full precision. The first sample shape tried (3x64x64) does
+    # not fit the network's linear layer: the next try takes the next shape. Every stand-in batch holds
+    # the last class, so `F.one_hot(y)` is as wide as the scores.
+    verdict = _verdict(scripts_verified, "apex_confidence.py", 'metric["confidence"] +=', "TCL007")
+    assert verdict.status == "confirmed", verdict
+    for part in ("every iteration's graph stays alive", "over `datasets.ImageFolder(...)` (line 14)",
+                 "random samples 3x32x32", "`apex` is not installed: `apex.amp` ran in full precision"):
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_sequential.py", "d_fake = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict

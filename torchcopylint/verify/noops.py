@@ -13,11 +13,13 @@ package keeps verify/absent.py's stand-in, whose use makes the verdict
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
 import types
 
+from torchcopylint.verify import amp
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.importing import WRAPPERS
 
@@ -25,6 +27,7 @@ PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
+    "apex",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -33,6 +36,7 @@ NO_OP_PARTS = {
     "torchtext": frozenset({"datasets", "data", "vocab", "transforms"}),
     "torchaudio": frozenset({"datasets", "transforms", "io"}),
     "tensorflow": frozenset({"examples", "summary", "keras"}),
+    "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
 }
 # Callables that hand back what they wrap: a progress bar over an iterable.
 PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
@@ -174,6 +178,8 @@ class NoOpModule(types.ModuleType):
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)
         name = f"{self.__name__}.{attribute}"
+        if name == amp.NAME:
+            return importlib.import_module(name)  # `from apex import amp`
         return NoOp(name) if _is_no_op_part(name) else AbsentName(name)
 
 
@@ -189,6 +195,8 @@ class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
+        if spec.name == amp.NAME:
+            return amp.AmpModule()
         return NoOpModule(spec.name) if _is_no_op_part(spec.name) else AbsentModule(spec.name)
 
     def exec_module(self, module) -> None:
