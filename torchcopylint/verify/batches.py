@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import arrays
+from torchcopylint.verify.inputs import class_indices
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
                                               DataSite)
 
@@ -42,6 +43,8 @@ FIXED_SAMPLES = frozenset(KNOWN_DATASETS) - {"ImageFolder", "DatasetFolder", "Co
 MAX_DATASET = 1024     # samples of a stand-in dataset sized from the counts the code reads it with
 MAX_EXACT_DATASET = 100_000  # `random_split(dataset, [50000, 10000])` needs exactly their sum (samples are lazy)
 RESHAPE_ERROR = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
+# A layer given samples of another shape than it reads: a linear layer's width, a convolution's channels.
+SHAPE_MISMATCH = re.compile(r"mat1 and mat2 shapes cannot be multiplied|expected input\[[\d, ]+\] to have \d+ channels")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
@@ -347,7 +350,7 @@ class StandInLoader:
         generator = torch.Generator().manual_seed(1000 * self._site.index + number)
         images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
         self._plan.batch_sizes.add(images.numel())
-        labels = (torch.arange(self.batch_size, device="cpu") + number) % classes
+        labels = class_indices(self.batch_size, classes, "cpu").roll(number)
         if fixed is not None and fixed != self._requested:
             cut = " (the size the code reshapes a batch to)"
         else:

@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify.inputs import COMMON_SHAPES, CannotRun, first_layer_shapes
+from torchcopylint.verify.inputs import COMMON_SHAPES, CannotRun, class_indices, first_layer_shapes
 
 BATCH = 4
 CLASSES = 10
@@ -392,7 +392,7 @@ class _Environment(dict):
         raise Unknown(name)
 
     def labels(self) -> torch.Tensor:
-        return torch.arange(BATCH, device=self.device) % self.classes
+        return class_indices(BATCH, self.classes, self.device)
 
     def _sample(self, name: str, position: int):
         if position >= 1 or LABEL_NAME.match(name):

@@ -112,6 +112,14 @@ def first_layer_shapes(module: nn.Module) -> list[tuple]:
     return []
 
 
+def class_indices(count: int, classes: int, device: str) -> torch.Tensor:
+    """A batch of stand-in class labels, the last class among them, as a real batch of many samples
+    almost surely holds it: `F.one_hot(y)` without `num_classes` is then as wide as the network's scores."""
+    labels = torch.arange(count, device=device) % classes
+    labels[-1] = classes - 1
+    return labels
+
+
 def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(leaf, input): the input is `leaf * 1.0`, a non-leaf as inside a real network, so in-place
     ops on it behave as they would there (on a leaf they would raise instead). Several inputs made

@@ -36,7 +36,7 @@ from torch import nn
 
 from torchcopylint.verify import noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
-from torchcopylint.verify.batches import DataPlan
+from torchcopylint.verify.batches import SHAPE_MISMATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -80,6 +80,7 @@ class _Log:
     compared: dict = field(default_factory=dict)
     ran_with: str = ""
     passed_writes: list = field(default_factory=list)  # lines of refused writes a run went past
+    function_plans: list = field(default_factory=list)  # the data plans of a function's module loads
 
     def add(self, text: str) -> None:
         if text not in self.items:
@@ -90,14 +91,17 @@ _log = _Log()
 # Reshapes of stand-in batches that failed in an earlier run of this diagnosis (`view(-1, 784)` on
 # 4x3x64x64 values): the data of the next run is shaped for them (verify/batches.py DataPlan.learn).
 _learned: tuple = ()
+# The candidate sample shape a function's stand-in data takes in this try of the diagnosis: the next
+# one after a try whose network read another shape (`mat1 and mat2 shapes cannot be multiplied`).
+_shape_choice = 0
 
 
 def begin(keep_learned: bool = False) -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet."""
-    global _log, _learned
+    global _log, _learned, _shape_choice
     _log = _Log()
     if not keep_learned:
-        _learned = ()
+        _learned, _shape_choice = (), 0
     sandbox.begin()
 
 
@@ -109,12 +113,18 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned
+    global _learned, _shape_choice
     for plan in _log.plans:
         learned = plan.learn(RuntimeError(text))
         if learned is not None and learned not in _learned:
             _learned = (learned, *_learned)
             return True
+    # No reshape to learn from, but a network read samples of another shape than the stand-in data's
+    # (a script's own loop tries each candidate shape in turn; a function's module is loaded once a try).
+    if SHAPE_MISMATCH.search(text) and any(plan.used and _shape_choice + 1 < plan.candidate_count
+                                           for plan in _log.function_plans):
+        _shape_choice += 1
+        return True
     return False
 
 
@@ -735,7 +745,8 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
         text, changed = rewrite(text)
         if not changed:
             return None
-    plan = DataPlan(list(prepared.sites), learned=_learned)
+    plan = DataPlan(list(prepared.sites), _shape_choice, learned=_learned)
+    _log.function_plans.append(plan)
 
     def failed(line: int, error: BaseException) -> None:
         _log.failed[line] = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"

@@ -26,7 +26,7 @@ from torch import nn
 
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
-from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun
+from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun, class_indices
 
 BATCH = 4
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
@@ -551,13 +551,13 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
     batches = StandInLoader()
     if isinstance(unpacked, tuple):
         for _ in range(BATCHES):
-            batches.append({key: torch.arange(BATCH, device=device) % CLASSES if LABEL_NAMES.match(key)
+            batches.append({key: class_indices(BATCH, CLASSES, device) if LABEL_NAMES.match(key)
                             else torch.randn(BATCH, *sample, device=device) for key in unpacked})
         return batches
     for _ in range(BATCHES):
         inputs = torch.randn(BATCH, FEATURES, device=device)
         if labels == "classes":
-            targets = torch.randint(0, CLASSES, (BATCH,), device=device)
+            targets = class_indices(BATCH, CLASSES, device)
         else:
             targets = torch.randn(BATCH, CLASSES, device=device)
         extra = [torch.arange(BATCH, device=device)] * max(0, unpacked - 2)
@@ -804,7 +804,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (BATCH, *plan_.sample), name=name)
         elif kind == "labels":
-            made[name] = torch.arange(BATCH, device=device) % CLASSES
+            made[name] = class_indices(BATCH, CLASSES, device)
         elif kind == "loss":
             made[name] = stand_in_loss
         elif kind == "device":
