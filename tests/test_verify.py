@@ -256,6 +256,8 @@ CONFIRMED_ON_STAND_INS = [
                  id="network-argument-and-autograd-grad"),
     pytest.param("dict_batches.py", "total += loss", "TCL007",
                  ["loader = 4 batches of {'image': (4, 8) float32, 'label': (4,) int64}"], id="dict-batches"),
+    pytest.param("dict_batches.py", "kept = features.clone().detach()", "TCL005",
+                 ["batch['features']`, a stand-in made to require grad"], id="dict-argument"),
     # The losses compare the discriminator's scores with `torch.ones(batch)`: a (batch, 1) output does
     # not fit them, a flat one does.
     pytest.param("gan_flat_scores.py", "fake_loss = F.binary", "TCL003",

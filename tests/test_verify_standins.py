@@ -377,3 +377,23 @@ def test_a_none_default_the_code_uses_as_given_needs_a_stand_in():
     # passed along or tested first; `target` is tested against None.
     assert missing_parameters(namespace["attack"], node)[0] == ["model", "images"]
     assert missing_parameters(namespace["attack"])[0] == ["model"]  # without the code: the signature alone
+
+
+def test_an_argument_read_by_string_keys_is_a_dict_of_those_keys():
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def training_step(model, batch, step):
+            images, labels = batch["image"], batch["label"]
+            loss = F.cross_entropy(model(images), labels)
+            return {"loss": loss, "step": step}
+        """)).body[0]
+    found = settings_for(node, ["model", "batch", "step"], {}, "cpu")
+    assert found[0].plan.kinds["batch"] == "dict"
+    made, text = found[0].make()
+    assert set(made["batch"]) == {"image", "label"}
+    assert made["batch"]["label"].tolist() == [0, 1, 2, 3] and made["batch"]["image"].shape == (4, 8)
+    assert "batch = {'image': (4, 8) float32, 'label': (4,) int64}" in text, text
+    # Indexed by strings and computed with, it is a tensor still (a structured array, a dataframe column).
+    node = ast.parse("def f(table):\n    return table['x'] * 2 + table.sum()\n").body[0]
+    assert settings_for(node, ["table"], {}, "cpu")[0].plan.kinds["table"] == "tensor"

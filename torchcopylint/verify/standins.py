@@ -569,8 +569,8 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | loss | optimizer | scaler | loader | labels | tensor | int | count | float | bool | device |
-    torch.device | batch | choice, or None.
+    """module | loss | optimizer | scaler | loader | labels | dict | tensor | int | count | float | bool |
+    device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
     methods of (a module, an optimizer, a loader); a tensor where tensor methods are used or it is
@@ -604,6 +604,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
             use.value_target or use.arithmetic or use.torch_argument or use.indexed or use.ordered or use.in_range
             or use.sizes)):
         return "labels"  # class indices: a loss target, an index, one-hot encoded or embedded
+    if use.string_keys and not (use.methods & TENSOR_METHODS or use.arithmetic or use.torch_argument):
+        return "dict"  # `batch["images"]`, `batch["labels"]`: a dict of the keys the code reads
     if use.methods & TENSOR_METHODS or use.indexed:
         return "tensor"
     if use.type_read:
@@ -654,11 +656,11 @@ class Plan:
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
+    keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
-        return Plan(dict(self.kinds), dict(self.outputs), dict(self.unpacked), labels or self.labels,
-                    self.gradients, dict(self.returns), {**self.options, name: value} if name else dict(self.options),
-                    dict(self.choices), dict(self.defaults), sample or self.sample, self.leaves)
+        return replace(self, options={**self.options, name: value} if name else dict(self.options),
+                       labels=labels or self.labels, sample=sample or self.sample)
 
     def describe(self, made: dict, only: Optional[tuple] = None) -> str:
         """The stand-ins the claim rests on (networks, optimizers, loaders, losses, arguments), then a
@@ -688,6 +690,8 @@ class Plan:
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
             elif kind == "labels":
                 parts.append(f"{name} = class indices {value.tolist()}")
+            elif kind == "dict":
+                parts.append(f"{name} = {_shape_text(value)}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
             elif kind == "loss":
@@ -755,7 +759,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
     leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
-    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves)
+    keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
+    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -805,6 +810,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
                                          else (BATCH, *plan_.sample), name=name)
         elif kind == "labels":
             made[name] = class_indices(BATCH, CLASSES, device)
+        elif kind == "dict":  # class indices under a key named like labels, tensors under the others
+            made[name] = {key: class_indices(BATCH, CLASSES, device) if LABEL_NAMES.match(key) else
+                          stand_in_tensor(device, (BATCH, *plan_.sample), name=f"{name}[{key!r}]")
+                          for key in plan_.keys[name]}
         elif kind == "loss":
             made[name] = stand_in_loss
         elif kind == "device":
@@ -905,7 +914,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         flat = replace(base, outputs={name: () if (roles or {}).get(name) == "discriminator" else shape
                                       for name, shape in base.outputs.items()})
         variants.append(StandIns("stand-ins (a discriminator of one flat score per sample)", flat, device))
-    if "tensor" in base.kinds.values():
+    if {"tensor", "dict"} & set(base.kinds.values()):
         # Code written for images (`c, h, w = x.shape[1:]`, a crop, a patch) does not run on flat
         # samples: last, the tensors as a batch of small RGB images.
         variants.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
