@@ -213,7 +213,8 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
-                    "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py")
+                    "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
+                    "loop_passes.py")
 
 
 @pytest.fixture(scope="module")
@@ -280,6 +281,23 @@ def test_code_that_needs_stand_ins_of_a_kind_is_confirmed_and_says_what_stood_in
     assert verdict.status == "confirmed", verdict
     for part in evidence:
         assert part in verdict.evidence, (part, verdict.evidence)
+
+
+def test_a_copy_in_a_loop_is_judged_on_the_pass_that_shows_it_and_never_refuted_on_the_first_alone(
+        standins_verified):
+    # The first pass copies a value of detached images; from the second on, the previous step's result,
+    # which requires grad through `x`. Refuted on the first pass alone before.
+    verdict = _standin_verdict(standins_verified, "loop_passes.py", "x = adv.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "as written records CloneBackward0" in verdict.evidence and "assumed" not in verdict.evidence, verdict
+    # The same loop where the run fails right after the first pass: the later passes never ran.
+    source = standins_verified["sources"][str(standins_verified["directory"] / "loop_passes.py")]
+    line = line_of(source, "x = adv.clone().detach()", occurrence=2)
+    verdict = standins_verified["by_key"][("loop_passes.py", line, "TCL005")].verdict
+    assert verdict.status == "unverified", verdict
+    assert "does not require grad here" in verdict.evidence and "but the line is in a loop, and the run failed " \
+        "after its first pass (AttributeError: 'StandInNet' object has no attribute 'predict_label')" in verdict.evidence, \
+        verdict.evidence
 
 
 def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):

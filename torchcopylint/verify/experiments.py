@@ -1466,6 +1466,9 @@ class Sighting:
     setting: Any
     through: Optional[Caller] = None  # the caller in the file the run went through, if any
     expression: str = ""
+    # The line sits in a loop, none of its passes seen showed the claim, and the run failed before the
+    # line ran again: a later pass may differ (why the run failed). "" otherwise.
+    unfinished: str = ""
 
     @property
     def assumed(self) -> list:
@@ -1486,46 +1489,77 @@ class Sighting:
         return f"when called from {self.through.description}" if self.through else "here"
 
 
+# Passes of a flagged line in a loop the experiment looks at for one that shows the claim.
+MAX_SIGHTINGS = 3
+
+
 def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
-                   only: Optional[list] = None) -> Sighting:
+                   only: Optional[list] = None, shows: Optional[Callable[[Any, bool], bool]] = None) -> Sighting:
     """Evaluate `expression` in the flagged line's frame just before it runs, in the first setting
     that reaches the line: of the function holding it, or (`through`) of a caller in the file, so
-    that the value is what that caller really passes; `only`: these settings, not the usual ones."""
+    that the value is what that caller really passes; `only`: these settings, not the usual ones.
+    With `shows` (value, grad mode -> does it show the claim), a line in a loop is looked at on up to
+    MAX_SIGHTINGS passes, for one that does (`advimage` requires grad from the second iteration on)."""
     runner = job if through is None else dataclasses.replace(job, line=through.line, _tree=None)
     namespace = _load(runner)
     found: dict = {}
+    unfinished: dict = {}
+    looped = shows is not None and _in_loop(job)
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
-        seen: dict = {}
+        seen: list = []
 
         def capture(frame):
             try:
-                seen["value"] = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
+                value = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
             except NameError:
                 return  # the enclosing frame of a comprehension on this line: wait for the inner one
-            seen["grad"] = torch.is_grad_enabled()
-            raise StopRun
+            seen.append((value, torch.is_grad_enabled()))
+            if not looped or shows(*seen[-1]) or len(seen) >= MAX_SIGHTINGS:
+                raise StopRun
 
         probe.on_before(job.line, capture)
-        error = None
+        error = failure = None
         try:
             run_target(runner, namespace, probe, setting=setting)
         except StopRun:
             pass
         except Exception as raised:  # noqa: BLE001 - the code failed before the line
-            error = f"the code failed before the line: {type(raised).__name__}: {str(raised)[:160]}"
-        if "value" not in seen:
+            failure = f"{type(raised).__name__}: {str(raised)[:160]}"
+            error = f"the code failed before the line: {failure}"
+        if not seen:
             return Run(None, set(probe.executed), error)
-        found.update(seen, setting=setting)
+        value, grad = next((sighting for sighting in seen if looped and shows(*sighting)), seen[0])
+        if looped and failure and not shows(value, grad) and len(seen) < MAX_SIGHTINGS:
+            # The loop's later passes never ran: another setting may run them.
+            passes = "its first pass" if len(seen) == 1 else f"{len(seen)} passes"
+            unfinished.setdefault("sighting", (value, grad, setting, f"the run failed after {passes} ({failure})"))
+            return Run(None, set(probe.executed), f"the code failed after the line: {failure}")
+        found.update(value=value, grad=grad, setting=setting)
         return Run(confirmed("reached"), set(probe.executed))
 
-    outcome = decide(only if only is not None else settings(runner, namespace), run, {job.line: "the flagged line"})
-    if outcome.status == "not reached":
+    try:
+        outcome = decide(only if only is not None else settings(runner, namespace), run, {job.line: "the flagged line"})
+    except CannotRun:
+        if "sighting" not in unfinished:
+            raise
+        outcome = None
+    if outcome is not None and outcome.status == "not reached":
         raise NotReached(outcome.evidence)
+    if "value" not in found and "sighting" in unfinished:
+        value, grad, setting, why = unfinished["sighting"]
+        return Sighting(value, grad, setting, through, expression, unfinished=why)
     if "value" not in found:
         raise CannotRun("the flagged line was not reached with the made-up inputs")
     return Sighting(found["value"], found["grad"], found["setting"], through, expression)
+
+
+def _in_loop(job: Job) -> bool:
+    """The flagged line sits in a loop of the code around it (its later passes may see other values)."""
+    return any(isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
+               and node.body[0].lineno <= job.line <= (node.end_lineno or node.lineno)
+               for node in ast.walk(ast.parse(job.source)))
 
 
 def _sightings_through_callers(job: Job, expression: str) -> tuple[list, list, list]:
@@ -1537,7 +1571,7 @@ def _sightings_through_callers(job: Job, expression: str) -> tuple[list, list, l
         if not caller.takes_arguments:
             continue  # `main()`: it may read data or train before it gets there
         try:
-            sightings.append(_value_at_line(job, expression, through=caller))
+            sightings.append(_value_at_line(job, expression, through=caller, shows=_records_value))
         except (CannotRun, NotReached, AbsentPackageUsed) as reason:
             failures.append(f"{caller.description}: {str(reason)[:160]}")
     return callers, sightings, failures
@@ -1574,7 +1608,7 @@ def clone_detach_order(job: Job) -> Outcome:
             others = ", ".join(sighting.through.description for sighting in shown[1:])
             outcome = Outcome(outcome.status, f"{outcome.evidence}; the same from {others}")
         return outcome
-    sighting = sightings[0] if sightings else _value_at_line(job, expression)
+    sighting = sightings[0] if sightings else _value_at_line(job, expression, shows=_records_value)
     made_up = _made_up_names(sighting, expression)
     kind, why = _kind_by_use(job, made_up)
     if kind == "labels" and isinstance(sighting.value, torch.Tensor) and sighting.value.is_floating_point():
@@ -1675,12 +1709,16 @@ def _as_class_indices(job: Job, expression: str, sighting: Sighting, names: list
     relabelled = dataclasses.replace(plan, kinds={name: "labels" if name in names else kind
                                                    for name, kind in plan.kinds.items()})
     made = dataclasses.replace(setting.standins, plan=relabelled)
-    return _value_at_line(job, expression, only=[dataclasses.replace(setting, standins=made)])
+    return _value_at_line(job, expression, only=[dataclasses.replace(setting, standins=made)], shows=_records_value)
 
 
 def _records_clone(sighting: Sighting) -> bool:
-    value = sighting.value
-    return isinstance(value, torch.Tensor) and value.requires_grad and sighting.grad_enabled
+    return _records_value(sighting.value, sighting.grad_enabled)
+
+
+def _records_value(value: Any, grad_enabled: bool) -> bool:
+    """A clone of the value records a node: a tensor that requires grad, in grad mode."""
+    return isinstance(value, torch.Tensor) and value.requires_grad and grad_enabled
 
 
 def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
@@ -1701,8 +1739,11 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
         return refuted("the two orders gave different values")
     if node is None:
         why = "requires grad, but grad mode is off," if tensor.requires_grad else "does not require grad"
-        return refuted(f"`{expression}` {why} {sighting.where} (a {shape} tensor): the clone records nothing, and "
-                       f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs)")
+        measured = (f"`{expression}` {why} {sighting.where} (a {shape} tensor): the clone records nothing, and "
+                    f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs)")
+        if sighting.unfinished:  # a later pass of the loop, which never ran, may see a value that requires grad
+            raise CannotRun(f"{measured}; but the line is in a loop, and {sighting.unfinished}")
+        return refuted(measured)
     # The setting the line ran in, when it is not the plain one (`with best_loss = None`).
     return named(confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs "
                            f"per call on {shape}{'' if sighting.through is None else '; ' + sighting.where}"),

@@ -1,0 +1,30 @@
+"""Iterative attacks whose copy at the top of the loop records a node only from the second pass on:
+the first pass copies a value made from detached images, the later ones the previous step's result,
+which requires grad through `x`. The second attack calls a method a stand-in network does not have
+right after the copy, so the loop never gets to its second pass."""
+
+import torch
+import torch.nn.functional as F
+
+
+def iterative_attack(model, images, labels, steps=3):
+    adv = images.detach() + 0.01 * torch.rand_like(images)
+    for _ in range(steps):
+        x = adv.clone().detach()  # expect: TCL005
+        x.requires_grad_(True)
+        loss = F.cross_entropy(model(x), labels)
+        step, = torch.autograd.grad(loss, [x])
+        adv = x + 0.01 * step.sign()
+    return adv.detach()
+
+
+def label_attack(model, images, steps=3):
+    adv = images.detach() + 0.01 * torch.rand_like(images)
+    for _ in range(steps):
+        x = adv.clone().detach()  # expect: TCL005
+        x.requires_grad_(True)
+        predicted = model.predict_label(x)
+        loss = F.cross_entropy(model(x), predicted)
+        step, = torch.autograd.grad(loss, [x])
+        adv = x + 0.01 * step.sign()
+    return adv.detach()
