@@ -6,11 +6,18 @@ at the import; the verifier first tries exactly that, and only when the import o
 package that is nowhere on the import path fails does it run the code again with a
 stand-in for that package. The stand-in imports, and any attribute of it can be
 named (`from torchvision import datasets`), but using one (calling it, iterating,
-subclassing, testing its truth, ...) raises AbsentPackageUsed, a BaseException, so
+testing its truth, making an object of a class derived from it, ...) raises
+AbsentPackageUsed, a BaseException, so
 the code under test cannot catch it with `except Exception` and carry on: the
 verdict is then `unverified`, naming the package, and the file that imported it
 when that is not the flagged file (`needs PIL (imported by utils.py)`). A verdict
-reached with a stand-in installed comes from code that never used it.
+reached with a stand-in installed comes from code that never used it. Defining a
+class on an absent base, and filing one in an absent registry (`@MODELS.register_module()`),
+are not uses: a sibling module the package's `__init__.py` imports may do them.
+
+The same stand-in, with its own message, serves an argument of the flagged function
+that nothing in the code's use says the kind of (`unknown_argument`): the run may reach
+the flagged line before the code uses it.
 
 The same stand-in serves an import statement of the flagged file that fails for any
 other reason (a project module off the import path, an installed package that breaks
@@ -130,8 +137,7 @@ def _absent_base(qualified_name: str, importer: Optional[str], failed: Optional[
     def used(*args, **kwargs):
         raise AbsentPackageUsed(qualified_name, importer, failed)
 
-    return type(qualified_name.rsplit(".", 1)[-1], (), {"__new__": used, "__init_subclass__": classmethod(
-        lambda cls, **kwargs: None), "__absent__": qualified_name})
+    return type(qualified_name.rsplit(".", 1)[-1], (), {"__new__": used})
 
 
 # A registry's decorator, called on an absent registry or written on a class (`register_module`,

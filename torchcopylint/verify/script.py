@@ -174,10 +174,10 @@ def _absent_in(namespace: dict) -> list[str]:
 
 
 def cuda_on_cpu() -> None:
-    """On the CPU (`--device cpu`, or no GPU), let code written for a GPU run there: `model.cuda()` and `model.to("cuda")` leave the
-    module where it is, `tensor.cuda()` and `tensor.to("cuda")` make a copy (differentiable, not a
-    leaf: what a transfer to the GPU makes), and `torch.device(0)` names the GPU rather than raising.
-    Each use is named in the evidence."""
+    """On the CPU (`--device cpu`), let code written for a GPU run there: `model.cuda()` and
+    `model.to("cuda")` leave the module where it is, `tensor.cuda()` and `tensor.to("cuda")` make a
+    copy (differentiable, not a leaf: what a transfer to the GPU makes), and `torch.device(0)` names
+    the GPU rather than raising. Each use is named in the evidence."""
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         return
     moved = "`.cuda()` ran on the CPU, the verification device: modules stayed, tensors were copied"
