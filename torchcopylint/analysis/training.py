@@ -45,8 +45,6 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
         return positional[0] if positional else None
     if method != "backward":
         return None
-    if _result_kept(call, function):
-        return None  # autograd's backward returns None: `dp = criterion.backward(out, y)` is a hand-written one
     receiver = func.value
     # `scaler.scale(loss).backward()`: AMP's scaler multiplies; the loss is inside.
     if type(receiver) is cst.Call and type(receiver.func) is cst.Attribute \
@@ -55,6 +53,12 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
     own = _own_backward(call, receiver, function, facts, seen)
     if own is not _AUTOGRAD:
         return own
+    if _result_kept(call, function) and not facts.names.imports_torch:
+        # Autograd's backward returns None: in a file that never imports torch, `dp =
+        # criterion.backward(out, y)` is a hand-written one of a class imported from another file (a
+        # NumPy course's own layers). (Where torch is imported, a loss module's `backward()` may
+        # return its loss tensor, and accumulating that keeps the graph.)
+        return None
     if positional and not _is_tensor(receiver, function):
         # `accelerator.backward(loss)`, `torch.autograd.backward(loss)`: the loss is the argument.
         return positional[0]
