@@ -214,7 +214,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
-                    "loop_passes.py")
+                    "loop_passes.py", "stand_in_writer.py")
 
 
 @pytest.fixture(scope="module")
@@ -298,6 +298,15 @@ def test_a_copy_in_a_loop_is_judged_on_the_pass_that_shows_it_and_never_refuted_
     assert "does not require grad here" in verdict.evidence and "but the line is in a loop, and the run failed " \
         "after its first pass (AttributeError: 'StandInNet' object has no attribute 'predict_label')" in verdict.evidence, \
         verdict.evidence
+
+
+def test_an_alias_overwritten_by_a_layer_a_stand_in_replaced_is_never_refuted(standins_verified):
+    # The network cannot be built; its in-place ReLU is a stand-in network in the run, which writes
+    # nothing in place: equal results there could not have shown the overwrite (refuted before).
+    verdict = _standin_verdict(standins_verified, "stand_in_writer.py", "stem = x", "TCL002")
+    assert verdict.status == "unverified", verdict
+    assert "the in-place write at line 19 is a call of `self.relu`, which a stand-in network replaced" \
+        in verdict.evidence, verdict.evidence
 
 
 def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):

@@ -878,8 +878,16 @@ def alias_mutated(job: Job) -> Outcome:
     required = claim_lines(job.code, job.context.get("alias_line", job.line), job.context)
     required.setdefault(job.line, "the flagged line")
 
+    write_line = job.context.get("event_line")
+
     def run(setting) -> Run:
         versions = _compare_versions(job, setting)
+        stood_in = _stand_in_callees(job, setting, write_line) if isinstance(write_line, int) else []
+        if versions.equal and stood_in:
+            # The write the claim names is a call of a network a stand-in replaced, which writes nothing in
+            # place: no difference here could have shown anything.
+            return Run(None, versions.executed, f"the in-place write at line {write_line} is a call of "
+                                                 f"`{stood_in[0]}`, which a stand-in network replaced")
         if versions.equal:
             outcome = refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
                               "overwritten on this input")
@@ -893,6 +901,17 @@ def alias_mutated(job: Job) -> Outcome:
 
     namespace = _load(job)
     return decide(settings(job, namespace), run, required)
+
+
+def _stand_in_callees(job: Job, setting: Any, line: int) -> list[str]:
+    """The names called at `line` (`self.relu(x)`) that the setting made stand-in networks for."""
+    made = getattr(getattr(setting, "standins", None), "plan", None)
+    if made is None:
+        return []
+    networks = {name for name, kind in made.kinds.items() if kind == "module"}
+    return [ast.unparse(node.func) for node in ast.walk(ast.parse(job.source))
+            if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno)
+            and ast.unparse(node.func) in networks]
 
 
 def discriminator_without_detach(job: Job) -> Outcome:
