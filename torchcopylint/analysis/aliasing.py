@@ -870,6 +870,15 @@ class FunctionWalker:
             self._mark_store(target.value)
         elif type(target) is cst.Attribute:
             self._evaluate(target.value, state)
+            if target.attr.value == "data":
+                # `x.data -= lr * g` runs `x.data.__isub__(...)`, an in-place write of `x`'s memory (then sets
+                # `x.data` to that same tensor), as `x.data.sub_(...)` is: every alias of `x` sees it.
+                operator = AUGMENTED_OPERATORS.get(type(statement.operator).__name__, "op=")
+                self._write_into(target, statement, "augassign", state,
+                                 description=f"`{_code(target)} {operator} ...`",
+                                 certainty="sure" if self.typing.of(
+                                     target.value, lambda name: self._name_tensorness(name, state)).is_tensor
+                                 else "maybe")
 
     # ----------------------------------------------------------- assignment
 
