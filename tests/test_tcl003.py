@@ -1644,3 +1644,22 @@ def test_retain_variables_is_the_pre_0_4_spelling_of_retain_graph():
     assert message("retain_variables=True") == message("retain_graph=True")
     assert "modified by an inplace operation" in message("retain_variables=True") \
         or "changed the weights it saved" in message("retain_variables=True")
+
+
+@pytest.mark.parametrize("switch, flagged", [
+    ("for p in G.parameters():\n        p.requires_grad_(False)", False),  # the method form in the loop
+    ("for p in G.parameters():\n        p.requires_grad = False", False),
+    ("for p in G.parameters():\n        p.requires_grad_(True)", True),     # switched on: nothing frozen
+    ("for p in D.parameters():\n        p.requires_grad_(False)", True),    # the other network frozen
+])
+def test_generator_frozen_by_a_loop_over_its_parameters_is_silent(switch, flagged):
+    source = (
+        "def train_step(G, D, opt_d, z, real):\n"
+        f"    {switch}\n"
+        "    fake = G(z)\n"
+        "    d_loss = D(fake).mean() - D(real).mean()\n"
+        "    opt_d.zero_grad()\n"
+        "    d_loss.backward()\n"
+        "    opt_d.step()\n"
+    )
+    assert bool(tcl003(source)) is flagged, tcl003(source)

@@ -538,6 +538,7 @@ class TrainingFacts:
         self._tensor_networks: Optional[dict] = None
         self._held: dict = {}
         self.held_notes: dict = {}  # a held optimizer's key -> where its dicts are, for messages
+        self._switching: dict = {}  # a function of the file -> what switch_of_parameters says of it
 
     def tensor_networks(self) -> dict:
         """Optimizers built over raw tensors (`Adam([W1, b1, W2, b2])`, `Adam(gen_params)`) -> the
@@ -789,22 +790,31 @@ class TrainingFacts:
                 found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
         return sorted(found, key=lambda step: step.order)
 
-    def _switched_by_helper(self, call: cst.Call, function: FunctionFacts) -> frozenset:
-        """The modules a call of a file's function that switches its argument's parameters
-        (`toggle_grad(model_tgt, False)`) switches; empty when the callee is not such a function."""
+    def _switched_by_helper(self, call: cst.Call, function: FunctionFacts) -> tuple[frozenset, Optional[bool]]:
+        """The modules a call of a file's function that switches its argument's parameters switches,
+        and to what: `toggle_grad(model_tgt, False)` by its flag, `freeze(netG)` by the constant its body
+        writes; (empty, None) when the callee is not such a function."""
         resolved = self.facts.summaries.resolve_callee(call.func, function)
         if resolved is None or type(resolved[0]) is not cst.FunctionDef:
-            return frozenset()
-        positions = switched_parameters(resolved[0])
+            return frozenset(), None
+        if resolved[0] not in self._switching:
+            self._switching[resolved[0]] = switched_parameters(resolved[0])
+        switch = self._switching[resolved[0]]
+        if switch is None:
+            return frozenset(), None
         method = type(call.func) is cst.Attribute  # `self.toggle(net, False)`: `self` is not passed
-        if positions is None:
-            return frozenset()
-        module_at, flag_at = (position - method for position in positions)
         arguments = [arg.value for arg in call.args if arg.keyword is None]
-        if not (0 <= module_at < len(arguments) and 0 <= flag_at < len(arguments)) \
-                or not (type(arguments[flag_at]) is cst.Name and arguments[flag_at].value in ("True", "False")):
-            return frozenset()
-        return frozenset(_module_keys_in(arguments[module_at]))
+        module_at = switch.module_at - method
+        if not 0 <= module_at < len(arguments):
+            return frozenset(), None
+        flag = switch.constant
+        if switch.flag_at is not None:
+            flag_at = switch.flag_at - method
+            if not (0 <= flag_at < len(arguments) and type(arguments[flag_at]) is cst.Name
+                    and arguments[flag_at].value in ("True", "False")):
+                return frozenset(), None
+            flag = arguments[flag_at].value == "True"
+        return frozenset(_module_keys_in(arguments[module_at])), flag
 
     def grad_switches(self, function: FunctionFacts) -> list[GradSwitch]:
         switches = []
@@ -820,24 +830,26 @@ class TrainingFacts:
                                                function.order_of(statement)))
                 continue
             flag = _boolean_argument(call)
-            if flag is None or type(func) not in (cst.Attribute, cst.Name):
+            if type(func) not in (cst.Attribute, cst.Name):
                 continue
             order = function.order_of(statement)
-            if type(func) is cst.Attribute and func.attr.value == "requires_grad_":
-                key = module_key(func.value)
-                if key:
-                    switches.append(GradSwitch(frozenset({key}), flag, order))
-            elif "requires_grad" in (dotted_name(func) or ""):
+            if type(func) is cst.Attribute and func.attr.value == "requires_grad_" and flag is not None:
+                # `netG.requires_grad_(False)`, or `p.requires_grad_(False)` in `for p in netG.parameters():`
+                modules = _loop_parameter_owners(func.value, statement, function) or \
+                    frozenset({module_key(func.value)} - {None})
+                if modules:
+                    switches.append(GradSwitch(modules, flag, order))
+            elif flag is not None and "requires_grad" in (dotted_name(func) or ""):
                 # a helper such as `set_requires_grad(netG, False)` or `self.set_requires_grad([G1, G2], False)`
                 modules = frozenset(key for arg in call.args for key in _module_keys_in(arg.value))
                 if modules:
                     switches.append(GradSwitch(modules, flag, order))
-            else:
-                # a helper of the file under another name (`toggle_grad(model_tgt, False)`) whose body
-                # switches the parameters of one argument by another: `p.requires_grad_(flag)`.
-                modules = self._switched_by_helper(call, function)
-                if modules:
-                    switches.append(GradSwitch(modules, flag, order))
+            elif call.args:
+                # a helper of the file under another name whose body switches the parameters of one
+                # argument: by another (`toggle_grad(model_tgt, False)`), or always one way (`freeze(netG)`).
+                modules, switched = self._switched_by_helper(call, function)
+                if modules and switched is not None:
+                    switches.append(GradSwitch(modules, switched, order))
         for statement, loops in function.loops_of.items():
             # `for p in netG.parameters(): p.requires_grad = False`
             if not (type(statement) is cst.Assign and type(statement.targets[0].target) is cst.Attribute
@@ -857,10 +869,20 @@ class TrainingFacts:
         return sorted(switches, key=lambda switch: switch.order)
 
 
-def switched_parameters(node: cst.FunctionDef) -> Optional[tuple[int, int]]:
-    """(module argument, flag argument) positions when the function sets `requires_grad` of the
-    module's parameters to the flag: `for p in model.parameters(): p.requires_grad_(flag)` (or
-    `p.requires_grad = flag`), or `model.requires_grad_(flag)`; None otherwise."""
+@dataclass(frozen=True)
+class ParameterSwitch:
+    """A function that sets `requires_grad` of the parameters of its `module_at`-th argument: to its
+    `flag_at`-th argument (`toggle_grad(model, flag)`), or to `constant` (`freeze(model)`)."""
+
+    module_at: int
+    flag_at: Optional[int]
+    constant: Optional[bool]
+
+
+def switched_parameters(node: cst.FunctionDef) -> Optional[ParameterSwitch]:
+    """How the function sets `requires_grad` of a module argument's parameters: `for p in
+    model.parameters(): p.requires_grad_(flag)` (or `p.requires_grad = flag`, or `False`), or
+    `model.requires_grad_(flag)`; None otherwise."""
     names = [param.name.value for param in node.params.params]
     found = None
     for sub in walk(node.body):
@@ -871,16 +893,33 @@ def switched_parameters(node: cst.FunctionDef) -> Optional[tuple[int, int]]:
         elif type(sub) is cst.Assign and len(sub.targets) == 1 and type(sub.targets[0].target) is cst.Attribute \
                 and sub.targets[0].target.attr.value == "requires_grad" and type(sub.value) is cst.Name:
             switched, flag = sub.targets[0].target.value, sub.value.value
-        if switched is None or flag not in names:
+        if switched is None or (flag not in names and flag not in ("True", "False")):
             continue
         owners = {key for key in (module_key(switched),) if key in names}
         if not owners and type(switched) is cst.Name:
             # `p` of `for p in model.parameters()`: the loop's module.
             owners = {owner for loop in walk(node.body) if type(loop) is cst.For and type(loop.target) is cst.Name
                       and loop.target.value == switched.value for owner in parameter_owners(loop.iter) if owner in names}
-        if len(owners) == 1:
-            found = (names.index(owners.pop()), names.index(flag))
+        if len(owners) != 1:
+            continue
+        module_at = names.index(owners.pop())
+        switch = ParameterSwitch(module_at, names.index(flag), None) if flag in names else \
+            ParameterSwitch(module_at, None, flag == "True")
+        if found is not None and found != switch:
+            return None  # `freeze` and `unfreeze` in one body: no single way
+        found = switch
     return found
+
+
+def _loop_parameter_owners(switched: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts) -> frozenset:
+    """The modules whose parameters `p` iterates, for `p` the target of the loop around `statement`:
+    `for p in netG.parameters(): p.requires_grad_(False)`."""
+    loops = function.loops_of.get(statement) or ()
+    loop = loops[-1] if loops else None
+    if type(switched) is cst.Name and type(loop) is cst.For and type(loop.target) is cst.Name \
+            and loop.target.value == switched.value:
+        return parameter_owners(loop.iter)
+    return frozenset()
 
 
 def _literal_key(key) -> Optional[str]:
