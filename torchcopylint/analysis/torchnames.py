@@ -41,8 +41,14 @@ class TorchNames:
     @classmethod
     def from_module(cls, module: cst.Module) -> "TorchNames":
         names = cls()
+        star = False
         for statement in _import_statements(module.body):
             names._record(statement)
+            star = star or (type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar)
+        if star and ROOT_PACKAGE not in names.aliases and _reads_name(module, ROOT_PACKAGE):
+            # `from utils import *` where utils imports torch: `torch.no_grad()` is torch's, as the name
+            # can come from nowhere else.
+            names.aliases[ROOT_PACKAGE] = ROOT_PACKAGE
         return names
 
     def _record(self, statement: Union[cst.Import, cst.ImportFrom]) -> None:
@@ -139,3 +145,9 @@ def numpy_names(module: cst.Module) -> dict[str, str]:
                         else alias.name.value
                     found[local] = f"numpy.{alias.name.value}"
     return found
+
+
+def _reads_name(module: cst.Module, name: str) -> bool:
+    """Does the module spell `name.` anywhere? (Asked only of a module with a star import and no
+    import of torch: rare, so rendering its code is cheap enough.)"""
+    return f"{name}." in module.code
