@@ -307,6 +307,8 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert NoOpModule("torchvision").transforms.functional.rotate(batch, 30) is batch
     # Model summaries and metrics only print: a notebook's `summary(model, ...)` needs nothing of them.
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
+    # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.
+    assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
     # torchvision's networks are not data: using one names the missing package.
     models = NoOpModule("torchvision").models
     assert isinstance(models, AbsentName)
