@@ -269,6 +269,9 @@ CONFIRMED_ON_STAND_INS = [
       for text in ("best_x = x.clone().detach()", "best_loss = loss.clone().detach()")),
     pytest.param("plain_class.py", "upper.clone().abs()", "TCL001",
                  ["stand-ins: lower = tensor(4, 8), upper = tensor(4, 8)"], id="constructor-of-a-plain-class"),
+    pytest.param("plain_class.py", "self.anchor = {name: p.clone().detach()", "TCL005",
+                 ["records CloneBackward0", "with the object built with stand-ins for its `model`, `loaders`"],
+                 id="constructor-keeping-what-nothing-explains"),
     pytest.param("generator_function.py", "yield window.clone().abs()", "TCL001",
                  ["the clone allocated 64 bytes per call"], id="generator-function-iterated"),
 ]

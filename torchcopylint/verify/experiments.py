@@ -369,7 +369,7 @@ class ConstructorStandIns:
 
     @property
     def description(self) -> str:
-        return self.standins.description
+        return f"the object built with stand-ins for its {', '.join(f'`{name}`' for name in self.names)}"
 
 
 @dataclass

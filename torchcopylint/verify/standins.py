@@ -1112,9 +1112,19 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     names = names[1:] + numbers
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
     made = settings_for(node, names, annotations, device, roles)[0]
-    if "unknown" in made.plan.kinds.values():
+    if any(kind == "unknown" and not _only_stored(node, name) for name, kind in made.plan.kinds.items()):
         return None  # `Generator(config.model)`: what the object is built from is not known
     return made, tuple(names)
+
+
+def _only_stored(function: ast.AST, name: str) -> bool:
+    """Is every read of `name` in the function a plain `self.x = name`? (A constructor that keeps what
+    it is given, for methods it does not run, can be built with a placeholder for it.)"""
+    stored = {id(node.value) for node in ast.walk(function) if isinstance(node, ast.Assign)
+              and all(isinstance(t, ast.Attribute) and _key(t) for t in node.targets)}
+    reads = [node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == name
+             and isinstance(node.ctx, ast.Load)]
+    return all(id(read) in stored for read in reads)
 
 
 def device_defaults(function: Callable, device: str) -> dict:
