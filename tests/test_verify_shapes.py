@@ -441,3 +441,24 @@ def test_a_comprehension_of_leaves_is_refuted(shapes_verified):
     assert verdict.status == "refuted", verdict
     assert "holds 3 tensors, 0 of them not a leaf: every element is a leaf (requires_grad=True), and the line ran " \
            "without the optimizer's error" in verdict.evidence, verdict.evidence
+
+
+def test_a_network_built_for_large_images_gets_them_last():
+    import torch
+    from torch import nn
+
+    from torchcopylint.verify.inputs import probe_input_shape
+
+    class Halving(nn.Module):
+        """Seven halvings down to 2x2, then a linear layer of that size: only 256x256 images fit."""
+
+        def __init__(self):
+            super().__init__()
+            self.down = nn.Sequential(*[nn.Conv2d(3 if i == 0 else 4, 4, 4, 2, 1) for i in range(7)])
+            self.head = nn.Linear(4 * 2 * 2, 1)
+
+        def forward(self, x):
+            return self.head(self.down(x).flatten(1))
+
+    assert probe_input_shape(Halving, "forward", "cpu") == (2, 3, 256, 256)
+    assert Halving()(torch.zeros(2, 3, 256, 256)).shape == (2, 1)

@@ -89,6 +89,17 @@ def _guessed_arguments(cls: type) -> Optional[list]:
     return values
 
 
+# Image sides a network built for large images needs (an ImageNet ResNet's 7x7 pooling, a U-Net of
+# eight halvings): tried last, as they cost the most.
+LARGE_SIDES = (64, 128, 224, 256)
+
+
+def large_image_shapes(module: nn.Module) -> list[tuple]:
+    """Batches of large images for a network whose first layer is a 2-d convolution."""
+    first = next((layer for layer in module.modules() if isinstance(layer, nn.Conv2d)), None)
+    return [(2, first.in_channels, side, side) for side in LARGE_SIDES] if first is not None else []
+
+
 def first_layer_shapes(module: nn.Module) -> list[tuple]:
     """Batch shapes the first layer asks for: Conv2d(C) -> (2, C, 32, 32), Linear(F) -> (2, F)..."""
     for layer in module.modules():
@@ -140,7 +151,7 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
     """The first shape with which a fresh instance's `method` runs (or reaches the flagged line,
     given as (file, line): an error raised there is the bug under test, not a wrong shape)."""
     module = make_module()
-    shapes = first_layer_shapes(module) + COMMON_SHAPES
+    shapes = first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module)
     errors = []
     for shape in shapes:
         candidate = make_module()
