@@ -397,3 +397,25 @@ def test_an_argument_read_by_string_keys_is_a_dict_of_those_keys():
     # Indexed by strings and computed with, it is a tensor still (a structured array, a dataframe column).
     node = ast.parse("def f(table):\n    return table['x'] * 2 + table.sum()\n").body[0]
     assert settings_for(node, ["table"], {}, "cpu")[0].plan.kinds["table"] == "tensor"
+
+
+def test_a_dict_whose_values_the_code_uses_as_tensors_is_a_dict_of_tensors():
+    from torchcopylint.verify.standins import assumed_through, settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def snapshot(self, params):
+            kept = {}
+            for name, p in params.items():
+                kept[name] = p.clone().detach()
+            return kept
+        """)).body[0]
+    found = settings_for(node, ["params"], {}, "cpu")
+    assert found[0].plan.kinds["params"] == "tensors"
+    made, text = found[0].make()
+    assert len(made["params"]) == 2 and all(value.shape == (4, 8) for value in made["params"].values())
+    # Each value requires grad only as a made-up value: a claim resting on it says so.
+    assert assumed_through(next(iter(made["params"].values()))) == ["`params['layer0.weight']`, a stand-in"]
+    assert "params = {'layer0.weight': (4, 8) float32, 'layer1.weight': (4, 8) float32}" in text, text
+    # Values only counted or printed say nothing: no kind is guessed.
+    node = ast.parse("def f(counts):\n    for k, v in counts.items():\n        print(k, v)\n").body[0]
+    assert settings_for(node, ["counts"], {}, "cpu")[0].plan.kinds["counts"] == "unknown"

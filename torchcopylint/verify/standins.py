@@ -103,6 +103,7 @@ class Use:
     none_tested: bool = False   # `if best is None:`: the code has a path for None
     dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
     grad_switched: bool = False  # `x.requires_grad = True`, `x.requires_grad_()`: a leaf the code makes require grad
+    tensor_values: bool = False  # `for name, p in params.items(): p.clone()`: a dict whose values are tensors
 
     @property
     def seen(self) -> bool:
@@ -190,6 +191,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
     batch_names: list = []  # (the loader's use, the name a loop over it binds each batch to)
+    mapped: list = []  # (a dict's expression, the name a loop over its values binds each value to)
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             target = use(node.func)
@@ -245,6 +247,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
             else:
                 loaded = use(iterable)
                 target = node.target
+            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args \
+                    and iterable.func.attr in ("items", "values"):
+                value = node.target.elts[-1] if iterable.func.attr == "items" and isinstance(node.target, ast.Tuple) \
+                    and len(node.target.elts) == 2 else node.target
+                if isinstance(value, ast.Name):
+                    mapped.append((iterable.func.value, value.id))
             if loaded is not None:
                 loaded.iterated = True
                 if isinstance(target, (ast.Tuple, ast.List)):
@@ -312,6 +320,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 producer.returns = len(node.targets[0].elts)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             use(node)  # read, if only returned or passed along: a value is needed, of no known kind
+    for mapping, name in mapped:
+        value = found.get(name)
+        owner = use(mapping)
+        if owner is not None and value is not None and value.methods & TENSOR_METHODS:
+            owner.tensor_values = True  # `for n, p in self.params.items(): p.clone().detach()`
     for loaded, name in batch_names:
         # `for real in batches: real.size(0)`: each batch is one tensor, not an (inputs, targets) pair.
         batch = found.get(name)
@@ -569,8 +582,8 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | loss | optimizer | scaler | loader | labels | dict | tensor | int | count | float | bool |
-    device | torch.device | batch | choice, or None.
+    """module | loss | optimizer | scaler | loader | labels | dict | tensors | tensor | int | count | float |
+    bool | device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
     methods of (a module, an optimizer, a loader); a tensor where tensor methods are used or it is
@@ -606,6 +619,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "labels"  # class indices: a loss target, an index, one-hot encoded or embedded
     if use.string_keys and not (use.methods & TENSOR_METHODS or use.arithmetic or use.torch_argument):
         return "dict"  # `batch["images"]`, `batch["labels"]`: a dict of the keys the code reads
+    if use.tensor_values and not use.methods & TENSOR_METHODS:
+        return "tensors"  # `for n, p in params.items(): p.clone()`: a dict of tensors
     if use.methods & TENSOR_METHODS or use.indexed:
         return "tensor"
     if use.type_read:
@@ -690,7 +705,7 @@ class Plan:
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
             elif kind == "labels":
                 parts.append(f"{name} = class indices {value.tolist()}")
-            elif kind == "dict":
+            elif kind in ("dict", "tensors"):
                 parts.append(f"{name} = {_shape_text(value)}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
@@ -810,6 +825,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
                                          else (BATCH, *plan_.sample), name=name)
         elif kind == "labels":
             made[name] = class_indices(BATCH, CLASSES, device)
+        elif kind == "tensors":  # named like a module's parameters: `params["layer.weight"]`
+            made[name] = {f"layer{index}.weight": stand_in_tensor(device, (BATCH, *plan_.sample),
+                                                                  name=f"{name}['layer{index}.weight']")
+                          for index in range(2)}
         elif kind == "dict":  # class indices under a key named like labels, tensors under the others
             made[name] = {key: class_indices(BATCH, CLASSES, device) if LABEL_NAMES.match(key) else
                           stand_in_tensor(device, (BATCH, *plan_.sample), name=f"{name}[{key!r}]")
@@ -914,7 +933,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         flat = replace(base, outputs={name: () if (roles or {}).get(name) == "discriminator" else shape
                                       for name, shape in base.outputs.items()})
         variants.append(StandIns("stand-ins (a discriminator of one flat score per sample)", flat, device))
-    if {"tensor", "dict"} & set(base.kinds.values()):
+    if {"tensor", "dict", "tensors"} & set(base.kinds.values()):
         # Code written for images (`c, h, w = x.shape[1:]`, a crop, a patch) does not run on flat
         # samples: last, the tensors as a batch of small RGB images.
         variants.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
