@@ -21,27 +21,11 @@ from typing import Any
 from torchcopylint.verify.absent import AbsentName
 
 NAME = "apex.amp"
+NOTE = ("`apex` is not installed: `apex.amp` ran in full precision, as its O0 level does (initialize gave back "
+        "the model and optimizer, scale_loss the loss itself)")
 # The cast registrations and switches of O1: nothing to do in full precision.
 _DO_NOTHING = frozenset({"register_float_function", "register_half_function", "register_promote_function",
                          "init", "load_state_dict"})
-
-
-def _note() -> None:
-    from torchcopylint.verify import script
-
-    script.note("`apex` is not installed: `apex.amp` ran in full precision, as its O0 level does "
-                "(initialize gave back the model and optimizer, scale_loss the loss itself)")
-
-
-def initialize(models: Any, optimizers: Any = None, **options: Any) -> Any:
-    _note()
-    return models if optimizers is None else (models, optimizers)
-
-
-@contextlib.contextmanager
-def scale_loss(loss: Any, optimizers: Any = None, **options: Any):
-    _note()
-    yield loss
 
 
 def master_params(optimizer: Any):
@@ -58,14 +42,25 @@ def state_dict(*args: Any, **kwargs: Any) -> dict:
 
 
 class AmpModule(types.ModuleType):
-    """`apex.amp`: the functions above; any other attribute is apex's and absent."""
+    """`apex.amp`: the functions above; any other attribute is apex's and absent. `used` says whether
+    the code ran through it (the evidence names it then: verify/script.py)."""
 
     def __init__(self) -> None:
         super().__init__(NAME)
-        for function in (initialize, scale_loss, master_params, disable_casts, state_dict):
+        self.used = False
+        for function in (master_params, disable_casts, state_dict):
             setattr(self, function.__name__, function)
         for name in _DO_NOTHING:
             setattr(self, name, lambda *args, **kwargs: None)
+
+    def initialize(self, models: Any, optimizers: Any = None, **options: Any) -> Any:
+        self.used = True
+        return models if optimizers is None else (models, optimizers)
+
+    @contextlib.contextmanager
+    def scale_loss(self, loss: Any, optimizers: Any = None, **options: Any):
+        self.used = True
+        yield loss
 
     def __getattr__(self, attribute: str):
         if attribute.startswith("__") and attribute.endswith("__"):

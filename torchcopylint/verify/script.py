@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import noops, sandbox
+from torchcopylint.verify import amp, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.batches import SHAPE_MISMATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
@@ -100,6 +100,8 @@ def begin(keep_learned: bool = False) -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet."""
     global _log, _learned, _shape_choice
     _log = _Log()
+    if isinstance(sys.modules.get(amp.NAME), amp.AmpModule):
+        sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
         _learned, _shape_choice = (), 0
     sandbox.begin()
@@ -134,6 +136,8 @@ def stood_in() -> str:
     for plan in _log.plans:  # described as the data was made, which may be after the load
         items += list(plan.described.values()) + list(plan.stopped.values())
     items += _log.items + [text for text in (_log.ran_with, _passed_writes_text()) if text] + sandbox.events()
+    if getattr(sys.modules.get(amp.NAME), "used", False) is True:
+        items.append(amp.NOTE)  # the code ran through apex's amp, which stood in (verify/amp.py)
     return "; ".join(dict.fromkeys(items))
 
 
