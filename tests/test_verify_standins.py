@@ -419,3 +419,24 @@ def test_a_dict_whose_values_the_code_uses_as_tensors_is_a_dict_of_tensors():
     # Values only counted or printed say nothing: no kind is guessed.
     node = ast.parse("def f(counts):\n    for k, v in counts.items():\n        print(k, v)\n").body[0]
     assert settings_for(node, ["counts"], {}, "cpu")[0].plan.kinds["counts"] == "unknown"
+
+
+def test_a_tensor_the_code_makes_require_grad_is_given_as_a_plain_leaf():
+    from torchcopylint.verify.standins import PLAIN_LEAF_MARK, settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def attack(model, x, y):
+            x.requires_grad = True
+            loss = model(x).sum()
+            x = x + loss
+            return x
+        """)).body[0]
+    plan = settings_for(node, ["model", "x", "y"], {}, "cpu")[0].plan
+    assert plan.leaves == ("x",)
+    made, text = settings_for(node, ["model", "x", "y"], {}, "cpu")[0].make()
+    assert made["x"].is_leaf and not made["x"].requires_grad and getattr(made["x"], PLAIN_LEAF_MARK)
+    assert "x = tensor(4, 8) (a leaf: the code makes it require grad)" in text, text
+    # Switched on the code's own copy (`x = x.clone().detach()` first): the argument says nothing.
+    node = ast.parse("def attack(model, x):\n    x = x.clone().detach()\n    x.requires_grad = True\n"
+                     "    return model(x)\n").body[0]
+    assert settings_for(node, ["model", "x"], {}, "cpu")[0].plan.leaves == ()

@@ -1762,6 +1762,9 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
                     f"both orders cost the same ({slow * 1e6:.2f} vs {fast * 1e6:.2f} µs)")
         if sighting.unfinished:  # a later pass of the loop, which never ran, may see a value that requires grad
             raise CannotRun(f"{measured}; but the line is in a loop, and {sighting.unfinished}")
+        made_up = getattr(tensor, standins.PLAIN_LEAF_MARK, None)
+        if made_up:  # what the caller passes decides, and it was made up
+            raise CannotRun(f"{measured}; but that is {made_up}")
         return refuted(measured)
     # The setting the line ran in, when it is not the plain one (`with best_loss = None`).
     return named(confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs "

@@ -29,6 +29,9 @@ from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun, class_indices
 
 BATCH = 4
+# The attribute that marks a stand-in made as a plain leaf (the code sets `x.requires_grad = True`
+# itself): seen at the line still not requiring grad, it shows what was made up, not what the code does.
+PLAIN_LEAF_MARK = "_torchcopylint_plain_leaf"
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
 CLASSES = 4        # a stand-in classifier's outputs, and the labels of a made-up batch
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
@@ -103,6 +106,7 @@ class Use:
     none_tested: bool = False   # `if best is None:`: the code has a path for None
     dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
     grad_switched: bool = False  # `x.requires_grad = True`, `x.requires_grad_()`: a leaf the code makes require grad
+    switched_at: int = 0         # the line of the first such switch
     tensor_values: bool = False  # `for name, p in params.items(): p.clone()`: a dict whose values are tensors
 
     @property
@@ -201,7 +205,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 owner = use(node.func.value)
                 if owner is not None:
                     owner.methods.add(node.func.attr)
-                    owner.grad_switched |= node.func.attr == "requires_grad_"
+                    if node.func.attr == "requires_grad_":
+                        owner.grad_switched = True
+                        owner.switched_at = min(owner.switched_at or node.lineno, node.lineno)
             callee = ast.unparse(node.func)
             arguments = [*node.args, *(k.value for k in node.keywords)]
             # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
@@ -312,7 +318,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
                                                   and _key(t.value) for t in node.targets):
             for target in node.targets:
                 if isinstance(target, ast.Attribute) and target.attr == "requires_grad" and _key(target.value):
-                    use(target.value).grad_switched = True
+                    switched = use(target.value)
+                    switched.grad_switched = True
+                    switched.switched_at = min(switched.switched_at or node.lineno, node.lineno)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Tuple):
             producer = use(node.value.func)
@@ -320,6 +328,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 producer.returns = len(node.targets[0].elts)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             use(node)  # read, if only returned or passed along: a value is needed, of no known kind
+    # `x.requires_grad = True` says what the caller passes only when `x` is still the argument: after
+    # `x = x.clone().detach()` it is the code's own copy.
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in found \
+                and node.lineno <= found[node.id].switched_at:
+            found[node.id].grad_switched = False
     for mapping, name in mapped:
         value = found.get(name)
         owner = use(mapping)
@@ -820,6 +834,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "tensor" and name in plan_.leaves:
             # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
             made[name] = torch.rand(BATCH, *plan_.sample, device=device)
+            setattr(made[name], PLAIN_LEAF_MARK, f"`{name}`, a stand-in made as a leaf that does not require grad")
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (BATCH, *plan_.sample), name=name)

@@ -28,3 +28,13 @@ def label_attack(model, images, steps=3):
         step, = torch.autograd.grad(loss, [x])
         adv = x + 0.01 * step.sign()
     return adv.detach()
+
+
+def one_step(model, images, labels, eps=0.03):
+    """`images.requires_grad = True` is set on the code's own copy, not on what the caller passes: the
+    argument is made as any tensor argument is (to require grad, said as an assumption)."""
+    images = images.clone().detach()  # expect: TCL005
+    images.requires_grad = True
+    loss = F.cross_entropy(model(images), labels)
+    step, = torch.autograd.grad(loss, [images])
+    return (images + eps * step.sign()).detach()
