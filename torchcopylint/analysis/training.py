@@ -858,9 +858,8 @@ class TrainingFacts:
             flag = statement.value
             if not (type(flag) is cst.Name and flag.value in ("True", "False")):
                 continue
-            loop = loops[-1] if loops else None
-            modules = parameter_owners(loop.iter) if type(loop) is cst.For else frozenset()
             owner = statement.targets[0].target.value
+            modules = _loop_parameter_owners(owner, statement, function)
             if not modules and type(owner) is cst.Attribute:
                 # `net.fc.weight.requires_grad = False`: that parameter alone
                 modules = frozenset({module_key(owner)} - {None})
@@ -913,11 +912,14 @@ def switched_parameters(node: cst.FunctionDef) -> Optional[ParameterSwitch]:
 
 def _loop_parameter_owners(switched: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts) -> frozenset:
     """The modules whose parameters `p` iterates, for `p` the target of the loop around `statement`:
-    `for p in netG.parameters(): p.requires_grad_(False)`."""
+    `for p in netG.parameters(): p.requires_grad_(False)`, `for name, p in netG.named_parameters(): ...`."""
     loops = function.loops_of.get(statement) or ()
     loop = loops[-1] if loops else None
-    if type(switched) is cst.Name and type(loop) is cst.For and type(loop.target) is cst.Name \
-            and loop.target.value == switched.value:
+    if type(switched) is not cst.Name or type(loop) is not cst.For:
+        return frozenset()
+    target = loop.target.elements[-1].value if type(loop.target) is cst.Tuple and loop.target.elements \
+        else loop.target
+    if type(target) is cst.Name and target.value == switched.value:
         return parameter_owners(loop.iter)
     return frozenset()
 

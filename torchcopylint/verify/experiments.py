@@ -91,10 +91,15 @@ class Job:
     _tree: Optional[ast.Module] = field(default=None, repr=False)
 
     @property
-    def target(self) -> Target:
+    def tree(self) -> ast.Module:
+        """The source, parsed once."""
         if self._tree is None:
             self._tree = ast.parse(self.source)
-        return enclosing(self._tree, self.line)
+        return self._tree
+
+    @property
+    def target(self) -> Target:
+        return enclosing(self.tree, self.line)
 
 
 # ------------------------------------------------------------------ loading the snippet
@@ -406,7 +411,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield ModuleLevel()
         return
     _require_runnable(target)
-    tree = ast.parse(job.source)
+    tree = job.tree
     if target.class_name is not None:
         cls = namespace[target.class_name]
         method = target.function_name or "forward"
@@ -779,7 +784,7 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
             return probe_input_shape(make_module, method, job.device, flagged=flagged)
         except CannotRun as reason:
             failure = reason
-    keys = callsites.instance_keys(ast.parse(job.source), class_name) if class_name else set()
+    keys = callsites.instance_keys(job.tree, class_name) if class_name else set()
     sites = callsites.call_sites(job.source, keys, class_name) if method == "forward" else []
     if not sites:
         if failure is not None:
@@ -909,7 +914,7 @@ def _stand_in_callees(job: Job, setting: Any, line: int) -> list[str]:
     if made is None:
         return []
     networks = {name for name, kind in made.kinds.items() if kind == "module"}
-    return [ast.unparse(node.func) for node in ast.walk(ast.parse(job.source))
+    return [ast.unparse(node.func) for node in ast.walk(job.tree)
             if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno)
             and ast.unparse(node.func) in networks]
 
@@ -1578,7 +1583,7 @@ def _in_loop(job: Job) -> bool:
     """The flagged line sits in a loop of the code around it (its later passes may see other values)."""
     return any(isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
                and node.body[0].lineno <= job.line <= (node.end_lineno or node.lineno)
-               for node in ast.walk(ast.parse(job.source)))
+               for node in ast.walk(job.tree))
 
 
 def _sightings_through_callers(job: Job, expression: str) -> tuple[list, list, list]:
@@ -1697,7 +1702,7 @@ def _kind_by_use(job: Job, names: list) -> tuple[Optional[str], str]:
     (`y.mean()`, a loss of values, a network's input); (None, "") otherwise."""
     if not names:
         return None, ""
-    tree = ast.parse(job.source)
+    tree = job.tree
     node = standins.function_node(tree, job.target.class_name, job.target.function_name or "")
     if node is None:
         return None, ""
