@@ -372,6 +372,61 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "images.npy", "labels.txt", "train.py"]
 
 
+def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_today_s_fail(tmp_path: Path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import itertools, torch
+        from torch import nn
+        from torchcopylint.verify import checkpoints, legacy, sandbox, script
+        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
+        legacy.install_old_apis()
+        checkpoints.install()
+        script.begin()
+        net = nn.Linear(3, 2)
+        torch.save(net.state_dict(), {str(project / "net.pth")!r})  # a write in the project: to memory
+        print("events:", sandbox.events())
+        saved = {str(tmp_path / "outside.pt")!r}
+        torch.save({{"weight": torch.ones(2)}}, saved)  # outside the project, as a library's cache: read
+        print("outside:", torch.load(saved)["weight"].tolist())
+        before = net.weight.clone()
+        print("missing:", net.load_state_dict(torch.load("runs/absent.pth")), torch.equal(before, net.weight))
+        ckpt = torch.load({str(project / "train.py")!r})  # a file of the project: stood in, not read
+        torch.optim.SGD(net.parameters(), lr=0.1).load_state_dict(ckpt["optimizer"])
+        try:
+            ckpt["epoch"] + 1
+        except TypeError as error:
+            print("other use fails:", type(error).__name__)
+        bce = nn.BCELoss()
+        print("same numel:", round(bce(torch.full((4, 1), 0.5), torch.ones(4)).item(), 4))
+        try:
+            bce(torch.full((4, 2), 0.5), torch.ones(4))
+        except ValueError:
+            print("other numel: ValueError")
+        print("izip:", list(itertools.izip([1, 2], "ab")))
+        from torch.autograd.gradcheck import zero_gradients
+        x = torch.ones(2, requires_grad=True); x.sum().backward(); zero_gradients([x])
+        print("zeroed:", x.grad.tolist())
+        print("notes:", script.stood_in())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "outside: [1.0, 1.0]" in out and "events: ['writes to net.pth went to memory']" in out, out
+    assert "missing: <All keys matched successfully> True" in out, out
+    assert "other use fails: TypeError" in out, out
+    assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
+    assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
+    for part in ("the checkpoint `runs/absent.pth` the code loads was not read: `Linear` keeps its initial weights",
+                 "the `SGD` optimizer keeps its fresh state", "Python 2's `itertools.izip` ran as `zip`",
+                 "`torch.autograd.gradcheck.zero_gradients` (removed in torch 1.9) zeroed the gradients as it did",
+                 "`binary_cross_entropy` of an output and a target of other shapes but as many values"):
+        assert part in out, out
+    assert sorted(p.name for p in project.iterdir()) == ["train.py"]
+
+
 # --- the scripts, through verify() ----------------------------------------------------------------
 
 
@@ -507,6 +562,23 @@ def test_top_level_steps_off_the_default_path_are_confirmed_and_say_how(scripts_
     verdict = _verdict(scripts_verified, name, text, code)
     assert verdict.status == "confirmed", verdict
     assert evidence in verdict.evidence, verdict.evidence
+
+
+def test_a_gan_of_old_torch_resuming_from_absent_checkpoints_is_confirmed_and_says_what_ran_as_before(
+        scripts_verified):
+    # The other finding of the step (`D(x_hat)`) has an unsafe fix: detaching `x_hat` would make the
+    # `autograd.grad` of the penalty fail, so it is not applied when this one is tested in isolation.
+    verdict = _verdict(scripts_verified, "gan_old_torch.py", "d_loss_fake = criterion(D(fake), zeros)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    for part in ("the gradient went back through `fake` itself",
+                 "the checkpoint `./checkpoints/G_epoch_40.pth` the code loads was not read: `Sequential` keeps its "
+                 "initial weights",
+                 "Python 2's `itertools.izip` ran as `zip`",
+                 "`binary_cross_entropy` of an output and a target of other shapes but as many values read them "
+                 "value by value, as torch did before 1.0"):
+        assert part in verdict.evidence, verdict.evidence
+    penalty = _verdict(scripts_verified, "gan_old_torch.py", "penalty_out = D(x_hat)", "TCL003")
+    assert penalty.status == "confirmed" and "went back through `x_hat` itself" in penalty.evidence, penalty
 
 
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):

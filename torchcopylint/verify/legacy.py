@@ -10,6 +10,14 @@ yet it stops the run before the claim is decided. So the experiment runs
 `__tcl_item0__`, which is `x[0]` except on a 0-dim tensor, where it is
 `x.item()`, the value the old code meant. Each use is named in the evidence. The
 user's file is not changed.
+
+Three more old spellings fail today where they once ran, and `install_old_apis`
+gives them back their old meaning in the child process (each named in the
+evidence when the code uses it): `binary_cross_entropy` of a (N, 1) output and
+an (N,) target (a deprecation warning before torch 1.0, which then read both as
+their N elements: every GAN tutorial of 2017 does it), the removed
+`torch.autograd.gradcheck.zero_gradients`, and Python 2's `itertools.izip`.
+Code that runs today meets none of them.
 """
 
 from __future__ import annotations
@@ -107,6 +115,58 @@ def retain_variables(value: Any, line: int) -> Any:
 
     script.note(f"`retain_variables=` (line {line}) was read as `retain_graph=`, its name since PyTorch 0.4")
     return value
+
+
+def install_old_apis() -> None:
+    """Old APIs the verification child answers as the old torch and Python did (see the module's text)."""
+    import importlib
+    import itertools
+
+    import torch
+    import torch.nn.functional
+
+    gradcheck = importlib.import_module("torch.autograd.gradcheck")  # the module: its name is also a function
+    today = torch.nn.functional.binary_cross_entropy
+
+    @functools.wraps(today)
+    def binary_cross_entropy(input, target, *args, **kwargs):
+        if isinstance(input, torch.Tensor) and isinstance(target, torch.Tensor) \
+                and input.shape != target.shape and input.numel() == target.numel():
+            from torchcopylint.verify import script
+
+            script.note("`binary_cross_entropy` of an output and a target of other shapes but as many values read "
+                        "them value by value, as torch did before 1.0 (an error since)")
+            target = target.reshape(input.shape)
+        return today(input, target, *args, **kwargs)
+
+    torch.nn.functional.binary_cross_entropy = binary_cross_entropy
+    if not hasattr(gradcheck, "zero_gradients"):
+        gradcheck.zero_gradients = _noted(_zero_gradients, "`torch.autograd.gradcheck.zero_gradients` (removed in "
+                                                           "torch 1.9) zeroed the gradients as it did")
+    for old, new in (("izip", zip), ("imap", map), ("ifilter", filter), ("izip_longest", itertools.zip_longest)):
+        if not hasattr(itertools, old):
+            setattr(itertools, old, _noted(new, f"Python 2's `itertools.{old}` ran as `{new.__name__}`"))
+
+
+def _noted(function, text: str):
+    def noted(*args, **kwargs):
+        from torchcopylint.verify import script
+
+        script.note(text)
+        return function(*args, **kwargs)
+    return noted
+
+
+def _zero_gradients(value: Any) -> None:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        if value.grad is not None:
+            value.grad.detach_()
+            value.grad.zero_()
+    elif isinstance(value, (list, tuple)):
+        for element in value:
+            _zero_gradients(element)
 
 
 def _inside(span: tuple, outer: tuple) -> bool:

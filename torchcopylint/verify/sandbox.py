@@ -100,7 +100,7 @@ def _real(path) -> Optional[str]:
         return None
 
 
-def _in_project(path) -> Optional[str]:
+def in_project(path) -> Optional[str]:
     """The path relative to the project, when it is inside it (and not in an installed environment)."""
     real = _real(path)
     if real is None or not real.startswith(_state.root + os.sep) or "site-packages" in real \
@@ -123,17 +123,24 @@ def _elsewhere_on_disk(path) -> Optional[str]:
     return real
 
 
+def write_goes_to_memory(path) -> bool:
+    """Would a write to `path` land in the project or elsewhere on the user's disk? Then it goes to
+    memory, and the evidence says so (also for writers that do not use `open`: `torch.save`)."""
+    where = in_project(path) or _elsewhere_on_disk(path)
+    if where is None:
+        return False
+    _state.events.append(f"writes to {where} went to memory")
+    return True
+
+
 def _guarded_open(file, mode="r", *args, **kwargs):
-    relative = _in_project(file)
-    if relative is None:
-        elsewhere = _elsewhere_on_disk(file) if any(flag in mode for flag in "wax+") else None
-        if elsewhere is not None:
-            _state.events.append(f"writes to {elsewhere} went to memory")
+    if any(flag in mode for flag in "wax+"):
+        if write_goes_to_memory(file):
             return io.BytesIO() if "b" in mode else io.StringIO()
         return _original_open(file, mode, *args, **kwargs)
-    if any(flag in mode for flag in "wax+"):
-        _state.events.append(f"writes to {relative} went to memory")
-        return io.BytesIO() if "b" in mode else io.StringIO()
+    relative = in_project(file)
+    if relative is None:
+        return _original_open(file, mode, *args, **kwargs)
     real = os.path.realpath(os.fspath(file))
     if real == _state.code_path or real.endswith(CODE_SUFFIXES + CONFIGURATION_SUFFIXES) \
             or os.path.basename(real).lower() in PACKAGE_METADATA:
@@ -143,19 +150,19 @@ def _guarded_open(file, mode="r", *args, **kwargs):
 
 
 def _guarded_makedirs(name, mode=0o777, exist_ok=False):
-    if _in_project(name) is not None or _elsewhere_on_disk(name) is not None:
+    if in_project(name) is not None or _elsewhere_on_disk(name) is not None:
         return None
     return _original_makedirs(name, mode, exist_ok)
 
 
 def _guarded_chmod(path, mode, *args, **kwargs):
-    if isinstance(path, (str, bytes, os.PathLike)) and (_in_project(path) is not None
+    if isinstance(path, (str, bytes, os.PathLike)) and (in_project(path) is not None
                                                         or _elsewhere_on_disk(path) is not None):
         return None
     return _original_chmod(path, mode, *args, **kwargs)
 
 
 def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
-    if _in_project(path) is not None or _elsewhere_on_disk(path) is not None:
+    if in_project(path) is not None or _elsewhere_on_disk(path) is not None:
         return None
     return _original_mkdir(path, mode, *args, **kwargs)

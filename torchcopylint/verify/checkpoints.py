@@ -1,0 +1,90 @@
+"""Checkpoints the code loads: never read, the networks keep their initial weights; and never written.
+
+Runs in the verification child process. A script that resumes training or
+evaluates a trained model starts with `G.load_state_dict(torch.load("G.pth"))`.
+Verification never reads the user's files, and the checkpoint is usually not in
+the repository anyway, yet the claim under test (a missing detach, an in-place
+write) holds or fails the same on any weights. So `torch.load` of a file of the
+project, or of one that does not exist, returns a `CheckpointStandIn`; a
+module's or an optimizer's `load_state_dict` of it loads nothing, and the
+evidence names the checkpoint. Any other use of what was loaded (a step count
+read from it, a tensor in it) fails as an unknown value would: the verdict is
+then `unverified`, never one resting on made-up weights.
+
+`torch.save` writes through its own C++ writer, not `open`, so the sandbox's
+guard on `open` does not see it: a checkpoint saved into the project or
+elsewhere on the user's disk is written to memory instead.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any
+
+import torch
+
+from torchcopylint.verify import sandbox
+
+
+class CheckpointStandIn(dict):
+    """What `torch.load` returned for a checkpoint it did not read; its entries (`ckpt["model"]`) too."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def __getitem__(self, key: Any) -> "CheckpointStandIn":
+        return CheckpointStandIn(f"{self.name}[{key!r}]")
+
+    def get(self, key: Any, default: Any = None) -> "CheckpointStandIn":
+        return self[key]
+
+    def __contains__(self, key: Any) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<checkpoint {self.name} not read>"
+
+
+def install() -> None:
+    """Patch `torch.load` and the two `load_state_dict`s (once per process)."""
+    if getattr(torch.load, "stands_in_for_checkpoints", False):
+        return
+    load, save = torch.load, torch.save
+    module_load = torch.nn.Module.load_state_dict
+    optimizer_load = torch.optim.Optimizer.load_state_dict
+
+    def guarded_load(f, *args, **kwargs):
+        if isinstance(f, (str, os.PathLike)) and (not os.path.exists(f) or sandbox.in_project(f) is not None):
+            return CheckpointStandIn(f"`{os.fspath(f)}`")
+        return load(f, *args, **kwargs)
+
+    def guarded_save(obj, f, *args, **kwargs):
+        if isinstance(f, (str, os.PathLike)) and sandbox.write_goes_to_memory(f):
+            return save(obj, io.BytesIO(), *args, **kwargs)
+        return save(obj, f, *args, **kwargs)
+
+    def module_load_state_dict(self, state_dict, *args, **kwargs):
+        if isinstance(state_dict, CheckpointStandIn):
+            _note(state_dict, f"`{type(self).__name__}` keeps its initial weights")
+            return torch.nn.modules.module._IncompatibleKeys([], [])
+        return module_load(self, state_dict, *args, **kwargs)
+
+    def optimizer_load_state_dict(self, state_dict, *args, **kwargs):
+        if isinstance(state_dict, CheckpointStandIn):
+            _note(state_dict, f"the `{type(self).__name__}` optimizer keeps its fresh state")
+            return None
+        return optimizer_load(self, state_dict, *args, **kwargs)
+
+    guarded_load.stands_in_for_checkpoints = True
+    torch.load = guarded_load
+    torch.save = guarded_save
+    torch.nn.Module.load_state_dict = module_load_state_dict
+    torch.optim.Optimizer.load_state_dict = optimizer_load_state_dict
+
+
+def _note(checkpoint: CheckpointStandIn, kept: str) -> None:
+    from torchcopylint.verify import script
+
+    script.note(f"the checkpoint {checkpoint.name} the code loads was not read: {kept}")
