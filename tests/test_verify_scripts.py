@@ -566,8 +566,9 @@ def test_top_level_steps_off_the_default_path_are_confirmed_and_say_how(scripts_
 
 def test_a_gan_of_old_torch_resuming_from_absent_checkpoints_is_confirmed_and_says_what_ran_as_before(
         scripts_verified):
-    # The other finding of the step (`D(x_hat)`) has an unsafe fix: detaching `x_hat` would make the
-    # `autograd.grad` of the penalty fail, so it is not applied when this one is tested in isolation.
+    # The other finding of the step (`D(x_hat)`) has an unsafe fix: detaching `x_hat` makes the
+    # `autograd.grad` of the penalty fail. In isolation (with that fix) the step cannot run; the code
+    # as written decides.
     verdict = _verdict(scripts_verified, "gan_old_torch.py", "d_loss_fake = criterion(D(fake), zeros)", "TCL003")
     assert verdict.status == "confirmed", verdict
     for part in ("the gradient went back through `fake` itself",

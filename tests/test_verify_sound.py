@@ -128,6 +128,30 @@ def test_clone_of_what_a_caller_passes_from_a_network_is_confirmed_through_that_
 
 
 @needs_torch
+def test_an_object_the_script_builds_is_built_with_what_its_top_level_call_passes(sound_verified):
+    # `Anchor(model=model, loaders=[None], device=device)`: the script's own network, and a list whose
+    # first item says there is no data yet; no stand-in could say what `loaders` is.
+    source = sound_verified["sources"][str(sound_verified["directory"] / "regularizers.py")]
+    call = line_of(source, "anchor = Anchor(")
+    verdict = _verdict(sound_verified, "regularizers.py", "self.old[n] = p.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert f"with the arguments the top-level call at line {call} passes (`model`: the script's Net" in \
+        verdict.evidence and "`loaders` = `[None]`" in verdict.evidence and "assumed" not in verdict.evidence, verdict
+    # A later method of the same object: built the same way, and said.
+    verdict = _verdict(sound_verified, "regularizers.py", "self.old[n] = p.clone().detach()", "TCL005", 2)
+    assert verdict.status == "confirmed", verdict
+    assert f"with the object built by the top-level call at line {call}" in verdict.evidence, verdict
+    assert "assumed" not in verdict.evidence, verdict
+
+
+@needs_torch
+def test_an_object_the_script_builds_from_state_dict_tensors_refutes_the_conditional_clone(sound_verified):
+    verdict = _verdict(sound_verified, "regularizers.py", "self.saved[n] = w.clone().detach()", "TCL005")
+    assert verdict.status == "refuted", verdict
+    assert "`w` does not require grad here" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_clone_with_no_caller_in_sight_is_confirmed_only_with_the_assumption_said(sound_verified):
     verdict = _verdict(sound_verified, "lonely.py", "return t.clone().detach()", "TCL005")
     assert verdict.status == "confirmed", verdict

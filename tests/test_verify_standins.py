@@ -440,3 +440,45 @@ def test_a_tensor_the_code_makes_require_grad_is_given_as_a_plain_leaf():
     node = ast.parse("def attack(model, x):\n    x = x.clone().detach()\n    x.requires_grad = True\n"
                      "    return model(x)\n").body[0]
     assert settings_for(node, ["model", "x"], {}, "cpu")[0].plan.leaves == ()
+
+
+def test_a_module_the_code_only_hooks_is_a_layer_of_the_network_it_runs():
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def mid_layer_attack(model, x, y, feature_layer, steps):
+            def keep(module, inputs, output):
+                global mid
+                mid = output
+            handle = feature_layer.register_forward_hook(keep)
+            out = model(x)
+            loss = 0
+            for i in range(x.shape[0]):
+                loss += out[i][y[i]]
+            handle.remove()
+            return mid.clone().detach()
+        """)).body[0]
+    found = settings_for(node, ["model", "x", "y", "feature_layer", "steps"], {}, "cpu")
+    kinds = found[0].plan.kinds
+    # `y[i]` indexes the scores: its elements are class indices, not values.
+    assert kinds["feature_layer"] == "layer" and kinds["model"] == "module" and kinds["y"] == "labels", kinds
+    made, text = found[0].make()
+    # The hook fires as the network runs: the layer is one of its own.
+    assert any(made["feature_layer"] is layer for layer in made["model"].modules()), made
+    assert "feature_layer = the linear layer of the stand-in `model`" in text, text
+    # A module the code calls is a network of its own, hooked or not.
+    node = ast.parse("def f(net, x):\n    net.register_forward_hook(print)\n    return net(x)\n").body[0]
+    assert settings_for(node, ["net", "x"], {}, "cpu")[0].plan.kinds["net"] == "module"
+
+
+def test_a_subclass_of_a_no_op_transform_passes_tensors_through_its_base_call():
+    import torch
+
+    from torchcopylint.verify.noops import NoOp
+
+    class Inverse(NoOp("torchvision.transforms.Normalize")):
+        def __call__(self, tensor):
+            return super().__call__(tensor.clone())
+
+    image = torch.rand(3, 4, 4)
+    assert torch.equal(Inverse(mean=(0.5,), std=(0.5,))(image), image)

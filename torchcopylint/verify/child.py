@@ -33,6 +33,28 @@ def time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+def decided_as_written(experiment, isolated, as_written, job_of, cannot_run):
+    """The experiment on the isolated code (the other findings of the function fixed); when that leaves
+    it undecided, on the code as written, whose verdict counts when it decides (it is the program)."""
+    try:
+        outcome = experiment(isolated)
+    except cannot_run as reason:
+        if not as_written:
+            raise
+        outcome, failure = None, reason
+    if outcome is not None and (outcome.status != "unverified" or not as_written):
+        return outcome
+    try:
+        written = experiment(job_of(as_written["source"], as_written["fixed_source"]))
+    except cannot_run:
+        written = None
+    if written is not None and written.status != "unverified":
+        return written
+    if outcome is None:
+        raise failure  # the isolated code's reason: the one the user can act on first
+    return outcome
+
+
 def main(job_path: str, results_path: str) -> int:
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
@@ -103,14 +125,18 @@ def main(job_path: str, results_path: str) -> int:
             record(diagnosis["index"], "unverified", f"no experiment for {diagnosis['code']}")
             continue
         span = diagnosis.get("span")
-        work = Job(job["path"], diagnosis.get("source", job["source"]), diagnosis.get("fixed_source"),
-                   diagnosis["code"], diagnosis["line"],
-                   diagnosis.get("context", {}), job["device"], factories, tuple(span) if span else None)
+
+        def job_of(source: str, fixed_source) -> Job:
+            return Job(job["path"], source, fixed_source, diagnosis["code"], diagnosis["line"],
+                       diagnosis.get("context", {}), job["device"], factories, tuple(span) if span else None)
+
         started = time.perf_counter()
         try:
             # What the user's code prints must not mix with our results.
             with time_limit(job["timeout"]), contextlib.redirect_stdout(sys.stderr):
-                outcome = experiment(work)
+                outcome = decided_as_written(experiment, job_of(diagnosis.get("source", job["source"]),
+                                                                diagnosis.get("fixed_source")),
+                                             diagnosis.get("as_written"), job_of, CannotRun)
             record(diagnosis["index"], outcome.status, outcome.evidence, time.perf_counter() - started)
         except ExperimentTimeout:
             record(diagnosis["index"], "unverified", f"timed out after {job['timeout']:g} s")

@@ -204,11 +204,12 @@ def _roots(target: Target, extra: tuple = ()) -> set[str]:
 
 
 def _call_site(job: Job) -> Optional[topcalls.TopLevelCall]:
-    """The first top-level call of the flagged function, whose arguments the experiment uses."""
+    """The first top-level call of the flagged function, whose arguments the experiment uses; for a
+    method, the first top-level call that builds its object (`ewc(model=model, dataloaders=[None])`)."""
     target = job.target
-    if target.class_name is not None or target.function_name is None:
+    if target.function_name is None:
         return None
-    sites = topcalls.top_level_calls(job.source, target.function_name)
+    sites = topcalls.top_level_calls(job.source, target.class_name or target.function_name)
     return sites[0] if sites else None
 
 
@@ -345,9 +346,12 @@ class BuiltInstance(FunctionStandIns):
 
     constructor: Optional[standins.StandIns] = None
     constructor_names: tuple = ()
+    site: Optional["FromCallSite"] = None  # the script's own top-level call that builds the object
 
     @property
     def description(self) -> str:
+        if self.site is not None:
+            return f"the object built by the top-level call at line {self.site.site.line}"
         return "stand-ins"  # the evidence says how the object was built (`made_text`)
 
 
@@ -430,9 +434,16 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             failure = CannotRun(f"{target.class_name} is not an nn.Module")
         node = standins.function_node(tree, target.class_name, method)
         function = getattr(cls, method, None)
-        if method == "__init__" and isinstance(cls, type) and not issubclass(cls, nn.Module):
+        object_class = isinstance(cls, type) and not issubclass(cls, nn.Module)
+        # An object the script builds at its top level (not a module): built as the script builds it.
+        built_by_script = _constructor_call_site(job, namespace, tree, cls, roles) if object_class else None
+        if method == "__init__" and object_class:
+            if built_by_script is not None:
+                yield built_by_script
             built = standins.constructor_standins(cls, tree, target.class_name, job.device)
             if built is None:
+                if built_by_script is not None:
+                    return
                 raise failure
             yield ConstructorStandIns(*built)
             return
@@ -446,6 +457,8 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
                                       standins.constructor_defaults(tree, target.class_name), tree=tree)
         built = None if issubclass(cls, nn.Module) else \
             standins.constructor_standins(cls, tree, target.class_name, job.device)
+        if built_by_script is not None:
+            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, site=built_by_script)
         if built is not None:
             # An object that is not a module (an attack, a trainer): built by its own constructor first,
             # with its defaults, so that what its methods and its base classes read is what it sets.
@@ -528,8 +541,19 @@ def _prepare(instance: Any, preparations: tuple, made: dict) -> str:
     return "; ".join(said)
 
 
+def _constructor_call_site(job: Job, namespace: dict, tree: ast.Module, cls: type,
+                           roles: Optional[dict]) -> Optional[FromCallSite]:
+    """The setting of the script's top-level call that builds the object, when it makes its values."""
+    node = standins.function_node(tree, job.target.class_name, "__init__")
+    if node is None or "__init__" not in vars(cls):
+        return None
+    names, annotations = standins.missing_parameters(cls.__init__, node)
+    found, _ = _from_call_site(job, namespace, tree, names[1:], annotations, roles, node)
+    return found
+
+
 def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, annotations: dict,
-                    roles: Optional[dict]) -> tuple[Optional[FromCallSite], str]:
+                    roles: Optional[dict], node: Optional[ast.AST] = None) -> tuple[Optional[FromCallSite], str]:
     """The setting of the function's top-level call, when the file has one and the slice made at least
     one of the values it passes; the rest are stand-ins from use. (None, why) when there is a call
     whose values cannot be used; (None, "") when there is none."""
@@ -544,7 +568,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     rest = [name for name in names if name not in made.values]
     found = None
     if rest:
-        node = standins.function_node(tree, None, job.target.function_name)
+        node = node if node is not None else standins.function_node(tree, None, job.target.function_name)
         found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
     shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
     text = f"the arguments the top-level call at line {site.line} passes ({shown})"
@@ -620,6 +644,10 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             positional, keywords = _arguments(method, setting.names, made)
             result = runner(method, *positional, **keywords)
         return Ran(result, module, made=made, made_text=text)
+    if isinstance(setting, FromCallSite) and target.class_name is not None:  # the object's `__init__`
+        ran = _call_with_site(namespace[target.class_name], setting, namespace, runner)
+        instance = ran.result
+        return dataclasses.replace(ran, result=dict(vars(instance)) if hasattr(instance, "__dict__") else instance)
     if isinstance(setting, ConstructorStandIns):
         cls = namespace[target.class_name]
         made, text = setting.standins.make(seed=0)
@@ -635,11 +663,15 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     if isinstance(setting, BuiltInstance):
         cls = namespace[target.class_name]
         made, text = setting.standins.make(seed=0)
-        given, given_text = setting.constructor.make(seed=1)
-        instance = cls(**{name: given[name] for name in setting.constructor_names},
-                       **standins.device_defaults(cls.__init__, job.device))
-        built = f"{cls.__name__}({', '.join(setting.constructor_names)}) ({given_text.removeprefix('stand-ins: ')})" \
-            if setting.constructor_names else f"{cls.__name__}()"
+        if setting.site is not None:
+            ran = _call_with_site(cls, setting.site, namespace, lambda function, *a, **k: function(*a, **k), seed=1)
+            instance, built = ran.result, f"{cls.__name__}(...) with {ran.made_text}"
+        else:
+            given, given_text = setting.constructor.make(seed=1)
+            instance = cls(**{name: given[name] for name in setting.constructor_names},
+                           **standins.device_defaults(cls.__init__, job.device))
+            built = f"{cls.__name__}({', '.join(setting.constructor_names)}) " \
+                    f"({given_text.removeprefix('stand-ins: ')})" if setting.constructor_names else f"{cls.__name__}()"
         # An option its constructor leaves None (`eps=None`) that the method computes with: the stand-in
         # its use asks for (a number), named.
         unset = [name for name, value in made.items() if name.startswith("self.") and value is not None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from torchcopylint.diagnostic import Applicability, Diagnostic, Verdict
+from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.fix import apply_edits
 
 # Seconds a child may take to start and import torch, on top of the per-diagnosis limit.
@@ -120,19 +120,25 @@ def _job_entry(index: int, diagnostic: Diagnostic, source: str, neighbours: list
                ranges: list[tuple[int, int]]) -> dict:
     """What the child needs for one diagnosis. Each is tested in isolation: the other findings in
     the same function or class are fixed first (where that keeps line numbers), so an earlier bug
-    there cannot mask it; code elsewhere in the file is left as written. A fix its rule marks unsafe
-    is left out: it may change more than its own claim (a detach whose tensor `autograd.grad` later
-    differentiates would make that call fail), and the diagnosis must run the code as written."""
+    there cannot mask it; code elsewhere in the file is left as written. Where that changed the
+    code, the code as written comes too, for a diagnosis the isolated code leaves undecided."""
     line = diagnostic.location.line
     home = next(((start, end) for start, end in ranges if start <= line <= end), (line, line))
     others = [_on_one_line(d) for d in neighbours
               if d is not diagnostic and d.location.line != line and home[0] <= d.location.line <= home[1]
-              and not _same_cause(d, diagnostic) and d.fix is not None and d.fix.applicability is Applicability.SAFE]
-    isolated, _ = apply_edits(source, [d for d in others if d is not None], unsafe=False)
-    fixed = None
-    if diagnostic.fix is not None:
-        text, applied = apply_edits(isolated, [diagnostic], unsafe=True)
-        fixed = text if applied else None
+              and not _same_cause(d, diagnostic)]
+    isolated, _ = apply_edits(source, [d for d in others if d is not None], unsafe=True)
+
+    def with_own_fix(text: str) -> Optional[str]:
+        if diagnostic.fix is None:
+            return None
+        fixed_text, applied = apply_edits(text, [diagnostic], unsafe=True)
+        return fixed_text if applied else None
+
+    fixed = with_own_fix(isolated)
+    # Another finding's fix may break what this one needs (a detached `x_hat` that `autograd.grad`
+    # differentiates later): a diagnosis the isolated code cannot decide is tried on the code as written.
+    as_written = {"source": source, "fixed_source": with_own_fix(source)} if isolated != source else None
     return {
         "index": index,
         "code": diagnostic.code,
@@ -143,6 +149,7 @@ def _job_entry(index: int, diagnostic: Diagnostic, source: str, neighbours: list
         "context": diagnostic.context,
         "source": isolated,
         "fixed_source": fixed,
+        "as_written": as_written,
     }
 
 

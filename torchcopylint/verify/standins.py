@@ -40,6 +40,10 @@ IMAGE = (3, 16, 16)  # one sample of a stand-in image batch
 
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", "children", "state_dict",
                   "load_state_dict", "apply", "requires_grad_", "named_modules", "buffers", "forward"}
+# A module the code only hooks (`feature_layer.register_forward_hook(get_mid_output)`): a layer of the
+# network it runs, or the hook would never fire.
+HOOK_METHODS = {"register_forward_hook", "register_full_backward_hook", "register_backward_hook",
+                "register_forward_pre_hook", "register_full_backward_pre_hook"}
 SCALER_METHODS = {"scale", "update", "unscale_", "get_scale"}
 OPTIMIZER_METHODS = {"step", "zero_grad", "param_groups", "add_param_group"}
 TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float", "mean", "sum", "backward",
@@ -240,7 +244,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if _key(node):
                 use(node)  # every `self.x` read needs a value, even one whose use says nothing
             owner = use(node.value)
-            if owner is not None and node.attr in TENSOR_METHODS | OPTIMIZER_METHODS | MODULE_METHODS:
+            if owner is not None and node.attr in TENSOR_METHODS | OPTIMIZER_METHODS | MODULE_METHODS | HOOK_METHODS:
                 owner.methods.add(node.attr)
             if owner is not None and node.attr == "type" and id(node) not in called:
                 owner.device_like = owner.type_read = True  # `device.type`; `x.type(torch.float)` is a tensor's
@@ -286,6 +290,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             key = _key(node.slice)
             if key is not None and LABEL_NAMES.match(key.split(".")[-1]):
                 use(node.slice).class_target = True  # `self.prototypes[labels]`
+            if isinstance(node.slice, ast.Subscript) and _key(node.slice.value) is not None:
+                use(node.slice.value).class_target = True  # `output[i][y[i]]`: its elements are indices
             if key is not None and _key(node.value) is not None:
                 use(node.slice).keys_of.add(_key(node.value))
             if indexed is not None and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
@@ -596,7 +602,7 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | loss | optimizer | scaler | loader | labels | dict | tensors | tensor | int | count | float |
+    """module | layer | loss | optimizer | scaler | loader | labels | dict | tensors | tensor | int | count | float |
     bool | device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -617,6 +623,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "device"
     if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
         return "scaler"
+    if use.methods & HOOK_METHODS and not use.called and not use.methods & MODULE_METHODS:
+        return "layer"
     if use.methods & MODULE_METHODS:
         return "module"
     if use.called:
@@ -696,6 +704,7 @@ class Plan:
         count of the other attributes (numbers, flags, paths); `only` these names, when given."""
         parts = []
         others = 0
+        modules = [n for n, k in self.kinds.items() if k == "module"]
         for name, kind in self.kinds.items():
             if only is not None and name not in only:
                 continue
@@ -723,6 +732,8 @@ class Plan:
                 parts.append(f"{name} = {_shape_text(value)}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
+            elif kind == "layer" and modules:
+                parts.append(f"{name} = the linear layer of the stand-in `{modules[0]}`")
             elif kind == "loss":
                 parts.append(f"{name} = mean squared difference")
             else:
@@ -829,6 +840,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = StandInSGD(parameters, stands_for=", ".join(owners) or "a parameter")
         elif kind == "scaler":
             made[name] = StandInScaler()
+        elif kind == "layer":  # hooked only: the layer of the stand-in network the code runs
+            made[name] = made[modules[0]].linear if modules else unknown_argument(name)
         elif kind == "loader":
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
         elif kind == "tensor" and name in plan_.leaves:

@@ -55,13 +55,13 @@ class TopLevelCall:
 
 @functools.lru_cache(maxsize=32)
 def top_level_calls(source: str, function_name: str) -> tuple:
-    """The top-level calls of `function_name` (a module-level function) in `source`, in file order."""
+    """The top-level calls of `function_name` (a module-level function, or a class: the calls that build
+    it, by its own `__init__`) in `source`, in file order."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ()
-    definition = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and node.name == function_name), None)
+    definition = _definition(tree, function_name)
     if definition is None:
         return ()
     found = []
@@ -81,6 +81,28 @@ def top_level_calls(source: str, function_name: str) -> tuple:
         reads -= site.loop_names() | _BUILTINS | {function_name}
         found.append(TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset(reads)))
     return tuple(found)
+
+
+def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
+    """The function `name`, or the `__init__` of the class `name` with its `self` left out (a class
+    whose constructor is inherited has no parameters the experiment can read)."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            init = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"),
+                        None)
+            if init is None or not (init.args.posonlyargs or init.args.args):
+                return None
+            arguments = init.args
+            without_self = ast.arguments(posonlyargs=arguments.posonlyargs[1:],
+                                         args=arguments.args[1:] if not arguments.posonlyargs else arguments.args,
+                                         vararg=arguments.vararg, kwonlyargs=arguments.kwonlyargs,
+                                         kw_defaults=arguments.kw_defaults, kwarg=arguments.kwarg,
+                                         defaults=arguments.defaults)
+            return ast.FunctionDef(name=name, args=without_self, body=init.body, decorator_list=[], returns=None,
+                                   type_params=[], lineno=init.lineno, col_offset=init.col_offset)
+    return None
 
 
 def _calls_in(body: list, function_name: str, loops: tuple, before: tuple):
