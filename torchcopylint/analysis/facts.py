@@ -73,6 +73,10 @@ class ModuleFacts(CalleeEffects, Callees):
         self._bound_names_of: dict = {}
         # Callee effects (effects.py): each function's write summary, computed once.
         self._write_summaries: dict = {}
+        # Hand-written `backward` methods (training.py): which argument each backpropagates, once each.
+        # Asked for every call whose receiver's class is unknown, for every class of the file, and
+        # recursively through those methods' own calls: without the memo, exponential in the classes.
+        self.backward_positions: dict = {}
         self._name_references: Optional[dict] = None
         self._loaders = None
         self._callers: Optional[dict] = None

@@ -276,10 +276,18 @@ def _method_backpropagates(local, facts, seen: frozenset) -> Optional[int]:
     method = _backward_method(local, facts)
     if method is None or method in seen:
         return None
+    if method in facts.backward_positions:
+        return facts.backward_positions[method]
+    position = _position_backpropagated(method, facts, seen | {method})
+    facts.backward_positions[method] = position
+    return position
+
+
+def _position_backpropagated(method: cst.FunctionDef, facts, seen: frozenset) -> Optional[int]:
     method_facts = facts.function_facts(method)
     parameters = [binding for binding in method_facts.parameters if binding.name not in ("self", "cls")]
     for inner, _ in method_facts.call_statement.items():
-        loss = backpropagated_expression(inner, method_facts, facts, seen | {method})
+        loss = backpropagated_expression(inner, method_facts, facts, seen)
         root = _root(loss) if loss is not None else None
         if root is None:
             continue
