@@ -482,3 +482,28 @@ def test_a_subclass_of_a_no_op_transform_passes_tensors_through_its_base_call():
 
     image = torch.rand(3, 4, 4)
     assert torch.equal(Inverse(mean=(0.5,), std=(0.5,))(image), image)
+
+
+def test_a_network_one_branch_unpacks_is_also_tried_returning_one_tensor():
+    import torch
+
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def invert(G, D, z, improved=False):
+            fake = G(z)
+            if improved:
+                _, label = D(fake)
+            else:
+                label = D(fake)
+            return -label.mean()
+        """)).body[0]
+    found = settings_for(node, ["G", "D", "z"], {}, "cpu")
+    assert found[0].plan.returns["D"] == 2
+    whole = [s for s in found if s.description == "stand-ins (networks returning one tensor)"]
+    assert len(whole) == 1, [s.description for s in found]
+    made, _ = whole[0].make()
+    assert isinstance(made["D"](torch.rand(4, 8)), torch.Tensor)
+    # Nothing unpacked: no such variant.
+    node = ast.parse("def f(D, x):\n    return D(x).mean()\n").body[0]
+    assert all("one tensor" not in s.description for s in settings_for(node, ["D", "x"], {}, "cpu"))

@@ -961,6 +961,10 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         flat = replace(base, outputs={name: () if (roles or {}).get(name) == "discriminator" else shape
                                       for name, shape in base.outputs.items()})
         variants.append(StandIns("stand-ins (a discriminator of one flat score per sample)", flat, device))
+    if any(base.returns.values()):
+        # A network whose result one branch unpacks (`_, label = D(fake)` under `if improved:`) and the
+        # other uses whole (`label = D(fake)`, then `label.mean()`): each, as the path taken needs.
+        variants.append(StandIns("stand-ins (networks returning one tensor)", replace(base, returns={}), device))
     if {"tensor", "dict", "tensors"} & set(base.kinds.values()):
         # Code written for images (`c, h, w = x.shape[1:]`, a crop, a patch) does not run on flat
         # samples: last, the tensors as a batch of small RGB images.
