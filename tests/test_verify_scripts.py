@@ -582,6 +582,15 @@ def test_a_gan_of_old_torch_resuming_from_absent_checkpoints_is_confirmed_and_sa
     assert penalty.status == "confirmed" and "went back through `x_hat` itself" in penalty.evidence, penalty
 
 
+def test_a_gan_written_for_a_gpu_with_legacy_tensor_types_and_numpy_aliases_is_confirmed(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_cuda_types.py", "criterion(D(fake), zeros)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    for part in ("the gradient went back through `fake` itself",
+                 "`torch.cuda.FloatTensor` made CPU tensors, on the verification device",
+                 "NumPy's removed `np.float` was read as `float`, what it meant"):
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):
     source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_parameters.py")]
     line = line_of(source, "D_fake = D(G_sample)")

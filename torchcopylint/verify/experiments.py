@@ -2427,7 +2427,7 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
     the code failed to reshape a stand-in batch (`imgs.view(-1, 784)` on 3x64x64 samples) is tried
     again with data shaped for that reshape."""
     def run(job: Job) -> Outcome:
-        script.begin()
+        script.begin(source=job.source)
         for attempt in range(RESHAPE_TRIES):
             last = attempt == RESHAPE_TRIES - 1
             try:
@@ -2440,7 +2440,7 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
             except CannotRun as reason:
                 if last or not script.learn_from(str(reason)):
                     raise CannotRun(script.explain_failure(str(reason))) from reason
-            script.begin(keep_learned=True)
+            script.begin(keep_learned=True, source=job.source)
         raise CannotRun("no try of the experiment decided")  # not reached: the last try returns or raises
     run.__name__ = experiment.__name__
     return run

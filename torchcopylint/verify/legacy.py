@@ -11,13 +11,15 @@ yet it stops the run before the claim is decided. So the experiment runs
 `x.item()`, the value the old code meant. Each use is named in the evidence. The
 user's file is not changed.
 
-Three more old spellings fail today where they once ran, and `install_old_apis`
+More old spellings fail today where they once ran, and `install_old_apis`
 gives them back their old meaning in the child process (each named in the
 evidence when the code uses it): `binary_cross_entropy` of a (N, 1) output and
 an (N,) target (a deprecation warning before torch 1.0, which then read both as
 their N elements: every GAN tutorial of 2017 does it), the removed
-`torch.autograd.gradcheck.zero_gradients`, and Python 2's `itertools.izip`.
-Code that runs today meets none of them.
+`torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, and
+NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
+gone in NumPy 1.24 and 2.0, everywhere in older code). Code that runs today
+meets none of them.
 """
 
 from __future__ import annotations
@@ -146,6 +148,42 @@ def install_old_apis() -> None:
     for old, new in (("izip", zip), ("imap", map), ("ifilter", filter), ("izip_longest", itertools.zip_longest)):
         if not hasattr(itertools, old):
             setattr(itertools, old, _noted(new, f"Python 2's `itertools.{old}` ran as `{new.__name__}`"))
+    _numpy_aliases()
+
+
+def _numpy_aliases() -> None:
+    """NumPy's removed names, answered by its module `__getattr__` (which runs only for a name the
+    module no longer has) with what they meant, named in the evidence."""
+    try:
+        import numpy
+    except ImportError:
+        return
+
+    meant = {"float": ("float", float), "int": ("int", int), "object": ("object", object), "str": ("str", str),
+             "complex": ("complex", complex), "unicode": ("str", str), "long": ("int", int),
+             "float_": ("np.float64", numpy.float64), "complex_": ("np.complex128", numpy.complex128),
+             "string_": ("np.bytes_", numpy.bytes_), "unicode_": ("np.str_", numpy.str_),
+             "bool8": ("np.bool_", numpy.bool_), "int0": ("np.intp", numpy.intp), "uint0": ("np.uintp", numpy.uintp),
+             "Inf": ("np.inf", numpy.inf), "Infinity": ("np.inf", numpy.inf), "infty": ("np.inf", numpy.inf),
+             "PINF": ("np.inf", numpy.inf), "NINF": ("-np.inf", -numpy.inf), "NaN": ("np.nan", numpy.nan),
+             "NAN": ("np.nan", numpy.nan), "product": ("np.prod", numpy.prod),
+             "cumproduct": ("np.cumprod", numpy.cumprod), "alltrue": ("np.all", numpy.all),
+             "sometrue": ("np.any", numpy.any), "round_": ("np.round", numpy.round)}
+    today = getattr(numpy, "__getattr__", None)
+    if today is None or getattr(today, "answers_old_names", False):
+        return
+
+    def old_names(name: str):
+        if name in meant:
+            from torchcopylint.verify import script
+
+            shown, value = meant[name]
+            script.note(f"NumPy's removed `np.{name}` was read as `{shown}`, what it meant")
+            return value
+        return today(name)
+
+    old_names.answers_old_names = True
+    numpy.__getattr__ = old_names
 
 
 def _noted(function, text: str):

@@ -26,6 +26,7 @@ import ast
 import builtins
 import functools
 import random
+import re
 import symtable
 import sys
 from dataclasses import dataclass, field
@@ -96,10 +97,14 @@ _learned: tuple = ()
 _shape_choice = 0
 
 
-def begin(keep_learned: bool = False) -> None:
-    """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet."""
+def begin(keep_learned: bool = False, source: str = "") -> None:
+    """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
+    the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
     global _log, _learned, _shape_choice
     _log = _Log()
+    if getattr(nn.Module.cuda, "_torchcopylint", False):
+        for name in sorted(set(GPU_TENSOR_TYPE.findall(source))):
+            _log.add(f"`torch.cuda.{name}` made CPU tensors, on the verification device")
     if isinstance(sys.modules.get(amp.NAME), amp.AmpModule):
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
@@ -214,6 +219,16 @@ def cuda_on_cpu() -> None:
     nn.Module.cuda, nn.Module.to = module_cuda, module_to_gpu
     torch.Tensor.cuda, torch.Tensor.to = tensor_cuda, tensor_to_gpu
     torch.device = _GpuNamingDevice
+    # Old code makes tensors with the GPU's legacy types (`torch.cuda.FloatTensor(n, 100).normal_()`,
+    # `x.type(torch.cuda.LongTensor)`), which raise without CUDA: the CPU's types stand for them (named
+    # in the evidence of every diagnosis whose file names them: script.begin).
+    for name in GPU_TENSOR_TYPES:
+        setattr(torch.cuda, name, getattr(torch, name))
+
+
+GPU_TENSOR_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+                    "ByteTensor", "CharTensor", "BoolTensor")
+GPU_TENSOR_TYPE = re.compile(r"\bcuda\.(" + "|".join(GPU_TENSOR_TYPES) + r")\b")
 
 
 def _on_cpu(args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
