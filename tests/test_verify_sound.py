@@ -301,3 +301,39 @@ def test_a_package_the_flagged_file_imports_itself_is_named_alone(tmp_path: Path
     assert describe_failure(raised.value, str(script)) == \
         "needs `image_library_not_installed_for_test`, which is not installed"
 
+
+
+def test_the_code_as_written_decides_only_by_confirming_what_the_isolated_code_could_not():
+    from torchcopylint.verify.child import decided_as_written
+    from torchcopylint.verify.inputs import CannotRun
+    from torchcopylint.verify.reach import Outcome
+
+    def experiment_of(verdicts: dict):
+        def experiment(job):
+            verdict = verdicts[job]
+            if verdict is None:
+                raise CannotRun(f"{job} could not run")
+            return Outcome(verdict, job)
+        return experiment
+
+    as_written = {"source": "written", "fixed_source": None}
+
+    def job_of(source, fixed):
+        return source
+
+    def decided(isolated, written, given=as_written):
+        experiment = experiment_of({"isolated": isolated, "written": written})
+        try:
+            return decided_as_written(experiment, "isolated", given, job_of, CannotRun).status
+        except CannotRun as reason:
+            return f"raised: {reason}"
+
+    assert decided("refuted", "confirmed") == "refuted"       # the isolated code decides when it can
+    assert decided("unverified", "confirmed") == "confirmed"  # the program itself shows the effect
+    assert decided(None, "confirmed") == "confirmed"
+    # Another finding's bug may mask this one in the code as written: no refutation, no `not reached`.
+    assert decided("unverified", "refuted") == "unverified"
+    assert decided("unverified", "not reached") == "unverified"
+    assert decided(None, "refuted") == "raised: isolated could not run"
+    assert decided(None, None) == "raised: isolated could not run"
+    assert decided(None, "confirmed", given=None) == "raised: isolated could not run"  # nothing was isolated

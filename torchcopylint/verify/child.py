@@ -35,7 +35,8 @@ def time_limit(seconds: float):
 
 def decided_as_written(experiment, isolated, as_written, job_of, cannot_run):
     """The experiment on the isolated code (the other findings of the function fixed); when that leaves
-    it undecided, on the code as written, whose verdict counts when it decides (it is the program)."""
+    it undecided, on the code as written, whose confirmation counts (the program shows the effect);
+    not its refutation or `not reached`, which another finding there may have caused."""
     try:
         outcome = experiment(isolated)
     except cannot_run as reason:
@@ -48,7 +49,7 @@ def decided_as_written(experiment, isolated, as_written, job_of, cannot_run):
         written = experiment(job_of(as_written["source"], as_written["fixed_source"]))
     except cannot_run:
         written = None
-    if written is not None and written.status != "unverified":
+    if written is not None and written.status == "confirmed":
         return written
     if outcome is None:
         raise failure  # the isolated code's reason: the one the user can act on first
