@@ -355,10 +355,16 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         with open("/tcl-elsewhere-test/logs/log.txt", "w") as handle:
             handle.write("epoch 1")
         print("elsewhere:", os.path.exists("/tcl-elsewhere-test"))
+        # A library's own folder in the home folder, made as it imports (the adversarial-robustness-toolbox
+        # makes `~/.art/data` and fails if it cannot read it): made.
+        os.makedirs(os.path.expanduser("~/.somelib/data"), exist_ok=True)
+        print("library folder:", os.access(os.path.expanduser("~/.somelib/data"), os.R_OK))
         print("events:", sandbox.events())
     """)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
-                            timeout=120)
+    home = tmp_path / "home"
+    home.mkdir()
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=subprocess_env({"HOME": str(home)}), timeout=120)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "network: --verify blocks network access" in out, out
@@ -369,6 +375,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "writes to samples.png went to memory" in out, out
     assert "writes to runs/train.py went to memory" in out and "writes to runs/train.log went to memory" in out, out
     assert "elsewhere: False" in out and "writes to /tcl-elsewhere-test/logs/log.txt went to memory" in out, out
+    assert "library folder: True" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "images.npy", "labels.txt", "train.py"]
 
 

@@ -507,3 +507,13 @@ def test_a_network_one_branch_unpacks_is_also_tried_returning_one_tensor():
     # Nothing unpacked: no such variant.
     node = ast.parse("def f(D, x):\n    return D(x).mean()\n").body[0]
     assert all("one tensor" not in s.description for s in settings_for(node, ["D", "x"], {}, "cpu"))
+
+
+def test_nothing_is_an_instance_of_a_no_op_package_s_type():
+    import torch
+
+    from torchcopylint.verify.noops import NoOp
+
+    folder = NoOp("torchvision.datasets.ImageFolder")
+    assert not isinstance(torch.rand(2), folder) and not isinstance([], (folder, dict))
+    assert not issubclass(list, folder)

@@ -69,7 +69,7 @@ from torchcopylint.verify.snippet import (
 
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
 # Packages that are not installed a snippet may import (and must never use) before it is given up.
-MAX_STAND_INS = 8
+MAX_STAND_INS = 16
 # Other values of the script's options a function's experiment tries, after its own settings.
 MAX_OPTION_RUNS = 4
 

@@ -15,8 +15,9 @@ under that:
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
   nothing there, so no image, checkpoint or log appears;
   nor do writes elsewhere on the user's disk (a log under an absolute path of
-  the author's machine), except in the temporary folder, caches and the Python
-  installation, where libraries keep their own files.
+  the author's machine), except in the temporary folder, caches, the Python
+  installation and the hidden folders of the home folder (`~/.art`), where
+  libraries keep their own files.
 
 Each of these is recorded, for the evidence of the diagnosis being verified.
 """
@@ -120,6 +121,9 @@ def _elsewhere_on_disk(path) -> Optional[str]:
             os.path.realpath(os.path.expanduser("~/.cache")), "/dev", "/proc")
     if any(real == root or real.startswith(root + os.sep) for root in kept) or "site-packages" in real:
         return None
+    home = os.path.realpath(os.path.expanduser("~"))
+    if real.startswith(home + os.sep) and os.path.relpath(real, home).startswith("."):
+        return None  # a library's own folder in the home folder (`~/.art/data`, `~/.keras`), made at import
     return real
 
 
