@@ -309,6 +309,12 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.
     assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
+    # A library's cache folder named at its import (`appdirs.user_data_dir("lirpa")`): one of the temporary folder.
+    import os
+    import tempfile
+
+    folder = NoOpModule("appdirs").user_data_dir("lirpa")
+    assert isinstance(folder, str) and folder.startswith(tempfile.gettempdir()) and os.path.basename(folder) == "lirpa"
     # torchvision's networks are not data: using one names the missing package.
     models = NoOpModule("torchvision").models
     assert isinstance(models, AbsentName)

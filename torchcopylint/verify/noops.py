@@ -5,7 +5,8 @@ depend on `plt.plot(losses)`, `writer.add_scalar(...)`, `wandb.log(...)` or a
 `tqdm` progress bar; when such a package is missing, `import` yields a stand-in
 whose every use does nothing (a call returns another no-op, iteration yields
 two no-ops as `fig, ax = plt.subplots()` unpacks, a truth test is False), and
-`tqdm(x)` / `trange(n)` give back `x` / `range(n)`. Datasets themselves were
+`tqdm(x)` / `trange(n)` give back `x` / `range(n)`, and `appdirs.user_data_dir(name)` a
+folder of the temporary folder. Datasets themselves were
 stood in by verify/datasites.py before they could run. Any other missing
 package keeps verify/absent.py's stand-in, whose use makes the verdict
 `unverified`, naming it.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import os
 import sys
 import types
 
@@ -27,7 +29,7 @@ PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
-    "apex", "colorlog", "coloredlogs", "loguru",
+    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -40,6 +42,9 @@ NO_OP_PARTS = {
 }
 # Callables that hand back what they wrap: a progress bar over an iterable.
 PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
+# Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
+# of the temporary folder, which the sandbox lets a library write to.
+FOLDER_NAMERS = frozenset({"appdirs", "platformdirs"})
 
 
 def is_no_op(package: str) -> bool:
@@ -63,6 +68,11 @@ class NoOp:
             return ProgressBar(args[0] if args else kwargs.get("iterable"), self._name)
         if last == "trange" and args:
             return ProgressBar(range(*args), self._name)
+        if self._name.split(".")[0] in FOLDER_NAMERS and last.endswith(("_dir", "_path")):
+            import tempfile
+
+            application = args[0] if args and isinstance(args[0], str) else "application"
+            return os.path.join(tempfile.gettempdir(), "torchcopylint-folders", last, application)
         if ".transforms." in f"{self._name}." and args and _is_tensor(args[0]):
             # `TF.rotate(images, angle)`, `transforms.Normalize(...)(x)`: an image transform stands in as
             # the identity on a tensor, which keeps the batch a batch for the network after it.
