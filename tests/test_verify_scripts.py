@@ -440,6 +440,28 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 
+def test_a_python_2_sibling_mixing_tabs_and_spaces_imports_as_python_2_read_it(tmp_path: Path):
+    # `def forward` indented with spaces, its body with a tab (eight columns for Python 2).
+    (tmp_path / "layers.py").write_text("class Net(object):\n    def forward(self, x):\n\ty = x * 2\n\treturn y\n",
+                                        encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        sys.dont_write_bytecode = True
+        from torchcopylint.verify import legacy, script
+        legacy.install_old_apis()
+        script.begin()
+        import layers
+        print("forward:", layers.Net().forward(3))
+        print("notes:", script.stood_in())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "forward: 6" in result.stdout, result.stdout
+    assert "`layers.py` mixes tabs and spaces in its indentation: read as Python 2 read it" in result.stdout
+
+
 # --- the scripts, through verify() ----------------------------------------------------------------
 
 

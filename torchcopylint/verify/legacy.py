@@ -18,14 +18,17 @@ an (N,) target (a deprecation warning before torch 1.0, which then read both as
 their N elements: every GAN tutorial of 2017 does it), the removed
 `torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
-gone in NumPy 1.24 and 2.0, everywhere in older code). Code that runs today
-meets none of them.
+gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
+the project that mixes tabs and spaces in its indentation (a tab advanced to the
+next multiple of eight, as Python 2 read it; Python 3 raises TabError). Code that
+runs today meets none of them.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import os
 import re
 from typing import Any
 
@@ -149,6 +152,36 @@ def install_old_apis() -> None:
         if not hasattr(itertools, old):
             setattr(itertools, old, _noted(new, f"Python 2's `itertools.{old}` ran as `{new.__name__}`"))
     _numpy_aliases()
+    _tabs_as_python_2()
+
+
+def _tabs_as_python_2() -> None:
+    """A module imported from source that Python 3 refuses for its mix of tabs and spaces is compiled
+    with the tabs of its indentation expanded as Python 2 did (named in the evidence)."""
+    import importlib.machinery
+
+    loader = importlib.machinery.SourceFileLoader
+    today = loader.source_to_code
+    if getattr(today, "reads_tabs_as_python_2", False):
+        return
+
+    def source_to_code(self, data, path, *args, **kwargs):
+        try:
+            return today(self, data, path, *args, **kwargs)
+        except TabError:
+            import importlib.util
+
+            text = importlib.util.decode_source(data)
+            expanded = re.sub(r"(?m)^[ \t]+", lambda indent: indent.group().expandtabs(8), text)
+            code = today(self, expanded.encode("utf-8"), path, *args, **kwargs)
+            from torchcopylint.verify import script
+
+            script.note(f"`{os.path.basename(path)}` mixes tabs and spaces in its indentation: read as Python 2 "
+                        f"read it (a tab to the next multiple of eight columns)")
+            return code
+
+    source_to_code.reads_tabs_as_python_2 = True
+    loader.source_to_code = source_to_code
 
 
 def _numpy_aliases() -> None:
