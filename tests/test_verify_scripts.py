@@ -315,11 +315,23 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
 
     folder = NoOpModule("appdirs").user_data_dir("lirpa")
     assert isinstance(folder, str) and folder.startswith(tempfile.gettempdir()) and os.path.basename(folder) == "lirpa"
-    # torchvision's networks are not data: using one names the missing package.
+    # torchvision's image classifiers are small stand-ins of their layout, with their heads' widths (code
+    # replaces the head by them); its other networks are not data: using one names the missing package.
+    from torchcopylint.verify import script
+
+    script.begin()
     models = NoOpModule("torchvision").models
-    assert isinstance(models, AbsentName)
+    resnet = models.resnet18(pretrained=True)
+    resnet.fc = torch.nn.Linear(resnet.fc.in_features, 10)
+    vgg = NoOpModule("torchvision.models.vgg").vgg16(weights="DEFAULT")
+    vgg.classifier[6] = torch.nn.Linear(4096, 10)
+    assert resnet(torch.rand(2, 3, 32, 32)).shape == vgg(torch.rand(2, 3, 32, 32)).shape == (2, 10)
+    assert hasattr(resnet, "layer4") and len(vgg.features) > 0
+    assert "`torchvision.models.resnet18` (torchvision is not installed) stood in: a small network of its layout " \
+           "(`fc`, `layer1`..`layer4`), random weights, 1000 classes" in script.stood_in()
+    assert isinstance(models.detection, AbsentName)
     with pytest.raises(AbsentPackageUsed, match="torchvision"):
-        models.resnet18()
+        models.detection.fasterrcnn_resnet50_fpn()
 
 
 def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in_memory(tmp_path: Path):

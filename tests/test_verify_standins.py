@@ -517,3 +517,45 @@ def test_nothing_is_an_instance_of_a_no_op_package_s_type():
     folder = NoOp("torchvision.datasets.ImageFolder")
     assert not isinstance(torch.rand(2), folder) and not isinstance([], (folder, dict))
     assert not issubclass(list, folder)
+
+
+def test_an_index_told_apart_by_equality_with_integers_is_each_of_them_in_turn():
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def forward(self, inputs, reconstructions, optimizer_idx, step):
+            loss = (inputs - reconstructions).abs().mean()
+            if optimizer_idx == 0:
+                return loss.clone().detach()
+            if optimizer_idx == 1:
+                return loss * step
+        """)).body[0]
+    found = settings_for(node, ["inputs", "reconstructions", "optimizer_idx", "step"], {}, "cpu")
+    assert found[0].plan.kinds["optimizer_idx"] == "choice", found[0].plan.kinds
+    values = [s.make()[0]["optimizer_idx"] for s in found if "optimizer_idx" in s.description or s is found[0]]
+    assert values[:2] == [0, 1], values
+    # A number compared with an integer and also computed with is a number, not a choice.
+    node = ast.parse("def f(x, scale):\n    if scale == 1:\n        return x\n    return x * scale\n").body[0]
+    assert settings_for(node, ["x", "scale"], {}, "cpu")[0].plan.kinds["scale"] == "float"
+
+
+def test_loaders_load_in_the_verification_process():
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    code = textwrap.dedent("""\
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        from torchcopylint.verify.batches import loaders_in_process
+        loaders_in_process()
+        data = TensorDataset(torch.arange(8.0))
+        workers = DataLoader(data, batch_size=4, num_workers=4, persistent_workers=True, prefetch_factor=4)
+        positional = DataLoader(data, 4, False, None, None, 2, lambda batch: len(batch))
+        print(workers.num_workers, positional.num_workers, [b for b in positional], len(list(workers)))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "0", "[4,", "4]", "2"], result.stdout

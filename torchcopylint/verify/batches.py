@@ -250,6 +250,29 @@ class DataPlan:
         self.stopped[index] = f"the loop at {where} stopped after {iterations} iteration{'s' * (iterations != 1)}"
 
 
+def loaders_in_process() -> None:
+    """Every DataLoader of the run loads in the verification process itself (`num_workers=0`): a worker
+    process would hide what failed behind "Caught RuntimeError in DataLoader worker process 0", and
+    start processes for a few stand-in batches. What the batches hold does not change."""
+    from torch.utils.data import DataLoader
+
+    original = DataLoader.__init__
+    if getattr(original, "in_process", False):
+        return
+
+    def in_process(self, *args, **kwargs):
+        for name in ("prefetch_factor", "multiprocessing_context", "persistent_workers"):
+            kwargs.pop(name, None)
+        if len(args) > 5:  # positional: dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...
+            args = (*args[:5], 0, *args[6:])
+        else:
+            kwargs["num_workers"] = 0
+        return original(self, *args, **kwargs)
+
+    in_process.in_process = True
+    DataLoader.__init__ = in_process
+
+
 def _evaluate(make: Optional[Callable]) -> Any:
     if make is None:
         return None

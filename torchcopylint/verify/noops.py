@@ -21,7 +21,7 @@ import os
 import sys
 import types
 
-from torchcopylint.verify import amp
+from torchcopylint.verify import amp, backbones
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.importing import WRAPPERS
 
@@ -40,6 +40,7 @@ NO_OP_PARTS = {
     "tensorflow": frozenset({"examples", "summary", "keras"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
 }
+MODELS = "torchvision.models"
 # Callables that hand back what they wrap: a progress bar over an iterable.
 PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
 # Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
@@ -204,6 +205,10 @@ class NoOpModule(types.ModuleType):
         name = f"{self.__name__}.{attribute}"
         if name == amp.NAME:
             return importlib.import_module(name)  # `from apex import amp`
+        if name.startswith(MODELS) or self.__name__.startswith(MODELS):
+            # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
+            return backbones.ModelsNamespace(self.__name__, AbsentName).__getattr__(attribute) \
+                if self.__name__.startswith(MODELS) else backbones.ModelsNamespace(name, AbsentName)
         return NoOp(name) if _is_no_op_part(name) else AbsentName(name)
 
 
@@ -221,7 +226,9 @@ class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         if spec.name == amp.NAME:
             return amp.AmpModule()
-        return NoOpModule(spec.name) if _is_no_op_part(spec.name) else AbsentModule(spec.name)
+        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS):
+            return NoOpModule(spec.name)
+        return AbsentModule(spec.name)
 
     def exec_module(self, module) -> None:
         module.__path__ = []

@@ -308,7 +308,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     if other.value not in compared.compared:
                         compared.compared.append(other.value)
                 elif _key(side) and _is_number(other):
-                    use(side).numbers.append(ast.literal_eval(other))
+                    number = ast.literal_eval(other)
+                    use(side).numbers.append(number)
+                    if type(number) is int and number not in use(side).compared:
+                        use(side).compared.append(number)  # `if optimizer_idx == 1:`: one of the values it is told
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None \
                 and _key(node.left):
@@ -655,6 +658,11 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "count"
     if use.sizes:
         return "int"
+    if len(use.compared) > 1 and all(type(value) is int for value in use.compared) and not (
+            use.arithmetic or use.ordered or use.sizes or use.in_range or use.indexed or FLOAT_NAMES.match(bare)):
+        # An index told apart by `==` only (`optimizer_idx == 0`, `== 1`): each of them. (Compared with
+        # one only, `if n == 0: return`, it is a number past that guard.)
+        return "choice"
     if FLOAT_NAMES.match(bare) or use.ordered or use.numbers:
         return "float"
     if use.compared:

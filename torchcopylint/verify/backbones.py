@@ -1,0 +1,115 @@
+"""Stand-ins for torchvision's image classifiers when torchvision is not installed.
+
+Runs in the verification child process. Attack toolkits, distillation and
+pruning code build their networks with `torchvision.models.resnet18(pretrained=
+True)` and then compute with them: a perturbation's gradient, a teacher's
+logits, a layer's activations through a hook. A claim about that code (a clone
+recorded for nothing, a graph kept alive) holds or fails on any image
+classifier, so where torchvision is missing, a small one of the same layout
+stands in: the attributes code reaches for (`fc` and `layer1`..`layer4` of a
+ResNet, `features` and `classifier` of a VGG or a MobileNet) are there, with
+the widths of the real heads (`fc.in_features` is 512 for a ResNet-18, the
+VGG's `classifier[6]` reads 4096 features), and it ends in `num_classes`
+scores (1000 unless the call says). Its weights are random: nothing is
+downloaded. The evidence names each one made. A network the code needs for
+what its weights compute (a perceptual loss judged by its values) is the
+same to the run; the claims verified here are about graphs, copies and writes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from torch import nn
+
+# Constructor names by the head the real network has, and that head's width (what code that replaces
+# the head reads or writes: `nn.Linear(model.fc.in_features, 10)`, `model.classifier[6] = nn.Linear(4096, 10)`).
+WITH_FC = re.compile(r"^(resnet|resnext|wide_resnet|regnet|shufflenet|googlenet|inception)")
+WITH_CLASSIFIER = re.compile(r"^(vgg|alexnet|mobilenet|efficientnet|mnasnet|densenet|squeezenet|convnext|"
+                             r"maxvit|vit|swin)")
+WIDE_FC = re.compile(r"^(resnet(50|101|152)|resnext|wide_resnet|inception)")
+
+
+def is_classifier_constructor(name: str) -> bool:
+    return bool(WITH_FC.match(name) or WITH_CLASSIFIER.match(name))
+
+
+def _convolution(inputs: int, outputs: int, stride: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1, bias=False),
+                         nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
+
+
+class StandInBackbone(nn.Module):
+    """A small image classifier of 3-channel images, laid out as the torchvision network `name` is:
+    one convolution per stage, the real head's width."""
+
+    def __init__(self, name: str, num_classes: int = 1000) -> None:
+        super().__init__()
+        self.stands_for = name
+        self.with_fc = bool(WITH_FC.match(name))
+        if self.with_fc:  # ResNet: stem, four stages, pooled, `fc`
+            width = 2048 if WIDE_FC.match(name) else 512
+            self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
+            self.bn1 = nn.BatchNorm2d(64)
+            self.relu = nn.ReLU(inplace=True)
+            self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)
+            self.layer1 = _convolution(64, 64, 1)
+            self.layer2 = _convolution(64, 128, 2)
+            self.layer3 = _convolution(128, 256, 2)
+            self.layer4 = _convolution(256, width, 2)
+            self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = nn.Linear(width, num_classes)
+            return
+        # VGG, AlexNet, MobileNet, EfficientNet, DenseNet: `features`, pooled, `classifier`.
+        width = 1024 if name.startswith("densenet") else 512 if name.startswith(("vgg", "alexnet")) else 1280
+        self.features = nn.Sequential(nn.Conv2d(3, 64, 3, stride=2, padding=1), nn.ReLU(inplace=True),
+                                      nn.MaxPool2d(2, ceil_mode=True), nn.Conv2d(64, width, 3, stride=2, padding=1),
+                                      nn.ReLU(inplace=True), nn.MaxPool2d(2, ceil_mode=True))
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        if name.startswith(("vgg", "alexnet")):
+            self.classifier = nn.Sequential(nn.Linear(width, 4096), nn.ReLU(True), nn.Dropout(),
+                                            nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(),
+                                            nn.Linear(4096, num_classes))
+        elif name.startswith("densenet"):
+            self.classifier = nn.Linear(width, num_classes)
+        else:
+            self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(width, num_classes))
+
+    def forward(self, x):
+        if self.with_fc:
+            x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+            x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+            return self.fc(self.avgpool(x).flatten(1))
+        return self.classifier(self.avgpool(self.features(x)).flatten(1))
+
+
+class ModelsNamespace:
+    """`torchvision.models` (and its submodules, `torchvision.models.resnet`) while torchvision is not
+    installed: its classifier constructors make stand-ins; any other name is absent, as before."""
+
+    def __init__(self, name: str, absent: Any) -> None:
+        self._name = name
+        self._absent = absent  # how an absent name is made (verify/absent.py's AbsentName)
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        name = f"{self._name}.{attribute}"
+        if is_classifier_constructor(attribute) and attribute == attribute.lower():
+            return _constructor(name, attribute)
+        if attribute in ("resnet", "vgg", "mobilenet", "mobilenetv2", "mobilenetv3", "densenet", "efficientnet",
+                         "alexnet", "squeezenet", "shufflenetv2", "regnet", "googlenet", "inception", "convnext"):
+            return ModelsNamespace(name, self._absent)  # `torchvision.models.resnet.resnet18`
+        return self._absent(name)
+
+
+def _constructor(qualified: str, name: str):
+    def make(*args, num_classes: int = 1000, **kwargs):
+        from torchcopylint.verify import script
+
+        script.note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout "
+                    f"({'`fc`, `layer1`..`layer4`' if WITH_FC.match(name) else '`features`, `classifier`'}), "
+                    f"random weights, {num_classes} classes")
+        return StandInBackbone(name, num_classes)
+    return make
