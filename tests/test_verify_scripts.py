@@ -329,6 +329,12 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert hasattr(resnet, "layer4") and len(vgg.features) > 0
     assert "`torchvision.models.resnet18` (torchvision is not installed) stood in: a small network of its layout " \
            "(`fc`, `layer1`..`layer4`), random weights, 1000 classes" in script.stood_in()
+    # timm's `create_model` too; the rest of timm (its layers) is not data.
+    timm_model = NoOpModule("timm.models").create_model("resnet18", pretrained=True, num_classes=0)
+    assert timm_model(torch.rand(2, 3, 32, 32)).shape == (2, 512)  # no head: the pooled features
+    timm_model.reset_classifier(7)
+    assert timm_model(torch.rand(2, 3, 32, 32)).shape == (2, 7) and timm_model.num_features == 512
+    assert isinstance(NoOpModule("timm.models").layers.DropPath, AbsentName)
     assert isinstance(models.detection, AbsentName)
     with pytest.raises(AbsentPackageUsed, match="torchvision"):
         models.detection.fasterrcnn_resnet50_fpn()

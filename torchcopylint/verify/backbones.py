@@ -11,7 +11,9 @@ ResNet, `features` and `classifier` of a VGG or a MobileNet) are there, with
 the widths of the real heads (`fc.in_features` is 512 for a ResNet-18, the
 VGG's `classifier[6]` reads 4096 features), and it ends in `num_classes`
 scores (1000 unless the call says). Its weights are random: nothing is
-downloaded. The evidence names each one made. A network the code needs for
+downloaded. The evidence names each one made. `timm.create_model(name)` stands in
+the same way where timm is not installed (with its `forward_features`,
+`reset_classifier`, `num_features` and `default_cfg`). A network the code needs for
 what its weights compute (a perceptual loss judged by its values) is the
 same to the run; the claims verified here are about graphs, copies and writes.
 """
@@ -49,7 +51,7 @@ class StandInBackbone(nn.Module):
         self.stands_for = name
         self.with_fc = bool(WITH_FC.match(name))
         if self.with_fc:  # ResNet: stem, four stages, pooled, `fc`
-            width = 2048 if WIDE_FC.match(name) else 512
+            width = self.width = 2048 if WIDE_FC.match(name) else 512
             self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
             self.bn1 = nn.BatchNorm2d(64)
             self.relu = nn.ReLU(inplace=True)
@@ -63,6 +65,7 @@ class StandInBackbone(nn.Module):
             return
         # VGG, AlexNet, MobileNet, EfficientNet, DenseNet: `features`, pooled, `classifier`.
         width = 1024 if name.startswith("densenet") else 512 if name.startswith(("vgg", "alexnet")) else 1280
+        self.width = width
         self.features = nn.Sequential(nn.Conv2d(3, 64, 3, stride=2, padding=1), nn.ReLU(inplace=True),
                                       nn.MaxPool2d(2, ceil_mode=True), nn.Conv2d(64, width, 3, stride=2, padding=1),
                                       nn.ReLU(inplace=True), nn.MaxPool2d(2, ceil_mode=True))
@@ -76,12 +79,36 @@ class StandInBackbone(nn.Module):
         else:
             self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(width, num_classes))
 
-    def forward(self, x):
+    def forward_features(self, x):
         if self.with_fc:
             x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-            x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-            return self.fc(self.avgpool(x).flatten(1))
-        return self.classifier(self.avgpool(self.features(x)).flatten(1))
+            return self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.features(x)
+
+    def forward(self, x):
+        return self.get_classifier()(self.avgpool(self.forward_features(x)).flatten(1))
+
+    # timm's interface (`timm.create_model` stands in with this network too).
+    @property
+    def num_features(self) -> int:
+        return self.width
+
+    @property
+    def default_cfg(self) -> dict:
+        return {"input_size": (3, 224, 224), "mean": (0.485, 0.456, 0.406), "std": (0.229, 0.224, 0.225),
+                "num_classes": 1000}
+
+    pretrained_cfg = default_cfg
+
+    def get_classifier(self) -> nn.Module:
+        return self.fc if self.with_fc else self.classifier
+
+    def reset_classifier(self, num_classes: int, *args, **kwargs) -> None:
+        head = nn.Linear(self.num_features, num_classes) if num_classes else nn.Identity()
+        if self.with_fc:
+            self.fc = head
+        else:
+            self.classifier = head
 
 
 class ModelsNamespace:
@@ -113,3 +140,17 @@ def _constructor(qualified: str, name: str):
                     f"random weights, {num_classes} classes")
         return StandInBackbone(name, num_classes)
     return make
+
+
+def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 1000, **kwargs) -> StandInBackbone:
+    """`timm.create_model(name, ...)` where timm is not installed: the stand-in of the name's family
+    (a ResNet-like one for names of no torchvision family)."""
+    from torchcopylint.verify import script
+
+    family = name if is_classifier_constructor(name) else "resnet50"
+    script.note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
+                f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
+                f"{num_classes} classes")
+    network = StandInBackbone(family)
+    network.reset_classifier(num_classes)  # 0: no head, the pooled features (as timm makes it)
+    return network

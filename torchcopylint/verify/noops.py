@@ -29,7 +29,7 @@ PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
-    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs",
+    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -39,8 +39,10 @@ NO_OP_PARTS = {
     "torchaudio": frozenset({"datasets", "transforms", "io"}),
     "tensorflow": frozenset({"examples", "summary", "keras"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
+    "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
 }
 MODELS = "torchvision.models"
+TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Callables that hand back what they wrap: a progress bar over an iterable.
 PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
 # Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
@@ -205,6 +207,8 @@ class NoOpModule(types.ModuleType):
         name = f"{self.__name__}.{attribute}"
         if name == amp.NAME:
             return importlib.import_module(name)  # `from apex import amp`
+        if name in TIMM_CONSTRUCTORS:
+            return backbones.timm_create_model
         if name.startswith(MODELS) or self.__name__.startswith(MODELS):
             # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
             return backbones.ModelsNamespace(self.__name__, AbsentName).__getattr__(attribute) \
@@ -226,7 +230,7 @@ class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         if spec.name == amp.NAME:
             return amp.AmpModule()
-        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS):
+        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS) or spec.name == "timm.models":
             return NoOpModule(spec.name)
         return AbsentModule(spec.name)
 
