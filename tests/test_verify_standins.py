@@ -559,3 +559,24 @@ def test_loaders_load_in_the_verification_process():
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0", "0", "[4,", "4]", "2"], result.stdout
+
+
+def test_a_value_only_passed_to_a_function_of_the_file_is_what_that_function_uses_it_as():
+    from torchcopylint.verify.standins import settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        def adopt_weight(weight, global_step, threshold=0, value=0.0):
+            if global_step < threshold:
+                weight = value
+            return weight
+
+        def loss_of(logits, global_step, factor):
+            loss = -logits.mean() * adopt_weight(factor, global_step, threshold=100)
+            return loss.clone().detach()
+        """))
+    found = settings_for(tree.body[1], ["logits", "global_step", "factor"], {}, "cpu", tree=tree)
+    kinds = found[0].plan.kinds
+    assert kinds["global_step"] == "float" and kinds["logits"] == "tensor", kinds
+    # Without the file, passing it along says nothing but "a value the file's code takes": a tensor.
+    assert settings_for(tree.body[1], ["logits", "global_step", "factor"], {}, "cpu")[0].plan.kinds[
+        "global_step"] == "tensor"

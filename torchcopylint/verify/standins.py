@@ -112,6 +112,8 @@ class Use:
     grad_switched: bool = False  # `x.requires_grad = True`, `x.requires_grad_()`: a leaf the code makes require grad
     switched_at: int = 0         # the line of the first such switch
     tensor_values: bool = False  # `for name, p in params.items(): p.clone()`: a dict whose values are tensors
+    passed_as: list = field(default_factory=list)  # (function, position or keyword) of each plain call it is passed to
+    via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
 
     @property
     def seen(self) -> bool:
@@ -216,6 +218,13 @@ def uses(function: ast.AST) -> dict[str, Use]:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
             arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
+            if isinstance(node.func, ast.Name):
+                for position, argument in enumerate(node.args):
+                    if _key(argument) is not None:
+                        use(argument).passed_as.append((node.func.id, position))
+                for keyword in node.keywords:
+                    if keyword.arg is not None and _key(keyword.value) is not None:
+                        use(keyword.value).passed_as.append((node.func.id, keyword.arg))
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
@@ -646,6 +655,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "dict"  # `batch["images"]`, `batch["labels"]`: a dict of the keys the code reads
     if use.tensor_values and not use.methods & TENSOR_METHODS:
         return "tensors"  # `for n, p in params.items(): p.clone()`: a dict of tensors
+    if use.via_callee is not None and not (use.methods & TENSOR_METHODS or use.tensor_like):
+        return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
     if use.methods & TENSOR_METHODS or use.indexed:
         return "tensor"
     if use.type_read:
@@ -916,6 +927,34 @@ class StandIns:
         return made, self.plan.describe(made)
 
 
+# Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
+# the caller's own use (passing it along) cannot tell from a tensor.
+SCALAR_KINDS = frozenset({"float", "count", "int", "bool", "choice", "device", "torch.device"})
+
+
+def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
+    """A value the code only passes to a module-level function of the file (`adopt_weight(factor,
+    global_step, threshold=start)`) is what that function uses its parameter as (`if global_step <
+    threshold:`: a number), one call deep."""
+    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for use_of_name in found.values():
+        for callee, where in use_of_name.passed_as:
+            definition = functions.get(callee)
+            if definition is None:
+                continue
+            parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
+            parameter = parameters[where] if isinstance(where, int) and where < len(parameters) else where
+            if not isinstance(parameter, str):
+                continue
+            inner = uses(definition).get(parameter)
+            kind = kind_of(parameter, inner) if inner is not None else None
+            if kind in SCALAR_KINDS:
+                use_of_name.via_callee = kind
+                if kind == "choice":
+                    use_of_name.compared.extend(c for c in inner.compared if c not in use_of_name.compared)
+                break
+
+
 def string_keyed_dicts(tree: ast.Module) -> dict[str, list]:
     """`self.count` or `STEPS` -> the keys of the dict literal of string keys the file assigns it
     (`self.count = {"train": 0, "test": 0}`); a name assigned two such dicts differently is left out."""
@@ -938,6 +977,8 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then
     of values. `tree`, the file: the dicts of string keys it builds, whose keys the names may be."""
     found = uses(node)
+    if tree is not None:
+        _kinds_through_callees(found, tree)
     dicts = string_keyed_dicts(tree) if tree is not None else {}
     for keyed in found.values():
         keys = [key for container in sorted(keyed.keys_of) for key in dicts.get(container, [])]
