@@ -665,7 +665,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         made, text = setting.standins.make(seed=0)
         if setting.site is not None:
             ran = _call_with_site(cls, setting.site, namespace, lambda function, *a, **k: function(*a, **k), seed=1)
-            instance, built = ran.result, f"{cls.__name__}(...) with {ran.made_text}"
+            instance, built = ran.result, f"{cls.__name__}(...) with {setting.site.shown}"
         else:
             given, given_text = setting.constructor.make(seed=1)
             instance = cls(**{name: given[name] for name in setting.constructor_names},
