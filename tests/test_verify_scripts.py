@@ -439,6 +439,12 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         from torch.autograd.gradcheck import zero_gradients
         x = torch.ones(2, requires_grad=True); x.sum().backward(); zero_gradients([x])
         print("zeroed:", x.grad.tolist())
+        try:
+            import numpy, scipy.misc
+        except ImportError:
+            print("without SciPy")
+        else:
+            scipy.misc.imsave({str(project / "sample.png")!r}, numpy.zeros((2, 2)))
         print("notes:", script.stood_in())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -455,6 +461,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                  "`torch.autograd.gradcheck.zero_gradients` (removed in torch 1.9) zeroed the gradients as it did",
                  "`binary_cross_entropy` of an output and a target of other shapes but as many values"):
         assert part in out, out
+    assert "without SciPy" in out or "`scipy.misc.imsave` (removed in SciPy 1.2) wrote no image" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 
