@@ -10,6 +10,7 @@ follows what the file's callers pass, or says what it assumed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import re
@@ -324,7 +325,7 @@ def test_the_code_as_written_decides_only_by_confirming_what_the_isolated_code_c
     def decided(isolated, written, given=as_written):
         experiment = experiment_of({"isolated": isolated, "written": written})
         try:
-            return decided_as_written(experiment, "isolated", given, job_of, CannotRun).status
+            return decided_as_written(experiment, "isolated", given, job_of, CannotRun, contextlib.nullcontext).status
         except CannotRun as reason:
             return f"raised: {reason}"
 
@@ -337,3 +338,15 @@ def test_the_code_as_written_decides_only_by_confirming_what_the_isolated_code_c
     assert decided(None, "refuted") == "raised: isolated could not run"
     assert decided(None, None) == "raised: isolated could not run"
     assert decided(None, "confirmed", given=None) == "raised: isolated could not run"  # nothing was isolated
+
+    # The code as written running out of time (or failing otherwise) leaves the isolated code's reason.
+    class OutOfTime(BaseException):
+        pass
+
+    def slow(job):
+        if job == "written":
+            raise OutOfTime()
+        return Outcome("unverified", "the isolated reason")
+
+    outcome = decided_as_written(slow, "isolated", as_written, job_of, CannotRun, contextlib.nullcontext)
+    assert (outcome.status, outcome.evidence) == ("unverified", "the isolated reason")

@@ -33,12 +33,14 @@ def time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def decided_as_written(experiment, isolated, as_written, job_of, cannot_run):
+def decided_as_written(experiment, isolated, as_written, job_of, cannot_run, limit):
     """The experiment on the isolated code (the other findings of the function fixed); when that leaves
     it undecided, on the code as written, whose confirmation counts (the program shows the effect);
-    not its refutation or `not reached`, which another finding there may have caused."""
+    not its refutation or `not reached`, which another finding there may have caused. Each run has its
+    own time `limit`; however the second ends, the first one's reason stands unless it confirms."""
     try:
-        outcome = experiment(isolated)
+        with limit():
+            outcome = experiment(isolated)
     except cannot_run as reason:
         if not as_written:
             raise
@@ -46,8 +48,11 @@ def decided_as_written(experiment, isolated, as_written, job_of, cannot_run):
     if outcome is not None and (outcome.status != "unverified" or not as_written):
         return outcome
     try:
-        written = experiment(job_of(as_written["source"], as_written["fixed_source"]))
-    except cannot_run:
+        with limit():
+            written = experiment(job_of(as_written["source"], as_written["fixed_source"]))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - the code as written failed or ran out of time: it shows nothing
         written = None
     if written is not None and written.status == "confirmed":
         return written
@@ -136,10 +141,11 @@ def main(job_path: str, results_path: str) -> int:
         started = time.perf_counter()
         try:
             # What the user's code prints must not mix with our results.
-            with time_limit(job["timeout"]), contextlib.redirect_stdout(sys.stderr):
+            with contextlib.redirect_stdout(sys.stderr):
                 outcome = decided_as_written(experiment, job_of(diagnosis.get("source", job["source"]),
                                                                 diagnosis.get("fixed_source")),
-                                             diagnosis.get("as_written"), job_of, CannotRun)
+                                             diagnosis.get("as_written"), job_of, CannotRun,
+                                             limit=lambda: time_limit(job["timeout"]))
             record(diagnosis["index"], outcome.status, outcome.evidence, time.perf_counter() - started)
         except ExperimentTimeout:
             record(diagnosis["index"], "unverified", f"timed out after {job['timeout']:g} s")
