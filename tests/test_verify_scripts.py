@@ -90,6 +90,33 @@ def test_datasets_and_loaders_over_them_are_replaced_with_line_numbers_kept():
     assert loader_site.over == "datasets.CIFAR10" and loader_site.label.startswith("`loader = torch.utils.data.DataLoader")
 
 
+def test_a_pickle_a_loader_iterates_is_data_and_a_checkpoint_read_the_same_way_is_not():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        import pickle
+        import torch
+
+        def load_data(path="../data/"):
+            labeled = pickle.load(open(path + "train_labeled.p", "rb"))
+            vocabulary = pickle.load(open(path + "vocab.p", "rb"))
+            loader = torch.utils.data.DataLoader(labeled, batch_size=100, shuffle=True)
+            return loader, vocabulary
+
+        def train(data_loader):
+            for X, target in data_loader:
+                X.resize_(100, 784)
+
+        net = torch.nn.Linear(784, 10)
+        net.load_state_dict(torch.load("net.pth"))
+        """)
+    rewritten = rewrite_data(source)
+    kinds = {site.target: (site.kind, site.callee) for site in rewritten.sites}
+    assert kinds == {"labeled": ("dataset", "pickle.load"), "loader": ("loader", "torch.utils.data.DataLoader")}, kinds
+    assert 'vocabulary = pickle.load(open(path + "vocab.p", "rb"))' in rewritten.text
+    assert 'net.load_state_dict(torch.load("net.pth"))' in rewritten.text
+
+
 def test_a_loader_over_what_a_data_function_of_the_file_returns_is_replaced_too():
     from torchcopylint.verify.datasites import rewrite_data
 
@@ -649,6 +676,15 @@ def test_a_gan_written_for_a_gpu_with_legacy_tensor_types_and_numpy_aliases_is_c
                  "`torch.cuda.FloatTensor` made CPU tensors, on the verification device",
                  "NumPy's removed `np.float` was read as `float`, what it meant"):
         assert part in verdict.evidence, verdict.evidence
+
+
+def test_a_step_no_stand_in_fits_runs_as_the_function_the_top_level_calls_runs_it(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_built_by_caller.py", "criterion(D(fake), torch.zeros", "TCL003")
+    source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_built_by_caller.py")]
+    assert verdict.status == "confirmed", verdict
+    assert "the gradient went back through `fake` itself" in verdict.evidence, verdict.evidence
+    assert f"with the call from `fit()`, which the top-level call at line {line_of(source, 'G, D = fit(')} makes" \
+        in verdict.evidence, verdict.evidence
 
 
 def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verified):

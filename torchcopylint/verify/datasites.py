@@ -4,7 +4,8 @@ Verification never reads the user's data. Before any of the user's code runs,
 each expression that would make a dataset or a loader over one (a
 `torchvision.datasets.MNIST(...)`, an `ImageFolder`, a `DataLoader` over
 either, TensorFlow's `input_data.read_data_sets`, a `Dataset` subclass of the
-file, an imported `get_loader(...)`) is replaced by a call of the verifier's
+file, an imported `get_loader(...)`, a `pickle.load(...)` a DataLoader iterates)
+is replaced by a call of the verifier's
 `__tcl_data__`, which makes stand-in batches at run time (verify/batches.py),
 shaped from what the code says (the dataset's known sample shape, a
 `Resize(64)` or `Grayscale()` in its transforms, the loader's `batch_size`)
@@ -71,6 +72,9 @@ SKLEARN_ARRAYS = {
 SKLEARN_SCALERS = frozenset({"StandardScaler", "MinMaxScaler"})
 ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_targets", "noise", "factor",
                          "return_X_y", "return_centers", "coef", "n_class"})
+# Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
+# they read is what a DataLoader iterates, and left alone anywhere else (a checkpoint, a vocabulary).
+FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load"})
 # Kinds of site whose data would come from files or the network; arrays made up in memory are not
 # (a DataLoader over a TensorDataset of them runs as written).
 FILE_KINDS = frozenset({"dataset", "loader", "tf-mnist", "data"})
@@ -329,7 +333,7 @@ def _reshapes_of_batches(tree: ast.Module, names: set, loose: bool) -> list:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("view", "reshape"):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("view", "reshape", "resize_", "resize"):
             reshaped, dimensions = _peel(node.func.value), list(node.args)
         elif (_dotted(node.func) or "") == "torch.reshape" and len(node.args) == 2:
             reshaped, dimensions = _peel(node.args[0]), [node.args[1]]
@@ -430,6 +434,7 @@ class _SiteFinder:
         self.defined = defined
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
+        self.read_for_loaders = self._reads_loaded(tree, imports)
         self.sites: list = []
         self.site_of_name: dict[str, DataSite] = {}
         self.derived: set[str] = set()
@@ -456,6 +461,22 @@ class _SiteFinder:
                 break
         self._visit(tree, None)
 
+    def _reads_loaded(self, tree: ast.Module, imports: dict) -> set[int]:
+        """The file readers (FILE_READERS) whose value a DataLoader of the file iterates, directly or
+        through the name it is bound to: `trainset = pickle.load(...)`, `DataLoader(trainset, ...)`."""
+        loaded: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
+                dataset = _argument(node, 0, "dataset")
+                if isinstance(dataset, ast.Name):
+                    loaded.add(dataset.id)
+        found: set[int] = set()
+        for targets, value in self.assignments:
+            if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS and \
+                    any(isinstance(t, ast.Name) and t.id in loaded for t in targets):
+                found.add(id(value))
+        return found
+
     def _calls_data_function(self, call: ast.Call) -> bool:
         return isinstance(call.func, ast.Name) and call.func.id in self.data_functions
 
@@ -478,6 +499,8 @@ class _SiteFinder:
         last = qualified.rsplit(".", 1)[-1]
         if last in IN_MEMORY:
             return None
+        if id(call) in self.read_for_loaders:
+            return "dataset"
         if qualified.startswith(DATA_PACKAGES):
             return "dataset"
         if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:

@@ -217,8 +217,15 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
     """The snippet of the flagged function or class (of `source`, the file as written by default), with
     the module-level names it reads, and those its top-level call passes it (verify/topcalls.py)."""
     site = _call_site(job)
-    return load(job.source if source is None else source, job.path, _roots(job.target), stand_in_failed_imports,
-                reads=site.reads if site is not None else frozenset())
+    reads = site.reads if site is not None else frozenset()
+    # The function the script calls at its top level that calls this one (a setting of last resort):
+    # loaded with it, so that it calls this very version of the code (marked, or fixed).
+    callers = _callers_called_at_top_level(job)[:1] if not _is_module_level(job.target) and \
+        job.target.class_name is None else []
+    for _, caller_site in callers:
+        reads = reads | caller_site.reads
+    return load(job.source if source is None else source, job.path,
+                _roots(job.target, tuple(name for name, _ in callers)), stand_in_failed_imports, reads=reads)
 
 
 def _is_module_level(target: Target) -> bool:
@@ -282,13 +289,17 @@ class WithFlag:
 
 @dataclass(frozen=True)
 class ThroughCaller:
-    """A function whose arguments a caller that needs none makes (`main()`)."""
+    """A function whose arguments a caller makes: one that needs none (`main()`), or one the script
+    calls at its top level with what it built (`generate_model(train_loader, valid_loader)`)."""
 
     caller: str
+    site: Optional[topcalls.TopLevelCall] = None  # the caller's own top-level call, when it takes arguments
 
     @property
     def description(self) -> str:
-        return f"called from {self.caller}()"
+        if self.site is not None:
+            return f"the call from `{self.caller}()`, which the top-level call at line {self.site.line} makes"
+        return f"the call from `{self.caller}()`"
 
 
 @dataclass(frozen=True)
@@ -491,6 +502,9 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     # the defaults the other way, one at a time.
     yield from (FunctionStandIns(found[0], tuple(names), ((name, value),))
                 for name, value in standins.other_defaults(function, node))
+    # Last, where no stand-in fitted: the program's own way there, a function the script calls at its
+    # top level that calls this one with the networks and loaders it built.
+    yield from (ThroughCaller(caller, site) for caller, site in _callers_called_at_top_level(job)[:1])
 
 
 def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: Configuration):
@@ -539,6 +553,22 @@ def _prepare(instance: Any, preparations: tuple, made: dict) -> str:
             continue
         said.append(f"{call} ran first, as `{preparation.caller}` runs it before")
     return "; ".join(said)
+
+
+def _callers_called_at_top_level(job: Job) -> list[tuple[str, topcalls.TopLevelCall]]:
+    """Module-level functions that call the flagged function and that the script calls at its top level
+    with arguments (a caller that needs none is `callers_without_arguments`'s)."""
+    found = []
+    for node in job.tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name == job.target.function_name:
+            continue
+        if not any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+                   and sub.func.id == job.target.function_name for sub in ast.walk(node)):
+            continue
+        sites = [site for site in topcalls.top_level_calls(job.source, node.name) if site.arguments]
+        if sites:
+            found.append((node.name, sites[0]))
+    return found
 
 
 def _constructor_call_site(job: Job, namespace: dict, tree: ast.Module, cls: type,
@@ -657,9 +687,20 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         # What a constructor makes is the object's state: its attributes are the result compared.
         return Ran(dict(vars(instance)) if hasattr(instance, "__dict__") else instance, made=made, made_text=text)
     if isinstance(setting, ThroughCaller):
-        caller_namespace = load(job.source, job.path, {setting.caller, target.function_name})
+        # The namespace of this run's version of the code has the caller when it was loaded with it (_load).
+        caller_namespace = namespace if setting.caller in namespace else \
+            load(job.source, job.path, {setting.caller, target.function_name})
+        caller = caller_namespace[setting.caller]
+        if setting.site is None:
+            torch.manual_seed(2)
+            return Ran(runner(caller))
+        made = topcalls.evaluate(setting.site, caller_namespace)
+        lost = [name for name, _ in setting.site.arguments if name not in made.values]
+        if lost:
+            raise CannotRun(f"the top-level call of `{setting.caller}` at line {setting.site.line}: `{lost[0]}` "
+                            f"could not be made ({made.failed.get(lost[0])})")
         torch.manual_seed(2)
-        return Ran(runner(caller_namespace[setting.caller]))
+        return Ran(runner(caller, **made.values), made_text="; ".join(made.shown.values()))
     if isinstance(setting, BuiltInstance):
         cls = namespace[target.class_name]
         made, text = setting.standins.make(seed=0)
