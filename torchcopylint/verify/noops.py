@@ -209,10 +209,11 @@ class NoOpModule(types.ModuleType):
             return importlib.import_module(name)  # `from apex import amp`
         if name in TIMM_CONSTRUCTORS:
             return backbones.timm_create_model
-        if name.startswith(MODELS) or self.__name__.startswith(MODELS):
-            # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
-            return backbones.ModelsNamespace(self.__name__, AbsentName).__getattr__(attribute) \
-                if self.__name__.startswith(MODELS) else backbones.ModelsNamespace(name, AbsentName)
+        # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
+        if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
+            return getattr(backbones.ModelsNamespace(self.__name__, AbsentName), attribute)
+        if name == MODELS:  # `torchvision.models.resnet18(...)`
+            return backbones.ModelsNamespace(name, AbsentName)
         return NoOp(name) if _is_no_op_part(name) else AbsentName(name)
 
 
