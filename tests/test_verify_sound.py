@@ -350,3 +350,20 @@ def test_the_code_as_written_decides_only_by_confirming_what_the_isolated_code_c
 
     outcome = decided_as_written(slow, "isolated", as_written, job_of, CannotRun, contextlib.nullcontext)
     assert (outcome.status, outcome.evidence) == ("unverified", "the isolated reason")
+
+
+@needs_torch
+def test_an_element_a_comprehension_s_filter_drops_refutes_nothing(sound_verified):
+    # The line starts for `torch.zeros(3)` too, before the filter drops it: that sighting is not a copy.
+    verdict = _verdict(sound_verified, "filtered.py", "return [t.clone().detach() for t in tensors", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "when called from `shadow()`" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_an_iterable_whose_elements_requires_grad_is_read_of_is_parameters_not_data(sound_verified):
+    # `for p in parameters if p.requires_grad`: what `model.parameters()` gives, not batches of data
+    # (which never require grad, and refuted this before); made up, so the assumption is said.
+    verdict = _verdict(sound_verified, "filtered.py", "return [p.clone().detach() for p in parameters", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "assumed: `p` requires grad here only through `parameters[0]`, a stand-in parameter" in verdict.evidence

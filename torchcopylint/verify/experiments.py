@@ -1602,6 +1602,7 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
     found: dict = {}
     unfinished: dict = {}
     looped = shows is not None and _in_loop(job)
+    filters = _comprehension_filters(job)
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
@@ -1610,6 +1611,10 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
         def capture(frame):
             try:
                 value = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
+                # In `[p.clone() for p in params if p.requires_grad]` the line starts again for each
+                # element before its filter is tested: an element the filter drops is never copied.
+                if not all(eval(test, frame.f_globals, frame.f_locals) for test in filters):  # noqa: S307
+                    return
             except NameError:
                 return  # the enclosing frame of a comprehension on this line: wait for the inner one
             seen.append((value, torch.is_grad_enabled()))
@@ -1746,6 +1751,17 @@ def _what_callers_show(job: Job, callers: list, failures: list) -> str:
     if failures:
         return f"the callers in the file could not be run ({failures[0]})"
     return "its callers in the file pass made-up values too"
+
+
+def _comprehension_filters(job: Job) -> list[str]:
+    """The `if` tests of the comprehensions whose element holds the flagged line, innermost last."""
+    tests = []
+    for node in ast.walk(job.tree):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            element = node.key if isinstance(node, ast.DictComp) else node.elt
+            if element.lineno <= job.line <= (element.end_lineno or element.lineno):
+                tests += [ast.unparse(test) for generator in node.generators for test in generator.ifs]
+    return tests
 
 
 def _made_up_names(sighting: Sighting, expression: str) -> list[str]:

@@ -113,6 +113,7 @@ class Use:
     switched_at: int = 0         # the line of the first such switch
     tensor_values: bool = False  # `for name, p in params.items(): p.clone()`: a dict whose values are tensors
     passed_as: list = field(default_factory=list)  # (function, position or keyword) of each plain call it is passed to
+    parameter_elements: bool = False  # iterated, each element's `requires_grad` or `.grad` read: parameters
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
 
     @property
@@ -360,6 +361,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
     for loaded, name in batch_names:
         # `for real in batches: real.size(0)`: each batch is one tensor, not an (inputs, targets) pair.
         batch = found.get(name)
+        if batch is not None and batch.methods & {"requires_grad", "grad"}:
+            loaded.parameter_elements = True  # `[p.clone().detach() for p in parameters if p.requires_grad]`
         if batch is not None and not loaded.unpacked and batch.methods & TENSOR_METHODS and not batch.indexed:
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
@@ -614,7 +617,7 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | optimizer | scaler | loader | labels | dict | tensors | tensor | int | count | float |
+    """module | layer | loss | optimizer | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | float |
     bool | device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -643,6 +646,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "loss" if LOSS_NAME.search(bare) else "module"
     if use.methods & OPTIMIZER_METHODS:
         return "optimizer"
+    if use.iterated and use.parameter_elements and not use.methods & (TENSOR_METHODS | MODULE_METHODS):
+        return "parameters"  # what `model.parameters()` gives: data batches never have `requires_grad` read
     if use.iterated and not use.methods & TENSOR_METHODS:
         return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.dict_key:
@@ -747,7 +752,7 @@ class Plan:
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
             elif kind == "labels":
                 parts.append(f"{name} = class indices {value.tolist()}")
-            elif kind in ("dict", "tensors"):
+            elif kind in ("dict", "tensors", "parameters"):
                 parts.append(f"{name} = {_shape_text(value)}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
@@ -872,6 +877,12 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
                                          else (BATCH, *plan_.sample), name=name)
         elif kind == "labels":
             made[name] = class_indices(BATCH, CLASSES, device)
+        elif kind == "parameters":  # leaves that require grad, as a network's parameters are
+            made[name] = []
+            for index in range(2):
+                parameter = torch.randn(BATCH, *plan_.sample, device=device, requires_grad=True)
+                mark_stand_in(parameter, f"`{name}[{index}]`, a stand-in parameter")
+                made[name].append(parameter)
         elif kind == "tensors":  # named like a module's parameters: `params["layer.weight"]`
             made[name] = {f"layer{index}.weight": stand_in_tensor(device, (BATCH, *plan_.sample),
                                                                   name=f"{name}['layer{index}.weight']")
