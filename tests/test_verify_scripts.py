@@ -674,7 +674,8 @@ def test_a_gan_written_for_a_gpu_with_legacy_tensor_types_and_numpy_aliases_is_c
     assert verdict.status == "confirmed", verdict
     for part in ("the gradient went back through `fake` itself",
                  "`torch.cuda.FloatTensor` made CPU tensors, on the verification device",
-                 "NumPy's removed `np.float` was read as `float`, what it meant"):
+                 "NumPy's removed `np.float` was read as `float`, what it meant",
+                 "`device='cuda'` made tensors on the CPU, the verification device"):
         assert part in verdict.evidence, verdict.evidence
 
 

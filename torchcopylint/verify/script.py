@@ -224,6 +224,29 @@ def cuda_on_cpu() -> None:
     # in the evidence of every diagnosis whose file names them: script.begin).
     for name in GPU_TENSOR_TYPES:
         setattr(torch.cuda, name, getattr(torch, name))
+    # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the CPU.
+    for name in FACTORIES:
+        if hasattr(torch, name):
+            setattr(torch, name, _made_on_cpu(getattr(torch, name)))
+    for name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
+        setattr(torch.Tensor, name, _made_on_cpu(getattr(torch.Tensor, name)))
+
+
+FACTORIES = ("randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "tensor", "as_tensor",
+             "arange", "linspace", "logspace", "eye", "normal", "zeros_like", "ones_like", "empty_like",
+             "full_like", "rand_like", "randn_like", "randint_like")
+
+
+def _made_on_cpu(factory: Callable) -> Callable:
+    @functools.wraps(factory)
+    def on_cpu(*args, **kwargs):
+        device = kwargs.get("device")
+        if device is not None and (isinstance(device, str) and device.startswith("cuda")
+                                   or isinstance(device, _REAL_DEVICE) and device.type == "cuda"):
+            kwargs["device"] = "cpu"
+            _log.add(f"`device={str(device)!r}` made tensors on the CPU, the verification device")
+        return factory(*args, **kwargs)
+    return on_cpu
 
 
 GPU_TENSOR_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",

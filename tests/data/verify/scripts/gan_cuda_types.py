@@ -1,6 +1,7 @@
-"""A 2017 GAN script written for a GPU: its noise comes from `torch.cuda.FloatTensor(...).normal_()`
-and its labels from a NumPy array of `np.float` (both fail today: the first without CUDA, the
-second since NumPy 1.24). The discriminator's step feeds it the generator's output undetached."""
+"""A 2017 GAN script written for a GPU: its noise comes from `torch.cuda.FloatTensor(...).normal_()`,
+its data from a NumPy array of `np.float`, its labels from `torch.ones(..., device="cuda")` (all fail
+today: without CUDA, and since NumPy 1.24). The discriminator's step feeds it the generator's output
+undetached."""
 
 import numpy as np
 import torch
@@ -16,7 +17,7 @@ batch = 16
 for step in range(10000):
     real = torch.from_numpy(np.random.randn(batch, 2).astype(np.float)).float().cuda()
     noise = torch.cuda.FloatTensor(batch, 10).normal_()
-    ones = torch.ones(batch, 1).cuda()
+    ones = torch.ones(batch, 1, device="cuda")
     zeros = torch.zeros(batch, 1).cuda()
     fake = G(noise)
     d_loss = criterion(D(real), ones) + criterion(D(fake), zeros)
