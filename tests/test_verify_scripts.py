@@ -362,6 +362,7 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     timm_model.reset_classifier(7)
     assert timm_model(torch.rand(2, 3, 32, 32)).shape == (2, 7) and timm_model.num_features == 512
     assert isinstance(NoOpModule("timm.models").layers.DropPath, AbsentName)
+    assert NoOpModule("timm").list_models("resnet*") == []  # code choosing timm or torchvision by name
     assert isinstance(models.detection, AbsentName)
     with pytest.raises(AbsentPackageUsed, match="torchvision"):
         models.detection.fasterrcnn_resnet50_fpn()

@@ -580,3 +580,26 @@ def test_a_value_only_passed_to_a_function_of_the_file_is_what_that_function_use
     # Without the file, passing it along says nothing but "a value the file's code takes": a tensor.
     assert settings_for(tree.body[1], ["logits", "global_step", "factor"], {}, "cpu")[0].plan.kinds[
         "global_step"] == "tensor"
+
+
+def test_a_callable_given_a_network_s_parameters_makes_an_optimizer_and_a_peak_lr_is_a_number():
+    import torch
+
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def fit_cycle(epochs, max_lr, model, loader, opt_fn):
+            optimizer = opt_fn(model.parameters(), max_lr, weight_decay=0)
+            sched = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr, epochs=epochs, steps_per_epoch=len(loader))
+            for x, y in loader:
+                loss = model(x).mean()
+                loss.backward()
+                optimizer.step()
+                sched.step()
+        """)).body[0]
+    found = settings_for(node, ["epochs", "max_lr", "model", "loader", "opt_fn"], {}, "cpu")
+    kinds = found[0].plan.kinds
+    assert kinds["opt_fn"] == "optimizer class" and kinds["max_lr"] == "float" and kinds["model"] == "module", kinds
+    made, text = found[0].make()
+    assert isinstance(made["opt_fn"](made["model"].parameters(), made["max_lr"]), torch.optim.SGD)
+    assert "opt_fn = torch.optim.SGD" in text, text

@@ -209,6 +209,8 @@ class NoOpModule(types.ModuleType):
             return importlib.import_module(name)  # `from apex import amp`
         if name in TIMM_CONSTRUCTORS:
             return backbones.timm_create_model
+        if name in ("timm.list_models", "timm.models.list_models"):
+            return backbones.timm_list_models
         # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
         if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
             return getattr(backbones.ModelsNamespace(self.__name__, AbsentName), attribute)

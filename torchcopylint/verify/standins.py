@@ -55,7 +55,7 @@ TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float"
                   "contiguous", "long", "half", "double", "chunk", "split", "topk", "sort", "cumsum"}
 FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_decay|wd|tau|temperature|temp|"
                          r"lam|lambda_?\w*|smoothing|label_smoothing|dropout|p|rate|scale|margin|clip\w*|"
-                         r"max_norm|decay|ema\w*|step_size|learning_rate)$")
+                         r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
 COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_steps|iters|n_?iters|iterations|"
                          r"accum\w*|grad_accum\w*|n_critic|d_steps|g_steps|k)$")
 DEVICE_NAMES = {"device", "dev"}
@@ -114,6 +114,7 @@ class Use:
     tensor_values: bool = False  # `for name, p in params.items(): p.clone()`: a dict whose values are tensors
     passed_as: list = field(default_factory=list)  # (function, position or keyword) of each plain call it is passed to
     parameter_elements: bool = False  # iterated, each element's `requires_grad` or `.grad` read: parameters
+    makes_optimizer: bool = False  # called on a network's parameters (`opt_fn(model.parameters(), lr)`)
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
 
     @property
@@ -208,6 +209,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
             target = use(node.func)
             if target is not None:
                 target.called = True
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) and \
+                        first.func.attr in ("parameters", "named_parameters"):
+                    target.makes_optimizer = True  # `optimizer = opt_fn(model.parameters(), max_lr)`
             if isinstance(node.func, ast.Attribute):
                 owner = use(node.func.value)
                 if owner is not None:
@@ -617,7 +622,7 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | optimizer | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | float |
+    """module | layer | loss | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | float |
     bool | device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -642,6 +647,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "layer"
     if use.methods & MODULE_METHODS:
         return "module"
+    if use.called and use.makes_optimizer:
+        return "optimizer class"
     if use.called:
         return "loss" if LOSS_NAME.search(bare) else "module"
     if use.methods & OPTIMIZER_METHODS:
@@ -756,6 +763,8 @@ class Plan:
                 parts.append(f"{name} = {_shape_text(value)}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
+            elif kind == "optimizer class":
+                parts.append(f"{name} = torch.optim.SGD")
             elif kind == "layer" and modules:
                 parts.append(f"{name} = the linear layer of the stand-in `{modules[0]}`")
             elif kind == "loss":
@@ -864,6 +873,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = StandInSGD(parameters, stands_for=", ".join(owners) or "a parameter")
         elif kind == "scaler":
             made[name] = StandInScaler()
+        elif kind == "optimizer class":
+            made[name] = torch.optim.SGD
         elif kind == "layer":  # hooked only: the layer of the stand-in network the code runs
             made[name] = made[modules[0]].linear if modules else unknown_argument(name)
         elif kind == "loader":
