@@ -367,3 +367,15 @@ def test_an_iterable_whose_elements_requires_grad_is_read_of_is_parameters_not_d
     verdict = _verdict(sound_verified, "filtered.py", "return [p.clone().detach() for p in parameters", "TCL005")
     assert verdict.status == "confirmed", verdict
     assert "assumed: `p` requires grad here only through `parameters[0]`, a stand-in parameter" in verdict.evidence
+
+
+def test_an_absent_package_s_exception_class_is_a_class_and_its_use_is_still_reported():
+    from torchcopylint.verify.absent import AbsentName, AbsentPackageUsed
+
+    pkg_resources = AbsentName("pkg_resources")
+    assert issubclass(pkg_resources.DistributionNotFound, Exception)
+    with pytest.raises(AbsentPackageUsed, match="pkg_resources"):
+        try:
+            pkg_resources.require("distiller")
+        except pkg_resources.DistributionNotFound:  # evaluated as the use passes: a class, not a TypeError
+            pass

@@ -68,6 +68,9 @@ class UnknownArgumentUsed(AbsentPackageUsed):
 _READ_AS_USE = frozenset({"__name__", "__qualname__", "__version__"})
 
 
+EXCEPTION_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|NotFound|Warning)$")
+
+
 def _is_special(attribute: str) -> bool:
     return attribute.startswith("__") and attribute.endswith("__")
 
@@ -87,6 +90,10 @@ class AbsentName:
             self._used()
         if _is_special(attribute):
             raise AttributeError(attribute)
+        if EXCEPTION_NAME.search(attribute):
+            # `except pkg_resources.DistributionNotFound:` evaluates the class as an exception passes:
+            # one of its own, which the use of the absent package (a BaseException) is not.
+            return type(attribute, (Exception,), {"__module__": self._qualified_name})
         named = AbsentName(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
         object.__setattr__(named, "_said", self._said)
         return named

@@ -29,7 +29,7 @@ PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
-    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm",
+    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
