@@ -379,3 +379,13 @@ def test_an_absent_package_s_exception_class_is_a_class_and_its_use_is_still_rep
             pkg_resources.require("distiller")
         except pkg_resources.DistributionNotFound:  # evaluated as the use passes: a class, not a TypeError
             pass
+
+
+@needs_torch
+def test_a_module_method_of_no_argument_is_called_as_it_is(sound_verified):
+    verdict = _verdict(sound_verified, "module_state.py", "self.gate.weight.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "with GatedCell()" in verdict.evidence and "assumed" not in verdict.evidence, verdict
+    # A static method's first parameter is an argument, not `self`: it needs one (a layer), and none fits.
+    verdict = _verdict(sound_verified, "module_state.py", "cell.weight.clone().detach()", "TCL005")
+    assert verdict.status == "unverified", verdict

@@ -671,6 +671,13 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         networks = stand_in_networks(setting)
         if networks:
             script.note(networks)
+        if method != "forward" and _required_inputs(cls, method) == 0:
+            # A method of the module's own state (`cell.to_pytorch_impl()`): called as it is.
+            torch.manual_seed(2)
+            result = None
+            for _ in range(calls):
+                result = runner(getattr(module, method))
+            return Ran(result, module)
         if shape is None:
             shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device), method,
                                  flagged=(job.path, job.line))
@@ -890,9 +897,11 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
 def _required_inputs(cls: Any, method: str) -> int:
     """How many positional arguments `cls.method` needs besides `self`."""
     try:
-        parameters = list(inspect.signature(getattr(cls, method)).parameters.values())[1:]
+        parameters = list(inspect.signature(getattr(cls, method)).parameters.values())
     except (TypeError, ValueError, AttributeError):
         return 1
+    if not isinstance(inspect.getattr_static(cls, method, None), (staticmethod, classmethod)):
+        parameters = parameters[1:]  # `self` (a static method has none; a class method's `cls` is bound)
     return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
