@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import inspect
 import itertools
-import os
 import sys
 import time
 import warnings
@@ -163,7 +162,6 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     stood_in: set[str] = set()
     while True:
         _loaded += 1
-        imported = set(sys.modules)
         try:
             try:
                 module = fresh_module(context, path, _loaded)
@@ -199,21 +197,6 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 noops.stand_in_for(missing.package)
             else:
                 stand_in_for(missing.package, home=path)
-            # The project's modules the failed try imported stay in sys.modules, bound to a package
-            # module Python discarded when the import failed: the next try imports them again (else
-            # `distiller.norms` is there, but not an attribute of the new `distiller`).
-            for name in set(sys.modules) - imported:
-                if not _installed(sys.modules[name]):
-                    del sys.modules[name]
-
-
-def _installed(module: Any) -> bool:
-    """A module of Python or of an installed package: not one of the project, nor a stand-in."""
-    locations = [getattr(module, "__file__", None) or "", *list(getattr(module, "__path__", None) or [])]
-    if not any(locations):
-        return not hasattr(module, "__path__")  # a built-in module; a stand-in package has an empty path
-    prefixes = tuple(os.path.realpath(prefix) for prefix in {sys.prefix, sys.base_prefix})
-    return all(os.path.realpath(location).startswith(prefixes) for location in locations if location)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
