@@ -25,6 +25,10 @@ from typing import Any
 
 from torch import nn
 
+# What stood in during the diagnosis being verified, for its evidence: script.begin clears it and
+# script.stood_in reads it (this module may not import script, which imports the no-op packages).
+notes: list[str] = []
+
 # Constructor names by the head the real network has, and that head's width (what code that replaces
 # the head reads or writes: `nn.Linear(model.fc.in_features, 10)`, `model.classifier[6] = nn.Linear(4096, 10)`).
 WITH_FC = re.compile(r"^(resnet|resnext|wide_resnet|regnet|shufflenet|googlenet|inception)")
@@ -133,9 +137,7 @@ class ModelsNamespace:
 
 def _constructor(qualified: str, name: str):
     def make(*args, num_classes: int = 1000, **kwargs):
-        from torchcopylint.verify import script
-
-        script.note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout "
+        _note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout "
                     f"({'`fc`, `layer1`..`layer4`' if WITH_FC.match(name) else '`features`, `classifier`'}), "
                     f"random weights, {num_classes} classes")
         return StandInBackbone(name, num_classes)
@@ -145,10 +147,8 @@ def _constructor(qualified: str, name: str):
 def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 1000, **kwargs) -> StandInBackbone:
     """`timm.create_model(name, ...)` where timm is not installed: the stand-in of the name's family
     (a ResNet-like one for names of no torchvision family)."""
-    from torchcopylint.verify import script
-
     family = name if is_classifier_constructor(name) else "resnet50"
-    script.note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
+    _note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
                 f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
                 f"{num_classes} classes")
     network = StandInBackbone(family)
@@ -159,7 +159,10 @@ def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 10
 def timm_list_models(*args, **kwargs) -> list:
     """`timm.list_models(...)` where timm is not installed: none (code that chooses between timm and
     torchvision by name takes torchvision's path, whose classifiers stand in)."""
-    from torchcopylint.verify import script
-
-    script.note("`timm.list_models()` (timm is not installed) listed no models")
+    _note("`timm.list_models()` (timm is not installed) listed no models")
     return []
+
+
+def _note(text: str) -> None:
+    if text not in notes:
+        notes.append(text)

@@ -35,7 +35,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import amp, noops, sandbox
+from torchcopylint.verify import amp, backbones, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.batches import SHAPE_MISMATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
@@ -110,6 +110,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     if not keep_learned:
         _learned, _shape_choice = (), 0
     sandbox.begin()
+    backbones.notes.clear()
 
 
 def note(text: str) -> None:
@@ -143,6 +144,7 @@ def stood_in() -> str:
     items += _log.items + [text for text in (_log.ran_with, _passed_writes_text()) if text] + sandbox.events()
     if getattr(sys.modules.get(amp.NAME), "used", False) is True:
         items.append(amp.NOTE)  # the code ran through apex's amp, which stood in (verify/amp.py)
+    items += backbones.notes  # torchvision's or timm's networks that stood in (verify/backbones.py)
     return "; ".join(dict.fromkeys(items))
 
 
