@@ -48,7 +48,7 @@ class CheckpointStandIn(dict):
 
 
 def install() -> None:
-    """Patch `torch.load` and the two `load_state_dict`s (once per process)."""
+    """Patch `torch.load`, `torch.save` and the two `load_state_dict`s (once per process)."""
     if getattr(torch.load, "stands_in_for_checkpoints", False):
         return
     load, save = torch.load, torch.save
