@@ -865,6 +865,9 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         assert leaf.to("cpu") is leaf and leaf.to(torch.float32) is leaf  # no GPU named: as torch does it
         net = nn.Linear(2, 2)
         assert net.to(gpu) is net and net.to("cuda", torch.float64).weight.dtype == torch.float64
+        # torch's factories stay torch's own builtins in a file that never names CUDA: TorchScript
+        # compiles functions that call them (auto_LiRPA scripts its bound operators at import).
+        assert type(torch.zeros).__name__ == "builtin_function_or_method"
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),

@@ -112,7 +112,7 @@ def main(job_path: str, results_path: str) -> int:
 
         # Code written for a GPU runs on the CPU too, where the stand-ins are (with a GPU present, a
         # `.cuda()` would split the run over two devices); the evidence says so.
-        cuda_on_cpu()
+        cuda_on_cpu(job["source"])
     from torchcopylint.verify import checkpoints
     from torchcopylint.verify.batches import loaders_in_process
     from torchcopylint.verify.legacy import install_old_apis

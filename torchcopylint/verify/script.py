@@ -184,7 +184,7 @@ def _absent_in(namespace: dict) -> list[str]:
     return sorted(set(found))
 
 
-def cuda_on_cpu() -> None:
+def cuda_on_cpu(source: str = "") -> None:
     """On the CPU (`--device cpu`), let code written for a GPU run there: `model.cuda()` and
     `model.to("cuda")` leave the module where it is, `tensor.cuda()` and `tensor.to("cuda")` make a
     copy (differentiable, not a leaf: what a transfer to the GPU makes), and `torch.device(0)` names
@@ -226,7 +226,11 @@ def cuda_on_cpu() -> None:
     # in the evidence of every diagnosis whose file names them: script.begin).
     for name in GPU_TENSOR_TYPES:
         setattr(torch.cuda, name, getattr(torch, name))
-    # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the CPU.
+    # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the
+    # CPU. Only where the file names CUDA: the wrappers are Python functions, which TorchScript (in
+    # code that scripts functions calling `torch.zeros`) would try to compile.
+    if "cuda" not in source:
+        return
     for name in FACTORIES:
         if hasattr(torch, name):
             setattr(torch, name, _made_on_cpu(getattr(torch, name)))
