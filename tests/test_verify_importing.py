@@ -392,6 +392,16 @@ def test_script_importing_a_sibling_utils_is_confirmed(context_verified):
 
 
 @needs_torch
+def test_a_package_that_first_fails_on_a_missing_package_is_imported_afresh_with_its_stand_in(context_verified):
+    # The first try imported `library_retry.norms`, then failed; the try with the stand-in must not
+    # reuse that module, which Python left bound to the package module it discarded. (The modules
+    # of packages still imported stay: the other fixtures' relative imports need them.)
+    verdict = _verdict(context_verified, "library_retry/layers/blocks.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "`not_installed_for_the_retry_test` is not installed: imported as a stand-in" in verdict.evidence
+
+
+@needs_torch
 def test_star_import_of_a_sibling_and_an_import_fallback_run_as_in_python(context_verified):
     verdict = _verdict(context_verified, "gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001")
     assert verdict.status == "confirmed", verdict

@@ -162,6 +162,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     stood_in: set[str] = set()
     while True:
         _loaded += 1
+        imported = set(sys.modules)
         try:
             try:
                 module = fresh_module(context, path, _loaded)
@@ -197,6 +198,17 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 noops.stand_in_for(missing.package)
             else:
                 stand_in_for(missing.package, home=path)
+            _forget_orphans(set(sys.modules) - imported)
+
+
+def _forget_orphans(names: set) -> None:
+    """The modules a failed try imported whose package Python then discarded (`distiller.norms`, once
+    `import distiller` failed): kept, the next try would find them in sys.modules, but not as
+    attributes of the package imported anew. Modules whose packages are still there stay."""
+    for name in names:
+        parts = name.split(".")
+        if any(".".join(parts[:depth]) not in sys.modules for depth in range(1, len(parts))):
+            sys.modules.pop(name, None)
 
 
 def _roots(target: Target, extra: tuple = ()) -> set[str]:
