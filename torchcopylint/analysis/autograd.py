@@ -224,6 +224,7 @@ class GradFlow:
         self._globals: Optional[frozenset] = None  # names declared `global` in some function
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
+        self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
 
     # ----------------------------------------------------------------- queries
 
@@ -813,6 +814,8 @@ class GradFlow:
         if len(parts) != 2 or parts[0] != "self":
             return False
         owner = self.facts.classes.get(function.class_name or "")
+        if owner is not None and self._buffer_never(owner, expr.attr.value, depth):
+            return True
         values = self.facts.attribute_values(owner, expr.attr.value) if owner is not None else []
         if not values:
             return False
@@ -821,6 +824,61 @@ class GradFlow:
                            if value in c.assigned_in), None)
             if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
                 return False
+        return True
+
+    def _buffer_never(self, owner, attribute: str, depth: int) -> bool:
+        """`self.memory`, a buffer of the class (`self.register_buffer("memory", torch.rand(n, d))`)
+        registered with a value free of autograd history, and written in the class only with such
+        values or under no-grad (`self.memory.index_copy_(0, y, updated)` in a `no_grad` block,
+        `self.params[2] = 1`): a buffer is no parameter, and only what is written into it can make
+        it require grad (`self.params[2] = out.mean()` in grad mode does)."""
+        key = (owner.name, attribute)
+        if key not in self._buffers_without_grad:
+            self._buffers_without_grad[key] = False  # a cycle proves nothing
+            self._buffers_without_grad[key] = self._buffer_registered_without_grad(owner, attribute, depth) \
+                and self._buffer_written_without_grad(owner, attribute, depth)
+        return self._buffers_without_grad[key]
+
+    def _buffer_registered_without_grad(self, owner, attribute: str, depth: int) -> bool:
+        registered = False
+        for call in self.facts.method_calls("register_buffer"):
+            site = self.facts.call_site(call)
+            receiver = call.func.value if type(call.func) is cst.Attribute else None
+            if site is None or site[0].class_name != owner.name or not (type(receiver) is cst.Name and receiver.value == "self"):
+                continue
+            arguments = [arg for arg in call.args if arg.keyword is None]
+            if not arguments or type(arguments[0].value) is not cst.SimpleString \
+                    or arguments[0].value.evaluated_value != attribute:
+                continue
+            value = arguments[1].value if len(arguments) > 1 else None
+            if value is None or not (type(value) is cst.Name and value.value == "None"
+                                     or self._never(_made_by(value), site[0], site[1], depth + 1, True)):
+                return False
+            registered = True
+        return registered
+
+    def _buffer_written_without_grad(self, owner, attribute: str, depth: int) -> bool:
+        for value in owner.attribute_values.get(attribute, []):
+            method = owner.assigned_in.get(value)
+            if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
+                return False
+        spelled = f"self.{attribute}"
+        for function in self.facts.all_functions():
+            if function.class_name != owner.name:
+                continue
+            for event in function.inplace_events.values():
+                if not any(storage.description == spelled for storage in event.storages):
+                    continue
+                if event.without_grad or not self.facts.grad_enabled_at(function, event.statement):
+                    continue
+                if event.kind == "method" and type(event.node) is cst.Call:
+                    written = [arg.value for arg in event.node.args]
+                elif event.kind in ("setitem", "augassign") and type(event.statement) in (cst.Assign, cst.AugAssign):
+                    written = [event.statement.value]
+                else:
+                    return False  # a write whose value is not in sight (an unknown callee's, `out=`)
+                if not all(self._never(value, function, event.statement, depth + 1, True) for value in written):
+                    return False
         return True
 
     def _binding_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool = False) -> bool:
@@ -1223,3 +1281,14 @@ def _loss_function_name(key: Optional[str]) -> bool:
         return False
     last = key.rpartition(".")[2].lower()
     return bool(LOSS_FUNCTION_NAME.match(last)) and not NOT_A_LOSS_PARTS & set(last.split("_"))
+
+
+def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The tensor a chain of tensor methods starts from (`torch.rand(n, d).mul_(2 * stdv).add_(-stdv)`
+    -> `torch.rand(n, d)`): what a buffer is registered with is that fresh tensor, scaled or shifted
+    in place by the constructor's numbers."""
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and type(value.func.value) is cst.Call \
+            and value.func.attr.value != "requires_grad_":
+        value = value.func.value
+    return value
+
