@@ -83,6 +83,15 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
              ast.With, ast.AsyncWith, ast.Try)
 
 
+def _failed(setting, error: str) -> str:
+    """How a setting failed, naming the setting only as far as leaves room for the error: a long
+    setting (a call site's every value) once pushed the error itself out of the evidence."""
+    description = setting.description
+    if len(description) > 150:
+        description = description[:140].rstrip() + " ..."
+    return f"{description}: {error}"
+
+
 def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int, str], *,
            universal: bool = False, covered: Optional[dict[int, str]] = None) -> Outcome:
     """The verdict over `settings`, tried in order (each has a `description`).
@@ -103,14 +112,14 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         try:
             result = run(setting)
         except (CannotRun, UnknownArgumentUsed) as reason:
-            errors.append(f"{setting.description}: {reason}")
+            errors.append(_failed(setting, str(reason)))
             continue
         except Exception as error:  # noqa: BLE001 - the user's code (or a stand-in misfit) raised
-            errors.append(f"{setting.description}: {type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}")
+            errors.append(_failed(setting, f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"))
             continue
         executed_anywhere |= result.executed
         if result.error:
-            errors.append(f"{setting.description}: {result.error}")
+            errors.append(_failed(setting, result.error))
         else:
             finished += 1
         if result.outcome is None or any(line not in result.executed for line in required):
@@ -139,12 +148,12 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         if errors:
             # Some runs failed first: the verdict rests on the ones that ran to their end without it.
             ended = "1 ran to its end" if finished == 1 else f"{finished} ran to their end"
-            evidence += f" ({ended} without it; {tried - finished} failed before it: {errors[-1][:200]})"
+            evidence += f" ({ended} without it; {tried - finished} failed before it: {errors[-1][:300]})"
         return not_reached(evidence)
     if errors:
         if len(errors) > 1 and all(e.endswith(errors[0].split(": ", 1)[-1]) for e in errors):
             errors = errors[:1]  # every setting failed the same way: say it once
-        raise CannotRun(errors[0][:400] if len(errors) == 1 else f"{errors[0][:250]} (and {len(errors) - 1} more)")
+        raise CannotRun(errors[0][:400] if len(errors) == 1 else f"{errors[0][:330]} (and {len(errors) - 1} more)")
     raise CannotRun("the code ran none of the flagged lines")
 
 
