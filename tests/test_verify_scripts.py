@@ -613,6 +613,28 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_a_network_argument_whose_methods_only_a_class_of_the_file_has_is_that_class(scripts_verified):
+    # `model.training_step(batch)`: a stand-in network has no such method; the file's concrete class
+    # that has it (not its base) is built, and the batches take the 1x28x28 its fixed Linear needs.
+    verdict = _verdict(scripts_verified, "course_training_step.py", "train_losses.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    for part in ("model = MnistCnn(), the file's class that has `evaluate`, `training_step`",
+                 "4 batches of ((4, 1, 28, 28) float32"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+def test_a_trainer_handing_its_loaders_to_a_base_of_another_module_is_built_as_the_base_uses_them(
+        scripts_verified):
+    # `super().__init__(..., val_loader, ...)`: the constructor says nothing of `val_loader`; the base's
+    # `evaluate` iterates `self.val_loader`, so a loader stands in (before: a tensor, which broke it).
+    # The student reads the teacher snapshots `train_teacher` leaves in `self.anchors`, which `__init__`
+    # starts empty: that method runs first, and the evidence says so.
+    verdict = _verdict(scripts_verified, "distil_trainer.py", "history.append((loss, accuracy))", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    for part in ("every iteration's graph stays alive", "`train_teacher()` was run first, as it fills `self.anchors`"):
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_sequential.py", "d_fake = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict

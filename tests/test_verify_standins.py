@@ -277,7 +277,7 @@ def test_preparations_are_what_a_caller_in_the_class_runs_before_the_method():
             def run(self, x):
                 return self.step(x)
     """))
-    assert preparations(tree, "Attack", "step") == [("setup", "attack")]
+    assert preparations(tree, "Attack", "step") == [("setup", "as `attack` runs it before")]
     assert preparations(tree, "Attack", "setup") == []
     assert preparations(tree, "Other", "step") == []
 
@@ -603,3 +603,70 @@ def test_a_callable_given_a_network_s_parameters_makes_an_optimizer_and_a_peak_l
     made, text = found[0].make()
     assert isinstance(made["opt_fn"](made["model"].parameters(), made["max_lr"]), torch.optim.SGD)
     assert "opt_fn = torch.optim.SGD" in text, text
+
+
+def test_the_classes_a_function_s_argument_needs_are_those_with_every_method_it_calls_on_it():
+    from torchcopylint.verify.projectnets import classes_for, methods_beyond_a_network
+
+    tree = ast.parse(textwrap.dedent("""
+        def fit(model, loader):
+            model.train()
+            for batch in loader:
+                model.training_step(batch).backward()
+            model.epoch_end()
+
+        class Base(nn.Module):
+            def training_step(self, batch):
+                return self(batch[0]).sum()
+
+        class Net(Base):
+            def epoch_end(self):
+                pass
+
+        class Other(nn.Module):
+            def training_step(self, batch):
+                return batch
+        """))
+    function = tree.body[0]
+    assert methods_beyond_a_network(function, ["model", "loader"]) == {"model": {"training_step", "epoch_end"}}
+    # `train` is nn.Module's own; `Other` lacks `epoch_end`, `Base` too (only its subclass has both).
+    assert classes_for(tree, function) == ("Net",)
+
+
+def test_a_method_filling_a_container_the_flagged_one_reads_and_init_leaves_empty_runs_first():
+    from torchcopylint.verify.standins import preparations
+
+    tree = ast.parse(textwrap.dedent("""
+        class Distiller:
+            def __init__(self, teacher):
+                self.teacher = teacher
+                self.anchors = []
+                self.log = []
+
+            def train_teacher(self, epochs=2):
+                self.log.append("teacher")
+                self.anchors.append(self.teacher)
+
+            def train_student(self, epochs=2):
+                teacher = self.anchors[0]          # read by index: needs train_teacher first
+                self.log.append("student")
+                return teacher
+
+            def report(self):
+                return len(self.log)               # sized only, and filled by what it reads anyway
+
+        class Keeps:
+            def __init__(self):
+                self.cache = []
+
+            def fill(self):
+                self.cache.append(1)
+
+            def read(self):
+                self.fill()                        # fills it itself: nothing to run first
+                return self.cache[0]
+    """))
+    assert preparations(tree, "Distiller", "train_student") == [
+        ("train_teacher", "as it fills `self.anchors`, which `train_student` reads, and nothing `train_student` runs does")]
+    assert preparations(tree, "Distiller", "report") == []
+    assert preparations(tree, "Keeps", "read") == []

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import callsites, flagged, legacy, noops, registrations, script, standins, topcalls
+from torchcopylint.verify import callsites, flagged, legacy, noops, projectnets, registrations, script, standins, topcalls
 from torchcopylint.verify.configurations import Configuration, configurations, stand_in_networks
 from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
@@ -236,8 +236,13 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
         job.target.class_name is None else []
     for _, caller_site in callers:
         reads = reads | caller_site.reads
+    # The file's classes whose methods the function calls on an argument (`model.training_step(batch)`):
+    # a network of one of them stands in for it (verify/projectnets.py).
+    target = job.target
+    passed = () if _is_module_level(target) else projectnets.classes_for(
+        job.tree, standins.function_node(job.tree, target.class_name, target.function_name or "forward"))
     return load(job.source if source is None else source, job.path,
-                _roots(job.target, tuple(name for name, _ in callers)), stand_in_failed_imports, reads=reads)
+                _roots(target, tuple(name for name, _ in callers) + passed), stand_in_failed_imports, reads=reads)
 
 
 def _is_module_level(target: Target) -> bool:
@@ -320,7 +325,7 @@ class Preparation:
     (`perturb` runs `init_hyperparam(x)`, which sets `self.ndims`, before `attack_single_run`)."""
 
     method: str
-    caller: str
+    why: str                      # why it runs first: "as `perturb` runs it before"
     names: tuple                  # its parameters without a default: the flagged method's value of the same name, else a stand-in
     standins: standins.StandIns
 
@@ -478,6 +483,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         attributes = standins.self_attributes(cls, used)
         found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
                                       standins.constructor_defaults(tree, target.class_name), tree=tree)
+        found = projectnets.with_project_networks(found, used, tree, namespace, job)
         built = None if issubclass(cls, nn.Module) else \
             standins.constructor_standins(cls, tree, target.class_name, job.device)
         if built_by_script is not None:
@@ -504,6 +510,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield from_call
     node = standins.function_node(tree, None, target.function_name)
     found = standins.settings_for(node, names, annotations, job.device, roles, tree=tree)
+    found = projectnets.with_project_networks(found, node, tree, namespace, job)
     if "unknown" in found[0].plan.kinds.values():
         # An argument nothing says the kind of: a caller that makes it runs first.
         yield from (ThroughCaller(caller) for caller in callers_without_arguments(job.source, target.function_name)[:1])
@@ -540,14 +547,14 @@ def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Opt
     """The methods a caller in the class runs on the object before the flagged one, with stand-ins
     for their parameters; one whose parameters fit no stand-in is left out."""
     found = []
-    for name, caller in standins.preparations(tree, job.target.class_name, method):
+    for name, why in standins.preparations(tree, job.target.class_name, method):
         function = getattr(cls, name, None)
         node = standins.function_node(tree, job.target.class_name, name)
         if function is None or node is None:
             continue
         names, annotations = standins.missing_parameters(function)
         made = standins.settings_for(node, names[1:], annotations, job.device, roles, tree=tree)[0]
-        found.append(Preparation(name, caller, tuple(names[1:]), made))
+        found.append(Preparation(name, why, tuple(names[1:]), made))
     return tuple(found)
 
 
@@ -561,9 +568,9 @@ def _prepare(instance: Any, preparations: tuple, made: dict) -> str:
         try:
             getattr(instance, preparation.method)(*arguments)
         except Exception as error:  # noqa: BLE001 - the flagged method may run without it; the evidence says
-            said.append(f"{call}, which `{preparation.caller}` runs first, failed ({type(error).__name__}: {error})")
+            said.append(f"{call}, run first {preparation.why}, failed ({type(error).__name__}: {error})")
             continue
-        said.append(f"{call} ran first, as `{preparation.caller}` runs it before")
+        said.append(f"{call} ran first, {preparation.why}")
     return "; ".join(said)
 
 
@@ -1449,8 +1456,13 @@ def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callabl
 
 
 def _made_text_of(setting: Any) -> str:
+    """What stood in for a setting, for an experiment that stops the run before `run_target` returns
+    the text of what it made."""
     if isinstance(setting, FunctionStandIns) or (isinstance(setting, FromCallSite) and setting.standins is not None):
-        return setting.standins.make(seed=0)[1]
+        text = setting.standins.make(seed=0)[1]
+        for preparation in getattr(setting, "preparations", ()):
+            text += f"; `{preparation.method}({', '.join(preparation.names)})` was run first, {preparation.why}"
+        return text
     return ""
 
 

@@ -104,7 +104,8 @@ def first_layer_shapes(module: nn.Module) -> list[tuple]:
     """Batch shapes the first layer asks for: Conv2d(C) -> (2, C, 32, 32), Linear(F) -> (2, F)..."""
     for layer in module.modules():
         if isinstance(layer, nn.Conv2d):
-            return [(2, layer.in_channels, 32, 32), (2, layer.in_channels, 16, 16)]
+            # 28: MNIST's side, which a classifier that flattens into a fixed Linear needs exactly.
+            return [(2, layer.in_channels, 32, 32), (2, layer.in_channels, 28, 28), (2, layer.in_channels, 16, 16)]
         if isinstance(layer, nn.ConvTranspose2d):
             return [(2, layer.in_channels, 1, 1), (2, layer.in_channels, 4, 4)]
         if isinstance(layer, nn.Conv1d):

@@ -17,6 +17,7 @@ import ast
 import inspect
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
@@ -608,7 +609,7 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
                             else torch.randn(BATCH, *sample, device=device) for key in unpacked})
         return batches
     for _ in range(BATCHES):
-        inputs = torch.randn(BATCH, FEATURES, device=device)
+        inputs = torch.randn(BATCH, *sample, device=device)
         if labels == "classes":
             targets = class_indices(BATCH, CLASSES, device)
         else:
@@ -725,6 +726,7 @@ class Plan:
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
+    networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -747,6 +749,8 @@ class Plan:
                 parts.append(f"{name} = None")
             elif isinstance(value, StandInNet):
                 parts.append(f"{name} = {value.describe()}")
+            elif name in self.networks:
+                parts.append(f"{name} = {self.networks[name].description}")
             elif kind == "optimizer":
                 parts.append(f"{name} = SGD({value.stands_for})")
             elif kind == "loader":
@@ -860,7 +864,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     made: dict[str, Any] = {}
     modules = [n for n, k in plan_.kinds.items() if k == "module"]
     for name in modules:
-        made[name] = StandInNet(plan_.outputs[name], plan_.returns.get(name, 0)).to(device)
+        made[name] = plan_.networks[name].build().to(device) if name in plan_.networks else \
+            StandInNet(plan_.outputs[name], plan_.returns.get(name, 0)).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
@@ -931,9 +936,20 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = None  # a setting where the code's `if x is None:` path runs
     if plan_.gradients:
         for name in modules:  # as after a backward: `p.grad` is there to read
+            if name in plan_.networks:
+                continue  # the file's own network takes its own input shape, not a stand-in's
             output = made[name](stand_in_tensor(device))
             (output[0] if isinstance(output, tuple) else output).float().pow(2).mean().backward()
     return made
+
+
+@dataclass(frozen=True)
+class ProjectNetwork:
+    """A network of the file's own class, for an argument whose methods only it has
+    (verify/projectnets.py)."""
+
+    build: Callable[[], nn.Module]
+    description: str
 
 
 @dataclass
@@ -995,10 +1011,11 @@ def string_keyed_dicts(tree: ast.Module) -> dict[str, list]:
 
 def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str,
                  roles: Optional[dict] = None, defaults: Optional[dict] = None,
-                 tree: Optional[ast.Module] = None) -> list[StandIns]:
+                 tree: Optional[ast.Module] = None, found: Optional[dict] = None) -> list[StandIns]:
     """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then
-    of values. `tree`, the file: the dicts of string keys it builds, whose keys the names may be."""
-    found = uses(node)
+    of values. `tree`, the file: the dicts of string keys it builds, whose keys the names may be.
+    `found`: the uses of the names, when they are not (all) in `node`."""
+    found = uses(node) if found is None else found
     if tree is not None:
         _kinds_through_callees(found, tree)
     dicts = string_keyed_dicts(tree) if tree is not None else {}
@@ -1060,10 +1077,11 @@ def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Modul
 
 
 def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[str, str]]:
-    """(preparation, caller) for each method of the class that another of its methods runs on `self`
+    """(preparation, why) for each method of the class that another of its methods runs on `self`
     before it calls `method`, and that sets attributes of `self` (`perturb` runs
     `self.init_hyperparam(x)`, which sets `self.ndims`, then `self.attack_single_run(x, y)`): what
-    `method` reads may exist only once it ran. One caller's, the first that has any."""
+    `method` reads may exist only once it ran. One caller's, the first that has any; where no caller
+    shows the order, the methods that fill a container `__init__` leaves empty and `method` reads."""
     methods = methods_of(tree, class_name)
     setters = {name for name, node in methods.items() if any(
         isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _key(n) for n in ast.walk(node))}
@@ -1081,8 +1099,48 @@ def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[s
             if name in setters and name not in (method, caller.name, "__init__") and name not in found:
                 found.append(name)
         if found:
-            return [(name, caller.name) for name in found]
-    return []
+            return [(name, f"as `{caller.name}` runs it before") for name in found]
+    return _fillers(tree, class_name, methods, method)
+
+
+_FILLING_METHODS = {"append", "extend", "insert", "update", "add", "setdefault"}
+
+
+def _fillers(tree: ast.Module, class_name: str, methods: dict, method: str) -> list[tuple[str, str]]:
+    """(filler, why) for the methods that fill a container `__init__` starts empty (`self.anchors = []`,
+    then `self.anchors.append(...)` in `train_teacher`) which `method` reads by index or iterates
+    (`self.anchors[i]`) and nothing it runs fills: a user calls the filler first (RCO trains its
+    teacher, then its student), and the read fails on the empty container without it."""
+    init = methods.get("__init__")
+    if init is None:
+        return []
+    empty = {_key(node.targets[0]) for node in ast.walk(init) if isinstance(node, ast.Assign) and len(node.targets) == 1
+             and _key(node.targets[0]) and (isinstance(node.value, (ast.List, ast.Dict, ast.Set)) and not (
+                 getattr(node.value, "elts", None) or getattr(node.value, "keys", None))
+                 or isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                 and node.value.func.id in ("list", "dict", "set") and not node.value.args)}
+
+    def filled_by(node: ast.AST) -> set:
+        filled = set()
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in _FILLING_METHODS:
+                filled.add(_key(inner.func.value))
+            elif isinstance(inner, ast.Subscript) and isinstance(inner.ctx, ast.Store):
+                filled.add(_key(inner.value))
+        return filled & empty
+
+    reached = {node.name for node in method_closure(tree, class_name, method).body}
+    read = {_key(node.value) for name in reached for node in ast.walk(methods[name])
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)} & empty
+    read -= {key for name in reached for key in filled_by(methods[name])}
+    found = []
+    for name, node in methods.items():
+        if name in reached or name == "__init__":
+            continue
+        for key in sorted(filled_by(node) & read):
+            found.append((name, f"as it fills `{key}`, which `{method}` reads, and nothing `{method}` runs does"))
+            break
+    return found[:1]
 
 
 def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tuple[list[str], dict]:
@@ -1228,15 +1286,45 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     # A parameter whose default is None that the constructor computes with (`self.eps_orig = eps + 0.`):
     # its callers always pass one; a number stands in.
     found = uses(node)
+    _kept_by_the_base(found, cls, tree, class_name)
     numbers = [parameter.name for parameter in inspect.signature(cls.__init__).parameters.values()
                if parameter.default is None and parameter.name in found
                and (found[parameter.name].number_arithmetic or found[parameter.name].ordered)]
     names = names[1:] + numbers
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
-    made = settings_for(node, names, annotations, device, roles)[0]
+    made = settings_for(node, names, annotations, device, roles, found=found)[0]
     if any(kind == "unknown" and not _only_stored(node, name) for name, kind in made.plan.kinds.items()):
         return None  # `Generator(config.model)`: what the object is built from is not known
     return made, tuple(names)
+
+
+def _kept_by_the_base(found: dict, cls: type, tree: ast.Module, class_name: str) -> None:
+    """A parameter the constructor only hands to its base class's `__init__` (`super().__init__(model,
+    train_loader)`), which keeps it under its own name: what the methods of the class and of its
+    bases do with `self.<name>` (`for x, y in self.val_loader` in the base's `evaluate`) says what it is."""
+    methods = [node for name, node in methods_of(tree, class_name).items() if name != "__init__"]
+    in_methods = uses(ast.Module(body=methods + _base_methods(cls), type_ignores=[]))
+    for name, use in list(found.items()):
+        handed_on = use.fed_to and all(callee.startswith("super") or callee.endswith("__init__")
+                                       for callee in use.fed_to)
+        if handed_on and not (use.called or use.methods or use.iterated or use.indexed or use.arithmetic
+                              or use.torch_argument) and in_methods.get(f"self.{name}", Use()).seen:
+            found[name] = in_methods[f"self.{name}"]
+
+
+def _base_methods(cls: type) -> list:
+    """The methods (but `__init__`) of the class's bases that the project defines, parsed from their source."""
+    found = []
+    for base in cls.__mro__[1:]:
+        if (getattr(base, "__module__", "") or "").split(".")[0] in _PLAIN_BASES:
+            continue
+        try:
+            node = ast.parse(textwrap.dedent(inspect.getsource(base))).body[0]
+        except (OSError, TypeError, SyntaxError, IndexError):
+            continue
+        found += [item for item in getattr(node, "body", []) if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and item.name != "__init__"]
+    return found
 
 
 def _only_stored(function: ast.AST, name: str) -> bool:
