@@ -68,8 +68,12 @@ def argument_roles(function: FunctionFacts, known_optimizers: dict, call_sites: 
         if not trained:
             trained, how = _by_structure(order, step_orders, backwards, function, networks, discriminators,
                                          generators), "structure"
-        if not trained:
-            trained, how = _by_name(key, networks), "names"
+            named = _by_name(key, networks)
+            if named and not named & trained:
+                # `G_optimizer` steps `G_model_train`, whatever the structure suggests: a generator step
+                # whose loss also holds a frozen network judging real and fake (a perceptual VGG)
+                # looks like a discriminator's.
+                trained, how = named, "names"
         if trained:
             roles.optimizers[key] = trained
             roles.how[key] = how
@@ -227,7 +231,13 @@ def network_stem(name: str) -> str:
     text = name.rpartition(".")[2].lower()
     if text.startswith("net") and len(text) > 3:
         text = text[3:]
-    return text.strip("_")
+    # `G_model_train`, `model_D`: words that say "a network", not which one.
+    words = [word for word in text.split("_") if word]
+    kept = [word for word in words if word not in NETWORK_WORDS]
+    return "_".join(kept) if kept else text.strip("_")
+
+
+NETWORK_WORDS = {"model", "net", "network", "module", "train"}
 
 
 def network_role(name: str) -> Optional[str]:
