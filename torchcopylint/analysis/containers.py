@@ -191,18 +191,26 @@ class FunctionContainers:
                     return False
         return True
 
-    @staticmethod
-    def _starts_over(accumulation: Accumulation, binding: Binding) -> bool:
+    def _starts_over(self, accumulation: Accumulation, binding: Binding, depth: int = 0) -> bool:
         """Does this assignment of the holder start the accumulator over? A new empty container or a
         number; for a running sum, any value that does not read the sum (`total = torch.zeros(())`):
-        the sum's previous value, and what it held, is dropped."""
+        the sum's previous value, and what it held, is dropped. Also one that reads the sum only
+        where an assignment before it already did so (`kt = float(kt)`, then `kt = min(1., kt)`)."""
         if _is_fresh(binding.value):
             return True
         if accumulation.container or binding.value is None:
             return False
+
+        def reads_the_sum(node) -> bool:
+            if type(node) is not cst.Name or node.value != binding.name:
+                return False
+            earlier = self.function.bindings_at(node)
+            return depth >= 3 or not earlier or not all(
+                other.kind == "assign" and other is not binding and self._starts_over(accumulation, other, depth + 1)
+                for other in earlier)
+
         # `total = total.detach()`, `total = float(total)`: the same number, without the graphs.
-        return not _reads_attached(binding.value, lambda node: type(node) is cst.Name
-                                   and node.value == binding.name)
+        return not _reads_attached(binding.value, reads_the_sum)
 
     def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
         """An assignment of the same `self.` attribute that does not read its previous value
