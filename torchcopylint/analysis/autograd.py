@@ -566,8 +566,12 @@ class GradFlow:
         a parameterless torch.nn module (a loss, an activation) passes its inputs' grad on; a
         network of unknown class is assumed to have trainable parameters (ASSUMED grounds)."""
         key = module_key(call.func)
-        if key is None or key in self._frozen_modules():
+        if key is None:
             return None
+        if key in self._frozen_modules():
+            # Frozen parameters, but the graph of what it is given runs through it (a perceptual
+            # loss's VGG on the generator's output).
+            return self._any_of(arguments, function, depth)
         if key in self._trained_modules():
             return GradOrigin(f"the output of `{key}`, a module an optimizer in this file trains", call)
         values = self._module_values(call.func, function)
@@ -575,6 +579,10 @@ class GradFlow:
             return GradOrigin(f"the output of `{key}`, a module with trainable parameters", call)
         if values and all(self._is_torch_module(value) for value in values):
             return self._any_of(arguments, function, depth)
+        if self._unknown_network(call.func, function) is not None or self.facts.calls_a_module(call, function):
+            given = self._any_of(arguments, function, depth)
+            if given is not None and given.grounds == SEEN:
+                return given  # what it is given requires grad: so does its output, whatever its parameters
         why = self._unknown_network(call.func, function)
         if why is not None:
             return GradOrigin(f"the output of `{key}`", call, grounds=ASSUMED,
@@ -676,7 +684,15 @@ class GradFlow:
         if type(func) is cst.Attribute and func.attr.value in SELF_RETURNING_MODULE_METHODS:
             if func.attr.value == "requires_grad_" and value.args and _is_false(value.args[0].value):
                 return None  # switched off: frozen
-            return self._network_made_by(func.value, name, function, depth + 1)
+            made = self._network_made_by(func.value, name, function, depth + 1)
+            built = func.value
+            callee = dotted_name(built.func) if type(built) is cst.Call else None
+            if made is None and callee and "." in callee and callee.rpartition(".")[2][:1].isupper() \
+                    and self.facts.names.qualified_name(built.func) is None and not NOT_NETWORK_CLASS.search(callee):
+                # `vgg.VGG16().to(device)`: an instance of a project's class, moved to a device as
+                # networks are (a tensor is not built by a class of the project).
+                return f"a network built by `{callee}(...)` and moved with `.{func.attr.value}()` does"
+            return made
         callee = dotted_name(func)
         if callee is None or callee in self.facts.classes or callee in self.facts.module_functions:
             return None  # a class or factory of this file: what it builds is in sight
@@ -728,6 +744,11 @@ class GradFlow:
         return False
 
     def _is_torch_module(self, value) -> bool:
+        # `nn.MSELoss().to(device)`: moving a module returns it.
+        while type(value) is cst.Call and type(value.func) is cst.Attribute \
+                and value.func.attr.value in ("to", "cuda", "cpu", "eval", "train") \
+                and self.facts.names.qualified_name(value.func) is None:
+            value = value.func.value
         if type(value) is not cst.Call:
             return False
         qualified = self.facts.names.qualified_name(value.func) or ""
