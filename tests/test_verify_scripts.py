@@ -493,6 +493,44 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 
+def test_figure_settings_matplotlib_no_longer_has_and_styles_it_cannot_read_are_ignored(tmp_path: Path):
+    # Neuromatch-derived course notebooks set `mpl_toolkits.legacy_colorbar` (removed in matplotlib
+    # 3.6) and load their style from a URL: figure settings, which never decide a claim.
+    pytest.importorskip("matplotlib")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notebook.py").write_text("print('hi')\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        from torchcopylint.verify import legacy, sandbox, script
+        sandbox.install({str(project)!r}, {str(project / "notebook.py")!r})
+        legacy.install_old_apis()
+        script.begin()
+        import sys
+        print("imported before:", "matplotlib" in sys.modules)
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        plt.rcParams.update({{"figure.figsize": (8, 6)}})
+        plt.rcParams["mpl_toolkits.legacy_colorbar"] = False
+        plt.style.use("https://raw.githubusercontent.com/example/course/master/course.mplstyle")
+        print("figsize:", list(plt.rcParams["figure.figsize"]))
+        try:
+            plt.rcParams["lines.linewidth"] = "wide"
+        except ValueError:
+            print("a wrong value still fails")
+        print("notes:", script.stood_in())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "imported before: False" in out and "figsize: [8.0, 6.0]" in out, out
+    assert "a wrong value still fails" in out, out
+    for part in ("matplotlib's setting `mpl_toolkits.legacy_colorbar`, which it no longer has, was ignored",
+                 "a matplotlib style that could not be read (a download, a missing file) was not applied"):
+        assert part in out, out
+
+
 def test_a_python_2_sibling_mixing_tabs_and_spaces_imports_as_python_2_read_it(tmp_path: Path):
     # `def forward` indented with spaces, its body with a tab (eight columns for Python 2).
     (tmp_path / "layers.py").write_text("class Net(object):\n    def forward(self, x):\n\ty = x * 2\n\treturn y\n",

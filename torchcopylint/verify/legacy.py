@@ -21,7 +21,8 @@ NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
 next multiple of eight, as Python 2 read it; Python 3 raises TabError); SciPy's removed image writers
-(`scipy.misc.imsave`) write nothing. Code that runs today meets none of them.
+(`scipy.misc.imsave`) write nothing; matplotlib settings it has removed and styles it cannot read
+(a URL) are ignored. Code that runs today meets none of them.
 """
 
 from __future__ import annotations
@@ -154,6 +155,74 @@ def install_old_apis() -> None:
     _numpy_aliases()
     _tabs_as_python_2()
     _scipy_image_writers()
+    _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _after_import(name: str, patch) -> None:
+    """Run `patch(module)` once the code imports the package `name` (now, if it did already): the
+    child does not pay for importing a package the code never uses."""
+    import importlib.abc
+    import importlib.machinery
+    import sys
+
+    if name in sys.modules:
+        patch(sys.modules[name])
+        return
+
+    class AfterImport(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path, target=None):
+            if fullname != name:
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+                return spec
+            execute = spec.loader.exec_module
+
+            def exec_module(module):
+                execute(module)
+                patch(module)
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, AfterImport())
+
+
+def _tolerant_figure_settings(matplotlib) -> None:
+    """Figure settings never decide a claim: an rcParam that matplotlib has since removed
+    (`plt.rcParams["mpl_toolkits.legacy_colorbar"] = False`, in every Neuromatch-derived notebook)
+    is ignored instead of raising KeyError, and a style that cannot be read (a URL the sandbox
+    refuses, a file not there) leaves the default look. Each is named in the evidence."""
+    from torchcopylint.verify import script
+
+    params = getattr(matplotlib, "RcParams", None)
+    if params is not None and not getattr(params.__setitem__, "tolerant", False):
+        today = params.__setitem__
+
+        def __setitem__(self, key, value):
+            try:
+                today(self, key, value)
+            except KeyError:
+                script.note(f"matplotlib's setting `{key}`, which it no longer has, was ignored")
+
+        __setitem__.tolerant = True
+        params.__setitem__ = __setitem__
+    try:
+        import matplotlib.style as style
+    except Exception:  # noqa: BLE001 - a broken install: the code's own use of it reports that
+        return
+    if not getattr(style.use, "tolerant", False):
+        use = style.use
+
+        def tolerant_use(*args, **kwargs):
+            try:
+                return use(*args, **kwargs)
+            except OSError:
+                script.note("a matplotlib style that could not be read (a download, a missing file) was not applied")
+                return None
+
+        tolerant_use.tolerant = True
+        style.use = tolerant_use
 
 
 def _scipy_image_writers() -> None:
