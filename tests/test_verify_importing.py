@@ -64,6 +64,33 @@ def test_package_init_is_the_package_itself(tmp_path: Path):
     assert (context.package, context.module_name) == ("pkg.sub", "pkg.sub")
 
 
+@pytest.mark.parametrize("imports, depth", [
+    ("from utils.utils import get_lr\n", 1),          # absolute, through its own folder's name
+    ("from .utils import get_lr\n", 1),               # relative: only a package's module can
+    ("from nets.utils.utils import get_lr\n", 2),     # two folders deep
+])
+def test_a_file_whose_imports_name_its_folder_is_a_module_of_that_namespace_package(
+        tmp_path: Path, imports: str, depth: int):
+    # bubbliiiing's GAN repositories: `utils/utils_fit.py` (no `__init__.py`) imports `utils.utils`,
+    # as it runs from the folder above. With `utils/` on the path, `utils` is `utils/utils.py`.
+    _touch(tmp_path / "nets" / "utils" / "utils.py")
+    module = tmp_path / "nets" / "utils" / "utils_fit.py"
+    module.write_text(f"import torch\n{imports}", encoding="utf-8")
+    context = import_context(str(module))
+    package = ["nets", "utils"][-depth:]
+    assert (context.package, context.module_name) == (".".join(package), ".".join(package + ["utils_fit"]))
+    assert context.search_path[0] == str(module.parents[depth])
+    assert str(module.parent) not in context.search_path
+
+
+def test_a_script_that_imports_its_siblings_stays_a_script(tmp_path: Path):
+    _touch(tmp_path / "gans" / "models.py")
+    script = tmp_path / "gans" / "train.py"
+    script.write_text("import torch\nfrom models import Generator\nimport os.path\n", encoding="utf-8")
+    context = import_context(str(script))
+    assert context.package is None and context.search_path[0] == str(script.parent)
+
+
 def test_project_root_its_src_and_configured_folders_follow(tmp_path: Path):
     _touch(tmp_path / "pyproject.toml")
     (tmp_path / "src").mkdir()

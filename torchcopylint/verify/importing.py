@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import types
 from dataclasses import dataclass
@@ -55,6 +56,12 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
     while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
         packages.insert(0, os.path.basename(top))
         top = os.path.dirname(top)
+    namespace = False
+    if not packages:
+        packages = _namespace_packages(path, folder)
+        namespace = bool(packages)
+        for _ in packages:
+            top = os.path.dirname(top)
     stem = os.path.splitext(os.path.basename(path))[0]
     package = ".".join(packages) or None
     module_name = None
@@ -68,10 +75,43 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
     if root is not None:
         search += [root, os.path.join(root, "src")]
     search += [os.path.abspath(entry) for entry in extra_paths]
-    if package is not None:
+    if package is not None and not namespace:
+        # (Not for a namespace package: a module of the folder named as the package would shadow it.)
         search.append(folder)
     unique = tuple(dict.fromkeys(entry for entry in search if os.path.isdir(entry)))
     return ImportContext(package, module_name, unique)
+
+
+_ABSOLUTE_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w.]*))", re.M)
+
+
+def _namespace_packages(path: str, folder: str) -> list[str]:
+    """The folders (innermost last) a file without `__init__.py` sits in as a namespace package: those
+    its own absolute imports name (`utils/utils_fit.py` importing `from utils.utils import get_lr` is
+    run from the folder above `utils/`; with `utils/` itself on the path, `utils` would be the
+    module `utils/utils.py` and `utils.utils` no module at all), or as many as its relative imports
+    climb (`from .utils import get_lr`)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(200_000)
+    except OSError:
+        return []
+    trail = os.path.abspath(folder).split(os.sep)[1:]
+    best: list[str] = []
+    for match in _ABSOLUTE_IMPORT.finditer(text):
+        parts = (match.group(1) or match.group(2)).split(".")[:-1]
+        for count in range(len(parts), 0, -1):
+            if count <= len(trail) and trail[-count:] == parts[:count] and count > len(best):
+                best = parts[:count]
+                break
+    # `from .utils import get_lr`: only a package's module can import relatively, as deep as its dots say.
+    dots = max((len(match.group(1)) for match in _RELATIVE_IMPORT.finditer(text)), default=0)
+    if dots > len(best) and dots <= len(trail):
+        best = trail[-dots:]
+    return best
+
+
+_RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)", re.M)
 
 
 def project_root(folder: str) -> Optional[str]:
