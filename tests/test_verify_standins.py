@@ -670,3 +670,15 @@ def test_a_method_filling_a_container_the_flagged_one_reads_and_init_leaves_empt
         ("train_teacher", "as it fills `self.anchors`, which `train_student` reads, and nothing `train_student` runs does")]
     assert preparations(tree, "Distiller", "report") == []
     assert preparations(tree, "Keeps", "read") == []
+
+
+def test_a_name_equal_to_arithmetic_with_a_number_is_a_number():
+    # bubbliiiing's `fit_one_epoch(..., epoch, epoch_step, gen, Epoch, ...)`: `Epoch` is only printed
+    # and compared with `epoch + 1`.
+    kinds = _kinds("""
+        def fit_one_epoch(epoch, Epoch, save_period):
+            print('Epoch:' + str(epoch + 1) + '/' + str(Epoch))
+            if (epoch + 1) % save_period == 0 or epoch + 1 == Epoch:
+                return True
+        """, ["epoch", "Epoch", "save_period"])
+    assert kinds["Epoch"] in ("count", "int", "float"), kinds

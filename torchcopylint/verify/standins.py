@@ -328,6 +328,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     use(side).numbers.append(number)
                     if type(number) is int and number not in use(side).compared:
                         use(side).compared.append(number)  # `if optimizer_idx == 1:`: one of the values it is told
+                elif _key(side) and isinstance(other, ast.BinOp) and (_is_number(other.left) or _is_number(other.right)):
+                    use(side).number_arithmetic = True  # `epoch + 1 == Epoch`: a number, as what it equals is
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None \
                 and _key(node.left):
