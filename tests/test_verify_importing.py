@@ -83,6 +83,16 @@ def test_a_file_whose_imports_name_its_folder_is_a_module_of_that_namespace_pack
     assert str(module.parent) not in context.search_path
 
 
+def test_folders_a_script_puts_on_sys_path_itself_are_searched(tmp_path: Path):
+    (tmp_path / "gan" / "utils").mkdir(parents=True)
+    script = tmp_path / "gan" / "began.py"
+    script.write_text("import os, sys\nsys.path.append('utils')\nsys.path.insert(0, \"../shared\")\nfrom data import *\n",
+                      encoding="utf-8")
+    context = import_context(str(script))
+    assert context.search_path[:2] == (str(script.parent), str(script.parent / "utils")), context.search_path
+    assert str(tmp_path / "shared") not in context.search_path  # not there: left out
+
+
 def test_a_script_that_imports_its_siblings_stays_a_script(tmp_path: Path):
     _touch(tmp_path / "gans" / "models.py")
     script = tmp_path / "gans" / "train.py"

@@ -75,6 +75,7 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
     if root is not None:
         search += [root, os.path.join(root, "src")]
     search += [os.path.abspath(entry) for entry in extra_paths]
+    search += _appended_folders(path, folder)
     if package is not None and not namespace:
         # (Not for a namespace package: a module of the folder named as the package would shadow it.)
         search.append(folder)
@@ -109,6 +110,20 @@ def _namespace_packages(path: str, folder: str) -> list[str]:
     if dots > len(best) and dots <= len(trail):
         best = trail[-dots:]
     return best
+
+
+_PATH_APPEND = re.compile(r"""sys\.path\.(?:append|insert)\(\s*(?:-?\d+\s*,\s*)?[rRuU]?(['"])([^'"\n]+)\1\s*\)""")
+
+
+def _appended_folders(path: str, folder: str) -> list[str]:
+    """Folders the file puts on `sys.path` itself (`sys.path.append('utils')` before `from nets import *`),
+    relative ones read from the file's folder, where the script is run from."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(200_000)
+    except OSError:
+        return []
+    return [os.path.normpath(os.path.join(folder, match.group(2))) for match in _PATH_APPEND.finditer(text)]
 
 
 _RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)", re.M)
