@@ -160,6 +160,19 @@ class ModuleFacts(CalleeEffects, Callees):
     def class_of(self, function: cst.FunctionDef) -> Optional[ClassFacts]:
         return self._class_of_function.get(function)
 
+    def _is_autograd_function(self, facts: ClassFacts, seen: Optional[set] = None) -> bool:
+        """Does the class derive from torch.autograd.Function, directly or through classes in this file?"""
+        seen = seen or set()
+        for base in facts.node.bases:
+            if self.names.qualified_name(base.value) in ("torch.autograd.Function", "torch.autograd.function.Function"):
+                return True
+            local = self.classes.get(dotted_name(base.value) or "")
+            if local is not None and local.name not in seen:
+                seen.add(local.name)
+                if self._is_autograd_function(local, seen):
+                    return True
+        return False
+
     def is_module_class(self, facts: ClassFacts, seen: Optional[set] = None) -> bool:
         """Does the class derive from torch.nn.Module, directly or through classes in this file?"""
         seen = seen or set()
@@ -185,6 +198,9 @@ class ModuleFacts(CalleeEffects, Callees):
         facts = FunctionFacts(node, name, owner.name if owner else None)
         if type(node) is cst.FunctionDef:
             facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
+            if facts.decorated_grad_enabled is None and node.name.value == "forward" and owner is not None \
+                    and self._is_autograd_function(owner):
+                facts.decorated_grad_enabled = False  # autograd runs a Function's forward with grad mode off
         self._in_progress.add(node)
         walker = FunctionWalker(facts, self.names, self.typing,
                                 _BoundCallees(self, owner, in_function=node in self._top_functions()))
