@@ -5,6 +5,8 @@ tests/test_catalog.py compares these tables with the installed torch so they can
 
 from __future__ import annotations
 
+from typing import Optional
+
 # Any in-place write spells one of these, so a file with none cannot hold one (the prefilter's
 # triggers of the rules about in-place writes). The engine matches them token-wise (`x.add_ (1)`,
 # `x[0]  = v`, `out = c` match too). Every augmented assignment counts ("**=" and "//=" contain
@@ -110,6 +112,12 @@ INIT_FUNCTIONS = frozenset({
     "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
     "orthogonal_", "sparse_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
 })
+
+
+def writes_without_grad(qualified: Optional[str]) -> bool:
+    """`nn.init.normal_(w)`: torch.nn.init's functions fill their tensor under their own no_grad, so
+    their write is no in-place op autograd sees (not on a leaf either)."""
+    return qualified is not None and qualified.startswith("torch.nn.init.")
 
 
 def written_arguments(qualified: str) -> tuple:

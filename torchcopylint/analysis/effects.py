@@ -33,7 +33,7 @@ from torchcopylint.analysis.aliasing import (
     goes_through_detach,
     root_name,
 )
-from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT
+from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT, writes_without_grad
 from torchcopylint.analysis.classes import ClassFacts
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
@@ -295,7 +295,9 @@ class CalleeEffects:
             writes = [event for event in sure if _runs_always(event, always_run)]
             if writes:
                 without_grad = without_grad and (facts.decorated_grad_enabled is False or all(
-                    facts.grad_mode.get(event.statement) is False or event.without_grad for event in writes))
+                    facts.grad_mode.get(event.statement) is False or event.without_grad
+                    or (type(event.node) is cst.Call and writes_without_grad(self.names.qualified_name(event.node.func)))
+                    for event in writes))
                 inline = _uses_beyond_writes(facts, binding, writes)
                 through = {self._detached_access(facts, event.target, inline=inline) for event in writes}
                 entries.append(WrittenArgument(position, name, "sure",

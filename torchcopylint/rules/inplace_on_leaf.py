@@ -14,7 +14,7 @@ from torchcopylint.analysis.aliasing import (
     parameter_requires_grad,
     root_name,
 )
-from torchcopylint.analysis.catalog import is_inplace_method_name
+from torchcopylint.analysis.catalog import is_inplace_method_name, writes_without_grad
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.parameters import parameter_writes
 from torchcopylint.analysis.training import parameter_owners
@@ -131,10 +131,8 @@ def _is_inplace_call(target) -> bool:
 
 
 def _is_initializer(event: InplaceEvent, facts: ModuleFacts) -> bool:
-    # nn.init.* functions write under their own no_grad.
     node = event.node
-    qualified = facts.names.qualified_name(node.func) if isinstance(node, cst.Call) else None
-    return qualified is not None and qualified.startswith("torch.nn.init.")
+    return isinstance(node, cst.Call) and writes_without_grad(facts.names.qualified_name(node.func))
 
 
 def _leaf_written(event: InplaceEvent, function: FunctionFacts, facts: ModuleFacts):
