@@ -471,6 +471,9 @@ def _same_or_within(kept: tuple, backpropagated: tuple) -> bool:
 
 
 def _detached(value) -> bool:
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Modulo) \
+            and isinstance(value.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True  # `'errD: %.2f' % errD`: a string, which holds no graph
     while True:
         if isinstance(value, cst.Call):
             func = value.func
