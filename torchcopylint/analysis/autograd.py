@@ -67,7 +67,7 @@ from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
-from torchcopylint.analysis.torchnames import dotted_name
+from torchcopylint.analysis.torchnames import dotted_name, loss_function_name
 from torchcopylint.analysis.training import backward_calls, module_key, modules_by_use
 
 # torch.<name>(...) whose result requires grad when one of its tensor arguments does. Factories,
@@ -498,7 +498,7 @@ class GradFlow:
                 found = self._of(joined, function, grad_enabled, depth + 1)
                 shown = dotted_name(expr.func) or "torch.cat"
                 return replace(found, via=(f"`{shown}(...)`",) + found.via) if found is not None else None
-            if _loss_function_name(module_key(expr.func)):
+            if loss_function_name(module_key(expr.func)):
                 found = self._of_call(expr, function, depth)
                 return found if found is not None else self._loss_of(expr, function, depth)
         return _NOT_A_HOLDER
@@ -590,7 +590,7 @@ class GradFlow:
         if self.facts.calls_a_module(call, function):
             return GradOrigin(f"the output of `{key}`", call, grounds=POSSIBLE,
                               assumption=f"if `{key}` has parameters that require grad")
-        if self.holders and key not in NO_TENSOR_BUILTINS and not _loss_function_name(key):  # (`_holder_of`'s)
+        if self.holders and key not in NO_TENSOR_BUILTINS and not loss_function_name(key):  # (`_holder_of`'s)
             # `carries_graph` only, and only POSSIBLE: a callee the file does not show (a head taken
             # from a ModuleList in a loop, a function of unknown kind) may pass the graph of what it
             # is given on; a function of this file says which arguments reach what it returns.
@@ -1268,13 +1268,6 @@ NO_TENSOR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "repr", "r
 _NOT_A_HOLDER = object()  # `_holder_of`: "not one of the shapes only `carries_graph` follows"
 # Fields that are not a network output's tensors: gradients, detached data, names.
 NOT_GRAPH_FIELDS = frozenset({"grad", "data", "names", "is_cuda", "T_destination"})
-# Callee names that denote a loss function (`criterion`, `loss_fn`, `self.recon_loss`, `compute_loss`),
-# and name parts that say the callee reports on a loss instead (`loss_value`, `log_loss_stats`).
-LOSS_FUNCTION_NAME = re.compile(
-    r"^(criterion\w*|\w+_criterion|criteria|loss|losses|loss_?f(n|unc|unction)\w*|\w+_loss|"
-    r"(compute|calc|calculate|get)_loss\w*|objective)$")
-NOT_A_LOSS_PARTS = frozenset({"value", "values", "item", "items", "stat", "stats", "meter", "avg", "print", "record",
-                              "track", "history", "log", "logs", "logger", "plot", "show"})
 
 
 def _layers_in(value) -> list:
@@ -1293,15 +1286,6 @@ def _layers_in(value) -> list:
 
 def _is_self_attribute(expr) -> bool:
     return type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self"
-
-
-def _loss_function_name(key: Optional[str]) -> bool:
-    """`criterion`, `self.loss_fn`, `mse_loss`, `recon_criterion`: a callee named as a loss function
-    (whose value is computed from its inputs)."""
-    if not key:
-        return False
-    last = key.rpartition(".")[2].lower()
-    return bool(LOSS_FUNCTION_NAME.match(last)) and not NOT_A_LOSS_PARTS & set(last.split("_"))
 
 
 def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.syntax import child_nodes
-from torchcopylint.analysis.torchnames import dotted_name
+from torchcopylint.analysis.torchnames import dotted_name, loss_function_name
 
 DISCRIMINATOR_STEMS = frozenset({"d", "disc", "dis", "discriminator", "critic"})
 GENERATOR_STEMS = frozenset({"g", "gen", "generator"})
@@ -87,7 +87,8 @@ def _network_calls(function: FunctionFacts, parameters: set) -> dict:
         func = call.func
         if type(func) is cst.Attribute and func.attr.value == "forward":
             func = func.value
-        if type(func) is cst.Name and func.value in parameters and call.args:
+        # `criterion(logits, labels)` is a loss, which no optimizer trains: it judges nothing.
+        if type(func) is cst.Name and func.value in parameters and call.args and not loss_function_name(func.value):
             bindings = function.bindings_at(func)
             if bindings and all(binding.kind == "param" for binding in bindings):
                 found.setdefault(func.value, []).append(call)

@@ -1401,6 +1401,14 @@ def _may_be_network(call: cst.Call, facts) -> bool:
         func = func.value
     if facts.names.qualified_name(func) is not None:
         return False
+    if type(func) is cst.Attribute and func.attr.value[:1].isupper():
+        root = func
+        while type(root) is cst.Attribute:
+            root = root.value
+        module_level = facts.function_facts(facts.module)
+        bindings = [binding for binding in module_level.bindings if type(root) is cst.Name and binding.name == root.value]
+        if bindings and all(binding.kind == "import" for binding in bindings):
+            return False  # `generator.Generator(...)`: a class of an imported module, built, not a network run
     return type(func) in (cst.Name, cst.Subscript, cst.Attribute)
 
 

@@ -7,6 +7,7 @@ Resolved from the module's own import statements, so that no metadata provider
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import re
 from typing import Optional, Union
 
 import libcst as cst
@@ -151,3 +152,21 @@ def _reads_name(module: cst.Module, name: str) -> bool:
     """Does the module spell `name.` anywhere? (Asked only of a module with a star import and no
     import of torch: rare, so rendering its code is cheap enough.)"""
     return f"{name}." in module.code
+
+
+# Callee names that denote a loss function (`criterion`, `loss_fn`, `self.recon_loss`, `compute_loss`),
+# and name parts that say the callee reports on a loss instead (`loss_value`, `log_loss_stats`).
+LOSS_FUNCTION_NAME = re.compile(
+    r"^(criterion\w*|\w+_criterion|criteria|loss|losses|loss_?f(n|unc|unction)\w*|\w+_loss|"
+    r"(compute|calc|calculate|get)_loss\w*|objective)$")
+NOT_A_LOSS_PARTS = frozenset({"value", "values", "item", "items", "stat", "stats", "meter", "avg", "print", "record",
+                              "track", "history", "log", "logs", "logger", "plot", "show"})
+
+
+def loss_function_name(key: Optional[str]) -> bool:
+    """`criterion`, `self.loss_fn`, `mse_loss`, `recon_criterion`: a callee named as a loss function
+    (whose value is computed from its inputs)."""
+    if not key:
+        return False
+    last = key.rpartition(".")[2].lower()
+    return bool(LOSS_FUNCTION_NAME.match(last)) and not NOT_A_LOSS_PARTS & set(last.split("_"))
