@@ -311,6 +311,24 @@ def test_call_sites_say_how_each_input_of_a_network_is_made():
         (("z", "c"), ("torch.randn(batch_size, Z_DIM)", "F.one_hot(labels, N_CLASSES).float()"))]
 
 
+def test_a_missing_easydict_holds_a_configuration_as_easydict_does():
+    # DM-GAN, ControlGAN and many research repositories keep their configuration in an EasyDict.
+    import copy
+
+    from torchcopylint.verify.noops import NoOpModule, is_no_op
+
+    assert is_no_op("easydict")
+    EasyDict = NoOpModule("easydict").EasyDict
+    cfg = EasyDict({"TRAIN": {"LR": 2e-4, "STAGES": [{"size": 64}]}}, GPU_ID=0)
+    cfg.TRAIN.BATCH_SIZE = 16
+    cfg.update({"TREE": {"BRANCH_NUM": 3}})
+    assert cfg.TRAIN.LR == 2e-4 and cfg["TRAIN"]["BATCH_SIZE"] == 16 and cfg.TRAIN.STAGES[0].size == 64
+    assert cfg.TREE.BRANCH_NUM == 3 and cfg.GPU_ID == 0 and isinstance(cfg, dict)
+    assert copy.deepcopy(cfg).TRAIN.BATCH_SIZE == 16
+    with pytest.raises(AttributeError):
+        cfg.MISSING
+
+
 def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     from torchcopylint.verify.absent import AbsentName, AbsentPackageUsed
     from torchcopylint.verify.noops import NoOpModule, is_no_op
@@ -670,6 +688,16 @@ def test_a_trainer_handing_its_loaders_to_a_base_of_another_module_is_built_as_t
     verdict = _verdict(scripts_verified, "distil_trainer.py", "history.append((loss, accuracy))", "TCL007")
     assert verdict.status == "confirmed", verdict
     for part in ("every iteration's graph stays alive", "`train_teacher()` was run first, as it fills `self.anchors`"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+def test_a_loader_whose_batches_a_loop_takes_whole_yields_inputs_alone_for_a_reconstructing_network(
+        scripts_verified):
+    # `for x in dataloader: x.to(device)`: a dataset of images alone. Pairs fail (`tuple` has no `.to`);
+    # batches of one tensor, and networks that reconstruct their input, run the step.
+    verdict = _verdict(scripts_verified, "vae_inputs_alone.py", "loss_sum += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    for part in ("dataloader = 4 batches of (4, 8) float32", "batches of inputs alone, networks reconstructing them"):
         assert part in verdict.evidence, verdict.evidence
 
 

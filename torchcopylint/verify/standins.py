@@ -1031,6 +1031,14 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     variants = [StandIns("stand-ins", base, device)]
     if "loader" in base.kinds.values():
         variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
+        alone = {name: 1 for name, kind in base.kinds.items() if kind == "loader" and base.unpacked.get(name) == 0}
+        if alone:
+            # `for x in dataloader: model(x.to(device))`: a dataset of images alone (a VAE's, an
+            # autoencoder's) yields batches of one tensor, not (inputs, labels) pairs; with no labels
+            # to predict, the networks reconstruct what they are given.
+            variants.append(StandIns("stand-ins (batches of inputs alone, networks reconstructing them)",
+                                     replace(base, unpacked={**base.unpacked, **alone},
+                                             outputs={name: base.sample for name in base.outputs}), device))
     # A flag or a mode the code branches on: each other value, one at a time.
     for name, kind in base.kinds.items():
         if kind == "bool":
