@@ -29,7 +29,7 @@ PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
-    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources",
+    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -175,6 +175,44 @@ class ProgressBar:
         return NoOp(f"{self._name}().{attribute}")
 
 
+class AttributeDict(dict):
+    """`easydict.EasyDict`, for a configuration (`cfg = EasyDict(); cfg.TRAIN.LR = 2e-4`): a dict whose
+    keys are also attributes, nested dicts (and those in lists) made so too."""
+
+    def __init__(self, values=None, **more):
+        super().__init__()
+        self.update(values, **more)
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, _attribute_dicts(value))
+
+    def __setattr__(self, key, value):
+        self[key] = value
+
+    def __getattr__(self, key):
+        if key.startswith("__") and key.endswith("__"):
+            raise AttributeError(key)
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __delattr__(self, key):
+        del self[key]
+
+    def update(self, values=None, **more):
+        for key, value in {**dict(values or {}), **more}.items():
+            self[key] = value
+
+
+def _attribute_dicts(value):
+    if isinstance(value, dict) and not isinstance(value, AttributeDict):
+        return AttributeDict(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_attribute_dicts(item) for item in value)
+    return value
+
+
 class NoOpBase:
     """A base class from a no-op package (`class Logger(SummaryWriter)`): its methods do nothing."""
 
@@ -211,6 +249,8 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_create_model
         if name in ("timm.list_models", "timm.models.list_models"):
             return backbones.timm_list_models
+        if name == "easydict.EasyDict":
+            return AttributeDict  # a configuration's container: it must hold what the code puts in it
         # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
         if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
             return getattr(backbones.ModelsNamespace(self.__name__, AbsentName), attribute)
