@@ -701,6 +701,14 @@ def test_a_loader_whose_batches_a_loop_takes_whole_yields_inputs_alone_for_a_rec
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_a_discriminator_of_two_inputs_passes_a_gradient_back_through_the_second_one(scripts_verified):
+    # `D(images, E(images))`: a stand-in network that read only its first input hid the encoder's graph
+    # and refuted this true claim (fresh15's EfficientGAN). Every input of a stand-in reaches its output.
+    verdict = _verdict(scripts_verified, "efficientgan_encoder.py", "d_out_real, _ = D(images, z_out_real)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "the gradient went back through `z_out_real` itself" in verdict.evidence, verdict.evidence
+
+
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_sequential.py", "d_fake = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict

@@ -443,7 +443,10 @@ def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
 
 
 class StandInNet(nn.Module):
-    """A small network that reads any input: the first tensor, pooled to FEATURES values, then a Linear."""
+    """A small network that reads any input: each tensor of the first one's batch, pooled to FEATURES
+    values and summed, then a Linear. Every input reaches the output, so a gradient can flow back
+    through any of them (`D(x, E(x))`: a stand-in that read only `x` would hide the encoder's graph
+    and refute a true claim)."""
 
     def __init__(self, out_shape: tuple, returns: int = 0):
         super().__init__()
@@ -455,8 +458,10 @@ class StandInNet(nn.Module):
         tensor = _first_tensor([*inputs, *keywords.values()])  # a batch of (inputs, targets) too
         if tensor is None:
             raise TypeError("the stand-in network got no tensor")
-        flat = tensor.float().reshape(tensor.shape[0], -1) if tensor.dim() > 1 else tensor.float().unsqueeze(1)
-        pooled = F.adaptive_avg_pool1d(flat.unsqueeze(1), FEATURES).squeeze(1)
+        pooled = _pooled(tensor)
+        for other in _tensors([*inputs, *keywords.values()])[1:]:
+            if other.dim() > 0 and other.shape[0] == tensor.shape[0] and other.is_floating_point():
+                pooled = pooled + _pooled(other)
         output = self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
         if self.returns > 1:
             # The extra values (features, class logits, attention maps): FEATURES wide, computed from the
@@ -468,6 +473,22 @@ class StandInNet(nn.Module):
     def describe(self) -> str:
         shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape)) or '1, flat'}"
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
+
+
+def _pooled(tensor: torch.Tensor) -> torch.Tensor:
+    flat = tensor.float().reshape(tensor.shape[0], -1) if tensor.dim() > 1 else tensor.float().unsqueeze(1)
+    return F.adaptive_avg_pool1d(flat.unsqueeze(1), FEATURES).squeeze(1)
+
+
+def _tensors(values: Any) -> list:
+    """Every tensor among the values, in order, inside tuples and lists too."""
+    found = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            found.append(value)
+        elif isinstance(value, (tuple, list)):
+            found += _tensors(value)
+    return found
 
 
 def _first_tensor(values: Any) -> Optional[torch.Tensor]:
