@@ -229,15 +229,31 @@ class DataPlan:
             if count >= limit:
                 self._stop(index, limit)
                 return
+            self._start_inner_loops_over(index)
             yield item
 
     def still(self, index: int, test: Any) -> bool:
+        """The test of a limited `while` loop. Its count starts over once the loop is left (its test
+        false, or the limit reached), and at each iteration of a limited loop around it: an episode's
+        `while not done:` inside the training loop runs again in the next episode, also when it was
+        left by `break`."""
         count = self._counts.get(index, 0)
         if test and count >= self._limit(index):
             self._stop(index, count)
+            self._counts[index] = 0
             return False
-        self._counts[index] = count + 1
+        self._counts[index] = count + 1 if test else 0
+        if test:
+            self._start_inner_loops_over(index)
         return test
+
+    def _start_inner_loops_over(self, index: int) -> None:
+        outer = self.loops.get(index)
+        if outer is None:
+            return
+        for inner in self.loops.values():
+            if inner.index != index and outer.line <= inner.line and inner.end_line <= outer.end_line:
+                self._counts.pop(inner.index, None)
 
     def _limit(self, index: int) -> int:
         loop = self.loops.get(index)
