@@ -21,7 +21,7 @@ import os
 import sys
 import types
 
-from torchcopylint.verify import amp, backbones
+from torchcopylint.verify import amp, backbones, environments
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.importing import WRAPPERS
 
@@ -30,6 +30,7 @@ PACKAGES = frozenset({
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
+    "gym", "gymnasium",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -251,6 +252,12 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_list_models
         if name == "easydict.EasyDict":
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
+        if name in ("gym.make", "gymnasium.make"):
+            return environments.maker(self.__name__)  # stand-in environments (verify/environments.py)
+        if name in ("gym.spaces.Discrete", "gymnasium.spaces.Discrete"):
+            return environments.Discrete
+        if name in ("gym.spaces.Box", "gymnasium.spaces.Box"):
+            return environments.Box
         # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
         if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
             return getattr(backbones.ModelsNamespace(self.__name__, AbsentName), attribute)

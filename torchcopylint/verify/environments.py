@@ -1,0 +1,130 @@
+"""Stand-in environments for reinforcement-learning code whose `gym` (or `gymnasium`) is missing.
+
+Runs in the verification child process. A policy-gradient notebook's claim (log-probabilities
+appended with their graphs, a copied target network) is about what the agent does with the
+observations, not about the game: `gym.make("CartPole-v0")` is answered with an environment of
+CartPole's spaces (observations of 4 values, 2 actions) that returns random observations and ends
+each episode after a few steps. The spaces of the classic environments are known; another id gets
+CartPole's, and the evidence says so. `gym` answers with its old API (`obs = env.reset()`, four
+values from `step`), `gymnasium` with the new one (`obs, info = env.reset()`, five values).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+EPISODE_STEPS = 8
+# Environment family (the id before its version) -> (observation shape, or the count of discrete
+# observations; actions: a count for a discrete space, a shape for a continuous one).
+SPACES = {
+    "CartPole": ((4,), 2),
+    "MountainCar": ((2,), 3),
+    "MountainCarContinuous": ((2,), (1,)),
+    "Acrobot": ((6,), 3),
+    "Pendulum": ((3,), (1,)),
+    "LunarLander": ((8,), 4),
+    "LunarLanderContinuous": ((8,), (2,)),
+    "BipedalWalker": ((24,), (4,)),
+    "FrozenLake": (16, 4),
+    "Taxi": (500, 6),
+    "CliffWalking": (48, 4),
+}
+ATARI_SPACES = ((210, 160, 3), 6)
+
+
+class Discrete:
+    def __init__(self, n: int) -> None:
+        self.n, self.shape, self.dtype = n, (), np.int64
+
+    def sample(self) -> int:
+        return int(np.random.randint(self.n))
+
+    def contains(self, value) -> bool:
+        return 0 <= int(value) < self.n
+
+
+class Box:
+    def __init__(self, low=-1.0, high=1.0, shape: Optional[tuple] = None, dtype=np.float32) -> None:
+        self.shape = tuple(shape) if shape is not None else np.shape(low)
+        self.low = np.full(self.shape, low, dtype=dtype) if np.isscalar(low) else np.asarray(low, dtype)
+        self.high = np.full(self.shape, high, dtype=dtype) if np.isscalar(high) else np.asarray(high, dtype)
+        self.dtype = dtype
+
+    def sample(self):
+        return np.random.uniform(-1.0, 1.0, self.shape).astype(self.dtype)
+
+    def contains(self, value) -> bool:
+        return np.shape(value) == self.shape
+
+
+class _Spec:
+    def __init__(self, id: str) -> None:
+        self.id, self.max_episode_steps = id, EPISODE_STEPS
+
+
+class StandInEnvironment:
+    """Random observations of the environment's spaces; every episode ends after EPISODE_STEPS steps."""
+
+    def __init__(self, id: str, new_api: bool) -> None:
+        family = id.split("/")[-1].split("-v")[0]
+        observations, actions = SPACES.get(family) or (
+            ATARI_SPACES if "NoFrameskip" in id or id.startswith("ALE/") else SPACES["CartPole"])
+        self.observation_space = Discrete(observations) if isinstance(observations, int) else \
+            Box(-1.0, 1.0, observations, np.uint8 if len(observations) == 3 else np.float32)
+        self.action_space = Discrete(actions) if isinstance(actions, int) else Box(-1.0, 1.0, actions)
+        self.spec, self.new_api, self._steps = _Spec(id), new_api, 0
+        self._max_episode_steps = EPISODE_STEPS
+        self.unwrapped = self
+
+    def _observation(self):
+        space = self.observation_space
+        if isinstance(space, Discrete):
+            return space.sample()
+        if space.dtype == np.uint8:
+            return np.random.randint(0, 256, space.shape).astype(np.uint8)
+        return space.sample()
+
+    def reset(self, *args, **kwargs):
+        self._steps = 0
+        return (self._observation(), {}) if self.new_api else self._observation()
+
+    def step(self, action):
+        self._steps += 1
+        done = self._steps >= EPISODE_STEPS
+        observation, reward = self._observation(), float(np.random.uniform(-1.0, 1.0))
+        return (observation, reward, done, False, {}) if self.new_api else (observation, reward, done, {})
+
+    def seed(self, *args, **kwargs):
+        return [0]
+
+    def render(self, *args, **kwargs):
+        return None
+
+    def close(self):
+        return None
+
+    def describe(self) -> str:
+        observed = self.observation_space
+        shown = f"{observed.n} discrete observations" if isinstance(observed, Discrete) else \
+            f"observations of shape {observed.shape}"
+        acted = self.action_space
+        actions = f"{acted.n} actions" if isinstance(acted, Discrete) else f"actions of shape {acted.shape}"
+        return f"{shown}, {actions}, episodes of {EPISODE_STEPS} steps"
+
+
+def maker(package: str):
+    """`gym.make` / `gymnasium.make` for a missing package: stand-in environments, each named in the evidence."""
+
+    def make(id: str, *args, **kwargs) -> StandInEnvironment:
+        from torchcopylint.verify import script
+
+        environment = StandInEnvironment(str(id), new_api=package == "gymnasium")
+        family = str(id).split("/")[-1].split("-v")[0]
+        known = family in SPACES or environment.observation_space.shape == ATARI_SPACES[0]
+        script.note(f"`{package}.make({id!r})` ran as a stand-in environment of random "
+                    f"{'' if known else 'CartPole-like '}observations ({environment.describe()})")
+        return environment
+
+    return make
