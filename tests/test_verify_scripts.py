@@ -495,6 +495,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
             print("other use fails:", type(error).__name__)
         bce = nn.BCELoss()
         print("same numel:", round(bce(torch.full((4, 1), 0.5), torch.ones(4)).item(), 4))
+        print("integer target:", round(nn.BCEWithLogitsLoss()(torch.zeros(4), torch.full((4,), 1)).item(), 4))
         try:
             bce(torch.full((4, 2), 0.5), torch.ones(4))
         except ValueError:
@@ -519,11 +520,13 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "missing: <All keys matched successfully> True" in out, out
     assert "other use fails: TypeError" in out, out
     assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
+    assert "integer target: 0.6931" in out, out
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
     for part in ("the checkpoint `runs/absent.pth` the code loads was not read: `Linear` keeps its initial weights",
                  "the `SGD` optimizer keeps its fresh state", "Python 2's `itertools.izip` ran as `zip`",
                  "`torch.autograd.gradcheck.zero_gradients` (removed in torch 1.9) zeroed the gradients as it did",
-                 "`binary_cross_entropy` of an output and a target of other shapes but as many values"):
+                 "`binary_cross_entropy` of an output and a target of other shapes but as many values",
+                 "`binary_cross_entropy_with_logits` read its integer target as floats"):
         assert part in out, out
     assert "without SciPy" in out or "`scipy.misc.imsave` (removed in SciPy 1.2) wrote no image" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
@@ -738,6 +741,15 @@ def test_an_agent_of_a_missing_gym_runs_in_a_stand_in_environment_episode_after_
     for part in ("every iteration's graph stays alive", "`gym.make('CartPole-v0')` ran as a stand-in environment "
                  "of random observations (observations of shape (4,), 2 actions, episodes of 8 steps)"):
         assert part in verdict.evidence, verdict.evidence
+
+
+def test_the_network_a_wrapper_holds_is_the_stand_in_network_itself(scripts_verified):
+    # FACIL's approaches read the backbone of their network as `self.model.model` (DataParallel code
+    # reads `model.module`): on a stand-in network, the stand-in itself, said in the evidence.
+    verdict = _verdict(scripts_verified, "continual_wrapper.py", "p.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "the stand-in network's `.model` (a wrapped network) was the stand-in itself" in verdict.evidence, \
+        verdict.evidence
 
 
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):

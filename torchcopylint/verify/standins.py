@@ -442,6 +442,11 @@ def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
 # ------------------------------------------------------------------------ the stand-ins
 
 
+# Attributes that name the network a wrapper holds (DataParallel's `module`, a continual learner's
+# `model.model`, a detector's `backbone`): on a stand-in network, the stand-in itself.
+WRAPPED_NETWORK_NAMES = frozenset({"module", "model", "net", "network", "backbone", "base_model"})
+
+
 class StandInNet(nn.Module):
     """A small network that reads any input: each tensor of the first one's batch, pooled to FEATURES
     values and summed, then a Linear. Every input reaches the output, so a gradient can flow back
@@ -469,6 +474,19 @@ class StandInNet(nn.Module):
             features = pooled + output.reshape(tensor.shape[0], -1).mean(dim=-1, keepdim=True)
             return (output, *(features for _ in range(self.returns - 1)))
         return output
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name not in WRAPPED_NETWORK_NAMES:
+                raise
+        # `model.module` (DataParallel), `self.model.model` (a wrapper's backbone): the network wrapped
+        # is the stand-in itself.
+        from torchcopylint.verify import script
+
+        script.note(f"the stand-in network's `.{name}` (a wrapped network) was the stand-in itself")
+        return self
 
     def describe(self) -> str:
         shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape)) or '1, flat'}"
