@@ -15,7 +15,8 @@ More old spellings fail today where they once ran, and `install_old_apis`
 gives them back their old meaning in the child process (each named in the
 evidence when the code uses it): `binary_cross_entropy` of a (N, 1) output and
 an (N,) target (a deprecation warning before torch 1.0, which then read both as
-their N elements: every GAN tutorial of 2017 does it), the removed
+their N elements: every GAN tutorial of 2017 does it), and with an integer
+target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
 `torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
@@ -132,20 +133,10 @@ def install_old_apis() -> None:
     import torch.nn.functional
 
     gradcheck = importlib.import_module("torch.autograd.gradcheck")  # the module: its name is also a function
-    today = torch.nn.functional.binary_cross_entropy
-
-    @functools.wraps(today)
-    def binary_cross_entropy(input, target, *args, **kwargs):
-        if isinstance(input, torch.Tensor) and isinstance(target, torch.Tensor) \
-                and input.shape != target.shape and input.numel() == target.numel():
-            from torchcopylint.verify import script
-
-            script.note("`binary_cross_entropy` of an output and a target of other shapes but as many values read "
-                        "them value by value, as torch did before 1.0 (an error since)")
-            target = target.reshape(input.shape)
-        return today(input, target, *args, **kwargs)
-
-    torch.nn.functional.binary_cross_entropy = binary_cross_entropy
+    for name in ("binary_cross_entropy", "binary_cross_entropy_with_logits"):
+        today = getattr(torch.nn.functional, name)
+        if not getattr(today, "reads_old_targets", False):
+            setattr(torch.nn.functional, name, _old_binary_targets(today, name))
     if not hasattr(gradcheck, "zero_gradients"):
         gradcheck.zero_gradients = _noted(_zero_gradients, "`torch.autograd.gradcheck.zero_gradients` (removed in "
                                                            "torch 1.9) zeroed the gradients as it did")
@@ -156,6 +147,33 @@ def install_old_apis() -> None:
     _tabs_as_python_2()
     _scipy_image_writers()
     _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _old_binary_targets(today, name: str):
+    """`binary_cross_entropy` (with or without logits) reading its target as the old torch did, where
+    today's raises: a (N,) target for a (N, 1) output value by value (before torch 1.0; without
+    logits only), and an integer target as floats (`torch.full((n,), 1)` made a float tensor before torch 1.7: every GAN
+    of a 2019 book labels its batches so)."""
+    import torch
+
+    @functools.wraps(today)
+    def reads_old_targets(input, target, *args, **kwargs):
+        if isinstance(input, torch.Tensor) and isinstance(target, torch.Tensor):
+            from torchcopylint.verify import script
+
+            if name == "binary_cross_entropy" and input.shape != target.shape and input.numel() == target.numel():
+                # (the version with logits refused other shapes from its start)
+                script.note(f"`{name}` of an output and a target of other shapes but as many values read "
+                            f"them value by value, as torch did before 1.0 (an error since)")
+                target = target.reshape(input.shape)
+            if input.is_floating_point() and not (target.is_floating_point() or target.is_complex()):
+                script.note(f"`{name}` read its integer target as floats, as the float tensor `torch.full(size, 1)` "
+                            f"made before torch 1.7 (an integer tensor since, which it refuses)")
+                target = target.to(input.dtype)
+        return today(input, target, *args, **kwargs)
+
+    reads_old_targets.reads_old_targets = True
+    return reads_old_targets
 
 
 def _after_import(name: str, patch) -> None:
