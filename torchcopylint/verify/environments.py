@@ -16,6 +16,9 @@ from typing import Optional
 import numpy as np
 
 EPISODE_STEPS = 8
+# What stood in during this diagnosis, for verify/script.py to report (as backbones.notes; script
+# imports this module, never the other way round).
+notes: list[str] = []
 # Environment family (the id before its version) -> (observation shape, or the count of discrete
 # observations; actions: a count for a discrete space, a shape for a continuous one).
 SPACES = {
@@ -118,13 +121,13 @@ def maker(package: str):
     """`gym.make` / `gymnasium.make` for a missing package: stand-in environments, each named in the evidence."""
 
     def make(id: str, *args, **kwargs) -> StandInEnvironment:
-        from torchcopylint.verify import script
-
         environment = StandInEnvironment(str(id), new_api=package == "gymnasium")
         family = str(id).split("/")[-1].split("-v")[0]
         known = family in SPACES or environment.observation_space.shape == ATARI_SPACES[0]
-        script.note(f"`{package}.make({id!r})` ran as a stand-in environment of random "
-                    f"{'' if known else 'CartPole-like '}observations ({environment.describe()})")
+        text = (f"`{package}.make({id!r})` ran as a stand-in environment of random "
+                f"{'' if known else 'CartPole-like '}observations ({environment.describe()})")
+        if text not in notes:
+            notes.append(text)
         return environment
 
     return make

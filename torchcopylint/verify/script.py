@@ -35,7 +35,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import amp, backbones, noops, sandbox
+from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.batches import SHAPE_MISMATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
@@ -111,6 +111,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
         _learned, _shape_choice = (), 0
     sandbox.begin()
     backbones.notes.clear()
+    environments.notes.clear()
 
 
 def note(text: str) -> None:
@@ -145,6 +146,7 @@ def stood_in() -> str:
     if getattr(sys.modules.get(amp.NAME), "used", False) is True:
         items.append(amp.NOTE)  # the code ran through apex's amp, which stood in (verify/amp.py)
     items += backbones.notes  # torchvision's or timm's networks that stood in (verify/backbones.py)
+    items += environments.notes  # gym's environments (verify/environments.py)
     return "; ".join(dict.fromkeys(items))
 
 
