@@ -855,7 +855,9 @@ class GradFlow:
         it require grad (`self.params[2] = out.mean()` in grad mode does)."""
         key = (owner.name, attribute)
         if key not in self._buffers_without_grad:
-            self._buffers_without_grad[key] = False  # a cycle proves nothing
+            # A write that reads the buffer itself (`self.queue = F.normalize(self.queue, dim=0)`) adds
+            # no grad of its own: assumed free of it while its writes are read, as a fixpoint is.
+            self._buffers_without_grad[key] = True
             self._buffers_without_grad[key] = self._buffer_registered_without_grad(owner, attribute, depth) \
                 and self._buffer_written_without_grad(owner, attribute, depth)
         return self._buffers_without_grad[key]
