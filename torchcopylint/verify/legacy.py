@@ -22,7 +22,8 @@ NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
 next multiple of eight, as Python 2 read it; Python 3 raises TabError); SciPy's removed image writers
-(`scipy.misc.imsave`) write nothing; matplotlib settings it has removed and styles it cannot read
+(`scipy.misc.imsave`) write nothing; `collections.Iterable` and the other aliases of
+`collections.abc` that Python 3.10 removed are given back; matplotlib settings it has removed and styles it cannot read
 (a URL) are ignored. Code that runs today meets none of them.
 """
 
@@ -144,9 +145,34 @@ def install_old_apis() -> None:
         if not hasattr(itertools, old):
             setattr(itertools, old, _noted(new, f"Python 2's `itertools.{old}` ran as `{new.__name__}`"))
     _numpy_aliases()
+    _collections_aliases()
     _tabs_as_python_2()
     _scipy_image_writers()
     _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _collections_aliases() -> None:
+    """`from collections import Iterable` (and `Mapping`, `Sequence`, `Callable`...): aliases of
+    `collections.abc` that Python 3.10 removed, everywhere in code written before; given back, each
+    named in the evidence when the code reads it."""
+    import collections
+    import collections.abc
+
+    if getattr(type(collections), "gives_old_aliases", False):
+        return
+
+    class Collections(type(collections)):
+        gives_old_aliases = True
+
+        def __getattr__(self, name):
+            if name in collections.abc.__all__:
+                from torchcopylint.verify import script
+
+                script.note(f"`collections.{name}` (removed in Python 3.10) was `collections.abc.{name}`")
+                return getattr(collections.abc, name)
+            raise AttributeError(f"module 'collections' has no attribute {name!r}")
+
+    collections.__class__ = Collections
 
 
 def _old_binary_targets(today, name: str):
