@@ -797,6 +797,8 @@ def _statements_always_run(function, configuration: bool = False) -> set:
             # `if self.training:` in a module's forward: in the configuration (or mode) where the
             # branch runs, it runs on every call; each branch is read as if it always ran.
             always.update(_configuration_branches(statement))
+        elif type(statement) in (cst.FunctionDef, cst.ClassDef):
+            continue  # a nested definition: its `return` ends it, not this function
         elif any(type(node) is cst.Return for node in walk(statement)):
             break
     return always
