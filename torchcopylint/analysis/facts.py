@@ -40,6 +40,9 @@ from torchcopylint.analysis.tensors import (
 )
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
+AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+
 class ModuleFacts(CalleeEffects, Callees):
     def __init__(self, module: cst.Module, path: str = "<string>", source: Optional[str] = None) -> None:
         """`source`: the text `module` was parsed from, if known (positions are cheaper with it)."""
@@ -160,30 +163,26 @@ class ModuleFacts(CalleeEffects, Callees):
     def class_of(self, function: cst.FunctionDef) -> Optional[ClassFacts]:
         return self._class_of_function.get(function)
 
-    def _is_autograd_function(self, facts: ClassFacts, seen: Optional[set] = None) -> bool:
+    def _is_autograd_function(self, facts: ClassFacts) -> bool:
         """Does the class derive from torch.autograd.Function, directly or through classes in this file?"""
-        seen = seen or set()
-        for base in facts.node.bases:
-            if self.names.qualified_name(base.value) in ("torch.autograd.Function", "torch.autograd.function.Function"):
-                return True
-            local = self.classes.get(dotted_name(base.value) or "")
-            if local is not None and local.name not in seen:
-                seen.add(local.name)
-                if self._is_autograd_function(local, seen):
-                    return True
-        return False
+        return self._derives_from(facts, lambda qualified: qualified in AUTOGRAD_FUNCTION_CLASSES)
 
-    def is_module_class(self, facts: ClassFacts, seen: Optional[set] = None) -> bool:
+    def is_module_class(self, facts: ClassFacts) -> bool:
         """Does the class derive from torch.nn.Module, directly or through classes in this file?"""
-        seen = seen or set()
+        return self._derives_from(facts, lambda qualified: qualified.startswith("torch.nn."))
+
+    def _derives_from(self, facts: ClassFacts, accepts, seen: Optional[set] = None) -> bool:
+        """Does the class derive from a torch class whose qualified name `accepts` takes, directly or
+        through classes in this file?"""
+        seen = seen or {facts.name}
         for base in facts.node.bases:
             qualified = self.names.qualified_name(base.value)
-            if qualified is not None and qualified.startswith("torch.nn."):
+            if qualified is not None and accepts(qualified):
                 return True
             local = self.classes.get(dotted_name(base.value) or "")
             if local is not None and local.name not in seen:
                 seen.add(local.name)
-                if self.is_module_class(local, seen):
+                if self._derives_from(local, accepts, seen):
                     return True
         return False
 
