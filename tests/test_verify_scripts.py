@@ -693,44 +693,40 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
         assert part in verdict.evidence, verdict.evidence
 
 
-def test_a_network_argument_whose_methods_only_a_class_of_the_file_has_is_that_class(scripts_verified):
+@pytest.mark.parametrize("name, text, code, evidence", [
     # `model.training_step(batch)`: a stand-in network has no such method; the file's concrete class
     # that has it (not its base) is built, and the batches take the 1x28x28 its fixed Linear needs.
-    verdict = _verdict(scripts_verified, "course_training_step.py", "train_losses.append(loss)", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("model = MnistCnn(), the file's class that has `evaluate`, `training_step`",
-                 "4 batches of ((4, 1, 28, 28) float32"):
-        assert part in verdict.evidence, verdict.evidence
-
-
-def test_a_trainer_handing_its_loaders_to_a_base_of_another_module_is_built_as_the_base_uses_them(
-        scripts_verified):
+    pytest.param("course_training_step.py", "train_losses.append(loss)", "TCL007",
+                 ["model = MnistCnn(), the file's class that has `evaluate`, `training_step`",
+                  "4 batches of ((4, 1, 28, 28) float32"], id="the-file-s-class-with-the-methods-called"),
     # `super().__init__(..., val_loader, ...)`: the constructor says nothing of `val_loader`; the base's
     # `evaluate` iterates `self.val_loader`, so a loader stands in (before: a tensor, which broke it).
     # The student reads the teacher snapshots `train_teacher` leaves in `self.anchors`, which `__init__`
     # starts empty: that method runs first, and the evidence says so.
-    verdict = _verdict(scripts_verified, "distil_trainer.py", "history.append((loss, accuracy))", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("every iteration's graph stays alive", "`train_teacher()` was run first, as it fills `self.anchors`"):
-        assert part in verdict.evidence, verdict.evidence
-
-
-def test_a_loader_whose_batches_a_loop_takes_whole_yields_inputs_alone_for_a_reconstructing_network(
-        scripts_verified):
+    pytest.param("distil_trainer.py", "history.append((loss, accuracy))", "TCL007",
+                 ["every iteration's graph stays alive", "`train_teacher()` was run first, as it fills `self.anchors`"],
+                 id="kinds-from-the-base-and-a-method-that-fills-state-first"),
     # `for x in dataloader: x.to(device)`: a dataset of images alone. Pairs fail (`tuple` has no `.to`);
     # batches of one tensor, and networks that reconstruct their input, run the step.
-    verdict = _verdict(scripts_verified, "vae_inputs_alone.py", "loss_sum += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("dataloader = 4 batches of (4, 8) float32", "batches of inputs alone, networks reconstructing them"):
-        assert part in verdict.evidence, verdict.evidence
-
-
-def test_a_discriminator_of_two_inputs_passes_a_gradient_back_through_the_second_one(scripts_verified):
+    pytest.param("vae_inputs_alone.py", "loss_sum += loss", "TCL007",
+                 ["dataloader = 4 batches of (4, 8) float32", "batches of inputs alone, networks reconstructing them"],
+                 id="batches-of-inputs-alone"),
     # `D(images, E(images))`: a stand-in network that read only its first input hid the encoder's graph
     # and refuted this true claim (fresh15's EfficientGAN). Every input of a stand-in reaches its output.
-    verdict = _verdict(scripts_verified, "efficientgan_encoder.py", "d_out_real, _ = D(images, z_out_real)", "TCL003")
+    pytest.param("efficientgan_encoder.py", "d_out_real, _ = D(images, z_out_real)", "TCL003",
+                 ["the gradient went back through `z_out_real` itself"], id="every-input-of-a-stand-in-network"),
+    # FACIL's approaches read the backbone of their network as `self.model.model` (DataParallel code
+    # reads `model.module`): on a stand-in network, the stand-in itself, said in the evidence.
+    pytest.param("continual_wrapper.py", "p.clone().detach()", "TCL005",
+                 ["the stand-in network's `.model` (a wrapped network) was the stand-in itself"],
+                 id="the-network-a-wrapper-holds"),
+])
+def test_objects_are_built_as_the_code_uses_them_and_the_evidence_says_how(scripts_verified, name, text, code,
+                                                                             evidence):
+    verdict = _verdict(scripts_verified, name, text, code)
     assert verdict.status == "confirmed", verdict
-    assert "the gradient went back through `z_out_real` itself" in verdict.evidence, verdict.evidence
+    for part in evidence:
+        assert part in verdict.evidence, verdict.evidence
 
 
 def test_an_agent_of_a_missing_gym_runs_in_a_stand_in_environment_episode_after_episode(scripts_verified):
@@ -744,15 +740,6 @@ def test_an_agent_of_a_missing_gym_runs_in_a_stand_in_environment_episode_after_
     for part in ("every iteration's graph stays alive", "`gym.make('CartPole-v0')` ran as a stand-in environment "
                  "of random observations (observations of shape (4,), 2 actions, episodes of 8 steps)"):
         assert part in verdict.evidence, verdict.evidence
-
-
-def test_the_network_a_wrapper_holds_is_the_stand_in_network_itself(scripts_verified):
-    # FACIL's approaches read the backbone of their network as `self.model.model` (DataParallel code
-    # reads `model.module`): on a stand-in network, the stand-in itself, said in the evidence.
-    verdict = _verdict(scripts_verified, "continual_wrapper.py", "p.clone().detach()", "TCL005")
-    assert verdict.status == "confirmed", verdict
-    assert "the stand-in network's `.model` (a wrapped network) was the stand-in itself" in verdict.evidence, \
-        verdict.evidence
 
 
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):
