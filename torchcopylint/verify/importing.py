@@ -51,6 +51,7 @@ class MissingModule(Exception):
 def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
     path = os.path.abspath(path)
     folder = os.path.dirname(path)
+    text = _head_of(path)
     packages: list[str] = []
     top = folder
     while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
@@ -58,7 +59,7 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
         top = os.path.dirname(top)
     namespace = False
     if not packages:
-        packages = _namespace_packages(path, folder)
+        packages = _namespace_packages(text, folder)
         namespace = bool(packages)
         for _ in packages:
             top = os.path.dirname(top)
@@ -75,7 +76,7 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
     if root is not None:
         search += [root, os.path.join(root, "src")]
     search += [os.path.abspath(entry) for entry in extra_paths]
-    search += _appended_folders(path, folder)
+    search += _appended_folders(text, folder)
     if package is not None and not namespace:
         # (Not for a namespace package: a module of the folder named as the package would shadow it.)
         search.append(folder)
@@ -86,17 +87,22 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
 _ABSOLUTE_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w.]*))", re.M)
 
 
-def _namespace_packages(path: str, folder: str) -> list[str]:
+def _head_of(path: str) -> str:
+    """The file's text (its first 200,000 characters), read once for what its imports and `sys.path`
+    edits say; "" when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(200_000)
+    except OSError:
+        return ""
+
+
+def _namespace_packages(text: str, folder: str) -> list[str]:
     """The folders (innermost last) a file without `__init__.py` sits in as a namespace package: those
     its own absolute imports name (`utils/utils_fit.py` importing `from utils.utils import get_lr` is
     run from the folder above `utils/`; with `utils/` itself on the path, `utils` would be the
     module `utils/utils.py` and `utils.utils` no module at all), or as many as its relative imports
     climb (`from .utils import get_lr`)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(200_000)
-    except OSError:
-        return []
     trail = os.path.abspath(folder).split(os.sep)[1:]
     best: list[str] = []
     for match in _ABSOLUTE_IMPORT.finditer(text):
@@ -115,14 +121,9 @@ def _namespace_packages(path: str, folder: str) -> list[str]:
 _PATH_APPEND = re.compile(r"""sys\.path\.(?:append|insert)\(\s*(?:-?\d+\s*,\s*)?[rRuU]?(['"])([^'"\n]+)\1\s*\)""")
 
 
-def _appended_folders(path: str, folder: str) -> list[str]:
+def _appended_folders(text: str, folder: str) -> list[str]:
     """Folders the file puts on `sys.path` itself (`sys.path.append('utils')` before `from nets import *`),
     relative ones read from the file's folder, where the script is run from."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(200_000)
-    except OSError:
-        return []
     return [os.path.normpath(os.path.join(folder, match.group(2))) for match in _PATH_APPEND.finditer(text)]
 
 

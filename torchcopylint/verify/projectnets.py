@@ -23,10 +23,10 @@ from torchcopylint.verify.standins import ProjectNetwork, StandIns, uses
 _MODULE_ATTRIBUTES = frozenset(dir(nn.Module))
 
 
-def methods_beyond_a_network(function: ast.AST, names: list[str]) -> dict[str, set]:
+def methods_beyond_a_network(function: ast.AST, names: list[str], found: Optional[dict] = None) -> dict[str, set]:
     """name -> the methods the function calls on it that `nn.Module` does not have, for the names
-    it calls any such method on."""
-    found = uses(function)
+    it calls any such method on (`found`: the function's uses, when the caller has them)."""
+    found = uses(function) if found is None else found
     return {name: extra for name in names if name in found
             and (extra := {m for m in found[name].methods if m not in _MODULE_ATTRIBUTES})}
 
@@ -37,8 +37,9 @@ def classes_for(tree: ast.Module, function: Optional[ast.AST]) -> tuple[str, ...
     if function is None:
         return ()
     arguments = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-    names = [name for name in uses(function) if name in arguments or name.startswith("self.")]
-    wanted = list(methods_beyond_a_network(function, names).values())
+    found = uses(function)
+    names = [name for name in found if name in arguments or name.startswith("self.")]
+    wanted = list(methods_beyond_a_network(function, names, found).values())
     if not wanted:
         return ()
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
