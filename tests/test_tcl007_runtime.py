@@ -435,3 +435,24 @@ def test_a_torch_loop_beside_a_hand_written_engine_keeps_its_graphs():
     loader = [(x, nn.functional.one_hot(y, 3).float()) for x, y in _loader(3)]
     history = _define(flagged, "fit_torch")(model, loader, torch.optim.SGD(model.parameters(), lr=0.1))
     assert all(loss.grad_fn is not None for loss in history)  # every step's graph nodes kept
+
+
+def test_recurrent_state_set_afresh_before_each_grad_mode_call_trains_update_after_update():
+    clean = _example("clean", "class RecurrentActor")
+    assert not lint_source(clean.source, "<x>")
+    torch.manual_seed(0)
+    agent = _define(clean, "Agent")(5, 3)
+    for _ in range(3):  # an episode's rollout under no-grad between updates, as the agent is used
+        agent.reset_hidden()
+        agent.act(torch.randn(5))
+        # No freed-graph error: each update starts its sequence from a fresh state.
+        assert isinstance(agent.update(torch.randn(2, 6, 5), torch.randint(0, 3, (2, 6)), torch.randn(2, 6)), float)
+    assert agent.net.hidden.grad_fn is not None and agent.net.hidden.requires_grad  # the state does carry a graph
+
+
+def test_recurrent_state_chained_by_calls_without_a_reset_between_is_flagged():
+    # The same network, called twice in grad mode after one reset: the second call builds on the first's graph.
+    source = _example("clean", "class RecurrentActor").source.replace(
+        "        logits = self.net.actor(states)\n",
+        "        self.net.actor(states)\n        logits = self.net.actor(states)\n")
+    assert [d.code for d in lint_source(source, "<x>")] == ["TCL007"]

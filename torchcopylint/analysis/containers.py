@@ -437,3 +437,49 @@ def _reads_attached(value: cst.BaseExpression, matches) -> bool:
             return True
         pending.extend(child_nodes(node))
     return False
+
+
+def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -> bool:
+    """Does every call of `method` the file shows run in no-grad, or right after something sets
+    `attribute` afresh (`agent.reset_hidden()`, which sets `self.net.hidden = None`, then
+    `agent.net.actor(x)`), with no other call of the method between? Then no call builds on an
+    earlier call's graph through the attribute (a recurrent state reset before each sequence).
+    False when the file shows no call (a library's method: its callers are out of sight)."""
+    calls = facts.method_calls(method.name)
+    if not calls:
+        return False
+    resetting_methods = {function.name for function in facts.all_functions()
+                         if any(_sets_afresh(statement, attribute) for statement in function.statement_order)}
+    for call in calls:
+        site = facts.call_site(call)
+        if site is None:
+            return False
+        caller, statement = site
+        if not facts.grad_enabled_at(caller, statement):
+            continue
+        order, loops = caller.order_of(statement), caller.loops_of.get(statement, ())
+        resets = [earlier for earlier in caller.statement_order
+                  if caller.order_of(earlier) < order and caller.loops_of.get(earlier, ()) == loops
+                  and (_sets_afresh(earlier, attribute) or _calls_any(earlier, resetting_methods))
+                  and _runs_before(caller, earlier, statement)]
+        if not resets:
+            return False
+        last_reset = max(caller.order_of(reset) for reset in resets)
+        if any(other is not call and (facts.call_site(other) or (None,))[0] is caller
+               and last_reset < caller.order_of(facts.call_site(other)[1]) < order for other in calls):
+            return False
+    return True
+
+
+def _sets_afresh(statement: cst.CSTNode, attribute: str) -> bool:
+    """`x.<attribute> = value`, where the value does not read the attribute."""
+    if type(statement) is not cst.Assign:
+        return False
+    return any(type(target.target) is cst.Attribute and target.target.attr.value == attribute
+               for target in statement.targets) and \
+        not any(type(node) is cst.Attribute and node.attr.value == attribute for node in walk(statement.value))
+
+
+def _calls_any(statement: cst.CSTNode, methods: set) -> bool:
+    return any(type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in methods
+               for node in walk(statement))
