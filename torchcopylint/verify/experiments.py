@@ -1985,11 +1985,19 @@ def graph_kept_alive(job: Job) -> Outcome:
     def run(setting) -> Run:
         probe = LineProbe(job.path)
         sizes: list[int] = []
+        roots: list = []        # the graph's outputs at the last accumulation
+        restarts: list[int] = []  # accumulations after which the earlier graph was no longer reachable
 
         def measure(frame):
             value = accumulator_value(frame.f_locals, accumulator)
             tensors = [value] if isinstance(value, torch.Tensor) else script.tensors_in(value)
-            sizes.append(sum(_graph_size(t) for t in tensors))
+            nodes = walk_graph(tensors, limit=100_000)[0]
+            # `total = 0` before an inner loop that ran once: each accumulation starts a new graph, and
+            # equal sizes say nothing of whether one accumulation keeps the last one's graph.
+            if roots and not any(root in nodes for root in roots):
+                restarts.append(len(sizes))
+            roots[:] = [t.grad_fn for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+            sizes.append(len(nodes))
             if len(sizes) >= 3:
                 raise StopRun
 
@@ -2012,6 +2020,10 @@ def graph_kept_alive(job: Job) -> Outcome:
                                  f"alive{made}"), executed)
         if len(sizes) < 2:  # one accumulation cannot show growth: nothing decided
             return Run(None, executed, error or (f"the accumulation ran {len(sizes)} time(s)" if sizes else None))
+        if restarts:
+            return Run(None, executed, f"`{accumulator}` started a new graph between accumulations (nodes after "
+                                       f"each {each}: {' -> '.join(str(s) for s in sizes)}): the accumulation never "
+                                       f"ran twice on the same graph with these inputs")
         return Run(refuted(f"after {after} `{accumulator}` holds no growing autograd graph (nodes after each "
                            f"{each}: {' -> '.join(str(s) for s in sizes)})"), executed)
 
@@ -2025,20 +2037,6 @@ def accumulator_value(frame_locals: dict, accumulator: str) -> Any:
     for attribute in attributes:
         value = getattr(value, attribute, None)
     return value
-
-
-def _graph_size(tensor: torch.Tensor, limit: int = 100_000) -> int:
-    if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None:
-        return 0
-    seen = set()
-    pending = [tensor.grad_fn]
-    while pending and len(seen) < limit:
-        node = pending.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        pending.extend(next_node for next_node, _ in node.next_functions)
-    return len(seen)
 
 
 NUMPY_ERROR = "Can't call numpy() on Tensor that requires grad"

@@ -224,12 +224,18 @@ class ProbeRuntime:
         value = frame_locals.get(root)
         for attribute in attributes:
             value = getattr(value, attribute, None)
-        sizes = self.memory.setdefault(index, [])
-        sizes.append(_graph_size(value))
+        tensors = value if isinstance(value, (list, tuple)) else list(value.values()) if isinstance(value, dict) \
+            else [value]
+        nodes = _graph_nodes(tensors)
+        sizes, roots = self.memory.get(index, ([], []))
+        if roots and not any(root in nodes for root in roots):
+            sizes = []  # `total = 0` ran again: a new accumulation, which says nothing of the last one's graph
+        sizes.append(len(nodes))
+        self.memory[index] = (sizes, [getattr(t, "grad_fn", None) for t in tensors if getattr(t, "grad_fn", None)])
         if len(sizes) >= 3:
             growing = sizes[-1] > sizes[0] > 0
             self._decide(observation, growing, f"graph nodes held after each iteration: {sizes[:6]}")
-            self.memory[index] = sizes[-1:]
+            self.memory[index] = (sizes[-1:], self.memory[index][1])
 
     # ------------------------------------------------------------------ output
 
@@ -242,8 +248,8 @@ class ProbeRuntime:
             pass
 
 
-def _graph_size(value: Any, limit: int = 100_000) -> int:
-    tensors = value if isinstance(value, (list, tuple)) else list(value.values()) if isinstance(value, dict) else [value]
+def _graph_nodes(tensors: list, limit: int = 100_000) -> set:
+    # verify/watching.py's walk_graph, without importing torch into every process the project starts.
     seen = set()
     pending = [getattr(t, "grad_fn", None) for t in tensors]
     while pending and len(seen) < limit:
@@ -252,7 +258,7 @@ def _graph_size(value: Any, limit: int = 100_000) -> int:
             continue
         seen.add(node)
         pending.extend(next_node for next_node, _ in getattr(node, "next_functions", ()))
-    return len(seen)
+    return seen
 
 
 _runtime: Optional[ProbeRuntime] = None
