@@ -168,6 +168,15 @@ def test_sizes_and_batch_sizes_are_ints_not_tensors():
     assert kinds == {"self.batch_size": "batch", "self.latent_dim": "int"}
 
 
+def test_every_factor_of_a_size_is_an_int():
+    # `torch.ones(channels * img_dim**2 // ratio)`: floats there would make a float size, which torch refuses.
+    kinds = _kinds("""
+        def __init__(self, channels, img_dim, ratio, scale):
+            self.singulars = torch.ones(channels * img_dim**2 // ratio) * scale
+        """, ["channels", "img_dim", "ratio", "scale"])
+    assert kinds == {"channels": "int", "img_dim": "int", "ratio": "int", "scale": "float"}, kinds
+
+
 def test_optimizer_is_paired_with_its_network_by_name():
     from torchcopylint.verify.standins import pair_optimizer
 

@@ -232,6 +232,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 for keyword in node.keywords:
                     if keyword.arg is not None and _key(keyword.value) is not None:
                         use(keyword.value).passed_as.append((node.func.id, keyword.arg))
+            if callee in SIZE_TAKERS or callee.split(".")[-1] in ("view", "reshape", "expand", "repeat"):
+                # `torch.ones(channels * img_dim**2 // ratio)`: every factor of a size is a whole number.
+                for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
+                    if use(factor) is not None:
+                        use(factor).sizes = True
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
@@ -394,6 +399,13 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if target is not None:
                     target.class_target = True
     return found
+
+
+def _arithmetic_operands(node: ast.AST) -> list:
+    """The operands of nested arithmetic: `a * b**2 // c` -> a, b, 2, c."""
+    if isinstance(node, ast.BinOp):
+        return _arithmetic_operands(node.left) + _arithmetic_operands(node.right)
+    return [node]
 
 
 def _is_prediction(node: ast.AST) -> bool:
