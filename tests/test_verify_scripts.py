@@ -117,6 +117,23 @@ def test_a_pickle_a_loader_iterates_is_data_and_a_checkpoint_read_the_same_way_i
     assert 'net.load_state_dict(torch.load("net.pth"))' in rewritten.text
 
 
+def test_an_imported_maker_named_for_data_is_stood_in_for_the_dataset_it_is_told_and_a_model_loader_is_not():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        import dataloader
+        import checkpoints
+
+        train_loader = dataloader.train_loader("cifar10", args.data_directory, args.batch_size)
+        testset = dataloader.testset(root="/data")
+        net = checkpoints.model_loader("resnet18")
+        """)
+    sites = {site.target: (site.kind, site.known) for site in rewrite_data(source).sites}
+    assert sites == {"train_loader": ("data", "CIFAR10"), "testset": ("data", None)}, sites
+    batch = next(line for line in rewrite_data(source).text.splitlines() if line.startswith("train_loader"))
+    assert batch.startswith("train_loader = __tcl_data__(0, lambda: (args.batch_size)"), batch
+
+
 def test_a_loader_over_what_a_data_function_of_the_file_returns_is_replaced_too():
     from torchcopylint.verify.datasites import rewrite_data
 
@@ -883,6 +900,21 @@ def test_loader_from_a_missing_dataset_package_is_confirmed_on_stand_in_batches(
             assert f"`{package}` is not installed: no-ops stood in for it" in verdict.evidence, verdict.evidence
 
 
+def test_loaders_a_sibling_module_makes_are_stood_in_for_the_dataset_their_call_names(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_sibling_loader.py", "fake_score = discriminator(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`train_loader = mnist_data.train_loader(...)` (line 26): 4 batches of 4 (of the 64 the code asks for) " \
+           "random samples 1x28x28" in verdict.evidence, verdict.evidence
+
+
+def test_an_accumulation_started_over_before_it_ran_twice_is_not_refuted(scripts_verified):
+    # One sample a batch: the sum is made afresh before each accumulation, so equal graph sizes after
+    # each say nothing of the claim (a second sample would keep the first one's graph).
+    verdict = _verdict(scripts_verified, "gan_sibling_loader.py", "reconstruction_loss += ", "TCL007")
+    assert verdict.status in ("unverified", "not reached"), verdict
+    assert "`reconstruction_loss` started a new graph between accumulations" in verdict.evidence, verdict.evidence
+
+
 def test_conditional_generator_and_discriminator_get_inputs_from_their_call_sites(scripts_verified):
     # The step code itself runs (its `labels` one-hot encoded: class indices), and the verdict rests on
     # the flagged call: the gradient went back through `fake` at `D(fake, c)`.
@@ -997,6 +1029,10 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         # torch's factories stay torch's own builtins in a file that never names CUDA: TorchScript
         # compiles functions that call them (auto_LiRPA scripts its bound operators at import).
         assert type(torch.zeros).__name__ == "builtin_function_or_method"
+        # A script's choice of GPU and its waits for it: nothing to do on the one device there is.
+        torch.cuda.set_device(0)
+        torch.cuda.synchronize()
+        assert torch.cuda.current_device() == 0
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -1004,3 +1040,4 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
     assert result.returncode == 0, result.stderr
     assert "`torch.device(0)` named the GPU `cuda:0`, whose work ran on the CPU" in result.stdout, result.stdout
     assert "`.to('cuda:0')` ran on the CPU, the verification device" in result.stdout, result.stdout
+    assert "`torch.cuda.set_device()` did nothing: the verification device is the CPU" in result.stdout, result.stdout

@@ -44,14 +44,18 @@ KNOWN_DATASETS = {
     "ImageFolder": ((3, 64, 64), 10), "DatasetFolder": ((3, 64, 64), 10), "ImageNet": ((3, 224, 224), 1000),
     "Omniglot": ((1, 105, 105), 964), "CocoDetection": ((3, 64, 64), 10), "VOCSegmentation": ((3, 64, 64), 21),
 }
+KNOWN_BY_LOWER_NAME = {name.lower(): name for name in KNOWN_DATASETS}
 DATA_PACKAGES = ("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets.")
 LOADER_CLASSES = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 # In-memory datasets and wrappers: they read nothing, and run as written.
 IN_MEMORY = {"TensorDataset", "ConcatDataset", "Subset", "random_split", "ChainDataset", "StackDataset"}
-# An imported callable named for data (`get_loader`, `load_mnist`, `CelebADataset`): its code is
-# in another module, which would read files; it is stood in by its name.
+# An imported callable named for data (`get_loader`, `load_mnist`, `CelebADataset`, a sibling module's
+# `train_loader(...)`): its code is in another module, which would read files; it is stood in by its
+# name. (A split's name before "loader" only: `model_loader`, `checkpoint_loader` load no data.)
 DATA_FUNCTION = re.compile(r"^(get|make|build|load|create|prepare|fetch|read)_?\w*?(loaders?|datasets?|data|"
-                           r"mnist|cifar\d*|celeba|batches)$", re.IGNORECASE)
+                           r"mnist|cifar\d*|celeba|batches)$|"
+                           r"^(train|training|test|testing|val|valid|validation|eval|data)_?(data)?(loaders?|sets?)$",
+                           re.IGNORECASE)
 DATA_CLASS = re.compile(r"(Dataset|DataLoader|Loader)$")
 SIZE_TRANSFORMS = {"Resize", "Scale", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomSizedCrop"}
 # scikit-learn's makers of synthetic arrays and loaders of its bundled toy sets (data the script trains on,
@@ -138,7 +142,7 @@ class Limited:
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
 _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
                             r"Omniglot|ImageNet|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
-                            r"read)_)")
+                            r"read)_)|[Ll]oader|\b(train|training|test|testing|val|valid|validation|eval|data)_?(data)?sets?\b")
 
 
 @functools.lru_cache(maxsize=32)
@@ -539,7 +543,10 @@ class _SiteFinder:
         if kind == "loader":
             batch = _argument(call, 1, "batch_size")
         elif kind == "data":
-            batch = _keyword(call, "batch_size") or _keyword(call, "bs")
+            # `get_loader(..., batch_size=64)`, or positionally `train_loader("mnist", root, args.batch_size)`.
+            batch = _keyword(call, "batch_size") or _keyword(call, "bs") or next(
+                (argument for argument in call.args if (_dotted(argument) or "").rsplit(".", 1)[-1] == "batch_size"),
+                None)
         one_hot = kind == "tf-mnist" and isinstance(_keyword(call, "one_hot"), ast.Constant) and \
             bool(_keyword(call, "one_hot").value)
         if kind == "tf-mnist":
@@ -556,6 +563,12 @@ class _SiteFinder:
         and (for a loader) the dataset it is over."""
         last = qualified.rsplit(".", 1)[-1]
         known = last if last in KNOWN_DATASETS else None
+        if known is None:
+            # An imported maker told which dataset by name: `dataloader.train_loader("mnist", ...)`.
+            known = next((KNOWN_BY_LOWER_NAME[argument.value.lower()]
+                          for argument in [*call.args, *(keyword.value for keyword in call.keywords)]
+                          if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+                          and argument.value.lower() in KNOWN_BY_LOWER_NAME), None)
         channels = size = None
         over = ""
         looked = [call]

@@ -228,6 +228,10 @@ def cuda_on_cpu(source: str = "") -> None:
     # in the evidence of every diagnosis whose file names them: script.begin).
     for name in GPU_TENSOR_TYPES:
         setattr(torch.cuda, name, getattr(torch, name))
+    # A script's `torch.cuda.set_device(args.gpu)` or `torch.cuda.synchronize()` asks CUDA itself and
+    # raises without it; on the CPU there is one device and nothing to wait for.
+    for name, answer in CUDA_DEVICE_CALLS.items():
+        setattr(torch.cuda, name, _answering(f"torch.cuda.{name}", answer))
     # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the
     # CPU. Only where the file names CUDA: the wrappers are Python functions, which TorchScript (in
     # code that scripts functions calling `torch.zeros`) would try to compile.
@@ -238,6 +242,16 @@ def cuda_on_cpu(source: str = "") -> None:
             setattr(torch, name, _made_on_cpu(getattr(torch, name)))
     for name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
         setattr(torch.Tensor, name, _made_on_cpu(getattr(torch.Tensor, name)))
+
+
+CUDA_DEVICE_CALLS = {"set_device": None, "synchronize": None, "current_device": 0, "reset_peak_memory_stats": None}
+
+
+def _answering(name: str, answer: Any) -> Callable:
+    def on_cpu(*args, **kwargs):
+        _log.add(f"`{name}()` did nothing: the verification device is the CPU")
+        return answer
+    return on_cpu
 
 
 FACTORIES = ("randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "tensor", "as_tensor",
