@@ -678,8 +678,22 @@ def test_a_value_computed_from_a_named_leaf_names_that_leaf_in_the_message():
         "    x = torch.ones(2, requires_grad=True)\n"
         "    y = x ** 2 + 4 * x\n"
         "    y.sum().backward()\n"
-        "    return x.grad, y.grad\n"
+        "    return y.grad\n"
     )
     [found] = [d for d in lint_source(source, "<x>") if d.code == "TCL012"]
     assert "autograd fills the leaf `x`, not `y`" in found.message
     assert "unnamed" not in found.message
+
+
+@pytest.mark.parametrize("reads", ["print(x.grad, y.grad)", "optimizer = torch.optim.SGD([x]); print(y.grad)"])
+def test_a_value_computed_from_a_leaf_the_code_goes_on_using_as_the_leaf_is_no_lost_leaf(reads):
+    # A course notebook's demo: `x` is the leaf and is read as one; `y.grad` is a look at a non-leaf.
+    source = f"import torch\n\nx = torch.ones(2, requires_grad=True)\ny = x + 1\ny.sum().backward()\n{reads}\n"
+    assert [d.code for d in lint_source(source, "<x>")] == []
+
+
+def test_an_optimizer_over_the_value_computed_from_a_leaf_is_still_flagged():
+    # Even where the leaf is used as one: the optimizer refuses the non-leaf at once.
+    source = ("import torch\n\nx = torch.ones(2, requires_grad=True)\ny = x * 0.1\n"
+              "optimizer = torch.optim.SGD([x, y])\n")
+    assert [d.code for d in lint_source(source, "<x>")] == ["TCL012"]

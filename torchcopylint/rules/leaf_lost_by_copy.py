@@ -50,6 +50,8 @@ class LeafLostByCopy(Rule):
                     uses += [use for reader in leaves.functions_reading(binding.name) for use in leaves.uses(reader)
                              if isinstance(use.named, cst.Name) and use.named.value == binding.name
                              and not reader.bindings_at(use.named)]
+                if _leaf_kept_in_use(lost, binding.name, leaves.uses(function)):
+                    uses = [use for use in uses if use.kind == "optimizer"]
                 finding = self._reported(binding.value, binding.name, lost, uses, facts, function)
                 if finding is not None:
                     yield finding
@@ -172,6 +174,15 @@ class LeafLostByCopy(Rule):
             condition=lost.condition,
             **context,
         )
+
+
+def _leaf_kept_in_use(lost: LostLeaf, name: str, uses: list[LeafUse]) -> bool:
+    """`y = x + 1` (or `y_pred = w * x + b`) where the code goes on using `x` as the leaf (`x.grad`,
+    an optimizer over `x`): the leaf is not lost, `y` is a value computed from it, and reading
+    `y.grad` is a look at a non-leaf (what course notebooks show on purpose), not a lost leaf."""
+    leaf = lost.maker
+    return type(leaf) is cst.Name and leaf.value != name and any(
+        type(use.named) is cst.Name and use.named.value == leaf.value and use.kind != "retain_grad" for use in uses)
 
 
 def _last_top_level_binding(binding: Binding, module: FunctionFacts, facts: ModuleFacts) -> bool:
