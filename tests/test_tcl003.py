@@ -717,6 +717,29 @@ def test_message_names_the_second_backward_only_when_the_fake_is_reused():
     assert SECOND_BACKWARD not in diagnostic.message
 
 
+def test_a_generator_backward_in_the_other_arm_of_the_discriminator_s_if_is_no_second_backward():
+    # DiscoGAN alternates: one step in three trains the discriminator, the others the generator.
+    # The waste through the generator is real; the crash cannot happen, as no run takes both arms.
+    source = """
+    import torch
+
+
+    def train_step(step, gen, disc, opt_gen, opt_disc, real, z):
+        fake = gen(z)
+        d_loss = disc(fake).mean() - disc(real).mean()
+        g_loss = -disc(fake).mean()
+        if step % 3 == 0:
+            d_loss.backward()
+            opt_disc.step()
+        else:
+            g_loss.backward()
+            opt_gen.step()
+    """
+    [diagnostic] = tcl003(source)
+    assert SECOND_BACKWARD not in diagnostic.message and diagnostic.context["second_backward_line"] is None
+    assert "runs through the whole generator and fills its `.grad`" in diagnostic.message
+
+
 # --- the runtime effect, executed ------------------------------------------------------
 
 

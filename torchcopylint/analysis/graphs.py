@@ -380,9 +380,23 @@ def later_backward_through(call: cst.Call, after: cst.CSTNode, function: Functio
     (TCL011)."""
     order = function.order_of(after)
     for use in graph_uses(function, facts):
-        if function.order_of(use.statement) > order and call in loss_slice(use.loss, use.statement, function, facts).calls:
+        if function.order_of(use.statement) > order and not _in_other_branches(function, after, use.statement) \
+                and call in loss_slice(use.loss, use.statement, function, facts).calls:
             return use
     return None
+
+
+def _in_other_branches(function: FunctionFacts, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """Do the two statements sit in different arms of one `if` (`if step % 3 == 0: loss_D.backward()`,
+    `else: loss_G.backward()`)? Then no run reaches the second after the first."""
+    for node in walk(function.node):
+        if type(node) is not cst.If or node.orelse is None:
+            continue
+        in_body = {id(statement) for statement in walk(node.body)}
+        in_else = {id(statement) for statement in walk(node.orelse)}
+        if (id(first) in in_body and id(second) in in_else) or (id(first) in in_else and id(second) in in_body):
+            return True
+    return False
 
 
 # --------------------------------------------------------------- .data writes
