@@ -456,3 +456,16 @@ def test_recurrent_state_chained_by_calls_without_a_reset_between_is_flagged():
         "        logits = self.net.actor(states)\n",
         "        self.net.actor(states)\n        logits = self.net.actor(states)\n")
     assert [d.code for d in lint_source(source, "<x>")] == ["TCL007"]
+
+
+def test_a_file_that_never_imports_torch_trains_no_autograd_graph():
+    # A course's NumPy framework: `mm.Sequential`, an evaluation loop summing its losses.
+    source = (
+        "import numpy as np\nimport modules as mm\n\n"
+        "model = mm.Sequential(mm.Linear(4, 8), mm.ReLU(), mm.Linear(8, 1))\ncriterion = mm.MSELoss()\n"
+        "test_loss = 0.0\nmodel.eval()\nfor X_batch, y_batch in test_loader:\n"
+        "    loss = criterion(model(X_batch), y_batch)\n    test_loss += loss * X_batch.shape[0]\n"
+    )
+    assert lint_source(source, "<x>") == []
+    with_torch = source.replace("import numpy as np\n", "import numpy as np\nimport torch\n")
+    assert [d.code for d in lint_source(with_torch, "<x>")] == ["TCL007"]  # the same loop over a torch model

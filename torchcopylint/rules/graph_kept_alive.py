@@ -41,6 +41,8 @@ class GraphKeptAlive(Rule):
     triggers = (b"backward", b".eval(", b".train(False)", b"Module")
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
+        if not facts.names.imports_torch:
+            return  # a course's own NumPy framework (`mm.Sequential`, `model.backward(...)`): no autograd
         for function in facts.all_functions():
             reported: set = set()
             backwards = backward_calls(function, facts)
