@@ -691,3 +691,21 @@ def test_a_name_equal_to_arithmetic_with_a_number_is_a_number():
                 return True
         """, ["epoch", "Epoch", "save_period"])
     assert kinds["Epoch"] in ("count", "int", "float"), kinds
+
+
+def test_an_argument_whose_weight_and_bias_are_read_is_a_layer_of_its_own():
+    # A pruning helper: `layer.weight.index_select(dim, index)`; no network in the plan to take it from.
+    from torch import nn
+
+    from torchcopylint.verify.standins import make, plan, uses
+
+    node = ast.parse(textwrap.dedent("""
+        def prune_linear_layer(layer, index, dim=0):
+            W = layer.weight.index_select(dim, index).clone().detach()
+            b = layer.bias[index].clone().detach() if layer.bias is not None else None
+            return W, b
+        """)).body[0]
+    made_plan = plan(["layer", "index"], uses(node), {}, {})
+    assert made_plan.kinds == {"layer": "layer", "index": "labels"}, made_plan.kinds
+    made = make(made_plan, "cpu")
+    assert isinstance(made["layer"], nn.Linear) and made["layer"].weight.requires_grad

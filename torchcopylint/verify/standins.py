@@ -63,6 +63,7 @@ DEVICE_NAMES = {"device", "dev"}
 BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
+LAYER_ATTRIBUTES = frozenset({"weight", "bias", "in_features", "out_features", "in_channels", "out_channels"})
 LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
 # Losses whose target is class indices, and losses whose target is values (the same shape as the input).
 CLASS_LOSSES = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "multi_margin_loss", "MultiMarginLoss"}
@@ -117,6 +118,7 @@ class Use:
     parameter_elements: bool = False  # iterated, each element's `requires_grad` or `.grad` read: parameters
     makes_optimizer: bool = False  # called on a network's parameters (`opt_fn(model.parameters(), lr)`)
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
+    layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
 
     @property
     def seen(self) -> bool:
@@ -267,6 +269,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             owner = use(node.value)
             if owner is not None and node.attr in TENSOR_METHODS | OPTIMIZER_METHODS | MODULE_METHODS | HOOK_METHODS:
                 owner.methods.add(node.attr)
+            if owner is not None and node.attr in LAYER_ATTRIBUTES:
+                owner.layer_attributes = True
             if owner is not None and node.attr == "type" and id(node) not in called:
                 owner.device_like = owner.type_read = True  # `device.type`; `x.type(torch.float)` is a tensor's
         elif isinstance(node, (ast.For, ast.comprehension)):
@@ -697,7 +701,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "device"
     if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
         return "scaler"
-    if use.methods & HOOK_METHODS and not use.called and not use.methods & MODULE_METHODS:
+    if (use.methods & HOOK_METHODS or use.layer_attributes) and not use.called and not use.methods & MODULE_METHODS:
         return "layer"
     if use.methods & MODULE_METHODS:
         return "module"
@@ -822,8 +826,9 @@ class Plan:
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
             elif kind == "optimizer class":
                 parts.append(f"{name} = torch.optim.SGD")
-            elif kind == "layer" and modules:
-                parts.append(f"{name} = the linear layer of the stand-in `{modules[0]}`")
+            elif kind == "layer":
+                parts.append(f"{name} = the linear layer of the stand-in `{modules[0]}`" if modules else
+                             f"{name} = nn.Linear({FEATURES}, {FEATURES})")
             elif kind == "loss":
                 parts.append(f"{name} = mean squared difference")
             else:
@@ -933,8 +938,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = StandInScaler()
         elif kind == "optimizer class":
             made[name] = torch.optim.SGD
-        elif kind == "layer":  # hooked only: the layer of the stand-in network the code runs
-            made[name] = made[modules[0]].linear if modules else unknown_argument(name)
+        elif kind == "layer":  # the layer of the stand-in network the code runs, or a layer of its own
+            made[name] = made[modules[0]].linear if modules else nn.Linear(FEATURES, FEATURES).to(device)
         elif kind == "loader":
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
         elif kind == "tensor" and name in plan_.leaves:
