@@ -458,14 +458,22 @@ def test_recurrent_state_chained_by_calls_without_a_reset_between_is_flagged():
     assert [d.code for d in lint_source(source, "<x>")] == ["TCL007"]
 
 
-def test_a_file_that_never_imports_torch_trains_no_autograd_graph():
-    # A course's NumPy framework: `mm.Sequential`, an evaluation loop summing its losses.
+def test_a_file_that_never_imports_torch_and_backpropagates_by_hand_keeps_no_autograd_graph():
+    # A course's NumPy framework: `mm.Sequential` trained with its own backward, then an evaluation
+    # loop summing its losses.
     source = (
         "import numpy as np\nimport modules as mm\n\n"
         "model = mm.Sequential(mm.Linear(4, 8), mm.ReLU(), mm.Linear(8, 1))\ncriterion = mm.MSELoss()\n"
+        "for X_batch, y_batch in train_loader:\n    predictions = model(X_batch)\n"
+        "    model.backward(X_batch, criterion.backward(predictions, y_batch))\n"
         "test_loss = 0.0\nmodel.eval()\nfor X_batch, y_batch in test_loader:\n"
         "    loss = criterion(model(X_batch), y_batch)\n    test_loss += loss * X_batch.shape[0]\n"
     )
     assert lint_source(source, "<x>") == []
     with_torch = source.replace("import numpy as np\n", "import numpy as np\nimport torch\n")
     assert [d.code for d in lint_source(with_torch, "<x>")] == ["TCL007"]  # the same loop over a torch model
+    # A training helper that never imports torch (everything is handed in) is autograd's all the same.
+    helper = ("def train(model, optimizer, batches):\n    total = 0\n    for batch in batches:\n"
+              "        loss = model(batch).sum()\n        optimizer.zero_grad()\n        loss.backward()\n"
+              "        optimizer.step()\n        total += loss\n    return total\n")
+    assert [d.code for d in lint_source(helper, "<x>")] == ["TCL007"]

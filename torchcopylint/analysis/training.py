@@ -65,6 +65,18 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
     return receiver
 
 
+def backward_values_used(facts) -> bool:
+    """Does the file use the value of a `.backward(...)` call (`dp = criterion.backward(out, y)`,
+    `model.backward(x, criterion.backward(out, y))`)? Autograd's returns None: such a backward is
+    written by hand (a course's NumPy framework)."""
+    for function in facts.all_functions():
+        for call, statement in function.call_statement.items():
+            if type(call.func) is cst.Attribute and call.func.attr.value == "backward" \
+                    and not (type(statement) is cst.Expr and statement.value is call):
+                return True
+    return False
+
+
 def _result_kept(call: cst.Call, function: FunctionFacts) -> bool:
     """The call's value is assigned or returned (`grad_input = layer.backward(x, grad_output)`)."""
     statement = function.call_statement.get(call)

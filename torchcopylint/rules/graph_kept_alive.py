@@ -19,6 +19,7 @@ from torchcopylint.analysis.training import (
     Backward,
     backpropagated_bindings,
     backward_calls,
+    backward_values_used,
     eval_mode_switches,
     flowing_bindings,
     module_key,
@@ -41,8 +42,8 @@ class GraphKeptAlive(Rule):
     triggers = (b"backward", b".eval(", b".train(False)", b"Module")
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
-        if not facts.names.imports_torch:
-            return  # a course's own NumPy framework (`mm.Sequential`, `model.backward(...)`): no autograd
+        if not facts.names.imports_torch and backward_values_used(facts):
+            return  # a course's own NumPy framework (`mm.Sequential`, `model.backward(x, grad)`): no autograd
         for function in facts.all_functions():
             reported: set = set()
             backwards = backward_calls(function, facts)
