@@ -529,6 +529,13 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
             print("without SciPy")
         else:
             scipy.misc.imsave({str(project / "sample.png")!r}, numpy.zeros((2, 2)))
+            from scipy.misc import imread  # the import of a module naming it succeeds; the read is refused
+            try:
+                imread({str(project / "face.png")!r})
+            except sandbox.UserDataRead as error:
+                print("imread:", error)
+        adam = torch.optim.Adam(net.parameters(), lr=1e-4, betas=(0, 0.9))
+        print("betas:", adam.param_groups[0]["betas"], torch.optim.Adam(net.parameters()).param_groups[0]["betas"])
         print("notes:", script.stood_in())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -549,6 +556,9 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                  "`collections.Iterable` (removed in Python 3.10) was `collections.abc.Iterable`"):
         assert part in out, out
     assert "without SciPy" in out or "`scipy.misc.imsave` (removed in SciPy 1.2) wrote no image" in out, out
+    assert "without SciPy" in out or "imread: --verify never reads the user's data: the code read the image" in out, out
+    assert "betas: (0.0, 0.9) (0.9, 0.999)" in out, out
+    assert "`Adam(..., betas=(0, 0.9))` read its integer betas as floats" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 

@@ -22,7 +22,9 @@ NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
 next multiple of eight, as Python 2 read it; Python 3 raises TabError); SciPy's removed image writers
-(`scipy.misc.imsave`) write nothing; `collections.Iterable` and the other aliases of
+(`scipy.misc.imsave`) write nothing, and its removed reader (`scipy.misc.imread`) imports, to refuse
+the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among floats, refused by
+today's torch) is read as floats; `collections.Iterable` and the other aliases of
 `collections.abc` that Python 3.10 removed are given back; matplotlib settings it has removed and styles it cannot read
 (a URL) are ignored. Code that runs today meets none of them.
 """
@@ -148,7 +150,31 @@ def install_old_apis() -> None:
     _collections_aliases()
     _tabs_as_python_2()
     _scipy_image_writers()
+    _integer_betas(torch.optim)
     _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _integer_betas(optim) -> None:
+    """`Adam(params, lr, betas=(0, 0.9))`: WGAN-GP's betas, written with an integer zero in code of every
+    year, which torch took as the floats they mean until Adam learned tensor betas and began refusing
+    a mix ("betas must be either both floats or both Tensors"). Read as floats (named in the evidence)."""
+    for optimizer in (optim.Adam, optim.AdamW):
+        today = optimizer.__init__
+        if getattr(today, "reads_integer_betas", False):
+            continue
+
+        def reads_integer_betas(self, *args, today=today, name=optimizer.__name__, **kwargs):
+            betas = kwargs.get("betas")
+            if isinstance(betas, (tuple, list)) and any(type(beta) is int for beta in betas):
+                from torchcopylint.verify import script
+
+                script.note(f"`{name}(..., betas={tuple(betas)})` read its integer betas as floats, as torch did "
+                            f"before it refused a mix of ints and floats")
+                kwargs["betas"] = tuple(float(beta) if type(beta) is int else beta for beta in betas)
+            today(self, *args, **kwargs)
+
+        reads_integer_betas.reads_integer_betas = True
+        optimizer.__init__ = functools.wraps(today)(reads_integer_betas)
 
 
 def _collections_aliases() -> None:
@@ -282,6 +308,17 @@ def _scipy_image_writers() -> None:
         if not hasattr(scipy.misc, name):
             setattr(scipy.misc, name, _noted(NoOp(f"scipy.misc.{name}"),
                                              f"`scipy.misc.{name}` (removed in SciPy 1.2) wrote no image"))
+    # Its reader went too: the import of a module that names it fails without it. Reading an image is
+    # reading the user's data, which verification never does (as the sandbox refuses any open()).
+    if not hasattr(scipy.misc, "imread"):
+        scipy.misc.imread = _refused_read
+
+
+def _refused_read(path, *args, **kwargs):
+    from torchcopylint.verify.sandbox import UserDataRead
+
+    raise UserDataRead(f"--verify never reads the user's data: the code read the image {path} "
+                       f"(with `scipy.misc.imread`, removed in SciPy 1.2)")
 
 
 def _tabs_as_python_2() -> None:
