@@ -1,6 +1,7 @@
-"""A tutorial's look at gradients: `y1` is computed from the leaf `x`, and the script reads `y1.grad`
-after the backward of a loss made from it. The slice of that read keeps the backward, which gives
-the gradients."""
+"""A script that expects the gradient in `y1`, computed from the leaf `x`: it reads `y1.grad` after
+the backward of a loss made from it, and never looks at `x.grad`. The slice of that read keeps the
+backward, which gives the gradients. (Where the script also reads `x.grad`, it knows which is the
+leaf, and `y1.grad` is a look at a non-leaf: not flagged.)"""
 
 import torch
 
@@ -11,4 +12,3 @@ loss = (y1 - y2) ** 2
 print("loss", loss.item())
 loss.backward()
 print("y1.grad:", y1.grad)
-print("x.grad:", x.grad)
