@@ -448,26 +448,24 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
     calls = facts.method_calls(method.name)
     if not calls:
         return False
+    sites = [facts.call_site(call) for call in calls]
+    if None in sites:
+        return False
     resetting_methods = {function.name for function in facts.all_functions()
                          if any(_sets_afresh(statement, attribute) for statement in function.statement_order)}
-    for call in calls:
-        site = facts.call_site(call)
-        if site is None:
-            return False
-        caller, statement = site
+    for caller, statement in sites:
         if not facts.grad_enabled_at(caller, statement):
             continue
         order, loops = caller.order_of(statement), caller.loops_of.get(statement, ())
-        resets = [earlier for earlier in caller.statement_order
+        resets = [caller.order_of(earlier) for earlier in caller.statement_order
                   if caller.order_of(earlier) < order and caller.loops_of.get(earlier, ()) == loops
                   and (_sets_afresh(earlier, attribute) or _calls_any(earlier, resetting_methods))
                   and _runs_before(caller, earlier, statement)]
         if not resets:
             return False
-        last_reset = max(caller.order_of(reset) for reset in resets)
-        if any(other is not call and (facts.call_site(other) or (None,))[0] is caller
-               and last_reset < caller.order_of(facts.call_site(other)[1]) < order for other in calls):
-            return False
+        if any(other_caller is caller and max(resets) < caller.order_of(other) < order
+               for other_caller, other in sites):
+            return False  # a second call after the reset builds on the first one's graph
     return True
 
 
