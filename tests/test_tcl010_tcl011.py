@@ -245,6 +245,29 @@ def test_tcl011_flags_two_backwards_of_unrelated_graphs():
     assert lines(shared, "TCL011") == []
 
 
+def test_tcl011_silent_for_two_losses_one_call_returns():
+    # rlpyt's PPO-Lagrangian: `r_loss, c_loss = self.losses(...)` come from one forward inside the
+    # method, so the second backward needs the retained graph (the method's code is not followed).
+    source = """
+    import torch
+
+
+    class Algo:
+        def grad_norms(self, batch):
+            self.optimizer.zero_grad()
+            r_loss, c_loss = self.losses(batch)
+            r_loss.backward(retain_graph=True)
+            r_norm = torch.nn.utils.clip_grad_norm_(self.agent.parameters(), 1.0)
+            self.optimizer.zero_grad()
+            c_loss.backward()
+            return r_norm
+    """
+    assert lines(source, "TCL011") == []
+    separate = source.replace("r_loss, c_loss = self.losses(batch)",
+                              "r_loss = self.reward_loss(batch)\n            c_loss = self.cost_loss(batch)")
+    assert lines(separate, "TCL011") == [10]
+
+
 # --- the runtime effect ---------------------------------------------------------------
 
 torch = pytest.importorskip("torch")

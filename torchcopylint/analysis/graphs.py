@@ -366,7 +366,18 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
         if value is not None and not binding.leaf and binding.kind != "loop" \
                 and not carries_no_graph(value, function, facts, binding.statement):
             return True
-    return False
+    # `r_loss, c_loss = self.losses(batch)`: two values of one call, which may have computed both
+    # from one forward (the call's code is not followed here).
+    unpacked = {binding.statement for binding in first.bindings if _unpacked_from_one_call(binding)}
+    return any(binding.statement in unpacked and _unpacked_from_one_call(binding)
+               and not carries_no_graph(binding.value, function, facts, binding.statement)
+               for binding in second.bindings - first.bindings)
+
+
+def _unpacked_from_one_call(binding: Binding) -> bool:
+    statement = binding.statement
+    return type(statement) is cst.Assign and type(binding.value) is cst.Call and unpacked_part(binding) is None \
+        and any(type(target.target) in (cst.Tuple, cst.List) for target in statement.targets)
 
 
 def later_backward_through(call: cst.Call, after: cst.CSTNode, function: FunctionFacts,
