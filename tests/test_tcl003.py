@@ -717,6 +717,34 @@ def test_message_names_the_second_backward_only_when_the_fake_is_reused():
     assert SECOND_BACKWARD not in diagnostic.message
 
 
+def test_a_network_every_caller_hands_over_frozen_feeds_no_generator_graph():
+    # Mean teacher (U2PL): `main()` switches the teacher's parameters off, then hands it to `train()`.
+    source = """
+    import torch
+
+
+    def train(model, model_teacher, optimizer, loader):
+        for image_l, image_u in loader:
+            supervised = model(image_l)
+            pseudo = model_teacher(image_u)
+            out = model(torch.cat((image_l, pseudo)))
+            loss = out.mean() + supervised.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+    def main(model, model_teacher, loader, config):
+        optimizer = get_optimizer(config)
+        for p in model_teacher.parameters():
+            p.requires_grad = False
+        train(model, model_teacher, optimizer, loader)
+    """
+    assert tcl003(source) == []
+    trainable = source.replace("        for p in model_teacher.parameters():\n            p.requires_grad = False\n", "")
+    assert len(tcl003(trainable)) == 1  # a teacher that is not frozen: its graph is backpropagated
+
+
 def test_a_generator_backward_in_the_other_arm_of_the_discriminator_s_if_is_no_second_backward():
     # DiscoGAN alternates: one step in three trains the discriminator, the others the generator.
     # The waste through the generator is real; the crash cannot happen, as no run takes both arms.

@@ -2033,3 +2033,26 @@ def _annotation_is_container(annotation: Optional[cst.Annotation]) -> bool:
         node = node.value
     name = node.attr.value if type(node) is cst.Attribute else node.value if type(node) is cst.Name else ""
     return name in CONTAINER_ANNOTATIONS
+
+
+PASSED_UNKNOWN = object()  # an argument that cannot be matched to the parameter (`*args` at the call)
+
+
+def passed_for_parameter(call: cst.Call, definition: cst.FunctionDef, param: cst.Param):
+    """What a call of `definition` passes for its parameter `param`: the expression, None when not
+    passed (the default applies), or PASSED_UNKNOWN (a `*args`/`**kwargs` that may hold it). A call
+    spelled `obj.method(...)` passes nothing for the method's `self`."""
+    positional = [*definition.params.posonly_params, *definition.params.params]
+    position = next((index for index, each in enumerate(positional) if each is param), None)
+    if position is not None and type(call.func) is cst.Attribute and positional \
+            and positional[0].name.value in ("self", "cls"):
+        position -= 1
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return PASSED_UNKNOWN
+        if arg.keyword is not None:
+            if arg.keyword.value == param.name.value:
+                return arg.value
+        elif position is not None and index == position:
+            return arg.value
+    return None

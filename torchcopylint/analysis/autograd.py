@@ -53,6 +53,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import (
     LEAF_FACTORIES,
     PARAMETER_CLASSES,
+    PASSED_UNKNOWN,
     VARIABLE_CLASSES,
     Binding,
     FunctionFacts,
@@ -60,6 +61,7 @@ from torchcopylint.analysis.aliasing import (
     goes_through_detach,
     grad_mode_of_context,
     parameter_requires_grad,
+    passed_for_parameter,
     position_in_target,
     unpacked_part,
 )
@@ -1045,13 +1047,9 @@ class GradFlow:
         params = function.node.params
         if param is params.star_arg or param is params.star_kwarg:
             return False
-        positional = [*params.posonly_params, *params.params]
-        position = next((index for index, each in enumerate(positional) if each is param), None)
         for caller, call, statement in sites:
-            offset = 1 if type(call.func) is cst.Attribute and positional and \
-                positional[0].name.value in ("self", "cls") else 0
-            passed = _argument_for(call, param, None if position is None else position - offset)
-            if passed is _UNKNOWN:
+            passed = passed_for_parameter(call, function.node, param)
+            if passed is PASSED_UNKNOWN:
                 return False
             if passed is None:
                 default = param.default
@@ -1194,23 +1192,6 @@ class GradFlow:
                         or self._items_never(loop.iter, function, statement, depth, likely)
                 loop = loop.inner_for_in
         return False
-
-
-_UNKNOWN = object()  # an argument that cannot be matched to the parameter (`*args` at the call)
-
-
-def _argument_for(call: cst.Call, param: cst.Param, position: Optional[int]):
-    """What a call passes for a parameter: the expression, None when not passed (the default
-    applies), or _UNKNOWN (a `*args`/`**kwargs` that may hold it)."""
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return _UNKNOWN
-        if arg.keyword is not None:
-            if arg.keyword.value == param.name.value:
-                return arg.value
-        elif position is not None and index == position:
-            return arg.value
-    return None
 
 
 def _path_of_name(target, name: str) -> Optional[tuple]:

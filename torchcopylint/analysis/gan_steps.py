@@ -36,7 +36,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import VARIABLE_CLASSES, FunctionFacts
+from torchcopylint.analysis.aliasing import PASSED_UNKNOWN, VARIABLE_CLASSES, FunctionFacts, passed_for_parameter
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import GraphUse, graph_uses, later_backward_through, loss_slice, retains_graph
 from torchcopylint.analysis.syntax import child_nodes
@@ -943,10 +943,29 @@ class _Context:
             if not _is_generator(keys, generators, trained):
                 continue
             if check_switches and any(_switched_off(key, self.switches, function.order_of(statement), backward_order)
-                                      for key in keys):
+                                      or self._frozen_by_every_caller(key) for key in keys):
                 continue
             return call, shown, via
         return None
+
+    def _frozen_by_every_caller(self, key: str) -> bool:
+        """Is `key` an argument that every call of the function in the file passes with its parameters
+        switched off (`for p in teacher.parameters(): p.requires_grad = False` in `main()`, then
+        `train(model, teacher, ...)`)? False when a call is out of sight."""
+        function, facts = self.function, self.facts
+        if type(function.node) is not cst.FunctionDef:
+            return False
+        param = next((param for param in function.node.params.params if param.name.value == key), None)
+        sites = facts.call_sites_of(function)
+        if param is None or not sites:
+            return False
+        for caller, call, statement in sites:
+            passed = passed_for_parameter(call, function.node, param)
+            if passed is None or passed is PASSED_UNKNOWN or not _switched_off(
+                    module_key(passed), facts.training.grad_switches(caller), caller.order_of(statement),
+                    caller.order_of(statement)):
+                return False
+        return True
 
 
 # ------------------------------------------------------------------ windows
