@@ -747,6 +747,11 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
     pytest.param("continual_wrapper.py", "p.clone().detach()", "TCL005",
                  ["the stand-in network's `.model` (a wrapped network) was the stand-in itself"],
                  id="the-network-a-wrapper-holds"),
+    # `self.optimizer = optimizer`: the constructor only keeps it; `find_lr` reads `.param_groups` (and
+    # both it and the model have a `state_dict()`). `zip(lrs, self.loader)` iterates the loader too.
+    pytest.param("lr_finder_trainer.py", 'logs["loss"].append(loss)', "TCL007",
+                 ["self.optimizer = SGD(self.model)", "self.loader = 4 batches of"],
+                 id="kinds-of-what-the-constructor-keeps-from-the-methods"),
 ])
 def test_objects_are_built_as_the_code_uses_them_and_the_evidence_says_how(scripts_verified, name, text, code,
                                                                              evidence):

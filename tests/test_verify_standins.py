@@ -709,3 +709,16 @@ def test_an_argument_whose_weight_and_bias_are_read_is_a_layer_of_its_own():
     assert made_plan.kinds == {"layer": "layer", "index": "labels"}, made_plan.kinds
     made = make(made_plan, "cpu")
     assert isinstance(made["layer"], nn.Linear) and made["layer"].weight.requires_grad
+
+
+def test_an_optimizer_is_told_from_a_module_by_param_groups_and_step_though_both_have_a_state_dict():
+    kinds = _kinds("""
+        def find_lr(self):
+            saved = self.optimizer.state_dict()
+            for group in self.optimizer.param_groups:
+                group["lr"] = 0.1
+            self.optimizer.step()
+            self.optimizer.load_state_dict(saved)
+            return self.model.state_dict()
+        """, ["self.optimizer", "self.model"])
+    assert kinds == {"self.optimizer": "optimizer", "self.model": "module"}, kinds

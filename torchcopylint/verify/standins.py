@@ -47,6 +47,7 @@ HOOK_METHODS = {"register_forward_hook", "register_full_backward_hook", "registe
                 "register_forward_pre_hook", "register_full_backward_pre_hook"}
 SCALER_METHODS = {"scale", "update", "unscale_", "get_scale"}
 OPTIMIZER_METHODS = {"step", "zero_grad", "param_groups", "add_param_group"}
+SHARED_METHODS = {"state_dict", "load_state_dict", "zero_grad"}  # a module's and an optimizer's alike
 TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float", "mean", "sum", "backward",
                   "softmax", "log_softmax", "argmax", "max", "min", "item", "numel", "dim", "unsqueeze",
                   "squeeze", "flatten", "fill_", "zero_", "add_", "mul_", "copy_", "masked_fill", "masked_fill_",
@@ -260,9 +261,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     passed.device_like = True
             _mark_targets(node, callee, use)
             if callee in ("enumerate", "iter", "tqdm", "tqdm.tqdm", "zip") and node.args:
-                iterated = use(node.args[0])
-                if iterated is not None:
-                    iterated.iterated = True
+                for argument in node.args if callee == "zip" else node.args[:1]:  # zip iterates each
+                    iterated = use(argument)
+                    if iterated is not None:
+                        iterated.iterated = True
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
             if _key(node):
                 use(node)  # every `self.x` read needs a value, even one whose use says nothing
@@ -703,8 +705,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "scaler"
     if (use.methods & HOOK_METHODS or use.layer_attributes) and not use.called and not use.methods & MODULE_METHODS:
         return "layer"
-    if use.methods & MODULE_METHODS:
-        return "module"
+    if use.methods & MODULE_METHODS and not (use.methods & OPTIMIZER_METHODS and use.methods <= SHARED_METHODS
+                                             | OPTIMIZER_METHODS and not use.called):
+        return "module"  # (an optimizer has a `state_dict()` too: `.param_groups` and `.step()` say which)
     if use.called and use.makes_optimizer:
         return "optimizer class"
     if use.called:
@@ -1365,17 +1368,28 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
 
 
 def _kept_by_the_base(found: dict, cls: type, tree: ast.Module, class_name: str) -> None:
-    """A parameter the constructor only hands to its base class's `__init__` (`super().__init__(model,
-    train_loader)`), which keeps it under its own name: what the methods of the class and of its
-    bases do with `self.<name>` (`for x, y in self.val_loader` in the base's `evaluate`) says what it is."""
+    """A parameter the constructor only keeps, under its own name or another (`self.optimizer =
+    optimizer`), or only hands to its base class's `__init__` (`super().__init__(model, train_loader)`),
+    which keeps it under its own name: what the methods of the class and of its bases do with
+    `self.<name>` (`self.optimizer.param_groups` in `find_lr`, `for x, y in self.val_loader` in the
+    base's `evaluate`) says what it is."""
+    init = function_node(tree, class_name, "__init__")
     methods = [node for name, node in methods_of(tree, class_name).items() if name != "__init__"]
     in_methods = uses(ast.Module(body=methods + _base_methods(cls), type_ignores=[]))
+    stored_as = {}  # parameter -> the attribute `self.<attribute> = parameter` keeps it under
+    for node in ast.walk(init) if init is not None else ():
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and len(node.targets) == 1 \
+                and _key(node.targets[0]) and isinstance(node.targets[0], ast.Attribute):
+            stored_as.setdefault(node.value.id, _key(node.targets[0]))
     for name, use in list(found.items()):
+        if use.called or use.methods or use.iterated or use.indexed or use.arithmetic or use.torch_argument:
+            continue
         handed_on = use.fed_to and all(callee.startswith("super") or callee.endswith("__init__")
                                        for callee in use.fed_to)
-        if handed_on and not (use.called or use.methods or use.iterated or use.indexed or use.arithmetic
-                              or use.torch_argument) and in_methods.get(f"self.{name}", Use()).seen:
-            found[name] = in_methods[f"self.{name}"]
+        kept = stored_as.get(name) if not use.fed_to and init is not None and _only_stored(init, name) else \
+            f"self.{name}" if handed_on else None
+        if kept is not None and in_methods.get(kept, Use()).seen:
+            found[name] = in_methods[kept]
 
 
 def _base_methods(cls: type) -> list:
