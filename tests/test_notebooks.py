@@ -325,3 +325,29 @@ def test_large_outputs_do_not_make_a_notebook_too_large(project, monkeypatch):
     write(project / "big.ipynb", json.dumps(document, indent=1))
     [error] = lint_paths(["big.ipynb"], Settings(root=project), jobs=1).diagnostics
     assert error.code == "TCL900" and "the notebook's code is too large" in error.message
+
+
+def test_a_cell_written_indented_runs_at_the_top_level_as_ipython_runs_it(cli, project):
+    # IPython strips the indentation every line of a cell starts with (code pasted from a function).
+    # Joined as it is written, this cell would continue the class of the cell before it.
+    cells = [
+        ("code", "import torch\nfrom torch import nn\n\n\nclass Tracker:\n    def __init__(self, net):\n"
+                 "        self.net = net\n"),
+        ("code", "    net = nn.Linear(4, 4)\n    tracker = Tracker(net)\n\n"
+                 "    sample = net(torch.randn(2, 4)).clone().detach()\n"),
+    ]
+    document = json.loads(gan_notebook())
+    document["cells"] = [{"cell_type": kind, "id": f"c{index}", "metadata": {}, "execution_count": None,
+                          "outputs": [], "source": source.splitlines(True)} for index, (kind, source) in enumerate(cells)]
+    write(project / "pasted.ipynb", json.dumps(document, indent=1) + "\n")
+    parsed = notebook.read((project / "pasted.ipynb").read_text(encoding="utf-8"))
+    assert "\nnet = nn.Linear(4, 4)\n" in parsed.module and parsed.cells[1].indent == 4
+    [found] = lint_document((project / "pasted.ipynb").read_bytes(), "pasted.ipynb")
+    assert (found.code, found.location.cell, found.location.line) == ("TCL005", 2, 4)
+    written = cells[1][1].splitlines()[3]
+    assert written[found.location.column - 1:].startswith("net(torch.randn(2, 4)).clone().detach()")
+    assert cli("--no-cache", "--fix", "pasted.ipynb").exit_code == 0
+    fixed = json.loads((project / "pasted.ipynb").read_text(encoding="utf-8"))
+    assert "".join(fixed["cells"][1]["source"]).splitlines()[3] == \
+        "    sample = net(torch.randn(2, 4)).detach().clone()"
+    validate(project / "pasted.ipynb")

@@ -59,6 +59,10 @@ class CodeCell:
     element_spans: list[tuple[int, int]] = field(default_factory=list)  # list sources: each string's offsets
     # The JSON strings the source is made of: (offset of the opening quote, characters once decoded).
     strings: list[tuple[int, int]] = field(default_factory=list)
+    # The indentation IPython strips from a cell whose every line starts with it (its `leading_indent`
+    # transform: a cell pasted from inside a function runs at the top level); the module holds the
+    # cell without it, so a module column is this many characters left of the cell's.
+    indent: int = 0
 
     def lines(self) -> list[str]:
         """Its lines, without their endings."""
@@ -121,12 +125,24 @@ def read(raw: str) -> Notebook:
         source = "".join(parts)
         lines = neutralised_lines(_lines(source))
         neutral = frozenset(number for number, (old, new) in enumerate(zip(_lines(source), lines), 1) if old != new)
+        indent = _leading_indent(lines)
+        lines = [line[len(indent):] if line.strip() else line for line in lines]
         span, element_spans = spans[index]
         quotes = [start for start, _end in element_spans] if element_spans else [span[0]]
         cells.append(CodeCell(index + 1, source, len(module_lines) + 1, len(lines), neutral, span, element_spans,
-                              list(zip(quotes, map(len, parts)))))
+                              list(zip(quotes, map(len, parts))), len(indent)))
         module_lines.extend(lines)
     return Notebook(raw, cells, "".join(module_lines))
+
+
+def _leading_indent(lines: list[str]) -> str:
+    """The indentation of the cell's first line of code when every line of code starts with it (as
+    IPython strips it before running the cell), else ""."""
+    code = [line for line in lines if line.strip()]
+    if not code:
+        return ""
+    indent = code[0][:len(code[0]) - len(code[0].lstrip(" \t"))]
+    return indent if indent and all(line.startswith(indent) for line in code) else ""
 
 
 def _is_python(metadata: object) -> bool:
@@ -367,16 +383,17 @@ def _to_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
         return diagnostic
     offset = cell.first_line - 1
     line = min(max(1, location.line - offset), cell.line_count)
-    end_line, end_column = location.end_line - offset, location.end_column
+    column = location.column + cell.indent
+    end_line, end_column = location.end_line - offset, location.end_column + cell.indent
     if end_line > cell.line_count or end_line < line:  # a node that runs past its cell
-        end_line, end_column = line, location.column + 1
+        end_line, end_column = line, column + 1
     fix = diagnostic.fix
     if fix is not None:
         fix = _fix_in_cell(fix, cell)
     message = _LINE_REFERENCE.sub(lambda match: _line_label(int(match.group(1)), notebook), diagnostic.message)
     message = _PARSER_POSITION.sub(
         lambda match: f"@ {_line_label(int(match.group(1)), notebook)}, column {match.group(2)}", message)
-    return dataclasses.replace(diagnostic, location=Location(location.path, line, location.column, end_line,
+    return dataclasses.replace(diagnostic, location=Location(location.path, line, column, end_line,
                                                              end_column, cell=cell.number),
                                fix=fix, message=message)
 
@@ -403,7 +420,10 @@ def _fix_in_cell(fix: Fix, cell: CodeCell) -> Optional[Fix]:
             return None
         if any(number in cell.neutralised for number in range(line, min(end_line, cell.line_count) + 1)):
             return None
-        edits.append(dataclasses.replace(edit, line=line, end_line=end_line))
+        if cell.indent and (edit.column == 1 or edit.end_column == 1 or "\n" in edit.content):
+            return None  # whole lines, in a cell written indented: their indentation is not the module's
+        edits.append(dataclasses.replace(edit, line=line, end_line=end_line, column=edit.column + cell.indent,
+                                         end_column=edit.end_column + cell.indent))
     return dataclasses.replace(fix, edits=tuple(edits))
 
 
@@ -413,13 +433,16 @@ def to_module(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
     cell = notebook.cell_numbered(location.cell) if location.cell is not None else None
     if cell is None:
         return diagnostic
-    offset = cell.first_line - 1
+    offset, indent = cell.first_line - 1, cell.indent
     fix = diagnostic.fix
     if fix is not None:
         fix = dataclasses.replace(fix, edits=tuple(
-            dataclasses.replace(edit, line=edit.line + offset, end_line=edit.end_line + offset) for edit in fix.edits))
+            dataclasses.replace(edit, line=edit.line + offset, end_line=edit.end_line + offset,
+                                column=edit.column - indent, end_column=edit.end_column - indent)
+            for edit in fix.edits))
     return dataclasses.replace(diagnostic, fix=fix, location=Location(
-        location.path, location.line + offset, location.column, location.end_line + offset, location.end_column))
+        location.path, location.line + offset, location.column - indent, location.end_line + offset,
+        location.end_column - indent))
 
 
 # ------------------------------------------------------------------------------- the file itself
