@@ -722,3 +722,9 @@ def test_an_optimizer_is_told_from_a_module_by_param_groups_and_step_though_both
             return self.model.state_dict()
         """, ["self.optimizer", "self.model"])
     assert kinds == {"self.optimizer": "optimizer", "self.model": "module"}, kinds
+    # Methods both have, and nothing else: a module, as before (`model.zero_grad()`, `model.state_dict()`).
+    assert _kinds("""
+        def save(self):
+            self.model.zero_grad()
+            return self.model.state_dict()
+        """, ["self.model"]) == {"self.model": "module"}

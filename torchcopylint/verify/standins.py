@@ -705,8 +705,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "scaler"
     if (use.methods & HOOK_METHODS or use.layer_attributes) and not use.called and not use.methods & MODULE_METHODS:
         return "layer"
-    if use.methods & MODULE_METHODS and not (use.methods & OPTIMIZER_METHODS and use.methods <= SHARED_METHODS
-                                             | OPTIMIZER_METHODS and not use.called):
+    if use.methods & MODULE_METHODS and not (use.methods & (OPTIMIZER_METHODS - SHARED_METHODS)
+                                             and use.methods <= SHARED_METHODS | OPTIMIZER_METHODS and not use.called):
         return "module"  # (an optimizer has a `state_dict()` too: `.param_groups` and `.step()` say which)
     if use.called and use.makes_optimizer:
         return "optimizer class"
