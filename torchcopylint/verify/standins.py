@@ -1355,7 +1355,7 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     # A parameter whose default is None that the constructor computes with (`self.eps_orig = eps + 0.`):
     # its callers always pass one; a number stands in.
     found = uses(node)
-    _kept_by_the_base(found, cls, tree, class_name)
+    _kinds_of_what_is_kept(found, cls, tree, class_name, node)
     numbers = [parameter.name for parameter in inspect.signature(cls.__init__).parameters.values()
                if parameter.default is None and parameter.name in found
                and (found[parameter.name].number_arithmetic or found[parameter.name].ordered)]
@@ -1367,17 +1367,16 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     return made, tuple(names)
 
 
-def _kept_by_the_base(found: dict, cls: type, tree: ast.Module, class_name: str) -> None:
+def _kinds_of_what_is_kept(found: dict, cls: type, tree: ast.Module, class_name: str, init: ast.AST) -> None:
     """A parameter the constructor only keeps, under its own name or another (`self.optimizer =
     optimizer`), or only hands to its base class's `__init__` (`super().__init__(model, train_loader)`),
     which keeps it under its own name: what the methods of the class and of its bases do with
     `self.<name>` (`self.optimizer.param_groups` in `find_lr`, `for x, y in self.val_loader` in the
     base's `evaluate`) says what it is."""
-    init = function_node(tree, class_name, "__init__")
     methods = [node for name, node in methods_of(tree, class_name).items() if name != "__init__"]
     in_methods = uses(ast.Module(body=methods + _base_methods(cls), type_ignores=[]))
     stored_as = {}  # parameter -> the attribute `self.<attribute> = parameter` keeps it under
-    for node in ast.walk(init) if init is not None else ():
+    for node in ast.walk(init):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and len(node.targets) == 1 \
                 and _key(node.targets[0]) and isinstance(node.targets[0], ast.Attribute):
             stored_as.setdefault(node.value.id, _key(node.targets[0]))
@@ -1386,7 +1385,7 @@ def _kept_by_the_base(found: dict, cls: type, tree: ast.Module, class_name: str)
             continue
         handed_on = use.fed_to and all(callee.startswith("super") or callee.endswith("__init__")
                                        for callee in use.fed_to)
-        kept = stored_as.get(name) if not use.fed_to and init is not None and _only_stored(init, name) else \
+        kept = stored_as.get(name) if not use.fed_to and _only_stored(init, name) else \
             f"self.{name}" if handed_on else None
         if kept is not None and in_methods.get(kept, Use()).seen:
             found[name] = in_methods[kept]
