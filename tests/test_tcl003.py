@@ -717,6 +717,45 @@ def test_message_names_the_second_backward_only_when_the_fake_is_reused():
     assert SECOND_BACKWARD not in diagnostic.message
 
 
+def test_a_decoder_run_on_what_the_trained_encoder_made_is_no_generator_to_detach():
+    # IntroVAE's encoder step: `decoder(z)` with `z` sampled from the encoder's own output; the
+    # reconstruction loss trains the encoder through the decoder, so the backward must pass through
+    # it (the safe fix offered before would have stopped the encoder's reconstruction gradient).
+    source = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    encoder = nn.Sequential(nn.Linear(8, 4))
+    decoder = nn.Sequential(nn.Linear(4, 8))
+    encoder_optimizer = torch.optim.Adam(encoder.parameters())
+    decoder_optimizer = torch.optim.Adam(decoder.parameters())
+
+
+    def train(loader):
+        for x in loader:
+            encoder_optimizer.zero_grad()
+            code = encoder(x)
+            z = torch.distributions.Normal(code, 1.0).rsample()
+            output = decoder(z)
+            fake = decoder(torch.randn_like(z))
+            reconstruction = F.mse_loss(output, x)
+            encoder_loss = encoder(output.detach()).mean() - encoder(fake.detach()).mean() + reconstruction
+            encoder_loss.backward()
+            encoder_optimizer.step()
+
+            decoder_optimizer.zero_grad()
+            decoder_loss = encoder(decoder(z.detach())).mean() + encoder(decoder(torch.randn_like(z))).mean()
+            decoder_loss.backward()
+            decoder_optimizer.step()
+    """
+    assert tcl003(source) == []
+    # The same step with the code detached first: the decoder is then a generator the encoder's
+    # backward runs through for nothing.
+    flagged = source.replace("Normal(code, 1.0)", "Normal(code.detach(), 1.0)")
+    assert len(tcl003(flagged)) == 1
+
+
 def test_a_network_every_caller_hands_over_frozen_feeds_no_generator_graph():
     # Mean teacher (U2PL): `main()` switches the teacher's parameters off, then hands it to `train()`.
     source = """

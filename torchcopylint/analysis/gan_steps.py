@@ -36,7 +36,8 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import PASSED_UNKNOWN, VARIABLE_CLASSES, FunctionFacts, passed_for_parameter
+from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, VARIABLE_CLASSES, FunctionFacts,
+                                             passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import GraphUse, graph_uses, later_backward_through, loss_slice, retains_graph
 from torchcopylint.analysis.syntax import child_nodes
@@ -939,6 +940,10 @@ class _Context:
                     if use.returned:
                         candidates.append((use.aliases, sorted(use.aliases & generators or use.aliases)[0],
                                            _through_note(summary, use, facts)))
+        if candidates and trained and self._fed_by_trained(call, trained):
+            # `output = decoder(encoder(x))` in the encoder's step (IntroVAE): the gradient that trains
+            # the encoder runs through the decoder to reach it; detaching would cut it.
+            return None
         for keys, shown, via in candidates:
             if not _is_generator(keys, generators, trained):
                 continue
@@ -947,6 +952,37 @@ class _Context:
                 continue
             return call, shown, via
         return None
+
+    def _fed_by_trained(self, call: cst.Call, trained: frozenset) -> bool:
+        """Does an argument of the call carry the output of a network the step trains (made earlier in
+        this function, through names and the calls between)? A new tensor shaped like one
+        (`torch.randn_like(z)`, `z.size(0)`) or a detached one carries nothing."""
+        facts, function = self.facts, self.function
+        pending = [(arg.value, function.order_of(function.call_statement[call])) for arg in call.args]
+        seen: set = set()
+        while pending:
+            expr, before = pending.pop()
+            stack = [expr]
+            while stack:
+                node = stack.pop()
+                if type(node) is cst.Call:
+                    if _may_be_network(node, facts) and self.network_keys(node.func) & trained:
+                        return True
+                    method = node.func.attr.value if type(node.func) is cst.Attribute else ""
+                    if (facts.names.qualified_name(node.func) or "").rsplit(".", 1)[-1] in LEAF_FACTORIES \
+                            or method in DETACHING_METHODS + ("size", "item", "numel", "dim"):
+                        continue
+                elif type(node) is cst.Attribute and node.attr.value in ("shape", "device", "dtype"):
+                    continue
+                elif type(node) is cst.Name:
+                    for binding in function.bindings_at(node):
+                        order = function.order_of(binding.statement)
+                        if binding not in seen and binding.value is not None and order < before:
+                            seen.add(binding)
+                            pending.append((binding.value, order))
+                    continue
+                stack.extend(child_nodes(node))
+        return False
 
     def _frozen_by_every_caller(self, key: str) -> bool:
         """Is `key` an argument that every call of the function in the file passes with its parameters
