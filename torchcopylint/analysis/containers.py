@@ -19,6 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.graphs import DETACHING_METHODS
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import TorchNames
 
@@ -407,10 +408,6 @@ def _is_fresh(value) -> bool:
         return True
     return type(value) is cst.Call and type(value.func) in (cst.Name, cst.Attribute) \
         and (value.func.value if (type(value.func) is cst.Name) else value.func.attr.value) in FRESH_CALLS
-
-
-# Calls that cut what they are called on off from autograd.
-DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
 
 
 def _reads_attribute(value: cst.BaseExpression, attribute: str) -> bool:

@@ -39,14 +39,14 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, VARIABLE_CLASSES, FunctionFacts,
                                              passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
-from torchcopylint.analysis.graphs import GraphUse, graph_uses, later_backward_through, loss_slice, retains_graph
+from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, graph_uses, later_backward_through, loss_slice,
+                                           retains_graph)
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
 
 # Only used to break ties when the optimizers do not tell which module is the generator.
 GENERATOR_NAMES = ("netg", "generator", "gen", "g", "g_ab", "g_ba", "netg_a", "netg_b")
-DETACHING_METHODS = ("detach", "detach_")
 
 
 @dataclass(frozen=True)
@@ -970,7 +970,7 @@ class _Context:
                         return True
                     method = node.func.attr.value if type(node.func) is cst.Attribute else ""
                     if (facts.names.qualified_name(node.func) or "").rsplit(".", 1)[-1] in LEAF_FACTORIES \
-                            or method in DETACHING_METHODS + ("size", "item", "numel", "dim"):
+                            or method in DETACHING_METHODS | {"size", "numel", "dim"}:
                         continue
                 elif type(node) is cst.Attribute and node.attr.value in ("shape", "device", "dtype"):
                     continue
