@@ -871,6 +871,8 @@ def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verifie
     ("loss_c = critic(fake)", "TCL003", r"reached 4 of 4 generator parameters", True),
     ("residual = hidden.clone()", "TCL001", r"the \d+ tensors and gradients the script holds after the iteration "
                                             r"through line \d+ are bitwise equal", True),
+    ("snapshot = weights.clone()", "TCL001", r"the \d+ tensors and gradients the script holds after the iteration "
+                                              r"through line \d+ are bitwise equal", False),
     ("row = values.reshape(1, 9)", "TCL002", r"the write at line \d+ changed what `row` holds when line \d+ reads it: "
                                              r"with the copy the values differ \(largest difference 3\)", False),
 ])

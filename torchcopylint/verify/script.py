@@ -909,7 +909,11 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
     covered = {}
     if isinstance(read_line, int):
         required[read_line] = "the read of the copy"
-        covered = statement_lines_between(job.source, job.line, read_line)
+        # Of the statements between, those the slice runs (it leaves out what cannot change the names it
+        # reads: a `print(...)`); a statement left out cannot write the copy.
+        sliced = _top_level_text(job.source, (job.line, read_line))[1].text.splitlines()
+        covered = {line: meaning for line, meaning in statement_lines_between(job.source, job.line, read_line).items()
+                   if line <= len(sliced) and sliced[line - 1].strip()}
     last = read_line if isinstance(read_line, int) else job.line
     start = statement_start(job.source, job.line)
 

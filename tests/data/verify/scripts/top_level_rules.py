@@ -4,7 +4,8 @@
 - TCL003 and TCL011: the critic step feeds `critic(fake)` undetached and keeps the graph
   (`retain_graph=True`) for the generator's backward through the same fake;
 - TCL001: a residual copy nothing writes (and, below it, a copy the next line needs:
-  the test's hand-made TCL001 there must be refuted);
+  the test's hand-made TCL001 there must be refuted), and at the end a copy read after a
+  `print` (a statement the slice leaves out, which cannot write it);
 - TCL002: a reshaped view read after a slice assignment wrote its storage (and a copy
   nothing writes: the test's hand-made TCL002 there must be refuted).
 
@@ -78,6 +79,13 @@ print(row.sum())
 kept = values.clone()
 values[3:] = 1.0
 print(kept.sum())
+
+features = torch.randn(4, 3)
+weights = torch.randn(3, requires_grad=True)
+snapshot = weights.clone()
+print("snapshot taken", features.shape)
+projection = (features @ snapshot).sum()
+projection.backward()
 
 with open(os.path.join(MARKERS, "after_loop"), "w") as marker:
     marker.write("the loops finished\n")
