@@ -116,6 +116,23 @@ def test_a_package_that_is_not_installed_is_named(tmp_path: Path):
     assert describe_failure(error, str(script)) == "needs `tracker_pkg_absent`, which is not installed"
 
 
+def test_a_package_a_module_requires_in_its_own_words_is_named(tmp_path: Path):
+    # `try: import torchvision.transforms` / `except ImportError as e: raise ImportError("`torchvision`
+    # is required ...") from e`: the package it was raised from is what is missing.
+    script = _touch(tmp_path / "train.py")
+    try:
+        try:
+            raise ModuleNotFoundError("No module named 'vision_pkg_absent'", name="vision_pkg_absent")
+        except ImportError as missing:
+            raise ImportError("`vision_pkg_absent` is required to craft necessary transforms.") from missing
+    except ImportError as error:
+        message = describe_failure(error, str(script))
+        assert message.startswith("needs `vision_pkg_absent`") and message.endswith("which is not installed"), message
+    # Raised on its own, with no missing package behind it, the message is the module's.
+    plain = ImportError("`vision_pkg_absent` is required")
+    assert describe_failure(plain, str(script)).startswith("could not import what the code needs:")
+
+
 def test_a_project_module_off_the_import_path_is_pointed_at(tmp_path: Path):
     _touch(tmp_path / "setup.cfg")
     _touch(tmp_path / "third_party" / "helpers_absent_lib.py")

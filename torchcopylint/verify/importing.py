@@ -259,6 +259,11 @@ WRAPPERS = {"torch.utils.tensorboard": "tensorboard"}
 def _unimportable_top_level(error: ImportError) -> Optional[str]:
     """The top-level name a ModuleNotFoundError is about, when nothing by that name can be found;
     the package a wrapper of WRAPPERS failed without."""
+    cause = error.__cause__
+    if not isinstance(error, ModuleNotFoundError) and isinstance(cause, ModuleNotFoundError):
+        # `except ImportError as e: raise ImportError("torchvision is required ...") from e`: the
+        # message is the project's, the missing package the one it was raised from.
+        error = cause
     missing = getattr(error, "name", None)
     if not isinstance(error, ModuleNotFoundError):
         missing = next((wrapped for wrapper, wrapped in WRAPPERS.items() if _raised_in(error, wrapper)), None)
