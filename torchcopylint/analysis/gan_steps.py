@@ -724,6 +724,7 @@ class _Context:
         self.detached_in_place = _detached_in_place(function)
         self.all_trained = frozenset().union(*optimizers.values())
         self._boundaries: Optional[list] = None
+        self._frozen_by_callers: dict = {}  # argument key -> every caller hands it over frozen
 
     def inner(self, call: cst.Call, function: FunctionFacts) -> "_Context":
         """The context of a function this one calls (to hand it a backward), seen from here."""
@@ -987,7 +988,12 @@ class _Context:
     def _frozen_by_every_caller(self, key: str) -> bool:
         """Is `key` an argument that every call of the function in the file passes with its parameters
         switched off (`for p in teacher.parameters(): p.requires_grad = False` in `main()`, then
-        `train(model, teacher, ...)`)? False when a call is out of sight."""
+        `train(model, teacher, ...)`)? False when a call is out of sight. Asked once per key."""
+        if key not in self._frozen_by_callers:
+            self._frozen_by_callers[key] = self._read_frozen_by_every_caller(key)
+        return self._frozen_by_callers[key]
+
+    def _read_frozen_by_every_caller(self, key: str) -> bool:
         function, facts = self.function, self.facts
         if type(function.node) is not cst.FunctionDef:
             return False
