@@ -705,9 +705,11 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "scaler"
     if (use.methods & HOOK_METHODS or use.layer_attributes) and not use.called and not use.methods & MODULE_METHODS:
         return "layer"
-    if use.methods & MODULE_METHODS and not (use.methods & (OPTIMIZER_METHODS - SHARED_METHODS)
-                                             and use.methods <= SHARED_METHODS | OPTIMIZER_METHODS and not use.called):
-        return "module"  # (an optimizer has a `state_dict()` too: `.param_groups` and `.step()` say which)
+    # An optimizer has a `state_dict()` too: `.step()` and `.param_groups`, and nothing only a module has, say which.
+    optimizer_only = bool(use.methods & (OPTIMIZER_METHODS - SHARED_METHODS)) and not use.called \
+        and use.methods <= SHARED_METHODS | OPTIMIZER_METHODS
+    if use.methods & MODULE_METHODS and not optimizer_only:
+        return "module"
     if use.called and use.makes_optimizer:
         return "optimizer class"
     if use.called:
