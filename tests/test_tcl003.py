@@ -1433,6 +1433,46 @@ def test_penalty_helper_on_the_attached_fake_is_reported_with_an_unsafe_fix():
     assert diagnostic.fix.applicability is Applicability.UNSAFE
 
 
+def test_penalty_helper_that_rewraps_its_input_in_variable_cuts_the_generator_off():
+    torch = pytest.importorskip("torch")
+    source = """
+    import numpy as np
+    import torch
+    from torch.autograd import Variable
+
+
+    def gradient_penalty(C, x, y):
+        a = torch.rand(x.size(0), 1)
+        z = a * x + (1 - a) * y
+        z = Variable(z, requires_grad=True)
+        scores = C(z)
+        grads = torch.autograd.grad(scores, z, grad_outputs=torch.ones_like(scores), create_graph=True)[0]
+        return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+
+
+    def train(G, D, loader, z_dim=4):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = G(torch.randn(real.size(0), z_dim))
+            penalty = gradient_penalty(D, real, fake)
+            loss = D(fake.detach()).mean() - D(real).mean() + 10 * penalty
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    """
+    # `Variable(z, requires_grad=True)` makes a new leaf: the penalty's graph ends there.
+    assert tcl003(source) == []
+    G, D = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+    namespace: dict = {}
+    exec(textwrap.dedent(source), namespace)
+    fake = G(torch.randn(2, 4))
+    namespace["gradient_penalty"](D, torch.randn(2, 3), fake).backward()
+    assert all(p.grad is None for p in G.parameters()) and D.weight.grad is not None
+    # Without the rewrap the penalty reaches the generator, and the rule says so.
+    assert len(tcl003(source.replace("        z = Variable(z, requires_grad=True)\n", ""))) == 1
+
+
 # --- what a discriminator is, which step a loss belongs to, and networks reached through dicts, targets
 # and methods -------------------------------------------------------------------------------------------
 

@@ -477,3 +477,34 @@ def test_a_file_that_never_imports_torch_and_backpropagates_by_hand_keeps_no_aut
               "        loss = model(batch).sum()\n        optimizer.zero_grad()\n        loss.backward()\n"
               "        optimizer.step()\n        total += loss\n    return total\n")
     assert [d.code for d in lint_source(helper, "<x>")] == ["TCL007"]
+
+
+def test_recurrent_state_of_a_class_that_offers_a_reset_is_one_sequence_chain():
+    # The training loop is in another file; the class offers `reset()`, which starts the state over.
+    example = _example("clean", "class LSTMController")
+    assert lint_source(example.source, "<x>") == []
+    namespace: dict = {}
+    exec(compile(example.source, "<example>", "exec"), namespace)
+    controller = namespace["LSTMController"](3, 4)
+    optimizer = torch.optim.SGD(controller.parameters(), lr=0.1)
+    for _ in range(2):  # as its callers use it: a reset before each sequence, one backward after it
+        controller.reset(2)
+        loss = sum(controller(torch.randn(2, 3)).sum() for _ in range(3))
+        optimizer.zero_grad()
+        loss.backward()  # no freed-graph error: the chain is this sequence's
+        optimizer.step()
+    # Without the offered reset (the state set afresh only in `__init__`) the calls chain for the
+    # object's whole life, and the rule reports it.
+    without_reset = example.source.replace(
+        "    def reset(self, batch_size: int) -> None:\n"
+        "        self.state = (self.h0.repeat(batch_size, 1), self.c0.repeat(batch_size, 1))\n\n", "") \
+        .replace("        self.c0 = nn.Parameter(torch.zeros(1, hidden_size))\n",
+                 "        self.c0 = nn.Parameter(torch.zeros(1, hidden_size))\n"
+                 "        self.state = (self.h0.repeat(2, 1), self.c0.repeat(2, 1))\n")
+    assert without_reset != example.source
+    assert [d.code for d in lint_source(without_reset, "<x>")] == ["TCL007"]
+    # And a file that calls the module without resetting it between training steps is judged by its calls.
+    called = example.source + (
+        "\n\ncontroller = LSTMController(3, 4)\ncontroller.reset(2)\n"
+        "for x in torch.randn(5, 2, 3):\n    controller.forward(x).sum().backward()\n")
+    assert [d.code for d in lint_source(called, "<x>")] == ["TCL007"]

@@ -466,6 +466,21 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
     return True
 
 
+def reset_offered_to_callers(facts, method: FunctionFacts, attribute: str) -> bool:
+    """Does the class of `method`, which the file never calls, offer its callers a method that sets
+    `attribute` afresh (`def reset(self, batch_size): self.state = (self.h0.repeat(...), ...)`,
+    `init_hidden`)? Then the class is written for callers that start each sequence over, and the
+    chain through the attribute lasts one sequence (backpropagation through time, as meant). A
+    state set afresh only in `__init__` offers no such start: the calls chain for the object's life.
+    False when the file calls the method (`started_over_by_every_caller` reads those calls)."""
+    if method.class_name is None or facts.method_calls(method.name):
+        return False
+    return any(function.class_name == method.class_name and function is not method
+               and function.name != "__init__"
+               and any(_sets_afresh(statement, attribute) for statement in function.statement_order)
+               for function in facts.all_functions())
+
+
 def _sets_afresh(statement: cst.CSTNode, attribute: str) -> bool:
     """`x.<attribute> = value`, where the value does not read the attribute."""
     if type(statement) is not cst.Assign:

@@ -240,11 +240,15 @@ class GanSteps:
                 if graph is None:
                     graph = loss_slice(loss, loss_statement, function, self.facts)
                 wanted = function.bindings_at(root)
+                call_of_argument = {id(node): parent for node, parent, _ in graph.nodes if type(node) is cst.Arg}
                 for node, parent, statement in graph.nodes:
                     if type(node) is not cst.Name or id(node) in inside or node in reported \
                             or type(parent) is cst.Attribute and parent.attr is node \
                             or not function.bindings_at(node) & wanted:
                         continue
+                    if type(parent) is cst.Arg and self._cut_by_callee(call_of_argument.get(id(parent)), parent,
+                                                                        function):
+                        continue  # `gradient_penalty(D, real, fake)`, which rewraps it in a new leaf
                     source = context.generator_call(node, generators, window.trained, order)
                     if source is None:
                         continue
@@ -265,6 +269,17 @@ class GanSteps:
                         _second_backward(generator_call, loss_statement, function, self.facts),
                         target_of=call, unsafe_reason=unsafe))
         return found
+
+    def _cut_by_callee(self, call: Optional[cst.Call], argument: cst.Arg, function: FunctionFacts) -> bool:
+        """Does the file's function called here return nothing attached to this positional
+        argument's graph (its summary's `returned_arguments`)?"""
+        if call is None or argument.keyword is not None or argument.star:
+            return False
+        summary = self.facts.callee_summary(call, function)
+        if summary is None:
+            return False
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        return argument in positional and positional.index(argument) not in summary.returned_arguments
 
     def _delegated(self, context: "_Context", window: Window, generators: frozenset, call: cst.Call,
                    reported: set, depth: int = 0) -> list[UndetachedFake]:

@@ -22,7 +22,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, _is_basic_index, unpacked_part
+from torchcopylint.analysis.aliasing import VARIABLE_CLASSES, Binding, FunctionFacts, _is_basic_index, unpacked_part
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import dotted_name
@@ -126,7 +126,8 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                         continue
                     result.bindings.add(binding)
                     if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
-                            and not carries_no_graph(binding.value, function, facts, binding.statement):
+                            and not carries_no_graph(binding.value, function, facts, binding.statement) \
+                            and not _wrapped_in_variable(binding.value, facts):
                         pending.append((binding.value, binding.statement))
     return result
 
@@ -136,6 +137,12 @@ def _made_to_require_grad(binding: Binding) -> bool:
     value = binding.value
     return type(value) is cst.Call and type(value.func) is cst.Attribute \
         and value.func.attr.value == "requires_grad_"
+
+
+def _wrapped_in_variable(value: cst.BaseExpression, facts) -> bool:
+    """`z = Variable(z, requires_grad=True)`: since 0.4 a new leaf, detached from what `z` was
+    computed from (with or without `requires_grad`), so the graph ends there."""
+    return type(value) is cst.Call and facts.names.qualified_name(value.func) in VARIABLE_CLASSES
 
 
 def read_as_leaves(function: FunctionFacts) -> set:

@@ -10,7 +10,8 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
 from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
-from torchcopylint.analysis.containers import Accumulation, StateUpdate, started_over_by_every_caller
+from torchcopylint.analysis.containers import Accumulation, StateUpdate, reset_offered_to_callers, \
+    started_over_by_every_caller
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import loss_slice
 from torchcopylint.analysis.syntax import walk
@@ -166,7 +167,8 @@ class GraphKeptAlive(Rule):
                 continue
             if update.builds_on_previous and containers.reset_before(update) is not None:
                 continue  # `self.loss = 0` first, then `self.loss += term` in a loop: one call's sum
-            if update.builds_on_previous and started_over_by_every_caller(facts, function, update.attribute):
+            if update.builds_on_previous and (started_over_by_every_caller(facts, function, update.attribute)
+                                              or reset_offered_to_callers(facts, function, update.attribute)):
                 continue  # each sequence starts from a fresh state: `agent.reset_hidden()` before each call
             shown = f"self.{update.attribute}"
             read = None
