@@ -274,3 +274,27 @@ def test_optional_target_labels_tested_for_none_are_still_labels(default):
     # Computed with (a float target of a regression), the copy is reported again.
     computed = source.replace("if target_labels is not None:", "if (target_labels * 2).sum() > 0:")
     assert [d.code for d in lint_source(computed, "example.py") if d.code == "TCL005"] == ["TCL005"]
+
+
+def test_an_attack_s_input_made_a_leaf_and_differentiated_against_is_data_its_callers_hand_over():
+    clean = _page_example("clean", "def fgsm(")
+    assert not [d for d in lint_source(clean.source, "<x>") if d.code == "TCL005"]
+    namespace = _run(clean)
+    model = nn.Linear(6, 3)
+    images, labels = next(iter(_loader_of(torch.rand(8, 6), torch.tensor([0, 1, 2, 0, 1, 2, 0, 1]))))
+    # As its callers use it: a batch of a loader, which records no clone node; the attack runs.
+    assert images.clone().grad_fn is None
+    assert namespace["fgsm"](model, images, labels, 0.1).shape == images.shape
+    assert namespace["pgd"](model, images, labels, 0.1, 0.02, 2).shape == images.shape
+    # A caller in the file decides instead: one that hands over a network's output keeps the report.
+    called = clean.source + "\n\ndef attack_features(encoder, model, x, y):\n    return fgsm(model, encoder(x), y, 0.1)\n"
+    assert [d.location.line for d in lint_source(called, "<x>") if d.code == "TCL005"] == [6]
+    # Without a gradient with respect to the copy, nothing says the argument is data: still reported.
+    undifferentiated = "import torch\n\n\ndef jitter(images):\n    x = images.clone().detach().requires_grad_(True)\n" \
+                       "    return x + 0.01 * torch.randn_like(x)\n"
+    [found] = [d for d in lint_source(undifferentiated, "<x>") if d.code == "TCL005"]
+    assert found.message.startswith("if `images` requires grad")
+
+
+def _loader_of(x, y):
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)

@@ -924,7 +924,8 @@ class GradFlow:
                 # value that carries no graph carry none either.
                 or self._items_never(loop.iter, function, loop, depth, likely))
         elif binding.kind == "param":
-            found = likely and self._every_caller_passes_none(binding, function, depth)
+            found = likely and (self._every_caller_passes_none(binding, function, depth)
+                                or self._input_differentiated_against(binding, function))
         elif binding.kind == "unpack" and binding.value is not None:
             # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value;
             # `x, z = x.cuda(), z.cuda()`: this name's part; `s, a = self.make_batch()`: the part each
@@ -1062,6 +1063,38 @@ class GradFlow:
             if not items and not self._never(passed, caller, statement, depth + 1, True):
                 return False
         return True
+
+    def _input_differentiated_against(self, param: Binding, function: FunctionFacts) -> bool:
+        """Very likely data: an argument the function, whose callers are out of sight, makes a leaf
+        from and differentiates against: an attack's or a saliency map's input (`x = images.clone()
+        .detach()`, `x.requires_grad = True`, then `loss.backward()` or `torch.autograd.grad(loss,
+        x)`). The function wants the gradient with respect to its input, which its callers hand
+        over as a batch of data; a caller in the file decides instead (`_every_caller_passes_none`)."""
+        if self.facts.call_sites_of(function):
+            return False
+        if not backward_calls(function, self.facts) and not any(
+                type(node) is cst.Call and self.facts.names.qualified_name(node.func) in AUTOGRAD_GRAD
+                for node in walk(function.node)):
+            return False
+        return any(binding.leaf in ("requires_grad_", "factory")
+                   and self._computed_from(binding, param, function, 0) for binding in function.bindings)
+
+    def _computed_from(self, binding: Binding, source: Binding, function: FunctionFacts, depth: int) -> bool:
+        """Is what `binding` holds computed from what `source` was bound to (through names)? For
+        `x.requires_grad = True` / `x.requires_grad_()`, what `x` held before the switch."""
+        if depth > 4:
+            return False
+        node = binding.value if binding.kind != "requires_grad" else binding.statement
+        if node is None:
+            return False
+        for name in walk(node):
+            if type(name) is not cst.Name:
+                continue
+            for earlier in function.bindings_at(name):
+                if earlier is source or (earlier is not binding and earlier.kind in ("assign", "requires_grad")
+                                         and self._computed_from(earlier, source, function, depth + 1)):
+                    return True
+        return False
 
     def _operand_never(self, expr, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         """A number, a name that is surely not a tensor, or a tensor that surely does not require grad."""

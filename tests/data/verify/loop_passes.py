@@ -31,9 +31,10 @@ def label_attack(model, images, steps=3):
 
 
 def one_step(model, images, labels, eps=0.03):
-    """`images.requires_grad = True` is set on the code's own copy, not on what the caller passes: the
-    argument is made as any tensor argument is (to require grad, said as an assumption)."""
-    images = images.clone().detach()  # expect: TCL005
+    """`images.requires_grad = True` is set on the code's own copy, not on what the caller passes, and
+    the function differentiates against it: an attack's input, which its callers hand over as data
+    (not flagged: the clone very likely records nothing)."""
+    images = images.clone().detach()
     images.requires_grad = True
     loss = F.cross_entropy(model(images), labels)
     step, = torch.autograd.grad(loss, [images])
