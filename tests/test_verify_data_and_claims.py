@@ -383,6 +383,24 @@ def test_how_the_code_reshapes_its_batches_is_read_through_loops_iterators_and_c
                                     (None, "3", "8", "8"), ("-1", "*img_shape"), ("-1", "28 * 28")}
 
 
+def test_a_loader_over_a_random_split_of_a_known_dataset_knows_its_samples():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = "\n".join([
+        "import torch",
+        "import torchvision",
+        "from torch.utils import data as dataset",
+        "def get_data_loader(root, batch_size):",
+        "    trainvalid = torchvision.datasets.SVHN(root, split='train', download=True)",
+        "    size = int(len(trainvalid) * 0.9)",
+        "    trainset, validset = dataset.random_split(trainvalid, [size, len(trainvalid) - size])",
+        "    return torch.utils.data.DataLoader(trainset, batch_size=batch_size, shuffle=True)",
+    ]) + "\n"
+    loader = next(site for site in rewrite_data(source).sites if site.kind == "loader")
+    # Read back through the split to the dataset it splits: SVHN's samples are 3x32x32.
+    assert loader.known == "SVHN"
+
+
 def test_stand_in_samples_follow_the_reshape_and_the_batch_size_it_names():
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import DataSite

@@ -84,7 +84,9 @@ def test_datasets_and_loaders_over_them_are_replaced_with_line_numbers_kept():
     lines = rewritten.text.splitlines()
     assert lines[line_of(MNIST_SCRIPT, "train_set = ") - 1] == \
         "train_set = __tcl_data__(0, None, lambda: (image_size)"
-    assert lines[line_of(MNIST_SCRIPT, "loader = torch") - 1] == "loader = __tcl_data__(1, lambda: (32), None"
+    # The loader's samples are its dataset's: the size the dataset's transforms resize to.
+    assert lines[line_of(MNIST_SCRIPT, "loader = torch") - 1] == \
+        "loader = __tcl_data__(1, lambda: (32), lambda: (image_size)"
     assert "DataLoader(memory, batch_size=2)" in rewritten.text
     loader_site = rewritten.sites[1]
     assert loader_site.over == "datasets.CIFAR10" and loader_site.label.startswith("`loader = torch.utils.data.DataLoader")
@@ -752,6 +754,11 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
     pytest.param("lr_finder_trainer.py", 'logs["loss"].append(loss)', "TCL007",
                  ["self.optimizer = SGD(self.model)", "self.loader = 4 batches of"],
                  id="kinds-of-what-the-constructor-keeps-from-the-methods"),
+    # `torch.ones(batch_size, 1)` targets and `images.view(batch_size, -1)` in a function the script
+    # calls with its loader and batch size: batches cut to 4 do not fit; the next try takes the 64 asked.
+    pytest.param("gan_sized_by_caller.py", "criterion(D(fake), fake_targets)", "TCL003",
+                 ["reached 2 of 2 generator parameters", "4 batches of 64 random samples 1x28x28"],
+                 id="batches-of-the-size-the-caller-sizes-its-targets-by"),
 ])
 def test_objects_are_built_as_the_code_uses_them_and_the_evidence_says_how(scripts_verified, name, text, code,
                                                                              evidence):

@@ -45,6 +45,12 @@ MAX_EXACT_DATASET = 100_000  # `random_split(dataset, [50000, 10000])` needs exa
 RESHAPE_ERROR = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 # A layer given samples of another shape than it reads: a linear layer's width, a convolution's channels.
 SHAPE_MISMATCH = re.compile(r"mat1 and mat2 shapes cannot be multiplied|expected input\[[\d, ]+\] to have \d+ channels")
+# Sizes that disagree, as PyTorch words it: a stand-in batch cut to SMALL_BATCH beside a tensor the code
+# sized by its own batch size (`torch.ones(batch_size, 1)`, `alpha.expand(batch_size, n)`).
+BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match the existing size|"
+                            r"The size of tensor a \(\d+\) must match the size of tensor b|"
+                            r"Using a target size \(torch\.Size|Expected input batch_size \(\d+\) to match target|"
+                            r"Sizes of tensors must match except in dimension")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 

@@ -48,6 +48,7 @@ KNOWN_BY_LOWER_NAME = {name.lower(): name for name in KNOWN_DATASETS}
 DATA_PACKAGES = ("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets.")
 LOADER_CLASSES = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 # In-memory datasets and wrappers: they read nothing, and run as written.
+MAX_LOOKED = 12  # assignments read back from a loader's call for what its dataset is
 IN_MEMORY = {"TensorDataset", "ConcatDataset", "Subset", "random_split", "ChainDataset", "StackDataset"}
 # An imported callable named for data (`get_loader`, `load_mnist`, `CelebADataset`, a sibling module's
 # `train_loader(...)`): its code is in another module, which would read files; it is stood in by its
@@ -558,6 +559,11 @@ class _SiteFinder:
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
                 self.site_of_name[name] = site
 
+    def _values_of(self, name: str) -> list:
+        return [value for targets, value in self.assignments
+                if any(isinstance(target, ast.Name) and target.id == name
+                       for node in targets for target in ast.walk(node))]
+
     def _hints(self, call: ast.Call, qualified: str):
         """The known dataset, the channels, the image size the call's own code or its transforms say,
         and (for a loader) the dataset it is over."""
@@ -580,8 +586,17 @@ class _SiteFinder:
                     earlier = self.site_of_name[sub.id]
                     known, channels = earlier.known, earlier.channels
                     over = over or earlier.callee
-                looked += [value for targets, value in self.assignments
-                           if any(isinstance(t, ast.Name) and t.id == sub.id for t in targets)]
+                looked += self._values_of(sub.id)
+        # Through the names those values read, a few steps back: `trainset, validset =
+        # random_split(trainvalid, ...)` over `trainvalid = torchvision.datasets.SVHN(...)`.
+        followed = {sub.id for sub in ast.walk(call) if isinstance(sub, ast.Name)}
+        for node in looked[1:]:
+            if len(looked) > MAX_LOOKED:
+                break
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id not in followed:
+                    followed.add(sub.id)
+                    looked += self._values_of(sub.id)
         for node in looked:
             for sub in ast.walk(node):
                 if not isinstance(sub, ast.Call):

@@ -37,7 +37,7 @@ from torch import nn
 
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
-from torchcopylint.verify.batches import SHAPE_MISMATCH, DataPlan
+from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -95,12 +95,16 @@ _learned: tuple = ()
 # The candidate sample shape a function's stand-in data takes in this try of the diagnosis: the next
 # one after a try whose network read another shape (`mat1 and mat2 shapes cannot be multiplied`).
 _shape_choice = 0
+# Whether a function's stand-in batches take the size the code asks for in this try: after a try
+# whose batches, cut to SMALL_BATCH, did not match a size the code made from its own batch size
+# (`torch.ones(batch_size, 1)` targets, a penalty's `expand(batch_size, ...)`).
+_full_batches = False
 
 
 def begin(keep_learned: bool = False, source: str = "") -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
-    global _log, _learned, _shape_choice
+    global _log, _learned, _shape_choice, _full_batches
     _log = _Log()
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         for name in sorted(set(GPU_TENSOR_TYPE.findall(source))):
@@ -108,7 +112,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     if isinstance(sys.modules.get(amp.NAME), amp.AmpModule):
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
-        _learned, _shape_choice = (), 0
+        _learned, _shape_choice, _full_batches = (), 0, False
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
@@ -122,14 +126,20 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned, _shape_choice
+    global _learned, _shape_choice, _full_batches
     for plan in _log.plans:
         learned = plan.learn(RuntimeError(text))
         if learned is not None and learned not in _learned:
             _learned = (learned, *_learned)
             return True
-    # No reshape to learn from, but a network read samples of another shape than the stand-in data's
-    # (a script's own loop tries each candidate shape in turn; a function's module is loaded once a try).
+    # No reshape to learn from, but sizes that disagree: batches cut small beside what the code sized by
+    # its own batch size (`torch.ones(batch_size, 1)`, `x.view(batch_size, -1)`) take the size it asks
+    # for first, as a script's own loop does; then a network read samples of another shape than the
+    # stand-in data's: the next candidate shape (a function's module is loaded once a try).
+    mismatch = SHAPE_MISMATCH.search(text) or BATCH_MISMATCH.search(text)
+    if mismatch and not _full_batches and any(plan.cut for plan in _log.function_plans):
+        _full_batches = True
+        return True
     if SHAPE_MISMATCH.search(text) and any(plan.used and _shape_choice + 1 < plan.candidate_count
                                            for plan in _log.function_plans):
         _shape_choice += 1
@@ -809,7 +819,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
         text, changed = rewrite(text)
         if not changed:
             return None
-    plan = DataPlan(list(prepared.sites), _shape_choice, learned=_learned)
+    plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned)
     _log.function_plans.append(plan)
 
     def failed(line: int, error: BaseException) -> None:
