@@ -214,7 +214,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
-                    "loop_passes.py", "stand_in_writer.py")
+                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py")
 
 
 @pytest.fixture(scope="module")
@@ -238,6 +238,9 @@ def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int 
 
 # Code that needs stand-ins of a particular kind to run: confirmed, and the evidence names what stood in.
 CONFIRMED_ON_STAND_INS = [
+    # `assert image.size(0) == 1`: the stand-in batch holds one image (with four, the assertion stopped it).
+    pytest.param("one_image_attack.py", "saliency = adversarial.clone().detach()", "TCL005",
+                 ["as written records CloneBackward0", "on (1, 8) float32"], id="one-sample-at-a-time"),
     # forward(classifier, images, labels): no input shape fits; a network for the one it calls, class
     # indices for the loss target, a tensor for the rest.
     pytest.param("several_inputs.py", "start = images.detach()", "TCL006",

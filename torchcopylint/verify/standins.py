@@ -120,6 +120,7 @@ class Use:
     makes_optimizer: bool = False  # called on a network's parameters (`opt_fn(model.parameters(), lr)`)
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
+    one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
 
     @property
     def seen(self) -> bool:
@@ -330,6 +331,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         use(bound).sizes = True
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                measured = _batch_size_of(side)
+                if measured is not None and isinstance(other, ast.Constant) and other.value == 1 \
+                        and type(other.value) is int:
+                    use(measured).one_sample = True  # `assert image.size(0) == 1`: attacks of one image
                 if _key(side) and isinstance(other, ast.Constant) and isinstance(other.value, str):
                     compared = use(side)
                     if other.value not in compared.compared:
@@ -405,6 +410,20 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if target is not None:
                     target.class_target = True
     return found
+
+
+def _batch_size_of(node: ast.AST) -> Optional[ast.AST]:
+    """`x` of `x.size(0)`, `x.shape[0]`, `len(x)`, where `x` is a name or a `self.` attribute."""
+    measured = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
+        measured = node.func.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        measured = node.value.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        measured = node.args[0]
+    return measured if measured is not None and _key(measured) else None
 
 
 def _arithmetic_operands(node: ast.AST) -> list:
@@ -789,6 +808,7 @@ class Plan:
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
+    batch: int = BATCH                            # samples in each stand-in tensor's batch
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -900,7 +920,10 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
     leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
     keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
-    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys)
+    # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
+    batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
+    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
+                batch=batch)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -949,26 +972,26 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
         elif kind == "tensor" and name in plan_.leaves:
             # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
-            made[name] = torch.rand(BATCH, *plan_.sample, device=device)
+            made[name] = torch.rand(plan_.batch, *plan_.sample, device=device)
             setattr(made[name], PLAIN_LEAF_MARK, f"`{name}`, a stand-in made as a leaf that does not require grad")
         elif kind == "tensor":
-            made[name] = stand_in_tensor(device, (BATCH, 16) if name.split(".")[-1] in ("z", "noise", "latent")
-                                         else (BATCH, *plan_.sample), name=name)
+            made[name] = stand_in_tensor(device, (plan_.batch, 16) if name.split(".")[-1] in ("z", "noise", "latent")
+                                         else (plan_.batch, *plan_.sample), name=name)
         elif kind == "labels":
-            made[name] = class_indices(BATCH, CLASSES, device)
+            made[name] = class_indices(plan_.batch, CLASSES, device)
         elif kind == "parameters":  # leaves that require grad, as a network's parameters are
             made[name] = []
             for index in range(2):
-                parameter = torch.randn(BATCH, *plan_.sample, device=device, requires_grad=True)
+                parameter = torch.randn(plan_.batch, *plan_.sample, device=device, requires_grad=True)
                 mark_stand_in(parameter, f"`{name}[{index}]`, a stand-in parameter")
                 made[name].append(parameter)
         elif kind == "tensors":  # named like a module's parameters: `params["layer.weight"]`
-            made[name] = {f"layer{index}.weight": stand_in_tensor(device, (BATCH, *plan_.sample),
+            made[name] = {f"layer{index}.weight": stand_in_tensor(device, (plan_.batch, *plan_.sample),
                                                                   name=f"{name}['layer{index}.weight']")
                           for index in range(2)}
         elif kind == "dict":  # class indices under a key named like labels, tensors under the others
-            made[name] = {key: class_indices(BATCH, CLASSES, device) if LABEL_NAMES.match(key) else
-                          stand_in_tensor(device, (BATCH, *plan_.sample), name=f"{name}[{key!r}]")
+            made[name] = {key: class_indices(plan_.batch, CLASSES, device) if LABEL_NAMES.match(key) else
+                          stand_in_tensor(device, (plan_.batch, *plan_.sample), name=f"{name}[{key!r}]")
                           for key in plan_.keys[name]}
         elif kind == "loss":
             made[name] = stand_in_loss
@@ -981,7 +1004,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "count":
             made[name] = 2
         elif kind == "batch":
-            made[name] = BATCH  # the stand-in batches' size, which `x.view(batch_size, -1)` relies on
+            made[name] = plan_.batch  # the stand-in batches' size, which `x.view(batch_size, -1)` relies on
         elif kind == "int":
             made[name] = 16
         elif kind == "bool":
