@@ -149,8 +149,11 @@ def test_a_reshape_no_reading_sees_is_learned_from_the_first_run_s_error(verifie
 def test_a_reshape_to_a_fixed_batch_size_gets_batches_of_that_size(verified):
     verdict = _verdict(verified, "fixed_batch_view.py", "d_loss = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict
-    assert "`loader = DataLoader(...)` over `Sprites(...)` (line 29): 4 batches of 32 random samples 1x28x28 " \
-           "(for the code's reshape of a batch to (32, 1, 28, 28))" in verdict.evidence, verdict.evidence
+    # `batch_size = 32`, given to the loader, reads as the stand-in batches' 4 from there on: the code's
+    # reshape to it and the batches agree.
+    assert "`loader = DataLoader(...)` over `Sprites(...)` (line 29): 4 batches of 4 (of the 32 the code asks " \
+           "for; the script's `batch_size` read as 4 from there on) random samples 1x28x28 (for the code's " \
+           "reshape of a batch to (4, 1, 28, 28))" in verdict.evidence, verdict.evidence
 
 
 # --- 3. a stand-in dataset as large as the code reads it ---------------------------------------------

@@ -409,6 +409,16 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     vgg.classifier[6] = torch.nn.Linear(4096, 10)
     assert resnet(torch.rand(2, 3, 32, 32)).shape == vgg(torch.rand(2, 3, 32, 32)).shape == (2, 10)
     assert hasattr(resnet, "layer4") and len(vgg.features) > 0
+    # A VGG's `features` has torchvision's layers at torchvision's indices (31 in a VGG-16, 53 in a
+    # VGG-19 with batch norm): a perceptual loss slices it (`features[:4]`, `features[x] for x in
+    # range(18, 27)`) and runs each slice on the previous one's output.
+    vgg19 = models.vgg19(pretrained=True)
+    assert (len(vgg.features), len(vgg19.features), len(models.vgg19_bn().features)) == (31, 37, 53)
+    assert [type(vgg19.features[i]).__name__ for i in (0, 1, 4, 36)] == ["Conv2d", "ReLU", "MaxPool2d", "MaxPool2d"]
+    features = torch.rand(1, 3, 32, 32)
+    for start, end in ((0, 2), (2, 7), (7, 12), (12, 21), (21, 30)):
+        features = vgg19.features[start:end](features)
+    assert features.shape[1] == 512 // 4
     assert "`torchvision.models.resnet18` (torchvision is not installed) stood in: a small network of its layout " \
            "(`fc`, `layer1`..`layer4`), random weights, 1000 classes" in script.stood_in()
     # timm's `create_model` too; the rest of timm (its layers) is not data.
@@ -799,6 +809,10 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     ("gan_continued_line.py", "bce(D(fake), torch.zeros(4, 1))", "TCL003", "reached 2 of 2 generator parameters"),
     # The step skips every batch smaller than the size it asks for: batches of that size.
     ("gan_full_batches.py", "d_loss = D(fake).mean()", "TCL003", "batches of 16 random samples 1x28x28"),
+    # `BATCH_SIZE = 128`, given to the loader: the script reads it as the stand-in batches' 4 from there
+    # on, so its noise and targets agree with them (and a step costs what a small batch costs).
+    ("gan_batch_setting.py", "G_losses.append(loss_gen)", "TCL007",
+     "4 batches of 4 (of the 128 the code asks for; the script's `BATCH_SIZE` read as 4 from there on)"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
     # A function reads an option declared without choices: the strings the code compares it with,
@@ -865,9 +879,10 @@ def test_gan_of_raw_parameter_tensors_and_functions_is_confirmed(scripts_verifie
     assert verdict.status == "confirmed", verdict
     assert "reached 4 of 4 generator parameters" in verdict.evidence, verdict.evidence
     assert "`G` is a function of the top-level tensors Wzh, bzh, Whx, bhx" in verdict.evidence, verdict.evidence
-    # Its loss adds D(real) to D(fake), whose noise has the script's batch size: the small batches did not
-    # fit, the run was made again with the size the script asks for.
-    assert "4 batches of 16 random samples 1x28x28" in verdict.evidence, verdict.evidence
+    # Its loss adds D(real) to D(fake), whose noise has the script's batch size: the script reads its
+    # `mb_size` as the small batches' size from the loader on, so both agree.
+    assert "4 batches of 4 (of the 16 the code asks for; the script's `mb_size` read as 4 from there on) " \
+           "random samples 1x28x28" in verdict.evidence, verdict.evidence
 
 
 @pytest.mark.parametrize("text, code, evidence, on_data", [

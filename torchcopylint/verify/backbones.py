@@ -41,6 +41,36 @@ def is_classifier_constructor(name: str) -> bool:
     return bool(WITH_FC.match(name) or WITH_CLASSIFIER.match(name))
 
 
+# torchvision's VGG configurations (channels of each convolution, "M" a max-pool): a stand-in's
+# `features` has its layers at the same indices, so code that slices or indexes it (a perceptual loss's
+# `vgg19(...).features[:4]`, `features[x] for x in range(18, 27)`) gets what it asks for.
+VGG_LAYOUTS = {
+    "vgg11": (64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"),
+    "vgg13": (64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"),
+    "vgg16": (64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"),
+    "vgg19": (64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512, 512, 512, 512, "M"),
+}
+VGG_NARROWING = 4  # the stand-in's convolutions are this many times narrower (the last keeps the head's 512)
+
+
+def _vgg_features(name: str) -> nn.Sequential:
+    layout = VGG_LAYOUTS[name.removesuffix("_bn")]
+    layers: list[nn.Module] = []
+    channels = 3
+    last = max(index for index, item in enumerate(layout) if item != "M")
+    for index, item in enumerate(layout):
+        if item == "M":
+            layers.append(nn.MaxPool2d(2, 2, ceil_mode=True))
+            continue
+        width = item if index == last else item // VGG_NARROWING
+        layers.append(nn.Conv2d(channels, width, 3, padding=1))
+        if name.endswith("_bn"):
+            layers.append(nn.BatchNorm2d(width))
+        layers.append(nn.ReLU(inplace=True))
+        channels = width
+    return nn.Sequential(*layers)
+
+
 def _convolution(inputs: int, outputs: int, stride: int) -> nn.Sequential:
     return nn.Sequential(nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1, bias=False),
                          nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
@@ -70,9 +100,10 @@ class StandInBackbone(nn.Module):
         # VGG, AlexNet, MobileNet, EfficientNet, DenseNet: `features`, pooled, `classifier`.
         width = 1024 if name.startswith("densenet") else 512 if name.startswith(("vgg", "alexnet")) else 1280
         self.width = width
-        self.features = nn.Sequential(nn.Conv2d(3, 64, 3, stride=2, padding=1), nn.ReLU(inplace=True),
-                                      nn.MaxPool2d(2, ceil_mode=True), nn.Conv2d(64, width, 3, stride=2, padding=1),
-                                      nn.ReLU(inplace=True), nn.MaxPool2d(2, ceil_mode=True))
+        self.features = _vgg_features(name) if name.removesuffix("_bn") in VGG_LAYOUTS else \
+            nn.Sequential(nn.Conv2d(3, 64, 3, stride=2, padding=1), nn.ReLU(inplace=True),
+                          nn.MaxPool2d(2, ceil_mode=True), nn.Conv2d(64, width, 3, stride=2, padding=1),
+                          nn.ReLU(inplace=True), nn.MaxPool2d(2, ceil_mode=True))
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
         if name.startswith(("vgg", "alexnet")):
             self.classifier = nn.Sequential(nn.Linear(width, 4096), nn.ReLU(True), nn.Dropout(),
@@ -137,9 +168,11 @@ class ModelsNamespace:
 
 def _constructor(qualified: str, name: str):
     def make(*args, num_classes: int = 1000, **kwargs):
-        _note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout "
-                    f"({'`fc`, `layer1`..`layer4`' if WITH_FC.match(name) else '`features`, `classifier`'}), "
-                    f"random weights, {num_classes} classes")
+        layout = "`fc`, `layer1`..`layer4`" if WITH_FC.match(name) else \
+            f"`features` of its {len(VGG_LAYOUTS[name.removesuffix('_bn')])} convolutions and pools, narrower, " \
+            "and `classifier`" if name.removesuffix("_bn") in VGG_LAYOUTS else "`features`, `classifier`"
+        _note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout ({layout}), "
+              f"random weights, {num_classes} classes")
         return StandInBackbone(name, num_classes)
     return make
 

@@ -78,6 +78,7 @@ class DataPlan:
         # from its error: the next run's samples are shaped for them (verify/script.py run_top_level).
         self.learned = tuple(learned)
         self.batch_sizes: set[int] = set()  # the numbers of values of the batches made, to recognise them
+        self.shrunk: dict[str, int] = {}  # a top-level batch-size setting -> the value it had (`_shrink_setting`)
 
     def helpers(self) -> dict:
         return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still}
@@ -104,9 +105,20 @@ class DataPlan:
         if size_of_batch > SMALL_BATCH and not self.full_batches and not site.whole:
             size_of_batch = SMALL_BATCH
             self.cut = True
+            self._shrink_setting(site, requested)
         if site.unpack > 1:
             return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
         return StandInLoader(self, site, size_of_batch, image_size, requested)
+
+    def _shrink_setting(self, site: DataSite, requested: int) -> None:
+        """`BATCH_SIZE = 128` at the script's top level, given to the loader: from here on the script
+        reads it as the stand-in batches' size, so what it sizes by it (`torch.randn(BATCH_SIZE,
+        NOISE_DIM)`) agrees with them and a step costs what a small batch costs."""
+        name = site.batch_name
+        value = self.namespace.get(name) if name else None
+        if type(value) is int and value == requested and name not in self.shrunk:
+            self.namespace[name] = SMALL_BATCH
+            self.shrunk[name] = requested
 
     def sample_shape(self, site: DataSite, image_size: Any) -> tuple:
         if site.index not in self._shapes:
@@ -396,7 +408,11 @@ class StandInLoader:
         images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
         self._plan.batch_sizes.add(images.numel())
         labels = class_indices(self.batch_size, classes, "cpu").roll(number)
-        if fixed is not None and fixed != self._requested:
+        name = self._site.batch_name
+        if name in self._plan.shrunk:
+            cut = f" (of the {self._plan.shrunk[name]} the code asks for; the script's `{name}` read as " \
+                  f"{SMALL_BATCH} from there on)"
+        elif fixed is not None and fixed != self._requested:
             cut = " (the size the code reshapes a batch to)"
         else:
             cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""

@@ -110,6 +110,7 @@ class DataSite:
     counts: tuple = ()
     single: bool = False   # a loader whose batches the code takes as one tensor (images without labels)
     whole: bool = False    # a loader whose short batches the code skips: never cut to a small batch
+    batch_name: str = ""   # the name its batch size is given by (`batch_size=BATCH_SIZE`), if a plain name
 
     @property
     def label(self) -> str:
@@ -553,7 +554,8 @@ class _SiteFinder:
         if kind == "tf-mnist":
             known = "MNIST"
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
-                        known, channels, one_hot, unpack, over if kind == "loader" else "")
+                        known, channels, one_hot, unpack, over if kind == "loader" else "",
+                        batch_name=batch.id if isinstance(batch, ast.Name) else "")
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
