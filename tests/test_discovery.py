@@ -34,7 +34,7 @@ def test_recursive_py_and_pyi(tree: Path):
     "directory",
     [".git", ".venv", "venv", "env", "build", "dist", "__pycache__", "site-packages", ".tox", "node_modules",
      "demo.egg-info", ".mypy_cache", "pkg/build", "pkg/.venv/lib/python3.11/site-packages",
-     "notebooks/.ipynb_checkpoints"],
+     "notebooks/.ipynb_checkpoints", ".history/attacks"],
 )
 def test_default_excludes(tree: Path, directory: str):
     write(tree / directory / "hidden.py", CLONE_DETACH)

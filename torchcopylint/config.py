@@ -19,6 +19,7 @@ DEFAULT_EXCLUDE = (
     "build", "dist", "__pycache__", "site-packages", "node_modules", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".torchcopylint_cache", ".eggs", "*.egg-info",
     ".ipynb_checkpoints",  # Jupyter's autosaved copies: every finding would be reported twice
+    ".history",  # VS Code's Local History copies, committed by some projects: the same, once per save
 )
 KNOWN_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
               "respect-gitignore", "verify"}
