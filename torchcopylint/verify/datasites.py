@@ -47,8 +47,8 @@ KNOWN_DATASETS = {
 KNOWN_BY_LOWER_NAME = {name.lower(): name for name in KNOWN_DATASETS}
 DATA_PACKAGES = ("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets.")
 LOADER_CLASSES = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-# In-memory datasets and wrappers: they read nothing, and run as written.
 MAX_LOOKED = 12  # assignments read back from a loader's call for what its dataset is
+# In-memory datasets and wrappers: they read nothing, and run as written.
 IN_MEMORY = {"TensorDataset", "ConcatDataset", "Subset", "random_split", "ChainDataset", "StackDataset"}
 # An imported callable named for data (`get_loader`, `load_mnist`, `CelebADataset`, a sibling module's
 # `train_loader(...)`): its code is in another module, which would read files; it is stood in by its
