@@ -255,6 +255,26 @@ a.add_(b)  # flagged
     assert "c = torch.ones(3)" not in kept and "c.add_(5)" not in kept, kept
 
 
+def test_slice_keeps_a_star_import_also_in_a_branch():
+    source = """\
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--dataset", default="cifar10")
+opt = parser.parse_args()
+if opt.dataset != "timagenet":
+    from model import *
+else:
+    from model_timagenet import *
+unused = 1
+netE = Encoder(100)  # flagged
+"""
+    kept = _kept(source, "# flagged")
+    # What the star import binds is not in sight (`Encoder`): the branch stays, with the option it reads.
+    for statement in ("    from model import *", "opt = parser.parse_args()", "netE = Encoder(100)  # flagged"):
+        assert statement in kept, (statement, kept)
+    assert "unused = 1" not in kept, kept
+
+
 def test_slice_opens_the_main_guard_and_stops_at_the_flagged_statement():
     source = """\
 import torch

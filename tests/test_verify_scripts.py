@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -375,6 +376,8 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""
     assert not NoOpModule("IPython").version_info >= (8,)  # compared, as tested: False
+    # A path part (`os.path.join(opt.save_dir, wandb.run.id)`), named for what it stands for.
+    assert os.path.join("out", NoOpModule("wandb").run.id) == os.path.join("out", "id")
     assert list(NoOpModule("tqdm").tqdm([1, 2, 3])) == [1, 2, 3] and list(NoOpModule("tqdm").trange(3)) == [0, 1, 2]
     # A notebook's progress bar: its own methods do nothing, and it still iterates what it wraps.
     bar = NoOpModule("tqdm.auto").trange(2)

@@ -121,6 +121,11 @@ class NoOp:
     def __format__(self, spec):
         return ""
 
+    def __fspath__(self):
+        # `os.path.join(opt.save_dir, wandb.run.id)`: a path part, named for what it stands for (the
+        # sandbox keeps what is written there in memory).
+        return self._name.rsplit(".", 1)[-1].strip("()[]") or "no-op"
+
     def __mro_entries__(self, bases):
         return (NoOpBase,)
 

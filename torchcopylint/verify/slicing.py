@@ -56,7 +56,10 @@ def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
             touched = _bound(node) | (_changed(node, modules, functions) - immutable)
             touched |= _given_gradients(node, earlier[:index]) - modules - set(functions)
             touched |= {alias for name in touched for alias in aliases.get(name, ())}
-            star_import = isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+            # `from model import *`, also in a branch (`if opt.dataset != "timagenet": from model import *`):
+            # what it binds is not in sight, so it stays.
+            star_import = any(isinstance(sub, ast.ImportFrom) and any(alias.name == "*" for alias in sub.names)
+                              for sub in ast.walk(node) if not isinstance(sub, _DEFINITIONS))
             is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
             if not (touched & needed or star_import or is_future):
                 continue
