@@ -42,6 +42,24 @@ def test_each_argument_is_made_from_how_the_function_uses_it():
                      "epochs": "count", "device": "device", "mode": "choice", "use_amp": "bool"}
 
 
+def test_an_optimizer_s_learning_rate_is_a_number_and_a_batch_compared_with_one_holds_one_sample():
+    from torchcopylint.verify.standins import make, plan, uses
+
+    code = """
+        def setup(weights, meta_lr, step_size, image, model):
+            assert image.size(0) == 1, "one image at a time"
+            outer = optim.Adam(weights, meta_lr)
+            inner = torch.optim.SGD(model.parameters(), lr=step_size)
+            return model(image), outer, inner
+        """
+    node = ast.parse(textwrap.dedent(code)).body[0]
+    made_plan = plan(["weights", "meta_lr", "step_size", "image", "model"], uses(node), {}, {})
+    # `meta_lr` and `step_size` are learning rates (a tensor made Adam refuse: "Tensor lr must be
+    # 1-element"); the image is a batch of one, as its assertion asks.
+    assert made_plan.kinds["meta_lr"] == made_plan.kinds["step_size"] == "float"
+    assert made_plan.batch == 1 and make(made_plan, "cpu")["image"].shape[0] == 1
+
+
 def test_numbers_devices_flags_and_tensors_follow_how_the_code_uses_them():
     # `lo`, `hi`, `margin`: compared where Python needs a bool, so numbers (a tensor of several
     # values would raise "Boolean value of Tensor with more than one value is ambiguous"), even

@@ -121,6 +121,7 @@ class Use:
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
+    learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
 
     @property
     def seen(self) -> bool:
@@ -261,6 +262,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if passed is not None and keyword.arg == "device":
                     passed.device_like = True
             _mark_targets(node, callee, use)
+            if _is_optimizer_class(callee):
+                rate = node.args[1] if len(node.args) > 1 else next(
+                    (keyword.value for keyword in node.keywords if keyword.arg == "lr"), None)
+                if rate is not None and use(rate) is not None:
+                    use(rate).learning_rate = True
             if callee in ("enumerate", "iter", "tqdm", "tqdm.tqdm", "zip") and node.args:
                 for argument in node.args if callee == "zip" else node.args[:1]:  # zip iterates each
                     iterated = use(argument)
@@ -410,6 +416,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if target is not None:
                     target.class_target = True
     return found
+
+
+def _is_optimizer_class(callee: str) -> bool:
+    """`optim.Adam`, `torch.optim.SGD`, `Adam` (a class of torch.optim, by its name)."""
+    found = getattr(torch.optim, callee.rsplit(".", 1)[-1], None)
+    return isinstance(found, type) and issubclass(found, torch.optim.Optimizer)
 
 
 def _batch_size_of(node: ast.AST) -> Optional[ast.AST]:
@@ -768,7 +780,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         # An index told apart by `==` only (`optimizer_idx == 0`, `== 1`): each of them. (Compared with
         # one only, `if n == 0: return`, it is a number past that guard.)
         return "choice"
-    if FLOAT_NAMES.match(bare) or use.ordered or use.numbers:
+    if FLOAT_NAMES.match(bare) or use.ordered or use.numbers or use.learning_rate:
         return "float"
     if use.compared:
         return "choice"
