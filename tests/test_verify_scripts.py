@@ -395,7 +395,6 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.
     assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
     # A library's cache folder named at its import (`appdirs.user_data_dir("lirpa")`): one of the temporary folder.
-    import os
     import tempfile
 
     folder = NoOpModule("appdirs").user_data_dir("lirpa")
