@@ -138,8 +138,8 @@ def test_likely_answers_stay_out_of_the_sure_reading():
     autograd = facts.autograd
     soft = _param(uses, "soft")
     hard = _param(uses, "hard")
-    assert autograd._binding_never(hard, uses, 0) and autograd._binding_never(hard, uses, 0, True)
-    assert not autograd._binding_never(soft, uses, 0) and autograd._binding_never(soft, uses, 0, True)
+    assert autograd._binding_never(hard, uses) and autograd._binding_never(hard, uses, True)
+    assert not autograd._binding_never(soft, uses) and autograd._binding_never(soft, uses, True)
 
     batches = _function(facts, "batches")
     names = _returned(batches)
@@ -167,7 +167,7 @@ def test_call_sites_and_arguments_passed():
     assert facts.call_sites_of(escaped) is None, "handed on to map(): not all calls are in sight"
     assert len(facts.call_sites_of(passed_on)) == 1
     autograd = facts.autograd
-    assert autograd._binding_never(_param(helper, "t"), helper, 0, True), "a detached tensor and a loader batch"
-    assert not autograd._binding_never(_param(helper, "t"), helper, 0), "other files may call it otherwise"
-    assert not autograd._binding_never(_param(passed_on, "t"), passed_on, 0, True), "a network's output"
-    assert not autograd._binding_never(_param(escaped, "t"), escaped, 0, True)
+    assert autograd._binding_never(_param(helper, "t"), helper, True), "a detached tensor and a loader batch"
+    assert not autograd._binding_never(_param(helper, "t"), helper), "other files may call it otherwise"
+    assert not autograd._binding_never(_param(passed_on, "t"), passed_on, True), "a network's output"
+    assert not autograd._binding_never(_param(escaped, "t"), escaped, True)

@@ -143,6 +143,13 @@ class Binding:
     leaf_origin: Optional[cst.CSTNode] = None
     loops: tuple = ()  # enclosing loop statements, outermost first
     module_output: bool = False  # the value of a call of an nn.Module (a model or criterion)
+    # (the function's number in the module, the binding's in the function): what sets of bindings are
+    # ordered by. Hashed by identity, their order followed memory addresses, and the first of several
+    # answers a rule took changed from run to run.
+    serial: tuple = (0, 0)
+
+    def __hash__(self) -> int:
+        return hash(self.serial)
 
     @property
     def watched_storages(self) -> frozenset:
@@ -375,6 +382,7 @@ class FunctionFacts:
     node: FunctionNode
     name: str
     class_name: Optional[str]
+    number: int = -1  # its place in the module (the top level 0, then each def in order; -1 a lambda)
     parameters: list[Binding] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
     reads: dict[cst.Name, Read] = field(default_factory=dict)
@@ -1026,7 +1034,8 @@ class FunctionWalker:
         tensorness = self.typing.of(value, lambda name: self._name_tensorness(name, state))
         binding = self._held_bindings.get(value)
         if binding is None:
-            binding = Binding(container.value, value, value, "held", self._statement, tensorness)
+            binding = Binding(container.value, value, value, "held", self._statement, tensorness,
+                              serial=(self.facts.number, -1 - len(self.facts.held)))
             self._held_bindings[value] = binding
             self.facts.held.append(binding)
         else:
@@ -1171,7 +1180,8 @@ class FunctionWalker:
     def _binding(self, target, name, value, kind, statement, tensorness) -> Binding:
         binding = self._bindings.get(target)
         if binding is None:
-            binding = Binding(name, target, value, kind, statement, tensorness)
+            binding = Binding(name, target, value, kind, statement, tensorness,
+                              serial=(self.facts.number, len(self.facts.bindings)))
             self._bindings[target] = binding
             self.facts.bindings.append(binding)
         else:

@@ -66,6 +66,7 @@ from torchcopylint.analysis.aliasing import (
     unpacked_part,
 )
 from torchcopylint.analysis.keeping import called_definition
+from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
@@ -215,13 +216,12 @@ class GradFlow:
         # The `carries_graph` reading: also through containers, output fields and loss functions.
         self.holders = holders
         self._holding: Optional["GradFlow"] = None
-        self._bindings: dict[Binding, Optional[GradOrigin]] = {}
-        self._in_progress: set = set()
+        self._origins = Memo()  # binding -> GradOrigin or None (`h = h * w` in a loop: the other operand decides)
         self._backpropagated: dict = {}  # function node -> loss bindings
         self._trained: Optional[frozenset] = None
         self._frozen: Optional[frozenset] = None
         self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
-        self._without_grad: dict[tuple, bool] = {}  # (binding, likely) -> answer
+        self._without_grad = Memo()  # (binding, likely) -> answer (False, in a cycle through a loop)
         self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
         self._globals: Optional[frozenset] = None  # names declared `global` in some function
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
@@ -276,22 +276,12 @@ class GradFlow:
     def binding_never_requires_grad(self, binding: Binding, function: FunctionFacts, likely: bool = False) -> bool:
         """The same question of what a name was bound to, where the binding says more than its
         value (`s, a = self.make_batch()`: the part each `return` puts there)."""
-        return self._binding_never(binding, function, 0, likely)
+        return self._binding_never(binding, function, likely)
 
     # ---------------------------------------------------------------- bindings
 
     def _binding(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
-        if binding in self._bindings:
-            return self._bindings[binding]
-        if binding in self._in_progress:
-            return None  # `h = h * w` in a loop: the other operand decides
-        self._in_progress.add(binding)
-        try:
-            found = self._binding_origin(binding, function)
-        finally:
-            self._in_progress.discard(binding)
-        self._bindings[binding] = found
-        return found
+        return self._origins.answer(binding, lambda: self._binding_origin(binding, function))
 
     def _binding_origin(self, binding: Binding, function: FunctionFacts) -> Optional[GradOrigin]:
         if binding.leaf in LEAF_DESCRIPTIONS and binding.leaf_origin is not None:
@@ -790,7 +780,10 @@ class GradFlow:
     # ------------------------------------------------------- never requires grad
 
     def _never(self, expr, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
-        if depth > 8 or expr is None:
+        if expr is None:
+            return False
+        if depth > 8:
+            self._without_grad.cut()
             return False
         if type(expr) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
                           cst.FormattedString):
@@ -807,7 +800,7 @@ class GradFlow:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return self._comprehension_entry(expr, statement, function, depth, likely)
-            return all(self._binding_never(binding, function, depth, likely) for binding in bindings)
+            return all(self._binding_never(binding, function, likely) for binding in bindings)
         if type(expr) in (cst.Tuple, cst.List):
             return all(self._never(element.value, function, statement, depth + 1, likely)
                        for element in expr.elements)
@@ -906,48 +899,51 @@ class GradFlow:
                     return False
         return True
 
-    def _binding_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool = False) -> bool:
-        key = (binding, likely)
-        if key in self._without_grad:
-            return self._without_grad[key]
-        self._without_grad[key] = False  # a cycle through a loop proves nothing
-        found = False
+    def _binding_never(self, binding: Binding, function: FunctionFacts, likely: bool = False) -> bool:
+        # Each binding's question has a depth budget of its own, whatever question reached it: shared
+        # along the chain, a name reached by a longer path ran out of it, and the answer depended on
+        # which path a set's order took first.
+        return self._without_grad.answer((binding, likely),
+                                         lambda: self._binding_never_worked_out(binding, function, likely), False)
+
+    def _binding_never_worked_out(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
+        depth = 0
         if binding.leaf:
-            found = False  # a leaf that requires grad, or a view of one
-        elif self._said_by_uses(binding, function, likely):
-            found = True
-        elif binding.kind == "loop":
+            return False  # a leaf that requires grad, or a view of one
+        if self._said_by_uses(binding, function, likely):
+            return True
+        if binding.kind == "loop":
             loop = binding.statement if type(binding.statement) is cst.For else None
-            found = loop is not None and (
+            return loop is not None and (
                 self._iterated_entry(loop.iter, _position_in(loop.target, binding.target), function, loop, depth)
                 # `for g in torch.autograd.grad(loss, ws)`, `for row in x.detach()`: the items of a
                 # value that carries no graph carry none either.
                 or self._items_never(loop.iter, function, loop, depth, likely))
-        elif binding.kind == "param":
-            found = likely and (self._every_caller_passes_none(binding, function, depth)
-                                or self._input_differentiated_against(binding, function))
-        elif binding.kind == "unpack" and binding.value is not None:
+        if binding.kind == "param":
+            return likely and (self._every_caller_passes_none(binding, function, depth)
+                               or self._input_differentiated_against(binding, function))
+        if binding.kind == "unpack" and binding.value is not None:
             # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value;
             # `x, z = x.cuda(), z.cuda()`: this name's part; `s, a = self.make_batch()`: the part each
             # `return` of the file's function puts there.
             part = unpacked_part(binding)
-            found = self._never(part, function, binding.statement, depth + 1, likely) if part is not None else (
+            return self._never(part, function, binding.statement, depth + 1, likely) if part is not None else (
                 self._never(binding.value, function, binding.statement, depth + 1, likely)
                 or self._returned_parts_never(binding, function, depth, likely))
-        elif binding.value is None or binding.kind not in ("assign", "walrus"):
-            found = False
-        else:
-            found = self._never(binding.value, function, binding.statement, depth + 1, likely) \
-                or self._made_without_grad(binding, function, likely)
-        self._without_grad[key] = found
-        return found
+        if binding.value is None or binding.kind not in ("assign", "walrus"):
+            return False
+        return self._never(binding.value, function, binding.statement, depth + 1, likely) \
+            or self._made_without_grad(binding, function, likely)
 
     def _returned_parts_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool) -> bool:
         """`s, a = self.make_batch()`: every `return` of the function of the file writes out a tuple
         whose element at this name's position carries no autograd history."""
         position = position_in_target(binding)
         value = binding.value
-        if position is None or type(value) is not cst.Call or depth > MAX_DEPTH:
+        if depth > MAX_DEPTH:
+            self._without_grad.cut()
+            return False
+        if position is None or type(value) is not cst.Call:
             return False
         resolved = self.facts.summaries.resolve_callee(value.func, function)
         if resolved is None or type(resolved[0]) is not cst.FunctionDef:
@@ -1154,6 +1150,7 @@ class GradFlow:
         a state dict loaded with `torch.load` (handed to `.load_state_dict(...)`, named so, or read
         under a `"...state_dict"` key), and copies of one (`copy.deepcopy(sd)`, `dict(sd)`)."""
         if depth > 8:
+            self._without_grad.cut()
             return False
         if type(expr) is cst.Call:
             func = expr.func

@@ -73,6 +73,7 @@ class ModuleFacts(CalleeEffects, Callees):
         self._containers: Optional[ContainerFacts] = None
         self._global_values: Optional[dict] = None
         self._top_function_nodes: Optional[frozenset] = None
+        self._function_numbers: Optional[dict] = None
         self._bound_names_of: dict = {}
         # Callee effects (effects.py): each function's write summary, computed once.
         self._write_summaries: dict = {}
@@ -194,7 +195,7 @@ class ModuleFacts(CalleeEffects, Callees):
         owner = self.class_of(node) if type(node) is cst.FunctionDef else None
         name = node.name.value if type(node) is cst.FunctionDef else \
             "<lambda>" if type(node) is cst.Lambda else "<module>"
-        facts = FunctionFacts(node, name, owner.name if owner else None)
+        facts = FunctionFacts(node, name, owner.name if owner else None, self._number_of(node))
         if type(node) is cst.FunctionDef:
             facts.decorated_grad_enabled = _decorated_grad_mode(node, self.names)
             if facts.decorated_grad_enabled is None and node.name.value == "forward" and owner is not None \
@@ -217,6 +218,11 @@ class ModuleFacts(CalleeEffects, Callees):
         self._in_progress.discard(node)
         self._function_facts[node] = facts
         return facts
+
+    def _number_of(self, node: cst.CSTNode) -> int:
+        if self._function_numbers is None:
+            self._function_numbers = {id(each): number for number, each in enumerate([self.module, *self.function_nodes])}
+        return self._function_numbers.get(id(node), -1)
 
     def all_functions(self) -> list[FunctionFacts]:
         """Every function in the module (nested ones too) and the top-level code."""

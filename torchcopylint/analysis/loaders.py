@@ -31,6 +31,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 
@@ -79,31 +80,30 @@ class DataLoaders:
     def __init__(self, facts) -> None:
         self.facts = facts
         self.names = facts.names
-        self._batches: dict = {}  # binding -> Batch or None
+        self._batches = Memo()  # binding -> Batch or None (None, in a cycle: it proves nothing)
 
     # ----------------------------------------------------------------- queries
 
-    def batch_of(self, binding: Binding, function: FunctionFacts, depth: int = 0) -> Optional[Batch]:
+    def batch_of(self, binding: Binding, function: FunctionFacts) -> Optional[Batch]:
         """The batch (or part of one) a name was bound to: a loop variable over a loader, a name
         unpacked from `next(iter(loader))` or from a batch, or assigned a batch expression."""
-        if binding in self._batches:
-            return self._batches[binding]
-        self._batches[binding] = None  # a cycle proves nothing
-        found = self._binding_batch(binding, function, depth)
-        self._batches[binding] = found
-        return found
+        # A depth budget of its own, whatever question reached it (see analysis/memo.py).
+        return self._batches.answer(binding, lambda: self._binding_batch(binding, function, 0))
 
     def batch_expression(self, expr, function: FunctionFacts, depth: int = 0) -> Optional[Batch]:
         """The batch (or part) an expression holds: a name every binding of which holds one, a
         constant subscript of a batch (`batch[0]`, `batch["label"]`), a tensor method of a part
         (`labels.to(device)`)."""
-        if depth > MAX_DEPTH or expr is None:
+        if expr is None:
+            return None
+        if depth > MAX_DEPTH:
+            self._batches.cut()
             return None
         if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return None
-            found = [self.batch_of(binding, function, depth + 1) for binding in bindings]
+            found = [self.batch_of(binding, function) for binding in bindings]
             if None in found:
                 return None
             return min(found, key=lambda batch: (batch.surely_tensor, batch.loader.sure, not batch.whole))
@@ -130,6 +130,7 @@ class DataLoaders:
     def loader(self, expr, function: FunctionFacts, depth: int = 0) -> Optional[Loader]:
         """Is `expr` a data loader, built in sight or named as one?"""
         if depth > MAX_DEPTH:
+            self._batches.cut()
             return None
         if type(expr) is cst.Call:
             if self.names.qualified_name(expr.func) in DATALOADER_CLASSES:
@@ -174,7 +175,10 @@ class DataLoaders:
 
     def _items(self, iterable, function: FunctionFacts, depth: int):
         """What one iteration over `iterable` yields: a Loader (its batch), a tuple of shapes, None."""
-        if depth > MAX_DEPTH or iterable is None:
+        if iterable is None:
+            return None
+        if depth > MAX_DEPTH:
+            self._batches.cut()
             return None
         found = self.loader(iterable, function, depth + 1)
         if found is not None:
