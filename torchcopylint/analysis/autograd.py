@@ -71,7 +71,7 @@ from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
 from torchcopylint.analysis.torchnames import dotted_name, loss_function_name
-from torchcopylint.analysis.training import backward_calls, module_key, modules_by_use
+from torchcopylint.analysis.training import backward_calls, module_key, modules_by_use, takes_gradients
 
 # torch.<name>(...) whose result requires grad when one of its tensor arguments does. Factories,
 # integer and boolean results (argmax, comparisons, bucketize) and sampling are left out.
@@ -1069,8 +1069,7 @@ class GradFlow:
         if self.facts.call_sites_of(function):
             return False
         if not backward_calls(function, self.facts) and not any(
-                type(node) is cst.Call and self.facts.names.qualified_name(node.func) in AUTOGRAD_GRAD
-                for node in walk(function.node)):
+                takes_gradients(call, self.facts.names) for call in function.call_statement):
             return False
         return any(binding.leaf in ("requires_grad_", "factory")
                    and self._computed_from(binding, param, function, 0) for binding in function.bindings)

@@ -36,11 +36,11 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, VARIABLE_CLASSES, FunctionFacts,
+from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, FunctionFacts,
                                              passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, graph_uses, later_backward_through, loss_slice,
-                                           retains_graph)
+                                           retains_graph, wrapped_in_variable)
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
@@ -857,7 +857,7 @@ class _Context:
                     continue
                 if type(node) is cst.Lambda:
                     continue
-                if type(node) is cst.Call and facts.names.qualified_name(node.func) in VARIABLE_CLASSES:
+                if wrapped_in_variable(node, facts.names):
                     continue  # `Variable(G(z))`: since 0.4, a new tensor detached from the graph (a leaf)
                 if type(node) is cst.Call:
                     callees.add(id(node.func))

@@ -127,7 +127,7 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     result.bindings.add(binding)
                     if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
                             and not carries_no_graph(binding.value, function, facts, binding.statement) \
-                            and not _wrapped_in_variable(binding.value, facts):
+                            and not wrapped_in_variable(binding.value, facts.names):
                         pending.append((binding.value, binding.statement))
     return result
 
@@ -139,10 +139,10 @@ def _made_to_require_grad(binding: Binding) -> bool:
         and value.func.attr.value == "requires_grad_"
 
 
-def _wrapped_in_variable(value: cst.BaseExpression, facts) -> bool:
-    """`z = Variable(z, requires_grad=True)`: since 0.4 a new leaf, detached from what `z` was
-    computed from (with or without `requires_grad`), so the graph ends there."""
-    return type(value) is cst.Call and facts.names.qualified_name(value.func) in VARIABLE_CLASSES
+def wrapped_in_variable(value: cst.CSTNode, names) -> bool:
+    """`Variable(G(z))`, `z = Variable(z, requires_grad=True)`: since 0.4 a new leaf, detached from
+    what it wraps (with or without `requires_grad`), so the graph ends there."""
+    return type(value) is cst.Call and names.qualified_name(value.func) in VARIABLE_CLASSES
 
 
 def read_as_leaves(function: FunctionFacts) -> set:

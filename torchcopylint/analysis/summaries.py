@@ -36,7 +36,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import OPAQUE, Binding, FunctionFacts
 from torchcopylint.analysis.graphs import VIEW_METHODS, _attached, _is_attribute_name, _is_callee, loss_slice
-from torchcopylint.analysis.training import backpropagated_expression, module_key
+from torchcopylint.analysis.training import backpropagated_expression, module_key, takes_gradients
 from torchcopylint.analysis.torchnames import dotted_name
 
 SummarizedNode = Union[cst.FunctionDef, cst.Lambda]
@@ -528,7 +528,7 @@ class Summaries:
 
     def _note_training(self, call: cst.Call, function: FunctionFacts, summary: FunctionSummary) -> None:
         func = call.func
-        if self.facts.names.qualified_name(func) in ("torch.autograd.grad", "torch.autograd.functional.vjp"):
+        if takes_gradients(call, self.facts.names):
             summary.differentiates = True
         if type(func) is not cst.Attribute:
             return
@@ -541,8 +541,6 @@ class Summaries:
             summary.stepped |= keys - {None}
         elif method == "zero_grad":
             summary.zeroes_gradients = True
-        elif method == "grad" and (dotted_name(func) or "").endswith("autograd.grad"):
-            summary.differentiates = True
         elif backpropagated_expression(call, function, self.facts) is not None:
             summary.backward = True
 

@@ -22,6 +22,17 @@ class Backward:
     statement: cst.CSTNode
 
 
+# Calls that take gradients without `.backward()`: a gradient penalty, a second-order term, an attack.
+GRADIENT_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.functional.vjp"})
+
+
+def takes_gradients(call: cst.Call, names: TorchNames) -> bool:
+    """`torch.autograd.grad(...)` (`autograd.grad` however imported), `torch.autograd.functional.vjp(...)`."""
+    func = call.func
+    return names.qualified_name(func) in GRADIENT_FUNCTIONS or (
+        type(func) is cst.Attribute and func.attr.value == "grad" and (dotted_name(func) or "").endswith("autograd.grad"))
+
+
 def backward_calls(function: FunctionFacts, facts) -> list[Backward]:
     """The autograd backward calls of a function (`facts`: the ModuleFacts, which knows the file's
     classes: `layer.backward(grad)` on an object of a class of the file is that class's method)."""
