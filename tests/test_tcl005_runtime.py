@@ -296,5 +296,50 @@ def test_an_attack_s_input_made_a_leaf_and_differentiated_against_is_data_its_ca
     assert found.message.startswith("if `images` requires grad")
 
 
+HANDED_ON = """\
+import torch
+import torch.nn.functional as F
+
+
+class OnePixelAtATime:
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, images, labels):
+        return self.attack(images, labels)
+
+    def attack(self, images, labels):
+        out = []
+        for i in range(images.size(0)):
+            image = images[i:i + 1]
+            out.append(self.attack_one(image, labels[i:i + 1]))
+        return torch.cat(out)
+
+    def attack_one(self, image, label):
+        x = image.clone().detach()
+        x.requires_grad_(True)
+        loss = F.cross_entropy(self.model(x), label)
+        grad, = torch.autograd.grad(loss, x)
+        return (x + 0.1 * grad.sign()).detach()
+"""
+
+
+def test_an_attack_s_input_handed_on_by_its_wrappers_is_data_its_callers_hand_over():
+    # `__call__` hands the batch to `attack`, which hands each image to `attack_one`: no call in the
+    # file shows more than an argument passed on, so the input is what the wrappers' callers give.
+    assert [d for d in lint_source(HANDED_ON, "<x>") if d.code == "TCL005"] == []
+    namespace: dict = {}
+    exec(compile(HANDED_ON, "<handed on>", "exec"), namespace)
+    images, labels = next(iter(_loader_of(torch.rand(8, 6), torch.tensor([0, 1, 2, 0, 1, 2, 0, 1]))))
+    assert images.clone().grad_fn is None  # a loader's batch: the clone records nothing
+    assert namespace["OnePixelAtATime"](nn.Linear(6, 3))(images, labels).shape == images.shape
+    # A wrapper that hands over a network's output shows what the argument is: reported again.
+    shown = HANDED_ON + "\n    def attack_features(self, encoder, x, y):\n        return self.attack(encoder(x), y)\n"
+    assert [d.location.line for d in lint_source(shown, "<x>") if d.code == "TCL005"] == [20]
+    # So does one that passes something other than an argument or an item of one.
+    computed = HANDED_ON.replace("image = images[i:i + 1]", "image = images[i:i + 1] * 2")
+    assert [d.location.line for d in lint_source(computed, "<x>") if d.code == "TCL005"] == [20]
+
+
 def _loader_of(x, y):
     return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)

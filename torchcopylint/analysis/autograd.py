@@ -131,6 +131,7 @@ LEAF_DESCRIPTIONS = {
     "requires_grad_": "a tensor switched to `requires_grad=True`",
 }
 MAX_DEPTH = 12
+MAX_HANDOVERS = 3  # wrappers followed back from a function to see what its argument is
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
 # Objects that hold settings (numbers, strings, flags), not tensors: `self.config.hidden_size`.
@@ -1065,14 +1066,54 @@ class GradFlow:
         from and differentiates against: an attack's or a saliency map's input (`x = images.clone()
         .detach()`, `x.requires_grad = True`, then `loss.backward()` or `torch.autograd.grad(loss,
         x)`). The function wants the gradient with respect to its input, which its callers hand
-        over as a batch of data; a caller in the file decides instead (`_every_caller_passes_none`)."""
-        if self.facts.call_sites_of(function):
+        over as a batch of data; a caller in the file that shows what it passes decides instead
+        (`_every_caller_passes_none`)."""
+        if not self._out_of_sight(param, function):
             return False
         if not backward_calls(function, self.facts) and not any(
                 takes_gradients(call, self.facts.names) for call in function.call_statement):
             return False
         return any(binding.leaf in ("requires_grad_", "factory")
                    and self._computed_from(binding, param, function, 0) for binding in function.bindings)
+
+    def _out_of_sight(self, param: Binding, function: FunctionFacts, handovers: int = 0) -> bool:
+        """Does no call in the file show what the argument is? No call of the function, or each call
+        passes on an argument of its caller (or an item of one) that is out of sight in the same way:
+        the wrappers of an attack (`__call__(self, images)` returning `self.attack(images)`,
+        `make_adv(model, images)` calling `fgsm(model, images)`)."""
+        sites = self.facts.call_sites_of(function)
+        if not sites:
+            return True
+        if handovers >= MAX_HANDOVERS or type(param.statement) is not cst.Param \
+                or type(function.node) is not cst.FunctionDef:
+            return False
+        for caller, call, _ in sites:
+            passed = passed_for_parameter(call, function.node, param.statement)
+            if passed is PASSED_UNKNOWN or passed is None:
+                return False
+            params = self._parameters_passed_on(passed, caller)
+            if not params or not all(self._out_of_sight(binding, caller, handovers + 1) for binding in params):
+                return False
+        return True
+
+    def _parameters_passed_on(self, expr, function: FunctionFacts, depth: int = 0) -> list[Binding]:
+        """The function's own parameters that `expr` passes on as they are, or an item of: `images`,
+        `images[i]`, `image_i` after `image_i = images[i:i + 1]`; [] when it is anything else."""
+        while type(expr) is cst.Subscript:
+            expr = expr.value
+        bindings = function.bindings_at(expr) if type(expr) is cst.Name else ()
+        found: list[Binding] = []
+        for binding in bindings:
+            if binding.kind == "param":
+                found.append(binding)
+                continue
+            if binding.kind != "assign" or type(binding.value) not in (cst.Name, cst.Subscript) or depth >= 2:
+                return []
+            earlier = self._parameters_passed_on(binding.value, function, depth + 1)
+            if not earlier:
+                return []
+            found += earlier
+        return found
 
     def _computed_from(self, binding: Binding, source: Binding, function: FunctionFacts, depth: int) -> bool:
         """Is what `binding` holds computed from what `source` was bound to (through names)? For
