@@ -394,6 +394,9 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.
     assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
+    # So does any package named for logging; a name that merely ends in "log" is not one.
+    assert all(is_no_op(name) for name in ("tensorboard_logger", "experiment_logging", "logger", "run_logs"))
+    assert not any(is_no_op(name) for name in ("catalog", "dialog", "blog", "logits", "logic"))
     # A library's cache folder named at its import (`appdirs.user_data_dir("lirpa")`): one of the temporary folder.
     import tempfile
 
@@ -815,6 +818,12 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     # on, so its noise and targets agree with them (and a step costs what a small batch costs).
     ("gan_batch_setting.py", "G_losses.append(loss_gen)", "TCL007",
      "4 batches of 4 (of the 128 the code asks for; the script's `BATCH_SIZE` read as 4 from there on)"),
+    # A logging package (`tensorboard_logger`), and the logging module of one (`k_util.logger`), that
+    # are not installed: a logger gives back nothing the step computes with (fresh21's SRGAN trainer).
+    ("gan_missing_logger.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003",
+     "`tensorboard_logger` is not installed: no-ops stood in for it"),
+    ("gan_missing_logger.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003",
+     "`k_util.logger` is not installed: no-ops stood in for it"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
     # A function reads an option declared without choices: the strings the code compares it with,
@@ -1082,3 +1091,28 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
     assert "`torch.device(0)` named the GPU `cuda:0`, whose work ran on the CPU" in result.stdout, result.stdout
     assert "`.to('cuda:0')` ran on the CPU, the verification device" in result.stdout, result.stdout
     assert "`torch.cuda.set_device()` did nothing: the verification device is the CPU" in result.stdout, result.stdout
+
+
+def test_the_logging_module_of_a_missing_package_is_no_ops_and_its_other_modules_still_name_it():
+    import importlib
+    import sys
+
+    from torchcopylint.verify.absent import AbsentPackageUsed, AbsentPackages, stand_in_for
+    from torchcopylint.verify.noops import LoggingModules, NoOpModule, stand_in_for_logging_modules
+
+    package = "kit_not_installed_for_test"
+    before = list(sys.meta_path)
+    try:
+        stand_in_for(package)
+        stand_in_for_logging_modules(package)
+        logger = importlib.import_module(f"{package}.logger")
+        assert isinstance(logger, NoOpModule)
+        logger.Logger.field("loss", 0.5)  # does nothing
+        models = importlib.import_module(f"{package}.models")
+        with pytest.raises(AbsentPackageUsed, match=f"needs `{package}`"):
+            models.ResNet(18)
+    finally:
+        sys.meta_path[:] = [entry for entry in sys.meta_path if entry in before
+                            or not isinstance(entry, (AbsentPackages, LoggingModules))]
+        for name in [name for name in sys.modules if name.split(".")[0] == package]:
+            del sys.modules[name]

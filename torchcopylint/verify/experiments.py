@@ -198,6 +198,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 noops.stand_in_for(missing.package)
             else:
                 stand_in_for(missing.package, home=path)
+                noops.stand_in_for_logging_modules(missing.package)
             _forget_orphans(set(sys.modules) - imported)
 
 

@@ -6,7 +6,9 @@ depend on `plt.plot(losses)`, `writer.add_scalar(...)`, `wandb.log(...)` or a
 whose every use does nothing (a call returns another no-op, iteration yields
 two no-ops as `fig, ax = plt.subplots()` unpacks, a truth test is False), and
 `tqdm(x)` / `trange(n)` give back `x` / `range(n)`, and `appdirs.user_data_dir(name)` a
-folder of the temporary folder. Datasets themselves were
+folder of the temporary folder. Besides the packages listed, a package or module named for
+logging (`tensorboard_logger`, the `logger` module of a missing `k_util`) is one: a logger
+records what it is given and gives nothing back that a step computes with. Datasets themselves were
 stood in by verify/datasites.py before they could run. Any other missing
 package keeps verify/absent.py's stand-in, whose use makes the verdict
 `unverified`, naming it.
@@ -18,6 +20,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import os
+import re
 import sys
 import types
 
@@ -51,8 +54,16 @@ PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
 FOLDER_NAMERS = frozenset({"appdirs", "platformdirs"})
 
 
+# A name part that says "logging": `log`, `logs`, `logger(s)`, `logging`, alone or after an underscore.
+LOGGING_NAME = re.compile(r"(^|_)(log|logs|loggers?|logging)$")
+
+
+def is_logging(name: str) -> bool:
+    return any(LOGGING_NAME.search(part) for part in name.split("."))
+
+
 def is_no_op(package: str) -> bool:
-    return package in PACKAGES
+    return package in PACKAGES or is_logging(package)
 
 
 class NoOp:
@@ -305,6 +316,29 @@ def stand_in_for(package: str) -> None:
             sys.meta_path.insert(0, NoOpWrappers({wrapper}))
 
 
+def stand_in_for_logging_modules(package: str) -> None:
+    """From now on, a logging module of the missing `package` (`k_util.logger`) imports as no-ops; its
+    other modules are answered by the finder absent.py installed for it."""
+    finder = next((entry for entry in sys.meta_path if type(entry) is LoggingModules), None)
+    if finder is None:
+        finder = LoggingModules()
+        sys.meta_path.insert(0, finder)  # before absent.py's finder, which answers for the whole package
+    finder.names.add(package)
+
+
+class LoggingModules(NoOpPackages):
+    """A finder answering for the logging modules of missing packages that are otherwise absent."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        top, _, rest = fullname.partition(".")
+        if top not in self.names or not is_logging(rest):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return NoOpModule(spec.name)
+
+
 class NoOpWrappers(NoOpPackages):
     """A finder, first on sys.meta_path, answering for the modules that wrap a no-op package."""
 
@@ -341,6 +375,14 @@ def used_in(namespace: dict) -> list[str]:
 
 
 def _package_of(name: str) -> str:
-    """The missing package a no-op stands for: `torch.utils.tensorboard.SummaryWriter` is tensorboard's."""
-    return next((wrapped for wrapper, wrapped in WRAPPERS.items() if name == wrapper or name.startswith(wrapper + ".")),
-                name.split(".")[0])
+    """The missing package a no-op stands for: `torch.utils.tensorboard.SummaryWriter` is tensorboard's,
+    `k_util.logger.Logger` is the logging module `k_util.logger`'s."""
+    wrapped = next((wrapped for wrapper, wrapped in WRAPPERS.items() if name == wrapper or name.startswith(wrapper + ".")),
+                   None)
+    if wrapped is not None:
+        return wrapped
+    parts = name.split(".")
+    if is_no_op(parts[0]):
+        return parts[0]
+    depth = next((depth for depth in range(1, len(parts)) if LOGGING_NAME.search(parts[depth])), 0)
+    return ".".join(parts[:depth + 1])
