@@ -824,6 +824,17 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
      "`tensorboard_logger` is not installed: no-ops stood in for it"),
     ("gan_missing_logger.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003",
      "`k_util.logger` is not installed: no-ops stood in for it"),
+    # A project dataset class whose samples are dicts of two images and a path (pix2pix), imported from a
+    # sibling module: its batches hold what its `__getitem__` returns, read from the sibling's code.
+    ("pix2pix_pairs.py", "pred_fake = D(torch.cat([real_A, fake_B], 1))", "TCL003",
+     "random samples of {'A': image, 'B': image, 'A_paths': path} as the class's `__getitem__` returns them"),
+    # Super-resolution pairs: a first run finds the target compared with an output twice its side.
+    ("sr_pairs.py", "bce(D(sr), torch.zeros(hr.size(0), 1))", "TCL003",
+     "random samples of image, image as the class's `__getitem__` returns them, each image 3x64x64 in [0, 1), "
+     "the later ones 2 times as high and wide (an earlier run compared them with that size)"),
+    # A contrastive transform of the file makes two views of each image: a batch is a list of two.
+    ("contrastive_views.py", "history.append(loss)", "TCL007",
+     "random samples, each 2 views 3x32x32 in [0, 1) (what the file's transform makes of an image)"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
     # A function reads an option declared without choices: the strings the code compares it with,
@@ -1116,3 +1127,96 @@ def test_the_logging_module_of_a_missing_package_is_no_ops_and_its_other_modules
                             or not isinstance(entry, (AbsentPackages, LoggingModules))]
         for name in [name for name in sys.modules if name.split(".")[0] == package]:
             del sys.modules[name]
+
+
+def test_what_a_sample_of_a_project_dataset_holds_is_read_from_its_getitem():
+    from torchcopylint.verify.samples import IMAGE, LABEL, PATH, layout_in_source
+
+    source = textwrap.dedent("""\
+        class Pairs(Dataset):
+            def __getitem__(self, index):
+                hr_image = self.hr_preprocess(Image.open(self.files[index]))
+                lr_image = self.lr_preprocess(hr_image)
+                return lr_image, hr_image
+
+        class Facades(Dataset):
+            def __getitem__(self, index):
+                A_path = self.A_paths[index]
+                A = self.transform(Image.open(A_path).convert("RGB"))
+                return {"A": A, "B": self.transform(Image.open(self.B_paths[index])), "A_paths": A_path}
+
+        class Triplets(Dataset):
+            def __getitem__(self, index):
+                anchor = self.transform(self.images[index])
+                return anchor, self.transform(self.images[index + 1]), int(self.targets[index])
+
+        class Usual(Dataset):
+            def __getitem__(self, index):
+                return self.transform(Image.open(self.files[index])), self.labels[index]
+
+        class Unsaid(Dataset):
+            def __getitem__(self, index):
+                return self.first(index), self.second(index)
+
+        class Regression(Dataset):
+            def __getitem__(self, index):
+                x = torch.from_numpy(self.X[index])
+                y = torch.from_numpy(self.Y[index])
+                return x, y
+    """)
+    assert layout_in_source(source, "Pairs").kinds == (IMAGE, IMAGE)
+    facades = layout_in_source(source, "Facades")
+    assert facades.keys == ("A", "B", "A_paths") and facades.kinds == (IMAGE, IMAGE, PATH)
+    assert layout_in_source(source, "Triplets").kinds == (IMAGE, IMAGE, LABEL)
+    # The usual image and label, a sample nothing says the kinds of, and features with targets: the
+    # default batches stand in.
+    assert [layout_in_source(source, name) for name in ("Usual", "Unsaid", "Regression")] == [None, None, None]
+
+
+def test_the_views_a_contrastive_transform_makes_of_an_image_are_read_from_its_call():
+    import ast
+
+    from torchcopylint.verify.samples import views_of_class
+
+    source = textwrap.dedent("""\
+        class TwoCrops:
+            def __call__(self, x):
+                return [self.base(x), self.base(x)]
+
+        class MultiCrop:
+            def __call__(self, x):
+                return [self.base(x) for _ in range(4)]
+
+        class Pair:
+            def __call__(self, x):
+                return self.base(x), x
+
+        class Plain:
+            def __call__(self, x):
+                return self.base(x)
+
+        class Conditional:
+            def __call__(self, x):
+                if self.train:
+                    return [self.base(x), self.base(x)]
+                return self.base(x)
+    """)
+    classes = {node.name: node for node in ast.parse(source).body}
+    assert {name: views_of_class(node) for name, node in classes.items()} == {
+        "TwoCrops": 2, "MultiCrop": 4, "Pair": 2, "Plain": 1, "Conditional": 1}
+
+
+def test_a_loader_over_a_project_class_given_files_is_stood_in_and_one_over_values_runs():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        from torch.utils.data import DataLoader
+        from paired_images import PairedImages
+        from windows import Windows
+        train_set = PairedImages(opt.dataroot)
+        files = DataLoader(train_set, batch_size=8)
+        values = DataLoader(Windows(series, 16), batch_size=8)
+    """)
+    sites = rewrite_data(source).sites
+    assert [(site.target, site.kind, site.dataset_import) for site in sites] == [
+        ("train_set", "dataset", "paired_images.PairedImages"), ("files", "loader", "paired_images.PairedImages")]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import arrays
+from torchcopylint.verify import arrays, samples
 from torchcopylint.verify.inputs import class_indices
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
                                               DataSite)
@@ -51,6 +51,10 @@ BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match
                             r"The size of tensor a \(\d+\) must match the size of tensor b|"
                             r"Using a target size \(torch\.Size|Expected input batch_size \(\d+\) to match target|"
                             r"Sizes of tensors must match except in dimension")
+# Sides that disagree (not batch sizes: dimension 0), as PyTorch words it.
+SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+                           r"non-singleton dimension (\d+)")
+MAX_PAIR_SCALE = 8
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
@@ -59,7 +63,7 @@ class DataPlan:
     """The stand-ins of one run of a script: its data, in the `choice`-th candidate shape, and its loop limits."""
 
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
-                 full_batches: bool = False, learned: tuple = ()) -> None:
+                 full_batches: bool = False, learned: tuple = (), pair_scale: int = 1) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -79,6 +83,11 @@ class DataPlan:
         self.learned = tuple(learned)
         self.batch_sizes: set[int] = set()  # the numbers of values of the batches made, to recognise them
         self.shrunk: dict[str, int] = {}  # a top-level batch-size setting -> the value it had (`_shrink_setting`)
+        self._layouts: dict[int, Optional[samples.SampleLayout]] = {}
+        # How many times the side of a pair's first image its later images have: a super-resolution
+        # pair (`lr, hr`) whose target an earlier run found larger than its input (`learn_pair_scale`).
+        self.pair_scale = pair_scale
+        self._pair_sides: set[int] = set()  # the sides of the later images of the pairs made
 
     def helpers(self) -> dict:
         return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still}
@@ -227,6 +236,53 @@ class DataPlan:
         except ValueError:
             return None
         return dimensions if dimensions not in self.learned and len(dimensions) > 1 else None
+
+    def layout(self, site: DataSite) -> Optional[samples.SampleLayout]:
+        """What a sample of the project's dataset class holds, when it is not an image and a label
+        (verify/samples.py): read off the file's class, or the module the class is imported from."""
+        if site.index not in self._layouts:
+            module, _, name = site.dataset_import.rpartition(".")
+            self._layouts[site.index] = site.layout or (samples.layout_in_module(module, name) if module else None)
+        return self._layouts[site.index]
+
+    def laid_out(self, layout: samples.SampleLayout, images: torch.Tensor, labels: torch.Tensor, paths: Any) -> Any:
+        """A batch (or a sample) in the layout: the first image item the given values, each later one
+        random values of the same shape (its sides times `pair_scale`), labels and paths as made."""
+        later = (*images.shape[:-2], *(side * self.pair_scale for side in images.shape[-2:])) \
+            if images.dim() >= 3 else tuple(images.shape)
+        items, image_items = [], 0
+        for kind in layout.kinds:
+            if kind == samples.IMAGE:
+                generator = torch.Generator().manual_seed(7919 * (image_items + 1) + images.numel())
+                items.append(images if image_items == 0 else torch.rand(later, generator=generator))
+                if image_items:
+                    self._pair_sides.add(later[-1])
+                image_items += 1
+            else:
+                items.append(labels if kind == samples.LABEL else paths)
+        return dict(zip(layout.keys, items)) if layout.keys is not None else list(items)
+
+    def views(self, images: torch.Tensor, count: int) -> list:
+        """`count` views of the same images: the given values, then random ones of their shape."""
+        return [images] + [torch.rand(images.shape, generator=torch.Generator().manual_seed(7919 * view + images.numel()))
+                           for view in range(1, count)]
+
+    def layout_text(self, layout: samples.SampleLayout, shape: tuple) -> str:
+        scaled = f", the later ones {self.pair_scale} times as high and wide (an earlier run compared them " \
+                 f"with that size)" if self.pair_scale != 1 else ""
+        return f"{layout.describe()} as the class's `__getitem__` returns them, each image " \
+               f"{self.shape_text(shape)} in [0, 1){scaled}"
+
+    def learn_pair_scale(self, error: BaseException) -> Optional[int]:
+        """A run whose pairs' later image was compared with something k times its side (`mse(G(lr), hr)`
+        with G upscaling by k): k, for the next run's pairs; None otherwise."""
+        match = SIDE_MISMATCH.search(str(error))
+        if match is None or self.pair_scale != 1 or int(match.group(3)) == 0:
+            return None
+        larger, smaller = sorted((int(match.group(1)), int(match.group(2))), reverse=True)
+        if smaller not in self._pair_sides or larger % smaller or not 2 <= larger // smaller <= MAX_PAIR_SCALE:
+            return None
+        return larger // smaller
 
     def classes(self, site: DataSite) -> int:
         return KNOWN_DATASETS.get(site.known or "", (None, DEFAULT_CLASSES))[1]
@@ -416,6 +472,18 @@ class StandInLoader:
             cut = " (the size the code reshapes a batch to)"
         else:
             cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
+        layout = self._plan.layout(self._site)
+        if layout is not None:  # the project's dataset class returns image pairs, or a dict (verify/samples.py)
+            self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random "
+                                            f"{self._plan.layout_text(layout, shape)}")
+            paths = [f"sample_{number}_{i}.png" for i in range(self.batch_size)]
+            return self._plan.laid_out(layout, images, labels, paths)
+        if self._site.views > 1:  # a contrastive transform's views of each image: a list of that many batches
+            views = self._plan.views(images, self._site.views)
+            self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples, each "
+                                            f"{self._site.views} views {self._plan.shape_text(shape)} in [0, 1) "
+                                            f"(what the file's transform makes of an image), labels in 0..{classes - 1}")
+            return views if self._site.single else [views, labels]
         if self._site.single:  # the code takes each batch as one tensor: images without labels
             self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples "
                                             f"{self._plan.shape_text(shape)} in [0, 1), without labels")
@@ -477,6 +545,15 @@ class StandInDataset:
         classes = self._plan.classes(self._site)
         image = torch.rand(*shape, generator=torch.Generator().manual_seed(1000 * self._site.index + index),
                            device="cpu")
+        if self._site.views > 1:
+            self._plan.describe(self._site, f"{self._length} random samples, each {self._site.views} views "
+                                            f"{self._plan.shape_text(shape)} in [0, 1) (what the file's transform "
+                                            f"makes of an image), with labels in 0..{classes - 1}")
+            return self._plan.views(image, self._site.views), index % classes
+        layout = self._plan.layout(self._site)
+        if layout is not None:
+            self._plan.describe(self._site, f"{self._length} random {self._plan.layout_text(layout, shape)}")
+            return self._plan.laid_out(layout, image, torch.tensor(index % classes), f"sample_{index}.png")
         self._plan.describe(self._site, f"{self._length} random samples {self._plan.shape_text(shape)} in [0, 1) "
                                         f"with labels "
                                         f"in 0..{classes - 1}")

@@ -31,6 +31,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from torchcopylint.verify import samples
+
 DATA_HELPER = "__tcl_data__"
 LOOP_HELPER = "__tcl_few__"
 WHILE_HELPER = "__tcl_while__"
@@ -58,6 +60,11 @@ DATA_FUNCTION = re.compile(r"^(get|make|build|load|create|prepare|fetch|read)_?\
                            r"^(train|training|test|testing|val|valid|validation|eval|data)_?(data)?(loaders?|sets?)$",
                            re.IGNORECASE)
 DATA_CLASS = re.compile(r"(Dataset|DataLoader|Loader)$")
+# Packages whose classes a DataLoader may iterate that are no project dataset of files (torch's own
+# and scikit-learn's are recognised by name elsewhere).
+THIRD_PARTY_DATA = frozenset({"torch", "torchvision", "torchaudio", "torchtext", "sklearn", "numpy", "pandas"})
+# A value or a keyword named for files: `root`, `dataroot`, `data_dir`, `opt.train_set`, `image_path`.
+PATH_NAME = re.compile(r"(?i)(root|dir|path|folder|file|files|set|data)$")
 SIZE_TRANSFORMS = {"Resize", "Scale", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomSizedCrop"}
 # scikit-learn's makers of synthetic arrays and loaders of its bundled toy sets (data the script trains on,
 # made up as arrays of the right shape, verify/arrays.py), with their positional parameters; and its
@@ -111,6 +118,11 @@ class DataSite:
     single: bool = False   # a loader whose batches the code takes as one tensor (images without labels)
     whole: bool = False    # a loader whose short batches the code skips: never cut to a small batch
     batch_name: str = ""   # the name its batch size is given by (`batch_size=BATCH_SIZE`), if a plain name
+    # What a sample of its dataset holds when the file's own dataset class says it is not an image and a
+    # label (verify/samples.py); or, for a class imported from a module, where to read it at run time.
+    layout: Optional[samples.SampleLayout] = None
+    dataset_import: str = ""  # "paired_images.PairedImages"
+    views: int = 1         # images per sample its transform makes of each image (a file's TwoCropsTransform: 2)
 
     @property
     def label(self) -> str:
@@ -159,9 +171,10 @@ def rewrite_data(source: str) -> Rewritten:
     imports = _imports(tree)
     defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef))}
-    dataset_classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+    dataset_classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
                        and any(_is_dataset_base(base) for base in node.bases)}
-    finder = _SiteFinder(tree, imports, defined, dataset_classes)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    finder = _SiteFinder(tree, imports, defined, dataset_classes, classes)
     if not finder.sites:
         return Rewritten(source)
     finder.sites = _with_readings(tree, finder.sites)
@@ -429,18 +442,33 @@ def _counts_read(tree: ast.Module, names: set) -> list:
     return found
 
 
+def _given_a_path(call: ast.Call) -> bool:
+    """Is the call given what names files: a string, or a value named for a folder or a file?"""
+    for keyword in call.keywords:
+        if keyword.arg and PATH_NAME.search(keyword.arg):
+            return True
+    for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        if isinstance(value, (ast.JoinedStr, ast.Constant)) and isinstance(getattr(value, "value", ""), str):
+            return True
+        if PATH_NAME.search((_dotted(value) or "").rsplit(".", 1)[-1]):
+            return True
+    return False
+
+
 def _is_dataset_base(base: ast.expr) -> bool:
     name = _dotted(base) or ""
     return name.rsplit(".", 1)[-1] in ("Dataset", "IterableDataset", "VisionDataset")
 
 
 class _SiteFinder:
-    def __init__(self, tree: ast.Module, imports: dict, defined: set, dataset_classes: set) -> None:
+    def __init__(self, tree: ast.Module, imports: dict, defined: set, dataset_classes: dict, classes: dict) -> None:
         self.imports = imports
+        self.classes = classes
         self.defined = defined
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
         self.read_for_loaders = self._reads_loaded(tree, imports)
+        self.loaded_classes = self._classes_loaded(tree, imports)
         self.sites: list = []
         self.site_of_name: dict[str, DataSite] = {}
         self.derived: set[str] = set()
@@ -483,6 +511,30 @@ class _SiteFinder:
                 found.add(id(value))
         return found
 
+    def _classes_loaded(self, tree: ast.Module, imports: dict) -> set[int]:
+        """Calls of a class imported from the project that a DataLoader of the file iterates, given a
+        path to read (`DataLoader(PairedImages("datasets/facades"))`, `DataLoader(train_set)` after
+        `train_set = Pairs(opt.dataroot)`): a dataset of files, whatever its name."""
+        datasets: list[ast.AST] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
+                dataset = _argument(node, 0, "dataset")
+                datasets += [dataset] if dataset is not None else []
+        calls = [node for node in datasets if isinstance(node, ast.Call)]
+        for dataset in datasets:
+            if isinstance(dataset, ast.Name):
+                calls += [value for targets, value in self.assignments if isinstance(value, ast.Call)
+                          and any(isinstance(t, ast.Name) and t.id == dataset.id for t in targets)]
+        found = set()
+        for call in calls:
+            qualified = _qualified(call.func, imports) or ""
+            module, _, name = qualified.rpartition(".")
+            if module and module.split(".")[0] not in THIRD_PARTY_DATA and name[:1].isupper() \
+                    and name not in IN_MEMORY and (_dotted(call.func) or "").split(".")[0] in imports \
+                    and _given_a_path(call):
+                found.add(id(call))
+        return found
+
     def _calls_data_function(self, call: ast.Call) -> bool:
         return isinstance(call.func, ast.Name) and call.func.id in self.data_functions
 
@@ -505,7 +557,7 @@ class _SiteFinder:
         last = qualified.rsplit(".", 1)[-1]
         if last in IN_MEMORY:
             return None
-        if id(call) in self.read_for_loaders:
+        if id(call) in self.read_for_loaders or id(call) in self.loaded_classes:
             return "dataset"
         if qualified.startswith(DATA_PACKAGES):
             return "dataset"
@@ -553,13 +605,34 @@ class _SiteFinder:
             bool(_keyword(call, "one_hot").value)
         if kind == "tf-mnist":
             known = "MNIST"
+        dataset = over if kind == "loader" else callee
+        layout = samples.layout_of_class(self.dataset_classes[dataset]) if dataset in self.dataset_classes else None
+        head, _, rest = dataset.partition(".")
+        imported = self.imports[head] + (f".{rest}" if rest else "") if head in self.imports and known is None else ""
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
                         known, channels, one_hot, unpack, over if kind == "loader" else "",
-                        batch_name=batch.id if isinstance(batch, ast.Name) else "")
+                        batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
+                        dataset_import=imported if "." in imported else "", views=self._views(call))
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
                 self.site_of_name[name] = site
+
+    def _views(self, call: ast.Call) -> int:
+        """The views of each image the data's transform makes (`transform=TwoCropsTransform(augment)`,
+        given in the call or through a name it reads), when the transform is a class of the file."""
+        looked = [call] + [value for sub in ast.walk(call) if isinstance(sub, ast.Name) for value in self._values_of(sub.id)]
+        for node in looked[:MAX_LOOKED]:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.keyword) and sub.arg == "transform":
+                    made = sub.value
+                    if isinstance(made, ast.Name):
+                        made = next(iter(self._values_of(made.id)), made)
+                    if isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in self.classes:
+                        views = samples.views_of_class(self.classes[made.func.id])
+                        if views > 1:
+                            return views
+        return 1
 
     def _values_of(self, name: str) -> list:
         return [value for targets, value in self.assignments

@@ -99,12 +99,15 @@ _shape_choice = 0
 # whose batches, cut to SMALL_BATCH, did not match a size the code made from its own batch size
 # (`torch.ones(batch_size, 1)` targets, a penalty's `expand(batch_size, ...)`).
 _full_batches = False
+# How many times the side of a pair's first image its later images have in this try (verify/batches.py
+# DataPlan.learn_pair_scale): a super-resolution target, after a try that found it too small.
+_pair_scale = 1
 
 
 def begin(keep_learned: bool = False, source: str = "") -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
-    global _log, _learned, _shape_choice, _full_batches
+    global _log, _learned, _shape_choice, _full_batches, _pair_scale
     _log = _Log()
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         for name in sorted(set(GPU_TENSOR_TYPE.findall(source))):
@@ -112,7 +115,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     if isinstance(sys.modules.get(amp.NAME), amp.AmpModule):
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
-        _learned, _shape_choice, _full_batches = (), 0, False
+        _learned, _shape_choice, _full_batches, _pair_scale = (), 0, False, 1
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
@@ -126,11 +129,15 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned, _shape_choice, _full_batches
+    global _learned, _shape_choice, _full_batches, _pair_scale
     for plan in _log.plans:
         learned = plan.learn(RuntimeError(text))
         if learned is not None and learned not in _learned:
             _learned = (learned, *_learned)
+            return True
+        scale = plan.learn_pair_scale(RuntimeError(text))
+        if scale is not None:
+            _pair_scale = scale
             return True
     # No reshape to learn from, but sizes that disagree: batches cut small beside what the code sized by
     # its own batch size (`torch.ones(batch_size, 1)`, `x.view(batch_size, -1)`) take the size it asks
@@ -518,7 +525,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     _log.compared = compared_options(source)
-    choice, full_batches, learned = 0, False, _learned
+    choice, full_batches, learned, pair_scale = 0, False, _learned, _pair_scale
     errors: list[str] = []
     text = limited.text
     passed_writes: frozenset = frozenset()
@@ -526,7 +533,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     while attempt < MAX_ATTEMPTS:
         last = attempt == MAX_ATTEMPTS - 1
         attempt += 1
-        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned)
+        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -553,6 +560,10 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             shape = plan.learn(error)
             if shape is not None and before_claim:  # a reshape of a stand-in batch: shape the data for it
                 choice, full_batches, learned = 0, False, (shape, *learned)
+                continue
+            scale = plan.learn_pair_scale(error)
+            if scale is not None and before_claim and not last:  # a super-resolution pair: its target larger
+                pair_scale = scale
                 continue
             # Small batches first, then the size the code asks for (its noise may be sized by a constant);
             # then the next sample shape.
@@ -819,7 +830,8 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
         text, changed = rewrite(text)
         if not changed:
             return None
-    plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned)
+    plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
+                    pair_scale=_pair_scale)
     _log.function_plans.append(plan)
 
     def failed(line: int, error: BaseException) -> None:

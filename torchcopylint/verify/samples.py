@@ -1,0 +1,181 @@
+"""What one sample of the project's own dataset class holds, read from the code of its `__getitem__`.
+
+Static: the class's syntax tree, in the flagged file or in the module it is imported from (whose file
+is found, never run), so no sample is ever made by it. Stand-in batches are `[images, labels]` by default; a dataset of image
+pairs (`return lr_image, hr_image` in a super-resolution set, `return {"A": a, "B": b, "A_paths":
+path}` in an image-to-image set) is consumed as two images, and a label where the code reads an image
+stops the run before its claim. Each item the method returns is classed as an image, a label or a
+path, by what the method makes it with (`self.transform(...)`, `Image.open(...)` for an image;
+`int(...)`, `self.labels[index]` for a label; `os.path.join(...)` for a path) or else by its name.
+When any item cannot be classed, or the sample is the usual image and label, the layout is None and
+the default batches stand in.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+IMAGE, LABEL, PATH = "image", "label", "path"
+
+# What makes an image: a transform, an image reader, a tensor made from an array.
+IMAGE_CALL = re.compile(r"transform|preprocess|process|augment|open|imread|read_image|load_image|loader|to_tensor|"
+                        r"totensor|crop|resize|normalize|flip|rotate|convert|rgb|gray", re.IGNORECASE)
+# Names, split at underscores or case changes: `lr_image`, `imgA`, `hr`, `target_path`, `label`.
+IMAGE_WORD = frozenset({"img", "image", "images", "imgs", "im", "photo", "picture", "hr", "lr", "sr", "input",
+                        "inputs", "real", "sketch", "frame", "mask", "depth", "crop", "view", "a", "b", "x",
+                        "source", "src", "content", "style", "noisy", "clean", "blur", "sharp", "low", "high", "gt"})
+LABEL_WORD = frozenset({"label", "labels", "target", "targets", "y", "cls", "class", "classes", "idx", "index",
+                        "category", "id", "attr", "attrs"})
+PATH_WORD = frozenset({"path", "paths", "file", "files", "filename", "fname", "name", "names"})
+WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+@dataclass(frozen=True)
+class SampleLayout:
+    kinds: tuple               # each item's kind, in the order the method returns them
+    keys: Optional[tuple] = None  # a dict's keys, in that order; None for a tuple or list
+
+    def describe(self) -> str:
+        if self.keys is None:
+            return "samples of " + ", ".join(self.kinds)
+        return "samples of {" + ", ".join(f"{key!r}: {kind}" for key, kind in zip(self.keys, self.kinds)) + "}"
+
+
+def layout_in_source(source: str, class_name: str) -> Optional[SampleLayout]:
+    """The layout of the samples of the class `class_name` defined at the top of `source`."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
+    return layout_of_class(found[0]) if len(found) == 1 else None
+
+
+def layout_in_module(module: str, class_name: str) -> Optional[SampleLayout]:
+    """The layout of the samples of `module.class_name`, read from the module's file (found, not run:
+    a top-level module's file is found without running anything)."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    try:
+        with open(spec.origin, encoding="utf-8") as file:
+            return layout_in_source(file.read(), class_name)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
+    """The layout of the class's samples when it is not the usual image and label; None otherwise,
+    or when the code does not say."""
+    method = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__getitem__"),
+                  None)
+    if method is None:
+        return None
+    returned = [child.value for child in ast.walk(method) if isinstance(child, ast.Return) and child.value is not None]
+    layouts = {_layout(value, method) for value in returned}
+    if len(layouts) != 1:
+        return None
+    layout = layouts.pop()
+    if layout is None or None in layout.kinds or IMAGE not in layout.kinds:
+        return None
+    if layout.keys is None and layout.kinds.count(IMAGE) < 2:
+        return None  # the usual image and label (or a single image): the default batches fit
+    return layout
+
+
+def views_of_class(node: ast.ClassDef) -> int:
+    """How many views of one image the class, a transform, makes of it: a contrastive method's
+    `__call__` that returns `[self.base(x), self.base(x)]` or `[self.base(x) for _ in range(2)]` makes
+    two, and a sample is then a list of that many images; 1 for any other class."""
+    method = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__call__"),
+                  None)
+    if method is None:
+        return 1
+    counts = {_views_returned(child.value) for child in ast.walk(method)
+              if isinstance(child, ast.Return) and child.value is not None}
+    return counts.pop() if len(counts) == 1 and None not in counts else 1
+
+
+def _views_returned(value: ast.expr) -> Optional[int]:
+    if isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) >= 2 and \
+            not any(isinstance(item, ast.Starred) for item in value.elts):
+        return len(value.elts)
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1:
+        looped = value.generators[0].iter
+        if isinstance(looped, ast.Call) and isinstance(looped.func, ast.Name) and looped.func.id == "range" and \
+                len(looped.args) == 1 and isinstance(looped.args[0], ast.Constant) and \
+                isinstance(looped.args[0].value, int) and looped.args[0].value >= 2:
+            return looped.args[0].value
+    return None
+
+
+def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout]:
+    if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(item, ast.Starred) for item in value.elts):
+        return SampleLayout(tuple(_kind(item, function, _name_of(item)) for item in value.elts))
+    if isinstance(value, ast.Dict) and all(isinstance(key, ast.Constant) and isinstance(key.value, str)
+                                           for key in value.keys):
+        keys = tuple(key.value for key in value.keys)
+        return SampleLayout(tuple(_kind(item, function, key) for key, item in zip(keys, value.values)), keys)
+    return None
+
+
+def _name_of(item: ast.expr) -> str:
+    return item.id if isinstance(item, ast.Name) else ""
+
+
+def _kind(item: ast.expr, function: ast.FunctionDef, name: str, depth: int = 0) -> Optional[str]:
+    made = _made_kind(item, function, depth)
+    if made is not None:
+        return made
+    words = {word.lower() for word in WORD.findall(name)}
+    if words & PATH_WORD:
+        return PATH
+    if words & LABEL_WORD:
+        return LABEL
+    if words & IMAGE_WORD:
+        return IMAGE
+    return None
+
+
+def _made_kind(item: ast.expr, function: ast.FunctionDef, depth: int) -> Optional[str]:
+    """What the expression, or the last assignments to the name it is, make."""
+    if isinstance(item, ast.Constant):
+        return PATH if isinstance(item.value, str) else LABEL
+    if isinstance(item, ast.JoinedStr):
+        return PATH
+    if isinstance(item, ast.Call):
+        callee = ast.unparse(item.func)
+        if callee in ("int", "float", "long") or callee.endswith(".long"):
+            return LABEL
+        if callee.startswith("os.path.") or callee in ("str", "basename"):
+            return PATH
+        if IMAGE_CALL.search(callee.rsplit(".", 1)[-1]) or IMAGE_CALL.search(callee):
+            return IMAGE
+        # `self.to_tensor(image)`, `.float()` of an image: what it is called on or with
+        inner = [item.func.value] if isinstance(item.func, ast.Attribute) else []
+        for part in inner + list(item.args):
+            kind = _made_kind(part, function, depth + 1) if depth < 4 else None
+            if kind is not None:
+                return kind
+        return None
+    if isinstance(item, ast.Subscript):
+        words = {word.lower() for word in WORD.findall(ast.unparse(item.value))}
+        if words & LABEL_WORD:
+            return LABEL
+        if words & PATH_WORD:
+            return PATH
+        return _made_kind(item.value, function, depth + 1) if depth < 4 else None
+    if isinstance(item, ast.Name) and depth < 4:
+        kinds = {_kind(node.value, function, item.id, depth + 1) for node in ast.walk(function)
+                 if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == item.id
+                                                         for target in node.targets)}
+        kinds.discard(None)
+        return kinds.pop() if len(kinds) == 1 else None
+    return None
