@@ -508,3 +508,44 @@ def test_recurrent_state_of_a_class_that_offers_a_reset_is_one_sequence_chain():
         "\n\ncontroller = LSTMController(3, 4)\ncontroller.reset(2)\n"
         "for x in torch.randn(5, 2, 3):\n    controller.forward(x).sum().backward()\n")
     assert [d.code for d in lint_source(called, "<x>")] == ["TCL007"]
+
+
+PARTS_BACKPROPAGATED = """\
+import torch
+
+
+def train(disc, loader, optimizer):
+    running = 0
+    for real, fake in loader:
+        optimizer.zero_grad()
+        real_loss = disc(real).mean()
+        real_loss.backward()
+        fake_loss = -disc(fake).mean()
+        fake_loss.backward()
+        optimizer.step()
+        disc_loss = real_loss + fake_loss
+        running = running + disc_loss
+    return running
+"""
+
+
+def test_a_sum_of_losses_each_backpropagated_keeps_graph_nodes_whose_saved_tensors_are_freed():
+    # Each part had its own backward: what the running sum keeps is the chain of nodes, not activations.
+    [found] = [d for d in lint_source(PARTS_BACKPROPAGATED, "<x>") if d.code == "TCL007"]
+    assert found.context["kept"] == "graph nodes", found.message
+    assert "`disc_loss` is made of `real_loss` and `fake_loss`, each backpropagated" in found.message
+    namespace: dict = {}
+    exec(compile(PARTS_BACKPROPAGATED, "<parts>", "exec"), namespace)  # noqa: S102
+    model = _model()
+    running = namespace["train"](model, [(torch.randn(4, 8), torch.randn(4, 8)) for _ in range(3)],
+                                 torch.optim.SGD(model.parameters(), lr=0.1))
+    nodes = _addmm_nodes(running)
+    assert len(nodes) == 2 * 2 * 3  # two layers, two parts, three iterations: all still linked
+    for node in nodes:
+        with pytest.raises(RuntimeError, match=FREED):
+            node._saved_mat1  # noqa: B018 - reading it is the check: each part's backward freed it
+    # One part never backpropagated: its activations stay, and the message says so.
+    kept = PARTS_BACKPROPAGATED.replace("disc_loss = real_loss + fake_loss",
+                                        "disc_loss = real_loss + disc(real).pow(2).mean()")
+    [found] = [d for d in lint_source(kept, "<x>") if d.code == "TCL007"]
+    assert found.context["kept"] == "saved activations", found.message

@@ -321,6 +321,24 @@ def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumula
     return None
 
 
+def _sum_operands(expression) -> Optional[list]:
+    """The operands of a sum or difference of names and numbers (`a + b`, `0.5 * (a + b)`): its names;
+    None for anything else."""
+    if isinstance(expression, cst.BinaryOperation):
+        if isinstance(expression.operator, (cst.Add, cst.Subtract)):
+            left, right = _sum_operands(expression.left), _sum_operands(expression.right)
+            return None if left is None or right is None else left + right
+        if isinstance(expression.operator, (cst.Multiply, cst.Divide)):
+            if isinstance(expression.left, (cst.Integer, cst.Float)):
+                return _sum_operands(expression.right)
+            if isinstance(expression.right, (cst.Integer, cst.Float)):
+                return _sum_operands(expression.left)
+        return None
+    if isinstance(expression, cst.Name):
+        return [expression]
+    return None
+
+
 def _self_attributes_in(expressions: list) -> frozenset:
     """`history` for every `self.history` read in these expressions."""
     found = set()
@@ -366,16 +384,13 @@ class _LoopFacts:
     def graph_of(self, value, loop, statement, depth: int = 0) -> Optional[Graph]:
         function = self.function
         for name, path in _attached_paths(value):
-            # Only what the name was bound to in grad mode: a name reused under `no_grad` (a
-            # validation loss) holds no graph, whatever the training loss of that name does.
-            bindings = {binding for binding in function.bindings_at(name)
-                        if self.facts.grad_enabled_at(function, binding.statement)}
-            for backward in self.backwards:
-                if bindings and loop in function.loops_of.get(backward.statement, ()) \
-                        and bindings & _bindings_of(backward.loss, function) \
-                        and _same_or_within(path, _attribute_path(backward.loss)):
-                    return Graph(FREED[0], f"`{name.value}` is backpropagated at this loop's `backward()`, "
-                                           f"{FREED[1]}")
+            if self._backpropagated_in(loop, name, path):
+                return Graph(FREED[0], f"`{name.value}` is backpropagated at this loop's `backward()`, "
+                                       f"{FREED[1]}")
+            parts = self._parts_backpropagated_in(loop, name)
+            if parts:
+                return Graph(FREED[0], f"`{name.value}` is made of {parts}, each backpropagated at this loop's "
+                                       f"`backward()`, {FREED[1]}")
         if depth < 3:
             for name in _attached_names(value):
                 # `curve.append(running / steps)` after an inner loop's `running += loss`: the sum holds
@@ -406,6 +421,37 @@ class _LoopFacts:
                for binding in function.bindings_at(name)):
             return Graph(FREED[0], f"{subject} is backpropagated by this function, {FREED[1]}{assumption}")
         return Graph(NEVER[0], f"{subject} {NEVER[1]}{assumption}")
+
+    def _grad_mode_bindings(self, name) -> set:
+        # Only what the name was bound to in grad mode: a name reused under `no_grad` (a validation
+        # loss) holds no graph, whatever the training loss of that name does.
+        return {binding for binding in self.function.bindings_at(name)
+                if self.facts.grad_enabled_at(self.function, binding.statement)}
+
+    def _backpropagated_in(self, loop, name, path=None) -> bool:
+        """Is the value `name` holds (at `path` of it) the loss of a backward that runs in the loop?"""
+        bindings = self._grad_mode_bindings(name)
+        return bool(bindings) and any(
+            loop in self.function.loops_of.get(backward.statement, ())
+            and bindings & _bindings_of(backward.loss, self.function)
+            and (path is None or _same_or_within(path, _attribute_path(backward.loss)))
+            for backward in self.backwards)
+
+    def _parts_backpropagated_in(self, loop, name) -> str:
+        """`Disc_loss = D_real_loss + D_fake_loss` after `D_real_loss.backward()` and
+        `D_fake_loss.backward()`: the parts (named, as "`a` and `b`") when the name is bound only to
+        sums of names, each backpropagated in the loop; "" otherwise."""
+        bindings = self._grad_mode_bindings(name)
+        parts: list = []
+        for binding in bindings:
+            if binding.kind != "assign" or not isinstance(binding.value, cst.BinaryOperation):
+                return ""
+            operands = _sum_operands(binding.value)
+            if operands is None or not all(isinstance(operand, cst.Name) and self._backpropagated_in(loop, operand)
+                                           for operand in operands):
+                return ""
+            parts += [operand.value for operand in operands]
+        return " and ".join(f"`{part}`" for part in dict.fromkeys(parts)) if parts else ""
 
     def _evaluated_output(self, origin, order: int) -> bool:
         """Outside a training loop, a value counts only when it is the output of a network put in
