@@ -214,7 +214,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
-                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py")
+                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py")
 
 
 @pytest.fixture(scope="module")
@@ -313,6 +313,26 @@ def test_an_alias_overwritten_by_a_layer_a_stand_in_replaced_is_never_refuted(st
     assert verdict.status == "unverified", verdict
     assert "the in-place write at line 19 is a call of `self.relu`, which a stand-in network replaced" \
         in verdict.evidence, verdict.evidence
+
+
+def test_an_alias_that_holds_the_written_values_is_confirmed_even_where_the_output_does_not_change(
+        standins_verified):
+    # A U-Net skip rectified in place by the next down block, read by an up path that starts with a
+    # ReLU: the output and gradients are the same with the copy, but the read saw the written values,
+    # which is the claim (it was refuted: "the alias was not overwritten", fresh23's pix2pix).
+    verdict = _standin_verdict(standins_verified, "unet_skips.py", "return self.up(torch.cat((x1, x0), dim=1))",
+                               "TCL002")
+    assert verdict.status == "confirmed", verdict
+    held = re.search(r"`x0` held the written values \(largest difference ([\d.e+-]+) from the values passed in",
+                     verdict.evidence)
+    assert held and float(held.group(1)) > 0, verdict.evidence
+    assert "the output and all gradients are the same either way" in verdict.evidence, verdict.evidence
+    # A skip the write leaves as it was (a square: nothing for the leaky activation to change): refuted,
+    # and the evidence says what the read saw.
+    verdict = _standin_verdict(standins_verified, "unet_skips.py", "return self.out(torch.cat((x1, h), dim=1))",
+                               "TCL002")
+    assert verdict.status == "refuted", verdict
+    assert "`h` held the values passed in: the write changed none of them" in verdict.evidence, verdict.evidence
 
 
 def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):

@@ -844,6 +844,9 @@ class Versions:
     executed: set
     made_text: str
     gradient_scale: float = 0.0  # the largest gradient value of either version
+    # How far the value a name held where it was read differs between the two versions (None: not seen
+    # in both): TCL002's alias holds the written values in one and the values passed in in the other.
+    read_difference: Optional[float] = None
 
     @property
     def equal(self) -> bool:
@@ -938,7 +941,9 @@ def _largest_difference(first: list, second: list) -> float:
     return largest
 
 
-def _compare_versions(job: Job, setting: Any) -> Versions:
+def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None) -> Versions:
+    """The code run as written and as fixed. `read`: (line, name), a name whose value at the start of
+    that line is compared between the two versions too."""
     if job.fixed_source is None:
         raise CannotRun("the diagnosis has no fix to compare with")
     target = job.target
@@ -949,8 +954,15 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
         shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device),
                              target.function_name or "forward")
     probe = LineProbe(job.path)
+    fixed_probe = LineProbe(job.path) if read is not None else None
+    seen: list[dict] = [{}, {}]
+    if read is not None:
+        for watched, values in ((probe, seen[0]), (fixed_probe, seen[1])):
+            watched.on_before(read[0], _value_keeper(read[1], values))
     written = _forward_and_backward(job, job.source, setting, shape, watch_clones=True, probe=probe)
-    fixed = _forward_and_backward(job, job.fixed_source, setting, shape)
+    fixed = _forward_and_backward(job, job.fixed_source, setting, shape, probe=fixed_probe)
+    read_difference = _largest_difference([seen[0]["value"]], [seen[1]["value"]]) \
+        if all("value" in values for values in seen) and seen[0]["value"].shape == seen[1]["value"].shape else None
     outputs_equal = len(written[0]) == len(fixed[0]) and all(torch.equal(a, b) for a, b in zip(written[0], fixed[0]))
     gradient_names = sorted(set(written[1]) | set(fixed[1]))
     gradients_equal = all(name in written[1] and name in fixed[1] and torch.equal(written[1][name], fixed[1][name])
@@ -961,7 +973,16 @@ def _compare_versions(job: Job, setting: Any) -> Versions:
     gradient_scale = max((gradient.abs().max().item() for version in (written[1], fixed[1])
                           for gradient in version.values() if gradient.numel()), default=0.0)
     return Versions(outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names),
-                    written[2], shape, set(probe.executed), written[3].made_text, gradient_scale)
+                    written[2], shape, set(probe.executed), written[3].made_text, gradient_scale, read_difference)
+
+
+def _value_keeper(name: str, values: dict) -> Callable:
+    """A probe callback keeping a copy of the tensor `name` holds the first time the line starts."""
+    def keep(frame) -> None:
+        value = frame.f_locals.get(name)
+        if "value" not in values and isinstance(value, torch.Tensor):
+            values["value"] = value.detach().clone()
+    return keep
 
 
 # ------------------------------------------------------------------------ experiments
@@ -1007,17 +1028,33 @@ def alias_mutated(job: Job) -> Outcome:
 
     write_line = job.context.get("event_line")
 
+    read_line, name = job.context.get("read_line"), job.context.get("alias")
+    read = (read_line, name) if isinstance(read_line, int) and isinstance(name, str) and name.isidentifier() else None
+
     def run(setting) -> Run:
-        versions = _compare_versions(job, setting)
+        versions = _compare_versions(job, setting, read)
         stood_in = _stand_in_callees(job, setting, write_line) if isinstance(write_line, int) else []
         if versions.equal and stood_in:
             # The write the claim names is a call of a network a stand-in replaced, which writes nothing in
             # place: no difference here could have shown anything.
             return Run(None, versions.executed, f"the in-place write at line {write_line} is a call of "
                                                  f"`{stood_in[0]}`, which a stand-in network replaced")
-        if versions.equal:
-            outcome = refuted("adding `.clone()` changes neither the output nor any gradient: the alias was not "
-                              "overwritten on this input")
+        if versions.equal and versions.read_difference:
+            # What the claim says happened, seen: the read saw the written values. That they change
+            # nothing downstream here (a ReLU after a leaky one zeroes what it changed) is said too.
+            outcome = confirmed(f"at line {read[0]} `{read[1]}` held the written values (largest difference "
+                                f"{versions.read_difference:.3g} from the values passed in, which the copy keeps); "
+                                f"on this input the output and all gradients are the same either way: what the "
+                                f"write changed does not reach them")
+        elif versions.equal and read is not None and versions.read_difference is None:
+            return Run(None, versions.executed, f"adding `.clone()` changes neither the output nor any gradient, "
+                                                 f"and `{read[1]}` was not seen at line {read[0]} to tell whether "
+                                                 f"it held the written values")
+        elif versions.equal:
+            outcome = refuted("adding `.clone()` changes neither the output nor any gradient" +
+                              (f", and at line {read[0]} `{read[1]}` held the values passed in: the write changed "
+                               f"none of them on this input" if read is not None else
+                               ": the alias was not overwritten on this input"))
         else:
             shape = _shape_text(versions.shape)
             outcome = confirmed(f"with `.clone()` the result differs: largest output difference "
