@@ -537,6 +537,8 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         except ValueError:
             print("other numel: ValueError")
         print("izip:", list(itertools.izip([1, 2], "ab")))
+        batches = iter(torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(4.)), batch_size=2))
+        print("next:", batches.next()[0].tolist())
         from torch.autograd.gradcheck import zero_gradients
         x = torch.ones(2, requires_grad=True); x.sum().backward(); zero_gradients([x])
         print("zeroed:", x.grad.tolist())
@@ -565,8 +567,10 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
     assert "integer target: 0.6931" in out and "iterable: True" in out, out
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
+    assert "next: [0.0, 1.0]" in out, out
     for part in ("the checkpoint `runs/absent.pth` the code loads was not read: `Linear` keeps its initial weights",
                  "the `SGD` optimizer keeps its fresh state", "Python 2's `itertools.izip` ran as `zip`",
+                 "`.next()` of a DataLoader's iterator (removed in torch 1.13) ran as `next(...)`",
                  "`torch.autograd.gradcheck.zero_gradients` (removed in torch 1.9) zeroed the gradients as it did",
                  "`binary_cross_entropy` of an output and a target of other shapes but as many values",
                  "`binary_cross_entropy_with_logits` read its integer target as floats",
@@ -835,6 +839,9 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     # A contrastive transform of the file makes two views of each image: a batch is a list of two.
     ("contrastive_views.py", "history.append(loss)", "TCL007",
      "random samples, each 2 views 3x32x32 in [0, 1) (what the file's transform makes of an image)"),
+    # MNIST as Keras' loader gives it, in a PyTorch script: arrays made up, Keras not needed.
+    ("keras_mnist_gan.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003",
+     "1024 training and 256 test random images 28x28 in 0..255 (uint8), labels in 0..9"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
     # A function reads an option declared without choices: the strings the code compares it with,
@@ -1220,3 +1227,16 @@ def test_a_loader_over_a_project_class_given_files_is_stood_in_and_one_over_valu
     sites = rewrite_data(source).sites
     assert [(site.target, site.kind, site.dataset_import) for site in sites] == [
         ("train_set", "dataset", "paired_images.PairedImages"), ("files", "loader", "paired_images.PairedImages")]
+
+
+def test_sizes_that_disagree_as_each_loss_words_it_are_read_as_a_batch_cut_too_small():
+    # Targets made like a batch's labels (`torch.ones_like(y)`, 4 on a cut batch) beside scores of the
+    # batch size the code passes on (128): BCEWithLogitsLoss words it its own way (fresh23's DCGAN).
+    from torchcopylint.verify.batches import BATCH_MISMATCH, SIDE_MISMATCH
+
+    assert BATCH_MISMATCH.search("Target size (torch.Size([4])) must be the same as input size (torch.Size([128]))")
+    assert BATCH_MISMATCH.search("Using a target size (torch.Size([4, 1])) that is different to the input size")
+    assert not BATCH_MISMATCH.search("mat1 and mat2 shapes cannot be multiplied (4x8 and 16x1)")
+    side = SIDE_MISMATCH.search("The size of tensor a (256) must match the size of tensor b (64) at non-singleton "
+                                "dimension 3")
+    assert side and side.groups() == ("256", "64", "3")

@@ -1,4 +1,4 @@
-"""Stand-in arrays for scikit-learn's data makers and toy sets, and its train_test_split.
+"""Stand-in arrays for scikit-learn's data makers and toy sets, its train_test_split, and Keras' datasets.
 
 Runs in the verification child process. A script that trains a GAN on two moons
 or a classifier on blobs makes its data with `sklearn.datasets.make_moons(...)`
@@ -27,6 +27,31 @@ TOY_SETS = {
 }
 DEFAULT_FEATURES = {"make_moons": 2, "make_circles": 2, "make_blobs": 2, "make_classification": 20,
                     "make_regression": 100, "make_swiss_roll": 3, "make_s_curve": 3}
+
+
+# Keras' bundled datasets: the shape of one image (or sequence), the classes, and whether the labels
+# are a column (`(n, 1)`, as CIFAR's are) rather than a vector.
+KERAS_SETS = {"mnist": ((28, 28), 10, False), "fashion_mnist": ((28, 28), 10, False),
+              "cifar10": ((32, 32, 3), 10, True), "cifar100": ((32, 32, 3), 100, True)}
+KERAS_SAMPLES = (1024, 256)  # rows of the stand-in training and test arrays
+
+
+def keras_data(plan: Any, site: DataSite) -> Any:
+    """What `keras.datasets.<name>.load_data()` returns, made up: `(x_train, y_train), (x_test, y_test)`,
+    uint8 images in 0..255 and int64 labels, as Keras gives them."""
+    import numpy as np
+
+    shape, classes, column = KERAS_SETS[site.known or "mnist"]
+    generator = np.random.default_rng(1000 + site.index)
+    parts = []
+    for count in KERAS_SAMPLES:
+        images = generator.integers(0, 256, (count, *shape), dtype=np.uint8)
+        labels = np.arange(count, dtype=np.int64) % classes
+        parts.append((images, labels.reshape(-1, 1) if column else labels))
+    plan.describe(site, f"{KERAS_SAMPLES[0]} training and {KERAS_SAMPLES[1]} test random images "
+                        f"{'x'.join(map(str, shape))} in 0..255 (uint8), labels in 0..{classes - 1}"
+                        f"{' (a column)' if column else ''}")
+    return tuple(parts)
 
 
 def made(plan: Any, site: DataSite, hints: dict) -> Any:

@@ -50,7 +50,8 @@ SHAPE_MISMATCH = re.compile(r"mat1 and mat2 shapes cannot be multiplied|expected
 BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match the existing size|"
                             r"The size of tensor a \(\d+\) must match the size of tensor b|"
                             r"Using a target size \(torch\.Size|Expected input batch_size \(\d+\) to match target|"
-                            r"Sizes of tensors must match except in dimension")
+                            r"Sizes of tensors must match except in dimension|"
+                            r"Target size \(torch\.Size\(\[\d+")
 # Sides that disagree (not batch sizes: dimension 0), as PyTorch words it.
 SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
                            r"non-singleton dimension (\d+)")
@@ -97,6 +98,8 @@ class DataPlan:
     def make(self, index: int, batch: Optional[Callable] = None, size: Optional[Callable] = None,
              hints: Optional[dict] = None) -> Any:
         site = self.sites.get(index) or DataSite(index, 0, 0, "data", "data")
+        if site.kind == "keras":
+            return arrays.keras_data(self, site)
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":

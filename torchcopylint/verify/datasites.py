@@ -60,6 +60,10 @@ DATA_FUNCTION = re.compile(r"^(get|make|build|load|create|prepare|fetch|read)_?\
                            r"^(train|training|test|testing|val|valid|validation|eval|data)_?(data)?(loaders?|sets?)$",
                            re.IGNORECASE)
 DATA_CLASS = re.compile(r"(Dataset|DataLoader|Loader)$")
+# Keras' bundled datasets (`from keras.datasets.mnist import load_data`, `tf.keras.datasets.cifar10.load_data()`):
+# NumPy arrays of known shapes, made up by verify/arrays.py.
+KERAS_LOADER = re.compile(r"^(keras|tensorflow\.keras|tensorflow\.python\.keras)\.datasets\."
+                          r"(mnist|fashion_mnist|cifar10|cifar100)\.load_data$")
 # Packages whose classes a DataLoader may iterate that are no project dataset of files (torch's own
 # and scikit-learn's are recognised by name elsewhere).
 THIRD_PARTY_DATA = frozenset({"torch", "torchvision", "torchaudio", "torchtext", "sklearn", "numpy", "pandas"})
@@ -102,8 +106,9 @@ class DataSite:
     callee: str            # as written: "datasets.MNIST", "DataLoader"
     kind: str              # dataset | loader | tf-mnist | data | arrays (scikit-learn's) | split (its
     #                        train_test_split and scalers: the function or class, which runs on what it is given)
+    #                        | keras (Keras' bundled datasets' `load_data()`)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
-    known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST"
+    known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST" (a Keras loader's: "mnist")
     channels: Optional[int] = None
     one_hot: bool = False
     unpack: int = 0        # the assignment unpacks the result into this many values (0: one value)
@@ -567,6 +572,8 @@ class _SiteFinder:
             return "split"
         if last == "read_data_sets":
             return "tf-mnist"
+        if KERAS_LOADER.match(qualified):
+            return "keras"
         if qualified in LOADER_CLASSES or (last == "DataLoader" and last not in self.defined):
             dataset = _argument(call, 0, "dataset")
             if dataset is None:
@@ -605,6 +612,8 @@ class _SiteFinder:
             bool(_keyword(call, "one_hot").value)
         if kind == "tf-mnist":
             known = "MNIST"
+        if kind == "keras":
+            known = KERAS_LOADER.match(qualified).group(2)  # "mnist", "cifar10"
         dataset = over if kind == "loader" else callee
         layout = samples.layout_of_class(self.dataset_classes[dataset]) if dataset in self.dataset_classes else None
         head, _, rest = dataset.partition(".")
@@ -612,7 +621,8 @@ class _SiteFinder:
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
                         known, channels, one_hot, unpack, over if kind == "loader" else "",
                         batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
-                        dataset_import=imported if "." in imported else "", views=self._views(call))
+                        dataset_import=imported if "." in imported and imported.rsplit(".", 1)[-1][:1].isupper() else "",
+                        views=self._views(call))
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):

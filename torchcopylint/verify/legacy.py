@@ -17,7 +17,8 @@ evidence when the code uses it): `binary_cross_entropy` of a (N, 1) output and
 an (N,) target (a deprecation warning before torch 1.0, which then read both as
 their N elements: every GAN tutorial of 2017 does it), and with an integer
 target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
-`torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, and
+`torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip` and a DataLoader
+iterator's `.next()`, and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
@@ -146,6 +147,11 @@ def install_old_apis() -> None:
     for old, new in (("izip", zip), ("imap", map), ("ifilter", filter), ("izip_longest", itertools.zip_longest)):
         if not hasattr(itertools, old):
             setattr(itertools, old, _noted(new, f"Python 2's `itertools.{old}` ran as `{new.__name__}`"))
+    iterator = torch.utils.data.dataloader._BaseDataLoaderIter
+    if not hasattr(iterator, "next"):
+        # `iter(loader).next()`: Python 2's spelling, which DataLoader's iterator kept until torch 1.13.
+        iterator.next = _noted(iterator.__next__, "`.next()` of a DataLoader's iterator (removed in torch 1.13) "
+                                                  "ran as `next(...)`")
     _numpy_aliases()
     _collections_aliases()
     _tabs_as_python_2()
