@@ -1178,6 +1178,18 @@ def test_what_a_sample_of_a_project_dataset_holds_is_read_from_its_getitem():
     # The usual image and label, a sample nothing says the kinds of, and features with targets: the
     # default batches stand in.
     assert [layout_in_source(source, name) for name in ("Usual", "Unsaid", "Regression")] == [None, None, None]
+    # A sibling's function that makes the datasets (`train, valid = load_dataset()`): the one class it returns.
+    maker = source + textwrap.dedent("""\
+
+        def load_pairs():
+            train = Pairs("data/train")
+            return train, Pairs("data/valid")
+
+        def load_mixed():
+            return Pairs("data/train"), Usual("data/valid")
+    """)
+    assert layout_in_source(maker, "load_pairs").kinds == (IMAGE, IMAGE)
+    assert layout_in_source(maker, "load_mixed") is None
 
 
 def test_the_views_a_contrastive_transform_makes_of_an_image_are_read_from_its_call():

@@ -126,7 +126,7 @@ class DataSite:
     # What a sample of its dataset holds when the file's own dataset class says it is not an image and a
     # label (verify/samples.py); or, for a class imported from a module, where to read it at run time.
     layout: Optional[samples.SampleLayout] = None
-    dataset_import: str = ""  # "paired_images.PairedImages"
+    dataset_import: str = ""  # "paired_images.PairedImages" (or a function returning datasets of one class)
     views: int = 1         # images per sample its transform makes of each image (a file's TwoCropsTransform: 2)
 
     @property
@@ -621,7 +621,7 @@ class _SiteFinder:
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
                         known, channels, one_hot, unpack, over if kind == "loader" else "",
                         batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
-                        dataset_import=imported if "." in imported and imported.rsplit(".", 1)[-1][:1].isupper() else "",
+                        dataset_import=imported if "." in imported and kind != "keras" else "",
                         views=self._views(call))
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):

@@ -45,14 +45,42 @@ class SampleLayout:
         return "samples of {" + ", ".join(f"{key!r}: {kind}" for key, kind in zip(self.keys, self.kinds)) + "}"
 
 
-def layout_in_source(source: str, class_name: str) -> Optional[SampleLayout]:
-    """The layout of the samples of the class `class_name` defined at the top of `source`."""
+def layout_in_source(source: str, name: str) -> Optional[SampleLayout]:
+    """The layout of the samples of the class `name` defined at the top of `source`, or of the one
+    class whose datasets the function `name` there returns (`def load_dataset(): ... return
+    RockDataset(...), RockDataset(...)`)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    found = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
-    return layout_of_class(found[0]) if len(found) == 1 else None
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    if name in classes:
+        return layout_of_class(classes[name])
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name]
+    if len(functions) != 1:
+        return None
+    made = _classes_returned(functions[0], set(classes))
+    return layout_of_class(classes[made.pop()]) if len(made) == 1 else None
+
+
+def _classes_returned(function: ast.FunctionDef, classes: set) -> set:
+    """The module's classes whose objects the function returns, directly or through names it binds."""
+    made_by_name = {target.id: node.value.func.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                    for target in node.targets if isinstance(target, ast.Name)}
+    found: set = set()
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        values = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
+        for value in values:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                found.add(value.func.id)
+            elif isinstance(value, ast.Name):
+                found.add(made_by_name.get(value.id, ""))
+            else:
+                found.add("")
+    return found if found <= classes else {"", *found}
 
 
 def layout_in_module(module: str, class_name: str) -> Optional[SampleLayout]:
