@@ -1793,3 +1793,45 @@ def test_generator_frozen_by_a_loop_over_its_parameters_is_silent(switch, flagge
         "    opt_d.step()\n"
     )
     assert bool(tcl003(source)) is flagged, tcl003(source)
+
+
+DETACHED_SCORES = """\
+import torch
+from torch import nn
+
+
+class Trainer:
+    def __init__(self):
+        self.generator = nn.Linear(4, 4)
+        self.discriminator = nn.Linear(4, 1)
+        self.opt_d = torch.optim.Adam(self.discriminator.parameters())
+
+    def discriminator_step(self, real, z):
+        fake = self.generator(z)
+        fake_pred = self.discriminator(fake).reshape(-1)
+        real_pred = self.discriminator(real).reshape(-1)
+        loss_fake = -torch.mean(torch.min(-fake_pred.detach() - 1, torch.zeros_like(fake_pred)))
+        loss_real = -torch.mean(torch.min(real_pred - 1, torch.zeros_like(real_pred)))
+        d_loss = (loss_fake + loss_real) * 0.5
+        self.opt_d.zero_grad()
+        d_loss.backward()
+        self.opt_d.step()
+        return self.generator.weight.grad
+"""
+
+
+def test_a_fake_score_detached_in_the_loss_and_a_target_made_like_it_reach_no_generator():
+    # GauGAN's hinge loss as one repository wrote it: the score of the fake is detached where the loss
+    # reads it, and `torch.zeros_like(fake_pred)` is a target of its shape, not its values.
+    torch = pytest.importorskip("torch")
+    assert tcl003(DETACHED_SCORES) == []
+    namespace: dict = {}
+    exec(compile(DETACHED_SCORES, "<detached scores>", "exec"), namespace)  # noqa: S102
+    trainer = namespace["Trainer"]()
+    assert trainer.discriminator_step(torch.randn(3, 4), torch.randn(3, 4)) is None  # the generator got nothing
+    # The score read as it is: the discriminator's backward reaches the generator, and it is reported.
+    undetached = DETACHED_SCORES.replace("-fake_pred.detach() - 1", "-fake_pred - 1")
+    assert [finding.location.line for finding in tcl003(undetached)] == [13]
+    trainer = {}
+    exec(compile(undetached, "<undetached scores>", "exec"), trainer)  # noqa: S102
+    assert trainer["Trainer"]().discriminator_step(torch.randn(3, 4), torch.randn(3, 4)).abs().sum() > 0

@@ -39,8 +39,8 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, FunctionFacts,
                                              passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
-from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, graph_uses, later_backward_through, loss_slice,
-                                           retains_graph, wrapped_in_variable)
+from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
+                                           loss_slice, retains_graph, wrapped_in_variable)
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
@@ -1417,22 +1417,19 @@ def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
 
 
 def _walk(node: cst.CSTNode, skip_numbers: bool = False):
+    """Every node of `node`, outside nested definitions; with `skip_numbers`, not into a call whose
+    value carries no graph (`loss.item()`, `pred.detach()`, `torch.zeros_like(pred)`)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not node:
             continue
-        if skip_numbers and type(current) is cst.Call and _makes_a_number(current):
+        if skip_numbers and type(current) is cst.Call and cuts_graph(current):
             continue
         stack.extend(child_nodes(current))
 
 
-def _makes_a_number(call: cst.Call) -> bool:
-    """`loss.item()`, `x.tolist()`, `float(loss)`: a Python value, with no graph."""
-    func = call.func
-    return (type(func) is cst.Attribute and func.attr.value in ("item", "tolist")) or \
-        (type(func) is cst.Name and func.value in ("float", "int", "bool"))
 
 
 # ------------------------------------------------------------------ call sites

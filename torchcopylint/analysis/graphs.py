@@ -22,7 +22,8 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import VARIABLE_CLASSES, Binding, FunctionFacts, _is_basic_index, unpacked_part
+from torchcopylint.analysis.aliasing import LEAF_FACTORIES, VARIABLE_CLASSES, Binding, FunctionFacts, _is_basic_index, \
+    unpacked_part
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import dotted_name
@@ -31,6 +32,8 @@ from torchcopylint.analysis.training import backpropagated_expression, module_ke
 # Calls whose result carries no graph: the walk does not look into them.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 DETACHING_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "print"})
+# Fresh tensors shaped like an argument (`torch.zeros_like(pred)`, `pred.new_ones(n)`): none of its graph.
+FRESH_LIKE_METHODS = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
 # Views: the saved tensor shares storage with the viewed one, so a write into one is a write into both.
 VIEW_METHODS = frozenset({"t", "view", "view_as", "reshape", "transpose", "permute", "unsqueeze", "squeeze",
                           "expand", "expand_as", "flatten", "contiguous", "narrow", "select", "T", "mT"})
@@ -139,6 +142,17 @@ def _made_to_require_grad(binding: Binding) -> bool:
         and value.func.attr.value == "requires_grad_"
 
 
+def cuts_graph(call: cst.Call) -> bool:
+    """Does the call's value carry none of its arguments' graph? `x.detach()`, `loss.item()`,
+    `float(loss)`, a fresh tensor shaped like one (`torch.zeros_like(pred)`, `pred.new_ones(n)`)."""
+    func = call.func
+    if type(func) is cst.Attribute:
+        name = func.attr.value
+        return name in DETACHING_METHODS or name in FRESH_LIKE_METHODS or \
+            (name.endswith("_like") and name in LEAF_FACTORIES and dotted_name(func.value) == "torch")
+    return type(func) is cst.Name and func.value in DETACHING_BUILTINS
+
+
 def wrapped_in_variable(value: cst.CSTNode, names) -> bool:
     """`Variable(G(z))`, `z = Variable(z, requires_grad=True)`: since 0.4 a new leaf, detached from
     what it wraps (with or without `requires_grad`), so the graph ends there."""
@@ -211,9 +225,7 @@ def _attached(expression: cst.CSTNode):
         node, parent = stack.pop()
         if type(node) is cst.Call:
             func = node.func
-            if type(func) is cst.Attribute and func.attr.value in DETACHING_METHODS:
-                continue
-            if type(func) is cst.Name and func.value in DETACHING_BUILTINS:
+            if cuts_graph(node):
                 continue
             yield node, parent
             if not (isinstance(func, cst.Attribute) and func.attr.value in CONVERSION_METHODS):
