@@ -214,7 +214,8 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
-                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py")
+                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py",
+                    "iterated_scores.py")
 
 
 @pytest.fixture(scope="module")
@@ -333,6 +334,17 @@ def test_an_alias_that_holds_the_written_values_is_confirmed_even_where_the_outp
                                "TCL002")
     assert verdict.status == "refuted", verdict
     assert "`h` held the values passed in: the write changed none of them" in verdict.evidence, verdict.evidence
+
+
+def test_a_copy_of_a_value_computed_from_made_up_arguments_made_without_grad_is_never_refuted(standins_verified):
+    # `for scores in action_scores: scores.clone().detach()`: the rows of made-up scores do not require
+    # grad, which says nothing of the policy network's scores the callers pass (fresh22: refuted a true
+    # TCL005 of a course's policy-gradient loss).
+    verdict = _standin_verdict(standins_verified, "iterated_scores.py", "act_scores = scores.clone().detach()",
+                               "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "but the run made up `batch`, `action_scores`, which it may be computed from, without grad: what the " \
+           "code is given decides" in verdict.evidence, verdict.evidence
 
 
 def test_train_epoch_accumulation_is_confirmed_with_stand_ins_it_names(standins_verified):

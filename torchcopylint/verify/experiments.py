@@ -1870,6 +1870,21 @@ def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
     return [name for name in dict.fromkeys(read) if name in plan.kinds]
 
 
+# Kinds of made-up arguments that hold no tensor a value could be computed from.
+NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
+                         "count", "choice", "device", "torch.device", "labels"})
+
+
+def _made_up_tensors(sighting: Sighting) -> list[str]:
+    """The arguments made up as tensors (or batches, or dicts of them) for the run no caller shows."""
+    setting = sighting.setting
+    plan = setting.standins.plan if isinstance(setting, FunctionStandIns) or (
+        isinstance(setting, FromCallSite) and setting.standins is not None) else None
+    if plan is None or sighting.through is not None:
+        return []
+    return [name for name, kind in plan.kinds.items() if kind not in NOT_TENSORS]
+
+
 # Uses that need a tensor of values (a float), never class indices.
 VALUE_METHODS = frozenset({"mean", "std", "var", "softmax", "log_softmax", "sigmoid", "tanh", "exp", "log", "sqrt",
                            "norm", "backward", "grad", "requires_grad", "requires_grad_", "normal_", "uniform_"})
@@ -1950,6 +1965,12 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
         made_up = getattr(tensor, standins.PLAIN_LEAF_MARK, None)
         if made_up:  # what the caller passes decides, and it was made up
             raise CannotRun(f"{measured}; but that is {made_up}")
+        arguments = _made_up_tensors(sighting)
+        if arguments:
+            # `for scores in action_scores: scores.clone().detach()`: a value computed from a made-up
+            # argument (made without grad) says nothing of what the callers pass, which decides.
+            raise CannotRun(f"{measured}; but the run made up {', '.join(f'`{name}`' for name in arguments)}, "
+                            f"which it may be computed from, without grad: what the code is given decides")
         return refuted(measured)
     # The setting the line ran in, when it is not the plain one (`with best_loss = None`).
     return named(confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs "
