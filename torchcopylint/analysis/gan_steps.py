@@ -1430,8 +1430,6 @@ def _walk(node: cst.CSTNode, skip_numbers: bool = False):
         stack.extend(child_nodes(current))
 
 
-
-
 # ------------------------------------------------------------------ call sites
 
 

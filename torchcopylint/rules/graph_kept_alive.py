@@ -447,8 +447,7 @@ class _LoopFacts:
             if binding.kind != "assign" or not isinstance(binding.value, cst.BinaryOperation):
                 return ""
             operands = _sum_operands(binding.value)
-            if operands is None or not all(isinstance(operand, cst.Name) and self._backpropagated_in(loop, operand)
-                                           for operand in operands):
+            if operands is None or not all(self._backpropagated_in(loop, operand) for operand in operands):
                 return ""
             parts += [operand.value for operand in operands]
         return " and ".join(f"`{part}`" for part in dict.fromkeys(parts)) if parts else ""

@@ -453,7 +453,7 @@ def _given_a_path(call: ast.Call) -> bool:
         if keyword.arg and PATH_NAME.search(keyword.arg):
             return True
     for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
-        if isinstance(value, (ast.JoinedStr, ast.Constant)) and isinstance(getattr(value, "value", ""), str):
+        if isinstance(value, ast.JoinedStr) or isinstance(value, ast.Constant) and isinstance(value.value, str):
             return True
         if PATH_NAME.search((_dotted(value) or "").rsplit(".", 1)[-1]):
             return True

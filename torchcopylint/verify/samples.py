@@ -1,10 +1,10 @@
 """What one sample of the project's own dataset class holds, read from the code of its `__getitem__`.
 
-Static: the class's syntax tree, in the flagged file or in the module it is imported from (whose file
-is found, never run), so no sample is ever made by it. Stand-in batches are `[images, labels]` by default; a dataset of image
-pairs (`return lr_image, hr_image` in a super-resolution set, `return {"A": a, "B": b, "A_paths":
-path}` in an image-to-image set) is consumed as two images, and a label where the code reads an image
-stops the run before its claim. Each item the method returns is classed as an image, a label or a
+Static: the class's syntax tree, in the flagged file or in the module it is imported from (whose
+file is found, never run), so no sample is ever made by it. Stand-in batches are `[images, labels]`
+by default; a dataset of image pairs (`return lr_image, hr_image` in a super-resolution set,
+`return {"A": a, "B": b, "A_paths": path}` in an image-to-image set) is consumed as two images,
+and a label where the code reads an image stops the run before its claim. Each item the method returns is classed as an image, a label or a
 path, by what the method makes it with (`self.transform(...)`, `Image.open(...)` for an image;
 `int(...)`, `self.labels[index]` for a label; `os.path.join(...)` for a path) or else by its name.
 When any item cannot be classed, or the sample is the usual image and label, the layout is None and
@@ -21,7 +21,7 @@ from typing import Optional
 
 IMAGE, LABEL, PATH = "image", "label", "path"
 
-# What makes an image: a transform, an image reader, a tensor made from an array.
+# What makes an image: a transform, an image reader or loader, a conversion of one.
 IMAGE_CALL = re.compile(r"transform|preprocess|process|augment|open|imread|read_image|load_image|loader|to_tensor|"
                         r"totensor|crop|resize|normalize|flip|rotate|convert|rgb|gray", re.IGNORECASE)
 # Names, split at underscores or case changes: `lr_image`, `imgA`, `hr`, `target_path`, `label`.
