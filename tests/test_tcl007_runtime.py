@@ -549,3 +549,30 @@ def test_a_sum_of_losses_each_backpropagated_keeps_graph_nodes_whose_saved_tenso
                                         "disc_loss = real_loss + disc(real).pow(2).mean()")
     [found] = [d for d in lint_source(kept, "<x>") if d.code == "TCL007"]
     assert found.context["kept"] == "saved activations", found.message
+
+
+RETURNS_IN_THE_LOOP = """\
+def train(model, loader, optimizer, epochs):
+    history = []
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = ((model(x) - y) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        history.append(loss)
+        return history
+"""
+
+
+def test_an_epoch_loop_that_returns_at_the_end_of_its_first_pass_keeps_one_pass():
+    # `return history` one level too deep: the epoch loop never runs a second pass, so nothing is kept
+    # across passes (fresh22's pix2pix trainers; its notebook returns after the loop and is reported).
+    assert [d for d in lint_source(RETURNS_IN_THE_LOOP, "<x>") if d.code == "TCL007"] == []
+    namespace: dict = {}
+    exec(compile(RETURNS_IN_THE_LOOP, "<returns in the loop>", "exec"), namespace)  # noqa: S102
+    model = nn.Linear(8, 3)
+    history = namespace["train"](model, _regression_loader(2), torch.optim.SGD(model.parameters(), lr=0.1), 5)
+    assert len(history) == 1  # one pass of five
+    after = RETURNS_IN_THE_LOOP.replace("        return history\n", "    return history\n")
+    assert [d.code for d in lint_source(after, "<x>") if d.code == "TCL007"] == ["TCL007"]

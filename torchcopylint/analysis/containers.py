@@ -176,8 +176,11 @@ class FunctionContainers:
         """Does what the accumulation adds to live on after the iteration of `loop`? The holder was
         made before the loop and is not made afresh inside it (a reset anywhere in the body counts,
         also a conditional one: what is kept is then bounded), and neither is the held container
-        (`log["train"] = []` in the body). `self.` state outlives every loop, unless reset in it."""
+        (`log["train"] = []` in the body). `self.` state outlives every loop, unless reset in it. A
+        loop whose body ends in a `return`, `break` or `raise` has no next iteration to keep it for."""
         function = self.function
+        if _runs_once(loop):
+            return False
         if accumulation.holder is not None:
             bindings = function.bindings_at(accumulation.holder)
             if not any(loop not in binding.loops for binding in bindings):
@@ -493,3 +496,15 @@ def _sets_afresh(statement: cst.CSTNode, attribute: str) -> bool:
 def _calls_any(statement: cst.CSTNode, methods: set) -> bool:
     return any(type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in methods
                for node in walk(statement))
+
+
+def _runs_once(loop: cst.CSTNode) -> bool:
+    """Does every pass of the loop end the loop? Its body's last statement, at the body's own level,
+    is a `return`, `break` or `raise` (`for epoch in ...: ...; return history`, a function's
+    `return` written one level too deep)."""
+    body = getattr(loop, "body", None)
+    statements = getattr(body, "body", ())
+    if type(loop) not in (cst.For, cst.While) or not statements:
+        return False
+    last = statements[-1]
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (cst.Return, cst.Break, cst.Raise)
