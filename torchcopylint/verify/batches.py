@@ -256,8 +256,7 @@ class DataPlan:
         items, image_items = [], 0
         for kind in layout.kinds:
             if kind == samples.IMAGE:
-                generator = torch.Generator().manual_seed(7919 * (image_items + 1) + images.numel())
-                items.append(images if image_items == 0 else torch.rand(later, generator=generator))
+                items.append(images if image_items == 0 else _another_random(later, image_items, images))
                 if image_items:
                     self._pair_sides.add(later[-1])
                 image_items += 1
@@ -267,8 +266,7 @@ class DataPlan:
 
     def views(self, images: torch.Tensor, count: int) -> list:
         """`count` views of the same images: the given values, then random ones of their shape."""
-        return [images] + [torch.rand(images.shape, generator=torch.Generator().manual_seed(7919 * view + images.numel()))
-                           for view in range(1, count)]
+        return [images] + [_another_random(images.shape, view, images) for view in range(1, count)]
 
     def layout_text(self, layout: samples.SampleLayout, shape: tuple) -> str:
         scaled = f", the later ones {self.pair_scale} times as high and wide (an earlier run compared them " \
@@ -419,6 +417,12 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
         if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d)):
             return [(layer.num_features, *(side or (32, 32)))]
     return []
+
+
+def _another_random(shape: tuple, number: int, first: torch.Tensor) -> torch.Tensor:
+    """The `number`-th further image of a sample whose first image is `first`: random values of
+    `shape`, fixed by the two."""
+    return torch.rand(shape, generator=torch.Generator().manual_seed(7919 * number + first.numel()))
 
 
 def _shape_text(shape: tuple) -> str:

@@ -1855,12 +1855,20 @@ def _comprehension_filters(job: Job) -> list[str]:
     return tests
 
 
+def _made_up_plan(sighting: Sighting):
+    """The stand-ins plan of the run that saw the value, when no caller showed the arguments (else None)."""
+    setting = sighting.setting
+    if sighting.through is not None:
+        return None
+    if isinstance(setting, FunctionStandIns) or (isinstance(setting, FromCallSite) and setting.standins is not None):
+        return setting.standins.plan
+    return None
+
+
 def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
     """The names `expression` reads whose values were made up for the run (stand-ins from use)."""
-    setting = sighting.setting
-    plan = setting.standins.plan if isinstance(setting, FunctionStandIns) or (
-        isinstance(setting, FromCallSite) and setting.standins is not None) else None
-    if plan is None or sighting.through is not None:
+    plan = _made_up_plan(sighting)
+    if plan is None:
         return []
     try:
         tree = ast.parse(expression, mode="eval")
@@ -1877,12 +1885,8 @@ NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer clas
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:
     """The arguments made up as tensors (or batches, or dicts of them) for the run no caller shows."""
-    setting = sighting.setting
-    plan = setting.standins.plan if isinstance(setting, FunctionStandIns) or (
-        isinstance(setting, FromCallSite) and setting.standins is not None) else None
-    if plan is None or sighting.through is not None:
-        return []
-    return [name for name, kind in plan.kinds.items() if kind not in NOT_TENSORS]
+    plan = _made_up_plan(sighting)
+    return [name for name, kind in plan.kinds.items() if kind not in NOT_TENSORS] if plan is not None else []
 
 
 # Uses that need a tensor of values (a float), never class indices.
