@@ -836,6 +836,18 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     ("sr_pairs.py", "bce(D(sr), torch.zeros(hr.size(0), 1))", "TCL003",
      "random samples of image, image as the class's `__getitem__` returns them, each image 3x64x64 in [0, 1), "
      "the later ones 2 times as high and wide (an earlier run compared them with that size)"),
+    # A DataLoader over what a sibling's class returns (`Digits(args.data_dir).train_data()`, torchvision's
+    # MNIST): the rewrite cannot see it is data; made at run time over a dataset of the missing
+    # package, it gets stand-in batches (fresh24's GAN_MNIST trainer).
+    pytest.param("gan_wrapped_dataset.py", "bce(D(fake), torch.zeros(real.size(0), 1))", "TCL003",
+                 "`DataLoader(...)` over `torchvision.datasets.MNIST(...)` (line 19): 4 batches of 4 (of the 64 the "
+                 "code asks for) random samples 1x28x28",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("torchvision") is not None,
+                                          reason="torchvision is installed: its MNIST is no no-op")),
+    # A sibling module's loader made as it is imported, over a dataset class that finds no files: stand-in
+    # batches, and the module imported anew for the run that learned the batch size the step reshapes to.
+    ("gan_folder_loader.py", "d_loss = D(fake).mean()", "TCL003",
+     "`folder_loader.DataLoader(...)` over `ImageFiles(...)` (line 12): 4 batches of 32 random samples 192"),
     # A contrastive transform of the file makes two views of each image: a batch is a list of two.
     ("contrastive_views.py", "history.append(loss)", "TCL007",
      "random samples, each 2 views 3x32x32 in [0, 1) (what the file's transform makes of an image)"),

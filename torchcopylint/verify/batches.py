@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -36,6 +37,11 @@ DEFAULT_CLASSES = 10
 ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
+# The helper a DataLoader made at run time over data that is not here finds its run's plan by (verify/batches.py
+# `loaders_over_absent_data`), and the site numbers it gives them, past any the rewrite gave.
+LOADER_HELPER = "__tcl_loader__"
+FIRST_RUNTIME_SITE = 100_000
+MAX_FRAMES_UP = 8      # frames from a DataLoader call up to the code of the run that holds the helper
 MAX_FIXED_BATCH = 256  # a reshape that names its batch size (`x.view(batch_size, 1, 28, 28)`) gets it, up to this
 # The known datasets whose samples have one shape (not a folder of images of any size).
 FIXED_SAMPLES = frozenset(KNOWN_DATASETS) - {"ImageFolder", "DatasetFolder", "CocoDetection", "VOCSegmentation",
@@ -89,9 +95,11 @@ class DataPlan:
         # pair (`lr, hr`) whose target an earlier run found larger than its input (`learn_pair_scale`).
         self.pair_scale = pair_scale
         self._pair_sides: set[int] = set()  # the sides of the later images of the pairs made
+        self.loaders_made_in: set[str] = set()  # modules of the project whose loaders are this run's stand-ins
 
     def helpers(self) -> dict:
-        return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still}
+        return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still,
+                LOADER_HELPER: self.loader_over_absent_data}
 
     # -------------------------------------------------------------------------- data
 
@@ -121,6 +129,26 @@ class DataPlan:
         if site.unpack > 1:
             return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
         return StandInLoader(self, site, size_of_batch, image_size, requested)
+
+    def loader_over_absent_data(self, line: int, over: str, batch_size: Any, module: str = "") -> "StandInLoader":
+        """Stand-in batches for a DataLoader the rewrite could not see to be one over files (its dataset
+        made in another module), found at run time to iterate data that is not here (`over`). `module`:
+        the project module that made it, when not the run's own code (its loader is this run's: the
+        next run imports it anew, `forget_modules`)."""
+        if module:
+            self.loaders_made_in.add(module)
+        index = FIRST_RUNTIME_SITE + len([i for i in self.sites if i >= FIRST_RUNTIME_SITE])
+        known = over.rsplit(".", 1)[-1]
+        callee = f"{module}.DataLoader" if module else "DataLoader"  # made as `module` was imported at `line`
+        self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
+                                     known=known if known in KNOWN_DATASETS else None)
+        return self.make(index, batch=lambda: batch_size)
+
+    def forget_modules(self) -> None:
+        """The next run imports the modules that made this run's stand-in loaders anew, so that their
+        loaders are its own (with what it learned from this one)."""
+        for name in self.loaders_made_in:
+            sys.modules.pop(name, None)
 
     def _shrink_setting(self, site: DataSite, requested: int) -> None:
         """`BATCH_SIZE = 128` at the script's top level, given to the loader: from here on the script
@@ -362,6 +390,50 @@ def loaders_in_process() -> None:
 
     in_process.in_process = True
     DataLoader.__init__ = in_process
+
+
+def loaders_over_absent_data() -> None:
+    """A DataLoader over a dataset of a package that is not installed (a no-op stand-in, verify/noops.py)
+    or over no samples at all (a dataset class listing a folder that is not here), made where the static
+    rewrite could not see it was data (`Mnist(args.datadir).train_data()` of a sibling module), gets the
+    stand-in batches of the run that makes it: the plan whose helper is in the namespace of the calling
+    code. Elsewhere (no run of ours up the stack) the DataLoader is made as written."""
+    from torch.utils.data import DataLoader
+
+    if getattr(DataLoader.__dict__.get("__new__"), "stands_in", False):
+        return
+
+    def new(cls, *args, **kwargs):
+        dataset = args[0] if args else kwargs.get("dataset")
+        absent = _absent_data(dataset)
+        caller = frame = sys._getframe(1)
+        for _ in range(MAX_FRAMES_UP):
+            if absent is None or frame is None or LOADER_HELPER in frame.f_globals:
+                break
+            frame = frame.f_back
+        if absent is None or frame is None or LOADER_HELPER not in frame.f_globals:
+            return object.__new__(cls)
+        batch_size = args[1] if len(args) > 1 else kwargs.get("batch_size", 1)
+        made_in = caller.f_globals.get("__name__", "") if caller is not frame else ""
+        return frame.f_globals[LOADER_HELPER](frame.f_lineno, absent, batch_size, made_in)
+
+    new.stands_in = True
+    DataLoader.__new__ = new
+
+
+def _absent_data(dataset: Any) -> Optional[str]:
+    """What a DataLoader's dataset is, when it holds no data here (None when it holds some): the call of
+    the package that is not installed (`torchvision.datasets.MNIST`), or the class that found no samples."""
+    from torchcopylint.verify.noops import NoOp
+
+    if isinstance(dataset, NoOp):
+        name = object.__getattribute__(dataset, "_name")
+        return name[:-2] if name.endswith("()") else name
+    try:
+        empty = hasattr(type(dataset), "__len__") and len(dataset) == 0
+    except Exception:  # noqa: BLE001 - a dataset whose length fails: it is left as written
+        return None
+    return type(dataset).__name__ if empty else None
 
 
 def _evaluate(make: Optional[Callable]) -> Any:

@@ -108,6 +108,8 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
     global _log, _learned, _shape_choice, _full_batches, _pair_scale
+    for plan in (*_log.plans, *_log.function_plans):
+        plan.forget_modules()  # a sibling's loader made up for the last try is not this one's
     _log = _Log()
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         for name in sorted(set(GPU_TENSOR_TYPE.findall(source))):
@@ -542,11 +544,13 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         try:
             namespace = execute(text, path, probe, helpers={**plan.helpers(), FAILED_HELPER: _passed_write},
                                 plan=plan, tolerant=passed_writes)
+            plan.forget_modules()
         except StopRun:
             _record(plan, plan.namespace)
             _note_arguments()
             raise
         except Exception as error:
+            plan.forget_modules()  # the next attempt's loaders are made for it
             refused = _refused_write(error, path, text, start)
             if refused is not None and refused not in passed_writes and len(passed_writes) < MAX_PASSED_WRITES:
                 # An earlier statement of the slice (a notebook cell's first of several writes to a
