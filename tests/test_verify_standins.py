@@ -234,6 +234,27 @@ def test_configurations_vary_flags_and_chain_widths_through_the_expansion():
     assert "Bottleneck(64, 16, preact=True)" in found
 
 
+def test_a_constructor_argument_used_as_an_array_is_given_a_tensor_and_counts_stay_numbers():
+    # cs224n's ParserModel(embeddings, n_features=36): `embeddings.shape[1]` says it is no number
+    # (given 16, it failed on `'int' object has no attribute 'shape'`); `hidden`, fed to nn.Linear, stays one.
+    import torch
+    from torch import nn
+
+    from torchcopylint.verify.configurations import configurations
+    from torchcopylint.verify.inputs import Factories
+
+    class Parser(nn.Module):
+        def __init__(self, embeddings, hidden, n_features=4):
+            super().__init__()
+            self.embeddings = nn.Parameter(torch.tensor(embeddings))
+            self.hidden = nn.Linear(embeddings.shape[1] * n_features, hidden)
+
+    first = next(configurations(Parser, "", "x.py", Factories({})))
+    assert first.description == "Parser(<tensor 16x16>, 16)"
+    built = first.build(Parser)
+    assert built.embeddings.shape == (16, 16) and built.hidden.out_features == 16
+
+
 def test_verdict_needs_every_line_of_the_claim_to_have_run():
     from torchcopylint.verify.reach import Run, confirmed, decide, refuted
 

@@ -23,7 +23,7 @@ from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
 from torchcopylint.verify.snippet import literal_calls
-from torchcopylint.verify.standins import CLASSES, NETWORK_WORDS, StandInNet
+from torchcopylint.verify.standins import CLASSES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use, uses
 
 # Channel or feature count given to a required int parameter that nothing else decides.
 WIDTH = 16
@@ -43,6 +43,14 @@ class NetworkArgument:
 
     def __repr__(self) -> str:
         return "<network>"
+
+
+class TensorArgument:
+    """Stands in for a required argument `__init__` uses as an array (`embeddings.shape[1]`,
+    `torch.tensor(embeddings)`): a fresh WIDTH x WIDTH tensor of random values at each build."""
+
+    def __repr__(self) -> str:
+        return f"<tensor {WIDTH}x{WIDTH}>"
 
 
 def stand_in_networks(configuration: "Configuration") -> str:
@@ -71,6 +79,8 @@ class Configuration:
 def _fresh(value: Any) -> Any:
     if isinstance(value, NetworkArgument):
         return StandInNet((CLASSES,))
+    if isinstance(value, TensorArgument):
+        return torch.rand(WIDTH, WIDTH)
     return ScaledInput() if isinstance(value, ScaledInput) else value
 
 
@@ -169,8 +179,9 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
     required = [p for p in parameters if p.default is p.empty
                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     plain = []
+    used = _uses_in_init(cls)
     for parameter in required:
-        value = _value_for(parameter)
+        value = _value_for(parameter, used.get(parameter.name))
         if value is None:
             return []  # a required argument of a type it cannot make: only call sites can build it
         plain.append(value)
@@ -187,10 +198,12 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
     return found
 
 
-def _value_for(parameter: inspect.Parameter) -> Any:
+def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
     annotation = parameter.annotation
     if annotation is parameter.empty and any(word in parameter.name.lower() for word in NETWORK_WORDS):
         return NetworkArgument()  # `EBM(energy_net, ...)`: a module wrapping the network it is given
+    if annotation is parameter.empty and use is not None and use.methods & TENSOR_METHODS:
+        return TensorArgument()  # `self.embed_size = embeddings.shape[1]`: no number has a shape
     if annotation in (bool, "bool"):
         return False
     if annotation in (float, "float"):
@@ -198,6 +211,14 @@ def _value_for(parameter: inspect.Parameter) -> Any:
     if annotation in (int, "int", parameter.empty):
         return WIDTH
     return None
+
+
+def _uses_in_init(cls: type) -> dict[str, Use]:
+    """How `__init__` uses each of its names (verify/standins.py); empty where its code cannot be read."""
+    try:
+        return uses(ast.parse(textwrap.dedent(inspect.getsource(cls.__init__))))
+    except (OSError, TypeError, SyntaxError):
+        return {}
 
 
 def _multiplied_parameters(cls: type, names: set[str]) -> list[tuple[str, int]]:
