@@ -129,7 +129,7 @@ def lint_repository(directory: Path, args: argparse.Namespace) -> dict[str, Any]
     """One run of the tool over `directory`: its findings, exit status, time and stderr tail."""
     command = tool_command(args.python) + ["check", "--no-cache", "--exit-zero", "--output-format", "json"]
     if args.verify:
-        command += ["--verify", "--verify-timeout", str(args.verify_timeout)]
+        command += ["--verify"] + (["--verify-timeout", str(args.verify_timeout)] if args.verify_timeout else [])
     if args.jobs is not None:
         command += ["-j", str(args.jobs)]
     command += args.extra + ["."]
@@ -439,7 +439,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--verify", action="store_true", help="run with --verify and count the verdicts")
     parser.add_argument("--python", help="run PY -m torchcopylint instead of the torchcopylint on PATH")
     parser.add_argument("-j", "--jobs", type=int, help="passed to the tool as -j")
-    parser.add_argument("--verify-timeout", type=float, default=20.0, help="seconds per experiment")
+    parser.add_argument("--verify-timeout", type=float, default=None,
+                        help="seconds per experiment (default: the tool's own, as a user gets it)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per repository")
     parser.add_argument("--extra", action="append", default=[], help="one more argument for the tool")
     parser.add_argument("--json", type=Path, help="save every finding here (rewritten after each repository)")

@@ -38,7 +38,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", default=[str(ROOT / "examples")])
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu")
-    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per diagnosis (as --verify-timeout)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per diagnosis (as --verify-timeout; default: the tool's own)")
     parser.add_argument("--jobs", type=int, default=None, help="files verified at once (default: VerifyOptions')")
     arguments = parser.parse_args(argv)
 
@@ -51,7 +52,9 @@ def main(argv=None) -> int:
         print("no diagnoses to verify")
         return 0
 
-    options = VerifyOptions(device=resolve_device(arguments.device), timeout=arguments.timeout)
+    options = VerifyOptions(device=resolve_device(arguments.device))
+    if arguments.timeout:
+        options.timeout = arguments.timeout
     if arguments.jobs:
         options.jobs = arguments.jobs
     started = time.perf_counter()

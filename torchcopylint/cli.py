@@ -71,8 +71,8 @@ def _codes(value: Optional[str]) -> list[str]:
               help="Run the flagged code (needs torch) and mark each finding confirmed, refuted or unverified.")
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu", show_default=True,
               help="Where --verify runs the code.")
-@click.option("--verify-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True,
-              help="Seconds each --verify experiment may take.")
+@click.option("--verify-timeout", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds each --verify experiment may take.  [default: 60]")
 @click.option("--run", "run_command", metavar="CMD",
               help="With --verify: observe the flagged statements while CMD (tests, a training run) runs.")
 @click.option("--verify-stop-when-decided", is_flag=True,
@@ -146,14 +146,16 @@ def check(paths, select, ignore, extend_select, apply_fixes, unsafe_fixes, show_
     sys.exit(status)
 
 
-def _verify(run: LintRun, settings: Settings, device: str, timeout: float) -> list[Diagnostic]:
+def _verify(run: LintRun, settings: Settings, device: str, timeout: Optional[float]) -> list[Diagnostic]:
     # Imported here: the static path never loads the verifier.
     from torchcopylint.verify.documents import verify_documents
     from torchcopylint.verify.runner import VerifyError, VerifyOptions, resolve_device
 
     try:
-        options = VerifyOptions(device=resolve_device(device), timeout=timeout, factories=settings.verify_factories(),
+        options = VerifyOptions(device=resolve_device(device), factories=settings.verify_factories(),
                                 pythonpath=settings.verify_pythonpath())
+        if timeout is not None:
+            options.timeout = timeout
     except VerifyError as error:
         _fail(str(error))
     return verify_documents(run.diagnostics, run.sources, options)

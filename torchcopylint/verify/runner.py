@@ -19,6 +19,10 @@ from torchcopylint.fix import apply_edits
 
 # Seconds a child may take to start and import torch, on top of the per-diagnosis limit.
 STARTUP_SECONDS = 60.0
+# Seconds one diagnosis may take. Most take well under one; a 256-pixel U-Net or discriminator, run as
+# written and as fixed on a laptop's CPU, takes 10 to 30 (and more on a busy machine): a verdict, not a
+# timeout, is what a user verifying their own GAN wants.
+DEFAULT_TIMEOUT = 60.0
 
 
 class VerifyError(Exception):
@@ -28,7 +32,7 @@ class VerifyError(Exception):
 @dataclass
 class VerifyOptions:
     device: str = "cpu"  # "cpu" or "cuda", resolved
-    timeout: float = 20.0  # seconds per diagnosis
+    timeout: float = DEFAULT_TIMEOUT  # seconds per diagnosis
     factories: dict = field(default_factory=dict)
     # Extra import folders (absolute), after the file's own import context: `verify.pythonpath`.
     pythonpath: list = field(default_factory=list)
