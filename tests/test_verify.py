@@ -215,7 +215,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py",
-                    "iterated_scores.py")
+                    "iterated_scores.py", "scalar_label_attack.py", "options_step.py")
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +242,18 @@ CONFIRMED_ON_STAND_INS = [
     # `assert image.size(0) == 1`: the stand-in batch holds one image (with four, the assertion stopped it).
     pytest.param("one_image_attack.py", "saliency = adversarial.clone().detach()", "TCL005",
                  ["as written records CloneBackward0", "on (1, 8) float32"], id="one-sample-at-a-time"),
+    # `label.cpu().numpy().item()`, nothing else says one sample at a time: a batch of four fails there,
+    # the next setting holds one (fresh24's multi-model DeepFool).
+    pytest.param("scalar_label_attack.py", "start = image.clone().detach()", "TCL005",
+                 ["as written records CloneBackward0", "on (1, 8) float32", "with stand-ins (batches of one sample)"],
+                 id="one-sample-said-only-by-failing"),
+    # `train_step(model, x, y, args)` from another file: `args` a namespace of the options it reads; the
+    # stand-in input, backpropagated through at each inner step, keeps no saved value to free (its
+    # `leaf * 1.0` did: "Trying to backward through the graph a second time").
+    pytest.param("options_step.py", "history.append(loss)", "TCL007",
+                 ["every iteration's graph stays alive",
+                  "args = a namespace of the options the code reads (lr = 0.1, inner_steps = 2, loss = 'ce')"],
+                 id="options-namespace-and-inputs-backpropagated-twice"),
     # forward(classifier, images, labels): no input shape fits; a network for the one it calls, class
     # indices for the loss target, a tensor for the rest.
     pytest.param("several_inputs.py", "start = images.detach()", "TCL006",

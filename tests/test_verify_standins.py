@@ -153,9 +153,10 @@ def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():
     found = settings_for(method, names, {}, "cpu", None, defaults)
     made = [setting.make()[0] for setting in found]
     assert [(m["self.eps"], m["self.steps"], m["self.targeted"], m["self.norm"]) for m in made] == [
-        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2"), (0.3, 10, False, "inf")]
-    # Last, the same with the tensors as small images: code written for images runs on nothing flat.
-    assert [tuple(m["x"].shape) for m in made] == [(4, 8)] * 3 + [(4, 3, 16, 16)]
+        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2")] + [(0.3, 10, False, "inf")] * 3
+    # Last, the same with one sample a batch, with the tensors as small images, and both: code written for
+    # one sample or for images runs on nothing else.
+    assert [tuple(m["x"].shape) for m in made] == [(4, 8)] * 3 + [(1, 8), (4, 3, 16, 16), (1, 3, 16, 16)]
     # A device default never leaves the verification device.
     assert all(m["self.device"] == "cpu" for m in made)
 
@@ -356,6 +357,52 @@ def test_a_key_of_a_dict_of_string_keys_is_one_of_its_keys():
     assert made["mode"] == "train" and made["norm"] == "linf"
     # Without the file, nothing says what `mode` is.
     assert settings_for(method, ["x", "mode", "norm", "index"], {}, "cpu")[0].plan.kinds["mode"] == "unknown"
+
+
+def test_options_read_as_attributes_are_a_namespace_of_values_their_use_says():
+    # fresh24's post_train(model, ..., args), called from another file with its parsed options: `args`
+    # alone says nothing ("needs `args`"); its attributes do, each as a name would.
+    from torchcopylint.verify.standins import settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        def post_train(model, images, args):
+            optimizer = torch.optim.SGD(model.parameters(), lr=args.pt_lr)
+            history = []
+            for _ in range(args.pt_iter):
+                if args.pt_data == "ori":
+                    data = images
+                elif args.pt_data == "train":
+                    data = images * 0.5
+                loss = model(data).mean() * args.scale
+                optimizer.zero_grad()
+                loss.backward()
+                history.append(loss)
+            save(args, history)
+            return history
+    """))
+    settings = settings_for(tree.body[0], ["model", "images", "args"], {}, "cpu")
+    plan = settings[0].plan
+    assert plan.kinds["args"] == "options"
+    assert (plan.kinds["args.pt_lr"], plan.kinds["args.pt_iter"], plan.kinds["args.pt_data"]) == \
+        ("float", "count", "choice")
+    made, described = settings[0].make()
+    assert (made["args"].pt_lr, made["args"].pt_iter, made["args"].pt_data) == (0.1, 2, "ori")
+    assert "args = a namespace of the options the code reads (" in described and "pt_data = 'ori'" in described
+    # The option's other value is a setting of its own.
+    assert any("args.pt_data = 'train'" in setting.description for setting in settings)
+
+
+@pytest.mark.parametrize("body", [
+    "return x.shape[0] + x.size(1)",           # a tensor's attributes only
+    "return model.fc.weight.sum()",             # an attribute of an attribute: a module
+    "return loader.dataset + loader[0]",        # indexed too
+    "return net.encode(x)",                     # a method called
+])
+def test_a_value_with_attributes_of_its_own_is_no_namespace_of_options(body):
+    from torchcopylint.verify.standins import option_uses
+
+    function = ast.parse(f"def f(x, model, loader, net):\n    {body}\n").body[0]
+    assert all(option_uses(function, name) == {} for name in ("x", "model", "loader", "net"))
 
 
 def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():

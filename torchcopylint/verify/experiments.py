@@ -1880,7 +1880,7 @@ def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.
 NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
-                         "count", "choice", "device", "torch.device", "labels"})
+                         "count", "choice", "device", "torch.device", "labels", "options"})
 
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:

@@ -13,6 +13,7 @@ unimportable package). Every stand-in says what it is, for the evidence.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import inspect
 import math
@@ -652,7 +653,9 @@ def stand_in_tensor(device: str, shape: tuple = (BATCH, FEATURES), name: str = "
     value that requires grad only through it rests on that assumption (see `assumed_through`)."""
     leaf = torch.randn(*shape, device=device, requires_grad=True)
     mark_stand_in(leaf, f"`{name}`, a stand-in" if name else "a stand-in")
-    return leaf * 1.0
+    # `leaf + 0.0` saves nothing for its backward (`leaf * 1.0` saves the 1.0): code that backpropagates
+    # through the same input at each of its steps (an attack's, an inner loop's) can, as with real data.
+    return leaf + 0.0
 
 
 def mark_stand_in(leaf: torch.Tensor, what: str) -> None:
@@ -710,6 +713,37 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 
 
 # ------------------------------------------------------------------------ kinds and plans
+
+
+def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
+    """The uses of `name`'s attributes (`args.lr`, `opt.n_iter`), keyed "name.attr", when the function
+    reads `name` as a namespace of options: it reads attributes of it that no tensor, module or
+    optimizer has, calls none of them, and otherwise only passes it on. Empty otherwise."""
+    parents = {id(child): parent for parent in ast.walk(function) for child in ast.iter_child_nodes(parent)}
+    called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
+    attributes: set[str] = set()
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Attribute):
+            above = parents.get(id(parent))
+            if id(parent) in called or isinstance(above, ast.Attribute) or not isinstance(parent.ctx, ast.Load):
+                return {}  # `x.method()`, `model.fc.weight`, `x.attr = v`: an object of its own
+            attributes.add(parent.attr)
+        elif not (isinstance(parent, ast.Call) and node in parent.args or isinstance(parent, ast.keyword)):
+            return {}  # indexed, iterated, computed with: not a namespace
+    if not attributes - (TENSOR_METHODS | MODULE_METHODS | OPTIMIZER_METHODS | HOOK_METHODS | LAYER_ATTRIBUTES):
+        return {}
+
+    class AsNames(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if isinstance(node.value, ast.Name) and node.value.id == name:
+                return ast.copy_location(ast.Name(f"{name}.{node.attr}", node.ctx), node)
+            return self.generic_visit(node)
+
+    found = uses(AsNames().visit(ast.parse(ast.unparse(function))))
+    return {key: use for key, use in found.items() if key.startswith(f"{name}.")}
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
@@ -838,6 +872,9 @@ class Plan:
             if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss"):
                 others += 1
                 continue
+            owner = name.split(".")[0]
+            if owner != name and self.kinds.get(owner) == "options":
+                continue  # said with the namespace
             value = made.get(name)
             if value is None and name in self.options:
                 parts.append(f"{name} = None")
@@ -868,11 +905,20 @@ class Plan:
                              f"{name} = nn.Linear({FEATURES}, {FEATURES})")
             elif kind == "loss":
                 parts.append(f"{name} = mean squared difference")
+            elif kind == "options":
+                shown = ", ".join(f"{key} = {_option_text(value)}" for key, value in vars(value).items())
+                parts.append(f"{name} = a namespace of the options the code reads ({shown})")
             else:
                 parts.append(f"{name} = {value!r}")
         if others:
             parts.append(f"{others} other attribute{'s' if others > 1 else ''} (numbers, flags, tensors)")
         return "stand-ins: " + ", ".join(parts)
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return repr(value)
+    return "a tensor" if isinstance(value, torch.Tensor) else "a stand-in"
 
 
 def _shape_text(value: Any) -> str:
@@ -904,6 +950,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     known = {}
     for name in names:
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
+        if "." not in name and any(key.startswith(f"{name}.") for key in names):
+            kind = "options"  # `args.lr`, `args.n_iter`: a namespace of the options read (option_uses)
         if defaults and name in defaults and (kind in DEFAULTED_KINDS or kind == "tensor" and _is_number_value(defaults[name])):
             value = defaults[name]
             known[name] = value
@@ -1032,6 +1080,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     for name, value in plan_.options.items():
         if value is None and name in made:
             made[name] = None  # a setting where the code's `if x is None:` path runs
+    for name, kind in plan_.kinds.items():
+        if kind == "options":
+            made[name] = argparse.Namespace(**{key[len(name) + 1:]: made[key] for key in plan_.kinds
+                                               if key.startswith(f"{name}.")})
     if plan_.gradients:
         for name in modules:  # as after a backward: `p.grad` is there to read
             if name in plan_.networks:
@@ -1116,6 +1168,15 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     found = uses(node) if found is None else found
     if tree is not None:
         _kinds_through_callees(found, tree)
+    for name in list(names):
+        use = found.get(name, Use())
+        kind = kind_of(name, use, annotations.get(name, inspect.Parameter.empty))
+        # What says nothing of the kind, or only that it is passed on (a tensor, by default), may be options.
+        if "." not in name and name not in (roles or {}) and \
+                (kind is None or kind == "tensor" and not use.methods & TENSOR_METHODS and not use.indexed):
+            options = option_uses(node, name)
+            found.update(options)
+            names = [*names, *options]
     dicts = string_keyed_dicts(tree) if tree is not None else {}
     for keyed in found.values():
         keys = [key for container in sorted(keyed.keys_of) for key in dicts.get(container, [])]
@@ -1159,11 +1220,20 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         # A network whose result one branch unpacks (`_, label = D(fake)` under `if improved:`) and the
         # other uses whole (`label = D(fake)`, then `label.mean()`): each, as the path taken needs.
         variants.append(StandIns("stand-ins (networks returning one tensor)", replace(base, returns={}), device))
-    if {"tensor", "dict", "tensors"} & set(base.kinds.values()):
-        # Code written for images (`c, h, w = x.shape[1:]`, a crop, a patch) does not run on flat
-        # samples: last, the tensors as a batch of small RGB images.
-        variants.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
-    return variants[:MAX_SETTINGS - 1] + variants[-1:] if len(variants) > MAX_SETTINGS else variants
+    # Last, the samples' structure, which the code says only by failing on another: one sample a batch
+    # (`label.item()`, `int(pred)`, `outputs[0, k].backward()`), small RGB images (`c, h, w = x.shape[1:]`,
+    # a crop, `sum(dim=[1, 2, 3])`), and both (a C&W attack's `cost.item()` on images).
+    fallbacks = []
+    one = base.batch != 1 and bool({"tensor", "labels"} & set(base.kinds.values()))
+    images = bool({"tensor", "dict", "tensors"} & set(base.kinds.values()))
+    if one:
+        fallbacks.append(StandIns("stand-ins (batches of one sample)", replace(base, batch=1), device))
+    if images:
+        fallbacks.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
+    if one and images:
+        fallbacks.append(StandIns("stand-ins (image batches of one sample)",
+                                  replace(base.varied("", None, sample=IMAGE), batch=1), device))
+    return variants[:MAX_SETTINGS - len(fallbacks)] + fallbacks
 
 
 def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Module:
@@ -1399,8 +1469,11 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     names = names[1:] + numbers
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
     made = settings_for(node, names, annotations, device, roles, found=found)[0]
-    if any(kind == "unknown" and not _only_stored(node, name) for name, kind in made.plan.kinds.items()):
-        return None  # `Generator(config.model)`: what the object is built from is not known
+    if any(kind == "unknown" and not _only_stored(node, name) or kind == "options"
+           for name, kind in made.plan.kinds.items()):
+        # `Generator(config.model)`: what the object is built from is not known (a namespace of options
+        # made up for the constructor builds it from guesses; its methods' stand-ins come from use)
+        return None
     return made, tuple(names)
 
 
