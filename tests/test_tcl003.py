@@ -1835,3 +1835,69 @@ def test_a_fake_score_detached_in_the_loss_and_a_target_made_like_it_reach_no_ge
     trainer = {}
     exec(compile(undetached, "<undetached scores>", "exec"), trainer)  # noqa: S102
     assert trainer["Trainer"]().discriminator_step(torch.randn(3, 4), torch.randn(3, 4)).abs().sum() > 0
+
+
+@pytest.mark.parametrize("source", [
+    # fresh25's ESRGAN: the penalty of another module may detach the fake (it does, `fake.detach()`
+    # inside); the discriminator's own input is detached.
+    """
+    import torch
+    from utils import gradient_penalty
+
+    def train(loader, gen, disc, opt_gen, opt_disc):
+        for low, high in loader:
+            fake = gen(low)
+            loss = disc(fake.detach()).mean() - disc(high).mean() + 10 * gradient_penalty(disc, high, fake)
+            opt_disc.zero_grad()
+            loss.backward()
+            opt_disc.step()
+            g_loss = -disc(fake).mean()
+            opt_gen.zero_grad()
+            g_loss.backward()
+            opt_gen.step()
+    """,
+    # fresh25's GatedGAN: a replay buffer of another module's class (which keeps `data.data`).
+    """
+    import torch
+    from data import ReplayBuffer
+
+    buffer = ReplayBuffer()
+
+    def train(loader, generator, discriminator, opt_g, opt_d):
+        for real, _ in loader:
+            fake = buffer.push_and_pop(generator(real))
+            d_loss = discriminator(fake).mean() - discriminator(real).mean()
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+    """,
+], ids=["imported-penalty", "imported-replay-buffer"])
+def test_a_fake_handed_to_code_of_another_module_is_not_judged(source):
+    # What a function or an object of another module returns of the fake batch cannot be read here.
+    assert lines(source) == []
+
+
+def test_a_fake_through_a_replay_buffer_of_the_file_is_still_followed():
+    # The same buffer written in the file, keeping the graph: the discriminator's backward reaches G.
+    source = """
+    import torch
+
+    class ReplayBuffer:
+        def __init__(self):
+            self.data = []
+
+        def push_and_pop(self, images):
+            self.data.append(images)
+            return images
+
+    buffer = ReplayBuffer()
+
+    def train(loader, generator, discriminator, opt_g, opt_d):
+        for real, _ in loader:
+            fake = buffer.push_and_pop(generator(real))
+            d_loss = discriminator(fake).mean() - discriminator(real).mean()
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+    """
+    assert len(lines(source)) == 1

@@ -533,7 +533,7 @@ class GradFlow:
                 return self._any_of(arguments, function, depth)
             return None
         func = call.func
-        if type(func) is cst.Attribute and self._imported_module(func.value, function):
+        if type(func) is cst.Attribute and self.facts.bound_by_import(func.value, function):
             return None  # `np.mean(x)`, `math.sqrt(v)`, `metrics.f1_score(...)`: not torch, not a tensor method
         if type(func) is cst.Attribute and not _is_self_attribute_call(call):
             method = func.attr.value
@@ -544,15 +544,6 @@ class GradFlow:
             return self._any_of((func.value, *arguments), function, depth)
         return self._module_output(call, function, arguments, depth)
 
-    def _imported_module(self, receiver, function: FunctionFacts) -> bool:
-        """Is the receiver a module that an import binds (`np`, `math`, `sklearn.metrics`), other than
-        torch's own (those have qualified names)?"""
-        while type(receiver) is cst.Attribute:
-            receiver = receiver.value
-        if type(receiver) is not cst.Name:
-            return False
-        _, bindings = self.facts.reaching(receiver, function)
-        return bool(bindings) and all(binding.kind == "import" for binding in bindings)
 
     def _module_output(self, call: cst.Call, function: FunctionFacts, arguments, depth: int) -> Optional[GradOrigin]:
         """`self.net(x)`, `model(x)`: requires grad when the module surely has trainable parameters;

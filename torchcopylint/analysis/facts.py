@@ -262,6 +262,31 @@ class ModuleFacts(CalleeEffects, Callees):
         module = self.function_facts(self.module)
         return module, frozenset(binding for binding in module.bindings if binding.name == name.value)
 
+    def bound_by_import(self, expression: cst.CSTNode, function: FunctionFacts) -> bool:
+        """Is the expression's head a name only an import binds, other than torch's (`np.mean`,
+        `utils.gradient_penalty`, `from utils import gradient_penalty`)? Code this file cannot read."""
+        head = expression
+        while type(head) is cst.Attribute:
+            head = head.value
+        if type(head) is not cst.Name or self.names.qualified_name(expression) is not None:
+            return False
+        _, bindings = self.reaching(head, function)
+        if not bindings and head.value not in self._bound_names(function):
+            # A global the top level binds by an import (which `reaching` leaves out: no value to follow).
+            bindings = frozenset(binding for binding in self.function_facts(self.module).bindings
+                                 if binding.name == head.value)
+        return bool(bindings) and all(binding.kind == "import" for binding in bindings)
+
+    def instance_of_imported_class(self, name: cst.Name, function: FunctionFacts) -> bool:
+        """Is every value `name` may hold here an object of a class another module defines
+        (`fake_buffer = ReplayBuffer()` after `from data import ReplayBuffer`)? Its methods are code
+        this file cannot read."""
+        scope, bindings = self.reaching(name, function)
+        values = [binding.value for binding in bindings]
+        return bool(values) and all(
+            type(value) is cst.Call and (dotted_name(value.func) or "").rpartition(".")[2][:1].isupper()
+            and self.bound_by_import(value.func, scope) for value in values)
+
     def _top_functions(self) -> frozenset:
         """Module-level functions and the methods of module-level classes (not nested functions,
         whose free names may be the enclosing function's)."""

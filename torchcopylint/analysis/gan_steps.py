@@ -249,6 +249,9 @@ class GanSteps:
                     if type(parent) is cst.Arg and self._cut_by_callee(call_of_argument.get(id(parent)), parent,
                                                                         function):
                         continue  # `gradient_penalty(D, real, fake)`, which rewraps it in a new leaf
+                    outer = call_of_argument.get(id(parent))
+                    if type(parent) is cst.Arg and outer is not None and self.facts.bound_by_import(outer.func, function):
+                        continue  # a function of another module (`from utils import gradient_penalty`): it may detach
                     source = context.generator_call(node, generators, window.trained, order)
                     if source is None:
                         continue
@@ -866,6 +869,9 @@ class _Context:
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
                     if found is not None and (target is None or found[0] is target):
                         return found
+                    if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
+                            and facts.instance_of_imported_class(node.func.value, function):
+                        continue  # `fake_buffer.push_and_pop(fake)` of another module's class: it may detach
                     if type(node.func) is cst.Name or _is_self_call(node):
                         summary = facts.callee_summary(node, function)
                         if summary is not None:
