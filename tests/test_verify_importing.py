@@ -93,6 +93,23 @@ def test_folders_a_script_puts_on_sys_path_itself_are_searched(tmp_path: Path):
     assert str(tmp_path / "shared") not in context.search_path  # not there: left out
 
 
+def test_a_module_the_folder_above_holds_is_imported_from_there(tmp_path: Path):
+    # fresh25's SR solver: `net/solver.py` imports `dataset`, which sits beside the `train.py` run from
+    # `code/`; `models` is its own folder's, and a name no folder up to the project root holds is not searched.
+    _touch(tmp_path / "pyproject.toml")
+    _touch(tmp_path / "code" / "dataset.py")
+    _touch(tmp_path / "code" / "net" / "models.py")
+    _touch(tmp_path / "outside.py")
+    _touch(tmp_path.parent / "elsewhere.py")
+    module = tmp_path / "code" / "net" / "solver.py"
+    module.write_text("import torch\nfrom dataset import get_training_set\nfrom models import Net\nimport elsewhere\n",
+                      encoding="utf-8")
+    context = import_context(str(module))
+    assert context.search_path[0] == str(module.parent)
+    assert str(tmp_path / "code") in context.search_path
+    assert str(tmp_path.parent) not in context.search_path, context.search_path
+
+
 def test_a_script_that_imports_its_siblings_stays_a_script(tmp_path: Path):
     _touch(tmp_path / "gans" / "models.py")
     script = tmp_path / "gans" / "train.py"

@@ -392,6 +392,30 @@ def test_options_read_as_attributes_are_a_namespace_of_values_their_use_says():
     assert any("args.pt_data = 'train'" in setting.description for setting in settings)
 
 
+def test_options_read_with_a_device_among_them_and_a_class_annotation_are_still_a_namespace():
+    # fresh25's `train_GAN(G, D, data_loader, loss_fn, config: GAN_Config)`: `config.device` is what a
+    # tensor has too, `config.dlr` is not.
+    from torchcopylint.verify.standins import settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def train(G, config: GAN_Config):
+            optimizer = torch.optim.Adam(G.parameters(), lr=config.dlr)
+            z = torch.randn(config.batch_size, 8).to(config.device)
+            return G(z)
+    """)).body[0]
+    made, described = settings_for(function, ["G", "config"], {"config": "GAN_Config"}, "cpu")[0].make()
+    assert (made["config"].dlr, made["config"].device) == (0.1, "cpu"), described
+
+
+def test_a_progress_bar_of_tqdm_contrib_enumerates_as_python_does():
+    # fresh25's `for i, (real, _) in tenumerate(dataloader)` with tqdm missing: pairs, not no-ops.
+    from torchcopylint.verify.noops import NoOpModule
+
+    contrib = NoOpModule("tqdm").contrib
+    assert list(contrib.tenumerate(["a", "b"])) == [(0, "a"), (1, "b")]
+    assert list(contrib.tzip([1, 2], [3, 4])) == [(1, 3), (2, 4)]
+
+
 @pytest.mark.parametrize("body", [
     "return x.shape[0] + x.size(1)",           # a tensor's attributes only
     "return model.fc.weight.sum()",             # an attribute of an attribute: a module

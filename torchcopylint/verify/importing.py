@@ -77,6 +77,7 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
         search += [root, os.path.join(root, "src")]
     search += [os.path.abspath(entry) for entry in extra_paths]
     search += _appended_folders(text, folder)
+    search += _folders_above_providing(text, folder, root)
     if package is not None and not namespace:
         # (Not for a namespace package: a module of the folder named as the package would shadow it.)
         search.append(folder)
@@ -128,6 +129,31 @@ def _appended_folders(text: str, folder: str) -> list[str]:
 
 
 _RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)", re.M)
+MAX_LEVELS_UP = 3  # folders above the file searched for a module it imports
+
+
+def _folders_above_providing(text: str, folder: str, root: Optional[str]) -> list[str]:
+    """Folders above the file's own that hold a module its absolute imports name and its own folder
+    does not: `net/solver.py`'s `from dataset import get_training_set`, with `dataset.py` beside the
+    `train.py` that runs it (a research layout, run from the folder above). Not past the project root."""
+    names = sorted({(match.group(1) or match.group(2)).split(".")[0] for match in _ABSOLUTE_IMPORT.finditer(text)})
+    found: list[str] = []
+    for name in names:
+        if _provides(folder, name):
+            continue
+        for candidate in list(_upwards(folder))[1:MAX_LEVELS_UP + 1]:
+            if _provides(candidate, name):
+                found.append(candidate)
+                break
+            if candidate == root:
+                break
+    return found
+
+
+def _provides(folder: str, name: str) -> bool:
+    """Does the folder hold module `name` (a file, or a package with its __init__.py)?"""
+    return os.path.isfile(os.path.join(folder, f"{name}.py")) or \
+        os.path.isfile(os.path.join(folder, name, "__init__.py"))
 
 
 def project_root(folder: str) -> Optional[str]:

@@ -34,6 +34,8 @@ PACKAGES = frozenset({
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
     "gym", "gymnasium",
+    # Downloaders of data (`gdown.download(url, "celeba.zip")`): verification never touches the network.
+    "gdown", "wget", "kaggle", "opendatasets",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -49,6 +51,8 @@ MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Callables that hand back what they wrap: a progress bar over an iterable.
 PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
+# tqdm.contrib's bars over what Python's own functions make of their iterables.
+ENUMERATING = {"tenumerate": enumerate, "tzip": zip, "tmap": map}
 # Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
 # of the temporary folder, which the sandbox lets a library write to.
 FOLDER_NAMERS = frozenset({"appdirs", "platformdirs"})
@@ -83,6 +87,8 @@ class NoOp:
             return ProgressBar(args[0] if args else kwargs.get("iterable"), self._name)
         if last == "trange" and args:
             return ProgressBar(range(*args), self._name)
+        if last in ENUMERATING and args:  # `tqdm.contrib.tenumerate(loader)`, `tzip(a, b)`
+            return ProgressBar(ENUMERATING[last](*args), self._name)
         if self._name.split(".")[0] in FOLDER_NAMERS and last.endswith(("_dir", "_path")):
             import tempfile
 

@@ -65,6 +65,7 @@ DEVICE_NAMES = {"device", "dev"}
 BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
+DEVICE_ATTRIBUTES = frozenset({"type", "index"})  # a torch.device's
 LAYER_ATTRIBUTES = frozenset({"weight", "bias", "in_features", "out_features", "in_channels", "out_channels"})
 LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
 # Losses whose target is class indices, and losses whose target is values (the same shape as the input).
@@ -733,8 +734,9 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
             attributes.add(parent.attr)
         elif not (isinstance(parent, ast.Call) and node in parent.args or isinstance(parent, ast.keyword)):
             return {}  # indexed, iterated, computed with: not a namespace
-    if not attributes - (TENSOR_METHODS | MODULE_METHODS | OPTIMIZER_METHODS | HOOK_METHODS | LAYER_ATTRIBUTES):
-        return {}
+    if not attributes - (TENSOR_METHODS | MODULE_METHODS | OPTIMIZER_METHODS | HOOK_METHODS | LAYER_ATTRIBUTES
+                         | DEVICE_ATTRIBUTES):
+        return {}  # `x.shape`, `device.type`: what a tensor or a device has
 
     class AsNames(ast.NodeTransformer):
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
@@ -1169,11 +1171,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     if tree is not None:
         _kinds_through_callees(found, tree)
     for name in list(names):
-        use = found.get(name, Use())
-        kind = kind_of(name, use, annotations.get(name, inspect.Parameter.empty))
-        # What says nothing of the kind, or only that it is passed on (a tensor, by default), may be options.
-        if "." not in name and name not in (roles or {}) and \
-                (kind is None or kind == "tensor" and not use.methods & TENSOR_METHODS and not use.indexed):
+        if "." not in name and name not in (roles or {}):
             options = option_uses(node, name)
             found.update(options)
             names = [*names, *options]
