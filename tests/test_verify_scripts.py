@@ -848,6 +848,11 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     # batches, and the module imported anew for the run that learned the batch size the step reshapes to.
     ("gan_folder_loader.py", "d_loss = D(fake).mean()", "TCL003",
      "`folder_loader.DataLoader(...)` over `ImageFiles(...)` (line 12): 4 batches of 32 random samples 192"),
+    # A trainer written for `torchrun` (a process group, DistributedDataParallel, `dist.all_reduce`) runs in
+    # the verification process as a group of one: exact, and nothing connects (fresh25's SR solver).
+    ("gan_distributed.py", "bce(D(fake), torch.zeros(4, 1))", "TCL003",
+     "`torch.distributed` ran as a process group of one (rank 0 of 1), in the verification process"),
+    ("gan_distributed.py", "d_total += d_loss", "TCL007", "every iteration's graph stays alive"),
     # A contrastive transform of the file makes two views of each image: a batch is a list of two.
     ("contrastive_views.py", "history.append(loss)", "TCL007",
      "random samples, each 2 views 3x32x32 in [0, 1) (what the file's transform makes of an image)"),
