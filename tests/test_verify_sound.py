@@ -161,6 +161,16 @@ def test_clone_with_no_caller_in_sight_is_confirmed_only_with_the_assumption_sai
 
 
 @needs_torch
+def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_never_assumed(sound_verified):
+    # The file shows what the helper is given; those values decide, and they could not be had. Confirmed
+    # on a made-up tensor before: four such confirmations in fresh22 and fresh26, all wrong.
+    verdict = _verdict(sound_verified, "unrunnable_callers.py", "picture = img_tensor.clone().detach()", "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "the callers in the file, which show what it is given, could not be run (`save_samples()` at line" \
+        in verdict.evidence, verdict
+
+
+@needs_torch
 def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
     # `Relabel.forward(images, labels)` hands its labels on; made up as a float tensor (the code passes
     # them to a torch function), they require grad only because the stand-in does: class labels never do.

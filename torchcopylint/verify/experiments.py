@@ -1822,6 +1822,11 @@ def clone_detach_order(job: Job) -> Outcome:
         # Class labels never require grad: a made-up float for a caller's `labels` says nothing of the code.
         raise CannotRun(f"{outcome.evidence}; but `{expression}` is named like class labels, which never require "
                         f"grad: only a made-up value made it require grad ({_what_callers_show(job, callers, failures)})")
+    if outcome.status == "confirmed" and sighting.assumed and failures:
+        # The file shows what the function is given, and it could not be run: those values decide, not a
+        # made-up one (fresh22 and fresh26: four such confirmations, all of callers passing data).
+        raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, and "
+                        f"the callers in the file, which show what it is given, could not be run ({failures[0]})")
     if outcome.status == "confirmed" and sighting.assumed:
         outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
                             f"{' and '.join(sighting.assumed)} made to require grad "
