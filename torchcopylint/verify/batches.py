@@ -37,8 +37,9 @@ DEFAULT_CLASSES = 10
 ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
-# The helper a DataLoader made at run time over data that is not here finds its run's plan by (verify/batches.py
-# `loaders_over_absent_data`), and the site numbers it gives them, past any the rewrite gave.
+# A DataLoader made at run time over data that is not here (`loaders_over_absent_data`) finds its run's plan
+# by this helper in the calling code's namespace; its sites are numbered from FIRST_RUNTIME_SITE on, past
+# any the rewrite gave.
 LOADER_HELPER = "__tcl_loader__"
 FIRST_RUNTIME_SITE = 100_000
 MAX_FRAMES_UP = 8      # frames from a DataLoader call up to the code of the run that holds the helper
