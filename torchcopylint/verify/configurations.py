@@ -179,7 +179,8 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
     required = [p for p in parameters if p.default is p.empty
                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     plain = []
-    used = _uses_in_init(cls)
+    tree = _init_tree(cls)
+    used = uses(tree) if tree is not None else {}  # how `__init__` uses each name (verify/standins.py)
     for parameter in required:
         value = _value_for(parameter, used.get(parameter.name))
         if value is None:
@@ -187,7 +188,7 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
         plain.append(value)
     found = [plain]
     names = [p.name for p in required]
-    for multiplied, factor in _multiplied_parameters(cls, set(names)):
+    for multiplied, factor in _multiplied_parameters(cls, tree, set(names)):
         # `planes * self.expansion` must often equal the input width: the first other int parameter.
         others = [n for n in names if n != multiplied and isinstance(plain[names.index(n)], int)]
         if not others:
@@ -213,19 +214,17 @@ def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
     return None
 
 
-def _uses_in_init(cls: type) -> dict[str, Use]:
-    """How `__init__` uses each of its names (verify/standins.py); empty where its code cannot be read."""
+def _init_tree(cls: type) -> Optional[ast.Module]:
+    """The class's `__init__`, parsed; None where its code cannot be read."""
     try:
-        return uses(ast.parse(textwrap.dedent(inspect.getsource(cls.__init__))))
+        return ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
     except (OSError, TypeError, SyntaxError):
-        return {}
+        return None
 
 
-def _multiplied_parameters(cls: type, names: set[str]) -> list[tuple[str, int]]:
+def _multiplied_parameters(cls: type, tree: Optional[ast.Module], names: set[str]) -> list[tuple[str, int]]:
     """(parameter, factor) for `name * 4` / `name * self.expansion` in `__init__` (an int class attribute)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
-    except (OSError, TypeError, SyntaxError):
+    if tree is None:
         return []
     found = []
     for node in ast.walk(tree):

@@ -137,11 +137,12 @@ def _folders_above_providing(text: str, folder: str, root: Optional[str]) -> lis
     does not: `net/solver.py`'s `from dataset import get_training_set`, with `dataset.py` beside the
     `train.py` that runs it (a research layout, run from the folder above). Not past the project root."""
     names = sorted({(match.group(1) or match.group(2)).split(".")[0] for match in _ABSOLUTE_IMPORT.finditer(text)})
+    above = list(_upwards(folder))[1:MAX_LEVELS_UP + 1]
     found: list[str] = []
     for name in names:
         if _provides(folder, name):
             continue
-        for candidate in list(_upwards(folder))[1:MAX_LEVELS_UP + 1]:
+        for candidate in above:
             if _provides(candidate, name):
                 found.append(candidate)
                 break

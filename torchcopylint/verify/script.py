@@ -544,13 +544,11 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         try:
             namespace = execute(text, path, probe, helpers={**plan.helpers(), FAILED_HELPER: _passed_write},
                                 plan=plan, tolerant=passed_writes)
-            plan.forget_modules()
         except StopRun:
             _record(plan, plan.namespace)
             _note_arguments()
             raise
         except Exception as error:
-            plan.forget_modules()  # the next attempt's loaders are made for it
             refused = _refused_write(error, path, text, start)
             if refused is not None and refused not in passed_writes and len(passed_writes) < MAX_PASSED_WRITES:
                 # An earlier statement of the slice (a notebook cell's first of several writes to a
@@ -577,6 +575,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
                 _record(plan, plan.namespace)
                 raise
             continue
+        finally:
+            plan.forget_modules()  # the next attempt's loaders are made for it
         if not probe.executed.get(start) and plan.cut and not full_batches and not last:
             # The script skipped every stand-in batch smaller than the size it asks for
             # (`if x.size(0) != batch_size: continue`): the size it asks for.
