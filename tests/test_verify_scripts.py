@@ -227,6 +227,8 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     ("for images, _ in loader:\n    x = images.to('cpu')\n", False),
     ("for batch in loader:\n    x, y = batch\n    n = x.size(0)\n", False),
     ("for batch in loader:\n    x = batch[0].to('cpu')\n", False),
+    # A slice takes samples of the one tensor (`real[:32]` for an image grid); it is not a pair.
+    ("for i, real in enumerate(loader):\n    x = real.to('cpu')\n    grid = real[:32]\n", True),
 ])
 def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone(loop, single):
     from torchcopylint.verify.batches import DataPlan
@@ -238,6 +240,27 @@ def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone
     assert [site.single for site in sites] == [single]
     batch = next(iter(DataPlan(rewrite_data(source).sites).make(sites[0].index)))
     assert (type(batch).__name__ == "Tensor") == single
+
+
+@pytest.mark.parametrize("transforms, side", [
+    ("[transforms.Resize(size + 2), transforms.CenterCrop(size), transforms.ToTensor()]", 64),
+    ("[transforms.RandomCrop(size), transforms.Resize(size + 2)]", 64),
+    ("[transforms.Resize(size + 2), transforms.ToTensor()]", 66),
+])
+def test_a_crop_sets_the_side_of_the_stand_in_samples_whatever_a_resize_before_it_made(transforms, side):
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    imports = "from torchvision import datasets, transforms\n"
+    source = (imports + "from torch.utils.data import DataLoader\nsize = 64\n"
+              f"data = datasets.ImageFolder('faces', transform=transforms.Compose({transforms}))\n"
+              "loader = DataLoader(data, batch_size=8)\nimages, labels = next(iter(loader))\n")
+    rewritten = rewrite_data(source)
+    plan = DataPlan(rewritten.sites)
+    plan.namespace = {**plan.helpers()}
+    # Run without torchvision: the rewrite replaced every call that would use it.
+    exec(rewritten.text.replace(imports, ""), plan.namespace)  # noqa: S102 - the test's own source
+    assert plan.namespace["images"].shape[-2:] == (side, side)
 
 
 @pytest.mark.parametrize("skip, whole", [

@@ -70,6 +70,7 @@ THIRD_PARTY_DATA = frozenset({"torch", "torchvision", "torchaudio", "torchtext",
 # A value or a keyword named for files: `root`, `dataroot`, `data_dir`, `opt.train_set`, `image_path`.
 PATH_NAME = re.compile(r"(?i)(root|dir|path|folder|file|files|set|data)$")
 SIZE_TRANSFORMS = {"Resize", "Scale", "CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomSizedCrop"}
+CROP_TRANSFORMS = {"CenterCrop", "RandomCrop", "RandomResizedCrop", "RandomSizedCrop"}
 # scikit-learn's makers of synthetic arrays and loaders of its bundled toy sets (data the script trains on,
 # made up as arrays of the right shape, verify/arrays.py), with their positional parameters; and its
 # train_test_split, which splits what it is given (the arrays stood in for, or the script's own).
@@ -263,8 +264,9 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
         if not isinstance(target, ast.Name):
             return False
         for node in ast.walk(loop):
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == target.id:
-                return False  # `batch[0]`: a pair
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+                    and not isinstance(node.slice, ast.Slice):
+                return False  # `batch[0]`: a pair (`real[:32]` takes samples of one tensor)
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == target.id \
                     and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
                 return False  # `x, y = batch`
@@ -661,6 +663,7 @@ class _SiteFinder:
                           if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
                           and argument.value.lower() in KNOWN_BY_LOWER_NAME), None)
         channels = size = None
+        cropped = False
         over = ""
         looked = [call]
         for sub in ast.walk(call):
@@ -689,8 +692,11 @@ class _SiteFinder:
                 name = (_dotted(sub.func) or "").rsplit(".", 1)[-1]
                 if known is None and name in KNOWN_DATASETS and sub is not call:
                     known = name
-                if name in SIZE_TRANSFORMS and size is None:
+                if name in SIZE_TRANSFORMS and (size is None or name in CROP_TRANSFORMS and not cropped):
+                    # A crop sets the side of what comes out, whatever a `Resize` before it made
+                    # (`Resize(IMAGE_SIZE + 2)`, then `CenterCrop(IMAGE_SIZE)`).
                     size = _argument(sub, 0, "size")
+                    cropped = name in CROP_TRANSFORMS
                 elif name == "Grayscale":
                     channels = 1
                 elif name == "Normalize" and channels is None:
