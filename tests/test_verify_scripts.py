@@ -764,6 +764,32 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(scripts_verified):
+    # The file reads `torch`, `nn` and `device` and binds none of them: the usual modules and the
+    # verification device stand in, and the evidence names each.
+    verdict = _verdict(scripts_verified, "notebook_cut.py", "losses.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    for part in ("`torch` is read but bound nowhere in the file", "`torch.nn` stood in",
+                 "`device` is read but bound nowhere in the file (a notebook's earlier cell?): `torch.device('cpu')`"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+@pytest.mark.parametrize("source, missing", [
+    ("def f():\n    return torch.zeros(2, device=device)\n", {"torch", "device"}),
+    ("import torch\ndef f():\n    return torch.zeros(2, device=device)\n", {"device"}),
+    ("import torch\ndevice = 'cpu'\ndef f():\n    return torch.zeros(2, device=device)\n", set()),
+    # Bound by a function through `global`, in a loop, by a `with`: bound.
+    ("def setup():\n    global device\n    device = 'cpu'\ndef f():\n    return device\n", set()),
+    ("for device in ['cpu']:\n    pass\nprint(device)\n", set()),
+    # `from notebook_utils import *` may bind anything.
+    ("from notebook_utils import *\ndef f():\n    return device\n", set()),
+])
+def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
+    from torchcopylint.verify.script import names_bound_nowhere
+
+    assert names_bound_nowhere(source) == missing
+
+
 @pytest.mark.parametrize("name, text, code, evidence", [
     # `model.training_step(batch)`: a stand-in network has no such method; the file's concrete class
     # that has it (not its base) is built, and the batches take the 1x28x28 its fixed Linear needs.

@@ -542,7 +542,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         namespace: Optional[dict] = None
         seed()
         try:
-            namespace = execute(text, path, probe, helpers={**plan.helpers(), FAILED_HELPER: _passed_write},
+            namespace = execute(text, path, probe, helpers={**plan.helpers(), FAILED_HELPER: _passed_write,
+                                                            **notebook_globals(source)},
                                 plan=plan, tolerant=passed_writes)
         except StopRun:
             _record(plan, plan.namespace)
@@ -693,6 +694,55 @@ def statement_start(text: str, line: int) -> int:
 
 # ------------------------------------------------------------------------------ a function's globals
 
+# What a script cut from a notebook reads without binding it, because an earlier cell (or a file it was
+# split from) did: the usual aliases of torch and NumPy, and the device such a cell picks.
+NOTEBOOK_MODULES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim",
+                    "np": "numpy"}
+NOTEBOOK_DEVICES = frozenset({"device", "dev", "DEVICE"})
+
+
+def notebook_globals(source: str) -> dict:
+    """Values for the names of NOTEBOOK_MODULES and NOTEBOOK_DEVICES that `source` reads and binds
+    nowhere (no assignment, import or definition, no `import *`): the module under its alias, and the
+    device `torch.device("cuda" if torch.cuda.is_available() else "cpu")` gives here, the verification
+    device. The evidence names each."""
+    missing = names_bound_nowhere(source)
+    found: dict = {}
+    for name in sorted(missing & set(NOTEBOOK_MODULES)):
+        found[name] = __import__(NOTEBOOK_MODULES[name], fromlist=["_"])
+        _log.add(f"`{name}` is read but bound nowhere in the file (a notebook's earlier cell?): "
+                 f"`{NOTEBOOK_MODULES[name]}` stood in")
+    for name in sorted(missing & NOTEBOOK_DEVICES):
+        found[name] = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        _log.add(f"`{name}` is read but bound nowhere in the file (a notebook's earlier cell?): "
+                 f"`torch.device({found[name].type!r})`, the verification device, stood in")
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def names_bound_nowhere(source: str) -> frozenset:
+    """The global names the code reads that no statement of it binds (none, when it imports `*`)."""
+    try:
+        table = symtable.symtable(source, "<source>", "exec")
+    except SyntaxError:
+        return frozenset()
+    if "import *" in source:
+        return frozenset()
+    top = table.get_symbols()
+    bound = {symbol.get_name() for symbol in top if symbol.is_assigned() or symbol.is_imported()}
+    bound |= _globals_assigned(table)
+    read = {symbol.get_name() for symbol in top if symbol.is_referenced()} | _globals_read(table)
+    return frozenset(read - bound - _BUILTINS)
+
+
+def _globals_assigned(table: symtable.SymbolTable) -> set[str]:
+    """The names functions bind at module level through `global name`."""
+    found = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_declared_global()
+             and symbol.is_assigned()} if table.get_type() != "module" else set()
+    for child in table.get_children():
+        found |= _globals_assigned(child)
+    return found
+
 
 @dataclass(frozen=True)
 class FunctionText:
@@ -841,7 +891,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
     def failed(line: int, error: BaseException) -> None:
         _log.failed[line] = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
 
-    helpers = {**plan.helpers(), FAILED_HELPER: failed}
+    helpers = {**plan.helpers(), FAILED_HELPER: failed, **notebook_globals(source)}
     seed()
     _log.compared = compared_options(source)
     namespace = execute(text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
