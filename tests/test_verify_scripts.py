@@ -764,6 +764,17 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_a_gan_on_faces_without_labels_unpacked_by_missing_packages_is_confirmed(scripts_verified):
+    # The archive's unpacker and the file-name sort are not installed: no-ops. The dataset's samples are
+    # images alone, so its stand-in batches are one tensor; the scores are reshaped to the batch size
+    # the settings ask for, so the batches take that size (not the small one tried first).
+    verdict = _verdict(scripts_verified, "gan_faces_alone.py", "loss_fake = bce(D(fake_images)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    for part in ("`zipfile38` is not installed: no-ops stood in for it", "4 batches of 32 random samples of one "
+                 "image each, without labels", "`images`: tensor(32, 3, 32, 32)"):
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(scripts_verified):
     # The file reads `torch`, `nn` and `device` and binds none of them: the usual modules and the
     # verification device stand in, and the evidence names each.
@@ -1236,6 +1247,16 @@ def test_what_a_sample_of_a_project_dataset_holds_is_read_from_its_getitem():
                 x = torch.from_numpy(self.X[index])
                 y = torch.from_numpy(self.Y[index])
                 return x, y
+
+        class Faces(Dataset):
+            def __getitem__(self, index):
+                if self.in_memory:
+                    return self.images[index]
+                return self.__load_image__(index)
+
+        class Features(Dataset):
+            def __getitem__(self, index):
+                return self.table[index]
     """)
     assert layout_in_source(source, "Pairs").kinds == (IMAGE, IMAGE)
     facades = layout_in_source(source, "Facades")
@@ -1244,6 +1265,11 @@ def test_what_a_sample_of_a_project_dataset_holds_is_read_from_its_getitem():
     # The usual image and label, a sample nothing says the kinds of, and features with targets: the
     # default batches stand in.
     assert [layout_in_source(source, name) for name in ("Usual", "Unsaid", "Regression")] == [None, None, None]
+    # Images alone, on both paths (a GAN's faces): batches of images without labels. A row of a table
+    # nothing says is an image: the default batches.
+    faces = layout_in_source(source, "Faces")
+    assert faces.single and faces.kinds == (IMAGE,) and "without labels" in faces.describe()
+    assert layout_in_source(source, "Features") is None
     # A sibling's function that makes the datasets (`train, valid = load_dataset()`): the one class it returns.
     maker = source + textwrap.dedent("""\
 

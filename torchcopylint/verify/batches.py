@@ -76,6 +76,7 @@ class DataPlan:
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
         self.cut = False                  # a batch was cut: a run with full batches may fit where this one failed
+        self.cut_from: set[int] = set()   # the sizes the code asked for where a batch was cut
         self.loops = {loop.index: loop for loop in loops}
         self.flagged_line = flagged_line
         self.namespace: dict = {}
@@ -126,6 +127,7 @@ class DataPlan:
         if size_of_batch > SMALL_BATCH and not self.full_batches and not site.whole:
             size_of_batch = SMALL_BATCH
             self.cut = True
+            self.cut_from.add(requested)
             self._shrink_setting(site, requested)
         if site.unpack > 1:
             return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
@@ -257,6 +259,13 @@ class DataPlan:
             least = max(least, min(value, MAX_DATASET))
         return least
 
+    def reshaped_to_asked_size(self, error: BaseException) -> bool:
+        """Did the run fail on a reshape to the batch size the code asked for, of values made from a
+        batch cut smaller (`outputs.view(config.batch_size, -1)`)?"""
+        match = RESHAPE_ERROR.search(str(error))
+        return match is not None and match.group(1).split(",")[0].strip().isdigit() and \
+            int(match.group(1).split(",")[0]) in self.cut_from
+
     def learn(self, error: BaseException) -> Optional[tuple]:
         """The reshape a run failed on, when it was applied to a stand-in batch of this plan: its
         dimensions (`x.view(-1, 784)` on 4x3x64x64 values -> (-1, 784)); None otherwise."""
@@ -280,6 +289,8 @@ class DataPlan:
     def laid_out(self, layout: samples.SampleLayout, images: torch.Tensor, labels: torch.Tensor, paths: Any) -> Any:
         """A batch (or a sample) in the layout: the first image item the given values, each later one
         random values of the same shape (its sides times `pair_scale`), labels and paths as made."""
+        if layout.single:
+            return images
         later = (*images.shape[:-2], *(side * self.pair_scale for side in images.shape[-2:])) \
             if images.dim() >= 3 else tuple(images.shape)
         items, image_items = [], 0

@@ -36,6 +36,9 @@ PACKAGES = frozenset({
     "gym", "gymnasium",
     # Downloaders of data (`gdown.download(url, "celeba.zip")`): verification never touches the network.
     "gdown", "wget", "kaggle", "opendatasets",
+    # Unpackers of what was downloaded (`zipfile38.ZipFile(path).extractall(root)`), and the natural
+    # sort of its file names: the files they would give are stood in by verify/datasites.py.
+    "zipfile38", "zipfile36", "py7zr", "rarfile", "patoolib", "pyunpack", "natsort",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).

@@ -3,7 +3,8 @@
 Static: the class's syntax tree, in the flagged file or in the module it is imported from (whose
 file is found, never run), so no sample is ever made by it. Stand-in batches are `[images, labels]`
 by default; a dataset of image pairs (`return lr_image, hr_image` in a super-resolution set,
-`return {"A": a, "B": b, "A_paths": path}` in an image-to-image set) is consumed as two images,
+`return {"A": a, "B": b, "A_paths": path}` in an image-to-image set) is consumed as two images, a
+dataset of images alone (`return image`) as batches of images without labels,
 and a label where the code reads an image stops the run before its claim. Each item the method returns is classed as an image, a label or a
 path, by what the method makes it with (`self.transform(...)`, `Image.open(...)` for an image;
 `int(...)`, `self.labels[index]` for a label; `os.path.join(...)` for a path) or else by its name.
@@ -38,8 +39,11 @@ WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 class SampleLayout:
     kinds: tuple               # each item's kind, in the order the method returns them
     keys: Optional[tuple] = None  # a dict's keys, in that order; None for a tuple or list
+    single: bool = False       # the sample is the one image itself (`return image`), no tuple around it
 
     def describe(self) -> str:
+        if self.single:
+            return "samples of one image each, without labels"
         if self.keys is None:
             return "samples of " + ", ".join(self.kinds)
         return "samples of {" + ", ".join(f"{key!r}: {kind}" for key, kind in zip(self.keys, self.kinds)) + "}"
@@ -113,8 +117,8 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     layout = layouts.pop()
     if layout is None or None in layout.kinds or IMAGE not in layout.kinds:
         return None
-    if layout.keys is None and layout.kinds.count(IMAGE) < 2:
-        return None  # the usual image and label (or a single image): the default batches fit
+    if layout.keys is None and layout.kinds.count(IMAGE) < 2 and not layout.single:
+        return None  # the usual image and label: the default batches fit
     return layout
 
 
@@ -151,6 +155,8 @@ def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout
                                            for key in value.keys):
         keys = tuple(key.value for key in value.keys)
         return SampleLayout(tuple(_kind(item, function, key) for key, item in zip(keys, value.values)), keys)
+    if _kind(value, function, _name_of(value)) == IMAGE:
+        return SampleLayout((IMAGE,), single=True)  # `return image`: batches of images alone
     return None
 
 
@@ -178,6 +184,9 @@ def _made_kind(item: ast.expr, function: ast.FunctionDef, depth: int) -> Optiona
         return PATH if isinstance(item.value, str) else LABEL
     if isinstance(item, ast.JoinedStr):
         return PATH
+    if isinstance(item, ast.IfExp) and depth < 4:  # `self.transform(image) if self.transform else image`
+        kinds = {_kind(branch, function, _name_of(branch), depth + 1) for branch in (item.body, item.orelse)}
+        return kinds.pop() if len(kinds) == 1 else None
     if isinstance(item, ast.Call):
         callee = ast.unparse(item.func)
         if callee in ("int", "float", "long") or callee.endswith(".long"):
@@ -199,6 +208,8 @@ def _made_kind(item: ast.expr, function: ast.FunctionDef, depth: int) -> Optiona
             return LABEL
         if words & PATH_WORD:
             return PATH
+        if words & IMAGE_WORD:
+            return IMAGE  # `self.images[index]`
         return _made_kind(item.value, function, depth + 1) if depth < 4 else None
     if isinstance(item, ast.Name) and depth < 4:
         kinds = {_kind(node.value, function, item.id, depth + 1) for node in ast.walk(function)

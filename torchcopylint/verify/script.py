@@ -145,7 +145,8 @@ def learn_from(text: str) -> bool:
     # its own batch size (`torch.ones(batch_size, 1)`, `x.view(batch_size, -1)`) take the size it asks
     # for first, as a script's own loop does; then a network read samples of another shape than the
     # stand-in data's: the next candidate shape (a function's module is loaded once a try).
-    mismatch = SHAPE_MISMATCH.search(text) or BATCH_MISMATCH.search(text)
+    mismatch = SHAPE_MISMATCH.search(text) or BATCH_MISMATCH.search(text) or \
+        any(plan.reshaped_to_asked_size(RuntimeError(text)) for plan in _log.function_plans)
     if mismatch and not _full_batches and any(plan.cut for plan in _log.function_plans):
         _full_batches = True
         return True
