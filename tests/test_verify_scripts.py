@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -85,9 +86,10 @@ def test_datasets_and_loaders_over_them_are_replaced_with_line_numbers_kept():
     lines = rewritten.text.splitlines()
     assert lines[line_of(MNIST_SCRIPT, "train_set = ") - 1] == \
         "train_set = __tcl_data__(0, None, lambda: (image_size)"
-    # The loader's samples are its dataset's: the size the dataset's transforms resize to.
+    # The loader's samples are its dataset's: the size the dataset's transforms resize to, and the
+    # dataset the run made (the branch that ran, where there are several).
     assert lines[line_of(MNIST_SCRIPT, "loader = torch") - 1] == \
-        "loader = __tcl_data__(1, lambda: (32), lambda: (image_size)"
+        "loader = __tcl_data__(1, lambda: (32), lambda: (image_size), {'dataset': lambda: (train_set)}"
     assert "DataLoader(memory, batch_size=2)" in rewritten.text
     loader_site = rewritten.sites[1]
     assert loader_site.over == "datasets.CIFAR10" and loader_site.label.startswith("`loader = torch.utils.data.DataLoader")
@@ -261,6 +263,44 @@ def test_a_crop_sets_the_side_of_the_stand_in_samples_whatever_a_resize_before_i
     # Run without torchvision: the rewrite replaced every call that would use it.
     exec(rewritten.text.replace(imports, ""), plan.namespace)  # noqa: S102 - the test's own source
     assert plan.namespace["images"].shape[-2:] == (side, side)
+
+
+def test_a_script_that_picks_its_data_by_a_setting_reads_each_branch_own_transforms():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        from torch.utils.data import DataLoader
+        from torchvision import datasets, transforms
+        from signs_dataset import TrafficSigns
+        DATASET = "signs"
+        if DATASET == "mnist":
+            transform = transforms.Compose([transforms.Resize((32, 32)), transforms.Normalize((0.5,), (0.5,))])
+            trainset = datasets.MNIST("data", transform=transform)
+        elif DATASET == "signs":
+            transform = transforms.Compose([transforms.Resize((48, 48)), transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))])
+            trainset = TrafficSigns("data", transform=transform)
+        loader = DataLoader(trainset, batch_size=64)
+    """)
+    sites = {site.callee: site for site in rewrite_data(source).sites}
+    assert (sites["datasets.MNIST"].known, sites["datasets.MNIST"].channels) == ("MNIST", 1)
+    # The signs' branch: its own Normalize of three channels, not the MNIST branch's; and the loader,
+    # after both branches, is over the dataset the last one made (at run time, the one that ran).
+    assert (sites["TrafficSigns"].known, sites["TrafficSigns"].channels) == (None, 3)
+    assert (sites["DataLoader"].known, sites["DataLoader"].channels, sites["DataLoader"].over) == \
+        (None, 3, "TrafficSigns")
+    assert "lambda: ((48, 48))" in rewrite_data(source).text.splitlines()[-1]
+    # Run with the MNIST branch taken: the loader serves what that branch's dataset holds.
+    from torchcopylint.verify.batches import DataPlan
+
+    imports = "from torchvision import datasets, transforms\nfrom signs_dataset import TrafficSigns\n"
+    rewritten = rewrite_data(source.replace('DATASET = "signs"', 'DATASET = "mnist"') +
+                             "images, labels = next(iter(loader))\n")
+    plan = DataPlan(rewritten.sites)
+    transforms = types.SimpleNamespace(Compose=print, Resize=print, Normalize=print)  # made, never used
+    plan.namespace = {**plan.helpers(), "transforms": transforms}
+    exec(rewritten.text.replace(imports, ""), plan.namespace)  # noqa: S102 - the test's own source
+    assert plan.namespace["images"].shape[1:] == (1, 32, 32)
+    assert "over `datasets.MNIST(...)`" in " ".join(plan.described.values())
 
 
 @pytest.mark.parametrize("skip, whole", [

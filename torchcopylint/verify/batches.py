@@ -17,6 +17,7 @@ network that consumes it. The evidence names each stand-in as it was made.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import sys
@@ -117,6 +118,14 @@ class DataPlan:
                 arrays.splitter(self, site)
         batch_size = _evaluate(batch)
         image_size = _evaluate(size)
+        over = _evaluate((hints or {}).get("dataset"))
+        if site.kind == "loader" and isinstance(over, StandInDataset) and over._site.index != site.index:
+            # The dataset the loader is over, as the run made it (the branch that ran): its data.
+            site = dataclasses.replace(site, known=over._site.known, channels=over._site.channels,
+                                       layout=over._site.layout, dataset_import=over._site.dataset_import,
+                                       over=over._site.callee, views=over._site.views)
+            self.sites[index] = site
+            image_size = over._image_size if over._image_size is not None else image_size
         if site.kind == "tf-mnist":
             return StandInSplits(self, site)
         if site.kind == "dataset":

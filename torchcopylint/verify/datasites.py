@@ -189,7 +189,8 @@ def rewrite_data(source: str) -> Rewritten:
         if site.kind == "split":  # the call runs, on what it is given: only the function is replaced
             edits.append((call.func, _replacement(site, None, None, call.func)))
         else:
-            edits.append((call, _replacement(site, batch, size, call, _array_hints(call, site))))
+            edits.append((call, _replacement(site, batch, size, call, _array_hints(call, site) or
+                                             _loader_hints(call, site))))
     return Rewritten(replace_nodes(source, edits), [site for site, _, _, _ in finder.sites])
 
 
@@ -646,10 +647,15 @@ class _SiteFinder:
                             return views
         return 1
 
-    def _values_of(self, name: str) -> list:
-        return [value for targets, value in self.assignments
-                if any(isinstance(target, ast.Name) and target.id == name
-                       for node in targets for target in ast.walk(node))]
+    def _values_of(self, name: str, before: Optional[int] = None) -> list:
+        """The values assigned to `name`; with `before`, the last one assigned before that line, when
+        one is: a script that picks its data by a setting (`if DATASET == "mnist": transform = ...`
+        `elif ...`) uses, at each call, the one its own branch just made."""
+        values = [value for targets, value in self.assignments
+                  if any(isinstance(target, ast.Name) and target.id == name
+                         for node in targets for target in ast.walk(node))]
+        earlier = [value for value in values if before is not None and value.lineno < before]
+        return [max(earlier, key=lambda value: value.lineno)] if earlier else values
 
     def _hints(self, call: ast.Call, qualified: str):
         """The known dataset, the channels, the image size the call's own code or its transforms say,
@@ -674,7 +680,7 @@ class _SiteFinder:
                     earlier = self.site_of_name[sub.id]
                     known, channels = earlier.known, earlier.channels
                     over = over or earlier.callee
-                looked += self._values_of(sub.id)
+                looked += self._values_of(sub.id, call.lineno)
         # Through the names those values read, a few steps back: `trainset, validset =
         # random_split(trainvalid, ...)` over `trainvalid = torchvision.datasets.SVHN(...)`.
         followed = {sub.id for sub in ast.walk(call) if isinstance(sub, ast.Name)}
@@ -684,7 +690,7 @@ class _SiteFinder:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Name) and sub.id not in followed:
                     followed.add(sub.id)
-                    looked += self._values_of(sub.id)
+                    looked += self._values_of(sub.id, call.lineno)
         for node in looked:
             for sub in ast.walk(node):
                 if not isinstance(sub, ast.Call):
@@ -725,6 +731,13 @@ def _array_hints(call: ast.Call, site: DataSite) -> dict:
     found = {name: value for name, value in zip(parameters, call.args) if not isinstance(value, ast.Starred)}
     found.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
     return {name: value for name, value in found.items() if name in ARRAY_HINTS}
+
+
+def _loader_hints(call: ast.Call, site: DataSite) -> dict:
+    """For a loader over a name (`DataLoader(trainset, ...)`), that name: at run time it holds the
+    stand-in dataset of the branch that ran, whose data the loader then serves."""
+    dataset = _argument(call, 0, "dataset") if site.kind == "loader" else None
+    return {"dataset": dataset} if isinstance(dataset, ast.Name) else {}
 
 
 def _target_of(call: ast.Call, statement: Optional[ast.stmt]) -> tuple[str, int]:
