@@ -1871,10 +1871,44 @@ def test_a_fake_score_detached_in_the_loss_and_a_target_made_like_it_reach_no_ge
             d_loss.backward()
             opt_d.step()
     """,
-], ids=["imported-penalty", "imported-replay-buffer"])
+    # fresh27's VAE-GAN: the penalty comes in by `from utils.gradient import *` (it makes a new leaf of
+    # the interpolates, `Variable(interpolates, requires_grad=True)`, cut from the generator).
+    """
+    import torch
+    from utils.gradient import *
+
+    def train(loader, netG, netD, optimizerD):
+        for real in loader:
+            fake = netG(torch.randn(8, 128))
+            loss = netD(fake.detach()).mean() - netD(real).mean() + calc_gradient_penalty(netD, real, fake)
+            netD.zero_grad()
+            loss.backward()
+            optimizerD.step()
+    """,
+], ids=["imported-penalty", "imported-replay-buffer", "star-imported-penalty"])
 def test_a_fake_handed_to_code_of_another_module_is_not_judged(source):
     # What a function or an object of another module returns of the fake batch cannot be read here.
     assert lines(source) == []
+
+
+def test_a_star_import_leaves_the_file_own_functions_and_builtins_followed():
+    # `from utils import *` beside a penalty written in the file: the file's own code is read.
+    source = """
+    import torch
+    from utils import *
+
+    def penalty(D, real, fake):
+        return sum([D(real).mean(), D(fake).mean()])
+
+    def train(loader, netG, netD, optimizerD):
+        for real in loader:
+            fake = netG(torch.randn(8, 128))
+            loss = netD(fake.detach()).mean() + penalty(netD, real, fake)
+            netD.zero_grad()
+            loss.backward()
+            optimizerD.step()
+    """
+    assert len(lines(source)) == 1
 
 
 def test_a_fake_through_a_replay_buffer_of_the_file_is_still_followed():

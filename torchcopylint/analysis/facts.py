@@ -8,6 +8,7 @@ resolved on demand, only for files that have something to report.
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Iterator, Optional
 
@@ -41,6 +42,7 @@ from torchcopylint.analysis.tensors import (
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
 
 AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 class ModuleFacts(CalleeEffects, Callees):
@@ -264,7 +266,8 @@ class ModuleFacts(CalleeEffects, Callees):
 
     def bound_by_import(self, expression: cst.CSTNode, function: FunctionFacts) -> bool:
         """Is the expression's head a name only an import binds, other than torch's (`np.mean`,
-        `utils.gradient_penalty`, `from utils import gradient_penalty`)? Code this file cannot read."""
+        `utils.gradient_penalty`, `from utils import gradient_penalty`), or a name the file binds nowhere
+        beside a `from utils import *`? Code this file cannot read."""
         head = expression
         while type(head) is cst.Attribute:
             head = head.value
@@ -275,6 +278,9 @@ class ModuleFacts(CalleeEffects, Callees):
             # A global the top level binds by an import (which `reaching` leaves out: no value to follow).
             bindings = frozenset(binding for binding in self.function_facts(self.module).bindings
                                  if binding.name == head.value)
+            if not bindings and self.names.star_import and head.value not in BUILTIN_NAMES and \
+                    head.value not in self.module_functions and head.value not in self.classes:
+                return True
         return bool(bindings) and all(binding.kind == "import" for binding in bindings)
 
     def instance_of_imported_class(self, name: cst.Name, function: FunctionFacts) -> bool:

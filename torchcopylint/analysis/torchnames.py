@@ -38,6 +38,9 @@ class TorchNames:
     """Local name -> fully qualified torch name, e.g. {"nn": "torch.nn", "F": "torch.nn.functional"}."""
 
     aliases: dict[str, str] = field(default_factory=dict)
+    # `from utils import *` of a module other than torch's: a name the file reads and binds nowhere
+    # may be anything that module defines.
+    star_import: bool = False
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "TorchNames":
@@ -46,6 +49,9 @@ class TorchNames:
         for statement in _import_statements(module.body):
             names._record(statement)
             star = star or (type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar)
+            names.star_import = names.star_import or (
+                type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar and
+                not (statement.module is not None and _module_name(statement.module).split(".")[0] == ROOT_PACKAGE))
         if star and ROOT_PACKAGE not in names.aliases and _reads_name(module, ROOT_PACKAGE):
             # `from utils import *` where utils imports torch: `torch.no_grad()` is torch's, as the name
             # can come from nowhere else.
