@@ -105,6 +105,8 @@ GRAD_OFF = {
     "through detach": "w.detach().add_(1.0)",
     "nn.init": "nn.init.zeros_(w)",
     "gradient": "w.grad.zero_()",
+    "after requires_grad_(False)": "w.requires_grad_(False)\n    w.add_(1.0)",
+    "after detach_": "w.detach_()\n    w.add_(1.0)",
 }
 
 

@@ -1120,11 +1120,14 @@ class FunctionWalker:
         self._watch(binding)
 
     def _switch_requires_grad(self, call: cst.Call, state: FlowState) -> None:
-        """`x.requires_grad_()` / `x.requires_grad_(False)` on a name: from here on x is (not) a leaf requiring grad."""
+        """`x.requires_grad_()` / `x.requires_grad_(False)` on a name: from here on x is (not) a leaf requiring
+        grad. `x.detach_()` makes x a leaf that does not require grad, like `requires_grad_(False)`."""
         func = call.func
         if type(func) is cst.Attribute and func.attr.value == "requires_grad_" and type(func.value) is cst.Name:
             flag = call.args[0].value if call.args else cst.Name("True")
             self._rebind_requires_grad(func.value, flag, state, origin=call)
+        elif type(func) is cst.Attribute and func.attr.value == "detach_" and type(func.value) is cst.Name:
+            self._rebind_requires_grad(func.value, cst.Name("False"), state, origin=call)
 
     def _rebind_requires_grad(self, name: cst.Name, flag: cst.BaseExpression, state: FlowState,
                               origin: Optional[cst.CSTNode] = None) -> None:
@@ -1133,7 +1136,8 @@ class FunctionWalker:
         switched_off = type(flag) is cst.Name and flag.value == "False"
         if not previous or not (switched_on or switched_off):
             return
-        if not all(binding.tensorness.is_tensor or (switched_on and self._takes_the_flag(binding))
+        # A leaf the code made (`nn.Parameter(...)`) is a tensor, whatever its typing says.
+        if not all(binding.tensorness.is_tensor or binding.leaf or (switched_on and self._takes_the_flag(binding))
                    for binding in previous):
             return
         origin = origin or self._statement
