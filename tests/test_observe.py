@@ -133,11 +133,11 @@ def test_a_probe_that_fails_inside_leaves_the_program_alone(observe_copy):
     assert "block: [3, 6, 9]\ntensor: [1.0, 2.0]\ndone\n" in result.stderr, result.stderr
     assert exit_line(command, 0) in result.stderr
     # The TCL001 probe met a Box (no `_version`): it failed inside, so the diagnosis stays undecided.
-    clone = verdicts["not_a_tensor.py", 31, "TCL001"]
+    clone = verdicts["not_a_tensor.py", 34, "TCL001"]
     assert clone["status"] == "unverified", clone
     assert "AttributeError" in clone["evidence"] and "_version" in clone["evidence"], clone
     # `torch.tensor(t)` got a list: the diagnosis is refuted, and a refuted finding does not fail the run...
-    copy = verdicts["not_a_tensor.py", 38, "TCL008"]
+    copy = verdicts["not_a_tensor.py", 41, "TCL008"]
     assert copy["status"] == "refuted" and "`t` is a list" in copy["evidence"], copy
     # ...but the unverified one does.
     assert result.returncode == 1

@@ -22,6 +22,7 @@ from torchcopylint.analysis.aliasing import (
     FunctionFacts,
     FunctionWalker,
     Read,
+    argument_at,
     grad_mode_of_context,
     parameter_tensorness,
 )
@@ -39,7 +40,7 @@ from torchcopylint.analysis.tensors import (
     TensorTyping,
     combine,
 )
-from torchcopylint.analysis.torchnames import TorchNames, dotted_name
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name, numpy_names
 
 AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -51,7 +52,7 @@ class ModuleFacts(CalleeEffects, Callees):
         self.module = module
         self.path = path
         self.names = TorchNames.from_module(module)
-        self.typing = TensorTyping(self.names, returns=self.returned_tensorness)
+        self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=numpy_names(module))
         self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}
@@ -448,6 +449,28 @@ class ModuleFacts(CalleeEffects, Callees):
             return None
         return self._callers.get(function.node, [])
 
+    def arguments_passed(self, name: cst.Name) -> Optional[list]:
+        """What each call of the file passes for the parameter that `name`, read in its function,
+        holds there (the parameter not rebound before the read): None when the calls are not all in
+        sight (see `call_sites_of`), there are none, or one passes it through `*`/`**` or not at all."""
+        found = self.read_of(name)
+        if found is None:
+            return None
+        function, read = found
+        if not read.bindings or not all(binding.kind == "param" for binding in read.bindings):
+            return None
+        sites = self.call_sites_of(function)
+        if not sites:
+            return None
+        node = function.node
+        ordered = [*node.params.posonly_params, *node.params.params]
+        names = [param.name.value for param in ordered]
+        if names and names[0] in ("self", "cls") and function.class_name:
+            names = names[1:]  # called as `self.<name>(...)`
+        position = names.index(name.value) if name.value in names else None
+        passed = [argument_at(call, position, name.value) for _, call, _ in sites]
+        return None if any(argument is None for argument in passed) else passed
+
     def _index_callers(self) -> dict:
         sites: dict = {}
         handed_on: set = set()
@@ -469,6 +492,12 @@ class ModuleFacts(CalleeEffects, Callees):
                 definition = self._callee_definition(name, caller, top_level_kinds)
                 if definition is not None:
                     handed_on.add(definition)
+        # A method read as `self.<name>` other than to call it (`run_episode(self.act)`): handed on too.
+        methods_read = {node.attr.value for node in walk(self.module) if type(node) is cst.Attribute
+                        and type(node.value) is cst.Name and node.value.value == "self"
+                        and id(node) not in callee_names}
+        for class_facts in self.classes.values():
+            handed_on.update(method for name, method in class_facts.methods.items() if name in methods_read)
         for node in self.function_nodes:
             if node in handed_on or _called_implicitly(node, self) or any(
                     _decorator_name(decorator) not in ("staticmethod", "classmethod")

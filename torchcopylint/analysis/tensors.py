@@ -230,13 +230,42 @@ def tests_type(test: cst.BaseExpression) -> bool:
     return False
 
 
+# NumPy functions that always make an ndarray, whatever they are given (not those that hand a tensor
+# to its own method, as `np.clip(t, 0, 1)` calls `t.clip`).
+NUMPY_ARRAY_MAKERS = frozenset(f"numpy.{name}" for name in """
+    array asarray stack concatenate append vstack hstack dstack column_stack zeros ones empty full
+    zeros_like ones_like empty_like full_like arange linspace eye identity load loadtxt frombuffer fromfile
+    random.rand random.randn random.random random.uniform random.normal random.randint random.choice
+    random.permutation
+""".split())
+
+
+# Methods an ndarray shares with a tensor that make another of the same kind; on a value that is
+# surely not a tensor (an array NumPy made, a list), what they give is not one either.
+ARRAY_SHAPING_METHODS = frozenset({"transpose", "reshape", "astype", "flatten", "ravel", "squeeze", "copy",
+                                   "swapaxes"})
+
+
 class TensorTyping:
     """Classifies expressions; names are resolved by the caller's data flow."""
 
-    def __init__(self, names: TorchNames, returns: Optional[Callable[[cst.Call], Tensorness]] = None) -> None:
-        """`returns`: what a call of a function defined in the module returns (ModuleFacts knows)."""
+    def __init__(self, names: TorchNames, returns: Optional[Callable[[cst.Call], Tensorness]] = None,
+                 numpy: Optional[dict] = None) -> None:
+        """`returns`: what a call of a function defined in the module returns (ModuleFacts knows);
+        `numpy`: the module's local names for NumPy (torchnames.numpy_names)."""
         self.names = names
         self.returns = returns
+        self.numpy = numpy or {}
+
+    def _numpy_name(self, func: cst.BaseExpression) -> Optional[str]:
+        """NumPy's name for a callee (`np.random.randn` -> "numpy.random.randn"), else None."""
+        parts = []
+        while type(func) is cst.Attribute:
+            parts.append(func.attr.value)
+            func = func.value
+        if type(func) is not cst.Name or func.value not in self.numpy:
+            return None
+        return ".".join([self.numpy[func.value], *reversed(parts)])
 
     def parts_of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
         """What the parts of `expr` are, when it is unpacked or indexed: `vals, vecs = torch.linalg.eigh(m)`,
@@ -314,6 +343,8 @@ class TensorTyping:
         if qualified is not None:
             return self._of_torch_call(qualified, call)
         func = call.func
+        if self._numpy_name(func) in NUMPY_ARRAY_MAKERS:
+            return Tensorness.NOT
         if type(func) is cst.Name and func.value in NON_TENSOR_BUILTINS:
             return Tensorness.NOT
         if type(func) is cst.Name and self.returns is not None:
@@ -324,6 +355,8 @@ class TensorTyping:
             method = func.attr.value
             if method in NON_TENSOR_METHODS:
                 return Tensorness.NOT
+            if method in ARRAY_SHAPING_METHODS and self.of(func.value, lookup) is Tensorness.NOT:
+                return Tensorness.NOT  # `np.stack(frames).transpose(2, 0, 1)`: still an array
             if method in ("max", "min"):
                 receiver = self.of(func.value, lookup)
                 if receiver.is_tensor and self._of_extremum(call.args, lookup).is_tensor:

@@ -36,6 +36,8 @@ class TensorCopyConstruct(Rule):
             source = call.args[0].value
             why = ""
             sure = True
+            if type(source) is cst.Name and _never_given_a_tensor(source, facts):
+                continue  # `def act(self, state: torch.Tensor)` that every call gives a NumPy array
             if facts.tensorness(source) is not Tensorness.SURE:
                 batch = _loader_batch(call, source, facts)
                 if batch is None:
@@ -49,6 +51,13 @@ class TensorCopyConstruct(Rule):
                 fix,
                 source=facts.code_for(source),
             )
+
+
+def _never_given_a_tensor(name: cst.Name, facts: ModuleFacts) -> bool:
+    """Is `name` a parameter that every call in the file gives a value that is surely not a tensor,
+    whatever its annotation says?"""
+    passed = facts.arguments_passed(name)
+    return bool(passed) and all(facts.tensorness(argument) is Tensorness.NOT for argument in passed)
 
 
 def _loader_batch(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> Optional[Batch]:
