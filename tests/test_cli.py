@@ -478,7 +478,7 @@ def test_summary_and_statistics_count_the_verdicts(tmp_path: Path, monkeypatch, 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "resolve_device", lambda requested, python=sys.executable: "cpu")
     statuses = iter(["confirmed", "refuted", "not reached"])
-    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options: [
+    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options, tree=(): [
         dataclasses.replace(d, verdict=Verdict(next(statuses), "made up for the test")) for d in diagnostics])
     listed = cli("--verify", "m.py")
     assert "Found 3 errors (1 confirmed, 1 refuted, 1 not reached)." in listed.stdout, listed.stdout

@@ -567,12 +567,12 @@ def test_refuted_diagnoses_do_not_fail_the_run(tmp_path: Path, monkeypatch, cli)
     (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    return x.clone().detach()\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "resolve_device", lambda requested, python=sys.executable: "cpu")
-    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options: [
+    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options, tree=(): [
         dataclasses.replace(d, verdict=Verdict("refuted", "made up for the test")) for d in diagnostics])
     refuted = cli("--verify", "m.py")
     assert "TCL005" in refuted.stdout and "[refuted: made up for the test]" in refuted.stdout, refuted
     assert refuted.exit_code == 0, refuted
-    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options: [
+    monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options, tree=(): [
         dataclasses.replace(d, verdict=Verdict("unverified", "could not run")) for d in diagnostics])
     assert cli("--verify", "m.py").exit_code == 1
 

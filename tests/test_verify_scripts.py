@@ -815,6 +815,36 @@ def test_a_gan_on_faces_without_labels_unpacked_by_missing_packages_is_confirmed
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_the_files_that_import_a_flagged_module_are_found_in_the_linted_tree(tmp_path):
+    from torchcopylint.verify.runner import _possible_importers, importers
+
+    (tmp_path / "trainer.py").write_text("def fit(data):\n    return data\n", encoding="utf-8")
+    (tmp_path / "main.py").write_text("from trainer import fit\nfit([1])\n", encoding="utf-8")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "run.py").write_text("import pkg.trainer as t\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text("import trainers\n# from trainer import fit, in a comment\n",
+                                       encoding="utf-8")
+    flagged = str(tmp_path / "trainer.py")
+    # Only the flagged file's text is held (it has findings); the rest of the tree is read from disk.
+    tree = [str(path) for path in sorted(tmp_path.rglob("*.py"))]
+    candidates = _possible_importers([flagged], {flagged: "def fit(data):\n    return data\n"}, tree)
+    assert sorted(candidates) == [str(tmp_path / "main.py"), str(tmp_path / "tools" / "run.py")]
+    # Nearest first: the flagged file's own folder.
+    assert [path for path, _ in importers(flagged, candidates)] == [str(tmp_path / "main.py"),
+                                                                     str(tmp_path / "tools" / "run.py")]
+
+
+def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_builds(scripts_verified):
+    # `train_gan(dataset)` has no caller in its file; `gan_trainer_main.py` builds MNIST at 32 pixels and
+    # passes a split of it. Its slice runs for that argument (the data on stand-ins, named with their file)
+    # and nothing else of it: its long evaluation, a function of the flagged module, never starts.
+    verdict = _verdict(scripts_verified, "gan_trainer_lib.py", "d_loss = D(fake).mean()", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    for part in ("the top-level call at gan_trainer_main.py, line 15 passes (`dataset` = `train_set`",
+                 "`dataset = datasets.MNIST(...)` (gan_trainer_main.py, line 13): 60000 random samples 1x32x32"):
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(scripts_verified):
     # The file reads `torch`, `nn` and `device` and binds none of them: the usual modules and the
     # verification device stand in, and the evidence names each.

@@ -171,6 +171,15 @@ def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_nev
 
 
 @needs_torch
+def test_a_copy_whose_function_another_file_of_the_tree_imports_is_not_confirmed_on_an_assumption(sound_verified):
+    # No caller in the file; `attack_campaign.py` imports the class and passes it data. What it passes
+    # decides, and it is not run: unverified, naming the file, never a bare or assumed confirmation.
+    verdict = _verdict(sound_verified, "tracked_attack.py", "adversarial = input.clone().detach()", "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "attack_campaign.py imports `TrackedAttack`: what its calls pass decides" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
     # `Relabel.forward(images, labels)` hands its labels on; made up as a float tensor (the code passes
     # them to a torch function), they require grad only because the stand-in does: class labels never do.

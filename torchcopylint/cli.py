@@ -158,7 +158,7 @@ def _verify(run: LintRun, settings: Settings, device: str, timeout: Optional[flo
             options.timeout = timeout
     except VerifyError as error:
         _fail(str(error))
-    return verify_documents(run.diagnostics, run.sources, options)
+    return verify_documents(run.diagnostics, run.sources, options, tree=run.files)
 
 
 def _counts_as_finding(diagnostics: list[Diagnostic]) -> bool:

@@ -48,6 +48,8 @@ class LintRun:
     internal_errors: list[str] = field(default_factory=list)
     # path -> source text, for files that have diagnostics (the fixer needs it)
     sources: dict[str, str] = field(default_factory=dict)
+    # Every file linted, as shown (--verify looks in them for the callers of a flagged file's functions).
+    files: list[str] = field(default_factory=list)
     # Of files_checked: answered from the cache; not parsed because the prefilter ruled every rule out.
     files_cached: int = 0
     files_skipped: int = 0
@@ -470,6 +472,7 @@ def lint_paths(paths: Sequence[str], settings: Settings, force_exclude: bool = F
     for path in found.files:
         shown = str(path)
         run.files_checked += 1
+        run.files.append(shown)
         codes = _file_codes(settings, shown, selected)
         try:
             status: Optional[os.stat_result] = os.stat(shown)

@@ -99,6 +99,7 @@ class DataPlan:
         self.pair_scale = pair_scale
         self._pair_sides: set[int] = set()  # the sides of the later images of the pairs made
         self.loaders_made_in: set[str] = set()  # modules of the project whose loaders are this run's stand-ins
+        self.file = ""  # the file the data is made in, when not the flagged one (a caller's `main.py`)
 
     def helpers(self) -> dict:
         return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still,
@@ -343,7 +344,9 @@ class DataPlan:
         return _shape_text(shape) + (f" (for {why})" if why else "")
 
     def describe(self, site: DataSite, text: str) -> None:
-        self.described.setdefault(site.index, f"{site.label}: {text}")
+        label = site.label.replace(f"(line {site.line})", f"({self.file}, line {site.line})") if self.file \
+            else site.label
+        self.described.setdefault(site.index, f"{label}: {text}")
 
     # -------------------------------------------------------------------------- loops
 

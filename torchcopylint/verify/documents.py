@@ -9,7 +9,7 @@ The parent side, shared by the command line and the editor server; nothing here 
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Optional, Sequence
 
 from torchcopylint import notebook
 from torchcopylint.diagnostic import Diagnostic, Verdict
@@ -39,8 +39,9 @@ NO_OP_ALIASES = frozenset({"plt", "sns", "tqdm", "trange"})
 
 
 def verify_documents(diagnostics: list[Diagnostic], sources: dict[str, str],
-                     options: runner.VerifyOptions) -> list[Diagnostic]:
-    """`diagnostics` with their verdicts; `sources`: each file's text (a notebook's JSON)."""
+                     options: runner.VerifyOptions, tree: Sequence[str] = ()) -> list[Diagnostic]:
+    """`diagnostics` with their verdicts; `sources`: each file's text (a notebook's JSON); `tree`: every
+    file linted, where the callers of a flagged file's functions are looked for."""
     sources = dict(sources)
     notebooks = {path: notebook.read(text) for path, text in sources.items() if notebook.is_notebook(path)}
     broken = {path: notebook.broken_cells(document) for path, document in notebooks.items()}
@@ -68,7 +69,8 @@ def verify_documents(diagnostics: list[Diagnostic], sources: dict[str, str],
                                                      cell_statements)
             notes.setdefault(index, {}).setdefault(number, []).append(name)
     runnable = [index for index in range(len(in_modules)) if index not in blocked]
-    verified = dict(zip(runnable, runner.verify([in_modules[index] for index in runnable], sources, options)))
+    verified = dict(zip(runnable, runner.verify([in_modules[index] for index in runnable], sources, options,
+                                                tree)))
     return [dataclasses.replace(d, verdict=blocked[index] if index in blocked
                                 else _noted(_in_cells(verified[index].verdict, notebooks.get(d.path)),
                                             notes.get(index, [])))

@@ -14,6 +14,7 @@ import itertools
 import sys
 import time
 import warnings
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -88,6 +89,8 @@ class Job:
     factories: Factories
     # Where the diagnosis points: (line, column, end line, end column), 1-based columns, end exclusive.
     span: Optional[tuple] = None
+    # (path, source) of the linted files that import this file's module (verify/runner.py importers).
+    importers: tuple = ()
     _tree: Optional[ast.Module] = field(default=None, repr=False)
 
     @property
@@ -222,15 +225,35 @@ def _call_site(job: Job) -> Optional[topcalls.TopLevelCall]:
     target = job.target
     if target.function_name is None:
         return None
-    sites = topcalls.top_level_calls(job.source, target.class_name or target.function_name)
-    return sites[0] if sites else None
+    name = target.class_name or target.function_name
+    sites = topcalls.top_level_calls(job.source, name)
+    if sites:
+        return sites[0]
+    # None in the file: the first of another linted file that imports it (a `main.py` that builds the
+    # data and calls `train(dataset)` under its main guard).
+    for path, source in job.importers:
+        found = topcalls.calls_from_importer(source, path, job.source, name, Path(job.path).stem)
+        if found:
+            return found[0]
+    return None
+
+
+def _site_namespace(site: topcalls.TopLevelCall, namespace: dict) -> dict:
+    """Where the call's arguments are made: the function's own module, or for a call in another file,
+    that file's top-level slice for them, run on stand-in data as this one is."""
+    if not site.path:
+        return namespace
+    # Nothing of the flagged module runs there (its functions train: `classifier_train(dataset)` after
+    # the call), nor the call itself.
+    return script.load_function(site.source, site.path, set(), _execute, reads=site.reads,
+                                avoided=site.avoided, other_file=True)
 
 
 def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool = False) -> dict:
     """The snippet of the flagged function or class (of `source`, the file as written by default), with
     the module-level names it reads, and those its top-level call passes it (verify/topcalls.py)."""
     site = _call_site(job)
-    reads = site.reads if site is not None else frozenset()
+    reads = site.reads if site is not None and not site.path else frozenset()
     # The function the script calls at its top level that calls this one (a setting of last resort):
     # loaded with it, so that it calls this very version of the code (marked, or fixed).
     callers = _callers_called_at_top_level(job)[:1] if not _is_module_level(job.target) and \
@@ -610,10 +633,13 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     site = _call_site(job)
     if site is None:
         return None, ""
-    made = topcalls.evaluate(site, namespace)
+    try:
+        made = topcalls.evaluate(site, _site_namespace(site, namespace))
+    except (CannotRun, AbsentPackageUsed) as reason:
+        return None, f"the top-level call at {site.where} could not be made: {str(reason)[:160]}"
     if not made.values:
         name, why = next(iter(made.failed.items()), ("", "nothing to pass"))
-        return None, (f"the top-level call at line {site.line} passes nothing the experiment could make"
+        return None, (f"the top-level call at {site.where} passes nothing the experiment could make"
                       + (f": `{name}`: {why}" if name else ""))
     rest = [name for name in names if name not in made.values]
     found = None
@@ -621,7 +647,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
         node = node if node is not None else standins.function_node(tree, None, job.target.function_name)
         found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
     shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
-    text = f"the arguments the top-level call at line {site.line} passes ({shown})"
+    text = f"the arguments the top-level call at {site.where} passes ({shown})"
     if rest:
         why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
         text += f", stand-ins for {', '.join(f'`{name}`' for name in rest)}" + (f" ({why})" if why else "")
@@ -630,7 +656,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
 
 def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, runner: Callable, seed: int = 2):
     """Call the function with the call site's values (made again in this run's namespace) and stand-ins."""
-    made = topcalls.evaluate(setting.site, namespace)
+    made = topcalls.evaluate(setting.site, _site_namespace(setting.site, namespace))
     lost = [name for name in setting.given if name not in made.values]
     if lost:
         raise CannotRun(f"the top-level call's `{lost[0]}` could not be made in this run: {made.failed.get(lost[0])}")
@@ -1827,6 +1853,14 @@ def clone_detach_order(job: Job) -> Outcome:
         # made-up one (fresh22 and fresh26: four such confirmations, all of callers passing data).
         raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, and "
                         f"the callers in the file, which show what it is given, could not be run ({failures[0]})")
+    imported_by = topcalls.importers_of(job.importers, Path(job.path).stem,
+                                        job.target.class_name or job.target.function_name or "")
+    if outcome.status == "confirmed" and sighting.assumed and imported_by:
+        # Other files of the linted tree call it: what they pass decides, not a made-up value (fresh26's
+        # JSMA attack: its callers in another file pass data).
+        raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, and "
+                        f"{Path(imported_by[0]).name} imports `{job.target.class_name or job.target.function_name}`"
+                        f": what its calls pass decides, and they were not run")
     if outcome.status == "confirmed" and sighting.assumed:
         outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
                             f"{' and '.join(sighting.assumed)} made to require grad "
@@ -2563,7 +2597,8 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
 def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str], bool]:
     """Run the fixed code until the flagged backward is about to run a second time: (later backwards,
     error, whether it came to that second time rather than the run's end)."""
-    fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories)
+    fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories,
+                importers=job.importers)
     counts = {"flagged": 0, "later": 0}
 
     def on_call(tensors, flagged: bool):

@@ -6,13 +6,14 @@ import ast
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.fix import apply_edits
@@ -55,25 +56,79 @@ def resolve_device(requested: str, python: str = sys.executable) -> str:
     return "cuda" if available else "cpu"
 
 
-def verify(diagnostics: list[Diagnostic], sources: dict[str, str], options: VerifyOptions) -> list[Diagnostic]:
-    """The diagnostics with a verdict attached to each one --verify can consider."""
+def verify(diagnostics: list[Diagnostic], sources: dict[str, str], options: VerifyOptions,
+           tree: Sequence[str] = ()) -> list[Diagnostic]:
+    """The diagnostics with a verdict attached to each one --verify can consider; `tree`: every file
+    linted (the callers of a flagged file's functions are looked for in it, and in `sources`)."""
     by_path: dict[str, list[int]] = {}
     for index, diagnostic in enumerate(diagnostics):
         if diagnostic.path in sources and not diagnostic.code.startswith("TCL9"):
             by_path.setdefault(diagnostic.path, []).append(index)
     verdicts: dict[int, Verdict] = {}
+    candidates = _possible_importers(sorted(by_path), sources, tree)
     with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-        futures = [pool.submit(_verify_file, path, sources[path], [(i, diagnostics[i]) for i in indexes], options)
+        futures = [pool.submit(_verify_file, path, sources[path], [(i, diagnostics[i]) for i in indexes], options,
+                               importers(path, candidates))
                    for path, indexes in sorted(by_path.items())]
         for future in futures:
             verdicts.update(future.result())
     return [dataclasses.replace(d, verdict=verdicts[i]) if i in verdicts else d for i, d in enumerate(diagnostics)]
 
 
-def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions) -> dict:
+# Other files of the linted tree that import a flagged file's module, sent with its job (their
+# top-level calls of its functions show what those are given): at most this many, this large.
+MAX_IMPORTERS = 8
+MAX_IMPORTER_CHARS = 200_000
+
+
+def _imports_of(stem: str) -> re.Pattern:
+    return re.compile(rf"^\s*(from\s+[\w.]*\b{stem}\s+import\b|import\s+[\w.]*\b{stem}\b)", re.MULTILINE)
+
+
+def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Sequence[str]) -> dict[str, str]:
+    """The Python files of `sources` and `tree` (read once each, up to MAX_IMPORTER_CHARS) that may
+    import a flagged file's module: they spell an import of one of their names."""
+    stems = sorted({Path(path).stem for path in flagged if Path(path).stem.isidentifier()})
+    if not stems:
+        return {}
+    pattern = _imports_of("(?:" + "|".join(map(re.escape, stems)) + ")")
+    found = {}
+    for path in dict.fromkeys([*sources, *tree]):
+        if not path.endswith(".py"):
+            continue
+        text = sources.get(path)
+        if text is None:
+            try:
+                if os.path.getsize(path) > MAX_IMPORTER_CHARS:
+                    continue
+                text = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue  # the lint reported it
+        if len(text) <= MAX_IMPORTER_CHARS and pattern.search(text):
+            found[path] = text
+    return found
+
+
+def importers(path: str, sources: dict[str, str]) -> list[tuple[str, str]]:
+    """The files of `sources`, other than `path`, that import its module by its name (`from train import
+    fit`, `import train`, `from .train import fit`), nearest first."""
+    stem = Path(path).stem
+    if not stem.isidentifier():
+        return []
+    imports = _imports_of(stem)
+    folder = Path(path).resolve().parent
+    found = [(other, text) for other, text in sources.items() if other != path and
+             len(text) <= MAX_IMPORTER_CHARS and imports.search(text)]
+    found.sort(key=lambda item: (Path(item[0]).resolve().parent != folder, item[0]))
+    return [(str(Path(other).resolve()), text) for other, text in found[:MAX_IMPORTERS]]
+
+
+def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions,
+                 callers: Optional[list] = None) -> dict:
     job = {
         "path": str(Path(path).resolve()),
         "source": source,
+        "importers": callers or [],
         "device": options.device,
         "timeout": options.timeout,
         "factories": options.factories,

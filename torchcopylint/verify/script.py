@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import os
 import random
 import re
 import symtable
@@ -753,10 +754,12 @@ class FunctionText:
 
 
 @functools.lru_cache(maxsize=64)
-def function_text(source: str, roots: frozenset, reads: frozenset = frozenset()) -> FunctionText:
+def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
+                  avoided: frozenset = frozenset()) -> FunctionText:
     """The snippet for `roots` (their definitions and imports) with the module-level statements that
     bind the names they read, and the names in `reads` (what a top-level call of the function passes
-    it, verify/topcalls.py), transitively, on stand-in data; line numbers kept."""
+    it, verify/topcalls.py), transitively, on stand-in data; line numbers kept. A statement that calls
+    a name of `avoided` (another module's function that trains) is never carried."""
     rewritten = rewrite_data(source)
     text = rewritten.text
     try:
@@ -768,7 +771,7 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset())
     definitions = {node.name: node for node in tree.body
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     training = _training_functions(definitions)
-    avoided = set(roots) | training
+    avoided = set(roots) | training | set(avoided)
     candidates = [node for node in statements if _may_carry(node, avoided)]
     touched = {id(node): _binds(node) | changed_names(node, tree.body) for node in candidates}
     scopes = {child.get_name(): child for child in table.get_children()}
@@ -875,11 +878,13 @@ def _globals_read(table: symtable.SymbolTable) -> set[str]:
 
 
 def load_function(source: str, path: str, roots: set, execute: Callable,
-                  rewrite: Optional[Callable[[str], tuple]] = None, reads: frozenset = frozenset()) -> Optional[dict]:
+                  rewrite: Optional[Callable[[str], tuple]] = None, reads: frozenset = frozenset(),
+                  avoided: frozenset = frozenset(), other_file: bool = False) -> Optional[dict]:
     """Execute the snippet for `roots` with the module-level names it reads (and those of `reads`); its
     namespace. `rewrite` (text -> (text, what it changed)) edits the snippet first, keeping its line
-    numbers; None when it changed nothing."""
-    prepared = function_text(source, frozenset(roots), frozenset(reads))
+    numbers; None when it changed nothing. No statement that calls a name of `avoided` runs.
+    `other_file`: the file is not the flagged one (its stand-ins are named with its file's name)."""
+    prepared = function_text(source, frozenset(roots), frozenset(reads), frozenset(avoided))
     text = prepared.text
     if rewrite is not None:
         text, changed = rewrite(text)
@@ -887,6 +892,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
                     pair_scale=_pair_scale)
+    plan.file = os.path.basename(path) if other_file else ""
     _log.function_plans.append(plan)
 
     def failed(line: int, error: BaseException) -> None:

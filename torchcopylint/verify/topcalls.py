@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import functools
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
 import torch
@@ -43,6 +46,13 @@ class TopLevelCall:
     loops: tuple      # (target text, iterable text) of the loops around the call, outermost first
     before: tuple     # (target names, statement text, line, runnable) of the loops' assignments before the call
     reads: frozenset  # the module-level names all of those read
+    path: str = ""    # the file the call is in, when not the function's own (`source` is its text)
+    source: str = ""
+    avoided: frozenset = frozenset()  # there, the names it imports from the function's module
+
+    @property
+    def where(self) -> str:
+        return f"{Path(self.path).name}, line {self.line}" if self.path else f"line {self.line}"
 
     def loop_names(self) -> set[str]:
         names = set()
@@ -54,18 +64,21 @@ class TopLevelCall:
 
 
 @functools.lru_cache(maxsize=32)
-def top_level_calls(source: str, function_name: str) -> tuple:
+def top_level_calls(source: str, function_name: str, defined_in: Optional[str] = None,
+                    called_as: Optional[str] = None) -> tuple:
     """The top-level calls of `function_name` (a module-level function, or a class: the calls that build
-    it, by its own `__init__`) in `source`, in file order."""
+    it, by its own `__init__`) in `source`, in file order; with `defined_in`, the function is that
+    source's and `source` calls it by the name `called_as`."""
     try:
         tree = ast.parse(source)
+        definition = _definition(ast.parse(defined_in) if defined_in is not None else tree, function_name)
     except SyntaxError:
         return ()
-    definition = _definition(tree, function_name)
     if definition is None:
         return ()
+    called_as = called_as or function_name
     found = []
-    for call, loops, before in _calls_in(tree.body, function_name, (), ()):
+    for call, loops, before in _calls_in(tree.body, called_as, (), ()):
         arguments = _arguments(call, definition)
         if arguments is None:
             continue
@@ -78,9 +91,47 @@ def top_level_calls(source: str, function_name: str) -> tuple:
             if runnable:
                 reads |= _names(text)
         site = TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset())
-        reads -= site.loop_names() | _BUILTINS | {function_name}
+        reads -= site.loop_names() | _BUILTINS | {called_as}
         found.append(TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset(reads)))
     return tuple(found)
+
+
+def calls_from_importer(source: str, path: str, defined_in: str, function_name: str, module: str) -> tuple:
+    """The top-level calls in another file (`source`, at `path`) of the function `function_name` of the
+    module `module` (whose text is `defined_in`), which it imports by name (`from train import fit`,
+    `from .train import fit as run`); each knows its file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    imported = {alias.name: alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and (node.module or "").rsplit(".", 1)[-1] == module for alias in node.names}
+    local = imported.get(function_name)
+    if local is None:
+        return ()
+    return tuple(dataclasses.replace(site, path=path, source=source, avoided=frozenset(imported.values()))
+                 for site in top_level_calls(source, function_name, defined_in, local) if site.arguments)
+
+
+def importers_of(importers: tuple, module: str, name: str) -> list[str]:
+    """The paths of `importers` ((path, source) pairs) that import `name` from the module `module` (a
+    package's `__init__.py` that only re-exports it is not one of them)."""
+    found = []
+    spelled = re.compile(rf"^\s*from\s+[\w.]*\b{re.escape(module)}\s+import\s[^\n]*\b{re.escape(name)}\b",
+                         re.MULTILINE)
+    for path, source in importers:
+        if Path(path).name == "__init__.py":
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a file this Python cannot parse (a newer f-string) still shows the import
+            if spelled.search(source):
+                found.append(path)
+            continue
+        if any(isinstance(node, ast.ImportFrom) and (node.module or "").rsplit(".", 1)[-1] == module
+               and any(alias.name == name for alias in node.names) for node in ast.walk(tree)):
+            found.append(path)
+    return found
 
 
 def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
