@@ -845,6 +845,15 @@ def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_b
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_data_made_by_a_helper_of_another_module_takes_the_samples_its_code_says(scripts_verified):
+    # `mnist_loaders.load_data(args.batch_size, img_size)` makes MNIST resized to its `img_size`: read from
+    # its code (never run), the samples are 1x48x48, what the networks built inside main() read.
+    verdict = _verdict(scripts_verified, "gan_helper_data.py", "D_loss = D(G_pred).mean()", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`trainloader = mnist_loaders.load_data(...)` over `datasets.MNIST(...)` (line 16): 4 batches of 4 " \
+           "(of the 128 the code asks for) random samples 1x48x48" in verdict.evidence, verdict.evidence
+
+
 def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(scripts_verified):
     # The file reads `torch`, `nn` and `device` and binds none of them: the usual modules and the
     # verification device stand in, and the evidence names each.

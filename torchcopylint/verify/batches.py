@@ -30,7 +30,7 @@ from torch import nn
 from torchcopylint.verify import arrays, samples
 from torchcopylint.verify.inputs import class_indices
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
-                                              DataSite)
+                                              DataSite, made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
@@ -119,6 +119,8 @@ class DataPlan:
                 arrays.splitter(self, site)
         batch_size = _evaluate(batch)
         image_size = _evaluate(size)
+        if site.kind == "data" and site.dataset_import and not (site.known or site.channels or image_size):
+            site, image_size = self._made_by_function(site, hints or {})
         over = _evaluate((hints or {}).get("dataset"))
         if site.kind == "loader" and isinstance(over, StandInDataset) and over._site.index != site.index:
             # The dataset the loader is over, as the run made it (the branch that ran): its data.
@@ -156,6 +158,24 @@ class DataPlan:
         self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
                                      known=known if known in KNOWN_DATASETS else None)
         return self.make(index, batch=lambda: batch_size)
+
+    def _made_by_function(self, site: DataSite, hints: dict) -> tuple[DataSite, Any]:
+        """Data made by a function of another module (`trainloader = utils.load_data(bs, img_size)`): what
+        its code says of the samples (MNIST, `Resize(img_size)`), the size through the argument the call
+        passes for that parameter."""
+        made = made_in_module(site.dataset_import)
+        if made is None:
+            return site, None
+        inner, parameters = made
+        image_size = None
+        if inner.size_text in parameters:
+            position = str(parameters.index(inner.size_text))
+            image_size = _evaluate(hints.get(inner.size_text) or hints.get(position))
+        elif inner.size_text:
+            image_size = self.value_of(inner.size_text)  # a number, or a name of the run's own
+        site = dataclasses.replace(site, known=inner.known, channels=inner.channels, over=inner.callee)
+        self.sites[site.index] = site
+        return site, image_size
 
     def forget_modules(self) -> None:
         """The next run imports the modules that made this run's stand-in loaders anew, so that their

@@ -25,6 +25,7 @@ the flagged iteration runs, never the whole loop.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import dataclasses
 import functools
 import re
@@ -129,6 +130,7 @@ class DataSite:
     layout: Optional[samples.SampleLayout] = None
     dataset_import: str = ""  # "paired_images.PairedImages" (or a function returning datasets of one class)
     views: int = 1         # images per sample its transform makes of each image (a file's TwoCropsTransform: 2)
+    size_text: str = ""    # the side its transforms resize or crop to, as written (`img_size`, `64`)
 
     @property
     def label(self) -> str:
@@ -190,7 +192,7 @@ def rewrite_data(source: str) -> Rewritten:
             edits.append((call.func, _replacement(site, None, None, call.func)))
         else:
             edits.append((call, _replacement(site, batch, size, call, _array_hints(call, site) or
-                                             _loader_hints(call, site))))
+                                             _loader_hints(call, site) or _maker_hints(call, site))))
     return Rewritten(replace_nodes(source, edits), [site for site, _, _, _ in finder.sites])
 
 
@@ -625,7 +627,7 @@ class _SiteFinder:
                         known, channels, one_hot, unpack, over if kind == "loader" else "",
                         batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
                         dataset_import=imported if "." in imported and kind != "keras" else "",
-                        views=self._views(call))
+                        views=self._views(call), size_text=ast.unparse(size) if size is not None else "")
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
@@ -731,6 +733,49 @@ def _array_hints(call: ast.Call, site: DataSite) -> dict:
     found = {name: value for name, value in zip(parameters, call.args) if not isinstance(value, ast.Starred)}
     found.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
     return {name: value for name, value in found.items() if name in ARRAY_HINTS}
+
+
+def _maker_hints(call: ast.Call, site: DataSite) -> dict:
+    """For data made by a function of another module (`utils.load_data(args.batch_size, img_size)`),
+    its plain arguments by position ("0", "1") and keyword: what that function's transforms may be
+    sized by (verify/batches.py reads its code with `made_in_module`)."""
+    if site.kind != "data" or not site.dataset_import:
+        return {}
+    plain = (ast.Name, ast.Attribute, ast.Constant, ast.BinOp)
+    found = {str(position): argument for position, argument in enumerate(call.args)
+             if isinstance(argument, plain) and not any(isinstance(sub, ast.Call) for sub in ast.walk(argument))}
+    found.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg and
+                 isinstance(keyword.value, plain) and not any(isinstance(sub, ast.Call) for sub in ast.walk(keyword.value)))
+    return found
+
+
+def made_in_module(dotted: str) -> Optional[tuple[DataSite, list[str]]]:
+    """For a function of another module that makes data (`utils.load_data`), read from its file (found,
+    not run): the first dataset or loader it makes that says what its samples are (MNIST, a `Resize`),
+    and the function's parameter names, in order."""
+    module, _, name = dotted.rpartition(".")
+    try:
+        spec = importlib.util.find_spec(module) if module else None
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    try:
+        with open(spec.origin, encoding="utf-8") as file:
+            source = file.read()
+        tree = ast.parse(source)
+    except (OSError, UnicodeDecodeError, SyntaxError):
+        return None
+    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name), None)
+    if function is None:
+        return None
+    inside = [site for site in rewrite_data(source).sites
+              if function.lineno <= site.line <= (function.end_lineno or function.lineno)
+              and (site.known or site.channels or site.size_text)]
+    if not inside:
+        return None
+    parameters = [argument.arg for argument in (*function.args.posonlyargs, *function.args.args)]
+    return inside[0], parameters
 
 
 def _loader_hints(call: ast.Call, site: DataSite) -> dict:
