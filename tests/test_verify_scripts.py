@@ -457,6 +457,13 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.
     assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
+    # scikit-learn's metrics only score predictions for a report; its other parts keep their meaning.
+    from torchcopylint.verify.noops import _is_no_op_part
+
+    assert is_no_op("sklearn") and _is_no_op_part("sklearn.metrics.classification_report")
+    assert not _is_no_op_part("sklearn.cluster.KMeans")
+    # Downloads, their archives and the sort of their file names.
+    assert all(is_no_op(name) for name in ("gdown", "zipfile38", "py7zr", "natsort"))
     # So does any package named for logging; a name that merely ends in "log" is not one.
     assert all(is_no_op(name) for name in ("tensorboard_logger", "experiment_logging", "logger", "run_logs"))
     assert not any(is_no_op(name) for name in ("catalog", "dialog", "blog", "logits", "logic"))

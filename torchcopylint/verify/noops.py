@@ -39,6 +39,9 @@ PACKAGES = frozenset({
     # Unpackers of what was downloaded (`zipfile38.ZipFile(path).extractall(root)`), and the natural
     # sort of its file names: the files they would give are stood in by verify/datasites.py.
     "zipfile38", "zipfile36", "py7zr", "rarfile", "patoolib", "pyunpack", "natsort",
+    # Only its metrics, which score predictions for a report (`classification_report(y, pred)`); its data
+    # makers, splits and scalers stand in whether it is installed or not (verify/datasites.py).
+    "sklearn",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -49,6 +52,7 @@ NO_OP_PARTS = {
     "tensorflow": frozenset({"examples", "summary", "keras"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
+    "sklearn": frozenset({"metrics"}),
 }
 MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
