@@ -25,7 +25,6 @@ the flagged iteration runs, never the whole loop.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import dataclasses
 import functools
 import re
@@ -754,17 +753,12 @@ def made_in_module(dotted: str) -> Optional[tuple[DataSite, list[str]]]:
     not run): the first dataset or loader it makes that says what its samples are (MNIST, a `Resize`),
     and the function's parameter names, in order."""
     module, _, name = dotted.rpartition(".")
+    source = samples.module_source(module)
     try:
-        spec = importlib.util.find_spec(module) if module else None
-    except (ImportError, ValueError, AttributeError):
+        tree = ast.parse(source) if source is not None else None
+    except SyntaxError:
         return None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return None
-    try:
-        with open(spec.origin, encoding="utf-8") as file:
-            source = file.read()
-        tree = ast.parse(source)
-    except (OSError, UnicodeDecodeError, SyntaxError):
+    if tree is None:
         return None
     function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name), None)
     if function is None:

@@ -88,17 +88,23 @@ def _classes_returned(function: ast.FunctionDef, classes: set) -> set:
 
 
 def layout_in_module(module: str, class_name: str) -> Optional[SampleLayout]:
-    """The layout of the samples of `module.class_name`, read from the module's file (found, not run:
-    a top-level module's file is found without running anything)."""
+    """The layout of the samples of `module.class_name`, read from the module's file."""
+    source = module_source(module)
+    return layout_in_source(source, class_name) if source is not None else None
+
+
+def module_source(module: str) -> Optional[str]:
+    """The text of a module's file, found, not run (a top-level module's file is found without running
+    anything); None when it is not a Python file here."""
     try:
-        spec = importlib.util.find_spec(module)
+        spec = importlib.util.find_spec(module) if module else None
     except (ImportError, ValueError, AttributeError):
         return None
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         return None
     try:
         with open(spec.origin, encoding="utf-8") as file:
-            return layout_in_source(file.read(), class_name)
+            return file.read()
     except (OSError, UnicodeDecodeError):
         return None
 
