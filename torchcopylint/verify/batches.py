@@ -293,8 +293,8 @@ class DataPlan:
         """Did the run fail on a reshape to the batch size the code asked for, of values made from a
         batch cut smaller (`outputs.view(config.batch_size, -1)`)?"""
         match = RESHAPE_ERROR.search(str(error))
-        return match is not None and match.group(1).split(",")[0].strip().isdigit() and \
-            int(match.group(1).split(",")[0]) in self.cut_from
+        first = match.group(1).split(",")[0].strip() if match is not None else ""
+        return first.isdigit() and int(first) in self.cut_from
 
     def learn(self, error: BaseException) -> Optional[tuple]:
         """The reshape a run failed on, when it was applied to a stand-in batch of this plan: its

@@ -740,11 +740,13 @@ def _maker_hints(call: ast.Call, site: DataSite) -> dict:
     sized by (verify/batches.py reads its code with `made_in_module`)."""
     if site.kind != "data" or not site.dataset_import:
         return {}
-    plain = (ast.Name, ast.Attribute, ast.Constant, ast.BinOp)
-    found = {str(position): argument for position, argument in enumerate(call.args)
-             if isinstance(argument, plain) and not any(isinstance(sub, ast.Call) for sub in ast.walk(argument))}
-    found.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg and
-                 isinstance(keyword.value, plain) and not any(isinstance(sub, ast.Call) for sub in ast.walk(keyword.value)))
+
+    def plain(argument: ast.expr) -> bool:  # names, numbers and arithmetic: evaluating it runs nothing
+        return isinstance(argument, (ast.Name, ast.Attribute, ast.Constant, ast.BinOp)) and \
+            not any(isinstance(sub, ast.Call) for sub in ast.walk(argument))
+
+    found = {str(position): argument for position, argument in enumerate(call.args) if plain(argument)}
+    found.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg and plain(keyword.value))
     return found
 
 

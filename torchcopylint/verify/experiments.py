@@ -14,8 +14,8 @@ import itertools
 import sys
 import time
 import warnings
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import torch
@@ -1856,8 +1856,8 @@ def clone_detach_order(job: Job) -> Outcome:
     imported_by = topcalls.importers_of(job.importers, Path(job.path).stem,
                                         job.target.class_name or job.target.function_name or "")
     if outcome.status == "confirmed" and sighting.assumed and imported_by:
-        # Other files of the linted tree call it: what they pass decides, not a made-up value (fresh26's
-        # JSMA attack: its callers in another file pass data).
+        # Another file of the linted tree uses it: what it passes decides, not a made-up value (fresh26's
+        # JSMA attack: the one file that imports it gives it nothing that requires grad).
         raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, and "
                         f"{Path(imported_by[0]).name} imports `{job.target.class_name or job.target.function_name}`"
                         f": what its calls pass decides, and they were not run")

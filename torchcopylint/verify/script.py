@@ -724,11 +724,11 @@ def notebook_globals(source: str) -> dict:
 @functools.lru_cache(maxsize=64)
 def names_bound_nowhere(source: str) -> frozenset:
     """The global names the code reads that no statement of it binds (none, when it imports `*`)."""
+    if "import *" in source:
+        return frozenset()
     try:
         table = symtable.symtable(source, "<source>", "exec")
     except SyntaxError:
-        return frozenset()
-    if "import *" in source:
         return frozenset()
     top = table.get_symbols()
     bound = {symbol.get_name() for symbol in top if symbol.is_assigned() or symbol.is_imported()}
@@ -738,10 +738,11 @@ def names_bound_nowhere(source: str) -> frozenset:
 
 
 def _globals_assigned(table: symtable.SymbolTable) -> set[str]:
-    """The names functions bind at module level through `global name`."""
-    found = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_declared_global()
-             and symbol.is_assigned()} if table.get_type() != "module" else set()
+    """The names the functions under `table` bind at module level through `global name`."""
+    found = set()
     for child in table.get_children():
+        found |= {symbol.get_name() for symbol in child.get_symbols()
+                  if symbol.is_declared_global() and symbol.is_assigned()}
         found |= _globals_assigned(child)
     return found
 
