@@ -831,14 +831,28 @@ def test_the_files_that_import_a_flagged_module_are_found_in_the_linted_tree(tmp
     (tmp_path / "tools" / "run.py").write_text("import pkg.trainer as t\n", encoding="utf-8")
     (tmp_path / "other.py").write_text("import trainers\n# from trainer import fit, in a comment\n",
                                        encoding="utf-8")
+    # A notebook that imports it: its code cells, as one module, with where each cell is.
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
+              "source": ["import torch\n", "from trainer import fit\n"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 2, "outputs": [], "source": ["fit([1])\n"]}]
+    (tmp_path / "demo.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                     "nbformat_minor": 5}), encoding="utf-8")
     flagged = str(tmp_path / "trainer.py")
     # Only the flagged file's text is held (it has findings); the rest of the tree is read from disk.
-    tree = [str(path) for path in sorted(tmp_path.rglob("*.py"))]
+    tree = [str(path) for path in sorted([*tmp_path.rglob("*.py"), tmp_path / "demo.ipynb"])]
     candidates = _possible_importers([flagged], {flagged: "def fit(data):\n    return data\n"}, tree)
-    assert sorted(candidates) == [str(tmp_path / "main.py"), str(tmp_path / "tools" / "run.py")]
+    assert sorted(candidates) == [str(tmp_path / name) for name in ("demo.ipynb", "main.py", "tools/run.py")]
     # Nearest first: the flagged file's own folder.
-    assert [path for path, _ in importers(flagged, candidates)] == [str(tmp_path / "main.py"),
-                                                                     str(tmp_path / "tools" / "run.py")]
+    found = importers(flagged, candidates)
+    assert [path for path, _, _ in found] == [str(tmp_path / name) for name in ("demo.ipynb", "main.py", "tools/run.py")]
+    assert found[0][1] == "import torch\nfrom trainer import fit\nfit([1])\n" and found[0][2] == [(1, 2, 2), (3, 1, 3)]
+    # Its top-level call of the function, placed in its cell.
+    from torchcopylint.verify.topcalls import calls_from_importer
+
+    [site] = calls_from_importer(found[0][1], found[0][0], "def fit(data):\n    return data\n", "fit", "trainer",
+                                 tuple(found[0][2]))
+    assert site.where == "demo.ipynb, cell 3, line 1" and site.arguments == (("data", "[1]"),)
 
 
 def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_builds(scripts_verified):

@@ -99,7 +99,8 @@ class DataPlan:
         self.pair_scale = pair_scale
         self._pair_sides: set[int] = set()  # the sides of the later images of the pairs made
         self.loaders_made_in: set[str] = set()  # modules of the project whose loaders are this run's stand-ins
-        self.file = ""  # the file the data is made in, when not the flagged one (a caller's `main.py`)
+        # Where line N of the code is, when not in the flagged file (a caller's `main.py, line N`).
+        self.place: Optional[Callable[[int], str]] = None
 
     def helpers(self) -> dict:
         return {DATA_HELPER: self.make, LOOP_HELPER: self.few, WHILE_HELPER: self.still,
@@ -364,7 +365,7 @@ class DataPlan:
         return _shape_text(shape) + (f" (for {why})" if why else "")
 
     def describe(self, site: DataSite, text: str) -> None:
-        label = site.label.replace(f"(line {site.line})", f"({self.file}, line {site.line})") if self.file \
+        label = site.label.replace(f"(line {site.line})", f"({self.place(site.line)})") if self.place \
             else site.label
         self.described.setdefault(site.index, f"{label}: {text}")
 

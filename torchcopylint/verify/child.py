@@ -139,7 +139,8 @@ def main(job_path: str, results_path: str) -> int:
         def job_of(source: str, fixed_source) -> Job:
             return Job(job["path"], source, fixed_source, diagnosis["code"], diagnosis["line"],
                        diagnosis.get("context", {}), job["device"], factories, tuple(span) if span else None,
-                       importers=tuple(tuple(pair) for pair in job.get("importers", ())))
+                       importers=tuple((path, text, tuple(map(tuple, cells)))
+                                       for path, text, cells in job.get("importers", ())))
 
         started = time.perf_counter()
         try:

@@ -89,7 +89,8 @@ class Job:
     factories: Factories
     # Where the diagnosis points: (line, column, end line, end column), 1-based columns, end exclusive.
     span: Optional[tuple] = None
-    # (path, source) of the linted files that import this file's module (verify/runner.py importers).
+    # (path, source, cells) of the linted files that import this file's module (verify/runner.py
+    # importers; a notebook's source is its code cells as one module, `cells` where each one is).
     importers: tuple = ()
     _tree: Optional[ast.Module] = field(default=None, repr=False)
 
@@ -231,8 +232,8 @@ def _call_site(job: Job) -> Optional[topcalls.TopLevelCall]:
         return sites[0]
     # None in the file: the first of another linted file that imports it (a `main.py` that builds the
     # data and calls `train(dataset)` under its main guard).
-    for path, source in job.importers:
-        found = topcalls.calls_from_importer(source, path, job.source, name, Path(job.path).stem)
+    for path, source, cells in job.importers:
+        found = topcalls.calls_from_importer(source, path, job.source, name, Path(job.path).stem, cells)
         if found:
             return found[0]
     return None
@@ -246,7 +247,7 @@ def _site_namespace(site: topcalls.TopLevelCall, namespace: dict) -> dict:
     # Nothing of the flagged module runs there (its functions train: `classifier_train(dataset)` after
     # the call), nor the call itself.
     return script.load_function(site.source, site.path, set(), _execute, reads=site.reads,
-                                avoided=site.avoided, other_file=True)
+                                avoided=site.avoided, place=site.place)
 
 
 def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool = False) -> dict:

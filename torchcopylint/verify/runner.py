@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from torchcopylint import notebook
 from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.fix import apply_edits
 
@@ -85,18 +86,19 @@ def _imports_of(stem: str) -> re.Pattern:
     return re.compile(rf"^\s*(from\s+[\w.]*\b{stem}\s+import\b|import\s+[\w.]*\b{stem}\b)", re.MULTILINE)
 
 
-def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Sequence[str]) -> dict[str, str]:
-    """The Python files of `sources` and `tree` (read once each, up to MAX_IMPORTER_CHARS) that may
-    import a flagged file's module: they spell an import of one of their names."""
+def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Sequence[str]) -> dict[str, "Importer"]:
+    """The Python files and notebooks of `sources` and `tree` (read once each, up to MAX_IMPORTER_CHARS)
+    that may import a flagged file's module: they spell an import of one of their names."""
     stems = sorted({Path(path).stem for path in flagged if Path(path).stem.isidentifier()})
     if not stems:
         return {}
     pattern = _imports_of("(?:" + "|".join(map(re.escape, stems)) + ")")
     found = {}
     for path in dict.fromkeys([*sources, *tree]):
-        if not path.endswith(".py"):
+        is_notebook = notebook.is_notebook(path)
+        if not (path.endswith(".py") or is_notebook):
             continue
-        text = sources.get(path)
+        text = None if is_notebook else sources.get(path)  # (a notebook's source here is its module)
         if text is None:
             try:
                 if os.path.getsize(path) > MAX_IMPORTER_CHARS:
@@ -104,23 +106,40 @@ def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Seque
                 text = Path(path).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue  # the lint reported it
+        cells: list = []
+        if is_notebook:
+            try:
+                document = notebook.read(text)
+            except notebook.NotebookError:
+                continue
+            text = notebook.lintable_module(document)
+            cells = [(cell.first_line, cell.line_count, cell.number) for cell in document.cells]
         if len(text) <= MAX_IMPORTER_CHARS and pattern.search(text):
-            found[path] = text
+            found[path] = Importer(text, cells)
     return found
 
 
-def importers(path: str, sources: dict[str, str]) -> list[tuple[str, str]]:
-    """The files of `sources`, other than `path`, that import its module by its name (`from train import
-    fit`, `import train`, `from .train import fit`), nearest first."""
+@dataclass(frozen=True)
+class Importer:
+    """A linted file that may import a flagged one: its Python text (a notebook's code cells as one
+    module) and, for a notebook, (first line, line count, number) of each code cell."""
+
+    text: str
+    cells: list = field(default_factory=list)
+
+
+def importers(path: str, candidates: dict[str, Importer]) -> list[list]:
+    """The files of `candidates`, other than `path`, that import its module by its name (`from train
+    import fit`, `import train`, `from .train import fit`), nearest first: [path, text, cells] each."""
     stem = Path(path).stem
     if not stem.isidentifier():
         return []
     imports = _imports_of(stem)
     folder = Path(path).resolve().parent
-    found = [(other, text) for other, text in sources.items() if other != path and
-             len(text) <= MAX_IMPORTER_CHARS and imports.search(text)]
+    found = [(other, importer) for other, importer in candidates.items() if other != path and
+             imports.search(importer.text)]
     found.sort(key=lambda item: (Path(item[0]).resolve().parent != folder, item[0]))
-    return [(str(Path(other).resolve()), text) for other, text in found[:MAX_IMPORTERS]]
+    return [[str(Path(other).resolve()), importer.text, importer.cells] for other, importer in found[:MAX_IMPORTERS]]
 
 
 def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions,

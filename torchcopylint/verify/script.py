@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import os
 import random
 import re
 import symtable
@@ -880,11 +879,12 @@ def _globals_read(table: symtable.SymbolTable) -> set[str]:
 
 def load_function(source: str, path: str, roots: set, execute: Callable,
                   rewrite: Optional[Callable[[str], tuple]] = None, reads: frozenset = frozenset(),
-                  avoided: frozenset = frozenset(), other_file: bool = False) -> Optional[dict]:
+                  avoided: frozenset = frozenset(), place: Optional[Callable[[int], str]] = None) -> Optional[dict]:
     """Execute the snippet for `roots` with the module-level names it reads (and those of `reads`); its
     namespace. `rewrite` (text -> (text, what it changed)) edits the snippet first, keeping its line
     numbers; None when it changed nothing. No statement that calls a name of `avoided` runs.
-    `other_file`: the file is not the flagged one (its stand-ins are named with its file's name)."""
+    `place`: for a file other than the flagged one, where its line N is (`main.py, line N`), for the
+    evidence."""
     prepared = function_text(source, frozenset(roots), frozenset(reads), frozenset(avoided))
     text = prepared.text
     if rewrite is not None:
@@ -893,7 +893,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
                     pair_scale=_pair_scale)
-    plan.file = os.path.basename(path) if other_file else ""
+    plan.place = place
     _log.function_plans.append(plan)
 
     def failed(line: int, error: BaseException) -> None:

@@ -49,10 +49,17 @@ class TopLevelCall:
     path: str = ""    # the file the call is in, when not the function's own (`source` is its text)
     source: str = ""
     avoided: frozenset = frozenset()  # there, the names it imports from the function's module
+    cells: tuple = ()  # for a notebook, (first line, line count, number) of each code cell of `source`
 
     @property
     def where(self) -> str:
-        return f"{Path(self.path).name}, line {self.line}" if self.path else f"line {self.line}"
+        return self.place(self.line) if self.path else f"line {self.line}"
+
+    def place(self, line: int) -> str:
+        """Where line `line` of `source` is, in its file: `main.py, line 12`, `demo.ipynb, cell 4, line 2`."""
+        name = Path(self.path).name
+        cell = next(((first, number) for first, count, number in self.cells if first <= line < first + count), None)
+        return f"{name}, cell {cell[1]}, line {line - cell[0] + 1}" if cell else f"{name}, line {line}"
 
     def loop_names(self) -> set[str]:
         names = set()
@@ -96,10 +103,12 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
     return tuple(found)
 
 
-def calls_from_importer(source: str, path: str, defined_in: str, function_name: str, module: str) -> tuple:
-    """The top-level calls in another file (`source`, at `path`) of the function `function_name` of the
-    module `module` (whose text is `defined_in`), which it imports by name (`from train import fit`,
-    `from .train import fit as run`); each knows its file."""
+def calls_from_importer(source: str, path: str, defined_in: str, function_name: str, module: str,
+                        cells: tuple = ()) -> tuple:
+    """The top-level calls in another file (`source`, at `path`; a notebook's code cells as one module,
+    `cells` where each is) of the function `function_name` of the module `module` (whose text is
+    `defined_in`), which it imports by name (`from train import fit`, `from .train import fit as run`);
+    each knows its file."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -109,17 +118,18 @@ def calls_from_importer(source: str, path: str, defined_in: str, function_name: 
     local = imported.get(function_name)
     if local is None:
         return ()
-    return tuple(dataclasses.replace(site, path=path, source=source, avoided=frozenset(imported.values()))
+    return tuple(dataclasses.replace(site, path=path, source=source, avoided=frozenset(imported.values()),
+                                     cells=tuple(cells))
                  for site in top_level_calls(source, function_name, defined_in, local) if site.arguments)
 
 
 def importers_of(importers: tuple, module: str, name: str) -> list[str]:
-    """The paths of `importers` ((path, source) pairs) that import `name` from the module `module` (a
+    """The paths of `importers` ((path, source, cells)) that import `name` from the module `module` (a
     package's `__init__.py` that only re-exports it is not one of them)."""
     found = []
     spelled = re.compile(rf"^\s*from\s+[\w.]*\b{re.escape(module)}\s+import\s[^\n]*\b{re.escape(name)}\b",
                          re.MULTILINE)
-    for path, source in importers:
+    for path, source, _ in importers:
         if Path(path).name == "__init__.py":
             continue
         try:
