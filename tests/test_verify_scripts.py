@@ -875,6 +875,14 @@ def test_data_made_by_a_helper_of_another_module_takes_the_samples_its_code_says
            "(of the 128 the code asks for) random samples 1x48x48" in verdict.evidence, verdict.evidence
 
 
+def test_a_function_under_a_decorator_without_wraps_gets_the_arguments_it_takes(scripts_verified):
+    # `@epoch_time`'s wrapper takes `*args, **kwargs`: the function it holds says what a call gives.
+    verdict = _verdict(scripts_verified, "timed_epoch.py", "running += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "with the arguments the top-level call at line 35 passes (`model`: the script's Linear" in verdict.evidence, \
+        verdict.evidence
+
+
 def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(scripts_verified):
     # The file reads `torch`, `nn` and `device` and binds none of them: the usual modules and the
     # verification device stand in, and the evidence names each.

@@ -665,7 +665,7 @@ def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, 
     values = {name: made.values[name] for name in setting.given}
     values.update({name: value for name, value in stood.items() if name not in values})
     positional, keywords = [], {}
-    for parameter in inspect.signature(function).parameters.values():
+    for parameter in standins.signature_of(function).parameters.values():
         if parameter.name not in values:
             continue
         if parameter.kind == parameter.POSITIONAL_ONLY:
@@ -824,7 +824,7 @@ def _arguments(function: Callable, names: tuple, made: dict) -> tuple[list, dict
     """The stand-ins of `names` as the call passes them: by position, by keyword the keyword-only ones
     (`*, constraint`) and those with a default (`images=None`, which the code uses as given)."""
     try:
-        by_keyword = {p.name for p in inspect.signature(function).parameters.values()
+        by_keyword = {p.name for p in standins.signature_of(function).parameters.values()
                       if p.kind == p.KEYWORD_ONLY or (p.default is not p.empty and p.kind != p.POSITIONAL_ONLY)}
     except (TypeError, ValueError):
         by_keyword = set()

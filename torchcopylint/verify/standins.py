@@ -1317,13 +1317,31 @@ def _fillers(tree: ast.Module, class_name: str, methods: dict, method: str) -> l
     return found[:1]
 
 
+def signature_of(function: Callable) -> inspect.Signature:
+    """The function's signature; for a decorator's wrapper that takes only `*args, **kwargs` and holds
+    the function it wraps in its closure (`@epoch_time` written without `functools.wraps`), the wrapped
+    function's: the wrapper hands on what it is given, so that is what a call must give it."""
+    signature = inspect.signature(function)
+    if not signature.parameters or any(parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+                                       for parameter in signature.parameters.values()):
+        return signature
+    for cell in getattr(function, "__closure__", None) or ():
+        try:
+            inner = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if inspect.isfunction(inner) and inner is not function:
+            return signature_of(inner)
+    return signature
+
+
 def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tuple[list[str], dict]:
     """The parameters without a default (they need stand-ins), and their annotations. With the
     function's `node`, also those whose default is None where the code uses the value as it comes
     (`def __call__(self, images=None): images.shape[0]`): None would fail there, a caller passes one."""
     names, annotations = [], {}
     found = uses(node) if node is not None else {}
-    for parameter in inspect.signature(function).parameters.values():
+    for parameter in signature_of(function).parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         if parameter.default is not parameter.empty and not (
@@ -1346,7 +1364,7 @@ def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[t
     boolean flipped (`rand_init=False`); a string default as each other string `node`, the
     function, compares it with (`distance="l_inf"` and `if distance == "l_2":`)."""
     try:
-        parameters = inspect.signature(function).parameters.values()
+        parameters = signature_of(function).parameters.values()
     except (TypeError, ValueError):
         return []
     found = uses(node) if node is not None else {}
