@@ -1135,6 +1135,8 @@ class GradFlow:
         if _keyword_is_true(call, "requires_grad"):
             return False
         func = call.func
+        if _image_to_tensor(func):
+            return True  # a new tensor made from an image or an array: never one that requires grad
         qualified = self.facts.names.qualified_name(func)
         if qualified is not None:
             module, _, name = qualified.rpartition(".")
@@ -1341,3 +1343,14 @@ def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
         value = value.func.value
     return value
 
+
+# torchvision's conversions of an image (a PIL image, an array) into a new tensor, as a transform
+# object called at once (`transforms.ToTensor()(image)`) or as a function (`TF.to_tensor(image)`).
+IMAGE_TO_TENSOR_CLASSES = frozenset({"ToTensor", "PILToTensor"})
+IMAGE_TO_TENSOR_FUNCTIONS = frozenset({"to_tensor", "pil_to_tensor"})
+
+
+def _image_to_tensor(func: cst.BaseExpression) -> bool:
+    if type(func) is cst.Call and not func.args:
+        return (dotted_name(func.func) or "").rpartition(".")[2] in IMAGE_TO_TENSOR_CLASSES
+    return (dotted_name(func) or "").rpartition(".")[2] in IMAGE_TO_TENSOR_FUNCTIONS
