@@ -453,6 +453,8 @@ def test_a_stand_in_dataset_is_sized_by_the_counts_and_wraps_past_its_end():
     assert len(dataset) == 256 and dataset[1000][0].shape == (1, 28, 28)
     # What torchvision's datasets carry besides samples, read by notebooks that label their plots.
     assert dataset.classes[:2] == ["0", "1"] and dataset.class_to_idx["3"] == 3
+    # SVHN's `labels` (a NumPy array there): a notebook counts its classes with `len(set(train.labels))`.
+    assert len(set(dataset.labels)) == 10 and len(dataset.labels) == len(dataset)
     plan.namespace = {"batch_size": 10 ** 6}
     assert len(StandInDataset(plan, site, None, length=None)) == MAX_DATASET
     exact = DataSite(0, 1, 1, "datasets.MNIST", "dataset", "dataset", counts=(("exactly", "(50000) + (10000)"),))

@@ -640,7 +640,8 @@ class StandInSampler:
 
 
 class StandInDataset:
-    """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.class_to_idx`, `.targets`, `.data`."""
+    """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.class_to_idx`, `.targets`,
+    `.labels`, `.data`."""
 
     def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: Optional[int] = BATCHES * DEFAULT_BATCH) -> None:
         self._plan, self._site, self._image_size = plan, site, image_size
@@ -700,6 +701,11 @@ class StandInDataset:
     @property
     def targets(self) -> torch.Tensor:
         return torch.arange(self._length, device="cpu") % self._plan.classes(self._site)
+
+    @property
+    def labels(self):
+        """SVHN's and STL10's name for the targets, a NumPy array there (`len(set(train.labels))`)."""
+        return self.targets.numpy()
 
     @property
     def data(self) -> torch.Tensor:
