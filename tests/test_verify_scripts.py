@@ -850,9 +850,20 @@ def test_the_files_that_import_a_flagged_module_are_found_in_the_linted_tree(tmp
     # Its top-level call of the function, placed in its cell.
     from torchcopylint.verify.topcalls import calls_from_importer
 
-    [site] = calls_from_importer(found[0][1], found[0][0], "def fit(data):\n    return data\n", "fit", "trainer",
+    [site] = calls_from_importer(found[0][1], found[0][0], "def fit(data):\n    return data\n", "fit", frozenset({"trainer"}),
                                  tuple(found[0][2]))
     assert site.where == "demo.ipynb, cell 3, line 1" and site.arguments == (("data", "[1]"),)
+
+
+def test_a_file_functions_are_imported_from_its_module_or_the_package_that_holds_it(tmp_path):
+    from torchcopylint.verify.importing import module_names
+
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("from .image_utils import save_image\n", encoding="utf-8")
+    (tmp_path / "utils" / "image_utils.py").write_text("def save_image(t):\n    return t\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text("", encoding="utf-8")
+    assert module_names(str(tmp_path / "utils" / "image_utils.py")) == {"image_utils", "utils"}
+    assert module_names(str(tmp_path / "train.py")) == {"train"}
 
 
 def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_builds(scripts_verified):

@@ -180,6 +180,16 @@ def test_a_copy_whose_function_another_file_of_the_tree_imports_is_not_confirmed
 
 
 @needs_torch
+def test_a_copy_another_file_calls_with_what_it_makes_require_grad_is_confirmed_by_that_call(sound_verified):
+    # `pgd_runner.py` calls `project(adversarial, images)` after `adversarial.requires_grad_()`: its call
+    # says what the made-up input stands for, and the evidence names it.
+    verdict = _verdict(sound_verified, "pgd_step.py", "previous = adversarial.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "requires grad through what the calls in other files pass: pgd_runner.py, line 14 (`adversarial`, " \
+           "made to require grad at line 10)" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
     # `Relabel.forward(images, labels)` hands its labels on; made up as a float tensor (the code passes
     # them to a torch function), they require grad only because the stand-in does: class labels never do.

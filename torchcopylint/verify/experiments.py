@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import inspect
 import itertools
+import re
 import sys
 import time
 import warnings
@@ -42,6 +43,7 @@ from torchcopylint.verify.importing import (
     execute,
     fresh_module,
     import_context,
+    module_names,
     needs_package,
     outside_package,
     relative_depth,
@@ -233,7 +235,7 @@ def _call_site(job: Job) -> Optional[topcalls.TopLevelCall]:
     # None in the file: the first of another linted file that imports it (a `main.py` that builds the
     # data and calls `train(dataset)` under its main guard).
     for path, source, cells in job.importers:
-        found = topcalls.calls_from_importer(source, path, job.source, name, Path(job.path).stem, cells)
+        found = topcalls.calls_from_importer(source, path, job.source, name, module_names(job.path), cells)
         if found:
             return found[0]
     return None
@@ -1854,14 +1856,22 @@ def clone_detach_order(job: Job) -> Outcome:
         # made-up one (fresh22 and fresh26: four such confirmations, all of callers passing data).
         raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, and "
                         f"the callers in the file, which show what it is given, could not be run ({failures[0]})")
-    imported_by = topcalls.importers_of(job.importers, Path(job.path).stem,
-                                        job.target.class_name or job.target.function_name or "")
+    modules = module_names(job.path)
+    name = job.target.class_name or job.target.function_name or ""
+    imported_by = topcalls.importers_of(job.importers, modules, name)
     if outcome.status == "confirmed" and sighting.assumed and imported_by:
         # Another file of the linted tree uses it: what it passes decides, not a made-up value (fresh26's
-        # JSMA attack: the one file that imports it gives it nothing that requires grad).
-        raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, and "
-                        f"{Path(imported_by[0]).name} imports `{job.target.class_name or job.target.function_name}`"
-                        f": what its calls pass decides, and they were not run")
+        # JSMA attack: the one file that imports it gives it nothing that requires grad). Its calls
+        # that pass names their code makes require grad (an attack's `images.requires_grad_()`) say so.
+        made_up = [match.group(1) for mark in sighting.assumed for match in [re.match(r"`(\w+)`", mark)] if match]
+        passed = topcalls.passed_requiring_grad(job.importers, modules, job.source, name, made_up) \
+            if job.target.class_name is None and made_up else None
+        if passed is None:
+            raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, "
+                            f"and {Path(imported_by[0]).name} imports `{name}`: what its calls pass decides, and "
+                            f"they were not run")
+        return confirmed(f"{outcome.evidence}; `{expression}` requires grad through what the calls in other files "
+                         f"pass: {passed}")
     if outcome.status == "confirmed" and sighting.assumed:
         outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
                             f"{' and '.join(sighting.assumed)} made to require grad "

@@ -157,6 +157,17 @@ def _provides(folder: str, name: str) -> bool:
         os.path.isfile(os.path.join(folder, name, "__init__.py"))
 
 
+def module_names(path: str) -> frozenset:
+    """The names other files import a file's functions from: its module, and its package when the
+    package may re-export them (`from utils import save_image` for `utils/image_utils.py`)."""
+    folder, file = os.path.split(os.path.abspath(path))
+    stem = os.path.splitext(file)[0]
+    names = {stem}
+    if stem != "__init__" and os.path.isfile(os.path.join(folder, "__init__.py")):
+        names.add(os.path.basename(folder))
+    return frozenset(names)
+
+
 def project_root(folder: str) -> Optional[str]:
     for candidate in _upwards(folder):
         if any(os.path.exists(os.path.join(candidate, marker)) for marker in PROJECT_MARKERS):

@@ -18,6 +18,7 @@ from typing import Optional, Sequence
 from torchcopylint import notebook
 from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.fix import apply_edits
+from torchcopylint.verify.importing import module_names
 
 # Seconds a child may take to start and import torch, on top of the per-diagnosis limit.
 STARTUP_SECONDS = 60.0
@@ -89,7 +90,7 @@ def _imports_of(stem: str) -> re.Pattern:
 def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Sequence[str]) -> dict[str, "Importer"]:
     """The Python files and notebooks of `sources` and `tree` (read once each, up to MAX_IMPORTER_CHARS)
     that may import a flagged file's module: they spell an import of one of their names."""
-    stems = sorted({Path(path).stem for path in flagged if Path(path).stem.isidentifier()})
+    stems = sorted({name for path in flagged for name in module_names(path) if name.isidentifier()})
     if not stems:
         return {}
     pattern = _imports_of("(?:" + "|".join(map(re.escape, stems)) + ")")
@@ -131,10 +132,10 @@ class Importer:
 def importers(path: str, candidates: dict[str, Importer]) -> list[list]:
     """The files of `candidates`, other than `path`, that import its module by its name (`from train
     import fit`, `import train`, `from .train import fit`), nearest first: [path, text, cells] each."""
-    stem = Path(path).stem
-    if not stem.isidentifier():
+    names = sorted(name for name in module_names(path) if name.isidentifier())
+    if not names:
         return []
-    imports = _imports_of(stem)
+    imports = _imports_of("(?:" + "|".join(map(re.escape, names)) + ")")
     folder = Path(path).resolve().parent
     found = [(other, importer) for other, importer in candidates.items() if other != path and
              imports.search(importer.text)]

@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.absent import AbsentPackageUsed
+from torchcopylint.verify.importing import module_names
 
 _BUILTINS = frozenset(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
@@ -103,18 +104,17 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
     return tuple(found)
 
 
-def calls_from_importer(source: str, path: str, defined_in: str, function_name: str, module: str,
+def calls_from_importer(source: str, path: str, defined_in: str, function_name: str, modules: frozenset,
                         cells: tuple = ()) -> tuple:
     """The top-level calls in another file (`source`, at `path`; a notebook's code cells as one module,
-    `cells` where each is) of the function `function_name` of the module `module` (whose text is
-    `defined_in`), which it imports by name (`from train import fit`, `from .train import fit as run`);
+    `cells` where each is) of the function `function_name` of a module named one of `modules` (whose
+    text is `defined_in`), which it imports by name (`from train import fit`, `from .train import fit as run`);
     each knows its file."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ()
-    imported = {alias.name: alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                and (node.module or "").rsplit(".", 1)[-1] == module for alias in node.names}
+    imported = _imported_names(tree, modules)
     local = imported.get(function_name)
     if local is None:
         return ()
@@ -123,12 +123,18 @@ def calls_from_importer(source: str, path: str, defined_in: str, function_name: 
                  for site in top_level_calls(source, function_name, defined_in, local) if site.arguments)
 
 
-def importers_of(importers: tuple, module: str, name: str) -> list[str]:
-    """The paths of `importers` ((path, source, cells)) that import `name` from the module `module` (a
+def _imported_names(tree: ast.Module, modules: frozenset) -> dict:
+    """name -> the local name it is bound to, for what `tree` imports from one of `modules`."""
+    return {alias.name: alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and (node.module or "").rsplit(".", 1)[-1] in modules for alias in node.names}
+
+
+def importers_of(importers: tuple, modules: frozenset, name: str) -> list[str]:
+    """The paths of `importers` ((path, source, cells)) that import `name` from one of `modules` (a
     package's `__init__.py` that only re-exports it is not one of them)."""
     found = []
-    spelled = re.compile(rf"^\s*from\s+[\w.]*\b{re.escape(module)}\s+import\s[^\n]*\b{re.escape(name)}\b",
-                         re.MULTILINE)
+    spelled = re.compile(rf"^\s*from\s+[\w.]*\b({'|'.join(map(re.escape, modules))})\s+import\s[^\n]*"
+                         rf"\b{re.escape(name)}\b", re.MULTILINE)
     for path, source, _ in importers:
         if Path(path).name == "__init__.py":
             continue
@@ -138,10 +144,85 @@ def importers_of(importers: tuple, module: str, name: str) -> list[str]:
             if spelled.search(source):
                 found.append(path)
             continue
-        if any(isinstance(node, ast.ImportFrom) and (node.module or "").rsplit(".", 1)[-1] == module
-               and any(alias.name == name for alias in node.names) for node in ast.walk(tree)):
+        if name in _imported_names(tree, modules):
             found.append(path)
     return found
+
+
+def passed_requiring_grad(importers: tuple, modules: frozenset, defined_in: str, function_name: str,
+                          parameters: list[str]) -> Optional[str]:
+    """Where the calls of `function_name` in `importers` all pass, for each of `parameters`, a name
+    their code makes require grad before the call (`x.requires_grad_()`, `x.requires_grad = True`,
+    `x = torch.zeros(..., requires_grad=True)`, `x = nn.Parameter(...)`, `optim.Adam([x])`): "main.py, line 12 (`adv`,
+    made to require grad at line 9)"; None when there is no such call, or one passes anything else."""
+    try:
+        definition = _definition(ast.parse(defined_in), function_name)
+    except SyntaxError:
+        return None
+    if definition is None:
+        return None
+    shown = []
+    for path, source, cells in importers:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        local = _imported_names(tree, modules).get(function_name)
+        if local is None:
+            continue
+        site = TopLevelCall(0, (), (), (), frozenset(), path=path, cells=tuple(cells))
+        for scope in [tree, *(node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+            for call in _own_calls(scope, local):
+                arguments = dict(_arguments(call, definition) or ())
+                made = [_made_to_require_grad(scope, arguments.get(name, ""), call.lineno) for name in parameters]
+                if not all(made):
+                    return None
+                named = ", ".join(f"`{arguments[name]}`, {how} at line {line}"
+                                  for name, (line, how) in zip(parameters, made))
+                shown.append(f"{site.place(call.lineno)} ({named})")
+    return "; ".join(shown) if shown else None
+
+
+def _own_calls(scope: ast.AST, local: str) -> list[ast.Call]:
+    """The calls of `local` in `scope`'s own body (not in functions defined in it)."""
+    found, pending = [], list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == local:
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _made_to_require_grad(scope: ast.AST, name: str, before: int) -> Optional[tuple[int, str]]:
+    """(line, how) where `scope`'s code, before line `before`, makes `name` require grad; None if it does not."""
+    if not name.isidentifier():
+        return None
+    for node in ast.walk(scope):
+        if getattr(node, "lineno", before) >= before:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and \
+                not (node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
+            return node.lineno, "made to require grad"
+        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Attribute) and target.attr == "requires_grad"
+                                                and isinstance(target.value, ast.Name) and target.value.id == name
+                                                for target in node.targets) \
+                and isinstance(node.value, ast.Constant) and node.value.value is True:
+            return node.lineno, "made to require grad"
+        if isinstance(node, ast.Call) and "optim." in f"{ast.unparse(node.func)}" and node.args and \
+                isinstance(node.args[0], (ast.List, ast.Tuple)) and \
+                any(isinstance(item, ast.Name) and item.id == name for item in node.args[0].elts):
+            return node.lineno, "trained by the optimizer made"  # `optim.Adam([image], lr)`
+        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == name
+                                                for target in node.targets) and isinstance(node.value, ast.Call):
+            callee = ast.unparse(node.value.func)
+            if callee.endswith("Parameter") or any(keyword.arg == "requires_grad" and isinstance(keyword.value, ast.Constant)
+                                                   and keyword.value.value is True for keyword in node.value.keywords):
+                return node.lineno, "made to require grad"
+    return None
 
 
 def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
