@@ -190,6 +190,16 @@ def test_a_copy_another_file_calls_with_what_it_makes_require_grad_is_confirmed_
 
 
 @needs_torch
+def test_a_leaf_write_every_caller_in_the_tree_runs_under_no_grad_is_not_confirmed(sound_verified):
+    # The run (grad mode on) raises the leaf error, but the only calls, in another file, run under
+    # `torch.no_grad()`, where the write is allowed: unverified, naming them.
+    verdict = _verdict(sound_verified, "noise_attack.py", "delta.uniform_(-self.eps, self.eps)", "TCL004")
+    assert verdict.status == "unverified", verdict
+    assert "every call of `perturb` in the files that import `NoiseAttack` runs with grad mode off " \
+           "(noise_evaluation.py, line 13)" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
     # `Relabel.forward(images, labels)` hands its labels on; made up as a float tensor (the code passes
     # them to a torch function), they require grad only because the stand-in does: class labels never do.

@@ -1588,7 +1588,26 @@ def inplace_on_leaf(job: Job) -> Outcome:
         return Run(None, executed, f"line {job.line} ran without the leaf error, but `{target}` could not be read "
                                    f"around it to tell whether the write happened")
 
-    return decide(settings(job, namespace), run, {job.line: "the in-place write"})
+    outcome = decide(settings(job, namespace), run, {job.line: "the in-place write"})
+    if outcome.status == "confirmed":
+        _grad_mode_as_callers_run_it(job, outcome)
+    return outcome
+
+
+def _grad_mode_as_callers_run_it(job: Job, outcome: Outcome) -> None:
+    """A claim that needs grad mode on, shown in a run that had it on: unverified when no call in the
+    file shows the mode and every call in the other files that import it runs under `torch.no_grad()`
+    (fresh27's PGD attack, whose `perturb` every trainer calls in an evaluation under no-grad)."""
+    target = job.target
+    name = target.class_name or target.function_name
+    if not name or not job.importers or callers_in_file(job.source, target):
+        return
+    method = target.function_name if target.class_name else None
+    places = topcalls.calls_without_grad(job.importers, module_names(job.path), name, method)
+    if places:
+        shown = ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+        raise CannotRun(f"{outcome.evidence}; but every call of `{method or name}` in the files that import "
+                        f"`{name}` runs with grad mode off ({shown}), where the claim does not hold")
 
 
 class TensorAcrossLine:

@@ -123,10 +123,18 @@ def calls_from_importer(source: str, path: str, defined_in: str, function_name: 
                  for site in top_level_calls(source, function_name, defined_in, local) if site.arguments)
 
 
-def _imported_names(tree: ast.Module, modules: frozenset) -> dict:
-    """name -> the local name it is bound to, for what `tree` imports from one of `modules`."""
-    return {alias.name: alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-            and (node.module or "").rsplit(".", 1)[-1] in modules for alias in node.names}
+def _imported_names(tree: ast.Module, modules: frozenset, star: Optional[str] = None) -> dict:
+    """name -> the local name it is bound to, for what `tree` imports from one of `modules`; with
+    `star`, that name too where the import is `from module import *`."""
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").rsplit(".", 1)[-1] in modules:
+            for alias in node.names:
+                if alias.name == "*" and star:
+                    found.setdefault(star, star)
+                elif alias.name != "*":
+                    found[alias.name] = alias.asname or alias.name
+    return found
 
 
 def importers_of(importers: tuple, modules: frozenset, name: str) -> list[str]:
@@ -181,6 +189,59 @@ def passed_requiring_grad(importers: tuple, modules: frozenset, defined_in: str,
                                   for name, (line, how) in zip(parameters, made))
                 shown.append(f"{site.place(call.lineno)} ({named})")
     return "; ".join(shown) if shown else None
+
+
+NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "no_grad", "torch.inference_mode", "inference_mode"})
+
+
+def calls_without_grad(importers: tuple, modules: frozenset, name: str, method: Optional[str]) -> list[str]:
+    """Where the files of `importers` that import `name` from one of `modules` call it (or, with
+    `method`, call a method of that name on anything), when every such call runs with grad mode off (in
+    a `with torch.no_grad():` block or a function decorated so); [] when there is none, or one does not."""
+    places = []
+    for path, source, cells in importers:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        local = _imported_names(tree, modules, star=name).get(name)
+        if local is None:
+            continue
+        site = TopLevelCall(0, (), (), (), frozenset(), path=path, cells=tuple(cells))
+        for call, off in _calls_with_grad_mode(tree, local if method is None else None, method):
+            if not off:
+                return []
+            places.append(site.place(call.lineno))
+    return places
+
+
+def _calls_with_grad_mode(tree: ast.Module, local: Optional[str], method: Optional[str]):
+    """(call, whether grad mode is off there) for the calls of the name `local`, or of the method `method`."""
+    def visit(node: ast.AST, off: bool):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            off = any(_no_grad_context(decorator) for decorator in node.decorator_list)  # called from anywhere
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(_no_grad_context(item.context_expr)
+                                                              for item in node.items):
+            off = True
+        if isinstance(node, ast.Call) and (
+                (local is not None and isinstance(node.func, ast.Name) and node.func.id == local) or
+                (method is not None and isinstance(node.func, ast.Attribute) and node.func.attr == method)):
+            yield node, off
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, off)
+
+    yield from visit(tree, False)
+
+
+def _no_grad_context(expression: ast.expr) -> bool:
+    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`, or the decorator spelled bare."""
+    if isinstance(expression, ast.Call):
+        name = ast.unparse(expression.func)
+        if name in ("torch.set_grad_enabled", "set_grad_enabled"):
+            return bool(expression.args) and isinstance(expression.args[0], ast.Constant) and \
+                expression.args[0].value is False
+        return name in NO_GRAD_CONTEXTS
+    return ast.unparse(expression) in NO_GRAD_CONTEXTS
 
 
 def _own_calls(scope: ast.AST, local: str) -> list[ast.Call]:
