@@ -170,15 +170,7 @@ def passed_requiring_grad(importers: tuple, modules: frozenset, defined_in: str,
     if definition is None:
         return None
     shown = []
-    for path, source, cells in importers:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        local = _imported_names(tree, modules).get(function_name)
-        if local is None:
-            continue
-        site = TopLevelCall(0, (), (), (), frozenset(), path=path, cells=tuple(cells))
+    for tree, local, site in _importing(importers, modules, function_name):
         for scope in [tree, *(node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
             for call in _own_calls(scope, local):
                 arguments = dict(_arguments(call, definition) or ())
@@ -191,6 +183,19 @@ def passed_requiring_grad(importers: tuple, modules: frozenset, defined_in: str,
     return "; ".join(shown) if shown else None
 
 
+def _importing(importers: tuple, modules: frozenset, name: str, star: bool = False):
+    """(tree, the local name, a site that places its lines) for each of `importers` that parses and imports
+    `name` from one of `modules` (with `star`, also by `from module import *`)."""
+    for path, source, cells in importers:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        local = _imported_names(tree, modules, star=name if star else None).get(name)
+        if local is not None:
+            yield tree, local, TopLevelCall(0, (), (), (), frozenset(), path=path, cells=tuple(cells))
+
+
 NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "no_grad", "torch.inference_mode", "inference_mode"})
 
 
@@ -199,15 +204,7 @@ def calls_without_grad(importers: tuple, modules: frozenset, name: str, method: 
     `method`, call a method of that name on anything), when every such call runs with grad mode off (in
     a `with torch.no_grad():` block or a function decorated so); [] when there is none, or one does not."""
     places = []
-    for path, source, cells in importers:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        local = _imported_names(tree, modules, star=name).get(name)
-        if local is None:
-            continue
-        site = TopLevelCall(0, (), (), (), frozenset(), path=path, cells=tuple(cells))
+    for tree, local, site in _importing(importers, modules, name, star=True):
         for call, off in _calls_with_grad_mode(tree, local if method is None else None, method):
             if not off:
                 return []
