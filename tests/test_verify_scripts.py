@@ -866,6 +866,26 @@ def test_a_file_functions_are_imported_from_its_module_or_the_package_that_holds
     assert module_names(str(tmp_path / "train.py")) == {"train"}
 
 
+@pytest.mark.parametrize("body, shown", [
+    ("    x = images.clone()\n    x.requires_grad_()\n    return project(x)\n",
+     "runner.py, line 7 (`x`, made to require grad at line 6)"),
+    ("    image = torch.rand(3, 8, 8)\n    optimizer = torch.optim.Adam([image])\n    return project(image)\n",
+     "runner.py, line 7 (`image`, trained by the optimizer made at line 6)"),
+    # Bound again after the switch (`x = x.detach()`): what is passed is not known to require grad.
+    ("    x = images.clone()\n    x.requires_grad_()\n    x = x.detach()\n    return project(x)\n", None),
+    # A call that passes data: the calls do not all show it.
+    ("    x = images.clone()\n    x.requires_grad_()\n    project(images)\n    return project(x)\n", None),
+])
+def test_what_another_file_passes_is_read_for_whether_it_requires_grad(body, shown):
+    from torchcopylint.verify.topcalls import passed_requiring_grad
+
+    runner = "import torch\nfrom step import project\n\ndef attack(images):\n" + body
+    found = passed_requiring_grad((("runner.py", runner, ()),), frozenset({"step"}),
+                                  "def project(adversarial):\n    return adversarial.clone().detach()\n",
+                                  "project", ["adversarial"])
+    assert found == shown
+
+
 def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_builds(scripts_verified):
     # `train_gan(dataset)` has no caller in its file; `gan_trainer_main.py` builds MNIST at 32 pixels and
     # passes a split of it. Its slice runs for that argument (the data on stand-ins, named with their file)

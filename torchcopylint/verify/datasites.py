@@ -750,6 +750,7 @@ def _maker_hints(call: ast.Call, site: DataSite) -> dict:
     return found
 
 
+@functools.lru_cache(maxsize=16)
 def made_in_module(dotted: str) -> Optional[tuple[DataSite, list[str]]]:
     """For a function of another module that makes data (`utils.load_data`), read from its file (found,
     not run): the first dataset or loader it makes that says what its samples are (MNIST, a `Resize`),

@@ -104,6 +104,7 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
     return tuple(found)
 
 
+@functools.lru_cache(maxsize=32)
 def calls_from_importer(source: str, path: str, defined_in: str, function_name: str, modules: frozenset,
                         cells: tuple = ()) -> tuple:
     """The top-level calls in another file (`source`, at `path`; a notebook's code cells as one module,
@@ -241,23 +242,57 @@ def _no_grad_context(expression: ast.expr) -> bool:
     return ast.unparse(expression) in NO_GRAD_CONTEXTS
 
 
-def _own_calls(scope: ast.AST, local: str) -> list[ast.Call]:
-    """The calls of `local` in `scope`'s own body (not in functions defined in it)."""
+def _own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of `scope`'s own body (not of the functions or classes defined in it)."""
     found, pending = [], list(ast.iter_child_nodes(scope))
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == local:
-            found.append(node)
+        found.append(node)
         pending.extend(ast.iter_child_nodes(node))
     return found
 
 
+def _own_calls(scope: ast.AST, local: str) -> list[ast.Call]:
+    """The calls of `local` in `scope`'s own body."""
+    return [node for node in _own_nodes(scope) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == local]
+
+
 def _made_to_require_grad(scope: ast.AST, name: str, before: int) -> Optional[tuple[int, str]]:
-    """(line, how) where `scope`'s code, before line `before`, makes `name` require grad; None if it does not."""
+    """(line, how) where `scope`'s own code, last before line `before`, makes `name` require grad, when
+    nothing binds the name again between there and `before`; None otherwise."""
     if not name.isidentifier():
         return None
+    nodes = [node for node in _own_nodes(scope) if getattr(node, "lineno", before) < before]
+    switches = []
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and \
+                not (node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
+            switches.append((node.lineno, "made to require grad"))
+        elif isinstance(node, ast.Assign) and any(isinstance(target, ast.Attribute) and target.attr == "requires_grad"
+                                                  and isinstance(target.value, ast.Name) and target.value.id == name
+                                                  for target in node.targets) \
+                and isinstance(node.value, ast.Constant) and node.value.value is True:
+            switches.append((node.lineno, "made to require grad"))
+        elif isinstance(node, ast.Call) and "optim." in ast.unparse(node.func) and node.args and \
+                isinstance(node.args[0], (ast.List, ast.Tuple)) and \
+                any(isinstance(item, ast.Name) and item.id == name for item in node.args[0].elts):
+            switches.append((node.lineno, "trained by the optimizer made"))  # `optim.Adam([image], lr)`
+        elif isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == name
+                                                  for target in node.targets) and isinstance(node.value, ast.Call) \
+                and (ast.unparse(node.value.func).endswith("Parameter") or any(
+                    keyword.arg == "requires_grad" and isinstance(keyword.value, ast.Constant)
+                    and keyword.value.value is True for keyword in node.value.keywords)):
+            switches.append((node.lineno, "made to require grad"))
+    if not switches:
+        return None
+    line, how = max(switches)
+    rebound = any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name
+                  and line < node.lineno < before for node in nodes)
+    return None if rebound else (line, how)
     for node in ast.walk(scope):
         if getattr(node, "lineno", before) >= before:
             continue
