@@ -52,7 +52,8 @@ class ModuleFacts(CalleeEffects, Callees):
         self.module = module
         self.path = path
         self.names = TorchNames.from_module(module)
-        self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=numpy_names(module))
+        self.numpy = numpy_names(module)  # local name -> NumPy's name: {"np": "numpy"}
+        self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=self.numpy)
         self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}

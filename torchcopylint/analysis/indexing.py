@@ -19,7 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import VIEW_CHAIN_METHODS, FunctionFacts, clone_source
-from torchcopylint.analysis.torchnames import TorchNames, dotted_name
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name, numpy_name
 
 # torch and NumPy functions whose result is an index tensor (or array) of one dimension or more,
 # or a tuple of them (`torch.where(mask)`, `np.nonzero(a)`).
@@ -106,18 +106,7 @@ class Indexing:
 
     def _qualified(self, func) -> Optional[str]:
         """torch's or NumPy's name for a callee (`np.where` -> "numpy.where"), else None."""
-        qualified = self.names.qualified_name(func)
-        if qualified is not None:
-            return qualified
-        head = func
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        if isinstance(head, cst.Name) and head.value in self.numpy:
-            dotted = dotted_name(func) or ""
-            _, _, rest = dotted.partition(".")
-            resolved = self.numpy[head.value]
-            return f"{resolved}.{rest}" if rest else resolved
-        return None
+        return self.names.qualified_name(func) or numpy_name(func, self.numpy)
 
     def _index_kind(self, expr, function: FunctionFacts, depth: int) -> Optional[str]:
         """"the list", "the mask" or "the index tensor" when `expr` surely is one, of a dimension or more."""

@@ -22,7 +22,7 @@ from typing import Callable, Optional, Sequence
 import libcst as cst
 
 from torchcopylint.analysis.catalog import INPLACE_FUNCTION_ARGUMENT, INPLACE_TENSOR_METHODS, is_inplace_method_name
-from torchcopylint.analysis.torchnames import TorchNames
+from torchcopylint.analysis.torchnames import TorchNames, numpy_name
 
 
 class Tensorness(Enum):
@@ -257,15 +257,6 @@ class TensorTyping:
         self.returns = returns
         self.numpy = numpy or {}
 
-    def _numpy_name(self, func: cst.BaseExpression) -> Optional[str]:
-        """NumPy's name for a callee (`np.random.randn` -> "numpy.random.randn"), else None."""
-        parts = []
-        while type(func) is cst.Attribute:
-            parts.append(func.attr.value)
-            func = func.value
-        if type(func) is not cst.Name or func.value not in self.numpy:
-            return None
-        return ".".join([self.numpy[func.value], *reversed(parts)])
 
     def parts_of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
         """What the parts of `expr` are, when it is unpacked or indexed: `vals, vecs = torch.linalg.eigh(m)`,
@@ -343,7 +334,7 @@ class TensorTyping:
         if qualified is not None:
             return self._of_torch_call(qualified, call)
         func = call.func
-        if self._numpy_name(func) in NUMPY_ARRAY_MAKERS:
+        if numpy_name(func, self.numpy) in NUMPY_ARRAY_MAKERS:
             return Tensorness.NOT
         if type(func) is cst.Name and func.value in NON_TENSOR_BUILTINS:
             return Tensorness.NOT

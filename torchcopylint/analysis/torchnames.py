@@ -154,6 +154,19 @@ def numpy_names(module: cst.Module) -> dict[str, str]:
     return found
 
 
+def numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str]:
+    """NumPy's name for a callee, given the module's `numpy_names` (`np.random.randn` ->
+    "numpy.random.randn", `asarray` -> "numpy.asarray"); None for anything else."""
+    dotted = dotted_name(func)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    resolved = numpy.get(head)
+    if resolved is None:
+        return None
+    return f"{resolved}.{rest}" if rest else resolved
+
+
 def _reads_name(module: cst.Module, name: str) -> bool:
     """Does the module spell `name.` anywhere? (Asked only of a module with a star import and no
     import of torch: rare, so rendering its code is cheap enough.)"""

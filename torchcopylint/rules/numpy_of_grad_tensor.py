@@ -8,7 +8,7 @@ import libcst as cst
 
 from torchcopylint.analysis.autograd import ASSUMED
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.torchnames import numpy_names
+from torchcopylint.analysis.torchnames import numpy_name
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import method_call
 
@@ -63,22 +63,14 @@ def _conversions(facts: ModuleFacts) -> Iterator[tuple[cst.Call, cst.BaseExpress
                 any(arg.keyword is None for arg in call.args):
             continue  # `numpy(force=True)` detaches and copies to the CPU itself
         yield call, call.func.value
-    numpy = numpy_names(facts.module)
+    numpy = facts.numpy
     if not numpy:
         return
     for call in facts.calls:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             continue
-        if _numpy_name(call.func, numpy) in CONVERTERS:
+        if numpy_name(call.func, numpy) in CONVERTERS:
             yield call, call.args[0].value
-
-
-def _numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str]:
-    if isinstance(func, cst.Name):
-        return numpy.get(func.value)
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and numpy.get(func.value.value) == "numpy":
-        return f"numpy.{func.attr.value}"
-    return None
 
 
 def _detach_fix(call: cst.Call, tensor: cst.BaseExpression) -> NodeFix:

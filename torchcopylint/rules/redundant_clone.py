@@ -19,7 +19,6 @@ from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.indexing import FreshCopy, Indexing
 from torchcopylint.analysis.keeping import argument_left_alone
 from torchcopylint.analysis.tensors import reads_as_network
-from torchcopylint.analysis.torchnames import numpy_names
 from torchcopylint.rules.base import Finding, Rule
 
 # Ways a value escapes after which an unknown party may write it.
@@ -71,7 +70,7 @@ class RedundantClone(Rule):
                    and isinstance(call.func.value, cst.Subscript) for call in function.call_statement) \
                     or any(_clones_a_subscript(call, facts) for call in function.call_statement):
                 if indexing is None:
-                    indexing = Indexing(facts.names, numpy_names(facts.module), facts.code_for)
+                    indexing = Indexing(facts.names, facts.numpy, facts.code_for)
                 for fresh in indexing.fresh_copies(function):
                     if fresh.clone not in reported:
                         yield self._report_fresh(facts, fresh)

@@ -32,7 +32,6 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.absent import AbsentPackageUsed
-from torchcopylint.verify.importing import module_names
 
 _BUILTINS = frozenset(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
