@@ -23,6 +23,8 @@ COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (
 # what it stands for: a value that requires grad only through such leaves rests on an assumption
 # (standins.assumed_through).
 STAND_IN_MARK = "_torchcopylint_stand_in"
+# Names that hold the device the code runs on (`device`, `dev`): a stand-in's kind, a notebook's global.
+DEVICE_NAMES = frozenset({"device", "dev"})
 
 
 class CannotRun(Exception):

@@ -39,12 +39,11 @@ from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
-from torchcopylint.verify.inputs import CannotRun
+from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
 from torchcopylint.verify.slicing import changed_names, module_level_slice
 from torchcopylint.verify.snippet import snippet_source
-from torchcopylint.verify.standins import DEVICE_NAMES
 from torchcopylint.verify.watching import bytes_cloned_at
 
 # How many times the flagged line may start in a top-level run: once, or as often as the claim needs.
@@ -700,7 +699,7 @@ def statement_start(text: str, line: int) -> int:
 # split from) did: the usual aliases of torch and NumPy, and the device such a cell picks.
 NOTEBOOK_MODULES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim",
                     "np": "numpy"}
-NOTEBOOK_DEVICES = frozenset(DEVICE_NAMES | {"DEVICE"})
+NOTEBOOK_DEVICES = DEVICE_NAMES | {"DEVICE"}
 
 
 def notebook_globals(source: str) -> dict:

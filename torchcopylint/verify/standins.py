@@ -28,7 +28,7 @@ from torch import nn
 
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
-from torchcopylint.verify.inputs import STAND_IN_MARK, CannotRun, class_indices
+from torchcopylint.verify.inputs import DEVICE_NAMES, STAND_IN_MARK, CannotRun, class_indices
 
 BATCH = 4
 # The attribute that marks a stand-in made as a plain leaf (the code sets `x.requires_grad = True`
@@ -61,7 +61,6 @@ FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_
                          r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
 COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_steps|iters|n_?iters|iterations|"
                          r"accum\w*|grad_accum\w*|n_critic|d_steps|g_steps|k)$")
-DEVICE_NAMES = {"device", "dev"}
 BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
