@@ -946,6 +946,12 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
     pytest.param("course_training_step.py", "train_losses.append(loss)", "TCL007",
                  ["model = MnistCnn(), the file's class that has `evaluate`, `training_step`",
                   "4 batches of ((4, 1, 28, 28) float32"], id="the-file-s-class-with-the-methods-called"),
+    # The same with the classes in the project's own module, which the file imports: read from that
+    # module's code (a stand-in network had no `training_step`: unverified before).
+    pytest.param("course_fit_imported.py", "epoch_losses.append(loss)", "TCL007",
+                 ["model = DigitsNet(hidden=64) found in the file, the class of course_models_lib.py that has "
+                  "`training_step`, `validation_epoch`", "every iteration's graph stays alive"],
+                 id="the-imported-class-with-the-methods-called"),
     # `super().__init__(..., val_loader, ...)`: the constructor says nothing of `val_loader`; the base's
     # `evaluate` iterates `self.val_loader`, so a loader stands in (before: a tensor, which broke it).
     # The student reads the teacher snapshots `train_teacher` leaves in `self.anchors`, which `__init__`

@@ -752,6 +752,42 @@ def test_the_classes_a_function_s_argument_needs_are_those_with_every_method_it_
     assert classes_for(tree, function) == ("Net",)
 
 
+def test_the_classes_a_function_s_argument_needs_may_come_from_the_project_s_own_modules(tmp_path):
+    from torchcopylint.verify.projectnets import classes_for
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("from .nets import Net as Net\n")
+    (tmp_path / "models" / "nets.py").write_text(textwrap.dedent("""
+        class Net(nn.Module):
+            def training_step(self, batch):
+                return self(batch[0]).sum()
+
+        class Plain(nn.Module):
+            pass
+        """))
+    (tmp_path / "course.py").write_text("class Local(nn.Module):\n    def training_step(self, batch):\n        pass\n")
+    train = tmp_path / "train.py"
+    train.write_text(textwrap.dedent("""
+        from models import Net as Model
+        from models.nets import Plain
+        from torch.nn import Linear
+        try:
+            from course import Local
+        except ImportError:
+            Local = None
+
+        def fit(model, loader):
+            for batch in loader:
+                model.training_step(batch).backward()
+        """))
+    tree = ast.parse(train.read_text())
+    function = tree.body[-1]
+    # Through the package's re-export and under its local name, and from a `try:`; `Plain` lacks the
+    # method, `Linear` is no file of the project.
+    assert classes_for(tree, function, str(train)) == ("Model", "Local")
+    assert classes_for(tree, function) == ()  # without the file's path, only its own classes
+
+
 def test_a_method_filling_a_container_the_flagged_one_reads_and_init_leaves_empty_runs_first():
     from torchcopylint.verify.standins import preparations
 

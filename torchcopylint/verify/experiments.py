@@ -267,7 +267,7 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
     # a network of one of them stands in for it (verify/projectnets.py).
     target = job.target
     passed = () if _is_module_level(target) else projectnets.classes_for(
-        job.tree, standins.function_node(job.tree, target.class_name, target.function_name or "forward"))
+        job.tree, standins.function_node(job.tree, target.class_name, target.function_name or "forward"), job.path)
     return load(job.source if source is None else source, job.path,
                 _roots(target, tuple(name for name, _ in callers) + passed), stand_in_failed_imports, reads=reads)
 

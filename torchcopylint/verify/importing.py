@@ -88,6 +88,27 @@ def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
 _ABSOLUTE_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import|import[ \t]+([A-Za-z_][\w.]*))", re.M)
 
 
+def project_file(context: ImportContext, path: str, module: Optional[str], level: int = 0) -> Optional[str]:
+    """The file of the project that `from <module> import ...` (with `level` dots) in `path` reads:
+    a module or a package's `__init__.py` in one of the context's folders; None for an installed
+    package or a module nowhere in them."""
+    if level:
+        base = os.path.dirname(os.path.abspath(path))
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        folders: Sequence[str] = (base,)
+    else:
+        folders = context.search_path
+    parts = module.split(".") if module else []
+    for folder in folders:
+        stem = os.path.join(folder, *parts)
+        candidates = (f"{stem}.py", os.path.join(stem, "__init__.py")) if parts else (os.path.join(stem, "__init__.py"),)
+        found = next((file for file in candidates if os.path.isfile(file)), None)
+        if found is not None:
+            return found
+    return None
+
+
 def _head_of(path: str) -> str:
     """The file's text (its first 200,000 characters), read once for what its imports and `sys.path`
     edits say; "" when it cannot be read."""

@@ -1,21 +1,26 @@
-"""The file's own network class for an argument whose methods no stand-in network has.
+"""The project's own network class for an argument whose methods no stand-in network has.
 
 Runs in the verification child process. Course code trains through methods of its own model
 class (`loss = model.training_step(batch)`, `model.evaluate(val_loader)`), so a function that
 takes `model` fails on a stand-in network (`'StandInNet' object has no attribute
 'training_step'`). The class the file defines with all of those methods is what its callers
-pass; it is built as a block under test is (verify/configurations.py), and the stand-in batches
-take the input shape its `forward` runs with.
+pass; so is the class a module of the project defines with them, when the file imports it
+(`from models import MnistModel`: read from that file's code to choose it, loaded with the
+flagged function). It is built as a block under test is (verify/configurations.py), and the
+stand-in batches take the input shape its `forward` runs with.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import os
+import sys
 from typing import Optional
 
 from torch import nn
 
+from torchcopylint.verify import importing
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import CannotRun, probe_input_shape
 from torchcopylint.verify.standins import ProjectNetwork, StandIns, uses
@@ -31,8 +36,9 @@ def methods_beyond_a_network(function: ast.AST, names: list[str], found: Optiona
             and (extra := {m for m in found[name].methods if m not in _MODULE_ATTRIBUTES})}
 
 
-def classes_for(tree: ast.Module, function: Optional[ast.AST]) -> tuple[str, ...]:
-    """The file's classes that have every method beyond `nn.Module`'s the function calls on one of
+def classes_for(tree: ast.Module, function: Optional[ast.AST], path: Optional[str] = None) -> tuple[str, ...]:
+    """The names of the classes, the file's own or imported from a module of the project (`path`: the
+    file's, to find those), that have every method beyond `nn.Module`'s the function calls on one of
     its arguments (or on `self.x`): what its callers pass there, to be loaded with it."""
     if function is None:
         return ()
@@ -42,6 +48,14 @@ def classes_for(tree: ast.Module, function: Optional[ast.AST]) -> tuple[str, ...
     wanted = list(methods_beyond_a_network(function, names, found).values())
     if not wanted:
         return ()
+    methods = _class_methods(tree)
+    if path is not None:
+        methods.update(_imported_class_methods(tree, path))
+    return tuple(name for name, own in methods.items() if any(needed <= own for needed in wanted))
+
+
+def _class_methods(tree: ast.Module) -> dict[str, set]:
+    """Each class of the module -> the methods it defines or inherits from the module's other classes."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
 
     def methods_of(name: str, seen: frozenset) -> set:
@@ -51,7 +65,55 @@ def classes_for(tree: ast.Module, function: Optional[ast.AST]) -> tuple[str, ...
                 own |= methods_of(base.id, seen | {name})
         return own
 
-    return tuple(name for name in classes if any(methods <= methods_of(name, frozenset()) for methods in wanted))
+    return {name: methods_of(name, frozenset()) for name in classes}
+
+
+def _imported_class_methods(tree: ast.Module, path: str) -> dict[str, set]:
+    """Each name the module's top-level `from <project module> import Class` binds -> that class's
+    methods, read from the project file that defines it (never imported here). One re-export is
+    followed: `from models import Net` where `models/__init__.py` imports `Net` from its `net.py`."""
+    context = importing.import_context(path)
+    found: dict[str, set] = {}
+    for statement in _top_level_imports(tree):
+        file = importing.project_file(context, path, statement.module, statement.level)
+        module = _parsed(file)
+        if module is None:
+            continue
+        methods = _class_methods(module)
+        for alias in statement.names:
+            if alias.name in methods:
+                found[alias.asname or alias.name] = methods[alias.name]
+                continue
+            for again in _top_level_imports(module):
+                if any(inner.name == alias.name for inner in again.names):
+                    inner_methods = _class_methods(_parsed(importing.project_file(
+                        context, file, again.module, again.level)) or ast.Module(body=[], type_ignores=[]))
+                    if alias.name in inner_methods:
+                        found[alias.asname or alias.name] = inner_methods[alias.name]
+    return found
+
+
+def _top_level_imports(tree: ast.Module):
+    """The module's `from ... import` statements at its top level and in its top-level `try`/`if` blocks."""
+    pending = list(tree.body)
+    while pending:
+        statement = pending.pop(0)
+        if isinstance(statement, ast.ImportFrom):
+            yield statement
+        elif isinstance(statement, (ast.Try, ast.If)):
+            pending.extend(statement.body)
+            pending.extend(statement.orelse)
+            pending.extend(node for handler in getattr(statement, "handlers", ()) for node in handler.body)
+
+
+def _parsed(file: Optional[str]) -> Optional[ast.Module]:
+    if file is None:
+        return None
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return ast.parse(handle.read(), file)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def with_project_networks(settings: list[StandIns], function: ast.AST, tree: ast.Module, namespace: dict,
@@ -81,8 +143,10 @@ def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, 
     """The first class of the file (a concrete network: no other candidate derives from it, as a
     base class of the methods is abstract) that has every method, built, with its input shape."""
     defined = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+    defined += [alias.asname or alias.name for statement in _top_level_imports(tree) for alias in statement.names]
     candidates = [namespace[name] for name in defined if isinstance(namespace.get(name), type)
-                  and issubclass(namespace[name], nn.Module) and all(hasattr(namespace[name], m) for m in methods)]
+                  and issubclass(namespace[name], nn.Module) and all(hasattr(namespace[name], m) for m in methods)
+                  and _of_the_project(namespace[name])]
     concrete = [cls for cls in candidates if not any(other is not cls and issubclass(other, cls) for other in candidates)]
     for cls in concrete:
         try:
@@ -91,9 +155,24 @@ def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, 
         except (CannotRun, StopIteration):
             continue
         shown = ", ".join(f"`{method}`" for method in sorted(methods))
-        return ProjectNetwork(_builder(cls, configuration),
-                              f"{configuration.description}, the file's class that has {shown}"), shape
+        home = _file_of(cls)
+        whose = "the file's class" if home is None or os.path.abspath(home) == os.path.abspath(path) else \
+            f"the class of {os.path.basename(home)}"
+        return ProjectNetwork(_builder(cls, configuration), f"{configuration.description}, {whose} that has {shown}"), shape
     return None
+
+
+def _file_of(cls: type) -> Optional[str]:
+    module = sys.modules.get(cls.__module__)
+    file = getattr(module, "__file__", None)
+    return file if file and os.path.exists(file) else None
+
+
+def _of_the_project(cls: type) -> bool:
+    """Defined by the flagged file or a module of its project, not by an installed library (whose
+    `LightningModule` has a `training_step` too, but is not what the project's callers pass)."""
+    file = _file_of(cls)
+    return file is None or not any(part in ("site-packages", "dist-packages") for part in file.split(os.sep))
 
 
 def _builder(cls: type, configuration: Configuration):
