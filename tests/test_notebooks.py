@@ -286,6 +286,13 @@ def test_cell_magics(magic, body_kept):
     assert lines == (["pass\n", "x = 1\n"] if body_kept else ["\n", "\n"])
 
 
+def test_a_python_cell_magic_over_another_cell_magic_keeps_what_that_one_says():
+    # IPython runs `%%capture`'s body as a cell: here a `%%bash` one, shell code, never Python.
+    lines = neutralised_lines(["%%capture\n", "\n", "%%bash\n", "pip install -q x\n", "if [ -d y ]; then rm -r y; fi\n"])
+    assert lines == ["pass\n", "\n", "\n", "\n", "\n"]
+    assert neutralised_lines(["%%capture\n", "%%time\n", "x = 1\n"]) == ["pass\n", "pass\n", "x = 1\n"]
+
+
 @pytest.mark.slow
 def test_verify_runs_the_cells_module_and_maps_the_verdict_back(cli, project):
     pytest.importorskip("torch")

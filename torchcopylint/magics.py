@@ -52,14 +52,15 @@ def neutralised_lines(lines: list[str]) -> list[str]:
         name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
         if name not in PYTHON_CELL_MAGICS:
             return [_ending(line) for line in lines]
-        lines = ["pass" + _ending(lines[0]), *lines[1:]]
-        start = 1
-    else:
-        start = 0
-    result = lines[:start]
+        # The body is a cell of its own, which IPython runs as one (leading blank lines dropped):
+        # `%%capture` over a `%%bash` cell is shell code too.
+        body = lines[1:]
+        blank = next((index for index, line in enumerate(body) if line.strip()), len(body))
+        return ["pass" + _ending(lines[0]), *body[:blank], *neutralised_lines(body[blank:])]
+    result: list[str] = []
     scanner = LineScanner()
     continued_escape = False
-    for index in range(start, len(lines)):
+    for index in range(len(lines)):
         line = lines[index]
         body, ending = line[: len(line) - len(_ending(line))], _ending(line)
         if continued_escape:  # the rest of a `!cmd \` or `%magic \` line
