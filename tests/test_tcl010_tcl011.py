@@ -225,6 +225,55 @@ def test_tcl011_silent_for_a_loss_taken_from_a_list():
     assert lines(source, "TCL011") == []
 
 
+LIST_OF_SLICES = """
+import torch
+
+
+class PolicyNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 1)
+        self.optimizer = torch.optim.SGD(self.parameters(), lr=0.0)
+
+    def optimize(self, x, adv):
+        loss = self.fc(x).squeeze(1) * adv
+        parts = []
+        for batch in range(5):
+            parts.append(torch.sum(loss[batch * 2:(batch + 1) * 2]))
+        for batch in range(5):
+            self.optimizer.zero_grad()
+            parts[batch].backward(retain_graph=True)
+            self.optimizer.step()
+"""
+
+
+def test_tcl011_silent_for_losses_a_list_holds_from_before_the_loop():
+    # Five slices of one loss, made before the loop: each backward runs through the same graph, so
+    # the next one needs it (a PPO policy's minibatches); a list of losses built afresh is flagged.
+    assert lines(LIST_OF_SLICES, "TCL011") == []
+    fresh = LIST_OF_SLICES.replace("""        loss = self.fc(x).squeeze(1) * adv
+        parts = []
+        for batch in range(5):
+            parts.append(torch.sum(loss[batch * 2:(batch + 1) * 2]))
+        for batch in range(5):
+""", """        for batch in range(5):
+            loss = self.fc(x).squeeze(1) * adv
+            parts = []
+            parts.append(torch.sum(loss[batch * 2:(batch + 1) * 2]))
+""").replace("parts[batch].backward", "parts[0].backward")
+    assert lines(fresh, "TCL011") == [17]
+
+
+def test_tcl011_runtime_a_list_of_slices_of_one_loss_needs_the_retained_graph():
+    pytest.importorskip("torch")
+    namespace = {}
+    exec(compile(LIST_OF_SLICES, "<list of slices>", "exec"), namespace)  # noqa: S102
+    namespace["PolicyNet"]().optimize(torch.randn(10, 3), torch.randn(10))
+    exec(compile(LIST_OF_SLICES.replace("retain_graph=True", ""), "<list of slices>", "exec"), namespace)  # noqa: S102
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        namespace["PolicyNet"]().optimize(torch.randn(10, 3), torch.randn(10))
+
+
 def test_tcl011_flags_two_backwards_of_unrelated_graphs():
     source = """
     import torch

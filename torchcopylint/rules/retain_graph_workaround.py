@@ -100,9 +100,12 @@ class RetainGraphWorkaround(Rule):
         if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
         loops = function.loops_of.get(use.statement, ())
-        if loops and any(loops[-1] not in binding.loops and _may_carry_graph(binding, function, facts, likely=True)
+        if loops and any(loops[-1] not in binding.loops and (_may_carry_graph(binding, function, facts, likely=True)
+                                                             or _holds_graphs(binding, function, facts))
                          for binding in graph.bindings):
-            return None  # made before the loop: the same backward runs through it again next iteration
+            # Made before the loop: the same backward runs through it again next iteration (a list of
+            # slices of one loss, `parts[batch].backward()`, too: they share the loss's graph).
+            return None
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
         harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
@@ -415,6 +418,14 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     if likely:
         return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)
     return not carries_no_graph(value, function, facts)
+
+
+def _holds_graphs(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """A container the binding made (`parts = []`) into which the function puts values that may carry
+    a graph (`parts.append(loss[i:j].sum())`)."""
+    insertions = facts.containers.of(function).insertions(binding)
+    return bool(insertions) and any(not facts.autograd.never_requires_grad(value, function, statement, likely=True)
+                                    for value, statement in insertions)
 
 
 def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:
