@@ -347,6 +347,9 @@ NOT_COPIES = {
     "float of float32": "torch.zeros(3, requires_grad=True).float()",
     "double of float64": "torch.zeros(3, dtype=torch.float64, requires_grad=True).double()",
     "cuda of a device factory": 'torch.zeros(3, device="cuda", requires_grad=True).cuda()',
+    # Made where `content` lives (a style-transfer target from the image already moved to the device):
+    # whether `.to(device)` copies is not known.
+    "to device of a _like factory": "torch.randn_like(content).requires_grad_(True).to(device)",
     "detached": "torch.zeros(3, requires_grad=True).double().detach().requires_grad_()",
     "grad last": "torch.zeros(3).double().requires_grad_()",
     "no requires_grad": "torch.zeros(3).double()",

@@ -183,8 +183,10 @@ class LeafCopies:
             device = placement.device_kind(arg.value, function)
             if device == "cpu":
                 continue
-            if _keyword(factory, "device") is not None:
-                return None  # already made on a device: whether `.to` copies is not known here
+            if _keyword(factory, "device") is not None or _takes_the_device_of_its_input(factory):
+                # Already made on a device (`torch.randn_like(image)` on the image's, which the code has
+                # usually moved there): whether `.to` copies is not known here.
+                return None
             if device != "unknown":
                 moves.append(("device", arg.value))  # surely a device (not a dtype): the factory takes it
             else:
@@ -338,6 +340,13 @@ def _rooted_at(value, attribute: str) -> bool:
             return True
         stack.extend(child_nodes(node))
     return False
+
+
+def _takes_the_device_of_its_input(factory: cst.Call) -> bool:
+    """`torch.zeros_like(x)`: made where `x` lives, without a `device=`."""
+    name = factory.func.attr.value if isinstance(factory.func, cst.Attribute) else \
+        factory.func.value if isinstance(factory.func, cst.Name) else ""
+    return name.endswith("_like")
 
 
 def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
