@@ -17,6 +17,8 @@ import libcst as cst
 from torchcopylint.analysis.facts import ModuleFacts
 
 SOURCE = textwrap.dedent("""
+    import itertools
+
     import torch
     import torch.nn.functional as F
     from torch import nn
@@ -54,7 +56,9 @@ SOURCE = textwrap.dedent("""
             pass
         first = whole[0]
         moved = a.to("cpu")
-        return a, b, c, d, e, f, whole, g, h, k, first, moved
+        for n, (cycled, _) in enumerate(itertools.cycle(built)):
+            pass
+        return a, b, c, d, e, f, whole, g, h, k, first, moved, cycled
 
 
     def no_grad_made(model, x, w):
@@ -130,6 +134,7 @@ def test_loader_batches_and_how_sure():
     assert batches["k"] is not None and not batches["k"].surely_tensor, "a collate_fn of its own"
     assert batches["first"].surely_tensor, "a constant subscript of a whole batch"
     assert batches["moved"].surely_tensor, "a tensor method of a part"
+    assert batches["cycled"].surely_tensor, "itertools.cycle over a loader yields its batches"
 
 
 def test_likely_answers_stay_out_of_the_sure_reading():

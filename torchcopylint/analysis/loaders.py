@@ -36,8 +36,9 @@ from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 
 DATALOADER_CLASSES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
-# Callees that yield the items of their (first) argument: progress bars and iterators.
-PASS_THROUGH = frozenset({"iter", "tqdm", "tqdm_notebook", "track"})
+# Callees that yield the items of their (first) argument: progress bars and iterators (`itertools.cycle`,
+# `itertools.islice` over a loader yield its batches).
+PASS_THROUGH = frozenset({"iter", "tqdm", "tqdm_notebook", "track", "cycle", "islice"})
 # Words that, next to "loader", say it loads something other than a dataset's batches.
 NOT_DATA_WORDS = frozenset(
     "model weight weights checkpoint ckpt state config cfg yaml json file image img pil module plugin "
