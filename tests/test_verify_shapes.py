@@ -272,6 +272,10 @@ def test_top_level_calls_say_what_each_parameter_gets_and_what_it_reads():
             pass
 
         def main():
+            a = build()
+            b = torch.randn(4, requires_grad=True)
+            log = open("log.txt", "w")
+            c = b * 2
             train(a, b, c, d)
 
         if __name__ == "__main__":
@@ -281,12 +285,18 @@ def test_top_level_calls_say_what_each_parameter_gets_and_what_it_reads():
                     flag = decide(epoch)
                     train(net, [x], optimizer, epoch, log=writer)
         """)
-    (site,) = top_level_calls(source, "train")  # main()'s call is not a top-level call site
+    site, in_main = top_level_calls(source, "train")  # the top level's call first
     assert site.arguments == (("model", "net"), ("loader", "[x]"), ("opt", "optimizer"), ("epoch", "epoch"),
                               ("log", "writer"))
     assert site.loops == (("epoch", "range(1, args.epochs + 1)"), ("(x, y)", "loader"))
     assert [(names, runnable) for names, _, _, runnable in site.before] == [(("x",), True), (("flag",), False)]
     assert site.reads == {"args", "loader", "device", "net", "optimizer", "writer"}
+    # main()'s call: only what its arguments need of the body before it (not the log file), its own
+    # names read from there (`d`, which it never binds, from the module).
+    assert in_main.caller == "main" and in_main.described == "the call in `main()` at line 9"
+    assert [(names, runnable) for names, _, _, runnable in in_main.before] == [(("a",), False), (("b",), True),
+                                                                                (("c",), True)]
+    assert in_main.reads == {"torch", "d"}
 
 
 def test_what_a_top_level_call_reads_is_carried_but_never_a_loop_or_a_training_run():

@@ -209,13 +209,26 @@ def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
 
 
 @needs_torch
-def test_a_caller_that_takes_no_arguments_is_not_run_and_the_assumption_says_so(sound_verified):
+def test_a_caller_that_takes_no_arguments_runs_only_what_the_argument_needs(sound_verified):
     verdict = _verdict(sound_verified, "program.py", "return t.clone().detach()", "TCL005")
     source = sound_verified["sources"][str(sound_verified["directory"] / "program.py")]
     assert verdict.status == "confirmed", verdict
-    assert f"(its caller in the file, `main()` at line {line_of(source, 'keep(weights)')}, takes no arguments and " \
-           "is not run: it may read data or train)" in verdict.evidence, verdict
-    assert not (sound_verified["directory"] / "trained.txt").exists()
+    assert f"the call in `main()` at line {line_of(source, 'keep(weights)')} passes (`t` = `weights`: tensor(4,) " \
+           f"(made by `weights = torch.randn(4, requires_grad=True)` (line {line_of(source, '    weights = torch')}), run once)" \
+        in verdict.evidence, verdict
+    assert "assumed" not in verdict.evidence, verdict
+    assert not (sound_verified["directory"] / "trained.txt").exists()  # nothing else of main() ran
+
+
+@needs_torch
+def test_a_program_that_trains_to_make_the_argument_is_not_run_and_the_assumption_says_so(sound_verified):
+    verdict = _verdict(sound_verified, "program_trains.py", "return t.clone().detach()", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "program_trains.py")]
+    assert verdict.status == "confirmed", verdict
+    assert "assumed: `t` requires grad here only through `t`, a stand-in made to require grad" in verdict.evidence, \
+        verdict
+    assert f"`weights = fit(model)` (line {line_of(source, 'weights = fit')}) calls a function the experiment does " \
+           "not run" in verdict.evidence, verdict
 
 
 @needs_torch

@@ -639,10 +639,10 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     try:
         made = topcalls.evaluate(site, _site_namespace(site, namespace))
     except (CannotRun, AbsentPackageUsed) as reason:
-        return None, f"the top-level call at {site.where} could not be made: {str(reason)[:160]}"
+        return None, f"{site.described} could not be made: {str(reason)[:160]}"
     if not made.values:
         name, why = next(iter(made.failed.items()), ("", "nothing to pass"))
-        return None, (f"the top-level call at {site.where} passes nothing the experiment could make"
+        return None, (f"{site.described} passes nothing the experiment could make"
                       + (f": `{name}`: {why}" if name else ""))
     rest = [name for name in names if name not in made.values]
     found = None
@@ -650,7 +650,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
         node = node if node is not None else standins.function_node(tree, None, job.target.function_name)
         found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
     shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
-    text = f"the arguments the top-level call at {site.where} passes ({shown})"
+    text = f"the arguments {site.described} passes ({shown})"
     if rest:
         why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
         text += f", stand-ins for {', '.join(f'`{name}`' for name in rest)}" + (f" ({why})" if why else "")

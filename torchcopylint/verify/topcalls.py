@@ -13,8 +13,10 @@ verify/datasites.py), never by running the loop around the call:
 - an argument that still cannot be made (a name no statement the experiment may run binds) is left
   to the stand-ins from use (verify/standins.py), and the evidence says which.
 
-Only calls in the module's body (or its main guard, or loops and branches there) count; a call in
-another function (`main()`) is not a top-level call site.
+Calls in the module's body (or its main guard, or loops and branches there) come first; then calls
+in the module's program functions (`def main():`, which take no arguments), whose body before the
+call is read as a top level's: of it, only the assignments the arguments need run (plain ones, once).
+A call in any other function is not a call site.
 """
 
 from __future__ import annotations
@@ -50,10 +52,16 @@ class TopLevelCall:
     source: str = ""
     avoided: frozenset = frozenset()  # there, the names it imports from the function's module
     cells: tuple = ()  # for a notebook, (first line, line count, number) of each code cell of `source`
+    caller: str = ""  # the program function (`main()`) whose body makes the call; "" for the module's body
 
     @property
     def where(self) -> str:
         return self.place(self.line) if self.path else f"line {self.line}"
+
+    @property
+    def described(self) -> str:
+        """`the top-level call at line 12`, `the call in `main()` at line 40`."""
+        return f"the call in `{self.caller}()` at {self.where}" if self.caller else f"the top-level call at {self.where}"
 
     def place(self, line: int) -> str:
         """Where line `line` of `source` is, in its file: `main.py, line 12`, `demo.ipynb, cell 4, line 2`."""
@@ -84,23 +92,70 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
     if definition is None:
         return ()
     called_as = called_as or function_name
-    found = []
-    for call, loops, before in _calls_in(tree.body, called_as, (), ()):
-        arguments = _arguments(call, definition)
-        if arguments is None:
+    found = [_site(call, definition, loops, before, called_as)
+             for call, loops, before in _calls_in(tree.body, called_as, (), ())]
+    # Then the calls in the module's program functions (`def main():`, which take nothing): the body
+    # before the call makes what it passes (`x = torch.randn(..., requires_grad=True)`); only the
+    # assignments its arguments need run, once, and those that call a function of the file never.
+    for program in tree.body:
+        if not isinstance(program, (ast.FunctionDef, ast.AsyncFunctionDef)) or program.name == called_as \
+                or _required_parameters(program) or program is definition:
             continue
-        reads = set()
-        for _, text in arguments:
+        local = _bound_in(program)
+        for call, loops, before in _calls_in(program.body, called_as, (), (), everywhere=True):
+            needed = _needed(call, loops, before)
+            site = _site(call, definition, loops, needed, called_as, local, program.name)
+            found.append(site)
+    return tuple(site for site in found if site is not None)
+
+
+def _site(call: ast.Call, definition: ast.FunctionDef, loops: tuple, before: tuple, called_as: str,
+          local: frozenset = frozenset(), caller: str = "") -> Optional[TopLevelCall]:
+    arguments = _arguments(call, definition)
+    if arguments is None:
+        return None
+    reads = set()
+    for _, text in arguments:
+        reads |= _names(text)
+    for _, iterable in loops:
+        reads |= _names(iterable)
+    for _, text, _, runnable in before:
+        if runnable:
             reads |= _names(text)
-        for _, iterable in loops:
-            reads |= _names(iterable)
-        for _, text, _, runnable in before:
-            if runnable:
-                reads |= _names(text)
-        site = TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset())
-        reads -= site.loop_names() | _BUILTINS | {called_as}
-        found.append(TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset(reads)))
-    return tuple(found)
+    site = TopLevelCall(call.lineno, tuple(arguments), tuple(loops), tuple(before), frozenset(), caller=caller)
+    reads -= site.loop_names() | _BUILTINS | {called_as} | local
+    return dataclasses.replace(site, reads=frozenset(reads))
+
+
+def _required_parameters(function: ast.FunctionDef) -> bool:
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    return len(positional) > len(arguments.defaults) or \
+        any(default is None for default in arguments.kw_defaults)
+
+
+def _bound_in(function: ast.FunctionDef) -> frozenset:
+    """The names the function's body binds (its locals, but for those it declares global)."""
+    declared = {name for node in ast.walk(function) if isinstance(node, (ast.Global, ast.Nonlocal))
+                for name in node.names}
+    bound = {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    bound |= {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    return frozenset(bound - declared)
+
+
+def _needed(call: ast.Call, loops: tuple, before: tuple) -> tuple:
+    """The assignments of `before` that the call's arguments (and its loops' iterables) need, in order:
+    the backward slice, so that nothing else of the program (its data, its training) runs."""
+    wanted = _names(ast.unparse(call))
+    for _, iterable in loops:
+        wanted |= _names(iterable)
+    kept = []
+    for entry in reversed(before):
+        bound, text, _, _ = entry
+        if wanted & set(bound):
+            kept.append(entry)
+            wanted |= _names(text)
+    return tuple(reversed(kept))
 
 
 @functools.lru_cache(maxsize=32)
@@ -339,26 +394,27 @@ def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
     return None
 
 
-def _calls_in(body: list, function_name: str, loops: tuple, before: tuple):
+def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, everywhere: bool = False):
     """(call, loops around it, assignments before it in those loops) for each call of the function in
-    `body`, looking into loops, branches and main guards, never into definitions."""
+    `body`, looking into loops, branches and main guards, never into definitions. `everywhere`: the
+    assignments before it outside loops too (a function's body, where every name is its own)."""
     earlier = list(before)
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             inner_loops = loops + ((ast.unparse(statement.target), ast.unparse(statement.iter)),)
-            yield from _calls_in(statement.body, function_name, inner_loops, tuple(earlier))
+            yield from _calls_in(statement.body, function_name, inner_loops, tuple(earlier), everywhere)
             continue
         if isinstance(statement, _BLOCKS):
             for block in (getattr(statement, "body", []), getattr(statement, "orelse", []),
                           *(handler.body for handler in getattr(statement, "handlers", []))):
-                yield from _calls_in(block, function_name, loops, tuple(earlier))
+                yield from _calls_in(block, function_name, loops, tuple(earlier), everywhere)
             continue
         for node in ast.walk(statement):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function_name:
                 yield node, loops, tuple(earlier)
-        if loops and isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        if (loops or everywhere) and isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             names = tuple(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
             runnable = isinstance(statement, ast.Assign) and _plain_assignment(statement)

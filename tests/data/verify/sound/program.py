@@ -1,5 +1,5 @@
-"""`keep`'s only caller is a program: `main()` takes no arguments and trains before it gets to the
-call. It is not run (it could read data, or train for hours): the verdict says what it assumed."""
+"""`keep`'s only caller is a program: `main()` takes no arguments and writes a file before it gets to
+the call. Only the assignment its argument needs runs (`weights = torch.randn(...)`), never the rest."""
 
 import pathlib
 
