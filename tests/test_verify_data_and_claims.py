@@ -461,6 +461,29 @@ def test_a_stand_in_dataset_is_sized_by_the_counts_and_wraps_past_its_end():
     assert len(StandInDataset(DataPlan([exact]), exact, None, length=None)) == 60000
 
 
+
+def test_a_stand_in_dataset_filtered_to_one_class_keeps_what_the_code_kept():
+    torch = pytest.importorskip("torch")
+    from torchcopylint.verify.batches import DataPlan, StandInDataset
+    from torchcopylint.verify.datasites import DataSite
+
+    site = DataSite(0, 1, 1, "datasets.CIFAR10", "dataset", "dataset", known="CIFAR10")
+    dataset = StandInDataset(DataPlan([site]), site, None, length=40)
+    # The horses of CIFAR10, as a GAN notebook keeps them: the count kept is the dataset's length.
+    dataset.targets = torch.tensor(dataset.targets)
+    kept = dataset.targets == 7
+    dataset.targets = dataset.targets[kept]
+    dataset.data = dataset.data[kept]
+    assert len(dataset) == int(kept.sum()) == 4 and (dataset.targets == 7).all()
+    # ImageFolder's file list: images of the samples' size (a script checks one's size before it trains).
+    path, label = dataset.imgs[0]
+    assert dataset.samples[0] == (path, label)
+    with open(path, "rb") as handle:
+        header = handle.read(26)
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and header[12:16] == b"IHDR"
+    assert (int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big"), header[25]) == (32, 32, 2)
+
+
 def test_pre_0_4_indexing_of_a_loss_is_rewritten_only_where_it_logs_or_reads_data():
     from torchcopylint.verify.legacy import read_as_today
 

@@ -513,6 +513,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     project.mkdir()
     (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
     (project / "images.npy").write_bytes(b"\x93NUMPY")
+    (project / "content.jpg").write_bytes(b"the user's photograph")
     (project / "config.yaml").write_text("lr: 0.1\n", encoding="utf-8")
     (project / "VERSION").write_text("0.7.0\n", encoding="utf-8")
     (project / "labels.txt").write_text("cat\ndog\n", encoding="utf-8")
@@ -535,6 +536,10 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         except PermissionError as error:
             print("text data:", error)
         print("code:", open({str(project / "train.py")!r}).read().strip())
+        # A photograph the code loads, there or not (a style transfer's content image): random pixels.
+        for image in ("content.jpg", "missing/style.png"):
+            with open(os.path.join({str(project)!r}, image), "rb") as handle:
+                print("image:", handle.read(8))
         with open({str(project / "samples.png")!r}, "wb") as handle:
             handle.write(b"png")
         os.makedirs({str(project / "checkpoints")!r}, exist_ok=True)
@@ -565,10 +570,15 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "version: 0.7.0" in out, out  # a package reading its own VERSION at import (advertorch)
     assert "text data: --verify never reads the user's data: the code opened labels.txt" in out, out
     assert "writes to samples.png went to memory" in out, out
+    assert out.count("image: b'\\x89PNG\\r\\n\\x1a\\n'") == 2, out
+    assert "the image content.jpg was read as 256x256 random pixels" in out, out
+    assert "the image missing/style.png was read as 256x256 random pixels" in out, out
     assert "writes to runs/train.py went to memory" in out and "writes to runs/train.log went to memory" in out, out
     assert "elsewhere: False" in out and "writes to /tcl-elsewhere-test/logs/log.txt went to memory" in out, out
     assert "library folder: True" in out, out
-    assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "images.npy", "labels.txt", "train.py"]
+    assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "content.jpg", "images.npy",
+                                                         "labels.txt", "train.py"]
+    assert (project / "content.jpg").read_bytes() == b"the user's photograph"
 
 
 def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_today_s_fail(tmp_path: Path):
@@ -952,6 +962,12 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
                  ["model = DigitsNet(hidden=64) found in the file, the class of course_models_lib.py that has "
                   "`training_step`, `validation_epoch`", "every iteration's graph stays alive"],
                  id="the-imported-class-with-the-methods-called"),
+    # `plt.imread(train_loader.dataset.imgs[0][0])`: the stand-in ImageFolder lists image files of the
+    # samples' size, written in the temporary folder (before: no `.imgs`, unverified; fresh29's DCGANs).
+    pytest.param("gan_image_folder_check.py", "D_train_loss = bce(D(x_), y_real)", "TCL003",
+                 ["the file list of `train_loader = torch.utils.data.DataLoader(...)` over `datasets.ImageFolder(...)` "
+                  "(line 14): 4 random images of the samples' size in the temporary folder",
+                  "random samples 3x64x64"], id="image-files-of-a-folder-dataset"),
     # `super().__init__(..., val_loader, ...)`: the constructor says nothing of `val_loader`; the base's
     # `evaluate` iterates `self.val_loader`, so a loader stands in (before: a tensor, which broke it).
     # The student reads the teacher snapshots `train_teacher` leaves in `self.anchors`, which `__init__`

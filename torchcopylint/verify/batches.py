@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import arrays, samples
+from torchcopylint.verify import arrays, images, samples
 from torchcopylint.verify.inputs import class_indices
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
                                               DataSite, made_in_module)
@@ -83,7 +83,7 @@ class DataPlan:
         self.namespace: dict = {}
         self.used = False               # a batch or sample was made: its shape may be why the run failed
         self.candidate_count = 1
-        self.described: dict[int, str] = {}
+        self.described: dict = {}  # site index (or (index, what)) -> what stood in for it
         self.stopped: dict[int, str] = {}
         self._counts: dict[int, int] = {}
         self._shapes: dict[int, tuple] = {}
@@ -648,6 +648,7 @@ class StandInDataset:
         self._fixed_length = length  # None: sized from the counts the code reads it with, when first needed
         self.transform = self.target_transform = None
         self.root = ""
+        self._targets = None  # what the code set `.targets` to
 
     def _shape(self) -> tuple:
         return self._plan.sample_shape(self._site, self._image_size)
@@ -700,7 +701,27 @@ class StandInDataset:
 
     @property
     def targets(self) -> torch.Tensor:
+        if self._targets is not None:
+            return self._targets
         return torch.arange(self._length, device="cpu") % self._plan.classes(self._site)
+
+    @targets.setter
+    def targets(self, value) -> None:
+        self._targets = value  # `ds.targets = ds.targets[ds.targets == 7]` (the horses of CIFAR10)
+
+    @property
+    def samples(self) -> list:
+        """ImageFolder's `(path, class index)` of each sample (also `.imgs`). The paths name image files
+        of the sample's size, written into the temporary folder on first use: code that opens one
+        (`plt.imread(dataset.imgs[0][0])`, to check the size) reads an image, never the user's data."""
+        files = sample_files(self._shape(), self._site.index)
+        self._plan.described.setdefault((self._site.index, "files"), (
+            f"the file list of {self._site.label}: {len(files)} random images of the samples' size in the "
+            f"temporary folder"))
+        classes = self._plan.classes(self._site)
+        return [(files[index % len(files)], index % classes) for index in range(self._length)]
+
+    imgs = samples
 
     @property
     def labels(self):
@@ -711,8 +732,35 @@ class StandInDataset:
     def data(self) -> torch.Tensor:
         return torch.stack([self[i][0] for i in range(self._length)])
 
+    @data.setter
+    def data(self, value) -> None:
+        # `ds.data = ds.data[mask]`: as torchvision's datasets, the dataset holds as many samples as its
+        # data (random ones still).
+        try:
+            length = len(value)
+        except TypeError:
+            return
+        if length > 0:
+            self._fixed_length = length
+
     def __repr__(self) -> str:
         return f"<stand-in dataset for {self._site.label}>"
+
+
+SAMPLE_FILES = 4
+
+
+def sample_files(shape: tuple, index: int) -> list[str]:
+    """Paths of SAMPLE_FILES images of random pixels of a sample's size (C x H x W, H x W; 32 x 32
+    otherwise), different per dataset site."""
+    if len(shape) == 3 and shape[0] in (1, 3):
+        channels, height, width = shape
+    elif len(shape) == 2:
+        channels, (height, width) = 1, shape
+    else:
+        channels, height, width = 3, 32, 32
+    return [images.random_image(channels, height, width, seed=SAMPLE_FILES * index + number)
+            for number in range(SAMPLE_FILES)]
 
 
 class StandInSplits:

@@ -6,8 +6,9 @@ under that:
 
 - the network is blocked: a socket connection or a name lookup raises OSError,
   so nothing is downloaded (a `download=True` the rewrite missed fails instead);
-- a file of the user's project that is not code (an image, a `.npy`, a
-  checkpoint, a CSV) cannot be read: opening it raises `UserDataRead`;
+- a file of the user's project that is not code (a `.npy`, a checkpoint, a CSV)
+  cannot be read: opening it raises `UserDataRead`; an image file (`Image.open("content.jpg")`,
+  present or not) opens a PNG of random pixels instead (verify/images.py);
   configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) and a package's own
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
   can be;
@@ -32,6 +33,8 @@ import socket
 import sys
 import tempfile
 from typing import Optional
+
+from torchcopylint.verify import images
 
 CODE_SUFFIXES = (".py", ".pyi", ".pyc", ".pth", ".so", ".pyd")
 CONFIGURATION_SUFFIXES = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".md", ".rst")
@@ -149,6 +152,11 @@ def _guarded_open(file, mode="r", *args, **kwargs):
     if real == _state.code_path or real.endswith(CODE_SUFFIXES + CONFIGURATION_SUFFIXES) \
             or os.path.basename(real).lower() in PACKAGE_METADATA:
         return _original_open(file, mode, *args, **kwargs)
+    if real.lower().endswith(images.IMAGE_SUFFIXES) and "b" in mode:
+        # A photograph the code loads (a style-transfer notebook's content image): random pixels stand in.
+        _state.events.append(f"the image {relative} was read as {images.PHOTO_SIZE[1]}x{images.PHOTO_SIZE[2]} "
+                             f"random pixels")
+        return _original_open(images.random_image(*images.PHOTO_SIZE), "rb")
     _state.events.append(f"the code tried to read {relative}")
     raise UserDataRead(f"--verify never reads the user's data: the code opened {relative}")
 
