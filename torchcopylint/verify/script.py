@@ -335,8 +335,9 @@ class _GpuNamingDevice(metaclass=_DeviceType):
 
 def fill_required_options() -> None:
     """Let a script's argparse parser parse as `python script.py` with no arguments would, but with a
-    value for each option it requires (where it would exit with status 2): the declared type's
-    (1 for int, 0.1 for float, "x" for str), or the first of its choices. The values are named in
+    value for each option it requires (where it would exit with status 2): the first of its choices,
+    the first string the script compares it with, or the declared type's (1 for int, 0.1 for float,
+    "x" for str). The values are named in
     the evidence. An explicit argument list (`parser.parse_args([...])`) is parsed as it is."""
     import argparse
 
@@ -485,6 +486,9 @@ def _value_for(action) -> str:
     if action.choices:
         return str(next(iter(action.choices)))
     kind = action.type
+    if (kind is None or kind is str) and _log.compared.get(action.dest):
+        # `if args.dataset == "MNIST": n_z = 62 ...`: a value the script knows, so its branches bind their names.
+        return _log.compared[action.dest][0]
     if kind is None or kind is str:
         return "x"
     if kind is int:
