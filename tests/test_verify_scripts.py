@@ -453,6 +453,11 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
 
     batch = torch.zeros(2, 1, 28, 28)
     assert NoOpModule("torchvision").transforms.functional.rotate(batch, 30) is batch
+    # What a no-op makes, shown by an installed matplotlib (`ax.imshow(make_grid(images).permute(1, 2, 0))`):
+    # NumPy reads a 1x1 image of it at once (it spun on its items, each a no-op, till the timeout).
+    import numpy
+
+    assert numpy.asarray(NoOpModule("torchvision").utils.make_grid(batch).permute(1, 2, 0)).shape == (1, 1)
     # Model summaries and metrics only print: a notebook's `summary(model, ...)` needs nothing of them.
     assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
     # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.

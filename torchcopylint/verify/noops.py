@@ -110,6 +110,13 @@ class NoOp:
     def __setattr__(self, attribute, value):
         return None
 
+    def __array__(self, dtype=None, copy=None):
+        # `ax.imshow(make_grid(images).permute(1, 2, 0))` with torchvision stood in: NumPy reads a 1x1
+        # image (left to its sequence protocol, it spins on a value whose items are values).
+        import numpy
+
+        return numpy.zeros((1, 1), dtype=dtype or float)
+
     def __iter__(self):
         return iter((NoOp(f"{self._name}[0]"), NoOp(f"{self._name}[1]")))
 
