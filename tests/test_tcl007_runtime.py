@@ -479,6 +479,25 @@ def test_a_file_that_never_imports_torch_and_backpropagates_by_hand_keeps_no_aut
     assert [d.code for d in lint_source(helper, "<x>")] == ["TCL007"]
 
 
+def test_an_autograder_that_imports_torch_runs_a_course_s_own_layers_by_hand():
+    # CMU 11-785's autograder: the layers are the student's NumPy classes, star-imported; it imports
+    # torch to compare with it. `backward_res = upsample.backward(forward_res)` keeps what the method
+    # returns: autograd's backward returns None, so that is a hand-written one, and nothing is a graph.
+    source = (
+        "import numpy as np\nimport torch\nfrom resampling import *\n\n"
+        "def test_upsampling():\n    forward_res_list = []\n    for seed in [1, 2, 3]:\n"
+        "        x = np.random.randn(2, 3, 8)\n        upsample = Upsample1d(2)\n"
+        "        forward_res = upsample.forward(x)\n        backward_res = upsample.backward(forward_res)\n"
+        "        forward_res_list.append(forward_res)\n    return forward_res_list\n"
+    )
+    assert lint_source(source, "<x>") == []
+    # The same loop over torch's own module is autograd's, and keeps every iteration's graph.
+    with_torch = source.replace("upsample = Upsample1d(2)", "upsample = torch.nn.Upsample(scale_factor=2)") \
+        .replace("backward_res = upsample.backward(forward_res)", "forward_res.sum().backward()") \
+        .replace("np.random.randn(2, 3, 8)", "torch.randn(2, 3, 8, requires_grad=True)")
+    assert [d.code for d in lint_source(with_torch, "<x>")] == ["TCL007"]
+
+
 def test_recurrent_state_of_a_class_that_offers_a_reset_is_one_sequence_chain():
     # The training loop is in another file; the class offers `reset()`, which starts the state over.
     example = _example("clean", "class LSTMController")

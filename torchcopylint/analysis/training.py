@@ -64,11 +64,14 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
     own = _own_backward(call, receiver, function, facts, seen)
     if own is not _AUTOGRAD:
         return own
-    if _result_kept(call, function) and not facts.names.imports_torch:
+    if _result_kept(call, function) and (not facts.names.imports_torch
+                                         or _object_of_an_unknown_class(receiver, function, facts)):
         # Autograd's backward returns None: in a file that never imports torch, `dp =
         # criterion.backward(out, y)` is a hand-written one of a class imported from another file (a
-        # NumPy course's own layers). (Where torch is imported, a loss module's `backward()` may
-        # return its loss tensor, and accumulating that keeps the graph.)
+        # NumPy course's own layers); so it is where torch is imported, on an object built by a class
+        # that is not torch's (`upsample = Upsample1d(2)`, star-imported from the course's own module:
+        # an autograder's `backward_res = upsample.backward(forward_res)`). (A loss module's `backward()`
+        # may return its loss tensor, and accumulating that keeps the graph: one reached otherwise.)
         return None
     if positional and not _is_tensor(receiver, function):
         # `accelerator.backward(loss)`, `torch.autograd.backward(loss)`: the loss is the argument.
@@ -86,6 +89,25 @@ def backward_values_used(facts) -> bool:
                     and not (type(statement) is cst.Expr and statement.value is call):
                 return True
     return False
+
+
+def _object_of_an_unknown_class(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
+    """Is the receiver a name every binding of which is an object built by a class that is neither
+    torch's nor the file's (`Upsample1d(factor)`, a capitalised name from another module)?"""
+    if type(receiver) is not cst.Name:
+        return False
+    bindings = function.bindings_at(receiver)
+    if not bindings:
+        return False
+    for binding in bindings:
+        value = binding.value
+        if binding.kind != "assign" or type(value) is not cst.Call:
+            return False
+        name = value.func.attr.value if type(value.func) is cst.Attribute else \
+            value.func.value if type(value.func) is cst.Name else ""
+        if not name[:1].isupper() or facts.names.qualified_name(value.func) is not None or name in facts.classes:
+            return False
+    return True
 
 
 def _result_kept(call: cst.Call, function: FunctionFacts) -> bool:
