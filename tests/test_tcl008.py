@@ -76,3 +76,24 @@ def test_what_numpy_makes_is_not_a_tensor(made, tensor):
     value = module.body[2].body.body[0].body[0].value
     expected = {False: Tensorness.NOT, None: Tensorness.UNKNOWN}[tensor]
     assert facts.typing.of(value, lambda name: Tensorness.UNKNOWN) is expected
+
+
+@pytest.mark.parametrize("guard, flagged", [
+    # The branch is taken only for what is not a tensor: the annotation does not hold there.
+    ("if not isinstance(values, torch.Tensor):", False),
+    ("if not torch.is_tensor(values):", False),
+    # A test of something else says nothing of `values`.
+    ("if not isinstance(device, str):", True),
+    ("if True:", True),
+])
+def test_a_copy_under_a_test_of_what_the_value_is_follows_the_test(guard, flagged):
+    source = f"""
+    import torch
+
+
+    def to_tensor(values: torch.Tensor, device="cpu"):
+        {guard}
+            values = torch.tensor(values)
+        return values.to(device)
+    """
+    assert bool(_tcl008_lines(source)) == flagged

@@ -397,6 +397,8 @@ class FunctionFacts:
     grad_mode: dict[cst.CSTNode, Optional[bool]] = field(default_factory=dict)
     # statement -> enclosing loop statements, outermost first
     loops_of: dict[cst.CSTNode, tuple] = field(default_factory=dict)
+    # statement -> the tests of the enclosing `if`s that ask what something is (`isinstance(x, Tensor)`)
+    type_tests_of: dict[cst.CSTNode, tuple] = field(default_factory=dict)
     # call -> the statement it is evaluated in
     call_statement: dict[cst.Call, cst.CSTNode] = field(default_factory=dict)
     # small statement (`x.add_(1)`) -> the line holding it
@@ -580,6 +582,7 @@ class FunctionWalker:
         # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
         self._used_as_tensor: set = set()
         self._type_tests = 0  # depth of branches under `isinstance(...)` and the like
+        self._type_test_nodes: list = []  # the tests of those branches, outermost first
         # Local containers: the bindings that made them, the names that may hold aliases, the
         # "held" binding of each expression put in, and the constant key it was put under.
         self._container_bindings: set = set()
@@ -666,6 +669,8 @@ class FunctionWalker:
         self.facts.statement_order.setdefault(statement, len(self.facts.statement_order))
         self.facts.grad_mode[statement] = self._grad
         self.facts.loops_of[statement] = self._loops
+        if self._type_test_nodes:
+            self.facts.type_tests_of[statement] = tuple(self._type_test_nodes)
 
     def _walk_statement(self, statement: cst.CSTNode, state: FlowState) -> None:
         self._enter(statement)
@@ -760,6 +765,8 @@ class FunctionWalker:
         self._evaluate(statement.test, state)
         type_test = tests_type(statement.test)
         self._type_tests += type_test
+        if type_test:
+            self._type_test_nodes.append(statement.test)
         then_state = state.child()
         self._walk_block(_block(statement.body), then_state)
         else_state = state.child()
@@ -768,6 +775,8 @@ class FunctionWalker:
         elif type(statement.orelse) is cst.Else:
             self._walk_block(_block(statement.orelse.body), else_state)
         self._type_tests -= type_test
+        if type_test:
+            self._type_test_nodes.pop()
         state.merge([then_state, else_state])
 
     def _walk_loop(self, statement: Union[cst.For, cst.While], state: FlowState) -> None:
