@@ -209,6 +209,17 @@ def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
 
 
 @needs_torch
+def test_a_value_a_stood_in_package_made_refutes_nothing(sound_verified):
+    # fresh29's style-transfer notebook: with torchvision missing, `target` is a no-op, not a tensor;
+    # what the real transforms make decides the claim (it was refuted: "a NoOp at run time").
+    if importlib.util.find_spec("torchvision") is not None:
+        pytest.skip("torchvision is installed: its transforms run")
+    verdict = _verdict(sound_verified, "noop_image.py", 'return tensor.to("cpu").clone().detach()', "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "came from a stood-in package at run time" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_a_caller_that_takes_no_arguments_runs_only_what_the_argument_needs(sound_verified):
     verdict = _verdict(sound_verified, "program.py", "return t.clone().detach()", "TCL005")
     source = sound_verified["sources"][str(sound_verified["directory"] / "program.py")]

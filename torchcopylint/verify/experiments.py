@@ -2019,6 +2019,11 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
     if not isinstance(tensor, torch.Tensor):
         if sighting.stand_in_itself:  # a stand-in of the wrong kind shows nothing about the code
             raise CannotRun(f"`{expression}` was made up as a {type(tensor).__name__}, not a tensor")
+        if isinstance(tensor, (noops.NoOp, absent.AbsentName)):
+            # Made by a package that stood in (an image through a no-op torchvision's transforms): what the
+            # real package makes is not known, so it shows nothing about the code.
+            raise CannotRun(f"`{expression}` came from a stood-in package at run time ({sighting.where}), "
+                            f"not from the code's own values")
         return refuted(f"`{expression}` is a {type(tensor).__name__} at run time ({sighting.where}), not a tensor")
     with torch.set_grad_enabled(sighting.grad_enabled):
         written = tensor.clone().detach()  # noqa: TCL005 - the form under test
