@@ -209,6 +209,18 @@ def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
 
 
 @needs_torch
+def test_an_annotated_tensor_that_another_file_calls_is_decided_by_that_call(sound_verified):
+    # fresh29's GPT block: `idx: torch.Tensor`, and train.py passes `tokenizer.encode(...)`, a list. A
+    # tensor made up from the annotation confirmed it; the importing file decides (its call is not run).
+    verdict = _verdict(sound_verified, "token_block.py", "idx = torch.tensor(idx)", "TCL008")
+    assert verdict.status == "unverified", verdict
+    assert "token_sampler.py imports `generate`: what its calls pass decides" in verdict.evidence, verdict
+    lonely = _verdict(sound_verified, "lonely_copy.py", "return torch.tensor(values)", "TCL008")
+    assert lonely.status == "confirmed", lonely
+    assert "assumed: `values` made up as a tensor (nothing in the linted files calls `as_tensor`)" in lonely.evidence
+
+
+@needs_torch
 def test_a_value_a_stood_in_package_made_refutes_nothing(sound_verified):
     # fresh29's style-transfer notebook: with torchvision missing, `target` is a no-op, not a tensor;
     # what the real transforms make decides the claim (it was refuted: "a NoOp at run time").

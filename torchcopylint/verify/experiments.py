@@ -2017,14 +2017,7 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
     """Both orders on the value the line saw: same values, the node the clone records, the cost."""
     tensor, expression = sighting.value, job.context.get("source")
     if not isinstance(tensor, torch.Tensor):
-        if sighting.stand_in_itself:  # a stand-in of the wrong kind shows nothing about the code
-            raise CannotRun(f"`{expression}` was made up as a {type(tensor).__name__}, not a tensor")
-        if isinstance(tensor, (noops.NoOp, absent.AbsentName)):
-            # Made by a package that stood in (an image through a no-op torchvision's transforms): what the
-            # real package makes is not known, so it shows nothing about the code.
-            raise CannotRun(f"`{expression}` came from a stood-in package at run time ({sighting.where}), "
-                            f"not from the code's own values")
-        return refuted(f"`{expression}` is a {type(tensor).__name__} at run time ({sighting.where}), not a tensor")
+        return _not_a_tensor(expression, sighting)
     with torch.set_grad_enabled(sighting.grad_enabled):
         written = tensor.clone().detach()  # noqa: TCL005 - the form under test
         fixed = tensor.detach().clone()
@@ -2057,12 +2050,23 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
 
 
 def tensor_copy_construct(job: Job) -> Outcome:
-    sighting = _value_at_line(job, job.context.get("source", ""))
+    """The claim holds when the value is a tensor. A made-up one (an argument nothing in the file passes,
+    a tensor by its annotation) shows that only as far as the callers agree: another file of the tree
+    that imports the function decides, and where none does the evidence states the assumption."""
+    expression = job.context.get("source", "")
+    sighting = _value_at_line(job, expression)
     tensor = sighting.value
     if not isinstance(tensor, torch.Tensor):
-        if sighting.stand_in_itself:
-            raise CannotRun(f"`{job.context.get('source')}` was made up as a {type(tensor).__name__}, not a tensor")
-        return refuted(f"`{job.context.get('source')}` is a {type(tensor).__name__} at run time, not a tensor")
+        return _not_a_tensor(expression, sighting)
+    assumed = ""
+    if sighting.stand_in_itself:
+        name = job.target.class_name or job.target.function_name or ""
+        imported_by = topcalls.importers_of(job.importers, module_names(job.path), name) if name else []
+        if imported_by:
+            # fresh29's GPT block: `idx: torch.Tensor`, and the one file that calls it passes a list.
+            raise CannotRun(f"`{expression}` was made up as a tensor, and {Path(imported_by[0]).name} imports "
+                            f"`{name}`: what its calls pass decides, and they were not run")
+        assumed = f"; assumed: `{expression}` made up as a tensor (nothing in the linted files calls `{name}`)"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         written = torch.tensor(tensor)
@@ -2073,8 +2077,20 @@ def tensor_copy_construct(job: Job) -> Outcome:
     slow = _per_call_seconds(lambda: _quiet(lambda: torch.tensor(tensor)))
     fast = _per_call_seconds(lambda: tensor.detach().clone())
     return named(confirmed(f"UserWarning: {warning.splitlines()[0][:110]}; same values; "
-                           f"{slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call on {tuple(tensor.shape)}"),
+                           f"{slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs per call on {tuple(tensor.shape)}{assumed}"),
                  sighting.setting)
+
+
+def _not_a_tensor(expression: str, sighting: Sighting) -> Outcome:
+    """The value the line saw is not a tensor: refuted, unless it was made up, or made by a package that
+    stood in (an image through a no-op torchvision's transforms), which show nothing of the code."""
+    value = sighting.value
+    if sighting.stand_in_itself:  # a stand-in of the wrong kind shows nothing about the code
+        raise CannotRun(f"`{expression}` was made up as a {type(value).__name__}, not a tensor")
+    if isinstance(value, (noops.NoOp, absent.AbsentName)):
+        raise CannotRun(f"`{expression}` came from a stood-in package at run time ({sighting.where}), "
+                        f"not from the code's own values")
+    return refuted(f"`{expression}` is a {type(value).__name__} at run time ({sighting.where}), not a tensor")
 
 
 def _quiet(make: Callable[[], Any]) -> Any:
