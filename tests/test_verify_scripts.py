@@ -973,6 +973,11 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
                  ["the file list of `train_loader = torch.utils.data.DataLoader(...)` over `datasets.ImageFolder(...)` "
                   "(line 14): 4 random images of the samples' size in the temporary folder",
                   "random samples 3x64x64"], id="image-files-of-a-folder-dataset"),
+    # `discriminator(real_images)`, the discriminator a network of the module (a notebook's): the stand-in
+    # batch takes the shape it reads (before: 8 features, which its convolution refused; fresh29's cats GAN).
+    pytest.param("gan_module_networks.py", "fake_preds = discriminator(fake_images)", "TCL003",
+                 ["real_images = tensor(4, 3, 32, 32)", "reached 4 of 4 generator parameters"],
+                 id="stand-in-inputs-of-a-module-network"),
     # `super().__init__(..., val_loader, ...)`: the constructor says nothing of `val_loader`; the base's
     # `evaluate` iterates `self.val_loader`, so a loader stands in (before: a tensor, which broke it).
     # The student reads the teacher snapshots `train_teacher` leaves in `self.anchors`, which `__init__`

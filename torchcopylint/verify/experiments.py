@@ -538,6 +538,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     node = standins.function_node(tree, None, target.function_name)
     found = standins.settings_for(node, names, annotations, job.device, roles, tree=tree)
     found = projectnets.with_project_networks(found, node, tree, namespace, job)
+    found = projectnets.with_inputs_of_module_networks(found, node, namespace, job.device)
     if "unknown" in found[0].plan.kinds.values():
         # An argument nothing says the kind of: a caller that makes it runs first.
         yield from (ThroughCaller(caller) for caller in callers_without_arguments(job.source, target.function_name)[:1])

@@ -138,6 +138,31 @@ def with_project_networks(settings: list[StandIns], function: ast.AST, tree: ast
             for s in settings]
 
 
+def with_inputs_of_module_networks(settings: list[StandIns], function: ast.AST, namespace: dict,
+                                   device: str) -> list[StandIns]:
+    """The settings with stand-in tensors shaped for the network of the module the function feeds them
+    to (`real_preds = discriminator(real_images)`, `discriminator` built at the top level of a notebook):
+    the shape its `forward` takes, probed on it; unchanged where no such network takes them."""
+    if not settings:
+        return settings
+    plan = settings[0].plan
+    found = uses(function)
+    for name, kind in plan.kinds.items():
+        if kind != "tensor" or name not in found:
+            continue
+        for callee in sorted(found[name].fed_to):
+            network = namespace.get(callee)
+            if callee in plan.kinds or not isinstance(network, nn.Module):
+                continue
+            try:
+                shape = probe_input_shape(lambda: network, "forward", device)
+            except CannotRun:
+                continue
+            return [dataclasses.replace(s, plan=dataclasses.replace(s.plan, sample=tuple(shape[1:])))
+                    for s in settings]
+    return settings
+
+
 def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, path: str, factories,
                   device: str) -> Optional[tuple[ProjectNetwork, tuple]]:
     """The first class of the file (a concrete network: no other candidate derives from it, as a
