@@ -34,6 +34,8 @@ PACKAGES = frozenset({
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
     "gym", "gymnasium",
+    # Experiment trackers, which record what a run logs (`test_tube.Experiment(...).log(...)`).
+    "test_tube", "sacred", "clearml", "dvclive", "aim", "swanlab", "tensorwatch",
     # Downloaders of data (`gdown.download(url, "celeba.zip")`): verification never touches the network.
     "gdown", "wget", "kaggle", "opendatasets",
     # Unpackers of what was downloaded (`zipfile38.ZipFile(path).extractall(root)`), and the natural
