@@ -759,6 +759,8 @@ def _evaluation(body: str, decorator: str = "", before: str = "") -> str:
 
 
 def test_tcl007_evaluation_loop_without_no_grad():
+    # A decorator whose name says nothing of the mode leaves it on.
+    assert _found(_evaluation("outs.append(model(x))", "@timed()"), "TCL007")
     (found,) = _found(_evaluation("outs.append(model(x))"), "TCL007")
     assert found.context["kept"] == "saved activations"
     assert "the output of `model` (line 11) is made in grad mode and never backpropagated" in found.message
@@ -767,11 +769,15 @@ def test_tcl007_evaluation_loop_without_no_grad():
 @pytest.mark.parametrize("decorator, before, body", [
     ("@torch.no_grad()", "", "outs.append(model(x))"),
     ("@torch.inference_mode()", "", "outs.append(model(x))"),
+    # A decorator of another module named for the mode it sets (yolov5's, vendored in many projects).
+    ("@smart_inference_mode()", "", "outs.append(model(x))"),
+    ("@utils.torch_no_grad", "", "outs.append(model(x))"),
     ("", "model.requires_grad_(False)", "outs.append(model(x))"),
     ("", "", "outs.append(model(x).argmax(dim=1))"),
     ("", "", "outs.append(model(x).detach())"),
     ("", "", "outs.append(other(x))"),
-], ids=["no_grad", "inference_mode", "frozen", "argmax", "detach", "not the evaluated model"])
+], ids=["no_grad", "inference_mode", "named inference_mode", "named no_grad", "frozen", "argmax", "detach",
+        "not the evaluated model"])
 def test_tcl007_evaluation_loop_silent(decorator, before, body):
     source = _evaluation(body, decorator, before).replace("def evaluate(model, loader)", "def evaluate(model, loader, other)")
     assert _found(source, "TCL007") == []

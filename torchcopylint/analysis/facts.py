@@ -867,11 +867,19 @@ def _called_implicitly(function: cst.FunctionDef, facts: "ModuleFacts") -> bool:
 
 
 def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:
-    """`@torch.no_grad()` / `@torch.inference_mode()` -> False; `@torch.enable_grad()` -> True."""
+    """`@torch.no_grad()` / `@torch.inference_mode()` -> False; `@torch.enable_grad()` -> True. A
+    decorator of another module that says so by its name (yolov5's `@smart_inference_mode()`, which
+    applies `torch.inference_mode` or `torch.no_grad`, vendored in many projects) -> False: its code
+    is not in sight, and what it is named for is the mode it sets."""
     for decorator in function.decorators:
         mode = grad_mode_of_context(decorator.decorator, names)
         if mode is not None:
             return mode
+    for decorator in function.decorators:
+        expression = decorator.decorator.func if type(decorator.decorator) is cst.Call else decorator.decorator
+        name = (dotted_name(expression) or "").rpartition(".")[2].lower()
+        if names.qualified_name(expression) is None and ("no_grad" in name or "inference_mode" in name):
+            return False
     return None
 
 
