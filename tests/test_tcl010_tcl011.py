@@ -274,6 +274,33 @@ def test_tcl011_runtime_a_list_of_slices_of_one_loss_needs_the_retained_graph():
         namespace["PolicyNet"]().optimize(torch.randn(10, 3), torch.randn(10))
 
 
+JACOBIAN_ROWS = """
+import torch
+
+x = torch.tensor([2.0, 3.0], requires_grad=True)
+k = torch.zeros(2)
+k[0] = x[0] ** 2 + 3 * x[1]
+k[1] = x[1] ** 2 + 2 * x[0]
+rows = torch.zeros(2, 2)
+k.backward(torch.tensor([1.0, 0.0]), retain_graph=True)
+rows[0] = x.grad
+x.grad.zero_()
+k.backward(torch.tensor([0.0, 1.0]))
+rows[1] = x.grad
+"""
+
+
+def test_tcl011_silent_when_item_writes_attach_the_graph_a_second_backward_needs():
+    # A tutorial's Jacobian, row by row: `k` is made as zeros, and its item writes record the graph
+    # (CopySlices) the second backward runs through again.
+    assert lines(JACOBIAN_ROWS, "TCL011") == []
+    namespace: dict = {}
+    exec(compile(JACOBIAN_ROWS, "<jacobian>", "exec"), namespace)  # noqa: S102
+    assert namespace["rows"].tolist() == [[4.0, 3.0], [2.0, 6.0]]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        exec(compile(JACOBIAN_ROWS.replace(", retain_graph=True", ""), "<jacobian>", "exec"), {})  # noqa: S102
+
+
 def test_tcl011_flags_two_backwards_of_unrelated_graphs():
     source = """
     import torch
