@@ -78,6 +78,19 @@ def test_named_loader_gets_an_unsafe_fix_and_a_built_one_a_safe_fix():
     assert "a `DataLoader` (line 8)" in found[1].message
 
 
+def test_a_loader_known_by_its_name_says_nothing_where_the_file_iterates_its_own_loaders():
+    # A course notebook's `DataLoader` subclass with its own `__iter__` (batches of NumPy slices): a
+    # `self.loader` may be one of those, so its name no longer says the batches are tensors.
+    own = ("class LanguageModelLoader(torch.utils.data.DataLoader):\n"
+           "    def __iter__(self):\n        yield self.dataset[:4], self.dataset[1:5]\n\n\n")
+    source = (
+        "import torch\n\n\n{own}class Trainer:\n    def train(self):\n"
+        "        for inputs, targets in self.loader:\n            self.model(torch.tensor(inputs))\n"
+    )
+    assert [d.code for d in lint_source(source.format(own=""), "example.py")] == ["TCL008"]
+    assert lint_source(source.format(own=own), "example.py") == []
+
+
 def test_whole_batches_and_custom_collates_are_not_reported():
     source = (
         "import torch\nfrom torch.utils.data import DataLoader\n\n\n"

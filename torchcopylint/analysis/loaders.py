@@ -82,6 +82,19 @@ class DataLoaders:
         self.facts = facts
         self.names = facts.names
         self._batches = Memo()  # binding -> Batch or None (None, in a cycle: it proves nothing)
+        self._own_iterating_loaders: Optional[bool] = None
+
+    def _by_name(self, name: str, shown: str) -> Optional[Loader]:
+        """A loader known only by its name (`train_loader`), unless the file defines a loader class of
+        its own that iterates as it likes (a DataLoader subclass with `__iter__`): a name then says
+        nothing of what a batch is."""
+        if not _reads_as_loader(name):
+            return None
+        if self._own_iterating_loaders is None:
+            self._own_iterating_loaders = any(
+                "__iter__" in owner.methods and any("loader" in base.lower() for base in [owner.name, *owner.base_names])
+                for owner in self.facts.classes.values())
+        return None if self._own_iterating_loaders else Loader(shown)
 
     # ----------------------------------------------------------------- queries
 
@@ -143,7 +156,7 @@ class DataLoaders:
             values = self._self_attribute_values(expr, function)
             if values:
                 return self._loader_from_values(values, expr.attr.value, self.facts.code_for(expr))
-            return Loader(self.facts.code_for(expr)) if _reads_as_loader(expr.attr.value) else None
+            return self._by_name(expr.attr.value, self.facts.code_for(expr))
         return None
 
     # --------------------------------------------------------------- internals
@@ -213,7 +226,7 @@ class DataLoaders:
             bindings = [] if function is module else [b for b in module.bindings if b.name == name.value]
         if not bindings or any(binding.kind == "param" for binding in bindings) \
                 or any(binding.kind in ("assign", "walrus") and binding.value is None for binding in bindings):
-            return Loader(name.value) if _reads_as_loader(name.value) else None
+            return self._by_name(name.value, name.value)
         if any(binding.kind not in ("assign", "walrus") for binding in bindings):
             return None  # a loop variable, an import...: not followed
         return self._loader_from_values([binding.value for binding in bindings], name.value, name.value)
@@ -230,7 +243,7 @@ class DataLoaders:
             callee = dotted_name(value.func) if type(value) is cst.Call else None
             if callee is not None and (callee in self.facts.classes or callee in self.facts.module_functions):
                 return None  # made by code in this file that is not a DataLoader
-        return Loader(shown) if _reads_as_loader(name) else None
+        return self._by_name(name, shown)
 
     def _self_attribute_values(self, expr: cst.Attribute, function: FunctionFacts) -> list:
         if not (type(expr.value) is cst.Name and expr.value.value == "self"):
