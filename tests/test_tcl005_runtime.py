@@ -151,6 +151,48 @@ def test_static_report_keeps_the_condition(body):
     assert found.message.startswith("if `"), found.message
 
 
+POSITIONAL_TABLE = """
+import numpy as np
+import torch
+from torch import nn
+
+
+def angles(n):
+    return np.array([[p / 10000 ** (2 * i / n) for i in range(n)] for p in range(n)])
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("table", self._table(n))
+        self.register_buffer("shift", make_shift(n))
+
+    def _table(self, n):
+        return torch.FloatTensor(np.sin(angles(n))).unsqueeze(0)
+
+    def forward(self, x):
+        return x + self.table[:, :x.size(1)].clone().detach() + self.shift.clone().detach()
+
+
+def make_shift(n):
+    return torch.zeros(n)
+"""
+
+
+def test_a_buffer_a_method_of_the_file_makes_without_grad_records_no_clone_node():
+    # A transformer's sinusoid table: registered from a method that returns `torch.FloatTensor(array)`
+    # (a legacy constructor, which takes no `requires_grad`), and from a function returning zeros.
+    assert lint_source(POSITIONAL_TABLE, "example.py") == []
+    namespace: dict = {}
+    exec(compile(POSITIONAL_TABLE, "<positional>", "exec"), namespace)  # noqa: S102
+    encoding = namespace["PositionalEncoding"](4)
+    with torch.enable_grad():
+        assert encoding.table.clone().grad_fn is None and encoding.shift.clone().grad_fn is None
+    # Made from a parameter, the buffer requires grad: the finding stays.
+    grad_made = POSITIONAL_TABLE.replace("return torch.zeros(n)", "return nn.Parameter(torch.zeros(n)) * 2")
+    assert [d.code for d in lint_source(grad_made, "example.py")] == ["TCL005"]
+
+
 def test_cases_are_spelled_as_the_page_says():
     """The page's clean examples for these shapes exist (they are the rule's tests)."""
     from torchcopylint.pages import page_examples

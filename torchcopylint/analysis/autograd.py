@@ -67,6 +67,7 @@ from torchcopylint.analysis.aliasing import (
 )
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
+from torchcopylint.analysis.placement import LEGACY_TYPES
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
@@ -927,6 +928,21 @@ class GradFlow:
         return self._never(binding.value, function, binding.statement, depth + 1, likely) \
             or self._made_without_grad(binding, function, likely)
 
+    def _returns_never(self, call: cst.Call, function: FunctionFacts, depth: int, likely: bool) -> bool:
+        """A call of a function (or a method) of the file every `return` of which gives a value free of
+        autograd history, as it is written (its arguments aside: a value computed from them is not)."""
+        if depth > MAX_DEPTH:
+            self._without_grad.cut()
+            return False
+        resolved = self.facts.summaries.resolve_callee(call.func, function)
+        if resolved is None or type(resolved[0]) is not cst.FunctionDef:
+            return False
+        callee = self.facts.function_facts(resolved[0])
+        returns = [statement for statement in callee.statement_order
+                   if type(statement) is cst.Return and statement.value is not None]
+        return bool(returns) and all(self._never(statement.value, callee, statement, depth + 1, likely)
+                                     for statement in returns)
+
     def _returned_parts_never(self, binding: Binding, function: FunctionFacts, depth: int, likely: bool) -> bool:
         """`s, a = self.make_batch()`: every `return` of the function of the file writes out a tuple
         whose element at this name's position carries no autograd history."""
@@ -1142,6 +1158,8 @@ class GradFlow:
             module, _, name = qualified.rpartition(".")
             if module == "torch" and name in (LEAF_FACTORIES | {"from_numpy"}) - FACTORIES_OF_TENSORS:
                 return True
+            if module in ("torch", "torch.cuda") and (name in LEGACY_TYPES or name == "Tensor"):
+                return True  # `torch.FloatTensor(array)`: the legacy constructors take no `requires_grad`
             if qualified == "torch.as_tensor" and likely:
                 return True  # made to convert data; it returns a tensor argument itself, rarely one with grad
             if qualified in AUTOGRAD_GRAD:
@@ -1153,6 +1171,8 @@ class GradFlow:
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
                        if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
+        if self._returns_never(call, function, depth, likely):
+            return True  # `self._sinusoid_table(n, d)`: every `return` of the file's function makes one
         if type(func) is not cst.Attribute:
             return False
         method = func.attr.value
