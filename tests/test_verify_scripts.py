@@ -453,6 +453,19 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
 
     batch = torch.zeros(2, 1, 28, 28)
     assert NoOpModule("torchvision").transforms.functional.rotate(batch, 30) is batch
+    # Its `Compose` applies each transform, and a dtype conversion converts (a uint8 image becomes the
+    # floats in [0, 1] an attack then makes require grad); its weight enums (which weights to download,
+    # their preprocessing) are no-ops, and `read_image` gives random pixels of a photograph's size.
+    from torchcopylint.verify import noops
+
+    transforms = NoOpModule("torchvision.transforms")
+    image = torch.full((3, 2, 2), 255, dtype=torch.uint8)
+    converted = transforms.Compose([transforms.ConvertImageDtype(torch.float32), transforms.Normalize((0.5,), (0.5,))])(image)
+    assert converted.dtype == torch.float32 and converted.max().item() == 1.0
+    weights = noops.NoOpModule("torchvision.models").ResNet50_Weights.IMAGENET1K_V1
+    assert isinstance(weights, noops.NoOp) and isinstance(weights.transforms().mean, noops.NoOp)
+    read = noops.NoOpModule("torchvision.io").read_image("panda.jpg")
+    assert read.dtype == torch.uint8 and read.shape == (3, 256, 256)
     # What a no-op makes, shown by an installed matplotlib (`ax.imshow(make_grid(images).permute(1, 2, 0))`):
     # NumPy reads a 1x1 image of it at once (it spun on its items, each a no-op, till the timeout).
     import numpy

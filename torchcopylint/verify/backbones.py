@@ -148,11 +148,13 @@ class StandInBackbone(nn.Module):
 
 class ModelsNamespace:
     """`torchvision.models` (and its submodules, `torchvision.models.resnet`) while torchvision is not
-    installed: its classifier constructors make stand-ins; any other name is absent, as before."""
+    installed: its classifier constructors make stand-ins, its weight enums are no-ops; any other
+    name is absent, as before."""
 
-    def __init__(self, name: str, absent: Any) -> None:
+    def __init__(self, name: str, absent: Any, no_op: Any = None) -> None:
         self._name = name
         self._absent = absent  # how an absent name is made (verify/absent.py's AbsentName)
+        self._no_op = no_op or absent  # how a no-op is made (verify/noops.py's NoOp)
 
     def __getattr__(self, attribute: str):
         if attribute.startswith("__") and attribute.endswith("__"):
@@ -162,7 +164,11 @@ class ModelsNamespace:
             return _constructor(name, attribute)
         if attribute in ("resnet", "vgg", "mobilenet", "mobilenetv2", "mobilenetv3", "densenet", "efficientnet",
                          "alexnet", "squeezenet", "shufflenetv2", "regnet", "googlenet", "inception", "convnext"):
-            return ModelsNamespace(name, self._absent)  # `torchvision.models.resnet.resnet18`
+            return ModelsNamespace(name, self._absent, self._no_op)  # `torchvision.models.resnet.resnet18`
+        if attribute.endswith("_Weights"):
+            # `models.ResNet50_Weights.IMAGENET1K_V1`: which weights to download (none is), and its
+            # `.transforms()`, their preprocessing (`.mean`, `.std`): nothing of a network.
+            return self._no_op(name)
         return self._absent(name)
 
 

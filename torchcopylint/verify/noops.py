@@ -103,6 +103,13 @@ class NoOp:
 
             application = args[0] if args and isinstance(args[0], str) else "application"
             return os.path.join(tempfile.gettempdir(), "torchcopylint-folders", last, application)
+        if ".transforms." in f"{self._name}." and args:
+            if last == "Compose" and isinstance(args[0], (list, tuple)):
+                return Composed(args[0])  # applies each transform, a dtype conversion included
+            if last == "ConvertImageDtype":
+                return lambda image: _converted(image, args[0])
+            if last == "convert_image_dtype" and _is_tensor(args[0]):
+                return _converted(args[0], args[1] if len(args) > 1 else kwargs.get("dtype"))
         if ".transforms." in f"{self._name}." and args and _is_tensor(args[0]):
             # `TF.rotate(images, angle)`, `transforms.Normalize(...)(x)`: an image transform stands in as
             # the identity on a tensor, which keeps the batch a batch for the network after it.
@@ -182,6 +189,45 @@ class NoOp:
 
     def __repr__(self) -> str:
         return f"<no-op stand-in: {self._name}>"
+
+
+# torchvision's readers of an image file into a uint8 tensor, C x H x W.
+IMAGE_READERS = frozenset({"torchvision.io.read_image", "torchvision.io.decode_image", "torchvision.io.image.read_image"})
+
+
+def _read_image(path, *args, **kwargs):
+    """`read_image(path)` of a missing torchvision: random pixels of a photograph's size, as the image
+    the user's file would give (never read), said in the evidence."""
+    import torch
+
+    from torchcopylint.verify import images, sandbox
+
+    channels, height, width = images.PHOTO_SIZE
+    shown = sandbox.in_project(path) or os.fspath(path)
+    sandbox.record(f"`read_image({shown!r})` (torchvision is not installed) gave {height}x{width} random pixels")
+    return torch.randint(0, 256, (channels, height, width), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
+
+
+class Composed:
+    """`transforms.Compose([...])` of a missing torchvision: each transform applied in turn (a no-op's
+    is the identity on a tensor; a dtype conversion converts)."""
+
+    def __init__(self, transforms) -> None:
+        self.transforms = list(transforms)
+
+    def __call__(self, image):
+        for transform in self.transforms:
+            image = transform(image)
+        return image
+
+
+def _converted(image, dtype):
+    """`ConvertImageDtype(torch.float32)(image)`: as torchvision converts, integers scaled to [0, 1]."""
+    if not _is_tensor(image) or dtype is None or not hasattr(dtype, "is_floating_point"):
+        return image
+    if dtype.is_floating_point and not image.is_floating_point():
+        return image.to(dtype) / 255.0
+    return image.to(dtype)
 
 
 def _is_tensor(value) -> bool:
@@ -296,11 +342,13 @@ class NoOpModule(types.ModuleType):
             return environments.Discrete
         if name in ("gym.spaces.Box", "gymnasium.spaces.Box"):
             return environments.Box
+        if name in IMAGE_READERS:
+            return _read_image
         # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
         if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
-            return getattr(backbones.ModelsNamespace(self.__name__, AbsentName), attribute)
+            return getattr(backbones.ModelsNamespace(self.__name__, AbsentName, NoOp), attribute)
         if name == MODELS:  # `torchvision.models.resnet18(...)`
-            return backbones.ModelsNamespace(name, AbsentName)
+            return backbones.ModelsNamespace(name, AbsentName, NoOp)
         return NoOp(name) if _is_no_op_part(name) else AbsentName(name)
 
 

@@ -89,6 +89,11 @@ def events() -> list[str]:
     return list(dict.fromkeys(_state.events))
 
 
+def record(event: str) -> None:
+    """What a stand-in did instead of reading the user's data (`read_image` of a missing torchvision)."""
+    _state.events.append(event)
+
+
 def _refuse_network(*args, **kwargs):
     _state.events.append("a network connection was refused")
     raise OSError(NETWORK_ERROR)
