@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import os
 import sys
 from typing import Optional
@@ -70,27 +71,35 @@ def _class_methods(tree: ast.Module) -> dict[str, set]:
 
 def _imported_class_methods(tree: ast.Module, path: str) -> dict[str, set]:
     """Each name the module's top-level `from <project module> import Class` binds -> that class's
-    methods, read from the project file that defines it (never imported here). One re-export is
-    followed: `from models import Net` where `models/__init__.py` imports `Net` from its `net.py`."""
+    methods, read from the project file that defines it (never imported here)."""
     context = importing.import_context(path)
     found: dict[str, set] = {}
     for statement in _top_level_imports(tree):
         file = importing.project_file(context, path, statement.module, statement.level)
-        module = _parsed(file)
-        if module is None:
-            continue
-        methods = _class_methods(module)
         for alias in statement.names:
-            if alias.name in methods:
-                found[alias.asname or alias.name] = methods[alias.name]
-                continue
-            for again in _top_level_imports(module):
-                if any(inner.name == alias.name for inner in again.names):
-                    inner_methods = _class_methods(_parsed(importing.project_file(
-                        context, file, again.module, again.level)) or ast.Module(body=[], type_ignores=[]))
-                    if alias.name in inner_methods:
-                        found[alias.asname or alias.name] = inner_methods[alias.name]
+            methods = _methods_of_class_in(context, file, alias.name, re_exports=1)
+            if methods is not None:
+                found[alias.asname or alias.name] = methods
     return found
+
+
+def _methods_of_class_in(context: importing.ImportContext, file: Optional[str], name: str,
+                         re_exports: int) -> Optional[set]:
+    """The methods of class `name` of the project file, following up to `re_exports` imports of it
+    (`from models import Net` where `models/__init__.py` imports `Net` from its `net.py`)."""
+    module = _parsed(file)
+    if module is None:
+        return None
+    methods = _class_methods(module)
+    if name in methods:
+        return methods[name]
+    if re_exports:
+        for statement in _top_level_imports(module):
+            for alias in statement.names:
+                if (alias.asname or alias.name) == name:
+                    return _methods_of_class_in(context, importing.project_file(
+                        context, file, statement.module, statement.level), alias.name, re_exports - 1)
+    return None
 
 
 def _top_level_imports(tree: ast.Module):
@@ -106,6 +115,7 @@ def _top_level_imports(tree: ast.Module):
             pending.extend(node for handler in getattr(statement, "handlers", ()) for node in handler.body)
 
 
+@functools.lru_cache(maxsize=64)
 def _parsed(file: Optional[str]) -> Optional[ast.Module]:
     if file is None:
         return None
