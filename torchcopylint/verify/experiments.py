@@ -32,6 +32,7 @@ from torchcopylint.verify.inputs import (
     construct,
     make_input,
     probe_input_shape,
+    probe_with_zero_extras,
     raised_at,
 )
 from torchcopylint.verify import absent
@@ -924,7 +925,7 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
     """The input shape a fresh module's `method` runs with; for a method of several inputs (`forward(z, c)`),
     the inputs its call sites in the file make (verify/callsites.py)."""
     class_name = job.target.class_name
-    several = method == "forward" and _required_inputs(namespace.get(class_name), method) > 1
+    several = _required_inputs(namespace.get(class_name), method) > 1
     failure = None
     if not several:
         try:
@@ -936,7 +937,9 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
     if not sites:
         if failure is not None:
             raise failure
-        return probe_input_shape(make_module, method, job.device, flagged=flagged)
+        # `forward(x, mask)`, called nowhere in the file: the other inputs as 0-dim zeros.
+        return probe_with_zero_extras(make_module, method, job.device,
+                                      _required_inputs(namespace.get(class_name), method) - 1, flagged=flagged)
     accept = (lambda error: raised_at(error, *flagged)) if flagged else None
     try:
         return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)

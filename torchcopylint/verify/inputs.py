@@ -149,6 +149,44 @@ def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     return leaf, leaf * 1.0
 
 
+@dataclass(frozen=True)
+class WithZeroExtras:
+    """A block's first input of a probed shape, and each other input it requires a 0-dim zero
+    (`forward(x, mask)` with `scores + mask`): a value that broadcasts against anything, for a method
+    whose call sites are nowhere in sight. It stands where a probed input shape would (`make_input`)."""
+
+    shape: tuple
+    extras: int
+    device: str = "cpu"
+
+    def make(self) -> tuple:
+        leaf, first = make_input(self.shape, self.device)
+        return leaf, (first, *(torch.zeros((), device=self.device) for _ in range(self.extras)))
+
+    def __str__(self) -> str:
+        others = "the others" if self.extras > 1 else "the other"
+        return f"input {tuple(self.shape)}, {others} a 0-dim zero (no call in sight shows them)"
+
+
+def probe_with_zero_extras(make_module: Callable[[], nn.Module], method: str, device: str, extras: int,
+                           flagged: Optional[tuple[str, int]] = None) -> WithZeroExtras:
+    """The first shape of the first input with which `method` runs, the other inputs 0-dim zeros."""
+    module = make_module()
+    errors = []
+    for shape in first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module):
+        inputs = WithZeroExtras(shape, extras, device)
+        _, arguments = inputs.make()
+        try:
+            getattr(make_module(), method)(*arguments)
+            return inputs
+        except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
+            if flagged is not None and raised_at(error, *flagged):
+                return inputs
+            errors.append(f"{shape}: {type(error).__name__}")
+    raise CannotRun(f"no input shape fits {type(module).__name__}.{method} with its other inputs 0-dim zeros "
+                    f"(tried {', '.join(errors)[:200]})")
+
+
 def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device: str,
                       flagged: Optional[tuple[str, int]] = None) -> tuple:
     """The first shape with which a fresh instance's `method` runs (or reaches the flagged line,
