@@ -874,3 +874,28 @@ def test_an_optimizer_is_told_from_a_module_by_param_groups_and_step_though_both
             self.model.zero_grad()
             return self.model.state_dict()
         """, ["self.model"]) == {"self.model": "module"}
+
+
+def test_a_none_default_the_base_constructor_computes_with_is_made_a_number():
+    # AutoAttack's targeted APGD: `eps=None` handed on to the base, whose `eps + 0.` needs a number
+    # (before: built with None, every experiment failed with "NoneType + float").
+    from torchcopylint.verify.standins import _computed_with_by_the_base
+
+    tree = ast.parse(textwrap.dedent("""
+        class Attack:
+            def __init__(self, predict, eps=None, norm="Linf", steps=None, seed=0):
+                self.eps_orig = eps + 0.
+                self.norm = norm
+                self.steps = steps
+
+        class TargetedAttack(Attack):
+            def __init__(self, predict, eps=None, norm="Linf", steps=None, seed=0):
+                super().__init__(predict, eps=eps, norm=norm, steps=steps, seed=seed)
+
+        class Explicit(Attack):
+            def __init__(self, predict, radius=None):
+                Attack.__init__(self, predict, radius)
+        """))
+    init = tree.body[1].body[0]
+    assert _computed_with_by_the_base(tree, "TargetedAttack", init) == {"eps"}  # `steps` is only kept
+    assert _computed_with_by_the_base(tree, "Explicit", tree.body[2].body[0]) == {"radius"}

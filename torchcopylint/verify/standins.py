@@ -1478,9 +1478,11 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     # its callers always pass one; a number stands in.
     found = uses(node)
     _kinds_of_what_is_kept(found, cls, tree, class_name, node)
+    computed_by_base = _computed_with_by_the_base(tree, class_name, node)
     numbers = [parameter.name for parameter in inspect.signature(cls.__init__).parameters.values()
                if parameter.default is None and parameter.name in found
-               and (found[parameter.name].number_arithmetic or found[parameter.name].ordered)]
+               and (found[parameter.name].number_arithmetic or found[parameter.name].ordered
+                    or parameter.name in computed_by_base)]
     names = names[1:] + numbers
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
     made = settings_for(node, names, annotations, device, roles, found=found)[0]
@@ -1490,6 +1492,34 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
         # made up for the constructor builds it from guesses; its methods' stand-ins come from use)
         return None
     return made, tuple(names)
+
+
+def _computed_with_by_the_base(tree: ast.Module, class_name: str, init: ast.AST) -> set[str]:
+    """The parameters the constructor hands to the `__init__` of a base class of the file that computes
+    with them as numbers (AutoAttack's `APGDAttack_targeted(..., eps=None)` passes `eps=eps` on, and the
+    base's `self.eps_orig = eps + 0.` needs a number)."""
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    bases = [base.id for base in (owner.bases if owner else []) if isinstance(base, ast.Name)]
+    found: set[str] = set()
+    for call in ast.walk(init):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"):
+            continue
+        for base in bases:
+            base_init = function_node(tree, base, "__init__")
+            if base_init is None:
+                continue
+            base_uses = uses(base_init)
+            parameters = [a.arg for a in (*base_init.args.posonlyargs, *base_init.args.args)][1:]
+            # `super().__init__(a, b)` passes after `self`; `Base.__init__(self, a, b)` passes `self` first.
+            positional = call.args[1:] if isinstance(call.func.value, ast.Name) and call.func.value.id == base \
+                else call.args
+            given = [(parameter, value) for parameter, value in zip(parameters, positional)]
+            given += [(keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg]
+            for parameter, value in given:
+                use = base_uses.get(parameter)
+                if isinstance(value, ast.Name) and use is not None and (use.number_arithmetic or use.ordered):
+                    found.add(value.id)
+    return found
 
 
 def _kinds_of_what_is_kept(found: dict, cls: type, tree: ast.Module, class_name: str, init: ast.AST) -> None:
