@@ -934,10 +934,18 @@ class GradFlow:
         if depth > MAX_DEPTH:
             self._without_grad.cut()
             return False
-        resolved = self.facts.summaries.resolve_callee(call.func, function)
-        if resolved is None or type(resolved[0]) is not cst.FunctionDef:
+        # The module's own `def`, or a method of the function's class through `self.`: read without the
+        # summaries (which only a file with training steps computes).
+        func = call.func
+        definition = None
+        if type(func) is cst.Name:
+            definition = self.facts.module_function_called(func, function)
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
+                and function.class_name in self.facts.classes:
+            definition = self.facts.method_of(self.facts.classes[function.class_name], func.attr.value)
+        if type(definition) is not cst.FunctionDef:
             return False
-        callee = self.facts.function_facts(resolved[0])
+        callee = self.facts.function_facts(definition)
         returns = [statement for statement in callee.statement_order
                    if type(statement) is cst.Return and statement.value is not None]
         return bool(returns) and all(self._never(statement.value, callee, statement, depth + 1, likely)
