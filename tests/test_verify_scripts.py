@@ -637,6 +637,9 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         except ValueError:
             print("other numel: ValueError")
         print("izip:", list(itertools.izip([1, 2], "ab")))
+        print("xrange:", list(xrange(3)))  # noqa: F821 - Python 2's, given back
+        from torch.utils.data.dataset import T_co
+        print("T_co:", T_co.__name__)
         batches = iter(torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(4.)), batch_size=2))
         print("next:", batches.next()[0].tolist())
         from torch.autograd.gradcheck import zero_gradients
@@ -667,9 +670,11 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
     assert "integer target: 0.6931" in out and "iterable: True" in out, out
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
+    assert "xrange: [0, 1, 2]" in out and "T_co: T_co" in out, out
     assert "next: [0.0, 1.0]" in out, out
     for part in ("the checkpoint `runs/absent.pth` the code loads was not read: `Linear` keeps its initial weights",
                  "the `SGD` optimizer keeps its fresh state", "Python 2's `itertools.izip` ran as `zip`",
+                 "Python 2's `xrange` ran as `range`",
                  "`.next()` of a DataLoader's iterator (removed in torch 1.13) ran as `next(...)`",
                  "`torch.autograd.gradcheck.zero_gradients` (removed in torch 1.9) zeroed the gradients as it did",
                  "`binary_cross_entropy` of an output and a target of other shapes but as many values",

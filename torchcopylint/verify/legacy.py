@@ -17,8 +17,8 @@ evidence when the code uses it): `binary_cross_entropy` of a (N, 1) output and
 an (N,) target (a deprecation warning before torch 1.0, which then read both as
 their N elements: every GAN tutorial of 2017 does it), and with an integer
 target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
-`torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip` and a DataLoader
-iterator's `.next()`, and
+`torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, `xrange` and a DataLoader
+iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2 stopped exporting), and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
@@ -152,12 +152,28 @@ def install_old_apis() -> None:
         # `iter(loader).next()`: Python 2's spelling, which DataLoader's iterator kept until torch 1.13.
         iterator.next = _noted(iterator.__next__, "`.next()` of a DataLoader's iterator (removed in torch 1.13) "
                                                   "ran as `next(...)`")
+    _python_2_builtins()
+    dataset = importlib.import_module("torch.utils.data.dataset")
+    if not hasattr(dataset, "T_co"):
+        # `from torch.utils.data.dataset import T_co` (a type variable the module exported until torch 2.2,
+        # copied into many datasets' annotations): a type variable still, which changes nothing at run time.
+        import typing
+
+        dataset.T_co = typing.TypeVar("T_co", covariant=True)
     _numpy_aliases()
     _collections_aliases()
     _tabs_as_python_2()
     _scipy_image_writers()
     _integer_betas(torch.optim)
     _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _python_2_builtins() -> None:
+    """`xrange(n)`, Python 2's `range`, in a script's loops (said in the evidence when it runs)."""
+    import builtins
+
+    if not hasattr(builtins, "xrange"):
+        builtins.xrange = _noted(range, "Python 2's `xrange` ran as `range`")
 
 
 def _integer_betas(optim) -> None:
