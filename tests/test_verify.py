@@ -215,7 +215,8 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py",
-                    "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py")
+                    "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
+                    "abstract_trainer.py")
 
 
 @pytest.fixture(scope="module")
@@ -269,6 +270,11 @@ CONFIRMED_ON_STAND_INS = [
     # (the probe of one input failed with TypeError on every shape; fresh29's course transformer).
     pytest.param("masked_block.py", "x = S.clone()", "TCL001",
                  ["the other a 0-dim zero (no call in sight shows them)", "bitwise equal"], id="other-inputs-as-zeros"),
+    # An abstract base class (`ABC`) with the step: a subclass whose abstract methods do nothing builds it
+    # (it could not be built: "Can't instantiate abstract class"; fresh30's CMU homework trainers).
+    pytest.param("abstract_trainer.py", "total_loss += loss", "TCL007",
+                 ["`Learning` is abstract: its `_load_test` did nothing", "every iteration's graph stays alive"],
+                 id="abstract-base-class"),
     # EnergyModel(energy_net, step_size): a stand-in network for `energy_net`, named; the graph kept by
     # `torch.autograd.grad(..., retain_graph=True)` is measured like a `.backward()`'s.
     pytest.param("energy_model.py", "return torch.autograd.grad(energy", "TCL011",

@@ -659,6 +659,22 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     return FromCallSite(site, tuple(made.values), found, text), ""
 
 
+def _concrete(cls: Any) -> Any:
+    """The class, or where it is abstract (`class Learning(ABC)` with `@abstractmethod def
+    _load_train`, implemented by subclasses in other files), a subclass whose abstract methods do
+    nothing: the flagged method of the base runs (said in the evidence); what it needs of them, it
+    does not get, and the run says so by failing."""
+    abstract = sorted(getattr(cls, "__abstractmethods__", ()) or ())
+    if not isinstance(cls, type) or not abstract:
+        return cls
+    script.note(f"`{cls.__name__}` is abstract: its {', '.join(f'`{name}`' for name in abstract)} did nothing")
+    return type(cls.__name__, (cls,), {name: _does_nothing for name in abstract})
+
+
+def _does_nothing(*args, **kwargs) -> None:
+    return None
+
+
 def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, runner: Callable, seed: int = 2):
     """Call the function with the call site's values (made again in this run's namespace) and stand-ins."""
     made = topcalls.evaluate(setting.site, _site_namespace(setting.site, namespace))
@@ -760,7 +776,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         torch.manual_seed(2)
         return Ran(runner(caller, **made.values), made_text="; ".join(made.shown.values()))
     if isinstance(setting, BuiltInstance):
-        cls = namespace[target.class_name]
+        cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
         if setting.site is not None:
             ran = _call_with_site(cls, setting.site, namespace, lambda function, *a, **k: function(*a, **k), seed=1)
@@ -789,7 +805,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         return Ran(result, made=made, made_text="; ".join(
             part for part in (f"the object built by its own constructor as {built}", prepared, arguments) if part))
     if isinstance(setting, InstanceStandIns):
-        cls = namespace[target.class_name]
+        cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
         instance = cls.__new__(cls)
         if issubclass(cls, nn.Module):
