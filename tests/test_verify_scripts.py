@@ -1369,6 +1369,8 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         torch.cuda.set_device(0)
         torch.cuda.synchronize()
         assert torch.cuda.current_device() == 0
+        with torch.cuda.device(gpu):  # a trainer's `with torch.cuda.device(self.device):`
+            assert net(torch.ones(2)).shape == (2,)
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -1377,6 +1379,7 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
     assert "`torch.device(0)` named the GPU `cuda:0`, whose work ran on the CPU" in result.stdout, result.stdout
     assert "`.to('cuda:0')` ran on the CPU, the verification device" in result.stdout, result.stdout
     assert "`torch.cuda.set_device()` did nothing: the verification device is the CPU" in result.stdout, result.stdout
+    assert "`torch.cuda.device()` did nothing: the verification device is the CPU" in result.stdout, result.stdout
 
 
 def test_the_logging_module_of_a_missing_package_is_no_ops_and_its_other_modules_still_name_it():

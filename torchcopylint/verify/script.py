@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import random
 import re
@@ -252,6 +253,8 @@ def cuda_on_cpu(source: str = "") -> None:
     # raises without it; on the CPU there is one device and nothing to wait for.
     for name, answer in CUDA_DEVICE_CALLS.items():
         setattr(torch.cuda, name, _answering(f"torch.cuda.{name}", answer))
+    # `with torch.cuda.device(self.device):` (a trainer's) asks for a CUDA device: on the CPU, the one there is.
+    torch.cuda.device = _answering("torch.cuda.device", contextlib.nullcontext())
     # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the
     # CPU. Only where the file names CUDA: the wrappers are Python functions, which TorchScript (in
     # code that scripts functions calling `torch.zeros`) would try to compile.
