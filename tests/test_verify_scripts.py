@@ -1370,7 +1370,7 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         torch.cuda.synchronize()
         assert torch.cuda.current_device() == 0
         with torch.cuda.device(gpu):  # a trainer's `with torch.cuda.device(self.device):`
-            assert net(torch.ones(2)).shape == (2,)
+            assert net(torch.ones(2, dtype=torch.float64)).shape == (2,)
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
