@@ -2086,7 +2086,8 @@ def tensor_copy_construct(job: Job) -> Outcome:
             # fresh29's GPT block: `idx: torch.Tensor`, and the one file that calls it passes a list.
             raise CannotRun(f"`{expression}` was made up as a tensor, and {Path(imported_by[0]).name} imports "
                             f"`{name}`: what its calls pass decides, and they were not run")
-        assumed = f"; assumed: `{expression}` made up as a tensor (nothing in the linted files calls `{name}`)"
+        assumed = (f"; assumed: `{expression}` made up as a tensor (no call in the linted files shows what "
+                   f"`{name}` is given)")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         written = torch.tensor(tensor)
