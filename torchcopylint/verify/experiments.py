@@ -32,7 +32,6 @@ from torchcopylint.verify.inputs import (
     construct,
     make_input,
     probe_input_shape,
-    probe_with_zero_extras,
     raised_at,
 )
 from torchcopylint.verify import absent
@@ -954,8 +953,8 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
         if failure is not None:
             raise failure
         # `forward(x, mask)`, called nowhere in the file: the other inputs as 0-dim zeros.
-        return probe_with_zero_extras(make_module, method, job.device,
-                                      _required_inputs(namespace.get(class_name), method) - 1, flagged=flagged)
+        return probe_input_shape(make_module, method, job.device, flagged=flagged,
+                                 extras=_required_inputs(namespace.get(class_name), method) - 1)
     accept = (lambda error: raised_at(error, *flagged)) if flagged else None
     try:
         return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)

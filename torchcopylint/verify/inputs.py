@@ -168,43 +168,27 @@ class WithZeroExtras:
         return f"input {tuple(self.shape)}, {others} a 0-dim zero (no call in sight shows them)"
 
 
-def probe_with_zero_extras(make_module: Callable[[], nn.Module], method: str, device: str, extras: int,
-                           flagged: Optional[tuple[str, int]] = None) -> WithZeroExtras:
-    """The first shape of the first input with which `method` runs, the other inputs 0-dim zeros."""
-    module = make_module()
-    errors = []
-    for shape in first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module):
-        inputs = WithZeroExtras(shape, extras, device)
-        _, arguments = inputs.make()
-        try:
-            getattr(make_module(), method)(*arguments)
-            return inputs
-        except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
-            if flagged is not None and raised_at(error, *flagged):
-                return inputs
-            errors.append(f"{shape}: {type(error).__name__}")
-    raise CannotRun(f"no input shape fits {type(module).__name__}.{method} with its other inputs 0-dim zeros "
-                    f"(tried {', '.join(errors)[:200]})")
-
-
 def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device: str,
-                      flagged: Optional[tuple[str, int]] = None) -> tuple:
+                      flagged: Optional[tuple[str, int]] = None, extras: int = 0) -> Any:
     """The first shape with which a fresh instance's `method` runs (or reaches the flagged line,
-    given as (file, line): an error raised there is the bug under test, not a wrong shape)."""
+    given as (file, line): an error raised there is the bug under test, not a wrong shape). With
+    `extras`, the method's other inputs are that many 0-dim zeros, and the answer a WithZeroExtras."""
     module = make_module()
     shapes = first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module)
     errors = []
     for shape in shapes:
-        candidate = make_module()
-        _, tensor = make_input(shape, device)
+        fresh = make_module()
+        candidate = WithZeroExtras(shape, extras, device) if extras else shape
+        _, made = make_input(candidate, device)
         try:
-            getattr(candidate, method)(tensor)
-            return shape
+            getattr(fresh, method)(*(made if extras else (made,)))
+            return candidate
         except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
             if flagged is not None and raised_at(error, *flagged):
-                return shape
+                return candidate
             errors.append(f"{shape}: {type(error).__name__}")
-    raise CannotRun(f"no input shape fits {type(module).__name__}.{method} (tried {', '.join(errors)[:200]})")
+    others = " with its other inputs 0-dim zeros" if extras else ""
+    raise CannotRun(f"no input shape fits {type(module).__name__}.{method}{others} (tried {', '.join(errors)[:200]})")
 
 
 def raised_at(error: BaseException, filename: str, line: int) -> bool:
