@@ -384,7 +384,7 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
         value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
         if value is not None and not binding.leaf and binding.kind != "loop" \
                 and (not carries_no_graph(value, function, facts, binding.statement)
-                     or written_with_graph(binding, function, facts)):
+                     or filled_with_graph(binding, function, facts)):
             return True
     # `r_loss, c_loss = self.losses(batch)`: two values of one call, which may have computed both
     # from one forward (the call's code is not followed here).
@@ -394,16 +394,19 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
                for binding in second.bindings - first.bindings)
 
 
-def written_with_graph(binding: Binding, function: FunctionFacts, facts) -> bool:
-    """Is an item or a slice of the binding's tensor assigned a value that may carry a graph (`k =
-    torch.zeros(2)`, then `k[0] = x[0] ** 2`)? Autograd records the write (CopySlices): the tensor
-    carries that graph from there on, whatever it was made as."""
+def filled_with_graph(binding: Binding, function: FunctionFacts, facts) -> bool:
+    """Is what the binding made clean given values that may carry a graph afterwards: a tensor whose
+    item or slice is assigned one (`k = torch.zeros(2)`, then `k[0] = x[0] ** 2`: autograd records the
+    write, CopySlices, and the tensor carries that graph from there on), or a container one is put in
+    (`parts = []`, then `parts.append(loss[i:j].sum())`)?"""
     for event in function.events_on(binding.storages):
         statement = event.statement
         if event.kind == "setitem" and not event.without_grad and type(statement) is cst.Assign \
                 and not carries_no_graph(statement.value, function, facts, statement):
             return True
-    return False
+    insertions = facts.containers.of(function).insertions(binding)
+    return bool(insertions) and any(not carries_no_graph(value, function, facts, statement)
+                                    for value, statement in insertions)
 
 
 def _unpacked_from_one_call(binding: Binding) -> bool:

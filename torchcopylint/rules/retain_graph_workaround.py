@@ -10,6 +10,7 @@ from torchcopylint.analysis.aliasing import FunctionFacts, root_name, unpacked_p
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
+    filled_with_graph,
     GraphUse,
     Slice,
     graph_uses,
@@ -101,7 +102,7 @@ class RetainGraphWorkaround(Rule):
             return None
         loops = function.loops_of.get(use.statement, ())
         if loops and any(loops[-1] not in binding.loops and (_may_carry_graph(binding, function, facts, likely=True)
-                                                             or _holds_graphs(binding, function, facts))
+                                                             or filled_with_graph(binding, function, facts))
                          for binding in graph.bindings):
             # Made before the loop: the same backward runs through it again next iteration (a list of
             # slices of one loss, `parts[batch].backward()`, too: they share the loss's graph).
@@ -418,14 +419,6 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     if likely:
         return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)
     return not carries_no_graph(value, function, facts)
-
-
-def _holds_graphs(binding, function: FunctionFacts, facts: ModuleFacts) -> bool:
-    """A container the binding made (`parts = []`) into which the function puts values that may carry
-    a graph (`parts.append(loss[i:j].sum())`)."""
-    insertions = facts.containers.of(function).insertions(binding)
-    return bool(insertions) and any(not facts.autograd.never_requires_grad(value, function, statement, likely=True)
-                                    for value, statement in insertions)
 
 
 def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:
