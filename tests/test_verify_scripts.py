@@ -959,6 +959,27 @@ def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(s
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_a_global_only_a_training_main_binds_stands_in_from_use_and_is_named(scripts_verified):
+    verdict = _verdict(scripts_verified, "global_options.py", "return output.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "args = a namespace of the options the code reads (scale = 1.0, clip = False), for the global only " \
+           "a function of the file binds (`global args`)" in verdict.evidence, verdict.evidence
+
+
+@pytest.mark.parametrize("source, root, names", [
+    ("def main():\n    global args\n    args = 1\ndef f():\n    return args.lr\n", "f", ("args",)),
+    # Bound at the top level too (the slice carries it), or not read by the function: none.
+    ("args = 0\ndef main():\n    global args\n    args = 1\ndef f():\n    return args\n", "f", ()),
+    ("def main():\n    global args\n    args = 1\ndef f():\n    return 2\n", "f", ()),
+    # A method of a class reads it: the class's.
+    ("def main():\n    global cfg\n    cfg = 1\nclass A:\n    def m(self):\n        return cfg.x\n", "A", ("cfg",)),
+])
+def test_the_globals_only_functions_bind(source, root, names):
+    from torchcopylint.verify.script import globals_only_functions_bind
+
+    assert globals_only_functions_bind(source, root) == names
+
+
 @pytest.mark.parametrize("source, missing", [
     ("def f():\n    return torch.zeros(2, device=device)\n", {"torch", "device"}),
     ("import torch\ndef f():\n    return torch.zeros(2, device=device)\n", {"device"}),

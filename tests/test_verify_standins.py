@@ -899,3 +899,19 @@ def test_a_none_default_the_base_constructor_computes_with_is_made_a_number():
     init = tree.body[1].body[0]
     assert _computed_with_by_the_base(tree, "TargetedAttack", init) == {"eps"}  # `steps` is only kept
     assert _computed_with_by_the_base(tree, "Explicit", tree.body[2].body[0]) == {"radius"}
+
+
+def test_the_defaults_of_the_script_parser_are_read_plainly():
+    from torchcopylint.verify.standins import parser_defaults
+
+    tree = ast.parse(textwrap.dedent("""\
+        parser.add_argument("--lr", type=float, default=0.01)
+        parser.add_argument("--use-apex", action="store_true")
+        parser.add_argument("--no_flip", dest="flip", action="store_false")
+        parser.add_argument("--mode", choices=["a", "b"], default="a")
+        parser.add_argument("--resume", default=None)
+        parser.add_argument("--size", default=computed())
+        parser.add_argument("--twice", default=1)
+        other.add_argument("--twice", default=2)
+    """))
+    assert parser_defaults(tree) == {"lr": 0.01, "use_apex": False, "flip": True, "mode": "a"}

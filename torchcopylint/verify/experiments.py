@@ -365,6 +365,7 @@ class FunctionStandIns:
     names: tuple
     flags: tuple = ()  # (name, value) of a parameter called with its default the other way
     preparations: tuple = ()  # of Preparation, for a method: run on the object first
+    globals: tuple = ()  # module-level names only a function of the file binds (`global args`): stood in
 
     @property
     def description(self) -> str:
@@ -508,20 +509,22 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         prepared = _preparations(job, cls, tree, method, roles)
         used = standins.method_closure(tree, target.class_name, method, *(p.method for p in prepared))
         attributes = standins.self_attributes(cls, used)
-        found = standins.settings_for(used, attributes + names[1:], annotations, job.device, roles,
-                                      standins.constructor_defaults(tree, target.class_name), tree=tree)
+        unbound = _globals_to_stand_in(job, namespace, target.class_name)
+        found = standins.settings_for(used, attributes + names[1:] + list(unbound), annotations, job.device,
+                                      roles, standins.constructor_defaults(tree, target.class_name), tree=tree)
         found = projectnets.with_project_networks(found, used, tree, namespace, job)
         built = None if issubclass(cls, nn.Module) else \
             standins.constructor_standins(cls, tree, target.class_name, job.device)
         if built_by_script is not None:
-            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, site=built_by_script)
+            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
+                                site=built_by_script)
         if built is not None:
             # An object that is not a module (an attack, a trainer): built by its own constructor first,
             # with its defaults, so that what its methods and its base classes read is what it sets.
-            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, constructor=built[0],
-                                constructor_names=built[1])
-        yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared) for s in found)
-        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, value),), prepared)
+            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
+                                constructor=built[0], constructor_names=built[1])
+        yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared, globals=unbound) for s in found)
+        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, value),), prepared, unbound)
                     for name, value in standins.other_defaults(function, node))
         return
     function = namespace[target.function_name]
@@ -536,7 +539,8 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     if from_call is not None:
         yield from_call
     node = standins.function_node(tree, None, target.function_name)
-    found = standins.settings_for(node, names, annotations, job.device, roles, tree=tree)
+    unbound = _globals_to_stand_in(job, namespace, target.function_name)
+    found = standins.settings_for(node, names + list(unbound), annotations, job.device, roles, tree=tree)
     found = projectnets.with_project_networks(found, node, tree, namespace, job)
     found = projectnets.with_inputs_of_module_networks(found, node, namespace, job.device)
     if "unknown" in found[0].plan.kinds.values():
@@ -544,14 +548,19 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield from (ThroughCaller(caller) for caller in callers_without_arguments(job.source, target.function_name)[:1])
     if unused:  # the evidence says why the call's own values were not used
         found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]
-    yield from (FunctionStandIns(s, tuple(names)) for s in found)
+    yield from (FunctionStandIns(s, tuple(names), globals=unbound) for s in found)
     # The flagged line may sit on the path a flag or a mode selects (`if rand_init:`, `if norm == "l2":`):
     # the defaults the other way, one at a time.
-    yield from (FunctionStandIns(found[0], tuple(names), ((name, value),))
+    yield from (FunctionStandIns(found[0], tuple(names), ((name, value),), globals=unbound)
                 for name, value in standins.other_defaults(function, node))
     # Last, where no stand-in fitted: the program's own way there, a function the script calls at its
     # top level that calls this one with the networks and loaders it built.
     yield from (ThroughCaller(caller, site) for caller, site in _callers_called_at_top_level(job)[:1])
+
+
+def _globals_to_stand_in(job: Job, namespace: dict, root: str) -> tuple[str, ...]:
+    """The globals `root` reads that only a function of the file binds and the loaded code lacks."""
+    return tuple(name for name in script.globals_only_functions_bind(job.source, root) if name not in namespace)
 
 
 def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: Configuration):
@@ -777,6 +786,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     if isinstance(setting, BuiltInstance):
         cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
+        _set_globals(namespace, setting, made)
         if setting.site is not None:
             ran = _call_with_site(cls, setting.site, namespace, lambda function, *a, **k: function(*a, **k), seed=1)
             instance, built = ran.result, f"{cls.__name__}(...) with {setting.site.shown}"
@@ -806,6 +816,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     if isinstance(setting, InstanceStandIns):
         cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
+        _set_globals(namespace, setting, made)
         instance = cls.__new__(cls)
         if issubclass(cls, nn.Module):
             nn.Module.__init__(instance)
@@ -832,11 +843,24 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         torch.manual_seed(2)
         return Ran(runner(function, **{setting.name: setting.value}))
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
+    if isinstance(setting, FunctionStandIns):
+        _set_globals(namespace, setting, made)
     torch.manual_seed(2)
     positional, keywords = _arguments(function, setting.names, made) if isinstance(setting, FunctionStandIns) \
         else ([], {})
     flags = dict(setting.flags) if isinstance(setting, FunctionStandIns) else {}
     return Ran(runner(function, *positional, **keywords, **flags), made=made, made_text=text)
+
+
+def _set_globals(namespace: dict, setting: FunctionStandIns, made: dict) -> None:
+    """Bind the globals only a function of the file binds (which never runs here) to their stand-ins,
+    named in the evidence."""
+    if not setting.globals:
+        return
+    namespace.update({name: made[name] for name in setting.globals})
+    shown = setting.standins.plan.describe(made, only=setting.globals).removeprefix("stand-ins: ")
+    script.note(f"{shown}, for the global{'s' if len(setting.globals) > 1 else ''} only a function of the "
+                f"file binds (`global {', '.join(setting.globals)}`)")
 
 
 def _arguments(function: Callable, names: tuple, made: dict) -> tuple[list, dict]:

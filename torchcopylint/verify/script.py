@@ -743,6 +743,22 @@ def names_bound_nowhere(source: str) -> frozenset:
     return frozenset(read - bound - _BUILTINS)
 
 
+@functools.lru_cache(maxsize=64)
+def globals_only_functions_bind(source: str, root: str) -> tuple[str, ...]:
+    """The module-level names `root` (a function or a class of the file) reads that only functions of
+    the file bind, through `global args` (`main()` parses the options into a global the training
+    functions read): the experiment never runs those functions, so it stands the names in from use."""
+    try:
+        table = symtable.symtable(source, "<source>", "exec")
+    except SyntaxError:
+        return ()
+    scopes = {child.get_name(): child for child in table.get_children()}
+    if root not in scopes:
+        return ()
+    bound_at_top = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_assigned() or symbol.is_imported()}
+    return tuple(sorted((_globals_read(scopes[root]) & _globals_assigned(table)) - bound_at_top))
+
+
 def _globals_assigned(table: symtable.SymbolTable) -> set[str]:
     """The names the functions under `table` bind at module level through `global name`."""
     found = set()

@@ -939,6 +939,10 @@ DEFAULTED_KINDS = {"float", "count", "int", "batch", "bool", "choice", "anything
 # `x + self.eps`): what the class is built with is the number, and a tensor there may not run.
 
 
+# Kinds an option takes its parser's default for (`action="store_true"`, `choices=`, `default=0.01`).
+PARSER_DEFAULTED_KINDS = {"bool", "choice", "float", None}
+
+
 def _is_number_value(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -1169,11 +1173,17 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     found = uses(node) if found is None else found
     if tree is not None:
         _kinds_through_callees(found, tree)
+    parsed = parser_defaults(tree) if tree is not None else {}
     for name in list(names):
         if "." not in name and name not in (roles or {}):
             options = option_uses(node, name)
             found.update(options)
             names = [*names, *options]
+            # A namespace of the script's own options: what its parser gives them by default, for a
+            # flag, a mode or a rate; counts and sizes stay small and agree with the stand-in batches.
+            defaults = {**{key: parsed[key.split(".", 1)[1]] for key, use in options.items()
+                           if key.split(".", 1)[1] in parsed and kind_of(key, use) in PARSER_DEFAULTED_KINDS},
+                        **(defaults or {})}
     dicts = string_keyed_dicts(tree) if tree is not None else {}
     for keyed in found.values():
         keys = [key for container in sorted(keyed.keys_of) for key in dicts.get(container, [])]
@@ -1413,6 +1423,33 @@ def constructor_defaults(tree: ast.Module, class_name: str) -> dict:
         elif key in found and literal != found[key]:
             found.pop(key)  # assigned twice, differently: no plain default
     return found
+
+
+def parser_defaults(tree: ast.Module) -> dict:
+    """What the file's argparse parser gives each option by default, where it says so plainly
+    (`add_argument("--lr", default=0.1)`, `action="store_true"`): option name -> value (numbers,
+    flags, strings; not None). An option defined twice differently has none."""
+    found: dict = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        dest = _literal(keywords.get("dest")) or next(
+            (flag.lstrip("-") for flag in flags if flag.startswith("--")), flags[0].lstrip("-") if flags else None)
+        if not dest:
+            continue
+        action = _literal(keywords.get("action"))
+        value = {"store_true": False, "store_false": True}.get(action) if "default" not in keywords \
+            else _literal(keywords["default"])
+        key = dest.replace("-", "_")
+        if value is None:
+            continue
+        if key in found and found[key] != value:
+            found[key] = None
+        else:
+            found[key] = value
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def _literal(node: Optional[ast.AST]) -> Any:
