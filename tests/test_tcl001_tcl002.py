@@ -304,6 +304,19 @@ def test_write_after_the_last_read_keeps_the_clone():
     assert lines(source, "TCL001") == []
 
 
+@pytest.mark.parametrize("index", ["i", "int(actions[i])", "actions[i].item()"])
+def test_an_item_write_through_a_row_keeps_the_clone(index):
+    # A DQN target: `target[i]` is a view of `target` when `i` is an int, so the write reaches it.
+    source = block(f"""
+        prediction = self.fc(x)
+        target = prediction.clone()
+        for i in range(len(actions)):
+            target[i][{index}] = 1.0
+        return ((target - prediction) ** 2).mean()
+    """)
+    assert lines(source, "TCL001") == []
+
+
 def test_loop_carried_write_keeps_the_clone():
     source = block("""
         h = self.fc(x)

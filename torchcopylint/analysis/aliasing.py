@@ -1553,6 +1553,12 @@ class FunctionWalker:
                     certainty: str = "sure", without_grad: bool = False, through: str = "",
                     through_detach: bool = False) -> None:
         storages = self._shared_storages(target, state) or frozenset()
+        if not storages and kind == "setitem" and type(target) is cst.Subscript:
+            # `target[idx][j] = q`: `target[idx]` is a view when `idx` is an int (a loop counter), a
+            # copy when it is a tensor of indices; which, the code does not say, so the write may
+            # reach `target`.
+            storages = self._shared_storages(target.value, state) or frozenset()
+            certainty = "maybe"
         if not storages:
             return
         label = dotted_name(target) or "a tensor"
