@@ -301,6 +301,46 @@ def test_tcl011_silent_when_item_writes_attach_the_graph_a_second_backward_needs
         exec(compile(JACOBIAN_ROWS.replace(", retain_graph=True", ""), "<jacobian>", "exec"), {})  # noqa: S102
 
 
+ACTOR_CRITIC = """
+import torch
+import torch.nn as nn
+from networks import *
+
+policy = PolicyNetwork(4, 2)
+critic = ValueNetwork(4)
+policy_optimizer = torch.optim.Adam(policy.parameters())
+critic_optimizer = torch.optim.Adam(critic.parameters())
+
+for episode in range(10):
+    values, log_probs = [], []
+    for state in torch.randn(5, 4):
+        values.append(critic(state))
+        log_probs.append(torch.log_softmax(policy(state), 0)[0])
+    values = torch.stack(values).squeeze()
+    log_probs = torch.stack(log_probs)
+    advantage = torch.ones(5) - values
+    policy_loss = -(log_probs * advantage).mean()
+    value_loss = nn.MSELoss()(values, torch.ones(5))
+    policy_optimizer.zero_grad()
+    policy_loss.backward(retain_graph=True)
+    policy_optimizer.step()
+    critic_optimizer.zero_grad()
+    value_loss.backward()
+    critic_optimizer.step()
+"""
+
+
+def test_tcl011_silent_when_both_losses_read_what_a_list_was_filled_with():
+    # An actor-critic step: the advantage is not detached, so the policy loss's graph runs through the
+    # critic's outputs, collected in a list and stacked, and the value loss's backward runs through
+    # them again.
+    assert lines(ACTOR_CRITIC, "TCL011") == []
+    detached = ACTOR_CRITIC.replace("values = torch.stack(values).squeeze()",
+                                    "values = torch.stack(values).squeeze()\n    target = values.detach()") \
+        .replace("advantage = torch.ones(5) - values", "advantage = torch.ones(5) - target")
+    assert lines(detached, "TCL011") == [23]
+
+
 def test_tcl011_flags_two_backwards_of_unrelated_graphs():
     source = """
     import torch

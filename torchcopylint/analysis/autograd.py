@@ -925,6 +925,12 @@ class GradFlow:
                 or self._returned_parts_never(binding, function, depth, likely))
         if binding.value is None or binding.kind not in ("assign", "walrus"):
             return False
+        insertions = self.facts.containers.of(function).insertions(binding)
+        if insertions:
+            # `values = []`, then `values.append(critic(s))`: what is put in it decides, as it does for
+            # `torch.stack(values)` made from it.
+            return all(self._never(value, function, statement, depth + 1, likely) for value, statement in insertions) \
+                or self._made_without_grad(binding, function, likely)
         return self._never(binding.value, function, binding.statement, depth + 1, likely) \
             or self._made_without_grad(binding, function, likely)
 
@@ -1151,7 +1157,10 @@ class GradFlow:
         """A number, a name that is surely not a tensor, or a tensor that surely does not require grad."""
         if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
-            if bindings and all(binding.tensorness is Tensorness.NOT for binding in bindings):
+            containers = self.facts.containers.of(function)
+            # A list is not a tensor, but `torch.stack(values)` is what was put in it.
+            if bindings and all(binding.tensorness is Tensorness.NOT and not containers.insertions(binding)
+                                for binding in bindings):
                 return True
         return self._never(expr, function, statement, depth + 1, likely)
 
