@@ -260,6 +260,14 @@ def test_cache_and_parallel_runs_give_the_same_findings(project):
     ("f(x)?", None),
     ("ok = a != b", None),
     ("# %matplotlib", None),
+    # Automagics (IPython runs `%cd ..`), only where the line is not Python.
+    ("cd ..", "pass"),
+    ("  pip install timm", "  pass"),
+    ("ls = [1, 2]", None),
+    ("ls -la", None),  # Python: `ls - la`
+    ("pwd", None),
+    ("run(model,", None),  # a call that goes on, not `%run`
+    ('prompt = """Can it talk?', None),  # a `?` in a string the line opens is text, not help
 ])
 def test_escapes_are_neutralised_in_place(line, replacement):
     [result] = neutralised_lines([line + "\n"])[:1]

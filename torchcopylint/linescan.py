@@ -35,6 +35,12 @@ class LineScanner:
         """The line without its comment, the state left as it was."""
         return body[: self._scan(body)[3]]
 
+    def leaves_open(self, body: str) -> bool:
+        """Does the statement go on past the line (an open bracket or string, a backslash)? The state
+        is left as it was."""
+        depth, quote, continued, _ = self._scan(body)
+        return depth > 0 or quote is not None or continued
+
     def feed(self, body: str) -> None:
         self.depth, self.open_quote, self.continued, _ = self._scan(body)
 

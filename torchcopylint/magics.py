@@ -107,6 +107,29 @@ def _escape_replacement(body: str, scanner: LineScanner) -> Optional[str]:
     if assigned is not None:
         return assigned.group(1) + "None"
     code = scanner.code_of(body)
-    if _HELP_END.search(code.rstrip()):  # `obj?`, `x.y??`, `a = b?`: help, not Python
+    # `obj?`, `x.y??`, `a = b?`: help, not Python; a `?` inside a string the line opens is text.
+    # `cd ..`: an automagic.
+    if scanner.leaves_open(body):
+        return None
+    if _HELP_END.search(code.rstrip()) or _is_automagic(stripped):
         return indent + "pass"
     return None
+
+
+# Line magics IPython runs without their `%` (automagic, on by default) that code cells use as
+# shell commands: `cd ..`, `pip install timm`. Only where the line is not Python: `ls = []` and
+# `pwd` alone are names.
+_AUTOMAGICS = frozenset({"cd", "ls", "pwd", "pip", "conda", "cat", "mkdir", "rm", "rmdir", "mv", "cp",
+                         "env", "set_env", "load_ext", "matplotlib", "time", "timeit", "run", "history",
+                         "who", "whos", "reset", "autoreload", "config", "bookmark", "dhist", "pushd", "popd"})
+
+
+def _is_automagic(stripped: str) -> bool:
+    word = stripped.split(None, 1)[0]
+    if word not in _AUTOMAGICS or stripped == word:
+        return False
+    try:
+        compile(stripped, "<cell line>", "exec")
+    except SyntaxError:
+        return True
+    return False
