@@ -720,3 +720,22 @@ def test_the_value_a_loop_starts_from_is_not_called_a_rebinding_of_the_copy():
     )
     [found] = [d for d in lint_source(source, "<x>") if d.code == "TCL001"]
     assert "rebound first" not in found.message
+
+
+@pytest.mark.parametrize("conversion, flagged", [(".long()", False), (".to(torch.int64)", False),
+                                                 (".float()", True)])
+def test_a_write_through_a_conversion_to_integers_is_no_sure_write_of_the_source(conversion, flagged):
+    # YOLO's targets: `gxy.long()` of box coordinates copies them (a float tensor converted), so
+    # clamping the grid indices leaves `gxy` as it was; `.float()` of a float tensor is the tensor itself.
+    source = HEADER + textwrap.dedent(f"""\
+        def build_targets(targets, anchors, gain, layers, indices, boxes):
+            targets = torch.cat((targets.repeat(3, 1, 1), anchors[:, :, None]), 2)
+            for layer in layers:
+                t = targets * gain
+                gxy = t[:, 2:4]
+                gij = gxy{conversion}
+                gi, gj = gij.T
+                indices.append((gj.clamp_(0, 15), gi.clamp_(0, 15)))
+                boxes.append(torch.cat((gxy - gij, t[:, 4:6]), 1))
+    """)
+    assert bool(lines(source, "TCL002")) is flagged

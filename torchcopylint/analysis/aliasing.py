@@ -1561,10 +1561,25 @@ class FunctionWalker:
             certainty = "maybe"
         if not storages:
             return
+        if certainty == "sure" and self._converted_to_integers(target, state):
+            certainty = "maybe"
         label = dotted_name(target) or "a tensor"
         self._event(node, storages, kind, description or f"write into {label}", state,
                     certainty=certainty, target=target, without_grad=without_grad, through=through,
                     through_detach=through_detach)
+
+    def _converted_to_integers(self, target, state: FlowState, depth: int = 0) -> bool:
+        """Does `target` reach the storage it shares only through a conversion to integers (`gij =
+        gxy.long()`, then `gi, gj = gij.T`)? That conversion copies a floating-point tensor, which
+        coordinates and scores are, and aliases only one that holds integers already."""
+        name = root_name(target)
+        if name is None or depth > 4:
+            return False
+        bindings = state.lookup(name.value)
+        return bool(bindings) and all(
+            binding.made_by in ("alias", "may-alias") and binding.value is not None
+            and (_converts_to_integers(binding.value) or self._converted_to_integers(binding.value, state, depth + 1))
+            for binding in bindings)
 
     def _write_into_items(self, container, node, kind: str, state: FlowState, description: str,
                           certainty: str) -> None:
@@ -2004,6 +2019,23 @@ def _plain_code(node: cst.CSTNode) -> Optional[str]:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+INTEGER_CONVERSIONS = frozenset({"long", "int", "short", "byte", "char", "bool"})
+INTEGER_DTYPES = frozenset({"long", "int", "int64", "int32", "int16", "int8", "uint8", "short", "bool"})
+
+
+def _converts_to_integers(expr) -> bool:
+    """`x.long()`, `x.to(torch.int64)`, `x[:, :2].int()`: a conversion to an integer or boolean dtype."""
+    if type(expr) is not cst.Call or type(expr.func) is not cst.Attribute:
+        return False
+    method = expr.func.attr.value
+    if method in INTEGER_CONVERSIONS:
+        return not expr.args
+    if method == "to":
+        return any(type(arg.value) is cst.Attribute and arg.value.attr.value in INTEGER_DTYPES
+                   and (arg.keyword is None or arg.keyword.value == "dtype") for arg in expr.args)
+    return False
 
 
 def _may_copy(expr) -> bool:
