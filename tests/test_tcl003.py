@@ -1935,3 +1935,31 @@ def test_a_fake_through_a_replay_buffer_of_the_file_is_still_followed():
             opt_d.step()
     """
     assert len(lines(source)) == 1
+
+
+ADVERSARIAL_PAIRING = """\
+import torch
+from torch import nn
+
+
+def epoch_alp(loader, model, attack, opt, weight=0.5):
+    for X, y in loader:
+        model.eval()
+        with torch.no_grad():
+            clean = model(X)
+        delta = attack(model, X, y)
+        model.train()
+        prediction = model(X + delta)
+        loss = nn.CrossEntropyLoss()(prediction, y) + weight * nn.MSELoss()(prediction, clean)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_an_attack_handed_the_trained_network_is_no_generator():
+    # Adversarial logit pairing: `attack(model, X, y)` computes a perturbation against the network the
+    # step trains; there is no generator, and detaching the perturbation changes nothing anyone trains.
+    assert lines(ADVERSARIAL_PAIRING) == []
+    generator = ADVERSARIAL_PAIRING.replace("attack(model, X, y)", "attack(X, y)")
+    assert lines(generator) == [12]  # a callable argument of unknown kind fed to the model: a generator

@@ -962,6 +962,10 @@ class _Context:
                     if use.returned:
                         candidates.append((use.aliases, sorted(use.aliases & generators or use.aliases)[0],
                                            _through_note(summary, use, facts)))
+        if candidates and trained and any(self.network_keys(arg.value) & trained for arg in call.args):
+            # `delta = attack(model, X, y)`: handed the very network the step trains, it computes an
+            # input against it (adversarial training, logit pairing); no generator is trained here.
+            return None
         if candidates and trained and self._fed_by_trained(call, trained):
             # `output = decoder(encoder(x))` in the encoder's step (IntroVAE): the gradient that trains
             # the encoder runs through the decoder to reach it; detaching would cut it.
