@@ -739,3 +739,19 @@ def test_a_write_through_a_conversion_to_integers_is_no_sure_write_of_the_source
                 boxes.append(torch.cat((gxy - gij, t[:, 4:6]), 1))
     """)
     assert bool(lines(source, "TCL002")) is flagged
+
+
+@pytest.mark.parametrize("statement, flagged", [("x - self.act(x)", False), ("self.act(x)", False),
+                                                ("y = x - self.act(x)", True)])
+def test_a_layer_written_in_an_expression_whose_result_is_dropped_is_called_for_its_effect(statement, flagged):
+    # `x - self.leaky_relu(x)`, a typo for `x = ...`: the statement does nothing but the in-place write,
+    # and the author reads the activated `x` next, as intended.
+    source = block(f"""
+        x = self.fc(x)
+        {statement}
+        return self.fc(x)
+    """, init_body="""
+        self.fc = nn.Linear(dim, dim)
+        self.act = nn.LeakyReLU(0.2, inplace=True)
+    """)
+    assert bool(lines(source, "TCL002")) is flagged

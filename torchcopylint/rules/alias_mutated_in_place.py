@@ -156,7 +156,7 @@ def _unspelled_write(event: InplaceEvent, facts: ModuleFacts, name: str) -> bool
     """A sure write that the call does not spell on the name: a layer that writes its input
     (`self.body(x)`), `F.relu(x, inplace=True)`, whose result the code uses as a new value.
     Not `x.relu_()`, `x += 1`, `torch.relu_(x)`, nor a call made for its effect alone (`self.act(x)`
-    as a statement), nor one whose result the name is rebound to (`x = self.relu(x)`): after those,
+    as a statement, or in an expression whose result is dropped), nor one whose result the name is rebound to (`x = self.relu(x)`): after those,
     reading the written values is what the author wants. Nor a function or method of the file
     that writes its argument: filling a buffer (`lam = self._mix(output, batch)`) is what such
     helpers are for."""
@@ -172,4 +172,7 @@ def _unspelled_write(event: InplaceEvent, facts: ModuleFacts, name: str) -> bool
     if isinstance(statement, cst.Assign) and any(
             isinstance(target.target, cst.Name) and target.target.value == name for target in statement.targets):
         return False
-    return not (isinstance(statement, cst.Expr) and statement.value is event.node)
+    # `self.act(x)` alone, or inside an expression whose result is dropped (`x - self.act(x)`, a typo
+    # for `x = ...`): the statement does nothing but the write, which is what the author wants.
+    return not (isinstance(statement, cst.Expr) and (statement.value is event.node
+                                                     or not isinstance(statement.value, cst.Call)))
