@@ -243,11 +243,6 @@ CONFIRMED_ON_STAND_INS = [
     # `assert image.size(0) == 1`: the stand-in batch holds one image (with four, the assertion stopped it).
     pytest.param("one_image_attack.py", "saliency = adversarial.clone().detach()", "TCL005",
                  ["as written records CloneBackward0", "on (1, 8) float32"], id="one-sample-at-a-time"),
-    # `label.cpu().numpy().item()`, nothing else says one sample at a time: a batch of four fails there,
-    # the next setting holds one (fresh24's multi-model DeepFool).
-    pytest.param("scalar_label_attack.py", "start = image.clone().detach()", "TCL005",
-                 ["as written records CloneBackward0", "on (1, 8) float32", "with stand-ins (batches of one sample)"],
-                 id="one-sample-said-only-by-failing"),
     # `train_step(model, x, y, args)` from another file: `args` a namespace of the options it reads; the
     # stand-in input, backpropagated through at each inner step, keeps no saved value to free (its
     # `leaf * 1.0` did: "Trying to backward through the graph a second time").
@@ -283,16 +278,10 @@ CONFIRMED_ON_STAND_INS = [
                  id="network-argument-and-autograd-grad"),
     pytest.param("dict_batches.py", "total += loss", "TCL007",
                  ["loader = 4 batches of {'image': (4, 8) float32, 'label': (4,) int64}"], id="dict-batches"),
-    pytest.param("dict_batches.py", "kept = features.clone().detach()", "TCL005",
-                 ["batch['features']`, a stand-in made to require grad"], id="dict-argument"),
     # The losses compare the discriminator's scores with `torch.ones(batch)`: a (batch, 1) output does
     # not fit them, a flat one does.
     pytest.param("gan_flat_scores.py", "fake_loss = F.binary", "TCL003",
                  ["self.disc = StandInNet(any -> 8 -> Linear -> 1, flat)"], id="flat-discriminator-scores"),
-    # `if best_loss is None:` holds the copies: a stand-in tensor never takes that path, None does.
-    *(pytest.param("keep_best.py", text, "TCL005", ["with stand-ins with best_loss = None", "assumed:"],
-                   id=f"none-path-{text.split(' =')[0]}")
-      for text in ("best_x = x.clone().detach()", "best_loss = loss.clone().detach()")),
     pytest.param("plain_class.py", "upper.clone().abs()", "TCL001",
                  ["stand-ins: lower = tensor(4, 8), upper = tensor(4, 8)"], id="constructor-of-a-plain-class"),
     pytest.param("plain_class.py", "self.anchor = {name: p.clone().detach()", "TCL005",
@@ -301,6 +290,32 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("generator_function.py", "yield window.clone().abs()", "TCL001",
                  ["the clone allocated 64 bytes per call"], id="generator-function-iterated"),
 ]
+
+
+# The same, where the claim is conditional ("if `x` requires grad") and only a made-up value met the
+# condition: the stand-ins run and are said, and the verdict stays unverified, the assumption said.
+MEASURED_ON_MADE_UP_VALUES = [
+    # `label.cpu().numpy().item()`, nothing else says one sample at a time: a batch of four fails there,
+    # the next setting holds one (fresh24's multi-model DeepFool).
+    pytest.param("scalar_label_attack.py", "start = image.clone().detach()", "TCL005",
+                 ["as written records CloneBackward0", "on (1, 8) float32", "with stand-ins (batches of one sample)"],
+                 id="one-sample-said-only-by-failing"),
+    pytest.param("dict_batches.py", "kept = features.clone().detach()", "TCL005",
+                 ["batch['features']`, a stand-in made to require grad"], id="dict-argument"),
+    # `if best_loss is None:` holds the copies: a stand-in tensor never takes that path, None does.
+    *(pytest.param("keep_best.py", text, "TCL005", ["with stand-ins with best_loss = None", "assumed:"],
+                   id=f"none-path-{text.split(' =')[0]}")
+      for text in ("best_x = x.clone().detach()", "best_loss = loss.clone().detach()")),
+]
+
+
+@pytest.mark.parametrize("name, text, code, evidence", MEASURED_ON_MADE_UP_VALUES)
+def test_a_conditional_claim_met_only_by_a_made_up_value_runs_on_stand_ins_and_stays_unverified(
+        standins_verified, name, text, code, evidence):
+    verdict = _standin_verdict(standins_verified, name, text, code)
+    assert verdict.status == "unverified", verdict
+    for part in [*evidence, "the claim holds if it does, and nothing run shows that it does"]:
+        assert part in verdict.evidence, (part, verdict.evidence)
 
 
 @pytest.mark.parametrize("name, text, code, evidence", CONFIRMED_ON_STAND_INS)

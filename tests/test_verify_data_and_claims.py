@@ -224,9 +224,9 @@ def test_a_label_name_used_as_values_is_not_decided(verified):
            "require grad, as a float tensor it would" in verdict.evidence, verdict.evidence
 
 
-def test_an_argument_of_no_label_kind_is_still_confirmed_with_the_assumption(verified):
+def test_an_argument_of_no_label_kind_is_made_a_tensor_that_requires_grad_and_the_assumption_said(verified):
     verdict = _verdict(verified, "label_copies.py", "return t.clone()", "TCL005")
-    assert verdict.status == "confirmed", verdict
+    assert verdict.status == "unverified", verdict
     assert "assumed: `t` requires grad here only through `t`, a stand-in" in verdict.evidence, verdict.evidence
 
 

@@ -153,9 +153,9 @@ def test_an_object_the_script_builds_from_state_dict_tensors_refutes_the_conditi
 
 
 @needs_torch
-def test_clone_with_no_caller_in_sight_is_confirmed_only_with_the_assumption_said(sound_verified):
+def test_clone_with_no_caller_in_sight_is_unverified_with_the_assumption_said(sound_verified):
     verdict = _verdict(sound_verified, "lonely.py", "return t.clone().detach()", "TCL005")
-    assert verdict.status == "confirmed", verdict
+    assert verdict.status == "unverified", verdict
     assert "assumed: `t` requires grad here only through `t`, a stand-in made to require grad " \
            "(no caller in the file shows what `copy_of` is given)" in verdict.evidence, verdict
 
@@ -248,7 +248,7 @@ def test_a_caller_that_takes_no_arguments_runs_only_what_the_argument_needs(soun
 def test_a_program_that_trains_to_make_the_argument_is_not_run_and_the_assumption_says_so(sound_verified):
     verdict = _verdict(sound_verified, "program_trains.py", "return t.clone().detach()", "TCL005")
     source = sound_verified["sources"][str(sound_verified["directory"] / "program_trains.py")]
-    assert verdict.status == "confirmed", verdict
+    assert verdict.status == "unverified", verdict
     assert "assumed: `t` requires grad here only through `t`, a stand-in made to require grad" in verdict.evidence, \
         verdict
     assert f"`weights = fit(model)` (line {line_of(source, 'weights = fit')}) calls a function the experiment does " \
@@ -441,7 +441,7 @@ def test_an_iterable_whose_elements_requires_grad_is_read_of_is_parameters_not_d
     # `for p in parameters if p.requires_grad`: what `model.parameters()` gives, not batches of data
     # (which never require grad, and refuted this before); made up, so the assumption is said.
     verdict = _verdict(sound_verified, "filtered.py", "return [p.clone().detach() for p in parameters", "TCL005")
-    assert verdict.status == "confirmed", verdict
+    assert verdict.status == "unverified", verdict
     assert "assumed: `p` requires grad here only through `parameters[0]`, a stand-in parameter" in verdict.evidence
 
 

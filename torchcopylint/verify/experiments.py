@@ -1877,7 +1877,7 @@ def clone_detach_order(job: Job) -> Outcome:
     """The claim holds when the cloned tensor requires grad (the clone then records a node). That
     depends on what the function is given: the callers in the file decide when they show it
     (a caller passing `state_dict()` tensors refutes it); a made-up argument that requires grad
-    confirms it only with the assumption said."""
+    confirms nothing: the verdict is unverified, the assumption said."""
     expression = job.context.get("source", "")
     callers, sightings, failures = _sightings_through_callers(job, expression)
     shown = [sighting for sighting in sightings if not sighting.assumed]
@@ -1935,9 +1935,13 @@ def clone_detach_order(job: Job) -> Outcome:
         return confirmed(f"{outcome.evidence}; `{expression}` requires grad through what the calls in other files "
                          f"pass: {passed}")
     if outcome.status == "confirmed" and sighting.assumed:
-        outcome = confirmed(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
-                            f"{' and '.join(sighting.assumed)} made to require grad "
-                            f"({_what_callers_show(job, callers, failures)})")
+        # The claim is conditional ("if `t` requires grad"), and only the made-up value met the condition:
+        # what the program gives decides, and nothing run shows it (fresh31: five such confirmations, all
+        # of functions whose callers in other files pass data or gradients).
+        raise CannotRun(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
+                        f"{' and '.join(sighting.assumed)} made to require grad "
+                        f"({_what_callers_show(job, callers, failures)}): the claim holds if it does, and nothing "
+                        f"run shows that it does")
     return outcome
 
 
