@@ -630,6 +630,21 @@ def test_configured_pythonpath_makes_an_import_work(tmp_path: Path):
 
 
 @needs_torch
+def test_a_project_module_off_the_import_path_has_its_folder_put_on_it_and_said(tmp_path: Path):
+    # The same project without the configuration: `helpers_lib` is the project's vendor/helpers_lib.py,
+    # which its scripts import as their runner's PYTHONPATH lets them.
+    project = tmp_path / "configured"
+    shutil.copytree(CONTEXT_FIXTURES / "configured", project)
+    (project / "pyproject.toml").write_text("[project]\nname = 'vendored'\n", encoding="utf-8")
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               project / "scripts", cwd=tmp_path, timeout=600)
+    records = json.loads(result.stdout)
+    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
+    assert "`helpers_lib` is the project's vendor/helpers_lib.py, off the import path: its folder was put on it" \
+        in records[0]["verdict"]["evidence"], records[0]["verdict"]
+
+
+@needs_torch
 def test_a_method_runs_after_what_its_class_s_caller_runs_first(context_verified):
     # `run_once` reads `self.sample_dims` and `self.scale`, which only `setup(x)` sets; `attack` runs
     # `setup(x)` before `run_once(x, y)`: the experiment does too, with the same `x`, and says so.

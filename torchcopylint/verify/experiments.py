@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import inspect
 import itertools
+import os
 import re
 import sys
 import time
@@ -46,6 +47,7 @@ from torchcopylint.verify.importing import (
     module_names,
     needs_package,
     outside_package,
+    project_relative,
     relative_depth,
 )
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -166,6 +168,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     text = registrations.tolerate(text)  # the package's import filed the file's classes first
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
+    put_on_path: set[str] = set()
     while True:
         _loaded += 1
         imported = set(sys.modules)
@@ -193,6 +196,17 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 probe.run(execute, code, module)
             return module.__dict__
         except MissingModule as missing:
+            if missing.project_module is not None and missing.project_module not in put_on_path \
+                    and len(put_on_path) < MAX_STAND_INS:
+                # `import bert_cnn_base` of a module the project keeps in another folder (its scripts
+                # are run with that folder on PYTHONPATH): the folder goes on the import path, last, said.
+                put_on_path.add(missing.project_module)
+                sys.path.append(os.path.dirname(missing.project_module))
+                script.note(f"`{os.path.basename(missing.project_module).removesuffix('.py')}` is the project's "
+                            f"{project_relative(missing.project_module, path)}, off the import path: its folder "
+                            f"was put on it")
+                _forget_orphans(set(sys.modules) - imported)
+                continue
             if missing.package is None and stood_in:
                 # Another import failed once stand-ins were in: say which, the first may be the cause.
                 raise CannotRun(f"{missing} (with stand-ins for {', '.join(f'`{name}`' for name in sorted(stood_in))}, "

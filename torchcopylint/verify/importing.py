@@ -43,9 +43,11 @@ class MissingModule(Exception):
     the top-level name when it is a package that is not installed (nowhere on the import path
     nor in the project), None otherwise."""
 
-    def __init__(self, message: str, package: Optional[str] = None) -> None:
+    def __init__(self, message: str, package: Optional[str] = None, project_module: Optional[str] = None) -> None:
         super().__init__(message)
         self.package = package
+        # The project's own file (or package folder) by the missing name, off the import path.
+        self.project_module = project_module
 
 
 def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
@@ -281,7 +283,14 @@ def execute(code, module: types.ModuleType) -> None:
 
 
 def _missing(error: ImportError, path: str) -> MissingModule:
-    return MissingModule(describe_failure(error, path), absent_package(error, path))
+    top = _unimportable_top_level(error)
+    found = _find_in_project(_project_or_folder(path), top) if top is not None else None
+    return MissingModule(describe_failure(error, path), absent_package(error, path), found)
+
+
+def project_relative(found: str, path: str) -> str:
+    """A file of the project (a module `_find_in_project` found for `path`'s import), as the project names it."""
+    return os.path.relpath(found, _project_or_folder(path))
 
 
 def absent_package(error: ImportError, path: str) -> Optional[str]:
@@ -303,7 +312,7 @@ def describe_failure(error: ImportError, path: str) -> str:
         if found is None:
             by = importer_name(importer_of(error), path)
             return f"needs `{top}`{f' (imported by {by})' if by else ''}, which is not installed"
-        return (f"could not import `{top}`: the project has it ({os.path.relpath(found, root)}), but not on "
+        return (f"could not import `{top}`: the project has it ({project_relative(found, path)}), but not on "
                 f"the import path; name its folder in `[tool.torchcopylint.verify] pythonpath`")
     by = importer_name(importer_of(error), path)
     return f"could not import what the code needs: {error}{f' (in {by})' if by else ''}"
