@@ -161,6 +161,17 @@ def test_clone_with_no_caller_in_sight_is_unverified_with_the_assumption_said(so
 
 
 @needs_torch
+def test_a_top_level_call_is_judged_on_what_it_passes_not_on_an_earlier_call_of_its_slice(sound_verified):
+    # The slice of `final = to_picture(target)` runs `shown = to_picture(content)` first: that sighting,
+    # of a tensor that does not require grad, refuted a right finding (fresh31's style transfer).
+    verdict = _verdict(sound_verified, "shown_twice.py", "return tensor.to(", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "shown_twice.py")]
+    assert verdict.status == "confirmed", verdict
+    assert f"when called from the top-level call at line {line_of(source, 'final = to_picture')}" in verdict.evidence, \
+        verdict
+
+
+@needs_torch
 def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_never_assumed(sound_verified):
     # The file shows what the helper is given; those values decide, and they could not be had. Confirmed
     # on a made-up tensor before: four such confirmations in fresh22 and fresh26, all wrong.

@@ -1805,6 +1805,8 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
         seen: list = []
 
         def capture(frame):
+            if not _called_from(frame, through):
+                return  # an earlier call the top-level caller's slice makes (`show(content)` before `show(target)`)
             try:
                 value = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
                 # In `[p.clone() for p in params if p.requires_grad]` the line starts again for each
@@ -1851,6 +1853,18 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
     if "value" not in found:
         raise CannotRun("the flagged line was not reached with the made-up inputs")
     return Sighting(found["value"], found["grad"], found["setting"], through, expression)
+
+
+def _called_from(frame, caller: Optional[Caller]) -> bool:
+    """Is the flagged line's frame run by the call of `caller`, when that is a top-level statement? Its
+    slice runs the earlier top-level statements it depends on, which may call the function too, with
+    other values: those are not what this call passes."""
+    if caller is None or caller.name:
+        return True
+    outer = frame.f_back
+    while outer is not None and outer.f_code.co_name != "<module>":
+        outer = outer.f_back
+    return outer is None or outer.f_lineno == caller.line
 
 
 def _in_loop(job: Job) -> bool:
