@@ -462,6 +462,15 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     image = torch.full((3, 2, 2), 255, dtype=torch.uint8)
     converted = transforms.Compose([transforms.ConvertImageDtype(torch.float32), transforms.Normalize((0.5,), (0.5,))])(image)
     assert converted.dtype == torch.float32 and converted.max().item() == 1.0
+    # A picture (a NumPy array here, a PIL image as `Image.open` gives) goes through the other transforms
+    # as it is and is converted by `ToTensor()` as torchvision converts: C x H x W floats in [0, 1].
+    import numpy
+
+    picture = numpy.full((4, 6, 3), 255, dtype=numpy.uint8)
+    loader = transforms.Compose([transforms.Resize(400), transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+    loaded = loader(picture)
+    assert loaded.shape == (3, 4, 6) and loaded.dtype == torch.float32 and loaded.max().item() == 1.0
+    assert transforms.PILToTensor()(picture).dtype == torch.uint8
     weights = noops.NoOpModule("torchvision.models").ResNet50_Weights.IMAGENET1K_V1
     assert isinstance(weights, noops.NoOp) and isinstance(weights.transforms().mean, noops.NoOp)
     read = noops.NoOpModule("torchvision.io").read_image("panda.jpg")

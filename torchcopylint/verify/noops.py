@@ -110,9 +110,14 @@ class NoOp:
                 return lambda image: _converted(image, args[0])
             if last == "convert_image_dtype" and _is_tensor(args[0]):
                 return _converted(args[0], args[1] if len(args) > 1 else kwargs.get("dtype"))
-        if ".transforms." in f"{self._name}." and args and _is_tensor(args[0]):
-            # `TF.rotate(images, angle)`, `transforms.Normalize(...)(x)`: an image transform stands in as
-            # the identity on a tensor, which keeps the batch a batch for the network after it.
+        if ".transforms." in f"{self._name}." and args and last in TO_TENSOR and _is_picture(args[0]):
+            # `transforms.ToTensor()(Image.open(path))` (a style-transfer notebook's loader): converted as
+            # torchvision converts, so what follows gets the tensor the code expects.
+            return _picture_as_tensor(args[0], scaled=TO_TENSOR[last])
+        if ".transforms." in f"{self._name}." and args and (_is_tensor(args[0]) or _is_picture(args[0])):
+            # `TF.rotate(images, angle)`, `transforms.Normalize(...)(x)`, `Resize(400)(image)`: an image
+            # transform stands in as the identity on a tensor or a picture, which keeps the batch a batch
+            # for the network after it, and the picture one for the conversion after it.
             return args[0]
         return NoOp(f"{self._name}()")
 
@@ -228,6 +233,31 @@ def _converted(image, dtype):
     if dtype.is_floating_point and not image.is_floating_point():
         return image.to(dtype) / 255.0
     return image.to(dtype)
+
+
+# torchvision's conversions of a picture (a PIL image, an H x W (x C) array) into a C x H x W tensor:
+# name -> whether it scales integers to [0, 1].
+TO_TENSOR = {"ToTensor()": True, "to_tensor": True, "PILToTensor()": False, "pil_to_tensor": False}
+
+
+def _is_picture(value) -> bool:
+    """A PIL image or a NumPy array, where the code hands torchvision a picture."""
+    image = sys.modules.get("PIL.Image")
+    numpy = sys.modules.get("numpy")
+    return (image is not None and isinstance(value, image.Image)) or (numpy is not None and isinstance(value, numpy.ndarray))
+
+
+def _picture_as_tensor(picture, scaled: bool):
+    import numpy
+    import torch
+
+    array = numpy.array(picture)
+    if array.ndim == 2:
+        array = array[:, :, None]
+    tensor = torch.from_numpy(array).permute(2, 0, 1).contiguous()
+    if scaled and not tensor.is_floating_point():
+        tensor = tensor.float() / 255.0
+    return tensor
 
 
 def _is_tensor(value) -> bool:
