@@ -559,6 +559,8 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         except PermissionError as error:
             print("data:", error)
         print("config:", open({str(project / "config.yaml")!r}).read().strip())
+        # `open("config.yaml")` of a script run from its own folder: read from there, said.
+        print("relative config:", open("config.yaml").read().strip())
         print("version:", open({str(project / "VERSION")!r}).read().strip())
         try:
             open({str(project / "labels.txt")!r})
@@ -589,11 +591,13 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     """)
     home = tmp_path / "home"
     home.mkdir()
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                             env=subprocess_env({"HOME": str(home)}), timeout=120)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "network: --verify blocks network access" in out, out
+    assert "relative config: lr: 0.1" in out and \
+        "`config.yaml` was read from the folder of train.py, where the script is run from" in out, out
     assert "data: --verify never reads the user's data: the code opened images.npy" in out, out
     assert "config: lr: 0.1" in out and "code: print('hi')" in out, out
     assert "version: 0.7.0" in out, out  # a package reading its own VERSION at import (advertorch)

@@ -11,7 +11,8 @@ under that:
   present or not) opens a PNG of random pixels instead (verify/images.py);
   configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) and a package's own
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
-  can be;
+  can be, and a relative one the working folder lacks is read from the flagged file's folder
+  (`open("config.yml")` of a script run from its own folder);
 - writes into the project go nowhere: `open(..., "w")` (also a `logging` file
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
   nothing there, so no image, checkpoint or log appears;
@@ -150,6 +151,7 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         if write_goes_to_memory(file):
             return io.BytesIO() if "b" in mode else io.StringIO()
         return _original_open(file, mode, *args, **kwargs)
+    file = _configuration_beside_the_code(file)
     relative = in_project(file)
     if relative is None:
         return _original_open(file, mode, *args, **kwargs)
@@ -164,6 +166,22 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         return _original_open(images.random_image(*images.PHOTO_SIZE), "rb")
     _state.events.append(f"the code tried to read {relative}")
     raise UserDataRead(f"--verify never reads the user's data: the code opened {relative}")
+
+
+def _configuration_beside_the_code(file):
+    """`open("config.yml")` of a script its author runs from its own folder: the file there, when it
+    is configuration text and the working folder has none (said in the evidence)."""
+    if _state.code_path is None or not isinstance(file, (str, os.PathLike)):
+        return file
+    name = os.fspath(file)
+    if os.path.isabs(name) or os.path.exists(name) or not name.lower().endswith(CONFIGURATION_SUFFIXES):
+        return file
+    beside = os.path.join(os.path.dirname(_state.code_path), name)
+    if not os.path.isfile(beside):
+        return file
+    _state.events.append(f"`{name}` was read from the folder of {os.path.basename(_state.code_path)}, where the "
+                         f"script is run from")
+    return beside
 
 
 def _guarded_makedirs(name, mode=0o777, exist_ok=False):
