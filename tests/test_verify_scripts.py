@@ -701,7 +701,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 
-def test_figure_settings_matplotlib_no_longer_has_and_styles_it_cannot_read_are_ignored(tmp_path: Path):
+def test_figure_settings_matplotlib_no_longer_has_styles_it_cannot_read_and_float_grids_are_tolerated(tmp_path: Path):
     # Neuromatch-derived course notebooks set `mpl_toolkits.legacy_colorbar` (removed in matplotlib
     # 3.6) and load their style from a URL: figure settings, which never decide a claim.
     pytest.importorskip("matplotlib")
@@ -726,6 +726,13 @@ def test_figure_settings_matplotlib_no_longer_has_and_styles_it_cannot_read_are_
             plt.rcParams["lines.linewidth"] = "wide"
         except ValueError:
             print("a wrong value still fails")
+        # A grid counted with Python 2's `/` (`batch_size / 2`): the whole number it is.
+        fig, axes = plt.subplots(nrows=2, ncols=20 / 2)
+        print("grid:", axes.shape, fig.add_subplot(2, 10 / 2, 1) is not None)
+        try:
+            plt.subplots(2, 2.5)
+        except (ValueError, TypeError):
+            print("a fractional count still fails")
         print("notes:", script.stood_in())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -733,8 +740,10 @@ def test_figure_settings_matplotlib_no_longer_has_and_styles_it_cannot_read_are_
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "imported before: False" in out and "figsize: [8.0, 6.0]" in out, out
-    assert "a wrong value still fails" in out, out
+    assert "a wrong value still fails" in out and "a fractional count still fails" in out, out
+    assert "grid: (2, 10) True" in out, out
     for part in ("matplotlib's setting `mpl_toolkits.legacy_colorbar`, which it no longer has, was ignored",
+                 "a figure's grid counted in floats (`/` of Python 2) was laid out with the whole numbers they are",
                  "a matplotlib style that could not be read (a download, a missing file) was not applied"):
         assert part in out, out
 

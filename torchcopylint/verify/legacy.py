@@ -300,9 +300,14 @@ def _tolerant_figure_settings(matplotlib) -> None:
         __setitem__.tolerant = True
         params.__setitem__ = __setitem__
     try:
+        import matplotlib.figure as figure
         import matplotlib.style as style
     except Exception:  # noqa: BLE001 - a broken install: the code's own use of it reports that
         return
+    for name in ("subplots", "add_subplot"):
+        layout = getattr(figure.Figure, name, None)
+        if layout is not None and not getattr(layout, "tolerant", False):
+            setattr(figure.Figure, name, _whole_grid_counts(layout))
     if not getattr(style.use, "tolerant", False):
         use = style.use
 
@@ -315,6 +320,30 @@ def _tolerant_figure_settings(matplotlib) -> None:
 
         tolerant_use.tolerant = True
         style.use = tolerant_use
+
+
+def _whole_grid_counts(layout):
+    """`plt.subplots(2, batch_size / 2)`, written when `/` of integers gave an integer: matplotlib now
+    refuses the float a grid count has become; the whole number it is, where it is one (said)."""
+    from torchcopylint.verify import script
+
+    def whole(value):
+        return int(value) if isinstance(value, float) and value.is_integer() else value
+
+    def tolerant(self, *args, **kwargs):
+        try:
+            return layout(self, *args, **kwargs)
+        except (ValueError, TypeError):
+            counts = [*args, *(kwargs.get(key) for key in ("nrows", "ncols"))]
+            if not any(isinstance(value, float) and value.is_integer() for value in counts):
+                raise
+            script.note("a figure's grid counted in floats (`/` of Python 2) was laid out with the whole numbers "
+                        "they are")
+            return layout(self, *(whole(value) for value in args),
+                          **{key: whole(value) if key in ("nrows", "ncols") else value for key, value in kwargs.items()})
+
+    tolerant.tolerant = True
+    return tolerant
 
 
 def _scipy_image_writers() -> None:
