@@ -172,6 +172,17 @@ def test_a_top_level_call_is_judged_on_what_it_passes_not_on_an_earlier_call_of_
 
 
 @needs_torch
+def test_top_level_calls_in_plain_statements_are_tried_before_those_in_loops_and_branches(sound_verified):
+    # Five calls, four tried: the one under `if step % 400 == 0:` in the loop is never reached in the
+    # experiment's cut of the loop, and the plain `final = to_picture(target)` comes before it.
+    verdict = _verdict(sound_verified, "shown_in_loop.py", "return tensor.to(", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "shown_in_loop.py")]
+    assert verdict.status == "confirmed", verdict
+    assert f"when called from the top-level call at line {line_of(source, 'final = to_picture')}" in verdict.evidence, \
+        verdict
+
+
+@needs_torch
 def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_never_assumed(sound_verified):
     # The file shows what the helper is given; those values decide, and they could not be had. Confirmed
     # on a made-up tensor before: four such confirmations in fresh22 and fresh26, all wrong.

@@ -227,6 +227,7 @@ def callers_in_file(source: str, target: Target, limit: int = 4) -> list[Caller]
     tree = ast.parse(source)
     found: list[Caller] = []
     seen: set = set()
+    guarded: set = set()
     for node in tree.body:
         if target.class_name is not None and not (isinstance(node, ast.ClassDef) and node.name == target.class_name):
             continue  # `self.method(...)` is the flagged method only inside its own class
@@ -241,8 +242,15 @@ def callers_in_file(source: str, target: Target, limit: int = 4) -> list[Caller]
                     continue
                 seen.add(key)
                 found.append(Caller(call.lineno, caller_name, _takes_arguments(scope)))
-    found.sort(key=lambda caller: caller.line)
+                if not caller_name and not isinstance(scope, SIMPLE_STATEMENTS):
+                    guarded.add(call.lineno)
+    # A top-level call inside a loop or a branch (`if step % 400 == 0: show(target)`) may not run in
+    # the experiment's cut of it: the plain statements' calls come first.
+    found.sort(key=lambda caller: (caller.line in guarded, caller.line))
     return found[:limit]
+
+
+SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 
 
 def _takes_arguments(scope: ast.AST) -> bool:
