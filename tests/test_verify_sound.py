@@ -487,3 +487,18 @@ def test_a_module_method_of_no_argument_is_called_as_it_is(sound_verified):
     # A static method's first parameter is an argument, not `self`: it needs one (a layer), and none fits.
     verdict = _verdict(sound_verified, "module_state.py", "cell.weight.clone().detach()", "TCL005")
     assert verdict.status == "unverified", verdict
+
+
+@needs_torch
+def test_a_value_the_verifier_stood_in_never_refutes_a_claim_that_needs_a_tensor():
+    # A `self.` chain only a do-nothing stand-in explained reached the line (fresh31: a diffusion
+    # notebook's Parameter copy was refuted on "a DoNothing at run time, not a tensor").
+    from torchcopylint.verify.experiments import CannotRun, Sighting, _not_a_tensor
+    from torchcopylint.verify.snippet import Caller
+    from torchcopylint.verify.standins import DoNothing
+
+    caller = Caller(35, "SamplingWeights.result_convert")
+    with pytest.raises(CannotRun, match=r"is a stand-in \(DoNothing\) at run time"):
+        _not_a_tensor("self.weights.linear.weight", Sighting(DoNothing(), True, None, caller))
+    # The code's own value that is not a tensor still refutes.
+    assert _not_a_tensor("self.steps", Sighting(4, True, None, caller)).status == "refuted"

@@ -2166,6 +2166,11 @@ def _not_a_tensor(expression: str, sighting: Sighting) -> Outcome:
     if isinstance(value, (noops.NoOp, absent.AbsentName)):
         raise CannotRun(f"`{expression}` came from a stood-in package at run time ({sighting.where}), "
                         f"not from the code's own values")
+    if type(value).__module__.startswith("torchcopylint."):
+        # A stand-in of the verifier's own (a do-nothing object for an attribute nothing explains) that
+        # reached the line through the code: what the program puts there is not known.
+        raise CannotRun(f"`{expression}` is a stand-in ({type(value).__name__}) at run time ({sighting.where}), "
+                        f"not one of the code's own values")
     return refuted(f"`{expression}` is a {type(value).__name__} at run time ({sighting.where}), not a tensor")
 
 
