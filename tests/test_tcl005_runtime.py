@@ -118,7 +118,12 @@ STATIC_SILENT = [
     "labels = path\n    kept = labels.clone().detach()\n    return torch.nn.functional.cross_entropy(out, labels), kept",
     "for x, y in model.loader:\n        return x.clone().detach(), y.clone().detach()",
     "with torch.no_grad():\n        feats = model(out)\n        z = out * 2\n    return feats.clone().detach(), z.clone().detach()",
+    # a distiller's teacher: the parts of what a network gives under no-grad
+    "with torch.no_grad():\n        logits, _ = model(out)\n    return logits.clone().detach()",
     "g, = torch.autograd.grad(out.sum(), model.weight)\n    return g.clone().detach()",
+    # TRPO's flattened gradients
+    "grads = torch.autograd.grad(out.sum(), model.parameters())\n"
+    "    flat = torch.nn.utils.parameters_to_vector(grads)\n    return flat.clone().detach()",
     "rows = list(out.detach())\n    return [r.clone().detach() for r in rows]",
     "parts = [p for p in out.detach()]\n    return [p.clone().detach() for p in parts]",
 ]
@@ -132,6 +137,7 @@ STATIC_REPORTED = [
     "g, = torch.autograd.grad((out ** 2).sum(), model.weight, create_graph=True)\n    return g.clone().detach()",
     # a list made from an argument holds what the argument holds (not an empty list)
     "params = list(path)\n    return [p.clone().detach() for p in params]",
+    "flat = torch.nn.utils.parameters_to_vector(model.parameters())\n    return flat.clone().detach()",
 ]
 
 

@@ -141,6 +141,10 @@ SETTINGS_WORDS = frozenset({"config", "cfg", "conf", "args", "hparams", "hps", "
 # Module-level torch functions that return tensors computed from their arguments (the rest of
 # torch, `torch.load`, `torch.nn.*` classes, `torch.optim`, return other things).
 TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"})
+# torch functions of other modules that join the tensors they are given into one (a TRPO step flattens
+# its gradients): it requires grad only if one of them does.
+JOINING_FUNCTIONS = frozenset({"torch.nn.utils.parameters_to_vector",
+                               "torch.nn.utils.convert_parameters.parameters_to_vector"})
 NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 # Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
 TENSOR_KEYWORDS = frozenset({"input", "other", "weight", "bias", "target", "tensor", "tensors", "mat1", "mat2",
@@ -922,7 +926,9 @@ class GradFlow:
             part = unpacked_part(binding)
             return self._never(part, function, binding.statement, depth + 1, likely) if part is not None else (
                 self._never(binding.value, function, binding.statement, depth + 1, likely)
-                or self._returned_parts_never(binding, function, depth, likely))
+                or self._returned_parts_never(binding, function, depth, likely)
+                # `logits_teacher, _ = self.teacher(image)` under no-grad: parts of a result made without a graph
+                or self._made_without_grad(binding, function, likely))
         if binding.value is None or binding.kind not in ("assign", "walrus"):
             return False
         insertions = self.facts.containers.of(function).insertions(binding)
@@ -1179,6 +1185,9 @@ class GradFlow:
                 return True  # `torch.FloatTensor(array)`: the legacy constructors take no `requires_grad`
             if qualified == "torch.as_tensor" and likely:
                 return True  # made to convert data; it returns a tensor argument itself, rarely one with grad
+            if qualified in JOINING_FUNCTIONS:
+                return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
+                           if arg.keyword is None)
             if qualified in AUTOGRAD_GRAD:
                 # The gradients: new tensors, outside any graph unless the graph of the derivative
                 # is built (`create_graph=True`, or a flag decided at run time).
