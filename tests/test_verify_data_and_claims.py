@@ -129,6 +129,13 @@ def test_a_toy_set_loaded_at_the_top_level_reaches_the_function_it_is_passed_to(
            "`load_iris`'s" in verdict.evidence, verdict.evidence
 
 
+def test_a_toy_set_scikit_learn_has_since_removed_is_made_up_as_it_was(verified):
+    verdict = _verdict(verified, "boston_regression.py", "shown = predictions.numpy()", "TCL009")
+    assert verdict.status == "confirmed", verdict
+    assert "`X, y = load_boston(...)` (line 8): 506 stand-in samples of 13 features, real-valued targets, " \
+           "shaped as `load_boston`'s" in verdict.evidence, verdict.evidence
+
+
 # --- 2. stand-in batches shaped for the code's reshape -----------------------------------------------
 
 

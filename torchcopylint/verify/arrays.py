@@ -24,6 +24,8 @@ MAX_SAMPLES = 10_000  # more rows than this are cut (and said): a verification s
 TOY_SETS = {
     "load_iris": (150, 4, 3), "load_digits": (1797, 64, 10), "load_wine": (178, 13, 3),
     "load_breast_cancer": (569, 30, 2), "load_diabetes": (442, 10, 0),
+    # Removed from scikit-learn 1.2, still in courses' notebooks; California's is downloaded.
+    "load_boston": (506, 13, 0), "fetch_california_housing": (20640, 8, 0),
 }
 DEFAULT_FEATURES = {"make_moons": 2, "make_circles": 2, "make_blobs": 2, "make_classification": 20,
                     "make_regression": 100, "make_swiss_roll": 3, "make_s_curve": 3}

@@ -82,7 +82,8 @@ SKLEARN_ARRAYS = {
     "make_regression": ("n_samples", "n_features", "n_informative", "n_targets"),
     "make_swiss_roll": ("n_samples", "noise"), "make_s_curve": ("n_samples", "noise"),
     "load_iris": ("return_X_y",), "load_digits": ("n_class", "return_X_y"), "load_wine": ("return_X_y",),
-    "load_breast_cancer": ("return_X_y",), "load_diabetes": ("return_X_y",),
+    "load_breast_cancer": ("return_X_y",), "load_diabetes": ("return_X_y",), "load_boston": ("return_X_y",),
+    "fetch_california_housing": ("data_home", "download_if_missing", "return_X_y"),
 }
 # scikit-learn's scalers (`StandardScaler().fit_transform(X)`): they compute on the arrays they are given,
 # made here where scikit-learn is missing (verify/arrays.py).
