@@ -1581,3 +1581,12 @@ def test_sizes_that_disagree_as_each_loss_words_it_are_read_as_a_batch_cut_too_s
     side = SIDE_MISMATCH.search("The size of tensor a (256) must match the size of tensor b (64) at non-singleton "
                                 "dimension 3")
     assert side and side.groups() == ("256", "64", "3")
+
+
+def test_an_iterator_over_a_stand_in_loader_has_its_length_as_a_dataloader_s_iterator_has():
+    # WGAN's critic loop: `it = iter(loader)`, then `while i < len(it) - n_critic:` and `next(it)`.
+    from torchcopylint.verify.batches import _Batches
+
+    batches = _Batches(lambda index: index * 10, 3)
+    assert len(batches) == 3
+    assert next(batches) == 0 and batches.next() == 10 and list(batches) == [20]

@@ -547,7 +547,7 @@ def _shape_text(shape: tuple) -> str:
 
 
 class _Batches:
-    """An iterator of batches that also answers the old `.next()`."""
+    """An iterator of batches that also answers the old `.next()`, and its length as a DataLoader's does."""
 
     def __init__(self, make: Callable[[int], Any], count: int) -> None:
         self._make, self._count, self._next = make, count, 0
@@ -562,6 +562,11 @@ class _Batches:
         return self._make(self._next - 1)
 
     next = __next__
+
+    def __len__(self) -> int:
+        # `it = iter(loader)`, then `while i < len(it):` (WGAN's critic iterations): a DataLoader's
+        # iterator has the loader's length.
+        return self._count
 
 
 class StandInLoader:
