@@ -161,22 +161,17 @@ def test_clone_with_no_caller_in_sight_is_unverified_with_the_assumption_said(so
 
 
 @needs_torch
-def test_a_top_level_call_is_judged_on_what_it_passes_not_on_an_earlier_call_of_its_slice(sound_verified):
+@pytest.mark.parametrize("name", [
     # The slice of `final = to_picture(target)` runs `shown = to_picture(content)` first: that sighting,
     # of a tensor that does not require grad, refuted a right finding (fresh31's style transfer).
-    verdict = _verdict(sound_verified, "shown_twice.py", "return tensor.to(", "TCL005")
-    source = sound_verified["sources"][str(sound_verified["directory"] / "shown_twice.py")]
-    assert verdict.status == "confirmed", verdict
-    assert f"when called from the top-level call at line {line_of(source, 'final = to_picture')}" in verdict.evidence, \
-        verdict
-
-
-@needs_torch
-def test_top_level_calls_in_plain_statements_are_tried_before_those_in_loops_and_branches(sound_verified):
+    "shown_twice.py",
     # Five calls, four tried: the one under `if step % 400 == 0:` in the loop is never reached in the
     # experiment's cut of the loop, and the plain `final = to_picture(target)` comes before it.
-    verdict = _verdict(sound_verified, "shown_in_loop.py", "return tensor.to(", "TCL005")
-    source = sound_verified["sources"][str(sound_verified["directory"] / "shown_in_loop.py")]
+    "shown_in_loop.py",
+])
+def test_a_top_level_call_is_judged_on_what_it_passes_itself_plain_statements_first(sound_verified, name):
+    verdict = _verdict(sound_verified, name, "return tensor.to(", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / name)]
     assert verdict.status == "confirmed", verdict
     assert f"when called from the top-level call at line {line_of(source, 'final = to_picture')}" in verdict.evidence, \
         verdict
