@@ -156,10 +156,10 @@ def _unspelled_write(event: InplaceEvent, facts: ModuleFacts, name: str) -> bool
     """A sure write that the call does not spell on the name: a layer that writes its input
     (`self.body(x)`), `F.relu(x, inplace=True)`, whose result the code uses as a new value.
     Not `x.relu_()`, `x += 1`, `torch.relu_(x)`, nor a call made for its effect alone (`self.act(x)`
-    as a statement, or in an expression whose result is dropped), nor one whose result the name is rebound to (`x = self.relu(x)`): after those,
-    reading the written values is what the author wants. Nor a function or method of the file
-    that writes its argument: filling a buffer (`lam = self._mix(output, batch)`) is what such
-    helpers are for."""
+    as a statement, or in an expression whose result is dropped), nor one whose result the name is
+    rebound to (`x = self.relu(x)`): after those, reading the written values is what the author wants.
+    Nor a function or method of the file that writes its argument: filling a buffer
+    (`lam = self._mix(output, batch)`) is what such helpers are for."""
     if event.certainty != "sure" or event.target is None or not isinstance(event.node, cst.Call):
         return False
     if event.kind == "functional":

@@ -1965,7 +1965,8 @@ def clone_detach_order(job: Job) -> Outcome:
     if outcome.status == "confirmed" and sighting.assumed:
         # The claim is conditional ("if `t` requires grad"), and only the made-up value met the condition:
         # what the program gives decides, and nothing run shows it (fresh31: five such confirmations, all
-        # of functions whose callers in other files pass data or gradients).
+        # wrong, of functions whose callers in other files pass data; fresh32: four, all right, of a
+        # memory module fed a student's embeddings: a made-up value cannot tell them apart).
         raise CannotRun(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
                         f"{' and '.join(sighting.assumed)} made to require grad "
                         f"({_what_callers_show(job, callers, failures)}): the claim holds if it does, and nothing "

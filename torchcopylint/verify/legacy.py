@@ -339,8 +339,9 @@ def _whole_grid_counts(layout):
                 raise
             script.note("a figure's grid counted in floats (`/` of Python 2) was laid out with the whole numbers "
                         "they are")
-            return layout(self, *(whole(value) for value in args),
-                          **{key: whole(value) if key in ("nrows", "ncols") else value for key, value in kwargs.items()})
+            counts_made_whole = {key: whole(value) if key in ("nrows", "ncols") else value
+                                 for key, value in kwargs.items()}
+            return layout(self, *(whole(value) for value in args), **counts_made_whole)
 
     tolerant.tolerant = True
     return tolerant

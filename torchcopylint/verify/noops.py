@@ -244,7 +244,8 @@ def _is_picture(value) -> bool:
     """A PIL image or a NumPy array, where the code hands torchvision a picture."""
     image = sys.modules.get("PIL.Image")
     numpy = sys.modules.get("numpy")
-    return (image is not None and isinstance(value, image.Image)) or (numpy is not None and isinstance(value, numpy.ndarray))
+    return (image is not None and isinstance(value, image.Image)) or \
+        (numpy is not None and isinstance(value, numpy.ndarray))
 
 
 def _picture_as_tensor(picture, scaled: bool):

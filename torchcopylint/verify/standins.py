@@ -1431,7 +1431,8 @@ def parser_defaults(tree: ast.Module) -> dict:
     flags, strings; not None). An option defined twice differently has none."""
     found: dict = {}
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
             continue
         flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
