@@ -305,7 +305,8 @@ def test_a_python_cell_magic_over_another_cell_magic_keeps_what_that_one_says():
 def test_verify_runs_the_cells_module_and_maps_the_verdict_back(cli, project):
     pytest.importorskip("torch")
     cells = [("code", "%matplotlib inline\nimport torch\n"), ("markdown", "Helpers."),
-             ("code", "def snapshot(x):\n    return x.clone().detach()\n")]
+             ("code", "def snapshot(x):\n    return x.clone().detach()\n"),
+             ("code", "kept = snapshot(torch.nn.Linear(2, 2)(torch.ones(1, 2)))\n")]
     document = json.loads(gan_notebook())
     document["cells"] = [{"cell_type": kind, "id": f"c{i}", "metadata": {}, "source": source.splitlines(True),
                           **({"execution_count": None, "outputs": []} if kind == "code" else {})}
