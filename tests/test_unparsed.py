@@ -307,7 +307,8 @@ def test_verify_says_which_broken_cell_a_diagnosis_needs(cli, tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     cells = [("code", "import torch\n"), ("code", "scale = # TODO: pick a scale\n"),
              ("code", "def scaled(x):\n    return (x * scale).clone().detach()\n"),
-             ("code", "def snapshot(x):\n    return x.clone().detach()\n")]
+             ("code", "def snapshot(x):\n    return x.clone().detach()\n"),
+             ("code", "kept = snapshot(torch.nn.Linear(2, 2)(torch.ones(1, 2)))\n")]
     write(tmp_path / "verify.ipynb", make_notebook(cells))
     result = cli("--no-cache", "--verify", "verify.ipynb")
     lines = {line.split(":")[1]: line for line in result.stdout.splitlines() if ": TCL" in line}
