@@ -214,7 +214,7 @@ def _verdict(fixtures_verified, name: str, text: str, code: str, occurrence: int
 STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated_clone.py", "bottleneck.py",
                     "flag_arguments.py", "generator_function.py", "several_inputs.py", "energy_model.py",
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
-                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py",
+                    "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py", "zoo_resnet.py",
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
                     "abstract_trainer.py")
 
@@ -289,6 +289,10 @@ CONFIRMED_ON_STAND_INS = [
                  id="constructor-keeping-what-nothing-explains"),
     pytest.param("generator_function.py", "yield window.clone().abs()", "TCL001",
                  ["the clone allocated 64 bytes per call"], id="generator-function-iterated"),
+    # A zoo's network built as its factory builds it: a class of the file and a list, from the call.
+    pytest.param("zoo_resnet.py", "stem = x", "TCL002",
+                 ["with `.clone()` the result differs", "with ResNet(BasicBlock, [1, 1]) found in the file"],
+                 id="constructor-given-a-class-of-the-file"),
 ]
 
 

@@ -1590,3 +1590,20 @@ def test_an_iterator_over_a_stand_in_loader_has_its_length_as_a_dataloader_s_ite
     batches = _Batches(lambda index: index * 10, 3)
     assert len(batches) == 3
     assert next(batches) == 0 and batches.next() == 10 and list(batches) == [20]
+
+
+def test_a_constructor_call_naming_a_class_of_the_file_is_a_configuration_with_that_class():
+    import types
+
+    from torchcopylint.verify.snippet import FileClass, classes_given_to, literal_calls, resolved
+
+    source = "class Block:\n    pass\nclass Net:\n    pass\nnet = Net(Block, [2, 2], width=Block)\nother = Net(make(), 1)\n"
+    assert literal_calls(source, "Net") == [([FileClass("Block"), [2, 2]], {"width": FileClass("Block")})]
+    assert classes_given_to(source, "Net") == ("Block",) and classes_given_to(source, None) == ()
+    module = types.ModuleType("zoo_module_for_test")
+    exec(compile(source.split("net =")[0], "zoo", "exec"), module.__dict__)  # noqa: S102 - the test's own code
+    sys.modules[module.__name__] = module
+    try:
+        assert resolved(FileClass("Block"), module.Net) is module.Block and resolved(3, module.Net) == 3
+    finally:
+        del sys.modules[module.__name__]

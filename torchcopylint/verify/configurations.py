@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
-from torchcopylint.verify.snippet import literal_calls
+from torchcopylint.verify.snippet import literal_calls, resolved
 from torchcopylint.verify.standins import CLASSES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use, uses
 
 # Channel or feature count given to a required int parameter that nothing else decides.
@@ -73,10 +73,12 @@ class Configuration:
         torch.manual_seed(seed)
         if self.factory is not None:
             return self.factory()
-        return cls(*map(_fresh, self.args), **{name: _fresh(value) for name, value in self.kwargs.items()})
+        return cls(*(_fresh(value, cls) for value in self.args),
+                   **{name: _fresh(value, cls) for name, value in self.kwargs.items()})
 
 
-def _fresh(value: Any) -> Any:
+def _fresh(value: Any, cls: type) -> Any:
+    value = resolved(value, cls)
     if isinstance(value, NetworkArgument):
         return StandInNet((CLASSES,))
     if isinstance(value, TensorArgument):

@@ -69,6 +69,7 @@ from torchcopylint.verify.snippet import (
     callers_in_file,
     callers_without_arguments,
     class_built_for,
+    classes_given_to,
     enclosing,
 )
 
@@ -282,8 +283,10 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
     target = job.target
     passed = () if _is_module_level(target) else projectnets.classes_for(
         job.tree, standins.function_node(job.tree, target.class_name, target.function_name or "forward"), job.path)
+    given = classes_given_to(job.source, target.class_name)  # `ResNet(BasicBlock, [2, 2])`: BasicBlock too
     return load(job.source if source is None else source, job.path,
-                _roots(target, tuple(name for name, _ in callers) + passed), stand_in_failed_imports, reads=reads)
+                _roots(target, tuple(name for name, _ in callers) + passed + given), stand_in_failed_imports,
+                reads=reads)
 
 
 def _is_module_level(target: Target) -> bool:

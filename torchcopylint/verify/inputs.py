@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify.snippet import literal_calls
+from torchcopylint.verify.snippet import literal_calls, resolved
 
 # Tried after the shape the first layer suggests: the usual image, sequence and vector batches.
 COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (2, 16), (2, 64), (2, 128), (2, 100, 1, 1)]
@@ -54,7 +54,9 @@ def construct(cls: type, source: str, module_path: str, factories: Factories, se
     if factory is not None:
         attempts.append(("the configured factory", factory))
     for args, kwargs in literal_calls(source, cls.__name__)[:1]:
-        attempts.append((f"{cls.__name__}(*{args}, **{kwargs}) found in the file", lambda: cls(*args, **kwargs)))
+        attempts.append((f"{cls.__name__}(*{args}, **{kwargs}) found in the file",
+                         lambda: cls(*(resolved(value, cls) for value in args),
+                                     **{name: resolved(value, cls) for name, value in kwargs.items()})))
     attempts.append(("its defaults", cls))
     guessed = _guessed_arguments(cls)
     if guessed is not None:

@@ -9,6 +9,7 @@ are never included.
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -154,19 +155,56 @@ def snippet_source(source: str, roots: set[str]) -> str:
     return "".join(line if line else "\n" for line in kept)
 
 
+@dataclass(frozen=True)
+class FileClass:
+    """A class of the file given to a constructor (`ResNet(BasicBlock, [2, 2, 2, 2])`), by name: the
+    class itself is the one the run loaded (`resolved`)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def resolved(value, owner: type):
+    """The value a constructor is called with: a FileClass becomes the class of `owner`'s module."""
+    if isinstance(value, FileClass):
+        return getattr(sys.modules[owner.__module__], value.name)
+    return value
+
+
 def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
-    """Arguments of every `ClassName(...)` call in the file whose arguments are all literals."""
+    """Arguments of every `ClassName(...)` call in the file whose arguments are all literals or
+    classes the file defines (as FileClass)."""
+    tree = ast.parse(source)
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def value(node: ast.AST):
+        if isinstance(node, ast.Name) and node.id in classes:
+            return FileClass(node.id)
+        return ast.literal_eval(node)
+
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == class_name:
             try:
-                args = [ast.literal_eval(arg) for arg in node.args]
-                kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+                args = [value(arg) for arg in node.args]
+                kwargs = {kw.arg: value(kw.value) for kw in node.keywords if kw.arg}
             except (ValueError, SyntaxError):
                 continue
             if (args, kwargs) not in found:
                 found.append((args, kwargs))
     return found
+
+
+def classes_given_to(source: str, class_name: Optional[str]) -> tuple[str, ...]:
+    """The file's classes its calls of `class_name` are given (`ResNet(BasicBlock, ...)`): loaded with
+    it, so that a configuration found in the file can be built."""
+    if class_name is None:
+        return ()
+    given = [value.name for args, kwargs in literal_calls(source, class_name) for value in [*args, *kwargs.values()]
+             if isinstance(value, FileClass)]
+    return tuple(dict.fromkeys(given))
 
 
 def class_built_for(source: str, key: str) -> Optional[str]:
