@@ -497,3 +497,22 @@ def test_a_value_the_verifier_stood_in_never_refutes_a_claim_that_needs_a_tensor
         _not_a_tensor("self.weights.linear.weight", Sighting(DoNothing(), True, None, caller))
     # The code's own value that is not a tensor still refutes.
     assert _not_a_tensor("self.steps", Sighting(4, True, None, caller)).status == "refuted"
+
+
+@needs_torch
+def test_a_module_fed_by_the_layers_of_the_network_it_is_part_of_is_confirmed_by_that_call(sound_verified):
+    # fresh31 and fresh32's contrastive memory: `self.params[0]` requires grad through `v`, and the loss
+    # that owns the memory feeds it its own embedding layer's output. That call decides, and says so.
+    verdict = _verdict(sound_verified, "contrast_memory.py", "scale = self.params[0].clone().detach()", "TCL005")
+    source = sound_verified["sources"][str(sound_verified["directory"] / "contrast_memory.py")]
+    assert verdict.status == "confirmed", verdict
+    assert (f"requires grad through what the network it is a part of passes it: line "
+            f"{line_of(source, 'return self.memory(embedded, idx)')} (`embedded`, the output of `self.embed`, an "
+            f"`Embed`, line {line_of(source, 'embedded = self.embed(features)')})") in verdict.evidence, verdict
+
+
+@needs_torch
+def test_a_module_its_parents_feed_raw_inputs_or_feed_under_no_grad_stays_an_assumption(sound_verified):
+    verdict = _verdict(sound_verified, "raw_memory.py", "scale = self.params[0].clone().detach()", "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "assumed: `self.params[0]` requires grad here only through `v`" in verdict.evidence, verdict

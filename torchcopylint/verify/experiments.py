@@ -1952,29 +1952,43 @@ def clone_detach_order(job: Job) -> Outcome:
     modules = module_names(job.path)
     name = job.target.class_name or job.target.function_name or ""
     imported_by = topcalls.importers_of(job.importers, modules, name)
-    if outcome.status == "confirmed" and sighting.assumed and imported_by:
-        # Another file of the linted tree uses it: what it passes decides, not a made-up value (fresh26's
-        # JSMA attack: the one file that imports it gives it nothing that requires grad). Its calls
-        # that pass names their code makes require grad (an attack's `images.requires_grad_()`) say so.
+    if outcome.status == "confirmed" and sighting.assumed:
+        # What the program passes decides, not a made-up value: where every call of it that the linted
+        # files show passes what requires grad (a name its code makes require grad, the output of a
+        # trainable layer), that is the evidence; else the claim is conditional and stays unverified.
         made_up = [match.group(1) for mark in sighting.assumed for match in [re.match(r"`(\w+)`", mark)] if match]
-        passed = topcalls.passed_requiring_grad(job.importers, modules, job.source, name, made_up) \
-            if job.target.class_name is None and made_up else None
-        if passed is None:
+        passed = _passed_requiring_grad(job, modules, made_up, imported_by)
+        if passed is not None:
+            return confirmed(f"{outcome.evidence}; `{expression}` requires grad through {passed}")
+        if imported_by:
+            # fresh26's JSMA attack: the one file that imports it gives it nothing that requires grad.
             raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, "
                             f"and {Path(imported_by[0]).name} imports `{name}`: what its calls pass decides, and "
                             f"they were not run")
-        return confirmed(f"{outcome.evidence}; `{expression}` requires grad through what the calls in other files "
-                         f"pass: {passed}")
-    if outcome.status == "confirmed" and sighting.assumed:
-        # The claim is conditional ("if `t` requires grad"), and only the made-up value met the condition:
-        # what the program gives decides, and nothing run shows it (fresh31: five such confirmations, all
-        # wrong, of functions whose callers in other files pass data; fresh32: four, all right, of a
-        # memory module fed a student's embeddings: a made-up value cannot tell them apart).
+        # fresh31: five such confirmations, all wrong, of functions whose callers in other files pass data;
+        # fresh32: four, all right, of a memory module fed a student's embeddings: a made-up value cannot
+        # tell them apart.
         raise CannotRun(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
                         f"{' and '.join(sighting.assumed)} made to require grad "
                         f"({_what_callers_show(job, callers, failures)}): the claim holds if it does, and nothing "
                         f"run shows that it does")
     return outcome
+
+
+def _passed_requiring_grad(job: Job, modules: frozenset, made_up: list[str], imported_by: list[str]) -> Optional[str]:
+    """Where the linted files' calls of the flagged function all pass, for the `made_up` parameters, what
+    requires grad: a function's callers in other files that make it require grad, or, for a network's
+    method, the network it is a part of feeding it its own layers' outputs (a contrastive memory fed a
+    student's embeddings); said as "what ... pass: <where>". None when nothing shows it."""
+    if not made_up:
+        return None
+    if job.target.class_name is None:
+        passed = topcalls.passed_requiring_grad(job.importers, modules, job.source, job.target.function_name,
+                                                made_up) if imported_by else None
+        return passed and f"what the calls in other files pass: {passed}"
+    fed = topcalls.fed_by_parent_layers(job.tree, job.importers, modules, job.target.class_name,
+                                        job.target.function_name or "", made_up)
+    return fed and f"what the network it is a part of passes it: {fed}"
 
 
 def _what_callers_show(job: Job, callers: list, failures: list) -> str:

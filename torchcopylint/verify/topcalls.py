@@ -238,6 +238,131 @@ def passed_requiring_grad(importers: tuple, modules: frozenset, defined_in: str,
     return "; ".join(shown) if shown else None
 
 
+# Layers with weights of their own: what they output requires grad wherever grad mode is on.
+TRAINABLE_LAYERS = re.compile(r"^(Linear|LazyLinear|Bilinear|Conv(Transpose)?[123]d|Embedding(Bag)?|(LSTM|GRU|RNN)(Cell)?|"
+                              r"MultiheadAttention|Transformer(Encoder|Decoder)?(Layer)?|Sequential)$")
+
+
+def fed_by_parent_layers(defined_in: ast.Module, importers: tuple, modules: frozenset, class_name: str, method: str,
+                         parameters: list[str]) -> Optional[str]:
+    """Where an object of `class_name` is a part of another network (`self.contrast = ContrastMemory(...)`
+    in that class's methods) and every call of it there (`self.contrast(f_s, f_t, idx)`, or
+    `self.contrast.<method>(...)`) runs in grad mode and passes, for each of `parameters`, the output of
+    one of that network's own trainable layers (`f_s = self.embed_s(f_s)`, `self.embed_s = Embed(...)`):
+    "line 63 (`f_s`, the output of `self.embed_s`, an `Embed`, line 61)", in the class's own file or in
+    those of `importers` that import it from one of `modules`. None when there is no such call, when one
+    passes anything else, or when the parent network freezes anything (a teacher's parameters)."""
+    definition = _method_without_self(defined_in, class_name, method)
+    if definition is None:
+        return None
+    files = [(defined_in, class_name, lambda line: f"line {line}")]
+    files += [(tree, local, site.place) for tree, local, site in _importing(importers, modules, class_name)]
+    shown = []
+    for tree, local, place in files:
+        networks = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                    and any(ast.unparse(base).endswith("Module") for base in node.bases)}
+        for owner in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+            parts = _parts_built(owner, lambda callee: callee == local)
+            if not parts:
+                continue
+            if re.search(r"requires_grad(_\(\s*False|\s*=\s*False)", ast.unparse(owner)):
+                return None  # a frozen part: its outputs would not require grad
+            layers = _parts_built(owner, lambda callee: callee in networks or
+                                  bool(TRAINABLE_LAYERS.match(callee.rsplit(".", 1)[-1])))
+            for function in (item for item in owner.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))):
+                for call, off in _part_calls(function, parts, method):
+                    arguments = dict(_arguments(call, definition) or ())
+                    made = [_layer_output(function, arguments.get(name, ""), call.lineno, layers) for name in parameters]
+                    if off or not all(made):
+                        return None
+                    named = ", ".join(f"`{arguments[name]}`, the output of `self.{layer}`, "
+                                      f"{_article(layers[layer])} `{layers[layer]}`, line {line}"
+                                      for name, (line, layer) in zip(parameters, made))
+                    shown.append(f"{place(call.lineno)} ({named})")
+    return "; ".join(shown) if shown else None
+
+
+def _method_without_self(tree: ast.Module, class_name: str, method: str) -> Optional[ast.FunctionDef]:
+    owner = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
+    function = owner and next((item for item in owner.body if isinstance(item, ast.FunctionDef)
+                               and item.name == method), None)
+    if function is None or not function.args.args:
+        return None
+    return ast.FunctionDef(name=method, args=ast.arguments(posonlyargs=[], args=function.args.args[1:],
+                                                             vararg=None, kwonlyargs=function.args.kwonlyargs,
+                                                             kw_defaults=function.args.kw_defaults, kwarg=None,
+                                                             defaults=function.args.defaults),
+                           body=function.body, decorator_list=[], returns=None, type_params=[],
+                           lineno=function.lineno, col_offset=function.col_offset)
+
+
+def _parts_built(owner: ast.ClassDef, wanted) -> dict:
+    """{attribute: class name} for the `self.<attribute> = Class(...)` (`.to(device)` / `.cuda()` after it
+    too) in the class's methods whose class name (as written) `wanted` accepts."""
+    parts = {}
+    for node in ast.walk(owner):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)
+                and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self"):
+            continue
+        value = node.value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda"):
+            value = value.func.value
+        if isinstance(value, ast.Call) and wanted(ast.unparse(value.func)):
+            parts[node.targets[0].attr] = ast.unparse(value.func).rsplit(".", 1)[-1]
+    return parts
+
+
+def _part_calls(function: ast.AST, parts: dict, method: str):
+    """(call, whether grad mode is off there) for each call of one of `parts` in the function: `self.part(...)`
+    for `forward`, `self.part.<method>(...)` otherwise."""
+    def is_part(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+            and node.attr in parts
+
+    def visit(node: ast.AST, off: bool):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(_no_grad_context(item.context_expr) for item in node.items):
+            off = True
+        if isinstance(node, ast.Call) and (
+                (method == "forward" and is_part(node.func)) or
+                (isinstance(node.func, ast.Attribute) and node.func.attr == method and is_part(node.func.value))):
+            yield node, off
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, off)
+
+    yield from visit(function, any(_no_grad_context(decorator) for decorator in function.decorator_list))
+
+
+def _layer_output(scope: ast.AST, text: str, before: int, layers: dict) -> Optional[tuple[int, str]]:
+    """(line, layer) when `text` is the call of one of `layers` (`self.embed_s(x)`), or a name the scope
+    last bound before line `before` to one."""
+    def layer_of(node: ast.AST) -> Optional[str]:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and node.func.attr in layers:
+            return node.func.attr
+        return None
+
+    try:
+        expression = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if layer_of(expression):
+        return before, layer_of(expression)
+    if not isinstance(expression, ast.Name):
+        return None
+    bindings = sorted((node.lineno, node) for node in _own_nodes(scope) if isinstance(node, ast.Assign)
+                      and node.lineno < before and any(isinstance(target, ast.Name) and target.id == expression.id
+                                                       for target in node.targets))
+    rebound = any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == expression.id
+                  and bindings and bindings[-1][0] < node.lineno < before for node in _own_nodes(scope))
+    if not bindings or rebound or layer_of(bindings[-1][1].value) is None:
+        return None
+    return bindings[-1][0], layer_of(bindings[-1][1].value)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _importing(importers: tuple, modules: frozenset, name: str, star: bool = False):
     """(tree, the local name, a site that places its lines) for each of `importers` that parses and imports
     `name` from one of `modules` (with `star`, also by `from module import *`)."""
@@ -347,29 +472,6 @@ def _made_to_require_grad(scope: ast.AST, name: str, before: int) -> Optional[tu
     rebound = any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name
                   and line < node.lineno < before for node in nodes)
     return None if rebound else (line, how)
-    for node in ast.walk(scope):
-        if getattr(node, "lineno", before) >= before:
-            continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and \
-                not (node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
-            return node.lineno, "made to require grad"
-        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Attribute) and target.attr == "requires_grad"
-                                                and isinstance(target.value, ast.Name) and target.value.id == name
-                                                for target in node.targets) \
-                and isinstance(node.value, ast.Constant) and node.value.value is True:
-            return node.lineno, "made to require grad"
-        if isinstance(node, ast.Call) and "optim." in f"{ast.unparse(node.func)}" and node.args and \
-                isinstance(node.args[0], (ast.List, ast.Tuple)) and \
-                any(isinstance(item, ast.Name) and item.id == name for item in node.args[0].elts):
-            return node.lineno, "trained by the optimizer made"  # `optim.Adam([image], lr)`
-        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == name
-                                                for target in node.targets) and isinstance(node.value, ast.Call):
-            callee = ast.unparse(node.value.func)
-            if callee.endswith("Parameter") or any(keyword.arg == "requires_grad" and isinstance(keyword.value, ast.Constant)
-                                                   and keyword.value.value is True for keyword in node.value.keywords):
-                return node.lineno, "made to require grad"
-    return None
 
 
 def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
