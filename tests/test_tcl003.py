@@ -1963,3 +1963,30 @@ def test_an_attack_handed_the_trained_network_is_no_generator():
     assert lines(ADVERSARIAL_PAIRING) == []
     generator = ADVERSARIAL_PAIRING.replace("attack(model, X, y)", "attack(X, y)")
     assert lines(generator) == [12]  # a callable argument of unknown kind fed to the model: a generator
+
+
+def test_an_attribute_set_from_itself_is_followed_once():
+    # fresh33's prioritized DQN: `self.beta = min(1.0, self.beta + 4e-6)`, read before the backward through
+    # `sample = self.buffer.sample(..., beta=self.beta)`. Following `self.beta` back to where it was set
+    # found the same assignment again and again: a RecursionError, which lost the whole file (TCL900).
+    source = """
+        import torch
+        import torch.optim as optim
+
+
+        class Agent:
+            def __init__(self, q, beta=0.4):
+                self.q = q
+                self.beta = beta
+                self.optimizer = optim.Adam(self.q.parameters())
+
+            def learn(self):
+                sample = self.buffer.sample(32, beta=self.beta)
+                self.beta = min(1.0, self.beta + 4e-6)
+                obs = torch.Tensor(sample["obs"])
+                loss = (torch.Tensor(sample["weights"]) * self.q(obs) ** 2).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+    """
+    assert [d.code for d in lint_source(textwrap.dedent(source), "<x>")] == []

@@ -840,9 +840,12 @@ class _Context:
         return (self.all_trained | self.structural) - trained
 
     def generator_call(self, expr, generators: frozenset, trained: frozenset, backward_order: int,
-                       check_switches: bool = True, target: Optional[cst.Call] = None):
+                       check_switches: bool = True, target: Optional[cst.Call] = None,
+                       following: frozenset = frozenset()):
         """(the call, the generator's key, what it was reached through) for the generator call whose
-        graph reaches `expr`; None if detached, made under no-grad, or switched off."""
+        graph reaches `expr`; None if detached, made under no-grad, or switched off. `following`: the
+        attributes whose sources are being followed on the way here, as (function, attribute, order),
+        so that one set from itself (`self.beta = min(1.0, self.beta + 4e-6)`) is followed once."""
         facts, function = self.facts, self.function
         seen = set()
         callees: set = set()  # `self.netG` in `self.netG(z)`: a network, not a value to follow
@@ -892,7 +895,7 @@ class _Context:
                         outer, call = self.caller
                         found = outer.generator_call(passed, generators, trained,
                                                      outer.function.order_of(outer.function.call_statement[call]),
-                                                     check_switches, target)
+                                                     check_switches, target, following)
                         if found is not None:
                             return found
                         continue
@@ -913,7 +916,7 @@ class _Context:
                         continue
                     attributes.add(node.attr.value)
                     found = self._through_attribute(node.attr.value, generators, trained, backward_order,
-                                                    check_switches, target)
+                                                    check_switches, target, following)
                     if found is not None:
                         return found
                     continue
@@ -921,10 +924,15 @@ class _Context:
         return None
 
     def _through_attribute(self, attribute: str, generators: frozenset, trained: frozenset, backward_order: int,
-                           check_switches: bool, target: Optional[cst.Call] = None):
+                           check_switches: bool, target: Optional[cst.Call] = None,
+                           following: frozenset = frozenset()):
         """The generator call behind `self.<attribute>`, where attribute_sources sees it set."""
+        step = (id(self.function.node), attribute, backward_order)
+        if step in following:
+            return None  # set from itself: its earlier sources were followed already
         for value, context, order, note, (switches, made, used) in self.attribute_sources(attribute, backward_order):
-            found = context.generator_call(value, generators, trained, order + 1, check_switches, target)
+            found = context.generator_call(value, generators, trained, order + 1, check_switches, target,
+                                           following | {step})
             if found is None:
                 continue
             call, shown, via = found
