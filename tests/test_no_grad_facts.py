@@ -176,3 +176,29 @@ def test_call_sites_and_arguments_passed():
     assert not autograd._binding_never(_param(helper, "t"), helper), "other files may call it otherwise"
     assert not autograd._binding_never(_param(passed_on, "t"), passed_on, True), "a network's output"
     assert not autograd._binding_never(_param(escaped, "t"), escaped, True)
+
+
+def test_a_private_method_is_called_by_its_class_only():
+    # fresh33's style transfer: `self.__im_convert(self.__target.data, i)`. A name Python mangles is no
+    # dunder that Python calls for the user: its calls in the class are all there are, and what they
+    # pass (`.data`) says its argument never requires grad.
+    source = textwrap.dedent("""
+        import torch
+
+
+        class Transfer:
+            def __convert(self, tensor):
+                return tensor.to("cpu").clone().detach()
+
+            def __len__(self):
+                return 1
+
+            def run(self, target):
+                shown = target.data
+                return self.__convert(shown)
+    """)
+    facts = ModuleFacts(cst.parse_module(source), "private.py", source)
+    convert = _function(facts, "__convert")
+    assert facts.call_sites_of(convert) is not None and len(facts.call_sites_of(convert)) == 1
+    assert facts.autograd._binding_never(_param(convert, "tensor"), convert, True)
+    assert facts.call_sites_of(_function(facts, "__len__")) is None, "Python calls a dunder, out of sight"

@@ -861,9 +861,10 @@ def _decorator_name(decorator: cst.Decorator) -> str:
 
 
 def _called_implicitly(function: cst.FunctionDef, facts: "ModuleFacts") -> bool:
-    """A method Python or torch calls for the user: `forward` (through `module(x)`), dunders."""
+    """A method Python or torch calls for the user: `forward` (through `module(x)`), dunders. A private
+    method (`__convert`, which Python mangles) is called by the class's own code only."""
     name = function.name.value
-    return facts.class_of(function) is not None and (name == "forward" or name.startswith("__"))
+    return facts.class_of(function) is not None and (name == "forward" or (name.startswith("__") and name.endswith("__")))
 
 
 def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:
