@@ -158,3 +158,27 @@ def test_diagnostics_are_sorted_by_path_then_position(tmp_path: Path):
     run = lint_paths([str(tmp_path / "b.py"), str(tmp_path / "a.py")], Settings(root=tmp_path))
     keys = [(Path(d.path).name, d.location.line, d.location.column) for d in run.diagnostics]
     assert keys == sorted(keys) and len(keys) == 4
+
+
+MXNET_TRAINING = """\
+import mxnet as mx
+from mxnet import autograd, gluon
+
+losses = []
+for data, label in loader:
+    with autograd.record():
+        loss = loss_fn(net(data), label)
+    loss.backward()
+    trainer.step(data.shape[0])
+    losses.append(loss)
+{tail}"""
+
+
+def test_another_frameworks_code_is_not_linted_as_torch():
+    # fresh33: eight TCL007s on a Gluon few-shot learner, whose `loss.backward()` is MXNet's.
+    assert lint_source(MXNET_TRAINING.format(tail=""), "gluon_train.py") == []
+    # With torch imported too, the file is torch's code as well: the rules run.
+    mixed = "import torch\n" + MXNET_TRAINING.format(tail="")
+    assert [d.code for d in lint_source(mixed, "mixed.py")] == ["TCL007"]
+    # A file that does not parse is still reported.
+    assert [d.code for d in lint_source(MXNET_TRAINING.format(tail="print 'done'\n"), "py2.py")] == [FILE_ERROR_CODE]

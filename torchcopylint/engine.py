@@ -208,6 +208,9 @@ def _lint_text(text: str, path: str, rules: list[Rule], cells: Optional[notebook
 
 def _lint_module(module: cst.Module, text: str, path: str, rules: list[Rule]) -> list[Diagnostic]:
     facts = ModuleFacts(module, path, text)
+    if facts.names.another_frameworks_code:
+        facts.release()
+        return []  # MXNet's `loss.backward()` and `.asscalar()` are no business of torch's rules
     try:
         findings = [finding for rule in rules for finding in rule.check(facts)]
         diagnostics = [_to_diagnostic(finding, facts, path) for finding in findings]

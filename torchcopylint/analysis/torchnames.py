@@ -13,6 +13,10 @@ from typing import Optional, Union
 import libcst as cst
 
 ROOT_PACKAGE = "torch"
+# Other tensor frameworks, whose `loss.backward()`, `x.grad` and `.copy_()` read like torch's: a module
+# that imports one of them and not torch is their code.
+OTHER_FRAMEWORKS = frozenset({"mxnet", "tensorflow", "keras", "jax", "flax", "paddle", "mindspore", "chainer",
+                              "theano"})
 
 
 def dotted_name(node: cst.CSTNode) -> Optional[str]:
@@ -41,6 +45,8 @@ class TorchNames:
     # `from utils import *` of a module other than torch's: a name the file reads and binds nowhere
     # may be anything that module defines.
     star_import: bool = False
+    # The first of OTHER_FRAMEWORKS the module imports ("mxnet"), if any.
+    other_framework: Optional[str] = None
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "TorchNames":
@@ -48,6 +54,7 @@ class TorchNames:
         star = False
         for statement in _import_statements(module.body):
             names._record(statement)
+            names.other_framework = names.other_framework or _framework_imported(statement)
             star = star or (type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar)
             names.star_import = names.star_import or (
                 type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar and
@@ -57,6 +64,11 @@ class TorchNames:
             # can come from nowhere else.
             names.aliases[ROOT_PACKAGE] = ROOT_PACKAGE
         return names
+
+    @property
+    def another_frameworks_code(self) -> bool:
+        """The module imports another tensor framework and nothing of torch: its tensors are not torch's."""
+        return self.other_framework is not None and not self.aliases
 
     def _record(self, statement: Union[cst.Import, cst.ImportFrom]) -> None:
         if type(statement) is cst.Import:
@@ -114,6 +126,15 @@ class TorchNames:
 
     def is_name(self, node: cst.CSTNode, *qualified: str) -> bool:
         return self.qualified_name(node) in qualified
+
+
+def _framework_imported(statement: Union[cst.Import, cst.ImportFrom]) -> Optional[str]:
+    if type(statement) is cst.Import:
+        packages = [_module_name(alias.name).split(".")[0] for alias in statement.names]
+    else:
+        packages = [] if statement.relative or statement.module is None else \
+            [_module_name(statement.module).split(".")[0]]
+    return next((package for package in packages if package in OTHER_FRAMEWORKS), None)
 
 
 def _import_statements(body) -> list:
