@@ -350,6 +350,8 @@ NOT_COPIES = {
     # Made where `content` lives (a style-transfer target from the image already moved to the device):
     # whether `.to(device)` copies is not known.
     "to device of a _like factory": "torch.randn_like(content).requires_grad_(True).to(device)",
+    # fresh33's style transfer, with `content` moved by `.cuda()` before: `.cuda()` returns the leaf itself.
+    "cuda of a _like factory": "torch.randn_like(content).requires_grad_(True).cuda()",
     "detached": "torch.zeros(3, requires_grad=True).double().detach().requires_grad_()",
     "grad last": "torch.zeros(3).double().requires_grad_()",
     "no requires_grad": "torch.zeros(3).double()",

@@ -135,8 +135,10 @@ class LeafCopies:
         if method in NON_LEAF_METHODS:
             return LostLeaf(maker, call, f"`.{method}()` returns a new tensor (a view or copy) recorded by autograd")
         if method == "cuda":
-            if factory is None or _keyword(factory, "device") is not None:
-                return None  # made on a device already: `.cuda()` may return the leaf itself
+            if factory is None or _keyword(factory, "device") is not None or _takes_the_device_of_its_input(factory):
+                # Made on a device already (`torch.randn_like(image)` on the image's, which the code has
+                # usually moved to the GPU): `.cuda()` may return the leaf itself.
+                return None
             device = _cuda_device(call)
             if device is None:
                 return None
