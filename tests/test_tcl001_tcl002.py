@@ -755,3 +755,22 @@ def test_a_layer_written_in_an_expression_whose_result_is_dropped_is_called_for_
         self.act = nn.LeakyReLU(0.2, inplace=True)
     """)
     assert bool(lines(source, "TCL002")) is flagged
+
+
+@pytest.mark.parametrize("switch", ["x_2.requires_grad = True", "x_2.requires_grad_()", "x.requires_grad_(True)"])
+def test_a_copy_made_a_leaf_of_its_own_keeps_the_clone(switch):
+    # fresh33's gradient test: `x_2 = x.clone()`, then both made leaves and their `.grad`s compared.
+    # Without the copy they are one tensor: one leaf, one `.grad`, and the test compares it with itself.
+    source = textwrap.dedent(f"""
+        import torch
+
+        for trial in range(10):
+            x = torch.randn(10)
+            x_2 = x.clone()
+            {switch}
+            y = torch.clamp(x_2, min=0).sum()
+            y.backward()
+    """)
+    assert lines(source, "TCL001") == []
+    without_switch = source.replace(switch, "pass")
+    assert lines(without_switch, "TCL001") == [line_of(without_switch, "x_2 = x.clone()")]

@@ -160,12 +160,25 @@ def wrapped_in_variable(value: cst.CSTNode, names) -> bool:
 
 
 def read_as_leaves(function: FunctionFacts) -> set:
-    """Bindings of the names whose `.grad` the function reads (`return x.grad.abs()`)."""
+    """Bindings of the names the function uses as leaves of their own: it reads their `.grad`
+    (`return x.grad.abs()`) or switches their grad on (`x.requires_grad = True`, `x.requires_grad_()`),
+    which only a leaf allows."""
     found: set = set()
     for node in walk(function.node):
         if type(node) is cst.Attribute and node.attr.value == "grad" and type(node.value) is cst.Name:
             found |= function.bindings_at(node.value)
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "requires_grad_" \
+                and type(node.func.value) is cst.Name and not _switched_off(node.args[0].value if node.args else None):
+            found |= function.bindings_at(node.func.value)
+        elif type(node) is cst.Assign and len(node.targets) == 1 and not _switched_off(node.value):
+            target = node.targets[0].target
+            if type(target) is cst.Attribute and target.attr.value == "requires_grad" and type(target.value) is cst.Name:
+                found |= function.bindings_at(target.value)
     return found
+
+
+def _switched_off(value: Optional[cst.BaseExpression]) -> bool:
+    return type(value) is cst.Name and value.value == "False"
 
 
 def _self_assignment_before(attribute: str, order: int, function: FunctionFacts) -> Optional[tuple]:

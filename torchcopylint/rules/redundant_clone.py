@@ -16,6 +16,7 @@ from torchcopylint.analysis.aliasing import (
     root_name,
 )
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.graphs import read_as_leaves
 from torchcopylint.analysis.indexing import FreshCopy, Indexing
 from torchcopylint.analysis.keeping import argument_left_alone
 from torchcopylint.analysis.tensors import reads_as_network
@@ -278,6 +279,9 @@ def _clone_needed(function: FunctionFacts, copy: Binding, source: cst.Name):
     reads = [read for storage in copy_storages for read in function.reads_of_storage(storage)]
     if not reads:
         return None
+    leaves = read_as_leaves(function)
+    if copy in leaves or function.bindings_at(source) & leaves:
+        return None  # a leaf of its own (`x_2 = x.clone(); x_2.requires_grad = True`): without the copy, one tensor
     # A layer it cannot see into, handed the copy (`self.body(identity)`, or the
     # `identity = self.downsample(identity)` that replaces it), is an assumption, not an escape.
     layers = [event for event in function.events_reaching.get(copy, ()) if _is_layer_use(event, copy)]
