@@ -702,3 +702,39 @@ def test_an_optimizer_over_the_value_computed_from_a_leaf_is_still_flagged():
     source = ("import torch\n\nx = torch.ones(2, requires_grad=True)\ny = x * 0.1\n"
               "optimizer = torch.optim.SGD([x, y])\n")
     assert [d.code for d in lint_source(source, "<x>")] == ["TCL012"]
+
+
+MULTI_BACKEND = """
+    import torch
+    import torch.nn as nn
+
+
+    class MultiBackend(nn.Module):
+        def __init__(self, w, pt=True, saved_model=False):
+            super().__init__()
+            if pt:
+                model = torch.jit.load(w)
+            elif saved_model:
+                import tensorflow as tf
+                model = tf.keras.models.load_model(w)
+            self.__dict__.update(locals())
+
+        def forward(self, im):
+            if self.pt:
+                return self.model(im)
+            x = im.permute(0, 2, 3, 1).cpu().numpy()
+            return torch.tensor(self.model(x, training=False).numpy())
+"""
+
+
+def test_tcl009_another_frameworks_model_is_no_network():
+    # fresh33: YOLOv5's multi-backend loader, copied into many projects. Its attributes come from
+    # `self.__dict__.update(locals())`; in the TensorFlow branch `self.model` is a Keras model.
+    assert _found(MULTI_BACKEND, "TCL009") == []
+    # With TorchScript the only backend, the same line is the output of a loaded torch network.
+    torch_only = MULTI_BACKEND.replace("""            elif saved_model:
+                import tensorflow as tf
+                model = tf.keras.models.load_model(w)
+""", "")
+    flagged = next(number for number, line in enumerate(_src(torch_only).splitlines(), 1) if "training=False" in line)
+    assert _lines(torch_only, "TCL009") == [flagged]

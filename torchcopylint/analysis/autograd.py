@@ -685,6 +685,8 @@ class GradFlow:
         callee = dotted_name(func)
         if callee is None or callee in self.facts.classes or callee in self.facts.module_functions:
             return None  # a class or factory of this file: what it builds is in sight
+        if callee.split(".")[0] in self.facts.foreign_names:
+            return None  # `tf.keras.models.load_model(w)`: another framework's model
         if NOT_NETWORK_CLASS.search(callee):
             return None  # `AutoTokenizer.from_pretrained(...)`, `CLIPProcessor(...)`: text and images in, ids out
         owner, _, last = callee.rpartition(".")

@@ -40,7 +40,7 @@ from torchcopylint.analysis.tensors import (
     TensorTyping,
     combine,
 )
-from torchcopylint.analysis.torchnames import TorchNames, dotted_name, numpy_names
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, numpy_names
 
 AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -58,6 +58,9 @@ class ModuleFacts(CalleeEffects, Callees):
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}
         self.calls: list[cst.Call] = []
+        # Local names the module binds, anywhere, to another framework or a model runtime (`tf` of
+        # `import tensorflow as tf` in a branch of a loader): what they build is no torch network.
+        self.foreign_names: set[str] = set()
         # Every function definition, nested ones too, in the order of a depth-first walk.
         self.function_nodes: list[cst.FunctionDef] = []
         self._method_calls: dict[str, list[cst.Call]] = {}
@@ -116,6 +119,12 @@ class ModuleFacts(CalleeEffects, Callees):
                 calls.append(node)
                 if type(node.func) is cst.Attribute:
                     method_calls.setdefault(node.func.attr.value, []).append(node)
+                if method is not None and _updates_self_with_locals(node):
+                    # `self.__dict__.update(locals())` (YOLOv5's multi-backend loader): every local of
+                    # the method becomes the attribute of its name, each value it was assigned.
+                    self_assignments.setdefault(method, []).extend(_local_assignments(method))
+            elif kind is cst.Import or kind is cst.ImportFrom:
+                self.foreign_names |= foreign_imports(node)
             elif kind is cst.Assign:
                 if method is not None:
                     for target in node.targets:
@@ -854,6 +863,31 @@ class _BoundCallees(Callees):
         if type(receiver) is cst.Name and receiver.value == "self":
             return self.owner is not None and self.facts.method_of(self.owner, call.func.attr.value) is not None
         return receiver is not None and self.facts.instance_class(receiver, state, self.owner) is not None
+
+
+def _updates_self_with_locals(call: cst.Call) -> bool:
+    """`self.__dict__.update(locals())` or `vars(self).update(locals())`."""
+    func = call.func
+    if not (type(func) is cst.Attribute and func.attr.value == "update" and len(call.args) == 1
+            and dotted_name(call.args[0].value.func if type(call.args[0].value) is cst.Call else call.args[0].value) == "locals"):
+        return False
+    receiver = func.value
+    return dotted_name(receiver) == "self.__dict__" or (
+        type(receiver) is cst.Call and dotted_name(receiver.func) == "vars" and len(receiver.args) == 1
+        and dotted_name(receiver.args[0].value) == "self")
+
+
+def _local_assignments(method: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
+    """(name, value) of the method's own plain `name = value` assignments."""
+    found, pending = [], list(child_nodes(method.body))
+    while pending:
+        node = pending.pop()
+        if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue  # their names are not the method's locals
+        if type(node) is cst.Assign:
+            found += [(target.target.value, node.value) for target in node.targets if type(target.target) is cst.Name]
+        pending.extend(child_nodes(node))
+    return found
 
 
 def _decorator_name(decorator: cst.Decorator) -> str:

@@ -128,6 +128,26 @@ class TorchNames:
         return self.qualified_name(node) in qualified
 
 
+# Runtimes that load a model exported from torch or elsewhere (`ct.models.MLModel(w)`,
+# `ort.InferenceSession(w)`): what they return runs outside autograd.
+MODEL_RUNTIMES = frozenset({"coremltools", "onnxruntime", "openvino", "tensorrt", "tflite_runtime", "onnx", "ncnn"})
+
+
+def foreign_imports(statement: Union[cst.Import, cst.ImportFrom]) -> set[str]:
+    """The local names an import binds to another tensor framework or a model runtime."""
+    if type(statement) is cst.Import:
+        return {(_module_name(alias.asname.name) if alias.asname is not None and type(alias.asname.name) is cst.Name
+                 else _module_name(alias.name).split(".")[0])
+                for alias in statement.names
+                if _module_name(alias.name).split(".")[0] in OTHER_FRAMEWORKS | MODEL_RUNTIMES}
+    if statement.relative or statement.module is None or \
+            _module_name(statement.module).split(".")[0] not in OTHER_FRAMEWORKS | MODEL_RUNTIMES or \
+            type(statement.names) is cst.ImportStar:
+        return set()
+    return {(_module_name(alias.asname.name) if alias.asname is not None and type(alias.asname.name) is cst.Name
+             else _module_name(alias.name).split(".")[-1]) for alias in statement.names}
+
+
 def _framework_imported(statement: Union[cst.Import, cst.ImportFrom]) -> Optional[str]:
     if type(statement) is cst.Import:
         packages = [_module_name(alias.name).split(".")[0] for alias in statement.names]
