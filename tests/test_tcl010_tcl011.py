@@ -745,3 +745,57 @@ def test_tcl011_workaround_at_the_top_level_through_a_wrapper_names_the_tcl003_f
     assert "discriminate(fake.detach())" in outcome.fixed and "retain_graph" not in outcome.fixed
     torch.manual_seed(0)
     exec(compile(outcome.fixed, "<fixed>", "exec"), {"__name__": "fixed"})  # noqa: S102
+
+
+ADVERSARIAL_AUTOENCODER = """
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader
+    from torch.utils.tensorboard import SummaryWriter
+
+    gen = nn.Sequential(nn.Linear(784, 8))
+    disc = nn.Sequential(nn.Linear(8, 1), nn.Sigmoid())
+    opt_gen = torch.optim.Adam(gen.parameters())
+    opt_disc = torch.optim.Adam(disc.parameters())
+    bce = nn.BCELoss()
+    writer = SummaryWriter()
+    loader = DataLoader(dataset, batch_size=64, shuffle=True)
+    prior = torch.distributions.MultivariateNormal(torch.zeros(8), 25 * torch.eye(8))
+    ones, zeros = torch.ones(64, 1), torch.zeros(64, 1)
+    for epoch in range(10):
+        for batch_idx, (image, _) in enumerate(loader):
+            image = image.to("cpu")
+            real = prior.sample((64,))
+            fake = gen(image)
+            loss_disc = bce(disc(real), ones) + bce(disc(fake{detach}), zeros)
+            opt_disc.zero_grad()
+            loss_disc.backward(retain_graph=True)
+            opt_disc.step()
+            writer.add_scalar("disc", loss_disc, batch_idx)
+
+            fake = gen(image)
+            loss_gen = bce(disc(fake), ones)
+            opt_gen.zero_grad()
+            loss_gen.backward({retain})
+            opt_gen.step()
+"""
+
+
+def test_tcl011_graphs_meeting_only_in_data_or_an_earlier_backward_are_not_retained_for():
+    # fresh33's adversarial autoencoders and outlier GAN: the generator step makes a new fake, so no later
+    # backward runs through the discriminator step's graph. What both read is a batch of a DataLoader
+    # (data) and a sample of a distribution of constants; a SummaryWriter records the loss as a number.
+    source = textwrap.dedent(ADVERSARIAL_AUTOENCODER.format(detach=".detach()", retain="retain_graph=True"))
+    assert lines(source, "TCL011") == [line_of(source, "loss_disc.backward"), line_of(source, "loss_gen.backward")]
+
+
+def test_tcl011_a_later_backward_through_the_same_fake_still_needs_the_graph():
+    source = textwrap.dedent(ADVERSARIAL_AUTOENCODER.format(detach="", retain="").replace(
+        "            fake = gen(image)\n            loss_gen", "            loss_gen"))
+    assert source.count("fake = gen(image)") == 1
+    assert "keeps the discriminator step's graph alive" in diagnostics(source, "TCL011")[0].message
+    assert lines(source, "TCL011") == [line_of(source, "loss_disc.backward")]
+
+
+def line_of(source: str, text: str) -> int:
+    return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)

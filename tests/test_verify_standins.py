@@ -511,7 +511,7 @@ def test_an_argument_read_by_string_keys_is_a_dict_of_those_keys():
     assert found[0].plan.kinds["batch"] == "dict"
     made, text = found[0].make()
     assert set(made["batch"]) == {"image", "label"}
-    assert made["batch"]["label"].tolist() == [0, 1, 2, 3] and made["batch"]["image"].shape == (4, 8)
+    assert made["batch"]["label"].tolist() == [0, 1, 2, 9] and made["batch"]["image"].shape == (4, 8)
     assert "batch = {'image': (4, 8) float32, 'label': (4,) int64}" in text, text
     # Indexed by strings and computed with, it is a tensor still (a structured array, a dataframe column).
     node = ast.parse("def f(table):\n    return table['x'] * 2 + table.sum()\n").body[0]

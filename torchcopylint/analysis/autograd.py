@@ -1195,6 +1195,11 @@ class GradFlow:
                 # is built (`create_graph=True`, or a flag decided at run time).
                 return not any(arg.keyword is not None and arg.keyword.value == "create_graph"
                                and not _is_false(arg.value) for arg in call.args)
+            if module.startswith("torch.distributions") and name[:1].isupper():
+                # A distribution of parameters free of a graph (`MultivariateNormal(mu, cov)` of
+                # factories): what it samples and scores from graph-free values carries none.
+                return all(self._operand_never(arg.value, function, statement, depth, likely)
+                           for arg in call.args if not arg.star)
             if module not in TENSOR_FUNCTION_MODULES or name in NOT_TENSOR_FUNCTIONS or not name[:1].islower():
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args

@@ -392,10 +392,11 @@ def keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.Arg]:
 
 
 def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) -> bool:
-    """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad)?"""
+    """Do two slices meet in a value that may carry a graph (not a leaf, not data made without grad,
+    not a batch of a DataLoader the file builds)?"""
     for binding in first.bindings & second.bindings:
         value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
-        if value is not None and not binding.leaf and binding.kind != "loop" \
+        if value is not None and not binding.leaf and binding.kind != "loop" and not loader_data(binding, function, facts) \
                 and (not carries_no_graph(value, function, facts, binding.statement)
                      or filled_with_graph(binding, function, facts)):
             return True
@@ -405,6 +406,13 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     return any(binding.statement in unpacked and _unpacked_from_one_call(binding)
                and not carries_no_graph(binding.value, function, facts, binding.statement)
                for binding in second.bindings - first.bindings)
+
+
+def loader_data(binding: Binding, function: FunctionFacts, facts) -> bool:
+    """A batch of a DataLoader built in sight, or a device move of one (`image = image.to(device)`):
+    a dataset's samples, which carry no graph, whichever backwards read them."""
+    batch = facts.loaders.batch_of(binding, function)
+    return batch is not None and batch.loader.sure
 
 
 def filled_with_graph(binding: Binding, function: FunctionFacts, facts) -> bool:

@@ -65,6 +65,17 @@ def argument_left_alone(facts, call: cst.Call, function: FunctionFacts, position
 CUTTING_METHODS = DETACHING_METHODS - {"numpy", "detach_"}
 
 
+# Methods of metric loggers (TensorBoard's SummaryWriter, MLflow, Comet) that record a value as numbers:
+# they keep no tensor, so no graph (`writer.add_scalar("loss", loss, step)`).
+RECORDING_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "add_image", "add_images", "add_figure",
+                               "add_text", "add_pr_curve", "log_metric", "log_metrics"})
+
+
+def records_only(call: cst.Call) -> bool:
+    """A logger's method that records its arguments as numbers (RECORDING_METHODS)."""
+    return type(call.func) is cst.Attribute and call.func.attr.value in RECORDING_METHODS
+
+
 def graph_left_alone(facts, call: cst.Call, function: FunctionFacts, position: Optional[int],
                      keyword: Optional[str]) -> bool:
     """Does the function of the file that `call` calls read the argument only through what cuts it

@@ -16,11 +16,12 @@ from torchcopylint.analysis.graphs import (
     graph_uses,
     keyword_argument,
     keyword_is_true,
+    loader_data,
     loss_slice,
     read_as_leaves,
     shares_graph,
 )
-from torchcopylint.analysis.keeping import file_callee_may_keep, graph_left_alone
+from torchcopylint.analysis.keeping import file_callee_may_keep, graph_left_alone, records_only
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import reads_as_network
 from torchcopylint.analysis.torchnames import dotted_name
@@ -98,7 +99,11 @@ class RetainGraphWorkaround(Rule):
                 root = root.value
         if isinstance(root, cst.Name) and any(binding.value is None for binding in function.bindings_at(root)):
             return None  # `for loss in losses`: what the loss was made from is out of sight
-        if any(other is not use and shares_graph(graph, slices[other], function, facts) for other in uses):
+        # A backward before this one does not need what this one frees; one that runs again later in a
+        # loop does, which the loop check below covers (what they share is made before the loop).
+        here = function.order_of(use.statement)
+        if any(other is not use and function.order_of(other.statement) >= here
+               and shares_graph(graph, slices[other], function, facts) for other in uses):
             return None
         loops = function.loops_of.get(use.statement, ())
         if loops and any(loops[-1] not in binding.loops and (_may_carry_graph(binding, function, facts, likely=True)
@@ -372,12 +377,13 @@ def _returns_a_gradient(function: FunctionFacts) -> bool:
 
 def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
     """The arguments of calls of modules that the file's optimizers train (`netD(fake)`), of
-    torch.nn's own modules (`self.BCE_loss(out, target)`), and of the file's functions that read
-    them only detached (a plotting helper's `a.detach().numpy()`), by id: none keeps a graph."""
+    torch.nn's own modules (`self.BCE_loss(out, target)`), of a logger's recording methods
+    (`writer.add_scalar("loss", loss, step)`), and of the file's functions that read them only
+    detached (a plotting helper's `a.detach().numpy()`), by id: none keeps a graph."""
     trained = frozenset().union(*facts.training.optimizers.values()) if facts.training.optimizers else frozenset()
     found = set()
     for call in function.call_statement:
-        if module_key(call.func) in trained or built_by_torch_nn(call.func, function, facts):
+        if module_key(call.func) in trained or built_by_torch_nn(call.func, function, facts) or records_only(call):
             found.update(id(arg.value) for arg in call.args)
             continue
         position = 0
@@ -414,7 +420,7 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     """`likely`: a batch of a data loader (`real = real.to(device)` before a critic's inner loop)
     counts as free of a graph, as it very nearly always is."""
     value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
-    if value is None:
+    if value is None or loader_data(binding, function, facts):
         return False
     if likely:
         return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)

@@ -28,13 +28,12 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import arrays, images, samples
-from torchcopylint.verify.inputs import class_indices
+from torchcopylint.verify.inputs import CLASSES, class_indices
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
                                               DataSite, made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
-DEFAULT_CLASSES = 10
 ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
@@ -357,7 +356,7 @@ class DataPlan:
         return larger // smaller
 
     def classes(self, site: DataSite) -> int:
-        return KNOWN_DATASETS.get(site.known or "", (None, DEFAULT_CLASSES))[1]
+        return KNOWN_DATASETS.get(site.known or "", (None, CLASSES))[1]
 
     def shape_text(self, shape: tuple) -> str:
         """`1x28x28`, and the reshape it was chosen for, if one was."""

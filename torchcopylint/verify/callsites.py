@@ -34,10 +34,9 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify.inputs import COMMON_SHAPES, CannotRun, class_indices, first_layer_shapes
+from torchcopylint.verify.inputs import CLASSES, COMMON_SHAPES, CannotRun, class_indices, first_layer_shapes
 
 BATCH = 4
-CLASSES = 10
 SUBSTITUTION_DEPTH = 5
 BATCH_NAME = re.compile(r"^(batch_size|batchsize|bs|b_size|n_batch|mb_size|minibatch_size|num_samples|"
                         r"n_samples|batch)$")

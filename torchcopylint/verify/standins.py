@@ -28,14 +28,13 @@ from torch import nn
 
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
-from torchcopylint.verify.inputs import DEVICE_NAMES, STAND_IN_MARK, CannotRun, class_indices
+from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, CannotRun, class_indices
 
 BATCH = 4
 # The attribute that marks a stand-in made as a plain leaf (the code sets `x.requires_grad = True`
 # itself): seen at the line still not requiring grad, it shows what was made up, not what the code does.
 PLAIN_LEAF_MARK = "_torchcopylint_plain_leaf"
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
-CLASSES = 4        # a stand-in classifier's outputs, and the labels of a made-up batch
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
 MAX_SETTINGS = 8
 IMAGE = (3, 16, 16)  # one sample of a stand-in image batch
