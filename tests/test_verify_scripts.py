@@ -1301,7 +1301,7 @@ def test_conditional_generator_and_discriminator_get_inputs_from_their_call_site
     assert verdict.status == "confirmed", verdict
     assert re.search(r"reached (\d+) of \1 generator parameters", verdict.evidence), verdict.evidence
     assert "the gradient went back through `fake` itself" in verdict.evidence, verdict.evidence
-    assert "labels = class indices [0, 1, 2, 3]" in verdict.evidence, verdict.evidence
+    assert "labels = class indices [0, 1, 2, 9]" in verdict.evidence, verdict.evidence
     # The discriminator's own forward(x, c), under test for TCL001.
     verdict = _verdict(scripts_verified, "conditional_gan.py", "shortcut = h.clone()", "TCL001")
     assert verdict.status == "confirmed", verdict

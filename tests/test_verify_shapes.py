@@ -374,7 +374,7 @@ def test_a_trainer_that_is_no_module_with_tuple_networks_and_labels_is_confirmed
     # Both networks unpacked into two values; the labels, a loss target and an embedding index, are classes.
     assert "self.netG = StandInNet(any -> 8 -> Linear -> 8, 2 outputs)" in verdict.evidence, verdict.evidence
     assert "self.netD = StandInNet(any -> 8 -> Linear -> 1, 2 outputs)" in verdict.evidence, verdict.evidence
-    assert "labels = class indices [0, 1, 2, 3]" in verdict.evidence, verdict.evidence
+    assert "labels = class indices [0, 1, 2, 9]" in verdict.evidence, verdict.evidence
 
 
 def test_a_block_that_returns_a_tuple_is_compared_on_all_its_outputs(shapes_verified):

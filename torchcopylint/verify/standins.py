@@ -518,9 +518,12 @@ class StandInNet(nn.Module):
                 pooled = pooled + _pooled(other)
         output = self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
         if self.returns > 1:
-            # The extra values (features, class logits, attention maps): FEATURES wide, computed from the
-            # same input and weights, so that a loss on them (a class target < CLASSES) backpropagates too.
-            features = pooled + output.reshape(tensor.shape[0], -1).mean(dim=-1, keepdim=True)
+            # The extra values (features, class logits, attention maps): as wide as the features or the
+            # classes, whichever is more, computed from the same input and weights, so that a loss on
+            # them (a class target < CLASSES) backpropagates too.
+            width = max(FEATURES, CLASSES)
+            features = pooled.repeat(1, -(-width // FEATURES))[:, :width] \
+                + output.reshape(tensor.shape[0], -1).mean(dim=-1, keepdim=True)
             return (output, *(features for _ in range(self.returns - 1)))
         return output
 
