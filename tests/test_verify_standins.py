@@ -915,3 +915,22 @@ def test_the_defaults_of_the_script_parser_are_read_plainly():
         other.add_argument("--twice", default=2)
     """))
     assert parser_defaults(tree) == {"lr": 0.01, "use_apex": False, "flip": True, "mode": "a"}
+
+
+def test_an_attribute_read_for_its_options_is_a_namespace_and_a_range_start_is_zero():
+    # fresh30's course trainer: `self.params.max_epoch`, `self.params.lr` of a hyperparameter object the
+    # constructor stores (made a do-nothing object, `range()` failed on it); and `range(self.init_epoch + 1,
+    # ...)`, where a resumed epoch made 2 emptied the loop: a start is 0, as in a run that resumes nothing.
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def train(self, x):
+            for epoch in range(self.init_epoch + 1, self.params.max_epoch):
+                loss = self.model(x).mean() * self.params.weight
+        """)).body[0]
+    found = settings_for(node, ["x", "self.init_epoch", "self.params", "self.model"], {}, "cpu")
+    plan = found[0].plan
+    assert plan.kinds["self.params"] == "options" and plan.kinds["self.init_epoch"] == "start", plan.kinds
+    made, text = found[0].make()
+    assert made["self.init_epoch"] == 0 and made["self.params"].max_epoch == 2, made
+    assert "self.params = a namespace of the options the code reads (max_epoch = 2, weight = " in text, text

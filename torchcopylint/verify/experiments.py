@@ -815,7 +815,8 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
                     f"({given_text.removeprefix('stand-ins: ')})" if setting.constructor_names else f"{cls.__name__}()"
         # An option its constructor leaves None (`eps=None`) that the method computes with: the stand-in
         # its use asks for (a number), named.
-        unset = [name for name, value in made.items() if name.startswith("self.") and value is not None
+        unset = [name for name, value in made.items() if name.startswith("self.") and "." not in name[len("self."):]
+                 and value is not None
                  and getattr(instance, name[len("self."):], 0) is None]
         for name in unset:
             setattr(instance, name[len("self."):], made[name])
@@ -841,7 +842,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         if bases:
             text = f"{text}; {', '.join(f'`{name}.__init__`' for name in bases)} (imported) ran on the stand-ins"
         for name, value in made.items():
-            if name.startswith("self."):
+            if name.startswith("self.") and "." not in name[len("self."):]:  # `self.params.lr` is in its namespace
                 setattr(instance, name[len("self."):], value)
         prepared = _prepare(instance, setting.preparations, made)
         if prepared:
@@ -2042,7 +2043,7 @@ def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.
 NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
-                         "count", "choice", "device", "torch.device", "labels", "options"})
+                         "count", "start", "choice", "device", "torch.device", "labels", "options"})
 
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:

@@ -93,6 +93,7 @@ class Use:
     string_keys: list = field(default_factory=list)  # the strings it is indexed with: `sample["images"]`
     batch_keys: tuple = ()     # a loader whose batches the code indexes by these strings (dict batches)
     in_range: bool = False
+    range_start: bool = False  # in the start of a `range(start, stop)`: where a loop resumes (`range(self.epoch + 1, n)`)
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
     torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
@@ -242,6 +243,16 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
                     if use(factor) is not None:
                         use(factor).sizes = True
+            if callee == "range":
+                # `range(self.init_epoch + 1, n)`: every operand of a bound is a whole number.
+                for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
+                    if use(factor) is not None:
+                        use(factor).in_range = True
+                if len(arguments) > 1:
+                    start = arguments[0]
+                    for factor in _arithmetic_operands(start) if isinstance(start, ast.BinOp) else [start]:
+                        if use(factor) is not None:
+                            use(factor).range_start = True
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
@@ -717,15 +728,22 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 # ------------------------------------------------------------------------ kinds and plans
 
 
+def may_be_namespace(name: str) -> bool:
+    """A name whose attributes can be options: a plain name (`args`) or an attribute of the object
+    (`self.params`, a trainer's hyperparameters)."""
+    return "." not in name or (name.startswith("self.") and name.count(".") == 1)
+
+
 def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
-    """The uses of `name`'s attributes (`args.lr`, `opt.n_iter`), keyed "name.attr", when the function
-    reads `name` as a namespace of options: it reads attributes of it that no tensor, module or
-    optimizer has, calls none of them, and otherwise only passes it on. Empty otherwise."""
+    """The uses of `name`'s attributes (`args.lr`, `opt.n_iter`, `self.params.max_epoch`), keyed
+    "name.attr", when the function reads `name` as a namespace of options: it reads attributes of it
+    that no tensor, module or optimizer has, calls none of them, and otherwise only passes it on.
+    Empty otherwise."""
     parents = {id(child): parent for parent in ast.walk(function) for child in ast.iter_child_nodes(parent)}
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
     attributes: set[str] = set()
     for node in ast.walk(function):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+        if not (isinstance(node, (ast.Name, ast.Attribute)) and _key(node) == name and isinstance(node.ctx, ast.Load)):
             continue
         parent = parents.get(id(node))
         if isinstance(parent, ast.Attribute):
@@ -741,7 +759,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
 
     class AsNames(ast.NodeTransformer):
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            if isinstance(node.value, ast.Name) and node.value.id == name:
+            if isinstance(node.value, (ast.Name, ast.Attribute)) and _key(node.value) == name:
                 return ast.copy_location(ast.Name(f"{name}.{node.attr}", node.ctx), node)
             return self.generic_visit(node)
 
@@ -750,7 +768,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | float |
+    """module | layer | loss | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | start | float |
     bool | device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -808,6 +826,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "device"
     if BATCH_NAMES.match(bare):
         return "batch"
+    if use.range_start:
+        return "start"  # `range(start_epoch, epochs)`: 0, where a run that resumes nothing starts
     if COUNT_NAMES.match(bare) or use.in_range:
         return "count"
     if use.sizes:
@@ -872,12 +892,12 @@ class Plan:
         for name, kind in self.kinds.items():
             if only is not None and name not in only:
                 continue
-            if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss"):
-                others += 1
-                continue
-            owner = name.split(".")[0]
+            owner = name.rsplit(".", 1)[0]
             if owner != name and self.kinds.get(owner) == "options":
                 continue  # said with the namespace
+            if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss", "options"):
+                others += 1
+                continue
             value = made.get(name)
             if value is None and name in self.options:
                 parts.append(f"{name} = None")
@@ -936,7 +956,7 @@ def _shape_text(value: Any) -> str:
 
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
-DEFAULTED_KINDS = {"float", "count", "int", "batch", "bool", "choice", "anything", None}
+DEFAULTED_KINDS = {"float", "count", "start", "int", "batch", "bool", "choice", "anything", None}
 # A number the constructor gives where the code's use reads like a tensor's (`torch.manual_seed(self.seed)`,
 # `x + self.eps`): what the class is built with is the number, and a tensor there may not run.
 
@@ -957,8 +977,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     known = {}
     for name in names:
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
-        if "." not in name and any(key.startswith(f"{name}.") for key in names):
-            kind = "options"  # `args.lr`, `args.n_iter`: a namespace of the options read (option_uses)
+        if may_be_namespace(name) and any(key.startswith(f"{name}.") for key in names):
+            kind = "options"  # `args.lr`, `self.params.lr`: a namespace of the options read (option_uses)
         if defaults and name in defaults and (kind in DEFAULTED_KINDS or kind == "tensor" and _is_number_value(defaults[name])):
             value = defaults[name]
             known[name] = value
@@ -1070,6 +1090,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = 0.1
         elif kind == "count":
             made[name] = 2
+        elif kind == "start":
+            made[name] = 0
         elif kind == "batch":
             made[name] = plan_.batch  # the stand-in batches' size, which `x.view(batch_size, -1)` relies on
         elif kind == "int":
@@ -1124,7 +1146,7 @@ class StandIns:
 
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
-SCALAR_KINDS = frozenset({"float", "count", "int", "bool", "choice", "device", "torch.device"})
+SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "device", "torch.device"})
 
 
 def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
@@ -1177,7 +1199,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         _kinds_through_callees(found, tree)
     parsed = parser_defaults(tree) if tree is not None else {}
     for name in list(names):
-        if "." not in name and name not in (roles or {}):
+        if may_be_namespace(name) and name not in (roles or {}):
             options = option_uses(node, name)
             found.update(options)
             names = [*names, *options]
