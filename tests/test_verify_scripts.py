@@ -640,6 +640,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
             ckpt["epoch"] + 1
         except TypeError as error:
             print("other use fails:", type(error).__name__)
+        print("resumed from:", list(range(ckpt["epoch"], 2)))  # a count read from it: 0, a fresh start
         bce = nn.BCELoss()
         print("same numel:", round(bce(torch.full((4, 1), 0.5), torch.ones(4)).item(), 4))
         print("integer target:", round(nn.BCEWithLogitsLoss()(torch.zeros(4), torch.full((4,), 1)).item(), 4))
@@ -679,7 +680,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     out = result.stdout
     assert "outside: [1.0, 1.0]" in out and "events: ['writes to net.pth went to memory']" in out, out
     assert "missing: <All keys matched successfully> True" in out, out
-    assert "other use fails: TypeError" in out, out
+    assert "other use fails: TypeError" in out and "resumed from: [0, 1]" in out, out
     assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
     assert "integer target: 0.6931" in out and "iterable: True" in out, out
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out

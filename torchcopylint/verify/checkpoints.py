@@ -7,9 +7,10 @@ the repository anyway, yet the claim under test (a missing detach, an in-place
 write) holds or fails the same on any weights. So `torch.load` of a file of the
 project, or of one that does not exist, returns a `CheckpointStandIn`; a
 module's or an optimizer's `load_state_dict` of it loads nothing, and the
-evidence names the checkpoint. Any other use of what was loaded (a step count
-read from it, a tensor in it) fails as an unknown value would: the verdict is
-then `unverified`, never one resting on made-up weights.
+evidence names the checkpoint. A count read from it (the epoch to resume from)
+is 0, where a run that resumes nothing starts, said in the evidence. Any other
+use of what was loaded (a tensor in it) fails as an unknown value would: the
+verdict is then `unverified`, never one resting on made-up weights.
 
 `torch.save` writes through its own C++ writer, not `open`, so the sandbox's
 guard on `open` does not see it: a checkpoint saved into the project or
@@ -42,6 +43,14 @@ class CheckpointStandIn(dict):
 
     def __contains__(self, key: Any) -> bool:
         return True
+
+    def __index__(self) -> int:
+        # A count read from it (`start_epoch = ckpt["epoch"]`, then `range(start_epoch, epochs)`): 0, where a
+        # run that resumes nothing starts. Weights and tensors in it stay unknown.
+        _note(self, "a count read from it was 0, a run that resumes nothing")
+        return 0
+
+    __int__ = __index__
 
     def __repr__(self) -> str:
         return f"<checkpoint {self.name} not read>"
