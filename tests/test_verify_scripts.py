@@ -1608,3 +1608,12 @@ def test_a_constructor_call_naming_a_class_of_the_file_is_a_configuration_with_t
         assert resolved(FileClass("Block"), module.Net) is module.Block and resolved(3, module.Net) == 3
     finally:
         del sys.modules[module.__name__]
+
+
+def test_a_dataset_read_before_its_split_sizes_are_defined_is_sized_by_the_split(scripts_verified):
+    # fresh33's course notebooks: `dataset[11001]` shows a sample a cell before `random_split(dataset,
+    # [train_size, val_size])`. Sized at that first read, the stand-in failed the split, and the loader
+    # over its part was never made (NameError: `train_ds`).
+    verdict = _verdict(scripts_verified, "course_split_later.py", "train_losses.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "every iteration's graph stays alive" in verdict.evidence, verdict.evidence

@@ -289,6 +289,11 @@ class DataPlan:
             least = max(least, min(value, MAX_DATASET))
         return least
 
+    def counts_known(self, site: DataSite) -> bool:
+        """Can every count the code reads the data with be evaluated now? (A notebook's
+        `random_split(dataset, [train_size, val_size])` names sizes a later cell defines.)"""
+        return all(self.value_of(text) is not None for _, text in site.counts)
+
     def reshaped_to_asked_size(self, error: BaseException) -> bool:
         """Did the run fail on a reshape to the batch size the code asked for, of values made from a
         batch cut smaller (`outputs.view(config.batch_size, -1)`)?"""
@@ -660,7 +665,10 @@ class StandInDataset:
     @property
     def _length(self) -> int:
         if self._fixed_length is None:
-            self._fixed_length = self._plan.dataset_length(self._site, BATCHES * DEFAULT_BATCH)
+            length = self._plan.dataset_length(self._site, BATCHES * DEFAULT_BATCH)
+            if not self._plan.counts_known(self._site):
+                return length  # sized again once the code has defined them (`dataset[11001]` before the split)
+            self._fixed_length = length
         return self._fixed_length
 
     def __getitem__(self, index: int):
