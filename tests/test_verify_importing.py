@@ -194,6 +194,9 @@ def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
         exec("@sub.REGISTRY.register_module()\nclass Boxes(plt.Base):\n    pass\n"
              "@sub.register_model\ndef small():\n    return 1\n", namespace)
         assert isinstance(namespace["Boxes"], type) and namespace["small"]() == 1
+        # Nor is naming one in an annotation's union (fresh33: `def load(path) -> Image.Image | None`).
+        exec("def shown(figure: plt.Figure | None = None) -> None | plt.Figure:\n    return figure\n", namespace)
+        assert namespace["shown"]() is None
         with pytest.raises(AbsentPackageUsed, match=r"the code used `plotting_pkg_absent_for_test.pyplot.Base`"):
             namespace["Boxes"]()
         with pytest.raises(AbsentPackageUsed):

@@ -121,6 +121,15 @@ class AbsentName:
     __int__ = __float__ = __index__ = __str__ = __format__ = _used
     __instancecheck__ = __subclasscheck__ = _used  # isinstance(x, absent.Base)
 
+    def __or__(self, other):
+        # `Image.Image | None` in an annotation names the type, as `Optional[Image.Image]` does; an
+        # unknown argument's `x | y` is a use.
+        if self._said is not None:
+            self._used()
+        return self
+
+    __ror__ = __or__
+
     def __mro_entries__(self, bases):
         # `class CocoDataset(BaseDetDataset)` in a module the flagged code never uses may be defined;
         # making one (or calling a method the base would give) is using the package.
