@@ -435,6 +435,16 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     from torchcopylint.verify.noops import NoOpModule, is_no_op
 
     plt = NoOpModule("matplotlib.pyplot")
+    # A no-op a module the code imports holds (LPIPS's `requests`, for its weights) is named too.
+    import sys
+
+    from torchcopylint.verify.noops import imported_by_siblings
+    sys.modules["requests_absent_for_test"] = NoOpModule("requests_absent_for_test")
+    try:
+        assert "requests_absent_for_test" in imported_by_siblings({})
+        assert "requests_absent_for_test" not in imported_by_siblings({"requests": sys.modules["requests_absent_for_test"]})
+    finally:
+        del sys.modules["requests_absent_for_test"]
     fig, ax = plt.subplots(2, 2)
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""

@@ -36,8 +36,9 @@ PACKAGES = frozenset({
     "gym", "gymnasium",
     # Experiment trackers, which record what a run logs (`test_tube.Experiment(...).log(...)`).
     "test_tube", "sacred", "clearml", "dvclive", "aim", "swanlab", "tensorwatch",
-    # Downloaders of data (`gdown.download(url, "celeba.zip")`): verification never touches the network.
-    "gdown", "wget", "kaggle", "opendatasets",
+    # Downloaders of data and weights (`gdown.download(url, "celeba.zip")`, LPIPS's `requests.get(url,
+    # stream=True)` of its checkpoint): verification never touches the network.
+    "gdown", "wget", "kaggle", "opendatasets", "requests",
     # Unpackers of what was downloaded (`zipfile38.ZipFile(path).extractall(root)`), and the natural
     # sort of its file names: the files they would give are stood in by verify/datasites.py.
     "zipfile38", "zipfile36", "py7zr", "rarfile", "patoolib", "pyunpack", "natsort",
@@ -473,6 +474,13 @@ def used_in(namespace: dict) -> list[str]:
         elif isinstance(value, NoOp) and not value.__dict__.get("_for_cell"):
             found.append(_package_of(object.__getattribute__(value, "_name")))
     return sorted(set(found))
+
+
+def imported_by_siblings(namespace: dict) -> list[str]:
+    """The no-op packages other modules of the run imported, that the namespace itself holds nothing of."""
+    own = set(used_in(namespace))
+    found = {_package_of(module.__name__) for module in list(sys.modules.values()) if isinstance(module, NoOpModule)}
+    return sorted(found - own)
 
 
 def _package_of(name: str) -> str:

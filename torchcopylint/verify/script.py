@@ -191,6 +191,9 @@ def _record(plan: DataPlan, namespace: Optional[dict]) -> None:
         _log.plans.append(plan)
     for package in noops.used_in(namespace or {}):
         _log.add(f"`{package}` is not installed: no-ops stood in for it")
+    for package in noops.imported_by_siblings(namespace or {}):
+        # A module the code imports imported it (LPIPS's `requests`, for its weights): said too.
+        _log.add(f"`{package}` is not installed: no-ops stood in for it (imported by a module the code uses)")
     for package in _absent_in(namespace or {}):
         _log.add(f"`{package}` is not installed: imported as a stand-in the code never used")
 
