@@ -260,7 +260,7 @@ def fed_by_parent_layers(defined_in: ast.Module, importers: tuple, modules: froz
     shown = []
     for tree, local, place in files:
         networks = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-                    and any(ast.unparse(base).endswith("Module") for base in node.bases)}
+                    and any(ast.unparse(base).endswith("Module") for base in node.bases) and _has_weights(node)}
         for owner in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
             parts = _parts_built(owner, lambda callee: callee == local)
             if not parts:
@@ -280,6 +280,13 @@ def fed_by_parent_layers(defined_in: ast.Module, importers: tuple, modules: froz
                                       for name, (line, layer) in zip(parameters, made))
                     shown.append(f"{place(call.lineno)} ({named})")
     return "; ".join(shown) if shown else None
+
+
+def _has_weights(cls: ast.ClassDef) -> bool:
+    """Does the module class build a trainable layer or a Parameter of its own (not a `Normalize`)?"""
+    return any(isinstance(node, ast.Call) and (TRAINABLE_LAYERS.match(ast.unparse(node.func).rsplit(".", 1)[-1])
+                                               or ast.unparse(node.func).endswith("Parameter"))
+               for node in ast.walk(cls))
 
 
 def _method_without_self(tree: ast.Module, class_name: str, method: str) -> Optional[ast.FunctionDef]:

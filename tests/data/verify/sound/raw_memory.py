@@ -1,5 +1,6 @@
-"""The same memory fed raw features, and another fed its layer's output under no-grad: nothing it
-is given requires grad, so its estimate never records a node. A made-up input confirms nothing."""
+"""The same memory fed raw features, another fed its layer's output under no-grad, and another fed
+the output of a module without weights of its own: nothing shows that what it is given requires
+grad, so a made-up input confirms nothing."""
 
 import torch
 import torch.nn as nn
@@ -40,3 +41,19 @@ class FrozenLookup(nn.Module):
         with torch.no_grad():
             embedded = self.embed(features)
             return self.memory(embedded, idx)
+
+
+class Normalize(nn.Module):
+    def forward(self, x):
+        return x / x.norm(dim=1, keepdim=True)
+
+
+class NormalizedLookup(nn.Module):
+    def __init__(self, size, count):
+        super().__init__()
+        self.normalize = Normalize()
+        self.memory = Memory(size, count)
+
+    def forward(self, features, idx):
+        normalized = self.normalize(features)
+        return self.memory(normalized, idx)
