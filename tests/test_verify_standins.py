@@ -934,3 +934,24 @@ def test_an_attribute_read_for_its_options_is_a_namespace_and_a_range_start_is_z
     made, text = found[0].make()
     assert made["self.init_epoch"] == 0 and made["self.params"].max_epoch == 2, made
     assert "self.params = a namespace of the options the code reads (max_epoch = 2, weight = " in text, text
+
+
+def test_a_number_that_is_the_input_of_a_torch_function_is_a_zero_dim_tensor():
+    # fresh33's fixed-point quantization helper: `if m == 0:`, `torch.frexp(m)`, `m / 2.0 ** shift`. A
+    # made-up float failed `frexp` ("must be Tensor, not float"); a 0-dim tensor compares and computes
+    # as the number does. A number handed to a factory (`torch.full(size, m)`) stays a number.
+    import torch
+
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def quantize(m, scale, size):
+            if m == 0:
+                return 0, 0
+            q, shift = torch.frexp(m)
+            return torch.full((size,), scale) * (m / 2.0 ** shift), q
+        """)).body[0]
+    made, text = settings_for(node, ["m", "scale", "size"], {}, "cpu")[0].make()
+    assert isinstance(made["m"], torch.Tensor) and made["m"].dim() == 0, made
+    assert not isinstance(made["scale"], torch.Tensor), made
+    assert "m = tensor(0.1000)" in text, text

@@ -2162,6 +2162,9 @@ def tensor_copy_construct(job: Job) -> Outcome:
                             f"`{name}`: what its calls pass decides, and they were not run")
         assumed = (f"; assumed: `{expression}` made up as a tensor (no call in the linted files shows what "
                    f"`{name}` is given)")
+    elif isinstance(sighting.setting, FunctionStandIns):
+        # Computed from made-up arguments (`m = double_multiplier / 2 ** shift`): which, and of what kind.
+        assumed = f"; computed from {sighting.setting.standins.make(seed=0)[1]}"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         written = torch.tensor(tensor)

@@ -97,6 +97,7 @@ class Use:
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
     torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
+    torch_input: bool = False  # the input of a torch function, which takes no Python number (`torch.frexp(m)`)
     arithmetic: bool = False   # an operand of + - * /: a number, or a tensor if anything else says so
     number_arithmetic: bool = False  # arithmetic with a Python number (`1 - alpha`), or `float(x)`
     float_arithmetic: bool = False   # arithmetic with a float literal (`x * 0.5`): not an int
@@ -163,6 +164,19 @@ def _key(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         return f"self.{node.attr}"
     return None
+
+
+# torch functions whose first argument is no tensor input: factories of sizes or data, and `torch.tensor`.
+NOT_TENSOR_INPUTS = frozenset({"tensor", "as_tensor", "from_numpy", "full", "arange", "linspace", "logspace",
+                               "manual_seed", "set_num_threads", "device", "Size", "no_grad", "enable_grad",
+                               "set_grad_enabled", "is_tensor", "load", "save", "get_default_dtype"})
+
+
+def _takes_a_tensor_input(callee: str) -> bool:
+    """`torch.frexp`, `torch.exp`, `F.softmax`: a function of a tensor input; not a factory or a class."""
+    name = callee.rsplit(".", 1)[-1]
+    return callee.count(".") == 1 and name[:1].islower() and name not in NOT_TENSOR_INPUTS \
+        and f"torch.{name}" not in SIZE_TAKERS
 
 
 def _is_number(node: ast.AST) -> bool:
@@ -268,6 +282,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         passed.device_like = True  # `x.to(device)`
                     elif callee.startswith(("torch.", "F.")):
                         passed.torch_argument = True
+                        passed.torch_input = passed.torch_input or (
+                            bool(node.args) and argument is node.args[0] and _takes_a_tensor_input(callee))
             for keyword in node.keywords:
                 passed = use(keyword.value)
                 if passed is not None and keyword.arg == "device":
@@ -838,7 +854,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         # one only, `if n == 0: return`, it is a number past that guard.)
         return "choice"
     if FLOAT_NAMES.match(bare) or use.ordered or use.numbers or use.learning_rate:
-        return "float"
+        # A number that is also the input of a torch function (`torch.frexp(m)`): a 0-dim tensor, which
+        # compares and computes as the number does.
+        return "number tensor" if use.torch_input else "float"
     if use.compared:
         return "choice"
     if use.truth and not use.arithmetic:
@@ -1088,6 +1106,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = torch.device(device)
         elif kind == "float":
             made[name] = 0.1
+        elif kind == "number tensor":
+            made[name] = torch.tensor(0.1, device=device)
         elif kind == "count":
             made[name] = 2
         elif kind == "start":
