@@ -1856,6 +1856,27 @@ def test_a_fake_score_detached_in_the_loss_and_a_target_made_like_it_reach_no_ge
             g_loss.backward()
             opt_gen.step()
     """,
+    # fresh34's conditional CycleGAN: the pool of another module's class kept on the object, whose
+    # `query` hands back detached copies of the fake and the attributes it is given.
+    """
+    import torch
+    from util.image_pool import AttrImagePool
+
+    class Model:
+        def __init__(self, netG, netD):
+            self.netG, self.netD = netG, netD
+            self.fake_pool = AttrImagePool(50)
+            self.optimizer_D = torch.optim.Adam(netD.parameters())
+            self.optimizer_G = torch.optim.Adam(netG.parameters())
+
+        def backward_D(self, real, attr):
+            fake = self.netG(real)
+            pooled, pooled_attr = self.fake_pool.query(fake, attr)
+            loss = self.netD(pooled.detach(), pooled_attr).mean() - self.netD(real, attr).mean()
+            self.optimizer_D.zero_grad()
+            loss.backward()
+            self.optimizer_D.step()
+    """,
     # fresh25's GatedGAN: a replay buffer of another module's class (which keeps `data.data`).
     """
     import torch
@@ -1885,7 +1906,7 @@ def test_a_fake_score_detached_in_the_loss_and_a_target_made_like_it_reach_no_ge
             loss.backward()
             optimizerD.step()
     """,
-], ids=["imported-penalty", "imported-replay-buffer", "star-imported-penalty"])
+], ids=["imported-penalty", "imported-pool-on-the-object", "imported-replay-buffer", "star-imported-penalty"])
 def test_a_fake_handed_to_code_of_another_module_is_not_judged(source):
     # What a function or an object of another module returns of the fake batch cannot be read here.
     assert lines(source) == []

@@ -294,15 +294,23 @@ class ModuleFacts(CalleeEffects, Callees):
                 return True
         return bool(bindings) and all(binding.kind == "import" for binding in bindings)
 
-    def instance_of_imported_class(self, name: cst.Name, function: FunctionFacts) -> bool:
-        """Is every value `name` may hold here an object of a class another module defines
-        (`fake_buffer = ReplayBuffer()` after `from data import ReplayBuffer`)? Its methods are code
-        this file cannot read."""
-        scope, bindings = self.reaching(name, function)
-        values = [binding.value for binding in bindings]
-        return bool(values) and all(
+    def instance_of_imported_class(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+        """Is every value `expr` (a name, or a `self.` attribute) may hold here an object of a class
+        another module defines (`fake_buffer = ReplayBuffer()` after `from data import ReplayBuffer`,
+        `self.fake_A_pool = ImagePool(50)` in `__init__`)? Its methods are code this file cannot read."""
+        if type(expr) is cst.Name:
+            scope, bindings = self.reaching(expr, function)
+            placed = [(binding.value, scope) for binding in bindings]
+        elif type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self" \
+                and function.class_name in self.classes:
+            owner = self.classes[function.class_name]
+            placed = [(value, self.function_facts(owner.assigned_in[value]) if value in owner.assigned_in else function)
+                      for value in self.attribute_values(owner, expr.attr.value)]
+        else:
+            return False
+        return bool(placed) and all(
             type(value) is cst.Call and (dotted_name(value.func) or "").rpartition(".")[2][:1].isupper()
-            and self.bound_by_import(value.func, scope) for value in values)
+            and self.bound_by_import(value.func, scope) for value, scope in placed)
 
     def _top_functions(self) -> frozenset:
         """Module-level functions and the methods of module-level classes (not nested functions,

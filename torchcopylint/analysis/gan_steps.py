@@ -872,9 +872,9 @@ class _Context:
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
                     if found is not None and (target is None or found[0] is target):
                         return found
-                    if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
+                    if type(node.func) is cst.Attribute and type(node.func.value) in (cst.Name, cst.Attribute) \
                             and facts.instance_of_imported_class(node.func.value, function):
-                        continue  # `fake_buffer.push_and_pop(fake)` of another module's class: it may detach
+                        continue  # `self.fake_pool.query(fake)` of another module's class: it may detach
                     if type(node.func) is cst.Name or _is_self_call(node):
                         summary = facts.callee_summary(node, function)
                         if summary is not None:
