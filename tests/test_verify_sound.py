@@ -516,3 +516,12 @@ def test_a_module_its_parents_feed_raw_inputs_or_feed_under_no_grad_stays_an_ass
     verdict = _verdict(sound_verified, "raw_memory.py", "scale = self.params[0].clone().detach()", "TCL005")
     assert verdict.status == "unverified", verdict
     assert "assumed: `self.params[0]` requires grad here only through `v`" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_a_tensor_made_up_from_an_annotation_the_file_s_constructor_call_contradicts_confirms_nothing(sound_verified):
+    # fresh34's notebook Dataset: `X: torch.Tensor`, built from NumPy arrays of a CSV. The call could not
+    # be made (the data is never read), and a tensor made up from the annotation confirmed the warning.
+    verdict = _verdict(sound_verified, "annotated_rows.py", "self.X = torch.tensor(X", "TCL008")
+    assert verdict.status == "unverified", verdict
+    assert "`X` was made up as a tensor, and the top-level call at line" in verdict.evidence, verdict

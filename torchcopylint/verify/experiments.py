@@ -1779,7 +1779,8 @@ class Sighting:
             return False
         if isinstance(self.setting, FromCallSite):
             return self.setting.standins is not None and self.expression in self.setting.standins.plan.kinds
-        return isinstance(self.setting, FunctionStandIns) and self.expression in self.setting.standins.plan.kinds
+        return isinstance(self.setting, (FunctionStandIns, ConstructorStandIns)) \
+            and self.expression in self.setting.standins.plan.kinds
 
     @property
     def where(self) -> str:
@@ -2160,6 +2161,12 @@ def tensor_copy_construct(job: Job) -> Outcome:
             # fresh29's GPT block: `idx: torch.Tensor`, and the one file that calls it passes a list.
             raise CannotRun(f"`{expression}` was made up as a tensor, and {Path(imported_by[0]).name} imports "
                             f"`{name}`: what its calls pass decides, and they were not run")
+        site = _call_site(job)
+        if site is not None:
+            # fresh34's notebook Dataset: `X: torch.Tensor`, and its cells build it from NumPy arrays of
+            # data never read: what that call passes decides, and it could not be made.
+            raise CannotRun(f"`{expression}` was made up as a tensor, and {site.described} shows what it is "
+                            f"given: what it passes decides, and it could not be made")
         assumed = (f"; assumed: `{expression}` made up as a tensor (no call in the linted files shows what "
                    f"`{name}` is given)")
     elif isinstance(sighting.setting, FunctionStandIns):
