@@ -1627,3 +1627,19 @@ def test_a_dataset_read_before_its_split_sizes_are_defined_is_sized_by_the_split
     verdict = _verdict(scripts_verified, "course_split_later.py", "train_losses.append(loss)", "TCL007")
     assert verdict.status == "confirmed", verdict
     assert "every iteration's graph stays alive" in verdict.evidence, verdict.evidence
+
+
+def test_a_future_import_in_a_later_notebook_cell_compiles_once_cells_are_joined():
+    # fresh34's DeepInversion notebooks: `from __future__ import division` in a later cell (IPython compiles
+    # cells one by one). Joined into one module the code did not compile; the import opens nothing there.
+    from torchcopylint.verify.legacy import futures_in_place
+
+    text = '"""Docs."""\nfrom __future__ import print_function\nimport torch\nx = 1\nfrom __future__ import (\n    division)\ny = x / 2\n'
+    rewritten = futures_in_place(text)
+    assert rewritten.splitlines()[1] == "from __future__ import print_function", rewritten
+    assert rewritten.splitlines()[4:6] == ["pass", ""] and len(rewritten.splitlines()) == len(text.splitlines())
+    namespace: dict = {}
+    exec(compile(rewritten, "<cells>", "exec"), namespace)
+    assert namespace["y"] == 0.5
+    with pytest.raises(SyntaxError, match="from __future__ imports must occur at the beginning"):
+        compile(text, "<cells>", "exec")

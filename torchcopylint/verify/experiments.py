@@ -166,6 +166,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         context = as_namespace_package(context, path, levels)
         enter(context)
     text = legacy.read_as_today(text)  # `loss.data[0]` of pre-0.4 code: `.item()` on a 0-dim tensor
+    text = legacy.futures_in_place(text)  # a notebook's later cell's `from __future__ import division`
     text = registrations.tolerate(text)  # the package's import filed the file's classes first
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()

@@ -46,6 +46,35 @@ _MAY_INDEX_ZERO = re.compile(r"\[\s*0\s*\]")
 
 
 @functools.lru_cache(maxsize=64)
+def futures_in_place(text: str) -> str:
+    """`text` with each `from __future__ import ...` that does not open the module made `pass` (line
+    numbers kept). A notebook's later cell may hold one (IPython compiles cells one by one); its cells
+    joined into one module would not compile. Python 3 has every such feature on already, but for
+    `annotations`, whose absence only evaluates annotations."""
+    if "__future__" not in text:
+        return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.splitlines(keepends=True)
+    opening = True
+    for node in tree.body:
+        is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and \
+            isinstance(node.value.value, str) and node is tree.body[0]
+        if opening and (is_future or docstring):
+            continue
+        opening = False
+        if is_future and node.end_lineno is not None:
+            first = lines[node.lineno - 1]
+            indent = first[:len(first) - len(first.lstrip())]
+            lines[node.lineno - 1] = f"{indent}pass\n"
+            for index in range(node.lineno, node.end_lineno):
+                lines[index] = "\n"
+    return "".join(lines)
+
+
 def read_as_today(text: str) -> str:
     """`text` with `x.data[0]`, and `x[0]` where it is printed or logged, made `__tcl_item0__(x, ...)`, and
     `backward(retain_variables=v)` made `backward(retain_graph=__tcl_retain_variables__(v, ...))`; line
