@@ -293,14 +293,21 @@ def _method_without_self(tree: ast.Module, class_name: str, method: str) -> Opti
     owner = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name), None)
     function = owner and next((item for item in owner.body if isinstance(item, ast.FunctionDef)
                                and item.name == method), None)
-    if function is None or not function.args.args:
+    return _without_self(function, method) if function is not None else None
+
+
+def _without_self(function: ast.FunctionDef, name: str) -> Optional[ast.FunctionDef]:
+    """The method as its callers see it: its `self` left out (None when it has no parameter at all)."""
+    arguments = function.args
+    if not (arguments.posonlyargs or arguments.args):
         return None
-    return ast.FunctionDef(name=method, args=ast.arguments(posonlyargs=[], args=function.args.args[1:],
-                                                             vararg=None, kwonlyargs=function.args.kwonlyargs,
-                                                             kw_defaults=function.args.kw_defaults, kwarg=None,
-                                                             defaults=function.args.defaults),
-                           body=function.body, decorator_list=[], returns=None, type_params=[],
-                           lineno=function.lineno, col_offset=function.col_offset)
+    without_self = ast.arguments(posonlyargs=arguments.posonlyargs[1:],
+                                 args=arguments.args[1:] if not arguments.posonlyargs else arguments.args,
+                                 vararg=arguments.vararg, kwonlyargs=arguments.kwonlyargs,
+                                 kw_defaults=arguments.kw_defaults, kwarg=arguments.kwarg,
+                                 defaults=arguments.defaults)
+    return ast.FunctionDef(name=name, args=without_self, body=function.body, decorator_list=[], returns=None,
+                           type_params=[], lineno=function.lineno, col_offset=function.col_offset)
 
 
 def _parts_built(owner: ast.ClassDef, wanted) -> dict:
@@ -356,14 +363,19 @@ def _layer_output(scope: ast.AST, text: str, before: int, layers: dict) -> Optio
         return before, layer_of(expression)
     if not isinstance(expression, ast.Name):
         return None
-    bindings = sorted((node.lineno, node) for node in _own_nodes(scope) if isinstance(node, ast.Assign)
-                      and node.lineno < before and any(isinstance(target, ast.Name) and target.id == expression.id
-                                                       for target in node.targets))
-    rebound = any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == expression.id
-                  and bindings and bindings[-1][0] < node.lineno < before for node in _own_nodes(scope))
-    if not bindings or rebound or layer_of(bindings[-1][1].value) is None:
+    nodes = _own_nodes(scope)
+    bindings = [node for node in nodes if isinstance(node, ast.Assign) and node.lineno < before
+                and any(isinstance(target, ast.Name) and target.id == expression.id for target in node.targets)]
+    last = max(bindings, key=lambda node: node.lineno, default=None)
+    if last is None or _rebound(nodes, expression.id, last.lineno, before) or layer_of(last.value) is None:
         return None
-    return bindings[-1][0], layer_of(bindings[-1][1].value)
+    return last.lineno, layer_of(last.value)
+
+
+def _rebound(nodes: list, name: str, after: int, before: int) -> bool:
+    """Does one of `nodes` bind `name` again between lines `after` and `before` (both excluded)?"""
+    return any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name
+               and after < node.lineno < before for node in nodes)
 
 
 def _article(word: str) -> str:
@@ -476,9 +488,7 @@ def _made_to_require_grad(scope: ast.AST, name: str, before: int) -> Optional[tu
     if not switches:
         return None
     line, how = max(switches)
-    rebound = any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name
-                  and line < node.lineno < before for node in nodes)
-    return None if rebound else (line, how)
+    return None if _rebound(nodes, name, line, before) else (line, how)
 
 
 def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
@@ -490,16 +500,7 @@ def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
         if isinstance(node, ast.ClassDef) and node.name == name:
             init = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"),
                         None)
-            if init is None or not (init.args.posonlyargs or init.args.args):
-                return None
-            arguments = init.args
-            without_self = ast.arguments(posonlyargs=arguments.posonlyargs[1:],
-                                         args=arguments.args[1:] if not arguments.posonlyargs else arguments.args,
-                                         vararg=arguments.vararg, kwonlyargs=arguments.kwonlyargs,
-                                         kw_defaults=arguments.kw_defaults, kwarg=arguments.kwarg,
-                                         defaults=arguments.defaults)
-            return ast.FunctionDef(name=name, args=without_self, body=init.body, decorator_list=[], returns=None,
-                                   type_params=[], lineno=init.lineno, col_offset=init.col_offset)
+            return _without_self(init, name) if init is not None else None
     return None
 
 
