@@ -135,26 +135,28 @@ MODEL_RUNTIMES = frozenset({"coremltools", "onnxruntime", "openvino", "tensorrt"
 
 def foreign_imports(statement: Union[cst.Import, cst.ImportFrom]) -> set[str]:
     """The local names an import binds to another tensor framework or a model runtime."""
-    if type(statement) is cst.Import:
-        return {(_module_name(alias.asname.name) if alias.asname is not None and type(alias.asname.name) is cst.Name
-                 else _module_name(alias.name).split(".")[0])
-                for alias in statement.names
-                if _module_name(alias.name).split(".")[0] in OTHER_FRAMEWORKS | MODEL_RUNTIMES}
-    if statement.relative or statement.module is None or \
-            _module_name(statement.module).split(".")[0] not in OTHER_FRAMEWORKS | MODEL_RUNTIMES or \
-            type(statement.names) is cst.ImportStar:
-        return set()
-    return {(_module_name(alias.asname.name) if alias.asname is not None and type(alias.asname.name) is cst.Name
-             else _module_name(alias.name).split(".")[-1]) for alias in statement.names}
+    return {local for package, local in _bound_packages(statement)
+            if local and package in OTHER_FRAMEWORKS | MODEL_RUNTIMES}
 
 
 def _framework_imported(statement: Union[cst.Import, cst.ImportFrom]) -> Optional[str]:
+    return next((package for package, _ in _bound_packages(statement) if package in OTHER_FRAMEWORKS), None)
+
+
+def _bound_packages(statement: Union[cst.Import, cst.ImportFrom]) -> list[tuple[str, str]]:
+    """(top-level package, local name) for each name an absolute import binds (`import tensorflow as
+    tf` -> ("tensorflow", "tf"), `from mxnet import gluon` -> ("mxnet", "gluon"))."""
     if type(statement) is cst.Import:
-        packages = [_module_name(alias.name).split(".")[0] for alias in statement.names]
-    else:
-        packages = [] if statement.relative or statement.module is None else \
-            [_module_name(statement.module).split(".")[0]]
-    return next((package for package in packages if package in OTHER_FRAMEWORKS), None)
+        return [(_module_name(alias.name).split(".")[0],
+                 _module_name(alias.asname.name) if alias.asname is not None and type(alias.asname.name) is cst.Name
+                 else _module_name(alias.name).split(".")[0]) for alias in statement.names]
+    if statement.relative or statement.module is None:
+        return []
+    package = _module_name(statement.module).split(".")[0]
+    if type(statement.names) is cst.ImportStar:
+        return [(package, "")]  # names not in sight
+    return [(package, _module_name(alias.asname.name) if alias.asname is not None and type(alias.asname.name) is cst.Name
+             else _module_name(alias.name).split(".")[-1]) for alias in statement.names]
 
 
 def _import_statements(body) -> list:
