@@ -10,7 +10,8 @@
 - TCL003 whose generator output is rebound after the step: the binding before the flagged call counts;
 - a notebook whose broken cell alone defines `np`, `plt`, `tqdm`: bound as notebooks bind them;
 - pre-0.4 `loss.data[0]` on the way to the claim: read as `.item()`, and said;
-- TCL005 on a made-up argument named like class labels: class indices, never a made-up float.
+- TCL005 on a made-up argument named like class labels: class indices, never a made-up float;
+- a table read with pandas from a file the project ships: a stand-in table, the file never read.
 
 `verified` is one `verify()` call over a copy of the folder, with the linter's diagnostics (each
 marked `# expect:` in the fixtures; the TCL011 one without its fix) and hand-made ones. The pieces
@@ -58,7 +59,7 @@ def verified(tmp_path_factory):
     from torchcopylint.verify.runner import VerifyOptions, verify
 
     project = tmp_path_factory.mktemp("verify-data-and-claims")
-    for path in sorted(FIXTURES.glob("*.py")):
+    for path in sorted([*FIXTURES.glob("*.py"), *FIXTURES.glob("*.csv")]):
         shutil.copy(path, project / path.name)
     before = snapshot(project)
     # The fixtures still hold the findings they were written for, and nothing else.
@@ -127,6 +128,41 @@ def test_a_toy_set_loaded_at_the_top_level_reaches_the_function_it_is_passed_to(
     assert "`features` = `inputs`: tensor(150, 4)" in verdict.evidence, verdict.evidence
     assert "`iris = load_iris(...)` (line 20): 150 stand-in samples of 4 features, labels in 0..2, shaped as " \
            "`load_iris`'s" in verdict.evidence, verdict.evidence
+
+
+def test_a_table_read_from_the_projects_csv_is_a_stand_in_table_with_the_columns_the_code_reads(verified):
+    verdict = _verdict(verified, "passengers_table.py", "history.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    # passengers.csv is there, with one column `name`: read, the run would fail on `frame["sex"]`.
+    assert "`frame = pd.read_csv(...)` (line 11): a table of 120 rows: 5 random feature columns; `sex` holding " \
+           "'female', 'male' in turn; `survived` 0 and 1 in turn (the file is not read)" in verdict.evidence, \
+        verdict.evidence
+
+
+def test_a_tables_layout_is_read_off_the_code():
+    import ast
+
+    from torchcopylint.verify import datasites, tables
+
+    source = (FIXTURES / "passengers_table.py").read_text(encoding="utf-8")
+    site = datasites.rewrite_data(source).sites[0]
+    assert (site.kind, site.target) == ("table", "frame")
+    assert site.table.columns == (tables.TableColumn("sex", ("female", "male")), tables.TableColumn("survived"))
+    # The first layer's 6 inputs, then as many fewer unnamed features as named columns may stay among them.
+    assert site.table.widths == (6, 5, 4, 16, 15, 14)
+    notebook_like = (
+        "import seaborn as sns\nimport numpy as np\nfrom torch import nn\n"
+        "iris = sns.load_dataset('iris')\n"
+        "iris['target'] = np.select([iris['species'] == 'setosa', iris['species'] == 'virginica'], [0, 1])\n"
+        "print(iris['target'])\n"
+        "def build(width=4):\n    return nn.Linear(width, 3)\n")
+    site = datasites.rewrite_data(notebook_like).sites[0]
+    # `target` is made by the code before it is read: not a column of the file.
+    assert site.table == tables.TableLayout((tables.TableColumn("species", ("setosa", "virginica")),), widths=(4, 3))
+    named = "import pandas as pd\nframe = pd.read_csv('x.csv', names=['a', 'b', 'label'])\n"
+    assert datasites.rewrite_data(named).sites[0].table == tables.TableLayout(
+        (tables.TableColumn("a"), tables.TableColumn("b"), tables.TableColumn("label")), named=True, widths=(0,))
+    assert ast.parse(datasites.rewrite_data(named).text)
 
 
 def test_a_toy_set_scikit_learn_has_since_removed_is_made_up_as_it_was(verified):

@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import arrays, images, samples
+from torchcopylint.verify import arrays, images, samples, tables
 from torchcopylint.verify.inputs import CLASSES, class_indices
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
                                               DataSite, made_in_module)
@@ -112,6 +112,8 @@ class DataPlan:
         site = self.sites.get(index) or DataSite(index, 0, 0, "data", "data")
         if site.kind == "keras":
             return arrays.keras_data(self, site)
+        if site.kind == "table":
+            return tables.made(self, site)
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":

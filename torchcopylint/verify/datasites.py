@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from torchcopylint.verify import samples
+from torchcopylint.verify import samples, tables
 
 DATA_HELPER = "__tcl_data__"
 LOOP_HELPER = "__tcl_few__"
@@ -108,7 +108,8 @@ class DataSite:
     callee: str            # as written: "datasets.MNIST", "DataLoader"
     kind: str              # dataset | loader | tf-mnist | data | arrays (scikit-learn's) | split (its
     #                        train_test_split and scalers: the function or class, which runs on what it is given)
-    #                        | keras (Keras' bundled datasets' `load_data()`)
+    #                        | keras (Keras' bundled datasets' `load_data()`) | table (pandas' `read_csv`
+    #                        and its kin: verify/tables.py)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
     known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST" (a Keras loader's: "mnist")
     channels: Optional[int] = None
@@ -131,6 +132,7 @@ class DataSite:
     dataset_import: str = ""  # "paired_images.PairedImages" (or a function returning datasets of one class)
     views: int = 1         # images per sample its transform makes of each image (a file's TwoCropsTransform: 2)
     size_text: str = ""    # the side its transforms resize or crop to, as written (`img_size`, `64`)
+    table: Optional[tables.TableLayout] = None  # a table's columns, as the code reads them
 
     @property
     def label(self) -> str:
@@ -163,7 +165,7 @@ class Limited:
 
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
 _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
-                            r"Omniglot|ImageNet|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
+                            r"Omniglot|ImageNet|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
                             r"read)_)|[Ll]oader|\b(train|training|test|testing|val|valid|validation|eval|data)_?(data)?sets?\b")
 
 
@@ -212,10 +214,13 @@ def _with_readings(tree: ast.Module, found: list) -> list:
     image_sites = [site for site, *_ in found if site.kind in FILE_KINDS and site.kind != "tf-mnist"]
     updated = []
     for site, call, batch, size in found:
+        names = {part.strip() for part in site.target.split(",") if part.strip().isidentifier()}
+        if site.kind == "table":
+            updated.append((dataclasses.replace(site, table=tables.layout_of(tree, call, names)), call, batch, size))
+            continue
         if site.kind not in FILE_KINDS or site.kind == "tf-mnist":
             updated.append((site, call, batch, size))
             continue
-        names = {part.strip() for part in site.target.split(",") if part.strip().isidentifier()}
         # A loader passed to the file's functions under another name (`def train(dataloader)`): with one
         # source of image data in the file (a dataset, and loaders over it), every loop over a name that
         # reads like data is over it.
@@ -567,6 +572,8 @@ class _SiteFinder:
         last = qualified.rsplit(".", 1)[-1]
         if last in IN_MEMORY:
             return None
+        if qualified in tables.TABLE_READERS:
+            return "table"
         if id(call) in self.read_for_loaders or id(call) in self.loaded_classes:
             return "dataset"
         if qualified.startswith(DATA_PACKAGES):

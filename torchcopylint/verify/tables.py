@@ -1,0 +1,259 @@
+"""Stand-in tables for a script's `pandas.read_csv(...)` (and seaborn's `load_dataset`).
+
+A course notebook trains a classifier on `iris.csv`: the claim under test (a
+loss kept in a list, a redundant copy) is about the training step, which needs a
+table of the right make, not the user's file, which --verify never reads. So
+verify/datasites.py replaces the read by a call of the verifier's data helper,
+and this module makes the table the code expects, from what the code says of it
+(static part, read off the syntax tree):
+
+- the columns it reads by name (`df["species"]`, `df[["a", "b"]]`,
+  `df.drop("target", axis=1)`), or those `read_csv(names=[...])` gives;
+- for each, whether it holds text: the strings the code compares it with
+  (`df["species"] == "setosa"`, `.map({"male": 0, ...})`, `.isin([...])`) are its
+  values, in turn; any other named column holds the labels 0 and 1, which a
+  classifier of two classes or more and a regression read alike;
+- as many unnamed numeric feature columns, first, as a first layer of the file's
+  networks reads (`nn.Linear(4, 64)`): each such width is a candidate, tried in
+  order when the network reads another (verify/script.py).
+
+The run (verify/batches.py) gets a pandas DataFrame of `ROWS` rows, and the
+evidence names it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Optional
+
+ROWS = 120
+DEFAULT_WIDTH = 8  # feature columns where no layer of the file says how many it reads
+MAX_WIDTHS = 4
+MAX_KEPT = 3  # named columns that may stay among the features, each a candidate of one fewer unnamed
+MAX_CANDIDATES = 6
+# Readers of a table from a file, as imported.
+TABLE_READERS = frozenset({"pandas.read_csv", "pandas.read_table", "pandas.read_excel", "pandas.read_json",
+                           "pandas.read_parquet", "pandas.read_feather", "seaborn.load_dataset"})
+# Methods of a table that name columns in their arguments (`df.drop("target", axis=1)`).
+_NAMING_METHODS = frozenset({"drop", "pop", "groupby"})
+# Methods of a column whose string arguments are values it holds (`df["sex"].map({"male": 0})`).
+_VALUE_METHODS = frozenset({"map", "replace", "isin"})
+DEFAULT_TEXTS = ("a", "b")  # a column read through `.str` that the code compares with nothing
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """A column the code reads by name; `texts`: the strings it holds, empty for a column of numbers."""
+
+    name: str
+    texts: tuple = ()
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """What the code says of a table it reads: its named columns, whether they are all of them (given
+    by `read_csv(names=[...])`), and the candidate numbers of unnamed feature columns before them."""
+
+    columns: tuple = ()
+    named: bool = False
+    widths: tuple = (DEFAULT_WIDTH,)
+
+
+def layout_of(tree: ast.Module, call: ast.Call, names: set) -> TableLayout:
+    """The layout of the table `call` makes, bound to `names`."""
+    given = _keyword(call, "names")
+    if isinstance(given, (ast.List, ast.Tuple)) and given.elts and all(_text(element) is not None
+                                                                         for element in given.elts):
+        return TableLayout(tuple(TableColumn(_text(element)) for element in given.elts), named=True, widths=(0,))
+    columns = columns_read(tree, names)
+    # The named columns the code keeps among the features are not known (it drops the label, maps a
+    # text column to numbers): each layer's width first, then as many fewer unnamed ones as it may keep.
+    kept = min(len(columns), MAX_KEPT)
+    widths = tuple(dict.fromkeys(width - fewer for width in feature_widths(tree) for fewer in range(kept + 1)
+                                 if width - fewer > 0))
+    return TableLayout(columns, widths=widths[:MAX_CANDIDATES])
+
+
+# ------------------------------------------------------------------------------ what the code reads (static)
+
+
+def columns_read(tree: ast.Module, names: set) -> tuple:
+    """The columns the code reads of the table bound to `names` (and to the names made from those:
+    `df = df.dropna()`, `train = df.sample(frac=0.8)`), that the code does not make itself."""
+    tracked = _derived_names(tree, names)
+    read: dict[str, set] = {}
+    first_read: dict[str, int] = {}
+    first_written: dict[str, int] = {}
+
+    def reads(keys: list, line: int) -> None:
+        for key in keys:
+            read.setdefault(key, set())
+            first_read[key] = min(first_read.get(key, line), line)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
+            if isinstance(node.ctx, ast.Store):
+                for key in _keys(node.slice):
+                    first_written[key] = min(first_written.get(key, node.lineno), node.lineno)
+            else:
+                reads(_keys(node.slice), node.lineno)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                node.value.attr in ("loc", "at") and _is_table(node.value.value, tracked) and \
+                isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2:
+            reads(_keys(node.slice.elts[1]), node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _NAMING_METHODS and _is_table(node.func.value, tracked):
+            for argument in [*node.args[:1], *(keyword.value for keyword in node.keywords
+                                               if keyword.arg in ("columns", "labels", "by"))]:
+                reads(_keys(argument), node.lineno)
+    for node in ast.walk(tree):
+        column = None
+        values: list = []
+        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            column = _column_of(node.left, tracked)
+            values = [_text(comparator) for comparator in node.comparators]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _VALUE_METHODS:
+            column = _column_of(node.func.value, tracked)
+            for argument in node.args[:1]:
+                if isinstance(argument, ast.Dict):
+                    values = [_text(key) for key in argument.keys if key is not None]
+                elif isinstance(argument, (ast.List, ast.Tuple, ast.Set)):
+                    values = [_text(element) for element in argument.elts]
+                else:
+                    values = [_text(argument)]
+        elif isinstance(node, ast.Attribute) and node.attr == "str":
+            column = _column_of(node.value, tracked)
+            values = list(DEFAULT_TEXTS)
+        if column in read:
+            read[column].update(value for value in values if value is not None)
+    # A column the code makes before it reads it (`df["target"] = np.select(...)`) is not the file's.
+    return tuple(TableColumn(name, tuple(sorted(texts))) for name, texts in read.items()
+                 if first_written.get(name, first_read[name] + 1) >= first_read[name])
+
+
+def feature_widths(tree: ast.Module) -> tuple:
+    """The input widths the file's first layers read (`nn.Linear(4, 64)`, `nn.Linear(in_features, h1)`
+    with `in_features=4` a default or a setting of the file), in the order they are written."""
+    numbers = _whole_numbers(tree)
+    found: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (_name(node.func) or "").rsplit(".", 1)[-1] == "Linear":
+            width = node.args[0] if node.args else _keyword(node, "in_features")
+            if isinstance(width, ast.Constant) and type(width.value) is int:
+                value: Optional[int] = width.value
+            elif isinstance(width, ast.Name):
+                value = numbers.get(width.id)
+            else:
+                value = None
+            if value is not None and value > 0:
+                found.append((node.lineno, value))
+    widths = tuple(dict.fromkeys(value for _, value in sorted(found)))
+    return widths[:MAX_WIDTHS] or (DEFAULT_WIDTH,)
+
+
+def _whole_numbers(tree: ast.Module) -> dict:
+    """Names given one whole number in the file: settings (`INPUT_SIZE = 4`) and parameter defaults."""
+    found: dict[str, set] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                isinstance(node.value, ast.Constant) and type(node.value.value) is int:
+            found.setdefault(node.targets[0].id, set()).add(node.value.value)
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs = list(zip(positional[len(positional) - len(node.defaults):], node.defaults)) + \
+                [(argument, default) for argument, default in zip(node.kwonlyargs, node.kw_defaults) if default]
+            for argument, default in pairs:
+                if isinstance(default, ast.Constant) and type(default.value) is int:
+                    found.setdefault(argument.arg, set()).add(default.value)
+    return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
+
+
+def _derived_names(tree: ast.Module, names: set) -> set:
+    tracked = set(names)
+    while True:
+        more = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _is_table(_root_value(node.value), tracked):
+                more |= {target.id for target in node.targets if isinstance(target, ast.Name)} - tracked
+        if not more:
+            return tracked
+        tracked |= more
+
+
+def _root_value(node: ast.expr) -> ast.expr:
+    """`df` of `df.dropna().reset_index(drop=True)`: through method calls only (not `df["a"]`, a column)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    return node
+
+
+def _is_table(node: ast.expr, tracked: set) -> bool:
+    return isinstance(node, ast.Name) and node.id in tracked
+
+
+def _column_of(node: ast.expr, tracked: set) -> Optional[str]:
+    if isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
+        keys = _keys(node.slice)
+        return keys[0] if len(keys) == 1 else None
+    return None
+
+
+def _keys(node: ast.expr) -> list:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [key for key in (_text(element) for element in node.elts) if key is not None]
+    key = _text(node)
+    return [key] if key is not None else []
+
+
+def _text(node: Optional[ast.expr]) -> Optional[str]:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    return next((keyword.value for keyword in call.keywords if keyword.arg == name), None)
+
+
+def _name(node: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+# ------------------------------------------------------------------------------ the table (run time)
+
+
+def made(plan: Any, site: Any) -> Any:
+    """The table `site`'s read returns, made up: the plan's candidate number of feature columns, then
+    the named ones."""
+    import numpy as np
+
+    from torchcopylint.verify.absent import AbsentPackageUsed
+
+    try:
+        import pandas as pd
+        pd.DataFrame  # a stand-in module of an absent pandas raises here
+    except (ImportError, AbsentPackageUsed):
+        raise AbsentPackageUsed("pandas", said=f"needs `pandas`, which is not installed (the code reads a table "
+                                               f"with `{site.callee}`)") from None
+    layout = site.table or TableLayout()
+    plan.candidate_count = max(plan.candidate_count, len(layout.widths))
+    plan.used = True
+    width = layout.widths[min(plan.choice, len(layout.widths) - 1)]
+    generator = np.random.default_rng(1000 + site.index)
+    data: dict = {f"feature_{number}": generator.normal(0.0, 1.0, ROWS) for number in range(width)}
+    shown = [f"{width} random feature columns"] if width else []
+    for column in layout.columns:
+        if column.texts:
+            data[column.name] = [column.texts[row % len(column.texts)] for row in range(ROWS)]
+            shown.append(f"`{column.name}` holding {', '.join(repr(text) for text in column.texts)} in turn")
+        elif layout.named:
+            data[column.name] = generator.normal(0.0, 1.0, ROWS)
+            shown.append(f"`{column.name}` random numbers")
+        else:
+            data[column.name] = np.arange(ROWS, dtype=np.int64) % 2
+            shown.append(f"`{column.name}` 0 and 1 in turn")
+    plan.describe(site, f"a table of {ROWS} rows: {'; '.join(shown)} (the file is not read)")
+    return pd.DataFrame(data)
