@@ -11,7 +11,8 @@
 - a notebook whose broken cell alone defines `np`, `plt`, `tqdm`: bound as notebooks bind them;
 - pre-0.4 `loss.data[0]` on the way to the claim: read as `.item()`, and said;
 - TCL005 on a made-up argument named like class labels: class indices, never a made-up float;
-- a table read with pandas from a file the project ships: a stand-in table, the file never read.
+- a table read with pandas from a file the project ships: a stand-in table, the file never read;
+- tensors unpacked from one file (`x, y, xt, yt = torch.load(path)`): a stand-in for each name.
 
 `verified` is one `verify()` call over a copy of the folder, with the linter's diagnostics (each
 marked `# expect:` in the fixtures; the TCL011 one without its fix) and hand-made ones. The pieces
@@ -137,6 +138,13 @@ def test_a_table_read_from_the_projects_csv_is_a_stand_in_table_with_the_columns
     assert "`frame = pd.read_csv(...)` (line 11): a table of 120 rows: 5 random feature columns; `sex` holding " \
            "'female', 'male' in turn; `survived` 0 and 1 in turn (the file is not read)" in verdict.evidence, \
         verdict.evidence
+
+
+def test_tensors_unpacked_from_a_file_are_stand_in_tensors_one_per_name(verified):
+    verdict = _verdict(verified, "task_splits.py", "tasks.append(", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "`train_x, train_y, test_x, test_y = torch.load(...)` (line 8): 4 stand-in tensors of 40 whole numbers " \
+           "0..9 in turn (the file is not read)" in verdict.evidence, verdict.evidence
 
 
 def test_a_tables_layout_is_read_off_the_code():

@@ -1,4 +1,5 @@
-"""Stand-in arrays for scikit-learn's data makers and toy sets, its train_test_split, and Keras' datasets.
+"""Stand-in arrays for scikit-learn's data makers and toy sets, its train_test_split, Keras' datasets, and
+a file reader's value unpacked into names.
 
 Runs in the verification child process. A script that trains a GAN on two moons
 or a classifier on blobs makes its data with `sklearn.datasets.make_moons(...)`
@@ -54,6 +55,29 @@ def keras_data(plan: Any, site: DataSite) -> Any:
                         f"{'x'.join(map(str, shape))} in 0..255 (uint8), labels in 0..{classes - 1}"
                         f"{' (a column)' if column else ''}")
     return tuple(parts)
+
+
+# A file reader's value unpacked into names (`x_tr, y_tr, x_te, y_te = torch.load(path)`, as Gradient
+# Episodic Memory's data scripts and the continual-learning code built on them read their tensors).
+UNPACKED_ROWS = 40
+UNPACKED_VALUES = 10
+
+
+def unpacked(plan: Any, site: DataSite) -> tuple:
+    """What `site`'s reader returns, made up: one value per name it is unpacked into, each `UNPACKED_ROWS`
+    whole numbers 0..9 in turn (int64), which serve as labels and, converted, as features; tensors for
+    `torch.load`, NumPy arrays for pickle and its kin."""
+    import numpy as np
+
+    values = np.arange(UNPACKED_ROWS, dtype=np.int64) % UNPACKED_VALUES
+    from_torch = site.callee.rsplit(".", 1)[-1] == "load" and "torch" in site.callee
+    kind = "tensors" if from_torch else "NumPy arrays"
+    plan.describe(site, f"{site.unpack} stand-in {kind} of {UNPACKED_ROWS} whole numbers 0..{UNPACKED_VALUES - 1} "
+                        f"in turn (the file is not read)")
+    if from_torch:
+        import torch
+        return tuple(torch.from_numpy(values.copy()) for _ in range(site.unpack))
+    return tuple(values.copy() for _ in range(site.unpack))
 
 
 def made(plan: Any, site: DataSite, hints: dict) -> Any:

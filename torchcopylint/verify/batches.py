@@ -114,6 +114,8 @@ class DataPlan:
             return arrays.keras_data(self, site)
         if site.kind == "table":
             return tables.made(self, site)
+        if site.kind == "unpacked":
+            return arrays.unpacked(self, site)
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":

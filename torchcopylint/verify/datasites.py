@@ -109,7 +109,8 @@ class DataSite:
     kind: str              # dataset | loader | tf-mnist | data | arrays (scikit-learn's) | split (its
     #                        train_test_split and scalers: the function or class, which runs on what it is given)
     #                        | keras (Keras' bundled datasets' `load_data()`) | table (pandas' `read_csv`
-    #                        and its kin: verify/tables.py)
+    #                        and its kin: verify/tables.py) | unpacked (a file reader's value unpacked
+    #                        into names, `x_tr, y_tr, x_te, y_te = torch.load(path)`: verify/arrays.py)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
     known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST" (a Keras loader's: "mnist")
     channels: Optional[int] = None
@@ -165,7 +166,7 @@ class Limited:
 
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
 _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
-                            r"Omniglot|ImageNet|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
+                            r"Omniglot|ImageNet|(pickle|joblib|torch|dill)\.load\(|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
                             r"read)_)|[Ll]oader|\b(train|training|test|testing|val|valid|validation|eval|data)_?(data)?sets?\b")
 
 
@@ -483,6 +484,11 @@ class _SiteFinder:
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
         self.read_for_loaders = self._reads_loaded(tree, imports)
+        self.unpacked_reads = {id(value) for targets, value in self.assignments
+                               if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS
+                               and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
+                               and len(targets[0].elts) > 1 and all(isinstance(element, ast.Name)
+                                                                    for element in targets[0].elts)}
         self.loaded_classes = self._classes_loaded(tree, imports)
         self.sites: list = []
         self.site_of_name: dict[str, DataSite] = {}
@@ -576,6 +582,8 @@ class _SiteFinder:
             return "table"
         if id(call) in self.read_for_loaders or id(call) in self.loaded_classes:
             return "dataset"
+        if id(call) in self.unpacked_reads:
+            return "unpacked"
         if qualified.startswith(DATA_PACKAGES):
             return "dataset"
         if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:
