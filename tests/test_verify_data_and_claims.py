@@ -12,7 +12,9 @@
 - pre-0.4 `loss.data[0]` on the way to the claim: read as `.item()`, and said;
 - TCL005 on a made-up argument named like class labels: class indices, never a made-up float;
 - a table read with pandas from a file the project ships: a stand-in table, the file never read;
-- tensors unpacked from one file (`x, y, xt, yt = torch.load(path)`): a stand-in for each name.
+- tensors unpacked from one file (`x, y, xt, yt = torch.load(path)`): a stand-in for each name;
+- the network a top-level call passes a function (`model = to_device(Net(3, 3), device)`) built as the
+  script builds it, with stand-in labels of two classes after a run finds it scores fewer than ten.
 
 `verified` is one `verify()` call over a copy of the folder, with the linter's diagnostics (each
 marked `# expect:` in the fixtures; the TCL011 one without its fix) and hand-made ones. The pieces
@@ -145,6 +147,15 @@ def test_tensors_unpacked_from_a_file_are_stand_in_tensors_one_per_name(verified
     assert verdict.status == "confirmed", verdict
     assert "`train_x, train_y, test_x, test_y = torch.load(...)` (line 8): 4 stand-in tensors of 40 whole numbers " \
            "0..9 in turn (the file is not read)" in verdict.evidence, verdict.evidence
+
+
+def test_the_network_a_top_level_call_passes_is_built_and_its_labels_fit_its_three_classes(verified):
+    verdict = _verdict(verified, "three_class_folder.py", "losses.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    # The script's own network (its `training_step` is the class's), not a stand-in one.
+    assert "`model`: the script's SmallNet (251 parameter values)" in verdict.evidence, verdict.evidence
+    # A first run with labels of ten classes failed on the network's three scores.
+    assert "random samples 3x32x32 in [0, 1), labels in 0..1" in verdict.evidence, verdict.evidence
 
 
 def test_a_tables_layout_is_read_off_the_code():

@@ -63,6 +63,7 @@ BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match
 SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
                            r"non-singleton dimension (\d+)")
 MAX_PAIR_SCALE = 8
+LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
@@ -71,7 +72,8 @@ class DataPlan:
     """The stand-ins of one run of a script: its data, in the `choice`-th candidate shape, and its loop limits."""
 
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
-                 full_batches: bool = False, learned: tuple = (), pair_scale: int = 1) -> None:
+                 full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
+                 two_classes: bool = False) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -96,6 +98,9 @@ class DataPlan:
         # How many times the side of a pair's first image its later images have: a super-resolution
         # pair (`lr, hr`) whose target an earlier run found larger than its input (`learn_pair_scale`).
         self.pair_scale = pair_scale
+        # Labels of two classes only: after a run whose network scored fewer classes than the stand-in
+        # labels held (`Target 9 is out of bounds` for an `ImageFolder` of three).
+        self.two_classes = two_classes
         self._pair_sides: set[int] = set()  # the sides of the later images of the pairs made
         self.loaders_made_in: set[str] = set()  # modules of the project whose loaders are this run's stand-ins
         # Where line N of the code is, when not in the flagged file (a caller's `main.py, line N`).
@@ -365,7 +370,11 @@ class DataPlan:
         return larger // smaller
 
     def classes(self, site: DataSite) -> int:
-        return KNOWN_DATASETS.get(site.known or "", (None, CLASSES))[1]
+        return 2 if self.two_classes else KNOWN_DATASETS.get(site.known or "", (None, CLASSES))[1]
+
+    def needs_fewer_classes(self, error: BaseException) -> bool:
+        """Did a run fail as its network scored fewer classes than the stand-in labels of this plan hold?"""
+        return self.used and not self.two_classes and LABEL_OUT_OF_RANGE.search(str(error)) is not None
 
     def shape_text(self, shape: tuple) -> str:
         """`1x28x28`, and the reshape it was chosen for, if one was."""

@@ -117,22 +117,24 @@ _loaded = 0
 
 
 def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool = False,
-         reads: frozenset = frozenset()) -> dict:
+         reads: frozenset = frozenset(), built: frozenset = frozenset()) -> dict:
     """Execute the snippet for `roots` as a fresh module of the file's package, with the module-level
     names it reads (verify/script.py), on stand-in data; its namespace.
 
     With `stand_in_failed_imports`, an import statement that still fails once packages that are not
     installed have stand-ins (a project module off the import path, a package that breaks as it
-    imports) binds stand-ins too: for code run on stand-ins of what it imports (verify/absent.py)."""
+    imports) binds stand-ins too: for code run on stand-ins of what it imports (verify/absent.py).
+    `built`: the root classes whose networks the module's statements may build (script.function_text)."""
     try:
-        return script.load_function(source, path, roots, _execute, reads=reads)
+        return script.load_function(source, path, roots, _execute, reads=reads, built=built)
     except CannotRun as reason:
         if not (stand_in_failed_imports and isinstance(reason.__cause__, MissingModule)):
             raise
         failure = reason
     package = import_context(path).package
     namespace = script.load_function(source, path, roots, _execute,
-                                     rewrite=lambda text: absent.stand_in_failed_imports(text, package), reads=reads)
+                                     rewrite=lambda text: absent.stand_in_failed_imports(text, package), reads=reads,
+                                     built=built)
     if namespace is None:
         raise failure
     return namespace
@@ -285,9 +287,12 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
     passed = () if _is_module_level(target) else projectnets.classes_for(
         job.tree, standins.function_node(job.tree, target.class_name, target.function_name or "forward"), job.path)
     given = classes_given_to(job.source, target.class_name)  # `ResNet(BasicBlock, [2, 2])`: BasicBlock too
+    # The script may build networks of those classes for the call (`model = ResNet9(3, 10)`), but never
+    # an object of the flagged method's own class there (its constructor may train).
+    built = frozenset(passed + given) - {target.class_name}
     return load(job.source if source is None else source, job.path,
                 _roots(target, tuple(name for name, _ in callers) + passed + given), stand_in_failed_imports,
-                reads=reads)
+                reads=reads, built=built)
 
 
 def _is_module_level(target: Target) -> bool:

@@ -103,12 +103,15 @@ _full_batches = False
 # How many times the side of a pair's first image its later images have in this try (verify/batches.py
 # DataPlan.learn_pair_scale): a super-resolution target, after a try that found it too small.
 _pair_scale = 1
+# Whether the stand-in labels hold two classes in this try: after one whose network scored fewer
+# classes than they held (verify/batches.py DataPlan.needs_fewer_classes).
+_two_classes = False
 
 
 def begin(keep_learned: bool = False, source: str = "") -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
-    global _log, _learned, _shape_choice, _full_batches, _pair_scale
+    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes
     for plan in (*_log.plans, *_log.function_plans):
         plan.forget_modules()  # a sibling's loader made up for the last try is not this one's
     _log = _Log()
@@ -118,7 +121,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     if isinstance(sys.modules.get(amp.NAME), amp.AmpModule):
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
-        _learned, _shape_choice, _full_batches, _pair_scale = (), 0, False, 1
+        _learned, _shape_choice, _full_batches, _pair_scale, _two_classes = (), 0, False, 1, False
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
@@ -132,7 +135,10 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned, _shape_choice, _full_batches, _pair_scale
+    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes
+    if any(plan.needs_fewer_classes(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
+        _two_classes = True
+        return True
     for plan in _log.plans:
         learned = plan.learn(RuntimeError(text))
         if learned is not None and learned not in _learned:
@@ -538,7 +544,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     _log.compared = compared_options(source)
-    choice, full_batches, learned, pair_scale = 0, False, _learned, _pair_scale
+    choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
     errors: list[str] = []
     text = limited.text
     passed_writes: frozenset = frozenset()
@@ -546,7 +552,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     while attempt < MAX_ATTEMPTS:
         last = attempt == MAX_ATTEMPTS - 1
         attempt += 1
-        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale)
+        plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
+                        two_classes)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -578,6 +585,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             scale = plan.learn_pair_scale(error)
             if scale is not None and before_claim and not last:  # a super-resolution pair: its target larger
                 pair_scale = scale
+                continue
+            if plan.needs_fewer_classes(error) and before_claim and not last:
+                two_classes = True
                 continue
             # Small batches first, then the size the code asks for (its noise may be sized by a constant);
             # then the next sample shape.
@@ -781,11 +791,13 @@ class FunctionText:
 
 @functools.lru_cache(maxsize=64)
 def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
-                  avoided: frozenset = frozenset()) -> FunctionText:
+                  avoided: frozenset = frozenset(), built: frozenset = frozenset()) -> FunctionText:
     """The snippet for `roots` (their definitions and imports) with the module-level statements that
     bind the names they read, and the names in `reads` (what a top-level call of the function passes
     it, verify/topcalls.py), transitively, on stand-in data; line numbers kept. A statement that calls
-    a name of `avoided` (another module's function that trains) is never carried."""
+    a name of `avoided` (another module's function that trains), or a root, is never carried; but one
+    that builds a network of a root class in `built` is (`model = to_device(ResNet9(3, 3), device)`,
+    the network a top-level call passes the flagged function)."""
     rewritten = rewrite_data(source)
     text = rewritten.text
     try:
@@ -797,7 +809,7 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
     definitions = {node.name: node for node in tree.body
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     training = _training_functions(definitions)
-    avoided = set(roots) | training | set(avoided)
+    avoided = (set(roots) - set(built)) | training | set(avoided)
     candidates = [node for node in statements if _may_carry(node, avoided)]
     touched = {id(node): _binds(node) | changed_names(node, tree.body) for node in candidates}
     scopes = {child.get_name(): child for child in table.get_children()}
@@ -905,20 +917,22 @@ def _globals_read(table: symtable.SymbolTable) -> set[str]:
 
 def load_function(source: str, path: str, roots: set, execute: Callable,
                   rewrite: Optional[Callable[[str], tuple]] = None, reads: frozenset = frozenset(),
-                  avoided: frozenset = frozenset(), place: Optional[Callable[[int], str]] = None) -> Optional[dict]:
+                  avoided: frozenset = frozenset(), place: Optional[Callable[[int], str]] = None,
+                  built: frozenset = frozenset()) -> Optional[dict]:
     """Execute the snippet for `roots` with the module-level names it reads (and those of `reads`); its
     namespace. `rewrite` (text -> (text, what it changed)) edits the snippet first, keeping its line
-    numbers; None when it changed nothing. No statement that calls a name of `avoided` runs.
+    numbers; None when it changed nothing. No statement that calls a name of `avoided` runs (nor a
+    root, but for a class of `built`: function_text).
     `place`: for a file other than the flagged one, where its line N is (`main.py, line N`), for the
     evidence."""
-    prepared = function_text(source, frozenset(roots), frozenset(reads), frozenset(avoided))
+    prepared = function_text(source, frozenset(roots), frozenset(reads), frozenset(avoided), frozenset(built))
     text = prepared.text
     if rewrite is not None:
         text, changed = rewrite(text)
         if not changed:
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
-                    pair_scale=_pair_scale)
+                    pair_scale=_pair_scale, two_classes=_two_classes)
     plan.place = place
     _log.function_plans.append(plan)
 
