@@ -1073,6 +1073,12 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
     pytest.param("continual_wrapper.py", "p.clone().detach()", "TCL005",
                  ["the stand-in network's `.model` (a wrapped network) was the stand-in itself"],
                  id="the-network-a-wrapper-holds"),
+    # `torch.randn(b, generator.latent_size)`: a size the network keeps of its input (fresh33's
+    # jannikwagner); a stand-in reads any width, and its own is the size.
+    pytest.param("latent_size_of_network.py", "fake_scores = discriminator(generator(noise))", "TCL003",
+                 ["the stand-in network's `.latent_size` (a size of its input) was 8: it reads any width",
+                  "reached 2 of 2 generator parameters"],
+                 id="a-size-a-stand-in-network-keeps-of-its-input"),
     # `self.optimizer = optimizer`: the constructor only keeps it; `find_lr` reads `.param_groups` (and
     # both it and the model have a `state_dict()`). `zip(lrs, self.loader)` iterates the loader too.
     pytest.param("lr_finder_trainer.py", 'logs["loss"].append(loss)', "TCL007",

@@ -521,6 +521,10 @@ def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
 # Attributes that name the network a wrapper holds (DataParallel's `module`, a continual learner's
 # `model.model`, a detector's `backbone`): on a stand-in network, the stand-in itself.
 WRAPPED_NETWORK_NAMES = frozenset({"module", "model", "net", "network", "backbone", "base_model"})
+# A size a network keeps of its input (`G.latent_size`, `G.z_dim`, `netG.nz`, `model.input_dim`): the
+# code makes the network's input with it (`torch.randn(b, G.latent_size)`), which a stand-in reads at any width.
+SIZE_ATTRIBUTE = re.compile(r"(?i)^(n?z|latent|noise|code|input|in|hidden|embed(ding)?|feature)s?_?"
+                            r"(dim|dims|size|length|features|channels|dimension)$|^nz$")
 
 
 class StandInNet(nn.Module):
@@ -558,12 +562,15 @@ class StandInNet(nn.Module):
         try:
             return super().__getattr__(name)
         except AttributeError:
-            if name not in WRAPPED_NETWORK_NAMES:
+            if name not in WRAPPED_NETWORK_NAMES and not SIZE_ATTRIBUTE.match(name):
                 raise
-        # `model.module` (DataParallel), `self.model.model` (a wrapper's backbone): the network wrapped
-        # is the stand-in itself.
         from torchcopylint.verify import script
 
+        if SIZE_ATTRIBUTE.match(name):
+            script.note(f"the stand-in network's `.{name}` (a size of its input) was {FEATURES}: it reads any width")
+            return FEATURES
+        # `model.module` (DataParallel), `self.model.model` (a wrapper's backbone): the network wrapped
+        # is the stand-in itself.
         script.note(f"the stand-in network's `.{name}` (a wrapped network) was the stand-in itself")
         return self
 
