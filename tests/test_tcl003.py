@@ -2011,3 +2011,44 @@ def test_an_attribute_set_from_itself_is_followed_once():
                 self.optimizer.step()
     """
     assert [d.code for d in lint_source(textwrap.dedent(source), "<x>")] == []
+
+
+def test_a_network_built_and_handed_to_a_step_that_samples_its_noise_is_no_generator_output():
+    # The step calls a method of the generator it is handed (`G.sample_noise(n)`), so what the
+    # discriminator judges derives from that argument; the caller hands it the network it built,
+    # `Generator(16)`, which is no output of the generator (found writing a --verify fixture). The
+    # step's own undetached `D(fake)` is reported, once.
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Generator(nn.Module):
+        def __init__(self, latent_dim):
+            super().__init__()
+            self.latent_dim = latent_dim
+            self.net = nn.Linear(latent_dim, 4)
+
+        def sample_noise(self, count):
+            return torch.randn(count, self.latent_dim)
+
+        def forward(self, z):
+            return self.net(z)
+
+
+    def train_step(G, D, real, opt_d):
+        fake = G(G.sample_noise(real.size(0)))
+        loss = D(real).mean() - D(fake).mean()
+        opt_d.zero_grad()
+        loss.backward()
+        opt_d.step()
+
+
+    def fit(loader):
+        G = Generator(16)
+        D = nn.Linear(4, 1)
+        opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+        for real in loader:
+            train_step(G, D, real, opt_d)
+    """
+    assert lines(source) == [21]
