@@ -168,19 +168,23 @@ def test_a_tables_layout_is_read_off_the_code():
     assert (site.kind, site.target) == ("table", "frame")
     assert site.table.columns == (tables.TableColumn("sex", ("female", "male")), tables.TableColumn("survived"))
     # The first layer's 6 inputs, then as many fewer unnamed features as named columns may stay among them.
-    assert site.table.widths == (6, 5, 4, 16, 15, 14)
+    assert site.table.widths(2) == (6, 5, 4, 16, 15, 14)
     notebook_like = (
         "import seaborn as sns\nimport numpy as np\nfrom torch import nn\n"
         "iris = sns.load_dataset('iris')\n"
-        "iris['target'] = np.select([iris['species'] == 'setosa', iris['species'] == 'virginica'], [0, 1])\n"
-        "print(iris['target'])\n"
+        "iris['target'] = np.select([iris['species'] == 'setosa', iris.species == 'virginica'], [0, 1])\n"
+        "print(iris['target'], iris.values, iris.head())\n"
         "def build(width=4):\n    return nn.Linear(width, 3)\n")
     site = datasites.rewrite_data(notebook_like).sites[0]
-    # `target` is made by the code before it is read: not a column of the file.
-    assert site.table == tables.TableLayout((tables.TableColumn("species", ("setosa", "virginica")),), widths=(4, 3))
+    # `target` is made by the code before it is read: not a column of the file. `values` is read as an
+    # attribute only: a column unless a DataFrame has it (pandas says, at run time); `head` is called.
+    assert site.table == tables.TableLayout((tables.TableColumn("species", ("setosa", "virginica")),
+                                             tables.TableColumn("values", attribute=True)), layer_widths=(4,))
     named = "import pandas as pd\nframe = pd.read_csv('x.csv', names=['a', 'b', 'label'])\n"
-    assert datasites.rewrite_data(named).sites[0].table == tables.TableLayout(
-        (tables.TableColumn("a"), tables.TableColumn("b"), tables.TableColumn("label")), named=True, widths=(0,))
+    layout = datasites.rewrite_data(named).sites[0].table
+    assert layout == tables.TableLayout(
+        (tables.TableColumn("a"), tables.TableColumn("b"), tables.TableColumn("label")), named=True)
+    assert layout.widths(3) == (0,)
     assert ast.parse(datasites.rewrite_data(named).text)
 
 

@@ -44,20 +44,34 @@ DEFAULT_TEXTS = ("a", "b")  # a column read through `.str` that the code compare
 
 @dataclass(frozen=True)
 class TableColumn:
-    """A column the code reads by name; `texts`: the strings it holds, empty for a column of numbers."""
+    """A column the code reads by name; `texts`: the strings it holds, empty for a column of numbers.
+    `attribute`: read only as an attribute (`iris.species`), a column unless a DataFrame has that
+    attribute (`df.values`), which only pandas, at run time, can say."""
 
     name: str
     texts: tuple = ()
+    attribute: bool = False
 
 
 @dataclass(frozen=True)
 class TableLayout:
     """What the code says of a table it reads: its named columns, whether they are all of them (given
-    by `read_csv(names=[...])`), and the candidate numbers of unnamed feature columns before them."""
+    by `read_csv(names=[...])`), and the widths the file's first layers read."""
 
     columns: tuple = ()
     named: bool = False
-    widths: tuple = (DEFAULT_WIDTH,)
+    layer_widths: tuple = (DEFAULT_WIDTH,)
+
+    def widths(self, columns: int) -> tuple:
+        """The candidate numbers of unnamed feature columns before `columns` named ones. Which named
+        columns the code keeps among the features is not known (it drops the label, maps a text
+        column to numbers): each layer's width first, then as many fewer as it may keep."""
+        if self.named:
+            return (0,)
+        kept = min(columns, MAX_KEPT)
+        widths = tuple(dict.fromkeys(width - fewer for width in self.layer_widths for fewer in range(kept + 1)
+                                     if width - fewer > 0))
+        return widths[:MAX_CANDIDATES]
 
 
 def layout_of(tree: ast.Module, call: ast.Call, names: set) -> TableLayout:
@@ -65,14 +79,8 @@ def layout_of(tree: ast.Module, call: ast.Call, names: set) -> TableLayout:
     given = _keyword(call, "names")
     if isinstance(given, (ast.List, ast.Tuple)) and given.elts and all(_text(element) is not None
                                                                          for element in given.elts):
-        return TableLayout(tuple(TableColumn(_text(element)) for element in given.elts), named=True, widths=(0,))
-    columns = columns_read(tree, names)
-    # The named columns the code keeps among the features are not known (it drops the label, maps a
-    # text column to numbers): each layer's width first, then as many fewer unnamed ones as it may keep.
-    kept = min(len(columns), MAX_KEPT)
-    widths = tuple(dict.fromkeys(width - fewer for width in feature_widths(tree) for fewer in range(kept + 1)
-                                 if width - fewer > 0))
-    return TableLayout(columns, widths=widths[:MAX_CANDIDATES])
+        return TableLayout(tuple(TableColumn(_text(element)) for element in given.elts), named=True)
+    return TableLayout(columns_read(tree, names), layer_widths=feature_widths(tree))
 
 
 # ------------------------------------------------------------------------------ what the code reads (static)
@@ -85,14 +93,24 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
     read: dict[str, set] = {}
     first_read: dict[str, int] = {}
     first_written: dict[str, int] = {}
+    by_subscript: set[str] = set()
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
 
-    def reads(keys: list, line: int) -> None:
+    def reads(keys: list, line: int, subscript: bool = True) -> None:
         for key in keys:
             read.setdefault(key, set())
             first_read[key] = min(first_read.get(key, line), line)
+            if subscript:
+                by_subscript.add(key)
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
+        if isinstance(node, ast.Attribute) and _is_table(node.value, tracked) and id(node) not in called \
+                and not node.attr.startswith("_"):
+            if isinstance(node.ctx, ast.Store):
+                first_written[node.attr] = min(first_written.get(node.attr, node.lineno), node.lineno)
+            else:
+                reads([node.attr], node.lineno, subscript=False)
+        elif isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
             if isinstance(node.ctx, ast.Store):
                 for key in _keys(node.slice):
                     first_written[key] = min(first_written.get(key, node.lineno), node.lineno)
@@ -128,7 +146,8 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
         if column in read:
             read[column].update(value for value in values if value is not None)
     # A column the code makes before it reads it (`df["target"] = np.select(...)`) is not the file's.
-    return tuple(TableColumn(name, tuple(sorted(texts))) for name, texts in read.items()
+    return tuple(TableColumn(name, tuple(sorted(read[name])), attribute=name not in by_subscript)
+                 for name in sorted(read, key=lambda name: (first_read[name], name))
                  if first_written.get(name, first_read[name] + 1) >= first_read[name])
 
 
@@ -193,6 +212,8 @@ def _is_table(node: ast.expr, tracked: set) -> bool:
 
 
 def _column_of(node: ast.expr, tracked: set) -> Optional[str]:
+    if isinstance(node, ast.Attribute) and _is_table(node.value, tracked):
+        return node.attr
     if isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
         keys = _keys(node.slice)
         return keys[0] if len(keys) == 1 else None
@@ -239,13 +260,15 @@ def made(plan: Any, site: Any) -> Any:
         raise AbsentPackageUsed("pandas", said=f"needs `pandas`, which is not installed (the code reads a table "
                                                f"with `{site.callee}`)") from None
     layout = site.table or TableLayout()
-    plan.candidate_count = max(plan.candidate_count, len(layout.widths))
+    columns = [column for column in layout.columns if not (column.attribute and hasattr(pd.DataFrame, column.name))]
+    widths = layout.widths(len(columns))
+    plan.candidate_count = max(plan.candidate_count, len(widths))
     plan.used = True
-    width = layout.widths[min(plan.choice, len(layout.widths) - 1)]
+    width = widths[min(plan.choice, len(widths) - 1)]
     generator = np.random.default_rng(1000 + site.index)
     data: dict = {f"feature_{number}": generator.normal(0.0, 1.0, ROWS) for number in range(width)}
     shown = [f"{width} random feature columns"] if width else []
-    for column in layout.columns:
+    for column in columns:
         if column.texts:
             data[column.name] = [column.texts[row % len(column.texts)] for row in range(ROWS)]
             shown.append(f"`{column.name}` holding {', '.join(repr(text) for text in column.texts)} in turn")
