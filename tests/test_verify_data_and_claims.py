@@ -593,3 +593,18 @@ def test_the_binding_before_the_flagged_line_is_the_one_that_reaches_it():
     flagged, later = line_of(source, "criterion(D(fake), zeros)"), line_of(source, "fake = G(z_n)", 2)
     assert binding_before(source, "fake", flagged, later) == line_of(source, "fake = G(z_n)")
     assert binding_before(source, "not_bound", flagged, later) is None
+
+
+def test_a_stand_in_dataset_of_a_known_set_names_its_classes_as_torchvision_does():
+    # `classes2keep = ["Trouser", "Sneaker"]`, then `train.classes.index(name)`: DUDL's FashionMNIST GAN.
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite
+
+    def classes(known):
+        site = DataSite(0, 1, 1, "datasets.X", "dataset", target="train", known=known)
+        return DataPlan([site]).make(0).classes
+
+    assert classes("FashionMNIST").index("Trouser") == 1
+    assert classes("CIFAR10")[7] == "horse"
+    assert classes("MNIST")[3] == "3 - three"
+    assert classes("SVHN") == [str(number) for number in range(10)]  # no names of its own

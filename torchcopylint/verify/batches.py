@@ -63,6 +63,14 @@ BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match
 SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
                            r"non-singleton dimension (\d+)")
 MAX_PAIR_SCALE = 8
+# The `classes` torchvision's datasets of known samples give, in order.
+CLASS_NAMES = {
+    "MNIST": tuple(f"{digit} - {name}" for digit, name in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))),
+    "FashionMNIST": ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                     "Ankle boot"),
+    "CIFAR10": ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"),
+}
 LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
@@ -718,7 +726,10 @@ class StandInDataset:
 
     @property
     def classes(self) -> list:
-        return [str(c) for c in range(self._plan.classes(self._site))]
+        count = self._plan.classes(self._site)
+        names = CLASS_NAMES.get(self._site.known or "")
+        # torchvision's own names where they are known (`dataset.classes.index("Trouser")`); numbers otherwise.
+        return list(names[:count]) if names and len(names) >= count else [str(c) for c in range(count)]
 
     @property
     def class_to_idx(self) -> dict:
