@@ -13,6 +13,8 @@
 - TCL005 on a made-up argument named like class labels: class indices, never a made-up float;
 - a table read with pandas from a file the project ships: a stand-in table, the file never read;
 - tensors unpacked from one file (`x, y, xt, yt = torch.load(path)`): a stand-in for each name;
+- MNIST read from a CSV file with NumPy (Colab's `sample_data/mnist_train_small.csv`): rows made up as
+  the file holds them;
 - the network a top-level call passes a function (`model = to_device(Net(3, 3), device)`) built as the
   script builds it, with stand-in labels of two classes after a run finds it scores fewer than ten.
 
@@ -147,6 +149,13 @@ def test_tensors_unpacked_from_a_file_are_stand_in_tensors_one_per_name(verified
     assert verdict.status == "confirmed", verdict
     assert "`train_x, train_y, test_x, test_y = torch.load(...)` (line 8): 4 stand-in tensors of 40 whole numbers " \
            "0..9 in turn (the file is not read)" in verdict.evidence, verdict.evidence
+
+
+def test_mnist_read_from_a_csv_file_with_numpy_is_made_up_as_the_file_holds_it(verified):
+    verdict = _verdict(verified, "mnist_csv_gan.py", "d_loss = loss_fn(D(real)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`data = np.loadtxt(...)` (line 9): 2000 rows of an MNIST CSV file, each a label in 0..9 then 784 " \
+           "random pixels in 0..255 (the file is not read)" in verdict.evidence, verdict.evidence
 
 
 def test_the_network_a_top_level_call_passes_is_built_and_its_labels_fit_its_three_classes(verified):
@@ -518,7 +527,7 @@ def test_a_stand_in_dataset_is_sized_by_the_counts_and_wraps_past_its_end():
     dataset = StandInDataset(plan, site, None, length=None)
     assert len(dataset) == 256 and dataset[1000][0].shape == (1, 28, 28)
     # What torchvision's datasets carry besides samples, read by notebooks that label their plots.
-    assert dataset.classes[:2] == ["0", "1"] and dataset.class_to_idx["3"] == 3
+    assert dataset.classes[:2] == ["0 - zero", "1 - one"] and dataset.class_to_idx["3 - three"] == 3
     # SVHN's `labels` (a NumPy array there): a notebook counts its classes with `len(set(train.labels))`.
     assert len(set(dataset.labels)) == 10 and len(dataset.labels) == len(dataset)
     plan.namespace = {"batch_size": 10 ** 6}

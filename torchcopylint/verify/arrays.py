@@ -80,6 +80,23 @@ def unpacked(plan: Any, site: DataSite) -> tuple:
     return tuple(values.copy() for _ in range(site.unpack))
 
 
+MNIST_CSV_ROWS = 2000
+
+
+def mnist_csv(plan: Any, site: DataSite) -> Any:
+    """What `np.loadtxt` reads of an MNIST CSV file, made up: a row per image, its label (0..9 in turn)
+    first, then its 784 pixels in 0..255, all float64 as NumPy reads them."""
+    import numpy as np
+
+    generator = np.random.default_rng(1000 + site.index)
+    rows = np.empty((MNIST_CSV_ROWS, 785))
+    rows[:, 0] = np.arange(MNIST_CSV_ROWS) % 10
+    rows[:, 1:] = generator.integers(0, 256, (MNIST_CSV_ROWS, 784))
+    plan.describe(site, f"{MNIST_CSV_ROWS} rows of an MNIST CSV file, each a label in 0..9 then 784 random "
+                        f"pixels in 0..255 (the file is not read)")
+    return rows
+
+
 def made(plan: Any, site: DataSite, hints: dict) -> Any:
     """What `site`'s scikit-learn call returns, made up: `X, y` (or a toy set's Bunch)."""
     import numpy as np

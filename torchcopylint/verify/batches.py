@@ -129,6 +129,8 @@ class DataPlan:
             return tables.made(self, site)
         if site.kind == "unpacked":
             return arrays.unpacked(self, site)
+        if site.kind == "mnist-csv":
+            return arrays.mnist_csv(self, site)
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":

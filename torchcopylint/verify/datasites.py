@@ -93,6 +93,10 @@ ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_t
 # Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
 # they read is what a DataLoader iterates, and left alone anywhere else (a checkpoint, a vocabulary).
 FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load"})
+# NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
+# one image a row, its label first) is made up as such (verify/arrays.py).
+TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
+MNIST_CSV = re.compile(r"(?i)mnist[^/\\]*\.csv$")
 # Kinds of site whose data would come from files or the network; arrays made up in memory are not
 # (a DataLoader over a TensorDataset of them runs as written).
 FILE_KINDS = frozenset({"dataset", "loader", "tf-mnist", "data"})
@@ -111,6 +115,7 @@ class DataSite:
     #                        | keras (Keras' bundled datasets' `load_data()`) | table (pandas' `read_csv`
     #                        and its kin: verify/tables.py) | unpacked (a file reader's value unpacked
     #                        into names, `x_tr, y_tr, x_te, y_te = torch.load(path)`: verify/arrays.py)
+    #                        | mnist-csv (`np.loadtxt` of an MNIST CSV file: verify/arrays.py)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
     known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST" (a Keras loader's: "mnist")
     channels: Optional[int] = None
@@ -166,7 +171,7 @@ class Limited:
 
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
 _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
-                            r"Omniglot|ImageNet|(pickle|joblib|torch|dill)\.load\(|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
+                            r"Omniglot|ImageNet|(pickle|joblib|torch|dill)\.load\(|loadtxt|genfromtxt|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
                             r"read)_)|[Ll]oader|\b(train|training|test|testing|val|valid|validation|eval|data)_?(data)?sets?\b")
 
 
@@ -458,6 +463,14 @@ def _counts_read(tree: ast.Module, names: set) -> list:
     return found
 
 
+def _mnist_csv(path: Optional[ast.expr]) -> bool:
+    """Names the argument an MNIST CSV file, as written (`"sample_data/mnist_train_small.csv"`), or opened
+    (`open("...csv", "rb")`)?"""
+    if isinstance(path, ast.Call) and _dotted(path.func) == "open" and path.args:
+        path = path.args[0]
+    return isinstance(path, ast.Constant) and isinstance(path.value, str) and MNIST_CSV.search(path.value) is not None
+
+
 def _given_a_path(call: ast.Call) -> bool:
     """Is the call given what names files: a string, or a value named for a folder or a file?"""
     for keyword in call.keywords:
@@ -584,6 +597,8 @@ class _SiteFinder:
             return "dataset"
         if id(call) in self.unpacked_reads:
             return "unpacked"
+        if qualified in TEXT_ARRAY_READERS and _mnist_csv(_argument(call, 0, "fname")):
+            return "mnist-csv"
         if qualified.startswith(DATA_PACKAGES):
             return "dataset"
         if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:
