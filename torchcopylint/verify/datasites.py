@@ -222,7 +222,8 @@ def _with_readings(tree: ast.Module, found: list) -> list:
     for site, call, batch, size in found:
         names = {part.strip() for part in site.target.split(",") if part.strip().isidentifier()}
         if site.kind == "table":
-            updated.append((dataclasses.replace(site, table=tables.layout_of(tree, call, names)), call, batch, size))
+            layout = tables.layout_of(tree, names, _keyword(call, "names"))
+            updated.append((dataclasses.replace(site, table=layout), call, batch, size))
             continue
         if site.kind not in FILE_KINDS or site.kind == "tf-mnist":
             updated.append((site, call, batch, size))

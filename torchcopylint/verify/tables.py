@@ -74,9 +74,9 @@ class TableLayout:
         return widths[:MAX_CANDIDATES]
 
 
-def layout_of(tree: ast.Module, call: ast.Call, names: set) -> TableLayout:
-    """The layout of the table `call` makes, bound to `names`."""
-    given = _keyword(call, "names")
+def layout_of(tree: ast.Module, names: set, given: Optional[ast.expr] = None) -> TableLayout:
+    """The layout of the table bound to `names`; `given`: the column names its reader is given
+    (`read_csv(..., names=[...])`), if any."""
     if isinstance(given, (ast.List, ast.Tuple)) and given.elts and all(_text(element) is not None
                                                                          for element in given.elts):
         return TableLayout(tuple(TableColumn(_text(element)) for element in given.elts), named=True)
@@ -157,8 +157,11 @@ def feature_widths(tree: ast.Module) -> tuple:
     numbers = _whole_numbers(tree)
     found: list[tuple[int, int]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and (_name(node.func) or "").rsplit(".", 1)[-1] == "Linear":
-            width = node.args[0] if node.args else _keyword(node, "in_features")
+        callee = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else \
+            node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+        if callee == "Linear":
+            width = node.args[0] if node.args else next(
+                (keyword.value for keyword in node.keywords if keyword.arg == "in_features"), None)
             if isinstance(width, ast.Constant) and type(width.value) is int:
                 value: Optional[int] = width.value
             elif isinstance(width, ast.Name):
@@ -229,18 +232,6 @@ def _keys(node: ast.expr) -> list:
 
 def _text(node: Optional[ast.expr]) -> Optional[str]:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
-    return next((keyword.value for keyword in call.keywords if keyword.arg == name), None)
-
-
-def _name(node: ast.expr) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 # ------------------------------------------------------------------------------ the table (run time)
