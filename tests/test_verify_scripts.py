@@ -1649,3 +1649,20 @@ def test_a_future_import_in_a_later_notebook_cell_compiles_once_cells_are_joined
     assert namespace["y"] == 0.5
     with pytest.raises(SyntaxError, match="from __future__ imports must occur at the beginning"):
         compile(text, "<cells>", "exec")
+
+
+def test_an_assert_that_a_gpu_is_present_is_skipped_where_the_code_runs_on_the_cpu():
+    # fresh35: a vendored StyleGAN2 port opens its module with `assert torch.cuda.is_available(), ...`;
+    # the experiment runs code written for a GPU on the CPU, and the check stopped it before any claim.
+    from torchcopylint.verify.legacy import gpu_asserts_in_place
+
+    text = ("import torch\nassert torch.cuda.is_available(), \\\n    'You need an Nvidia GPU'\n"
+            "def f(x):\n    assert torch.cuda.device_count() > 1\n    assert x > 0, 'positive'\n    return x\n")
+    rewritten = gpu_asserts_in_place(text)
+    lines = rewritten.splitlines()
+    assert lines[1:3] == ["pass", ""] and lines[4] == "    pass" and len(lines) == len(text.splitlines())
+    assert lines[5] == "    assert x > 0, 'positive'"  # another assert stays
+    namespace: dict = {}
+    exec(compile(rewritten, "<module>", "exec"), namespace)
+    assert namespace["f"](2) == 2
+    assert gpu_asserts_in_place("x = 1\n") == "x = 1\n"
