@@ -472,16 +472,29 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
 def reset_offered_to_callers(facts, method: FunctionFacts, attribute: str) -> bool:
     """Does the class of `method`, which the file never calls, offer its callers a method that sets
     `attribute` afresh (`def reset(self, batch_size): self.state = (self.h0.repeat(...), ...)`,
-    `init_hidden`)? Then the class is written for callers that start each sequence over, and the
+    `init_hidden`), or does code of the file set it afresh on an object (`model.hidden =
+    model.init_hidden()`)? Then the class is written for callers that start each sequence over, and the
     chain through the attribute lasts one sequence (backpropagation through time, as meant). A
     state set afresh only in `__init__` offers no such start: the calls chain for the object's life.
     False when the file calls the method (`started_over_by_every_caller` reads those calls)."""
     if method.class_name is None or facts.method_calls(method.name):
         return False
-    return any(function.class_name == method.class_name and function is not method
-               and function.name != "__init__"
-               and any(_sets_afresh(statement, attribute) for statement in function.statement_order)
-               for function in facts.all_functions())
+    for function in facts.all_functions():
+        own = function.class_name == method.class_name
+        if own and (function is method or function.name == "__init__"):
+            continue
+        # A method of the class that starts the state over, or code outside the class that does it on an
+        # object (`model.hidden = model.init_hidden()` before each sentence, the LSTM tagger tutorial's loop).
+        if any(_sets_afresh(statement, attribute) and (own or not _on_self(statement, attribute))
+               for statement in function.statement_order):
+            return True
+    return False
+
+
+def _on_self(statement: cst.Assign, attribute: str) -> bool:
+    return any(type(target.target) is cst.Attribute and target.target.attr.value == attribute
+               and type(target.target.value) is cst.Name and target.target.value.value == "self"
+               for target in statement.targets)
 
 
 def _sets_afresh(statement: cst.CSTNode, attribute: str) -> bool:
