@@ -496,6 +496,8 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
     # Experiment trackers record what a run logs (fresh29's DDPG logs its rewards with test_tube).
     assert all(is_no_op(name) for name in ("test_tube", "sacred", "clearml", "dvclive"))
+    # Table printers only print (fresh36: a GAN script prints its parameter counts with prettytable).
+    assert all(is_no_op(name) for name in ("prettytable", "tabulate", "texttable"))
     # scikit-learn's metrics only score predictions for a report; its other parts keep their meaning.
     from torchcopylint.verify.noops import _is_no_op_part
 

@@ -34,6 +34,8 @@ PACKAGES = frozenset({
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
     "gym", "gymnasium",
+    # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
+    "prettytable", "tabulate", "texttable",
     # Experiment trackers, which record what a run logs (`test_tube.Experiment(...).log(...)`).
     "test_tube", "sacred", "clearml", "dvclive", "aim", "swanlab", "tensorwatch",
     # Downloaders of data and weights (`gdown.download(url, "celeba.zip")`, LPIPS's `requests.get(url,
