@@ -15,6 +15,7 @@
 - tensors unpacked from one file (`x, y, xt, yt = torch.load(path)`): a stand-in for each name;
 - MNIST read from a CSV file with NumPy (Colab's `sample_data/mnist_train_small.csv`): rows made up as
   the file holds them;
+- a dataset class of the file that computes its samples (a course's toy set): run as written;
 - the network a top-level call passes a function (`model = to_device(Net(3, 3), device)`) built as the
   script builds it, with stand-in labels of two classes after a run finds it scores fewer than ten.
 
@@ -156,6 +157,13 @@ def test_mnist_read_from_a_csv_file_with_numpy_is_made_up_as_the_file_holds_it(v
     assert verdict.status == "confirmed", verdict
     assert "`data = np.loadtxt(...)` (line 9): 2000 rows of an MNIST CSV file, each a label in 0..9 then 784 " \
            "random pixels in 0..255 (the file is not read)" in verdict.evidence, verdict.evidence
+
+
+def test_a_dataset_class_that_computes_its_samples_runs_as_written(verified):
+    verdict = _verdict(verified, "toy_dataset_class.py", "loss_values.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    # No stand-in: a stand-in of 784 features made `nn.Linear(1, 1)` fail (fresh36's IBM notebooks).
+    assert "stood in" not in verdict.evidence and "random samples" not in verdict.evidence, verdict.evidence
 
 
 def test_the_network_a_top_level_call_passes_is_built_and_its_labels_fit_its_three_classes(verified):

@@ -97,6 +97,13 @@ FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load
 # one image a row, its label first) is made up as such (verify/arrays.py).
 TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
 MNIST_CSV = re.compile(r"(?i)mnist[^/\\]*\.csv$")
+# Calls (by their last name) that read files or the network, in a dataset class of the file.
+FILE_READING_CALLS = frozenset({
+    "open", "imread", "read_image", "decode_image", "load", "loadtxt", "genfromtxt", "fromfile", "memmap",
+    "loadmat", "File", "read_csv", "read_table", "read_excel", "read_json", "read_parquet", "read_feather",
+    "read_pickle", "listdir", "scandir", "walk", "glob", "iglob", "rglob", "iterdir", "urlopen", "urlretrieve",
+    "download", "download_url", "download_and_extract_archive", "load_dataset", "ImageFolder", "DatasetFolder",
+})
 # Kinds of site whose data would come from files or the network; arrays made up in memory are not
 # (a DataLoader over a TensorDataset of them runs as written).
 FILE_KINDS = frozenset({"dataset", "loader", "tf-mnist", "data"})
@@ -188,7 +195,7 @@ def rewrite_data(source: str) -> Rewritten:
     defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef))}
     dataset_classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-                       and any(_is_dataset_base(base) for base in node.bases)}
+                       and any(_is_dataset_base(base) for base in node.bases) and _may_read_files(node)}
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     finder = _SiteFinder(tree, imports, defined, dataset_classes, classes)
     if not finder.sites:
@@ -488,6 +495,22 @@ def _given_a_path(call: ast.Call) -> bool:
 def _is_dataset_base(base: ast.expr) -> bool:
     name = _dotted(base) or ""
     return name.rsplit(".", 1)[-1] in ("Dataset", "IterableDataset", "VisionDataset")
+
+
+def _may_read_files(dataset_class: ast.ClassDef) -> bool:
+    """Might the file's dataset class read files or the network? It takes a parameter named for a path
+    (`root`, `data_dir`), or calls a reader (`open`, `Image.open`, `np.load`, `os.listdir`, a dataset of
+    torchvision, a data function). A class that only computes its samples (`self.x = torch.arange(-1, 1,
+    0.1)`, a course's toy set) or keeps what it is given (`MyDataset(X, y)`) holds them in memory: it
+    runs as written."""
+    for node in ast.walk(dataset_class):
+        if isinstance(node, ast.arg) and node.arg != "self" and PATH_NAME.search(node.arg):
+            return True
+        if isinstance(node, ast.Call):
+            name = (_dotted(node.func) or "").rsplit(".", 1)[-1]
+            if name in FILE_READING_CALLS or name in KNOWN_DATASETS or DATA_FUNCTION.match(name):
+                return True
+    return False
 
 
 class _SiteFinder:
