@@ -53,11 +53,10 @@ def futures_in_place(text: str) -> str:
     `annotations`, whose absence only evaluates annotations."""
     if "__future__" not in text:
         return text
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    lines = text.splitlines(keepends=True)
+    return _statements_as_pass(text, _futures_after_the_opening)
+
+
+def _futures_after_the_opening(tree: ast.Module):
     opening = True
     for node in tree.body:
         is_future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
@@ -67,8 +66,7 @@ def futures_in_place(text: str) -> str:
             continue
         opening = False
         if is_future:
-            _as_pass(lines, node)
-    return "".join(lines)
+            yield node
 
 
 GPU_QUERIES = frozenset({"is_available", "device_count"})
@@ -82,27 +80,28 @@ def gpu_asserts_in_place(text: str) -> str:
     claim. Unchanged when it has none."""
     if "assert" not in text or ".cuda." not in text:
         return text
+    return _statements_as_pass(text, lambda tree: (
+        node for node in ast.walk(tree) if isinstance(node, ast.Assert) and any(
+            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in GPU_QUERIES
+            and isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr == "cuda"
+            for sub in ast.walk(node.test))))
+
+
+def _statements_as_pass(text: str, chosen) -> str:
+    """`text` with the statements `chosen(tree)` yields each made one `pass` at its indentation and blank
+    lines (line numbers kept); as it is when it does not parse."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return text
     lines = text.splitlines(keepends=True)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assert) and any(
-                isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in GPU_QUERIES
-                and isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr == "cuda"
-                for sub in ast.walk(node.test)):
-            _as_pass(lines, node)
+    for node in list(chosen(tree)):
+        first = lines[node.lineno - 1]
+        indent = first[:len(first) - len(first.lstrip())]
+        lines[node.lineno - 1] = f"{indent}pass\n"
+        for index in range(node.lineno, node.end_lineno or node.lineno):
+            lines[index] = "\n"
     return "".join(lines)
-
-
-def _as_pass(lines: list, node: ast.stmt) -> None:
-    """The statement's lines made one `pass` at its indentation and blank lines."""
-    first = lines[node.lineno - 1]
-    indent = first[:len(first) - len(first.lstrip())]
-    lines[node.lineno - 1] = f"{indent}pass\n"
-    for index in range(node.lineno, node.end_lineno or node.lineno):
-        lines[index] = "\n"
 
 
 def read_as_today(text: str) -> str:
