@@ -622,7 +622,7 @@ class ModuleFacts(CalleeEffects, Callees):
                        in_function: bool = False) -> bool:
         """Is the callee surely an nn.Module (a torch class, or a module class of this file)?"""
         values = self._callee_values(call, state, owner, in_function)
-        return bool(values) and all(self._builds_module(value) for value in values)
+        return bool(values) and all(self.builds_module(value) for value in values)
 
     def is_layer_call(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts] = None,
                       in_function: bool = False) -> bool:
@@ -641,7 +641,7 @@ class ModuleFacts(CalleeEffects, Callees):
             values = [binding.value for binding in bindings]
         else:
             return False
-        return bool(values) and all(self._builds_module(value) for value in values)
+        return bool(values) and all(self.builds_module(value) for value in values)
 
     def _callee_values(self, call: cst.Call, state: FlowState, owner: Optional[ClassFacts],
                        in_function: bool = False) -> list:
@@ -657,7 +657,9 @@ class ModuleFacts(CalleeEffects, Callees):
             return [binding.value for binding in bindings]
         return []
 
-    def _builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
+    def builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
+        """Does the call build a network: a torch.nn class, a module class of the file, or a function of
+        the file that returns one of those?"""
         if type(value) is not cst.Call:
             return False
         qualified = self.names.qualified_name(value.func)
@@ -670,7 +672,7 @@ class ModuleFacts(CalleeEffects, Callees):
         factory = self.module_functions.get(callee)
         if factory is not None and callee not in seen:
             returned = _returned_values(factory)
-            return bool(returned) and all(self._builds_module(v, seen | {callee}) for v in returned)
+            return bool(returned) and all(self.builds_module(v, seen | {callee}) for v in returned)
         return False
 
     def _context_of(self, owner: ClassFacts, value: cst.BaseExpression) -> LayerContext:

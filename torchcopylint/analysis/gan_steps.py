@@ -1490,7 +1490,7 @@ def _may_be_network(call: cst.Call, facts) -> bool:
         func = func.value
     if facts.names.qualified_name(func) is not None:
         return False
-    if type(func) is cst.Name and func.value in facts.classes and facts.is_module_class(facts.classes[func.value]):
+    if facts.builds_module(call):
         return False  # `G = Generator(latent_dim)`: a network of the file's class, built, not run
     if type(func) is cst.Attribute and func.attr.value[:1].isupper():
         root = func
