@@ -221,6 +221,17 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     plan = DataPlan([sites[0].__class__(0, 1, 1, "load_images", "data")])
     plan.namespace = {"D": nn.Sequential(nn.Flatten(), nn.Linear(784, 1))}
     assert plan.candidates(plan.sites[0], None)[:2] == [(1, 28, 28), (784,)]
+    # A convolutional network that reads none of the usual sides (a discriminator ending in a linear
+    # layer sized for 128-pixel images): the first larger side its forward takes, then the usual ones.
+    # The probe leaves the network's mode and running statistics as they were.
+    critic = nn.Sequential(nn.Conv2d(3, 4, 4, 2, 1), nn.BatchNorm2d(4), nn.Conv2d(4, 4, 4, 2, 1), nn.Flatten(),
+                           nn.Linear(4 * 32 * 32, 1))
+    plan.namespace = {"D": critic}
+    assert plan.candidates(plan.sites[0], None)[:4] == [(3, 128, 128), (3, 64, 64), (3, 32, 32), (3, 28, 28)]
+    assert critic.training and int(critic[1].num_batches_tracked) == 0
+    # One the usual sides fit keeps them, as before.
+    plan.namespace = {"D": nn.Sequential(nn.Conv2d(1, 4, 3), nn.AdaptiveAvgPool2d(1))}
+    assert plan.candidates(plan.sites[0], None)[:3] == [(1, 64, 64), (1, 32, 32), (1, 28, 28)]
 
 
 @pytest.mark.parametrize("loop, single", [
@@ -304,9 +315,12 @@ def test_a_script_that_picks_its_data_by_a_setting_reads_each_branch_own_transfo
 
 
 @pytest.mark.parametrize("skip, whole", [
-    ("    if data.size()[0] != batch_size:\n        continue\n", True),
-    ("    if len(data) < batch_size:\n        break\n", True),
+    ("    if data.size()[0] != args.batch_size:\n        continue\n", True),
+    ("    if len(data) < BATCH:\n        break\n", True),
     ("    if data.size(0) == 0:\n        continue\n", False),
+    # The loader's own setting: the cut batches cut it too (`batch_size` reads 4 from there on), so
+    # they pass the test.
+    ("    if len(data) < batch_size:\n        break\n", False),
 ])
 def test_a_loader_whose_short_batches_the_code_skips_is_never_cut(skip, whole):
     from torchcopylint.verify.batches import DataPlan
@@ -318,8 +332,10 @@ def test_a_loader_whose_short_batches_the_code_skips_is_never_cut(skip, whole):
     sites = [site for site in rewrite_data(source).sites if site.kind == "loader"]
     assert [site.whole for site in sites] == [whole]
     plan = DataPlan(rewrite_data(source).sites)
+    plan.namespace = {"batch_size": 64}
     images, _ = next(iter(plan.make(sites[0].index, lambda: 64)))
     assert images.shape[0] == (64 if whole else 4)
+    assert plan.namespace["batch_size"] == (64 if whole else 4)
 
 
 def test_a_dataset_of_fixed_samples_comes_first_and_a_loader_has_a_sampler():

@@ -73,6 +73,10 @@ CLASS_NAMES = {
 }
 LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
+# Image sides a stand-in batch for a convolutional network takes when nothing says the data's, and the
+# larger ones probed when none of those runs the network (verify/inputs.py's LARGE_SIDES, and 512).
+USUAL_SIDES = (64, 32, 28)
+LARGER_SIDES = (96, 128, 224, 256, 512)
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
 
@@ -550,7 +554,7 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
     """Sample shapes (no batch dimension) the network's first layer reads."""
     for layer in network.modules():
         if isinstance(layer, nn.Conv2d):
-            sides = [side] if side else [(64, 64), (32, 32), (28, 28)]
+            sides = [side] if side else _sides_taken(network, layer.in_channels)
             return [(layer.in_channels, *s) for s in sides]
         if isinstance(layer, nn.Linear):
             features = layer.in_features
@@ -561,6 +565,34 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
         if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d)):
             return [(layer.num_features, *(side or (32, 32)))]
     return []
+
+
+def _sides_taken(network: nn.Module, channels: int) -> list[tuple[int, int]]:
+    """Image sides to try on a network that starts with a convolution, when nothing says the data's: the
+    usual ones (64, 32, 28) when any of them runs the network's forward; else the first larger side
+    that does (a DCGAN discriminator for 512-pixel images ends in `nn.Linear(13 * 13, 1)`), then the usual."""
+    if any(_forward_takes(network, channels, side) for side in USUAL_SIDES):
+        return [(side, side) for side in USUAL_SIDES]
+    larger = next((side for side in LARGER_SIDES if _forward_takes(network, channels, side)), None)
+    return [(side, side) for side in ((larger,) if larger else ()) + USUAL_SIDES]
+
+
+def _forward_takes(network: nn.Module, channels: int, side: int) -> bool:
+    """Does the network's forward run on two images of this side? In eval mode and without grad, so the
+    probe leaves no running statistics and no graph; each layer's mode is put back after."""
+    parameter = next(network.parameters(), None)
+    device = parameter.device if parameter is not None else "cpu"
+    modes = [(layer, layer.training) for layer in network.modules()]
+    network.eval()
+    try:
+        with torch.no_grad():
+            network(torch.rand(2, channels, side, side, device=device))
+        return True
+    except Exception:  # noqa: BLE001 - any failure: not this side
+        return False
+    finally:
+        for layer, training in modes:
+            layer.training = training
 
 
 def _another_random(shape: tuple, number: int, first: torch.Tensor) -> torch.Tensor:

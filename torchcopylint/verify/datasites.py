@@ -242,7 +242,7 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         reshapes = tuple(dict.fromkeys(_reshapes_of_batches(tree, names, loose)))
         counts = tuple(dict.fromkeys(_counts_read(tree, names)))
         single = site.kind == "loader" and _single_batches(tree, names, loose)
-        whole = site.kind == "loader" and _skips_short_batches(tree, names, loose)
+        whole = site.kind == "loader" and _skips_short_batches(tree, names, loose, site.batch_name)
         updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single, whole=whole),
                         call, batch, size))
     return updated
@@ -301,10 +301,12 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
 _TENSOR_ATTRIBUTES = frozenset({"to", "cuda", "size", "shape", "view", "float", "type", "reshape", "dim", "numel"})
 
 
-def _skips_short_batches(tree: ast.Module, names: set, loose: bool) -> bool:
+def _skips_short_batches(tree: ast.Module, names: set, loose: bool, batch_name: str = "") -> bool:
     """Does a loop over the data skip or stop at a batch whose size is not the one it asks for
     (`if data.size()[0] != args.batch_size: continue`, `if len(x) < batch_size: break`)? Then its
-    stand-in batches must come at that size: smaller ones would never reach the step."""
+    stand-in batches must come at that size: smaller ones would never reach the step. A test against
+    the top-level setting the loader's batch size reads (`batch_size`) does not count: cutting the
+    batches cuts that setting too (verify/batches.py `_shrink_setting`), so they pass it."""
     batches = _batch_names(tree, names, loose)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
@@ -320,7 +322,9 @@ def _skips_short_batches(tree: ast.Module, names: set, loose: bool) -> bool:
             size = size.value
         elif isinstance(size, ast.Call) and _dotted(size.func) == "len" and size.args:
             size = size.args[0]
-        if isinstance(size, ast.Name) and size.id in batches:
+        against = node.test.comparators[0]
+        if isinstance(size, ast.Name) and size.id in batches and \
+                not (isinstance(against, ast.Name) and against.id == batch_name):
             return True
     return False
 
