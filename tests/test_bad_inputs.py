@@ -72,6 +72,19 @@ def test_not_utf8(tree: Path):
     assert_one_file_error(lint(tree, "."), "latin1.py", "not valid UTF-8")
 
 
+def test_a_declared_encoding_is_read_and_a_fix_writes_it_back_in_it(tree: Path):
+    # PEP 263: Python reads this file as GBK, so the linter does too (course code in Chinese often is).
+    source = "# -*- coding: gbk -*-\nimport torch\n\n\ndef f(x):\n    # 复制\n    return x.clone().detach()\n"
+    write(tree / "gbk.py", source.encode("gbk"))
+    result = lint(tree, "gbk.py")
+    assert result.exit_code == 1 and "gbk.py:7:12: TCL005" in result.stdout and not tcl900_lines(result.stdout)
+    assert lint(tree, "--fix", "gbk.py").exit_code == 0
+    assert (tree / "gbk.py").read_bytes() == source.replace("x.clone().detach()", "x.detach().clone()").encode("gbk")
+    # Bytes that are not valid in the declared encoding are still one file error, naming it.
+    write(tree / "bad_gbk.py", b"# coding: gbk\nimport torch\n# \x80\xff\ny = x.clone().detach()\n")
+    assert_one_file_error(lint(tree, "bad_gbk.py", "good.py"), "bad_gbk.py", "not valid gbk")
+
+
 def test_null_byte(tree: Path):
     write(tree / "nul.py", b"import torch\ny = x.clone().detach()\x00\n")
     assert_one_file_error(lint(tree, "."), "nul.py", "does not parse")

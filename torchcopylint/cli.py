@@ -9,7 +9,7 @@ from typing import Optional
 
 import click
 
-from torchcopylint import __version__, noqa, notebook, pages, report
+from torchcopylint import __version__, noqa, notebook, pages, report, source_encoding
 from torchcopylint.config import ConfigError, Settings, load_settings
 from torchcopylint.diagnostic import Diagnostic
 from torchcopylint.engine import LintRun, lint_document, lint_paths, lint_source, select_rules
@@ -191,7 +191,7 @@ def _fix(run: LintRun, settings: Settings, *, unsafe: bool, write: bool) -> int:
         if outcome.fixed != original:
             total_applied += outcome.applied
             if write:
-                write_atomically(Path(path), outcome.fixed)
+                write_atomically(Path(path), outcome.fixed, encoding=source_encoding.declared_by(outcome.fixed))
             else:
                 diff = notebook.unified_diff if is_notebook else unified_diff
                 click.echo(diff(_shown(path), original, outcome.fixed), nl=False)
@@ -210,7 +210,7 @@ def _add_noqa(run: LintRun) -> None:
         add = notebook.add_noqa if notebook.is_notebook(path) else noqa.add_noqa
         text, count = add(original, by_path.get(path, []))
         if count:
-            write_atomically(Path(path), text)
+            write_atomically(Path(path), text, encoding=source_encoding.declared_by(text))
             added += count
     click.echo(f"Added {added} noqa directive{'' if added == 1 else 's'}.", err=True)
 

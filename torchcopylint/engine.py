@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from torchcopylint import normalise, notebook, noqa, parallel, syntax_errors
+from torchcopylint import normalise, notebook, noqa, parallel, source_encoding, syntax_errors
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.cache import Cache, config_key, content_digest, default_cache_dir, with_path
 from torchcopylint.config import Settings
@@ -136,9 +136,10 @@ def lint_source(source: Union[str, bytes], path: str = "<string>", rules: Option
     rules = list(ALL_RULES) if rules is None else list(rules)
     if isinstance(source, bytes):
         try:
-            text = source.decode("utf-8")
+            text = source_encoding.decode(source)
         except UnicodeDecodeError as error:
-            return [file_error(path, f"file is not valid UTF-8 ({error.reason} at byte {error.start}); skipped")]
+            return [file_error(path, f"file is not valid {_encoding_name(error.encoding)} ({error.reason} at byte "
+                                     f"{error.start}); skipped")]
     else:
         text = source
     if noqa.file_is_exempt(text) or not rules:
@@ -332,6 +333,10 @@ def _without_kept_parentheses(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode
     return new.with_changes(lpar=new.lpar[kept:], rpar=new.rpar[:len(new.rpar) - kept])
 
 
+def _encoding_name(encoding: str) -> str:
+    return "UTF-8" if encoding == source_encoding.UTF8 else encoding
+
+
 def read_source(path: Path) -> Union[bytes, Diagnostic]:
     """The file's bytes, or the TCL900 diagnostic saying why they cannot be had."""
     shown = str(path)
@@ -370,7 +375,7 @@ def lint_file(path: Path, settings: Optional[Settings] = None) -> tuple[list[Dia
     rules = select_rules(settings, str(path))
     diagnostics = lint_document(source, str(path), rules)
     if _has_findings(diagnostics):
-        return diagnostics, source.decode("utf-8")
+        return diagnostics, source_encoding.decode(source)
     return diagnostics, None
 
 
@@ -416,7 +421,7 @@ def lint_task(path: str, codes: Sequence[str], prefilter: bool = True) -> dict:
         result.update(digest=content_digest(source), size=status.st_size, mtime=status.st_mtime_ns)
     result["diagnostics"] = [diagnostic.to_dict() for diagnostic in diagnostics]
     if _has_findings(diagnostics):
-        result["text"] = source.decode("utf-8")
+        result["text"] = source_encoding.decode(source)
     elif not diagnostics and prefilter and rules and not could_match(source, rules):
         result["skipped"] = True
     return result
@@ -542,7 +547,7 @@ def _without_path(item: dict) -> dict:
 
 def _text(path: Path, data: Optional[bytes]) -> Optional[str]:
     try:
-        return (data if data is not None else path.read_bytes()).decode("utf-8")
+        return source_encoding.decode(data if data is not None else path.read_bytes())
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from torchcopylint import notebook
+from torchcopylint import notebook, source_encoding
 from torchcopylint.diagnostic import Applicability, Diagnostic, Location, Verdict
 
 if TYPE_CHECKING:
@@ -188,7 +188,8 @@ class SourceLines:
         key = _absolute(path, self._root)
         if key not in self._files:
             try:
-                text = Path(key).read_bytes().decode("utf-8-sig", errors="replace")
+                data = Path(key).read_bytes()
+                text = data.decode(source_encoding.encoding_of(data), errors="replace").lstrip("\ufeff")
             except OSError:
                 text = ""
             # Python's own line breaks only: str.splitlines would also split on \f and \x1c.

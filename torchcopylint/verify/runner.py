@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from torchcopylint import notebook
+from torchcopylint import notebook, source_encoding
 from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.fix import apply_edits
 from torchcopylint.verify.importing import module_names
@@ -104,7 +104,7 @@ def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Seque
             try:
                 if os.path.getsize(path) > MAX_IMPORTER_CHARS:
                     continue
-                text = Path(path).read_text(encoding="utf-8")
+                text = source_encoding.decode(Path(path).read_bytes())
             except (OSError, UnicodeDecodeError):
                 continue  # the lint reported it
         cells: list = []
