@@ -65,7 +65,7 @@ def backpropagated_expression(call: cst.Call, function: FunctionFacts, facts,
     if own is not _AUTOGRAD:
         return own
     if _result_kept(call, function) and (not facts.names.imports_torch
-                                         or _object_of_an_unknown_class(receiver, function, facts)):
+                                         or object_of_an_unknown_class(receiver, function, facts)):
         # Autograd's backward returns None: in a file that never imports torch, `dp =
         # criterion.backward(out, y)` is a hand-written one of a class imported from another file (a
         # NumPy course's own layers); so it is where torch is imported, on an object built by a class
@@ -91,7 +91,7 @@ def backward_values_used(facts) -> bool:
     return False
 
 
-def _object_of_an_unknown_class(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
+def object_of_an_unknown_class(receiver: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
     """Is the receiver a name every binding of which is an object built by a class that is neither
     torch's nor the file's (`Upsample1d(factor)`, a capitalised name from another module)?"""
     if type(receiver) is not cst.Name:

@@ -10,8 +10,8 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
 from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
-from torchcopylint.analysis.containers import Accumulation, StateUpdate, reset_offered_to_callers, \
-    started_over_by_every_caller
+from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate,
+                                                reset_offered_to_callers, started_over_by_every_caller)
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import loss_slice
 from torchcopylint.analysis.syntax import walk
@@ -24,6 +24,7 @@ from torchcopylint.analysis.training import (
     eval_mode_switches,
     flowing_bindings,
     module_key,
+    object_of_an_unknown_class,
 )
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import method_call
@@ -85,6 +86,11 @@ class GraphKeptAlive(Rule):
                 if across is not None:
                     yield self._across_backwards(facts, accumulation, *across)
                 continue
+            if _held_by_the_iterable(accumulation.value, loop, function):
+                continue
+            if accumulation.how in INSERTING_METHODS and accumulation.holder is not None \
+                    and object_of_an_unknown_class(accumulation.holder, function, facts):
+                continue  # `meter.append(loss)` of a class of another file: what its method keeps is not known
             graph = loop_facts.graph_of(accumulation.value, loop, statement)
             if graph is None:
                 continue
@@ -476,6 +482,16 @@ def _subject(facts: ModuleFacts, value, origin) -> str:
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
     text = " ".join(facts.code_for(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _held_by_the_iterable(value, loop, function: FunctionFacts) -> bool:
+    """Does the value keep graphs only through the loop's own variable? `for sl in style_losses: score
+    = score + sl.backward()` sums losses the iterable held before the loop and holds after it: the sum
+    keeps no graph alive that the iterable does not (and no iteration builds one of its own)."""
+    names = list(_attached_names(value))
+    return isinstance(loop, cst.For) and bool(names) and all(
+        bindings and all(binding.kind == "loop" and binding.statement is loop for binding in bindings)
+        for bindings in (function.bindings_at(name) for name in names))
 
 
 def _attached_names(value):
