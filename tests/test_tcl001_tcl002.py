@@ -500,6 +500,46 @@ def test_write_through_another_alias_of_the_same_storage():
     assert f"`out.relu_()` (line {line_of(source, 'out.relu_()')})" in diagnostic.message
 
 
+MODULE_THAT_WRITES_ITS_INPUT = """
+import torch
+from torch import nn
+
+
+class AddPosition(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(4)
+
+    def forward(self, x):
+        x += 1
+        return {returned}
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encode = AddPosition()
+        self.decode = AddPosition()
+
+    def forward(self, source):
+        memory = self.encode(source)
+        out = self.decode(source)
+        return memory, out
+"""
+
+
+@pytest.mark.parametrize("returned, flagged", [("x", True), ("x.view(-1, 4)", True), ("self.norm(x)", False)])
+def test_a_module_of_the_file_that_writes_its_input_returns_it_only_when_its_forward_does(returned, flagged):
+    # When `encode` hands back its input, `memory` is `source`, which `decode` writes again before
+    # `memory` is returned. A forward that returns a new value (a transformer's encoder: `x += pe`,
+    # then `return self.norm(x)`) hands back no alias for the second write to change.
+    # (Either way `source` itself is read by `decode` after `encode` wrote it: flagged on its own.)
+    source = MODULE_THAT_WRITES_ITS_INPUT.format(returned=returned)
+    messages = [diagnostic.message for diagnostic in lint(source, "TCL002")]
+    assert any(message.startswith("`source` is read at line 24 after self.encode") for message in messages)
+    assert any(message.startswith("`memory` aliases `self.encode(source)`") for message in messages) == flagged
+
+
 def test_write_on_one_path_is_enough():
     source = block("""
         identity = x

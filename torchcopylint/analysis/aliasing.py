@@ -262,6 +262,9 @@ class CallEffect:
     # Every parameter the callee may write, when the callee's code was read (a function, method,
     # lambda or module forward of the file): `()` for torch layers, whose one input is `argument`.
     writes: tuple = ()
+    # Whether the value the call returns may be the written input (torch's in-place layers return it;
+    # a module of the file returns what its forward returns: `x += pe` then `return self.norm(x)` does not).
+    returns_input: bool = True
 
     def written(self) -> tuple:
         """What the call does to each parameter, as WrittenArgument: the callee's whole summary when
@@ -1283,7 +1286,7 @@ class FunctionWalker:
             # A layer that writes its input returns it (torch's in-place modules do); a function of
             # the file that writes its argument returns whatever it returns.
             effect = self.callees.effect(expr, state)
-            if (effect.kind == "identity" or (effect.kind == "writes" and effect.layer)) \
+            if (effect.kind == "identity" or (effect.kind == "writes" and effect.layer and effect.returns_input)) \
                     and len(expr.args) > effect.argument:
                 return self._shared_storages(expr.args[effect.argument].value, state) or frozenset()
         return None

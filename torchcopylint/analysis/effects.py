@@ -246,8 +246,29 @@ class CalleeEffects:
         else:
             kind, first, text = "opaque", touched[0], description or label
         position = first.position if first.position is not None else 0
+        returns_input = layer and self._may_return_parameter(function, first.name)
         return CallEffect(kind, text, position, without_grad and kind == "writes", layer=layer,
-                          writes=tuple(parameters))
+                          writes=tuple(parameters), returns_input=returns_input)
+
+    def _may_return_parameter(self, function, name: str) -> bool:
+        """May the function return (a view of) its parameter `name`? Its every `return` reads another
+        value's storage (`return self.norm(x)`, a new tensor), or no name the parameter's storage
+        reaches, otherwise it may."""
+        facts = self.function_facts(function)
+        parameter = next((binding for binding in facts.parameters if binding.name == name), None)
+        if parameter is None or not parameter.storages:
+            return True
+        for node in walk(function.body if type(function) is cst.FunctionDef else function):
+            if type(node) is not cst.Return or node.value is None:
+                continue
+            for value in (node.value.elements if type(node.value) is cst.Tuple else [node.value]):
+                expression = value.value if isinstance(value, cst.BaseElement) else value
+                root = root_name(expression)
+                if type(expression) is cst.Call and type(expression.func) is not cst.Attribute:
+                    continue  # `return self.norm(x)`, `return torch.cat(...)`: a new value
+                if root is None or any(binding.storages & parameter.storages for binding in facts.bindings_at(root)):
+                    return True
+        return False
 
     def _write_summary(self, function) -> Optional[tuple]:
         """(a WrittenArgument per parameter, whether every sure write is made with grad off), once
