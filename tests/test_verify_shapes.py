@@ -127,6 +127,18 @@ def test_the_undetached_call_of_two_is_confirmed_through_that_call(shapes_verifi
         in verdict.evidence, verdict.evidence
 
 
+def test_a_trainer_s_step_arguments_are_shaped_for_the_networks_its_constructor_built(shapes_verified):
+    # The object's own networks, not stand-ins for them: noise of the 100 features its generator reads,
+    # samples of the 64-pixel images its critic reads; and the evidence says so (not the stand-ins
+    # the plan would have made for `self.generator` and `self.critic`).
+    verdict = _verdict(shapes_verified, "trainer_object.py", "loss = self.critic(fake).mean()", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "reached 8 of 8 generator parameters" in verdict.evidence, verdict.evidence
+    assert "the object built by its own constructor as Trainer(); stand-ins: real = tensor(4, 3, 64, 64), " \
+           "noise = tensor(4, 100)" in verdict.evidence, verdict.evidence
+    assert "StandInNet" not in verdict.evidence, verdict.evidence
+
+
 def test_a_finding_on_the_detached_call_of_two_is_refuted_by_the_flagged_call_s_measurement(shapes_verified):
     # The backward does reach the generator, through the other call: the flagged one carries nothing,
     # and detaching it leaves the generator's gradient bitwise the same.
@@ -371,10 +383,13 @@ def test_a_trainer_that_is_no_module_with_tuple_networks_and_labels_is_confirmed
     verdict = _verdict(shapes_verified, "tuple_gan.py", "logit_fake, class_fake = self.netD(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict
     assert "the gradient went back through `fake` itself" in verdict.evidence, verdict.evidence
-    # Both networks unpacked into two values; the labels, a loss target and an embedding index, are classes.
-    assert "self.netG = StandInNet(any -> 8 -> Linear -> 8, 2 outputs)" in verdict.evidence, verdict.evidence
-    assert "self.netD = StandInNet(any -> 8 -> Linear -> 1, 2 outputs)" in verdict.evidence, verdict.evidence
+    # The object the script builds, on the script's own networks (each returns two values); the labels, a
+    # loss target and an embedding index, are classes. The evidence names what ran, not the stand-ins
+    # the plan would have made for `self.netG` and `self.netD`.
+    assert "the object built by its own constructor as GANTrainer(...) with the arguments the top-level call at " \
+           "line 61 passes (`netG`: the script's Generator" in verdict.evidence, verdict.evidence
     assert "labels = class indices [0, 1, 2, 9]" in verdict.evidence, verdict.evidence
+    assert "StandInNet" not in verdict.evidence, verdict.evidence
 
 
 def test_a_block_that_returns_a_tuple_is_compared_on_all_its_outputs(shapes_verified):

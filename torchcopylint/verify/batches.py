@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import arrays, images, samples, tables
-from torchcopylint.verify.inputs import CLASSES, class_indices
+from torchcopylint.verify.inputs import CLASSES, class_indices, forward_runs
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
                                               DataSite, made_in_module)
 
@@ -578,21 +578,10 @@ def _sides_taken(network: nn.Module, channels: int) -> list[tuple[int, int]]:
 
 
 def _forward_takes(network: nn.Module, channels: int, side: int) -> bool:
-    """Does the network's forward run on two images of this side? In eval mode and without grad, so the
-    probe leaves no running statistics and no graph; each layer's mode is put back after."""
+    """Does the network's forward run on two images of this side?"""
     parameter = next(network.parameters(), None)
     device = parameter.device if parameter is not None else "cpu"
-    modes = [(layer, layer.training) for layer in network.modules()]
-    network.eval()
-    try:
-        with torch.no_grad():
-            network(torch.rand(2, channels, side, side, device=device))
-        return True
-    except Exception:  # noqa: BLE001 - any failure: not this side
-        return False
-    finally:
-        for layer, training in modes:
-            layer.training = training
+    return forward_runs(network, torch.rand(2, channels, side, side, device=device))
 
 
 def _another_random(shape: tuple, number: int, first: torch.Tensor) -> torch.Tensor:

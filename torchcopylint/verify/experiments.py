@@ -30,7 +30,9 @@ from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
 from torchcopylint.verify.inputs import (
     CannotRun,
     Factories,
+    candidate_shapes,
     construct,
+    forward_runs,
     make_input,
     probe_input_shape,
     raised_at,
@@ -430,6 +432,9 @@ class BuiltInstance(FunctionStandIns):
     constructor: Optional[standins.StandIns] = None
     constructor_names: tuple = ()
     site: Optional["FromCallSite"] = None  # the script's own top-level call that builds the object
+    # (argument, attribute): an argument the method hands straight to a network of the object
+    # (`fake = self.generator(noise)`): shaped for that network once the object is built.
+    fed_to_own: tuple = ()
 
     @property
     def description(self) -> str:
@@ -542,14 +547,15 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         found = projectnets.with_project_networks(found, used, tree, namespace, job)
         built = None if issubclass(cls, nn.Module) else \
             standins.constructor_standins(cls, tree, target.class_name, job.device)
+        fed_to_own = _fed_to_own_networks(node, names[1:])
         if built_by_script is not None:
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
-                                site=built_by_script)
+                                site=built_by_script, fed_to_own=fed_to_own)
         if built is not None:
             # An object that is not a module (an attack, a trainer): built by its own constructor first,
             # with its defaults, so that what its methods and its base classes read is what it sets.
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
-                                constructor=built[0], constructor_names=built[1])
+                                constructor=built[0], constructor_names=built[1], fed_to_own=fed_to_own)
         yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared, globals=unbound) for s in found)
         yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, value),), prepared, unbound)
                     for name, value in standins.other_defaults(function, node))
@@ -831,16 +837,24 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         for name in unset:
             setattr(instance, name[len("self."):], made[name])
         prepared = _prepare(instance, setting.preparations, made)
-        torch.manual_seed(2)
-        result = None
-        for _ in range(calls):
-            method = getattr(instance, target.function_name)
-            positional, keywords = _arguments(method, setting.names, made)
-            result = runner(method, *positional, **keywords)
+        _shape_for_own_networks(instance, setting.fed_to_own, made, job.device)
         arguments = setting.standins.plan.describe(made, only=tuple(setting.names) + tuple(unset)) \
             if setting.names or unset else ""
-        return Ran(result, made=made, made_text="; ".join(
-            part for part in (f"the object built by its own constructor as {built}", prepared, arguments) if part))
+        made_text = "; ".join(
+            part for part in (f"the object built by its own constructor as {built}", prepared, arguments) if part)
+        torch.manual_seed(2)
+        result = None
+        try:
+            for _ in range(calls):
+                method = getattr(instance, target.function_name)
+                positional, keywords = _arguments(method, setting.names, made)
+                result = runner(method, *positional, **keywords)
+        except BaseException as stopped:
+            # An experiment that stops the run at its measurement (StopRun), or a failure: what stood in is
+            # this object's, not the plan's stand-ins for its attributes (_made_text_of reads it here).
+            stopped.made_text = made_text
+            raise
+        return Ran(result, made=made, made_text=made_text)
     if isinstance(setting, InstanceStandIns):
         cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
@@ -889,6 +903,29 @@ def _set_globals(namespace: dict, setting: FunctionStandIns, made: dict) -> None
     shown = setting.standins.plan.describe(made, only=setting.globals).removeprefix("stand-ins: ")
     script.note(f"{shown}, for the global{'s' if len(setting.globals) > 1 else ''} only a function of the "
                 f"file binds (`global {', '.join(setting.globals)}`)")
+
+
+def _fed_to_own_networks(node: ast.AST, names: list) -> tuple:
+    """(argument, attribute) for each argument the method passes to `self.<attribute>(...)`."""
+    found = standins.uses(node)
+    return tuple((name, callee[len("self."):]) for name in names if name in found
+                 for callee in sorted(found[name].fed_to)
+                 if callee.startswith("self.") and "." not in callee[len("self."):])
+
+
+def _shape_for_own_networks(instance: Any, fed_to_own: tuple, made: dict, device: str) -> None:
+    """A stand-in tensor the object's own network cannot read (`self.generator(noise)` with a first
+    layer of 100 features) is made again in the first shape that network's forward runs on."""
+    for name, attribute in fed_to_own:
+        network, value = getattr(instance, attribute, None), made.get(name)
+        if not (isinstance(network, nn.Module) and isinstance(value, torch.Tensor) and value.dim() >= 1) \
+                or forward_runs(network, value):
+            continue
+        for shape in candidate_shapes(network):
+            if all(isinstance(size, int) for size in shape) and \
+                    forward_runs(network, torch.rand(shape, device=value.device)):
+                made[name] = standins.stand_in_tensor(device, (value.shape[0], *shape[1:]), name=name)
+                break
 
 
 def _arguments(function: Callable, names: tuple, made: dict) -> tuple[list, dict]:
@@ -1286,16 +1323,18 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
         if marks is not None:
             marks.install()
         error = None
+        stopped = None
         try:
             ran_text = run_target(job, version, probe, setting=setting).made_text
-        except StopRun:
-            ran_text = ""
+        except StopRun as stop:
+            ran_text, stopped = "", stop
         except Exception as raised:  # noqa: BLE001 - the backward's own error is read from `watch`
             ran_text, error = "", f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+            stopped = raised
         finally:
             torch.autograd.backward = original
             flagged.Marks.uninstall()
-        return Measured(watch, set(probe.executed), error, _made_text_of(setting) or ran_text)
+        return Measured(watch, set(probe.executed), error, _made_text_of(setting, stopped) or ran_text)
 
     return decide(settings(job, namespace, roles), _attributed_runs(job, measure, backward_line, discriminator_key),
                   _discriminator_claim_lines(job, discriminator_key))
@@ -1613,9 +1652,11 @@ def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callabl
     return watching
 
 
-def _made_text_of(setting: Any) -> str:
+def _made_text_of(setting: Any, stopped: Optional[BaseException] = None) -> str:
     """What stood in for a setting, for an experiment that stops the run before `run_target` returns
-    the text of what it made."""
+    the text of what it made (`stopped`: how the run ended, which may carry that text)."""
+    if getattr(stopped, "made_text", ""):
+        return stopped.made_text
     if isinstance(setting, FunctionStandIns) or (isinstance(setting, FromCallSite) and setting.standins is not None):
         text = setting.standins.make(seed=0)[1]
         for preparation in getattr(setting, "preparations", ()):
@@ -1637,7 +1678,7 @@ def inplace_on_leaf(job: Job) -> Outcome:
             made = _made_text(ran)
         except Exception as error:  # noqa: BLE001 - the leaf error itself, or the code failing elsewhere
             failure = f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
-            made = f"; {_made_text_of(setting)}" if _made_text_of(setting) else ""
+            made = f"; {_made_text_of(setting, error)}" if _made_text_of(setting, error) else ""
         executed = set(probe.executed)
         # The probe sees the error where it is raised, even if the program catches it later.
         at_line = [exception for line, exception in probe.raised if line == job.line]
@@ -2295,15 +2336,16 @@ def graph_kept_alive(job: Job) -> Outcome:
                 raise StopRun
 
         probe.on_after(job.line, measure)
-        error = None
+        error, stopped = None, None
         try:
             run_target(job, namespace, probe, setting=setting, calls=3 if across_calls else 1)
-        except StopRun:
-            pass
+        except StopRun as stop:
+            stopped = stop
         except Exception as raised:  # noqa: BLE001 - the code failed before (or between) the accumulations
             error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
+            stopped = raised
         executed = set(probe.executed)
-        made = f"; {_made_text_of(setting)}" if _made_text_of(setting) else ""
+        made = f"; {_made_text_of(setting, stopped)}" if _made_text_of(setting, stopped) else ""
         each = "call" if across_calls else "iteration"
         after = (f"{len(sizes)} calls of `{job.target.function_name}` on the same instance," if across_calls
                  else f"{len(sizes)} iterations")

@@ -107,6 +107,11 @@ def large_image_shapes(module: nn.Module) -> list[tuple]:
     return [(2, first.in_channels, side, side) for side in LARGE_SIDES] if first is not None else []
 
 
+def candidate_shapes(module: nn.Module) -> list[tuple]:
+    """Input shapes to try on a network, most likely first: its first layer's, common ones, large images."""
+    return first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module)
+
+
 def first_layer_shapes(module: nn.Module) -> list[tuple]:
     """Batch shapes the first layer asks for: Conv2d(C) -> (2, C, 32, 32), Linear(F) -> (2, F)..."""
     for layer in module.modules():
@@ -179,7 +184,7 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
     given as (file, line): an error raised there is the bug under test, not a wrong shape). With
     `extras`, the method's other inputs are that many 0-dim zeros, and the answer a WithZeroExtras."""
     module = make_module()
-    shapes = first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module)
+    shapes = candidate_shapes(module)
     errors = []
     for shape in shapes:
         fresh = make_module()
@@ -194,6 +199,22 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
             errors.append(f"{shape}: {type(error).__name__}")
     others = " with its other inputs 0-dim zeros" if extras else ""
     raise CannotRun(f"no input shape fits {type(module).__name__}.{method}{others} (tried {', '.join(errors)[:200]})")
+
+
+def forward_runs(network: nn.Module, value: torch.Tensor) -> bool:
+    """Does the network's forward run on this value? In eval mode and without grad, so the trial
+    leaves no running statistics and no graph; each layer's mode is put back after."""
+    modes = [(layer, layer.training) for layer in network.modules()]
+    network.eval()
+    try:
+        with torch.no_grad():
+            network(value)
+        return True
+    except Exception:  # noqa: BLE001 - any failure: it does not read this value
+        return False
+    finally:
+        for layer, training in modes:
+            layer.training = training
 
 
 def raised_at(error: BaseException, filename: str, line: int) -> bool:
