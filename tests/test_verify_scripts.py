@@ -1075,7 +1075,7 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
     # The student reads the teacher snapshots `train_teacher` leaves in `self.anchors`, which `__init__`
     # starts empty: that method runs first, and the evidence says so.
     pytest.param("distil_trainer.py", "history.append((loss, accuracy))", "TCL007",
-                 ["every iteration's graph stays alive", "`train_teacher()` was run first, as it fills `self.anchors`"],
+                 ["every iteration's graph stays alive", "`train_teacher()` ran first, as it fills `self.anchors`"],
                  id="kinds-from-the-base-and-a-method-that-fills-state-first"),
     # `for x in dataloader: x.to(device)`: a dataset of images alone. Pairs fail (`tuple` has no `.to`);
     # batches of one tensor, and networks that reconstruct their input, run the step.
@@ -1100,7 +1100,8 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
     # `self.optimizer = optimizer`: the constructor only keeps it; `find_lr` reads `.param_groups` (and
     # both it and the model have a `state_dict()`). `zip(lrs, self.loader)` iterates the loader too.
     pytest.param("lr_finder_trainer.py", 'logs["loss"].append(loss)', "TCL007",
-                 ["self.optimizer = SGD(self.model)", "self.loader = 4 batches of"],
+                 ["built by its own constructor as Trainer(model, optimizer, loader)", "optimizer = SGD(model)",
+                  "loader = 4 batches of"],
                  id="kinds-of-what-the-constructor-keeps-from-the-methods"),
     # `torch.ones(batch_size, 1)` targets and `images.view(batch_size, -1)` in a function the script
     # calls with its loader and batch size: batches cut to 4 do not fit; the next try takes the 64 asked.
