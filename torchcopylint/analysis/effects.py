@@ -251,9 +251,9 @@ class CalleeEffects:
                           writes=tuple(parameters), returns_input=returns_input)
 
     def _may_return_parameter(self, function, name: str) -> bool:
-        """May the function return (a view of) its parameter `name`? Its every `return` reads another
-        value's storage (`return self.norm(x)`, a new tensor), or no name the parameter's storage
-        reaches, otherwise it may."""
+        """May the function return (a view of) its parameter `name`? Not when every `return` gives a
+        value whose root name never holds the parameter's storage (`return self.norm(x)`: `self`) or
+        the result of a plain call (`return norm(x)`: a new tensor)."""
         facts = self.function_facts(function)
         parameter = next((binding for binding in facts.parameters if binding.name == name), None)
         if parameter is None or not parameter.storages:
@@ -265,7 +265,7 @@ class CalleeEffects:
                 expression = value.value if isinstance(value, cst.BaseElement) else value
                 root = root_name(expression)
                 if type(expression) is cst.Call and type(expression.func) is not cst.Attribute:
-                    continue  # `return self.norm(x)`, `return torch.cat(...)`: a new value
+                    continue
                 if root is None or any(binding.storages & parameter.storages for binding in facts.bindings_at(root)):
                     return True
         return False

@@ -849,7 +849,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
                 method = getattr(instance, target.function_name)
                 positional, keywords = _arguments(method, setting.names, made)
                 result = runner(method, *positional, **keywords)
-        except BaseException as stopped:
+        except Exception as stopped:
             # An experiment that stops the run at its measurement (StopRun), or a failure: what stood in is
             # this object's, not the plan's stand-ins for its attributes (_made_text_of reads it here).
             stopped.made_text = made_text
