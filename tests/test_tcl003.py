@@ -324,6 +324,33 @@ def test_self_attribute_context():
 # --- cases found on real GAN code: precision and recall ---------------------------------
 
 
+@pytest.mark.parametrize("noisy, flagged", [
+    ("fake.detach() + torch.randn_like(fake) * 0.03", False),
+    ("fake.detach() + fake.new_zeros(fake.shape)", False),
+    ("fake + torch.randn_like(fake) * 0.03", True),
+])
+def test_noise_shaped_like_the_fake_carries_none_of_its_graph(noisy, flagged):
+    # Instance noise on the discriminator's input (a DCGAN's `fake.detach() + torch.randn_like(fake) * 0.03`):
+    # a fresh tensor shaped like the fake holds none of the generator's graph.
+    source = f"""
+    import torch
+
+
+    def train(G, D, opt_d, opt_g, loader):
+        for real in loader:
+            fake = G(torch.randn(real.size(0), 8))
+            d_loss = D({noisy}).mean() - D(real).mean()
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+            g_loss = -D(fake).mean()
+            opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+    """
+    assert lines(source) == ([8] if flagged else [])
+
+
 def test_joint_optimizer_over_generator_and_discriminator_is_silent():
     source = """
     import itertools

@@ -856,9 +856,8 @@ class _Context:
             stack = [current]
             while stack:
                 node = stack.pop()
-                if type(node) is cst.Call and type(node.func) is cst.Attribute \
-                        and node.func.attr.value in DETACHING_METHODS:
-                    continue
+                if type(node) is cst.Call and cuts_graph(node):
+                    continue  # `fake.detach()`, `torch.randn_like(fake)`: none of the generator's graph
                 if type(node) is cst.Attribute and node.attr.value == "data":
                     continue
                 if type(node) is cst.Lambda:
