@@ -351,6 +351,64 @@ def test_noise_shaped_like_the_fake_carries_none_of_its_graph(noisy, flagged):
     assert lines(source) == ([8] if flagged else [])
 
 
+def test_noise_sampled_by_a_method_of_a_generator_of_another_module_is_not_its_output():
+    # `Generator` comes from the project's model module: `Generator(...)` builds a network, it does not
+    # run one, so `G.sample_noise(n)` (whatever it is) is no output of a network called `Generator`.
+    # The critic's step on `G(z)` undetached is still flagged; the generator's own step is not.
+    # (A WGAN-GP with an encoder: the generator is also fed the encoder's codes, so it is a network
+    # fed both another network's output and something no network made.)
+    source = """
+    import torch
+
+    from model import Critic, Encoder, Generator
+
+
+    def train(loader, latent_dim=8):
+        G = Generator(latent_dim).to("cpu")
+        C = Critic().to("cpu")
+        E = Encoder(latent_dim).to("cpu")
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_c = torch.optim.Adam(C.parameters())
+        opt_e = torch.optim.Adam(E.parameters())
+        for real in loader:
+            z = G.sample_noise(real.size(0))
+            c_loss = C(G(z)).mean() - C(real).mean()
+            opt_c.zero_grad()
+            c_loss.backward()
+            opt_c.step()
+            z = G.sample_noise(real.size(0))
+            z_tilde = E(real)
+            e_loss = (real - G(z_tilde)).pow(2).mean() + (z - z_tilde).pow(2).mean()
+            E.zero_grad()
+            e_loss.backward(retain_graph=True)
+            opt_e.step()
+            z = G.sample_noise(real.size(0))
+            g_loss = C(real).mean() - C(G(z)).mean() + (real - G(E(real))).pow(2).mean()
+            G.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+    """
+    assert lines(source) == [16]
+
+
+@pytest.mark.parametrize("call, network", [
+    ("Generator(8)", False),            # a class imported from the project's model module: built
+    ("generator.Generator(8)", False),  # a class of an imported module: built
+    ("G(z)", True),                     # an imported `G` may be a network itself
+    ("netG(z)", True),
+])
+def test_a_call_of_an_imported_class_builds_a_network_it_does_not_run_one(call, network):
+    import libcst as cst
+
+    from torchcopylint.analysis.facts import ModuleFacts
+    from torchcopylint.analysis.gan_steps import _may_be_network
+
+    source = f"import generator\nfrom model import G, Generator, netG\nout = {call}\n"
+    module = cst.parse_module(source)
+    facts = ModuleFacts(module, "case.py", source)
+    assert _may_be_network(module.body[2].body[0].value, facts) is network
+
+
 def test_joint_optimizer_over_generator_and_discriminator_is_silent():
     source = """
     import itertools

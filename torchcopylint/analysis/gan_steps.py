@@ -1491,14 +1491,17 @@ def _may_be_network(call: cst.Call, facts) -> bool:
         return False
     if facts.builds_module(call):
         return False  # `G = Generator(latent_dim)`: a network of the file's class, built, not run
-    if type(func) is cst.Attribute and func.attr.value[:1].isupper():
+    spelled = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+    if spelled[:1].isupper() and (type(func) is cst.Attribute or not spelled.isupper()):
         root = func
         while type(root) is cst.Attribute:
             root = root.value
         module_level = facts.function_facts(facts.module)
         bindings = [binding for binding in module_level.bindings if type(root) is cst.Name and binding.name == root.value]
         if bindings and all(binding.kind == "import" for binding in bindings):
-            return False  # `generator.Generator(...)`: a class of an imported module, built, not a network run
+            # `generator.Generator(...)`, or `Generator(...)` imported from the project's model module: a
+            # class of another module, built, not a network run (an imported `G` may be a network itself).
+            return False
     return type(func) in (cst.Name, cst.Subscript, cst.Attribute)
 
 
