@@ -36,11 +36,12 @@ from torchcopylint.analysis.effects import (
 from torchcopylint.analysis.positions import Positions
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.tensors import (
+    NUMPY_ARRAY_MAKERS,
     Tensorness,
     TensorTyping,
     combine,
 )
-from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, numpy_names
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, numpy_name, numpy_names
 
 AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -656,6 +657,11 @@ class ModuleFacts(CalleeEffects, Callees):
                 return list(self.global_values(func.value))
             return [binding.value for binding in bindings]
         return []
+
+    def makes_numpy_array(self, value: Optional[cst.BaseExpression]) -> bool:
+        """Is the value an ndarray NumPy makes (`np.zeros(n)`, `np.empty((2, n))`)? Storing a tensor
+        into one (`losses[i] = loss`) stores its number: the array keeps no graph."""
+        return type(value) is cst.Call and numpy_name(value.func, self.numpy) in NUMPY_ARRAY_MAKERS
 
     def builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
         """Does the call build a network: a torch.nn class, a module class of the file, or a function of

@@ -91,6 +91,8 @@ class GraphKeptAlive(Rule):
             if accumulation.how in INSERTING_METHODS and accumulation.holder is not None \
                     and object_of_an_unknown_class(accumulation.holder, function, facts):
                 continue  # `meter.append(loss)` of a class of another file: what its method keeps is not known
+            if accumulation.how == "setitem" and _a_numpy_array(accumulation.holder, function, facts):
+                continue  # `losses[i] = loss` into `np.zeros(n)`: NumPy stores the number, not the tensor
             graph = loop_facts.graph_of(accumulation.value, loop, statement)
             if graph is None:
                 continue
@@ -482,6 +484,11 @@ def _subject(facts: ModuleFacts, value, origin) -> str:
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
     text = " ".join(facts.code_for(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _a_numpy_array(holder, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    bindings = function.bindings_at(holder) if holder is not None else frozenset()
+    return bool(bindings) and all(facts.makes_numpy_array(binding.value) for binding in bindings)
 
 
 def _held_by_the_iterable(value, loop, function: FunctionFacts) -> bool:
