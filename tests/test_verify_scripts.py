@@ -402,6 +402,29 @@ def test_a_function_carries_the_module_level_names_it_reads_never_the_loop():
     assert len(prepared.text.splitlines()) == len(source.splitlines())
 
 
+def test_a_function_carries_what_its_defaults_and_decorators_read():
+    # A default is evaluated where the function is defined, at the top level: `device=device` reads
+    # the module's `device`, which the function's own scope never names.
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        import functools
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        cache = functools.lru_cache(maxsize=None)
+        unrelated = torch.zeros(10 ** 9)
+
+        @cache
+        def train_step(model, loader, device=device):
+            for x in loader:
+                model(x.to(device)).sum().backward()
+    """)
+    kept = [line for line in function_text(source, frozenset({"train_step"})).text.splitlines() if line.strip()]
+    assert 'device = "cuda" if torch.cuda.is_available() else "cpu"' in kept, kept
+    assert "cache = functools.lru_cache(maxsize=None)" in kept, kept
+    assert not any("unrelated" in line for line in kept), kept
+
+
 def test_call_sites_say_how_each_input_of_a_network_is_made():
     from torchcopylint.verify.callsites import call_sites, readable
 

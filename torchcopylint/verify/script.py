@@ -819,7 +819,7 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
         wanted = set(reads)
         for name in names:
             if name in scopes and name in definitions:
-                wanted |= _globals_read(scopes[name])
+                wanted |= _globals_read(scopes[name]) | _read_where_defined(definitions[name])
         for node in kept:
             wanted |= {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
         wanted -= _BUILTINS
@@ -903,6 +903,18 @@ def _binds(node: ast.stmt) -> set[str]:
             continue
         pending.extend(ast.iter_child_nodes(current))
     return names
+
+
+def _read_where_defined(definition: ast.AST) -> set[str]:
+    """The names a definition reads as it runs at the top level, outside its body's scope: its
+    decorators and its parameters' defaults (`def train_step(model, device=device)`)."""
+    if isinstance(definition, ast.ClassDef):
+        expressions = list(definition.decorator_list)
+    else:
+        arguments = definition.args
+        expressions = [*definition.decorator_list, *arguments.defaults,
+                       *(default for default in arguments.kw_defaults if default is not None)]
+    return {sub.id for expression in expressions for sub in ast.walk(expression) if isinstance(sub, ast.Name)}
 
 
 def _globals_read(table: symtable.SymbolTable) -> set[str]:
