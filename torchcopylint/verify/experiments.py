@@ -962,7 +962,7 @@ def run_loaded(job: Job, probe: Optional[LineProbe] = None, shape: Optional[tupl
 
 
 def _made_text(ran: Ran) -> str:
-    return f"; {ran.made_text}" if ran.made_text else ""
+    return _prefixed(ran.made_text)
 
 
 @dataclass
@@ -1384,7 +1384,7 @@ def _attributed(written: Measured, fixed: Optional[Measured], marks: Optional[fl
                 line: int) -> tuple[Optional[Outcome], Optional[str]]:
     """The verdict on the flagged call from the step as written (marked) and with it detached."""
     watch = written.watch
-    made = f"; {written.made}" if written.made else ""
+    made = _prefixed(written.made)
     outcome = watch.outcome(line, "")
     if outcome.status != "confirmed":
         return Outcome(outcome.status, outcome.evidence + made), None  # no generator parameter in that graph
@@ -1567,7 +1567,7 @@ class GeneratorWatch:
                 self.change += difference
 
     def outcome(self, line: int, made: str) -> Optional[Outcome]:
-        made = f"; {made}" if made else ""
+        made = _prefixed(made)
         total = len(self.parameters)
         if not self.measured or self.failure:
             return None
@@ -1652,6 +1652,11 @@ def _around_backward(path: str, line: int, watch: GeneratorWatch, ready: Callabl
     return watching
 
 
+def _prefixed(text: str) -> str:
+    """`text` to append to a sentence of evidence ("; " first), or "" when there is none."""
+    return f"; {text}" if text else ""
+
+
 def _made_text_of(setting: Any, stopped: Optional[BaseException] = None) -> str:
     """What stood in for a setting, for an experiment that stops the run before `run_target` returns
     the text of what it made (`stopped`: how the run ended, which may carry that text)."""
@@ -1678,7 +1683,7 @@ def inplace_on_leaf(job: Job) -> Outcome:
             made = _made_text(ran)
         except Exception as error:  # noqa: BLE001 - the leaf error itself, or the code failing elsewhere
             failure = f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
-            made = f"; {_made_text_of(setting, error)}" if _made_text_of(setting, error) else ""
+            made = _prefixed(_made_text_of(setting, error))
         executed = set(probe.executed)
         # The probe sees the error where it is raised, even if the program catches it later.
         at_line = [exception for line, exception in probe.raised if line == job.line]
@@ -2345,7 +2350,7 @@ def graph_kept_alive(job: Job) -> Outcome:
             error = f"{type(raised).__name__}: {str(raised).splitlines()[0][:160] if str(raised) else ''}"
             stopped = raised
         executed = set(probe.executed)
-        made = f"; {_made_text_of(setting, stopped)}" if _made_text_of(setting, stopped) else ""
+        made = _prefixed(_made_text_of(setting, stopped))
         each = "call" if across_calls else "iteration"
         after = (f"{len(sizes)} calls of `{job.target.function_name}` on the same instance," if across_calls
                  else f"{len(sizes)} iterations")
