@@ -24,7 +24,7 @@ import pytest
 from conftest import TESTS_DATA, run_torchcopylint, snapshot
 
 from torchcopylint.engine import lint_source
-from torchcopylint.verify.importing import describe_failure, import_context
+from torchcopylint.verify.importing import describe_error, describe_failure, import_context
 from torchcopylint.verify.slicing import module_level_slice
 from torchcopylint.verify.snippet import snippet_source
 
@@ -164,6 +164,24 @@ def test_an_installed_package_that_fails_inside_is_not_called_missing(tmp_path: 
     error = ModuleNotFoundError("No module named 'json.not_a_submodule'", name="json.not_a_submodule")
     message = describe_failure(error, str(_touch(tmp_path / "x.py")))
     assert "not installed" not in message and "json.not_a_submodule" in message, message
+
+
+def test_a_project_module_that_does_not_parse_here_is_named_with_its_line(tmp_path: Path):
+    # A sibling written for Python 3.12 (`type seed_t = int | None`) fails as a bare "SyntaxError:
+    # invalid syntax" on 3.11; the user needs the file, the line and the Python it was run on.
+    script = _touch(tmp_path / "train.py")
+    module = tmp_path / "nets" / "model_resnet.py"
+    module.parent.mkdir()
+    module.write_text("import torch\n\ntype seed_t = int | None\n", encoding="utf-8")
+    try:
+        compile(module.read_text(encoding="utf-8"), str(module), "exec")
+    except SyntaxError as error:
+        message = describe_error(error, str(script))
+    else:
+        pytest.skip("this Python parses the `type` statement")
+    assert message.startswith("nets/model_resnet.py line 3 does not parse on this Python (3."), message
+    assert "at `type seed_t = int | None`" in message and message.endswith("it may need a newer one"), message
+    assert describe_error(ValueError("bad\nmore"), str(script)) == "ValueError: bad"
 
 
 def _touch(path: Path) -> Path:

@@ -76,7 +76,7 @@ def main(job_path: str, results_path: str) -> int:
         from torchcopylint.verify.absent import AbsentPackageUsed
         from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job
         from torchcopylint.verify import sandbox
-        from torchcopylint.verify.importing import enter, import_context, project_root
+        from torchcopylint.verify.importing import describe_error, enter, import_context, project_root
         from torchcopylint.verify.inputs import Factories
     except ImportError as error:
         for diagnosis in job["diagnostics"]:
@@ -160,8 +160,7 @@ def main(job_path: str, results_path: str) -> int:
         except AbsentPackageUsed as used:  # the code used a package that is not installed
             record(diagnosis["index"], "unverified", str(used))
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything
-            record(diagnosis["index"], "unverified", f"the experiment failed: {type(error).__name__}: "
-                                                     f"{str(error).splitlines()[0][:200] if str(error) else ''}")
+            record(diagnosis["index"], "unverified", f"the experiment failed: {describe_error(error, job['path'])}")
     return 0
 
 

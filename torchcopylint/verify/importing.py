@@ -318,6 +318,18 @@ def describe_failure(error: ImportError, path: str) -> str:
     return f"could not import what the code needs: {error}{f' (in {by})' if by else ''}"
 
 
+
+def describe_error(error: BaseException, path: str) -> str:
+    """One line for an error that stopped an experiment; a project module that does not parse on
+    this Python (written for a newer one: a `type` alias, PEP 695 generics) is named with its line."""
+    if isinstance(error, SyntaxError) and error.filename and os.path.isfile(error.filename):
+        statement = (error.text or "").strip()
+        return (f"{project_relative(error.filename, path)} line {error.lineno} does not parse on this Python "
+                f"({sys.version_info.major}.{sys.version_info.minor}: {error.msg}"
+                + (f" at `{statement[:80]}`" if statement else "") + "); it may need a newer one")
+    text = str(error)
+    return f"{type(error).__name__}: {text.splitlines()[0][:200] if text else ''}"
+
 # Modules of installed packages that only wrap another package and refuse to import without it, with
 # a message of their own (`from torch.utils.tensorboard import SummaryWriter` with no tensorboard):
 # the wrapped package is what is missing.
