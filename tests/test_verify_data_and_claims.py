@@ -229,6 +229,36 @@ def test_a_reshape_no_reading_sees_is_learned_from_the_first_run_s_error(verifie
         verdict.evidence
 
 
+def test_a_patch_discriminator_s_target_size_teaches_the_images_side(verified):
+    # 64-pixel stand-ins make 4x4 scores against the script's 8x8 target: the next run takes the side
+    # that makes them agree, and the listing of the user's folders never runs.
+    verdict = _verdict(verified, "unpaired_folders.py", "history.append(loss_g)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "each image 3x128x128 (for side 128: an earlier run on 64-pixel images compared 4 with 8 at dimension 3)" \
+        in verdict.evidence, verdict.evidence
+    assert "`loader = DataLoader(...)` over `UnpairedImages(...)` (line 15)" in verdict.evidence, verdict.evidence
+
+
+def test_side_learning_reads_only_spatial_mismatches_of_one_image_side():
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite
+
+    plan = DataPlan([DataSite(0, 1, 1, "DataLoader", "loader")])
+    plan._shapes[0] = (3, 64, 64)
+    learned = plan.learn_side(RuntimeError("The size of tensor a (4) must match the size of tensor b (8) at "
+                                           "non-singleton dimension 3"))
+    assert learned is not None and learned[0] == (3, 128, 128), learned
+    shrunk = plan.learn_side(RuntimeError("The size of tensor a (16) must match the size of tensor b (4) at "
+                                          "non-singleton dimension 2"))
+    assert shrunk is not None and shrunk[0] == (3, 16, 16), shrunk
+    for text in ("The size of tensor a (4) must match the size of tensor b (8) at non-singleton dimension 0",
+                 "The size of tensor a (3) must match the size of tensor b (8) at non-singleton dimension 3",
+                 "mat1 and mat2 shapes cannot be multiplied (4x10 and 20x1)"):
+        assert plan.learn_side(RuntimeError(text)) is None, text
+    assert DataPlan([], resized=(learned,)).candidates(DataSite(0, 1, 1, "DataLoader", "loader"), None)[0] == \
+        (3, 128, 128)
+
+
 def test_a_reshape_to_a_fixed_batch_size_gets_batches_of_that_size(verified):
     verdict = _verdict(verified, "fixed_batch_view.py", "d_loss = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict
@@ -369,6 +399,28 @@ def test_scikit_learn_makers_are_data_sites_and_train_test_split_keeps_its_argum
     # The in-memory dataset and its loader are no data sites: they run on the stand-in arrays.
     assert "TensorDataset(torch.from_numpy(X_train)" in rewritten.text and "DataLoader(train, batch_size=32" \
         in rewritten.text
+
+
+def test_an_assignment_only_stood_in_data_reads_does_not_run():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = ("import glob\nfrom torch.utils.data import DataLoader\nfrom folders import PairedImages\n"
+              "found = sorted(glob.glob('data/*.png'))\n"
+              "train = found[:100]\n"
+              "loader = DataLoader(PairedImages(train, train), batch_size=8)\n"
+              "for x in loader:\n    pass\n")
+    rewritten = rewrite_data(source)
+    assert [(site.target, site.kind) for site in rewritten.sites] == [
+        ("loader", "loader"), ("found", "unread"), ("train", "unread")], rewritten.sites
+    lines = rewritten.text.splitlines()
+    assert lines[3] == "found = __tcl_data__(1, None, None)" and lines[4] == "train = __tcl_data__(2, None, None)"
+    # Read anywhere else (a print, a count), the listing runs as written, and so what it feeds can too.
+    printed = source.replace("for x in loader:", "print(len(found))\nfor x in loader:")
+    assert [site.kind for site in rewrite_data(printed).sites] == ["loader"]
+    assert "found = sorted(glob.glob('data/*.png'))" in rewrite_data(printed).text
+    # A project class over values no listing made holds them in memory: it runs as written.
+    constant = source.replace("sorted(glob.glob('data/*.png'))", "['a.png', 'b.png']")
+    assert rewrite_data(constant).sites == []
 
 
 @pytest.mark.parametrize("call, hints, shapes, classes", [

@@ -77,6 +77,7 @@ SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size D
 # larger ones probed when none of those runs the network (verify/inputs.py's LARGE_SIDES, and 512).
 USUAL_SIDES = (64, 32, 28)
 LARGER_SIDES = (96, 128, 224, 256, 512)
+MIN_LEARNED_SIDE = 8    # the smallest image side a mismatch of sides may ask for (`learn_side`)
 IMAGE_LAYOUTS = [(1, 28), (3, 32), (3, 64), (1, 32), (1, 64), (3, 28), (3, 96), (3, 128)]
 
 
@@ -85,7 +86,7 @@ class DataPlan:
 
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
                  full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
-                 two_classes: bool = False) -> None:
+                 two_classes: bool = False, resized: tuple = ()) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -110,6 +111,8 @@ class DataPlan:
         # How many times the side of a pair's first image its later images have: a super-resolution
         # pair (`lr, hr`) whose target an earlier run found larger than its input (`learn_pair_scale`).
         self.pair_scale = pair_scale
+        # Sample shapes (and why) an earlier run's sizes asked for (`learn_side`): tried first.
+        self.resized = tuple(resized)
         # Labels of two classes only: after a run whose network scored fewer classes than the stand-in
         # labels held (`Target 9 is out of bounds` for an `ImageFolder` of three).
         self.two_classes = two_classes
@@ -127,6 +130,9 @@ class DataPlan:
     def make(self, index: int, batch: Optional[Callable] = None, size: Optional[Callable] = None,
              hints: Optional[dict] = None) -> Any:
         site = self.sites.get(index) or DataSite(index, 0, 0, "data", "data")
+        if site.kind == "unread":
+            self.describe(site, "not run: only the data stood in for reads it")
+            return (None,) * site.unpack if site.unpack > 1 else None
         if site.kind == "keras":
             return arrays.keras_data(self, site)
         if site.kind == "table":
@@ -243,6 +249,9 @@ class DataPlan:
             # read off loops over a name a notebook may rebind to several datasets. (A reshape an earlier
             # run failed on comes first.)
             found.append(said)
+        for shape, why in self.resized:
+            self._reshaped_for.setdefault(shape, why)
+            found.append(shape)
         reshapes = learned + reshapes
         for dimensions, what in reshapes:
             sample = dimensions[1:]
@@ -382,6 +391,31 @@ class DataPlan:
         if smaller not in self._pair_sides or larger % smaller or not 2 <= larger // smaller <= MAX_PAIR_SCALE:
             return None
         return larger // smaller
+
+    def learn_side(self, error: BaseException) -> Optional[tuple[tuple, str]]:
+        """A run whose network's output was compared with something of a side the code fixed itself
+        (a patch discriminator's 4x4 scores against `target = ones(batch, 1, 8, 8)`, made for the
+        128-pixel images the script trains on): the stand-in image shape whose side makes them agree,
+        and why; None when the error is no such mismatch or the run's images had no single side."""
+        match = SIDE_MISMATCH.search(str(error))
+        if match is None or int(match.group(3)) < 2:  # a batch or channel mismatch: not the images' side
+            return None
+        images = {shape for shape in self._shapes.values() if len(shape) == 3 and shape[1] == shape[2]}
+        if len(images) != 1:
+            return None
+        channels, side, _ = images.pop()
+        made, asked = int(match.group(1)), int(match.group(2))
+        # PyTorch names the input first and the target second (`mse_loss(output, target)`): the side
+        # that scales the output to the target's. Only whole powers of two a network's strides make.
+        larger, smaller = max(made, asked), min(made, asked)
+        if larger % smaller or larger // smaller not in (2, 4, 8, 16):
+            return None
+        new_side = side * asked // made if asked > made else side // (made // asked)
+        if not MIN_LEARNED_SIDE <= new_side <= LARGER_SIDES[-1] or new_side == side:
+            return None
+        shape = (channels, new_side, new_side)
+        return shape, (f"side {new_side}: an earlier run on {side}-pixel images compared {made} with {asked} "
+                       f"at dimension {match.group(3)}")
 
     def classes(self, site: DataSite) -> int:
         return 2 if self.two_classes else KNOWN_DATASETS.get(site.known or "", (None, CLASSES))[1]

@@ -9,7 +9,9 @@ is replaced by a call of the verifier's
 `__tcl_data__`, which makes stand-in batches at run time (verify/batches.py),
 shaped from what the code says (the dataset's known sample shape, a
 `Resize(64)` or `Grayscale()` in its transforms, the loader's `batch_size`)
-and from the networks that consume them.
+and from the networks that consume them. An assignment only those calls read, that
+lists the user's files (`train_a, train_b = folder_pairs("train")`, a `glob`), does
+not run either: its names are bound to None, which nothing reads.
 
 The replacement keeps the file's line numbers (a multi-line call becomes a call
 whose closing parenthesis sits on the original last line), so probes and
@@ -28,6 +30,7 @@ import ast
 import dataclasses
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -123,6 +126,8 @@ class DataSite:
     #                        and its kin: verify/tables.py) | unpacked (a file reader's value unpacked
     #                        into names, `x_tr, y_tr, x_te, y_te = torch.load(path)`: verify/arrays.py)
     #                        | mnist-csv (`np.loadtxt` of an MNIST CSV file: verify/arrays.py)
+    #                        | unread (an assignment only stood-in data reads, `paths = list_images(root)`:
+    #                        not run, its names bound to None)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
     known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST" (a Keras loader's: "mnist")
     channels: Optional[int] = None
@@ -149,7 +154,8 @@ class DataSite:
 
     @property
     def label(self) -> str:
-        shown = f"`{self.target} = {self.callee}(...)`" if self.target else f"`{self.callee}(...)`"
+        called = self.callee if self.kind == "unread" else f"{self.callee}(...)"  # unread: the value as written
+        shown = f"`{self.target} = {called}`" if self.target else f"`{called}`"
         over = f" over `{self.over}(...)`" if self.over else ""
         return f"{shown}{over} (line {self.line})"
 
@@ -202,13 +208,74 @@ def rewrite_data(source: str) -> Rewritten:
         return Rewritten(source)
     finder.sites = _with_readings(tree, finder.sites)
     edits = []
+    copied: list[ast.AST] = []  # what the stand-ins read at run time, copied from the calls they replace
     for site, call, batch, size in finder.sites:
         if site.kind == "split":  # the call runs, on what it is given: only the function is replaced
             edits.append((call.func, _replacement(site, None, None, call.func)))
         else:
-            edits.append((call, _replacement(site, batch, size, call, _array_hints(call, site) or
-                                             _loader_hints(call, site) or _maker_hints(call, site))))
-    return Rewritten(replace_nodes(source, edits), [site for site, _, _, _ in finder.sites])
+            hints = _array_hints(call, site) or _loader_hints(call, site)
+            copied += [node for node in (batch, size, *hints.values()) if node is not None]
+            # A maker's arguments are read only for an image size, and one that cannot be read gives none.
+            edits.append((call, _replacement(site, batch, size, call, hints or _maker_hints(call, site))))
+    sites = [site for site, _, _, _ in finder.sites]
+    replaced = [call for site, call, _, _ in finder.sites if site.kind != "split"]
+    for statement in _unread_feeders(tree, replaced, copied, imports):
+        target, unpack = _target_of(statement.value, statement)
+        site = DataSite(len(sites), statement.value.lineno, statement.value.end_lineno or statement.value.lineno,
+                        _clipped(ast.unparse(statement.value)), "unread", target, unpack=unpack)
+        sites.append(site)
+        edits.append((statement.value, _replacement(site, None, None, statement.value)))
+    return Rewritten(replace_nodes(source, edits), sites)
+
+
+def _unread_feeders(tree: ast.Module, replaced: list, copied: list, imports: dict) -> list[ast.Assign]:
+    """Assignments whose names only the replaced data calls read: `train_a, train_b =
+    make_datapath_list()` (a listing of the user's image folders), read by nothing but
+    `UnpairedDataset(train_a, train_b)`, stood in for. The stand-in never reads them, and running them
+    would read the user's files. To a fixed point: `paths = sorted(glob(root))` read only by such an
+    assignment is one too. One that reads no files and none of those names (a transform, a folder's
+    name) runs as written."""
+    kept = {id(node) for expression in copied for node in ast.walk(expression)}  # read at run time
+    hidden = {id(node) for call in replaced for node in ast.walk(call)} - kept
+    candidates = [node for node in ast.walk(tree) if isinstance(node, ast.Assign) and id(node.value) not in hidden
+                  and all(isinstance(name, ast.Name) for target in node.targets
+                          for name in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))]
+    feeders: list[ast.Assign] = []
+    while True:
+        read_outside = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+                        and isinstance(node.ctx, ast.Load) and id(node) not in hidden}
+        read_inside = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+                       and isinstance(node.ctx, ast.Load) and id(node) in hidden}
+        more = [statement for statement in candidates if statement not in feeders
+                and (names := {name.id for target in statement.targets for name in ast.walk(target)
+                               if isinstance(name, ast.Name)})
+                and names <= read_inside and not names & read_outside]
+        if not more:
+            break
+        feeders += more
+        hidden |= {id(node) for statement in more for node in ast.walk(statement.value)} - kept
+    # Of those, the ones that read files, and then those that read what they bound (which is not there).
+    chosen = [statement for statement in feeders if _lists_files(statement.value, imports)]
+    while True:
+        bound = {name.id for statement in chosen for target in statement.targets for name in ast.walk(target)
+                 if isinstance(name, ast.Name)}
+        more = [statement for statement in feeders if statement not in chosen and any(
+            isinstance(node, ast.Name) and node.id in bound for node in ast.walk(statement.value))]
+        if not more:
+            return sorted(chosen, key=lambda statement: statement.lineno)
+        chosen += more
+
+
+def _lists_files(expression: ast.expr, imports: dict) -> bool:
+    """Does the expression call a reader of files (`glob`, `os.listdir`, `open`) or a function of the
+    project that calls one (`folder_pairs("train")`)?"""
+    return any(isinstance(node, ast.Call) and ((_dotted(node.func) or "").rsplit(".", 1)[-1] in FILE_READING_CALLS
+                                               or _project_function_reads_files(_qualified(node.func, imports)))
+               for node in ast.walk(expression))
+
+
+def _clipped(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 # ------------------------------------------------------------------------------ how the code reads the data
@@ -501,13 +568,30 @@ def _is_dataset_base(base: ast.expr) -> bool:
     return name.rsplit(".", 1)[-1] in ("Dataset", "IterableDataset", "VisionDataset")
 
 
-def _may_read_files(dataset_class: ast.ClassDef) -> bool:
-    """Might the file's dataset class read files or the network? It takes a parameter named for a path
-    (`root`, `data_dir`), or calls a reader (`open`, `Image.open`, `np.load`, `os.listdir`, a dataset of
-    torchvision, a data function). A class that only computes its samples (`self.x = torch.arange(-1, 1,
-    0.1)`, a course's toy set) or keeps what it is given (`MyDataset(X, y)`) holds them in memory: it
+@functools.lru_cache(maxsize=64)
+def _project_function_reads_files(qualified: Optional[str]) -> bool:
+    """Does a function imported from a module of the project (`image_folders.folder_pairs`, its file
+    found on the import path, not run) read files or the network?"""
+    module, _, name = (qualified or "").rpartition(".")
+    if not module or module.split(".")[0] in THIRD_PARTY_DATA or module.split(".")[0] in sys.stdlib_module_names:
+        return False
+    source = samples.module_source(module)
+    try:
+        tree = ast.parse(source) if source is not None else None
+    except SyntaxError:
+        return False
+    function = next((node for node in (tree.body if tree is not None else ())
+                     if isinstance(node, ast.FunctionDef) and node.name == name), None)
+    return function is not None and _may_read_files(function)
+
+
+def _may_read_files(definition: ast.AST) -> bool:
+    """Might the dataset class (or function) read files or the network? It takes a parameter named for a
+    path (`root`, `data_dir`), or calls a reader (`open`, `Image.open`, `np.load`, `os.listdir`, a dataset
+    of torchvision, a data function). A class that only computes its samples (`self.x = torch.arange(-1,
+    1, 0.1)`, a course's toy set) or keeps what it is given (`MyDataset(X, y)`) holds them in memory: it
     runs as written."""
-    for node in ast.walk(dataset_class):
+    for node in ast.walk(definition):
         if isinstance(node, ast.arg) and node.arg != "self" and PATH_NAME.search(node.arg):
             return True
         if isinstance(node, ast.Call):
@@ -593,9 +677,25 @@ class _SiteFinder:
             module, _, name = qualified.rpartition(".")
             if module and module.split(".")[0] not in THIRD_PARTY_DATA and name[:1].isupper() \
                     and name not in IN_MEMORY and (_dotted(call.func) or "").split(".")[0] in imports \
-                    and _given_a_path(call):
+                    and (_given_a_path(call) or self._given_listed_files(call, imports)):
                 found.add(id(call))
         return found
+
+    def _given_listed_files(self, call: ast.Call, imports: dict) -> bool:
+        """Is the call given a name bound from a listing of files (`train_a = sorted(glob(...))`, or
+        `train_a, train_b = folder_pairs("train")`, a function of the project that reads them), directly
+        or through a few names (`train = found[:100]`)?"""
+        names = {value.id for value in [*call.args, *(keyword.value for keyword in call.keywords)]
+                 if isinstance(value, ast.Name)}
+        followed: set[str] = set()
+        while names - followed and len(followed) < MAX_LOOKED:
+            name = min(names - followed)
+            followed.add(name)
+            for value in self._values_of(name):
+                if _lists_files(value, imports):
+                    return True
+                names |= {sub.id for sub in ast.walk(value) if isinstance(sub, ast.Name)}
+        return False
 
     def _calls_data_function(self, call: ast.Call) -> bool:
         return isinstance(call.func, ast.Name) and call.func.id in self.data_functions

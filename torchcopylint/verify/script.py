@@ -106,12 +106,15 @@ _pair_scale = 1
 # Whether the stand-in labels hold two classes in this try: after one whose network scored fewer
 # classes than they held (verify/batches.py DataPlan.needs_fewer_classes).
 _two_classes = False
+# Sample shapes a function's stand-in images take first in this try, with why: after a try whose
+# network's output disagreed in side with a target the code sized itself (DataPlan.learn_side).
+_resized: tuple = ()
 
 
 def begin(keep_learned: bool = False, source: str = "") -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
-    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes
+    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized
     for plan in (*_log.plans, *_log.function_plans):
         plan.forget_modules()  # a sibling's loader made up for the last try is not this one's
     _log = _Log()
@@ -121,7 +124,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     if isinstance(sys.modules.get(amp.NAME), amp.AmpModule):
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
-        _learned, _shape_choice, _full_batches, _pair_scale, _two_classes = (), 0, False, 1, False
+        _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized = (), 0, False, 1, False, ()
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
@@ -135,7 +138,7 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes
+    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized
     if any(plan.needs_fewer_classes(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
         _two_classes = True
         return True
@@ -147,6 +150,11 @@ def learn_from(text: str) -> bool:
         scale = plan.learn_pair_scale(RuntimeError(text))
         if scale is not None:
             _pair_scale = scale
+            return True
+    for plan in (*_log.plans, *_log.function_plans):
+        resized = plan.learn_side(RuntimeError(text))
+        if resized is not None and resized not in _resized:
+            _resized, _shape_choice, _full_batches = (resized, *_resized), 0, False
             return True
     # No reshape to learn from, but sizes that disagree: batches cut small beside what the code sized by
     # its own batch size (`torch.ones(batch_size, 1)`, `x.view(batch_size, -1)`) take the size it asks
@@ -545,6 +553,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     _log.compared = compared_options(source)
     choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
+    resized = _resized
     errors: list[str] = []
     text = limited.text
     passed_writes: frozenset = frozenset()
@@ -553,7 +562,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         last = attempt == MAX_ATTEMPTS - 1
         attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
-                        two_classes)
+                        two_classes, resized)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -585,6 +594,10 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             scale = plan.learn_pair_scale(error)
             if scale is not None and before_claim and not last:  # a super-resolution pair: its target larger
                 pair_scale = scale
+                continue
+            side = plan.learn_side(error)
+            if side is not None and side not in resized and before_claim and not last:
+                choice, full_batches, resized = 0, False, (side, *resized)
                 continue
             if plan.needs_fewer_classes(error) and before_claim and not last:
                 two_classes = True
@@ -944,7 +957,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
         if not changed:
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
-                    pair_scale=_pair_scale, two_classes=_two_classes)
+                    pair_scale=_pair_scale, two_classes=_two_classes, resized=_resized)
     plan.place = place
     _log.function_plans.append(plan)
 
