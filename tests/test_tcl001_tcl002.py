@@ -206,6 +206,32 @@ def test_write_to_the_source_keeps_the_clone(write):
     assert lines(source, "TCL001") == []
 
 
+@pytest.mark.parametrize("identity_read", [
+    "print(copy.data_ptr() == x.data_ptr())",
+    "same = copy.storage().data_ptr() == x.storage().data_ptr()",
+    "print(copy.untyped_storage().data_ptr())",
+    "print(copy is x)",
+    "print(id(copy) != id(x))",
+])
+def test_a_read_of_which_memory_the_copy_is_keeps_the_clone(identity_read):
+    # A lesson showing that clone() allocates: without the copy, what it prints changes.
+    source = block(f"""
+        copy = x.clone()
+        {identity_read}
+        return self.fc(x) + copy
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_a_read_of_the_copy_s_shape_or_values_is_no_identity_read():
+    source = block("""
+        copy = x.clone()
+        print(copy.shape, copy.size(0), copy is not None)
+        return self.fc(x) + copy
+    """)
+    assert lines(source, "TCL001") == [line_of(source, "copy = x.clone()")]
+
+
 @pytest.mark.parametrize("init", [
     "self.act = nn.ReLU(inplace=True)",
     "self.act = nn.ReLU(True)",

@@ -56,6 +56,9 @@ MAY_ALIAS_METHODS = frozenset(
 # What in-place writes leave unchanged: reading these is not reading the values.
 METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
 METADATA_METHODS = frozenset({"size", "dim", "numel", "ndimension", "element_size", "nelement", "get_device"})
+# What tells one tensor's memory from another's (`y.data_ptr() == x.data_ptr()`, `y.storage()`): not its
+# values, but exactly what a copy changes.
+IDENTITY_METHODS = frozenset({"data_ptr", "storage", "untyped_storage", "_typed_storage", "is_set_to"})
 # Methods that put values into a container they are called on.
 CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put", "put_nowait"})
 # Calls on a container that change what it holds without reading its values.
@@ -193,7 +196,8 @@ class Read:
     # binding watching the read's storage -> in-place events since that binding was made
     events_since: dict
     # "value" (the values are used), "metadata" (`x.shape`, `x.dtype`, `x.size()`: unchanged by
-    # in-place writes) or "store" (`x[i] = v`: the name is written through, not read)
+    # in-place writes), "identity" (`x.data_ptr()`, `x.storage()`, `x is y`, `id(x)`: which memory
+    # it is, not what it holds) or "store" (`x[i] = v`: the name is written through, not read)
     use: str = "value"
     # binding reaching the read -> the events since it was made that hit it while this name held it
     # on a path to the read (events_since also counts writes made after the name was rebound)
@@ -1331,11 +1335,23 @@ class FunctionWalker:
             self._evaluate(expr.value, state)
             return
         if kind is cst.Call and type(expr.func) is cst.Attribute \
-                and type(expr.func.value) is cst.Name and expr.func.attr.value in METADATA_METHODS:
-            self._record_read(expr.func.value, state, use="metadata")
+                and type(expr.func.value) is cst.Name and expr.func.attr.value in METADATA_METHODS | IDENTITY_METHODS:
+            use = "metadata" if expr.func.attr.value in METADATA_METHODS else "identity"
+            self._record_read(expr.func.value, state, use=use)
             for arg in expr.args:
                 self._evaluate(arg.value, state)
             self.facts.call_statement[expr] = self._statement
+            return
+        if kind is cst.Call and type(expr.func) is cst.Name and expr.func.value == "id" and len(expr.args) == 1 \
+                and type(expr.args[0].value) is cst.Name:
+            self._record_read(expr.args[0].value, state, use="identity")
+            return
+        if kind is cst.Comparison and all(isinstance(target.operator, (cst.Is, cst.IsNot))
+                                          for target in expr.comparisons) \
+                and all(type(operand) is cst.Name and operand.value != "None"
+                        for operand in (expr.left, *(target.comparator for target in expr.comparisons))):
+            for operand in (expr.left, *(target.comparator for target in expr.comparisons)):  # `y is x`
+                self._record_read(operand, state, use="identity")
             return
         if kind is cst.IfExp and tests_type(expr.test):
             # `x.clone() if isinstance(x, torch.Tensor) else x`: the use proves nothing.

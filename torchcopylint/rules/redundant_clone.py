@@ -279,6 +279,8 @@ def _clone_needed(function: FunctionFacts, copy: Binding, source: cst.Name):
     reads = [read for storage in copy_storages for read in function.reads_of_storage(storage)]
     if not reads:
         return None
+    if any(read.use == "identity" for read in reads):
+        return None  # `y.data_ptr() != x.data_ptr()`, `y is x`: what it reads is that the copy is another tensor
     leaves = read_as_leaves(function)
     if copy in leaves or function.bindings_at(source) & leaves:
         return None  # a leaf of its own (`x_2 = x.clone(); x_2.requires_grad = True`): without the copy, one tensor
