@@ -295,6 +295,35 @@ def test_diagnostic_context_for_verify():
     assert diagnostic.message.endswith("use `fake.detach()`")
 
 
+def test_the_step_named_is_the_one_of_the_discriminator_fed_when_a_window_steps_two():
+    # A CycleGAN's two critics: both backwards, then both steps. Each finding names the optimizer
+    # that trains the discriminator it is about, not the window's first.
+    source = """
+    import torch
+
+
+    def critic_steps(G_ab, G_ba, D_a, D_b, real_a, real_b):
+        opt_d_a = torch.optim.Adam(D_a.parameters())
+        opt_d_b = torch.optim.Adam(D_b.parameters())
+        opt_g = torch.optim.Adam(list(G_ab.parameters()) + list(G_ba.parameters()))
+        fake_a = G_ba(real_b)
+        fake_b = G_ab(real_a)
+        loss_a = D_a(fake_a).mean() - D_a(real_a).mean()
+        loss_b = D_b(fake_b).mean() - D_b(real_b).mean()
+        opt_d_a.zero_grad()
+        opt_d_b.zero_grad()
+        loss_a.backward()
+        loss_b.backward()
+        opt_d_a.step()
+        opt_d_b.step()
+    """
+    found = sorted(tcl003(source), key=lambda diagnostic: diagnostic.location.line)
+    assert [d.location.line for d in found] == [11, 12]
+    assert [(d.context["backward_line"], d.context["step_line"]) for d in found] == [(15, 17), (16, 18)]
+    assert "for `opt_d_a` (step at line 17)" in found[0].message, found[0].message
+    assert "for `opt_d_b` (step at line 18)" in found[1].message, found[1].message
+
+
 def test_self_attribute_context():
     source = """
     import torch

@@ -54,7 +54,7 @@ class Window:
     """A step: the optimizers stepped after one backward, and the losses backpropagated since the
     previous step (as statement orders: after `after`, before `before`)."""
 
-    optimizers: tuple  # every optimizer stepped with these gradients; the first is reported
+    optimizers: tuple  # every optimizer stepped with these gradients (a finding names the one of its discriminator)
     trained: frozenset  # the modules those optimizers update
     after: int
     before: int
@@ -203,11 +203,11 @@ class GanSteps:
                 reused = self._reused_after_step(function, call, window, loss_statement, generator_step)
             unsafe = _fix_breaks(call, argument, function, self.facts, window) \
                 or self._callee_differentiates(call, function)
-            optimizer, step_statement = window.optimizers[0], window.step_statement
-            if generator_step is not None:
-                stepper = _stepper(window, trained, context.optimizers)
-                optimizer = stepper.optimizer
-                step_statement = stepper.statement
+            # The step of the optimizer that trains this discriminator, where a window steps several
+            # (`d_horse_optimizer.step(); d_zebra_optimizer.step()` after both backwards).
+            stepper = _stepper(window, trained if generator_step is not None else frozenset({discriminator}),
+                               context.optimizers)
+            optimizer, step_statement = stepper.optimizer, stepper.statement
             return UndetachedFake(
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
