@@ -450,6 +450,26 @@ def test_recurrent_state_set_afresh_before_each_grad_mode_call_trains_update_aft
     assert agent.net.hidden.grad_fn is not None and agent.net.hidden.requires_grad  # the state does carry a graph
 
 
+def test_recurrent_state_a_method_of_the_network_returns_detached_trains_update_after_update():
+    clean = _example("clean", "class RecurrentQ")
+    assert not lint_source(clean.source, "<x>")
+    torch.manual_seed(0)
+    agent = _define(clean, "Agent")(5, 3)
+    for _ in range(3):  # no freed-graph error: each update starts from the detached, zeroed state
+        assert isinstance(agent.optimize(torch.randn(6, 4, 5), torch.randn(4, 3)), float)
+    assert agent.hidden.grad_fn is not None  # the state does carry the last update's graph
+    # Without the reset the second update backpropagates into the first one's freed graph.
+    chained = clean.source.replace(
+        "            self.hidden, self.cell = self.q.reset_states(self.hidden, self.cell)\n", "            pass\n")
+    assert [d.code for d in lint_source(chained, "<x>")] == ["TCL007", "TCL007"]
+    namespace: dict = {}
+    exec(compile(chained, "<TCL007 chained state>", "exec"), namespace)  # noqa: S102
+    agent = namespace["Agent"](5, 3)
+    agent.optimize(torch.randn(6, 4, 5), torch.randn(4, 3))
+    with pytest.raises(RuntimeError, match=FREED):
+        agent.optimize(torch.randn(6, 4, 5), torch.randn(4, 3))
+
+
 def test_recurrent_state_chained_by_calls_without_a_reset_between_is_flagged():
     # The same network, called twice in grad mode after one reset: the second call builds on the first's graph.
     source = _example("clean", "class RecurrentActor").source.replace(

@@ -216,15 +216,18 @@ class FunctionContainers:
         # `total = total.detach()`, `total = float(total)`: the same number, without the graphs.
         return not _reads_attached(binding.value, reads_the_sum)
 
-    def reset_before(self, update: StateUpdate) -> Optional[StateUpdate]:
+    def reset_before(self, update: StateUpdate, detaching: frozenset = frozenset()) -> Optional[StateUpdate]:
         """An assignment of the same `self.` attribute that does not read its previous value
-        (`self.loss = 0`) and that every call runs between two runs of `update`: before it on every
-        path through the method (earlier in a block that holds `update`), or at the end of the
-        method's body with no `return` before it. Each call then starts the attribute over, and
-        what `update` builds on is this call's value, not the previous call's graph."""
+        (`self.loss = 0`), or whose statement is one of `detaching` (`self.h = self.h.detach()`, a
+        method returning its arguments detached), and that every call runs between two runs of
+        `update`: before it on every path through the method (earlier in a block that holds
+        `update`), or at the end of the method's body with no `return` before it. Each call then
+        starts the attribute over, and what `update` builds on is this call's value, not the
+        previous call's graph."""
         function = self.function
         for reset in self.state_updates:
-            if reset.attribute != update.attribute or reset.builds_on_previous or reset.augmented:
+            if reset.attribute != update.attribute or reset.augmented \
+                    or (reset.builds_on_previous and reset.statement not in detaching):
                 continue
             if function.order_of(reset.statement) < function.order_of(update.statement):
                 if _runs_before(function, reset.statement, update.statement):
@@ -329,7 +332,25 @@ def _runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNo
         for position, statement in enumerate(body):
             if statement is line:
                 return any(node is later for following in body[position + 1:] for node in walk(following))
+            if type(statement) is cst.If and type(statement.body) is cst.IndentedBlock and line in statement.body.body:
+                # `if self.mode == "lstm": reset` ... `elif self.mode == "lstm": update`: the same test,
+                # read again with nothing it reads assigned between, holds on the later path too.
+                test = _code(statement.test)
+                between = body[position + 1:]
+                for index, following in enumerate(between):
+                    if not any(node is later for node in walk(following)):
+                        continue
+                    guarded = [branch for branch in walk(following) if type(branch) is cst.If
+                               and _code(branch.test) == test and any(node is later for node in walk(branch.body))]
+                    read = {_code(node) for node in walk(statement.test) if type(node) in (cst.Name, cst.Attribute)}
+                    assigned = {_code(target.target) for earlier_statement in [statement.body, *between[:index + 1]]
+                                for target in walk(earlier_statement) if type(target) is cst.AssignTarget}
+                    return bool(guarded) and not read & assigned
     return False
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _ends_every_call(function: FunctionFacts, statement: cst.CSTNode) -> bool:

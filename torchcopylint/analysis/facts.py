@@ -133,6 +133,11 @@ class ModuleFacts(CalleeEffects, Callees):
                         if type(target) is cst.Attribute and type(target.value) is cst.Name \
                                 and target.value.value == "self":
                             self_assignments.setdefault(method, []).append((target.attr.value, node.value))
+            elif kind is cst.AnnAssign:  # `self.dqn: LSTMDQN = LSTMDQN(actions)`
+                target = node.target
+                if method is not None and node.value is not None and type(target) is cst.Attribute \
+                        and type(target.value) is cst.Name and target.value.value == "self":
+                    self_assignments.setdefault(method, []).append((target.attr.value, node.value))
             elif kind is cst.IndentedBlock or kind is cst.Module:
                 children = child_nodes(node)
                 for child in children:

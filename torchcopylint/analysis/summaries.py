@@ -202,6 +202,19 @@ class Summaries:
             method = self._method(owner, attribute)
             if method is not None:
                 return method, None, f"self.{attribute}"
+        if type(func) is cst.Attribute and type(func.value) is cst.Attribute and type(func.value.value) is cst.Name \
+                and func.value.value.value == "self" and func.attr.value not in ("forward", "__call__"):
+            # `self.net.reset_states(h, c)`, every `self.net = Net(...)` a class of the file: its method
+            # (of the classes built there, the one that has it: the call fails on any other).
+            owner = self.facts.classes.get(function.class_name or "")
+            values = self.facts.attribute_values(owner, func.value.attr.value) if owner is not None else []
+            built = {value.func.value for value in values if type(value) is cst.Call and type(value.func) is cst.Name}
+            if values and len(built) == len({id(value) for value in values if type(value) is cst.Call}) \
+                    and built <= set(self.facts.classes):
+                methods = {method for method in (self._method(self.facts.classes[name], func.attr.value)
+                                                 for name in built) if method is not None}
+                if len(methods) == 1:
+                    return methods.pop(), None, f"self.{func.value.attr.value}.{func.attr.value}"
         return None
 
     def network_keys(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> frozenset:

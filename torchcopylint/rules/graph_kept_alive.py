@@ -167,13 +167,17 @@ class GraphKeptAlive(Rule):
         if owner is None or not (backwards or facts.is_module_class(owner)):
             return
         slices = None
+        # `self.h, self.c = self.net.reset_states(self.h, self.c)` with `return h.detach(), c.detach()`:
+        # built on the previous value, but with no graph: a fresh start, as `self.h = self.h.detach()` is.
+        detaching = frozenset(update.statement for update in containers.state_updates
+                              if update.builds_on_previous and _carries_no_graph(update.value, facts, function))
         for update in containers.state_updates:
             statement = update.statement
             if not update.builds_on_previous and not backwards:
                 continue  # a value kept for the next call matters only to a backward that reads it
             if statement in reported or _detached(update.value) or not facts.grad_enabled_at(function, statement):
                 continue
-            if update.builds_on_previous and containers.reset_before(update) is not None:
+            if update.builds_on_previous and containers.reset_before(update, detaching) is not None:
                 continue  # `self.loss = 0` first, then `self.loss += term` in a loop: one call's sum
             if update.builds_on_previous and (started_over_by_every_caller(facts, function, update.attribute)
                                               or reset_offered_to_callers(facts, function, update.attribute)):
@@ -543,6 +547,21 @@ def _same_or_within(kept: tuple, backpropagated: tuple) -> bool:
     other (`out` holds `out.loss`); `loss_module.target` is not `loss_module.loss`."""
     shorter = min(len(kept), len(backpropagated))
     return kept[:shorter] == backpropagated[:shorter]
+
+
+def _carries_no_graph(value, facts: ModuleFacts, function: FunctionFacts) -> bool:
+    """Detached, or the call of a function of the file every `return` of which returns detached
+    values (`return h.detach(), c.detach()`)."""
+    if _detached(value):
+        return True
+    summary = facts.callee_summary(value, function) if isinstance(value, cst.Call) else None
+    body = summary.facts_of_body if summary is not None else None
+    returned = [statement.value for statement in body.statement_order if isinstance(statement, cst.Return)] \
+        if body is not None else []
+    return bool(returned) and all(
+        value is not None and all(_detached(element) for element in (
+            [item.value for item in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]))
+        for value in returned)
 
 
 def _detached(value) -> bool:
