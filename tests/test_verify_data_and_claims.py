@@ -257,6 +257,29 @@ def test_side_learning_reads_only_spatial_mismatches_of_one_image_side():
         assert plan.learn_side(RuntimeError(text)) is None, text
     assert DataPlan([], resized=(learned,)).candidates(DataSite(0, 1, 1, "DataLoader", "loader"), None)[0] == \
         (3, 128, 128)
+    # A network that downsamples more than the images allow: twice the side.
+    small = plan.learn_side(RuntimeError("Calculated padded input size per channel: (3 x 3). Kernel size: (4 x 4). "
+                                         "Kernel size can't be greater than actual input size"))
+    assert small is not None and small[0] == (3, 128, 128) and "found 64-pixel images too small" in small[1], small
+
+
+def test_a_checkpoint_of_networks_the_code_built_leaves_them_as_they_are():
+    import torch
+
+    from torchcopylint.verify import arrays
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite
+
+    # `generator, discriminator = torch.load("./model/gan.pkl")` after both were built: they keep
+    # their weights; over names that hold no network yet, stand-in tensors.
+    site = DataSite(0, 5, 5, "torch.load", "unpacked", "generator, discriminator", unpack=2)
+    plan = DataPlan([site])
+    generator, discriminator = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+    plan.namespace.update(generator=generator, discriminator=discriminator)
+    assert arrays.unpacked(plan, site) == (generator, discriminator)
+    assert "a checkpoint of the networks `generator`, `discriminator` the code built before" in plan.described[0]
+    fresh = DataPlan([site])
+    assert all(isinstance(value, torch.Tensor) for value in arrays.unpacked(fresh, site))
 
 
 def test_a_reshape_to_a_fixed_batch_size_gets_batches_of_that_size(verified):

@@ -153,10 +153,13 @@ def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():
     found = settings_for(method, names, {}, "cpu", None, defaults)
     made = [setting.make()[0] for setting in found]
     assert [(m["self.eps"], m["self.steps"], m["self.targeted"], m["self.norm"]) for m in made] == [
-        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2")] + [(0.3, 10, False, "inf")] * 3
+        (0.3, 10, False, "inf"), (0.3, 10, True, "inf"), (0.3, 10, False, "l2")] + [(0.3, 10, False, "inf")] * 4
     # Last, the same with one sample a batch, with the tensors as small images, and both: code written for
-    # one sample or for images runs on nothing else.
-    assert [tuple(m["x"].shape) for m in made] == [(4, 8)] * 3 + [(1, 8), (4, 3, 16, 16), (1, 3, 16, 16)]
+    # one sample or for images runs on nothing else; then images as a loader gives them, requiring no
+    # grad (an attack that makes its own leaf from them fails on any other).
+    assert [tuple(m["x"].shape) for m in made] == [(4, 8)] * 3 + [(1, 8), (4, 3, 16, 16), (1, 3, 16, 16),
+                                                                  (4, 3, 16, 16)]
+    assert [m["x"].requires_grad for m in made] == [True] * 6 + [False]
     # A device default never leaves the verification device.
     assert all(m["self.device"] == "cpu" for m in made)
 
@@ -955,3 +958,30 @@ def test_a_number_that_is_the_input_of_a_torch_function_is_a_zero_dim_tensor():
     assert isinstance(made["m"], torch.Tensor) and made["m"].dim() == 0, made
     assert not isinstance(made["scale"], torch.Tensor), made
     assert "m = tensor(0.1000)" in text, text
+
+
+def test_a_loader_iterated_and_its_dataset_read_is_no_namespace_of_options():
+    # `for data, target in enumerate(test_loader)`, then `len(test_loader.dataset)`: a loader, though
+    # `dataset` is also what a namespace of options (`args.dataset`) holds.
+    code = ("def evaluate(model, test_loader, configs, device):\n"
+            "    for batch_idx, (data, target) in enumerate(test_loader):\n"
+            "        output = model(torch.tensor(data).to(device))\n"
+            "    return 1.0 / len(test_loader.dataset)\n")
+    from torchcopylint.verify.standins import settings_for
+
+    settings = settings_for(ast.parse(code).body[0], ["model", "test_loader", "configs", "device"], {}, "cpu")
+    assert settings[0].plan.kinds["test_loader"] == "loader", settings[0].plan.kinds
+
+
+def test_a_tensor_indexed_by_labels_holds_a_row_per_class():
+    from torchcopylint.verify.inputs import CLASSES
+    from torchcopylint.verify.standins import make, plan, uses
+
+    code = ("def loss(model, x, y, cw_eps):\n    out = model(x)\n    batch_eps = cw_eps[y]\n"
+            "    return F.cross_entropy(out, y) * batch_eps.mean()\n")
+    node = ast.parse(code).body[0]
+    built = plan(["model", "x", "y", "cw_eps"], uses(node), {}, {"model": "network"})
+    assert built.kinds["cw_eps"] == "tensor" and built.per_class == ("cw_eps",), (built.kinds, built.per_class)
+    made = make(built, "cpu")
+    assert tuple(made["cw_eps"].shape) == (CLASSES,)
+    assert made["cw_eps"][made["y"]].shape == made["y"].shape  # every label the stand-ins hold indexes a row

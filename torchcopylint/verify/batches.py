@@ -63,6 +63,9 @@ BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match
 SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
                            r"non-singleton dimension (\d+)")
 MAX_PAIR_SCALE = 8
+# A network that downsamples images smaller than one of its kernels, as PyTorch words it.
+TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Expected more than 1 spatial element "
+                       r"when training|Output size is too small")
 # The `classes` torchvision's datasets of known samples give, in order.
 CLASS_NAMES = {
     "MNIST": tuple(f"{digit} - {name}" for digit, name in enumerate(
@@ -397,13 +400,18 @@ class DataPlan:
         (a patch discriminator's 4x4 scores against `target = ones(batch, 1, 8, 8)`, made for the
         128-pixel images the script trains on): the stand-in image shape whose side makes them agree,
         and why; None when the error is no such mismatch or the run's images had no single side."""
-        match = SIDE_MISMATCH.search(str(error))
-        if match is None or int(match.group(3)) < 2:  # a batch or channel mismatch: not the images' side
-            return None
         images = {shape for shape in self._shapes.values() if len(shape) == 3 and shape[1] == shape[2]}
         if len(images) != 1:
             return None
         channels, side, _ = images.pop()
+        if TOO_SMALL.search(str(error)) and side * 2 <= LARGER_SIDES[-1]:
+            # A network that downsamples more than the stand-in images allow (a 70x70 PatchGAN's 4x4
+            # kernel on what is left of 64 pixels): twice the side.
+            return (channels, side * 2, side * 2), (f"side {side * 2}: an earlier run's network found {side}-pixel "
+                                                    f"images too small")
+        match = SIDE_MISMATCH.search(str(error))
+        if match is None or int(match.group(3)) < 2:  # a batch or channel mismatch: not the images' side
+            return None
         made, asked = int(match.group(1)), int(match.group(2))
         # PyTorch names the input first and the target second (`mse_loss(output, target)`): the side
         # that scales the output to the target's. Only whole powers of two a network's strides make.

@@ -36,7 +36,7 @@ BATCH = 4
 PLAIN_LEAF_MARK = "_torchcopylint_plain_leaf"
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
-MAX_SETTINGS = 8
+MAX_SETTINGS = 9
 IMAGE = (3, 16, 16)  # one sample of a stand-in image batch
 
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", "children", "state_dict",
@@ -124,6 +124,7 @@ class Use:
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
+    per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
 
     @property
     def seen(self) -> bool:
@@ -351,6 +352,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             key = _key(node.slice)
             if key is not None and LABEL_NAMES.match(key.split(".")[-1]):
                 use(node.slice).class_target = True  # `self.prototypes[labels]`
+                if indexed is not None:
+                    indexed.per_class = True  # `batch_eps = cw_eps[y]`: a value per class
             if isinstance(node.slice, ast.Subscript) and _key(node.slice.value) is not None:
                 use(node.slice.value).class_target = True  # `output[i][y[i]]`: its elements are indices
             if key is not None and _key(node.value) is not None:
@@ -751,6 +754,11 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 # ------------------------------------------------------------------------ kinds and plans
 
 
+# Builtins (and progress bars) that iterate what they are given: no namespace of options is.
+ITERATING_CALLS = frozenset({"enumerate", "iter", "zip", "list", "tuple", "sorted", "tqdm", "trange", "reversed",
+                             "map", "filter", "next"})
+
+
 def may_be_namespace(name: str) -> bool:
     """A name whose attributes can be options: a plain name (`args`) or an attribute of the object
     (`self.params`, a trainer's hyperparameters)."""
@@ -776,6 +784,8 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
             attributes.add(parent.attr)
         elif not (isinstance(parent, ast.Call) and node in parent.args or isinstance(parent, ast.keyword)):
             return {}  # indexed, iterated, computed with: not a namespace
+        elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ITERATING_CALLS:
+            return {}  # `enumerate(test_loader)`, then `test_loader.dataset`: a loader, iterated
     if not attributes - (TENSOR_METHODS | MODULE_METHODS | OPTIMIZER_METHODS | HOOK_METHODS | LAYER_ATTRIBUTES
                          | DEVICE_ATTRIBUTES):
         return {}  # `x.shape`, `device.type`: what a tensor or a device has
@@ -900,6 +910,7 @@ class Plan:
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
+    per_class: tuple = ()                         # tensors the code indexes by labels: a row per class
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
     batch: int = BATCH                            # samples in each stand-in tensor's batch
@@ -1032,10 +1043,11 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
     leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
     keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
+    per_class = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).per_class)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
-                batch=batch)
+                batch=batch, per_class=per_class)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1084,8 +1096,11 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
         elif kind == "tensor" and name in plan_.leaves:
             # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
-            made[name] = torch.rand(plan_.batch, *plan_.sample, device=device)
+            made[name] = torch.rand(*((CLASSES,) if name in plan_.per_class else (plan_.batch, *plan_.sample)),
+                                    device=device)
             setattr(made[name], PLAIN_LEAF_MARK, f"`{name}`, a stand-in made as a leaf that does not require grad")
+        elif kind == "tensor" and name in plan_.per_class:  # `cw_eps[y]`: one value per class the labels name
+            made[name] = stand_in_tensor(device, (CLASSES,), name=name)
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (plan_.batch, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (plan_.batch, *plan_.sample), name=name)
@@ -1291,6 +1306,15 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     if one and images:
         fallbacks.append(StandIns("stand-ins (image batches of one sample)",
                                   replace(base.varied("", None, sample=IMAGE), batch=1), device))
+    data = tuple(name for name, kind in base.kinds.items() if kind == "tensor" and name not in base.leaves)
+    if data:
+        # Inputs as a loader gives them, requiring no grad: code that makes its own leaf from them
+        # (`delta = torch.clamp(delta, 0 - x, 1 - x)`, then `delta.requires_grad = True`) fails on any
+        # other ("you can only change requires_grad flags of leaf variables").
+        fallbacks.append(StandIns("stand-ins (image batches as data, requiring no grad)" if images else
+                                  "stand-ins (tensors as data, requiring no grad)",
+                                  replace(base.varied("", None, sample=IMAGE) if images else base,
+                                          leaves=base.leaves + data), device))
     return variants[:MAX_SETTINGS - len(fallbacks)] + fallbacks
 
 
