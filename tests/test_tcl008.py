@@ -97,3 +97,21 @@ def test_a_copy_under_a_test_of_what_the_value_is_follows_the_test(guard, flagge
         return values.to(device)
     """
     assert bool(_tcl008_lines(source)) == flagged
+
+
+@pytest.mark.parametrize("expression, flagged", [
+    # The conditional expression's own test: its `else` is taken only for what is not a tensor.
+    ("values.to(device) if isinstance(values, torch.Tensor) else torch.tensor(values)", False),
+    ("torch.tensor(values) if not torch.is_tensor(values) else values", False),
+    # A test of something else says nothing of `values`.
+    ("torch.tensor(values) if values.dim() else values", True),
+])
+def test_a_copy_in_a_branch_of_a_conditional_expression_follows_its_test(expression, flagged):
+    source = f"""
+    import torch
+
+
+    def to_tensor(values: torch.Tensor, device="cpu"):
+        return {expression}
+    """
+    assert bool(_tcl008_lines(source)) == flagged

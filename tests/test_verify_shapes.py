@@ -334,6 +334,37 @@ def test_top_level_calls_say_what_each_parameter_gets_and_what_it_reads():
     assert in_main.reads == {"torch", "d"}
 
 
+def test_a_function_of_the_file_that_only_computes_data_runs_for_a_call_s_arguments():
+    from torchcopylint.verify.topcalls import top_level_calls
+
+    source = textwrap.dedent("""\
+        def create_data(slope, n=50):
+            x = torch.randn(n, 1)
+            return x, slope * x + torch.randn(n, 1) / 2
+
+        def load_data(path):
+            return torch.load(path)
+
+        def fit(model, x, y):
+            for step in range(3):
+                model(x)
+
+        def train(x, y):
+            pass
+
+        for slope in slopes:
+            x, y = create_data(slope)
+            a, b = load_data("data.pt")
+            fit(net, a, b)
+            train(x, y)
+        """)
+    [site] = top_level_calls(source, "train")
+    # create_data computes its values (no loop, no file, no other function of the file): it runs once.
+    # load_data reads a file, fit loops and trains: neither does.
+    assert [(names, runnable) for names, _, _, runnable in site.before] == [
+        (("x", "y"), True), (("a", "b"), False)]
+
+
 def test_what_a_top_level_call_reads_is_carried_but_never_a_loop_or_a_training_run():
     from torchcopylint.verify.script import function_text
 

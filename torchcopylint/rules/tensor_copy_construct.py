@@ -9,7 +9,7 @@ import libcst as cst
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.loaders import Batch
 from torchcopylint.analysis.syntax import walk
-from torchcopylint.analysis.tensors import Tensorness
+from torchcopylint.analysis.tensors import Tensorness, tests_type
 from torchcopylint.diagnostic import Severity
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import method_call, without_trailing_comma
@@ -70,8 +70,13 @@ def _type_tested(call: cst.Call, name: cst.Name, facts: ModuleFacts) -> bool:
     if site is None:
         return False
     function, statement = site
+    # `labels.to(device) if isinstance(labels, torch.Tensor) else torch.tensor(labels)`: an `if` of the
+    # statement's own expression, the call in one of its branches.
+    tests = [expression.test for expression in walk(statement) if type(expression) is cst.IfExp
+             and tests_type(expression.test)
+             and any(node is call for branch in (expression.body, expression.orelse) for node in walk(branch))]
     return any(type(node) is cst.Name and node.value == name.value
-               for test in function.type_tests_of.get(statement, ()) for node in walk(test))
+               for test in (*function.type_tests_of.get(statement, ()), *tests) for node in walk(test))
 
 
 def _loader_batch(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> Optional[Batch]:

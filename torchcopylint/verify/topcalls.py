@@ -92,8 +92,9 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
     if definition is None:
         return ()
     called_as = called_as or function_name
+    makers = _data_makers(tree)
     found = [_site(call, definition, loops, before, called_as)
-             for call, loops, before in _calls_in(tree.body, called_as, (), ())]
+             for call, loops, before in _calls_in(tree.body, called_as, (), (), makers=makers)]
     # Then the calls in the module's program functions (`def main():`, which take nothing): the body
     # before the call makes what it passes (`x = torch.randn(..., requires_grad=True)`); only the
     # assignments its arguments need run, once, and those that call a function of the file never.
@@ -102,7 +103,7 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
                 or _required_parameters(program) or program is definition:
             continue
         local = _bound_in(program)
-        for call, loops, before in _calls_in(program.body, called_as, (), (), everywhere=True):
+        for call, loops, before in _calls_in(program.body, called_as, (), (), everywhere=True, makers=makers):
             needed = _needed(call, loops, before)
             site = _site(call, definition, loops, needed, called_as, local, program.name)
             found.append(site)
@@ -504,7 +505,8 @@ def _definition(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
     return None
 
 
-def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, everywhere: bool = False):
+def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, everywhere: bool = False,
+              makers: frozenset = frozenset()):
     """(call, loops around it, assignments before it in those loops) for each call of the function in
     `body`, looking into loops, branches and main guards, never into definitions. `everywhere`: the
     assignments before it outside loops too (a function's body, where every name is its own)."""
@@ -514,12 +516,12 @@ def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, every
             continue
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             inner_loops = loops + ((ast.unparse(statement.target), ast.unparse(statement.iter)),)
-            yield from _calls_in(statement.body, function_name, inner_loops, tuple(earlier), everywhere)
+            yield from _calls_in(statement.body, function_name, inner_loops, tuple(earlier), everywhere, makers)
             continue
         if isinstance(statement, _BLOCKS):
             for block in (getattr(statement, "body", []), getattr(statement, "orelse", []),
                           *(handler.body for handler in getattr(statement, "handlers", []))):
-                yield from _calls_in(block, function_name, loops, tuple(earlier), everywhere)
+                yield from _calls_in(block, function_name, loops, tuple(earlier), everywhere, makers)
             continue
         for node in ast.walk(statement):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function_name:
@@ -527,24 +529,61 @@ def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, every
         if (loops or everywhere) and isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             names = tuple(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
-            runnable = isinstance(statement, ast.Assign) and _plain_assignment(statement)
+            runnable = isinstance(statement, ast.Assign) and _plain_assignment(statement, makers)
             earlier.append((names, ast.unparse(statement), statement.lineno, runnable))
 
 
-def _plain_assignment(statement: ast.Assign) -> bool:
+def _plain_assignment(statement: ast.Assign, makers: frozenset = frozenset()) -> bool:
     """An assignment in the loop the experiment may run once before the call: it calls no function of
-    the file (which may train) and steps nothing."""
+    the file (which may train) but those of `makers`, and steps nothing."""
     for node in ast.walk(statement.value):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ("backward", "step", "zero_grad"):
                 return False
             if isinstance(func, ast.Name) and func.id not in _BUILTINS and func.id[:1].islower() \
-                    and func.id not in ("len", "range"):
+                    and func.id not in ("len", "range") and func.id not in makers:
                 return False  # a function (of the file, or imported): it may read data or train
         if isinstance(node, (ast.Lambda, ast.Yield, ast.Await, ast.NamedExpr)):
             return False
     return True
+
+
+# What a function that only computes data may call: tensor and number libraries, and a few builtins.
+COMPUTING_MODULES = frozenset({"torch", "np", "numpy", "math", "random", "F"})
+COMPUTING_BUILTINS = frozenset({"len", "range", "int", "float", "bool", "abs", "min", "max", "round", "sum", "list",
+                                "tuple", "dict"})
+
+
+def _data_makers(tree: ast.Module) -> frozenset:
+    """The file's top-level functions that only compute a value (`def create_data(slope, N=50): x =
+    torch.randn(N, 1); return x, slope * x`): no loop, no `global`, no `with`, and calls of torch,
+    NumPy, `math` and `random`, of a few builtins, or of methods of its own values only (none that
+    steps or backpropagates). Running one once for a call's arguments trains nothing and reads
+    nothing."""
+    found = set()
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+            continue
+        local = {argument.arg for argument in ast.walk(function.args) if isinstance(argument, ast.arg)} | \
+            {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        plain = True
+        for node in ast.walk(function):
+            if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.Global, ast.Nonlocal, ast.Yield,
+                                 ast.YieldFrom, ast.With, ast.AsyncWith, ast.Try, ast.Lambda)):
+                plain = False
+            elif isinstance(node, ast.Call):
+                head = node.func
+                while isinstance(head, ast.Attribute):
+                    head = head.value
+                method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                if not isinstance(head, ast.Name) or method in ("backward", "step", "zero_grad", "save", "load") \
+                        or not (head.id in COMPUTING_MODULES or head.id in local and isinstance(node.func, ast.Attribute)
+                                or head.id in COMPUTING_BUILTINS and isinstance(node.func, ast.Name)):
+                    plain = False
+        if plain:
+            found.add(function.name)
+    return frozenset(found)
 
 
 def _arguments(call: ast.Call, definition: ast.FunctionDef) -> Optional[list]:

@@ -1,6 +1,8 @@
 """A function called from the top-level loop with the script's network and a flag the loop computes
-by calling a function of the file (which the experiment does not run): the network is the script's,
-the flag a stand-in. Another called with what a package that is not installed makes: stand-ins."""
+by calling a function of the file that reads the environment (which the experiment does not run): the
+network is the script's, the flag a stand-in. Another called with what a package that is not installed makes: stand-ins."""
+
+import os
 
 import torch
 from experiment_tools import build_remote_model, fetch_batches  # not installed
@@ -19,7 +21,7 @@ def fit(model, batches, verbose):
 
 
 def wants_output(epoch):
-    return epoch % 10 == 0
+    return os.environ.get("VERBOSE") == "1" or epoch % 10 == 0
 
 
 model = nn.Sequential(nn.Linear(8, 4), nn.Tanh(), nn.Linear(4, 1))
