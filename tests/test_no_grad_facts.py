@@ -202,3 +202,30 @@ def test_a_private_method_is_called_by_its_class_only():
     assert facts.call_sites_of(convert) is not None and len(facts.call_sites_of(convert)) == 1
     assert facts.autograd._binding_never(_param(convert, "tensor"), convert, True)
     assert facts.call_sites_of(_function(facts, "__len__")) is None, "Python calls a dunder, out of sight"
+
+
+def test_a_tensor_detached_in_place_on_every_path_before_the_copy_records_nothing():
+    from torchcopylint.engine import lint_source
+
+    # An attack's `x_adv.detach_()` after its gradient step: the clone after it records no node. Under
+    # an `if`, or before a rebinding that requires grad again, it says nothing of the copy.
+    source = textwrap.dedent("""\
+        import torch
+        import torch.nn.functional as F
+
+        def attack(model, x, y, flag):
+            x_adv = x.clone().requires_grad_()
+            loss = F.cross_entropy(model(x_adv), y)
+            grad = torch.autograd.grad(loss, [x_adv])[0]
+            x_adv.detach_()
+            kept = x_adv.clone().detach()
+            if flag:
+                loss.detach_()
+            logged = loss.clone().detach()
+            x_adv.detach_()
+            x_adv = model(x_adv)
+            out = x_adv.clone().detach()
+            return kept, logged, out, grad
+        """)
+    flagged = [d.location.line for d in lint_source(source, "attack.py") if d.code == "TCL005"]
+    assert flagged == [12, 15], flagged

@@ -2136,3 +2136,46 @@ def passed_for_parameter(call: cst.Call, definition: cst.FunctionDef, param: cst
         elif position is not None and index == position:
             return arg.value
     return None
+
+
+def runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNode) -> bool:
+    """Does every path from the function's entry to `later` pass `earlier` first? Yes when the line
+    holding `earlier` stands in a block (the body, a loop's or a branch's) and `later` is inside a
+    statement after it in that same block."""
+    line = function.line_of_statement.get(earlier, earlier)
+    for block in walk(function.node):
+        if type(block) not in (cst.IndentedBlock, cst.Module):
+            continue
+        body = list(block.body)
+        for position, statement in enumerate(body):
+            if statement is line:
+                return any(node is later for following in body[position + 1:] for node in walk(following))
+            if type(statement) is cst.If and type(statement.body) is cst.IndentedBlock and line in statement.body.body:
+                # `if self.mode == "lstm": reset` ... `elif self.mode == "lstm": update`: the same test,
+                # read again with nothing it reads assigned between, holds on the later path too.
+                test = _code_of(statement.test)
+                between = body[position + 1:]
+                for index, following in enumerate(between):
+                    if not any(node is later for node in walk(following)):
+                        continue
+                    guarded = [branch for branch in walk(following) if type(branch) is cst.If
+                               and _code_of(branch.test) == test and any(node is later for node in walk(branch.body))]
+                    read = {_code_of(node) for node in walk(statement.test) if type(node) in (cst.Name, cst.Attribute)}
+                    assigned = {_code_of(target.target) for earlier_statement in [statement.body, *between[:index + 1]]
+                                for target in walk(earlier_statement) if type(target) is cst.AssignTarget}
+                    return bool(guarded) and not read & assigned
+    return False
+
+
+def _code_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def detached_in_place(function: FunctionFacts) -> list[tuple[str, int, cst.CSTNode]]:
+    """`fake.detach_()` as a statement: (name, statement order, statement)."""
+    found = []
+    for call, statement in function.call_statement.items():
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value == "detach_" and type(func.value) is cst.Name:
+            found.append((func.value.value, function.order_of(statement), statement))
+    return found

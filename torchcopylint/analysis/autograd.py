@@ -58,11 +58,13 @@ from torchcopylint.analysis.aliasing import (
     Binding,
     FunctionFacts,
     _keyword_is_true,
+    detached_in_place,
     goes_through_detach,
     grad_mode_of_context,
     parameter_requires_grad,
     passed_for_parameter,
     position_in_target,
+    runs_before,
     unpacked_part,
 )
 from torchcopylint.analysis.keeping import called_definition
@@ -799,6 +801,8 @@ class GradFlow:
             bindings = function.bindings_at(expr)
             if not bindings:
                 return self._comprehension_entry(expr, statement, function, depth, likely)
+            if statement is not None and self._detached_in_place_before(expr, bindings, function, statement):
+                return True
             return all(self._binding_never(binding, function, likely) for binding in bindings)
         if type(expr) in (cst.Tuple, cst.List):
             return all(self._never(element.value, function, statement, depth + 1, likely)
@@ -817,6 +821,15 @@ class GradFlow:
             return self._call_never(expr, function, statement, depth, likely)
         if type(expr) is cst.Attribute and likely:
             return self._setting(expr, function, depth)
+        return False
+
+    def _detached_in_place_before(self, name: cst.Name, bindings, function: FunctionFacts, statement) -> bool:
+        """`x_adv.detach_()`, after every binding of `x_adv` that reaches `statement` and on every path to
+        it: the tensor itself no longer requires grad."""
+        for detached, order, detaching in detached_in_place(function):
+            if detached == name.value and all(function.order_of(binding.statement) <= order for binding in bindings) \
+                    and runs_before(function, detaching, statement):
+                return True
         return False
 
     def _setting(self, expr: cst.Attribute, function: FunctionFacts, depth: int) -> bool:

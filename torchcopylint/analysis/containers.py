@@ -18,7 +18,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, runs_before
 from torchcopylint.analysis.graphs import DETACHING_METHODS
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import TorchNames
@@ -230,7 +230,7 @@ class FunctionContainers:
                     or (reset.builds_on_previous and reset.statement not in detaching):
                 continue
             if function.order_of(reset.statement) < function.order_of(update.statement):
-                if _runs_before(function, reset.statement, update.statement):
+                if runs_before(function, reset.statement, update.statement):
                     return reset
             elif _ends_every_call(function, reset.statement):
                 return reset
@@ -318,39 +318,6 @@ class ContainerFacts:
 
 
 # ------------------------------------------------------------------- helpers
-
-
-def _runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNode) -> bool:
-    """Does every path from the function's entry to `later` pass `earlier` first? Yes when the line
-    holding `earlier` stands in a block (the body, a loop's or a branch's) and `later` is inside a
-    statement after it in that same block."""
-    line = function.line_of_statement.get(earlier, earlier)
-    for block in walk(function.node):
-        if type(block) not in (cst.IndentedBlock, cst.Module):
-            continue
-        body = list(block.body)
-        for position, statement in enumerate(body):
-            if statement is line:
-                return any(node is later for following in body[position + 1:] for node in walk(following))
-            if type(statement) is cst.If and type(statement.body) is cst.IndentedBlock and line in statement.body.body:
-                # `if self.mode == "lstm": reset` ... `elif self.mode == "lstm": update`: the same test,
-                # read again with nothing it reads assigned between, holds on the later path too.
-                test = _code(statement.test)
-                between = body[position + 1:]
-                for index, following in enumerate(between):
-                    if not any(node is later for node in walk(following)):
-                        continue
-                    guarded = [branch for branch in walk(following) if type(branch) is cst.If
-                               and _code(branch.test) == test and any(node is later for node in walk(branch.body))]
-                    read = {_code(node) for node in walk(statement.test) if type(node) in (cst.Name, cst.Attribute)}
-                    assigned = {_code(target.target) for earlier_statement in [statement.body, *between[:index + 1]]
-                                for target in walk(earlier_statement) if type(target) is cst.AssignTarget}
-                    return bool(guarded) and not read & assigned
-    return False
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _ends_every_call(function: FunctionFacts, statement: cst.CSTNode) -> bool:
@@ -481,7 +448,7 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
         resets = [caller.order_of(earlier) for earlier in caller.statement_order
                   if caller.order_of(earlier) < order and caller.loops_of.get(earlier, ()) == loops
                   and (_sets_afresh(earlier, attribute) or _calls_any(earlier, resetting_methods))
-                  and _runs_before(caller, earlier, statement)]
+                  and runs_before(caller, earlier, statement)]
         if not resets:
             return False
         if any(other_caller is caller and max(resets) < caller.order_of(other) < order

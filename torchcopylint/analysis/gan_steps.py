@@ -36,7 +36,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, FunctionFacts,
+from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, FunctionFacts, detached_in_place,
                                              passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
@@ -739,7 +739,7 @@ class _Context:
         self.caller = caller
         self.switches = facts.training.grad_switches(function)
         self.structural = facts.training.argument_roles(function).generators
-        self.detached_in_place = _detached_in_place(function)
+        self.detached_in_place = detached_in_place(function)
         self.all_trained = frozenset().union(*optimizers.values())
         self._boundaries: Optional[list] = None
         self._frozen_by_callers: dict = {}  # argument key -> every caller hands it over frozen
@@ -904,7 +904,7 @@ class _Context:
                         seen.add(binding)
                         made = function.order_of(binding.statement)
                         if any(name == node.value and made < order < backward_order
-                               for name, order in self.detached_in_place):
+                               for name, order, _ in self.detached_in_place):
                             continue
                         if facts.grad_enabled_at(function, binding.statement):
                             pending.append(binding.value)
@@ -1301,16 +1301,6 @@ def _stepper(window: Window, trained: frozenset, optimizers: dict) -> OptimizerS
     """The step of the window whose optimizer trains `trained` (the discriminator's)."""
     return next((step for step in window.steps if optimizers.get(step.optimizer, frozenset()) & trained),
                 window.steps[0])
-
-
-def _detached_in_place(function: FunctionFacts) -> list[tuple[str, int]]:
-    """`fake.detach_()` as a statement: (name, statement order)."""
-    found = []
-    for call, statement in function.call_statement.items():
-        func = call.func
-        if type(func) is cst.Attribute and func.attr.value == "detach_" and type(func.value) is cst.Name:
-            found.append((func.value.value, function.order_of(statement)))
-    return found
 
 
 def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] = None) -> list[cst.Call]:
