@@ -229,3 +229,36 @@ def test_a_tensor_detached_in_place_on_every_path_before_the_copy_records_nothin
         """)
     flagged = [d.location.line for d in lint_source(source, "attack.py") if d.code == "TCL005"]
     assert flagged == [12, 15], flagged
+
+
+def test_a_class_built_by_name_in_the_file_passes_its_arguments_to_its_init():
+    from torchcopylint.engine import lint_source
+
+    # The neural-style tutorial: the normalisation constants reach `__init__` through two functions and
+    # the class's own name; `super(Normalization, self)` names the class, and calls nothing.
+    source = textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+        mean0 = torch.tensor([0.485, 0.456, 0.406])
+
+
+        class Normalization(nn.Module):
+            def __init__(self, mean):
+                super(Normalization, self).__init__()
+                self.mean = mean.clone().detach().view(-1, 1, 1)
+
+
+        def build(norm_mean):
+            return Normalization(norm_mean)
+
+
+        model = build(mean0)
+        """)
+    assert [d.code for d in lint_source(source, "style.py")] == []
+    # Built once from a value that requires grad, or extended by another class of the file (whose
+    # `super().__init__(...)` calls are not in sight as calls): the conditional report stays.
+    learned = source.replace("model = build(mean0)", "model = build(torch.randn(3, requires_grad=True))")
+    assert [d.code for d in lint_source(learned, "style.py")] == ["TCL005"]
+    extended = source + "\n\nclass Scaled(Normalization):\n    pass\n"
+    assert [d.code for d in lint_source(extended, "style.py")] == ["TCL005"]

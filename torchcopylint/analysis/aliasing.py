@@ -2121,11 +2121,12 @@ PASSED_UNKNOWN = object()  # an argument that cannot be matched to the parameter
 def passed_for_parameter(call: cst.Call, definition: cst.FunctionDef, param: cst.Param):
     """What a call of `definition` passes for its parameter `param`: the expression, None when not
     passed (the default applies), or PASSED_UNKNOWN (a `*args`/`**kwargs` that may hold it). A call
-    spelled `obj.method(...)` passes nothing for the method's `self`."""
+    spelled `obj.method(...)`, or the class's own name for its `__init__`, passes nothing for the
+    method's `self`."""
     positional = [*definition.params.posonly_params, *definition.params.params]
     position = next((index for index, each in enumerate(positional) if each is param), None)
-    if position is not None and type(call.func) is cst.Attribute and positional \
-            and positional[0].name.value in ("self", "cls"):
+    if position is not None and (type(call.func) is cst.Attribute or definition.name.value == "__init__") \
+            and positional and positional[0].name.value in ("self", "cls"):
         position -= 1
     for index, arg in enumerate(call.args):
         if arg.star:

@@ -509,6 +509,9 @@ class ModuleFacts(CalleeEffects, Callees):
                 if callee is not None:
                     sites.setdefault(callee, []).append((caller, call, statement))
                     callee_names.add(id(call.func))
+        # `super(Normalization, self).__init__()` names the class to find its base: no call of it.
+        callee_names |= {id(node.args[0].value) for node in self.calls
+                         if type(node.func) is cst.Name and node.func.value == "super" and node.args}
         for caller in self.all_functions():
             for name in caller.reads:
                 if id(name) in callee_names:
@@ -542,6 +545,9 @@ class ModuleFacts(CalleeEffects, Callees):
             definition = self.module_functions.get(func.value)
             if definition is not None and top_level_kinds.get(func.value) == {"def"}:
                 return definition
+            built = self.classes.get(func.value)
+            if built is not None and top_level_kinds.get(func.value) == {"def"}:
+                return built.methods.get("__init__")  # `Normalization(mean, std)` runs its `__init__`
             return None
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.classes.get(caller.class_name or "")
@@ -919,7 +925,11 @@ def _called_implicitly(function: cst.FunctionDef, facts: "ModuleFacts") -> bool:
     """A method Python or torch calls for the user: `forward` (through `module(x)`), dunders. A private
     method (`__convert`, which Python mangles) is called by the class's own code only."""
     name = function.name.value
-    return facts.class_of(function) is not None and (name == "forward" or (name.startswith("__") and name.endswith("__")))
+    owner = facts.class_of(function)
+    if owner is not None and name == "__init__" and not any(owner.name in other.base_names
+                                                            for other in facts.classes.values()):
+        return False  # run by the calls that build the class, in sight where no class of the file extends it
+    return owner is not None and (name == "forward" or (name.startswith("__") and name.endswith("__")))
 
 
 def _decorated_grad_mode(function: cst.FunctionDef, names: TorchNames) -> Optional[bool]:

@@ -1015,7 +1015,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
         if may_be_namespace(name) and any(key.startswith(f"{name}.") for key in names):
             kind = "options"  # `args.lr`, `self.params.lr`: a namespace of the options read (option_uses)
-        if defaults and name in defaults and (kind in DEFAULTED_KINDS or kind == "tensor" and _is_number_value(defaults[name])):
+        if defaults and name in defaults and (kind in DEFAULTED_KINDS or kind == "tensor" and (
+                _is_number_value(defaults[name]) or isinstance(defaults[name], str) and "." in name)):
             value = defaults[name]
             known[name] = value
             kind = "bool" if isinstance(value, bool) else kind or "anything"
@@ -1247,8 +1248,12 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
             names = [*names, *options]
             # A namespace of the script's own options: what its parser gives them by default, for a
             # flag, a mode or a rate; counts and sizes stay small and agree with the stand-in batches.
+            # A string default (`--checkpoint_path ./model/`) says more than a use that reads like a
+            # tensor's (passed to `os.path.join`).
             defaults = {**{key: parsed[key.split(".", 1)[1]] for key, use in options.items()
-                           if key.split(".", 1)[1] in parsed and kind_of(key, use) in PARSER_DEFAULTED_KINDS},
+                           if key.split(".", 1)[1] in parsed and (
+                               kind_of(key, use) in PARSER_DEFAULTED_KINDS
+                               or kind_of(key, use) == "tensor" and isinstance(parsed[key.split(".", 1)[1]], str))},
                         **(defaults or {})}
     dicts = string_keyed_dicts(tree) if tree is not None else {}
     for keyed in found.values():
