@@ -985,3 +985,22 @@ def test_a_tensor_indexed_by_labels_holds_a_row_per_class():
     made = make(built, "cpu")
     assert tuple(made["cw_eps"].shape) == (CLASSES,)
     assert made["cw_eps"][made["y"]].shape == made["y"].shape  # every label the stand-ins hold indexes a row
+
+
+def test_an_option_copied_to_a_local_is_used_as_that_local():
+    from torchcopylint.verify.standins import settings_for
+
+    # `use_rs = config.use_rs`, then `if not use_rs:`: a flag; `n_iter = config.perturb_steps`, a count.
+    code = textwrap.dedent("""\
+        def apgd_attack(config, model, x, y):
+            use_rs = config.use_rs
+            n_iter = config.perturb_steps
+            if not use_rs:
+                x_adv = x.clone()
+            for i in range(n_iter):
+                x_adv = x_adv + model(x_adv).sum() * 0.1
+            return x_adv
+        """)
+    plan = settings_for(ast.parse(code).body[0], ["config", "model", "x", "y"], {}, "cpu")[0].plan
+    assert plan.kinds["config"] == "options"
+    assert (plan.kinds["config.use_rs"], plan.kinds["config.perturb_steps"]) == ("bool", "count"), plan.kinds

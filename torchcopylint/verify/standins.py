@@ -797,6 +797,13 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
             return self.generic_visit(node)
 
     found = uses(AsNames().visit(ast.parse(ast.unparse(function))))
+    # `use_rs = config.use_rs`, then `if not use_rs:`: the option is used as the local it is copied to.
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Attribute) and _key(node.value.value) == name:
+            key, local = f"{name}.{node.value.attr}", found.get(node.targets[0].id)
+            if local is not None and local.seen and not found.get(key, Use()).seen:
+                found[key] = local
     return {key: use for key, use in found.items() if key.startswith(f"{name}.")}
 
 
