@@ -176,7 +176,8 @@ class Summaries:
 
         `D` for `def D(x)` at the top or in an enclosing function, `D = lambda x: ...`,
         `D = discriminate` (a name bound to another function), `self.sample` for a method of the
-        class (or of a base class in the file)."""
+        class (or of a base class in the file), `self.net.reset_states` for a method of the file's
+        class `self.net` is built from."""
         if depth > MAX_DEPTH:
             return None
         if type(func) is cst.Name:
@@ -209,7 +210,7 @@ class Summaries:
             owner = self.facts.classes.get(function.class_name or "")
             values = self.facts.attribute_values(owner, func.value.attr.value) if owner is not None else []
             built = {value.func.value for value in values if type(value) is cst.Call and type(value.func) is cst.Name}
-            if values and len(built) == len({id(value) for value in values if type(value) is cst.Call}) \
+            if values and all(type(value) is cst.Call and type(value.func) is cst.Name for value in values) \
                     and built <= set(self.facts.classes):
                 methods = {method for method in (self._method(self.facts.classes[name], func.attr.value)
                                                  for name in built) if method is not None}

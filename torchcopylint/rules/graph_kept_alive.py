@@ -559,9 +559,9 @@ def _carries_no_graph(value, facts: ModuleFacts, function: FunctionFacts) -> boo
     returned = [statement.value for statement in body.statement_order if isinstance(statement, cst.Return)] \
         if body is not None else []
     return bool(returned) and all(
-        value is not None and all(_detached(element) for element in (
-            [item.value for item in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]))
-        for value in returned)
+        result is not None and all(_detached(element) for element in (
+            [item.value for item in result.elements] if isinstance(result, (cst.Tuple, cst.List)) else [result]))
+        for result in returned)
 
 
 def _detached(value) -> bool:

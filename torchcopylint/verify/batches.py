@@ -398,8 +398,9 @@ class DataPlan:
     def learn_side(self, error: BaseException) -> Optional[tuple[tuple, str]]:
         """A run whose network's output was compared with something of a side the code fixed itself
         (a patch discriminator's 4x4 scores against `target = ones(batch, 1, 8, 8)`, made for the
-        128-pixel images the script trains on): the stand-in image shape whose side makes them agree,
-        and why; None when the error is no such mismatch or the run's images had no single side."""
+        128-pixel images the script trains on), or whose network found the images too small for its
+        kernels: the stand-in image shape whose side makes them fit, and why; None when the error is
+        neither or the run's images had no single side."""
         images = {shape for shape in self._shapes.values() if len(shape) == 3 and shape[1] == shape[2]}
         if len(images) != 1:
             return None

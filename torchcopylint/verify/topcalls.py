@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.absent import AbsentPackageUsed
+from torchcopylint.verify.datasites import FILE_READING_CALLS
 
 _BUILTINS = frozenset(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
@@ -577,7 +578,7 @@ def _data_makers(tree: ast.Module) -> frozenset:
                 while isinstance(head, ast.Attribute):
                     head = head.value
                 method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-                if not isinstance(head, ast.Name) or method in ("backward", "step", "zero_grad", "save", "load") \
+                if not isinstance(head, ast.Name) or method in {"backward", "step", "zero_grad", "save"} | FILE_READING_CALLS \
                         or not (head.id in COMPUTING_MODULES or head.id in local and isinstance(node.func, ast.Attribute)
                                 or head.id in COMPUTING_BUILTINS and isinstance(node.func, ast.Name)):
                     plain = False
