@@ -1307,6 +1307,15 @@ def test_top_level_findings_get_real_experiments(scripts_verified, text, code, e
     assert stood_in == on_data, verdict.evidence
 
 
+def test_a_top_level_copy_whose_identity_the_script_prints_is_never_confirmed(scripts_verified):
+    # The statements between the copy and its read that read the copy run too, and the two runs must
+    # print the same (numbers aside): here the lesson prints "separate" as written, "shared" without it.
+    verdict = _verdict(scripts_verified, "memory_lesson.py", "copied = original.clone()", "TCL001")
+    assert verdict.status == "unverified", verdict
+    assert "without the clone the script prints otherwise (`separate` as written, `shared` without it)" \
+        in verdict.evidence, verdict.evidence
+
+
 def test_a_top_level_alias_the_write_does_not_reach_is_refuted(scripts_verified):
     verdict = _verdict(scripts_verified, "top_level_rules.py", "kept = values.clone()", "TCL002", hand_made=True)
     assert verdict.status == "refuted", verdict

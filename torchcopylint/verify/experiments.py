@@ -1129,7 +1129,9 @@ def redundant_clone(job: Job) -> Outcome:
     # The claim is universal (the copy is never needed): one setting where removing it changes the
     # result refutes it; confirming needs every statement between the copy and its read to have run.
     if _is_module_level(job.target):
-        return script.redundant_clone_at_top_level(job, lambda source, probe: run_module_level(job, source, probe))
+        return script.redundant_clone_at_top_level(
+            job, lambda source, probe, also=(): script.run_top_level(source, job.path, [*_claim_lines(job), *also],
+                                                                     job.code, _execute, probe))
     required = claim_lines(job.code, job.line, job.context)
     read_line = job.context.get("read_line")
     covered = statement_lines_between(job.source, job.line, read_line) if isinstance(read_line, int) else {}

@@ -26,6 +26,7 @@ import ast
 import builtins
 import contextlib
 import functools
+import io
 import random
 import re
 import symtable
@@ -1056,19 +1057,24 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
     read_line = job.context.get("read_line")
     required = {job.line: "the flagged line"}
     covered = {}
+    # The statements between the copy and its read that read the copy run too (`print(copy.data_ptr() ==
+    # x.data_ptr())`, which the slice would leave out): what they print is compared below.
+    readers = _statements_reading(job.source, job.context.get("copy"), job.line, read_line) \
+        if isinstance(read_line, int) else ()
     if isinstance(read_line, int):
         required[read_line] = "the read of the copy"
         # Of the statements between, those the slice runs (it leaves out what cannot change the names it
-        # reads: a `print(...)`); a statement left out cannot write the copy.
-        sliced = _top_level_text(job.source, (job.line, read_line))[1].text.splitlines()
+        # reads: a `print(...)` of other names); a statement left out cannot write the copy.
+        sliced = _top_level_text(job.source, tuple(sorted({job.line, read_line, *readers})))[1].text.splitlines()
         covered = {line: meaning for line, meaning in statement_lines_between(job.source, job.line, read_line).items()
                    if line <= len(sliced) and sliced[line - 1].strip()}
     last = read_line if isinstance(read_line, int) else job.line
     start = statement_start(job.source, job.line)
 
-    def state_after(source: str, count_clones: bool) -> tuple[dict, list, set]:
+    def state_after(source: str, count_clones: bool) -> tuple[dict, list, set, str]:
         probe = LineProbe(job.path)
         seen: dict = {}
+        printed = io.StringIO()
 
         def capture(frame):
             if not passes.started(frame):
@@ -1080,9 +1086,9 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
         passes = Passes()
         probe.on_before(start, capture)
         error = None
-        with bytes_cloned_at(job.path, job.line, enabled=count_clones) as cloned:
+        with bytes_cloned_at(job.path, job.line, enabled=count_clones) as cloned, contextlib.redirect_stdout(printed):
             try:
-                namespace = run(source, probe)
+                namespace = run(source, probe, readers)
                 seen.setdefault("state", _snapshot(namespace))
             except StopRun:
                 pass
@@ -1093,11 +1099,17 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
                             + (f": {error}" if error else ""))
         if not probe.executed.get(last):
             raise CannotRun(f"line {last} was not reached in the script's top level")
-        return seen["state"], cloned, set(probe.executed)
+        return seen["state"], cloned, set(probe.executed), printed.getvalue()
 
     def attempt(setting) -> Run:
-        written, cloned, executed = state_after(job.source, True)
-        fixed, _, _ = state_after(job.fixed_source, False)
+        written, cloned, executed, shown = state_after(job.source, True)
+        fixed, _, _, shown_fixed = state_after(job.fixed_source, False)
+        differs = _printed_difference(shown, shown_fixed)
+        if differs is not None:
+            # What the script shows may rest on the copy being another tensor, which no comparison of
+            # values sees. Never a refutation: a difference may be a timing's.
+            raise CannotRun(f"without the clone the script prints otherwise ({differs}): what it shows may "
+                            f"rest on the copy being another tensor")
         names = sorted(set(written) & set(fixed))
         different = [name for name in names if not _equal(written[name], fixed[name])]
         if set(written) != set(fixed):
@@ -1112,6 +1124,33 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
                              f"per pass"), executed)
 
     return decide([TopLevel()], attempt, required, universal=True, covered=covered)
+
+
+def _statements_reading(source: str, name: Optional[str], first: int, last: int) -> tuple[int, ...]:
+    """The first lines of the top-level simple statements strictly between two lines that read `name`."""
+    if not name:
+        return ()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    return tuple(sorted({statement.lineno for statement in ast.walk(tree) if isinstance(statement, ast.stmt)
+                         and not isinstance(statement, _COMPOUND_STATEMENTS) and first < statement.lineno < last
+                         and any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+                                 for node in ast.walk(statement))}))
+
+
+_COMPOUND_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+                        ast.While, ast.With, ast.AsyncWith, ast.Try)
+
+
+def _printed_difference(written: str, fixed: str) -> Optional[str]:
+    """The first line the two runs printed differently, numbers aside (a timing, an address or a
+    size printed may differ from run to run); None when they printed the same."""
+    for first, second in zip(written.splitlines() + [""], fixed.splitlines() + [""]):
+        if re.sub(r"\d+(\.\d+)?", "#", first) != re.sub(r"\d+(\.\d+)?", "#", second):
+            return f"`{first.strip()[:60]}` as written, `{second.strip()[:60]}` without it"
+    return None
 
 
 def _snapshot(namespace: dict) -> dict:
