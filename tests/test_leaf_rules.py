@@ -896,3 +896,25 @@ def test_tcl004_no_grad_fix_indents_as_the_file_does():
     assert outcome.error is None and outcome.applied == 1
     assert "\t\twith torch.no_grad():\n\t\t\tw.add_(1)\n" in outcome.fixed
     compile(outcome.fixed, "tabs.py", "exec")
+
+
+def test_tcl007_says_what_a_backward_that_retains_its_graph_keeps():
+    # A REINFORCE loop summing its losses after `loss.backward(retain_graph=True)`: nothing was freed,
+    # and the message must not say the activations were.
+    source = (
+        "import torch\n\n"
+        "def train(policy, optimizer, episodes):\n"
+        "    total = 0\n"
+        "    for states, returns in episodes:\n"
+        "        loss = -(policy(states).log_softmax(-1).max(-1).values * returns).sum()\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward(retain_graph=True)\n"
+        "        optimizer.step()\n"
+        "        total += loss\n"
+        "    return total\n"
+    )
+    [retained] = [d for d in lint_source(source, "reinforce.py") if d.code == "TCL007"]
+    assert "backpropagated at this loop's `backward(retain_graph=True)`, which keeps the graph and the " \
+           "activations it saved" in retained.message, retained.message
+    [freed] = [d for d in lint_source(source.replace("retain_graph=True", ""), "reinforce.py") if d.code == "TCL007"]
+    assert "which frees the activations its graph saved" in freed.message, freed.message

@@ -13,7 +13,7 @@ from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
 from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate,
                                                 reset_offered_to_callers, started_over_by_every_caller)
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.graphs import loss_slice
+from torchcopylint.analysis.graphs import loss_slice, retains_graph
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (
@@ -375,6 +375,7 @@ class Graph:
 
 FREED = ("graph nodes", "which frees the activations its graph saved; what stays is each iteration's chain of "
          "graph nodes")
+RETAINED = "which keeps the graph and the activations it saved: what stays is each iteration's whole graph"
 NEVER = ("saved activations", "is made in grad mode and never backpropagated, so every iteration's saved "
          "activations stay with it")
 
@@ -397,6 +398,10 @@ class _LoopFacts:
         function = self.function
         for name, path in _attached_paths(value):
             if self._backpropagated_in(loop, name, path):
+                if self._backpropagated_in(loop, name, path, retaining_only=True):
+                    # `loss.backward(retain_graph=True)`: nothing is freed, the activations stay too.
+                    return Graph(FREED[0], f"`{name.value}` is backpropagated at this loop's "
+                                           f"`backward(retain_graph=True)`, {RETAINED}")
                 return Graph(FREED[0], f"`{name.value}` is backpropagated at this loop's `backward()`, "
                                        f"{FREED[1]}")
             parts = self._parts_backpropagated_in(loop, name)
@@ -440,14 +445,16 @@ class _LoopFacts:
         return {binding for binding in self.function.bindings_at(name)
                 if self.facts.grad_enabled_at(self.function, binding.statement)}
 
-    def _backpropagated_in(self, loop, name, path=None) -> bool:
-        """Is the value `name` holds (at `path` of it) the loss of a backward that runs in the loop?"""
+    def _backpropagated_in(self, loop, name, path=None, retaining_only: bool = False) -> bool:
+        """Is the value `name` holds (at `path` of it) the loss of a backward that runs in the loop?
+        `retaining_only`: is it so, and does every such backward keep the graph (`retain_graph=True`)?"""
         bindings = self._grad_mode_bindings(name)
-        return bool(bindings) and any(
-            loop in self.function.loops_of.get(backward.statement, ())
-            and bindings & _bindings_of(backward.loss, self.function)
-            and (path is None or _same_or_within(path, _attribute_path(backward.loss)))
-            for backward in self.backwards)
+        through = [backward for backward in self.backwards
+                   if loop in self.function.loops_of.get(backward.statement, ())
+                   and bindings & _bindings_of(backward.loss, self.function)
+                   and (path is None or _same_or_within(path, _attribute_path(backward.loss)))]
+        return bool(bindings) and bool(through) and (
+            not retaining_only or all(retains_graph(backward.call) for backward in through))
 
     def _parts_backpropagated_in(self, loop, name) -> str:
         """`Disc_loss = D_real_loss + D_fake_loss` after `D_real_loss.backward()` and
