@@ -2154,22 +2154,18 @@ def runs_before(function: FunctionFacts, earlier: cst.CSTNode, later: cst.CSTNod
             if type(statement) is cst.If and type(statement.body) is cst.IndentedBlock and line in statement.body.body:
                 # `if self.mode == "lstm": reset` ... `elif self.mode == "lstm": update`: the same test,
                 # read again with nothing it reads assigned between, holds on the later path too.
-                test = _code_of(statement.test)
+                test = _EMPTY_MODULE.code_for_node(statement.test)
                 between = body[position + 1:]
                 for index, following in enumerate(between):
                     if not any(node is later for node in walk(following)):
                         continue
                     guarded = [branch for branch in walk(following) if type(branch) is cst.If
-                               and _code_of(branch.test) == test and any(node is later for node in walk(branch.body))]
-                    read = {_code_of(node) for node in walk(statement.test) if type(node) in (cst.Name, cst.Attribute)}
-                    assigned = {_code_of(target.target) for earlier_statement in [statement.body, *between[:index + 1]]
+                               and _EMPTY_MODULE.code_for_node(branch.test) == test and any(node is later for node in walk(branch.body))]
+                    read = {_EMPTY_MODULE.code_for_node(node) for node in walk(statement.test) if type(node) in (cst.Name, cst.Attribute)}
+                    assigned = {_EMPTY_MODULE.code_for_node(target.target) for earlier_statement in [statement.body, *between[:index + 1]]
                                 for target in walk(earlier_statement) if type(target) is cst.AssignTarget}
                     return bool(guarded) and not read & assigned
     return False
-
-
-def _code_of(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def detached_in_place(function: FunctionFacts) -> list[tuple[str, int, cst.CSTNode]]:

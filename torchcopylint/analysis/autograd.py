@@ -235,6 +235,7 @@ class GradFlow:
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
+        self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
 
     # ----------------------------------------------------------------- queries
 
@@ -826,7 +827,9 @@ class GradFlow:
     def _detached_in_place_before(self, name: cst.Name, bindings, function: FunctionFacts, statement) -> bool:
         """`x_adv.detach_()`, after every binding of `x_adv` that reaches `statement` and on every path to
         it: the tensor itself no longer requires grad."""
-        for detached, order, detaching in detached_in_place(function):
+        if function.node not in self._detached_in_place:
+            self._detached_in_place[function.node] = detached_in_place(function)
+        for detached, order, detaching in self._detached_in_place[function.node]:
             if detached == name.value and all(function.order_of(binding.statement) <= order for binding in bindings) \
                     and runs_before(function, detaching, statement):
                 return True

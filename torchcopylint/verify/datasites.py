@@ -267,11 +267,11 @@ def _unread_feeders(tree: ast.Module, replaced: list, copied: list, imports: dic
 
 
 def _lists_files(expression: ast.expr, imports: dict) -> bool:
-    """Does the expression call a reader of files (`glob`, `os.listdir`, `open`) or a function of the
+    """Does the expression call a reader of files (`glob`, `os.listdir`, `open`), or a function of the
     project that calls one (`folder_pairs("train")`)?"""
-    return any(isinstance(node, ast.Call) and ((_dotted(node.func) or "").rsplit(".", 1)[-1] in FILE_READING_CALLS
-                                               or _project_function_reads_files(_qualified(node.func, imports)))
-               for node in ast.walk(expression))
+    return _may_read_files(expression) or any(
+        isinstance(node, ast.Call) and _project_function_reads_files(_qualified(node.func, imports))
+        for node in ast.walk(expression))
 
 
 def _clipped(text: str, limit: int = 60) -> str:

@@ -142,12 +142,13 @@ def load(source: str, path: str, roots: set[str], stand_in_failed_imports: bool 
     return namespace
 
 
-def run_module_level(job: Job, source: Optional[str] = None, probe: Optional[LineProbe] = None) -> dict:
+def run_module_level(job: Job, source: Optional[str] = None, probe: Optional[LineProbe] = None,
+                     also: tuple = ()) -> dict:
     """Run the flagged top-level statement of `source` (the file as written by default) after its
-    backward slice, and nothing else of the script, on stand-in data, the flagged iteration once;
-    the module's namespace afterwards."""
-    return script.run_top_level(job.source if source is None else source, job.path, _claim_lines(job), job.code,
-                                _execute, probe)
+    backward slice, and nothing else of the script (but the statements starting on the lines of
+    `also`), on stand-in data, the flagged iteration once; the module's namespace afterwards."""
+    return script.run_top_level(job.source if source is None else source, job.path, [*_claim_lines(job), *also],
+                                job.code, _execute, probe)
 
 
 def _claim_lines(job: Job) -> list[int]:
@@ -1130,8 +1131,7 @@ def redundant_clone(job: Job) -> Outcome:
     # result refutes it; confirming needs every statement between the copy and its read to have run.
     if _is_module_level(job.target):
         return script.redundant_clone_at_top_level(
-            job, lambda source, probe, also=(): script.run_top_level(source, job.path, [*_claim_lines(job), *also],
-                                                                     job.code, _execute, probe))
+            job, lambda source, probe, also=(): run_module_level(job, source, probe, also))
     required = claim_lines(job.code, job.line, job.context)
     read_line = job.context.get("read_line")
     covered = statement_lines_between(job.source, job.line, read_line) if isinstance(read_line, int) else {}

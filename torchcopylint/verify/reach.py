@@ -69,12 +69,15 @@ def claim_lines(code: str, line: int, context: dict) -> dict[int, str]:
     return lines
 
 
-def statement_lines_between(source: str, first: int, last: int) -> dict[int, str]:
+def statement_lines_between(source: str, first: int, last: int, reading: Optional[str] = None) -> dict[int, str]:
     """The first line of every simple statement strictly between two lines of the same function:
-    the code that could write the copied tensor before it is read."""
+    the code that could write the copied tensor before it is read. `reading`: only those that read
+    that name."""
     found = {}
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) and first < node.lineno < last:
+        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) and first < node.lineno < last and (
+                reading is None or any(isinstance(sub, ast.Name) and sub.id == reading
+                                       and isinstance(sub.ctx, ast.Load) for sub in ast.walk(node))):
             found[node.lineno] = "a statement between the copy and its read"
     return found
 

@@ -1059,8 +1059,9 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
     covered = {}
     # The statements between the copy and its read that read the copy run too (`print(copy.data_ptr() ==
     # x.data_ptr())`, which the slice would leave out): what they print is compared below.
-    readers = _statements_reading(job.source, job.context.get("copy"), job.line, read_line) \
-        if isinstance(read_line, int) else ()
+    copy = job.context.get("copy")
+    readers = tuple(statement_lines_between(job.source, job.line, read_line, reading=copy)) \
+        if isinstance(read_line, int) and isinstance(copy, str) else ()
     if isinstance(read_line, int):
         required[read_line] = "the read of the copy"
         # Of the statements between, those the slice runs (it leaves out what cannot change the names it
@@ -1124,24 +1125,6 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
                              f"per pass"), executed)
 
     return decide([TopLevel()], attempt, required, universal=True, covered=covered)
-
-
-def _statements_reading(source: str, name: Optional[str], first: int, last: int) -> tuple[int, ...]:
-    """The first lines of the top-level simple statements strictly between two lines that read `name`."""
-    if not name:
-        return ()
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return ()
-    return tuple(sorted({statement.lineno for statement in ast.walk(tree) if isinstance(statement, ast.stmt)
-                         and not isinstance(statement, _COMPOUND_STATEMENTS) and first < statement.lineno < last
-                         and any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
-                                 for node in ast.walk(statement))}))
-
-
-_COMPOUND_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
-                        ast.While, ast.With, ast.AsyncWith, ast.Try)
 
 
 def _printed_difference(written: str, fixed: str) -> Optional[str]:

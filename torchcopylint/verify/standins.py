@@ -137,6 +137,9 @@ class Use:
         return self.indexed or self.torch_argument
 
 
+# Calls that iterate what they are given (`zip` each argument, the others their first): a loader or a
+# sequence, never a namespace of options.
+ITERATING_CALLS = frozenset({"enumerate", "iter", "tqdm", "tqdm.tqdm", "zip"})
 # Callees that take any value and say nothing of its kind (printing, logging, containers).
 NEUTRAL_CALLEES = {"print", "str", "repr", "format", "isinstance", "type", "id", "hash", "bool", "abs", "min",
                    "max", "sum", "list", "tuple", "dict", "set", "sorted", "enumerate", "zip", "getattr",
@@ -295,7 +298,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     (keyword.value for keyword in node.keywords if keyword.arg == "lr"), None)
                 if rate is not None and use(rate) is not None:
                     use(rate).learning_rate = True
-            if callee in ("enumerate", "iter", "tqdm", "tqdm.tqdm", "zip") and node.args:
+            if callee in ITERATING_CALLS and node.args:
                 for argument in node.args if callee == "zip" else node.args[:1]:  # zip iterates each
                     iterated = use(argument)
                     if iterated is not None:
@@ -754,11 +757,6 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
 # ------------------------------------------------------------------------ kinds and plans
 
 
-# Builtins (and progress bars) that iterate what they are given: no namespace of options is.
-ITERATING_CALLS = frozenset({"enumerate", "iter", "zip", "list", "tuple", "sorted", "tqdm", "trange", "reversed",
-                             "map", "filter", "next"})
-
-
 def may_be_namespace(name: str) -> bool:
     """A name whose attributes can be options: a plain name (`args`) or an attribute of the object
     (`self.params`, a trainer's hyperparameters)."""
@@ -784,7 +782,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
             attributes.add(parent.attr)
         elif not (isinstance(parent, ast.Call) and node in parent.args or isinstance(parent, ast.keyword)):
             return {}  # indexed, iterated, computed with: not a namespace
-        elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ITERATING_CALLS:
+        elif isinstance(parent, ast.Call) and ast.unparse(parent.func) in ITERATING_CALLS:
             return {}  # `enumerate(test_loader)`, then `test_loader.dataset`: a loader, iterated
     if not attributes - (TENSOR_METHODS | MODULE_METHODS | OPTIMIZER_METHODS | HOOK_METHODS | LAYER_ATTRIBUTES
                          | DEVICE_ATTRIBUTES):
