@@ -1220,6 +1220,8 @@ class GradFlow:
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
                        if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
+        if self.facts.makes_numpy_array(call):
+            return True  # a NumPy array: a tensor that requires grad is not even converted to one
         if self._returns_never(call, function, depth, likely):
             return True  # `self._sinusoid_table(n, d)`: every `return` of the file's function makes one
         if type(func) is not cst.Attribute:

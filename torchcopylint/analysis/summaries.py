@@ -381,6 +381,8 @@ class Summaries:
             kinds.add(self._returned_kind(value, function, index_of, summary))
             if not self.facts.grad_enabled_at(function, statement) and type(value) is not cst.Name:
                 continue  # `with torch.no_grad(): return G(z)`: made without a graph
+            if value is not None and self.facts.autograd.never_requires_grad(value, function, statement):
+                continue  # `return np.array([loss.item() for loss in losses])`: no graph, whatever it read
             graph = loss_slice(value, statement, function, self.facts)
             if graph.nodes:
                 carries = True

@@ -91,8 +91,12 @@ class GraphKeptAlive(Rule):
             if accumulation.how in INSERTING_METHODS and accumulation.holder is not None \
                     and object_of_an_unknown_class(accumulation.holder, function, facts):
                 continue  # `meter.append(loss)` of a class of another file: what its method keeps is not known
-            if accumulation.how == "setitem" and _a_numpy_array(accumulation.holder, function, facts):
-                continue  # `losses[i] = loss` into `np.zeros(n)`: NumPy stores the number, not the tensor
+            if accumulation.how in ("setitem", "+=", "-=") and _a_numpy_array(accumulation.holder, function, facts):
+                # `losses[i] = loss` into `np.zeros(n)`, `totals += ...` in place on one: NumPy stores
+                # numbers, not the tensor (and a tensor that requires grad it does not convert at all).
+                continue
+            if type(accumulation.value) is cst.Name and _a_numpy_array(accumulation.value, function, facts):
+                continue  # `history.append(totals)` of such an array: numbers again
             graph = loop_facts.graph_of(accumulation.value, loop, statement)
             if graph is None:
                 continue
@@ -498,8 +502,11 @@ def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
 
 
 def _a_numpy_array(holder, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Is the holder an array NumPy made, where every assignment of it makes one (an augmented
+    assignment changes the array in place)?"""
     bindings = function.bindings_at(holder) if holder is not None else frozenset()
-    return bool(bindings) and all(facts.makes_numpy_array(binding.value) for binding in bindings)
+    made = [binding for binding in bindings if binding.kind != "augassign"]
+    return bool(made) and all(facts.makes_numpy_array(binding.value) for binding in made)
 
 
 def _held_by_the_iterable(value, loop, function: FunctionFacts) -> bool:
