@@ -552,6 +552,18 @@ class ModuleFacts(CalleeEffects, Callees):
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.classes.get(caller.class_name or "")
             return owner.methods.get(func.attr.value) if owner is not None else None
+        if type(func) is cst.Attribute and type(func.value) is cst.Name:
+            # `fake_pool.query(fake)`, where every value of `fake_pool` is an object of one class of the
+            # file (`fake_pool = ImagePool()`, here or at the top level): that class's method.
+            bindings = caller.bindings_at(func.value) or (
+                [binding for binding in self.function_facts(self.module).bindings if binding.name == func.value.value]
+                if top_level_kinds.get(func.value.value) == {"assign"} else [])
+            built = {dotted_name(binding.value.func) if type(binding.value) is cst.Call else None
+                     for binding in bindings}
+            if len(built) == 1 and bindings:
+                owner = self.classes.get(next(iter(built)) or "")
+                method = self.method_of(owner, func.attr.value) if owner is not None else None
+                return method if type(method) is cst.FunctionDef else None
         return None
 
     def surely_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:

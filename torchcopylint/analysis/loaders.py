@@ -9,7 +9,8 @@ A loader is:
 
 - built in sight: `DataLoader(...)` (`torch.utils.data.DataLoader`, however imported) assigned to
   the name in this function, at the module's top level, or to the `self.` attribute in the class,
-  or iterated in place. Without `collate_fn=` the parts of its batches are tensors (unless the
+  or iterated in place; also an entry of a dict or list of such loaders (`dataloaders["valid"]`
+  with `dataloaders = {x: DataLoader(...) for x in ...}`). Without `collate_fn=` the parts of its batches are tensors (unless the
   dataset yields strings, which stay lists of strings);
 - named: a name, argument or attribute that reads as a loader (`loader`, `train_loader`,
   `trainloader`, `val_dl`, `dataloader`), where no assignment in sight says otherwise. Very likely
@@ -17,7 +18,7 @@ A loader is:
 
 A batch is what one iteration yields: `for batch in loader`, `for x, y in loader`,
 `for i, (x, y) in enumerate(loader)`, through `tqdm(...)`, `iter(...)` and `zip(...)` of loaders,
-and `next(iter(loader))`. Its parts are the names unpacked from it (`x, y = batch` too) and its
+and `next(iter(loader))` (or the iterator's own `.next()`). Its parts are the names unpacked from it (`x, y = batch` too) and its
 subscripts by a constant (`batch[0]`, `batch["image"]`), and what tensor methods make of those
 (`x.to(device)`, `y.long()`).
 """
@@ -157,7 +158,34 @@ class DataLoaders:
             if values:
                 return self._loader_from_values(values, expr.attr.value, self.facts.code_for(expr))
             return self._by_name(expr.attr.value, self.facts.code_for(expr))
+        if type(expr) is cst.Subscript and type(expr.value) is cst.Name:
+            return self._entry_of_loaders(expr, function)
         return None
+
+    def _entry_of_loaders(self, entry: cst.Subscript, function: FunctionFacts) -> Optional[Loader]:
+        """`dataloaders["valid"]`, where every assignment of `dataloaders` (here or at the top level)
+        is a dict or list whose every entry is a `DataLoader(...)` built in sight."""
+        container = entry.value
+        bindings = function.bindings_at(container)
+        if not bindings:
+            module = self.facts.function_facts(self.facts.module)
+            bindings = [] if function is module else [b for b in module.bindings if b.name == container.value]
+        entries = []
+        for binding in bindings:
+            value = binding.value if binding.kind in ("assign", "walrus") else None
+            if type(value) in (cst.DictComp, cst.ListComp):
+                entries.append(value.value if type(value) is cst.DictComp else value.elt)
+            elif type(value) in (cst.Dict, cst.List) and value.elements:
+                entries.extend(element.value for element in value.elements
+                               if type(element) in (cst.DictElement, cst.Element))
+            else:
+                return None
+        built = [value for value in entries if type(value) is cst.Call
+                 and self.names.qualified_name(value.func) in DATALOADER_CLASSES]
+        if not entries or len(built) != len(entries):
+            return None
+        shown = self.facts.code_for(entry)
+        return Loader(shown, built[0], all(_built(value, shown).default_collate for value in built))
 
     # --------------------------------------------------------------- internals
 
@@ -181,7 +209,11 @@ class DataLoaders:
         return None
 
     def _next_of(self, expr, function: FunctionFacts, depth: int):
-        """`next(iter(loader))`, `next(batches)` with `batches = iter(loader)`: one item's shape."""
+        """`next(iter(loader))`, `next(batches)` with `batches = iter(loader)`, also the iterator's
+        own `batches.next()` (as old tutorials spell it): one item's shape."""
+        if type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in ("next", "__next__") \
+                and not expr.args:
+            return self._items(expr.func.value, function, depth + 1)
         if not (type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "next"
                 and expr.args and expr.args[0].keyword is None):
             return None
