@@ -1199,6 +1199,10 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
                                           reason="torchvision is installed: its MNIST is no no-op")),
     # A sibling module's loader made as it is imported, over a dataset class that finds no files: stand-in
     # batches, and the module imported anew for the run that learned the batch size the step reshapes to.
+    # A sibling's function builds the loaders (no dataset class says what a sample holds); the loops read
+    # each batch by key, `batch["noisy"]`: stand-in batches are dicts of those keys.
+    ("dict_batches.py", "running_loss += loss", "TCL007",
+     "random samples of {'noisy': image, 'clean': image} as the loops over it take batches apart"),
     ("gan_folder_loader.py", "d_loss = D(fake).mean()", "TCL003",
      "`folder_loader.DataLoader(...)` over `ImageFiles(...)` (line 12): 4 batches of 32 random samples 192"),
     # A trainer written for `torchrun` (a process group, DistributedDataParallel, `dist.all_reduce`) runs in
@@ -1636,6 +1640,28 @@ def test_a_loader_over_a_project_class_given_files_is_stood_in_and_one_over_valu
     sites = rewrite_data(source).sites
     assert [(site.target, site.kind, site.dataset_import) for site in sites] == [
         ("train_set", "dataset", "paired_images.PairedImages"), ("files", "loader", "paired_images.PairedImages")]
+
+
+def test_what_a_sample_holds_is_read_off_the_loops_where_no_dataset_code_says():
+    # Three items unpacked, or items read by key; two names (the usual image and label), loops that
+    # disagree, or an item no name classes say nothing.
+    from torchcopylint.verify.datasites import rewrite_data
+    from torchcopylint.verify.samples import IMAGE, LABEL, PATH
+
+    def layout(loops: str):
+        site = rewrite_data("from seg import get_loader\nloader = get_loader(root)\n" + textwrap.dedent(loops)).sites[0]
+        return site.layout_in_use and (site.layout_in_use.kinds, site.layout_in_use.keys)
+
+    assert layout("for i, (image, label, path) in enumerate(loader):\n    pass\n") == ((IMAGE, LABEL, PATH), None)
+    assert layout("""\
+        for batch in loader:
+            x = batch["pixels"].to(device)
+            y = batch["target"]
+    """) == ((IMAGE, LABEL), ("pixels", "target"))
+    assert layout("for batch in loader:\n    x, y, lengths = batch\n") is None  # `lengths`: no kind
+    assert layout("for image, label in loader:\n    pass\n") is None
+    assert layout("for a, b, c in loader:\n    pass\nfor batch in loader:\n    batch['img']\n") is None
+    assert layout("for x in loader:\n    x.to(device)\n") is None
 
 
 def test_sizes_that_disagree_as_each_loss_words_it_are_read_as_a_batch_cut_too_small():

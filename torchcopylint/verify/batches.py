@@ -111,6 +111,7 @@ class DataPlan:
         self.batch_sizes: set[int] = set()  # the numbers of values of the batches made, to recognise them
         self.shrunk: dict[str, int] = {}  # a top-level batch-size setting -> the value it had (`_shrink_setting`)
         self._layouts: dict[int, Optional[samples.SampleLayout]] = {}
+        self._layouts_in_use: set = set()  # layouts read off the loops over the data, not a dataset's code
         # How many times the side of a pair's first image its later images have: a super-resolution
         # pair (`lr, hr`) whose target an earlier run found larger than its input (`learn_pair_scale`).
         self.pair_scale = pair_scale
@@ -158,6 +159,7 @@ class DataPlan:
             # The dataset the loader is over, as the run made it (the branch that ran): its data.
             site = dataclasses.replace(site, known=over._site.known, channels=over._site.channels,
                                        layout=over._site.layout, dataset_import=over._site.dataset_import,
+                                       layout_in_use=site.layout_in_use or over._site.layout_in_use,
                                        over=over._site.callee, views=over._site.views)
             self.sites[index] = site
             image_size = over._image_size if over._image_size is not None else image_size
@@ -354,6 +356,9 @@ class DataPlan:
         if site.index not in self._layouts:
             module, _, name = site.dataset_import.rpartition(".")
             self._layouts[site.index] = site.layout or (samples.layout_in_module(module, name) if module else None)
+            if self._layouts[site.index] is None and site.layout_in_use is not None:
+                self._layouts[site.index] = site.layout_in_use
+                self._layouts_in_use.add(site.layout_in_use)
         return self._layouts[site.index]
 
     def laid_out(self, layout: samples.SampleLayout, images: torch.Tensor, labels: torch.Tensor, paths: Any) -> Any:
@@ -381,7 +386,9 @@ class DataPlan:
     def layout_text(self, layout: samples.SampleLayout, shape: tuple) -> str:
         scaled = f", the later ones {self.pair_scale} times as high and wide (an earlier run compared them " \
                  f"with that size)" if self.pair_scale != 1 else ""
-        return f"{layout.describe()} as the class's `__getitem__` returns them, each image " \
+        said_by = "the loops over it take batches apart" if layout in self._layouts_in_use else \
+            "the class's `__getitem__` returns them"
+        return f"{layout.describe()} as {said_by}, each image " \
                f"{self.shape_text(shape)} in [0, 1){scaled}"
 
     def learn_pair_scale(self, error: BaseException) -> Optional[int]:

@@ -147,6 +147,9 @@ class DataSite:
     # What a sample of its dataset holds when the file's own dataset class says it is not an image and a
     # label (verify/samples.py); or, for a class imported from a module, where to read it at run time.
     layout: Optional[samples.SampleLayout] = None
+    # What a sample holds as the loops over the data take batches apart (`for image, mask, name in
+    # loader`, `batch["image"]`), where the dataset's own code (`layout`, `dataset_import`) does not say.
+    layout_in_use: Optional[samples.SampleLayout] = None
     dataset_import: str = ""  # "paired_images.PairedImages" (or a function returning datasets of one class)
     views: int = 1         # images per sample its transform makes of each image (a file's TwoCropsTransform: 2)
     size_text: str = ""    # the side its transforms resize or crop to, as written (`img_size`, `64`)
@@ -310,8 +313,9 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         counts = tuple(dict.fromkeys(_counts_read(tree, names)))
         single = site.kind == "loader" and _single_batches(tree, names, loose)
         whole = site.kind == "loader" and _skips_short_batches(tree, names, loose, site.batch_name)
-        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single, whole=whole),
-                        call, batch, size))
+        in_use = None if single else _layout_in_loops(tree, names, loose)
+        updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single, whole=whole,
+                                            layout_in_use=in_use), call, batch, size))
     return updated
 
 
@@ -346,10 +350,7 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
     loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)]
     used_as_tensor = False
     for loop in loops:
-        target = loop.target
-        if isinstance(loop.iter, ast.Call) and _dotted(loop.iter.func) == "enumerate" and \
-                isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target = target.elts[1]
+        target = _batch_target(loop)
         if not isinstance(target, ast.Name):
             return False
         for node in ast.walk(loop):
@@ -363,6 +364,69 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
                     and node.attr in _TENSOR_ATTRIBUTES:
                 used_as_tensor = True
     return used_as_tensor
+
+
+def _batch_target(loop: ast.For) -> ast.expr:
+    """What a loop over data binds each batch to: `batch` in `for i, batch in enumerate(loader)`."""
+    if isinstance(loop.iter, ast.Call) and _dotted(loop.iter.func) == "enumerate" and \
+            isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2:
+        return loop.target.elts[1]
+    return loop.target
+
+
+def _layout_in_loops(tree: ast.Module, names: set, loose: bool) -> Optional[samples.SampleLayout]:
+    """What a sample holds, as the loops over the data take each batch apart: three or more items
+    unpacked (`for image, mask, name in loader`, `x, y, lengths = batch`), or items read by key
+    (`batch["image"]`, `batch["mask"]`: a dict). Each item is classed by its name, or its key's
+    (verify/samples.py). None where the loops disagree, an item cannot be classed, no item is an
+    image, or the batch is unpacked into two names (the usual image and label, or a guess no better)."""
+    over_data = _over_data(set(names), loose)
+    found: list = []  # in the order of the loops: the first one's order of keys is kept
+    for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)):
+        target = _batch_target(loop)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            found.append(_unpacked_layout(target))
+            continue
+        if not isinstance(target, ast.Name):
+            continue
+        keys: dict[str, Optional[str]] = {}
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+                    and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)):
+                found.append(_unpacked_layout(node.targets[0]))
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                read = _key_read(node.value, target.id)
+                if read is not None and keys.get(read) is None:
+                    keys[read] = samples.kind_of_name(read) or samples.kind_of_name(node.targets[0].id)
+            read = _key_read(node, target.id)
+            if read is not None and read not in keys:
+                keys[read] = samples.kind_of_name(read)
+        if keys:
+            found.append(samples.SampleLayout(tuple(keys.values()), tuple(keys)))
+    # Loops that read the same keys in another order agree.
+    agreeing: dict = {}
+    for layout in filter(None, found):
+        agreeing.setdefault(tuple(sorted(zip(layout.keys, layout.kinds))) if layout.keys else layout.kinds, layout)
+    if len(agreeing) != 1:
+        return None
+    layout = agreeing.popitem()[1]
+    return layout if None not in layout.kinds and samples.IMAGE in layout.kinds else None
+
+
+def _unpacked_layout(target: ast.expr) -> Optional[samples.SampleLayout]:
+    items = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []
+    if len(items) < 3 or not all(isinstance(item, ast.Name) for item in items):
+        return None
+    return samples.SampleLayout(tuple(samples.kind_of_name(item.id) for item in items))
+
+
+def _key_read(node: ast.AST, batch: str) -> Optional[str]:
+    """The key of `batch["image"]` (through calls that keep it: `batch["image"].to(device)`), or None."""
+    node = _peel(node)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == batch and \
+            isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.slice.value
+    return None
 
 
 _TENSOR_ATTRIBUTES = frozenset({"to", "cuda", "size", "shape", "view", "float", "type", "reshape", "dim", "numel"})

@@ -172,8 +172,11 @@ def _name_of(item: ast.expr) -> str:
 
 def _kind(item: ast.expr, function: ast.FunctionDef, name: str, depth: int = 0) -> Optional[str]:
     made = _made_kind(item, function, depth)
-    if made is not None:
-        return made
+    return made if made is not None else kind_of_name(name)
+
+
+def kind_of_name(name: str) -> Optional[str]:
+    """The kind an item named `name` holds (`lr_image`, `target_path`, `label`), or None."""
     words = {word.lower() for word in WORD.findall(name)}
     if words & PATH_WORD:
         return PATH
