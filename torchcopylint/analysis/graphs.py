@@ -135,6 +135,67 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
     return result
 
 
+# Layers whose forward saves only its input and its own parameters for the backward.
+INPUT_SAVING_LAYERS = frozenset(f"torch.nn.{name}" for name in ("Linear", "Conv1d", "Conv2d", "Conv3d"))
+# Reductions that save no tensor (only a shape): `loss.sum()`, `z.mean()`.
+SHAPE_ONLY_REDUCTIONS = frozenset({"sum", "mean"})
+MAX_LEAF_ONLY_DEPTH = 6
+
+
+def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
+    """Does the graph of `expr` save nothing but leaf tensors for its backward (which live anyway, so a
+    retained graph holds no memory of its own)? Surely so only for what is seen: a name assigned
+    once from such a value; `+`/`-` of such values (addition saves no operand); `*`, `/`, `@` of
+    leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`); one
+    `nn.Linear`/`nn.Conv*` layer built in the function applied to a leaf (`z = linear(a)`, `a` a
+    leaf); and `.sum()`/`.mean()` of such a value. Anything else (an activation saves its output, a
+    network of unknown layers): no."""
+    if depth > MAX_LEAF_ONLY_DEPTH:
+        return False
+    if carries_no_graph(expr, function, facts):
+        return True
+    if type(expr) is cst.Name:
+        bindings = function.bindings_at(expr)
+        if len(bindings) != 1:
+            return False
+        binding = next(iter(bindings))
+        if _is_leaf(binding):
+            return True
+        return binding.kind == "assign" and binding.value is not None and \
+            saves_only_leaves(binding.value, function, facts, depth + 1)
+    if type(expr) is cst.BinaryOperation:
+        if type(expr.operator) in (cst.Add, cst.Subtract):
+            return saves_only_leaves(expr.left, function, facts, depth + 1) and \
+                saves_only_leaves(expr.right, function, facts, depth + 1)
+        if type(expr.operator) in (cst.Multiply, cst.Divide, cst.MatrixMultiply):
+            return all(_leaf_or_no_graph(operand, function, facts) for operand in (expr.left, expr.right))
+        return False
+    if type(expr) is cst.Call and type(expr.func) is cst.Attribute and not expr.args \
+            and expr.func.attr.value in SHAPE_ONLY_REDUCTIONS:
+        return saves_only_leaves(expr.func.value, function, facts, depth + 1)
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and len(expr.args) == 1 \
+            and expr.args[0].keyword is None and not expr.args[0].star:
+        # Every assignment of the name in the function (`layer.requires_grad_()` leaves it the same layer).
+        layers = [binding.value for binding in function.bindings
+                  if binding.name == expr.func.value and binding.kind != "requires_grad"]
+        return bool(layers) and all(type(layer) is cst.Call and facts.names.qualified_name(layer.func)
+                                    in INPUT_SAVING_LAYERS for layer in layers) and \
+            _leaf_or_no_graph(expr.args[0].value, function, facts)
+    return False
+
+
+def _is_leaf(binding: Binding) -> bool:
+    return binding.leaf in ("factory", "parameter", "requires_grad_") and binding.leaf_origin is not None
+
+
+def _leaf_or_no_graph(expr: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
+    if type(expr) is cst.Name:
+        bindings = function.bindings_at(expr)
+        if bindings and all(_is_leaf(binding) for binding in bindings):
+            return True
+    return carries_no_graph(expr, function, facts)
+
+
 def _made_to_require_grad(binding: Binding) -> bool:
     """`x = image.detach().clone().requires_grad_(True)`."""
     value = binding.value

@@ -10,6 +10,7 @@ from torchcopylint.analysis.aliasing import FunctionFacts, root_name, unpacked_p
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
+    saves_only_leaves,
     filled_with_graph,
     GraphUse,
     Slice,
@@ -99,6 +100,8 @@ class RetainGraphWorkaround(Rule):
                 root = root.value
         if isinstance(root, cst.Name) and any(binding.value is None for binding in function.bindings_at(root)):
             return None  # `for loss in losses`: what the loss was made from is out of sight
+        if saves_only_leaves(use.loss, function, facts):
+            return None  # `z = w * x + b` of leaves: the retained graph holds no tensor that would not live anyway
         # A backward before this one does not need what this one frees; one that runs again later in a
         # loop does, which the loop check below covers (what they share is made before the loop).
         here = function.order_of(use.statement)
