@@ -15,6 +15,7 @@ from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, 
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
 from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.tensors import NON_TENSOR_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (
     Backward,
@@ -588,8 +589,9 @@ def _detached(value) -> bool:
             if isinstance(func, cst.Name) and func.value in DETACHING:
                 return True
             if isinstance(func, cst.Attribute):
-                if func.attr.value in DETACHING:
-                    return True
+                if func.attr.value in DETACHING or (func.attr.value in NON_TENSOR_METHODS
+                                                    and not (func.attr.value == "type" and value.args)):
+                    return True  # `l.numel()`, `x.size(0)`: a number, not a tensor
                 value = func.value
                 continue
             return False
