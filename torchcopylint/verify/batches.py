@@ -487,7 +487,7 @@ class DataPlan:
     def _limit(self, index: int) -> int:
         loop = self.loops.get(index)
         encloses = loop is not None and loop.line <= self.flagged_line <= loop.end_line
-        return ENCLOSING_LIMIT if encloses else OTHER_LIMIT
+        return max(ENCLOSING_LIMIT, loop.sparse_iterations) if encloses else OTHER_LIMIT
 
     def _stop(self, index: int, iterations: int) -> None:
         loop = self.loops.get(index)

@@ -174,6 +174,9 @@ class Loop:
     index: int
     line: int
     end_line: int
+    # Iterations it takes to pass the flagged line more than once, where the line runs only every k-th
+    # iteration (`if epoch % 10 == 0: losses.append(loss)`): k + 1 (0 when nothing says).
+    sparse_iterations: int = 0
 
 
 @dataclass
@@ -1100,7 +1103,9 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
         if isinstance(node, (ast.For, ast.While)):
             encloses = not in_definition and node.lineno <= flagged_line <= (node.end_lineno or node.lineno)
             if encloses or _trains(node):
-                loop = Loop(len(loops), node.lineno, node.end_lineno or node.lineno)
+                every = _every_kth_iteration(node, flagged_line, tree) if encloses else 0
+                loop = Loop(len(loops), node.lineno, node.end_lineno or node.lineno,
+                            min(every + 1, MAX_SPARSE_ITERATIONS) if every else 0)
                 loops.append(loop)
                 part = node.iter if isinstance(node, ast.For) else node.test
                 helper = LOOP_HELPER if isinstance(node, ast.For) else WHILE_HELPER
@@ -1110,6 +1115,32 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
     if not edits:
         return Limited(text, [])
     return Limited(replace_nodes(text, edits), loops)
+
+
+MAX_SPARSE_ITERATIONS = 101  # an every-100th-epoch log passes twice in this many
+
+
+def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> int:
+    """k, where the flagged line stands under an `if` of the loop that tests its variable modulo k
+    (`if epoch % 10 == 0:`, `if (i + 1) % log_every == 0:` with `log_every = 10` at the top level);
+    0 otherwise."""
+    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)):
+        return 0
+    constants = {node.targets[0].id: node.value.value for node in tree.body
+                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                 and isinstance(node.value, ast.Constant) and type(node.value.value) is int}
+    for node in ast.walk(loop):
+        if not (isinstance(node, ast.If) and node.body and node.body[0].lineno <= flagged_line
+                <= (node.body[-1].end_lineno or node.body[-1].lineno)):
+            continue
+        for part in ast.walk(node.test):
+            if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Mod) and any(
+                    isinstance(name, ast.Name) and name.id == loop.target.id for name in ast.walk(part.left)):
+                modulus = part.right.value if isinstance(part.right, ast.Constant) else \
+                    constants.get(part.right.id) if isinstance(part.right, ast.Name) else None
+                if type(modulus) is int and modulus > 1:
+                    return modulus
+    return 0
 
 
 def _trains(loop: ast.AST) -> bool:

@@ -5,12 +5,15 @@ appended with their graphs, a copied target network) is about what the agent doe
 observations, not about the game: `gym.make("CartPole-v0")` is answered with an environment of
 CartPole's spaces (observations of 4 values, 2 actions) that returns random observations and ends
 each episode after a few steps. The spaces of the classic environments are known; another id gets
-CartPole's, and the evidence says so. `gym` answers with its old API (`obs = env.reset()`, four
-values from `step`), `gymnasium` with the new one (`obs, info = env.reset()`, five values).
+CartPole's, and the evidence says so. The API is the one the code unpacks (`obs, info =
+env.reset()` or five values from `step`: the new one, which gym 0.26 took up too; four values from
+`step`: the old one); where the code does not say, `gym` answers with its old API (`obs =
+env.reset()`, four values from `step`), `gymnasium` with the new one.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import numpy as np
@@ -19,6 +22,28 @@ EPISODE_STEPS = 8
 # What stood in during this diagnosis, for verify/script.py to report (as backbones.notes; script
 # imports this module, never the other way round).
 notes: list[str] = []
+# The API the code of this diagnosis unpacks (`api_in`): True new, False old, None not said.
+code_api: Optional[bool] = None
+
+
+def api_in(source: str) -> Optional[bool]:
+    """Which API the code unpacks: True for the new (`state, info = env.reset()`, five values from
+    `env.step(a)`), False for the old (four values from `step`), None when it does not say or says both."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    said = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)):
+            continue
+        unpacked, method = len(node.targets[0].elts), node.value.func.attr
+        if method == "reset" and unpacked == 2:
+            said.add(True)
+        elif method == "step" and unpacked in (4, 5):
+            said.add(unpacked == 5)
+    return said.pop() if len(said) == 1 else None
 # Environment family (the id before its version) -> (observation shape, or the count of discrete
 # observations; actions: a count for a discrete space, a shape for a continuous one).
 SPACES = {
@@ -121,11 +146,14 @@ def maker(package: str):
     """`gym.make` / `gymnasium.make` for a missing package: stand-in environments, each named in the evidence."""
 
     def make(id: str, *args, **kwargs) -> StandInEnvironment:
-        environment = StandInEnvironment(str(id), new_api=package == "gymnasium")
+        environment = StandInEnvironment(str(id), new_api=package == "gymnasium" if code_api is None else code_api)
         family = str(id).split("/")[-1].split("-v")[0]
         known = family in SPACES or environment.observation_space.shape == ATARI_SPACES[0]
+        api = "" if code_api is None else (
+            ", with the new API the code unpacks (`reset()` gives `(observation, info)`, `step` five values)"
+            if code_api else ", with the old API the code unpacks (`step` gives four values)")
         text = (f"`{package}.make({id!r})` ran as a stand-in environment of random "
-                f"{'' if known else 'CartPole-like '}observations ({environment.describe()})")
+                f"{'' if known else 'CartPole-like '}observations ({environment.describe()}){api}")
         if text not in notes:
             notes.append(text)
         return environment

@@ -129,6 +129,7 @@ def begin(keep_learned: bool = False, source: str = "") -> None:
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
+    environments.code_api = environments.api_in(source) if source else None
 
 
 def note(text: str) -> None:
