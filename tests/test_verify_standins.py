@@ -449,6 +449,27 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     assert kind_of("loader", found["loader"]) == "loader"
 
 
+def test_a_value_the_code_saves_into_or_reads_from_is_a_path_of_the_project():
+    # A CycleGAN trainer's `path_models` was given a tensor (`expected str, bytes or os.PathLike object,
+    # not Tensor`, fresh41); a tensor that is also saved stays a tensor.
+    from torchcopylint.verify.standins import STAND_IN_FOLDER, kind_of, make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def train(model, path_models, path_b, out, epochs):
+            os.makedirs(path_models, exist_ok=True)
+            for epoch in range(epochs):
+                plt.savefig(path_b + "/batches_{}.png".format(epoch))
+                torch.save(model, os.path.join(path_models, "last.pt"))
+                torch.save(out.detach(), "out.pt")
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("path_models", found["path_models"]) == "path"
+    assert kind_of("path_b", found["path_b"]) == "path"
+    assert kind_of("out", found["out"]) == "tensor"
+    made = make(plan(["path_models"], found, {}, {}), "cpu")
+    assert made["path_models"] == STAND_IN_FOLDER
+
+
 def test_a_tested_number_added_to_an_int_is_a_flag_that_counts_as_zero():
     kinds = _kinds("""
         def train(self, steps):

@@ -37,6 +37,9 @@ PLAIN_LEAF_MARK = "_torchcopylint_plain_leaf"
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
 MAX_SETTINGS = 9
+# What a path the code saves into or reads from stands in by: a folder of the project's (where the
+# sandbox lets no write happen, verify/sandbox.py, and reads find nothing).
+STAND_IN_FOLDER = "torchcopylint-stand-in"
 IMAGE = (3, 16, 16)  # one sample of a stand-in image batch
 
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", "children", "state_dict",
@@ -125,6 +128,7 @@ class Use:
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
+    path_like: bool = False  # a file or folder: `os.makedirs(x)`, `open(x)`, `torch.save(obj, x)`, `x + "/a.png"`
 
     @property
     def seen(self) -> bool:
@@ -146,6 +150,11 @@ NEUTRAL_CALLEES = {"print", "str", "repr", "format", "isinstance", "type", "id",
                    "setattr", "hasattr", "logging.info", "logger.info", "log", "warnings.warn"}
 # Conversions to a Python number: `float(loss)` of a tensor of several values would raise.
 NUMBER_CALLEES = {"float", "int", "round", "math.sqrt", "math.log", "math.exp"}
+# Callees whose argument in that position is a file or folder's path (any position: -1).
+PATH_TAKERS = {"os.makedirs": 0, "os.mkdir": 0, "os.listdir": 0, "open": 0, "glob.glob": 0, "glob": 0,
+               "Path": 0, "pathlib.Path": 0, "os.path.join": -1, "os.path.exists": 0, "os.path.isdir": 0,
+               "os.path.isfile": 0, "torch.save": 1, "torch.load": 0, "plt.savefig": 0, "plt.imsave": 0,
+               "save_image": 1, "vutils.save_image": 1, "torchvision.utils.save_image": 1}
 
 
 def function_node(tree: ast.Module, class_name: Optional[str], function_name: str) -> Optional[ast.FunctionDef]:
@@ -271,6 +280,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     for factor in _arithmetic_operands(start) if isinstance(start, ast.BinOp) else [start]:
                         if use(factor) is not None:
                             use(factor).range_start = True
+            if callee in PATH_TAKERS:
+                position = PATH_TAKERS[callee]
+                for argument in node.args if position < 0 else node.args[position:position + 1]:
+                    for part in _arithmetic_operands(argument) if isinstance(argument, ast.BinOp) else [argument]:
+                        if use(part) is not None:
+                            use(part).path_like = True
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
@@ -806,7 +821,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | start | float |
+    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | start | float |
     bool | device | torch.device | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -852,6 +867,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "labels"  # class indices: a loss target, an index, one-hot encoded or embedded
     if use.string_keys and not (use.methods & TENSOR_METHODS or use.arithmetic or use.torch_argument):
         return "dict"  # `batch["images"]`, `batch["labels"]`: a dict of the keys the code reads
+    if use.path_like and not (use.methods & TENSOR_METHODS or use.indexed or use.ordered or use.in_range):
+        return "path"  # where the code saves or reads: a folder of the project, where writes go nowhere
     if use.tensor_values and not use.methods & TENSOR_METHODS:
         return "tensors"  # `for n, p in params.items(): p.clone()`: a dict of tensors
     if use.via_callee is not None and not (use.methods & TENSOR_METHODS or use.tensor_like):
@@ -1148,6 +1165,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = plan_.options.get(name, False)
         elif kind == "choice":
             made[name] = plan_.options.get(name, plan_.choices[name][0])
+        elif kind == "path":
+            made[name] = STAND_IN_FOLDER
         elif kind == "anything":
             made[name] = DoNothing()
         elif kind == "unused":
