@@ -1244,6 +1244,10 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     # each batch by key, `batch["noisy"]`: stand-in batches are dicts of those keys.
     ("dict_batches.py", "running_loss += loss", "TCL007",
      "random samples of {'noisy': image, 'clean': image} as the loops over it take batches apart"),
+    # A loader a sibling makes at import time, over absent files: its batches hold the three items the
+    # file's loop unpacks (fresh41's CLUB trainer: `for i, (x, u, s) in enumerate(train_loader)`).
+    ("three_item_batches.py", "losses.append(loss)", "TCL007",
+     "random samples of image, label, label as the loops over it take batches apart"),
     ("gan_folder_loader.py", "d_loss = D(fake).mean()", "TCL003",
      "`folder_loader.DataLoader(...)` over `ImageFiles(...)` (line 12): 4 batches of 32 random samples 192"),
     # A trainer written for `torchrun` (a process group, DistributedDataParallel, `dist.all_reduce`) runs in
@@ -1685,7 +1689,7 @@ def test_a_loader_over_a_project_class_given_files_is_stood_in_and_one_over_valu
 
 def test_what_a_sample_holds_is_read_off_the_loops_where_no_dataset_code_says():
     # Three items unpacked, or items read by key; two names (the usual image and label), loops that
-    # disagree, or an item no name classes say nothing.
+    # disagree, or items no name classes (with no image among them) say nothing.
     from torchcopylint.verify.datasites import rewrite_data
     from torchcopylint.verify.samples import IMAGE, LABEL, PATH
 
@@ -1699,7 +1703,9 @@ def test_what_a_sample_holds_is_read_off_the_loops_where_no_dataset_code_says():
             x = batch["pixels"].to(device)
             y = batch["target"]
     """) == ((IMAGE, LABEL), ("pixels", "target"))
-    assert layout("for batch in loader:\n    x, y, lengths = batch\n") is None  # `lengths`: no kind
+    # `lengths`: no name's kind, beside an image a label.
+    assert layout("for batch in loader:\n    x, y, lengths = batch\n") == ((IMAGE, LABEL, LABEL), None)
+    assert layout("for batch in loader:\n    p, q, r = batch\n") is None  # no image among them
     assert layout("for image, label in loader:\n    pass\n") is None
     assert layout("for a, b, c in loader:\n    pass\nfor batch in loader:\n    batch['img']\n") is None
     assert layout("for x in loader:\n    x.to(device)\n") is None

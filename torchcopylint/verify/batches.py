@@ -89,7 +89,7 @@ class DataPlan:
 
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
                  full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
-                 two_classes: bool = False, resized: tuple = ()) -> None:
+                 two_classes: bool = False, resized: tuple = (), runtime_layout=None) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -117,6 +117,9 @@ class DataPlan:
         self.pair_scale = pair_scale
         # Sample shapes (and why) an earlier run's sizes asked for (`learn_side`): tried first.
         self.resized = tuple(resized)
+        # What a sample of a loader made at run time in another module holds, as the file's loops take
+        # its batches apart (verify/datasites.py Rewritten.runtime_layout).
+        self.runtime_layout = runtime_layout
         # Labels of two classes only: after a run whose network scored fewer classes than the stand-in
         # labels held (`Target 9 is out of bounds` for an `ImageFolder` of three).
         self.two_classes = two_classes
@@ -190,7 +193,8 @@ class DataPlan:
         known = over.rsplit(".", 1)[-1]
         callee = f"{module}.DataLoader" if module else "DataLoader"  # made as `module` was imported at `line`
         self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
-                                     known=known if known in KNOWN_DATASETS else None)
+                                     known=known if known in KNOWN_DATASETS else None,
+                                     layout_in_use=self.runtime_layout)
         return self.make(index, batch=lambda: batch_size)
 
     def _made_by_function(self, site: DataSite, hints: dict) -> tuple[DataSite, Any]:

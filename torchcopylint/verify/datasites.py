@@ -167,6 +167,9 @@ class DataSite:
 class Rewritten:
     text: str
     sites: list = field(default_factory=list)
+    # What a sample of a loader another module of the project makes at run time holds (`from dataset
+    # import train_loader`), as this file's loops take its batches apart (`_layout_in_loops`).
+    runtime_layout: Optional[samples.SampleLayout] = None
 
 
 @dataclass(frozen=True)
@@ -197,12 +200,15 @@ _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|Image
 @functools.lru_cache(maxsize=32)
 def rewrite_data(source: str) -> Rewritten:
     """The source with every expression that makes data replaced by a stand-in call; line numbers kept."""
-    if not _MAY_MAKE_DATA.search(source):
-        return Rewritten(source)
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return Rewritten(source)
+    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names if _LOADER_LIKE.search(alias.asname or alias.name)}
+    runtime_layout = _layout_in_loops(tree, imported, loose=False) if imported else None
+    if not _MAY_MAKE_DATA.search(source):
+        return Rewritten(source, runtime_layout=runtime_layout)
     imports = _imports(tree)
     defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef))}
@@ -211,7 +217,7 @@ def rewrite_data(source: str) -> Rewritten:
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     finder = _SiteFinder(tree, imports, defined, dataset_classes, classes)
     if not finder.sites:
-        return Rewritten(source)
+        return Rewritten(source, runtime_layout=runtime_layout)
     finder.sites = _with_readings(tree, finder.sites)
     edits = []
     copied: list[ast.AST] = []  # what the stand-ins read at run time, copied from the calls they replace
@@ -231,7 +237,7 @@ def rewrite_data(source: str) -> Rewritten:
                         _clipped(ast.unparse(statement.value)), "unread", target, unpack=unpack)
         sites.append(site)
         edits.append((statement.value, _replacement(site, None, None, statement.value)))
-    return Rewritten(replace_nodes(source, edits), sites)
+    return Rewritten(replace_nodes(source, edits), sites, runtime_layout)
 
 
 def _unread_feeders(tree: ast.Module, replaced: list, copied: list, imports: dict) -> list[ast.Assign]:
@@ -417,10 +423,15 @@ def _layout_in_loops(tree: ast.Module, names: set, loose: bool) -> Optional[samp
 
 
 def _unpacked_layout(target: ast.expr) -> Optional[samples.SampleLayout]:
+    """Three or more names: each item's kind by its name, an item no name classes beside an image a
+    label (`for x, u, s in loader`: images, classes, colours)."""
     items = target.elts if isinstance(target, (ast.Tuple, ast.List)) else []
     if len(items) < 3 or not all(isinstance(item, ast.Name) for item in items):
         return None
-    return samples.SampleLayout(tuple(samples.kind_of_name(item.id) for item in items))
+    kinds = [samples.kind_of_name(item.id) for item in items]
+    if samples.IMAGE in kinds:
+        kinds = [kind or samples.LABEL for kind in kinds]
+    return samples.SampleLayout(tuple(kinds))
 
 
 def _key_read(node: ast.AST, batch: str) -> Optional[str]:

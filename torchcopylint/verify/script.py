@@ -564,7 +564,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         last = attempt == MAX_ATTEMPTS - 1
         attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
-                        two_classes, resized)
+                        two_classes, resized, runtime_layout=rewritten.runtime_layout)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -802,6 +802,7 @@ class FunctionText:
     text: str
     tolerant: frozenset  # first lines of the module-level statements a failure of which is skipped
     sites: tuple
+    runtime_layout: Any = None  # verify/datasites.py Rewritten.runtime_layout
 
 
 @functools.lru_cache(maxsize=64)
@@ -819,7 +820,8 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
         tree = ast.parse(text)
         table = symtable.symtable(text, "<snippet>", "exec")
     except SyntaxError:
-        return FunctionText(snippet_source(source, set(roots) | set(reads)), frozenset(), tuple(rewritten.sites))
+        return FunctionText(snippet_source(source, set(roots) | set(reads)), frozenset(), tuple(rewritten.sites),
+                            rewritten.runtime_layout)
     statements = _module_statements(tree)
     definitions = {node.name: node for node in tree.body
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
@@ -857,7 +859,7 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
             line = source_lines[index]
             strip = min(node.col_offset, len(line) - len(line.lstrip(" \t")))
             snippet_lines[index] = line[strip:] or "\n"
-    return FunctionText("".join(snippet_lines), frozenset(tolerant), tuple(rewritten.sites))
+    return FunctionText("".join(snippet_lines), frozenset(tolerant), tuple(rewritten.sites), rewritten.runtime_layout)
 
 
 def _module_statements(tree: ast.Module) -> list[ast.stmt]:
@@ -959,7 +961,8 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
         if not changed:
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
-                    pair_scale=_pair_scale, two_classes=_two_classes, resized=_resized)
+                    pair_scale=_pair_scale, two_classes=_two_classes, resized=_resized,
+                    runtime_layout=prepared.runtime_layout)
     plan.place = place
     _log.function_plans.append(plan)
 
