@@ -208,7 +208,7 @@ def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
         # Probes for special methods see a plain object, as copy, inspect and numpy expect.
         assert not hasattr(namespace["plt"], "__array__") and not hasattr(namespace["plt"], "__wrapped__")
         # Defining a class on an absent base, or filing one in an absent registry, is not a use: a module
-        # the flagged code never uses may do it. Making one is.
+        # the flagged code never uses may do it. Making one with the base's `__init__` is.
         exec("@sub.REGISTRY.register_module()\nclass Boxes(plt.Base):\n    pass\n"
              "@sub.register_model\ndef small():\n    return 1\n", namespace)
         assert isinstance(namespace["Boxes"], type) and namespace["small"]() == 1
@@ -217,6 +217,17 @@ def test_a_stand_in_imports_but_every_use_raises_past_except_exception():
         assert namespace["shown"]() is None
         with pytest.raises(AbsentPackageUsed, match=r"the code used `plotting_pkg_absent_for_test.pyplot.Base`"):
             namespace["Boxes"]()
+        # A class's own `__init__` that never calls the base's makes one (fresh42's federated clients on
+        # flwr's NumPyClient): what the base would give, its `__init__` or an attribute, is a use.
+        exec("class Client(plt.Base):\n    def __init__(self, net):\n        self.net = net\n"
+             "    def snapshot(self):\n        return [p * 2 for p in self.net]\n"
+             "class Calling(plt.Base):\n    def __init__(self):\n        super().__init__()\n", namespace)
+        client = namespace["Client"]([1, 2])
+        assert client.snapshot() == [2, 4] and not hasattr(client, "__array__")
+        with pytest.raises(AbsentPackageUsed, match=r"the code used `plotting_pkg_absent_for_test.pyplot.Base`"):
+            client.get_parameters({})
+        with pytest.raises(AbsentPackageUsed):
+            namespace["Calling"]()
         with pytest.raises(AbsentPackageUsed):
             exec("sub.REGISTRY.build(dict(type='Boxes'))", namespace)  # a lookup is a use
     finally:

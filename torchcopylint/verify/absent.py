@@ -6,7 +6,7 @@ at the import; the verifier first tries exactly that, and only when the import o
 package that is nowhere on the import path fails does it run the code again with a
 stand-in for that package. The stand-in imports, and any attribute of it can be
 named (`from torchvision import datasets`), but using one (calling it, iterating,
-testing its truth, making an object of a class derived from it, ...) raises
+testing its truth, what a class derived from it gets from it, ...) raises
 AbsentPackageUsed, a BaseException, so
 the code under test cannot catch it with `except Exception` and carry on: the
 verdict is then `unverified`, naming the package, and the file that imported it
@@ -149,11 +149,22 @@ def unknown_argument(name: str) -> AbsentName:
 
 
 def _absent_base(qualified_name: str, importer: Optional[str], failed: Optional[str]) -> type:
-    """A base class standing for an absent one: a class can derive from it, an instance cannot be made."""
+    """A base class standing for an absent one: a class can derive from it, and an object of it be made
+    by the class's own `__init__` where that never calls the base's (a federated client's constructor
+    that only keeps what it is given); what the base would give is a use: its `__init__` (also as the
+    class's own, when it has none), and any attribute the object and its class do not have."""
     def used(*args, **kwargs):
         raise AbsentPackageUsed(qualified_name, importer, failed)
 
-    return type(qualified_name.rsplit(".", 1)[-1], (), {"__new__": used})
+    def missing(self, attribute: str):
+        if _is_special(attribute):
+            raise AttributeError(attribute)
+        raise AbsentPackageUsed(qualified_name, importer, failed)
+
+    return type(qualified_name.rsplit(".", 1)[-1], (), {"__init__": used, "__getattr__": missing, ABSENT_BASE: True})
+
+
+ABSENT_BASE = "_torchcopylint_absent_base"  # set on the classes `_absent_base` makes
 
 
 # A registry's decorator, called on an absent registry or written on a class (`register_module`,

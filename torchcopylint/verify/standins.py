@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from torchcopylint.verify import absent
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, CannotRun, class_indices
@@ -1584,8 +1585,9 @@ def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]
     network = next((value for value in made.values() if isinstance(value, nn.Module)), None)
     for base in cls.__mro__[1:]:
         module = getattr(base, "__module__", "") or ""
-        if module == cls.__module__ or module.split(".")[0] in _PLAIN_BASES or "__init__" not in vars(base):
-            continue
+        if module == cls.__module__ or module.split(".")[0] in _PLAIN_BASES or "__init__" not in vars(base) \
+                or vars(base).get(absent.ABSENT_BASE):
+            continue  # (a stand-in for a base of an absent package has nothing to set: its `__init__` is a use)
         try:
             parameters = list(inspect.signature(base.__init__).parameters.values())[1:]
         except (TypeError, ValueError):
