@@ -449,6 +449,28 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     assert kind_of("loader", found["loader"]) == "loader"
 
 
+def test_a_loader_handed_to_a_method_of_the_class_is_a_loader_of_the_batches_that_method_unpacks():
+    # pytorch-wgan's trainer: `self.data = self.get_infinite_batches(train_loader)`, which iterates
+    # `for i, (images, _) in enumerate(data_loader)` (fresh42: batches of one tensor did not unpack).
+    from torchcopylint.verify.standins import _kinds_through_callees, kind_of, uses
+
+    tree = ast.parse(textwrap.dedent("""
+        class WGAN:
+            def train(self, train_loader):
+                self.data = self.get_infinite_batches(train_loader)
+                for step in tqdm(enumerate(range(3))):
+                    images = self.data.__next__()
+
+            def get_infinite_batches(self, data_loader):
+                while True:
+                    for i, (images, _) in enumerate(tqdm(data_loader)):
+                        yield images
+    """))
+    found = uses(tree.body[0].body[0])
+    _kinds_through_callees(found, tree)
+    assert kind_of("train_loader", found["train_loader"]) == "loader" and found["train_loader"].unpacked == 2
+
+
 def test_a_value_the_code_saves_into_or_reads_from_is_a_path_of_the_project():
     # A CycleGAN trainer's `path_models` was given a tensor (`expected str, bytes or os.PathLike object,
     # not Tensor`, fresh41); a tensor that is also saved stays a tensor.

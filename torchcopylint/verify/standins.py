@@ -259,13 +259,15 @@ def uses(function: ast.AST) -> dict[str, Use]:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
             arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
-            if isinstance(node.func, ast.Name):
+            plain = node.func.id if isinstance(node.func, ast.Name) else callee if isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" else None
+            if plain is not None:  # `helper(x)`, or a method of the class: `self.get_batches(loader)`
                 for position, argument in enumerate(node.args):
                     if _key(argument) is not None:
-                        use(argument).passed_as.append((node.func.id, position))
+                        use(argument).passed_as.append((plain, position))
                 for keyword in node.keywords:
                     if keyword.arg is not None and _key(keyword.value) is not None:
-                        use(keyword.value).passed_as.append((node.func.id, keyword.arg))
+                        use(keyword.value).passed_as.append((plain, keyword.arg))
             if callee in SIZE_TAKERS or callee.split(".")[-1] in ("view", "reshape", "expand", "repeat"):
                 # `torch.ones(channels * img_dim**2 // ratio)`: every factor of a size is a whole number.
                 for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
@@ -330,14 +332,14 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if owner is not None and node.attr == "type" and id(node) not in called:
                 owner.device_like = owner.type_read = True  # `device.type`; `x.type(torch.float)` is a tensor's
         elif isinstance(node, (ast.For, ast.comprehension)):
-            iterable = node.iter
-            if isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") \
+            iterable, target = node.iter, node.target
+            # `enumerate(tqdm(loader))`: the loader, each batch the last name of `i, batch`.
+            while isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") \
                     and iterable.args:
-                loaded = use(iterable.args[0])
-                target = node.target.elts[-1] if isinstance(node.target, ast.Tuple) and node.target.elts else None
-            else:
-                loaded = use(iterable)
-                target = node.target
+                if ast.unparse(iterable.func) == "enumerate":
+                    target = target.elts[-1] if isinstance(target, ast.Tuple) and target.elts else None
+                iterable = iterable.args[0]
+            loaded = use(iterable)
             if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args \
                     and iterable.func.attr in ("items", "values"):
                 value = node.target.elts[-1] if iterable.func.attr == "items" and isinstance(node.target, ast.Tuple) \
@@ -1218,21 +1220,35 @@ SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "d
 
 
 def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
-    """A value the code only passes to a module-level function of the file (`adopt_weight(factor,
-    global_step, threshold=start)`) is what that function uses its parameter as (`if global_step <
-    threshold:`: a number), one call deep."""
+    """A value the code only passes to a function of the file (`adopt_weight(factor, global_step,
+    threshold=start)`), or to a method of the class (`self.get_infinite_batches(train_loader)`, a
+    method of that name in one class of the file), is what that function uses its parameter as (`if
+    global_step < threshold:`: a number; `for i, (images, _) in enumerate(data_loader)`: a loader of
+    batches of two), one call deep."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods: dict = {}
+    for owner in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for method in owner.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.setdefault(f"self.{method.name}", []).append(method)
+    functions.update({name: found_in[0] for name, found_in in methods.items() if len(found_in) == 1})
     for use_of_name in found.values():
         for callee, where in use_of_name.passed_as:
             definition = functions.get(callee)
             if definition is None:
                 continue
             parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
+            if callee.startswith("self.") and parameters:
+                parameters = parameters[1:]
             parameter = parameters[where] if isinstance(where, int) and where < len(parameters) else where
             if not isinstance(parameter, str):
                 continue
             inner = uses(definition).get(parameter)
             kind = kind_of(parameter, inner) if inner is not None else None
+            if kind == "loader" and not use_of_name.iterated:
+                use_of_name.iterated, use_of_name.unpacked = True, inner.unpacked
+                use_of_name.batch_keys = use_of_name.batch_keys or inner.batch_keys
+                break
             if kind in SCALAR_KINDS:
                 use_of_name.via_callee = kind
                 if kind == "choice":
