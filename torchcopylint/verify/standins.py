@@ -67,6 +67,10 @@ COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_st
 BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
+# Layers whose arguments are sizes (`nn.Linear(1024, signal_length * channels)`): whole numbers.
+SIZED_LAYERS = frozenset({"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                          "ConvTranspose3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Embedding", "LSTM",
+                          "GRU", "RNN", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"})
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})  # a torch.device's
 LAYER_ATTRIBUTES = frozenset({"weight", "bias", "in_features", "out_features", "in_channels", "out_channels"})
 LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
@@ -93,7 +97,7 @@ class Use:
     called: bool = False
     methods: set = field(default_factory=set)
     iterated: bool = False
-    unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2
+    unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2; `for (x,) in loader` -> ONE_ITEM
     string_keys: list = field(default_factory=list)  # the strings it is indexed with: `sample["images"]`
     batch_keys: tuple = ()     # a loader whose batches the code indexes by these strings (dict batches)
     in_range: bool = False
@@ -268,7 +272,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 for keyword in node.keywords:
                     if keyword.arg is not None and _key(keyword.value) is not None:
                         use(keyword.value).passed_as.append((plain, keyword.arg))
-            if callee in SIZE_TAKERS or callee.split(".")[-1] in ("view", "reshape", "expand", "repeat"):
+            if _takes_sizes(callee):
                 # `torch.ones(channels * img_dim**2 // ratio)`: every factor of a size is a whole number.
                 for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
                     if use(factor) is not None:
@@ -298,7 +302,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         passed.fed_to.add(callee)
                     if callee == "range":
                         passed.in_range = True
-                    elif callee in SIZE_TAKERS or callee.split(".")[-1] in ("view", "reshape", "expand", "repeat"):
+                    elif _takes_sizes(callee):
                         passed.sizes = True
                     elif callee.split(".")[-1] == "to" and argument in node.args[:1]:
                         passed.device_like = True  # `x.to(device)`
@@ -349,7 +353,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if loaded is not None:
                 loaded.iterated = True
                 if isinstance(target, (ast.Tuple, ast.List)):
-                    loaded.unpacked = len(target.elts)
+                    loaded.unpacked = len(target.elts) if len(target.elts) != 1 else ONE_ITEM
                 elif isinstance(target, ast.Name):
                     batch_names.append((loaded, target.id))
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
@@ -487,6 +491,11 @@ def _batch_size_of(node: ast.AST) -> Optional[ast.AST]:
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
         measured = node.args[0]
     return measured if measured is not None and _key(measured) else None
+
+
+def _takes_sizes(callee: str) -> bool:
+    last = callee.split(".")[-1]
+    return callee in SIZE_TAKERS or last in ("view", "reshape", "expand", "repeat") or last in SIZED_LAYERS
 
 
 def _arithmetic_operands(node: ast.AST) -> list:
@@ -752,6 +761,11 @@ class StandInLoader(list):
             else [sample for batch in self for sample in batch]
 
 
+# A loop that unpacks each batch into one name (`for (x,) in loader`, a TensorDataset of one tensor):
+# batches are lists of one tensor (1 stands for batches that are the tensor itself).
+ONE_ITEM = -1
+
+
 def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,)) -> StandInLoader:
     """Batches as the loop unpacks them: (inputs, targets, ...) for a count; a dict of the keys the
     code reads for a tuple of string keys (class indices under a key named like labels)."""
@@ -768,7 +782,7 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
         else:
             targets = torch.randn(BATCH, CLASSES, device=device)
         extra = [torch.arange(BATCH, device=device)] * max(0, unpacked - 2)
-        batches.append((inputs, targets, *extra) if unpacked != 1 else inputs)
+        batches.append(inputs if unpacked == 1 else [inputs] if unpacked == ONE_ITEM else (inputs, targets, *extra))
     return batches
 
 
@@ -1221,8 +1235,9 @@ SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "d
 
 def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
     """A value the code only passes to a function of the file (`adopt_weight(factor, global_step,
-    threshold=start)`), or to a method of the class (`self.get_infinite_batches(train_loader)`, a
-    method of that name in one class of the file), is what that function uses its parameter as (`if
+    threshold=start)`), to a method of the class (`self.get_infinite_batches(train_loader)`, a
+    method of that name in one class of the file) or to a class of the file (its `__init__`:
+    `Generator(signal_length, latent_dim)`), is what that function uses its parameter as (`if
     global_step < threshold:`: a number; `for i, (images, _) in enumerate(data_loader)`: a loader of
     batches of two), one call deep."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -1231,14 +1246,17 @@ def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
         for method in owner.body:
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 methods.setdefault(f"self.{method.name}", []).append(method)
-    functions.update({name: found_in[0] for name, found_in in methods.items() if len(found_in) == 1})
+                if method.name == "__init__":
+                    methods[owner.name] = [method]  # `Generator(signal_length, latent_dim)`
+    bound = {name for name, found_in in methods.items() if len(found_in) == 1}  # their first parameter is `self`
+    functions.update({name: methods[name][0] for name in bound})
     for use_of_name in found.values():
         for callee, where in use_of_name.passed_as:
             definition = functions.get(callee)
             if definition is None:
                 continue
             parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
-            if callee.startswith("self.") and parameters:
+            if callee in bound and parameters:
                 parameters = parameters[1:]
             parameter = parameters[where] if isinstance(where, int) and where < len(parameters) else where
             if not isinstance(parameter, str):
