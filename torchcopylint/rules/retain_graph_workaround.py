@@ -6,7 +6,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts, root_name, unpacked_part
+from torchcopylint.analysis.aliasing import FunctionFacts, passed_for_parameter, root_name, unpacked_part
+from torchcopylint.analysis.autograd import ASSUMED
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
@@ -84,6 +85,8 @@ class RetainGraphWorkaround(Rule):
         if graph.carried or not graph.bindings:
             return None
         if graph.external and (graph.external_elsewhere or not _arguments_stay_out(use, graph, function, facts)):
+            return None
+        if _passed_a_graph(graph, function, facts):
             return None
         if graph.kept_on_self and not _only_this_call_keeps(facts, function, graph.kept_on_self, use):
             return None  # another method, or the caller, may backpropagate what is kept on `self`
@@ -287,6 +290,23 @@ def _class_index_target(node: cst.Name, parents: dict, function: FunctionFacts, 
     is_target = (parent.keyword is not None and parent.keyword.value == "target") or \
         (len(positional) > 1 and positional[1] is parent)
     return is_target and _class_index_loss(call.func, function, facts)
+
+
+def _passed_a_graph(graph: Slice, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Does a call of the function in the file pass, for a parameter the graph reaches, a value that
+    may carry a graph (`y = model(x)` handed in as the `input_label=None` of an attack, the target of
+    its cross-entropy: soft targets, not class indices)? Then the caller's graph is in this one, and
+    the caller's own backward, or this one's next iteration, may need it."""
+    params = [binding for binding in graph.bindings if binding.kind == "param"]
+    if not params or type(function.node) is not cst.FunctionDef:
+        return False
+    for (caller, call, statement), param in ((site, param) for site in facts.call_sites_of(function) or ()
+                                             for param in params):
+        passed = passed_for_parameter(call, function.node, param.statement)
+        if isinstance(passed, cst.BaseExpression) and \
+                facts.autograd.carries_graph(passed, caller, statement, ASSUMED) is not None:
+            return True
+    return False
 
 
 def _class_index_loss(func, function: FunctionFacts, facts: ModuleFacts) -> bool:
