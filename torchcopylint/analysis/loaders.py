@@ -10,7 +10,8 @@ A loader is:
 - built in sight: `DataLoader(...)` (`torch.utils.data.DataLoader`, however imported) assigned to
   the name in this function, at the module's top level, or to the `self.` attribute in the class,
   or iterated in place; also an entry of a dict or list of such loaders (`dataloaders["valid"]`
-  with `dataloaders = {x: DataLoader(...) for x in ...}`). Without `collate_fn=` the parts of its batches are tensors (unless the
+  with `dataloaders = {x: DataLoader(...) for x in ...}`). Without `collate_fn=` (and with a batch size:
+  `batch_size=None` only converts) the parts of its batches are tensors (unless the
   dataset yields strings, which stay lists of strings);
 - named: a name, argument or attribute that reads as a loader (`loader`, `train_loader`,
   `trainloader`, `val_dl`, `dataloader`), where no assignment in sight says otherwise. Very likely
@@ -285,8 +286,10 @@ class DataLoaders:
 
 
 def _built(call: cst.Call, shown: str) -> Loader:
-    collate = any(arg.keyword is not None and arg.keyword.value == "collate_fn" for arg in call.args) \
-        or any(arg.star == "**" for arg in call.args)
+    # `batch_size=None`: no batching, so `default_convert` (lists of numbers stay lists), not `default_collate`.
+    collate = any(arg.keyword is not None and (arg.keyword.value == "collate_fn" or (
+        arg.keyword.value == "batch_size" and type(arg.value) is cst.Name and arg.value.value == "None"))
+        for arg in call.args) or any(arg.star == "**" for arg in call.args)
     return Loader(shown, call, default_collate=not collate)
 
 
