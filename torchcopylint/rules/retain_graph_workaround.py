@@ -11,7 +11,6 @@ from torchcopylint.analysis.autograd import ASSUMED
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
-    saves_only_leaves,
     filled_with_graph,
     GraphUse,
     Slice,
@@ -21,6 +20,7 @@ from torchcopylint.analysis.graphs import (
     loader_data,
     loss_slice,
     read_as_leaves,
+    saves_only_leaves,
     shares_graph,
 )
 from torchcopylint.analysis.keeping import file_callee_may_keep, graph_left_alone, records_only
@@ -300,12 +300,12 @@ def _passed_a_graph(graph: Slice, function: FunctionFacts, facts: ModuleFacts) -
     params = [binding for binding in graph.bindings if binding.kind == "param"]
     if not params or type(function.node) is not cst.FunctionDef:
         return False
-    for (caller, call, statement), param in ((site, param) for site in facts.call_sites_of(function) or ()
-                                             for param in params):
-        passed = passed_for_parameter(call, function.node, param.statement)
-        if isinstance(passed, cst.BaseExpression) and \
-                facts.autograd.carries_graph(passed, caller, statement, ASSUMED) is not None:
-            return True
+    for caller, call, statement in facts.call_sites_of(function) or ():
+        for param in params:
+            passed = passed_for_parameter(call, function.node, param.statement)
+            if isinstance(passed, cst.BaseExpression) and \
+                    facts.autograd.carries_graph(passed, caller, statement, ASSUMED) is not None:
+                return True
     return False
 
 
