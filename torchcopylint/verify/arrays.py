@@ -15,6 +15,7 @@ does (scikit-learn's own when it is installed). The evidence names each stand-in
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any, Optional
 
@@ -224,10 +225,7 @@ class Bunch(dict):
 
 def splitter(plan: Any, site: DataSite):
     """`train_test_split` for `site`: scikit-learn's when it is installed, else the same split made here."""
-    try:
-        from sklearn.model_selection import train_test_split as installed
-    except ImportError:
-        installed = None
+    installed = _installed("sklearn.model_selection", "train_test_split")
 
     def train_test_split(*arrays, test_size: Optional[float] = None, train_size: Optional[float] = None,
                          random_state: Any = None, shuffle: bool = True, stratify: Any = None):
@@ -254,17 +252,15 @@ def splitter(plan: Any, site: DataSite):
 
 
 def scaler(plan: Any, site: DataSite):
-    """scikit-learn's `StandardScaler` or `MinMaxScaler` for `site`: its own when it is installed, else the
-    same arithmetic made here (per-feature mean and deviation, or minimum and range), on NumPy arrays."""
+    """scikit-learn's `StandardScaler`, `MinMaxScaler` or `LabelEncoder` for `site`: its own when it is
+    installed, else the same arithmetic made here (per-feature mean and deviation, minimum and range,
+    or the index of each value among the sorted distinct ones), on NumPy arrays."""
     name = site.callee.rsplit(".", 1)[-1]
-    try:
-        import sklearn.preprocessing as installed
-        return getattr(installed, name)
-    except ImportError:
-        pass
-    plan.describe(site, f"a `{name}` made by the verifier (the same per-feature arithmetic; scikit-learn is not "
-                        f"installed)")
-    return StandardScaler if name == "StandardScaler" else MinMaxScaler
+    installed = _installed("sklearn.preprocessing", name)
+    if installed is not None:
+        return installed
+    plan.describe(site, f"a `{name}` made by the verifier (the same arithmetic; scikit-learn is not installed)")
+    return {"StandardScaler": StandardScaler, "MinMaxScaler": MinMaxScaler, "LabelEncoder": LabelEncoder}[name]
 
 
 class _Scaler:
@@ -312,6 +308,41 @@ class MinMaxScaler(_Scaler):
         spread = np.where(self.data_max_ == self.data_min_, 1.0, self.data_max_ - self.data_min_)
         self._scale = spread / (high - low)
         self._shift = self.data_min_ - low * self._scale
+
+
+class LabelEncoder:
+    """scikit-learn's: each distinct value its index among the sorted distinct values."""
+
+    def fit(self, y):
+        import numpy as np
+
+        self.classes_ = np.unique(np.asarray(y))
+        return self
+
+    def transform(self, y):
+        import numpy as np
+
+        return np.searchsorted(self.classes_, np.asarray(y))
+
+    def fit_transform(self, y):
+        return self.fit(y).transform(y)
+
+    def inverse_transform(self, y):
+        import numpy as np
+
+        return self.classes_[np.asarray(y)]
+
+
+def _installed(module: str, name: str) -> Any:
+    """`module.name` of an installed package; None where it is missing, also where the verifier's own
+    stand-in for the package answers the import (verify/absent.py, verify/noops.py)."""
+    try:
+        found = importlib.import_module(module)
+    except ImportError:
+        return None
+    if type(found).__module__.startswith("torchcopylint."):
+        return None  # an AbsentModule or a NoOpModule: the package is not installed
+    return getattr(found, name, None)
 
 
 def _part(size: Any, count: int, floor: bool = False) -> int:

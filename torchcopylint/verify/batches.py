@@ -29,7 +29,7 @@ from torch import nn
 
 from torchcopylint.verify import arrays, images, samples, tables
 from torchcopylint.verify.inputs import CLASSES, class_indices, forward_runs
-from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_SCALERS, WHILE_HELPER,
+from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_PREPROCESSORS, WHILE_HELPER,
                                               DataSite, made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
@@ -151,7 +151,7 @@ class DataPlan:
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":
-            return arrays.scaler(self, site) if site.callee.rsplit(".", 1)[-1] in SKLEARN_SCALERS else \
+            return arrays.scaler(self, site) if site.callee.rsplit(".", 1)[-1] in SKLEARN_PREPROCESSORS else \
                 arrays.splitter(self, site)
         batch_size = _evaluate(batch)
         image_size = _evaluate(size)

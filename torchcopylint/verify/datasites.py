@@ -88,9 +88,10 @@ SKLEARN_ARRAYS = {
     "load_breast_cancer": ("return_X_y",), "load_diabetes": ("return_X_y",), "load_boston": ("return_X_y",),
     "fetch_california_housing": ("data_home", "download_if_missing", "return_X_y"),
 }
-# scikit-learn's scalers (`StandardScaler().fit_transform(X)`): they compute on the arrays they are given,
-# made here where scikit-learn is missing (verify/arrays.py).
-SKLEARN_SCALERS = frozenset({"StandardScaler", "MinMaxScaler"})
+# scikit-learn's scalers and label encoder (`StandardScaler().fit_transform(X)`, `LabelEncoder().fit_transform(
+# df["species"])`): they compute on the arrays they are given, made here where scikit-learn is missing
+# (verify/arrays.py).
+SKLEARN_PREPROCESSORS = frozenset({"StandardScaler", "MinMaxScaler", "LabelEncoder"})
 ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_targets", "noise", "factor",
                          "return_X_y", "return_centers", "coef", "n_class"})
 # Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
@@ -809,7 +810,7 @@ class _SiteFinder:
             return "dataset"
         if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:
             return "arrays"
-        if qualified.startswith("sklearn.") and (last == "train_test_split" or last in SKLEARN_SCALERS):
+        if qualified.startswith("sklearn.") and (last == "train_test_split" or last in SKLEARN_PREPROCESSORS):
             return "split"
         if last == "read_data_sets":
             return "tf-mnist"

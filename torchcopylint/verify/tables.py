@@ -90,6 +90,7 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
     """The columns the code reads of the table bound to `names` (and to the names made from those:
     `df = df.dropna()`, `train = df.sample(frac=0.8)`), that the code does not make itself."""
     tracked = _derived_names(tree, names)
+    named = _column_names(tree)
     read: dict[str, set] = {}
     first_read: dict[str, int] = {}
     first_written: dict[str, int] = {}
@@ -112,27 +113,27 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
                 reads([node.attr], node.lineno, subscript=False)
         elif isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
             if isinstance(node.ctx, ast.Store):
-                for key in _keys(node.slice):
+                for key in _keys(node.slice, named):
                     first_written[key] = min(first_written.get(key, node.lineno), node.lineno)
             else:
-                reads(_keys(node.slice), node.lineno)
+                reads(_keys(node.slice, named), node.lineno)
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
                 node.value.attr in ("loc", "at") and _is_table(node.value.value, tracked) and \
                 isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2:
-            reads(_keys(node.slice.elts[1]), node.lineno)
+            reads(_keys(node.slice.elts[1], named), node.lineno)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr in _NAMING_METHODS and _is_table(node.func.value, tracked):
             for argument in [*node.args[:1], *(keyword.value for keyword in node.keywords
                                                if keyword.arg in ("columns", "labels", "by"))]:
-                reads(_keys(argument), node.lineno)
+                reads(_keys(argument, named), node.lineno)
     for node in ast.walk(tree):
         column = None
         values: list = []
         if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
-            column = _column_of(node.left, tracked)
+            column = _column_of(node.left, tracked, named)
             values = [_text(comparator) for comparator in node.comparators]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _VALUE_METHODS:
-            column = _column_of(node.func.value, tracked)
+            column = _column_of(node.func.value, tracked, named)
             for argument in node.args[:1]:
                 if isinstance(argument, ast.Dict):
                     values = [_text(key) for key in argument.keys if key is not None]
@@ -141,7 +142,7 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
                 else:
                     values = [_text(argument)]
         elif isinstance(node, ast.Attribute) and node.attr == "str":
-            column = _column_of(node.value, tracked)
+            column = _column_of(node.value, tracked, named)
             values = list(DEFAULT_TEXTS)
         if column in read:
             read[column].update(value for value in values if value is not None)
@@ -214,20 +215,38 @@ def _is_table(node: ast.expr, tracked: set) -> bool:
     return isinstance(node, ast.Name) and node.id in tracked
 
 
-def _column_of(node: ast.expr, tracked: set) -> Optional[str]:
+def _column_of(node: ast.expr, tracked: set, named: dict) -> Optional[str]:
     if isinstance(node, ast.Attribute) and _is_table(node.value, tracked):
         return node.attr
     if isinstance(node, ast.Subscript) and _is_table(node.value, tracked):
-        keys = _keys(node.slice)
+        keys = _keys(node.slice, named)
         return keys[0] if len(keys) == 1 else None
     return None
 
 
-def _keys(node: ast.expr) -> list:
+def _keys(node: ast.expr, named: Optional[dict] = None) -> list:
+    """The column names an index or an argument gives: `"medv"`, `["a", "b"]`, or a name the file
+    binds once to such a value (`target = "medv"`, then `df.drop(target, axis=1)`)."""
+    if isinstance(node, ast.Name) and named and node.id in named:
+        return list(named[node.id])
     if isinstance(node, (ast.List, ast.Tuple)):
         return [key for key in (_text(element) for element in node.elts) if key is not None]
     key = _text(node)
     return [key] if key is not None else []
+
+
+def _column_names(tree: ast.Module) -> dict:
+    """Top-level names bound once, to a string or a list of strings: column names, where the code
+    indexes a table with them (`features = ["lstat", "crim"]`, `target = "medv"`)."""
+    assigned: dict = {}
+    for node in tree.body:
+        for target in (node.targets if isinstance(node, ast.Assign) else []):
+            if isinstance(target, ast.Name):
+                value = node.value
+                texts = [_text(element) for element in value.elts] if isinstance(value, (ast.List, ast.Tuple)) \
+                    else [_text(value)]
+                assigned.setdefault(target.id, []).append(texts if texts and None not in texts else None)
+    return {name: values[0] for name, values in assigned.items() if len(values) == 1 and values[0] is not None}
 
 
 def _text(node: Optional[ast.expr]) -> Optional[str]:
