@@ -149,6 +149,10 @@ class CalleeEffects:
             values = self._attribute_values(owner, receiver.attr.value)
         else:
             return None
+        return self.class_built_by(values)
+
+    def class_built_by(self, values: list) -> Optional["ClassFacts"]:
+        """The class of this file every one of `values` is a call of (`Helper()`), if one is."""
         classes = {dotted_name(value.func) if type(value) is cst.Call else None for value in values}
         if len(classes) != 1:
             return None

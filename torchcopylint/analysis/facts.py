@@ -553,18 +553,32 @@ class ModuleFacts(CalleeEffects, Callees):
             owner = self.classes.get(caller.class_name or "")
             return owner.methods.get(func.attr.value) if owner is not None else None
         if type(func) is cst.Attribute and type(func.value) is cst.Name:
-            # `fake_pool.query(fake)`, where every value of `fake_pool` is an object of one class of the
-            # file (`fake_pool = ImagePool()`, here or at the top level): that class's method.
-            bindings = caller.bindings_at(func.value) or (
-                [binding for binding in self.function_facts(self.module).bindings if binding.name == func.value.value]
-                if top_level_kinds.get(func.value.value) == {"assign"} else [])
-            built = {dotted_name(binding.value.func) if type(binding.value) is cst.Call else None
-                     for binding in bindings}
-            if len(built) == 1 and bindings:
-                owner = self.classes.get(next(iter(built)) or "")
-                method = self.method_of(owner, func.attr.value) if owner is not None else None
-                return method if type(method) is cst.FunctionDef else None
+            # `fake_pool.query(fake)`, `fake_pool = ImagePool()` here or at the top level: that class's method.
+            owner = self.built_class(func.value, caller)
+            method = self.method_of(owner, func.attr.value) if owner is not None else None
+            return method if type(method) is cst.FunctionDef else None
         return None
+
+    def built_class(self, expr: cst.BaseExpression, function: FunctionFacts) -> Optional[ClassFacts]:
+        """The class of this file every value `expr` may hold was built from (`Helper()`), if one is: a
+        local name (or, bound nowhere in the function, a name every top-level assignment of which
+        builds it), or a `self.` attribute of the method's class. (`instance_class` answers the same
+        while a function is walked.)"""
+        if type(expr) is cst.Name:
+            bindings = function.bindings_at(expr)
+            if not bindings:
+                module = self.function_facts(self.module)
+                bindings = [binding for binding in module.bindings if binding.name == expr.value] \
+                    if function is not module else []
+                if any(binding.kind != "assign" for binding in bindings):
+                    return None
+            values = [binding.value for binding in bindings]
+        elif type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self" \
+                and function.class_name in self.classes:
+            values = self.attribute_values(self.classes[function.class_name], expr.attr.value)
+        else:
+            return None
+        return self.class_built_by(values) if values else None
 
     def surely_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts, depth: int = 0) -> bool:
         """Is the value surely free of autograd history? Answered by analysis/autograd.py."""

@@ -138,13 +138,13 @@ def called_definition(facts, call: cst.Call, function: FunctionFacts):
     if found is not None:
         return (found[0], found[2]) if isinstance(found[0], cst.FunctionDef) else None
     label = dotted_name(func) or ""
-    local = _instance_class(facts, func, function)
+    local = facts.built_class(func, function)
     if local is not None:  # the object called: a module's forward, or __call__
         method = facts.method_of(local, "forward") if facts.is_module_class(local) else None
         method = method or facts.method_of(local, "__call__")
         return (method, label) if isinstance(method, cst.FunctionDef) else None
     if isinstance(func, cst.Attribute):
-        local = _instance_class(facts, func.value, function)
+        local = facts.built_class(func.value, function)
         method = facts.method_of(local, func.attr.value) if local is not None else None
         if isinstance(method, cst.FunctionDef):
             return method, label
@@ -166,22 +166,6 @@ def _may_name_a_function(facts, func, function: FunctionFacts) -> bool:
         return facts.method_of(owner, func.attr.value) is not None or any(
             type(value) is cst.Lambda for value in facts.attribute_values(owner, func.attr.value))
     return False
-
-
-def _instance_class(facts, expr, function: FunctionFacts):
-    """The class of this file every value `expr` may hold was built from (`Helper()`), if one is:
-    a local name, or a `self.` attribute of the method's class."""
-    if isinstance(expr, cst.Name):
-        values = [binding.value for binding in function.bindings_at(expr)]
-    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self" \
-            and function.class_name in facts.classes:
-        values = facts.attribute_values(facts.classes[function.class_name], expr.attr.value)
-    else:
-        return None
-    names = {dotted_name(value.func) if isinstance(value, cst.Call) else None for value in values}
-    if len(names) != 1 or not values:
-        return None
-    return facts.classes.get(next(iter(names)) or "")
 
 
 def _parameter(facts, node: cst.FunctionDef, position: Optional[int], keyword: Optional[str]):

@@ -1134,13 +1134,11 @@ MAX_SPARSE_ITERATIONS = 101  # an every-100th-epoch log passes twice in this man
 
 def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> int:
     """k, where the flagged line stands under an `if` of the loop that tests its variable modulo k
-    (`if epoch % 10 == 0:`, `if (i + 1) % log_every == 0:` with `log_every = 10` at the top level);
+    (`if epoch % 10 == 0:`, `if (i + 1) % log_every == 0:` with `log_every = 10` in the file);
     0 otherwise."""
     if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)):
         return 0
-    constants = {node.targets[0].id: node.value.value for node in tree.body
-                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                 and isinstance(node.value, ast.Constant) and type(node.value.value) is int}
+    constants = tables.whole_numbers(tree)
     for node in ast.walk(loop):
         if not (isinstance(node, ast.If) and node.body and node.body[0].lineno <= flagged_line
                 <= (node.body[-1].end_lineno or node.body[-1].lineno)):

@@ -155,7 +155,7 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
 def feature_widths(tree: ast.Module) -> tuple:
     """The input widths the file's first layers read (`nn.Linear(4, 64)`, `nn.Linear(in_features, h1)`
     with `in_features=4` a default or a setting of the file), in the order they are written."""
-    numbers = _whole_numbers(tree)
+    numbers = whole_numbers(tree)
     found: list[tuple[int, int]] = []
     for node in ast.walk(tree):
         callee = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else \
@@ -175,7 +175,7 @@ def feature_widths(tree: ast.Module) -> tuple:
     return widths[:MAX_WIDTHS] or (DEFAULT_WIDTH,)
 
 
-def _whole_numbers(tree: ast.Module) -> dict:
+def whole_numbers(tree: ast.Module) -> dict:
     """Names given one whole number in the file: settings (`INPUT_SIZE = 4`) and parameter defaults."""
     found: dict[str, set] = {}
     for node in ast.walk(tree):
