@@ -840,3 +840,27 @@ def test_a_copy_made_a_leaf_of_its_own_keeps_the_clone(switch):
     assert lines(source, "TCL001") == []
     without_switch = source.replace(switch, "pass")
     assert lines(without_switch, "TCL001") == [line_of(without_switch, "x_2 = x.clone()")]
+
+
+def test_rows_of_a_tensor_are_disjoint_parts_of_it():
+    # `gi, gj = gij.T` (fresh45: a YOLO build_targets walkthrough): a write to one row leaves the other
+    # as it was, but changes the whole, and whatever else views it.
+    source = HEADER + textwrap.dedent("""\
+        def grid_cells(centres: torch.Tensor, offsets: torch.Tensor, width: int, height: int):
+            cells = (centres - offsets).long()
+            flat = cells.view(-1)
+            columns, rows = cells.T
+            kept_rows = rows.clamp_(0, height - 1)
+            columns.clamp_(0, width - 1)
+            return kept_rows, flat.tolist()
+
+
+        def pieces(points):
+            base = torch.tensor(points)
+            xs, ys = base.unbind(1)
+            left = xs.clamp_(min=0)
+            ys.clamp_(min=0)
+            return left.sum()
+    """)
+    found = [d.message for d in lint_source(source, "<x>") if d.code == "TCL002"]
+    assert len(found) == 1 and found[0].startswith("`flat` aliases `cells.view(-1)`, which"), found

@@ -45,6 +45,8 @@ VIEW_METHODS = frozenset(
     swapaxes swapdims view_as_real view_as_complex chunk split unbind tensor_split
     """.split()
 )
+# Views that cut a tensor into pieces that share no element: what each unpacked name gets is a part.
+SPLITTING_VIEWS = frozenset("chunk split unbind tensor_split hsplit vsplit dsplit".split())
 VIEW_FUNCTIONS = frozenset(
     "reshape flatten squeeze unsqueeze transpose permute narrow t detach select diagonal movedim".split()
 )
@@ -121,6 +123,11 @@ class Storage:
 
     origin: cst.CSTNode
     description: str
+    # The storages this one is a disjoint part of (`gi, gj = gij.T`: each row is a part of `gij`'s): a
+    # write to the part is one to the whole, and a write to the whole one to every part, but a write
+    # to one part leaves its siblings as they were.
+    within: frozenset = frozenset()
+    parts: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -463,7 +470,7 @@ class FunctionFacts:
 
     def events_on(self, storages: Iterable[Storage]) -> list[InplaceEvent]:
         by_storage = self._index().events_by_storage
-        found = {id(event): event for storage in storages for event in by_storage.get(storage, ())}
+        found = {id(event): event for storage in overlapping(storages) for event in by_storage.get(storage, ())}
         return sorted(found.values(), key=lambda event: event.order)
 
     def _index(self) -> "_FunctionIndex":
@@ -1232,6 +1239,9 @@ class FunctionWalker:
         `rc, gc, bc = (...).unbind(0)`): the parts of a new value are storages of their own (distinct
         tensors, or disjoint views of a tensor nobody names), so a write to one is not one to another."""
         shared = self._shared_storages(expr, state)
+        if shared and part and self._splits_into_disjoint_views(expr, state):
+            return frozenset({self._part_storage(target, shared)}), frozenset(), \
+                "may-alias" if _may_copy(expr) else "alias"
         if shared:
             return shared, frozenset(), "may-alias" if _may_copy(expr) else "alias"
         origin = target if part else expr
@@ -1250,6 +1260,30 @@ class FunctionWalker:
             # that aliases made from it (`logits.detach()`) are seen; rules still ask for tensorness.
             return frozenset({self._storage(origin, target.value)}), frozenset(), ""
         return frozenset(), frozenset(), ""
+
+    def _splits_into_disjoint_views(self, expr, state: FlowState) -> bool:
+        """Are the parts of `expr`, unpacked, views that share no element: the rows of a tensor
+        (`gi, gj = gij.T`) or its pieces (`xs, ys = points.unbind(1)`)?"""
+        if type(expr) is cst.Call:
+            func = expr.func
+            qualified = self.names.qualified_name(func)
+            if qualified is not None:
+                return qualified.startswith("torch.") and qualified.rpartition(".")[2] in SPLITTING_VIEWS
+            if type(func) is cst.Attribute and func.attr.value in SPLITTING_VIEWS:
+                return True
+            if type(func) is cst.Attribute and func.attr.value in VIEW_METHODS:
+                return True  # what a view method returns is one tensor (or array), whoever calls it
+        if type(expr) is cst.Attribute and expr.attr.value in ("T", "mT", "H", "mH"):
+            return True  # a transpose is one tensor (or array)
+        return self.typing.of(expr, lambda name: self._name_tensorness(name, state)).is_tensor
+
+    def _part_storage(self, target: cst.Name, wholes: frozenset) -> Storage:
+        storage = self._storage(target, target.value)
+        if not storage.within:
+            storage.within = wholes
+            for whole in wholes:
+                whole.parts.append(storage)
+        return storage
 
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
         """The storages `expr` aliases, or None when it makes a new value."""
@@ -1630,7 +1664,7 @@ class FunctionWalker:
         # read on this path is dead here: `identity = x.clone()` then, on one branch,
         # `identity = self.downsample(x)`, and writes to `x` on that branch concern no one. A
         # container's alias is held until the container is rebound or the key overwritten.
-        for storage in storages:
+        for storage in overlapping(storages):
             for watcher in self._watchers.get(storage, ()):
                 if not state.knows(watcher) or storage in state.retired_of(watcher):
                     continue
@@ -1909,6 +1943,24 @@ def parameter_requires_grad(call: cst.Call) -> bool:
 def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword
                and type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
+
+
+def overlapping(storages: Iterable[Storage]) -> set:
+    """The storages a write to `storages` writes: themselves, the wholes they are parts of, and their
+    parts (never a sibling part: the rows of a tensor share no element)."""
+    found: set = set()
+    pending = list(storages)
+    while pending:  # up: the wholes, and theirs
+        storage = pending.pop()
+        if storage not in found:
+            found.add(storage)
+            pending.extend(storage.within)
+    pending = list(storages)
+    while pending:  # down: the parts, and theirs
+        storage = pending.pop()
+        found.add(storage)
+        pending.extend(storage.parts)
+    return found
 
 
 def root_name(expr) -> Optional[cst.Name]:
