@@ -1131,6 +1131,18 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
     pytest.param("gan_sized_by_caller.py", "criterion(D(fake), fake_targets)", "TCL003",
                  ["reached 2 of 2 generator parameters", "4 batches of 64 random samples 1x28x28"],
                  id="batches-of-the-size-the-caller-sizes-its-targets-by"),
+    # `self.latent_depth = latent_depth`, then `nn.Linear(self.latent_depth, 32)` in `__init__` itself: a
+    # size (before: a tensor, which `nn.Linear` refused, and stand-in networks took the real ones' place;
+    # fresh43's hcnoh GAN collection).
+    pytest.param("gan_holder_sizes.py", "faked_scores = self.discriminator(faked_samples)", "TCL003",
+                 ["the object built by its own constructor as GANHolder(feature_depth, latent_depth) "
+                  "(feature_depth = 16, latent_depth = 16)", "reached 4 of 4 generator parameters"],
+                 id="sizes-kept-on-self-and-read-by-the-constructor"),
+    # A required `--batch_size` of type int: the stand-in batch size, not 1, which BatchNorm refuses in
+    # training (fresh43's InfoGAN).
+    pytest.param("required_batch_size.py", "criterion(D(fake), torch.zeros(args.batch_size, 1))", "TCL003",
+                 ["`--batch_size 4`, `--epochs 1`", "reached 6 of 6 generator parameters"],
+                 id="a-required-batch-size-is-the-stand-in-batch-size"),
 ])
 def test_objects_are_built_as_the_code_uses_them_and_the_evidence_says_how(scripts_verified, name, text, code,
                                                                              evidence):

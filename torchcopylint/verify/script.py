@@ -39,7 +39,7 @@ from torch import nn
 
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName
-from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, DataPlan
+from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, SMALL_BATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -358,8 +358,8 @@ class _GpuNamingDevice(metaclass=_DeviceType):
 def fill_required_options() -> None:
     """Let a script's argparse parser parse as `python script.py` with no arguments would, but with a
     value for each option it requires (where it would exit with status 2): the first of its choices,
-    the first string the script compares it with, or the declared type's (1 for int, 0.1 for float,
-    "x" for str). The values are named in
+    the first string the script compares it with, or the declared type's (1 for int, the stand-in
+    batch size for an int batch size, 0.1 for float, "x" for str). The values are named in
     the evidence. An explicit argument list (`parser.parse_args([...])`) is parsed as it is."""
     import argparse
 
@@ -514,7 +514,9 @@ def _value_for(action) -> str:
     if kind is None or kind is str:
         return "x"
     if kind is int:
-        return "1"
+        # A batch of one trips BatchNorm in training ("Expected more than 1 value per channel"); the
+        # stand-in loaders' batch size keeps the batches the code makes the size of the ones it loads.
+        return str(SMALL_BATCH) if "batch" in action.dest.lower() else "1"
     if kind is float:
         return "0.1"
     for candidate in ("1", "0.1", "x"):

@@ -1705,8 +1705,9 @@ def _kinds_of_what_is_kept(found: dict, cls: type, tree: ast.Module, class_name:
     optimizer`), or only hands to its base class's `__init__` (`super().__init__(model, train_loader)`),
     which keeps it under its own name: what the methods of the class and of its bases do with
     `self.<name>` (`self.optimizer.param_groups` in `find_lr`, `for x, y in self.val_loader` in the
-    base's `evaluate`) says what it is."""
-    methods = [node for name, node in methods_of(tree, class_name).items() if name != "__init__"]
+    base's `evaluate`, a layer size in `__init__` itself) says what it is."""
+    # `__init__` itself counts: `self.latent_depth = latent_depth` and then `nn.Linear(self.latent_depth, 128)`.
+    methods = list(methods_of(tree, class_name).values())
     in_methods = uses(ast.Module(body=methods + _base_methods(cls), type_ignores=[]))
     stored_as = {}  # parameter -> the attribute `self.<attribute> = parameter` keeps it under
     for node in ast.walk(init):
