@@ -32,6 +32,8 @@ from torchcopylint.rules.edits import method_call
 
 # Calls that turn a tensor into something without a graph: wrapping with one of them is the cure.
 DETACHING = frozenset({"item", "detach", "tolist", "numpy", "float", "int"})
+# Methods that give numbers, named but not called (`loss.item`): the bound method holds the tensor.
+UNCALLED_CONVERSIONS = frozenset({"item", "tolist"})
 
 
 class GraphKeptAlive(Rule):
@@ -119,6 +121,9 @@ class GraphKeptAlive(Rule):
                         element.with_changes(value=method_call(element.value, cut))
                         if loop_facts.graph_of(element.value, loop, statement) is not None else element
                         for element in value.elements])
+                elif type(value) is cst.Attribute and value.attr.value in UNCALLED_CONVERSIONS:
+                    # `l.append(loss.item)`: the bound method holds `loss`, graph and all; the call was meant.
+                    fixed = cst.Call(func=value)
                 else:
                     fixed = method_call(value, cut)
                 advice = f"accumulate `{facts.code_for(fixed)}` instead"
