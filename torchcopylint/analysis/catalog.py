@@ -65,14 +65,15 @@ def is_inplace_method_name(name: str) -> bool:
     """`add_`, `relu_`, `copy_`...: the naming convention torch follows for in-place ops.
 
     Names outside the table that follow the convention (a newer torch's methods)
-    count too, so the rule keeps working as torch grows.
+    count too, so the rule keeps working as torch grows; but only one-word ones: a
+    longer name outside the table (`p.data_clamp_(...)`, a typo for
+    `p.data.clamp_(...)`) is no method of a tensor, and fails rather than writes.
     """
     if name in INPLACE_TENSOR_METHODS:
         return True
     return (
         name.endswith("_")
-        and not name.endswith("__")
-        and not name.startswith("_")
+        and "_" not in name[:-1]
         and name not in NOT_VALUE_WRITES
     )
 
