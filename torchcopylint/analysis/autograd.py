@@ -917,9 +917,11 @@ class GradFlow:
     def _binding_never(self, binding: Binding, function: FunctionFacts, likely: bool = False) -> bool:
         # Each binding's question has a depth budget of its own, whatever question reached it: shared
         # along the chain, a name reached by a longer path ran out of it, and the answer depended on
-        # which path a set's order took first.
+        # which path a set's order took first. A binding that reaches itself (`x = x * 2` in a loop, on
+        # the previous iteration's value) brings no grad in by that path: the question open on the
+        # way is answered yes for now, and the other paths (`x = x * w`, a leaf before the loop) decide.
         return self._without_grad.answer((binding, likely),
-                                         lambda: self._binding_never_worked_out(binding, function, likely), False)
+                                         lambda: self._binding_never_worked_out(binding, function, likely), True)
 
     def _binding_never_worked_out(self, binding: Binding, function: FunctionFacts, likely: bool) -> bool:
         depth = 0

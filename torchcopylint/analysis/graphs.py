@@ -123,8 +123,13 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                             continue
                     if binding.kind == "param" and not _plain_value_parameter(binding):
                         result.external = True
-                    if function.order_of(binding.statement) >= where_order:
-                        result.carried = True  # made later in the body: the previous iteration's value
+                    if function.order_of(binding.statement) >= where_order and not (
+                            binding.value is not None
+                            and carries_no_graph(binding.value, function, facts, binding.statement)):
+                        # Made later in the body: the previous iteration's value, and its graph (a
+                        # batch scaled in place of itself, `x = x * 2`, of a tensor that never
+                        # requires grad, carries none).
+                        result.carried = True
                     if binding in result.bindings:
                         continue
                     result.bindings.add(binding)
