@@ -61,6 +61,15 @@ MODULE = textwrap.dedent('''
         for _ in range(steps):
             loss = F.cross_entropy(model(torch.randn(16, 4)), torch.randint(0, 2, (16,)))
             loss.backward(retain_graph=True)
+
+
+    def saliency(model: nn.Module, image: torch.Tensor):
+        image.requires_grad_(True)
+        output = model(image)
+        predicted = output.argmax(dim=1).item()
+        score = output[0, predicted]
+        score.backward(retain_graph=True)
+        return image.grad.abs().amax(dim=1)
 ''')
 
 
@@ -101,7 +110,8 @@ def verified(tmp_path_factory):
 def test_the_rules_find_what_the_module_holds():
     found = sorted((d.code, d.location.line) for d in lint_source(MODULE, "steps.py") if d.code in ("TCL010", "TCL011"))
     assert found == [("TCL010", _line("w2.data -= lr * w2.grad")),
-                     ("TCL011", _line("loss.backward(retain_graph=True)"))]
+                     ("TCL011", _line("loss.backward(retain_graph=True)")),
+                     ("TCL011", _line("score.backward(retain_graph=True)"))]
 
 
 def test_data_write_into_a_saved_tensor_is_confirmed_with_the_gradient_difference(verified):
@@ -126,3 +136,12 @@ def test_retain_graph_a_later_backward_needs_is_refuted(verified):
     verdict = verified[("TCL011", _line("loss_a.backward(retain_graph=True)"), True)]
     assert verdict.status == "refuted", verdict
     assert "backward through the graph a second time" in verdict.evidence
+
+
+def test_a_retaining_backward_the_first_setting_cannot_reach_is_run_in_the_next(verified):
+    # Grad-CAM's `output.argmax(dim=1).item()` takes one image: stand-in batches of four fail before
+    # the backward ("a Tensor with 4 elements cannot be converted to Scalar"; fresh41's course repo);
+    # the function's next setting, batches of one sample, reaches it, and the evidence says so.
+    verdict = verified[("TCL011", _line("score.backward(retain_graph=True)"), False)]
+    assert verdict.status == "confirmed", verdict
+    assert "the backward was reached with stand-ins (batches of one sample)" in verdict.evidence, verdict.evidence

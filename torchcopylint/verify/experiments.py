@@ -2669,7 +2669,7 @@ def _visible_gradients(frame) -> dict:
 def retain_graph_workaround(job: Job) -> Outcome:
     """The bytes the retained graph holds, then the run without `retain_graph=True`."""
     backward_line = job.context.get("backward_line") or job.line
-    held = _retained_after_backward(job, backward_line)
+    held, setting = _first_setting_reaching(job, backward_line)
     if held is None:
         raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
     activations, activation_count, parameters, parameter_count = held
@@ -2683,7 +2683,7 @@ def retain_graph_workaround(job: Job) -> Outcome:
                             f"{backward_line} to drop")
         job = dataclasses.replace(job, fixed_source=fixed_source)
         own_fix = " (the diagnosis has no fix: the experiment dropped it from that call itself)"
-    later, error, again = _run_without_retaining(job, backward_line)
+    later, error, again = _run_without_retaining(job, backward_line, setting)
     if error is not None and SECOND_BACKWARD_ERROR in error:
         if job.context.get("kind") == "workaround":
             raise CannotRun("without `retain_graph=True` the generator's backward needs the graph: TCL003's "
@@ -2752,7 +2752,34 @@ def _watching_backwards(path: str, line: int, on_call: Callable):
         torch.autograd.backward, torch.autograd.grad = originals
 
 
-def _retained_after_backward(job: Job, line: int):
+MAX_RETAIN_SETTINGS = 4  # settings tried in turn until one reaches the retaining backward
+
+
+def _first_setting_reaching(job: Job, line: int) -> tuple:
+    """(what the graph held after the backward at `line`, the setting that ran to it): a function's
+    settings in turn (its callers' arguments, stand-ins, batches of one sample: Grad-CAM's
+    `output.argmax(dim=1).item()` takes one image), until one reaches the backward."""
+    if _is_module_level(job.target):
+        return _retained_after_backward(job, line), None
+    failure = None
+    for tried, setting in enumerate(settings(job, _load(job))):
+        if tried == MAX_RETAIN_SETTINGS:
+            break
+        try:
+            held = _retained_after_backward(job, line, setting)
+        except Exception as reason:  # noqa: BLE001 - the next setting may run; the first failure is the one told
+            failure = failure or reason
+            continue
+        if held is not None:
+            if tried and getattr(setting, "description", ""):
+                script.note(f"the backward was reached with {setting.description}")
+            return held, setting
+    if failure is not None:
+        raise failure
+    return None, None
+
+
+def _retained_after_backward(job: Job, line: int, setting: Any = None):
     """(activation bytes, activation tensors, parameter bytes, parameters) the graph holds after the backward."""
     seen: dict = {}
 
@@ -2764,7 +2791,7 @@ def _retained_after_backward(job: Job, line: int):
 
     try:
         with _watching_backwards(job.path, line, on_call):
-            run_loaded(job)
+            run_loaded(job, setting=setting)
     except StopRun:
         pass
     except RuntimeError as error:
@@ -2814,7 +2841,7 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
     return activations, activation_count, parameters, parameter_count
 
 
-def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str], bool]:
+def _run_without_retaining(job: Job, line: int, setting: Any = None) -> tuple[int, Optional[str], bool]:
     """Run the fixed code until the flagged backward is about to run a second time: (later backwards,
     error, whether it came to that second time rather than the run's end)."""
     fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories,
@@ -2839,7 +2866,7 @@ def _run_without_retaining(job: Job, line: int) -> tuple[int, Optional[str], boo
     error = None
     try:
         with _watching_backwards(job.path, line, on_call):
-            run_loaded(fixed, probe)
+            run_loaded(fixed, probe, setting=setting)
     except StopRun:
         pass
     except RuntimeError as raised:
