@@ -14,7 +14,7 @@ end of a body reaching a read at its start.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional, Union
+from typing import Callable, Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -1261,6 +1261,17 @@ class FunctionWalker:
             return frozenset({self._storage(origin, target.value)}), frozenset(), ""
         return frozenset(), frozenset(), ""
 
+    def _counts_through_a_range(self, name: cst.Name, state: FlowState) -> bool:
+        """Is `name` surely an int: the variable of every loop that binds it is `for n in range(...)`
+        (so `x[n]` is a view of `x`, not a copy)?"""
+        bindings = state.lookup(name.value)
+        return bool(bindings) and all(
+            binding.kind == "loop" and type(binding.target) is cst.Name and type(binding.statement) is cst.For
+            and binding.statement.target is binding.target and type(binding.statement.iter) is cst.Call
+            and self.names.qualified_name(binding.statement.iter.func) in (None, "range")
+            and dotted_name(binding.statement.iter.func) == "range"
+            for binding in bindings)
+
     def _splits_into_disjoint_views(self, expr, state: FlowState) -> bool:
         """Are the parts of `expr`, unpacked, views that share no element: the rows of a tensor
         (`gi, gj = gij.T`) or its pieces (`xs, ys = points.unbind(1)`)?"""
@@ -1299,7 +1310,7 @@ class FunctionWalker:
         if type(expr) is cst.Attribute and expr.attr.value in ("data", "T", "mT", "H", "mH", "real", "imag"):
             return self._shared_storages(expr.value, state) or frozenset()
         if type(expr) is cst.Subscript:
-            if _is_basic_index(expr):
+            if _is_basic_index(expr, lambda name: self._counts_through_a_range(name, state)):
                 return self._shared_storages(expr.value, state) or frozenset()
             return None
         if type(expr) is cst.IfExp:
@@ -1994,8 +2005,10 @@ def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
     return False
 
 
-def _is_basic_index(subscript: cst.Subscript) -> bool:
-    """`x[0]`, `x[:, 1:3]`, `x[..., None]`: indexing that returns a view, not a copy."""
+def _is_basic_index(subscript: cst.Subscript, integral: Optional[Callable[[cst.Name], bool]] = None) -> bool:
+    """`x[0]`, `x[:, 1:3]`, `x[..., None]`: indexing that returns a view, not a copy. `integral`: says
+    whether a name used as an index is surely an int (`x[n]` in `for n in range(k)`); other names may
+    hold index tensors or lists, which copy."""
     for element in subscript.slice:
         index = element.slice
         if type(index) is cst.Slice:
@@ -2006,6 +2019,8 @@ def _is_basic_index(subscript: cst.Subscript) -> bool:
         if type(value) is cst.Integer:
             continue
         if type(value) is cst.Ellipsis or (type(value) is cst.Name and value.value == "None"):
+            continue
+        if type(value) is cst.Name and integral is not None and integral(value):
             continue
         return False
     return True

@@ -304,7 +304,10 @@ def _clone_needed(function: FunctionFacts, copy: Binding, source: cst.Name):
     for event in sorted(function.events_reaching.get(copy, ()), key=lambda event: event.order):
         # A write after the last read still needs the copy if autograd saved the value; a write
         # on a path where the copy was rebound before it was read does not (the copy is dead there).
-        if function.order_of(event.statement) > clone_order:
+        # A write above the copy reaches it through a loop's next iteration: one to the source is
+        # harmless then, but one through a view of the copy itself (`row = working[n]`, written at
+        # the top of the next pass) would, without the copy, land in the source the loop reads again.
+        if function.order_of(event.statement) > clone_order or event.storages & copy_storages:
             if event in layers:
                 unknown_layers.append(event)
             else:
