@@ -44,6 +44,10 @@ from torchcopylint.analysis.tensors import (
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, numpy_name, numpy_names
 
 AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+# Module and tensor methods that register a function autograd calls during the backward.
+BACKWARD_HOOK_REGISTRARS = frozenset({"register_backward_hook", "register_full_backward_hook",
+                                      "register_full_backward_pre_hook", "register_hook",
+                                      "register_post_accumulate_grad_hook"})
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
@@ -72,6 +76,7 @@ class ModuleFacts(CalleeEffects, Callees):
         self._reads: Optional[dict[cst.Name, tuple[FunctionFacts, Read]]] = None
         self._positions = Positions(module, source)
         self._called_without_grad: Optional[set] = None
+        self._backward_hooks: Optional[frozenset] = None
         self._call_sites: Optional[dict] = None
         self._training = None
         self._autograd = None
@@ -183,6 +188,21 @@ class ModuleFacts(CalleeEffects, Callees):
     def class_of(self, function: cst.FunctionDef) -> Optional[ClassFacts]:
         return self._class_of_function.get(function)
 
+    def _registered_as_backward_hook(self, node: cst.FunctionDef, owner: Optional[ClassFacts]) -> bool:
+        """Is the function handed to `register_full_backward_hook` (or a tensor's `register_hook`) in
+        this file? Autograd runs it inside the backward, where grad mode is off: `grad_output` and what
+        the hook computes from it carry no graph. Not where a backward of the file asks for
+        `create_graph=True`, which runs hooks with grad mode on."""
+        if self._backward_hooks is None:
+            creates_graph = any(type(argument.value) is cst.Name and argument.value.value == "True"
+                                for method in ("backward", "grad") for call in self.method_calls(method)
+                                for argument in call.args
+                                if argument.keyword is not None and argument.keyword.value == "create_graph")
+            self._backward_hooks = frozenset() if creates_graph else frozenset(
+                dotted_name(call.args[0].value) for method in BACKWARD_HOOK_REGISTRARS
+                for call in self.method_calls(method) if call.args and dotted_name(call.args[0].value))
+        return (f"self.{node.name.value}" if owner is not None else node.name.value) in self._backward_hooks
+
     def _is_autograd_function(self, facts: ClassFacts) -> bool:
         """Does the class derive from torch.autograd.Function, directly or through classes in this file?"""
         return self._derives_from(facts, lambda qualified: qualified in AUTOGRAD_FUNCTION_CLASSES)
@@ -220,6 +240,8 @@ class ModuleFacts(CalleeEffects, Callees):
             if facts.decorated_grad_enabled is None and node.name.value == "forward" and owner is not None \
                     and self._is_autograd_function(owner):
                 facts.decorated_grad_enabled = False  # autograd runs a Function's forward with grad mode off
+            if facts.decorated_grad_enabled is None and self._registered_as_backward_hook(node, owner):
+                facts.decorated_grad_enabled = False  # and a backward hook, unless a backward creates a graph
         self._in_progress.add(node)
         walker = FunctionWalker(facts, self.names, self.typing,
                                 _BoundCallees(self, owner, in_function=node in self._top_functions()))
