@@ -525,3 +525,25 @@ def test_a_tensor_made_up_from_an_annotation_the_file_s_constructor_call_contrad
     verdict = _verdict(sound_verified, "annotated_rows.py", "self.X = torch.tensor(X", "TCL008")
     assert verdict.status == "unverified", verdict
     assert "`X` was made up as a tensor, and the top-level call at line" in verdict.evidence, verdict
+
+
+@needs_torch
+@pytest.mark.parametrize("output_difference, gradient_difference, decides", [
+    (1.19e-07, 0.0, False),   # fresh45's CapsNet: a sum added in another order, not a need for the copy
+    (1.19e-07, 3e-07, False),
+    (0.5, 0.0, True),         # a write the copy kept out: values differ
+    (0.0, 0.2, True),
+])
+def test_outputs_equal_to_float_rounding_never_refute_a_redundant_clone(output_difference, gradient_difference,
+                                                                         decides):
+    from torchcopylint.verify.experiments import Versions
+
+    versions = Versions(equal_outputs=False, equal_gradients=gradient_difference == 0.0,
+                        output_difference=output_difference, gradient_difference=gradient_difference,
+                        gradients=2, cloned=[], shape=None, executed=set(), made_text="",
+                        gradient_scale=1.0, output_scale=2.0)
+    assert versions.differ_only_by_rounding is not decides
+    lopsided = Versions(equal_outputs=False, equal_gradients=False, output_difference=0.0,
+                        gradient_difference=0.0, gradients=2, cloned=[], shape=None, executed=set(),
+                        made_text="", gradient_scale=1.0, output_scale=2.0, alike=False)
+    assert not lopsided.differ_only_by_rounding  # an output one version lacks is no rounding

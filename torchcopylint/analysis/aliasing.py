@@ -1956,9 +1956,12 @@ def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
                and type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
 
 
-def overlapping(storages: Iterable[Storage]) -> set:
+def overlapping(storages: Iterable[Storage]) -> Iterable[Storage]:
     """The storages a write to `storages` writes: themselves, the wholes they are parts of, and their
     parts (never a sibling part: the rows of a tensor share no element)."""
+    storages = tuple(storages)
+    if not any(storage.within or storage.parts for storage in storages):
+        return storages  # the common case, on every write and every query: nothing to add
     found: set = set()
     pending = list(storages)
     while pending:  # up: the wholes, and theirs

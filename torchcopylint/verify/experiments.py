@@ -983,6 +983,17 @@ class Versions:
     # How far the value a name held where it was read differs between the two versions (None: not seen
     # in both): TCL002's alias holds the written values in one and the values passed in in the other.
     read_difference: Optional[float] = None
+    output_scale: float = 0.0  # the largest output value of either version
+    alike: bool = True  # both versions gave as many outputs, and gradients of the same tensors
+
+    @property
+    def differ_only_by_rounding(self) -> bool:
+        """Outputs and gradients equal to float rounding but not bitwise: the order in which a reduction
+        added its terms changed (a copy is contiguous where its source was not), which says nothing
+        of whether the code needed the copy. A need shows as different values."""
+        return self.alike and not self.equal and \
+            self.output_difference <= ROUNDING * max(self.output_scale, 1e-30) and \
+            self.gradient_difference <= ROUNDING * max(self.gradient_scale, 1e-30)
 
     @property
     def equal(self) -> bool:
@@ -1110,8 +1121,12 @@ def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None) -> V
                                for n in gradient_names if n in written[1] and n in fixed[1]), default=0.0)
     gradient_scale = max((gradient.abs().max().item() for version in (written[1], fixed[1])
                           for gradient in version.values() if gradient.numel()), default=0.0)
+    output_scale = max((output.abs().max().item() for version in (written[0], fixed[0])
+                        for output in version if output.numel()), default=0.0)
+    alike = len(written[0]) == len(fixed[0]) and set(written[1]) == set(fixed[1])
     return Versions(outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names),
-                    written[2], shape, set(probe.executed), written[3].made_text, gradient_scale, read_difference)
+                    written[2], shape, set(probe.executed), written[3].made_text, gradient_scale, read_difference,
+                    output_scale, alike)
 
 
 def _value_keeper(name: str, values: dict) -> Callable:
@@ -1149,6 +1164,10 @@ def redundant_clone(job: Job) -> Outcome:
                 f"another order without the clone's node)")
             outcome = confirmed(f"without the clone, {equal} ({shape}); the clone allocated {per_call}"
                                 f"{'; ' + versions.made_text if versions.made_text else ''}")
+        elif versions.differ_only_by_rounding:
+            raise CannotRun(f"without the clone the outputs differ only by float rounding (largest difference "
+                            f"{versions.output_difference:.3g} in values up to {versions.output_scale:.3g}): "
+                            f"the order of a sum changed, which decides nothing")
         else:
             outcome = refuted(f"removing the clone changes the result: largest output difference "
                               f"{versions.output_difference:.3g}, gradient difference "
