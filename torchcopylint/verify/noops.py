@@ -216,6 +216,52 @@ def _read_image(path, *args, **kwargs):
     return torch.randint(0, 256, (channels, height, width), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
 
 
+def _cv2_read(path, flags=1, *args, **kwargs):
+    """`cv2.imread(path)` of a missing OpenCV: random pixels of a photograph's size, as an array in
+    OpenCV's layout (height, width, channels; grey for `IMREAD_GRAYSCALE`), said in the evidence."""
+    import numpy
+
+    from torchcopylint.verify import images, sandbox
+
+    _, height, width = images.PHOTO_SIZE
+    grey = flags == 0 or "GRAY" in getattr(flags, "_name", "")
+    shown = sandbox.in_project(path) or os.fspath(path)
+    sandbox.record(f"`cv2.imread({shown!r})` (OpenCV is not installed) gave {height}x{width} random pixels")
+    shape = (height, width) if grey else (height, width, 3)
+    return numpy.random.default_rng(0).integers(0, 256, shape, dtype=numpy.uint8)
+
+
+def _cv2_convert(image, code, *args, **kwargs):
+    """`cv2.cvtColor(image, code)`: the channel order of random pixels does not matter; to or from grey
+    changes the channels."""
+    import numpy
+
+    name = getattr(code, "_name", "")
+    if name.endswith("2GRAY") and getattr(image, "ndim", 0) == 3:
+        return image.mean(axis=2).astype(image.dtype)
+    if "GRAY2" in name and getattr(image, "ndim", 0) == 2:
+        return numpy.stack([image] * 3, axis=2)
+    return image
+
+
+def _cv2_resize(image, size=None, *args, fx=None, fy=None, **kwargs):
+    """`cv2.resize(image, (width, height))` (or by `fx`, `fy`): nearest pixels, in OpenCV's order of sizes."""
+    import numpy
+
+    height, width = image.shape[:2]
+    if size is not None and tuple(size) != (0, 0):
+        new_width, new_height = int(size[0]), int(size[1])
+    else:
+        new_width, new_height = int(round(width * (fx or 1))), int(round(height * (fy or 1)))
+    rows = numpy.arange(new_height) * height // max(new_height, 1)
+    columns = numpy.arange(new_width) * width // max(new_width, 1)
+    return image[rows][:, columns]
+
+
+# OpenCV's image reading, when it is not installed: what the code reads an image into, made up.
+CV2_STAND_INS = {"cv2.imread": _cv2_read, "cv2.cvtColor": _cv2_convert, "cv2.resize": _cv2_resize}
+
+
 class Composed:
     """`transforms.Compose([...])` of a missing torchvision: each transform applied in turn (a no-op's
     is the identity on a tensor; a dtype conversion converts)."""
@@ -357,8 +403,15 @@ def _is_no_op_part(name: str) -> bool:
     return allowed is None or len(parts) < 2 or parts[1] in allowed
 
 
+STAND_IN_VERSION = "0.0.0+standin"
+
+
 class NoOpModule(types.ModuleType):
     def __getattr__(self, attribute: str):
+        if attribute == "__version__":
+            # Printed or compared by scripts that check their setup (`print(torchvision.__version__)`);
+            # a PEP 440 version that says what it is.
+            return STAND_IN_VERSION
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)
         name = f"{self.__name__}.{attribute}"
@@ -378,6 +431,8 @@ class NoOpModule(types.ModuleType):
             return environments.Box
         if name in IMAGE_READERS:
             return _read_image
+        if name in CV2_STAND_INS:
+            return CV2_STAND_INS[name]
         # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
         if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
             return getattr(backbones.ModelsNamespace(self.__name__, AbsentName, NoOp), attribute)

@@ -13,6 +13,9 @@ under that:
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
   can be, and a relative one the working folder lacks is read from the flagged file's folder
   (`open("config.yml")` of a script run from its own folder);
+- a folder of the project that is not here (the author's dataset folder, `os.listdir("data/celeba")`,
+  `glob.glob("data/train/*.jpg")`) lists a few image files, which then open as random pixels: a
+  script that reads its images one by one at its top level runs on those;
 - writes into the project go nowhere: `open(..., "w")` (also a `logging` file
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
   nothing there, so no image, checkpoint or log appears;
@@ -27,6 +30,7 @@ Each of these is recorded, for the evidence of the diagnosis being verified.
 from __future__ import annotations
 
 import builtins
+import glob
 import io
 import logging
 import os
@@ -60,6 +64,11 @@ _original_open = builtins.open
 _original_makedirs = os.makedirs
 _original_mkdir = os.mkdir
 _original_chmod = os.chmod
+_original_listdir = os.listdir
+_original_glob = glob.glob
+# How many image files a missing folder of the project lists (`os.listdir`, `glob.glob`): a few
+# batches' worth for a script that reads them one by one.
+STAND_IN_FILES = 4
 
 
 def install(project_root: str, code_path: str) -> None:
@@ -75,6 +84,8 @@ def install(project_root: str, code_path: str) -> None:
     os.makedirs = _guarded_makedirs
     os.mkdir = _guarded_mkdir
     os.chmod = _guarded_chmod  # `shutil.copy(src, dst)` sets the mode of the copy it wrote (to memory)
+    os.listdir = _guarded_listdir
+    glob.glob = _guarded_glob
     socket.socket.connect = _refuse_network
     socket.socket.connect_ex = _refuse_network
     socket.create_connection = _refuse_network
@@ -152,7 +163,7 @@ def _guarded_open(file, mode="r", *args, **kwargs):
             return io.BytesIO() if "b" in mode else io.StringIO()
         return _original_open(file, mode, *args, **kwargs)
     file = _configuration_beside_the_code(file)
-    relative = in_project(file)
+    relative = _in_project_or_beside_the_code(file)
     if relative is None:
         return _original_open(file, mode, *args, **kwargs)
     real = os.path.realpath(os.fspath(file))
@@ -201,3 +212,55 @@ def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
     if in_project(path) is not None or _elsewhere_on_disk(path) is not None:
         return None
     return _original_mkdir(path, mode, *args, **kwargs)
+
+
+def _missing_folder(path) -> Optional[str]:
+    """The folder relative to the project, when it is inside the project (a relative one also from the
+    code's folder, where its author runs the script) and not here."""
+    if not isinstance(path, (str, os.PathLike)) or os.path.exists(path):
+        return None
+    return _in_project_or_beside_the_code(path)
+
+
+def _in_project_or_beside_the_code(path) -> Optional[str]:
+    """`in_project`; for a relative path that is not here, also from the code's folder, where its
+    author runs the script (`os.listdir("Dataset/celeba")` of a script run from elsewhere)."""
+    relative = in_project(path)
+    if relative is None and isinstance(path, (str, os.PathLike)) and not os.path.isabs(path) \
+            and _state.code_path is not None and not os.path.exists(path):
+        relative = in_project(os.path.join(os.path.dirname(_state.code_path), path))
+    return relative
+
+
+def _stand_in_names(suffix: str = ".jpg") -> list[str]:
+    return [f"stand-in-{number}{suffix}" for number in range(STAND_IN_FILES)]
+
+
+def _guarded_listdir(path="."):
+    relative = _missing_folder(path)
+    if relative is None:
+        return _original_listdir(path)
+    _state.events.append(f"the folder {relative} is not here: {STAND_IN_FILES} image files of random pixels "
+                         f"were listed in it")
+    names = _stand_in_names()
+    return [os.fsencode(name) for name in names] if isinstance(path, bytes) else names
+
+
+def _guarded_glob(pathname, *args, **kwargs):
+    """`glob.glob("data/train/*.jpg")` of a folder that is not here: a few image files of that suffix
+    (only for images: a listing of checkpoints or arrays stays empty, as it is)."""
+    found = _original_glob(pathname, *args, **kwargs)
+    if found or not isinstance(pathname, str) or not glob.has_magic(pathname):
+        return found
+    parts = pathname.replace(os.sep, "/").split("/")
+    first_magic = next(index for index, part in enumerate(parts) if glob.has_magic(part))
+    folder = "/".join(parts[:first_magic]) or "."
+    suffix = os.path.splitext(parts[-1])[1].lower()
+    if suffix not in images.IMAGE_SUFFIXES and parts[-1] not in ("*", "**"):
+        return found
+    relative = _missing_folder(folder)
+    if relative is None:
+        return found
+    _state.events.append(f"the folder {relative} is not here: {STAND_IN_FILES} image files of random pixels "
+                         f"were listed in it")
+    return [os.path.join(folder, name) for name in _stand_in_names(suffix or ".jpg")]
