@@ -73,7 +73,9 @@ SIZED_LAYERS = frozenset({"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose
                           "GRU", "RNN", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"})
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})  # a torch.device's
 LAYER_ATTRIBUTES = frozenset({"weight", "bias", "in_features", "out_features", "in_channels", "out_channels"})
-LOSS_NAME = re.compile(r"(loss|criterion|crit)", re.IGNORECASE)
+# A loss by its name: `criterion`, `self.adv_loss`, or a loss's usual short name (`self.MSE = nn.MSELoss()`;
+# not `l1`/`l2`, as often a network's layers).
+LOSS_NAME = re.compile(r"(loss|criterion|crit)|^(mse|bce|ce|nll|kld?|huber|smooth_?l1|xent)$", re.IGNORECASE)
 # Losses whose target is class indices, and losses whose target is values (the same shape as the input).
 CLASS_LOSSES = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "multi_margin_loss", "MultiMarginLoss"}
 VALUE_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -134,6 +136,8 @@ class Use:
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
     path_like: bool = False  # a file or folder: `os.makedirs(x)`, `open(x)`, `torch.save(obj, x)`, `x + "/a.png"`
+    makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
+    #                               (`diff = out - original; diff.clone()`): one of the operands is one
 
     @property
     def seen(self) -> bool:
@@ -452,6 +456,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
             loaded.batch_keys = tuple(batch.string_keys)  # `for sample in loader: sample["images"]`: dicts
+    _mark_tensor_operands(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -471,6 +476,27 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if target is not None:
                     target.class_target = True
     return found
+
+
+def _mark_tensor_operands(function: ast.AST, found: dict[str, Use]) -> None:
+    """`diff = out - original` where `diff.clone()` follows: the names the result is computed from
+    with + - * / are tensors (a number would do for one of them, a tensor for both), through chains
+    of such assignments."""
+    computed = [(node.targets[0].id, node.value) for node in ast.walk(function)
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, (ast.BinOp, ast.UnaryOp))]
+    changed = True
+    while changed:
+        changed = False
+        for name, value in computed:
+            result = found.get(name)
+            if result is None or not (result.methods & TENSOR_METHODS or result.indexed or result.makes_a_tensor):
+                continue
+            operands = _arithmetic_operands(value) if isinstance(value, ast.BinOp) else [value.operand]
+            for operand in operands:
+                used = found.get(_key(operand)) if _key(operand) else None
+                if used is not None and not used.makes_a_tensor:
+                    used.makes_a_tensor = changed = True
 
 
 def _is_optimizer_class(callee: str) -> bool:
@@ -891,6 +917,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if use.via_callee is not None and not (use.methods & TENSOR_METHODS or use.tensor_like):
         return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
     if use.methods & TENSOR_METHODS or use.indexed:
+        return "tensor"
+    if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
+                                   or FLOAT_NAMES.match(bare)):
         return "tensor"
     if use.type_read:
         return "torch.device"
