@@ -155,11 +155,14 @@ class DataPlan:
                 arrays.splitter(self, site)
         batch_size = _evaluate(batch)
         image_size = _evaluate(size)
-        if site.kind == "data" and site.dataset_import and not (site.known or site.channels or image_size):
+        if site.kind == "data" and site.dataset_import and not (site.known or image_size):
+            # (Channels alone, from a `Normalize` the call passes, leave the dataset and its size unsaid.)
             site, image_size = self._made_by_function(site, hints or {})
         over = _evaluate((hints or {}).get("dataset"))
-        if site.kind == "loader" and isinstance(over, StandInDataset) and over._site.index != site.index:
-            # The dataset the loader is over, as the run made it (the branch that ran): its data.
+        if site.kind == "loader" and isinstance(over, (StandInDataset, StandInLoader)) \
+                and over._site.index != site.index:
+            # The dataset the loader is over, as the run made it (the branch that ran, or what a function
+            # of another module that makes data returned, `train_set, val_set = Dataset()`): its data.
             site = dataclasses.replace(site, known=over._site.known, channels=over._site.channels,
                                        layout=over._site.layout, dataset_import=over._site.dataset_import,
                                        layout_in_use=site.layout_in_use or over._site.layout_in_use,
@@ -211,7 +214,7 @@ class DataPlan:
             image_size = _evaluate(hints.get(inner.size_text) or hints.get(position))
         elif inner.size_text:
             image_size = self.value_of(inner.size_text)  # a number, or a name of the run's own
-        site = dataclasses.replace(site, known=inner.known, channels=inner.channels, over=inner.callee)
+        site = dataclasses.replace(site, known=inner.known, channels=site.channels or inner.channels, over=inner.callee)
         self.sites[site.index] = site
         return site, image_size
 
@@ -425,6 +428,14 @@ class DataPlan:
         if match is None or int(match.group(3)) < 2:  # a batch or channel mismatch: not the images' side
             return None
         made, asked = int(match.group(1)), int(match.group(2))
+        if side in (made, asked):
+            # The stand-in images themselves beside a tensor the code sized for its real ones
+            # (`input_A.copy_(batch["A"])` into `torch.ones(1, 3, 256, 256)`): that tensor's side.
+            other = asked if made == side else made
+            if MIN_LEARNED_SIDE <= other <= LARGER_SIDES[-1]:
+                return (channels, other, other), (f"side {other}: an earlier run on {side}-pixel images met a "
+                                                  f"tensor of side {other} at dimension {match.group(3)}")
+            return None
         # PyTorch names the input first and the target second (`mse_loss(output, target)`): the side
         # that scales the output to the target's. Only whole powers of two a network's strides make.
         larger, smaller = max(made, asked), min(made, asked)

@@ -73,6 +73,7 @@ from torchcopylint.verify.snippet import (
     class_built_for,
     classes_given_to,
     enclosing,
+    without_later_definitions,
 )
 
 INPLACE_BACKWARD_ERROR = "modified by an inplace operation"
@@ -297,7 +298,8 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
     # The script may build networks of those classes for the call (`model = ResNet9(3, 10)`), but never
     # an object of the flagged method's own class there (its constructor may train).
     built = frozenset(passed + given) - {target.class_name}
-    return load(job.source if source is None else source, job.path,
+    text = without_later_definitions(job.source if source is None else source, job.line)
+    return load(text, job.path,
                 _roots(target, tuple(name for name, _ in callers) + passed + given), stand_in_failed_imports,
                 reads=reads, built=built)
 

@@ -37,6 +37,28 @@ def enclosing(tree: ast.Module, line: int) -> Target:
     return Target(None, None)
 
 
+def without_later_definitions(source: str, line: int) -> str:
+    """The file with the top-level definitions that redefine the one around `line` (a notebook's later
+    cell that defines the class again, a script with two `class EWC`) blanked, line numbers kept: run
+    as written, the last definition would be the one the experiment builds, and `line` would never run."""
+    tree = ast.parse(source)
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    flagged = next((node for node in tree.body if isinstance(node, kinds)
+                    and node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+    if flagged is None:
+        return source
+    later = [node for node in tree.body if isinstance(node, kinds) and node.name == flagged.name
+             and node.lineno > (flagged.end_lineno or flagged.lineno)]
+    if not later:
+        return source
+    lines = source.splitlines(keepends=True)
+    for node in later:
+        start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
+        for index in range(start, node.end_lineno or node.lineno):
+            lines[index] = "\n"
+    return "".join(lines)
+
+
 def _bound_names(node: ast.stmt) -> set[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {node.name}

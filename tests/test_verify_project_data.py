@@ -1,0 +1,223 @@
+"""`--verify` where what the code needs lives elsewhere in the project or on the author's machine.
+
+- Data made by a function of a sibling module: a DataLoader over what it returned (unpacked), and
+  a maker given a transform that says only the channels, take the sample shape from its code.
+- A folder of the author's photographs that is not here, read one by one with a missing OpenCV.
+- A tensor the script sized for its real images beside the stand-in ones: their side learnt.
+- A class the file defines twice: the flagged (earlier) one is the one built.
+- Kinds from use: names whose difference is cloned are tensors; `self.MSE` is a loss.
+- A missing package's `__version__`, printed by a course script.
+
+One `verify()` over a copy of tests/data/verify/project_data; skipped without torch (the `verify`
+extra), and, where a test needs a package to be missing (torchvision, OpenCV), where it is installed.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS_DATA, lint_marked_fixtures, subprocess_env
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="--verify needs torch (pip install torchcopylint[verify])")
+
+FIXTURES = TESTS_DATA / "verify" / "project_data"
+PATIENT_TIMEOUT = 120  # per diagnosis: a loaded machine must not turn a verdict into "timed out"
+needs_missing_torchvision = pytest.mark.skipif(importlib.util.find_spec("torchvision") is not None,
+                                               reason="shows what stands in for a missing torchvision")
+needs_missing_cv2 = pytest.mark.skipif(importlib.util.find_spec("cv2") is not None,
+                                       reason="shows what stands in for a missing OpenCV")
+
+
+def line_of(source: str, text: str) -> int:
+    found = [number for number, line in enumerate(source.splitlines(), 1) if text in line]
+    assert len(found) == 1, f"{text!r} occurs {len(found)} times"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def project_verified(tmp_path_factory):
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    directory = tmp_path_factory.mktemp("verify-project-data")
+    for path in sorted(FIXTURES.glob("*.py")):
+        shutil.copy(path, directory / path.name)
+    sources, diagnostics = lint_marked_fixtures(directory)
+    verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
+    return {"sources": sources, "directory": directory,
+            "by_key": {(Path(d.path).name, d.location.line, d.code): d for d in verified}}
+
+
+def _verdict(verified, name: str, text: str, code: str):
+    source = verified["sources"][str(verified["directory"] / name)]
+    diagnostic = verified["by_key"].get((name, line_of(source, text), code))
+    assert diagnostic is not None and diagnostic.verdict is not None
+    return diagnostic.verdict
+
+
+@needs_missing_torchvision
+def test_a_loader_over_what_a_sibling_data_function_returned_has_that_function_s_samples(project_verified):
+    verdict = _verdict(project_verified, "cgan_split.py", "criterion(D(fake, labels), torch.zeros", "TCL003")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "samples 1x64x64" in verdict.evidence, verdict.evidence
+
+
+@needs_missing_torchvision
+def test_a_transform_that_says_only_the_channels_leaves_the_size_to_the_maker_s_dataset(project_verified):
+    verdict = _verdict(project_verified, "cgan_maker.py", "d_loss = D(torch.cat((fake", "TCL003")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "samples 1x28x28" in verdict.evidence, verdict.evidence
+
+
+@needs_missing_torchvision
+@needs_missing_cv2
+def test_a_missing_folder_of_photographs_read_with_a_missing_opencv_gives_stand_in_photographs(project_verified):
+    verdict = _verdict(project_verified, "listed_photos.py", "d_loss = D(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "the folder Dataset/img_align_celeba is not here: 4 image files of random pixels" in verdict.evidence
+    assert "(OpenCV is not installed) gave 256x256 random pixels" in verdict.evidence
+
+
+@needs_missing_torchvision
+def test_a_buffer_sized_for_the_real_images_sets_the_side_of_the_stand_in_ones(project_verified):
+    verdict = _verdict(project_verified, "buffered_images.py", "torch.tensor(buffer.copy_(images)", "TCL008")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "side 256" in verdict.evidence, verdict.evidence
+
+
+def test_the_earlier_of_two_definitions_of_a_class_is_the_one_built_for_its_line(project_verified):
+    verdict = _verdict(project_verified, "redefined.py", "self.anchors = {n: p.clone()", "TCL005")
+    assert verdict.status == "confirmed", verdict.evidence
+
+
+def test_names_whose_difference_is_cloned_are_made_as_tensors(project_verified):
+    verdict = _verdict(project_verified, "pixel_loss.py", "kept = difference.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "out = tensor(" in verdict.evidence and "original = tensor(" in verdict.evidence, verdict.evidence
+
+
+def test_a_loss_kept_under_its_usual_short_name_stands_in_as_a_loss(project_verified):
+    verdict = _verdict(project_verified, "cycle_trainer.py", "fake = self.MSE(", "TCL003")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "self.MSE = mean squared difference" in verdict.evidence, verdict.evidence
+
+
+@needs_missing_torchvision
+def test_a_course_script_printing_a_missing_package_s_version_runs_on(project_verified):
+    verdict = _verdict(project_verified, "version_print.py", "total += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict.evidence
+
+
+# --- the pieces, in process ------------------------------------------------------------------------
+
+
+def test_later_definitions_of_the_flagged_one_are_blanked_with_lines_kept():
+    from torchcopylint.verify.snippet import without_later_definitions
+
+    source = textwrap.dedent("""\
+        class A:
+            x = 1
+
+
+        def helper():
+            return 2
+
+
+        @decorated
+        class A:
+            x = 3
+        """)
+    kept = without_later_definitions(source, 2)
+    assert kept.count("\n") == source.count("\n")
+    assert "x = 3" not in kept and "@decorated" not in kept and "def helper" in kept
+    assert [node.name for node in ast.parse(kept).body] == ["A", "helper"]
+    # A line of the last definition, or of a name defined once: the file as it is.
+    assert without_later_definitions(source, 11) == source
+    assert without_later_definitions(source, 6) == source
+
+
+def test_arithmetic_operands_of_a_tensor_are_tensors_but_numbers_that_say_so_stay_numbers():
+    from torchcopylint.verify import standins
+
+    function = ast.parse(textwrap.dedent("""\
+        def f(out, original, scale, steps, lr):
+            difference = (out - original) * scale
+            shifted = difference + lr
+            for _ in range(steps):
+                pass
+            if scale > 0.5:
+                pass
+            return shifted.clone()
+        """)).body[0]
+    found = standins.uses(function)
+    kinds = {name: standins.kind_of(name, found[name]) for name in ("out", "original", "scale", "steps", "lr")}
+    assert kinds == {"out": "tensor", "original": "tensor", "scale": "float", "steps": "count", "lr": "float"}
+
+
+@pytest.mark.parametrize("name, loss", [("self.MSE", True), ("bce", True), ("self.criterion", True),
+                                        ("kld", True), ("self.l1", False), ("self.fc", False)])
+def test_usual_short_names_of_losses_are_losses_and_layer_names_are_not(name, loss):
+    from torchcopylint.verify import standins
+
+    assert (standins.kind_of(name, standins.Use(called=True)) == "loss") is loss
+
+
+def test_opencv_stand_ins_read_convert_and_resize_in_opencv_s_layout():
+    from torchcopylint.verify import noops
+
+    module = noops.NoOpModule("cv2")
+    image = module.imread("photos/a.jpg")
+    assert image.shape == (256, 256, 3) and str(image.dtype) == "uint8"
+    assert module.imread("photos/a.jpg", 0).shape == (256, 256)
+    assert module.cvtColor(image, module.COLOR_BGR2GRAY).shape == (256, 256)
+    assert module.cvtColor(image, module.COLOR_BGR2RGB) is image
+    assert module.resize(image, (32, 16)).shape == (16, 32, 3)
+    assert module.resize(image, (0, 0), fx=0.5, fy=0.25).shape == (64, 128, 3)
+    assert module.__version__ == noops.STAND_IN_VERSION
+
+
+def test_a_missing_folder_of_the_project_lists_stand_in_images_and_nothing_else_changes(tmp_path: Path):
+    project = tmp_path / "project"
+    (project / "present").mkdir(parents=True)
+    (project / "present" / "real.png").write_bytes(b"png")
+    (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import glob, os
+        from torchcopylint.verify import sandbox
+        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
+        os.chdir({str(project)!r})
+        print("listed:", os.listdir("data/celeba"))
+        print("globbed:", glob.glob("data/train/*.png"))
+        print("checkpoints:", glob.glob("runs/*.pth"))
+        print("present:", os.listdir("present"), glob.glob("present/*.png"))
+        try:
+            os.listdir({str(tmp_path / "elsewhere")!r})
+        except FileNotFoundError:
+            print("outside the project: not found")
+        with open("data/celeba/" + os.listdir("data/celeba")[0], "rb") as handle:
+            print("opened:", handle.read(4))
+        # Run from another folder, the script's relative paths are its own folder's.
+        os.chdir({str(tmp_path)!r})
+        print("from elsewhere:", os.listdir("data/celeba")[:1], open("data/celeba/stand-in-0.jpg", "rb").read(4))
+        print("events:", sandbox.events())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                            env=subprocess_env({}), timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "listed: ['stand-in-0.jpg', 'stand-in-1.jpg', 'stand-in-2.jpg', 'stand-in-3.jpg']" in out, out
+    assert "globbed: ['data/train/stand-in-0.png'" in out and "'data/train/stand-in-3.png']" in out, out
+    assert "checkpoints: []" in out, out  # not images: a listing of checkpoints stays empty
+    assert "present: ['real.png'] ['present/real.png']" in out, out
+    assert "outside the project: not found" in out, out
+    assert "opened: b'\\x89PNG'" in out, out
+    assert "from elsewhere: ['stand-in-0.jpg'] b'\\x89PNG'" in out, out
+    assert "the folder data/celeba is not here: 4 image files of random pixels were listed in it" in out, out
