@@ -943,7 +943,7 @@ class GradFlow:
             # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value;
             # `x, z = x.cuda(), z.cuda()`: this name's part; `s, a = self.make_batch()`: the part each
             # `return` of the file's function puts there.
-            part = unpacked_part(binding)
+            part = unpacked_part(binding) or _converted_element(binding)
             return self._never(part, function, binding.statement, depth + 1, likely) if part is not None else (
                 self._never(binding.value, function, binding.statement, depth + 1, likely)
                 or self._returned_parts_never(binding, function, depth, likely)
@@ -1328,6 +1328,32 @@ class GradFlow:
                         or self._items_never(loop.iter, function, statement, depth, likely)
                 loop = loop.inner_for_in
         return False
+
+
+# Methods that move or convert a tensor and keep whether it requires grad (and its history).
+CONVERTING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "contiguous"})
+
+
+def _converted_element(binding: Binding) -> Optional[cst.BaseExpression]:
+    """`x, y = [t.to(device) for t in (x, y)]`: the element of the literal the comprehension runs over
+    that this name's position gets, moved or converted (which keeps autograd history as it is); None
+    for any other value."""
+    value = binding.value
+    position = position_in_target(binding)
+    if type(value) not in (cst.ListComp, cst.GeneratorExp) or position is None or value.for_in.inner_for_in \
+            or value.for_in.ifs or type(value.for_in.target) is not cst.Name:
+        return None
+    iterable = value.for_in.iter
+    if type(iterable) not in (cst.Tuple, cst.List) or position >= len(iterable.elements) \
+            or any(type(element) is cst.StarredElement for element in iterable.elements):
+        return None
+    element = value.elt
+    while type(element) is cst.Call and type(element.func) is cst.Attribute \
+            and element.func.attr.value in CONVERTING_METHODS:
+        element = element.func.value
+    if type(element) is not cst.Name or element.value != value.for_in.target.value:
+        return None
+    return iterable.elements[position].value
 
 
 def _path_of_name(target, name: str) -> Optional[tuple]:
