@@ -2154,8 +2154,11 @@ def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module
     if params.star_kwarg is not None:
         ordered.append(params.star_kwarg)
     result = []
+    listed = _used_as_lists(function)
     for index, param in enumerate(ordered):
-        if annotation_is_tensor(param.annotation, names):
+        if param.name.value in listed:
+            tensorness = Tensorness.NOT  # `images += [t1ce, t2]`, `images.append(x)`: a list, whatever its annotation
+        elif annotation_is_tensor(param.annotation, names):
             tensorness = Tensorness.SURE
         elif _annotation_is_container(param.annotation):
             tensorness = Tensorness.NOT  # `features: list[torch.Tensor]`: item assignment is not a tensor write
@@ -2168,6 +2171,22 @@ def parameter_tensorness(function: cst.FunctionDef, names: TorchNames, in_module
             tensorness = Tensorness.UNKNOWN
         result.append((param, tensorness))
     return result
+
+
+LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
+def _used_as_lists(function: cst.FunctionDef) -> set:
+    """Names the function extends with a list (`xs += [a, b]`) or appends to: lists (a tensor has neither)."""
+    found = set()
+    for node in walk(function.body):
+        if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign and type(node.target) is cst.Name \
+                and type(node.value) in (cst.List, cst.ListComp):
+            found.add(node.target.value)
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
+                and node.func.attr.value in LIST_METHODS:
+            found.add(node.func.value.value)
+    return found
 
 
 CONTAINER_ANNOTATIONS = frozenset({"list", "tuple", "dict", "set", "List", "Tuple", "Dict", "Set", "Sequence",
