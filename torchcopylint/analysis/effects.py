@@ -251,7 +251,7 @@ class CalleeEffects:
             kind, first, text = "opaque", touched[0], description or label
         position = first.position if first.position is not None else 0
         returns_input = layer and self._may_return_parameter(function, first.name)
-        return CallEffect(kind, text, position, without_grad and kind == "writes", layer=layer,
+        return CallEffect(kind, text, position, without_grad and kind in ("writes", "maybe-writes"), layer=layer,
                           writes=tuple(parameters), returns_input=returns_input)
 
     def _may_return_parameter(self, function, name: str) -> bool:
@@ -275,7 +275,7 @@ class CalleeEffects:
         return False
 
     def _write_summary(self, function) -> Optional[tuple]:
-        """(a WrittenArgument per parameter, whether every sure write is made with grad off), once
+        """(a WrittenArgument per parameter, whether every write it may make is made with grad off), once
         per function; None while it is being computed (recursion) or too deep to follow."""
         found = self._write_summaries.get(function)
         if found is not None:
@@ -318,11 +318,13 @@ class CalleeEffects:
             # A write under a condition of the helper's own (`if factor != 1: t.div_(factor)`), in a
             # loop that may run zero times, or after an early return, may not happen at a given call.
             writes = [event for event in sure if _runs_always(event, always_run)]
+            # Grad mode of every write that may happen, on every path (`if w is not None:
+            # nn.init.xavier_uniform_(w)` too): a write that sometimes runs is no write without grad.
+            without_grad = without_grad and (facts.decorated_grad_enabled is False or all(
+                facts.grad_mode.get(event.statement) is False or event.without_grad
+                or (type(event.node) is cst.Call and writes_without_grad(self.names.qualified_name(event.node.func)))
+                for event in written))
             if writes:
-                without_grad = without_grad and (facts.decorated_grad_enabled is False or all(
-                    facts.grad_mode.get(event.statement) is False or event.without_grad
-                    or (type(event.node) is cst.Call and writes_without_grad(self.names.qualified_name(event.node.func)))
-                    for event in writes))
                 inline = _uses_beyond_writes(facts, binding, writes)
                 through = {self._detached_access(facts, event.target, inline=inline) for event in writes}
                 entries.append(WrittenArgument(position, name, "sure",
