@@ -67,6 +67,7 @@ from torchcopylint.analysis.aliasing import (
     runs_before,
     unpacked_part,
 )
+from torchcopylint.analysis.graphs import MOVING_METHODS
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.placement import LEGACY_TYPES
@@ -1330,10 +1331,6 @@ class GradFlow:
         return False
 
 
-# Methods that move or convert a tensor and keep whether it requires grad (and its history).
-CONVERTING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "contiguous"})
-
-
 def _converted_element(binding: Binding) -> Optional[cst.BaseExpression]:
     """`x, y = [t.to(device) for t in (x, y)]`: the element of the literal the comprehension runs over
     that this name's position gets, moved or converted (which keeps autograd history as it is); None
@@ -1349,7 +1346,7 @@ def _converted_element(binding: Binding) -> Optional[cst.BaseExpression]:
         return None
     element = value.elt
     while type(element) is cst.Call and type(element.func) is cst.Attribute \
-            and element.func.attr.value in CONVERTING_METHODS:
+            and element.func.attr.value in MOVING_METHODS:
         element = element.func.value
     if type(element) is not cst.Name or element.value != value.for_in.target.value:
         return None
