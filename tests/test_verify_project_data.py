@@ -6,7 +6,8 @@
 - A tensor the script sized for its real images beside the stand-in ones: their side learnt.
 - A class the file defines twice: the flagged (earlier) one is the one built.
 - Kinds from use: names whose difference is cloned are tensors; `self.MSE` is a loss.
-- A missing package's `__version__`, printed by a course script.
+- A missing package's `__version__`, printed by a course script; the `classes` of a known dataset it
+  made in a data module the script imports.
 
 One `verify()` over a copy of tests/data/verify/project_data; skipped without torch (the `verify`
 extra), and, where a test needs a package to be missing (torchvision, OpenCV), where it is installed.
@@ -116,6 +117,13 @@ def test_a_course_script_printing_a_missing_package_s_version_runs_on(project_ve
     assert verdict.status == "confirmed", verdict.evidence
 
 
+@needs_missing_torchvision
+def test_the_classes_of_a_known_dataset_a_data_module_made_without_torchvision_are_its_classes(project_verified):
+    verdict = _verdict(project_verified, "course_model.py", "train_loss += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "samples 1x28x28 in [0, 1), labels in 0..9" in verdict.evidence, verdict.evidence
+
+
 # --- the pieces, in process ------------------------------------------------------------------------
 
 
@@ -182,6 +190,15 @@ def test_opencv_stand_ins_read_convert_and_resize_in_opencv_s_layout():
     assert module.resize(image, (32, 16)).shape == (16, 32, 3)
     assert module.resize(image, (0, 0), fx=0.5, fy=0.25).shape == (64, 128, 3)
     assert module.__version__ == noops.STAND_IN_VERSION
+
+
+def test_a_known_dataset_made_by_a_missing_torchvision_has_its_classes_and_nothing_else_does():
+    from torchcopylint.verify import noops
+
+    datasets = noops.NoOpModule("torchvision.datasets")
+    assert datasets.FashionMNIST("data").classes[:2] == ["T-shirt/top", "Trouser"]
+    assert len(datasets.CIFAR100("data").classes) == 100
+    assert isinstance(datasets.ImageFolder, noops.NoOp) and len(datasets.FolderOfMine("data").classes) == 0
 
 
 def test_a_missing_folder_of_the_project_lists_stand_in_images_and_nothing_else_changes(tmp_path: Path):

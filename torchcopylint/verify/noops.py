@@ -91,6 +91,10 @@ class NoOp:
     def __getattr__(self, attribute: str):
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)  # probes (`__array__`, `__deepcopy__`) see a plain object
+        if attribute == "classes":
+            known = _known_dataset_classes(self._name)
+            if known is not None:
+                return known
         return NoOp(f"{self._name}.{attribute}")
 
     def __call__(self, *args, **kwargs):
@@ -197,6 +201,20 @@ class NoOp:
 
     def __repr__(self) -> str:
         return f"<no-op stand-in: {self._name}>"
+
+
+def _known_dataset_classes(name: str):
+    """`train_data.classes` of `datasets.FashionMNIST(...)` made by a missing torchvision in a module the
+    run imports (`class_names = train_data.classes`, then `len(class_names)` outputs): the dataset's
+    class names, or as many numbers; None for any other no-op."""
+    from torchcopylint.verify.batches import CLASS_NAMES
+    from torchcopylint.verify.datasites import KNOWN_DATASETS
+
+    match = re.fullmatch(r"torchvision\.datasets\.(\w+)\(\)", name)
+    if match is None or match.group(1) not in KNOWN_DATASETS:
+        return None
+    known = match.group(1)
+    return list(CLASS_NAMES.get(known) or (str(number) for number in range(KNOWN_DATASETS[known][1])))
 
 
 # torchvision's readers of an image file into a uint8 tensor, C x H x W.
