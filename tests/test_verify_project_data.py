@@ -7,7 +7,8 @@
 - A class the file defines twice: the flagged (earlier) one is the one built.
 - Kinds from use: names whose difference is cloned are tensors; `self.MSE` is a loss.
 - A missing package's `__version__`, printed by a course script; the `classes` of a known dataset it
-  made in a data module the script imports.
+  made in a data module the script imports; MedMNIST's datasets; pyDOE's Latin hypercubes.
+- torch 1.x's `torch._six`, a `dtype` argument, an object built by its class's own factory.
 
 One `verify()` over a copy of tests/data/verify/project_data; skipped without torch (the `verify`
 extra), and, where a test needs a package to be missing (torchvision, OpenCV), where it is installed.
@@ -124,6 +125,26 @@ def test_the_classes_of_a_known_dataset_a_data_module_made_without_torchvision_a
     assert "samples 1x28x28 in [0, 1), labels in 0..9" in verdict.evidence, verdict.evidence
 
 
+def test_torch_six_of_torch_1_and_a_dtype_passed_in_let_a_vendored_test_run(project_verified):
+    verdict = _verdict(project_verified, "layer_norm_check.py", "x2 = x.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "`torch._six.string_classes` (removed in torch 2.0) was read as torch 1.x defined it" in verdict.evidence
+
+
+@needs_missing_torchvision
+def test_a_dataset_of_the_mnist_family_has_mnist_s_side_and_its_transform_s_channels(project_verified):
+    verdict = _verdict(project_verified, "medmnist_mlp.py", "total += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "samples 3x28x28" in verdict.evidence, verdict.evidence
+
+
+def test_an_object_its_class_builds_from_nothing_is_built_so_and_a_noisy_batch_is_shaped_for_its_critic(
+        project_verified):
+    verdict = _verdict(project_verified, "trainer_factory.py", "loss = self.disc(g_data)", "TCL003")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "GANTrainer.makenew()" in verdict.evidence, verdict.evidence
+
+
 # --- the pieces, in process ------------------------------------------------------------------------
 
 
@@ -190,6 +211,49 @@ def test_opencv_stand_ins_read_convert_and_resize_in_opencv_s_layout():
     assert module.resize(image, (32, 16)).shape == (16, 32, 3)
     assert module.resize(image, (0, 0), fx=0.5, fy=0.25).shape == (64, 128, 3)
     assert module.__version__ == noops.STAND_IN_VERSION
+
+
+def test_a_latin_hypercube_of_a_missing_pydoe_has_one_point_per_stratum_of_each_dimension():
+    from torchcopylint.verify import noops
+
+    points = noops.NoOpModule("pyDOE").lhs(2, 10)
+    assert points.shape == (10, 2) and ((points >= 0) & (points < 1)).all()
+    for dimension in range(2):
+        assert sorted((points[:, dimension] * 10).astype(int).tolist()) == list(range(10))
+
+
+def test_factories_are_static_or_class_methods_building_the_class_from_nothing():
+    from torchcopylint.verify import standins
+
+    tree = ast.parse(textwrap.dedent("""\
+        class Trainer:
+            @staticmethod
+            def makenew():
+                return Trainer(1, 2)
+
+            @classmethod
+            def default(cls, width=4):
+                return cls(width, 2)
+
+            @staticmethod
+            def load(path):
+                return Trainer(*open(path))
+
+            @staticmethod
+            def helper():
+                return 3
+
+            def clone(self):
+                return Trainer(1, 2)
+        """))
+    assert standins.factories_of(tree, "Trainer") == ["makenew", "default"]
+
+
+def test_the_mnist_family_is_known_by_its_name():
+    from torchcopylint.verify.datasites import known_dataset
+
+    assert [known_dataset(name) for name in ("CIFAR10", "ChestMNIST", "PathMNIST", "MNIST_loader", "Faces")] == \
+        ["CIFAR10", "MNIST", "MNIST", None, None]
 
 
 def test_a_known_dataset_made_by_a_missing_torchvision_has_its_classes_and_nothing_else_does():

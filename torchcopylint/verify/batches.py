@@ -30,7 +30,7 @@ from torch import nn
 from torchcopylint.verify import arrays, images, samples, tables
 from torchcopylint.verify.inputs import CLASSES, class_indices, forward_runs
 from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_PREPROCESSORS, WHILE_HELPER,
-                                              DataSite, made_in_module)
+                                              DataSite, known_dataset, made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
@@ -196,7 +196,7 @@ class DataPlan:
         known = over.rsplit(".", 1)[-1]
         callee = f"{module}.DataLoader" if module else "DataLoader"  # made as `module` was imported at `line`
         self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
-                                     known=known if known in KNOWN_DATASETS else None,
+                                     known=known_dataset(known),
                                      layout_in_use=self.runtime_layout)
         return self.make(index, batch=lambda: batch_size)
 

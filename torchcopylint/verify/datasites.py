@@ -50,6 +50,16 @@ KNOWN_DATASETS = {
     "Omniglot": ((1, 105, 105), 964), "CocoDetection": ((3, 64, 64), 10), "VOCSegmentation": ((3, 64, 64), 21),
 }
 KNOWN_BY_LOWER_NAME = {name.lower(): name for name in KNOWN_DATASETS}
+
+
+def known_dataset(name: str) -> Optional[str]:
+    """The KNOWN_DATASETS entry a dataset class's name says: its own, or MNIST's for a class of the
+    MNIST family named so (MedMNIST's `ChestMNIST`, `PathMNIST`: 28-pixel images; their channels
+    come from the transforms, as any known dataset's may)."""
+    if name in KNOWN_DATASETS:
+        return name
+    return "MNIST" if name.endswith("MNIST") and name.isidentifier() else None
+
 DATA_PACKAGES = ("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets.")
 LOADER_CLASSES = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 MAX_LOOKED = 12  # assignments read back from a loader's call for what its dataset is
@@ -675,7 +685,7 @@ def _may_read_files(definition: ast.AST) -> bool:
             return True
         if isinstance(node, ast.Call):
             name = (_dotted(node.func) or "").rsplit(".", 1)[-1]
-            if name in FILE_READING_CALLS or name in KNOWN_DATASETS or DATA_FUNCTION.match(name):
+            if name in FILE_READING_CALLS or known_dataset(name) or DATA_FUNCTION.match(name):
                 return True
     return False
 
@@ -831,7 +841,7 @@ class _SiteFinder:
         head = (_dotted(call.func) or "").split(".", 1)[0]
         if head not in self.imports:
             return None  # a variable, a builtin, `self.load_data()`: not an imported data maker
-        if last in KNOWN_DATASETS:
+        if known_dataset(last):
             return "dataset"
         if DATA_CLASS.search(last) or DATA_FUNCTION.match(last):
             return "data"
@@ -900,7 +910,7 @@ class _SiteFinder:
         """The known dataset, the channels, the image size the call's own code or its transforms say,
         and (for a loader) the dataset it is over."""
         last = qualified.rsplit(".", 1)[-1]
-        known = last if last in KNOWN_DATASETS else None
+        known = known_dataset(last)
         if known is None:
             # An imported maker told which dataset by name: `dataloader.train_loader("mnist", ...)`.
             known = next((KNOWN_BY_LOWER_NAME[argument.value.lower()]
@@ -935,8 +945,8 @@ class _SiteFinder:
                 if not isinstance(sub, ast.Call):
                     continue
                 name = (_dotted(sub.func) or "").rsplit(".", 1)[-1]
-                if known is None and name in KNOWN_DATASETS and sub is not call:
-                    known = name
+                if known is None and known_dataset(name) and sub is not call:
+                    known = known_dataset(name)
                 if name in SIZE_TRANSFORMS and (size is None or name in CROP_TRANSFORMS and not cropped):
                     # A crop sets the side of what comes out, whatever a `Resize` before it made
                     # (`Resize(IMAGE_SIZE + 2)`, then `CenterCrop(IMAGE_SIZE)`).

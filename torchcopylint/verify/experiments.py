@@ -435,6 +435,7 @@ class BuiltInstance(FunctionStandIns):
     constructor: Optional[standins.StandIns] = None
     constructor_names: tuple = ()
     site: Optional["FromCallSite"] = None  # the script's own top-level call that builds the object
+    factory: str = ""  # a static or class method of the class that builds one from nothing (`makenew()`)
     # (argument, attribute): an argument the method hands straight to a network of the object
     # (`fake = self.generator(noise)`): shaped for that network once the object is built.
     fed_to_own: tuple = ()
@@ -443,6 +444,8 @@ class BuiltInstance(FunctionStandIns):
     def description(self) -> str:
         if self.site is not None:
             return f"the object built by the top-level call at line {self.site.site.line}"
+        if self.factory:
+            return f"the object built by its class's `{self.factory}()`"
         return "stand-ins"  # the evidence says how the object was built (`made_text`)
 
 
@@ -554,6 +557,10 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         if built_by_script is not None:
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
                                 site=built_by_script, fed_to_own=fed_to_own)
+        for factory in standins.factories_of(tree, target.class_name):
+            # `GANTrainer.makenew()`: the class's own way of building one, its networks included.
+            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
+                                factory=factory, fed_to_own=fed_to_own)
         if built is not None:
             # An object that is not a module (an attack, a trainer): built by its own constructor first,
             # with its defaults, so that what its methods and its base classes read is what it sets.
@@ -826,6 +833,11 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         if setting.site is not None:
             ran = _call_with_site(cls, setting.site, namespace, lambda function, *a, **k: function(*a, **k), seed=1)
             instance, built = ran.result, f"{cls.__name__}(...) with {setting.site.shown}"
+        elif setting.factory:
+            torch.manual_seed(1)
+            instance, built = getattr(cls, setting.factory)(), f"{cls.__name__}.{setting.factory}()"
+            if not isinstance(instance, cls):
+                raise CannotRun(f"`{built}` did not give a {cls.__name__}")
         else:
             given, given_text = setting.constructor.make(seed=1)
             instance = cls(**{name: given[name] for name in setting.constructor_names},
@@ -909,10 +921,18 @@ def _set_globals(namespace: dict, setting: FunctionStandIns, made: dict) -> None
 
 
 def _fed_to_own_networks(node: ast.AST, names: list) -> tuple:
-    """(argument, attribute) for each argument the method passes to `self.<attribute>(...)`."""
+    """(argument, attribute) for each argument the method passes to `self.<attribute>(...)`, itself or
+    as arithmetic on it (`r_data = data + noise * torch.randn_like(data)`, then `self.disc(r_data)`)."""
     found = standins.uses(node)
-    return tuple((name, callee[len("self."):]) for name in names if name in found
-                 for callee in sorted(found[name].fed_to)
+    computed = {name: {statement.targets[0].id for statement in ast.walk(node)
+                       if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                       and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.BinOp)
+                       and any(isinstance(operand, ast.Name) and operand.id == name
+                               for operand in standins.arithmetic_operands(statement.value))}
+                for name in names}
+    fed = {name: set().union(*(found[made].fed_to for made in {name, *computed[name]} if made in found))
+           for name in names}
+    return tuple((name, callee[len("self."):]) for name in names for callee in sorted(fed[name])
                  if callee.startswith("self.") and "." not in callee[len("self."):])
 
 
@@ -2123,7 +2143,7 @@ def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.
 NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
-                         "count", "start", "choice", "device", "torch.device", "labels", "options"})
+                         "count", "start", "choice", "device", "torch.device", "dtype", "labels", "options"})
 
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:

@@ -18,7 +18,8 @@ an (N,) target (a deprecation warning before torch 1.0, which then read both as
 their N elements: every GAN tutorial of 2017 does it), and with an integer
 target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
 `torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, `xrange` and a DataLoader
-iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2 stopped exporting), and
+iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2 stopped exporting), `torch._six` (removed in
+torch 2.0, imported by vendored apex), and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
@@ -218,12 +219,46 @@ def install_old_apis() -> None:
         import typing
 
         dataset.T_co = typing.TypeVar("T_co", covariant=True)
+    _torch_six()
     _numpy_aliases()
     _collections_aliases()
     _project_modules_compiled_for_today()
     _scipy_image_writers()
     _integer_betas(torch.optim)
     _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _torch_six() -> None:
+    """`from torch._six import string_classes, container_abcs` (removed in torch 2.0; vendored apex and
+    old torchvision utilities import it): its names as torch 1.x defined them, said when read."""
+    import importlib.util
+    import math
+    import sys
+    import types
+    from collections import abc
+
+    try:
+        if importlib.util.find_spec("torch._six") is not None:
+            return
+    except (ImportError, ValueError):
+        pass
+    values = {"string_classes": (str, bytes), "int_classes": int, "container_abcs": abc, "inf": math.inf,
+              "nan": math.nan, "PY2": False, "PY3": True, "PY37": True}
+
+    class Six(types.ModuleType):
+        def __getattr__(self, name):
+            if name not in values:
+                raise AttributeError(name)
+            from torchcopylint.verify import script
+
+            script.note(f"`torch._six.{name}` (removed in torch 2.0) was read as torch 1.x defined it")
+            return values[name]
+
+    import torch
+
+    six = Six("torch._six")
+    sys.modules["torch._six"] = six
+    torch._six = six
 
 
 def _python_2_builtins() -> None:

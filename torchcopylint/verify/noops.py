@@ -47,6 +47,9 @@ PACKAGES = frozenset({
     # Only its metrics, which score predictions for a report (`classification_report(y, pred)`); its data
     # makers, splits and scalers stand in whether it is installed or not (verify/datasites.py).
     "sklearn",
+    # Designs of experiments, which draw a physics-informed network's collocation points (`lhs(2, n)`):
+    # points of the unit square stand in (`LATIN_HYPERCUBES`).
+    "pyDOE", "pyDOE2", "pyDOE3",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -276,6 +279,24 @@ def _cv2_resize(image, size=None, *args, fx=None, fy=None, **kwargs):
     return image[rows][:, columns]
 
 
+def _latin_hypercube(n, samples=None, *args, **kwargs):
+    """`lhs(n, samples)` of a missing pyDOE: `samples` points in the unit cube of `n` dimensions (one
+    per stratum of each dimension, as a Latin hypercube has), said in the evidence."""
+    import numpy
+
+    from torchcopylint.verify import sandbox
+
+    count = int(samples) if samples is not None else int(n)
+    generator = numpy.random.default_rng(0)
+    points = (numpy.stack([generator.permutation(count) for _ in range(int(n))], axis=1)
+              + generator.random((count, int(n)))) / count
+    sandbox.record(f"`lhs({n}, {count})` (pyDOE is not installed) gave {count} points of a Latin hypercube")
+    return points
+
+
+LATIN_HYPERCUBES = frozenset({"pyDOE.lhs", "pyDOE2.lhs", "pyDOE3.lhs"})
+
+
 # OpenCV's image reading, when it is not installed: what the code reads an image into, made up.
 CV2_STAND_INS = {"cv2.imread": _cv2_read, "cv2.cvtColor": _cv2_convert, "cv2.resize": _cv2_resize}
 
@@ -451,6 +472,8 @@ class NoOpModule(types.ModuleType):
             return _read_image
         if name in CV2_STAND_INS:
             return CV2_STAND_INS[name]
+        if name in LATIN_HYPERCUBES:
+            return _latin_hypercube
         # torchvision's image classifiers: small stand-ins of their layout (verify/backbones.py).
         if self.__name__.startswith(MODELS):  # `from torchvision.models import resnet18`
             return getattr(backbones.ModelsNamespace(self.__name__, AbsentName, NoOp), attribute)

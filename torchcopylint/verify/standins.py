@@ -136,6 +136,7 @@ class Use:
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
     path_like: bool = False  # a file or folder: `os.makedirs(x)`, `open(x)`, `torch.save(obj, x)`, `x + "/a.png"`
+    dtype_like: bool = False   # passed as `dtype=` (`torch.randn(n, dtype=dtype)`): a torch dtype
     makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
     #                               (`diff = out - original; diff.clone()`): one of the operands is one
 
@@ -278,23 +279,23 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         use(keyword.value).passed_as.append((plain, keyword.arg))
             if _takes_sizes(callee):
                 # `torch.ones(channels * img_dim**2 // ratio)`: every factor of a size is a whole number.
-                for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
+                for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in arithmetic_operands(a)):
                     if use(factor) is not None:
                         use(factor).sizes = True
             if callee == "range":
                 # `range(self.init_epoch + 1, n)`: every operand of a bound is a whole number.
-                for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in _arithmetic_operands(a)):
+                for factor in (f for a in arguments if isinstance(a, ast.BinOp) for f in arithmetic_operands(a)):
                     if use(factor) is not None:
                         use(factor).in_range = True
                 if len(arguments) > 1:
                     start = arguments[0]
-                    for factor in _arithmetic_operands(start) if isinstance(start, ast.BinOp) else [start]:
+                    for factor in arithmetic_operands(start) if isinstance(start, ast.BinOp) else [start]:
                         if use(factor) is not None:
                             use(factor).range_start = True
             if callee in PATH_TAKERS:
                 position = PATH_TAKERS[callee]
                 for argument in node.args if position < 0 else node.args[position:position + 1]:
-                    for part in _arithmetic_operands(argument) if isinstance(argument, ast.BinOp) else [argument]:
+                    for part in arithmetic_operands(argument) if isinstance(argument, ast.BinOp) else [argument]:
                         if use(part) is not None:
                             use(part).path_like = True
             for argument in arguments:
@@ -318,6 +319,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 passed = use(keyword.value)
                 if passed is not None and keyword.arg == "device":
                     passed.device_like = True
+                if passed is not None and keyword.arg == "dtype":
+                    passed.dtype_like = True
             _mark_targets(node, callee, use)
             if _is_optimizer_class(callee):
                 rate = node.args[1] if len(node.args) > 1 else next(
@@ -492,7 +495,7 @@ def _mark_tensor_operands(function: ast.AST, found: dict[str, Use]) -> None:
             result = found.get(name)
             if result is None or not (result.methods & TENSOR_METHODS or result.indexed or result.makes_a_tensor):
                 continue
-            operands = _arithmetic_operands(value) if isinstance(value, ast.BinOp) else [value.operand]
+            operands = arithmetic_operands(value) if isinstance(value, ast.BinOp) else [value.operand]
             for operand in operands:
                 used = found.get(_key(operand)) if _key(operand) else None
                 if used is not None and not used.makes_a_tensor:
@@ -524,10 +527,10 @@ def _takes_sizes(callee: str) -> bool:
     return callee in SIZE_TAKERS or last in ("view", "reshape", "expand", "repeat") or last in SIZED_LAYERS
 
 
-def _arithmetic_operands(node: ast.AST) -> list:
+def arithmetic_operands(node: ast.AST) -> list:
     """The operands of nested arithmetic: `a * b**2 // c` -> a, b, 2, c."""
     if isinstance(node, ast.BinOp):
-        return _arithmetic_operands(node.left) + _arithmetic_operands(node.right)
+        return arithmetic_operands(node.left) + arithmetic_operands(node.right)
     return [node]
 
 
@@ -865,7 +868,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
     """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | start | float |
-    bool | device | torch.device | batch | choice, or None.
+    bool | device | torch.device | dtype | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
     methods of (a module, an optimizer, a loader); a tensor where tensor methods are used or it is
@@ -916,6 +919,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "tensors"  # `for n, p in params.items(): p.clone()`: a dict of tensors
     if use.via_callee is not None and not (use.methods & TENSOR_METHODS or use.tensor_like):
         return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
+    if use.dtype_like and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
+        return "dtype"  # `torch.randn(n, dtype=dtype)`, `x.to(dtype=dtype)`
     if use.methods & TENSOR_METHODS or use.indexed:
         return "tensor"
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
@@ -1195,6 +1200,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = device
         elif kind == "torch.device":
             made[name] = torch.device(device)
+        elif kind == "dtype":
+            made[name] = torch.float32
         elif kind == "float":
             made[name] = 0.1
         elif kind == "number tensor":
@@ -1259,7 +1266,7 @@ class StandIns:
 
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
-SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "device", "torch.device"})
+SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "device", "torch.device", "dtype"})
 
 
 def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
@@ -1561,6 +1568,26 @@ def self_attributes(cls: type, node: ast.AST) -> list[str]:
     """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
     Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
     return [key for key in uses(node) if key.startswith("self.") and not hasattr(cls, key[len("self."):])]
+
+
+def factories_of(tree: ast.Module, class_name: str) -> list[str]:
+    """The static and class methods of the class that build one of it from nothing: no parameter
+    without a default, and a `return ClassName(...)` or `return cls(...)` (`GANTrainer.makenew()`)."""
+    found = []
+    for name, method in methods_of(tree, class_name).items():
+        decorators = {ast.unparse(decorator) for decorator in method.decorator_list}
+        if not decorators & {"staticmethod", "classmethod"}:
+            continue
+        arguments = method.args
+        positional = [*arguments.posonlyargs, *arguments.args][1 if "classmethod" in decorators else 0:]
+        required = len(positional) - len(arguments.defaults) + sum(
+            default is None for default in arguments.kw_defaults)
+        returned = [node.value for node in ast.walk(method) if isinstance(node, ast.Return) and node.value is not None]
+        if required == 0 and returned and all(
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and value.func.id in (class_name, "cls") for value in returned):
+            found.append(name)
+    return found
 
 
 def constructor_defaults(tree: ast.Module, class_name: str) -> dict:
