@@ -222,6 +222,31 @@ def test_a_latin_hypercube_of_a_missing_pydoe_has_one_point_per_stratum_of_each_
         assert sorted((points[:, dimension] * 10).astype(int).tolist()) == list(range(10))
 
 
+def test_dive_into_deep_learning_s_downloads_and_plots_do_nothing_and_its_training_loops_stay_absent():
+    from torchcopylint.verify import noops
+    from torchcopylint.verify.absent import AbsentName
+
+    for module in (noops.NoOpModule("d2l.torch"), noops.NoOpModule("d2l")):
+        assert isinstance(module.DATA_URL, noops.NoOp) and isinstance(module.Animator, noops.NoOp)
+        assert isinstance(module.train_ch3, AbsentName) and isinstance(module.Accumulator, AbsentName)
+
+
+def test_old_torch_and_numpy_modules_import_as_they_did(tmp_path: Path):
+    pytest.importorskip("numpy")
+    code = textwrap.dedent("""\
+        from torchcopylint.verify import legacy, script
+        legacy.install_old_apis()
+        from torch._six import string_classes, container_abcs, inf
+        from numpy.lib.polynomial import roots, polyfit
+        print(string_classes, container_abcs.Mapping.__name__, inf, list(roots([1, -3, 2])))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                            env=subprocess_env({}), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "(<class 'str'>, <class 'bytes'>) Mapping inf [np.float64(2.0), np.float64(1.0)]" in result.stdout or \
+        "(<class 'str'>, <class 'bytes'>) Mapping inf [2.0, 1.0]" in result.stdout, result.stdout
+
+
 def test_factories_are_static_or_class_methods_building_the_class_from_nothing():
     from torchcopylint.verify import standins
 

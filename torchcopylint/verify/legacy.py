@@ -21,7 +21,7 @@ target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
 iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2 stopped exporting), `torch._six` (removed in
 torch 2.0, imported by vendored apex), and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
-gone in NumPy 1.24 and 2.0, everywhere in older code), and a Python 2 module of
+gone in NumPy 1.24 and 2.0, everywhere in older code) and its `numpy.lib.polynomial` module, and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
 next multiple of eight, as Python 2 read it; Python 3 raises TabError); SciPy's removed image writers
 (`scipy.misc.imsave`) write nothing, and its removed reader (`scipy.misc.imread`) imports, to refuse
@@ -538,6 +538,26 @@ def _numpy_aliases() -> None:
 
     old_names.answers_old_names = True
     numpy.__getattr__ = old_names
+    _numpy_polynomial_module(numpy)
+
+
+def _numpy_polynomial_module(numpy) -> None:
+    """`from numpy.lib.polynomial import roots` (a module NumPy 2.0 made private): its functions, which
+    NumPy still has under their own names."""
+    import importlib.util
+    import sys
+    import types
+
+    try:
+        if importlib.util.find_spec("numpy.lib.polynomial") is not None:
+            return
+    except (ImportError, ValueError):
+        pass
+    module = types.ModuleType("numpy.lib.polynomial")
+    for name in ("poly", "roots", "polyint", "polyder", "polyadd", "polysub", "polymul", "polydiv", "polyval",
+                 "poly1d", "polyfit"):
+        setattr(module, name, getattr(numpy, name))
+    sys.modules["numpy.lib.polynomial"] = module
 
 
 def _noted(function, text: str):

@@ -50,6 +50,8 @@ PACKAGES = frozenset({
     # Designs of experiments, which draw a physics-informed network's collocation points (`lhs(2, n)`):
     # points of the unit square stand in (`LATIN_HYPERCUBES`).
     "pyDOE", "pyDOE2", "pyDOE3",
+    # Dive into Deep Learning's helpers: only its downloads and plots (NO_OP_NAMES).
+    "d2l",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -62,6 +64,13 @@ NO_OP_PARTS = {
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     "sklearn": frozenset({"metrics"}),
 }
+# Packages of which only some names are data, plots or logging, wherever they sit (`from d2l import torch
+# as d2l`, then `d2l.DATA_URL`): its training loops and metrics are not, and keep absent.py's meaning.
+NO_OP_NAMES = {
+    "d2l": frozenset({"DATA_HUB", "DATA_URL", "download", "download_extract", "download_all", "Animator", "plot",
+                      "set_figsize", "set_axes", "use_svg_display", "show_images", "Timer"}),
+}
+D2L_FRAMEWORKS = frozenset({"torch", "mxnet", "tensorflow", "jax"})  # `from d2l import torch as d2l`
 MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Callables that hand back what they wrap: a progress bar over an iterable.
@@ -438,6 +447,9 @@ class NoOpBase:
 
 def _is_no_op_part(name: str) -> bool:
     parts = name.split(".")
+    if parts[0] in NO_OP_NAMES:
+        rest = parts[2:] if len(parts) > 1 and parts[1] in D2L_FRAMEWORKS else parts[1:]
+        return not rest or rest[0] in NO_OP_NAMES[parts[0]]
     allowed = NO_OP_PARTS.get(parts[0])
     return allowed is None or len(parts) < 2 or parts[1] in allowed
 
