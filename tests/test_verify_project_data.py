@@ -145,6 +145,12 @@ def test_an_object_its_class_builds_from_nothing_is_built_so_and_a_noisy_batch_i
     assert "GANTrainer.makenew()" in verdict.evidence, verdict.evidence
 
 
+def test_a_count_read_from_kwargs_whose_default_runs_no_loop_is_passed(project_verified):
+    verdict = _verdict(project_verified, "kwargs_runner.py", "total_loss += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "num_epochs = " in verdict.evidence, verdict.evidence
+
+
 # --- the pieces, in process ------------------------------------------------------------------------
 
 

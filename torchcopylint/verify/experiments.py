@@ -955,10 +955,13 @@ def _arguments(function: Callable, names: tuple, made: dict) -> tuple[list, dict
     """The stand-ins of `names` as the call passes them: by position, by keyword the keyword-only ones
     (`*, constraint`) and those with a default (`images=None`, which the code uses as given)."""
     try:
-        by_keyword = {p.name for p in standins.signature_of(function).parameters.values()
-                      if p.kind == p.KEYWORD_ONLY or (p.default is not p.empty and p.kind != p.POSITIONAL_ONLY)}
+        parameters = standins.signature_of(function).parameters.values()
     except (TypeError, ValueError):
-        by_keyword = set()
+        parameters = ()
+    by_keyword = {p.name for p in parameters
+                  if p.kind == p.KEYWORD_ONLY or (p.default is not p.empty and p.kind != p.POSITIONAL_ONLY)}
+    # Counts read from `**kwargs` (`kwargs.get("num_epochs", 0)`, standins.missing_parameters): by keyword.
+    by_keyword |= set(names) - {p.name for p in parameters}
     return ([made[name] for name in names if name not in by_keyword],
             {name: made[name] for name in names if name in by_keyword})
 

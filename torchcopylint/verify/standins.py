@@ -1526,6 +1526,8 @@ def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tu
     names, annotations = [], {}
     found = uses(node) if node is not None else {}
     for parameter in signature_of(function).parameters.values():
+        if parameter.kind == parameter.VAR_KEYWORD and node is not None:
+            names += _counts_read_from(node, parameter.name, found)
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         if parameter.default is not parameter.empty and not (
@@ -1534,6 +1536,23 @@ def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tu
         names.append(parameter.name)
         annotations[parameter.name] = parameter.annotation
     return names, annotations
+
+
+def _counts_read_from(node: ast.AST, keywords: str, found: dict) -> list[str]:
+    """`num_epochs = kwargs.get("num_epochs", 0)`, then `range(num_epochs)`: counts a caller passes by
+    keyword whose default runs no loop at all; a stand-in is passed for each (by keyword)."""
+    counts = []
+    for statement in ast.walk(node):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call)):
+            continue
+        call, name = statement.value, statement.targets[0].id
+        if ast.unparse(call.func) == f"{keywords}.get" and call.args and isinstance(call.args[0], ast.Constant) \
+                and call.args[0].value == name and (len(call.args) < 2 or (
+                    isinstance(call.args[1], ast.Constant) and call.args[1].value in (0, None))) \
+                and name in found and found[name].in_range and name not in counts:
+            counts.append(name)
+    return counts
 
 
 def _used_unguarded(use: Optional[Use]) -> bool:
