@@ -333,3 +333,27 @@ def test_a_missing_folder_of_the_project_lists_stand_in_images_and_nothing_else_
     assert "opened: b'\\x89PNG'" in out, out
     assert "from elsewhere: ['stand-in-0.jpg'] b'\\x89PNG'" in out, out
     assert "the folder data/celeba is not here: 4 image files of random pixels were listed in it" in out, out
+
+
+def test_a_clone_seen_without_grad_is_not_refuted_while_the_callers_in_the_file_could_not_run(monkeypatch):
+    """fresh46's SyncBatchNorm test: every top-level call of `compare` stopped at a CUDA-only profiler
+    call, one of them passing a network's output; a value seen another way refutes nothing they pass."""
+    import torch
+
+    from torchcopylint.verify import experiments
+    from torchcopylint.verify.inputs import Factories
+    from torchcopylint.verify.reach import CannotRun
+    from torchcopylint.verify.snippet import Caller
+
+    source = textwrap.dedent("""\
+        def compare(first, second):
+            return second.clone().detach()
+        """)
+    job = experiments.Job("compare.py", source, None, "TCL005", 2, {"source": "second"}, "cpu", Factories({}))
+    caller = Caller(4, "", True)
+    monkeypatch.setattr(experiments, "_sightings_through_callers",
+                        lambda job, expression: ([caller], [], ["the top-level call at line 4: the code failed"]))
+    monkeypatch.setattr(experiments, "_value_at_line", lambda job, expression, **keywords: experiments.Sighting(
+        torch.zeros(3), True, None))
+    with pytest.raises(CannotRun, match="the callers in the file could not be run"):
+        experiments.clone_detach_order(job)

@@ -2023,6 +2023,12 @@ def clone_detach_order(job: Job) -> Outcome:
         outcome = _clone_detach_measured(job, shown[0])
         if failures:  # a caller that could not run may pass a tensor that requires grad
             raise CannotRun(f"{outcome.evidence}; but {failures[0]}")
+        made_up = [sighting for sighting in sightings if sighting.assumed]
+        if outcome.status == "refuted" and made_up:
+            # Another caller's value was made up (what it passes comes from a package that is not here):
+            # what it really passes may require grad (fresh46: a test comparing a SyncBatchNorm's output).
+            raise CannotRun(f"{outcome.evidence}; but what {made_up[0].through.description} passes was made up "
+                            f"({made_up[0].assumed[0]}): it may require grad")
         if len(shown) > 1:
             others = ", ".join(sighting.through.description for sighting in shown[1:])
             outcome = Outcome(outcome.status, f"{outcome.evidence}; the same from {others}")
@@ -2033,6 +2039,11 @@ def clone_detach_order(job: Job) -> Outcome:
     if kind == "labels" and isinstance(sighting.value, torch.Tensor) and sighting.value.is_floating_point():
         sighting = _as_class_indices(job, expression, sighting, made_up)  # a float was made for a label
     outcome = _clone_detach_measured(job, sighting)
+    if outcome.status == "refuted" and failures:
+        # The callers in the file show what the function is given, and they could not be run: a value
+        # seen another way refutes nothing they pass (fresh46: a test whose every call of `compare`
+        # stopped at a CUDA-only profiler call, one of them passing a SyncBatchNorm's output).
+        raise CannotRun(f"{outcome.evidence}; but the callers in the file could not be run ({failures[0]})")
     if kind is not None:
         source = _what_callers_show(job, callers, failures)
         shown = ", ".join(f"`{name}`" for name in made_up)
