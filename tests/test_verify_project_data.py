@@ -33,10 +33,6 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
 
 FIXTURES = TESTS_DATA / "verify" / "project_data"
 PATIENT_TIMEOUT = 120  # per diagnosis: a loaded machine must not turn a verdict into "timed out"
-needs_missing_torchvision = pytest.mark.skipif(importlib.util.find_spec("torchvision") is not None,
-                                               reason="shows what stands in for a missing torchvision")
-needs_missing_cv2 = pytest.mark.skipif(importlib.util.find_spec("cv2") is not None,
-                                       reason="shows what stands in for a missing OpenCV")
 
 
 def line_of(source: str, text: str) -> int:
@@ -65,90 +61,51 @@ def _verdict(verified, name: str, text: str, code: str):
     return diagnostic.verdict
 
 
-@needs_missing_torchvision
-def test_a_loader_over_what_a_sibling_data_function_returned_has_that_function_s_samples(project_verified):
-    verdict = _verdict(project_verified, "cgan_split.py", "criterion(D(fake, labels), torch.zeros", "TCL003")
+# (fixture, the flagged line's text, rule, what the evidence must say, what the case needs missing):
+# each is confirmed, and its evidence names what made it runnable.
+CONFIRMED = [
+    # A DataLoader over what a sibling module's data function returned (unpacked) has its samples.
+    ("cgan_split.py", "criterion(D(fake, labels), torch.zeros", "TCL003", ["samples 1x64x64"], ("torchvision",)),
+    # A transform that says only the channels leaves the size to the maker's dataset.
+    ("cgan_maker.py", "d_loss = D(torch.cat((fake", "TCL003", ["samples 1x28x28"], ("torchvision",)),
+    # A missing folder of photographs, read one by one with a missing OpenCV.
+    ("listed_photos.py", "d_loss = D(fake)", "TCL003",
+     ["the folder Dataset/img_align_celeba is not here: 4 image files of random pixels",
+      "(OpenCV is not installed) gave 256x256 random pixels"], ("torchvision", "cv2")),
+    # A buffer sized for the real images sets the side of the stand-in ones.
+    ("buffered_images.py", "torch.tensor(buffer.copy_(images)", "TCL008", ["side 256"], ("torchvision",)),
+    # The earlier of two definitions of a class is the one built for its line.
+    ("redefined.py", "self.anchors = {n: p.clone()", "TCL005", [], ()),
+    # Names whose difference is cloned are made as tensors.
+    ("pixel_loss.py", "kept = difference.clone()", "TCL001", ["out = tensor(", "original = tensor("], ()),
+    # A loss kept under its usual short name stands in as a loss.
+    ("cycle_trainer.py", "fake = self.MSE(", "TCL003", ["self.MSE = mean squared difference"], ()),
+    # A course script printing a missing package's version runs on.
+    ("version_print.py", "total += loss", "TCL007", [], ("torchvision",)),
+    # The classes of a known dataset a data module made without torchvision are that dataset's.
+    ("course_model.py", "train_loss += loss", "TCL007", ["samples 1x28x28 in [0, 1), labels in 0..9"],
+     ("torchvision",)),
+    # torch 1.x's torch._six, and a dtype passed in, let a vendored test run.
+    ("layer_norm_check.py", "x2 = x.clone().detach()", "TCL005",
+     ["`torch._six.string_classes` (removed in torch 2.0) was read as torch 1.x defined it"], ()),
+    # A dataset of the MNIST family has MNIST's side and its transform's channels.
+    ("medmnist_mlp.py", "total += loss", "TCL007", ["samples 3x28x28"], ("torchvision",)),
+    # An object its class builds from nothing is built so, and a noisy batch is shaped for its critic.
+    ("trainer_factory.py", "loss = self.disc(g_data)", "TCL003", ["GANTrainer.makenew()"], ()),
+    # A count read from **kwargs whose default runs no loop is passed.
+    ("kwargs_runner.py", "total_loss += loss", "TCL007", ["num_epochs = "], ()),
+]
+
+
+@pytest.mark.parametrize("name, text, code, said, missing", CONFIRMED, ids=[case[0] for case in CONFIRMED])
+def test_confirmed_with_what_stood_in_said(project_verified, name, text, code, said, missing):
+    installed = [package for package in missing if importlib.util.find_spec(package) is not None]
+    if installed:
+        pytest.skip(f"shows what stands in for a missing {installed[0]}")
+    verdict = _verdict(project_verified, name, text, code)
     assert verdict.status == "confirmed", verdict.evidence
-    assert "samples 1x64x64" in verdict.evidence, verdict.evidence
-
-
-@needs_missing_torchvision
-def test_a_transform_that_says_only_the_channels_leaves_the_size_to_the_maker_s_dataset(project_verified):
-    verdict = _verdict(project_verified, "cgan_maker.py", "d_loss = D(torch.cat((fake", "TCL003")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "samples 1x28x28" in verdict.evidence, verdict.evidence
-
-
-@needs_missing_torchvision
-@needs_missing_cv2
-def test_a_missing_folder_of_photographs_read_with_a_missing_opencv_gives_stand_in_photographs(project_verified):
-    verdict = _verdict(project_verified, "listed_photos.py", "d_loss = D(fake)", "TCL003")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "the folder Dataset/img_align_celeba is not here: 4 image files of random pixels" in verdict.evidence
-    assert "(OpenCV is not installed) gave 256x256 random pixels" in verdict.evidence
-
-
-@needs_missing_torchvision
-def test_a_buffer_sized_for_the_real_images_sets_the_side_of_the_stand_in_ones(project_verified):
-    verdict = _verdict(project_verified, "buffered_images.py", "torch.tensor(buffer.copy_(images)", "TCL008")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "side 256" in verdict.evidence, verdict.evidence
-
-
-def test_the_earlier_of_two_definitions_of_a_class_is_the_one_built_for_its_line(project_verified):
-    verdict = _verdict(project_verified, "redefined.py", "self.anchors = {n: p.clone()", "TCL005")
-    assert verdict.status == "confirmed", verdict.evidence
-
-
-def test_names_whose_difference_is_cloned_are_made_as_tensors(project_verified):
-    verdict = _verdict(project_verified, "pixel_loss.py", "kept = difference.clone()", "TCL001")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "out = tensor(" in verdict.evidence and "original = tensor(" in verdict.evidence, verdict.evidence
-
-
-def test_a_loss_kept_under_its_usual_short_name_stands_in_as_a_loss(project_verified):
-    verdict = _verdict(project_verified, "cycle_trainer.py", "fake = self.MSE(", "TCL003")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "self.MSE = mean squared difference" in verdict.evidence, verdict.evidence
-
-
-@needs_missing_torchvision
-def test_a_course_script_printing_a_missing_package_s_version_runs_on(project_verified):
-    verdict = _verdict(project_verified, "version_print.py", "total += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict.evidence
-
-
-@needs_missing_torchvision
-def test_the_classes_of_a_known_dataset_a_data_module_made_without_torchvision_are_its_classes(project_verified):
-    verdict = _verdict(project_verified, "course_model.py", "train_loss += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "samples 1x28x28 in [0, 1), labels in 0..9" in verdict.evidence, verdict.evidence
-
-
-def test_torch_six_of_torch_1_and_a_dtype_passed_in_let_a_vendored_test_run(project_verified):
-    verdict = _verdict(project_verified, "layer_norm_check.py", "x2 = x.clone().detach()", "TCL005")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "`torch._six.string_classes` (removed in torch 2.0) was read as torch 1.x defined it" in verdict.evidence
-
-
-@needs_missing_torchvision
-def test_a_dataset_of_the_mnist_family_has_mnist_s_side_and_its_transform_s_channels(project_verified):
-    verdict = _verdict(project_verified, "medmnist_mlp.py", "total += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "samples 3x28x28" in verdict.evidence, verdict.evidence
-
-
-def test_an_object_its_class_builds_from_nothing_is_built_so_and_a_noisy_batch_is_shaped_for_its_critic(
-        project_verified):
-    verdict = _verdict(project_verified, "trainer_factory.py", "loss = self.disc(g_data)", "TCL003")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "GANTrainer.makenew()" in verdict.evidence, verdict.evidence
-
-
-def test_a_count_read_from_kwargs_whose_default_runs_no_loop_is_passed(project_verified):
-    verdict = _verdict(project_verified, "kwargs_runner.py", "total_loss += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict.evidence
-    assert "num_epochs = " in verdict.evidence, verdict.evidence
+    for part in said:
+        assert part in verdict.evidence, verdict.evidence
 
 
 # --- the pieces, in process ------------------------------------------------------------------------
