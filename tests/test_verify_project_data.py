@@ -202,12 +202,31 @@ def test_old_torch_and_numpy_modules_import_as_they_did(tmp_path: Path):
         from torch._six import string_classes, container_abcs, inf
         from numpy.lib.polynomial import roots, polyfit
         print(string_classes, container_abcs.Mapping.__name__, inf, list(roots([1, -3, 2])))
+        import torch
+
+        class Scaled(torch.autograd.Function):  # before torch 1.3: an instance, its own forward
+            def __init__(self, scale):
+                super().__init__()
+                self.scale = scale
+
+            def forward(self, x):
+                self.save_for_backward(x)
+                return x * x * self.scale
+
+            def backward(self, grad):
+                x, = self.saved_tensors
+                return grad * 2 * x * self.scale
+
+        x = torch.ones(3, requires_grad=True)
+        Scaled(3.0)(x).sum().backward()
+        print("legacy function gradient:", x.grad.tolist())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                             env=subprocess_env({}), timeout=120)
     assert result.returncode == 0, result.stderr
     assert "(<class 'str'>, <class 'bytes'>) Mapping inf [np.float64(2.0), np.float64(1.0)]" in result.stdout or \
         "(<class 'str'>, <class 'bytes'>) Mapping inf [2.0, 1.0]" in result.stdout, result.stdout
+    assert "legacy function gradient: [6.0, 6.0, 6.0]" in result.stdout, result.stdout
 
 
 def test_factories_are_static_or_class_methods_building_the_class_from_nothing():

@@ -19,7 +19,8 @@ their N elements: every GAN tutorial of 2017 does it), and with an integer
 target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
 `torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, `xrange` and a DataLoader
 iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2 stopped exporting), `torch._six` (removed in
-torch 2.0, imported by vendored apex), and
+torch 2.0, imported by vendored apex), an autograd Function called as an instance with a forward of
+its own (before torch 1.3), and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code) and its `numpy.lib.polynomial` module, and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
@@ -220,12 +221,45 @@ def install_old_apis() -> None:
 
         dataset.T_co = typing.TypeVar("T_co", covariant=True)
     _torch_six()
+    _legacy_autograd_functions(torch)
     _numpy_aliases()
     _collections_aliases()
     _project_modules_compiled_for_today()
     _scipy_image_writers()
     _integer_betas(torch.optim)
     _after_import("matplotlib", _tolerant_figure_settings)
+
+
+def _legacy_autograd_functions(torch) -> None:
+    """`MyFunction()(x)`, an autograd Function with a forward of its own instance (torch before 1.3; old
+    Kaggle kernels' custom layers): run as it ran, its methods called on the new-style context (which
+    has `save_for_backward` and `saved_tensors`, and gets the instance's attributes). Today's torch
+    only raises there, so code written today meets none of it."""
+    function = torch.autograd.function.Function
+    if getattr(function.__call__, "runs_legacy_functions", False):
+        return
+
+    class LegacyCall(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, instance, *inputs):
+            vars(ctx).update(vars(instance))
+            ctx.legacy_class = type(instance)
+            return type(instance).forward(ctx, *inputs)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            given = ctx.legacy_class.backward(ctx, *grads)
+            return (None, *(given if isinstance(given, tuple) else (given,)))
+
+    def legacy_call(self, *inputs):
+        from torchcopylint.verify import script
+
+        script.note(f"the legacy autograd Function `{type(self).__name__}` (an instance with its own forward, "
+                    f"as before torch 1.3) ran as it did")
+        return LegacyCall.apply(self, *inputs)
+
+    legacy_call.runs_legacy_functions = True
+    function.__call__ = legacy_call
 
 
 def _torch_six() -> None:
