@@ -333,3 +333,26 @@ def test_a_clone_seen_without_grad_is_not_refuted_while_the_callers_in_the_file_
         torch.zeros(3), True, None))
     with pytest.raises(CannotRun, match="the callers in the file could not be run"):
         experiments.clone_detach_order(job)
+
+
+def test_a_clone_seen_without_grad_is_not_refuted_while_another_caller_s_value_was_made_up(monkeypatch):
+    import torch
+
+    from torchcopylint.verify import experiments, standins
+    from torchcopylint.verify.inputs import Factories
+    from torchcopylint.verify.reach import CannotRun
+    from torchcopylint.verify.snippet import Caller
+
+    source = textwrap.dedent("""\
+        def compare(first, second):
+            return second.clone().detach()
+        """)
+    job = experiments.Job("compare.py", source, None, "TCL005", 2, {"source": "second"}, "cpu", Factories({}))
+    made_up = torch.ones(3, requires_grad=True)
+    standins.mark_stand_in(made_up, "`out_sbn` (what a missing package's layer gave)")
+    sightings = [experiments.Sighting(torch.zeros(3), True, None, through=Caller(4, "", True)),
+                 experiments.Sighting(made_up * 2, True, None, through=Caller(5, "", True))]
+    monkeypatch.setattr(experiments, "_sightings_through_callers",
+                        lambda job, expression: ([caller.through for caller in sightings], sightings, []))
+    with pytest.raises(CannotRun, match="passes was made up"):
+        experiments.clone_detach_order(job)
