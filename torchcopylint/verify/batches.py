@@ -29,8 +29,9 @@ from torch import nn
 
 from torchcopylint.verify import arrays, images, samples, tables
 from torchcopylint.verify.inputs import CLASSES, class_indices, forward_runs
-from torchcopylint.verify.datasites import (DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER, SKLEARN_PREPROCESSORS, WHILE_HELPER,
-                                              DataSite, known_dataset, made_in_module)
+from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
+                                              SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite, known_dataset,
+                                              made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
@@ -66,14 +67,6 @@ MAX_PAIR_SCALE = 8
 # A network that downsamples images smaller than one of its kernels, as PyTorch words it.
 TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Expected more than 1 spatial element "
                        r"when training|Output size is too small")
-# The `classes` torchvision's datasets of known samples give, in order.
-CLASS_NAMES = {
-    "MNIST": tuple(f"{digit} - {name}" for digit, name in enumerate(
-        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))),
-    "FashionMNIST": ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-                     "Ankle boot"),
-    "CIFAR10": ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"),
-}
 LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 # Image sides a stand-in batch for a convolutional network takes when nothing says the data's, and the

@@ -50,6 +50,14 @@ KNOWN_DATASETS = {
     "Omniglot": ((1, 105, 105), 964), "CocoDetection": ((3, 64, 64), 10), "VOCSegmentation": ((3, 64, 64), 21),
 }
 KNOWN_BY_LOWER_NAME = {name.lower(): name for name in KNOWN_DATASETS}
+# The `classes` torchvision's datasets of known samples give, in order.
+CLASS_NAMES = {
+    "MNIST": tuple(f"{digit} - {name}" for digit, name in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))),
+    "FashionMNIST": ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                     "Ankle boot"),
+    "CIFAR10": ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"),
+}
 
 
 def known_dataset(name: str) -> Optional[str]:

@@ -219,8 +219,7 @@ def _known_dataset_classes(name: str):
     """`train_data.classes` of `datasets.FashionMNIST(...)` made by a missing torchvision in a module the
     run imports (`class_names = train_data.classes`, then `len(class_names)` outputs): the dataset's
     class names, or as many numbers; None for any other no-op."""
-    from torchcopylint.verify.batches import CLASS_NAMES
-    from torchcopylint.verify.datasites import KNOWN_DATASETS
+    from torchcopylint.verify.datasites import CLASS_NAMES, KNOWN_DATASETS
 
     match = re.fullmatch(r"torchvision\.datasets\.(\w+)\(\)", name)
     if match is None or match.group(1) not in KNOWN_DATASETS:
