@@ -434,6 +434,31 @@ def test_tcl012_device_resolution():
     assert found[11].fix.applicability.value == "safe"
 
 
+def test_tcl012_torch_tensor_of_a_tensor_is_made_where_that_tensor_lives():
+    # fresh47's PGD attack: `w` is already on `device`, so `torch.tensor(w, ...)` is made there and
+    # `.to(device)` returns the leaf itself (TCL008 stays: it copy-constructs from a tensor); from a
+    # NumPy array the leaf is made on the CPU, and `.to(device)` copies when `device` is a GPU.
+    source = """
+        import numpy as np
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+        def perturb(embeddings):
+            w = torch.tensor(np.stack(embeddings)).to(device)
+            w_a = torch.tensor(w, requires_grad=True).to(device)
+            return torch.optim.Adam([w_a], lr=0.1)
+
+
+        def from_numpy(array):
+            w_a = torch.tensor(array, requires_grad=True).to(device)
+            return torch.optim.Adam([w_a], lr=0.1)
+    """
+    assert _lines(source, "TCL012") == [14]
+    assert _lines(source, "TCL008") == [9]
+
+
 TCL012_FIXES = {
     "zeros to device (safe)": (
         'torch.zeros(3, requires_grad=True).to("cuda")', 'torch.zeros(3, device="cuda", requires_grad=True)', True),

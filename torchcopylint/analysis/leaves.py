@@ -135,7 +135,7 @@ class LeafCopies:
         if method in NON_LEAF_METHODS:
             return LostLeaf(maker, call, f"`.{method}()` returns a new tensor (a view or copy) recorded by autograd")
         if method == "cuda":
-            if factory is None or _keyword(factory, "device") is not None or _takes_the_device_of_its_input(factory):
+            if factory is None or _keyword(factory, "device") is not None or self._made_where_its_input_is(factory):
                 # Made on a device already (`torch.randn_like(image)` on the image's, which the code has
                 # usually moved to the GPU): `.cuda()` may return the leaf itself.
                 return None
@@ -185,7 +185,7 @@ class LeafCopies:
             device = placement.device_kind(arg.value, function)
             if device == "cpu":
                 continue
-            if _keyword(factory, "device") is not None or _takes_the_device_of_its_input(factory):
+            if _keyword(factory, "device") is not None or self._made_where_its_input_is(factory):
                 # Already made on a device (`torch.randn_like(image)` on the image's, which the code has
                 # usually moved there): whether `.to` copies is not known here.
                 return None
@@ -204,6 +204,16 @@ class LeafCopies:
         condition = "" if sure else " and ".join(conditions)
         # A target that may be a dtype as well as a device (`.to(target)`) cannot be moved by keyword.
         return LostLeaf(maker, call, f"`.{shown}` returns a copy", condition, () if unknown_target else tuple(moves))
+
+    def _made_where_its_input_is(self, factory: cst.Call) -> bool:
+        """`torch.zeros_like(x)`, and `torch.tensor(w)` of a tensor `w` (a copy on `w`'s device): made
+        where its input lives, which the code has usually moved already; `.to(device)` may return it."""
+        if _takes_the_device_of_its_input(factory):
+            return True
+        qualified = self.names.qualified_name(factory.func) or ""
+        data = factory.args[0].value if factory.args and factory.args[0].keyword is None else None
+        return qualified in ("torch.tensor", "torch.as_tensor") and data is not None \
+            and self.facts.tensorness(data).is_tensor
 
     def _type_copy(self, call: cst.Call, maker, factory: cst.Call, function: FunctionFacts) -> Optional[LostLeaf]:
         """`.type(torch.cuda.FloatTensor)`, `.type(dtype)`: a copy when the type differs from the leaf's."""
