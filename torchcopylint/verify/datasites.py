@@ -953,7 +953,7 @@ class _SiteFinder:
                 if not isinstance(sub, ast.Call):
                     continue
                 name = (_dotted(sub.func) or "").rsplit(".", 1)[-1]
-                if known is None and known_dataset(name) and sub is not call:
+                if known is None and sub is not call:
                     known = known_dataset(name)
                 if name in SIZE_TRANSFORMS and (size is None or name in CROP_TRANSFORMS and not cropped):
                     # A crop sets the side of what comes out, whatever a `Resize` before it made

@@ -232,7 +232,10 @@ def _in_project_or_beside_the_code(path) -> Optional[str]:
     return relative
 
 
-def _stand_in_names(suffix: str = ".jpg") -> list[str]:
+def _stand_in_names(relative: str, suffix: str = ".jpg") -> list[str]:
+    """The image files a missing folder lists, said in the evidence."""
+    _state.events.append(f"the folder {relative} is not here: {STAND_IN_FILES} image files of random pixels "
+                         f"were listed in it")
     return [f"stand-in-{number}{suffix}" for number in range(STAND_IN_FILES)]
 
 
@@ -240,9 +243,7 @@ def _guarded_listdir(path="."):
     relative = _missing_folder(path)
     if relative is None:
         return _original_listdir(path)
-    _state.events.append(f"the folder {relative} is not here: {STAND_IN_FILES} image files of random pixels "
-                         f"were listed in it")
-    names = _stand_in_names()
+    names = _stand_in_names(relative)
     return [os.fsencode(name) for name in names] if isinstance(path, bytes) else names
 
 
@@ -261,6 +262,4 @@ def _guarded_glob(pathname, *args, **kwargs):
     relative = _missing_folder(folder)
     if relative is None:
         return found
-    _state.events.append(f"the folder {relative} is not here: {STAND_IN_FILES} image files of random pixels "
-                         f"were listed in it")
-    return [os.path.join(folder, name) for name in _stand_in_names(suffix or ".jpg")]
+    return [os.path.join(folder, name) for name in _stand_in_names(relative, suffix or ".jpg")]
