@@ -434,6 +434,33 @@ def test_tcl012_device_resolution():
     assert found[11].fix.applicability.value == "safe"
 
 
+def test_tcl012_a_copy_made_under_no_grad_is_said_to_stop_requiring_grad():
+    # Under no-grad `w - lr * w.grad` is a leaf too: the message must not call it "not a leaf".
+    source = """
+        import torch
+
+        def step():
+            w = torch.ones(3, requires_grad=True)
+            (w * 2).sum().backward()
+            with torch.no_grad():
+                w = w - 0.1 * w.grad
+            return w.grad
+
+        def in_grad_mode():
+            w = torch.ones(3, requires_grad=True)
+            y = w * 2
+            y = y + w
+            v = torch.ones(3, requires_grad=True) * 2
+            return v.grad
+    """
+    found = {d.location.line: d for d in _found(source, "TCL012")}
+    assert sorted(found) == [7, 14]
+    assert found[7].message.startswith("`w` no longer requires grad: `-` makes a new tensor"), found[7].message
+    assert "the old leaf `w` it replaces" in found[7].message
+    assert "not a leaf" not in found[7].message
+    assert found[14].message.startswith("`v` is not a leaf"), found[14].message
+
+
 def test_tcl012_torch_tensor_of_a_tensor_is_made_where_that_tensor_lives():
     # fresh47's PGD attack: `w` is already on `device`, so `torch.tensor(w, ...)` is made there and
     # `.to(device)` returns the leaf itself (TCL008 stays: it copy-constructs from a tensor); from a

@@ -1516,6 +1516,16 @@ def test_a_gradient_read_after_a_later_backward_is_confirmed_through_the_slice(s
         in verdict.evidence, verdict.evidence
 
 
+def test_a_weight_rebound_under_no_grad_is_confirmed_on_the_value_it_replaced(scripts_verified):
+    # Under no-grad the copy is a leaf, but one that does not require grad: the experiment compares it
+    # with the value the name held as the line began (a refutation would need that one not to).
+    verdict = _verdict(scripts_verified, "no_grad_rebind.py", "w = w - 0.1 * w.grad", "TCL012")
+    assert verdict.status == "confirmed", verdict
+    for part in ("is_leaf=True, requires_grad=False (made under no-grad)", "before it `w` was a tensor that "
+                 "required grad", "`w.grad` is None"):
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
     # In a subprocess: cuda_on_cpu patches torch for the rest of the process it runs in.
     code = textwrap.dedent("""

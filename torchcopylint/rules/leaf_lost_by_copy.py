@@ -52,7 +52,8 @@ class LeafLostByCopy(Rule):
                              and not reader.bindings_at(use.named)]
                 if _leaf_kept_in_use(lost, binding.name, leaves.uses(function)):
                     uses = [use for use in uses if use.kind == "optimizer"]
-                finding = self._reported(binding.value, binding.name, lost, uses, facts, function)
+                finding = self._reported(binding.value, binding.name, lost, uses, facts, function,
+                                         without_grad=not facts.grad_enabled_at(function, binding.statement))
                 if finding is not None:
                     yield finding
         yield from self._attributes(facts, leaves)
@@ -60,7 +61,7 @@ class LeafLostByCopy(Rule):
         yield from self._unregistered_parameters(facts, leaves)
 
     def _reported(self, value, name: str, lost: LostLeaf, uses: list[LeafUse], facts: ModuleFacts,
-                  where: FunctionFacts, made: str = "") -> Optional[Finding]:
+                  where: FunctionFacts, made: str = "", without_grad: bool = False) -> Optional[Finding]:
         """The finding for a copied leaf bound to `name`, if a use treats it as a leaf; none when it
         is never used as one (a non-leaf that requires grad is what it is meant to be) or when
         `retain_grad()` keeps its gradient, as meant."""
@@ -75,7 +76,8 @@ class LeafLostByCopy(Rule):
         consequence = (f"`{facts.code_for(use.node.func)}(...)`{elsewhere} (line {line}) raises {OPTIMIZER_ERROR}"
                        if use.kind == "optimizer" else
                        f"`{name}.grad`{elsewhere} (line {line}) stays None after backward")
-        return self._finding(value, name, lost, consequence, facts, made=made, use_line=line, use=use.kind)
+        context = {"without_grad": True} if without_grad else {}
+        return self._finding(value, name, lost, consequence, facts, made=made, use_line=line, use=use.kind, **context)
 
     def _attributes(self, facts: ModuleFacts, leaves: LeafCopies) -> Iterator[Finding]:
         """`self.w = ...` anywhere in a class (an nn.Module or not) that copies a leaf, with `self.w`
@@ -159,6 +161,15 @@ class LeafLostByCopy(Rule):
         elif isinstance(value, cst.ListComp):
             message = (f"the list built by this comprehension holds no leaves: {condition}{lost.how} of the leaf "
                        f"{maker} made for each element, which autograd fills and nobody holds; {consequence}")
+        elif context.get("without_grad"):
+            # Under no-grad the copy is a leaf too, but a new one that does not require grad.
+            if isinstance(lost.maker, cst.Name):
+                leaf = (f"the old leaf {maker} it replaces" if lost.maker.value == name
+                        else f"the leaf {maker}, not `{name}`")
+            else:
+                leaf = f"the leaf {maker}, which is left unnamed"
+            message = (f"`{name}` no longer requires grad: {condition}{lost.how}, and under no-grad that tensor "
+                       f"does not require grad; autograd fills {leaf}; {consequence}")
         elif isinstance(lost.maker, cst.Name):
             # `y = x ** 2` with `x` a leaf: the leaf has a name; it is just not `y`.
             message = (f"`{name}` is not a leaf: {condition}{lost.how}, and autograd fills the leaf {maker}, "

@@ -2488,6 +2488,13 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
         if isinstance(value, torch.Tensor) and "tensor" not in seen:
             seen["tensor"] = value
 
+    def before(frame):
+        owner = frame.f_locals.get("self") if name.startswith("self.") else None
+        value = getattr(owner, name[len("self."):], None) if owner is not None else frame.f_locals.get(name)
+        if isinstance(value, torch.Tensor) and "previous" not in seen:
+            seen["previous"] = value
+
+    probe.on_before(job.line, before)
     probe.on_after(job.line, bound)
     failure = None
     with warnings.catch_warnings():
@@ -2500,6 +2507,8 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
             raise CannotRun(f"the code failed before the line: {failure[:160]}" if failure
                             else "the flagged line was not reached with the made-up inputs")
         tensor = seen["tensor"]
+        if job.context.get("without_grad") and tensor.is_leaf and not tensor.requires_grad:
+            return _leaf_dropped_under_no_grad(job, name, tensor, seen.get("previous"))
         if tensor.is_leaf or not tensor.requires_grad:
             if job.context.get("condition") and tensor.device.type == "cpu":
                 raise CannotRun(f"on the CPU the conversion returned the leaf itself; the copy is made only "
@@ -2526,6 +2535,21 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
     if failure:
         raise CannotRun(f"{made}, but the run failed before a backward or optimizer showed the effect: {failure[:140]}")
     raise CannotRun(f"{made}, but no backward reached it in the made-up run")
+
+
+def _leaf_dropped_under_no_grad(job: Job, name: str, tensor, previous) -> Outcome:
+    """Under no-grad the copy is a new leaf that does not require grad: the claim is that the name
+    stopped being the trainable leaf it was, measured on the value it held before the line."""
+    made = f"`{name}` after line {job.line}: is_leaf=True, requires_grad=False (made under no-grad)"
+    if previous is None:
+        raise CannotRun(f"{made}, but `{name}` held no tensor as the line began, to compare with")
+    if previous is tensor or not previous.requires_grad:
+        return refuted(f"{made}; before the line `{name}` did not require grad either "
+                       f"(requires_grad={previous.requires_grad})")
+    if tensor.grad is not None:
+        raise CannotRun(f"{made}, but something set its `.grad` (norm {tensor.grad.norm().item():.4g}) by the end")
+    return confirmed(f"{made}, while before it `{name}` was a tensor that required grad (is_leaf="
+                     f"{previous.is_leaf}); at the end of the run `{name}.grad` is None")
 
 
 def _comprehension_of_copies(job: Job) -> Outcome:
