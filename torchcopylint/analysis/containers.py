@@ -193,6 +193,14 @@ class FunctionContainers:
             for reset in self._resets.get(path, ()):
                 if loop in function.loops_of.get(reset, ()):
                     return False
+        if not accumulation.container and accumulation.attribute is not None and _is_self_attribute(
+                accumulation.target):
+            # `self.loss = self._make_empty_loss()` at the top of each iteration, then `self.loss += ...`:
+            # like a name's running sum, any value that does not read the sum starts it over.
+            for update in self.state_updates:
+                if update.attribute == accumulation.attribute and not update.augmented \
+                        and not update.builds_on_previous and loop in function.loops_of.get(update.statement, ()):
+                    return False
         return True
 
     def _starts_over(self, accumulation: Accumulation, binding: Binding, depth: int = 0) -> bool:
