@@ -799,3 +799,36 @@ def test_tcl011_a_later_backward_through_the_same_fake_still_needs_the_graph():
 
 def line_of(source: str, text: str) -> int:
     return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def test_tcl011_names_a_gradient_penalty_that_reads_the_fake_too_and_offers_no_fix():
+    # WGAN-GP: the penalty (from another file) takes `fake` as it is. Detaching only the critic's
+    # input leaves that path into the generator; the critic's backward would then free the
+    # generator's graph and the generator's own backward would fail, so no drop of retain_graph.
+    source = """
+        import torch
+        from losses import gradient_penalty
+
+        def train(gen, critic, opt_gen, opt_critic, loader, z_dim):
+            for real in loader:
+                noise = torch.randn(real.shape[0], z_dim)
+                fake = gen(noise)
+                critic_real = critic(real).reshape(-1)
+                critic_fake = critic(fake).reshape(-1)
+                gp = gradient_penalty(critic, real, fake)
+                loss_critic = -(critic_real.mean() - critic_fake.mean()) + 10 * gp
+                critic.zero_grad()
+                loss_critic.backward(retain_graph=True)
+                opt_critic.step()
+                loss_gen = -critic(fake).mean()
+                gen.zero_grad()
+                loss_gen.backward()
+                opt_gen.step()
+    """
+    (found,) = diagnostics(source, "TCL011")
+    assert "and for `gradient_penalty(critic, real, fake)` (line 11), which reads it too; then drop" \
+        in found.message, found.message
+    assert found.fix is None
+    without_penalty = source.replace("gradient_penalty(critic, real, fake)", "gradient_penalty(critic, real)")
+    (found,) = diagnostics(without_penalty, "TCL011")
+    assert found.message.endswith("(TCL003's fix) and drop `retain_graph=True`") and found.fix is not None

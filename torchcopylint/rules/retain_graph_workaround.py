@@ -48,13 +48,13 @@ class RetainGraphWorkaround(Rule):
             slices = {use: loss_slice(use.loss, use.statement, function, facts,
                                       stop_at=frozenset(_differentiated_inputs(use, function))) for use in uses}
             for use in retained:
-                found = self._workaround(facts, function, use)
+                found = self._workaround(facts, function, use, slices[use])
                 if found is None:
                     found = self._unneeded(facts, function, use, uses, slices)
                 if found is not None:
                     yield found
 
-    def _workaround(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse):
+    def _workaround(self, facts: ModuleFacts, function: FunctionFacts, use: GraphUse, graph):
         """The discriminator step's backward keeps the graph for the generator's backward through the same fake
         (the pairing of the GAN's roles is analysis/gan_steps.py's, the same fact TCL003 reports)."""
         if not facts.method_calls("step"):
@@ -64,16 +64,21 @@ class RetainGraphWorkaround(Rule):
             if fake.loss_statement is not use.statement or not fake.retains_graph or later is None:
                 continue
             line = facts.line_of(use.statement)
+            # `gradient_penalty(critic, real, fake)` in the same loss: detaching only the discriminator's
+            # input leaves this path into the generator, whose graph the backward then frees.
+            others = _other_attached_reads(fake, graph)
+            also = "".join(f" and for `{_one_line(facts, call)}` (line {facts.line_of(call)}), which reads it too;"
+                           for call in others)
             message = (
                 f"`{_one_line(facts, use.call)}` keeps the discriminator step's graph alive so that the backward "
                 f"at line {facts.line_of(later.statement)} can run through the generator's output again: the "
                 f"discriminator is fed `{_one_line(facts, fake.argument)}` without `.detach()` (TCL003 at line "
                 f"{facts.line_of(fake.argument)}), so this backward also fills the generator's `.grad`, and the whole "
                 f"graph, generator included, stays in memory; detach the fake batch for the discriminator (TCL003's "
-                f"fix) and drop `retain_graph=True`"
+                f"fix){also} {'then' if also else 'and'} drop `retain_graph=True`"
             )
             return self.finding(keyword_argument(use.call, "retain_graph"), message,
-                                _drop_retain_graph(use.call) if fake.detach_is_safe else None,
+                                _drop_retain_graph(use.call) if fake.detach_is_safe and not others else None,
                                 backward_line=line, later_line=facts.line_of(later.statement),
                                 loss=facts.code_for(use.loss), detach_line=facts.line_of(fake.argument),
                                 generator=fake.generator, kind="workaround")
@@ -461,6 +466,17 @@ def _read_by_nested_code(function: FunctionFacts, graph: Slice) -> bool:
             if any(isinstance(name, cst.Name) and name.value in names for name in walk(inner)):
                 return True
     return False
+
+
+def _other_attached_reads(fake, graph) -> list:
+    """The calls in the discriminator's loss, besides the discriminator's, that take the generator's
+    output as it is (a gradient penalty on interpolates of real and fake)."""
+    if type(fake.argument) is not cst.Name:
+        return []
+    name = fake.argument.value
+    return [node for node, _, _ in graph.nodes
+            if type(node) is cst.Call and node is not fake.call
+            and any(type(arg.value) is cst.Name and arg.value.value == name for arg in node.args)]
 
 
 def _drop_retain_graph(call: cst.Call) -> NodeFix:
