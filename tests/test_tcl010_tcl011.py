@@ -832,3 +832,31 @@ def test_tcl011_names_a_gradient_penalty_that_reads_the_fake_too_and_offers_no_f
     without_penalty = source.replace("gradient_penalty(critic, real, fake)", "gradient_penalty(critic, real)")
     (found,) = diagnostics(without_penalty, "TCL011")
     assert found.message.endswith("(TCL003's fix) and drop `retain_graph=True`") and found.fix is not None
+
+
+def test_tcl011_reads_retain_variables_the_spelling_before_pytorch_0_4():
+    # Tutorials written for PyTorch 0.3: TCL003 names the TCL011 finding, so TCL011 must report it.
+    source = """
+        import torch
+
+        def train(G, D, opt_G, opt_D, loader, n_ideas):
+            for real in loader:
+                fake = G(torch.randn(real.shape[0], n_ideas))
+                prob_real, prob_fake = D(real), D(fake)
+                D_loss = -torch.mean(torch.log(prob_real) + torch.log(1. - prob_fake))
+                G_loss = torch.mean(torch.log(1. - prob_fake))
+                opt_D.zero_grad()
+                D_loss.backward(retain_variables=True)
+                opt_D.step()
+                opt_G.zero_grad()
+                G_loss.backward()
+                opt_G.step()
+    """
+    (tcl003,) = diagnostics(source, "TCL003")
+    (tcl011,) = diagnostics(source, "TCL011")
+    assert "(TCL011 at line 11)" in tcl003.message, tcl003.message
+    assert tcl011.location.line == 11 and "`D_loss.backward(retain_variables=True)`" in tcl011.message
+    assert tcl011.fix is None, "the generator's loss reads the same discriminator output: TCL003's fix is unsafe"
+    separate = textwrap.dedent(source).replace("torch.mean(torch.log(1. - prob_fake))", "torch.mean(torch.log(1. - D(fake)))")
+    fixed = fix_source(separate, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True).fixed
+    assert "D_loss.backward()" in fixed and "retain_variables" not in fixed and "D(fake.detach())" in fixed, fixed

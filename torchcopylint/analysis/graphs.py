@@ -452,11 +452,19 @@ def keyword_is_true(call: cst.Call, keyword: str) -> bool:
 def retains_graph(call: cst.Call) -> bool:
     """`backward(retain_graph=True)`, or `retain_variables=True`, its pre-0.4 spelling (tutorials
     still carry it): the graph is kept after this backward."""
-    return keyword_is_true(call, "retain_graph") or keyword_is_true(call, "retain_variables")
+    return any(keyword_is_true(call, keyword) for keyword in RETAIN_KEYWORDS)
 
 
 def keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.Arg]:
     return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None)
+
+
+RETAIN_KEYWORDS = ("retain_graph", "retain_variables")
+
+
+def retain_argument(call: cst.Call) -> Optional[cst.Arg]:
+    """The `retain_graph=` argument, or `retain_variables=`, its spelling before PyTorch 0.4."""
+    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value in RETAIN_KEYWORDS), None)
 
 
 def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) -> bool:

@@ -15,11 +15,11 @@ from torchcopylint.analysis.graphs import (
     GraphUse,
     Slice,
     graph_uses,
-    keyword_argument,
-    keyword_is_true,
     loader_data,
     loss_slice,
     read_as_leaves,
+    retain_argument,
+    retains_graph,
     saves_only_leaves,
     shares_graph,
 )
@@ -37,12 +37,12 @@ class RetainGraphWorkaround(Rule):
     name = "retain-graph-workaround"
     summary = "`retain_graph=True` that works around a missing detach (TCL003), or that no later backward needs"
     fix_availability = "unsafe"
-    triggers = (b"retain_graph",)
+    triggers = (b"retain_graph", b"retain_variables")
 
     def check(self, facts: ModuleFacts) -> Iterator[Finding]:
         for function in facts.all_functions():
             uses = graph_uses(function, facts)
-            retained = [use for use in uses if keyword_is_true(use.call, "retain_graph") and not use.creates]
+            retained = [use for use in uses if retains_graph(use.call) and not use.creates]
             if not retained:
                 continue
             slices = {use: loss_slice(use.loss, use.statement, function, facts,
@@ -77,7 +77,7 @@ class RetainGraphWorkaround(Rule):
                 f"graph, generator included, stays in memory; detach the fake batch for the discriminator (TCL003's "
                 f"fix){also} {'then' if also else 'and'} drop `retain_graph=True`"
             )
-            return self.finding(keyword_argument(use.call, "retain_graph"), message,
+            return self.finding(retain_argument(use.call), message,
                                 _drop_retain_graph(use.call) if fake.detach_is_safe and not others else None,
                                 backward_line=line, later_line=facts.line_of(later.statement),
                                 loss=facts.code_for(use.loss), detach_line=facts.line_of(fake.argument),
@@ -163,7 +163,7 @@ class RetainGraphWorkaround(Rule):
             f"runs through it{' (the next iteration builds a new one)' if in_loop else ''}: {until}; remove "
             f"`retain_graph=True`"
         )
-        return self.finding(keyword_argument(use.call, "retain_graph"), message, _drop_retain_graph(use.call),
+        return self.finding(retain_argument(use.call), message, _drop_retain_graph(use.call),
                             backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
                             kind="unneeded")
 
@@ -480,10 +480,11 @@ def _other_attached_reads(fake, graph) -> list:
 
 
 def _drop_retain_graph(call: cst.Call) -> NodeFix:
-    args = [arg for arg in call.args if not (arg.keyword is not None and arg.keyword.value == "retain_graph")]
+    dropped = retain_argument(call)
+    args = [arg for arg in call.args if arg is not dropped]
     if args:
         args[-1] = without_trailing_comma(args[-1])
-    return Rule.unsafe_fix("Remove `retain_graph=True`", call, call.with_changes(args=args))
+    return Rule.unsafe_fix(f"Remove `{dropped.keyword.value}=True`", call, call.with_changes(args=args))
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
