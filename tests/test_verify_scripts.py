@@ -576,6 +576,10 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert features.shape[1] == 512 // 4
     assert "`torchvision.models.resnet18` (torchvision is not installed) stood in: a small network of its layout " \
            "(`fc`, `layer1`..`layer4`), random weights, 1000 classes" in script.stood_in()
+    # `inception` is a submodule before it is a constructor's name: an FID network's
+    # `class FIDInceptionA(torchvision.models.inception.InceptionA)` reaches its classes, which are absent.
+    assert isinstance(models.inception.InceptionA, AbsentName)
+    assert models.inception.inception_v3(num_classes=5)(torch.rand(2, 3, 32, 32)).shape == (2, 5)
     # timm's `create_model` too; the rest of timm (its layers) is not data.
     timm_model = NoOpModule("timm.models").create_model("resnet18", pretrained=True, num_classes=0)
     assert timm_model(torch.rand(2, 3, 32, 32)).shape == (2, 512)  # no head: the pooled features
@@ -1524,6 +1528,33 @@ def test_a_weight_rebound_under_no_grad_is_confirmed_on_the_value_it_replaced(sc
     for part in ("is_leaf=True, requires_grad=False (made under no-grad)", "before it `w` was a tensor that "
                  "required grad", "`w.grad` is None"):
         assert part in verdict.evidence, verdict.evidence
+
+
+def test_scripted_functions_run_as_python_beside_the_cpu_factories():
+    # In a subprocess: cuda_on_cpu patches torch. The factories are Python wrappers there, which
+    # TorchScript cannot compile in a function it scripts (it reads their source): such a function runs
+    # as Python, named in the evidence.
+    code = textwrap.dedent("""
+        import torch
+        from torchcopylint.verify import script
+
+        script.begin()
+        script.cuda_on_cpu("device = 'cuda'")
+
+        @torch.jit.script
+        def axis(q, axis: int = 0):
+            basis = torch.zeros(q.shape[0], 3, device=q.device)
+            basis[:, axis] = 1
+            return basis * q
+
+        print(axis(torch.ones(2, 3)).sum().item())
+        print(script.stood_in())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    total, stood_in = done.stdout.splitlines()[-2:]
+    assert total == "2.0"
+    assert "`torch.jit.script` left what it scripts as Python" in stood_in
 
 
 def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():

@@ -146,6 +146,10 @@ class StandInBackbone(nn.Module):
             self.classifier = head
 
 
+SUBMODULES = frozenset({"resnet", "vgg", "mobilenet", "mobilenetv2", "mobilenetv3", "densenet", "efficientnet",
+                        "alexnet", "squeezenet", "shufflenetv2", "regnet", "googlenet", "inception", "convnext"})
+
+
 class ModelsNamespace:
     """`torchvision.models` (and its submodules, `torchvision.models.resnet`) while torchvision is not
     installed: its classifier constructors make stand-ins, its weight enums are no-ops; any other
@@ -160,11 +164,11 @@ class ModelsNamespace:
         if attribute.startswith("__") and attribute.endswith("__"):
             raise AttributeError(attribute)
         name = f"{self._name}.{attribute}"
+        # The submodule first: `inception` is one, and also reads as a constructor's name.
+        if attribute in SUBMODULES and self._name.count(".") < 2:
+            return ModelsNamespace(name, self._absent, self._no_op)  # `torchvision.models.resnet.resnet18`
         if is_classifier_constructor(attribute) and attribute == attribute.lower():
             return _constructor(name, attribute)
-        if attribute in ("resnet", "vgg", "mobilenet", "mobilenetv2", "mobilenetv3", "densenet", "efficientnet",
-                         "alexnet", "squeezenet", "shufflenetv2", "regnet", "googlenet", "inception", "convnext"):
-            return ModelsNamespace(name, self._absent, self._no_op)  # `torchvision.models.resnet.resnet18`
         if attribute.endswith("_Weights"):
             # `models.ResNet50_Weights.IMAGENET1K_V1`: which weights to download (none is), and its
             # `.transforms()`, their preprocessing (`.mean`, `.std`): nothing of a network.

@@ -26,6 +26,7 @@ import ast
 import builtins
 import contextlib
 import functools
+import inspect
 import io
 import random
 import re
@@ -284,6 +285,21 @@ def cuda_on_cpu(source: str = "") -> None:
             setattr(torch, name, _made_on_cpu(getattr(torch, name)))
     for name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
         setattr(torch.Tensor, name, _made_on_cpu(getattr(torch.Tensor, name)))
+    torch.jit.script = _scripted_as_python(torch.jit.script)
+
+
+def _scripted_as_python(script: Callable) -> Callable:
+    """TorchScript reads the source of what a scripted function calls, and the factories above are
+    Python wrappers of builtins, which it cannot compile: a function or module the code scripts runs
+    as Python instead, computing the same values (named in the evidence)."""
+    @functools.wraps(script)
+    def as_python(obj=None, *args, **kwargs):
+        if inspect.isfunction(obj) or isinstance(obj, nn.Module):
+            _log.add("`torch.jit.script` left what it scripts as Python, beside the CPU stand-ins for "
+                     "torch's factories")
+            return obj
+        return script(obj, *args, **kwargs)
+    return as_python
 
 
 CUDA_DEVICE_CALLS = {"set_device": None, "synchronize": None, "current_device": 0, "reset_peak_memory_stats": None}
