@@ -18,6 +18,7 @@ network that consumes it. The evidence names each stand-in as it was made.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import re
 import sys
@@ -63,6 +64,11 @@ BATCH_MISMATCH = re.compile(r"The expanded size of the tensor \(\d+\) must match
 # Sides that disagree (not batch sizes: dimension 0), as PyTorch words it.
 SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
                            r"non-singleton dimension (\d+)")
+# `torch.cat([images, label_maps], dim=1)` of stand-in images beside maps the code sized for its real
+# ones (`embed(labels).view(n, 1, img_size, img_size)`); the dimension that disagrees is not named.
+CONCATENATED_MISMATCH = re.compile(r"Sizes of tensors must match except in dimension \d+\. Expected size (\d+) "
+                                   r"but got size (\d+)()")
+CHANNEL_MISMATCH = re.compile(r"expected input\[\d+, (\d+), (\d+), (\d+)\] to have (\d+) channels")
 MAX_PAIR_SCALE = 8
 # A network that downsamples images smaller than one of its kernels, as PyTorch words it.
 TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Expected more than 1 spatial element "
@@ -417,18 +423,32 @@ class DataPlan:
             # kernel on what is left of 64 pixels): twice the side.
             return (channels, side * 2, side * 2), (f"side {side * 2}: an earlier run's network found {side}-pixel "
                                                     f"images too small")
-        match = SIDE_MISMATCH.search(str(error))
-        if match is None or int(match.group(3)) < 2:  # a batch or channel mismatch: not the images' side
+        channel = CHANNEL_MISMATCH.search(str(error))
+        if channel is not None and (int(channel.group(2)), int(channel.group(3))) == (side, side):
+            # The images went through `torch.cat([x, label_map], 1)` before the convolution: it read
+            # `got` channels, so the images need `got - expected` fewer.
+            got, expected = int(channel.group(1)), int(channel.group(4))
+            fewer = channels - (got - expected)
+            if 1 <= fewer <= 4 and fewer != channels:
+                return (fewer, side, side), (f"{fewer} channels: an earlier run's convolution, which takes {expected}, "
+                                             f"read {got}, the images' {channels} and {got - channels} joined to them")
             return None
+        match = SIDE_MISMATCH.search(str(error)) or CONCATENATED_MISMATCH.search(str(error))
+        dimension = match.group(3) if match is not None else None  # "" for a concatenation: not named
+        if match is None or (dimension and int(dimension) < 2):
+            return None  # a batch or channel mismatch: not the images' side
         made, asked = int(match.group(1)), int(match.group(2))
         if side in (made, asked):
             # The stand-in images themselves beside a tensor the code sized for its real ones
             # (`input_A.copy_(batch["A"])` into `torch.ones(1, 3, 256, 256)`): that tensor's side.
             other = asked if made == side else made
             if MIN_LEARNED_SIDE <= other <= LARGER_SIDES[-1]:
-                return (channels, other, other), (f"side {other}: an earlier run on {side}-pixel images met a "
-                                                  f"tensor of side {other} at dimension {match.group(3)}")
+                at = f"at dimension {dimension}" if dimension else "in a concatenation"
+            return (channels, other, other), (f"side {other}: an earlier run on {side}-pixel images met a "
+                                                  f"tensor of side {other} {at}")
             return None
+        if not dimension:
+            return None  # a concatenation does not say which dimension disagreed: only the side itself tells
         # PyTorch names the input first and the target second (`mse_loss(output, target)`): the side
         # that scales the output to the target's. Only whole powers of two a network's strides make.
         larger, smaller = max(made, asked), min(made, asked)
@@ -613,7 +633,12 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
     for layer in network.modules():
         if isinstance(layer, nn.Conv2d):
             sides = [side] if side else _sides_taken(network, layer.in_channels)
-            return [(layer.in_channels, *s) for s in sides]
+            shapes = [(layer.in_channels, *s) for s in sides]
+            if layer.in_channels > 1 and _concatenates_its_input(network):
+                # A conditional discriminator's `torch.cat([x, label_map], dim=1)`: the images have a
+                # channel less than its first convolution reads.
+                shapes += [(layer.in_channels - 1, *s) for s in sides]
+            return shapes
         if isinstance(layer, nn.Linear):
             features = layer.in_features
             images = [(c, s, s) for c, s in IMAGE_LAYOUTS if c * s * s == features]
@@ -623,6 +648,13 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
         if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d)):
             return [(layer.num_features, *(side or (32, 32)))]
     return []
+
+
+def _concatenates_its_input(network: nn.Module) -> bool:
+    try:
+        return "cat(" in inspect.getsource(type(network).forward)
+    except (OSError, TypeError):
+        return False
 
 
 def _sides_taken(network: nn.Module, channels: int) -> list[tuple[int, int]]:

@@ -682,6 +682,19 @@ def _project_function_reads_files(qualified: Optional[str]) -> bool:
     return function is not None and _may_read_files(function)
 
 
+@functools.lru_cache(maxsize=64)
+def _project_loader_from_files(qualified: Optional[str]) -> bool:
+    """A function of the project not named for data (`load_profiles()`) that reads files and makes a
+    DataLoader or a dataset of them: data, as one named so is (a `load_config()` makes neither)."""
+    if not _project_function_reads_files(qualified):
+        return False
+    module, _, name = (qualified or "").rpartition(".")
+    tree = ast.parse(samples.module_source(module))
+    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name)
+    return any(isinstance(node, ast.Call) and DATA_CLASS.search((_dotted(node.func) or "").rsplit(".", 1)[-1])
+               for node in ast.walk(function))
+
+
 def _may_read_files(definition: ast.AST) -> bool:
     """Might the dataset class (or function) read files or the network? It takes a parameter named for a
     path (`root`, `data_dir`), or calls a reader (`open`, `Image.open`, `np.load`, `os.listdir`, a dataset
@@ -851,7 +864,7 @@ class _SiteFinder:
             return None  # a variable, a builtin, `self.load_data()`: not an imported data maker
         if known_dataset(last):
             return "dataset"
-        if DATA_CLASS.search(last) or DATA_FUNCTION.match(last):
+        if DATA_CLASS.search(last) or DATA_FUNCTION.match(last) or _project_loader_from_files(qualified):
             return "data"
         return None
 

@@ -64,7 +64,7 @@ def layout_in_source(source: str, name: str) -> Optional[SampleLayout]:
     if len(functions) != 1:
         return None
     made = _classes_returned(functions[0], set(classes))
-    return layout_of_class(classes[made.pop()]) if len(made) == 1 else None
+    return layout_of_class(classes[made.pop()]) if len(made) == 1 and made <= set(classes) else None
 
 
 def _classes_returned(function: ast.FunctionDef, classes: set) -> set:
