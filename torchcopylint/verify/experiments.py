@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import time
+import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -2762,24 +2763,39 @@ def retain_graph_workaround(job: Job) -> Outcome:
                             f"{backward_line} to drop")
         job = dataclasses.replace(job, fixed_source=fixed_source)
         own_fix = " (the diagnosis has no fix: the experiment dropped it from that call itself)"
-    later, error, again = _run_without_retaining(job, backward_line, setting)
+    workaround = job.context.get("kind") == "workaround"
+    # The workaround's claim is about the generator's later backward: the fixed run goes on until it ran.
+    later_line = job.context.get("later_line") if workaround else None
+    later, error, reached, error_line = _run_without_retaining(job, backward_line, setting, until_line=later_line)
+    kept = (f"after the backward at line {backward_line} the retained graph still held {activation_count} saved "
+            f"activation tensors ({activations:,} bytes; plus {parameter_count} parameters, {parameters:,} bytes, "
+            f"which live anyway)")
     if error is not None and SECOND_BACKWARD_ERROR in error:
-        if job.context.get("kind") == "workaround":
-            raise CannotRun("without `retain_graph=True` the generator's backward needs the graph: TCL003's "
-                            "detach was not applied with it (on the same line)")
+        if workaround and own_fix and activation_count and error_line == later_line:
+            # Nothing but `retain_graph=True` dropped: that the later backward then fails is the claim
+            # itself, that the graph is kept only so that it can run through the generator's output again.
+            return confirmed(f"{kept}; without `retain_graph=True` (and no other change: the diagnosis has no fix) "
+                             f"the backward at line {later_line} fails: RuntimeError: {error[:140]}")
+        if workaround:
+            raise CannotRun(f"without `retain_graph=True` the generator's backward still needs the graph, even with "
+                            f"the fix's detach: {error[:140]}")
         return refuted(f"without `retain_graph=True`{own_fix}, a later backward needed the graph: RuntimeError: "
                        f"{error[:140]}")
     if error is not None:
         raise CannotRun(f"the run without `retain_graph=True` failed otherwise: {error[:160]}")
     if activation_count == 0:
         return refuted(f"after the backward at line {backward_line} the retained graph held no saved activations")
+    if later_line is not None and not reached:
+        raise CannotRun(f"{kept}; without `retain_graph=True` the run ended before the backward at line {later_line}")
+    if workaround and own_fix:
+        raise CannotRun(f"{kept}; without `retain_graph=True` (and no other change) the backward at line {later_line} "
+                        f"ran without the second-backward error the message expects")
     detach = f" (with TCL003's `.detach()` at line {job.context.get('detach_line')} applied, as the fix requires)" \
-        if job.context.get("kind") == "workaround" else ""
-    return confirmed(f"after the backward at line {backward_line} the retained graph still held {activation_count} saved "
-                     f"activation tensors ({activations:,} bytes; plus {parameter_count} parameters, {parameters:,} "
-                     f"bytes, which live anyway); without `retain_graph=True`{detach}{own_fix} the run went on through "
-                     f"{later} later backward(s) to {'the next pass over that line' if again else 'its end'} with no "
-                     f"second-backward error")
+        if workaround else ""
+    until = f"the backward at line {later_line}" if later_line is not None else \
+        "the next pass over that line" if reached else "its end"
+    return confirmed(f"{kept}; without `retain_graph=True`{detach}{own_fix} the run went on through {later} later "
+                     f"backward(s) to {until} with no second-backward error")
 
 
 def _without_retain_graph(source: str, line: int) -> Optional[str]:
@@ -2920,9 +2936,11 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
     return activations, activation_count, parameters, parameter_count
 
 
-def _run_without_retaining(job: Job, line: int, setting: Any = None) -> tuple[int, Optional[str], bool]:
-    """Run the fixed code until the flagged backward is about to run a second time: (later backwards,
-    error, whether it came to that second time rather than the run's end)."""
+def _run_without_retaining(job: Job, line: int, setting: Any = None,
+                           until_line: Optional[int] = None) -> tuple[int, Optional[str], bool, Optional[int]]:
+    """Run the fixed code until the flagged backward is about to run a second time, or, with
+    `until_line`, until the backward there has run: (later backwards, error, whether it came that
+    far rather than to the run's end, the line of the code's file the error was raised at)."""
     fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories,
                 importers=job.importers)
     counts = {"flagged": 0, "later": 0}
@@ -2935,13 +2953,22 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None) -> tuple[in
 
     probe = LineProbe(job.path)
     runs = [0]
+    came = [False]
 
     def before(frame):
         runs[0] += 1
-        if runs[0] > 1:
+        if until_line is None and runs[0] > 1:
+            came[0] = True
+            raise StopRun
+
+    def after_later(frame):
+        if runs[0]:
+            came[0] = True
             raise StopRun
 
     probe.on_before(line, before)
+    if until_line is not None:
+        probe.on_after(until_line, after_later)
     error = None
     try:
         with _watching_backwards(job.path, line, on_call):
@@ -2950,9 +2977,11 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None) -> tuple[in
         pass
     except RuntimeError as raised:
         error = str(raised).splitlines()[0] if str(raised) else "RuntimeError"
+        error_line = next((frame.lineno for frame in reversed(traceback.extract_tb(raised.__traceback__))
+                           if os.path.abspath(frame.filename) == os.path.abspath(job.path)), None)
     if not runs[0]:
         raise CannotRun(f"the backward at line {line} was not reached in the fixed code")
-    return counts["later"], error, runs[0] > 1
+    return counts["later"], error, came[0], error_line if error is not None else None
 
 
 RESHAPE_TRIES = 3  # tries of an experiment whose run failed on a reshape of a stand-in batch
