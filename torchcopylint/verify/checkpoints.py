@@ -52,6 +52,22 @@ class CheckpointStandIn(dict):
 
     __int__ = __index__
 
+    def __float__(self) -> float:
+        return float(self.__index__())
+
+    # `start_epoch = ckpt["epoch"] + 1`, `best = ckpt["best_acc"] - 1`: arithmetic on that count of 0.
+    def __add__(self, other: Any) -> Any:
+        return self.__index__() + other
+
+    def __radd__(self, other: Any) -> Any:
+        return other + self.__index__()
+
+    def __sub__(self, other: Any) -> Any:
+        return self.__index__() - other
+
+    def __rsub__(self, other: Any) -> Any:
+        return other - self.__index__()
+
     def __repr__(self) -> str:
         return f"<checkpoint {self.name} not read>"
 
