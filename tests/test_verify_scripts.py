@@ -488,6 +488,11 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""
     assert not NoOpModule("IPython").version_info >= (8,)  # compared, as tested: False
+    # TensorFlow's logging, silenced by a PyTorch project that logs with TensorBoard, through `compat.v1`;
+    # TensorFlow's own computations are not data: absent.
+    tf = NoOpModule("tensorflow")
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
+    assert isinstance(tf.compat.v1.nn.relu, AbsentName) and isinstance(tf.nn.relu, AbsentName)
     # A path part (`os.path.join(opt.save_dir, wandb.run.id)`), named for what it stands for.
     assert os.path.join("out", NoOpModule("wandb").run.id) == os.path.join("out", "id")
     assert list(NoOpModule("tqdm").tqdm([1, 2, 3])) == [1, 2, 3] and list(NoOpModule("tqdm").trange(3)) == [0, 1, 2]

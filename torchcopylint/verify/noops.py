@@ -59,7 +59,9 @@ NO_OP_PARTS = {
     "torchvision": frozenset({"datasets", "transforms", "utils", "io"}),
     "torchtext": frozenset({"datasets", "data", "vocab", "transforms"}),
     "torchaudio": frozenset({"datasets", "transforms", "io"}),
-    "tensorflow": frozenset({"examples", "summary", "keras"}),
+    # Its logging too (`tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)`, silencing a PyTorch
+    # project's TensorBoard): `compat.v1`/`compat.v2` are read through.
+    "tensorflow": frozenset({"examples", "summary", "keras", "logging", "get_logger", "autograph"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     "sklearn": frozenset({"metrics"}),
@@ -449,6 +451,8 @@ def _is_no_op_part(name: str) -> bool:
     if parts[0] in NO_OP_NAMES:
         rest = parts[2:] if len(parts) > 1 and parts[1] in D2L_FRAMEWORKS else parts[1:]
         return not rest or rest[0] in NO_OP_NAMES[parts[0]]
+    if parts[0] == "tensorflow" and parts[1:2] == ["compat"]:
+        parts = [parts[0], *parts[3:]]  # `tensorflow.compat.v1.logging`: its `logging`
     allowed = NO_OP_PARTS.get(parts[0])
     return allowed is None or len(parts) < 2 or parts[1] in allowed
 
@@ -490,6 +494,8 @@ class NoOpModule(types.ModuleType):
             return getattr(backbones.ModelsNamespace(self.__name__, AbsentName, NoOp), attribute)
         if name == MODELS:  # `torchvision.models.resnet18(...)`
             return backbones.ModelsNamespace(name, AbsentName, NoOp)
+        if name == "tensorflow.compat" or name.startswith("tensorflow.compat.") and name.count(".") == 2:
+            return NoOpModule(name)  # `tf.compat.v1`: what follows decides, as after `tf.`
         return NoOp(name) if _is_no_op_part(name) else AbsentName(name)
 
 
