@@ -167,6 +167,36 @@ def test_training_loops_are_limited_and_loops_that_build_layers_are_not():
     assert "for width in (8, 8):" in limited.text  # no backward, no data: runs as written
     assert "for epoch in __tcl_few__(0, range(100)):" in limited.text
     assert "for x, y in __tcl_few__(1, loader):" in limited.text
+    # A loop over indices that cuts a corpus into sentences prepares data: cut short, it leaves none.
+    preparing = "for i in range(len(traindata)):\n    sentences.append(traindata[i:i + 100])\n"
+    assert limit_loops(preparing, flagged_line=99).text == preparing
+
+
+def test_a_text_corpus_of_the_project_reads_as_made_up_words(tmp_path: Path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
+    (project / "corpus.txt").write_text("the user's own text\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import io
+        from torchcopylint.verify import sandbox
+        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
+        with io.open({str(project / "corpus.txt")!r}, "r", encoding="utf8") as f:
+            text = f.read()
+        print(len(text) > 10_000, "user" in text, len(set(text)) > 20, sorted(set(text))[:2])
+        try:
+            open({str(project / "corpus.txt")!r}, "rb")
+        except sandbox.UserDataRead:
+            print("bytes refused")
+        print(sandbox.events())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "True False True ['\\n', ' ']", lines
+    assert lines[1] == "bytes refused"
+    assert "the text file corpus.txt was read as 20,028 characters of made-up words" in lines[2]
 
 
 def test_the_training_loop_of_a_function_the_top_level_calls_is_limited_too():

@@ -1196,7 +1196,11 @@ def _trains(loop: ast.AST) -> bool:
 
 
 def _iterates_data(iterable: ast.expr) -> bool:
-    """`loader`, `enumerate(train_loader)`, `tqdm(dataloader)`: names that read like data."""
+    """`loader`, `enumerate(train_loader)`, `tqdm(dataloader)`: names that read like data. Not
+    `range(len(traindata))`, a loop over indices that prepares data (cutting it cuts the data short;
+    a training loop over indices has its backward or step in the body)."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+        return False
     return any(isinstance(n, ast.Name) and re.search(r"(?i)(loader|dataset|data|batches)", n.id)
                for n in ast.walk(iterable))
 

@@ -8,7 +8,9 @@ under that:
   so nothing is downloaded (a `download=True` the rewrite missed fails instead);
 - a file of the user's project that is not code (a `.npy`, a checkpoint, a CSV)
   cannot be read: opening it raises `UserDataRead`; an image file (`Image.open("content.jpg")`,
-  present or not) opens a PNG of random pixels instead (verify/images.py);
+  present or not) opens a PNG of random pixels instead (verify/images.py), and a text
+  file read as text (`open("shakespeare_train.txt")`, a character model's corpus) gives
+  made-up words;
   configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) and a package's own
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
   can be, and a relative one the working folder lacks is read from the flagged file's folder
@@ -34,6 +36,7 @@ import glob
 import io
 import logging
 import os
+import random
 import socket
 import sys
 import tempfile
@@ -175,8 +178,30 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         _state.events.append(f"the image {relative} was read as {images.PHOTO_SIZE[1]}x{images.PHOTO_SIZE[2]} "
                              f"random pixels")
         return _original_open(images.random_image(*images.PHOTO_SIZE), "rb")
+    if real.lower().endswith(TEXT_SUFFIXES) and "b" not in mode:
+        # A corpus a character or word model trains on (a course's `shakespeare_train.txt`): made-up text.
+        text = made_up_text()
+        _state.events.append(f"the text file {relative} was read as {len(text):,} characters of made-up words")
+        return io.StringIO(text)
     _state.events.append(f"the code tried to read {relative}")
     raise UserDataRead(f"--verify never reads the user's data: the code opened {relative}")
+
+
+TEXT_SUFFIXES = (".txt", ".text")
+WORDS = ("the", "of", "and", "to", "in", "a", "that", "is", "was", "he", "for", "it", "with", "as", "his", "on",
+         "be", "at", "by", "i", "this", "had", "not", "are", "but", "from", "or", "have", "an", "they", "which",
+         "one", "you", "were", "her", "all", "she", "there", "would", "their", "we", "him", "been", "has", "when")
+
+
+def made_up_text(characters: int = 20_000) -> str:
+    """Lines of common lowercase words and punctuation, the same on every run."""
+    draw = random.Random(0)
+    lines, length = [], 0
+    while length < characters:
+        line = " ".join(draw.choice(WORDS) for _ in range(draw.randint(4, 12))).capitalize() + draw.choice(".,;?!")
+        lines.append(line)
+        length += len(line) + 1
+    return "\n".join(lines) + "\n"
 
 
 def _configuration_beside_the_code(file):
