@@ -102,6 +102,12 @@ def test_gitignore_is_respected(repo: Path):
     assert found(repo) == ["a.py", "pkg/b.py"]
 
 
+def test_a_gitignore_pattern_git_cannot_use_is_skipped_and_the_others_kept(repo: Path):
+    # Saved on Windows, a pattern ending in a lone backslash: pathspec refuses the whole file.
+    (repo / ".gitignore").write_bytes(b"*data_set*\\\r\npkg/deep/\r\n*.pyi\r\n")
+    assert found(repo) == ["a.py", "pkg/b.py"]
+
+
 def test_nested_gitignore_and_negation(repo: Path):
     write(repo / ".gitignore", "*.pyi\n")
     write(repo / "pkg" / ".gitignore", "b.py\n!stubs.pyi\n")

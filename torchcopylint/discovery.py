@@ -182,4 +182,17 @@ def _gitignore(directory: Path) -> Optional[pathspec.PathSpec]:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else None
     except OSError:
         lines = None
-    return pathspec.PathSpec.from_lines("gitignore", lines) if lines else None
+    if not lines:
+        return None
+    try:
+        return pathspec.PathSpec.from_lines("gitignore", lines)
+    except ValueError:
+        # A pattern git itself cannot use (`*data_set*\` with nothing after its escape, saved with
+        # Windows line ends): git skips it, and so does the walk, keeping the file's other patterns.
+        kept = []
+        for line in lines:
+            try:
+                kept.extend(pathspec.PathSpec.from_lines("gitignore", [line]).patterns)
+            except ValueError:
+                continue
+        return pathspec.PathSpec(kept)
