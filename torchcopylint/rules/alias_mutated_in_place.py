@@ -25,7 +25,7 @@ class AliasMutatedInPlace(Rule):
                 if alias.made_by != "alias" or alias.kind != "assign" or not alias.tensorness.is_tensor:
                     continue
                 found = _first_read_after_write(function, alias)
-                if found is None:
+                if found is None or _memory_inspected(function, alias):
                     continue
                 read, event = found
                 source = facts.code_for(alias.value)
@@ -176,3 +176,11 @@ def _unspelled_write(event: InplaceEvent, facts: ModuleFacts, name: str) -> bool
     # for `x = ...`): the statement does nothing but the write, which is what the author wants.
     return not (isinstance(statement, cst.Expr) and (statement.value is event.node
                                                      or not isinstance(statement.value, cst.Call)))
+
+
+def _memory_inspected(function: FunctionFacts, alias: Binding) -> bool:
+    """Does the code look at which memory the alias (or what it aliases) is (`id(b)`, `b is a`,
+    `b.data_ptr()`)? Then the shared storage is what it shows on purpose (a lesson on aliasing)."""
+    root = root_name(alias.value)
+    sources = function.bindings_at(root) if isinstance(root, cst.Name) else frozenset()
+    return any(read.use == "identity" for binding in (alias, *sources) for read in function.reads_of(binding))
