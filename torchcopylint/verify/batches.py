@@ -18,7 +18,6 @@ network that consumes it. The evidence names each stand-in as it was made.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import re
 import sys
@@ -425,8 +424,8 @@ class DataPlan:
                                                     f"images too small")
         channel = CHANNEL_MISMATCH.search(str(error))
         if channel is not None and (int(channel.group(2)), int(channel.group(3))) == (side, side):
-            # The images went through `torch.cat([x, label_map], 1)` before the convolution: it read
-            # `got` channels, so the images need `got - expected` fewer.
+            # The convolution read `got` channels where it takes `expected`: the images had that many
+            # too many, also when a `torch.cat([x, label_map], 1)` before it added channels of its own.
             got, expected = int(channel.group(1)), int(channel.group(4))
             fewer = channels - (got - expected)
             if 1 <= fewer <= 4 and fewer != channels:
@@ -444,7 +443,7 @@ class DataPlan:
             other = asked if made == side else made
             if MIN_LEARNED_SIDE <= other <= LARGER_SIDES[-1]:
                 at = f"at dimension {dimension}" if dimension else "in a concatenation"
-            return (channels, other, other), (f"side {other}: an earlier run on {side}-pixel images met a "
+                return (channels, other, other), (f"side {other}: an earlier run on {side}-pixel images met a "
                                                   f"tensor of side {other} {at}")
             return None
         if not dimension:
@@ -633,12 +632,7 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
     for layer in network.modules():
         if isinstance(layer, nn.Conv2d):
             sides = [side] if side else _sides_taken(network, layer.in_channels)
-            shapes = [(layer.in_channels, *s) for s in sides]
-            if layer.in_channels > 1 and _concatenates_its_input(network):
-                # A conditional discriminator's `torch.cat([x, label_map], dim=1)`: the images have a
-                # channel less than its first convolution reads.
-                shapes += [(layer.in_channels - 1, *s) for s in sides]
-            return shapes
+            return [(layer.in_channels, *s) for s in sides]
         if isinstance(layer, nn.Linear):
             features = layer.in_features
             images = [(c, s, s) for c, s in IMAGE_LAYOUTS if c * s * s == features]
@@ -648,13 +642,6 @@ def _shapes_read_by(network: nn.Module, side: Optional[tuple]) -> list[tuple]:
         if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d)):
             return [(layer.num_features, *(side or (32, 32)))]
     return []
-
-
-def _concatenates_its_input(network: nn.Module) -> bool:
-    try:
-        return "cat(" in inspect.getsource(type(network).forward)
-    except (OSError, TypeError):
-        return False
 
 
 def _sides_taken(network: nn.Module, channels: int) -> list[tuple[int, int]]:
