@@ -652,10 +652,12 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         # `open("config.yaml")` of a script run from its own folder: read from there, said.
         print("relative config:", open("config.yaml").read().strip())
         print("version:", open({str(project / "VERSION")!r}).read().strip())
+        # Text is made-up words, never the user's (`cat`, `dog`), nor its bytes.
+        print("text data:", "dog" in open({str(project / "labels.txt")!r}).read())
         try:
-            open({str(project / "labels.txt")!r})
+            open({str(project / "labels.txt")!r}, "rb")
         except PermissionError as error:
-            print("text data:", error)
+            print("text bytes:", error)
         print("code:", open({str(project / "train.py")!r}).read().strip())
         # A photograph the code loads, there or not (a style transfer's content image): random pixels.
         for image in ("content.jpg", "missing/style.png"):
@@ -691,7 +693,9 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "data: --verify never reads the user's data: the code opened images.npy" in out, out
     assert "config: lr: 0.1" in out and "code: print('hi')" in out, out
     assert "version: 0.7.0" in out, out  # a package reading its own VERSION at import (advertorch)
-    assert "text data: --verify never reads the user's data: the code opened labels.txt" in out, out
+    assert "text data: False" in out and "the text file labels.txt was read as 20,028 characters of made-up " \
+           "words" in out, out
+    assert "text bytes: --verify never reads the user's data: the code opened labels.txt" in out, out
     assert "writes to samples.png went to memory" in out, out
     assert out.count("image: b'\\x89PNG\\r\\n\\x1a\\n'") == 2, out
     assert "the image content.jpg was read as 256x256 random pixels" in out, out
