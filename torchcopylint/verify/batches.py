@@ -423,7 +423,7 @@ class DataPlan:
             return (channels, side * 2, side * 2), (f"side {side * 2}: an earlier run's network found {side}-pixel "
                                                     f"images too small")
         channel = CHANNEL_MISMATCH.search(str(error))
-        if channel is not None and (int(channel.group(2)), int(channel.group(3))) == (side, side):
+        if channel is not None and channels <= 4 and (int(channel.group(2)), int(channel.group(3))) == (side, side):
             # The convolution read `got` channels where it takes `expected`: the images had that many
             # too many, also when a `torch.cat([x, label_map], 1)` before it added channels of its own.
             got, expected = int(channel.group(1)), int(channel.group(4))
