@@ -518,6 +518,12 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""
     assert not NoOpModule("IPython").version_info >= (8,)  # compared, as tested: False
+    # A run's config holds the hyperparameters the code puts in it, by `init` or by attribute.
+    wandb = NoOpModule("wandb")
+    wandb.init(project="mnist", config={"epochs": 3})
+    config = wandb.config
+    config.learning_rate = 0.001
+    assert (wandb.config.learning_rate, wandb.config.epochs) == (0.001, 3)
     # TensorFlow's logging, silenced by a PyTorch project that logs with TensorBoard, through `compat.v1`;
     # TensorFlow's own computations are not data: absent.
     tf = NoOpModule("tensorflow")

@@ -270,6 +270,12 @@ def test_a_required_option_the_script_compares_with_strings_takes_the_first_of_t
     # Without one, `n_z` is bound by no branch (fresh29's InfoGAN: NameError); "x" for an option it never compares.
     assert script._required_values(parser) == (["--dataset", "MNIST", "--root", "x", "--size", "1"],
                                                ["`--dataset MNIST`", "`--root x`", "`--size 1`"])
+    # `--device` with no default, for `torch.device(args.device)`: the CPU. One with a default keeps it.
+    parser.add_argument("--device", type=str)
+    assert script._required_values(parser)[0][-2:] == ["--device", "cpu"]
+    defaulted = argparse.ArgumentParser()
+    defaulted.add_argument("--device", default="cuda:0")
+    assert script._required_values(defaulted) == ([], [])
 
 
 def test_an_argument_the_slice_cannot_make_is_a_stand_in_and_said(shapes_verified):

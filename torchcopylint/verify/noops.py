@@ -461,6 +461,12 @@ STAND_IN_VERSION = "0.0.0+standin"
 
 
 class NoOpModule(types.ModuleType):
+    def _wandb_init(self, *args, config=None, **kwargs):
+        """`wandb.init(project=..., config={"lr": 1e-3})`: the run does nothing, its config holds those."""
+        if config is not None:
+            self.config.update(config if isinstance(config, dict) else vars(config))
+        return NoOp("wandb.init()")
+
     def __getattr__(self, attribute: str):
         if attribute == "__version__":
             # Printed or compared by scripts that check their setup (`print(torchvision.__version__)`);
@@ -477,6 +483,14 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_list_models
         if name == "easydict.EasyDict":
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
+        if name == "wandb.config":
+            # A run's hyperparameters (`config = wandb.config; config.learning_rate = 1e-3`, then
+            # `lr=config.learning_rate`): it holds what the code puts in it, the same one on every read.
+            config = AttributeDict()
+            setattr(self, "config", config)
+            return config
+        if name == "wandb.init":
+            return self._wandb_init
         if name in ("gym.make", "gymnasium.make"):
             return environments.maker(self.__name__)  # stand-in environments (verify/environments.py)
         if name in ("gym.spaces.Discrete", "gymnasium.spaces.Discrete"):

@@ -506,6 +506,12 @@ def _required_values(parser) -> tuple[list, list]:
                 shown += [f"the command `{name}`", *inner_shown]
             continue
         if action.option_strings and not action.required:
+            if action.dest == "device" and action.default is None and action.type in (None, str) \
+                    and action.nargs in (None, "?") and not action.choices:
+                # `--device` with no default (`torch.device(args.device)` fails on None): the CPU, where
+                # the experiments run.
+                options += [action.option_strings[-1], "cpu"]
+                shown.append(f"`{action.option_strings[-1]} cpu`")
             continue
         if not action.option_strings and action.nargs in ("?", "*", argparse.REMAINDER):
             continue
