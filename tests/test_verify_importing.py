@@ -455,6 +455,19 @@ def test_snippet_keeps_star_imports_and_whole_import_fallbacks():
     assert kept_for_g == ["from utils import *", "import numpy as np", "def g():", "    return np.zeros(1)"]
 
 
+def test_snippet_lifts_a_main_guard_s_import_where_a_kept_statement_reads_it():
+    # `if __name__ == "__main__": import argparse; parser = argparse.ArgumentParser(); ...; train(args)`:
+    # the guard's statements that make `args` read `argparse`, which only the guard imports.
+    source = (
+        "import torch\n"
+        "def train(args):\n    return torch.zeros(args.n)\n"
+        "if __name__ == '__main__':\n    import argparse\n    import json\n"
+        "    parser = argparse.ArgumentParser()\n    train(parser.parse_args())\n"
+    )
+    kept = [line for line in snippet_source(source, {"train", "argparse"}).splitlines() if line.strip()]
+    assert kept == ["import torch", "def train(args):", "    return torch.zeros(args.n)", "import argparse"]
+
+
 def test_snippet_reads_a_function_s_globals_not_its_parameters_or_locals():
     # A notebook binds `x` from a batch in one cell; a later function's own parameter `x` is not that global,
     # and the cell (which would fail without the data) is not carried with the function.

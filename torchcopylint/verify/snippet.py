@@ -118,7 +118,9 @@ def _definitions(body: list) -> list:
             found.append(node)  # kept whole: when the package is missing, the fallback runs as in the project
         elif isinstance(node, ast.Try):
             found.extend(n for n in _definitions(node.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
-        elif isinstance(node, ast.If) and not _is_main_guard(node):
+        elif isinstance(node, ast.If):
+            # Also a main guard's (`import argparse` above its parser, which a function's experiment may
+            # run for the arguments the guard's call passes): kept only where a kept statement reads them.
             found.extend(n for n in _definitions(node.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
         elif _is_definition(node):
             found.append(node)
@@ -135,11 +137,6 @@ def _is_import_fallback(node: ast.Try) -> bool:
     return bool(node.handlers) and catches and not node.finalbody and not node.orelse and \
         any(isinstance(statement, (ast.Import, ast.ImportFrom)) for statement in node.body) and \
         all(isinstance(statement, simple) for statement in (*node.body, *(s for h in node.handlers for s in h.body)))
-
-
-def _is_main_guard(node: ast.If) -> bool:
-    test = node.test
-    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
 
 
 def snippet_source(source: str, roots: set[str]) -> str:
