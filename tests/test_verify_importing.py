@@ -83,6 +83,19 @@ def test_a_file_whose_imports_name_its_folder_is_a_module_of_that_namespace_pack
     assert str(module.parent) not in context.search_path
 
 
+def test_a_file_importing_its_own_folder_by_name_runs_from_the_folder_above(tmp_path: Path):
+    # `src/utils/trainer.py` (no `__init__.py`): `from utils import dcgan, sagan` names its own folder;
+    # with a `utils.py` beside it, the name would be that module and the folder stays the script's.
+    _touch(tmp_path / "src" / "utils" / "dcgan.py")
+    module = tmp_path / "src" / "utils" / "trainer.py"
+    module.write_text("import torch\nfrom utils import dcgan, sagan\n", encoding="utf-8")
+    context = import_context(str(module))
+    assert (context.package, context.module_name) == ("utils", "utils.trainer")
+    assert context.search_path[0] == str(tmp_path / "src")
+    _touch(tmp_path / "src" / "utils" / "utils.py")
+    assert import_context(str(module)).package is None
+
+
 def test_folders_a_script_puts_on_sys_path_itself_are_searched(tmp_path: Path):
     (tmp_path / "gan" / "utils").mkdir(parents=True)
     script = tmp_path / "gan" / "began.py"

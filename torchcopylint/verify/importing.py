@@ -131,6 +131,10 @@ def _namespace_packages(text: str, folder: str) -> list[str]:
     best: list[str] = []
     for match in _ABSOLUTE_IMPORT.finditer(text):
         parts = (match.group(1) or match.group(2)).split(".")[:-1]
+        if match.group(1) and not os.path.isfile(os.path.join(folder, match.group(1).split(".")[-1] + ".py")):
+            # `from utils import dcgan` in `utils/trainer.py`: the module named is the file's own folder
+            # (no `utils.py` beside the file for it to be).
+            parts = match.group(1).split(".")
         for count in range(len(parts), 0, -1):
             if count <= len(trail) and trail[-count:] == parts[:count] and count > len(best):
                 best = parts[:count]
