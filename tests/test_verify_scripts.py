@@ -518,6 +518,15 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     ax.plot([1, 2]).set_title("loss")
     assert not plt.isinteractive() and f"{plt.gca()}" == ""
     assert not NoOpModule("IPython").version_info >= (8,)  # compared, as tested: False
+    # numba's compilers leave functions as Python (a soft-DTW loss imported beside the step); the rest is absent.
+    numba = NoOpModule("numba")
+
+    @numba.jit(nopython=True)
+    def plus_one(x):
+        return x + 1
+
+    assert plus_one(1) == 2 and numba.cuda.jit(plus_one) is plus_one and list(numba.prange(2)) == [0, 1]
+    assert isinstance(numba.typed, AbsentName)
     # A run's config holds the hyperparameters the code puts in it, by `init` or by attribute.
     wandb = NoOpModule("wandb")
     wandb.init(project="mnist", config={"epochs": 3})

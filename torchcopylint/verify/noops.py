@@ -52,6 +52,8 @@ PACKAGES = frozenset({
     "pyDOE", "pyDOE2", "pyDOE3",
     # Dive into Deep Learning's helpers: only its downloads and plots (NO_OP_NAMES).
     "d2l",
+    # A JIT compiler: what it compiles runs as Python (NUMBA_COMPILERS), computing the same values.
+    "numba",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -65,7 +67,11 @@ NO_OP_PARTS = {
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     "sklearn": frozenset({"metrics"}),
+    "numba": frozenset(),  # its compilers leave functions as Python (NUMBA_COMPILERS); the rest is absent
 }
+# `@jit(nopython=True)`, `@njit`, `@cuda.jit` (a soft-DTW loss's kernels): numba is not installed, the
+# function runs as the Python it is written in.
+NUMBA_COMPILERS = frozenset({"numba.jit", "numba.njit", "numba.cuda.jit"})
 # Packages of which only some names are data, plots or logging, wherever they sit (`from d2l import torch
 # as d2l`, then `d2l.DATA_URL`): its training loops and metrics are not, and keep absent.py's meaning.
 NO_OP_NAMES = {
@@ -446,6 +452,13 @@ class NoOpBase:
         return NoOp(f"{type(self).__name__}.{attribute}")
 
 
+def _compiled_as_python(function=None, *args, **kwargs):
+    """`@jit`, `@jit(nopython=True)`, `@jit("f8(f8)")`: the function itself, left as Python."""
+    if callable(function) and not args and not kwargs:
+        return function
+    return lambda inner: inner
+
+
 def _is_no_op_part(name: str) -> bool:
     parts = name.split(".")
     if parts[0] in NO_OP_NAMES:
@@ -483,6 +496,12 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_list_models
         if name == "easydict.EasyDict":
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
+        if name == "numba.cuda":
+            return NoOpModule(name)  # `from numba import cuda`, then `@cuda.jit`
+        if name in NUMBA_COMPILERS:
+            return _compiled_as_python
+        if name == "numba.prange":
+            return range
         if name == "wandb.config":
             # A run's hyperparameters (`config = wandb.config; config.learning_rate = 1e-3`, then
             # `lr=config.learning_rate`): it holds what the code puts in it, the same one on every read.
