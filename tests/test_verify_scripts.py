@@ -1571,6 +1571,14 @@ def test_a_gradient_read_after_a_later_backward_is_confirmed_through_the_slice(s
         in verdict.evidence, verdict.evidence
 
 
+def test_a_leaf_written_in_place_in_a_network_s_constructor_is_confirmed_as_it_is_built(scripts_verified):
+    # The class cannot be built at all: the error raised at the flagged line while building it is the claim.
+    verdict = _verdict(scripts_verified, "dqn_init_write.py", "self.fc1.weight.fill_(0)", "TCL004")
+    assert verdict.status == "confirmed", verdict
+    assert "a leaf Variable that requires grad is being used in an in-place operation. (raised at line 12 while " \
+           "Net was built)" in verdict.evidence, verdict.evidence
+
+
 def test_a_weight_rebound_under_no_grad_is_confirmed_on_the_value_it_replaced(scripts_verified):
     # Under no-grad the copy is a leaf, but one that does not require grad: the experiment compares it
     # with the value the name held as the line began (a refutation would need that one not to).

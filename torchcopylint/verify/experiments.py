@@ -1720,6 +1720,10 @@ def _made_text_of(setting: Any, stopped: Optional[BaseException] = None) -> str:
 def inplace_on_leaf(job: Job) -> Outcome:
     namespace = _load(job)
     target = job.context.get("target") or _written_on_line(job.source, job.line)
+    if job.target.class_name is not None and job.target.function_name == "__init__":
+        built = _leaf_error_while_building(job, namespace)
+        if built is not None:
+            return built
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
@@ -1756,6 +1760,25 @@ def inplace_on_leaf(job: Job) -> Outcome:
     if outcome.status == "confirmed":
         _grad_mode_as_callers_run_it(job, outcome)
     return outcome
+
+
+def _leaf_error_while_building(job: Job, namespace: dict) -> Optional[Outcome]:
+    """A write in a network's `__init__` (`self.fc1.weight.fill_(0)`): building the class runs the
+    flagged line, and the leaf error it raises there is the claim itself (the class then cannot be
+    built at all, so no setting would reach a run of its own)."""
+    cls = namespace.get(job.target.class_name)
+    if not (isinstance(cls, type) and issubclass(cls, nn.Module)):
+        return None
+    probe = LineProbe(job.path)
+    try:
+        probe.run(lambda: next(iter(configurations(cls, job.source, job.path, job.factories)), None))
+    except CannotRun:
+        pass  # no configuration built: what each one raised is in the probe
+    for line, exception in probe.raised:
+        if line == job.line and any(text in str(exception) for text in script.LEAF_ERRORS):
+            return confirmed(f"RuntimeError: {str(exception).splitlines()[0]} (raised at line {line} while "
+                             f"{cls.__name__} was built)")
+    return None
 
 
 def _grad_mode_as_callers_run_it(job: Job, outcome: Outcome) -> None:
