@@ -1942,6 +1942,15 @@ def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
                and type(arg.value) is cst.Name and arg.value.value == "True" for arg in call.args)
 
 
+def makes_a_leaf_requiring_grad(call: cst.Call, names) -> bool:
+    """`torch.randn(3, requires_grad=True)`, `Variable(x, requires_grad=True)`: a factory call whose
+    value is a fresh leaf that requires grad."""
+    qualified = names.qualified_name(call.func) or ""
+    module, _, name = qualified.rpartition(".")
+    return ((module == "torch" and name in LEAF_FACTORIES) or qualified in VARIABLE_CLASSES) \
+        and _keyword_is_true(call, "requires_grad")
+
+
 def parameter_requires_grad(call: cst.Call) -> bool:
     """Does `nn.Parameter(data, requires_grad)` surely require grad? Only when the flag is left
     out or spelled `True`: a computed flag (`requires_grad=other.requires_grad`) may be False."""

@@ -23,6 +23,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import LEAF_FACTORIES, VARIABLE_CLASSES, Binding, FunctionFacts, _is_basic_index, \
+    makes_a_leaf_requiring_grad, \
     unpacked_part
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
@@ -164,7 +165,7 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
         if len(bindings) != 1:
             return False
         binding = next(iter(bindings))
-        if _is_leaf(binding):
+        if _is_leaf(binding) or _named_view_of_a_leaf(binding, function, facts):
             return True
         return binding.kind == "assign" and binding.value is not None and \
             saves_only_leaves(binding.value, function, facts, depth + 1)
@@ -196,9 +197,22 @@ def _is_leaf(binding: Binding) -> bool:
 def _leaf_or_no_graph(expr: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
     if type(expr) is cst.Name:
         bindings = function.bindings_at(expr)
-        if bindings and all(_is_leaf(binding) for binding in bindings):
+        if bindings and all(_is_leaf(binding) or _named_view_of_a_leaf(binding, function, facts)
+                            for binding in bindings):
             return True
     return carries_no_graph(expr, function, facts)
+
+
+def _named_view_of_a_leaf(binding: Binding, function: FunctionFacts, facts) -> bool:
+    """`x = torch.tensor([...], requires_grad=True).reshape(2, 3)`, `y = w.view(-1)` with `w` a leaf: a
+    view saves no tensor for its backward, and the name keeps the view itself alive anyway."""
+    value = binding.value
+    if binding.leaf == "view":
+        return True
+    if not (binding.kind == "assign" and type(value) is cst.Call and type(value.func) is cst.Attribute
+            and value.func.attr.value in VIEW_METHODS and type(value.func.value) is cst.Call):
+        return False
+    return makes_a_leaf_requiring_grad(value.func.value, facts.names)
 
 
 def _made_to_require_grad(binding: Binding) -> bool:

@@ -21,7 +21,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import LEAF_FACTORIES, PARAMETER_CLASSES, VARIABLE_CLASSES, FunctionFacts
+from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PARAMETER_CLASSES, VARIABLE_CLASSES, FunctionFacts,
+                                            makes_a_leaf_requiring_grad)
 from torchcopylint.analysis.autograd import DIFFERENTIABLE_METHODS
 from torchcopylint.analysis.syntax import child_nodes
 from torchcopylint.analysis.torchnames import TorchNames
@@ -109,9 +110,7 @@ class LeafCopies:
             qualified = self.names.qualified_name(expr.func) or ""
             if qualified in PARAMETER_CLASSES:
                 return expr
-            module, _, name = qualified.rpartition(".")
-            if ((module == "torch" and name in LEAF_FACTORIES) or qualified in VARIABLE_CLASSES) \
-                    and _literal(_keyword(expr, "requires_grad")) is True:
+            if makes_a_leaf_requiring_grad(expr, self.names):
                 return expr
         return None
 
