@@ -666,33 +666,34 @@ def _is_dataset_base(base: ast.expr) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _project_function_reads_files(qualified: Optional[str]) -> bool:
-    """Does a function imported from a module of the project (`image_folders.folder_pairs`, its file
-    found on the import path, not run) read files or the network?"""
+def _project_function(qualified: Optional[str]) -> Optional[ast.FunctionDef]:
+    """The definition of a function imported from a module of the project (`image_folders.folder_pairs`,
+    its file found on the import path, not run); None for a package's or the standard library's."""
     module, _, name = (qualified or "").rpartition(".")
     if not module or module.split(".")[0] in THIRD_PARTY_DATA or module.split(".")[0] in sys.stdlib_module_names:
-        return False
+        return None
     source = samples.module_source(module)
     try:
         tree = ast.parse(source) if source is not None else None
     except SyntaxError:
-        return False
-    function = next((node for node in (tree.body if tree is not None else ())
-                     if isinstance(node, ast.FunctionDef) and node.name == name), None)
+        return None
+    return next((node for node in (tree.body if tree is not None else ())
+                 if isinstance(node, ast.FunctionDef) and node.name == name), None)
+
+
+def _project_function_reads_files(qualified: Optional[str]) -> bool:
+    """Does a function imported from a module of the project read files or the network?"""
+    function = _project_function(qualified)
     return function is not None and _may_read_files(function)
 
 
-@functools.lru_cache(maxsize=64)
 def _project_loader_from_files(qualified: Optional[str]) -> bool:
     """A function of the project not named for data (`load_profiles()`) that reads files and makes a
     DataLoader or a dataset of them: data, as one named so is (a `load_config()` makes neither)."""
-    if not _project_function_reads_files(qualified):
-        return False
-    module, _, name = (qualified or "").rpartition(".")
-    tree = ast.parse(samples.module_source(module))
-    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name)
-    return any(isinstance(node, ast.Call) and DATA_CLASS.search((_dotted(node.func) or "").rsplit(".", 1)[-1])
-               for node in ast.walk(function))
+    function = _project_function(qualified)
+    return function is not None and _may_read_files(function) and any(
+        isinstance(node, ast.Call) and DATA_CLASS.search((_dotted(node.func) or "").rsplit(".", 1)[-1])
+        for node in ast.walk(function))
 
 
 def _may_read_files(definition: ast.AST) -> bool:

@@ -32,6 +32,7 @@ Each of these is recorded, for the evidence of the diagnosis being verified.
 from __future__ import annotations
 
 import builtins
+import functools
 import glob
 import io
 import logging
@@ -193,6 +194,7 @@ WORDS = ("the", "of", "and", "to", "in", "a", "that", "is", "was", "he", "for", 
          "one", "you", "were", "her", "all", "she", "there", "would", "their", "we", "him", "been", "has", "when")
 
 
+@functools.lru_cache(maxsize=1)
 def made_up_text(characters: int = 20_000) -> str:
     """Lines of common lowercase words and punctuation, the same on every run."""
     draw = random.Random(0)
