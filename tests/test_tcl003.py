@@ -380,6 +380,51 @@ def test_noise_shaped_like_the_fake_carries_none_of_its_graph(noisy, flagged):
     assert lines(source) == ([8] if flagged else [])
 
 
+@pytest.mark.parametrize("size", ["d_real.shape[0]", "d_real.size(0)", "len(d_real)"])
+def test_noise_sized_by_the_discriminators_output_carries_none_of_its_values(size):
+    # `z = torch.randn(d_real.shape[0], nz)` after `d_real = D(real)`: the generator is fed a size read
+    # off the discriminator's output, not what the discriminator computed, so `D(fake)` in D's loss is
+    # the discriminator judging the generator (it was taken for a generator judged by an outside network).
+    source = f"""
+    import torch
+
+
+    def train(G, D, opt_d, opt_g, loader, bce):
+        for real in loader:
+            d_real = D(real)
+            z = torch.randn({size}, 8)
+            fake = G(z)
+            d_loss = bce(d_real, torch.ones_like(d_real)) + bce(D(fake), torch.zeros_like(d_real))
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+            g_loss = bce(D(fake), torch.ones_like(d_real))
+            opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+    """
+    assert lines(source) == [10]
+
+
+def test_generator_fed_the_discriminators_values_is_judged_outside():
+    # The negative beside it: the generator reads what the discriminator computed (`G(d_real)`), so the
+    # loss runs D -> G -> D and a detach at `D(fake)` would cut a path back into D itself: silent.
+    source = """
+    import torch
+
+
+    def train(G, D, opt_d, opt_g, loader, bce):
+        for real in loader:
+            d_real = D(real)
+            fake = G(d_real)
+            d_loss = bce(d_real, torch.ones_like(d_real)) + bce(D(fake), torch.zeros_like(d_real))
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+    """
+    assert lines(source) == []
+
+
 def test_noise_sampled_by_a_method_of_a_generator_of_another_module_is_not_its_output():
     # `Generator` comes from the project's model module: `Generator(...)` builds a network, it does not
     # run one, so `G.sample_noise(n)` (whatever it is) is no output of a network called `Generator`.

@@ -56,7 +56,9 @@ MAY_ALIAS_METHODS = frozenset(
     "contiguous float double half bfloat16 int long short bool byte char to cuda cpu type type_as".split()
 )
 # What in-place writes leave unchanged: reading these is not reading the values.
-METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
+# Attributes and methods of a tensor that read what it is, not its values (so carry no graph).
+METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
+                                 "is_leaf", "grad_fn"})
 METADATA_METHODS = frozenset({"size", "dim", "numel", "ndimension", "element_size", "nelement", "get_device"})
 # What tells one tensor's memory from another's (`y.data_ptr() == x.data_ptr()`, `y.storage()`): not its
 # values, but exactly what a copy changes.

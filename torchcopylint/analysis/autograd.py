@@ -52,6 +52,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import (
     LEAF_FACTORIES,
+    METADATA_ATTRIBUTES,
     PARAMETER_CLASSES,
     PASSED_UNKNOWN,
     VARIABLE_CLASSES,
@@ -152,9 +153,6 @@ NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "
 # Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
 TENSOR_KEYWORDS = frozenset({"input", "other", "weight", "bias", "target", "tensor", "tensors", "mat1", "mat2",
                              "vec", "src", "source", "value", "values", "end", "exponent", "self", "x", "y"})
-# Attributes that are not tensors (so carry no graph).
-METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
-                                 "is_leaf", "grad_fn"})
 # Loading a network object (not a state dict): `torch.load(path)` called as a module.
 LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.jit.script", "torch.jit.trace",
                      "torch.compile"})

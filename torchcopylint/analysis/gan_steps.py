@@ -36,8 +36,8 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, PASSED_UNKNOWN, FunctionFacts, detached_in_place,
-                                             passed_for_parameter)
+from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES, METADATA_METHODS, PASSED_UNKNOWN,
+                                             FunctionFacts, detached_in_place, passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
                                            loss_slice, retains_graph, wrapped_in_variable)
@@ -1003,9 +1003,9 @@ class _Context:
                         return True
                     method = node.func.attr.value if type(node.func) is cst.Attribute else ""
                     if (facts.names.qualified_name(node.func) or "").rsplit(".", 1)[-1] in LEAF_FACTORIES \
-                            or method in DETACHING_METHODS | {"size", "numel", "dim"}:
+                            or method in DETACHING_METHODS | METADATA_METHODS:
                         continue
-                elif type(node) is cst.Attribute and node.attr.value in ("shape", "device", "dtype"):
+                elif type(node) is cst.Attribute and node.attr.value in METADATA_ATTRIBUTES:
                     continue
                 elif type(node) is cst.Name:
                     for binding in function.bindings_at(node):
@@ -1425,16 +1425,24 @@ def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
 
 def _walk(node: cst.CSTNode, skip_numbers: bool = False):
     """Every node of `node`, outside nested definitions; with `skip_numbers`, not into a call whose
-    value carries no graph (`loss.item()`, `pred.detach()`, `torch.zeros_like(pred)`)."""
+    value carries no graph (`loss.item()`, `pred.detach()`, `torch.zeros_like(pred)`) nor into a
+    read of what a tensor is (`d_out.shape[0]`, `x.size(0)`: noise sized by the discriminator's
+    output carries none of its values)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not node:
             continue
-        if skip_numbers and type(current) is cst.Call and cuts_graph(current):
+        if skip_numbers and (type(current) is cst.Call and (cuts_graph(current) or _reads_metadata(current.func))
+                             or _reads_metadata(current)):
             continue
         stack.extend(child_nodes(current))
+
+
+def _reads_metadata(node: cst.CSTNode) -> bool:
+    """`x.shape`, `x.device`, or the method of `x.size(0)`: what the tensor is, not its values."""
+    return type(node) is cst.Attribute and node.attr.value in METADATA_ATTRIBUTES | METADATA_METHODS
 
 
 # ------------------------------------------------------------------ call sites
