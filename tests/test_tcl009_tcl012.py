@@ -285,6 +285,48 @@ def test_tcl009_message_names_the_origin_and_the_error():
     assert "Can't call numpy() on Tensor that requires grad" in diagnostic.message
 
 
+WRAPPER = """
+    import torch
+
+
+    def to_np(t):
+        {conversion}
+
+
+    def report(model, x):
+        {caller}
+"""
+
+
+@pytest.mark.parametrize("conversion, caller", [
+    ("return t.cpu().numpy()", "return to_np(model(x))"),
+    ("return t.squeeze(0).numpy()", "pred = model(x) * 2\n        return to_np(pred)"),
+    ("return t[0].permute(1, 2, 0).cpu().numpy()", "return to_np(t=model(x))"),
+])
+def test_tcl009_wrapper_handed_a_grad_tensor_by_a_caller(conversion, caller):
+    (diagnostic,) = _found(WRAPPER.format(conversion=conversion, caller=caller), "TCL009")
+    assert diagnostic.location.line == 5
+    assert "the call at line 9 passes" in diagnostic.message or "the call at line 10 passes" in diagnostic.message
+    assert diagnostic.context["caller_line"] in (9, 10)
+
+
+@pytest.mark.parametrize("conversion, caller", [
+    # What the caller passes needs no grad: detached, computed under no_grad, or data.
+    ("return t.cpu().numpy()", "return to_np(model(x).detach())"),
+    ("return t.cpu().numpy()", "with torch.no_grad():\n            return to_np(model(x))"),
+    ("return t.cpu().numpy()", "return to_np(x)"),
+    # The wrapper cuts the graph itself, or rebinds its parameter first.
+    ("return t.detach().cpu().numpy()", "return to_np(model(x))"),
+    ("t = t.detach()\n        return t.numpy()", "return to_np(model(x))"),
+    # What the wrapper converts is computed from the parameter, not the parameter: not followed.
+    ("return (t > 0).numpy()", "return to_np(model(x))"),
+    # The wrapper is handed on as a callback too: its calls are not all in sight.
+    ("return t.cpu().numpy()", "return list(map(to_np, [x])), to_np(model(x))"),
+])
+def test_tcl009_wrapper_silent(conversion, caller):
+    assert _found(WRAPPER.format(conversion=conversion, caller=caller), "TCL009") == []
+
+
 FIX_CASES = {
     "method": ("w.numpy()", "w.detach().cpu().numpy()"),
     "cpu first": ("w.cpu().numpy()", "w.detach().cpu().numpy()"),

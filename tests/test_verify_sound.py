@@ -129,6 +129,14 @@ def test_clone_of_what_a_caller_passes_from_a_network_is_confirmed_through_that_
 
 
 @needs_torch
+def test_a_wrapper_s_conversion_is_confirmed_by_running_the_caller_that_hands_it_a_grad_tensor(sound_verified):
+    # Alone, `to_numpy(t)` would be given a stand-in; run from `scores_of`, it gets the model's output.
+    verdict = _verdict(sound_verified, "numpy_wrapper.py", "return t.cpu().numpy()", "TCL009")
+    assert verdict.status == "confirmed", verdict
+    assert "raised RuntimeError: Can't call numpy() on Tensor that requires grad" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_an_object_the_script_builds_is_built_with_what_its_top_level_call_passes(sound_verified):
     # `Anchor(model=model, loaders=[None], device=device)`: the script's own network, and a list whose
     # first item says there is no data yet; no stand-in could say what `loaders` is.

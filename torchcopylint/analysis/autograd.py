@@ -68,7 +68,7 @@ from torchcopylint.analysis.aliasing import (
     runs_before,
     unpacked_part,
 )
-from torchcopylint.analysis.graphs import MOVING_METHODS
+from torchcopylint.analysis.graphs import MOVING_METHODS, VIEW_METHODS
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.placement import LEGACY_TYPES
@@ -247,6 +247,35 @@ class GradFlow:
         enabled = self.facts.grad_enabled_at(function, statement) if statement is not None else True
         found = self._of(expr, function, enabled, 0)
         return found if found is not None and found.grounds >= grounds else None
+
+    def origin_from_callers(self, expr: cst.BaseExpression, function: FunctionFacts,
+                            grounds: int = SEEN) -> Optional[tuple[cst.Call, cst.BaseExpression, GradOrigin]]:
+        """Where `expr` is one of the function's parameters (through views, moves and indexing, not a
+        detach): the first call of the function in this file, made in grad mode, that passes a value
+        requiring grad for it (on at least these grounds), as (the call, what it passes, why); None when
+        no call in sight does, or the calls are not all in sight (`call_sites_of`). A wrapper such as
+        `def to_np(t): return t.cpu().numpy()` fails for the caller that hands it a model's output."""
+        name = _accessed_name(expr)
+        if name is None or type(function.node) is not cst.FunctionDef:
+            return None
+        bindings = function.bindings_at(name)
+        if not bindings or any(binding.kind != "param" for binding in bindings):
+            return None
+        definition = function.node
+        param = next((each for each in (*definition.params.posonly_params, *definition.params.params,
+                                        *definition.params.kwonly_params) if each.name.value == name.value), None)
+        if param is None:
+            return None
+        for caller, call, statement in self.facts.call_sites_of(function) or ():
+            if caller is function:
+                continue  # recursion: what it passes is a parameter again
+            passed = passed_for_parameter(call, definition, param)
+            if passed is None or passed is PASSED_UNKNOWN or not self.facts.grad_enabled_at(caller, statement):
+                continue
+            found = self.origin(passed, caller, statement, grounds)
+            if found is not None:
+                return call, passed, found
+        return None
 
     def binding_origin(self, binding: Binding, function: FunctionFacts,
                        grounds: int = SEEN) -> Optional[GradOrigin]:
@@ -1448,3 +1477,19 @@ def _image_to_tensor(func: cst.BaseExpression) -> bool:
     if type(func) is cst.Call and not func.args:
         return (dotted_name(func.func) or "").rpartition(".")[2] in IMAGE_TO_TENSOR_CLASSES
     return (dotted_name(func) or "").rpartition(".")[2] in IMAGE_TO_TENSOR_FUNCTIONS
+
+
+def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
+    """`t` for `t`, `t.cpu()`, `t[0].squeeze()`, `t.permute(1, 2, 0)`: the name whose values (and graph)
+    the expression holds as they are; None through anything else (a detach, arithmetic, a call)."""
+    while True:
+        if type(expr) is cst.Name:
+            return expr
+        if type(expr) is cst.Subscript:
+            expr = expr.value
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute \
+                and expr.func.attr.value in VIEW_METHODS | MOVING_METHODS:
+            expr = expr.func.value
+        else:
+            return None
+

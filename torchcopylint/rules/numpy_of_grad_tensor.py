@@ -37,14 +37,26 @@ class NumpyOfGradTensor(Rule):
             # A network of unknown class (loaded, built by a factory, a `model` argument) counts, with
             # the assumption that it has trainable parameters stated in the message.
             origin = facts.autograd.origin(tensor, function, statement, ASSUMED)
+            passed_by = None
             if origin is None:
-                continue
+                # A wrapper (`def to_np(t): return t.cpu().numpy()`) handed a grad tensor by a caller.
+                passed_by = facts.autograd.origin_from_callers(tensor, function, ASSUMED)
+                if passed_by is None:
+                    continue
+                origin = passed_by[2]
             shown = facts.code_for(tensor)
             fix = _detach_fix(call, tensor)
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
             if origin.derived:
                 why = f"computed in grad mode from {why}"
             condition = f"{origin.assumption}, " if origin.assumption else ""
+            context = {}
+            if passed_by is not None:
+                caller_call, passed, _ = passed_by
+                why = f"the call at line {facts.line_of(caller_call)} passes `{_one_line(facts.code_for(passed))}`, " \
+                      f"{why}"
+                # --verify runs the caller: the wrapper alone would be given a stand-in of its own.
+                context["caller_line"] = facts.line_of(caller_call)
             yield self.finding(
                 call,
                 f"`{_one_line(facts.code_for(call))}`: {condition}`{_one_line(shown)}` requires grad "
@@ -53,6 +65,7 @@ class NumpyOfGradTensor(Rule):
                 tensor=shown,
                 origin_line=facts.line_of(origin.node),
                 assumption=origin.assumption,
+                **context,
             )
 
 

@@ -2470,8 +2470,12 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
     tensor = job.context.get("tensor")
     watch = TensorAcrossLine(probe, job.line, tensor)
     failure = None
+    # A conversion in a wrapper, reported for what a caller passes (`caller_line`), runs from that caller,
+    # as `_value_at_line` does with `through`: alone, the wrapper would be given a stand-in.
+    caller_line = job.context.get("caller_line")
+    runner = dataclasses.replace(job, line=caller_line, _tree=None) if caller_line else job
     try:
-        run_loaded(job, probe)
+        run_loaded(runner, probe)
     except Exception as error:  # noqa: BLE001 - whatever the user's code raises is evidence or a reason
         failure = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
     at_line = [exception for line, exception in probe.raised if line == job.line]
