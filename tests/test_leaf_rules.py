@@ -492,6 +492,80 @@ ACCUMULATIONS = {
 }
 
 
+KEEPING_CALLEES = """
+    import torch
+    import torch.nn.functional as F
+
+
+    class Meter:
+        def __init__(self):
+            self.sum = 0.0
+            self.values = []
+
+        def update(self, val, n=1):
+            {update}
+
+
+    def record(history, value):
+        history.append(value)
+
+
+    def train(model, loader, optimizer):
+        meter = Meter()
+        history = []
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+            {call}
+        return meter, history
+"""
+
+
+@pytest.mark.parametrize("update, call, fixed", [
+    ("self.sum += val * n", "meter.update(loss, x.size(0))", "meter.update(loss.item(), x.size(0))"),
+    ("self.values.append(val)", "meter.update(loss)", "meter.update(loss.detach())"),
+    ("self.sum += val * n", "record(history, loss)", "record(history, loss.detach())"),
+])
+def test_tcl007_a_callee_of_the_file_that_keeps_the_loss(update, call, fixed):
+    source = KEEPING_CALLEES.format(update=update, call=call)
+    (diagnostic,) = _found(source, "TCL007")
+    assert diagnostic.location.line == 26
+    assert "keeps its argument" in diagnostic.message and "line 1" in diagnostic.message
+    assert _fixed(source, "TCL007") == _src(KEEPING_CALLEES.format(update=update, call=fixed))
+
+
+@pytest.mark.parametrize("update, call", [
+    ("self.sum += val * n", "meter.update(loss.item(), x.size(0))"),   # numbers passed
+    ("val = float(val)\n            self.sum += val * n", "meter.update(loss)"),  # converted in the callee
+    ("self.last = val", "meter.update(loss)"),                        # overwritten, not accumulated
+    ("self.sum += val * n", "Meter().update(loss)"),                  # an object of this iteration
+    ("self.sum += val * n", "record([], loss)"),                       # a list of this iteration
+    ("self.sum += val * n", "with torch.no_grad():\n                record(history, model(x))"),
+])
+def test_tcl007_a_callee_that_keeps_nothing_beyond_the_iteration_is_silent(update, call):
+    assert _found(KEEPING_CALLEES.format(update=update, call=call), "TCL007") == []
+
+
+def test_tcl007_a_meter_of_another_module_is_not_guessed():
+    source = """
+        import torch.nn.functional as F
+        from utils import AverageMeter
+
+
+        def train(model, loader, optimizer):
+            meter = AverageMeter()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+                meter.update(loss)
+    """
+    assert _found(source, "TCL007") == []
+
+
 @pytest.mark.parametrize("statement, before, fixed", ACCUMULATIONS.values(), ids=ACCUMULATIONS.keys())
 def test_tcl007_accumulations_and_fixes(statement, before, fixed):
     source = _training_loop(statement, before)

@@ -64,6 +64,17 @@ class NetworkUse:
     via: tuple = ()  # the summaries it was reached through, outermost first (their labels)
 
 
+@dataclass(frozen=True)
+class KeptArgument:
+    """An argument a call keeps beyond itself: a method's `self.sum += val * n` (`into` "self.sum"),
+    a function's `history.append(value)` into another of its arguments (`into` that argument's index)."""
+
+    index: int  # the positional argument kept (its graph, attached)
+    into: Union[str, int]
+    statement: cst.CSTNode  # the accumulation, in the callee
+    container: bool  # kept in a list or dict (else a running sum)
+
+
 @dataclass
 class FunctionSummary:
     node: SummarizedNode
@@ -88,6 +99,7 @@ class FunctionSummary:
     _writes: object = field(default=None, repr=False)
     _requires_grad: object = field(default=None, repr=False)
     _requires_grad_known: bool = field(default=False, repr=False)
+    _kept: object = field(default=None, repr=False)
 
     @property
     def writes(self):
@@ -117,6 +129,39 @@ class FunctionSummary:
         function = self.facts_of_body
         origins = [flow.origin(statement.value, function, statement) for statement in _return_statements(function)]
         return origins[0] if origins and all(origins) else None
+
+    @property
+    def kept_arguments(self) -> tuple:
+        """The arguments each call adds, attached, to what outlives the call (`ModuleFacts.containers`'
+        accumulations of the body, in grad mode): `self.` state, or a container another argument is.
+        A parameter the body rebinds anywhere (`val = val.item()`) is not followed."""
+        if self._kept is None:
+            self._kept = self._read_kept_arguments()
+        return self._kept
+
+    def _read_kept_arguments(self) -> tuple:
+        function, facts = self.facts_of_body, self._module
+        if function is None:
+            return ()
+        rebound = {binding.name for binding in function.bindings if binding.kind != "param"}
+        index_of = {binding: self.parameters.index(binding.name) for binding in function.parameters
+                    if binding.name in self.parameters and binding.name not in rebound}
+        found = []
+        for accumulation in facts.containers.of(function).accumulations:
+            statement = accumulation.statement
+            if not facts.grad_enabled_at(function, statement):
+                continue
+            if accumulation.holder is None:
+                into = f"self.{accumulation.attribute}" if self.label.startswith("method") else None
+            else:
+                holders = [index_of.get(binding) for binding in function.bindings_at(accumulation.holder)]
+                into = holders[0] if len(holders) == 1 and holders[0] is not None else None
+            if into is None:
+                continue
+            for index in sorted(_parameters_reaching(accumulation.value, statement, function, index_of, facts)):
+                if index != into:
+                    found.append(KeptArgument(index, into, statement, accumulation.container))
+        return tuple(found)
 
     def networks_returned(self) -> list:
         return [use for use in self.networks if use.returned]

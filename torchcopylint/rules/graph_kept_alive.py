@@ -13,6 +13,7 @@ from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
 from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate,
                                                 reset_offered_to_callers, started_over_by_every_caller)
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS
@@ -57,6 +58,7 @@ class GraphKeptAlive(Rule):
                 for finding in self._loop_accumulations(facts, function, backwards, evaluated):
                     reported.add(finding.node)
                     yield finding
+                yield from self._kept_by_callees(facts, function, backwards, evaluated)
             if function.class_name is not None and function.name not in FRAMEWORK_NO_GRAD_METHODS \
                     and function.name != "__init__":  # `__init__` runs once per object: no chain across calls
                 yield from self._state_across_calls(facts, function, backwards, reported)
@@ -143,6 +145,45 @@ class GraphKeptAlive(Rule):
                 # isolates the findings of one function (fixing a running sum cures what reads it).
                 event_line=facts.line_of((graph.summed_at or accumulation).statement),
             )
+
+    def _kept_by_callees(self, facts: ModuleFacts, function: FunctionFacts, backwards: list[Backward],
+                         evaluated: dict) -> Iterator[Finding]:
+        """A call in the loop that hands a value with a graph to a function or method of this file
+        that keeps it beyond the call: `meter.update(loss, n)` of a meter whose `update` runs
+        `self.sum += val * n`, `record(history, loss)` whose body appends to `history`."""
+        loop_facts = None
+        for call, statement in function.call_statement.items():
+            loops = function.loops_of.get(statement)
+            if not loops or not facts.grad_enabled_at(function, statement):
+                continue
+            callee = _callee_of(facts, call, function)
+            if callee is None or not callee.kept_arguments:
+                continue
+            loop = loops[-1]
+            for kept in callee.kept_arguments:
+                passed = argument_for(call, callee, kept.index)
+                holder = _holder_outliving(facts, call, callee, kept, function, loop)
+                if passed is None or holder is None:
+                    continue
+                if loop_facts is None:
+                    loop_facts = _LoopFacts(facts, function, backwards, evaluated,
+                                            backpropagated_bindings(function, backwards))
+                graph = loop_facts.graph_of(passed, loop, statement)
+                if graph is None:
+                    continue
+                fixed = method_call(passed, "detach" if kept.container else "item")
+                parameter = callee.parameters[kept.index]
+                inside = kept.into if isinstance(kept.into, str) else callee.parameters[kept.into]
+                yield self.finding(
+                    statement,
+                    f"`{_one_line(facts, call)}` inside the loop keeps every iteration's autograd graph alive in "
+                    f"`{holder}`: `{_one_line(facts, call.func)}` keeps its argument `{parameter}` in `{inside}` "
+                    f"(`{_one_line(facts, kept.statement)}`, line {facts.line_of(kept.statement)}), and "
+                    f"{graph.reason}; pass `{facts.code_for(fixed)}` instead",
+                    self.unsafe_fix(f"Pass `{facts.code_for(fixed)}`", passed, fixed),
+                    accumulator=holder, value=facts.code_for(passed), kept=graph.kept,
+                )
+                break
 
     def _across_backwards(self, facts: ModuleFacts, accumulation: Accumulation, backward: Backward,
                           loop) -> Finding:
@@ -248,6 +289,38 @@ def _accumulator_key(accumulation: Accumulation) -> str:
     if accumulation.holder is not None:
         return accumulation.holder.value
     return f"self.{accumulation.attribute}"
+
+
+def _callee_of(facts: ModuleFacts, call: cst.Call, function: FunctionFacts):
+    """The summary of what the call runs: a function or `self.` method of the file
+    (`callee_summary`), or a method of an object built from a class of the file (`meter.update`)."""
+    summary = facts.callee_summary(call, function)
+    if summary is not None or type(call.func) is not cst.Attribute:
+        return summary
+    owner = facts.built_class(call.func.value, function)
+    method = owner.methods.get(call.func.attr.value) if owner is not None else None
+    return facts.summary(method) if method is not None else None
+
+
+def _holder_outliving(facts: ModuleFacts, call: cst.Call, callee, kept, function: FunctionFacts,
+                      loop) -> Optional[str]:
+    """What keeps the value, as the caller names it, when it was made before the loop and is not made
+    afresh in it: `meter.sum` for a method's `self.sum`, `history` for the argument appended to."""
+    if isinstance(kept.into, str):
+        owner = call.func.value if type(call.func) is cst.Attribute else None
+        name = owner if type(owner) is cst.Name else None
+        attribute = kept.into[len("self."):]
+        if name is not None and name.value == "self":
+            return f"self.{attribute}"
+    else:
+        name = argument_for(call, callee, kept.into)
+        attribute = None
+    if type(name) is not cst.Name:
+        return None
+    bindings = function.bindings_at(name)
+    if not bindings or any(loop in binding.loops for binding in bindings):
+        return None  # made (or made afresh) in the loop: one iteration's
+    return f"{name.value}.{attribute}" if attribute else name.value
 
 
 def _where_kept(facts: ModuleFacts, accumulation: Accumulation) -> str:
