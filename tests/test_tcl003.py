@@ -406,6 +406,57 @@ def test_noise_sized_by_the_discriminators_output_carries_none_of_its_values(siz
     assert lines(source) == [10]
 
 
+HELD_OPTIMIZERS = """
+import torch
+from torch import nn
+
+nets = {networks}
+{optimizers}
+
+
+def train(loader):
+    for real in loader:
+        fake = nets["G"](torch.randn(real.size(0), 8))
+        d_loss = nets["D"](fake).mean() - nets["D"](real).mean()
+        optims["D"].zero_grad()
+        d_loss.backward()
+        optims["D"].step()
+"""
+TWO_NETWORKS = '{"G": nn.Linear(8, 4), "D": nn.Linear(4, 1)}'
+
+
+@pytest.mark.parametrize("networks, optimizers", [
+    (TWO_NETWORKS, "optims = {k: torch.optim.Adam(v.parameters()) for k, v in nets.items()}"),
+    (TWO_NETWORKS, "optims = {k: torch.optim.Adam(nets[k].parameters()) for k in nets}"),
+    (TWO_NETWORKS, "optims = {}\nfor name in nets.keys():\n    optims[name] = torch.optim.Adam(nets[name].parameters())"),
+    ("dict(G=nn.Linear(8, 4), D=nn.Linear(4, 1))",
+     "optims = {}\nfor name, net in nets.items():\n    optims[name] = torch.optim.SGD(net.parameters(), lr=0.1)"),
+    (TWO_NETWORKS, 'optims = {"G": torch.optim.Adam(nets["G"].parameters()), '
+                   '"D": torch.optim.Adam(nets["D"].parameters())}'),
+])
+def test_optimizers_held_in_a_dict_beside_a_dict_of_networks(networks, optimizers):
+    # StarGAN-v2-style trainers build one optimizer per network, keyed as the networks are: the
+    # step of `optims["D"]` trains `nets["D"]` only, so `nets["D"](fake)` in its loss is a D step.
+    source = HELD_OPTIMIZERS.format(networks=networks, optimizers=optimizers)
+    flagged = [d for d in lint_source(source, "gan.py") if d.code == "TCL003"]
+    judged = next(n for n, line in enumerate(source.splitlines(), 1) if 'd_loss = nets["D"](fake)' in line)
+    assert [d.location.line for d in flagged] == [judged]
+    assert 'for `optims["D"]`' in flagged[0].message
+
+
+@pytest.mark.parametrize("networks, optimizers", [
+    # Keys the analysis cannot list: a dict of networks built by a call, a comprehension over a list.
+    ("make_networks()", "optims = {k: torch.optim.Adam(v.parameters()) for k, v in nets.items()}"),
+    (TWO_NETWORKS, 'optims = {k: torch.optim.Adam(nets[k].parameters()) for k in ["G", "D"]}'),
+    # One optimizer over both networks under every key: a joint step, no discriminator step.
+    (TWO_NETWORKS, "optims = {k: torch.optim.Adam(list(nets['G'].parameters()) + list(nets['D'].parameters())) "
+                   "for k in nets}"),
+])
+def test_optimizers_held_in_a_dict_the_analysis_cannot_pair_are_silent(networks, optimizers):
+    source = HELD_OPTIMIZERS.format(networks=networks, optimizers=optimizers)
+    assert [d for d in lint_source(source, "gan.py") if d.code == "TCL003"] == []
+
+
 def test_generator_fed_the_discriminators_values_is_judged_outside():
     # The negative beside it: the generator reads what the discriminator computed (`G(d_real)`), so the
     # loss runs D -> G -> D and a detach at `D(fake)` would cut a path back into D itself: silent.

@@ -549,6 +549,56 @@ def _tensor_or_list(name: cst.Name, function: FunctionFacts, depth: int) -> froz
     return frozenset({name.value})
 
 
+def _iterated_dict(iterated: cst.BaseExpression) -> tuple:
+    """`nets`, `nets.keys()`, `nets.items()`: (the dict, "keys" or "items"); (None, "") otherwise."""
+    if type(iterated) is cst.Call and type(iterated.func) is cst.Attribute and not iterated.args \
+            and iterated.func.attr.value in ("keys", "items"):
+        return iterated.func.value, iterated.func.attr.value
+    return (iterated, "keys") if dotted_name(iterated) is not None else (None, "")
+
+
+def _loop_names(target: cst.BaseExpression, parts: str) -> tuple:
+    """(the key's name, the value's name or None) a loop over a dict binds."""
+    if parts == "keys" and type(target) is cst.Name:
+        return target.value, None
+    if parts == "items" and type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
+            and all(type(element.value) is cst.Name for element in target.elements):
+        return target.elements[0].value.value, target.elements[1].value.value
+    return None, None
+
+
+def _written_out_keys(value: Optional[cst.BaseExpression]) -> Optional[list]:
+    """The keys of `{"G": ..., "D": ...}` or `dict(G=..., D=...)`, all constant; None otherwise."""
+    if type(value) is cst.Dict:
+        keys = [_literal_key(element.key) if type(element) is cst.DictElement else None for element in value.elements]
+    elif type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict" \
+            and all(arg.keyword is not None for arg in value.args):
+        keys = [arg.keyword.value for arg in value.args]
+    else:
+        return None
+    return keys if keys and all(isinstance(key, str) for key in keys) else None
+
+
+def _with_element(expression: cst.BaseExpression, networks: cst.BaseExpression, key_name: str,
+                  value_name: Optional[str], key: str) -> cst.BaseExpression:
+    """`expression` for one key: the loop's key name read as that key, and its value name (and
+    `networks[key_name]`) as the dict's element under it (`nets["D"]`)."""
+    element = cst.Subscript(value=networks, slice=[cst.SubscriptElement(cst.Index(cst.SimpleString(f'"{key}"')))])
+
+    class Substitute(cst.CSTTransformer):
+        def leave_Subscript(self, original, updated):
+            index = original.slice[0].slice.value if len(original.slice) == 1 \
+                and type(original.slice[0].slice) is cst.Index else None
+            if type(index) is cst.Name and index.value == key_name and original.value.deep_equals(networks):
+                return element
+            return updated
+
+        def leave_Name(self, original, updated):
+            return element if value_name is not None and original.value == value_name else updated
+
+    return expression.visit(Substitute())
+
+
 def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
                       function: Optional[FunctionFacts] = None) -> frozenset:
     """For `Adam(netD.parameters(), ...)` (any optimizer class): {"netD"}; else empty.
@@ -581,6 +631,7 @@ class TrainingFacts:
                 if modules:
                     self.optimizers[binding.name] = self.optimizers.get(binding.name, frozenset()) | modules
             self._record_attribute_optimizers(function)
+            self._record_held_optimizers(function)
         # `self.D = D` then `Adam(D.parameters())`: the optimizer trains `self.D` too.
         for key, modules in list(self.optimizers.items()):
             extra = {alias for module in modules for alias in self._module_aliases.get(module, ())}
@@ -646,6 +697,89 @@ class TrainingFacts:
             if summary is not None and summary.free_tensors & wanted:
                 found.add(name)
         return frozenset(found)
+
+    def _record_held_optimizers(self, function: FunctionFacts) -> None:
+        """Optimizers held in a dict under constant keys, each over a network held the same way:
+        `optims = {"G": Adam(G.parameters()), ...}`, `optims["D"] = Adam(...)`, and, for each key of a
+        dict of networks written out (`nets = {"G": ..., "D": ...}`), `for k in nets: optims[k] =
+        Adam(nets[k].parameters())` or `{k: Adam(v.parameters()) for k, v in nets.items()}`:
+        {'optims["D"]': {'nets["D"]'}}."""
+        names = self.facts.names
+        for statement in function.statement_order:
+            if type(statement) is not cst.Assign or len(statement.targets) != 1:
+                continue
+            target, value = statement.targets[0].target, statement.value
+            holder = dotted_name(target)
+            held: list = []  # (key, the expression that makes the optimizer)
+            if holder is not None and type(value) is cst.Dict:
+                held = [(_literal_key(element.key), element.value) for element in value.elements
+                        if type(element) is cst.DictElement]
+            elif holder is not None and type(value) is cst.DictComp:
+                held = self._comprehension_entries(value, function)
+            elif type(target) is cst.Subscript and module_key(target) is not None:
+                holder, held = None, [(module_key(target), value)]
+            elif type(target) is cst.Subscript and dotted_name(target.value) is not None:
+                held = self._loop_entries(statement, target, function)
+                holder = dotted_name(target.value) if held else None
+            for key, made in held:
+                modules = optimizer_modules(made, names, function) if key is not None else frozenset()
+                if modules:
+                    full = f'{holder}["{key}"]' if holder is not None else key
+                    self.optimizers[full] = self.optimizers.get(full, frozenset()) | modules
+
+    def _comprehension_entries(self, value: cst.DictComp, function: FunctionFacts) -> list:
+        """`{k: Adam(v.parameters()) for k, v in nets.items()}` (or `for k in nets`, reading `nets[k]`):
+        one (key, the optimizer's expression for that key's network) per key of `nets`'s dict."""
+        loop = value.for_in
+        if loop.inner_for_in is not None or loop.ifs or type(value.key) is not cst.Name:
+            return []
+        networks, parts = _iterated_dict(loop.iter)
+        keys = self._dict_keys(networks, function) if networks is not None else None
+        if not keys:
+            return []
+        key_name, value_name = _loop_names(loop.target, parts)
+        if key_name != value.key.value:
+            return []
+        return [(key, _with_element(value.value, networks, key_name, value_name, key)) for key in keys]
+
+    def _loop_entries(self, statement: cst.Assign, target: cst.Subscript, function: FunctionFacts) -> list:
+        """`optims[k] = Adam(nets[k].parameters())` in `for k in nets:` (or `nets.keys()`, or
+        `for k, net in nets.items()`): one entry per key of `nets`'s dict."""
+        index = target.slice[0].slice.value if len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index \
+            else None
+        loops = function.loops_of.get(statement, ())
+        if type(index) is not cst.Name or not loops or type(loops[-1]) is not cst.For:
+            return []
+        loop = loops[-1]
+        networks, parts = _iterated_dict(loop.iter)
+        keys = self._dict_keys(networks, function) if networks is not None else None
+        key_name, value_name = _loop_names(loop.target, parts)
+        if not keys or key_name != index.value:
+            return []
+        return [(key, _with_element(statement.value, networks, key_name, value_name, key)) for key in keys]
+
+    def _dict_keys(self, networks: cst.BaseExpression, function: FunctionFacts) -> Optional[list]:
+        """The constant keys of the dict `networks` names, when every value it is given is written out
+        (`{"G": ..., "D": ...}`, `dict(G=..., D=...)`), here or at the module's top level."""
+        name = dotted_name(networks)
+        if name is None:
+            return None
+        values = []
+        if name.startswith("self.") and function.class_name in self.facts.classes:
+            values = self.facts.attribute_values(self.facts.classes[function.class_name], name[len("self."):])
+        elif type(networks) is cst.Name:
+            bindings = function.bindings_at(networks)
+            if not bindings:
+                scope = self.facts.summaries.scope_of_name(name, function)
+                bindings = [b for b in scope.bindings if b.name == name] if scope is not None else []
+            values = [binding.value for binding in bindings]
+        keys: list = []
+        for value in values:
+            found = _written_out_keys(value)
+            if found is None:
+                return None
+            keys.extend(key for key in found if key not in keys)
+        return keys or None
 
     def _record_attribute_optimizers(self, function: FunctionFacts) -> None:
         """`self.opt_d = Adam(...)` and `self.D = D` inside a method."""
