@@ -547,3 +547,13 @@ def test_a_network_built_for_large_images_gets_them_last():
 
     assert probe_input_shape(Halving, "forward", "cpu") == (2, 3, 256, 256)
     assert Halving()(torch.zeros(2, 3, 256, 256)).shape == (2, 1)
+
+
+@pytest.mark.parametrize("flagged", ["d_loss = D(fake).mean()", 'd_loss = nets["D"](fake).mean()'])
+def test_a_loader_argument_s_batches_are_shaped_for_the_top_level_network_they_feed(shapes_verified, flagged):
+    # `for real in loader: ... D(real)` with `D` (or `nets["D"]`) built at the script's top level: the
+    # batches take the 4 (or 3) features that network reads, so the step runs and the claim is measured.
+    verdict = _verdict(shapes_verified, "global_networks_step.py", flagged, "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "changed their `.grad`" in verdict.evidence, verdict.evidence
+

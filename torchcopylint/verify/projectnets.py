@@ -158,10 +158,16 @@ def with_inputs_of_module_networks(settings: list[StandIns], function: ast.AST, 
     plan = settings[0].plan
     found = uses(function)
     for name, kind in plan.kinds.items():
-        if kind != "tensor" or name not in found:
+        if kind == "tensor" and name in found:
+            fed_to = found[name].fed_to
+        elif kind == "loader":
+            # `for real in loader: ... D(real)`: the batches a loader argument yields feed the network.
+            fed_to = {callee for batch in _batches_of(function, name) if batch in found
+                      for callee in found[batch].fed_to}
+        else:
             continue
-        for callee in sorted(found[name].fed_to):
-            network = namespace.get(callee)
+        for callee in sorted(fed_to):
+            network = _module_named(callee, namespace)
             if callee in plan.kinds or not isinstance(network, nn.Module):
                 continue
             try:
@@ -171,6 +177,53 @@ def with_inputs_of_module_networks(settings: list[StandIns], function: ast.AST, 
             return [dataclasses.replace(s, plan=dataclasses.replace(s.plan, sample=tuple(shape[1:])))
                     for s in settings]
     return settings
+
+
+def _batches_of(function: ast.AST, loader: str) -> set:
+    """The names a loop over `loader` binds to its batches' first value: `real` in `for real in loader`,
+    `for real, _ in loader`, `for i, (real, _) in enumerate(loader)`."""
+    found = set()
+    for node in ast.walk(function):
+        if not isinstance(node, ast.For):
+            continue
+        iterated, target = node.iter, node.target
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate" \
+                and iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            iterated, target = iterated.args[0], target.elts[1]
+        if not (isinstance(iterated, ast.Name) and iterated.id == loader):
+            continue
+        while isinstance(target, (ast.Tuple, ast.List)) and target.elts:
+            target = target.elts[0]
+        if isinstance(target, ast.Name):
+            found.add(target.id)
+    return found
+
+
+def _module_named(callee: str, namespace: dict) -> Optional[nn.Module]:
+    """The module a callee spelled `D`, `nets["D"]` or `model.encoder` names in the loaded namespace
+    (constant keys and submodules only: nothing is called)."""
+    try:
+        node = ast.parse(callee, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def value_of(expr):
+        if isinstance(expr, ast.Name):
+            return namespace.get(expr.id)
+        if isinstance(expr, ast.Attribute):  # a submodule (`model.encoder`): no property runs
+            owner = value_of(expr.value)
+            return owner._modules.get(expr.attr) if isinstance(owner, nn.Module) else None
+        if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+            owner = value_of(expr.value)
+            try:
+                return owner[expr.slice.value] if isinstance(owner, (dict, list, tuple, nn.ModuleDict,
+                                                                     nn.ModuleList)) else None
+            except (KeyError, IndexError, TypeError):
+                return None
+        return None
+
+    found = value_of(node)
+    return found if isinstance(found, nn.Module) else None
 
 
 def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, path: str, factories,
