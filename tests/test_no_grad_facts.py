@@ -231,6 +231,34 @@ def test_a_tensor_detached_in_place_on_every_path_before_the_copy_records_nothin
     assert flagged == [12, 15], flagged
 
 
+def test_a_tensor_an_if_found_not_to_require_grad_records_nothing_in_that_branch():
+    from torchcopylint.engine import lint_source
+
+    # A PINN's `as_leaf`: the copy in the `else` of `if out.requires_grad:` (or under `if not ...`) is of
+    # a tensor the code just saw needs no grad. The other branch, a value the branch binds itself, and a
+    # test that is not on `requires_grad` say nothing.
+    source = textwrap.dedent("""\
+        import torch
+
+        def as_leaf(out, other, flag):
+            if out.requires_grad:
+                a = out.clone().detach()
+            else:
+                b = out.clone().detach().requires_grad_(True)
+            if not other.requires_grad:
+                c = other.clone().detach()
+                other = other * torch.ones(2, requires_grad=True)
+                d = other.clone().detach()
+            if flag:
+                pass
+            else:
+                e = out.clone().detach()
+            return a, b, c, d, e
+        """)
+    flagged = [d.location.line for d in lint_source(source, "leaf.py") if d.code == "TCL005"]
+    assert flagged == [5, 11, 15], flagged
+
+
 def test_a_class_built_by_name_in_the_file_passes_its_arguments_to_its_init():
     from torchcopylint.engine import lint_source
 

@@ -235,6 +235,7 @@ class GradFlow:
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
         self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
+        self._tested_without_grad: dict = {}  # function node -> {statement: {name an `if` shows needs no grad: branch}}
 
     # ----------------------------------------------------------------- queries
 
@@ -247,6 +248,30 @@ class GradFlow:
         enabled = self.facts.grad_enabled_at(function, statement) if statement is not None else True
         found = self._of(expr, function, enabled, 0)
         return found if found is not None and found.grounds >= grounds else None
+
+    def _tested_names(self, function: FunctionFacts) -> dict:
+        """Statements that run only where an `if` found a name not to require grad (the `else` of
+        `if out.requires_grad:`, the body of `if not out.requires_grad:`), with that branch: a value
+        bound inside it is another one."""
+        found = self._tested_without_grad.get(function.node)
+        if found is not None:
+            return found
+        found = self._tested_without_grad[function.node] = {}
+        for node in walk(function.node):
+            if type(node) is not cst.If:
+                continue
+            test, negated = node.test, False
+            if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+                test, negated = test.expression, True
+            if not (type(test) is cst.Attribute and test.attr.value == "requires_grad" and type(test.value) is cst.Name):
+                continue
+            branch = node.body if negated else node.orelse
+            if branch is None or type(branch) is cst.If:
+                continue  # `elif`: what it tests decides, not this `if` alone
+            for statement in function.statement_order:
+                if _within(statement, branch):
+                    found.setdefault(statement, {})[test.value.value] = branch
+        return found
 
     def origin_from_callers(self, expr: cst.BaseExpression, function: FunctionFacts,
                             grounds: int = SEEN) -> Optional[tuple[cst.Call, cst.BaseExpression, GradOrigin]]:
@@ -832,6 +857,10 @@ class GradFlow:
                 return self._comprehension_entry(expr, statement, function, depth, likely)
             if statement is not None and self._detached_in_place_before(expr, bindings, function, statement):
                 return True
+            branch = self._tested_names(function).get(statement, {}).get(expr.value) if statement is not None \
+                else None
+            if branch is not None and not any(_within(binding.statement, branch) for binding in bindings):
+                return True  # the value the test looked at, not one the branch made
             return all(self._binding_never(binding, function, likely) for binding in bindings)
         if type(expr) in (cst.Tuple, cst.List):
             return all(self._never(element.value, function, statement, depth + 1, likely)
@@ -1492,4 +1521,8 @@ def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
             expr = expr.func.value
         else:
             return None
+
+
+def _within(statement: cst.CSTNode, block: cst.CSTNode) -> bool:
+    return any(node is statement for node in walk(block))
 
