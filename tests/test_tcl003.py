@@ -406,6 +406,54 @@ def test_noise_sized_by_the_discriminators_output_carries_none_of_its_values(siz
     assert lines(source) == [10]
 
 
+OWN_OUTPUT_METHOD = """
+import torch
+from torch import nn
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(8, 4)
+
+    def forward(self, z):
+        return self.net(z)
+
+    def {method}(self, n):
+        z = torch.randn(n, 8)
+        return {returned}
+
+
+def train(loader):
+    generator = Generator()
+    discriminator = nn.Linear(4, 1)
+    opt_g = torch.optim.Adam(generator.parameters())
+    opt_d = torch.optim.Adam(discriminator.parameters())
+    for real in loader:
+        fake = generator.{method}(real.size(0))
+        d_loss = discriminator(fake).mean() - discriminator(real).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+"""
+
+
+@pytest.mark.parametrize("returned", ["self(z)", "self.forward(z)"])
+def test_a_method_of_the_generator_that_returns_its_own_output(returned):
+    # `fake = generator.generate_batch(n)` with `return self(z)`: the generator's output, as `generator(z)` is.
+    source = OWN_OUTPUT_METHOD.format(method="generate_batch", returned=returned)
+    [diagnostic] = [d for d in lint_source(source, "gan.py") if d.code == "TCL003"]
+    assert diagnostic.location.line == 26
+    assert "through the method `Generator.generate_batch`" in diagnostic.message
+
+
+@pytest.mark.parametrize("returned", ["z", "self.net.weight.new_zeros(n, 4)", "self(z).detach()"])
+def test_a_method_of_the_generator_that_returns_something_else_is_not_its_output(returned):
+    # Noise for the generator, a fresh tensor, or its output detached: nothing of its graph.
+    source = OWN_OUTPUT_METHOD.format(method="sample", returned=returned)
+    assert [d for d in lint_source(source, "gan.py") if d.code == "TCL003"] == []
+
+
 HELD_OPTIMIZERS = """
 import torch
 from torch import nn

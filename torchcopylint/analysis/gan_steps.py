@@ -969,6 +969,10 @@ class _Context:
                     if use.returned:
                         candidates.append((use.aliases, sorted(use.aliases & generators or use.aliases)[0],
                                            _through_note(summary, use, facts)))
+        if type(call.func) is cst.Attribute and not keys & generators:
+            own = self._own_output(call)  # `generator.generate_batch(n)`, not a network of that name
+            if own is not None:
+                candidates.insert(0, own)
         if candidates and trained and any(self.network_keys(arg.value) & trained for arg in call.args):
             # `delta = attack(model, X, y)`: handed the very network the step trains, it computes an
             # input against it (adversarial training, logit pairing); no generator is trained here.
@@ -985,6 +989,29 @@ class _Context:
                 continue
             return call, shown, via
         return None
+
+    def _own_output(self, call: cst.Call):
+        """`generator.generate_batch(n)`: a method of a network, defined by a class of the file, that
+        returns the network's own output (`return self(z)`, `self.forward(z)`, `self.net(z)`): that
+        network's output, as (keys, shown, note). The class is the one the receiver is built from, or else the only class of the file
+        with a method of that name."""
+        receiver, name = call.func.value, call.func.attr.value
+        keys = self.network_keys(receiver)
+        if not keys:
+            return None
+        owner = self.facts.built_class(receiver, self.function)
+        owners = [owner] if owner is not None else \
+            [each for each in self.facts.classes.values() if name in each.methods]
+        if len(owners) != 1 or name not in owners[0].methods:
+            return None
+        method = owners[0].methods[name]
+        summary = self.facts.summary(method)
+        if summary is None or not any(use.returned and (use.key == "self" or use.key.startswith("self."))
+                                      for use in summary.networks):
+            return None  # noise, a fresh tensor, a detached output: nothing of the network's graph
+        note = f"through the method `{owners[0].name}.{name}` at line {self.facts.line_of(method)}, which returns " \
+               f"the network's own output"
+        return keys, _shown_key(receiver, keys), note
 
     def _fed_by_trained(self, call: cst.Call, trained: frozenset) -> bool:
         """Does an argument of the call carry the output of a network the step trains (made earlier in
