@@ -406,6 +406,36 @@ def test_noise_sized_by_the_discriminators_output_carries_none_of_its_values(siz
     assert lines(source) == [10]
 
 
+FAKE_ONLY_STEP = """
+import torch
+from torch import nn
+
+
+def train(loader):
+    {gen}, {disc} = nn.Linear(4, 4), nn.Linear(4, 1)
+    opt_g = torch.optim.Adam({gen}.parameters())
+    opt_d = torch.optim.Adam({disc}.parameters())
+    for a, b in loader:
+        d_loss = ({disc}({gen}(a)) ** 2).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+"""
+
+
+@pytest.mark.parametrize("gen, disc", [("genAB", "discB"), ("G_A2B", "D_B"), ("netG_A", "netD_B"),
+                                       ("gen_x", "critic_y")])
+def test_a_step_of_fakes_alone_is_a_discriminator_step_when_cycle_names_say_so(gen, disc):
+    # CycleGAN-style trainers split the discriminator's real and fake steps; in the fake-only one only the
+    # names tell a discriminator from a network that cooperates with the generator (domain suffixes kept).
+    assert lines(FAKE_ONLY_STEP.format(gen=gen, disc=disc)) == [11]
+
+
+@pytest.mark.parametrize("gen, disc", [("encoder", "decoder"), ("ga", "da"), ("net_a", "net_b")])
+def test_a_step_of_fakes_alone_under_other_names_is_silent(gen, disc):
+    assert lines(FAKE_ONLY_STEP.format(gen=gen, disc=disc)) == []
+
+
 OWN_OUTPUT_METHOD = """
 import torch
 from torch import nn

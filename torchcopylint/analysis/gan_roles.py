@@ -17,6 +17,8 @@ What none of them settles stays unpaired, and the rule that asks stays silent.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -251,4 +253,13 @@ def _role(stem: str) -> Optional[str]:
         return "discriminator"
     if stem in GENERATOR_STEMS:
         return "generator"
+    # CycleGAN's pairs name their domain after the role: `D_A`, `discB`, `genAB`, `G_A2B`. A one-letter
+    # role needs the separator (`da` may be anything).
+    base = DOMAIN_SUFFIX.sub("", stem, count=1)
+    if base != stem and (len(base) > 1 or "_" in stem) and base in DISCRIMINATOR_STEMS | GENERATOR_STEMS:
+        return _role(base)
     return None
+
+
+# A domain named after a network's role: `_a`, `b`, `ab`, `a2b`, `x2y`, `_1`.
+DOMAIN_SUFFIX = re.compile(r"_?(?:a|b|x|y|ab|ba|xy|yx|a2b|b2a|x2y|y2x|\d+)$")
