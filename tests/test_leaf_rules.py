@@ -74,6 +74,21 @@ LEAF_ORIGINS = {
 }
 
 
+
+@pytest.mark.parametrize("imports", ["import torch", "import torch as T"])
+def test_tcl004_no_grad_spelled_through_an_import_inside_the_function(imports):
+    # A test helper or a lazy import: `torch` is bound in the function, not at the top of the file, and
+    # its `no_grad()` is torch's all the same.
+    alias = imports.split()[-1]
+    source = f"""
+        def reset(model):
+            {imports}
+            with {alias}.no_grad():
+                for p in model.parameters():
+                    p.copy_({alias}.zeros_like(p))
+    """
+    assert _found(source, "TCL004") == []
+
 @pytest.mark.parametrize("origin", LEAF_ORIGINS.values(), ids=LEAF_ORIGINS.keys())
 def test_tcl004_leaf_origins(origin):
     source = "import torch\nfrom torch import nn\n\n\ndef f():\n    " + origin + "\n    w.mul_(2.0)\n    return w\n"

@@ -12,6 +12,8 @@ from typing import Optional, Union
 
 import libcst as cst
 
+from torchcopylint.analysis.syntax import walk
+
 ROOT_PACKAGE = "torch"
 # Other tensor frameworks, whose `loss.backward()`, `x.grad` and `.copy_()` read like torch's: a module
 # that imports one of them and not torch is their code.
@@ -59,6 +61,13 @@ class TorchNames:
             names.star_import = names.star_import or (
                 type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar and
                 not (statement.module is not None and _module_name(statement.module).split(".")[0] == ROOT_PACKAGE))
+        # `def f(m): import torch; with torch.no_grad(): ...`: a function that imports torch for itself
+        # (lazily, or in a test helper) spells the same names; a module-level binding of the name wins.
+        local = cls()
+        for statement in _imports_in_functions(module):
+            local._record(statement)
+        for name, full in local.aliases.items():
+            names.aliases.setdefault(name, full)
         if star and ROOT_PACKAGE not in names.aliases and _reads_name(module, ROOT_PACKAGE):
             # `from utils import *` where utils imports torch: `torch.no_grad()` is torch's, as the name
             # can come from nowhere else.
@@ -173,6 +182,21 @@ def _import_statements(body) -> list:
             found.extend(_import_statements(statement.body.body))
             for handler in statement.handlers:
                 found.extend(_import_statements(handler.body.body))
+    return found
+
+
+def _imports_in_functions(module: cst.Module) -> list:
+    """Import statements written inside function bodies, anywhere in the module."""
+    found: list = []
+    pending = list(module.body)
+    while pending:
+        statement = pending.pop()
+        if type(statement) is cst.FunctionDef:
+            found.extend(node for node in walk(statement.body) if type(node) in (cst.Import, cst.ImportFrom))
+        elif type(statement) is cst.ClassDef:
+            pending.extend(statement.body.body)
+        elif type(statement) in (cst.If, cst.Try, cst.With, cst.For, cst.While):
+            pending.extend(node for node in walk(statement) if type(node) in (cst.FunctionDef, cst.ClassDef))
     return found
 
 
