@@ -259,6 +259,25 @@ def test_a_tensor_an_if_found_not_to_require_grad_records_nothing_in_that_branch
     assert flagged == [5, 11, 15], flagged
 
 
+def test_a_parameter_declared_a_number_is_very_likely_free_of_autograd():
+    # `momentum: float = 0.0`, `alpha=0.01`: numbers, in the likely reading (an MI-FGSM loop's
+    # `velocity = momentum * velocity + grad` then keeps no graph). A tensor annotation, a default of
+    # None or no default at all say nothing; the sure reading never takes an annotation's word.
+    source = textwrap.dedent("""\
+        import torch
+
+        def step(bare, momentum: float = 0.0, alpha=0.01, count: int = 3, weight: torch.Tensor = None, other=None):
+            return momentum, alpha, count, weight, other, bare
+        """)
+    facts = ModuleFacts(cst.parse_module(source), "step.py", source)
+    step = _function(facts, "step")
+    likely = {name: facts.autograd._binding_never(_param(step, name), step, True)
+              for name in ("momentum", "alpha", "count", "weight", "other", "bare")}
+    assert likely == {"momentum": True, "alpha": True, "count": True, "weight": False, "other": False,
+                      "bare": False}
+    assert not facts.autograd._binding_never(_param(step, "momentum"), step, False)
+
+
 def test_a_class_built_by_name_in_the_file_passes_its_arguments_to_its_init():
     from torchcopylint.engine import lint_source
 

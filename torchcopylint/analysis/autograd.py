@@ -994,7 +994,8 @@ class GradFlow:
                 # value that carries no graph carry none either.
                 or self._items_never(loop.iter, function, loop, depth, likely))
         if binding.kind == "param":
-            return likely and (self._every_caller_passes_none(binding, function, depth)
+            return likely and (_declared_a_number(binding.statement)
+                               or self._every_caller_passes_none(binding, function, depth)
                                or self._input_differentiated_against(binding, function))
         if binding.kind == "unpack" and binding.value is not None:
             # `g, = torch.autograd.grad(loss, w)`, `a, b = x.detach().chunk(2)`: parts of such a value;
@@ -1525,4 +1526,22 @@ def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
 
 def _within(statement: cst.CSTNode, block: cst.CSTNode) -> bool:
     return any(node is statement for node in walk(block))
+
+
+# Annotations that declare a Python number (or a flag): `momentum: float = 0.9`.
+NUMBER_ANNOTATIONS = frozenset({"float", "int", "bool", "complex"})
+
+
+def _declared_a_number(param: cst.CSTNode) -> bool:
+    """A parameter annotated as a number, or with a number as its only default and no annotation
+    (`momentum: float = 0.0`, `alpha=0.01`): very likely a Python number, which carries no graph."""
+    if type(param) is not cst.Param:
+        return False
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if annotation is not None:
+        return type(annotation) is cst.Name and annotation.value in NUMBER_ANNOTATIONS
+    default = param.default
+    if type(default) is cst.UnaryOperation:
+        default = default.expression
+    return type(default) in (cst.Integer, cst.Float)
 
