@@ -1924,3 +1924,11 @@ def test_an_assert_that_a_gpu_is_present_is_skipped_where_the_code_runs_on_the_c
     exec(compile(rewritten, "<module>", "exec"), namespace)
     assert namespace["f"](2) == 2
     assert gpu_asserts_in_place("x = 1\n") == "x = 1\n"
+
+
+def test_a_main_guard_in_a_try_reaches_its_step_with_the_number_an_option_is_compared_with(scripts_verified):
+    # `try: if __name__ == "__main__":` opens up as a main guard does; the default `--noise 0.11` takes a
+    # private path whose package is missing, and `if args.noise > 0:` says which value takes the other.
+    verdict = _verdict(scripts_verified, "private_option.py", "d_loss = D(fake).mean()", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "the script ran with `--noise 0.0`" in verdict.evidence, verdict.evidence

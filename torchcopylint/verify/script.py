@@ -39,7 +39,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
-from torchcopylint.verify.absent import AbsentModule, AbsentName
+from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed
 from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, SMALL_BATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
@@ -82,6 +82,8 @@ class _Log:
     # What the script compares each option with (`args.loss == "wasserstein"`): its other values
     # when the option declares no choices.
     compared: dict = field(default_factory=dict)
+    # The numbers it compares a numeric option with (`if args.noise > 0:`): values that take the other way.
+    compared_numbers: dict = field(default_factory=dict)
     ran_with: str = ""
     passed_writes: list = field(default_factory=list)  # lines of refused writes a run went past
     function_plans: list = field(default_factory=list)  # the data plans of a function's module loads
@@ -419,6 +421,11 @@ def _other_values(parser) -> dict:
             found[option] = [[option, value] for value in values + [UNMATCHED_OPTION]]
         elif isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
             found[option] = [[option]]
+        elif action.dest in _log.compared_numbers and action.nargs in (None, "?") and action.type in (int, float):
+            # `if args.noise > 0:` with `--noise` 0.11 by default: the number compared with, and one past it.
+            values = [action.type(value) for value in _log.compared_numbers[action.dest]
+                      if action.type is float or float(value).is_integer()]
+            found[option] = [[option, str(value)] for value in dict.fromkeys(values) if value != action.default]
     return found
 
 
@@ -444,6 +451,22 @@ def compared_options(text: str) -> dict:
                     isinstance(e, ast.Constant) and isinstance(e.value, str) for e in literals):
                 values = found.setdefault(side.attr, [])
                 values.extend(e.value for e in literals if e.value not in values)
+    return found
+
+
+def compared_numbers(text: str) -> dict:
+    """Attribute -> the numbers the script compares it with by order or equality (`args.noise > 0`,
+    `opt.epoch >= 10`), each with the next integer: one value on each side of the comparison."""
+    found: dict = {}
+    for node in ast.walk(ast.parse(text)):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq))):
+            continue
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) and isinstance(other, ast.Constant) \
+                    and type(other.value) in (int, float):
+                values = found.setdefault(side.attr, [])
+                values.extend(value for value in (other.value, other.value + 1) if value not in values)
     return found
 
 
@@ -578,6 +601,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     _log.compared = compared_options(source)
+    _log.compared_numbers = compared_numbers(source)
     choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
     resized = _resized
     errors: list[str] = []
@@ -601,6 +625,13 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         except StopRun:
             _record(plan, plan.namespace)
             _note_arguments()
+            raise
+        except AbsentPackageUsed:
+            # A package the default path needs (`pyvacy` under `if args.noise > 0:`), missing: the flagged
+            # line may sit on the path another value of an option selects, which may not need it (so for
+            # any other error before the claim, below).
+            if not any(probe.executed.get(line) for line in watched) and not last and next_option_values():
+                continue
             raise
         except Exception as error:
             refused = _refused_write(error, path, text, start)
@@ -632,6 +663,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             # then the next sample shape.
             choice, full_batches = (choice, True) if plan.cut and not full_batches else (choice + 1, False)
             retry = plan.used and choice < plan.candidate_count and before_claim and not last
+            if not retry and before_claim and not last and next_option_values():
+                continue  # the default path failed before the claim: another value of an option may avoid it
             if not retry:
                 _record(plan, plan.namespace)
                 raise
@@ -996,6 +1029,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
     helpers = {**plan.helpers(), FAILED_HELPER: failed, **notebook_globals(source)}
     seed()
     _log.compared = compared_options(source)
+    _log.compared_numbers = compared_numbers(source)
     namespace = execute(text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
     _note_arguments()
     _record(plan, namespace)

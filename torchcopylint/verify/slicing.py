@@ -98,12 +98,21 @@ def _definitely_bound(node: ast.stmt) -> set[str]:
 
 
 def _top_level(tree: ast.Module, line: int) -> list[ast.stmt]:
-    """The top-level statements, with the body of a main guard that holds `line` opened up."""
-    for index, node in enumerate(tree.body):
-        if isinstance(node, ast.If) and _is_main_guard(node) \
-                and any(_first_line(stmt) <= line <= _last_line(stmt) for stmt in node.body):
-            return list(tree.body[:index]) + list(node.body)
-    return list(tree.body)
+    """The top-level statements, with the body of a main guard that holds `line` opened up (also one
+    written inside a top-level `try:`, `try: if __name__ == "__main__": ... except KeyboardInterrupt:`,
+    whose handlers are left out: an error is the run's to report)."""
+    return _opened(list(tree.body), line)
+
+
+def _opened(body: list, line: int) -> list[ast.stmt]:
+    for index, node in enumerate(body):
+        holds = any(_first_line(stmt) <= line <= _last_line(stmt) for stmt in getattr(node, "body", ()))
+        if isinstance(node, ast.If) and _is_main_guard(node) and holds:
+            return body[:index] + list(node.body)
+        if isinstance(node, ast.Try) and holds and any(isinstance(stmt, ast.If) and _is_main_guard(stmt)
+                                                       for stmt in node.body):
+            return body[:index] + _opened(list(node.body), line)
+    return body
 
 
 def _is_main_guard(node: ast.If) -> bool:
