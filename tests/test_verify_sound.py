@@ -137,6 +137,16 @@ def test_a_wrapper_s_conversion_is_confirmed_by_running_the_caller_that_hands_it
 
 
 @needs_torch
+def test_a_conversion_of_a_stand_in_network_s_output_is_not_confirmed_on_that_assumption(sound_verified):
+    # `model(images).cpu().numpy()` with `model` an argument nothing in sight builds: the stand-in network
+    # has trainable parameters by construction, so the error it raises shows the claim's condition, not
+    # the code's (fresh50: every caller passed a feature extractor that runs under no_grad).
+    verdict = _verdict(sound_verified, "numpy_assumed.py", "return model(images).cpu().numpy()", "TCL009")
+    assert verdict.status == "unverified", verdict
+    assert "assumed: `model` was a stand-in network" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_an_object_the_script_builds_is_built_with_what_its_top_level_call_passes(sound_verified):
     # `Anchor(model=model, loaders=[None], device=device)`: the script's own network, and a list whose
     # first item says there is no data yet; no stand-in could say what `loaders` is.

@@ -2474,6 +2474,13 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
     # as `_value_at_line` does with `through`: alone, the wrapper would be given a stand-in.
     caller_line = job.context.get("caller_line")
     runner = dataclasses.replace(job, line=caller_line, _tree=None) if caller_line else job
+    # The claim may rest on an assumption the message states ("if `model` has parameters that require
+    # grad"): a stand-in network for that name has them by construction, and shows nothing of the real one.
+    assumed = re.match(r"if `([\w.]+)`", job.context.get("assumption") or "")
+    stood_in: list = []
+    if assumed is not None:  # the name is the caller's where the claim is about what a caller passes
+        probe.on_before(caller_line or job.line, lambda frame: stood_in.append(
+            isinstance(_plain_value(assumed.group(1), frame), standins.StandInNet)))
     try:
         run_loaded(runner, probe)
     except Exception as error:  # noqa: BLE001 - whatever the user's code raises is evidence or a reason
@@ -2481,7 +2488,12 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
     at_line = [exception for line, exception in probe.raised if line == job.line]
     for exception in at_line:
         if isinstance(exception, RuntimeError) and NUMPY_ERROR in str(exception):
-            return confirmed(f"line {job.line} raised RuntimeError: {str(exception).splitlines()[0]}")
+            evidence = f"line {job.line} raised RuntimeError: {str(exception).splitlines()[0]}"
+            if stood_in and stood_in[0]:
+                raise CannotRun(f"{evidence}; assumed: `{assumed.group(1)}` was a stand-in network, whose "
+                                f"parameters require grad by construction (the claim holds {job.context['assumption']}"
+                                f"; nothing run shows what the code is given)")
+            return confirmed(evidence)
     if at_line:
         first = at_line[0]
         raise CannotRun(f"the line raised {type(first).__name__} before the conversion: {str(first)[:140]}")
@@ -2495,6 +2507,15 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
     if failure:
         raise CannotRun(f"the code failed before the line: {failure[:160]}")
     raise CannotRun("the flagged line was not reached with the made-up inputs")
+
+
+def _plain_value(expression: str, frame) -> Any:
+    """A name or dotted attribute (`model`, `self.net`) in the frame; None when it is not there."""
+    root, *attributes = expression.split(".")
+    value = frame.f_locals.get(root, frame.f_globals.get(root))
+    for attribute in attributes:
+        value = getattr(value, attribute, None) if isinstance(value, nn.Module) else None
+    return value
 
 
 def leaf_lost_by_copy(job: Job) -> Outcome:
