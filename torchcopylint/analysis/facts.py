@@ -581,6 +581,21 @@ class ModuleFacts(CalleeEffects, Callees):
             return method if type(method) is cst.FunctionDef else None
         return None
 
+    def method_called(self, call: cst.Call, function: FunctionFacts,
+                      by_name: bool = False) -> Optional[tuple[ClassFacts, cst.FunctionDef]]:
+        """`meter.update(...)`: the class of this file the receiver is built from (`built_class`) and its
+        method of that name; with `by_name`, where the receiver's class is not in sight, the only class of
+        the file that has a method of that name. None otherwise."""
+        if type(call.func) is not cst.Attribute:
+            return None
+        name = call.func.attr.value
+        owner = self.built_class(call.func.value, function)
+        owners = [owner] if owner is not None else \
+            [each for each in self.classes.values() if name in each.methods] if by_name else []
+        if len(owners) != 1 or name not in owners[0].methods:
+            return None
+        return owners[0], owners[0].methods[name]
+
     def built_class(self, expr: cst.BaseExpression, function: FunctionFacts) -> Optional[ClassFacts]:
         """The class of this file every value `expr` may hold was built from (`Helper()`), if one is: a
         local name (or, bound nowhere in the function, a name every top-level assignment of which

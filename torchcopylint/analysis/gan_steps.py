@@ -995,22 +995,18 @@ class _Context:
         returns the network's own output (`return self(z)`, `self.forward(z)`, `self.net(z)`): that
         network's output, as (keys, shown, note). The class is the one the receiver is built from, or else the only class of the file
         with a method of that name."""
-        receiver, name = call.func.value, call.func.attr.value
+        receiver = call.func.value
         keys = self.network_keys(receiver)
-        if not keys:
+        found = self.facts.method_called(call, self.function, by_name=True) if keys else None
+        if found is None:
             return None
-        owner = self.facts.built_class(receiver, self.function)
-        owners = [owner] if owner is not None else \
-            [each for each in self.facts.classes.values() if name in each.methods]
-        if len(owners) != 1 or name not in owners[0].methods:
-            return None
-        method = owners[0].methods[name]
+        owner, method = found
         summary = self.facts.summary(method)
         if summary is None or not any(use.returned and (use.key == "self" or use.key.startswith("self."))
                                       for use in summary.networks):
             return None  # noise, a fresh tensor, a detached output: nothing of the network's graph
-        note = f"through the method `{owners[0].name}.{name}` at line {self.facts.line_of(method)}, which returns " \
-               f"the network's own output"
+        note = f"through the method `{owner.name}.{method.name.value}` at line {self.facts.line_of(method)}, " \
+               f"which returns the network's own output"
         return keys, _shown_key(receiver, keys), note
 
     def _fed_by_trained(self, call: cst.Call, trained: frozenset) -> bool:

@@ -295,11 +295,10 @@ def _callee_of(facts: ModuleFacts, call: cst.Call, function: FunctionFacts):
     """The summary of what the call runs: a function or `self.` method of the file
     (`callee_summary`), or a method of an object built from a class of the file (`meter.update`)."""
     summary = facts.callee_summary(call, function)
-    if summary is not None or type(call.func) is not cst.Attribute:
+    if summary is not None:
         return summary
-    owner = facts.built_class(call.func.value, function)
-    method = owner.methods.get(call.func.attr.value) if owner is not None else None
-    return facts.summary(method) if method is not None else None
+    found = facts.method_called(call, function)
+    return facts.summary(found[1]) if found is not None else None
 
 
 def _holder_outliving(facts: ModuleFacts, call: cst.Call, callee, kept, function: FunctionFacts,
