@@ -61,13 +61,13 @@ class TorchNames:
             names.star_import = names.star_import or (
                 type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar and
                 not (statement.module is not None and _module_name(statement.module).split(".")[0] == ROOT_PACKAGE))
-        # `def f(m): import torch; with torch.no_grad(): ...`: a function that imports torch for itself
-        # (lazily, or in a test helper) spells the same names; a module-level binding of the name wins.
-        local = cls()
-        for statement in _imports_in_functions(module):
-            local._record(statement)
-        for name, full in local.aliases.items():
-            names.aliases.setdefault(name, full)
+        # `def f(m): import torch; with torch.no_grad(): ...`: a module that imports torch only inside
+        # functions (lazily, or in a test helper) spells the same names there. (Read only then: the walk
+        # over every function body is not free, and a module that imports torch at its top rarely
+        # imports more of it inside.)
+        if not names.aliases:
+            for statement in _imports_in_functions(module):
+                names._record(statement)
         if star and ROOT_PACKAGE not in names.aliases and _reads_name(module, ROOT_PACKAGE):
             # `from utils import *` where utils imports torch: `torch.no_grad()` is torch's, as the name
             # can come from nowhere else.
