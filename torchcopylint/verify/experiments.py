@@ -2451,10 +2451,11 @@ def graph_kept_alive(job: Job) -> Outcome:
     return decide(settings(job, namespace), run, {job.line: "the accumulation"})
 
 
-def accumulator_value(frame_locals: dict, accumulator: str) -> Any:
-    """The accumulator TCL007 names: a local (`losses`) or module state (`self.history`)."""
+def accumulator_value(frame_locals: dict, accumulator: str, frame_globals: Optional[dict] = None) -> Any:
+    """A name or dotted attribute in a frame: the accumulator TCL007 names, a local (`losses`) or module
+    state (`self.history`); the network TCL009's message assumes (`model`, also a module-level one)."""
     root, *attributes = accumulator.split(".")
-    value = frame_locals.get(root)
+    value = frame_locals.get(root, (frame_globals or {}).get(root))
     for attribute in attributes:
         value = getattr(value, attribute, None)
     return value
@@ -2480,7 +2481,7 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
     stood_in: list = []
     if assumed is not None:  # the name is the caller's where the claim is about what a caller passes
         probe.on_before(caller_line or job.line, lambda frame: stood_in.append(
-            isinstance(_plain_value(assumed.group(1), frame), standins.StandInNet)))
+            isinstance(accumulator_value(frame.f_locals, assumed.group(1), frame.f_globals), standins.StandInNet)))
     try:
         run_loaded(runner, probe)
     except Exception as error:  # noqa: BLE001 - whatever the user's code raises is evidence or a reason
@@ -2507,15 +2508,6 @@ def numpy_of_grad_tensor(job: Job) -> Outcome:
     if failure:
         raise CannotRun(f"the code failed before the line: {failure[:160]}")
     raise CannotRun("the flagged line was not reached with the made-up inputs")
-
-
-def _plain_value(expression: str, frame) -> Any:
-    """A name or dotted attribute (`model`, `self.net`) in the frame; None when it is not there."""
-    root, *attributes = expression.split(".")
-    value = frame.f_locals.get(root, frame.f_globals.get(root))
-    for attribute in attributes:
-        value = getattr(value, attribute, None) if isinstance(value, nn.Module) else None
-    return value
 
 
 def leaf_lost_by_copy(job: Job) -> Outcome:
