@@ -1932,3 +1932,34 @@ def test_a_main_guard_in_a_try_reaches_its_step_with_the_number_an_option_is_com
     verdict = _verdict(scripts_verified, "private_option.py", "d_loss = D(fake).mean()", "TCL003")
     assert verdict.status == "confirmed", verdict
     assert "the script ran with `--noise 0.0`" in verdict.evidence, verdict.evidence
+
+
+def test_a_sibling_passing_the_pre_0_4_async_keyword_imports_with_non_blocking(tmp_path: Path):
+    # `async` became a keyword in Python 3.7; torch 0.4 had renamed the argument `non_blocking`.
+    (tmp_path / "data_gen.py").write_text(
+        "def to_device(inputs, targets):\n"
+        "    return inputs.to('cpu', async=True), targets.cuda(device=None, async =False) if False else targets\n"
+        "def untouched():\n    return {'async': 1}['async']\n", encoding="utf-8")
+    (tmp_path / "broken.py").write_text("def f(:\n    pass\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        sys.dont_write_bytecode = True
+        import torch
+        from torchcopylint.verify import legacy, script
+        legacy.install_old_apis()
+        script.begin()
+        import data_gen
+        print("moved:", data_gen.to_device(torch.ones(2), torch.zeros(2))[0].tolist(), data_gen.untouched())
+        try:
+            import broken
+        except SyntaxError:
+            print("another syntax error still fails")
+        print("notes:", script.stood_in())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "moved: [1.0, 1.0] 1" in result.stdout, result.stdout
+    assert "another syntax error still fails" in result.stdout, result.stdout
+    assert "`data_gen.py` passes `async=` to `.cuda()`/`.to()` (renamed `non_blocking=`" in result.stdout

@@ -24,7 +24,9 @@ its own (before torch 1.3), and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
 gone in NumPy 1.24 and 2.0, everywhere in older code) and its `numpy.lib.polynomial` module, and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
-next multiple of eight, as Python 2 read it; Python 3 raises TabError); SciPy's removed image writers
+next multiple of eight, as Python 2 read it; Python 3 raises TabError); an imported module that passes
+`async=True` to `.cuda()` (torch 0.4 renamed it `non_blocking`; Python 3.7 made `async` a keyword, so
+the module no longer parses) is read with `non_blocking=`; SciPy's removed image writers
 (`scipy.misc.imsave`) write nothing, and its removed reader (`scipy.misc.imread`) imports, to refuse
 the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among floats, refused by
 today's torch) is read as floats; `collections.Iterable` and the other aliases of
@@ -534,9 +536,28 @@ def _project_modules_compiled_for_today() -> None:
             script.note(f"`{os.path.basename(path)}` mixes tabs and spaces in its indentation: read as Python 2 "
                         f"read it (a tab to the next multiple of eight columns)")
             return code
+        except SyntaxError:
+            import importlib.util
+
+            text = importlib.util.decode_source(data)
+            respelled = non_blocking_spelled_today(text)
+            if respelled == text:
+                raise
+            code = today(self, respelled.encode("utf-8"), path, *args, **kwargs)
+            script.note(f"`{os.path.basename(path)}` passes `async=` to `.cuda()`/`.to()` (renamed `non_blocking=` "
+                        f"in torch 0.4; a keyword since Python 3.7): read as `non_blocking=`")
+            return code
 
     source_to_code.compiles_for_today = True
     loader.source_to_code = source_to_code
+
+
+# `x.cuda(async=True)`: the keyword torch 0.4 renamed `non_blocking`, which Python 3.7 made a syntax error.
+OLD_NON_BLOCKING = re.compile(r"(?<=[(,])(\s*)async(\s*=)")
+
+
+def non_blocking_spelled_today(text: str) -> str:
+    return OLD_NON_BLOCKING.sub(r"\1non_blocking\2", text)
 
 
 def _numpy_aliases() -> None:
