@@ -1963,3 +1963,34 @@ def test_a_sibling_passing_the_pre_0_4_async_keyword_imports_with_non_blocking(t
     assert "moved: [1.0, 1.0] 1" in result.stdout, result.stdout
     assert "another syntax error still fails" in result.stdout, result.stdout
     assert "`data_gen.py` passes `async=` to `.cuda()`/`.to()` (renamed `non_blocking=`" in result.stdout
+
+
+def test_a_dataset_class_s_own_loader_method_runs_on_the_stand_in(scripts_verified):
+    # `Faces().get_dataloader(batch_size=32)`: the class lists a folder that is not here; its stand-in
+    # runs the method the class adds, which wraps it in a DataLoader of its samples.
+    verdict = _verdict(scripts_verified, "gan_dataset_method.py", "d_out_fake = D(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`get_dataloader` of Faces ran on the stand-in for `Faces(...)`" in verdict.evidence, verdict.evidence
+    assert "random samples" in verdict.evidence, verdict.evidence
+
+
+def test_a_stand_in_dataset_runs_only_the_project_class_s_own_plain_methods():
+    from torch.utils.data import Dataset
+
+    from torchcopylint.verify.batches import _own_method
+
+    class Pairs(Dataset):
+        def loader(self):
+            return "made"
+
+        def __len__(self):
+            return 3
+
+    class Subset(Pairs):
+        pass
+
+    assert _own_method(Subset, "loader") is Pairs.__dict__["loader"]
+    assert _own_method(Subset, "__len__") is None  # the stand-in's own
+    assert _own_method(Subset, "__add__") is None  # torch's Dataset, never the project's
+    assert _own_method(Subset, "missing") is None
+    assert _own_method(None, "loader") is None

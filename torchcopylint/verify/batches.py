@@ -21,6 +21,7 @@ import dataclasses
 import math
 import re
 import sys
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -170,7 +171,8 @@ class DataPlan:
         if site.kind == "tf-mnist":
             return StandInSplits(self, site)
         if site.kind == "dataset":
-            return StandInDataset(self, site, image_size, length=None)
+            return StandInDataset(self, site, image_size, length=None,
+                                  project_class=_project_class(_evaluate((hints or {}).get("class"))))
         size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \
             (1 if site.kind == "loader" and batch is None else DEFAULT_BATCH)
         requested = size_of_batch
@@ -773,8 +775,10 @@ class StandInDataset:
     """A map-style dataset stand-in: `dataset[i]` is `(image, label)`; also `.classes`, `.class_to_idx`, `.targets`,
     `.labels`, `.data`."""
 
-    def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: Optional[int] = BATCHES * DEFAULT_BATCH) -> None:
+    def __init__(self, plan: DataPlan, site: DataSite, image_size: Any, length: Optional[int] = BATCHES * DEFAULT_BATCH,
+                 project_class: Optional[type] = None) -> None:
         self._plan, self._site, self._image_size = plan, site, image_size
+        self._project_class = project_class  # the project's dataset class it stands for, whose own methods it runs
         self._fixed_length = length  # None: sized from the counts the code reads it with, when first needed
         self.transform = self.target_transform = None
         self.root = ""
@@ -879,8 +883,39 @@ class StandInDataset:
         if length > 0:
             self._fixed_length = length
 
+    def __getattr__(self, attribute: str):
+        # Only for what the stand-in lacks: a method the project's class adds (`get_dataloader`, which
+        # wraps the dataset in a DataLoader) runs on the stand-in's samples; one that reads the real
+        # data (`self.cifar`) fails there, as a stand-in must.
+        method = _own_method(self.__dict__.get("_project_class"), attribute)
+        if method is None:
+            raise AttributeError(attribute)
+        self._plan.described.setdefault((self._site.index, attribute), (
+            f"`{attribute}` of {self._project_class.__name__} ran on the stand-in for {self._site.label}"))
+        return method.__get__(self)
+
     def __repr__(self) -> str:
         return f"<stand-in dataset for {self._site.label}>"
+
+
+def _project_class(value: Any) -> Optional[type]:
+    """A class of the user's code: not torch's, nor one of an installed package."""
+    if not isinstance(value, type) or value.__module__.split(".")[0] in ("torch", "builtins", "typing"):
+        return None
+    return None if "site-packages" in (getattr(sys.modules.get(value.__module__), "__file__", None) or "") else value
+
+
+def _own_method(project_class: Optional[type], attribute: str) -> Optional[Callable]:
+    """A plain method the project's class (or a project base of it) defines by that name; never a special one."""
+    if project_class is None or (attribute.startswith("__") and attribute.endswith("__")):
+        return None
+    for klass in project_class.__mro__:
+        if _project_class(klass) is None:
+            continue
+        method = klass.__dict__.get(attribute)
+        if isinstance(method, types.FunctionType):
+            return method
+    return None
 
 
 SAMPLE_FILES = 4

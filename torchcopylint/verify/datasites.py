@@ -244,7 +244,7 @@ def rewrite_data(source: str) -> Rewritten:
         if site.kind == "split":  # the call runs, on what it is given: only the function is replaced
             edits.append((call.func, _replacement(site, None, None, call.func)))
         else:
-            hints = _array_hints(call, site) or _loader_hints(call, site)
+            hints = _array_hints(call, site) or _loader_hints(call, site) or _dataset_class_hints(call, site)
             copied += [node for node in (batch, size, *hints.values()) if node is not None]
             # A maker's arguments are read only for an image size, and one that cannot be read gives none.
             edits.append((call, _replacement(site, batch, size, call, hints or _maker_hints(call, site))))
@@ -1050,6 +1050,14 @@ def _loader_hints(call: ast.Call, site: DataSite) -> dict:
     stand-in dataset of the branch that ran, whose data the loader then serves."""
     dataset = _argument(call, 0, "dataset") if site.kind == "loader" else None
     return {"dataset": dataset} if isinstance(dataset, ast.Name) else {}
+
+
+def _dataset_class_hints(call: ast.Call, site: DataSite) -> dict:
+    """For a dataset made by a class of the project (`CIFARDataset()`), that class: the stand-in runs the
+    methods it adds (`train_set.get_dataloader()`) on its own samples."""
+    if site.kind != "dataset" or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return {}
+    return {"class": call.func}
 
 
 def _target_of(call: ast.Call, statement: Optional[ast.stmt]) -> tuple[str, int]:
