@@ -1994,3 +1994,26 @@ def test_a_stand_in_dataset_runs_only_the_project_class_s_own_plain_methods():
     assert _own_method(Subset, "__add__") is None  # torch's Dataset, never the project's
     assert _own_method(Subset, "missing") is None
     assert _own_method(None, "loader") is None
+
+
+def test_a_dataset_class_of_a_star_imported_project_module_is_data(scripts_verified):
+    # `from star_data import *` brings `FolderImages`, which lists a folder that is not here: the loader
+    # over it serves stand-in batches, as it does for a class imported by name.
+    verdict = _verdict(scripts_verified, "gan_star_import.py", "d_loss = -torch.log(discriminator(images))", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "over `FolderImages(...)`" in verdict.evidence, verdict.evidence
+
+
+def test_only_the_project_s_star_imports_name_unbound_classes():
+    import ast
+
+    from torchcopylint.verify.datasites import _imports
+
+    tree = ast.parse("from torch.nn import *\nfrom os.path import *\nfrom star_data import *\n"
+                     "class Local: pass\nMade = 1\n"
+                     "a = FolderImages(p); c = Local(); d = Made(); e = ValueError(); f = lower()\n")
+    imports = _imports(tree)
+    assert imports.get("FolderImages") == "star_data.FolderImages"
+    for name in ("Local", "Made", "ValueError", "lower"):
+        assert name not in imports, name
+    assert _imports(ast.parse("from torch.nn import *\nx = Linear(2, 3)\n")) == {}

@@ -27,8 +27,10 @@ the flagged iteration runs, never the whole loop.
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import functools
+import importlib.util
 import re
 import sys
 from dataclasses import dataclass, field
@@ -1095,8 +1097,9 @@ def _assignments(tree: ast.Module) -> list[tuple[list, ast.expr]]:
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
-    """Local name -> the dotted name it was imported as, for every import in the file."""
-    names: dict[str, str] = {}
+    """Local name -> the dotted name it was imported as, for every import in the file; a class the file
+    calls but never binds, after `from utils import *` of a module of the project, as that module's."""
+    names: dict[str, str] = _star_imported_classes(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -1110,6 +1113,36 @@ def _imports(tree: ast.Module) -> dict[str, str]:
                 if alias.name != "*":
                     names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return names
+
+
+def _star_imported_classes(tree: ast.Module) -> dict[str, str]:
+    """`ImageFolder(args.image_path)` after `from utils import *`: a capitalised name the file calls and
+    binds nowhere, read as the last project module imported with `*` (an installed package's star
+    import, `from torch.nn import *`, is not the project's)."""
+    starred = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+               and not node.level and any(alias.name == "*" for alias in node.names)
+               and node.module.split(".")[0] not in THIRD_PARTY_DATA and not _installed(node.module.split(".")[0])]
+    if not starred:
+        return {}
+    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    bound |= {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                          ast.ClassDef))}
+    bound |= {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+              if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    called = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id[:1].isupper() and node.func.id not in bound and not hasattr(builtins, node.func.id)}
+    return {name: f"{starred[-1]}.{name}" for name in called}
+
+
+def _installed(top: str) -> bool:
+    """Is the top-level module Python's own or an installed package's (not a module of the project)?"""
+    if top in sys.stdlib_module_names:
+        return True
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and "site-packages" in (spec.origin or "")
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
