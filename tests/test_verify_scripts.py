@@ -1860,9 +1860,9 @@ def test_sizes_that_disagree_as_each_loss_words_it_are_read_as_a_batch_cut_too_s
 
 def test_an_iterator_over_a_stand_in_loader_has_its_length_as_a_dataloader_s_iterator_has():
     # WGAN's critic loop: `it = iter(loader)`, then `while i < len(it) - n_critic:` and `next(it)`.
-    from torchcopylint.verify.batches import _Batches
+    from torchcopylint.verify.inputs import Batches
 
-    batches = _Batches(lambda index: index * 10, 3)
+    batches = Batches(lambda index: index * 10, 3)
     assert len(batches) == 3
     assert next(batches) == 0 and batches.next() == 10 and list(batches) == [20]
 
@@ -2017,3 +2017,16 @@ def test_only_the_project_s_star_imports_name_unbound_classes():
     for name in ("Local", "Made", "ValueError", "lower"):
         assert name not in imports, name
     assert _imports(ast.parse("from torch.nn import *\nx = Linear(2, 3)\n")) == {}
+
+
+def test_an_iterator_of_a_stand_in_loader_has_the_loader_s_length_as_a_data_loader_s_has():
+    # `n = min(len(iter(a)), len(iter(b)))`, then `next(a_iterator)` n times: a CycleGAN trainer's steps.
+    from torchcopylint.verify.standins import stand_in_loader
+
+    loader = stand_in_loader(2, "classes", "cpu")
+    iterator = iter(loader)
+    assert len(iterator) == len(loader) == 4
+    first = next(iterator)
+    assert first[0].shape[0] == loader.batch_size and iterator.next() is not None
+    assert [len(batch) for batch in loader] == [2, 2, 2, 2]  # a loop over the loader still sees every batch
+    assert len(list(iterator)) == 2  # what is left, as a list iterator leaves it

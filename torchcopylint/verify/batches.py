@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import arrays, images, samples, tables
-from torchcopylint.verify.inputs import CLASSES, class_indices, forward_runs
+from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
 from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
                                               SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite, known_dataset,
                                               made_in_module)
@@ -673,29 +673,6 @@ def _shape_text(shape: tuple) -> str:
     return "x".join(str(v) for v in shape)
 
 
-class _Batches:
-    """An iterator of batches that also answers the old `.next()`, and its length as a DataLoader's does."""
-
-    def __init__(self, make: Callable[[int], Any], count: int) -> None:
-        self._make, self._count, self._next = make, count, 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self._next >= self._count:
-            raise StopIteration
-        self._next += 1
-        return self._make(self._next - 1)
-
-    next = __next__
-
-    def __len__(self) -> int:
-        # `it = iter(loader)`, then `while i < len(it):` (WGAN's critic iterations): a DataLoader's
-        # iterator has the loader's length.
-        return self._count
-
-
 class StandInLoader:
     """A DataLoader stand-in: BATCHES batches of `[images, labels]` (or of images alone, where the code
     takes a batch as one tensor), random values, fixed by the batch number."""
@@ -749,7 +726,7 @@ class StandInLoader:
         return [images, labels]
 
     def __iter__(self):
-        return _Batches(self._batch, BATCHES)
+        return Batches(self._batch, BATCHES)
 
     def __len__(self) -> int:
         return BATCHES

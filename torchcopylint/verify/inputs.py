@@ -225,3 +225,27 @@ def raised_at(error: BaseException, filename: str, line: int) -> bool:
             last = traceback.tb_lineno
         traceback = traceback.tb_next
     return last == line
+
+
+class Batches:
+    """An iterator of a stand-in loader's batches (`make(index)`) that also answers the old `.next()`, and its
+    length as a DataLoader's iterator does (the loader's)."""
+
+    def __init__(self, make: Callable[[int], Any], count: int) -> None:
+        self._make, self._count, self._next = make, count, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._next >= self._count:
+            raise StopIteration
+        self._next += 1
+        return self._make(self._next - 1)
+
+    next = __next__
+
+    def __len__(self) -> int:
+        # `it = iter(loader)`, then `while i < len(it):` (WGAN's critic iterations): a DataLoader's
+        # iterator has the loader's length.
+        return self._count

@@ -29,7 +29,7 @@ from torch import nn
 from torchcopylint.verify import absent
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
-from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, CannotRun, class_indices
+from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, Batches, CannotRun, class_indices
 
 BATCH = 4
 # The attribute that marks a stand-in made as a plain leaf (the code sets `x.requires_grad = True`
@@ -783,6 +783,10 @@ class StandInLoader(list):
     """A short list of batches that also answers `len(loader.dataset)` and `loader.batch_size`."""
 
     batch_size = BATCH
+
+    def __iter__(self):
+        # As a DataLoader's iterator, it has the loader's length (`n = min(len(iter_a), len(iter_b))`).
+        return Batches(lambda index: list.__getitem__(self, index), len(self))
 
     @property
     def dataset(self) -> list:
