@@ -259,6 +259,26 @@ def test_a_tensor_an_if_found_not_to_require_grad_records_nothing_in_that_branch
     assert flagged == [5, 11, 15], flagged
 
 
+def test_a_tensor_a_conditional_expression_found_not_to_require_grad_records_nothing_in_that_branch():
+    from torchcopylint.engine import lint_source
+
+    # `x if x.requires_grad else x.clone().detach()...`: the copy runs only where `x` needs no grad. The
+    # other branch, and a test on another name, say nothing.
+    source = textwrap.dedent("""\
+        import torch
+
+        def as_leaf(x, y):
+            a = x if x.requires_grad else x.clone().detach().requires_grad_(True)
+            b = y if not y.requires_grad else y.clone().detach()
+            c = x.clone().detach() if x.requires_grad else x
+            d = x if y.requires_grad else x.clone().detach()
+            e = y.clone().detach() if not y.requires_grad else y
+            return a, b, c, d, e
+        """)
+    flagged = [d.location.line for d in lint_source(source, "leaf.py") if d.code == "TCL005"]
+    assert flagged == [5, 6, 7], flagged
+
+
 def test_a_parameter_declared_a_number_is_very_likely_free_of_autograd():
     # `momentum: float = 0.0`, `alpha=0.01`: numbers, in the likely reading (an MI-FGSM loop's
     # `velocity = momentum * velocity + grad` then keeps no graph). A tensor annotation, a default of

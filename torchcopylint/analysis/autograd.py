@@ -236,6 +236,7 @@ class GradFlow:
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
         self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
         self._tested_without_grad: dict = {}  # function node -> {statement: {name an `if` shows needs no grad: branch}}
+        self._tested_expressions: dict = {}  # function node -> [(name, the branch of `a if a.requires_grad else b`)]
 
     # ----------------------------------------------------------------- queries
 
@@ -257,21 +258,22 @@ class GradFlow:
         if found is not None:
             return found
         found = self._tested_without_grad[function.node] = {}
-        for node in walk(function.node):
-            if type(node) is not cst.If:
-                continue
-            test, negated = node.test, False
-            if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-                test, negated = test.expression, True
-            if not (type(test) is cst.Attribute and test.attr.value == "requires_grad" and type(test.value) is cst.Name):
-                continue
-            branch = node.body if negated else node.orelse
-            if branch is None or type(branch) is cst.If:
+        for name, branch in _branches_without_grad(function.node, cst.If):
+            if type(branch) is cst.If:
                 continue  # `elif`: what it tests decides, not this `if` alone
             for statement in function.statement_order:
                 if _within(statement, branch):
-                    found.setdefault(statement, {})[test.value.value] = branch
+                    found.setdefault(statement, {})[name] = branch
         return found
+
+    def _tested_in_expression(self, name: cst.Name, function: FunctionFacts) -> bool:
+        """Is `name` read in the branch of a conditional expression that runs only where it needs no
+        grad (`x if x.requires_grad else x.clone().detach()`)?"""
+        branches = self._tested_expressions.get(function.node)
+        if branches is None:
+            branches = self._tested_expressions[function.node] = [
+                *_branches_without_grad(function.node, cst.IfExp)]
+        return any(tested == name.value and _within(name, branch) for tested, branch in branches)
 
     def origin_from_callers(self, expr: cst.BaseExpression, function: FunctionFacts,
                             grounds: int = SEEN) -> Optional[tuple[cst.Call, cst.BaseExpression, GradOrigin]]:
@@ -861,6 +863,8 @@ class GradFlow:
                 else None
             if branch is not None and not any(_within(binding.statement, branch) for binding in bindings):
                 return True  # the value the test looked at, not one the branch made
+            if self._tested_in_expression(expr, function):
+                return True
             return all(self._binding_never(binding, function, likely) for binding in bindings)
         if type(expr) in (cst.Tuple, cst.List):
             return all(self._never(element.value, function, statement, depth + 1, likely)
@@ -1522,6 +1526,21 @@ def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
             expr = expr.func.value
         else:
             return None
+
+
+def _branches_without_grad(scope: cst.CSTNode, kind: type):
+    """(the name an `if` or a conditional expression of `kind` tests, the branch that runs only where that
+    name needs no grad): the `else` of `if x.requires_grad`, the body of `if not x.requires_grad`."""
+    for node in walk(scope):
+        if type(node) is not kind:
+            continue
+        test, negated = node.test, False
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            test, negated = test.expression, True
+        if type(test) is cst.Attribute and test.attr.value == "requires_grad" and type(test.value) is cst.Name:
+            branch = node.body if negated else node.orelse
+            if branch is not None:
+                yield test.value.value, branch
 
 
 def _within(statement: cst.CSTNode, block: cst.CSTNode) -> bool:
