@@ -56,9 +56,9 @@ def test_the_comment_goes_where_python_allows_one(source, line, column, expected
 
 
 MULTILINE = '''import torch
+x = torch.ones(2, requires_grad=True)
 
-
-def f(x: torch.Tensor, z):
+def f(z):
     a = (x.clone().detach(), """a docstring-like
     string that goes on""")
     b = x.clone().detach() + \\

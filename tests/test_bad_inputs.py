@@ -74,7 +74,7 @@ def test_not_utf8(tree: Path):
 
 def test_a_declared_encoding_is_read_and_a_fix_writes_it_back_in_it(tree: Path):
     # PEP 263: Python reads this file as GBK, so the linter does too (course code in Chinese often is).
-    source = "# -*- coding: gbk -*-\nimport torch\n\n\ndef f(x):\n    # 复制\n    return x.clone().detach()\n"
+    source = "# -*- coding: gbk -*-\nimport torch\n\n\ndef f():\n    # 复制\n    return x.clone().detach()\n"
     write(tree / "gbk.py", source.encode("gbk"))
     result = lint(tree, "gbk.py")
     assert result.exit_code == 1 and "gbk.py:7:12: TCL005" in result.stdout and not tcl900_lines(result.stdout)
@@ -98,7 +98,7 @@ def test_nested_too_deeply_does_not_crash_the_run(tree: Path):
 
 
 def test_brackets_in_strings_do_not_count_as_nesting(tree: Path):
-    source = "import torch\nOPEN = " + repr("(" * 500) + "\n\n\ndef f(x):\n    return x.clone().detach()\n"
+    source = "import torch\nOPEN = " + repr("(" * 500) + "\n\n\ndef f():\n    return x.clone().detach()\n"
     write(tree / "strings.py", source)
     result = lint(tree, "strings.py")
     assert result.exit_code == 1 and "strings.py:6:12: TCL005" in result.stdout, result

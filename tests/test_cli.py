@@ -472,8 +472,8 @@ def test_summary_and_statistics_count_the_verdicts(tmp_path: Path, monkeypatch, 
     import torchcopylint.verify.runner as runner
     from torchcopylint.diagnostic import Verdict
 
-    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x, y):\n    a = x.clone().detach()\n"
-                                   "    b = y.clone().detach()\n    w = torch.zeros(3, requires_grad=True)\n"
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(net, y):\n    a = net(y).clone().detach()\n"
+                                   "    b = (y * 2).clone().detach()\n    w = torch.zeros(3, requires_grad=True)\n"
                                    "    w.add_(1)\n    return a, b, w\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "resolve_device", lambda requested, python=sys.executable: "cpu")

@@ -15,9 +15,9 @@ from torchcopylint.engine import FILE_ERROR_CODE, lint_paths, lint_source, selec
 from torchcopylint.rules import rule_by_code
 
 BOTH = """import torch
+x = torch.ones(2, requires_grad=True)
 
-
-def f(x, t: torch.Tensor):
+def f(t: torch.Tensor):
     a = x.clone().detach(){noqa5}
     b = torch.tensor(t){noqa8}
     return a, b
@@ -55,7 +55,7 @@ def test_positions_with_crlf_and_a_bom():
 
 
 def test_columns_count_characters_not_bytes():
-    source = "import torch\n\n\ndef f(x):\n    é = 'ü'; return x.clone().detach()\n"
+    source = "import torch\nx = torch.ones(2, requires_grad=True)\n\ndef f():\n    é = 'ü'; return x.clone().detach()\n"
     [diagnostic] = lint_source(source, "m.py")
     assert diagnostic.location.column == source.splitlines()[4].index("x.clone") + 1
 
@@ -93,9 +93,9 @@ def test_noqa_only_on_its_own_line():
 
 
 def test_noqa_on_the_first_line_of_a_multiline_finding():
-    source = "import torch\n\n\ndef f(x):\n    return x.clone(  # noqa: TCL005\n    ).detach()\n"
+    source = "import torch\nx = torch.ones(2, requires_grad=True)\n\ndef f():\n    return x.clone(  # noqa: TCL005\n    ).detach()\n"
     assert lint_source(source, "m.py") == []
-    moved = "import torch\n\n\ndef f(x):\n    return x.clone(\n    ).detach()  # noqa: TCL005\n"
+    moved = "import torch\nx = torch.ones(2, requires_grad=True)\n\ndef f():\n    return x.clone(\n    ).detach()  # noqa: TCL005\n"
     assert codes(lint_source(moved, "m.py")) == ["TCL005"]
 
 

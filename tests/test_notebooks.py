@@ -216,7 +216,7 @@ def test_noqa_works_in_a_cell_and_a_file_comment_in_any_cell_skips_the_notebook(
 
 def test_directory_walks_find_notebooks_and_extend_exclude_drops_them(project):
     write(project / "src" / "train.ipynb", gan_notebook())
-    write(project / "src" / "model.py", "import torch\n\n\ndef f(x):\n    return x.clone().detach()\n")
+    write(project / "src" / "model.py", "import torch\n\n\ndef f():\n    return x.clone().detach()\n")
     settings = Settings(root=project)
     found = {d.path for d in lint_paths(["."], settings, jobs=1).diagnostics}
     assert found == {"gan.ipynb", os.path.join("src", "train.ipynb"), os.path.join("src", "model.py")}

@@ -52,8 +52,8 @@ TRICKY = {
                            "        total = total + loss\n    return total\n", "TCL007"),
     "tensor_alias": ("import torch as th\n\n\ndef f(x: th.Tensor):\n    return th.tensor(x)\n", "TCL008"),
     "tensor_from_import": ("from torch import tensor as T, Tensor\n\n\ndef f(x: Tensor):\n    return T(x)\n", "TCL008"),
-    "clone_detach_spaced": ("import torch\n\n\ndef f(x):\n    return x.clone ().detach ()\n", "TCL005"),
-    "bom_crlf": ("\ufeffimport torch\r\n\r\ndef f(x):\r\n    return x.clone().detach()\r\n", "TCL005"),
+    "clone_detach_spaced": ("import torch\n\n\ndef f():\n    return x.clone ().detach ()\n", "TCL005"),
+    "bom_crlf": ("\ufeffimport torch\r\n\r\ndef f():\r\n    return x.clone().detach()\r\n", "TCL005"),
 }
 # Every augmented assignment writes a tensor in place.
 for _name, _operator in {"or": "|=", "mod": "%=", "matmul": "@=", "and": "&=", "xor": "^=", "lshift": "<<=",
@@ -63,7 +63,7 @@ for _name, _operator in {"or": "|=", "mod": "%=", "matmul": "@=", "and": "&=", "
         "    return x\n", "TCL006")
 # Files that must simply come out the same (nothing to find, or not parsed at all).
 QUIET = {
-    "noqa_file": "# torchcopylint: noqa\nimport torch\n\ndef f(x):\n    return x.clone().detach()\n",
+    "noqa_file": "# torchcopylint: noqa\nimport torch\n\ndef f():\n    return x.clone().detach()\n",
     "empty": "",
     "no_torch": "def f(a, b):\n    return a + b\n",
     "syntax_error_with_trigger": "def f(x:\n    return x.clone()\n",

@@ -319,8 +319,10 @@ def test_optional_target_labels_tested_for_none_are_still_labels(default):
     # `if target_labels is not None:` compares the labels with None; it does not compute with them.
     source = OPTIONAL_LABELS.format(default=default)
     assert [d for d in lint_source(source, "example.py") if d.code == "TCL005"] == []
-    # Computed with (a float target of a regression), the copy is reported again.
-    computed = source.replace("if target_labels is not None:", "if (target_labels * 2).sum() > 0:")
+    # Computed with (a float target of a regression), and handed a network's output by a call in the file,
+    # the copy is reported again.
+    computed = source.replace("if target_labels is not None:", "if (target_labels * 2).sum() > 0:") + \
+        "\n\ndef use(net, model, images):\n    attack = Attack(net)\n    return attack.step(images, model(images))\n"
     assert [d.code for d in lint_source(computed, "example.py") if d.code == "TCL005"] == ["TCL005"]
 
 
@@ -337,10 +339,13 @@ def test_an_attack_s_input_made_a_leaf_and_differentiated_against_is_data_its_ca
     # A caller in the file decides instead: one that hands over a network's output keeps the report.
     called = clean.source + "\n\ndef attack_features(encoder, model, x, y):\n    return fgsm(model, encoder(x), y, 0.1)\n"
     assert [d.location.line for d in lint_source(called, "<x>") if d.code == "TCL005"] == [6]
-    # Without a gradient with respect to the copy, nothing says the argument is data: still reported.
+    # Without a gradient with respect to the copy, nothing says the argument is data, but no call shows
+    # what it is either: silent; a call that hands it a network's output brings the conditional report.
     undifferentiated = "import torch\n\n\ndef jitter(images):\n    x = images.clone().detach().requires_grad_(True)\n" \
                        "    return x + 0.01 * torch.randn_like(x)\n"
-    [found] = [d for d in lint_source(undifferentiated, "<x>") if d.code == "TCL005"]
+    assert not [d for d in lint_source(undifferentiated, "<x>") if d.code == "TCL005"]
+    [found] = [d for d in lint_source(undifferentiated + "\n\ndef noisy(model, x):\n    return jitter(model(x))\n", "<x>")
+               if d.code == "TCL005"]
     assert found.message.startswith("if `images` requires grad")
 
 

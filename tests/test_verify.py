@@ -31,7 +31,7 @@ from typing import Optional
 
 import pytest
 
-from conftest import EXAMPLES, TESTS_DATA, run_torchcopylint, snapshot, subprocess_env
+from conftest import EXAMPLES, TESTS_DATA, judging_arguments_out_of_sight, run_torchcopylint, snapshot, subprocess_env
 
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity, Verdict
 from torchcopylint.engine import lint_source
@@ -228,7 +228,8 @@ def standins_verified(tmp_path_factory):
     for name in STANDIN_FIXTURES:
         shutil.copy(FIXTURES / name, directory / name)
     sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
-    diagnostics = [d for path, source in sources.items() for d in lint_source(source, path)]
+    with judging_arguments_out_of_sight():  # some fixtures are helpers whose callers are out of sight
+        diagnostics = [d for path, source in sources.items() for d in lint_source(source, path)]
     verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
     by_key = {(Path(d.path).name, d.location.line, d.code): d for d in verified}
     return {"by_key": by_key, "directory": directory, "sources": sources}
@@ -593,7 +594,7 @@ def test_refuted_diagnoses_do_not_fail_the_run(tmp_path: Path, monkeypatch, cli)
     """`verify` is replaced by one that refutes everything: the findings stay listed, exit 0."""
     import torchcopylint.verify.runner as runner
 
-    (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    return x.clone().detach()\n", encoding="utf-8")
+    (tmp_path / "m.py").write_text("import torch\n\n\ndef f():\n    return x.clone().detach()\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "resolve_device", lambda requested, python=sys.executable: "cpu")
     monkeypatch.setattr(runner, "verify", lambda diagnostics, sources, options, tree=(): [

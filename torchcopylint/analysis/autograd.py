@@ -304,6 +304,22 @@ class GradFlow:
                 return call, passed, found
         return None
 
+    def only_an_argument(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+        """Is `expr` one of the function's parameters as it was passed (through views, moves and
+        indexing) that no call in the file shows (`_out_of_sight`: no call, or wrappers that pass on
+        arguments of their own)? What it holds is not in sight: usually a batch of data, an attack's
+        clean images, a constant. Not the input of a network's `forward`: inside a network, a layer is
+        handed the output of the layer before it."""
+        name = _accessed_name(expr)
+        if name is None or name.value in ("self", "cls"):
+            return False
+        owner = self.facts.class_of(function.node) if type(function.node) is cst.FunctionDef else None
+        if owner is not None and function.node.name.value == "forward" and self.facts.is_module_class(owner):
+            return False
+        bindings = function.bindings_at(name)
+        return bool(bindings) and all(binding.kind == "param" and self._out_of_sight(binding, function)
+                                      for binding in bindings)
+
     def binding_origin(self, binding: Binding, function: FunctionFacts,
                        grounds: int = SEEN) -> Optional[GradOrigin]:
         """Does the value a name was bound to require grad, on at least these grounds?"""
@@ -440,13 +456,18 @@ class GradFlow:
         return found
 
     def _losses(self, function: FunctionFacts) -> set:
-        """Bindings of the names this function calls `.backward()` on."""
+        """Bindings of the names this function calls `.backward()` on, or on whose sum or mean
+        (`losses.sum().backward()`, `self.manual_backward(losses.mean())`: per-sample losses)."""
         found = self._backpropagated.get(function.node)
         if found is None:
             found = set()
             for backward in backward_calls(function, self.facts):
-                if type(backward.loss) is cst.Name:
-                    found |= set(function.bindings_at(backward.loss))
+                loss = backward.loss
+                if type(loss) is cst.Call and type(loss.func) is cst.Attribute and not loss.args \
+                        and loss.func.attr.value in ("sum", "mean") and type(loss.func.value) is cst.Name:
+                    loss = loss.func.value
+                if type(loss) is cst.Name:
+                    found |= set(function.bindings_at(loss))
             self._backpropagated[function.node] = found
         return found
 
@@ -856,6 +877,11 @@ class GradFlow:
         if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)
             if not bindings:
+                owner, top_level = self.facts.reaching(expr, function)
+                if likely and top_level and owner is not function and expr.value not in self._declared_global():
+                    # A global the function reads (`Normalization(cnn_normalization_mean, ...)` after
+                    # `cnn_normalization_mean = torch.tensor([0.485, ...])` at the top level).
+                    return all(self._binding_never(binding, owner, likely) for binding in top_level)
                 return self._comprehension_entry(expr, statement, function, depth, likely)
             if statement is not None and self._detached_in_place_before(expr, bindings, function, statement):
                 return True

@@ -27,14 +27,23 @@ class CloneDetachOrder(Rule):
             if cloned is None:
                 continue
             source, clone_args = cloned
-            if _records_nothing(detach, source, facts):
+            site = facts.call_site(detach)
+            if site is None or _records_nothing(site, source, facts):
                 continue
+            function, statement = site
             fixed = method_call(method_call(source, "detach"), "clone", clone_args)
             waste = (f"`{facts.code_for(detach)}` records a CloneBackward node that is thrown away at once; "
                      f"use `{facts.code_for(fixed)}` (same values, no autograd work)")
-            if not _surely_requires_grad(detach, source, facts):
-                # Nothing in sight says whether it does: say the condition the waste depends on.
-                waste = f"if `{facts.code_for(source)}` requires grad, {waste}"
+            if facts.autograd.origin(source, function, statement) is None:
+                passed_by = facts.autograd.origin_from_callers(source, function)
+                if passed_by is not None:
+                    waste = f"{waste}; the call at line {facts.line_of(passed_by[0])} passes " \
+                            f"`{facts.code_for(passed_by[1])}`, which requires grad"
+                elif facts.autograd.only_an_argument(source, function):
+                    continue  # an argument nothing in sight says anything of: usually data, or a constant
+                else:
+                    # Something in sight may make it require grad: say the condition the waste depends on.
+                    waste = f"if `{facts.code_for(source)}` requires grad, {waste}"
             yield self.finding(
                 detach,
                 waste,
@@ -65,26 +74,12 @@ def _cloned_tensor(node: cst.BaseExpression, facts: ModuleFacts) -> Optional[tup
     return None
 
 
-
-def _records_nothing(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
+def _records_nothing(site, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
     """Under no-grad, or on a tensor that does not require grad (integer indices and class labels,
     state-dict entries, buffers, factories made without `requires_grad=True`, batches of a data
     loader, gradients, what no-grad code made...), the clone records no autograd node: both orders
     cost the same and there is nothing to report. "Very likely" is enough here (`likely=True`):
     silence is this rule's safe side, since the fixed order is never slower."""
-    site = facts.call_site(call)
-    if site is None:
-        return False
     function, statement = site
     return not facts.grad_enabled_at(function, statement) or \
         facts.autograd.never_requires_grad(source, function, statement, likely=True)
-
-
-def _surely_requires_grad(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> bool:
-    """The file shows that it does (a leaf, a parameter, a layer's output, a loss, what is computed
-    from one): the message states the waste without a condition."""
-    site = facts.call_site(call)
-    if site is None:
-        return False
-    function, statement = site
-    return facts.autograd.origin(source, function, statement) is not None
