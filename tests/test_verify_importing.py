@@ -713,3 +713,53 @@ def test_a_method_runs_after_what_its_class_s_caller_runs_first(context_verified
                        "TCL001")
     assert verdict.status == "confirmed", verdict
     assert "`setup(x)` ran first, as `attack` runs it before" in verdict.evidence, verdict.evidence
+
+
+@needs_torch
+def test_a_package_that_exits_on_import_without_a_package_it_checks_for_runs_with_a_stand_in(context_verified):
+    # `__init__.py` tries `__import__(...)` of what it needs inside `except ImportError:` and calls
+    # `sys.exit(1)` when one is missing: no ImportError reaches the verifier, the exit does.
+    verdict = _verdict(context_verified, "checked_dependencies/fields.py", "kept = values.clone().detach()",
+                       "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "a module of the project exits as it is imported without `yaml_not_installed_for_the_exit_test`" \
+        in verdict.evidence, verdict.evidence
+
+
+@needs_torch
+def test_a_project_test_module_written_for_pytest_imports_without_it(context_verified):
+    # `@pytest.fixture(scope="module")` and `@pytest.mark.parametrize(...)` leave each function as written.
+    verdict = _verdict(context_verified, "checked_dependencies/tests/test_fields.py",
+                       "kept = (points @ weights).clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+
+
+def test_pytest_s_stand_in_leaves_decorated_functions_as_written():
+    # Where pytest is not installed (a user's verification environment), its decorators pass through.
+    from torchcopylint.verify.noops import NoOpModule, is_no_op
+
+    pytest_stand_in = NoOpModule("pytest")
+    assert is_no_op("pytest")
+
+    def points():
+        return 3
+
+    assert pytest_stand_in.fixture(points) is points
+    assert pytest_stand_in.fixture(scope="module")(points) is points
+    assert pytest_stand_in.mark.parametrize("width", [4, 8])(points) is points
+    assert pytest_stand_in.mark.slow(points) is points
+    with pytest.raises(BaseException):
+        pytest_stand_in.approx(1.0)  # anything else is absent: using it says so
+
+
+def test_a_module_s_source_is_found_without_importing_its_packages(tmp_path: Path, monkeypatch):
+    from torchcopylint.verify.samples import module_source
+
+    (tmp_path / "exiting").mkdir()
+    (tmp_path / "exiting" / "__init__.py").write_text("raise SystemExit(1)\n", encoding="utf-8")
+    (tmp_path / "exiting" / "data.py").write_text("class Pairs:\n    pass\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert module_source("exiting.data") == "class Pairs:\n    pass\n"
+    assert "exiting" not in sys.modules
+    assert module_source("exiting.missing") is None and module_source("") is None
+    assert "JSON (JavaScript Object Notation)" in module_source("json")

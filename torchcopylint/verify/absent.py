@@ -221,6 +221,29 @@ class AbsentPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__path__ = []  # a package, so `import scipy.misc` finds its submodule here too
 
 
+class MissingImports(importlib.abc.MetaPathFinder):
+    """Last on sys.meta_path: notes each top-level module an import asked for that no finder had (a
+    package's own check, `try: __import__("yaml") except ImportError: missing.append(...)`, then
+    `sys.exit(1)`, asks so without letting the ImportError out). It never finds anything itself."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def find_spec(self, fullname, path=None, target=None):
+        if path is None and "." not in fullname:
+            self.names.append(fullname)  # each time asked: a later import's own asks are told apart
+        return None
+
+
+def missing_imports() -> MissingImports:
+    """The process's MissingImports finder, put last on sys.meta_path on first use."""
+    finder = next((entry for entry in sys.meta_path if isinstance(entry, MissingImports)), None)
+    if finder is None:
+        finder = MissingImports()
+        sys.meta_path.append(finder)
+    return finder
+
+
 def _importing_file() -> Optional[str]:
     """The file whose import statement is running: the innermost frame outside the import system."""
     frame = sys._getframe(1)

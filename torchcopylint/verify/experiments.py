@@ -42,6 +42,7 @@ from torchcopylint.verify import absent
 from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
 from torchcopylint.verify.importing import (
     MissingModule,
+    absent_package,
     as_namespace_package,
     enter,
     execute,
@@ -182,9 +183,11 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
     stood_in: set[str] = set()
     put_on_path: set[str] = set()
+    asked = absent.missing_imports()
     while True:
         _loaded += 1
         imported = set(sys.modules)
+        asked_before = len(asked.names)
         try:
             try:
                 module = fresh_module(context, path, _loaded)
@@ -226,13 +229,46 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                                 f"which {'is' if len(stood_in) == 1 else 'are'} not installed)") from missing
             if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
                 raise CannotRun(str(missing)) from missing
-            stood_in.add(missing.package)
-            if noops.is_no_op(missing.package):
-                noops.stand_in_for(missing.package)
-            else:
-                stand_in_for(missing.package, home=path)
-                noops.stand_in_for_logging_modules(missing.package)
+            _stand_in(missing.package, path, stood_in)
             _forget_orphans(set(sys.modules) - imported)
+        except SystemExit:
+            # A module of the project that exits as it is imported when a package it checks for is
+            # missing (`except ImportError: ... sys.exit(1)` in a package's __init__.py): the packages
+            # that import asked for and nothing had get stand-ins, as a failed import's would.
+            wanted = [name for name in dict.fromkeys(asked.names[asked_before:]) if name not in stood_in
+                      and name not in sys.stdlib_module_names  # `winreg`, asked for off Windows
+                      and absent_package(ModuleNotFoundError(name=name), path) == name]
+            if not wanted or not _exited_in_an_import(sys.exc_info()[2], path) or \
+                    len(stood_in) + len(wanted) > MAX_STAND_INS:
+                raise
+            for name in wanted:
+                _stand_in(name, path, stood_in)
+            script.note(f"a module of the project exits as it is imported without "
+                        f"{', '.join(f'`{name}`' for name in wanted)}: "
+                        f"{'it was' if len(wanted) == 1 else 'they were'} given stand-ins")
+            _forget_orphans(set(sys.modules) - imported)
+
+
+def _stand_in(package: str, path: str, stood_in: set) -> None:
+    """From now on in this run, `import package` yields a stand-in: no-ops for one used for data, plots
+    or logging (verify/noops.py), else names that say so when the code uses them (verify/absent.py)."""
+    stood_in.add(package)
+    if noops.is_no_op(package):
+        noops.stand_in_for(package)
+    else:
+        stand_in_for(package, home=path)
+        noops.stand_in_for_logging_modules(package)
+
+
+def _exited_in_an_import(trace, path: str) -> bool:
+    """Did the exit happen while a module was being imported: the top level of a file other than the
+    code's own on the way? (Python leaves its import system's frames out of the traceback.)"""
+    while trace is not None:
+        code = trace.tb_frame.f_code
+        if code.co_name == "<module>" and os.path.abspath(code.co_filename) != os.path.abspath(path):
+            return True
+        trace = trace.tb_next
+    return False
 
 
 def _forget_orphans(names: set) -> None:

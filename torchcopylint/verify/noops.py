@@ -54,6 +54,9 @@ PACKAGES = frozenset({
     "d2l",
     # A JIT compiler: what it compiles runs as Python (NUMBA_COMPILERS), computing the same values.
     "numba",
+    # A test framework, for a project's test module: its decorators (`@pytest.fixture`,
+    # `@pytest.mark.parametrize(...)`) leave each function as written (TEST_DECORATORS); the rest is absent.
+    "pytest",
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -68,10 +71,12 @@ NO_OP_PARTS = {
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     "sklearn": frozenset({"metrics"}),
     "numba": frozenset(),  # its compilers leave functions as Python (NUMBA_COMPILERS); the rest is absent
+    "pytest": frozenset(),  # its decorators leave functions as written (TEST_DECORATORS); the rest is absent
 }
 # `@jit(nopython=True)`, `@njit`, `@cuda.jit` (a soft-DTW loss's kernels): numba is not installed, the
 # function runs as the Python it is written in.
 NUMBA_COMPILERS = frozenset({"numba.jit", "numba.njit", "numba.cuda.jit"})
+TEST_DECORATORS = frozenset({"pytest.fixture", "pytest.yield_fixture"})
 # Packages of which only some names are data, plots or logging, wherever they sit (`from d2l import torch
 # as d2l`, then `d2l.DATA_URL`): its training loops and metrics are not, and keep absent.py's meaning.
 NO_OP_NAMES = {
@@ -452,11 +457,22 @@ class NoOpBase:
         return NoOp(f"{type(self).__name__}.{attribute}")
 
 
-def _compiled_as_python(function=None, *args, **kwargs):
-    """`@jit`, `@jit(nopython=True)`, `@jit("f8(f8)")`: the function itself, left as Python."""
+def _left_as_written(function=None, *args, **kwargs):
+    """`@jit`, `@jit(nopython=True)`, `@jit("f8(f8)")`, `@pytest.fixture(scope="module")`: the function
+    itself, left as written."""
     if callable(function) and not args and not kwargs:
         return function
     return lambda inner: inner
+
+
+class _Marks:
+    """`pytest.mark`: every mark (`@pytest.mark.slow`, `@pytest.mark.parametrize("n", [1, 2])`) leaves the
+    function as written."""
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return _left_as_written
 
 
 def _is_no_op_part(name: str) -> bool:
@@ -498,8 +514,10 @@ class NoOpModule(types.ModuleType):
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
         if name == "numba.cuda":
             return NoOpModule(name)  # `from numba import cuda`, then `@cuda.jit`
-        if name in NUMBA_COMPILERS:
-            return _compiled_as_python
+        if name in NUMBA_COMPILERS or name in TEST_DECORATORS:
+            return _left_as_written
+        if name == "pytest.mark":
+            return _Marks()
         if name == "numba.prange":
             return range
         if name == "wandb.config":

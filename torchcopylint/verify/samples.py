@@ -15,6 +15,7 @@ the default batches stand in.
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import importlib.util
 import re
 from dataclasses import dataclass
@@ -94,10 +95,16 @@ def layout_in_module(module: str, class_name: str) -> Optional[SampleLayout]:
 
 
 def module_source(module: str) -> Optional[str]:
-    """The text of a module's file, found, not run (a top-level module's file is found without running
-    anything); None when it is not a Python file here."""
+    """The text of a module's file, found, not run: neither the module nor its packages are imported (a
+    package's `__init__.py` may do anything, `sys.exit(1)` when a package it checks for is missing);
+    None when it is not a Python file here."""
+    spec = None
     try:
-        spec = importlib.util.find_spec(module) if module else None
+        for depth, part in enumerate(module.split(".") if module else ()):
+            if depth and (spec is None or not spec.submodule_search_locations):
+                return None
+            name = ".".join(module.split(".")[:depth + 1])
+            spec = importlib.machinery.PathFinder.find_spec(name, spec.submodule_search_locations if depth else None)
     except (ImportError, ValueError, AttributeError):
         return None
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
