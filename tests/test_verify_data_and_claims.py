@@ -657,6 +657,10 @@ def test_a_stand_in_dataset_filtered_to_one_class_keeps_what_the_code_kept():
     dataset.targets = dataset.targets[kept]
     dataset.data = dataset.data[kept]
     assert len(dataset) == int(kept.sum()) == 4 and (dataset.targets == 7).all()
+    # A notebook that labels the samples itself (`dataset.labels = [...]`) reads back what it set.
+    assert len(dataset.labels) == 4
+    dataset.labels = [1, 2, 3, 4]
+    assert dataset.labels == [1, 2, 3, 4]
     # ImageFolder's file list: images of the samples' size (a script checks one's size before it trains).
     path, label = dataset.imgs[0]
     assert dataset.samples[0] == (path, label)

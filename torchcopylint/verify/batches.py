@@ -760,6 +760,7 @@ class StandInDataset:
         self.transform = self.target_transform = None
         self.root = ""
         self._targets = None  # what the code set `.targets` to
+        self._labels = None  # what the code set `.labels` to
 
     def _shape(self) -> tuple:
         return self._plan.sample_shape(self._site, self._image_size)
@@ -843,7 +844,11 @@ class StandInDataset:
     @property
     def labels(self):
         """SVHN's and STL10's name for the targets, a NumPy array there (`len(set(train.labels))`)."""
-        return self.targets.numpy()
+        return self.targets.numpy() if self._labels is None else self._labels
+
+    @labels.setter
+    def labels(self, value) -> None:
+        self._labels = value  # `dataset.labels = [breeds.index(b) for b in ...]`: what the code set
 
     @property
     def data(self) -> torch.Tensor:

@@ -1057,8 +1057,8 @@ def _loader_hints(call: ast.Call, site: DataSite) -> dict:
 def _dataset_class_hints(call: ast.Call, site: DataSite) -> dict:
     """For a dataset made by a class of the project (`CIFARDataset()`), that class: the stand-in runs the
     methods it adds (`train_set.get_dataloader()`) on its own samples."""
-    if site.kind != "dataset" or not isinstance(call.func, (ast.Name, ast.Attribute)):
-        return {}
+    if site.kind != "dataset" or site.known or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return {}  # torchvision's datasets add no method the code calls
     return {"class": call.func}
 
 
