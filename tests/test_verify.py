@@ -282,7 +282,7 @@ CONFIRMED_ON_STAND_INS = [
     # The losses compare the discriminator's scores with `torch.ones(batch)`: a (batch, 1) output does
     # not fit them, a flat one does.
     pytest.param("gan_flat_scores.py", "fake_loss = F.binary", "TCL003",
-                 ["self.disc = StandInNet(any -> 8 -> Linear -> 1, flat)"], id="flat-discriminator-scores"),
+                 ["self.disc = StandInNet(any -> 8 -> Linear -> sigmoid -> 1, flat)"], id="flat-discriminator-scores"),
     pytest.param("plain_class.py", "upper.clone().abs()", "TCL001",
                  ["stand-ins: lower = tensor(4, 8), upper = tensor(4, 8)"], id="constructor-of-a-plain-class"),
     pytest.param("plain_class.py", "self.anchor = {name: p.clone().detach()", "TCL005",

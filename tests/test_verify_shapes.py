@@ -557,3 +557,22 @@ def test_a_loader_argument_s_batches_are_shaped_for_the_top_level_network_they_f
     assert verdict.status == "confirmed", verdict
     assert "changed their `.grad`" in verdict.evidence, verdict.evidence
 
+
+
+def test_a_stand_in_network_scores_in_0_1_and_reads_any_size_attribute_of_its_input():
+    # A made-up discriminator's scores go to `BCELoss`, which takes probabilities only; a made-up
+    # generator's `num_latent_dims` (as `latent_dim`, `nz`) sizes the noise the code makes for it.
+    torch = pytest.importorskip("torch")
+    from torchcopylint.verify.standins import FEATURES, StandInNet
+
+    discriminator = StandInNet((1,))
+    scores = discriminator(torch.randn(4, 3, 8, 8) * 100)  # however large: saturated at most
+    assert scores.shape == (4, 1) and bool(((scores >= 0) & (scores <= 1)).all())
+    loss = torch.nn.BCELoss()(scores, torch.ones(4, 1))
+    loss.backward()
+    assert discriminator.linear.weight.grad is not None and "sigmoid" in discriminator.describe()
+    generator = StandInNet((3, 4, 4))
+    for name in ("num_latent_dims", "latent_dim", "nz", "n_z_dim"):
+        assert getattr(generator, name) == FEATURES, name
+    with pytest.raises(AttributeError):
+        generator.num_layers  # not a size of its input

@@ -585,7 +585,7 @@ def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
 WRAPPED_NETWORK_NAMES = frozenset({"module", "model", "net", "network", "backbone", "base_model"})
 # A size a network keeps of its input (`G.latent_size`, `G.z_dim`, `netG.nz`, `model.input_dim`): the
 # code makes the network's input with it (`torch.randn(b, G.latent_size)`), which a stand-in reads at any width.
-SIZE_ATTRIBUTE = re.compile(r"(?i)^(n?z|latent|noise|code|input|in|hidden|embed(ding)?|feature)s?_?"
+SIZE_ATTRIBUTE = re.compile(r"(?i)^(num_|n_)?(n?z|latent|noise|code|input|in|hidden|embed(ding)?|feature)s?_?"
                             r"(dim|dims|size|length|features|channels|dimension)$|^nz$")
 
 
@@ -609,7 +609,10 @@ class StandInNet(nn.Module):
         for other in _tensors([*inputs, *keywords.values()])[1:]:
             if other.dim() > 0 and other.shape[0] == tensor.shape[0] and other.is_floating_point():
                 pooled = pooled + _pooled(other)
-        output = self.linear(pooled).reshape(tensor.shape[0], *self.out_shape)
+        # Squashed into (0, 1): a made-up network may stand for a discriminator whose scores a
+        # `BCELoss` takes as probabilities ("all elements of input should be between 0 and 1"), and
+        # values in (0, 1) serve as logits, images or regressions as well.
+        output = torch.sigmoid(self.linear(pooled)).reshape(tensor.shape[0], *self.out_shape)
         if self.returns > 1:
             # The extra values (features, class logits, attention maps): as wide as the features or the
             # classes, whichever is more, computed from the same input and weights, so that a loss on
@@ -637,7 +640,7 @@ class StandInNet(nn.Module):
         return self
 
     def describe(self) -> str:
-        shown = f"StandInNet(any -> {FEATURES} -> Linear -> {'x'.join(map(str, self.out_shape)) or '1, flat'}"
+        shown = f"StandInNet(any -> {FEATURES} -> Linear -> sigmoid -> {'x'.join(map(str, self.out_shape)) or '1, flat'}"
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
 
 

@@ -1,6 +1,7 @@
 """A GAN step in a function the script calls with its loader and its batch size: the targets and the
 reshape are sized by that batch size, so stand-in batches cut small do not fit (the run takes the size
-the code asks for)."""
+the code asks for). The noise is as wide as the real generator's first layer: only the networks the
+script builds run it."""
 
 import torch
 import torch.nn as nn
@@ -21,7 +22,7 @@ def train(G, D, loader, batch_size, latent_dim, epochs):
     fake_targets = torch.zeros(batch_size, 1)
     for epoch in range(epochs):
         for images, _ in loader:
-            fake = G(torch.randn(batch_size, latent_dim))
+            fake = G(torch.randn(batch_size, G[0].in_features))  # the real network's width: no stand-in has it
             d_loss = criterion(D(images.view(batch_size, -1)), real_targets) + criterion(D(fake), fake_targets)
             opt_d.zero_grad()
             d_loss.backward()
