@@ -356,3 +356,19 @@ def test_a_clone_seen_without_grad_is_not_refuted_while_another_caller_s_value_w
                         lambda job, expression: ([caller.through for caller in sightings], sightings, []))
     with pytest.raises(CannotRun, match="passes was made up"):
         experiments.clone_detach_order(job)
+
+
+def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many_items():
+    import ast
+
+    from torchcopylint.verify.samples import IMAGE, LABEL, PATH, layout_of_class
+
+    def layout(returned: str):
+        source = f"class Data(Dataset):\n    def __getitem__(self, index):\n        return {returned}\n"
+        return layout_of_class(ast.parse(source).body[0])
+
+    # Office-31's features, class and domain (`X, Y, S`): the item nothing names is a per-sample number.
+    assert layout("X, Y, S").kinds == (IMAGE, LABEL, LABEL)
+    assert layout("image, path").kinds == (IMAGE, PATH)
+    assert layout("image, label") is None  # the usual pair: the default batches fit
+    assert layout("weird, odd") is None  # nothing says an image is there

@@ -50,6 +50,9 @@ MAX_FIXED_BATCH = 256  # a reshape that names its batch size (`x.view(batch_size
 FIXED_SAMPLES = frozenset(KNOWN_DATASETS) - {"ImageFolder", "DatasetFolder", "CocoDetection", "VOCSegmentation",
                                              "CelebA", "LSUN"}
 MAX_DATASET = 1024     # samples of a stand-in dataset sized from the counts the code reads it with
+# Samples of a stand-in dataset nothing sizes: a split by fractions of its length (`int(0.8 * n)` and
+# `int(0.2 * n)`, 0.9/0.1, 0.7/0.3, 0.8/0.1/0.1) adds up to it, as it does for the real dataset's.
+DATASET_LENGTH = 20
 MAX_EXACT_DATASET = 100_000  # `random_split(dataset, [50000, 10000])` needs exactly their sum (samples are lazy)
 RESHAPE_ERROR = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 # A layer given samples of another shape than it reads: a linear layer's width, a convolution's channels.
@@ -768,7 +771,7 @@ class StandInDataset:
     @property
     def _length(self) -> int:
         if self._fixed_length is None:
-            length = self._plan.dataset_length(self._site, BATCHES * DEFAULT_BATCH)
+            length = self._plan.dataset_length(self._site, DATASET_LENGTH)
             if not self._plan.counts_known(self._site):
                 return length  # sized again once the code has defined them (`dataset[11001]` before the split)
             self._fixed_length = length

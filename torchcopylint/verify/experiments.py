@@ -184,6 +184,12 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     stood_in: set[str] = set()
     put_on_path: set[str] = set()
     asked = absent.missing_imports()
+    for package in _imported_in_functions(text):
+        # `from torchvision.datasets import MNIST` inside a method the experiment calls: it fails there,
+        # not as the module is run, so it gets the stand-in a failed import at the top would get.
+        if package not in stood_in and len(stood_in) < MAX_STAND_INS and \
+                absent_package(ModuleNotFoundError(name=package), path) == package:
+            _stand_in(package, path, stood_in)
     while True:
         _loaded += 1
         imported = set(sys.modules)
@@ -247,6 +253,24 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                         f"{', '.join(f'`{name}`' for name in wanted)}: "
                         f"{'it was' if len(wanted) == 1 else 'they were'} given stand-ins")
             _forget_orphans(set(sys.modules) - imported)
+
+
+def _imported_in_functions(text: str) -> list[str]:
+    """The top-level packages the code imports inside its functions (absolute imports only)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found: dict[str, None] = {}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                found.update((alias.name.split(".")[0], None) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found[node.module.split(".")[0]] = None
+    return list(found)
 
 
 def _stand_in(package: str, path: str, stood_in: set) -> None:

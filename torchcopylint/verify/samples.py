@@ -15,6 +15,7 @@ the default batches stand in.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.machinery
 import importlib.util
 import re
@@ -128,9 +129,13 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     if len(layouts) != 1:
         return None
     layout = layouts.pop()
-    if layout is None or None in layout.kinds or IMAGE not in layout.kinds:
+    if layout is None or IMAGE not in layout.kinds:
         return None
-    if layout.keys is None and layout.kinds.count(IMAGE) < 2 and not layout.single:
+    if None in layout.kinds:
+        # `return X, Y, S` (features, class, domain): an item nothing names is a per-sample number (a
+        # domain, an index, a flag) more often than anything else; as many items as the class returns.
+        layout = dataclasses.replace(layout, kinds=tuple(LABEL if kind is None else kind for kind in layout.kinds))
+    if layout.keys is None and layout.kinds == (IMAGE, LABEL):
         return None  # the usual image and label: the default batches fit
     return layout
 
