@@ -832,3 +832,24 @@ def test_tcl009_another_frameworks_model_is_no_network():
 """, "")
     flagged = next(number for number, line in enumerate(_src(torch_only).splitlines(), 1) if "training=False" in line)
     assert _lines(torch_only, "TCL009") == [flagged]
+
+
+def test_tcl009_a_network_of_unknown_class_in_a_module_that_also_imports_tensorflow_is_not_assumed_torch_s():
+    # A PINN comparing frameworks: `u_model` is a Keras model passed in, whose output's `.numpy()` is
+    # TensorFlow's own. A torch network the file builds stays reported.
+    source = textwrap.dedent("""\
+        import numpy as np
+        import tensorflow as tf
+        import torch
+        from torch import nn
+
+        def predict_tf(u_model, x):
+            return u_model(x).numpy()
+
+        def predict_torch(x):
+            net = nn.Linear(2, 1)
+            return net(x).numpy()
+        """)
+    assert [d.location.line for d in lint_source(source, "mixed.py") if d.code == "TCL009"] == [11]
+    only_torch = source.replace("import tensorflow as tf\n", "")
+    assert [d.location.line for d in lint_source(only_torch, "torch_only.py") if d.code == "TCL009"] == [6, 10]

@@ -44,6 +44,10 @@ class NumpyOfGradTensor(Rule):
                 if passed_by is None:
                     continue
                 origin = passed_by[2]
+            if origin.assumption and facts.names.other_framework:
+                # The module also imports TensorFlow (or another framework): a network of unknown class
+                # may be a Keras model, whose output's `.numpy()` is that framework's own.
+                continue
             shown = facts.code_for(tensor)
             fix = _detach_fix(call, tensor)
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
