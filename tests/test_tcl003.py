@@ -2340,3 +2340,31 @@ def test_a_network_built_and_handed_to_a_step_that_samples_its_noise_is_no_gener
             train_step(G, D, real, opt_d)
     """
     assert lines(source) == [21]
+
+
+def test_fakes_detached_one_by_one_in_a_comprehension_handed_to_a_step_helper_are_detached():
+    # A multi-scale generator returns a list of images; the discriminator step's helper is handed
+    # `[fi.detach() for fi in fakes]` (silent), or the images themselves (reported).
+    source = textwrap.dedent("""\
+        import torch
+
+        def train_d(net, data):
+            pred = net(data)
+            err = torch.relu(1 + pred).mean()
+            err.backward()
+
+        def train(gen_net, dis_net, loader):
+            dis_optimizer = torch.optim.Adam(dis_net.parameters())
+            gen_optimizer = torch.optim.Adam(gen_net.parameters())
+            for noise in loader:
+                fake_images = gen_net(noise)
+                dis_net.zero_grad()
+                train_d(dis_net, [fi.detach() for fi in fake_images])
+                dis_optimizer.step()
+                gen_net.zero_grad()
+                g_loss = -dis_net(fake_images).mean()
+                g_loss.backward()
+                gen_optimizer.step()
+        """)
+    assert lines(source) == []
+    assert lines(source.replace("[fi.detach() for fi in fake_images]", "[fi for fi in fake_images]")) == [4]

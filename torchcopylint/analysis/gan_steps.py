@@ -37,7 +37,8 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES, METADATA_METHODS, PASSED_UNKNOWN,
-                                             FunctionFacts, detached_in_place, passed_for_parameter)
+                                             FunctionFacts, detached_in_place, goes_through_detach,
+                                             passed_for_parameter)
 from torchcopylint.analysis.gan_roles import network_role
 from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
                                            loss_slice, retains_graph, wrapped_in_variable)
@@ -862,6 +863,9 @@ class _Context:
                     continue
                 if type(node) is cst.Lambda:
                     continue
+                if type(node) in (cst.ListComp, cst.GeneratorExp, cst.SetComp) and \
+                        (type(node.elt) is cst.Call and cuts_graph(node.elt) or goes_through_detach(node.elt)):
+                    continue  # `[fi.detach() for fi in fakes]`: every element leaves the graph
                 if wrapped_in_variable(node, facts.names):
                     continue  # `Variable(G(z))`: since 0.4, a new tensor detached from the graph (a leaf)
                 if type(node) is cst.Call:
