@@ -2030,3 +2030,27 @@ def test_an_iterator_of_a_stand_in_loader_has_the_loader_s_length_as_a_data_load
     assert first[0].shape[0] == loader.batch_size and iterator.next() is not None
     assert [len(batch) for batch in loader] == [2, 2, 2, 2]  # a loop over the loader still sees every batch
     assert len(list(iterator)) == 2  # what is left, as a list iterator leaves it
+
+
+def test_code_written_for_apple_s_metal_runs_on_the_cpu_as_code_written_for_cuda_does():
+    # A Mac user's notebook: `device = torch.device("mps")`, then `.to(device)` and `device=device`.
+    code = textwrap.dedent("""
+        import torch
+        from torch import nn
+        from torchcopylint.verify import script
+
+        script.begin()
+        script.cuda_on_cpu("device = torch.device('mps')")
+        device = torch.device("mps")
+        noise = torch.randn(2, 3, device=device)
+        net = nn.Linear(3, 1).to(device)
+        print(noise.device.type, net(noise.to(device)).device.type, torch.ones(1, device="mps:0").device.type)
+        print(script.stood_in())
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    placed, stood_in = done.stdout.splitlines()[-2:]
+    assert placed == "cpu cpu cpu"
+    assert "`.to('mps')` ran on the CPU, the verification device" in stood_in, stood_in
+    assert "`device='mps'` made tensors on the CPU" in stood_in, stood_in

@@ -280,7 +280,7 @@ def cuda_on_cpu(source: str = "") -> None:
     # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the
     # CPU. Only where the file names CUDA: the wrappers are Python functions, which TorchScript (in
     # code that scripts functions calling `torch.zeros`) would try to compile.
-    if "cuda" not in source:
+    if not any(accelerator in source for accelerator in ACCELERATORS):
         return
     for name in FACTORIES:
         if hasattr(torch, name):
@@ -323,8 +323,7 @@ def _made_on_cpu(factory: Callable) -> Callable:
     @functools.wraps(factory)
     def on_cpu(*args, **kwargs):
         device = kwargs.get("device")
-        if device is not None and (isinstance(device, str) and device.startswith("cuda")
-                                   or isinstance(device, _REAL_DEVICE) and device.type == "cuda"):
+        if _names_an_accelerator(device):
             kwargs["device"] = "cpu"
             _log.add(f"`device={str(device)!r}` made tensors on the CPU, the verification device")
         return factory(*args, **kwargs)
@@ -338,16 +337,21 @@ GPU_TENSOR_TYPE = re.compile(r"\bcuda\.(" + "|".join(GPU_TENSOR_TYPES) + r")\b")
 
 def _on_cpu(args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
     """The arguments of a `.to(...)` with a GPU device replaced by the CPU, and the GPU it named ("" if none)."""
-    def gpu_named(value: Any) -> bool:
-        return (isinstance(value, str) and value.startswith("cuda")) or \
-            (isinstance(value, _REAL_DEVICE) and value.type == "cuda")
-
-    named = [value for value in (*args, kwargs.get("device")) if gpu_named(value)]
+    named = [value for value in (*args, kwargs.get("device")) if _names_an_accelerator(value)]
     if not named:
         return args, kwargs, ""
-    args = tuple("cpu" if gpu_named(value) else value for value in args)
-    kwargs = {key: ("cpu" if gpu_named(value) else value) for key, value in kwargs.items()}
+    args = tuple("cpu" if _names_an_accelerator(value) else value for value in args)
+    kwargs = {key: ("cpu" if _names_an_accelerator(value) else value) for key, value in kwargs.items()}
     return args, kwargs, repr(str(named[0]))
+
+
+# Accelerators code is written for: CUDA, and Apple's Metal (`torch.device("mps")`, a Mac user's notebook).
+ACCELERATORS = ("cuda", "mps")
+
+
+def _names_an_accelerator(value: Any) -> bool:
+    return (isinstance(value, str) and value.startswith(ACCELERATORS)) or \
+        (isinstance(value, _REAL_DEVICE) and value.type in ACCELERATORS)
 
 
 _REAL_DEVICE = torch.device
