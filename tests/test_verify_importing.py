@@ -763,3 +763,8 @@ def test_a_module_s_source_is_found_without_importing_its_packages(tmp_path: Pat
     assert "exiting" not in sys.modules
     assert module_source("exiting.missing") is None and module_source("") is None
     assert "JSON (JavaScript Object Notation)" in module_source("json")
+    # Namespace packages (folders without `__init__.py`), which the import system reads only through
+    # their imported parents: found all the same.
+    (tmp_path / "src" / "methods").mkdir(parents=True)
+    (tmp_path / "src" / "methods" / "gan.py").write_text("G = 1\n", encoding="utf-8")
+    assert module_source("src.methods.gan") == "G = 1\n" and "src" not in sys.modules

@@ -186,8 +186,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     asked = absent.missing_imports()
     for package in _imported_in_functions(text):
         # `from torchvision.datasets import MNIST` inside a method the experiment calls: it fails there,
-        # not as the module is run, so it gets the stand-in a failed import at the top would get.
-        if package not in stood_in and len(stood_in) < MAX_STAND_INS and \
+        # not as the module is run, so a package used for data, plots or logging gets its no-ops first.
+        # (Not any other name: a project package, `from src.models import ...`, may be importable only
+        # once its folder is on the path.)
+        if noops.is_no_op(package) and package not in stood_in and len(stood_in) < MAX_STAND_INS and \
                 absent_package(ModuleNotFoundError(name=package), path) == package:
             _stand_in(package, path, stood_in)
     while True:

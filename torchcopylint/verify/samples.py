@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib.machinery
-import importlib.util
+import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -99,22 +99,19 @@ def module_source(module: str) -> Optional[str]:
     """The text of a module's file, found, not run: neither the module nor its packages are imported (a
     package's `__init__.py` may do anything, `sys.exit(1)` when a package it checks for is missing);
     None when it is not a Python file here."""
-    spec = None
-    try:
-        for depth, part in enumerate(module.split(".") if module else ()):
-            if depth and (spec is None or not spec.submodule_search_locations):
-                return None
-            name = ".".join(module.split(".")[:depth + 1])
-            spec = importlib.machinery.PathFinder.find_spec(name, spec.submodule_search_locations if depth else None)
-    except (ImportError, ValueError, AttributeError):
+    if not module:
         return None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return None
-    try:
-        with open(spec.origin, encoding="utf-8") as file:
-            return file.read()
-    except (OSError, UnicodeDecodeError):
-        return None
+    parts = module.split(".")
+    for folder in sys.path:
+        base = os.path.join(folder or os.curdir, *parts)
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if os.path.isfile(candidate):
+                try:
+                    with open(candidate, encoding="utf-8") as file:
+                        return file.read()
+                except (OSError, UnicodeDecodeError):
+                    return None
+    return None
 
 
 def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
