@@ -25,7 +25,7 @@ yaml = pytest.importorskip("yaml")
 
 ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text(encoding="utf-8"))
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
-FLAGGED = "import torch\n\n\ndef snapshot(x):\n    return x.clone().detach()\n"
+FLAGGED = "import torch\nx = torch.ones(2, requires_grad=True)\n\ndef snapshot():\n    return x.clone().detach()\n"
 
 
 def step(name: str) -> dict:

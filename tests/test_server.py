@@ -64,7 +64,7 @@ GAN_STEP = textwrap.dedent('''\
     ''')
 FLAGGED_LINE = 26  # `loss_d = netD(real).mean() - netD(fake).mean()`, 1-based
 
-CLONE_DETACH = "import torch\n\n\ndef snapshot(x: torch.Tensor):\n    return x.clone().detach()\n"
+CLONE_DETACH = "import torch\nx = torch.ones(2, requires_grad=True)\n\ndef snapshot():\n    return x.clone().detach()\n"
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "torchcopylint", "server"]))
@@ -150,7 +150,7 @@ async def test_diagnostics_on_open_then_after_an_edit(client: LanguageClient):
     assert "without `.detach()`" in found.message
 
     # The unsaved text is linted, not the file: add a second finding in the editor only.
-    edited = GAN_STEP + "\n\ndef snapshot(x: torch.Tensor):\n    return x.clone().detach()\n"
+    edited = GAN_STEP + "\n\ndef snapshot(model: torch.nn.Module, x: torch.Tensor):\n    return model(x).clone().detach()\n"
     before = _change(client, uri, edited, 2)
     assert sorted(d.code for d in await _published(client, uri, before)) == ["TCL003", "TCL005"]
 
@@ -181,14 +181,14 @@ async def test_unsafe_fix_is_titled_so_and_not_preferred(client: LanguageClient)
 
 @pytest.mark.asyncio
 async def test_fix_all_applies_every_safe_fix(client: LanguageClient):
-    text = CLONE_DETACH + "\n\ndef other(y: torch.Tensor):\n    return torch.tensor(y), y.clone().detach()\n"
+    text = CLONE_DETACH + "\n\ndef other(y: torch.Tensor):\n    return torch.tensor(y), (y * 2).clone().detach()\n"
     uri = _open(client, client.tmp_path / "a" / "many.py", text)
     diagnostics = await _published(client, uri)
     assert sorted(d.code for d in diagnostics) == ["TCL005", "TCL005", "TCL008"]
     [fix_all] = await _actions(client, uri, diagnostics[0], only=["source.fixAll"])
     assert fix_all.kind == "source.fixAll.torchcopylint"
     fixed = _apply(text, fix_all.edit.changes[uri])
-    assert "x.detach().clone()" in fixed and "y.detach().clone(), y.detach().clone()" in fixed
+    assert "x.detach().clone()" in fixed and "y.detach().clone(), (y * 2).detach().clone()" in fixed
     before = _change(client, uri, fixed, 2)
     assert await _published(client, uri, before) == []
 
