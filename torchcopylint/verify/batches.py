@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import arrays, images, samples, tables
+from torchcopylint.verify import arrays, images, importing, samples, tables
 from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
 from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
                                               SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite, known_dataset,
@@ -884,10 +884,10 @@ class StandInDataset:
 
 
 def _project_class(value: Any) -> Optional[type]:
-    """A class of the user's code: not torch's, nor one of an installed package."""
-    if not isinstance(value, type) or value.__module__.split(".")[0] in ("torch", "builtins", "typing"):
+    """A class of the user's code: not Python's own, nor one of an installed package (torch's `Dataset`)."""
+    if not isinstance(value, type) or value.__module__ == "builtins" or not importing.of_the_project(value):
         return None
-    return None if "site-packages" in (getattr(sys.modules.get(value.__module__), "__file__", None) or "") else value
+    return value
 
 
 def _own_method(project_class: Optional[type], attribute: str) -> Optional[Callable]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import functools
 import inspect
 import itertools
 import os
@@ -257,12 +258,14 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
             _forget_orphans(set(sys.modules) - imported)
 
 
-def _imported_in_functions(text: str) -> list[str]:
-    """The top-level packages the code imports inside its functions (absolute imports only)."""
+@functools.lru_cache(maxsize=32)
+def _imported_in_functions(text: str) -> tuple[str, ...]:
+    """The top-level packages the code imports inside its functions (absolute imports only); asked on each
+    run of the same snippet, worked out once."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
-        return []
+        return ()
     found: dict[str, None] = {}
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -272,7 +275,7 @@ def _imported_in_functions(text: str) -> list[str]:
                 found.update((alias.name.split(".")[0], None) for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 found[node.module.split(".")[0]] = None
-    return list(found)
+    return tuple(found)
 
 
 def _stand_in(package: str, path: str, stood_in: set) -> None:

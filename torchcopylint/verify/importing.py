@@ -195,6 +195,20 @@ def module_names(path: str) -> frozenset:
     return frozenset(names)
 
 
+def file_of(cls: type) -> Optional[str]:
+    """The file a class is defined in, where there is one."""
+    module = sys.modules.get(cls.__module__)
+    file = getattr(module, "__file__", None)
+    return file if file and os.path.exists(file) else None
+
+
+def of_the_project(cls: type) -> bool:
+    """Defined by the flagged file or a module of its project, not by an installed library (whose
+    `LightningModule` has a `training_step` too, but is not what the project's callers pass)."""
+    file = file_of(cls)
+    return file is None or not any(part in ("site-packages", "dist-packages") for part in file.split(os.sep))
+
+
 def project_root(folder: str) -> Optional[str]:
     for candidate in _upwards(folder):
         if any(os.path.exists(os.path.join(candidate, marker)) for marker in PROJECT_MARKERS):

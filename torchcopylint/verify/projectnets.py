@@ -234,7 +234,7 @@ def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, 
     defined += [alias.asname or alias.name for statement in _top_level_imports(tree) for alias in statement.names]
     candidates = [namespace[name] for name in defined if isinstance(namespace.get(name), type)
                   and issubclass(namespace[name], nn.Module) and all(hasattr(namespace[name], m) for m in methods)
-                  and _of_the_project(namespace[name])]
+                  and importing.of_the_project(namespace[name])]
     concrete = [cls for cls in candidates if not any(other is not cls and issubclass(other, cls) for other in candidates)]
     for cls in concrete:
         try:
@@ -243,24 +243,11 @@ def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, 
         except (CannotRun, StopIteration):
             continue
         shown = ", ".join(f"`{method}`" for method in sorted(methods))
-        home = _file_of(cls)
+        home = importing.file_of(cls)
         whose = "the file's class" if home is None or os.path.abspath(home) == os.path.abspath(path) else \
             f"the class of {os.path.basename(home)}"
         return ProjectNetwork(_builder(cls, configuration), f"{configuration.description}, {whose} that has {shown}"), shape
     return None
-
-
-def _file_of(cls: type) -> Optional[str]:
-    module = sys.modules.get(cls.__module__)
-    file = getattr(module, "__file__", None)
-    return file if file and os.path.exists(file) else None
-
-
-def _of_the_project(cls: type) -> bool:
-    """Defined by the flagged file or a module of its project, not by an installed library (whose
-    `LightningModule` has a `training_step` too, but is not what the project's callers pass)."""
-    file = _file_of(cls)
-    return file is None or not any(part in ("site-packages", "dist-packages") for part in file.split(os.sep))
 
 
 def _builder(cls: type, configuration: Configuration):
