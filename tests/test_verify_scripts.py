@@ -2054,3 +2054,44 @@ def test_code_written_for_apple_s_metal_runs_on_the_cpu_as_code_written_for_cuda
     assert placed == "cpu cpu cpu"
     assert "`.to('mps')` ran on the CPU, the verification device" in stood_in, stood_in
     assert "`device='mps'` made tensors on the CPU" in stood_in, stood_in
+
+
+BOTTLENECK_CELL = '''
+import torch
+import torch.nn as nn
+
+
+class block(nn.Module):
+    def __init__(self, in_channels, intermediate_channels, identity_downsample=None, stride=1):
+        super().__init__()
+        self.expansion = 4
+        self.conv1 = nn.Conv2d(in_channels, intermediate_channels, kernel_size=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(intermediate_channels)
+        self.conv3 = nn.Conv2d(intermediate_channels, intermediate_channels * self.expansion, kernel_size=1)
+        self.relu = nn.ReLU()
+        self.identity_downsample = identity_downsample
+
+    def forward(self, x):
+        identity = x.clone()
+        x = self.relu(self.bn1(self.conv1(x)))
+        x = self.conv3(x)
+        if self.identity_downsample is not None:
+            identity = self.identity_downsample(identity)
+        x += identity
+        return self.relu(x)
+'''
+
+
+def test_a_notebook_block_whose_width_chains_through_an_expansion_set_in_init_is_confirmed(tmp_path):
+    # A from-scratch ResNet notebook (fresh52): the block's `__init__` read from the cells' code (not the
+    # notebook's JSON) gives `intermediate_channels * self.expansion`, so the input is four times as wide.
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": BOTTLENECK_CELL.splitlines(keepends=True)}]
+    (tmp_path / "resnet.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                       "nbformat_minor": 5}), encoding="utf-8")
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               "--no-cache", "resnet.ipynb", cwd=tmp_path, timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL001"]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    verdict = records[0]["verdict"]
+    assert verdict["status"] == "confirmed" and "block(64, 16)" in verdict["evidence"], verdict

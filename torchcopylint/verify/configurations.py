@@ -247,6 +247,12 @@ def _int_value(cls: type, node: ast.AST) -> Optional[int]:
         value = getattr(cls, node.attr, None)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        # `self.expansion = 4` set in `__init__` itself, not on the class
+        tree = _init_tree(cls)
+        kept = [assigned.value for assigned in ast.walk(tree) if isinstance(assigned, ast.Assign)
+                and any(ast.unparse(target) == f"self.{node.attr}" for target in assigned.targets)] if tree else []
+        if len(kept) == 1 and isinstance(kept[0], ast.Constant) and type(kept[0].value) is int:
+            return kept[0].value
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == cls.__name__:
         value = getattr(cls, node.attr, None)
         return value if isinstance(value, int) and not isinstance(value, bool) else None

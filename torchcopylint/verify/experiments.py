@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import inspect
 import itertools
+import linecache
 import os
 import re
 import sys
@@ -182,6 +183,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         text = without_gpu_asserts
     text = registrations.tolerate(text)  # the package's import filed the file's classes first
     code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
+    if path.endswith(".ipynb"):
+        # The notebook's file is JSON: `inspect.getsource` of a class its cells define (a block's
+        # `__init__`, read for the widths it chains) must read the cells' code instead.
+        linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     stood_in: set[str] = set()
     put_on_path: set[str] = set()
     asked = absent.missing_imports()
