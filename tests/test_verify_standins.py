@@ -1047,3 +1047,100 @@ def test_an_option_copied_to_a_local_is_used_as_that_local():
     plan = settings_for(ast.parse(code).body[0], ["config", "model", "x", "y"], {}, "cpu")[0].plan
     assert plan.kinds["config"] == "options"
     assert (plan.kinds["config.use_rs"], plan.kinds["config.perturb_steps"]) == ("bool", "count"), plan.kinds
+
+
+def test_a_value_only_passed_to_a_function_of_the_file_that_calls_it_is_a_loss_or_a_network():
+    # An attack's `create_adv_test(model, X, y, eps, criterion)` hands both on to `adv_attack`, which
+    # calls them: a tensor given for either was "not callable" (fresh52).
+    from torchcopylint.verify.standins import settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        def adv_attack(model, image, epsilon, labels, criterion):
+            image = image.clone().detach().requires_grad_(True)
+            outputs = model(image)
+            model.zero_grad()
+            cost = criterion(outputs, labels)
+            cost.backward()
+            return image + epsilon * image.grad.sign()
+
+        def create_adv_test(model, images, labels, eps, criterion):
+            return torch.tensor(adv_attack(model, images, eps, labels, criterion))
+        """))
+    kinds = settings_for(tree.body[1], ["model", "images", "labels", "eps", "criterion"], {}, "cpu",
+                         tree=tree)[0].plan.kinds
+    assert kinds["criterion"] == "loss" and kinds["model"] == "module" and kinds["images"] == "tensor", kinds
+    # A value the outer function also uses as a tensor stays one.
+    tree = ast.parse(textwrap.dedent("""
+        def apply(f, x):
+            return f(x)
+
+        def outer(f, x):
+            return apply(f.clone(), x)
+        """))
+    assert settings_for(tree.body[1], ["f", "x"], {}, "cpu", tree=tree)[0].plan.kinds["f"] == "tensor"
+
+
+def test_a_one_hot_class_count_and_a_bound_of_a_multi_dimensional_slice_are_whole_numbers():
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def step(output, labels, n_classes, end):
+            one_hot = F.one_hot(labels, n_classes)
+            return output[:, :end] * one_hot
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("n_classes", found["n_classes"]) == "int"
+    assert kind_of("end", found["end"]) == "int"
+
+
+def test_a_value_passed_to_a_function_the_file_imports_from_the_project_is_what_that_function_uses_it_as(
+        tmp_path, monkeypatch):
+    # A course's conditional GAN trainer: `get_one_hot_labels(labels, n_classes)` from its `scripts/utils.py`.
+    from torchcopylint.verify.standins import settings_for
+
+    (tmp_path / "helpers_of_the_project.py").write_text(textwrap.dedent("""
+        import torch.nn.functional as F
+
+        def get_one_hot_labels(labels, n_classes):
+            return F.one_hot(labels, n_classes)
+    """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    tree = ast.parse(textwrap.dedent("""
+        from helpers_of_the_project import get_one_hot_labels as one_hot_of
+
+        def fit(images, labels, n_classes):
+            return images.clone() * one_hot_of(labels, n_classes)
+    """))
+    kinds = settings_for(tree.body[1], ["images", "labels", "n_classes"], {}, "cpu", tree=tree)[0].plan.kinds
+    assert kinds["n_classes"] == "int", kinds
+
+
+def test_two_views_per_batch_a_loss_per_sample_and_keywords_read_from_kwargs_are_made_as_the_code_reads_them():
+    # A SimCLR trainer (fresh52): `for i, ((x1, x2), idx, targets) in enumerate(dataloader)`, a loss of
+    # `reduction="none"` indexed per sample, and `kwargs['epoch']` that every caller passes.
+    import torch
+
+    from torchcopylint.verify.standins import missing_parameters, settings_for
+
+    source = textwrap.dedent("""
+        def train(model, dataloader, criterion, shadow, **kwargs):
+            for i, ((x1, x2), idx, targets) in enumerate(dataloader):
+                z1, z2 = model(x1), model(x2)
+                loss = criterion(z1, z2)
+                for count in range(x1.shape[0]):
+                    if kwargs['epoch'] > 1:
+                        shadow[count] = 0.9 * shadow[count] + loss[count].detach()
+        """)
+    namespace: dict = {}
+    exec(compile(source, "<train>", "exec"), namespace)
+    node = ast.parse(source).body[0]
+    names, annotations = missing_parameters(namespace["train"], node)
+    assert names == ["model", "dataloader", "criterion", "shadow", "epoch"], names
+    setting = settings_for(node, names, annotations, "cpu")[0]
+    assert setting.plan.kinds["epoch"] == "count" and setting.plan.kinds["criterion"] == "loss", setting.plan.kinds
+    made, text = setting.make()
+    (first, second), _, _ = made["dataloader"][0]
+    assert first.shape == second.shape and first.dim() == 2
+    assert made["criterion"](first, second).shape == (first.shape[0],)
+    assert "mean squared difference of each sample" in text, text
+    assert isinstance(made["shadow"], torch.Tensor)

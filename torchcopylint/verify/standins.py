@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchcopylint.verify import absent
+from torchcopylint.verify import absent, samples
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, Batches, CannotRun, class_indices
@@ -100,6 +100,7 @@ class Use:
     methods: set = field(default_factory=set)
     iterated: bool = False
     unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2; `for (x,) in loader` -> ONE_ITEM
+    views: int = 0             # the unpacking of a batch's first item: `for (x1, x2), y in loader` -> 2
     string_keys: list = field(default_factory=list)  # the strings it is indexed with: `sample["images"]`
     batch_keys: tuple = ()     # a loader whose batches the code indexes by these strings (dict batches)
     in_range: bool = False
@@ -130,8 +131,9 @@ class Use:
     passed_as: list = field(default_factory=list)  # (function, position or keyword) of each plain call it is passed to
     parameter_elements: bool = False  # iterated, each element's `requires_grad` or `.grad` read: parameters
     makes_optimizer: bool = False  # called on a network's parameters (`opt_fn(model.parameters(), lr)`)
-    via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number)
+    via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number, a loss)
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
+    results_indexed: bool = False  # what a call to it returns is indexed: `loss = criterion(o, y); loss[i]`
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
@@ -195,6 +197,21 @@ NOT_TENSOR_INPUTS = frozenset({"tensor", "as_tensor", "from_numpy", "full", "ara
                                "set_grad_enabled", "is_tensor", "load", "save", "get_default_dtype"})
 
 
+def _keyword_parameters(function: ast.AST) -> frozenset:
+    """The names of the `**kwargs` parameters of the functions in `function`."""
+    return frozenset(node.args.kwarg.arg for node in ast.walk(function)
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.args.kwarg)
+
+
+def _keyword_read(node: ast.AST, keywords: frozenset) -> Optional[str]:
+    """`kwargs["epoch"]` of a `**kwargs` parameter: the keyword argument `epoch` a caller passes."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in keywords \
+            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+            and node.slice.value.isidentifier():
+        return node.slice.value
+    return None
+
+
 def _takes_a_tensor_input(callee: str) -> bool:
     """`torch.frexp`, `torch.exp`, `F.softmax`: a function of a tensor input; not a factory or a class."""
     name = callee.rsplit(".", 1)[-1]
@@ -240,9 +257,10 @@ def _tests(function: ast.AST) -> list:
 def uses(function: ast.AST) -> dict[str, Use]:
     """The use of every name and `self.x` attribute in the function."""
     found: dict[str, Use] = {}
+    keywords = _keyword_parameters(function)
 
     def use(node: ast.AST) -> Optional[Use]:
-        key = _key(node)
+        key = _key(node) or _keyword_read(node, keywords)
         return found.setdefault(key, Use()) if key else None
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
@@ -315,6 +333,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         passed.torch_argument = True
                         passed.torch_input = passed.torch_input or (
                             bool(node.args) and argument is node.args[0] and _takes_a_tensor_input(callee))
+            if callee.split(".")[-1] == "one_hot":
+                # `F.one_hot(labels, n_classes)`: the number of classes is a whole number.
+                count = node.args[1] if len(node.args) > 1 else \
+                    next((k.value for k in node.keywords if k.arg == "num_classes"), None)
+                if count is not None and use(count) is not None:
+                    use(count).sizes = True
             for keyword in node.keywords:
                 passed = use(keyword.value)
                 if passed is not None and keyword.arg == "device":
@@ -361,6 +385,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 loaded.iterated = True
                 if isinstance(target, (ast.Tuple, ast.List)):
                     loaded.unpacked = len(target.elts) if len(target.elts) != 1 else ONE_ITEM
+                    first = target.elts[0] if target.elts else None
+                    if isinstance(first, (ast.Tuple, ast.List)) and len(first.elts) > 1:
+                        loaded.views = len(first.elts)  # two augmentations of each image (SimCLR, BYOL)
                 elif isinstance(target, ast.Name):
                     batch_names.append((loaded, target.id))
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
@@ -393,8 +420,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if indexed is not None and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
                     and node.slice.value not in indexed.string_keys:
                 indexed.string_keys.append(node.slice.value)  # `sample["right_images"]`
-            if isinstance(node.slice, ast.Slice):  # `selected[0:K]`: a bound is an int
-                for bound in (node.slice.lower, node.slice.upper, node.slice.step):
+            slices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            for part in (part for part in slices if isinstance(part, ast.Slice)):
+                # `selected[0:K]`, `output[:, :end]`: a bound is an int
+                for bound in (part.lower, part.upper, part.step):
                     if bound is not None and _key(bound):
                         use(bound).sizes = True
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
@@ -459,6 +488,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
             loaded.batch_keys = tuple(batch.string_keys)  # `for sample in loader: sample["images"]`: dicts
+    for node in ast.walk(function):
+        # `loss = criterion(logits, labels)`, then `loss[i]`: a loss of one value per sample
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and found.get(node.targets[0].id, Use()).indexed \
+                and _key(node.value.func):
+            use(node.value.func).results_indexed = True
     _mark_tensor_operands(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
@@ -673,16 +708,26 @@ def _first_tensor(values: Any) -> Optional[torch.Tensor]:
 
 def stand_in_loss(*inputs, **keywords):
     """A loss stand-in: the mean squared difference of its first two tensors (broadcast), or the mean of one."""
+    return _squared_differences(inputs, keywords).mean()
+
+
+def stand_in_loss_per_sample(*inputs, **keywords):
+    """A loss stand-in of one value per sample (`reduction="none"`): the mean squared difference of each."""
+    squared = _squared_differences(inputs, keywords)
+    return squared.flatten(1).mean(1) if squared.dim() > 1 else squared
+
+
+def _squared_differences(inputs: tuple, keywords: dict) -> torch.Tensor:
     tensors = [t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)]
     if not tensors:
         raise TypeError("the stand-in loss got no tensor")
     first = tensors[0].float()
     if len(tensors) > 1:
         try:
-            return (first - tensors[1].float()).pow(2).mean()
+            return (first - tensors[1].float()).pow(2)
         except RuntimeError:
             pass
-    return first.pow(2).mean()
+    return first.pow(2)
 
 
 class DoNothing:
@@ -802,9 +847,11 @@ class StandInLoader(list):
 ONE_ITEM = -1
 
 
-def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,)) -> StandInLoader:
-    """Batches as the loop unpacks them: (inputs, targets, ...) for a count; a dict of the keys the
-    code reads for a tuple of string keys (class indices under a key named like labels)."""
+def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,),
+                    views: int = 0) -> StandInLoader:
+    """Batches as the loop unpacks them: (inputs, targets, ...) for a count, the inputs a list of
+    `views` tensors where the loop unpacks them (`for (x1, x2), y in loader`); a dict of the keys
+    the code reads for a tuple of string keys (class indices under a key named like labels)."""
     batches = StandInLoader()
     if isinstance(unpacked, tuple):
         for _ in range(BATCHES):
@@ -818,6 +865,8 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
         else:
             targets = torch.randn(BATCH, CLASSES, device=device)
         extra = [torch.arange(BATCH, device=device)] * max(0, unpacked - 2)
+        if views > 1:
+            inputs = [inputs, *(torch.randn(BATCH, *sample, device=device) for _ in range(views - 1))]
         batches.append(inputs if unpacked == 1 else [inputs] if unpacked == ONE_ITEM else (inputs, targets, *extra))
     return batches
 
@@ -982,6 +1031,7 @@ class Plan:
     kinds: dict
     outputs: dict = field(default_factory=dict)   # module name -> its stand-in's output shape
     unpacked: dict = field(default_factory=dict)  # loader name -> how the loop unpacks a batch (or its dict keys)
+    views: dict = field(default_factory=dict)     # loader name -> the tensors each batch's first item holds
     labels: str = "classes"                       # a batch's targets: class indices, or values
     gradients: bool = False                       # the code reads `.grad`: give modules gradients first
     returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
@@ -991,6 +1041,7 @@ class Plan:
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
     per_class: tuple = ()                         # tensors the code indexes by labels: a row per class
+    per_sample: tuple = ()                        # losses whose values the code indexes: one per sample
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
     batch: int = BATCH                            # samples in each stand-in tensor's batch
@@ -1043,7 +1094,8 @@ class Plan:
                 parts.append(f"{name} = the linear layer of the stand-in `{modules[0]}`" if modules else
                              f"{name} = nn.Linear({FEATURES}, {FEATURES})")
             elif kind == "loss":
-                parts.append(f"{name} = mean squared difference")
+                each = " of each sample" if name in self.per_sample else ""
+                parts.append(f"{name} = mean squared difference{each}")
             elif kind == "options":
                 shown = ", ".join(f"{key} = {_option_text(value)}" for key, value in vars(value).items())
                 parts.append(f"{name} = a namespace of the options the code reads ({shown})")
@@ -1121,14 +1173,17 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     unpacked = {name: found.get(name, Use()).batch_keys or found.get(name, Use()).unpacked
                 for name, kind in kinds.items() if kind == "loader"}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
+    views = {name: found[name].views for name, kind in kinds.items() if kind == "loader" and name in found
+             and found[name].views}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
     leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
     keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
     per_class = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).per_class)
+    per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
-    return Plan(kinds, outputs, unpacked, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
-                batch=batch, per_class=per_class)
+    return Plan(kinds, outputs, unpacked, views=views, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
+                batch=batch, per_class=per_class, per_sample=per_sample)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1174,7 +1229,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "layer":  # the layer of the stand-in network the code runs, or a layer of its own
             made[name] = made[modules[0]].linear if modules else nn.Linear(FEATURES, FEATURES).to(device)
         elif kind == "loader":
-            made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample)
+            made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample,
+                                         plan_.views.get(name, 0))
         elif kind == "tensor" and name in plan_.leaves:
             # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
             made[name] = torch.rand(*((CLASSES,) if name in plan_.per_class else (plan_.batch, *plan_.sample)),
@@ -1202,7 +1258,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
                           stand_in_tensor(device, (plan_.batch, *plan_.sample), name=f"{name}[{key!r}]")
                           for key in plan_.keys[name]}
         elif kind == "loss":
-            made[name] = stand_in_loss
+            made[name] = stand_in_loss_per_sample if name in plan_.per_sample else stand_in_loss
         elif kind == "device":
             made[name] = device
         elif kind == "torch.device":
@@ -1274,16 +1330,18 @@ class StandIns:
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
 SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "device", "torch.device", "dtype"})
+CALLED_KINDS = frozenset({"module", "loss"})
 
 
 def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
-    """A value the code only passes to a function of the file (`adopt_weight(factor, global_step,
+    """A value the code only passes to a function of the file or one it imports from the project (`adopt_weight(factor, global_step,
     threshold=start)`), to a method of the class (`self.get_infinite_batches(train_loader)`, a
     method of that name in one class of the file) or to a class of the file (its `__init__`:
     `Generator(signal_length, latent_dim)`), is what that function uses its parameter as (`if
     global_step < threshold:`: a number; `for i, (images, _) in enumerate(data_loader)`: a loader of
     batches of two), one call deep."""
-    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    functions = _imported_functions(tree)
+    functions.update({node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))})
     methods: dict = {}
     for owner in (node for node in tree.body if isinstance(node, ast.ClassDef)):
         for method in owner.body:
@@ -1307,14 +1365,42 @@ def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
             inner = uses(definition).get(parameter)
             kind = kind_of(parameter, inner) if inner is not None else None
             if kind == "loader" and not use_of_name.iterated:
-                use_of_name.iterated, use_of_name.unpacked = True, inner.unpacked
+                use_of_name.iterated, use_of_name.unpacked, use_of_name.views = True, inner.unpacked, inner.views
                 use_of_name.batch_keys = use_of_name.batch_keys or inner.batch_keys
                 break
-            if kind in SCALAR_KINDS:
+            if kind in SCALAR_KINDS or kind in CALLED_KINDS and not use_of_name.methods:
+                # `adv_attack(model, images, eps, labels, criterion)`, which calls `criterion(out, labels)`:
+                # a loss, not the tensor a value passed along would otherwise stand for.
                 use_of_name.via_callee = kind
+                if kind == "module":
+                    use_of_name.returns = use_of_name.returns or inner.returns
                 if kind == "choice":
                     use_of_name.compared.extend(c for c in inner.compared if c not in use_of_name.compared)
                 break
+
+
+def _imported_functions(tree: ast.Module) -> dict:
+    """The functions the file imports by name from a module of the project (`from utils import
+    get_one_hot_labels`), read from its source, under the name the file uses."""
+    found = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.ImportFrom) and node.module and not node.level):
+            continue
+        defined = _functions_of_module(node.module)
+        for alias in node.names:
+            if alias.name in defined:
+                found[alias.asname or alias.name] = defined[alias.name]
+    return found
+
+
+def _functions_of_module(module: str) -> dict:
+    source = samples.module_source(module)
+    try:
+        parsed = ast.parse(source) if source else None
+    except (SyntaxError, ValueError):
+        parsed = None
+    return {node.name: node for node in parsed.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))} \
+        if parsed else {}
 
 
 def string_keyed_dicts(tree: ast.Module) -> dict[str, list]:
@@ -1535,6 +1621,9 @@ def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tu
     for parameter in signature_of(function).parameters.values():
         if parameter.kind == parameter.VAR_KEYWORD and node is not None:
             names += _counts_read_from(node, parameter.name, found)
+            # `if kwargs["epoch"] > 1:`: a keyword every caller passes (without it, a KeyError)
+            names += [key for key in dict.fromkeys(_keyword_read(read, frozenset({parameter.name}))
+                                                   for read in ast.walk(node)) if key and key not in names]
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         if parameter.default is not parameter.empty and not (
