@@ -2368,3 +2368,49 @@ def test_fakes_detached_one_by_one_in_a_comprehension_handed_to_a_step_helper_ar
         """)
     assert lines(source) == []
     assert lines(source.replace("[fi.detach() for fi in fake_images]", "[fi for fi in fake_images]")) == [4]
+
+
+LIST_FED_DISCRIMINATOR = """
+import torch
+from torch import nn
+
+generator = nn.Linear(4, 4)
+
+
+class PairDiscriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 1)
+
+    def forward(self, pair):
+        return self.lin(torch.cat(pair, 1))
+
+
+netD = PairDiscriminator()
+optD = torch.optim.Adam(netD.parameters())
+optG = torch.optim.Adam(generator.parameters())
+
+
+def train(real, all_time, epochs):
+    for _ in range(epochs):
+        fake = generator(torch.randn(2, 4))
+        y_fake = netD([fake, all_time])
+        y_real = netD([real, all_time])
+        loss_d = -(torch.mean(y_real) - torch.mean(y_fake))
+        optD.zero_grad()
+        loss_d.backward()
+        optD.step()
+        both = netD((fake, fake * 2))
+        both.mean().backward()
+        optD.step()
+"""
+
+
+def test_a_discriminator_fed_a_list_gets_the_generator_s_element_detached_never_the_list():
+    # A tabular GAN's `discriminator([fake_cat, all_time])` (fresh53): the fix was `([fake_cat,
+    # all_time]).detach()`, which a list does not have.
+    findings = [d for d in lint_source(LIST_FED_DISCRIMINATOR, "gan.py") if d.code == "TCL003"]
+    assert [(d.location.line, d.location.column) for d in findings] == [(25, 24), (31, 22)], findings
+    result = fixed(LIST_FED_DISCRIMINATOR)
+    assert "y_fake = netD([fake.detach(), all_time])" in result
+    assert "both = netD((fake.detach(), (fake * 2).detach()))" in result

@@ -186,6 +186,14 @@ class GanSteps:
             source = context.generator_call(argument, generators, trained, function.order_of(loss_statement))
             if source is None:
                 continue
+            if isinstance(argument, (cst.List, cst.Tuple)):
+                # `discriminator([fake_cat, all_time])`: the element that carries the generator's output is
+                # what to detach (a list has no `.detach()`).
+                carrying = [element.value for element in argument.elements if context.generator_call(
+                    element.value, generators, trained, function.order_of(loss_statement)) is not None]
+                if len(carrying) == 1:
+                    argument = carrying[0]
+                    source = context.generator_call(argument, generators, trained, function.order_of(loss_statement))
             generator_call, generator, generator_via = source
             if not self._judges_other(context, window, call, discriminator, generator,
                                       noise_generates=generator_step is not None) \

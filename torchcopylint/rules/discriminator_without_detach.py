@@ -34,7 +34,7 @@ class DiscriminatorWithoutDetach(Rule):
 
     def _finding(self, facts: ModuleFacts, fake: UndetachedFake) -> Finding:
         argument = fake.argument
-        detached = method_call(argument, "detach")
+        detached = _detached(argument)
         source = f"`{_one_line(facts, fake.source.func)}(...)`"
         generator = f"the output of {source} (line {facts.line_of(fake.source)}"
         generator += f"; {fake.generator_via})" if fake.generator_via else ")"
@@ -122,3 +122,12 @@ class DiscriminatorWithoutDetach(Rule):
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 80) -> str:
     text = " ".join(facts.code_for(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _detached(argument: cst.BaseExpression) -> cst.BaseExpression:
+    """`fake.detach()`; for a list or tuple of the generator's outputs (`D((fake_a, fake_b))`: a list
+    has no `.detach()`), the same list with each element detached."""
+    if isinstance(argument, (cst.List, cst.Tuple)) and argument.elements:
+        return argument.with_changes(elements=[
+            element.with_changes(value=method_call(element.value, "detach")) for element in argument.elements])
+    return method_call(argument, "detach")
