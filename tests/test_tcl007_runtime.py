@@ -615,3 +615,94 @@ def test_an_epoch_loop_that_returns_at_the_end_of_its_first_pass_keeps_one_pass(
     assert len(history) == 1  # one pass of five
     after = RETURNS_IN_THE_LOOP.replace("        return history\n", "    return history\n")
     assert [d.code for d in lint_source(after, "<x>") if d.code == "TCL007"] == ["TCL007"]
+
+
+SAMPLES_READ_DETACHED = """
+import torch
+from torch import nn
+
+
+def train(generator, discriminator, g_opt, d_opt, batches):
+    samples = torch.zeros(4, 8)
+    for real in batches:
+        g_opt.zero_grad()
+        d_opt.zero_grad()
+        fake = generator(torch.randn(4, 2))
+        samples[2:] = fake[:2]
+        d_loss = (discriminator(real) - 1).pow(2).mean() + discriminator(samples.detach()).pow(2).mean()
+        d_loss.backward()
+        d_opt.step()
+        g_loss = (discriminator(fake) - 1).pow(2).mean()
+        g_loss.backward()
+        g_opt.step()
+    return samples
+"""
+
+
+def test_a_buffer_the_backward_reads_only_detached_is_a_leak_and_no_second_backward():
+    # A CycleGAN's history of fakes (fresh53): the discriminator reads `samples.detach()`, so no backward
+    # reaches the buffer's old graphs; each in-place write still chains the last one's graph.
+    [diagnostic] = [d for d in lint_source(SAMPLES_READ_DETACHED, "<x>") if d.code == "TCL007"]
+    assert diagnostic.location.line == 12, diagnostic
+    assert "keeps every iteration's autograd graph alive" in diagnostic.message, diagnostic.message
+    assert "second time" not in diagnostic.message and "afresh" not in diagnostic.message, diagnostic.message
+    namespace: dict = {}
+    exec(compile(SAMPLES_READ_DETACHED, "<TCL007 buffer read detached>", "exec"), namespace)  # noqa: S102
+    torch.manual_seed(0)
+    generator, discriminator = nn.Linear(2, 8), nn.Linear(8, 1)
+    samples = namespace["train"](generator, discriminator, torch.optim.SGD(generator.parameters(), lr=0.1),
+                                 torch.optim.SGD(discriminator.parameters(), lr=0.1),
+                                 [torch.randn(4, 8) for _ in range(3)])  # no freed-graph error
+    writes, node = 0, samples.grad_fn
+    while node is not None and type(node).__name__ == "CopySlices":
+        writes += 1  # each write's node holds the version before it, with that step's graph
+        node = node.next_functions[0][0]
+    assert writes == 3, writes
+
+
+STEPWISE_DECODER = """
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.LSTMCell(3, 4)
+        self.out = nn.Linear(4, 3)
+
+    def initialize_states(self, memory):
+        self.hidden = memory.new_zeros(memory.size(0), 4)
+        self.state = memory.new_zeros(memory.size(0), 4)
+
+    def decode(self, frame):
+        self.hidden, self.state = self.cell(frame, (self.hidden, self.state))
+        return self.out(self.hidden)
+
+    def forward(self, memory, steps):
+        self.initialize_states(memory)
+        frames = [memory]
+        while len(frames) <= steps:
+            frames.append(self.decode(frames[-1]))
+        return torch.stack(frames[1:])
+"""
+
+
+def test_state_reset_before_a_loop_over_a_sequence_s_steps_chains_one_sequence_only():
+    # Tacotron's decoder (fresh54): `initialize_decoder_states` before the loop of `decode` calls; each
+    # forward starts over, and the chain through the state is that sequence's backpropagation through time.
+    assert lint_source(STEPWISE_DECODER, "<x>") == []
+    namespace: dict = {}
+    exec(compile(STEPWISE_DECODER, "<decoder>", "exec"), namespace)  # noqa: S102
+    decoder = namespace["Decoder"]()
+    optimizer = torch.optim.SGD(decoder.parameters(), lr=0.1)
+    for _ in range(3):  # no freed-graph error: each forward's backward reaches only its own steps
+        optimizer.zero_grad()
+        decoder(torch.randn(2, 3), 4).pow(2).mean().backward()
+        optimizer.step()
+    # The reset before a loop that trains, each iteration a backward: one chain over every step.
+    trained = STEPWISE_DECODER + (
+        "\n\ndef train(decoder, optimizer, frames):\n    decoder.initialize_states(frames[0])\n"
+        "    for frame in frames:\n        loss = decoder.decode(frame).pow(2).mean()\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n")
+    assert [d.code for d in lint_source(trained, "<x>")] == ["TCL007", "TCL007"]

@@ -22,6 +22,7 @@ from torchcopylint.analysis.aliasing import Binding, FunctionFacts, runs_before
 from torchcopylint.analysis.graphs import DETACHING_METHODS
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import TorchNames
+from torchcopylint.analysis.training import backward_calls
 
 # Methods that put their (last) argument into the container they are called on.
 INSERTING_METHODS = frozenset({"append", "extend", "insert", "add"})
@@ -449,12 +450,17 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
         return False
     resetting_methods = {function.name for function in facts.all_functions()
                          if any(_sets_afresh(statement, attribute) for statement in function.statement_order)}
+    training = {function.name for function in facts.all_functions() if backward_calls(function, facts)}
     for caller, statement in sites:
         if not facts.grad_enabled_at(caller, statement):
             continue
         order, loops = caller.order_of(statement), caller.loops_of.get(statement, ())
+        # A reset before a loop over a sequence's steps (`self.initialize_decoder_states(memory)`, then
+        # `while ...: self.decode(x)`): the calls chain through one sequence, as backpropagation through
+        # time means them to, unless that loop trains (a backward or a step in it: one chain over steps).
         resets = [caller.order_of(earlier) for earlier in caller.statement_order
-                  if caller.order_of(earlier) < order and caller.loops_of.get(earlier, ()) == loops
+                  if caller.order_of(earlier) < order and _sequence_loops_between(
+                      caller, caller.loops_of.get(earlier, ()), loops, training | {"backward", "step"})
                   and (_sets_afresh(earlier, attribute) or _calls_any(earlier, resetting_methods))
                   and runs_before(caller, earlier, statement)]
         if not resets:
@@ -463,6 +469,18 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
                for other_caller, other in sites):
             return False  # a second call after the reset builds on the first one's graph
     return True
+
+
+def _sequence_loops_between(caller: FunctionFacts, outer: tuple, inner: tuple, training: set) -> bool:
+    """Are the loops `inner` has beyond `outer` (which encloses it) loops that call nothing that
+    trains (`backward`, `step`, a function of the file with a backward)?"""
+    if tuple(inner[:len(outer)]) != tuple(outer):
+        return False
+    between = set(inner[len(outer):])
+    return not any(between & set(caller.loops_of.get(statement, ())) and any(
+        type(node) is cst.Call and (type(node.func) is cst.Attribute and node.func.attr.value in training
+                                    or type(node.func) is cst.Name and node.func.value in training)
+        for node in walk(statement)) for statement in caller.statement_order)
 
 
 def reset_offered_to_callers(facts, method: FunctionFacts, attribute: str) -> bool:

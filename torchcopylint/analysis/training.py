@@ -349,12 +349,13 @@ def _root(expr) -> Optional[cst.Name]:
     return expr if type(expr) is cst.Name else None
 
 
-def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
-    """Every assignment whose value flows into `expr`, through names, followed back transitively."""
+def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts, through_detach: bool = True) -> set:
+    """Every assignment whose value flows into `expr`, through names, followed back transitively;
+    without `through_detach`, only those a gradient of `expr` reaches (not through `x.detach()`)."""
     found: set = set()
     pending = [expr]
     while pending:
-        for node in _walk_expression(pending.pop()):
+        for node in _walk_expression(pending.pop(), through_detach):
             if type(node) is cst.Name:
                 for binding in function.bindings_at(node):
                     if binding not in found:
@@ -365,19 +366,27 @@ def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts) -> set:
 
 
 def backpropagated_bindings(function: FunctionFacts, backwards: list[Backward]) -> set:
-    """The assignments whose values flow into some loss this function backpropagates."""
+    """The assignments whose values some loss this function backpropagates sends gradients to
+    (`d(samples.detach())` sends none to `samples`)."""
     found: set = set()
     for backward in backwards:
-        found |= flowing_bindings(backward.loss, function)
+        found |= flowing_bindings(backward.loss, function, through_detach=False)
     return found
 
 
-def _walk_expression(node: cst.CSTNode):
+# Calls whose result carries no gradient back to their receiver.
+GRADIENT_CUTS = frozenset({"detach", "item", "tolist", "numpy"})
+
+
+def _walk_expression(node: cst.CSTNode, through_detach: bool = True):
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         if type(current) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
+            continue
+        if not through_detach and type(current) is cst.Call and type(current.func) is cst.Attribute \
+                and current.func.attr.value in GRADIENT_CUTS:
             continue
         stack.extend(child_nodes(current))
 

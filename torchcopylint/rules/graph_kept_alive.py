@@ -86,7 +86,8 @@ class GraphKeptAlive(Rule):
                 # The accumulated values are backpropagated: the graphs are wanted, unless the sum
                 # outlives the loop whose every iteration backpropagates it (kept across steps).
                 if flows is None:
-                    flows = [(backward, flowing_bindings(backward.loss, function)) for backward in backwards]
+                    flows = [(backward, flowing_bindings(backward.loss, function, through_detach=False))
+                             for backward in backwards]
                 across = _kept_across_backwards(facts, function, accumulation, flows, containers)
                 if across is not None:
                     yield self._across_backwards(facts, accumulation, *across)
