@@ -778,6 +778,9 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                 print("imread:", error)
         adam = torch.optim.Adam(net.parameters(), lr=1e-4, betas=(0, 0.9))
         print("betas:", adam.param_groups[0]["betas"], torch.optim.Adam(net.parameters()).param_groups[0]["betas"])
+        plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(adam, "min", patience=3, verbose=True)
+        stepped = torch.optim.lr_scheduler.StepLR(adam, 10, verbose=False)
+        print("schedulers:", plateau.patience, stepped.step_size)
         print("notes:", script.stood_in())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -805,6 +808,8 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "without SciPy" in out or "imread: --verify never reads the user's data: the code read the image" in out, out
     assert "betas: (0.0, 0.9) (0.9, 0.999)" in out, out
     assert "`Adam(..., betas=(0, 0.9))` read its integer betas as floats" in out, out
+    assert "schedulers: 3 10" in out, out
+    assert "`ReduceLROnPlateau(..., verbose=...)` (an argument torch removed) was dropped" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 

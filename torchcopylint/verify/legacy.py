@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 import os
 import re
 from typing import Any
@@ -229,6 +230,7 @@ def install_old_apis() -> None:
     _project_modules_compiled_for_today()
     _scipy_image_writers()
     _integer_betas(torch.optim)
+    _schedulers_without_verbose(torch.optim.lr_scheduler)
     _after_import("matplotlib", _tolerant_figure_settings)
 
 
@@ -326,6 +328,30 @@ def _integer_betas(optim) -> None:
 
         reads_integer_betas.reads_integer_betas = True
         optimizer.__init__ = functools.wraps(today)(reads_integer_betas)
+
+
+def _schedulers_without_verbose(schedulers) -> None:
+    """`ReduceLROnPlateau(optimizer, "min", verbose=True)`: the learning-rate schedulers took `verbose=`
+    (printing each change) until torch removed it; code of those years passes it. Dropped (named in
+    the evidence): it printed, and changed nothing else."""
+    for scheduler in vars(schedulers).values():
+        if not (isinstance(scheduler, type) and "__init__" in vars(scheduler)
+                and issubclass(scheduler, (schedulers.LRScheduler, schedulers.ReduceLROnPlateau))):
+            continue
+        today = scheduler.__init__
+        if getattr(today, "drops_verbose", False) or "verbose" in inspect.signature(today).parameters:
+            continue
+
+        def drops_verbose(self, *args, today=today, name=scheduler.__name__, **kwargs):
+            if "verbose" in kwargs:
+                from torchcopylint.verify import script
+
+                script.note(f"`{name}(..., verbose=...)` (an argument torch removed) was dropped: it only printed")
+                kwargs.pop("verbose")
+            today(self, *args, **kwargs)
+
+        drops_verbose.drops_verbose = True
+        scheduler.__init__ = functools.wraps(today)(drops_verbose)
 
 
 def _collections_aliases() -> None:
