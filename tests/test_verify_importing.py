@@ -768,3 +768,18 @@ def test_a_module_s_source_is_found_without_importing_its_packages(tmp_path: Pat
     (tmp_path / "src" / "methods").mkdir(parents=True)
     (tmp_path / "src" / "methods" / "gan.py").write_text("G = 1\n", encoding="utf-8")
     assert module_source("src.methods.gan") == "G = 1\n" and "src" not in sys.modules
+
+
+def test_a_warning_or_an_error_named_by_an_absent_or_no_op_package_is_a_class_of_that_kind():
+    # A tabular GAN's transformer (fresh53): `warnings.filterwarnings("ignore",
+    # category=sklearn.exceptions.ConvergenceWarning)` with sklearn stood in: "category must be a Warning subclass".
+    import warnings
+
+    from torchcopylint.verify.absent import AbsentModule
+    from torchcopylint.verify.noops import NoOp
+
+    for package in (NoOp("sklearn"), AbsentModule("sklearn")):
+        warning, error = package.exceptions.ConvergenceWarning, package.exceptions.NotFittedError
+        assert issubclass(warning, Warning) and issubclass(error, Exception) and not issubclass(error, Warning)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=warning)

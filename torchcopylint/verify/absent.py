@@ -71,6 +71,12 @@ _READ_AS_USE = frozenset({"__name__", "__qualname__", "__version__"})
 EXCEPTION_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|NotFound|Warning)$")
 
 
+def exception_class(name: str, module: str) -> type:
+    """A class of its own for an exception or warning an absent package names: a `Warning` for one
+    named so (`warnings.filterwarnings(..., category=...)` takes nothing else), else an `Exception`."""
+    return type(name, (Warning if name.endswith("Warning") else Exception,), {"__module__": module})
+
+
 def _is_special(attribute: str) -> bool:
     return attribute.startswith("__") and attribute.endswith("__")
 
@@ -93,7 +99,7 @@ class AbsentName:
         if EXCEPTION_NAME.search(attribute):
             # `except pkg_resources.DistributionNotFound:` evaluates the class as an exception passes:
             # one of its own, which the use of the absent package (a BaseException) is not.
-            return type(attribute, (Exception,), {"__module__": self._qualified_name})
+            return exception_class(attribute, self._qualified_name)
         named = AbsentName(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
         object.__setattr__(named, "_said", self._said)
         return named

@@ -24,7 +24,7 @@ import re
 import sys
 import types
 
-from torchcopylint.verify import amp, backbones, environments
+from torchcopylint.verify import absent, amp, backbones, environments
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.importing import WRAPPERS
 
@@ -120,6 +120,10 @@ class NoOp:
             known = _known_dataset_classes(self._name)
             if known is not None:
                 return known
+        if absent.EXCEPTION_NAME.search(attribute):
+            # `warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)`, `except
+            # sklearn.exceptions.NotFittedError:`: a class of its own, of the kind its name says
+            return absent.exception_class(attribute, self._name)
         return NoOp(f"{self._name}.{attribute}")
 
     def __call__(self, *args, **kwargs):
