@@ -26,11 +26,13 @@ are tested in process too. Skipped where torch is not installed.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import importlib.util
 import json
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -728,3 +730,26 @@ def test_a_stand_in_dataset_of_a_known_set_names_its_classes_as_torchvision_does
     assert classes("CIFAR10")[7] == "horse"
     assert classes("MNIST")[3] == "3 - three"
     assert classes("SVHN") == [str(number) for number in range(10)]  # no names of its own
+
+
+def test_columns_named_through_a_helper_s_arguments_a_list_s_loop_and_dates_are_in_the_stand_in_table():
+    # A course's taxi-fare notebook (fresh53): `haversine_distance(df, 'pickup_latitude', ...)` reads
+    # `df[lat1]`; `[df[col].values for col in cont_cols]`; `pd.to_datetime(df['pickup_datetime'].str[:19])`.
+    from torchcopylint.verify import tables
+
+    tree = ast.parse(textwrap.dedent("""
+        import numpy as np
+        import pandas as pd
+        df = pd.read_csv("NYCTaxiFares.csv")
+
+        def haversine_distance(df, lat1, lat2):
+            return np.radians(df[lat2] - df[lat1])
+
+        df['dist_km'] = haversine_distance(df, 'pickup_latitude', 'dropoff_latitude')
+        df['EDTdate'] = pd.to_datetime(df['pickup_datetime'].str[:19])
+        cont_cols = ['pickup_latitude', 'passenger_count', 'dist_km']
+        conts = np.stack([df[col].values for col in cont_cols], 1)
+    """))
+    columns = {column.name: column.texts for column in tables.columns_read(tree, {"df"})}
+    assert set(columns) == {"pickup_latitude", "dropoff_latitude", "pickup_datetime", "passenger_count"}, columns
+    assert columns["pickup_datetime"] == tuple(sorted(tables.DATE_TEXTS)) and columns["pickup_latitude"] == (), columns

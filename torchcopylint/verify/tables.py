@@ -8,11 +8,13 @@ and this module makes the table the code expects, from what the code says of it
 (static part, read off the syntax tree):
 
 - the columns it reads by name (`df["species"]`, `df[["a", "b"]]`,
-  `df.drop("target", axis=1)`), or those `read_csv(names=[...])` gives;
+  `df.drop("target", axis=1)`, `for col in cont_cols: df[col]`, a helper of the
+  file handed the table and a column's name), or those `read_csv(names=[...])` gives;
 - for each, whether it holds text: the strings the code compares it with
   (`df["species"] == "setosa"`, `.map({"male": 0, ...})`, `.isin([...])`) are its
   values, in turn; any other named column holds the labels 0 and 1, which a
-  classifier of two classes or more and a regression read alike;
+  classifier of two classes or more and a regression read alike; a column the
+  code reads with `pd.to_datetime` holds dates;
 - as many unnamed numeric feature columns, first, as a first layer of the file's
   networks reads (`nn.Linear(4, 64)`): each such width is a candidate, tried in
   order when the network reads another (verify/script.py).
@@ -40,6 +42,7 @@ _NAMING_METHODS = frozenset({"drop", "pop", "groupby"})
 # Methods of a column whose string arguments are values it holds (`df["sex"].map({"male": 0})`).
 _VALUE_METHODS = frozenset({"map", "replace", "isin"})
 DEFAULT_TEXTS = ("a", "b")  # a column read through `.str` that the code compares with nothing
+DATE_TEXTS = ("2010-04-19 08:17:56 UTC", "2010-04-17 15:43:53 UTC")  # one the code reads with `pd.to_datetime`
 
 
 @dataclass(frozen=True)
@@ -91,11 +94,17 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
     `df = df.dropna()`, `train = df.sample(frac=0.8)`), that the code does not make itself."""
     tracked = _derived_names(tree, names)
     named = _column_names(tree)
+    for node in ast.walk(tree):
+        # `for col in cont_cols: df[col]`: each of the list's names in turn
+        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
+                and isinstance(node.iter, ast.Name) and node.iter.id in named:
+            named[node.target.id] = list(dict.fromkeys([*named.get(node.target.id, []), *named[node.iter.id]]))
     read: dict[str, set] = {}
     first_read: dict[str, int] = {}
     first_written: dict[str, int] = {}
     by_subscript: set[str] = set()
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
 
     def reads(keys: list, line: int, subscript: bool = True) -> None:
         for key in keys:
@@ -121,6 +130,9 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
                 node.value.attr in ("loc", "at") and _is_table(node.value.value, tracked) and \
                 isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2:
             reads(_keys(node.slice.elts[1], named), node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+            # `haversine_distance(df, "pickup_latitude", ...)`, whose `df[lat1]` reads the column named
+            reads(_columns_handed_to(functions[node.func.id], node, tracked), node.lineno)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr in _NAMING_METHODS and _is_table(node.func.value, tracked):
             for argument in [*node.args[:1], *(keyword.value for keyword in node.keywords
@@ -146,10 +158,32 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
             values = list(DEFAULT_TEXTS)
         if column in read:
             read[column].update(value for value in values if value is not None)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "to_datetime" and node.args:
+            # `pd.to_datetime(df["pickup_datetime"].str[:19])`: the column holds dates, not any text
+            argument = node.args[0]
+            while isinstance(argument, ast.Subscript) or isinstance(argument, ast.Attribute) and argument.attr == "str":
+                column = _column_of(argument, tracked, named)
+                if column in read:
+                    read[column] = set(DATE_TEXTS)
+                    break
+                argument = argument.value
     # A column the code makes before it reads it (`df["target"] = np.select(...)`) is not the file's.
     return tuple(TableColumn(name, tuple(sorted(read[name])), attribute=name not in by_subscript)
                  for name in sorted(read, key=lambda name: (first_read[name], name))
                  if first_written.get(name, first_read[name] + 1) >= first_read[name])
+
+
+def _columns_handed_to(function: ast.FunctionDef, call: ast.Call, tracked: set) -> list:
+    """The strings a call hands a function of the file beside a table, that the function indexes
+    that table with (`def haversine_distance(df, lat1, ...): np.radians(df[lat1])`)."""
+    parameters = [argument.arg for argument in function.args.args]
+    given = dict(zip(parameters, call.args))
+    given.update({keyword.arg: keyword.value for keyword in call.keywords if keyword.arg})
+    tables = {name for name, value in given.items() if _is_table(value, tracked)}
+    indexes = {node.slice.id for node in ast.walk(function) if isinstance(node, ast.Subscript)
+               and isinstance(node.value, ast.Name) and node.value.id in tables and isinstance(node.slice, ast.Name)}
+    return [text for name, value in given.items() if name in indexes and (text := _text(value)) is not None]
 
 
 def feature_widths(tree: ast.Module) -> tuple:
