@@ -1144,3 +1144,22 @@ def test_two_views_per_batch_a_loss_per_sample_and_keywords_read_from_kwargs_are
     assert made["criterion"](first, second).shape == (first.shape[0],)
     assert "mean squared difference of each sample" in text, text
     assert isinstance(made["shadow"], torch.Tensor)
+
+
+def test_a_loader_read_by_dunder_iter_or_through_a_progress_bar_and_a_weight_of_torch_mul_are_made_as_used():
+    # SimGAN's trainer (fresh53): `self.loader.__iter__().next()` and `torch.mul(loss, self.delta)`; an
+    # image-colorization GAN (fresh52): `loop = tqdm(loader)`, then `for (x, y), _ in loop:`.
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def train(self, loader):
+            images, _ = self.loader.__iter__().next()
+            loss = torch.mul(self.net(images).mean(), self.delta)
+            loop = tqdm(loader, leave=True)
+            for (inputs, targets), _ in loop:
+                pass
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("self.loader", found["self.loader"]) == "loader"
+    assert kind_of("self.delta", found["self.delta"]) == "float"
+    assert found["loader"].unpacked == 2 and found["loader"].views == 2

@@ -649,7 +649,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
             errors.append(f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}")
             before_claim = not any(probe.executed.get(line) for line in watched)
             shape = plan.learn(error)
-            if shape is not None and before_claim:  # a reshape of a stand-in batch: shape the data for it
+            if shape is not None and (before_claim or not last):
+                # A reshape of a stand-in batch: shape the data for it (also after the flagged line ran:
+                # a claim over several passes needs the run to go on past a later reshape, a test loop's).
                 choice, full_batches, learned = 0, False, (shape, *learned)
                 continue
             scale = plan.learn_pair_scale(error)

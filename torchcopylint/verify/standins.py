@@ -156,6 +156,9 @@ class Use:
 # Calls that iterate what they are given (`zip` each argument, the others their first): a loader or a
 # sequence, never a namespace of options.
 ITERATING_CALLS = frozenset({"enumerate", "iter", "tqdm", "tqdm.tqdm", "zip"})
+# torch's spellings of `a * b`, `a + b`...: the second operand, as in Python arithmetic, may be a number.
+ELEMENTWISE_ARITHMETIC = frozenset({"torch.mul", "torch.multiply", "torch.div", "torch.divide", "torch.true_divide",
+                                    "torch.add", "torch.sub", "torch.subtract"})
 # Callees that take any value and say nothing of its kind (printing, logging, containers).
 NEUTRAL_CALLEES = {"print", "str", "repr", "format", "isinstance", "type", "id", "hash", "bool", "abs", "min",
                    "max", "sum", "list", "tuple", "dict", "set", "sorted", "enumerate", "zip", "getattr",
@@ -265,6 +268,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
     batch_names: list = []  # (the loader's use, the name a loop over it binds each batch to)
+    progress_bars = {node.targets[0].id: node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+                     and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                     and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in ("tqdm", "tqdm.tqdm")}
     mapped: list = []  # (a dict's expression, the name a loop over its values binds each value to)
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
@@ -279,6 +285,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 owner = use(node.func.value)
                 if owner is not None:
                     owner.methods.add(node.func.attr)
+                    if node.func.attr == "__iter__":
+                        owner.iterated = True  # `self.loader.__iter__().next()`: Python 2's spelling of next(iter(...))
                     if node.func.attr == "requires_grad_":
                         owner.grad_switched = True
                         owner.switched_at = min(owner.switched_at or node.lineno, node.lineno)
@@ -329,6 +337,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         passed.sizes = True
                     elif callee.split(".")[-1] == "to" and argument in node.args[:1]:
                         passed.device_like = True  # `x.to(device)`
+                    elif callee in ELEMENTWISE_ARITHMETIC and argument is not (node.args[0] if node.args else None):
+                        passed.arithmetic = True  # `torch.mul(loss, self.delta)`: a weight, as in `loss * w`
                     elif callee.startswith(("torch.", "F.")):
                         passed.torch_argument = True
                         passed.torch_input = passed.torch_input or (
@@ -368,6 +378,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 owner.device_like = owner.type_read = True  # `device.type`; `x.type(torch.float)` is a tensor's
         elif isinstance(node, (ast.For, ast.comprehension)):
             iterable, target = node.iter, node.target
+            if isinstance(iterable, ast.Name) and iterable.id in progress_bars:
+                iterable = progress_bars[iterable.id]  # `loop = tqdm(loader)`, then `for x, y in loop:`
             # `enumerate(tqdm(loader))`: the loader, each batch the last name of `i, batch`.
             while isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") \
                     and iterable.args:
