@@ -1158,8 +1158,76 @@ def test_a_loader_read_by_dunder_iter_or_through_a_progress_bar_and_a_weight_of_
             loop = tqdm(loader, leave=True)
             for (inputs, targets), _ in loop:
                 pass
+            for grey, colour, _ in tqdm(iter(colour_loader)):
+                pass
     """)).body[0]
     found = uses(function)
+    assert found["colour_loader"].unpacked == 3  # ChromaGAN's trainer (fresh53)
     assert kind_of("self.loader", found["self.loader"]) == "loader"
     assert kind_of("self.delta", found["self.delta"]) == "float"
     assert found["loader"].unpacked == 2 and found["loader"].views == 2
+
+
+def test_what_torch_cat_or_stack_joins_is_a_sequence_of_one_tensor_per_sample():
+    # A DQN's optimize step (fresh53): `torch.cat(batch.state)` of a replay memory's transitions.
+    import torch
+
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def optimize(batch, rewards, net):
+            states = torch.cat(batch.state)
+            values = torch.stack(rewards)
+            loss = (net(states) - values.mean()).pow(2).mean()
+            return loss.clone().detach()
+        """)).body[0]
+    setting = settings_for(node, ["batch", "rewards", "net"], {}, "cpu")[0]
+    assert setting.plan.kinds["batch.state"] == "tensor sequence" == setting.plan.kinds["rewards"], setting.plan.kinds
+    made, text = setting.make()
+    assert torch.cat(made["batch"].state).shape == torch.stack(made["rewards"]).shape, text
+    assert "rewards = 4 tensors of (8,) float32" in text, text
+
+
+def test_a_value_whose_requires_grad_is_switched_and_that_is_cloned_is_a_tensor_not_a_network():
+    # An image-quality attack (fresh53): `img.requires_grad_(True)` (a module has that method too) and
+    # `img.clone()`; read as a network, `model(img)` got "no tensor".
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def attack(model, img, criterion, target):
+            hist = [model(img)[0].clone().detach()]
+            ori_img = img.clone()
+            img.requires_grad_(True)
+            loss = criterion(target, model(img))
+            loss.backward()
+            frozen.requires_grad_(False)
+            frozen.eval()
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("img", found["img"]) == "tensor" and kind_of("model", found["model"]) == "module"
+    assert kind_of("frozen", found["frozen"]) == "module"
+
+
+def test_entries_of_a_dict_of_settings_are_what_their_use_says_and_forward_calls_count_outputs():
+    # AnoGAN's trainer (fresh53): `torch.ones(config['batch_size'], 1)`, `range(config['epoch'])`,
+    # `lr=config['learning_rate']`; `dis_fake, _ = discriminator.forward(gen_fake)`.
+    import torch
+
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def train(config, generator, discriminator, images):
+            ones_label = torch.ones(config['batch_size'], 1)
+            dis_optim = torch.optim.Adam(discriminator.parameters(), lr=config['learning_rate'])
+            for i in range(config['epoch']):
+                gen_fake = generator.forward(torch.randn(config['batch_size'], 100))
+                dis_fake, _ = discriminator.forward(gen_fake)
+                loss = (dis_fake - ones_label).pow(2).mean() + config['images'].mean()
+        """)).body[0]
+    setting = settings_for(node, ["config", "generator", "discriminator", "images"], {}, "cpu")[0]
+    made, text = setting.make()
+    config = made["config"]
+    assert isinstance(config["batch_size"], int) and isinstance(config["epoch"], int), config
+    assert isinstance(config["learning_rate"], float), config
+    assert config["images"].dim() == 2  # an entry used as a tensor stays one
+    assert len(made["discriminator"](made["generator"](torch.randn(4, 100)))) == 2

@@ -52,6 +52,7 @@ HOOK_METHODS = {"register_forward_hook", "register_full_backward_hook", "registe
 SCALER_METHODS = {"scale", "update", "unscale_", "get_scale"}
 OPTIMIZER_METHODS = {"step", "zero_grad", "param_groups", "add_param_group"}
 SHARED_METHODS = {"state_dict", "load_state_dict", "zero_grad"}  # a module's and an optimizer's alike
+TENSORS_TOO = {"requires_grad_"}  # a module's method that a tensor has too
 TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float", "mean", "sum", "backward",
                   "softmax", "log_softmax", "argmax", "max", "min", "item", "numel", "dim", "unsqueeze",
                   "squeeze", "flatten", "fill_", "zero_", "add_", "mul_", "copy_", "masked_fill", "masked_fill_",
@@ -133,6 +134,7 @@ class Use:
     makes_optimizer: bool = False  # called on a network's parameters (`opt_fn(model.parameters(), lr)`)
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number, a loss)
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
+    joined: str = ""           # the first argument of `torch.cat` / `torch.stack`: a sequence of tensors ("cat", "stack")
     results_indexed: bool = False  # what a call to it returns is indexed: `loss = criterion(o, y); loss[i]`
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
@@ -156,6 +158,9 @@ class Use:
 # Calls that iterate what they are given (`zip` each argument, the others their first): a loader or a
 # sequence, never a namespace of options.
 ITERATING_CALLS = frozenset({"enumerate", "iter", "tqdm", "tqdm.tqdm", "zip"})
+# Calls whose first argument is a sequence of tensors they join: how each element is shaped for it.
+JOINING_CALLS = {"torch.cat": "cat", "torch.concat": "cat", "torch.concatenate": "cat", "torch.vstack": "cat",
+                 "torch.stack": "stack", "torch.hstack": "stack"}
 # torch's spellings of `a * b`, `a + b`...: the second operand, as in Python arithmetic, may be a number.
 ELEMENTWISE_ARITHMETIC = frozenset({"torch.mul", "torch.multiply", "torch.div", "torch.divide", "torch.true_divide",
                                     "torch.add", "torch.sub", "torch.subtract"})
@@ -215,6 +220,15 @@ def _keyword_read(node: ast.AST, keywords: frozenset) -> Optional[str]:
     return None
 
 
+def _entry_read(node: ast.AST) -> Optional[str]:
+    """`config["batch_size"]`: an entry of a dict of settings, known by that spelling (`plan` makes it
+    what its own use says: `torch.ones(config["batch_size"], 1)` a whole number)."""
+    if isinstance(node, ast.Subscript) and _key(node.value) and isinstance(node.slice, ast.Constant) \
+            and isinstance(node.slice.value, str):
+        return f"{_key(node.value)}[{node.slice.value!r}]"
+    return None
+
+
 def _takes_a_tensor_input(callee: str) -> bool:
     """`torch.frexp`, `torch.exp`, `F.softmax`: a function of a tensor input; not a factory or a class."""
     name = callee.rsplit(".", 1)[-1]
@@ -263,7 +277,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     keywords = _keyword_parameters(function)
 
     def use(node: ast.AST) -> Optional[Use]:
-        key = _key(node) or _keyword_read(node, keywords)
+        key = _key(node) or _keyword_read(node, keywords) or _entry_read(node)
         return found.setdefault(key, Use()) if key else None
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
@@ -343,6 +357,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         passed.torch_argument = True
                         passed.torch_input = passed.torch_input or (
                             bool(node.args) and argument is node.args[0] and _takes_a_tensor_input(callee))
+            if callee in JOINING_CALLS and node.args and use(node.args[0]) is not None:
+                # `torch.cat(batch.state)`: a replay memory's transitions, one tensor per sample
+                use(node.args[0]).joined = JOINING_CALLS[callee]
             if callee.split(".")[-1] == "one_hot":
                 # `F.one_hot(labels, n_classes)`: the number of classes is a whole number.
                 count = node.args[1] if len(node.args) > 1 else \
@@ -380,9 +397,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             iterable, target = node.iter, node.target
             if isinstance(iterable, ast.Name) and iterable.id in progress_bars:
                 iterable = progress_bars[iterable.id]  # `loop = tqdm(loader)`, then `for x, y in loop:`
-            # `enumerate(tqdm(loader))`: the loader, each batch the last name of `i, batch`.
-            while isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") \
-                    and iterable.args:
+            # `enumerate(tqdm(loader))`, `tqdm(iter(loader))`: the loader, each batch the last name of `i, batch`.
+            while isinstance(iterable, ast.Call) and ast.unparse(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm",
+                                                                                     "iter") and iterable.args:
                 if ast.unparse(iterable.func) == "enumerate":
                     target = target.elts[-1] if isinstance(target, ast.Tuple) and target.elts else None
                 iterable = iterable.args[0]
@@ -475,7 +492,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     switched.switched_at = min(switched.switched_at or node.lineno, node.lineno)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Tuple):
-            producer = use(node.value.func)
+            called = node.value.func
+            if isinstance(called, ast.Attribute) and called.attr == "forward":
+                called = called.value  # `dis_fake, _ = discriminator.forward(gen_fake)`: the network's outputs
+            producer = use(called)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -961,7 +981,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     # An optimizer has a `state_dict()` too: `.step()` and `.param_groups`, and nothing only a module has, say which.
     optimizer_only = bool(use.methods & (OPTIMIZER_METHODS - SHARED_METHODS)) and not use.called \
         and use.methods <= SHARED_METHODS | OPTIMIZER_METHODS
-    if use.methods & MODULE_METHODS and not optimizer_only:
+    # `img.requires_grad_(True)` beside `img.clone()`: a tensor's method as much as a module's.
+    tensor_only = bool(use.methods & TENSOR_METHODS) and use.methods & MODULE_METHODS <= TENSORS_TOO and not use.called
+    if use.methods & MODULE_METHODS and not optimizer_only and not tensor_only:
         return "module"
     if use.called and use.makes_optimizer:
         return "optimizer class"
@@ -971,6 +993,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "optimizer"
     if use.iterated and use.parameter_elements and not use.methods & (TENSOR_METHODS | MODULE_METHODS):
         return "parameters"  # what `model.parameters()` gives: data batches never have `requires_grad` read
+    if use.joined and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
+        return "tensor sequence"  # `torch.cat(batch.state)`: a tuple of tensors, one per sample
     if use.iterated and not use.methods & TENSOR_METHODS:
         return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.dict_key:
@@ -1044,6 +1068,7 @@ class Plan:
     outputs: dict = field(default_factory=dict)   # module name -> its stand-in's output shape
     unpacked: dict = field(default_factory=dict)  # loader name -> how the loop unpacks a batch (or its dict keys)
     views: dict = field(default_factory=dict)     # loader name -> the tensors each batch's first item holds
+    joined: dict = field(default_factory=dict)    # tensor sequence name -> "cat" or "stack", how the code joins it
     labels: str = "classes"                       # a batch's targets: class indices, or values
     gradients: bool = False                       # the code reads `.grad`: give modules gradients first
     returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
@@ -1098,6 +1123,8 @@ class Plan:
                 parts.append(f"{name} = class indices {value.tolist()}")
             elif kind in ("dict", "tensors", "parameters"):
                 parts.append(f"{name} = {_shape_text(value)}")
+            elif kind == "tensor sequence":
+                parts.append(f"{name} = {len(value)} tensors of {_shape_text(value[0])}")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
             elif kind == "optimizer class":
@@ -1134,6 +1161,9 @@ def _shape_text(value: Any) -> str:
     return type(value).__name__
 
 
+# Kinds an entry of a dict of settings takes from its use (`config["learning_rate"]`): numbers, flags, choices.
+ENTRY_KINDS = frozenset({"float", "count", "start", "int", "batch", "bool", "choice", "device", "torch.device",
+                         "dtype"})
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
 DEFAULTED_KINDS = {"float", "count", "start", "int", "batch", "bool", "choice", "anything", None}
@@ -1171,6 +1201,12 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
         if kind is None:
             kind = "unknown"  # the run may reach the flagged line before the code uses it
         kinds[name] = kind
+    for name in [name for name, kind in kinds.items() if kind == "dict"]:
+        for key in found[name].string_keys:
+            entry = f"{name}[{key!r}]"
+            entry_kind = kind_of(key, found[entry]) if entry in found and key.isidentifier() else None
+            if entry_kind in ENTRY_KINDS:
+                kinds[entry] = entry_kind  # `config["epoch"]` in `range(...)`: a count, not a tensor
     outputs = {}
     for name, kind in kinds.items():
         if kind != "module":
@@ -1187,6 +1223,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     views = {name: found[name].views for name, kind in kinds.items() if kind == "loader" and name in found
              and found[name].views}
+    joined = {name: found[name].joined for name, kind in kinds.items() if kind == "tensor sequence"}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
     leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
     keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
@@ -1194,7 +1231,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
-    return Plan(kinds, outputs, unpacked, views=views, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
+    return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
                 batch=batch, per_class=per_class, per_sample=per_sample)
 
 
@@ -1261,6 +1298,9 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
                 parameter = torch.randn(plan_.batch, *plan_.sample, device=device, requires_grad=True)
                 mark_stand_in(parameter, f"`{name}[{index}]`, a stand-in parameter")
                 made[name].append(parameter)
+        elif kind == "tensor sequence":  # one tensor per sample, as `torch.cat` (rows) or `torch.stack` joins them
+            shape = (1, *plan_.sample) if plan_.joined.get(name) == "cat" else plan_.sample
+            made[name] = tuple(stand_in_tensor(device, shape, name=f"{name}[{index}]") for index in range(plan_.batch))
         elif kind == "tensors":  # named like a module's parameters: `params["layer.weight"]`
             made[name] = {f"layer{index}.weight": stand_in_tensor(device, (plan_.batch, *plan_.sample),
                                                                   name=f"{name}['layer{index}.weight']")
@@ -1308,6 +1348,9 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         if kind == "options":
             made[name] = argparse.Namespace(**{key[len(name) + 1:]: made[key] for key in plan_.kinds
                                                if key.startswith(f"{name}.")})
+        if kind == "dict":
+            made[name].update({key: made[f"{name}[{key!r}]"] for key in plan_.keys[name]
+                               if f"{name}[{key!r}]" in made})
     if plan_.gradients:
         for name in modules:  # as after a backward: `p.grad` is there to read
             if name in plan_.networks:
