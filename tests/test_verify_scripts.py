@@ -592,6 +592,8 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
 
     assert is_no_op("sklearn") and _is_no_op_part("sklearn.metrics.classification_report")
     assert not _is_no_op_part("sklearn.cluster.KMeans")
+    # Plotting add-ons (fresh53: a course's `mlxtend.plotting.plot_confusion_matrix`); mlxtend's models are not.
+    assert _is_no_op_part("mlxtend.plotting.plot_confusion_matrix") and not _is_no_op_part("mlxtend.classifier.Adaline")
     # Downloads, their archives and the sort of their file names.
     assert all(is_no_op(name) for name in ("gdown", "zipfile38", "py7zr", "natsort"))
     # So does any package named for logging; a name that merely ends in "log" is not one.
@@ -2100,3 +2102,59 @@ def test_a_notebook_block_whose_width_chains_through_an_expansion_set_in_init_is
     assert len(records) == 1, (result.stdout, result.stderr[-2000:])
     verdict = records[0]["verdict"]
     assert verdict["status"] == "confirmed" and "block(64, 16)" in verdict["evidence"], verdict
+
+
+EMBEDDED_LABELS_GAN = '''
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+
+NUM_CLASSES = 6
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(NUM_CLASSES, 8)
+        self.net = nn.Linear(16, 3 * 8 * 8)
+
+    def forward(self, z, labels):
+        return self.net(torch.cat([z, self.embed(labels)], 1)).view(-1, 3, 8, 8)
+
+
+class Discriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(NUM_CLASSES, 3 * 8 * 8)
+        self.net = nn.Linear(3 * 8 * 8, 1)
+
+    def forward(self, x, labels):
+        return self.net(x.flatten(1) + self.embed(labels))
+
+
+dataset = datasets.ImageFolder("ages/", transform=transforms.Compose([transforms.Resize(8), transforms.ToTensor()]))
+loader = DataLoader(dataset, batch_size=16, shuffle=True)
+gen, disc = Generator(), Discriminator()
+opt_gen = torch.optim.Adam(gen.parameters(), lr=2e-4)
+opt_disc = torch.optim.Adam(disc.parameters(), lr=2e-4)
+for epoch in range(5):
+    for real, labels in loader:
+        fake = gen(torch.randn(real.size(0), 8), labels)
+        loss_disc = disc(fake, labels).mean() - disc(real, labels).mean()
+        opt_disc.zero_grad()
+        loss_disc.backward()
+        opt_disc.step()
+'''
+
+
+def test_labels_of_a_conditional_gan_embedding_fewer_classes_than_ten_are_made_to_fit(tmp_path):
+    # An age-conditional GAN (fresh53) embeds six classes: stand-in labels 0..9 failed "index out of
+    # range in self"; labels of two classes fit any embedding of labels.
+    (tmp_path / "cgan.py").write_text(EMBEDDED_LABELS_GAN, encoding="utf-8")
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               "--no-cache", "cgan.py", cwd=tmp_path, timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL003"]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    verdict = records[0]["verdict"]
+    assert verdict["status"] == "confirmed" and "labels in 0..1" in verdict["evidence"], verdict

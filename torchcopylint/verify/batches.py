@@ -76,7 +76,8 @@ MAX_PAIR_SCALE = 8
 # A network that downsamples images smaller than one of its kernels, as PyTorch words it.
 TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Expected more than 1 spatial element "
                        r"when training|Output size is too small")
-LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes")
+# (An embedding of labels, `nn.Embedding(num_classes, ...)`, words it as any lookup out of range.)
+LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes|index out of range in self")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 # Image sides a stand-in batch for a convolutional network takes when nothing says the data's, and the
 # larger ones probed when none of those runs the network (verify/inputs.py's LARGE_SIDES, and 512).

@@ -36,6 +36,8 @@ PACKAGES = frozenset({
     "gym", "gymnasium",
     # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
     "prettytable", "tabulate", "texttable",
+    # Plotting add-ons (`mlxtend.plotting.plot_confusion_matrix(cm)`, a course's evaluation cell).
+    "mlxtend", "scikitplot", "yellowbrick",
     # Experiment trackers, which record what a run logs (`test_tube.Experiment(...).log(...)`).
     "test_tube", "sacred", "clearml", "dvclive", "aim", "swanlab", "tensorwatch",
     # Downloaders of data and weights (`gdown.download(url, "celeba.zip")`, LPIPS's `requests.get(url,
@@ -70,6 +72,7 @@ NO_OP_PARTS = {
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     "sklearn": frozenset({"metrics"}),
+    "mlxtend": frozenset({"plotting"}),  # its classifiers and data are not plots
     "numba": frozenset(),  # its compilers leave functions as Python (NUMBA_COMPILERS); the rest is absent
     "pytest": frozenset(),  # its decorators leave functions as written (TEST_DECORATORS); the rest is absent
 }
