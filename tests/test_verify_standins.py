@@ -1231,3 +1231,21 @@ def test_entries_of_a_dict_of_settings_are_what_their_use_says_and_forward_calls
     assert isinstance(config["learning_rate"], float), config
     assert config["images"].dim() == 2  # an entry used as a tensor stays one
     assert len(made["discriminator"](made["generator"](torch.randn(4, 100)))) == 2
+
+
+def test_a_loss_called_through_its_forward_method_is_a_loss():
+    # A CS7643 assignment (fresh52): `loss = criterion.forward(out, target)`; as a network, its scores
+    # per sample made `loss.backward()` fail ("grad can be implicitly created only for scalar outputs").
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def train(model, criterion, data, target):
+            out = model(data)
+            loss = criterion.forward(out, target)
+            loss.backward()
+            return loss.clone().detach()
+        """)).body[0]
+    setting = settings_for(node, ["model", "criterion", "data", "target"], {}, "cpu")[0]
+    assert setting.plan.kinds["criterion"] == "loss" and setting.plan.kinds["model"] == "module"
+    made, _ = setting.make()
+    assert made["criterion"].forward(made["model"](made["data"]), made["target"]).dim() == 0

@@ -749,6 +749,11 @@ def stand_in_loss_per_sample(*inputs, **keywords):
     return squared.flatten(1).mean(1) if squared.dim() > 1 else squared
 
 
+# `criterion.forward(out, target)`, as a loss module is called through its method
+stand_in_loss.forward = stand_in_loss
+stand_in_loss_per_sample.forward = stand_in_loss_per_sample
+
+
 def _squared_differences(inputs: tuple, keywords: dict) -> torch.Tensor:
     tensors = [t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)]
     if not tensors:
@@ -983,6 +988,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         and use.methods <= SHARED_METHODS | OPTIMIZER_METHODS
     # `img.requires_grad_(True)` beside `img.clone()`: a tensor's method as much as a module's.
     tensor_only = bool(use.methods & TENSOR_METHODS) and use.methods & MODULE_METHODS <= TENSORS_TOO and not use.called
+    if LOSS_NAME.search(bare) and use.methods == {"forward"}:
+        return "loss"  # `loss = criterion.forward(out, target)`: a loss module called through its method
     if use.methods & MODULE_METHODS and not optimizer_only and not tensor_only:
         return "module"
     if use.called and use.makes_optimizer:
