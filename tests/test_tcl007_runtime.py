@@ -706,3 +706,47 @@ def test_state_reset_before_a_loop_over_a_sequence_s_steps_chains_one_sequence_o
         "    for frame in frames:\n        loss = decoder.decode(frame).pow(2).mean()\n"
         "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n")
     assert [d.code for d in lint_source(trained, "<x>")] == ["TCL007", "TCL007"]
+
+
+GRAPH_RNN = """
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+
+class PlainLSTM(nn.Module):
+    def __init__(self, size, hidden_size, num_layers):
+        super().__init__()
+        self.hidden_size, self.num_layers = hidden_size, num_layers
+        self.rnn = nn.LSTM(size, hidden_size, num_layers, batch_first=True)
+        self.hidden = None  # set by the caller before each sequence
+
+    def init_hidden(self, batch_size):
+        return (Variable(torch.zeros(self.num_layers, batch_size, self.hidden_size)),
+                Variable(torch.zeros(self.num_layers, batch_size, self.hidden_size)))
+
+    def forward(self, x):
+        output, self.hidden = self.rnn(x, self.hidden)
+        return output
+"""
+
+
+def test_recurrent_state_of_a_class_that_returns_a_fresh_state_for_its_callers_is_one_sequence_chain():
+    # GraphRNN (fresh54): `init_hidden` returns zeros, and the training loop in another file sets
+    # `rnn.hidden = rnn.init_hidden(batch_size)` before each sequence.
+    assert lint_source(GRAPH_RNN, "<x>") == []
+    namespace: dict = {}
+    exec(compile(GRAPH_RNN, "<graph rnn>", "exec"), namespace)  # noqa: S102
+    rnn = namespace["PlainLSTM"](3, 4, 1)
+    optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1)
+    for _ in range(3):  # as its callers use it: no freed-graph error, no chain across sequences
+        rnn.hidden = rnn.init_hidden(2)
+        optimizer.zero_grad()
+        rnn(torch.randn(2, 5, 3)).pow(2).mean().backward()
+        optimizer.step()
+    # Without the method that gives a fresh state, the state is set afresh only in `__init__`: flagged.
+    without = GRAPH_RNN.replace("    def init_hidden(self, batch_size):\n", "    def sizes(self, batch_size):\n") \
+        .replace("        return (Variable(torch.zeros(self.num_layers, batch_size, self.hidden_size)),\n"
+                 "                Variable(torch.zeros(self.num_layers, batch_size, self.hidden_size)))\n",
+                 "        return self.num_layers, batch_size, self.hidden_size\n")
+    assert [d.code for d in lint_source(without, "<x>")] == ["TCL007"]

@@ -486,7 +486,9 @@ def _sequence_loops_between(caller: FunctionFacts, outer: tuple, inner: tuple, t
 def reset_offered_to_callers(facts, method: FunctionFacts, attribute: str) -> bool:
     """Does the class of `method`, which the file never calls, offer its callers a method that sets
     `attribute` afresh (`def reset(self, batch_size): self.state = (self.h0.repeat(...), ...)`,
-    `init_hidden`), or does code of the file set it afresh on an object (`model.hidden =
+    `init_hidden`) or that returns a fresh state for them to set it to (`def init_hidden(self, n):
+    return (torch.zeros(...), torch.zeros(...))`, GraphRNN's, whose callers in another file do
+    `rnn.hidden = rnn.init_hidden(n)`), or does code of the file set it afresh on an object (`model.hidden =
     model.init_hidden()`)? Then the class is written for callers that start each sequence over, and the
     chain through the attribute lasts one sequence (backpropagation through time, as meant). A
     state set afresh only in `__init__` offers no such start: the calls chain for the object's life.
@@ -502,7 +504,30 @@ def reset_offered_to_callers(facts, method: FunctionFacts, attribute: str) -> bo
         if any(_sets_afresh(statement, attribute) and (own or not _on_self(statement, attribute))
                for statement in function.statement_order):
             return True
+        if own and any(type(statement) is cst.Return and statement.value is not None
+                       and _fresh_state(statement.value) for statement in function.statement_order):
+            return True
     return False
+
+
+def _fresh_state(value: cst.BaseExpression) -> bool:
+    """A value made only by tensor factories (`torch.zeros(n, b, h)`, `Variable(torch.zeros(...)).cuda()`,
+    or a tuple of them): a recurrent state to start from."""
+    if type(value) in (cst.Tuple, cst.List):
+        return bool(value.elements) and all(_fresh_state(element.value) for element in value.elements)
+    if type(value) is not cst.Call:
+        return False
+    if type(value.func) is cst.Attribute and value.func.attr.value in ("cuda", "to", "float", "detach"):
+        return _fresh_state(value.func.value)
+    if type(value.func) is cst.Name and value.func.value == "Variable" and value.args:
+        return _fresh_state(value.args[0].value)
+    name = value.func.attr.value if type(value.func) is cst.Attribute else getattr(value.func, "value", "")
+    return name in STATE_FACTORIES
+
+
+# Factories of a fresh state tensor.
+STATE_FACTORIES = frozenset({"zeros", "ones", "randn", "rand", "empty", "full", "zeros_like", "ones_like",
+                             "randn_like", "new_zeros", "new_ones", "new_full", "new_empty"})
 
 
 def _on_self(statement: cst.Assign, attribute: str) -> bool:
