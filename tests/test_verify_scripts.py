@@ -696,6 +696,15 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         # makes `~/.art/data` and fails if it cannot read it): made.
         os.makedirs(os.path.expanduser("~/.somelib/data"), exist_ok=True)
         print("library folder:", os.access(os.path.expanduser("~/.somelib/data"), os.R_OK))
+        # A server the script starts (a TCP anomaly detector, fresh54): refused, it would wait for ever.
+        try:
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM).bind(("127.0.0.1", 0))
+        except OSError as error:
+            print("server:", error)
+        # The author's project folder (`os.chdir(os.path.expanduser("~/Projects/EBM_proj"))`, fresh54).
+        here = os.getcwd()
+        os.chdir("/tcl-elsewhere-test/Projects/EBM_proj")
+        print("stayed:", os.getcwd() == here)
         print("events:", sandbox.events())
     """)
     home = tmp_path / "home"
@@ -705,6 +714,9 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "network: --verify blocks network access" in out, out
+    assert "server: --verify blocks network access" in out and "stayed: True" in out, out
+    assert "`os.chdir('/tcl-elsewhere-test/Projects/EBM_proj')` (a folder that is not here) left the run where it " \
+           "was" in out, out
     assert "relative config: lr: 0.1" in out and \
         "`config.yaml` was read from the folder of train.py, where the script is run from" in out, out
     assert "data: --verify never reads the user's data: the code opened images.npy" in out, out
@@ -780,6 +792,13 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                 print("imread:", error)
         adam = torch.optim.Adam(net.parameters(), lr=1e-4, betas=(0, 0.9))
         print("betas:", adam.param_groups[0]["betas"], torch.optim.Adam(net.parameters()).param_groups[0]["betas"])
+        try:
+            import pandas
+        except ImportError:
+            print("without pandas")
+        else:  # a loss log written into a folder the run did not make (the sandbox makes none): to memory
+            pandas.DataFrame({{"loss": [0.5]}}).to_csv({str(project / "CIFAR10_loss" / "losses.csv")!r})
+            print("table written:", sandbox.events()[-1])
         plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(adam, "min", patience=3, verbose=True)
         stepped = torch.optim.lr_scheduler.StepLR(adam, 10, verbose=False)
         print("schedulers:", plateau.patience, stepped.step_size)
@@ -811,6 +830,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "betas: (0.0, 0.9) (0.9, 0.999)" in out, out
     assert "`Adam(..., betas=(0, 0.9))` read its integer betas as floats" in out, out
     assert "schedulers: 3 10" in out, out
+    assert "without pandas" in out or "table written: writes to CIFAR10_loss/losses.csv went to memory" in out, out
     assert "`ReduceLROnPlateau(..., verbose=...)` (an argument torch removed) was dropped" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
@@ -2096,12 +2116,17 @@ def test_a_notebook_block_whose_width_chains_through_an_expansion_set_in_init_is
               "source": BOTTLENECK_CELL.splitlines(keepends=True)}]
     (tmp_path / "resnet.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
                                                        "nbformat_minor": 5}), encoding="utf-8")
-    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
-                               "--no-cache", "resnet.ipynb", cwd=tmp_path, timeout=600)
-    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL001"]
-    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
-    verdict = records[0]["verdict"]
+    verdict = _only_verdict(tmp_path, "resnet.ipynb", "TCL001")
     assert verdict["status"] == "confirmed" and "block(64, 16)" in verdict["evidence"], verdict
+
+
+def _only_verdict(folder: Path, name: str, code: str) -> dict:
+    """The verdict of the one `code` finding `--verify` gives on the file `name` of `folder`."""
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               "--no-cache", name, cwd=folder, timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == code]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    return records[0]["verdict"]
 
 
 EMBEDDED_LABELS_GAN = '''
@@ -2152,9 +2177,5 @@ def test_labels_of_a_conditional_gan_embedding_fewer_classes_than_ten_are_made_t
     # An age-conditional GAN (fresh53) embeds six classes: stand-in labels 0..9 failed "index out of
     # range in self"; labels of two classes fit any embedding of labels.
     (tmp_path / "cgan.py").write_text(EMBEDDED_LABELS_GAN, encoding="utf-8")
-    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
-                               "--no-cache", "cgan.py", cwd=tmp_path, timeout=600)
-    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL003"]
-    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
-    verdict = records[0]["verdict"]
+    verdict = _only_verdict(tmp_path, "cgan.py", "TCL003")
     assert verdict["status"] == "confirmed" and "labels in 0..1" in verdict["evidence"], verdict

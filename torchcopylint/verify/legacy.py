@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import inspect
 import os
 import re
@@ -232,6 +233,7 @@ def install_old_apis() -> None:
     _integer_betas(torch.optim)
     _schedulers_without_verbose(torch.optim.lr_scheduler)
     _after_import("matplotlib", _tolerant_figure_settings)
+    _after_import("pandas", _writes_into_missing_folders)
 
 
 def _legacy_autograd_functions(torch) -> None:
@@ -433,6 +435,19 @@ def _after_import(name: str, patch) -> None:
             return spec
 
     sys.meta_path.insert(0, AfterImport())
+
+
+def _writes_into_missing_folders(pandas) -> None:
+    """`df.to_csv("CIFAR10_loss/losses.csv")` into a folder the run did not make (the sandbox's
+    `os.makedirs` makes none: writes go to memory): pandas checks the folder before it opens the
+    file, and refuses; the check is left to the sandbox's `open`, which takes the write."""
+    common = importlib.import_module("pandas.io.common")
+    if hasattr(common, "check_parent_directory") and not getattr(common.check_parent_directory, "left_to_open", False):
+        def left_to_open(path) -> None:
+            return None
+
+        left_to_open.left_to_open = True
+        common.check_parent_directory = left_to_open
 
 
 def _tolerant_figure_settings(matplotlib) -> None:

@@ -4,8 +4,9 @@ Runs in the verification child process, installed once before any experiment.
 Datasets are stood in before they run (verify/datasites.py); this is the net
 under that:
 
-- the network is blocked: a socket connection or a name lookup raises OSError,
+- the network is blocked: a socket connection, a server's bind or a name lookup raises OSError,
   so nothing is downloaded (a `download=True` the rewrite missed fails instead);
+- `os.chdir` to a folder that is not here (the author's `~/Projects/...`) leaves the run where it is;
 - a file of the user's project that is not code (a `.npy`, a checkpoint, a CSV)
   cannot be read: opening it raises `UserDataRead`; an image file (`Image.open("content.jpg")`,
   present or not) opens a PNG of random pixels instead (verify/images.py), and a text
@@ -68,6 +69,7 @@ _original_open = builtins.open
 _original_makedirs = os.makedirs
 _original_mkdir = os.mkdir
 _original_chmod = os.chmod
+_original_chdir = os.chdir
 _original_listdir = os.listdir
 _original_glob = glob.glob
 # How many image files a missing folder of the project lists (`os.listdir`, `glob.glob`): a few
@@ -90,8 +92,12 @@ def install(project_root: str, code_path: str) -> None:
     os.chmod = _guarded_chmod  # `shutil.copy(src, dst)` sets the mode of the copy it wrote (to memory)
     os.listdir = _guarded_listdir
     glob.glob = _guarded_glob
+    os.chdir = _guarded_chdir
     socket.socket.connect = _refuse_network
     socket.socket.connect_ex = _refuse_network
+    # A server the script starts at its top level (`server.bind((HOST, PORT)); server.listen()`) would
+    # wait for clients for ever, or take a port of this machine.
+    socket.socket.bind = _refuse_network
     socket.create_connection = _refuse_network
     socket.getaddrinfo = _refuse_network
 
@@ -233,6 +239,15 @@ def _guarded_chmod(path, mode, *args, **kwargs):
                                                         or _elsewhere_on_disk(path) is not None):
         return None
     return _original_chmod(path, mode, *args, **kwargs)
+
+
+def _guarded_chdir(path):
+    """`os.chdir(PROJECT_ROOT)` of the author's machine (`~/Projects/...`), a folder that is not here:
+    the run stays where it is (the code's folder), as it would have if that were the project."""
+    if isinstance(path, (str, bytes, os.PathLike)) and not os.path.isdir(path):
+        _state.events.append(f"`os.chdir({os.fsdecode(path)!r})` (a folder that is not here) left the run where it was")
+        return None
+    return _original_chdir(path)
 
 
 def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
