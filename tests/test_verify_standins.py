@@ -1249,3 +1249,5 @@ def test_a_loss_called_through_its_forward_method_is_a_loss():
     assert setting.plan.kinds["criterion"] == "loss" and setting.plan.kinds["model"] == "module"
     made, _ = setting.make()
     assert made["criterion"].forward(made["model"](made["data"]), made["target"]).dim() == 0
+    # A list of losses (`criterion[0](out, y)`, a course project): each the stand-in.
+    assert made["criterion"][1](made["model"](made["data"]), made["target"]).dim() == 0

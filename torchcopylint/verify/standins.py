@@ -211,22 +211,16 @@ def _keyword_parameters(function: ast.AST) -> frozenset:
                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.args.kwarg)
 
 
-def _keyword_read(node: ast.AST, keywords: frozenset) -> Optional[str]:
-    """`kwargs["epoch"]` of a `**kwargs` parameter: the keyword argument `epoch` a caller passes."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in keywords \
-            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
-            and node.slice.value.isidentifier():
+def _entry_read(node: ast.AST, keywords: frozenset = frozenset()) -> Optional[str]:
+    """`kwargs["epoch"]` of a `**kwargs` parameter: `epoch`, the keyword argument a caller passes;
+    `config["batch_size"]` of anything else: that entry, known by that spelling (`plan` makes it what
+    its own use says: `torch.ones(config["batch_size"], 1)` a whole number)."""
+    if not (isinstance(node, ast.Subscript) and _key(node.value) and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)):
+        return None
+    if _key(node.value) in keywords and node.slice.value.isidentifier():
         return node.slice.value
-    return None
-
-
-def _entry_read(node: ast.AST) -> Optional[str]:
-    """`config["batch_size"]`: an entry of a dict of settings, known by that spelling (`plan` makes it
-    what its own use says: `torch.ones(config["batch_size"], 1)` a whole number)."""
-    if isinstance(node, ast.Subscript) and _key(node.value) and isinstance(node.slice, ast.Constant) \
-            and isinstance(node.slice.value, str):
-        return f"{_key(node.value)}[{node.slice.value!r}]"
-    return None
+    return f"{_key(node.value)}[{node.slice.value!r}]"
 
 
 def _takes_a_tensor_input(callee: str) -> bool:
@@ -277,7 +271,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     keywords = _keyword_parameters(function)
 
     def use(node: ast.AST) -> Optional[Use]:
-        key = _key(node) or _keyword_read(node, keywords) or _entry_read(node)
+        key = _key(node) or _entry_read(node, keywords)
         return found.setdefault(key, Use()) if key else None
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
@@ -738,33 +732,32 @@ def _first_tensor(values: Any) -> Optional[torch.Tensor]:
     return None
 
 
-def stand_in_loss(*inputs, **keywords):
-    """A loss stand-in: the mean squared difference of its first two tensors (broadcast), or the mean of one."""
-    return _squared_differences(inputs, keywords).mean()
+class StandInLoss:
+    """A loss stand-in: the mean squared difference of its first two tensors (broadcast), or the mean of
+    one; `per_sample`, one value per sample (`reduction="none"`). Called, or through `forward`
+    (`criterion.forward(out, target)`), as a loss module is; indexed, as a list of losses is."""
 
+    def __init__(self, per_sample: bool = False) -> None:
+        self.per_sample = per_sample
 
-def stand_in_loss_per_sample(*inputs, **keywords):
-    """A loss stand-in of one value per sample (`reduction="none"`): the mean squared difference of each."""
-    squared = _squared_differences(inputs, keywords)
-    return squared.flatten(1).mean(1) if squared.dim() > 1 else squared
+    def __call__(self, *inputs, **keywords):
+        tensors = [t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)]
+        if not tensors:
+            raise TypeError("the stand-in loss got no tensor")
+        squared = tensors[0].float().pow(2)
+        if len(tensors) > 1:
+            try:
+                squared = (tensors[0].float() - tensors[1].float()).pow(2)
+            except RuntimeError:
+                pass
+        if not self.per_sample:
+            return squared.mean()
+        return squared.flatten(1).mean(1) if squared.dim() > 1 else squared
 
+    forward = __call__
 
-# `criterion.forward(out, target)`, as a loss module is called through its method
-stand_in_loss.forward = stand_in_loss
-stand_in_loss_per_sample.forward = stand_in_loss_per_sample
-
-
-def _squared_differences(inputs: tuple, keywords: dict) -> torch.Tensor:
-    tensors = [t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)]
-    if not tensors:
-        raise TypeError("the stand-in loss got no tensor")
-    first = tensors[0].float()
-    if len(tensors) > 1:
-        try:
-            return (first - tensors[1].float()).pow(2)
-        except RuntimeError:
-            pass
-    return first.pow(2)
+    def __getitem__(self, index) -> "StandInLoss":
+        return self  # `criterion[0](out, y)`: a list of losses, each the stand-in
 
 
 class DoNothing:
@@ -1238,8 +1231,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
-    return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known, leaves=leaves, keys=keys,
-                batch=batch, per_class=per_class, per_sample=per_sample)
+    return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
+                leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1317,7 +1310,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
                           stand_in_tensor(device, (plan_.batch, *plan_.sample), name=f"{name}[{key!r}]")
                           for key in plan_.keys[name]}
         elif kind == "loss":
-            made[name] = stand_in_loss_per_sample if name in plan_.per_sample else stand_in_loss
+            made[name] = StandInLoss(per_sample=name in plan_.per_sample)
         elif kind == "device":
             made[name] = device
         elif kind == "torch.device":
@@ -1684,8 +1677,9 @@ def missing_parameters(function: Callable, node: Optional[ast.AST] = None) -> tu
         if parameter.kind == parameter.VAR_KEYWORD and node is not None:
             names += _counts_read_from(node, parameter.name, found)
             # `if kwargs["epoch"] > 1:`: a keyword every caller passes (without it, a KeyError)
-            names += [key for key in dict.fromkeys(_keyword_read(read, frozenset({parameter.name}))
-                                                   for read in ast.walk(node)) if key and key not in names]
+            names += [key for key in dict.fromkeys(_entry_read(read, frozenset({parameter.name}))
+                                                   for read in ast.walk(node)) if key and key.isidentifier()
+                      and key not in names]
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         if parameter.default is not parameter.empty and not (
