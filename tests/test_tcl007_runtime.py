@@ -750,3 +750,43 @@ def test_recurrent_state_of_a_class_that_returns_a_fresh_state_for_its_callers_i
                  "                Variable(torch.zeros(self.num_layers, batch_size, self.hidden_size)))\n",
                  "        return self.num_layers, batch_size, self.hidden_size\n")
     assert [d.code for d in lint_source(without, "<x>")] == ["TCL007"]
+
+
+EPISODE_UPDATE = """
+import torch
+from torch import nn
+
+
+def train(model, optimizer, episodes, steps):
+    for episode in range(episodes):
+        values = []
+        step = 0
+        while True:
+            values.append(model(torch.randn(1, 4)))
+            step += 1
+            if step == steps:
+                loss = torch.cat(values).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                break
+    return loss.item()
+"""
+
+
+def test_a_list_the_loop_s_last_pass_backpropagates_then_leaves_is_one_episode_s_graph():
+    # An actor-critic's episode (fresh55): the update runs in `if done: ...; loss.backward(); break`, once
+    # per run of the step loop; the list of values, started at each episode, is that episode's loss.
+    assert lint_source(EPISODE_UPDATE, "<x>") == []
+    namespace: dict = {}
+    exec(compile(EPISODE_UPDATE, "<episode update>", "exec"), namespace)  # noqa: S102
+    model = nn.Linear(4, 1)
+    namespace["train"](model, torch.optim.SGD(model.parameters(), lr=0.1), 3, 5)  # no freed-graph error
+    # Updated at every step from the `steps`-th on, without leaving: each backward goes back through
+    # the earlier steps' graphs.
+    flagged = EPISODE_UPDATE.replace("                break\n", "").replace("while True:", "for _ in range(3):") \
+        .replace("if step == steps:", "if step >= steps:")
+    assert [d.code for d in lint_source(flagged, "<x>")] == ["TCL007"]
+    exec(compile(flagged, "<every step's update>", "exec"), namespace)  # noqa: S102
+    with pytest.raises(RuntimeError, match=FREED):
+        namespace["train"](model, torch.optim.SGD(model.parameters(), lr=0.1), 1, 1)

@@ -550,6 +550,38 @@ def _calls_any(statement: cst.CSTNode, methods: set) -> bool:
                for node in walk(statement))
 
 
+def ends_its_loop(function: FunctionFacts, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    """Does the pass of `loop` that runs `statement` end the loop right after it: a `break`, `return`
+    or `raise` later in the same block (`if done: ...; loss.backward(); break`, an episode's update)?
+    Then the statement runs once per run of the loop, never in two of its iterations."""
+    line = function.line_of_statement.get(statement, statement)
+    pending = [getattr(loop, "body", None)]
+    while pending:
+        block = pending.pop()
+        statements = list(getattr(block, "body", ()) or ())
+        if line in statements:
+            return any(type(later) is cst.SimpleStatementLine and any(
+                type(small) in (cst.Break, cst.Return, cst.Raise) for small in later.body)
+                for later in statements[statements.index(line) + 1:])
+        for compound in statements:
+            if type(compound) in (cst.For, cst.While, cst.FunctionDef, cst.ClassDef):
+                continue  # a `break` there ends that loop, not this one
+            pending.extend(_blocks_in(compound))
+    return False
+
+
+def _blocks_in(compound: cst.CSTNode) -> list:
+    """The blocks of an `if`/`with`/`try` statement, and of its `elif`/`else`/`except`/`finally` parts."""
+    found, pending = [], list(child_nodes(compound))
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.IndentedBlock:
+            found.append(node)
+        elif type(node) in (cst.If, cst.Else, cst.ExceptHandler, cst.Finally, cst.ExceptStarHandler):
+            pending.extend(child_nodes(node))
+    return found
+
+
 def _runs_once(loop: cst.CSTNode) -> bool:
     """Does every pass of the loop end the loop? Its body's last statement, at the body's own level,
     is a `return`, `break` or `raise` (`for epoch in ...: ...; return history`, a function's

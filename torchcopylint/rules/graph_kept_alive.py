@@ -10,7 +10,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
 from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
-from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate,
+from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate, ends_its_loop,
                                                 reset_offered_to_callers, started_over_by_every_caller)
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
@@ -411,7 +411,8 @@ def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumula
                 [backward.loss] + [binding.value for binding in flowing if binding.value is not None]):
             continue
         for loop in reversed(function.loops_of.get(backward.statement, ())):  # the innermost first
-            if loop in loops and containers.outlives(accumulation, loop):
+            if loop in loops and containers.outlives(accumulation, loop) \
+                    and not ends_its_loop(function, backward.statement, loop):
                 return backward, loop
     return None
 
