@@ -1251,3 +1251,19 @@ def test_a_loss_called_through_its_forward_method_is_a_loss():
     assert made["criterion"].forward(made["model"](made["data"]), made["target"]).dim() == 0
     # A list of losses (`criterion[0](out, y)`, a course project): each the stand-in.
     assert made["criterion"][1](made["model"](made["data"]), made["target"]).dim() == 0
+
+
+def test_a_tuple_unpacked_from_a_call_and_a_device_type_read_in_one_function_are_both_read():
+    # The set of called expressions was rebound while reading `a, b = net(x)`: a later `device.type` then
+    # failed with "argument of type 'Attribute' is not iterable" (fresh54, fresh55).
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def run(net, x, device):
+            features, scores = net(x)
+            if device.type == "cuda":
+                scores = scores.half()
+            return features, scores
+    """)).body[0]
+    found = uses(function)
+    assert found["net"].returns == 2 and kind_of("device", found["device"]) == "torch.device"

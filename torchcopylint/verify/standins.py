@@ -486,10 +486,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     switched.switched_at = min(switched.switched_at or node.lineno, node.lineno)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Tuple):
-            called = node.value.func
-            if isinstance(called, ast.Attribute) and called.attr == "forward":
-                called = called.value  # `dis_fake, _ = discriminator.forward(gen_fake)`: the network's outputs
-            producer = use(called)
+            network = node.value.func
+            if isinstance(network, ast.Attribute) and network.attr == "forward":
+                network = network.value  # `dis_fake, _ = discriminator.forward(gen_fake)`: the network's outputs
+            producer = use(network)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
