@@ -225,7 +225,8 @@ def _init_tree(cls: type) -> Optional[ast.Module]:
 
 
 def _multiplied_parameters(cls: type, tree: Optional[ast.Module], names: set[str]) -> list[tuple[str, int]]:
-    """(parameter, factor) for `name * 4` / `name * self.expansion` in `__init__` (an int class attribute)."""
+    """(parameter, factor) for `name * 4` / `name * self.expansion` in `__init__` (an int class attribute, or
+    one `__init__` sets to a literal)."""
     if tree is None:
         return []
     found = []
@@ -234,13 +235,13 @@ def _multiplied_parameters(cls: type, tree: Optional[ast.Module], names: set[str
             continue
         for name_side, factor_side in ((node.left, node.right), (node.right, node.left)):
             if isinstance(name_side, ast.Name) and name_side.id in names:
-                factor = _int_value(cls, factor_side)
+                factor = _int_value(cls, factor_side, tree)
                 if factor and factor > 1 and (name_side.id, factor) not in found:
                     found.append((name_side.id, factor))
     return found
 
 
-def _int_value(cls: type, node: ast.AST) -> Optional[int]:
+def _int_value(cls: type, node: ast.AST, init: ast.Module) -> Optional[int]:
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
@@ -248,9 +249,8 @@ def _int_value(cls: type, node: ast.AST) -> Optional[int]:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
         # `self.expansion = 4` set in `__init__` itself, not on the class
-        tree = _init_tree(cls)
-        kept = [assigned.value for assigned in ast.walk(tree) if isinstance(assigned, ast.Assign)
-                and any(ast.unparse(target) == f"self.{node.attr}" for target in assigned.targets)] if tree else []
+        kept = [assigned.value for assigned in ast.walk(init) if isinstance(assigned, ast.Assign)
+                and any(ast.unparse(target) == f"self.{node.attr}" for target in assigned.targets)]
         if len(kept) == 1 and isinstance(kept[0], ast.Constant) and type(kept[0].value) is int:
             return kept[0].value
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == cls.__name__:

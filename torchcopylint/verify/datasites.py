@@ -672,15 +672,9 @@ def _project_function(qualified: Optional[str]) -> Optional[ast.FunctionDef]:
     """The definition of a function imported from a module of the project (`image_folders.folder_pairs`,
     its file found on the import path, not run); None for a package's or the standard library's."""
     module, _, name = (qualified or "").rpartition(".")
-    if not module or module.split(".")[0] in THIRD_PARTY_DATA or module.split(".")[0] in sys.stdlib_module_names:
+    if not module or module.split(".")[0] in THIRD_PARTY_DATA:
         return None
-    source = samples.module_source(module)
-    try:
-        tree = ast.parse(source) if source is not None else None
-    except SyntaxError:
-        return None
-    return next((node for node in (tree.body if tree is not None else ())
-                 if isinstance(node, ast.FunctionDef) and node.name == name), None)
+    return samples.project_function(module, name)
 
 
 def _project_function_reads_files(qualified: Optional[str]) -> bool:
@@ -1028,15 +1022,9 @@ def made_in_module(dotted: str) -> Optional[tuple[DataSite, list[str]]]:
     not run): the first dataset or loader it makes that says what its samples are (MNIST, a `Resize`),
     and the function's parameter names, in order."""
     module, _, name = dotted.rpartition(".")
-    source = samples.module_source(module)
-    try:
-        tree = ast.parse(source) if source is not None else None
-    except SyntaxError:
-        return None
-    if tree is None:
-        return None
-    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name), None)
-    if function is None:
+    function = samples.project_function(module, name)
+    source = samples.module_source(module) if function is not None else None
+    if source is None:
         return None
     inside = [site for site in rewrite_data(source).sites
               if function.lineno <= site.line <= (function.end_lineno or function.lineno)

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import os
-import sys
 from typing import Optional
 
 from torch import nn
 
-from torchcopylint.verify import importing
+from torchcopylint.verify import importing, samples
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import CannotRun, probe_input_shape
 from torchcopylint.verify.standins import ProjectNetwork, StandIns, uses
@@ -87,7 +85,7 @@ def _methods_of_class_in(context: importing.ImportContext, file: Optional[str], 
                          re_exports: int) -> Optional[set]:
     """The methods of class `name` of the project file, following up to `re_exports` imports of it
     (`from models import Net` where `models/__init__.py` imports `Net` from its `net.py`)."""
-    module = _parsed(file)
+    module = samples.parsed_file(file)
     if module is None:
         return None
     methods = _class_methods(module)
@@ -113,17 +111,6 @@ def _top_level_imports(tree: ast.Module):
             pending.extend(statement.body)
             pending.extend(statement.orelse)
             pending.extend(node for handler in getattr(statement, "handlers", ()) for node in handler.body)
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed(file: Optional[str]) -> Optional[ast.Module]:
-    if file is None:
-        return None
-    try:
-        with open(file, encoding="utf-8") as handle:
-            return ast.parse(handle.read(), file)
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return None
 
 
 def with_project_networks(settings: list[StandIns], function: ast.AST, tree: ast.Module, namespace: dict,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import os
 import re
 import sys
@@ -95,10 +96,10 @@ def layout_in_module(module: str, class_name: str) -> Optional[SampleLayout]:
     return layout_in_source(source, class_name) if source is not None else None
 
 
-def module_source(module: str) -> Optional[str]:
-    """The text of a module's file, found, not run: neither the module nor its packages are imported (a
-    package's `__init__.py` may do anything, `sys.exit(1)` when a package it checks for is missing);
-    None when it is not a Python file here."""
+def module_file(module: str) -> Optional[str]:
+    """A module's file, found on the import path, not run: neither the module nor its packages are
+    imported (a package's `__init__.py` may do anything, `sys.exit(1)` when a package it checks for is
+    missing); None when it is not a Python file here."""
     if not module:
         return None
     parts = module.split(".")
@@ -106,12 +107,44 @@ def module_source(module: str) -> Optional[str]:
         base = os.path.join(folder or os.curdir, *parts)
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if os.path.isfile(candidate):
-                try:
-                    with open(candidate, encoding="utf-8") as file:
-                        return file.read()
-                except (OSError, UnicodeDecodeError):
-                    return None
+                return candidate
     return None
+
+
+def module_source(module: str) -> Optional[str]:
+    """The text of a module's file (`module_file`); None when there is none or it cannot be read."""
+    file = module_file(module)
+    if file is None:
+        return None
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def parsed_file(file: Optional[str]) -> Optional[ast.Module]:
+    """A file of code, parsed once per run; None where it cannot be read or does not parse."""
+    if file is None:
+        return None
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return ast.parse(handle.read(), file)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def project_function(module: str, name: str) -> Optional[ast.FunctionDef]:
+    """The top-level function `name` of a module of the project (`from utils import get_one_hot_labels`),
+    read from its file; None for the standard library's or an installed package's."""
+    file = module_file(module)
+    if file is None or module.split(".")[0] in sys.stdlib_module_names \
+            or any(part in ("site-packages", "dist-packages") for part in file.split(os.sep)):
+        return None
+    tree = parsed_file(file)
+    return next((node for node in (tree.body if tree is not None else ())
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name), None)
 
 
 def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:

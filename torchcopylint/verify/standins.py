@@ -1441,21 +1441,11 @@ def _imported_functions(tree: ast.Module) -> dict:
     for node in tree.body:
         if not (isinstance(node, ast.ImportFrom) and node.module and not node.level):
             continue
-        defined = _functions_of_module(node.module)
         for alias in node.names:
-            if alias.name in defined:
-                found[alias.asname or alias.name] = defined[alias.name]
+            function = samples.project_function(node.module, alias.name)
+            if function is not None:
+                found[alias.asname or alias.name] = function
     return found
-
-
-def _functions_of_module(module: str) -> dict:
-    source = samples.module_source(module)
-    try:
-        parsed = ast.parse(source) if source else None
-    except (SyntaxError, ValueError):
-        parsed = None
-    return {node.name: node for node in parsed.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))} \
-        if parsed else {}
 
 
 def string_keyed_dicts(tree: ast.Module) -> dict[str, list]:
