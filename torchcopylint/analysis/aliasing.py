@@ -593,6 +593,8 @@ class FunctionWalker:
         self._statement: cst.CSTNode = facts.node
         self._breaks: list[list[FlowState]] = []
         self._attribute_storages: dict[str, Storage] = {}
+        # `x[0]`, `x[2]`: the item at a constant position of a tracked value, one per (whole, position)
+        self._item_storages: dict[tuple, Storage] = {}
         # Bindings whose value has been read so far in the walk.
         self._read_bindings: set = set()
         # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
@@ -1298,6 +1300,17 @@ class FunctionWalker:
                 whole.parts.append(storage)
         return storage
 
+    def _item_storage(self, whole: Storage, position: int) -> Storage:
+        """The part of `whole` at a constant position (`state[0]`): a write to `state[2][i]` leaves it
+        as it was, since distinct positions of a tensor (rows) or of a list (items) share nothing."""
+        key = (whole, position)
+        storage = self._item_storages.get(key)
+        if storage is None:
+            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{position}]",
+                                                         within=frozenset({whole}))
+            whole.parts.append(storage)
+        return storage
+
     def _shared_storages(self, expr, state: FlowState) -> Optional[frozenset]:
         """The storages `expr` aliases, or None when it makes a new value."""
         if type(expr) is cst.Name:
@@ -1313,7 +1326,11 @@ class FunctionWalker:
             return self._shared_storages(expr.value, state) or frozenset()
         if type(expr) is cst.Subscript:
             if _is_basic_index(expr, lambda name: self._counts_through_a_range(name, state)):
-                return self._shared_storages(expr.value, state) or frozenset()
+                wholes = self._shared_storages(expr.value, state) or frozenset()
+                position = _constant_position(expr)
+                if position is None or not wholes:
+                    return wholes
+                return frozenset(self._item_storage(whole, position) for whole in wholes)
             return None
         if type(expr) is cst.IfExp:
             body = self._shared_storages(expr.body, state)
@@ -2017,6 +2034,15 @@ def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
         elif index == position:
             return type(arg.value) is cst.Name and arg.value.value == "True"
     return False
+
+
+def _constant_position(subscript: cst.Subscript) -> Optional[int]:
+    """The position `x[2]` names, or None: a slice, several indices, a name, or a negative position
+    (`x[-1]` may be the same item as `x[2]`)."""
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
+        return None
+    value = subscript.slice[0].slice.value
+    return int(value.value, 0) if type(value) is cst.Integer else None
 
 
 def _is_basic_index(subscript: cst.Subscript, integral: Optional[Callable[[cst.Name], bool]] = None) -> bool:
