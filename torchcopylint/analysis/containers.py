@@ -19,7 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, runs_before
-from torchcopylint.analysis.graphs import DETACHING_METHODS
+from torchcopylint.analysis.graphs import cuts_graph
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import TorchNames
 from torchcopylint.analysis.training import backward_calls
@@ -418,15 +418,11 @@ def _reads_attribute(value: cst.BaseExpression, attribute: str) -> bool:
 
 def _reads_attached(value: cst.BaseExpression, matches) -> bool:
     """Does the value read something `matches` accepts, other than detached (`x.detach() * m`,
-    `x.data`, `x.item()`, `float(x)`)?"""
+    `x.data`, `x.item()`, `float(x)`, `nn.Parameter(x)`: graphs.cuts_graph)?"""
     pending: list = [value]
     while pending:
         node = pending.pop()
-        if type(node) is cst.Call and (
-                (type(node.func) is cst.Attribute and node.func.attr.value in DETACHING_METHODS)
-                or (type(node.func) is cst.Name and node.func.value in ("float", "int"))):
-            if type(node.func) is cst.Attribute:
-                pending.extend(arg.value for arg in node.args)
+        if type(node) is cst.Call and cuts_graph(node):
             continue
         if type(node) is cst.Attribute and node.attr.value == "data":
             continue

@@ -224,10 +224,12 @@ def _made_to_require_grad(binding: Binding) -> bool:
 
 def cuts_graph(call: cst.Call) -> bool:
     """Does the call's value carry none of its arguments' graph? `x.detach()`, `loss.item()`,
-    `float(loss)`, `math.exp(loss)`, a fresh tensor shaped like one (`torch.zeros_like(pred)`, `pred.new_ones(n)`)."""
+    `float(loss)`, `math.exp(loss)`, `nn.Parameter(t)`, a fresh tensor shaped like one (`torch.zeros_like(pred)`, `pred.new_ones(n)`)."""
     func = call.func
     if type(func) is cst.Attribute and dotted_name(func.value) == "math":
         return True  # `math.exp(loss / previous)`: a Python float
+    if (func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)) == "Parameter":
+        return True  # `nn.Parameter(centers - lr * delta)` is a new leaf made of the values, never their graph
     if type(func) is cst.Attribute:
         name = func.attr.value
         return name in DETACHING_METHODS or name in FRESH_LIKE_METHODS or \
