@@ -181,8 +181,8 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
     - `torch.autograd.grad(outputs, inputs, retain_graph=True)`: autograd runs only the nodes
       between the outputs and `inputs`, which this call made where it hands its arguments to a
       network or a function (`model(x[i])`, `F.cross_entropy(out, y)`); an argument that is the
-      output itself, or whose own methods make it (`output.sum()`), brings the caller's graph in,
-      and stays a reason for silence;
+      output itself, or whose own methods or torch's functions make it (`output.sum()`,
+      `torch.sum(output)`), brings the caller's graph in, and stays a reason for silence;
     - a backward whose only arguments in the graph are the class-index targets of a classification
       loss (`F.cross_entropy(model(x), y)`, `criterion(out, labels.to(device))` with
       `criterion = nn.CrossEntropyLoss()`): class indices are an integer tensor, which has no graph.
@@ -204,8 +204,10 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
         if autograd_grad and statement in behind_inputs:
             continue
         if autograd_grad:
-            if _argument_of_call(node, parents) is None:
-                return False
+            found = _argument_of_call(node, parents)
+            if found is None or (_torch_function(found[0], facts)
+                                 and not _class_index_target(node, parents, function, facts)):
+                return False  # `torch.sum(loss_a)`: the argument's own graph, the caller's, is run
             continue
         if not _class_index_target(node, parents, function, facts) \
                 and not (inspecting and _fed_to_a_network(node, parents, function, facts)):
@@ -266,6 +268,12 @@ def _fed_to_a_network(node: cst.Name, parents: dict, function: FunctionFacts, fa
         # `model(x)` with `model` an argument or a global: a network of unknown class.
         return reads_as_network(func.value) and all(b.kind == "param" for b in function.bindings_at(func))
     return False
+
+
+def _torch_function(call: cst.Call, facts: ModuleFacts) -> bool:
+    """`torch.sum(x)`, `F.mse_loss(x, y)`: an operation on its arguments, whose result carries their
+    graph, not a network whose own parameters start one."""
+    return (facts.names.qualified_name(call.func) or "").startswith("torch.")
 
 
 def _argument_of_call(node: cst.Name, parents: dict):
