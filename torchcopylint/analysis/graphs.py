@@ -124,9 +124,10 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                             continue
                     if binding.kind == "param" and not _plain_value_parameter(binding):
                         result.external = True
+                    # `x_, z_ = x_.cuda(), z_.cuda()`: this name's part, not what the others get
+                    value = unpacked_part(binding) or binding.value
                     if function.order_of(binding.statement) >= where_order and not (
-                            binding.value is not None
-                            and carries_no_graph(binding.value, function, facts, binding.statement)):
+                            value is not None and carries_no_graph(value, function, facts, binding.statement)):
                         # Made later in the body: the previous iteration's value, and its graph (a
                         # batch scaled in place of itself, `x = x * 2`, of a tensor that never
                         # requires grad, carries none).
@@ -134,10 +135,10 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     if binding in result.bindings:
                         continue
                     result.bindings.add(binding)
-                    if binding.value is not None and facts.grad_enabled_at(function, binding.statement) \
-                            and not carries_no_graph(binding.value, function, facts, binding.statement) \
-                            and not wrapped_in_variable(binding.value, facts.names):
-                        pending.append((binding.value, binding.statement))
+                    if value is not None and facts.grad_enabled_at(function, binding.statement) \
+                            and not carries_no_graph(value, function, facts, binding.statement) \
+                            and not wrapped_in_variable(value, facts.names):
+                        pending.append((value, binding.statement))
     return result
 
 
