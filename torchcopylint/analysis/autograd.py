@@ -1018,11 +1018,16 @@ class GradFlow:
             return True
         if binding.kind == "loop":
             loop = binding.statement if type(binding.statement) is cst.For else None
-            return loop is not None and (
-                self._iterated_entry(loop.iter, _position_in(loop.target, binding.target), function, loop, depth)
-                # `for g in torch.autograd.grad(loss, ws)`, `for row in x.detach()`: the items of a
-                # value that carries no graph carry none either.
-                or self._items_never(loop.iter, function, loop, depth, likely))
+            if loop is None:
+                return False
+            # `for g in torch.autograd.grad(loss, ws)`, `for row in x.detach()`, `for x, h in
+            # zip(xs, hs)` with detached items put in `xs`: the items of a value that carries no
+            # graph carry none either.
+            iterable, position = _through_zip(loop.iter, _position_in(loop.target, binding.target))
+            return self._iterated_entry(iterable, position, function, loop, depth) \
+                or (position == 0 and iterable is not loop.iter
+                    and self._items_never(iterable, function, loop, depth, likely)) \
+                or self._items_never(loop.iter, function, loop, depth, likely)
         if binding.kind == "param":
             return likely and (_declared_a_number(binding.statement)
                                or self._every_caller_passes_none(binding, function, depth)
@@ -1469,6 +1474,19 @@ def _is_false(expr) -> bool:
 
 def _state_dict_name(name: str) -> bool:
     return "state_dict" in name or name == "sd"
+
+
+def _through_zip(iterable, position: Optional[int]) -> tuple:
+    """(what the loop variable at `position` is an item of, its position there): `xs` and 0 for `x`
+    in `for x, h in zip(xs, hs)` or `for i, x in enumerate(xs)`; the iterable itself otherwise."""
+    if position is None or type(iterable) is not cst.Call or type(iterable.func) is not cst.Name \
+            or any(arg.star or arg.keyword is not None for arg in iterable.args):
+        return iterable, position
+    if iterable.func.value == "zip" and position < len(iterable.args):
+        return iterable.args[position].value, 0
+    if iterable.func.value == "enumerate" and position == 1 and len(iterable.args) == 1:
+        return iterable.args[0].value, 0
+    return iterable, position
 
 
 def _position_in(target, node, name: Optional[str] = None) -> Optional[int]:
