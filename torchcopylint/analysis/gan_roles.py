@@ -258,6 +258,12 @@ def _role(stem: str) -> Optional[str]:
     base = DOMAIN_SUFFIX.sub("", stem, count=1)
     if base != stem and (len(base) > 1 or "_" in stem) and base in DISCRIMINATOR_STEMS | GENERATOR_STEMS:
         return _role(base)
+    # `pt_model_G`, `my_disc`: a project's prefix before the role word; one role among the words.
+    words = [word for word in stem.split("_") if word]
+    if len(words) > 1:
+        roles = {_role(word) for word in words} - {None}
+        if len(roles) == 1:
+            return roles.pop()
     return None
 
 
