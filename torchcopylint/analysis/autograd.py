@@ -316,9 +316,27 @@ class GradFlow:
         owner = self.facts.class_of(function.node) if type(function.node) is cst.FunctionDef else None
         if owner is not None and function.node.name.value == "forward" and self.facts.is_module_class(owner):
             return False
+        return self._passed_as_it_was(name, function, 0)
+
+    def _passed_as_it_was(self, name: cst.Name, function: FunctionFacts, depth: int) -> bool:
+        """Every binding of `name` is a parameter out of sight, or a copy or view of one
+        (`x = x.clone()  # avoid influencing`): a copy requires grad exactly when what it copies does."""
         bindings = function.bindings_at(name)
-        return bool(bindings) and all(binding.kind == "param" and self._out_of_sight(binding, function)
-                                      for binding in bindings)
+        if not bindings or depth > 3:
+            return False
+        for binding in bindings:
+            if binding.kind == "param":
+                if not self._out_of_sight(binding, function):
+                    return False
+                continue
+            value = binding.value
+            if binding.kind != "assign" or type(value) is not cst.Call or type(value.func) is not cst.Attribute \
+                    or value.func.attr.value != "clone" or value.args:
+                return False
+            source = _accessed_name(value.func.value)
+            if source is None or not self._passed_as_it_was(source, function, depth + 1):
+                return False
+        return True
 
     def binding_origin(self, binding: Binding, function: FunctionFacts,
                        grounds: int = SEEN) -> Optional[GradOrigin]:
