@@ -753,3 +753,20 @@ def test_columns_named_through_a_helper_s_arguments_a_list_s_loop_and_dates_are_
     columns = {column.name: column.texts for column in tables.columns_read(tree, {"df"})}
     assert set(columns) == {"pickup_latitude", "dropoff_latitude", "pickup_datetime", "passenger_count"}, columns
     assert columns["pickup_datetime"] == tuple(sorted(tables.DATE_TEXTS)) and columns["pickup_latitude"] == (), columns
+
+
+def test_a_file_numpy_reads_is_not_read_and_the_step_before_its_first_use_is_verified(verified):
+    verdict = _verdict(verified, "scored_sequences_gan.py", "d_loss = D(fake).mean()", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`embedding = np.loadtxt(...)` (line 10): not read: a value whose first use stops the run" \
+        in verdict.evidence, verdict.evidence
+
+
+def test_a_file_numpy_reads_that_the_flagged_step_needs_leaves_it_unverified_naming_the_read(verified):
+    verdict = _verdict(verified, "weighted_by_file.py", "total += loss", "TCL007")
+    assert verdict.status == "unverified", verdict
+    # `torch.from_numpy` rejects the stand-in itself, before anything of it is read.
+    assert "(got UnreadData)" in verdict.evidence, verdict.evidence
+    assert "`class_weights = torch.from_numpy(...)` (line 9)" not in verdict.evidence, verdict.evidence
+    assert "`np.load(...)` (line 9): not read: a value whose first use stops the run" in verdict.evidence, \
+        verdict.evidence

@@ -154,6 +154,20 @@ def unknown_argument(name: str) -> AbsentName:
     return unknown
 
 
+class UnreadData(AbsentName):
+    """What a reader of a data file returned, not read (its class's name is what a C function that
+    rejects it names: `expected np.ndarray (got UnreadData)`)."""
+
+
+def unread_data(call: str, line: int) -> AbsentName:
+    """A stand-in for what a reader of a data file returns (`np.loadtxt(path)`): the file is not read,
+    and the shape of what it holds is nowhere in the code; the run may reach the flagged line before
+    the code uses it, and a use ends the run, unverified, saying so."""
+    unread = UnreadData(call)
+    object.__setattr__(unread, "_said", f"needs the data `{call}` reads at line {line}, which is not read")
+    return unread
+
+
 def _absent_base(qualified_name: str, importer: Optional[str], failed: Optional[str]) -> type:
     """A base class standing for an absent one: a class can derive from it, and an object of it be made
     by the class's own `__init__` where that never calls the base's (a federated client's constructor

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import arrays, images, importing, samples, tables
+from torchcopylint.verify.absent import unread_data
 from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
 from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
                                               SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite, known_dataset,
@@ -151,6 +152,9 @@ class DataPlan:
             return arrays.unpacked(self, site)
         if site.kind == "mnist-csv":
             return arrays.mnist_csv(self, site)
+        if site.kind == "unread-array":
+            self.describe(site, "not read: a value whose first use stops the run")
+            return unread_data(f"{site.callee}(...)", site.line)
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":

@@ -120,6 +120,9 @@ FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load
 # NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
 # one image a row, its label first) is made up as such (verify/arrays.py).
 TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
+# NumPy's readers of a data file: what they read is not read (the run goes on, on a value whose use
+# stops it, unverified: verify/absent.unread_data).
+ARRAY_READERS = TEXT_ARRAY_READERS | {"numpy.load", "numpy.fromfile"}
 MNIST_CSV = re.compile(r"(?i)mnist[^/\\]*\.csv$")
 # Calls (by their last name) that read files or the network, in a dataset class of the file.
 FILE_READING_CALLS = frozenset({
@@ -147,6 +150,7 @@ class DataSite:
     #                        and its kin: verify/tables.py) | unpacked (a file reader's value unpacked
     #                        into names, `x_tr, y_tr, x_te, y_te = torch.load(path)`: verify/arrays.py)
     #                        | mnist-csv (`np.loadtxt` of an MNIST CSV file: verify/arrays.py)
+    #                        | unread-array (any other file NumPy reads: a value whose use stops the run)
     #                        | unread (an assignment only stood-in data reads, `paths = list_images(root)`:
     #                        not run, its names bound to None)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
@@ -214,7 +218,7 @@ class Limited:
 
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
 _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
-                            r"Omniglot|ImageNet|(pickle|joblib|torch|dill)\.load\(|loadtxt|genfromtxt|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
+                            r"Omniglot|ImageNet|(pickle|joblib|torch|dill|np|numpy)\.load\(|loadtxt|genfromtxt|fromfile|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
                             r"read)_)|[Ll]oader|\b(train|training|test|testing|val|valid|validation|eval|data)_?(data)?sets?\b")
 
 
@@ -834,6 +838,8 @@ class _SiteFinder:
             return "unpacked"
         if qualified in TEXT_ARRAY_READERS and _mnist_csv(_argument(call, 0, "fname")):
             return "mnist-csv"
+        if qualified in ARRAY_READERS:
+            return "unread-array"
         if qualified.startswith(DATA_PACKAGES):
             return "dataset"
         if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:

@@ -224,7 +224,8 @@ def _absent_in(namespace: dict) -> list[str]:
     for value in list(namespace.values()):
         if isinstance(value, AbsentModule):
             found.append(value.__name__.split(".")[0])
-        elif isinstance(value, AbsentName):
+        elif isinstance(value, AbsentName) and object.__getattribute__(value, "_said") is None:
+            # (One with words of its own stands for data not read or an unknown argument, no package.)
             found.append(object.__getattribute__(value, "_qualified_name").split(".")[0])
     return sorted(set(found))
 
