@@ -216,7 +216,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py", "zoo_resnet.py",
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
-                    "abstract_trainer.py")
+                    "abstract_trainer.py", "folder_prefix.py")
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +291,9 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("generator_function.py", "yield window.clone().abs()", "TCL001",
                  ["the clone allocated 64 bytes per call"], id="generator-function-iterated"),
     # A zoo's network built as its factory builds it: a class of the file and a list, from the call.
+    # `self.folder = path + self.folder`: text added to a folder's name is text (a float failed at the `+`).
+    pytest.param("folder_prefix.py", "total = total + loss", "TCL007",
+                 ["path = 'torchcopylint-stand-in'", "every iteration's graph stays alive"], id="text-prefix"),
     pytest.param("zoo_resnet.py", "stem = x", "TCL002",
                  ["with `.clone()` the result differs", "with ResNet(BasicBlock, [1, 1]) found in the file"],
                  id="constructor-given-a-class-of-the-file"),

@@ -280,6 +280,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                      and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                      and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in ("tqdm", "tqdm.tqdm")}
     mapped: list = []  # (a dict's expression, the name a loop over its values binds each value to)
+    added: list = []  # (an operand's use, what it is added to): `path + self.folder`
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             target = use(node.func)
@@ -419,6 +420,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 operand = use(side)
                 if operand is not None:
                     operand.arithmetic = True
+                    if isinstance(node.op, ast.Add) and _is_text(other):
+                        operand.path_like = True  # `path + "/model.pt"`, `prefix + f"{epoch}.png"`
+                    elif isinstance(node.op, ast.Add) and _key(other):
+                        added.append((operand, other))
                     if _is_number(other):
                         operand.number_arithmetic = True
                         if isinstance(ast.literal_eval(other), float):
@@ -500,6 +505,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in found \
                 and node.lineno <= found[node.id].switched_at:
             found[node.id].grad_switched = False
+    for operand, other in added:
+        if use(other).path_like:
+            operand.path_like = True  # `self.folder = path + self.folder`, `os.makedirs(self.folder)`: text
     for mapping, name in mapped:
         value = found.get(name)
         owner = use(mapping)
@@ -540,6 +548,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if target is not None:
                     target.class_target = True
     return found
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
 
 
 def _mark_tensor_operands(function: ast.AST, found: dict[str, Use]) -> None:
