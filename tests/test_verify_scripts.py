@@ -1355,6 +1355,12 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     # MNIST as Keras' loader gives it, in a PyTorch script: arrays made up, Keras not needed.
     ("keras_mnist_gan.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003",
      "1024 training and 256 test random images 28x28 in 0..255 (uint8), labels in 0..9"),
+    # A FID model of a package that is not installed, built before the loop and used after the step:
+    # the run goes past its assignment (fresh56's course WGAN).
+    ("gan_fid_absent.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003",
+     "the statement at line 14 failed on what stood in (AbsentPackageUsed: needs `fid_tools`, which is not "
+     "installed (the code used `fid_tools.InceptionFeatures`)): `fid_model` stood for what it makes, a value "
+     "whose first use stops the run"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
     # A function reads an option declared without choices: the strings the code compares it with,
@@ -2179,3 +2185,10 @@ def test_labels_of_a_conditional_gan_embedding_fewer_classes_than_ten_are_made_t
     (tmp_path / "cgan.py").write_text(EMBEDDED_LABELS_GAN, encoding="utf-8")
     verdict = _only_verdict(tmp_path, "cgan.py", "TCL003")
     assert verdict["status"] == "confirmed" and "labels in 0..1" in verdict["evidence"], verdict
+
+
+def test_a_value_a_statement_could_not_make_on_stand_ins_stops_the_run_where_the_step_uses_it(scripts_verified):
+    verdict = _verdict(scripts_verified, "gan_fid_needed.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003")
+    assert verdict.status == "unverified", verdict
+    assert "needs `fid_model`, which the statement at line 12 could not make on what stood in" in verdict.evidence, \
+        verdict.evidence

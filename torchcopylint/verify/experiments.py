@@ -163,9 +163,10 @@ def _claim_lines(job: Job) -> list[int]:
 
 
 def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: Optional[dict] = None,
-             plan: Any = None, tolerant: frozenset = frozenset()) -> dict:
+             plan: Any = None, tolerant: frozenset = frozenset(), unbuilt: frozenset = frozenset()) -> dict:
     """Run snippet text as a fresh module of the file's package (with the verifier's `helpers` in
-    its namespace; the statements starting on `tolerant` lines may fail). When an import fails
+    its namespace; the statements starting on `tolerant` and `unbuilt` lines may fail: see
+    script.compile_tolerant). When an import fails
     because a package is not installed, run it again with a stand-in for that package
     (verify/absent.py; no-ops for one used for data, plots or logging, verify/noops.py): a verdict
     then comes only from code that never used it."""
@@ -182,7 +183,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         script.note("an `assert` that a GPU is present was skipped: the code ran on the CPU, the verification device")
         text = without_gpu_asserts
     text = registrations.tolerate(text)  # the package's import filed the file's classes first
-    code = script.compile_tolerant(text, path, tolerant) if tolerant else compile(text, path, "exec")
+    code = script.compile_tolerant(text, path, tolerant, unbuilt) if tolerant or unbuilt else compile(text, path, "exec")
     if path.endswith(".ipynb"):
         # The notebook's file is JSON: `inspect.getsource` of a class its cells define (a block's
         # `__init__`, read for the widths it chains) must read the cells' code instead.

@@ -59,6 +59,10 @@ LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place 
                "arguments don't support automatic differentiation, but one of the arguments requires grad")
 # Earlier statements of the slice a run may go past because they raised one of LEAF_ERRORS.
 MAX_PASSED_WRITES = 16
+# What a failure on a stand-in says: a stand-in network or backbone without what the real one has
+# (`'StandInBackbone' object has no attribute 'Conv2d_1a_3x3'`), data not read.
+STAND_IN_FAILURE = re.compile(r"'StandIn\w*'|\bUnreadData\b")
+UNBUILT_HELPER, ABSENT_HELPER = "__tcl_unbuilt__", "__tcl_absent__"
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -214,7 +218,8 @@ def _record(plan: DataPlan, namespace: Optional[dict]) -> None:
         # A module the code imports imported it (LPIPS's `requests`, for its weights): said too.
         _log.add(f"`{package}` is not installed: no-ops stood in for it (imported by a module the code uses)")
     for package in _absent_in(namespace or {}):
-        _log.add(f"`{package}` is not installed: imported as a stand-in the code never used")
+        if not any(f"needs `{package}`" in item for item in _log.items):  # (one a statement failed on: said)
+            _log.add(f"`{package}` is not installed: imported as a stand-in the code never used")
 
 
 def _absent_in(namespace: dict) -> list[str]:
@@ -612,6 +617,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     errors: list[str] = []
     text = limited.text
     passed_writes: frozenset = frozenset()
+    unbuilt: frozenset = frozenset()  # first lines of assignments that failed on stand-ins (_unbuilt)
     attempt = 0
     while attempt < MAX_ATTEMPTS:
         last = attempt == MAX_ATTEMPTS - 1
@@ -625,20 +631,28 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         seed()
         try:
             namespace = execute(text, path, probe, helpers={**plan.helpers(), FAILED_HELPER: _passed_write,
+                                                            UNBUILT_HELPER: _unbuilt, ABSENT_HELPER: AbsentPackageUsed,
                                                             **notebook_globals(source)},
-                                plan=plan, tolerant=passed_writes)
+                                plan=plan, tolerant=passed_writes, unbuilt=unbuilt)
         except StopRun:
             _record(plan, plan.namespace)
             _note_arguments()
             raise
-        except AbsentPackageUsed:
-            # A package the default path needs (`pyvacy` under `if args.noise > 0:`), missing: the flagged
-            # line may sit on the path another value of an option selects, which may not need it (so for
-            # any other error before the claim, below).
-            if not any(probe.executed.get(line) for line in watched) and not last and next_option_values():
+        except (AbsentPackageUsed, Exception) as error:
+            failed = _unbuilt_by_stand_ins(error, path, text, start)
+            if failed is not None and failed not in unbuilt and len(unbuilt) < MAX_PASSED_WRITES:
+                # An earlier assignment of the slice failed on what stood in: the run goes on past it, its
+                # names standing for what it makes. Not an attempt of its own.
+                unbuilt |= {failed}
+                attempt -= 1
                 continue
-            raise
-        except Exception as error:
+            if not isinstance(error, Exception):
+                # A package the default path needs (`pyvacy` under `if args.noise > 0:`), missing: the
+                # flagged line may sit on the path another value of an option selects, which may not need
+                # it (so for any other error before the claim, below).
+                if not any(probe.executed.get(line) for line in watched) and not last and next_option_values():
+                    continue
+                raise
             refused = _refused_write(error, path, text, start)
             if refused is not None and refused not in passed_writes and len(passed_writes) < MAX_PASSED_WRITES:
                 # An earlier statement of the slice (a notebook cell's first of several writes to a
@@ -704,6 +718,26 @@ def _refused_write(error: BaseException, path: str, text: str, flagged_start: in
     line and the error is PyTorch refusing an in-place write to a leaf (which writes nothing); None otherwise."""
     if not any(message in str(error) for message in LEAF_ERRORS):
         return None
+    statement = _failed_statement(error, path, text, flagged_start)
+    return statement.lineno if statement is not None else None
+
+
+def _unbuilt_by_stand_ins(error: BaseException, path: str, text: str, flagged_start: int) -> Optional[int]:
+    """The first line of the top-level assignment that raised `error`, when it ends before the flagged
+    line, binds names only, and failed on what stood in (an absent package used, a stand-in network or
+    backbone without what the real one has, data not read: `model = InceptionV3(...)` for a FID the
+    step never needs); None otherwise. Its names then stand for what it makes, a value whose first use
+    stops the run (`_unbuilt`)."""
+    if not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))):
+        return None
+    statement = _failed_statement(error, path, text, flagged_start)
+    if not isinstance(statement, ast.Assign) or not _assigned_names(statement):
+        return None
+    return statement.lineno
+
+
+def _failed_statement(error: BaseException, path: str, text: str, flagged_start: int) -> Optional[ast.stmt]:
+    """The top-level statement of `text` that raised `error`, when it ends before the flagged line."""
     line = None
     trace = error.__traceback__
     while trace is not None:
@@ -714,7 +748,28 @@ def _refused_write(error: BaseException, path: str, text: str, flagged_start: in
         return None
     statement = next((node for node in ast.parse(text).body if node.lineno <= line <= (node.end_lineno or node.lineno)),
                      None)
-    return statement.lineno if statement is not None and (statement.end_lineno or line) < flagged_start else None
+    return statement if statement is not None and (statement.end_lineno or line) < flagged_start else None
+
+
+def _assigned_names(statement: ast.Assign) -> list[str]:
+    """The names `a = b = ...` or `a, b = ...` binds; empty when a target is anything else."""
+    names: list[str] = []
+    for target in statement.targets:
+        for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+            if not isinstance(element, ast.Name):
+                return []
+            names.append(element.id)
+    return names
+
+
+def _unbuilt(line: int, names: str, error: BaseException) -> AbsentName:
+    why = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
+    _log.add(f"the statement at line {line} failed on what stood in ({why}): {names} stood for what it makes, "
+             f"a value whose first use stops the run")
+    unbuilt = AbsentName(names)
+    object.__setattr__(unbuilt, "_said", f"needs {names}, which the statement at line {line} could not make on "
+                                         f"what stood in ({why})")
+    return unbuilt
 
 
 def _passed_write(line: int, error: BaseException) -> None:
@@ -1043,20 +1098,32 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
     return namespace
 
 
-def compile_tolerant(text: str, path: str, tolerant: frozenset):
+def compile_tolerant(text: str, path: str, tolerant: frozenset, unbuilt: frozenset = frozenset()):
     """Compile `text`, each top-level statement starting on a `tolerant` line wrapped so that an
-    exception in it is recorded (by `__tcl_failed__`) and the module goes on."""
+    exception in it is recorded (by `__tcl_failed__`) and the module goes on; an assignment starting
+    on an `unbuilt` line, so that a failure (an absent package's too) binds its names to what
+    `__tcl_unbuilt__` makes of it."""
     tree = ast.parse(text)
     body = []
     for node in tree.body:
-        if node.lineno not in tolerant:
+        if node.lineno in unbuilt and isinstance(node, ast.Assign) and _assigned_names(node):
+            names = _assigned_names(node)
+            made = ast.Call(ast.Name(UNBUILT_HELPER, ast.Load()),
+                            [ast.Constant(node.lineno), ast.Constant(", ".join(f"`{name}`" for name in names)),
+                             ast.Name("__tcl_error__", ast.Load())], [])
+            handler_body = [ast.Assign([ast.Name(name, ast.Store()) for name in names], made)]
+            caught = ast.Tuple([ast.Name("Exception", ast.Load()), ast.Name(ABSENT_HELPER, ast.Load())], ast.Load())
+        elif node.lineno in tolerant:
+            handler_body = [ast.Expr(ast.Call(ast.Name(FAILED_HELPER, ast.Load()),
+                                              [ast.Constant(node.lineno), ast.Name("__tcl_error__", ast.Load())], []))]
+            caught = ast.Name("Exception", ast.Load())
+        else:
             body.append(node)
             continue
-        handler_call = ast.Expr(ast.Call(ast.Name(FAILED_HELPER, ast.Load()),
-                                         [ast.Constant(node.lineno), ast.Name("__tcl_error__", ast.Load())], []))
-        wrapped = ast.Try(body=[node], handlers=[ast.ExceptHandler(ast.Name("Exception", ast.Load()), "__tcl_error__",
-                                                                   [handler_call])], orelse=[], finalbody=[])
-        for new in (wrapped, wrapped.handlers[0], handler_call, *ast.walk(handler_call), wrapped.handlers[0].type):
+        wrapped = ast.Try(body=[node], handlers=[ast.ExceptHandler(caught, "__tcl_error__", handler_body)],
+                          orelse=[], finalbody=[])
+        for new in (wrapped, wrapped.handlers[0], *(n for part in handler_body for n in ast.walk(part)),
+                    *ast.walk(caught)):
             new.lineno = new.end_lineno = node.lineno
             new.col_offset = new.end_col_offset = 0
         body.append(wrapped)
