@@ -1693,6 +1693,11 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         assert torch.cuda.current_device() == 0
         with torch.cuda.device(gpu):  # a trainer's `with torch.cuda.device(self.device):`
             assert net(torch.ones(2, dtype=torch.float64)).shape == (2,)
+        # `device = torch.cuda.current_device()`, a whole number: `.to(device)` names that GPU.
+        index = torch.cuda.current_device()
+        moved = leaf.to(index)
+        assert moved is not leaf and moved.device.type == "cpu" and net.to(index) is net
+        assert leaf.to(device=index).grad_fn is not None
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -2190,5 +2195,7 @@ def test_labels_of_a_conditional_gan_embedding_fewer_classes_than_ten_are_made_t
 def test_a_value_a_statement_could_not_make_on_stand_ins_stops_the_run_where_the_step_uses_it(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_fid_needed.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003")
     assert verdict.status == "unverified", verdict
-    assert "needs `fid_model`, which the statement at line 12 could not make on what stood in" in verdict.evidence, \
-        verdict.evidence
+    # The use raises what the statement raised, as the run would have there; nothing stood in for it.
+    assert verdict.evidence.startswith("needs `fid_tools`, which is not installed (the code used "
+                                       "`fid_tools.InceptionFeatures`)"), verdict.evidence
+    assert "`fid_model` stood for" not in verdict.evidence, verdict.evidence

@@ -90,6 +90,10 @@ class AbsentName:
         object.__setattr__(self, "_failed", failed)
 
     _said: Optional[str] = None  # what a use says instead of naming a package (UnknownArgument)
+    # What a use raises instead: the failure of the statement that could not make the value (script._unbuilt),
+    # after `_on_use` (which takes back what the evidence said of the value standing in).
+    _failure: Optional[BaseException] = None
+    _on_use: Optional[object] = None
 
     def __getattr__(self, attribute: str):
         if attribute in _READ_AS_USE:
@@ -101,10 +105,15 @@ class AbsentName:
             # one of its own, which the use of the absent package (a BaseException) is not.
             return exception_class(attribute, self._qualified_name)
         named = AbsentName(f"{self._qualified_name}.{attribute}", self._importer, self._failed)
-        object.__setattr__(named, "_said", self._said)
+        for kept in ("_said", "_failure", "_on_use"):
+            object.__setattr__(named, kept, getattr(self, kept))
         return named
 
     def _used(self, *args, **kwargs):
+        if self._failure is not None:
+            if self._on_use is not None:
+                self._on_use()
+            raise self._failure
         if self._said is not None:
             raise UnknownArgumentUsed(self._qualified_name, said=self._said)
         raise AbsentPackageUsed(self._qualified_name, self._importer, self._failed)

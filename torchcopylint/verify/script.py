@@ -39,7 +39,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
-from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed
+from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed, UnknownArgumentUsed
 from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, SMALL_BATCH, DataPlan
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
@@ -60,8 +60,9 @@ LEAF_ERRORS = ("a leaf Variable that requires grad is being used in an in-place 
 # Earlier statements of the slice a run may go past because they raised one of LEAF_ERRORS.
 MAX_PASSED_WRITES = 16
 # What a failure on a stand-in says: a stand-in network or backbone without what the real one has
-# (`'StandInBackbone' object has no attribute 'Conv2d_1a_3x3'`), data not read.
-STAND_IN_FAILURE = re.compile(r"'StandIn\w*'|\bUnreadData\b")
+# (`'StandInBackbone' object has no attribute 'Conv2d_1a_3x3'`). (A use of data not read, or of what
+# a statement could not make, is the first use that stops the run: never passed.)
+STAND_IN_FAILURE = re.compile(r"'StandIn\w*'")
 UNBUILT_HELPER, ABSENT_HELPER = "__tcl_unbuilt__", "__tcl_absent__"
 _BUILTINS = frozenset(dir(builtins))
 
@@ -95,6 +96,10 @@ class _Log:
     def add(self, text: str) -> None:
         if text not in self.items:
             self.items.append(text)
+
+    def discard(self, text: str) -> None:
+        if text in self.items:
+            self.items.remove(text)
 
 
 _log = _Log()
@@ -329,9 +334,10 @@ def _made_on_cpu(factory: Callable) -> Callable:
     @functools.wraps(factory)
     def on_cpu(*args, **kwargs):
         device = kwargs.get("device")
-        if _names_an_accelerator(device):
+        if _names_an_accelerator(device) or type(device) is int:  # `device=0`: the GPU of that index
             kwargs["device"] = "cpu"
-            _log.add(f"`device={str(device)!r}` made tensors on the CPU, the verification device")
+            shown = device if type(device) is int else repr(str(device))
+            _log.add(f"`device={shown}` made tensors on the CPU, the verification device")
         return factory(*args, **kwargs)
     return on_cpu
 
@@ -342,7 +348,13 @@ GPU_TENSOR_TYPE = re.compile(r"\bcuda\.(" + "|".join(GPU_TENSOR_TYPES) + r")\b")
 
 
 def _on_cpu(args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
-    """The arguments of a `.to(...)` with a GPU device replaced by the CPU, and the GPU it named ("" if none)."""
+    """The arguments of a `.to(...)` with a GPU device replaced by the CPU, and the GPU it named ("" if none).
+    A whole number where the device goes (`.to(0)`, `device=0`, as `torch.cuda.current_device()` gives
+    it) is the GPU of that index."""
+    if args and type(args[0]) is int:
+        args = (f"cuda:{args[0]}", *args[1:])
+    if type(kwargs.get("device")) is int:
+        kwargs = {**kwargs, "device": f"cuda:{kwargs['device']}"}
     named = [value for value in (*args, kwargs.get("device")) if _names_an_accelerator(value)]
     if not named:
         return args, kwargs, ""
@@ -728,7 +740,8 @@ def _unbuilt_by_stand_ins(error: BaseException, path: str, text: str, flagged_st
     backbone without what the real one has, data not read: `model = InceptionV3(...)` for a FID the
     step never needs); None otherwise. Its names then stand for what it makes, a value whose first use
     stops the run (`_unbuilt`)."""
-    if not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))):
+    if isinstance(error, UnknownArgumentUsed) or "UnreadData" in str(error) \
+            or not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))):
         return None
     statement = _failed_statement(error, path, text, flagged_start)
     if not isinstance(statement, ast.Assign) or not _assigned_names(statement):
@@ -763,12 +776,16 @@ def _assigned_names(statement: ast.Assign) -> list[str]:
 
 
 def _unbuilt(line: int, names: str, error: BaseException) -> AbsentName:
+    """What the names of an assignment that failed on stand-ins stand for: a use raises the statement's
+    own failure, as the run would have there (and the evidence then says nothing of it standing in)."""
     why = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
-    _log.add(f"the statement at line {line} failed on what stood in ({why}): {names} stood for what it makes, "
-             f"a value whose first use stops the run")
+    text = (f"the statement at line {line} failed on what stood in ({why}): {names} stood for what it makes, "
+            f"a value whose first use stops the run")
+    _log.add(text)
     unbuilt = AbsentName(names)
-    object.__setattr__(unbuilt, "_said", f"needs {names}, which the statement at line {line} could not make on "
-                                         f"what stood in ({why})")
+    object.__setattr__(unbuilt, "_said", f"needs {names}, which the statement at line {line} could not make")
+    object.__setattr__(unbuilt, "_failure", error)
+    object.__setattr__(unbuilt, "_on_use", lambda: _log.discard(text))
     return unbuilt
 
 
