@@ -216,7 +216,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py", "zoo_resnet.py",
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
-                    "abstract_trainer.py", "folder_prefix.py")
+                    "abstract_trainer.py", "folder_prefix.py", "restart_best.py")
 
 
 @pytest.fixture(scope="module")
@@ -315,6 +315,14 @@ MEASURED_ON_MADE_UP_VALUES = [
                    id=f"none-path-{text.split(' =')[0]}")
       for text in ("best_x = x.clone().detach()", "best_loss = loss.clone().detach()")),
 ]
+
+
+def test_a_write_through_a_detached_alias_after_the_name_was_rebound_is_refuted_not_confirmed(standins_verified):
+    # The first restart's `lolip` changed; the second restart's `lolip`, which the code reads, is
+    # another tensor. Comparing the name's values before and after confirmed this false finding.
+    verdict = _standin_verdict(standins_verified, "restart_best.py", "best = lolip.detach()", "TCL006")
+    assert verdict.status == "refuted", verdict
+    assert "`lolip` named another tensor when the write at line 32 ran" in verdict.evidence, verdict.evidence
 
 
 @pytest.mark.parametrize("name, text, code, evidence", MEASURED_ON_MADE_UP_VALUES)

@@ -2430,11 +2430,15 @@ def detached_alias_mutated(job: Job) -> Outcome:
             value = frame.f_locals.get(source)
             if isinstance(value, torch.Tensor) and "before" not in seen:
                 seen["before"] = value.detach().clone()
+                seen["tensor"] = value  # the tensor the alias was made of, whatever the name holds later
 
         def compare(frame):
             value = frame.f_locals.get(source)
-            if isinstance(value, torch.Tensor) and "before" in seen and "after" not in seen:
-                seen["after"] = value.detach().clone()
+            if "before" in seen and "after" not in seen and (isinstance(value, torch.Tensor) or source not in frame.f_locals):
+                seen["after"] = seen["tensor"].detach().clone()
+                # A restart's loop rebinds the name before the write (`lolip = lll.forward(...)` each time):
+                # what the name is read as from then on is another tensor, which the write leaves alone.
+                seen["rebound"] = isinstance(value, torch.Tensor) and not _shares_memory(value, seen["tensor"])
                 if isinstance(setting, ModuleLevel):
                     raise StopRun  # a script's loop would go on training: the claim is decided
 
@@ -2453,6 +2457,10 @@ def detached_alias_mutated(job: Job) -> Outcome:
         if "after" not in seen:
             return Run(None, executed, f"the run failed before the write: {error[:160]}" if error else None)
         before, after = seen["before"], seen["after"]
+        if seen["rebound"]:
+            return Run(refuted(f"`{source}` named another tensor when the write at line {write_line} ran: the write "
+                               f"went into the tensor `{source}` held at line {job.line}, not into what `{source}` is "
+                               f"read as from then on"), executed)
         if torch.equal(before, after):
             return Run(refuted(f"`{source}` kept its values after the write (line {write_line})"), executed)
         changed = (before != after).sum().item()
@@ -2463,6 +2471,13 @@ def detached_alias_mutated(job: Job) -> Outcome:
         return Run(confirmed(evidence + (made or "")), executed)
 
     return decide(settings(job, namespace), run, claim_lines(job.code, job.line, job.context))
+
+
+def _shares_memory(first: torch.Tensor, second: torch.Tensor) -> bool:
+    try:
+        return first.untyped_storage().data_ptr() == second.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):  # a tensor with no storage of its own (a meta or sparse one)
+        return first is second
 
 
 def graph_kept_alive(job: Job) -> Outcome:
