@@ -258,3 +258,25 @@ def test_flagged_line_in_a_pytest_test_module_is_said_to_be_out_of_reach(issues_
     verdict = verdicts["check_flagged_in_test.py", 11, "TCL008"]
     assert verdict["status"] == "unverified", verdict
     assert "pytest loads test modules" in verdict["evidence"], verdict
+
+
+def test_a_detached_alias_written_after_its_name_was_rebound_is_refuted_under_run(tmp_path):
+    torch = pytest.importorskip("torch")
+    from torchcopylint.verify.probes import ProbeRuntime
+
+    plan = {"probes": {"1": {"diagnosis": 0, "role": "detached_made", "source": "lolip"},
+                       "2": {"diagnosis": 0, "role": "detached_written", "source": "lolip"}},
+            "diagnoses": {"0": {}}}
+    for rebound, status in ((True, "refuted"), (False, "confirmed")):
+        probes = ProbeRuntime(plan, str(tmp_path))
+        lolip = torch.ones(4)
+        probes.after(1, {"lolip": lolip})
+        best = lolip.detach()
+        history = [lolip]  # the first restart's tensor lives on (a list of results keeps it)
+        if rebound:
+            lolip = torch.full((4,), 2.0)  # the next restart's value, which the code reads
+        best[1:] = 0.0  # the write through the alias, into the first restart's tensor
+        probes.after(2, {"lolip": lolip})
+        observation = probes.observations["0"]
+        assert observation[status] == 1 and observation["confirmed" if rebound else "refuted"] == 0, observation
+        assert history[0][1:].eq(0).all()  # the write did change the first restart's tensor

@@ -215,6 +215,12 @@ class ProbeRuntime:
         original = original_ref()
         if original is None:
             return
+        named = frame_locals.get(probe["source"])
+        if named is not None and named is not original and _memory_of(named) != _memory_of(original):
+            # The name was rebound before the write (a restart's step loop): what it is read as from
+            # then on is another tensor, which the write leaves alone.
+            self._decide(observation, False, f"`{probe['source']}` named another tensor when the write ran")
+            return
         changed = int((original.detach() != before).sum())
         self._decide(observation, changed > 0, f"the write changed {changed} values of `{probe['source']}`")
 
@@ -269,3 +275,11 @@ def runtime(plan: dict, output_directory: str) -> ProbeRuntime:
     if _runtime is None:
         _runtime = ProbeRuntime(plan, output_directory)
     return _runtime
+
+
+def _memory_of(value: Any) -> Any:
+    """Where a tensor's elements live (two views of one tensor share it); the object itself otherwise."""
+    try:
+        return value.untyped_storage().data_ptr()
+    except Exception:  # noqa: BLE001 - not a tensor, or one with no storage of its own
+        return id(value)
