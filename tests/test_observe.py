@@ -271,8 +271,8 @@ def test_a_detached_alias_written_after_its_name_was_rebound_is_refuted_under_ru
         probes = ProbeRuntime(plan, str(tmp_path))
         lolip = torch.ones(4)
         probes.after(1, {"lolip": lolip})
-        best = lolip.detach()
-        history = [lolip]  # the first restart's tensor lives on (a list of results keeps it)
+        best = lolip.detach()  # noqa: TCL006 - the write through it is what the probe watches
+        history = [lolip]  # noqa: TCL002 - the first restart's tensor lives on (a list of results keeps it)
         if rebound:
             lolip = torch.full((4,), 2.0)  # the next restart's value, which the code reads
         best[1:] = 0.0  # the write through the alias, into the first restart's tensor
