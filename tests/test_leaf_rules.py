@@ -1007,3 +1007,34 @@ def test_tcl007_says_what_a_backward_that_retains_its_graph_keeps():
            "activations it saved" in retained.message, retained.message
     [freed] = [d for d in lint_source(source.replace("retain_graph=True", ""), "reinforce.py") if d.code == "TCL007"]
     assert "which frees the activations its graph saved" in freed.message, freed.message
+
+
+RESTARTS = """
+    import torch
+
+
+    def best_scores(model, lll, batches, restarts: int, steps: int):
+        for x in batches:
+            for restart in range(restarts):
+                x_adv = x.clone()
+                for _ in range(steps):
+                    {before}score = lll.forward(x, model(x_adv))
+                    x_adv = x_adv + score.mean()
+                if restart == 0:
+                    best = score.detach()
+                else:
+                    better = score > best
+                    best[better] = score[better].detach()
+        return best
+    """
+
+
+@pytest.mark.parametrize("before, flagged", [
+    # `score` is bound only in the step loop and read after it: the code relies on the loop running,
+    # so each restart reads its own new `score`.
+    ("", []),
+    # A `continue` may end a pass before `score` is rebound: that path is kept, and so is the finding.
+    ("if restart > 5:\n" + " " * 24 + "continue\n" + " " * 20, [14]),
+], ids=["relied-on", "continue"])
+def test_tcl006_a_loop_the_code_relies_on_to_run_is_never_skipped(before, flagged):
+    assert _lines(RESTARTS.format(before=before), "TCL006") == flagged

@@ -24,7 +24,7 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
     written_arguments,
 )
-from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, is_expression, walk
+from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, is_expression, name_uses, walk
 from torchcopylint.analysis.tensors import (
     TENSOR_RETURNING_METHODS,
     Tensorness,
@@ -595,6 +595,7 @@ class FunctionWalker:
         self._attribute_storages: dict[str, Storage] = {}
         # `x[0]`, `x[2]`: the item at a constant position of a tracked value, one per (whole, position)
         self._item_storages: dict[tuple, Storage] = {}
+        self._name_uses: Optional[dict] = None  # syntax.name_uses of the function, once a loop asks
         # Bindings whose value has been read so far in the walk.
         self._read_bindings: set = set()
         # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
@@ -819,12 +820,31 @@ class FunctionWalker:
             head.merge([head.child(), body_end])
             head.reachable = True
         self._loops = self._loops[:-1]
-        exits = [head, *breaks]
+        # The loop is left from its head (no pass at all, or after the last), or by a `break`; a loop
+        # the code relies on to run at least once is left after a pass.
+        # (Not where a `continue` may end a pass: its state is not followed to the head.)
+        after_a_pass = body_end.reachable and self._runs_at_least_once(statement) \
+            and not any(type(node) is cst.Continue for node in walk(statement.body))
+        exits = [body_end if after_a_pass else head, *breaks]
         if statement.orelse is not None:
             else_state = head.child()
             self._walk_block(_block(statement.orelse.body), else_state)
             exits[0] = else_state
         state.merge([self._adopt(state, exit_state) for exit_state in exits])
+
+    def _runs_at_least_once(self, loop: Union[cst.For, cst.While]) -> bool:
+        """Does the code rely on the `for` loop running at least once: a name bound only in its body is
+        read outside it (`for _ in range(steps): lolip = ...`, then `best = lolip.detach()`), which
+        would fail unbound after a loop that never ran? Then no path leaves the loop without a pass
+        (a restart's step loop does not leave the previous restart's `lolip` in place)."""
+        if type(loop) is not cst.For or loop.orelse is not None:
+            return False
+        if self._name_uses is None:
+            self._name_uses = name_uses(self.facts.node) if type(self.facts.node) is not cst.Lambda else {}
+        inside = {id(node) for node in walk(loop.body)}
+        return any(binders and reads and all(id(binder) in inside for binder in binders)
+                   and any(id(read) not in inside for read in reads)
+                   for binders, reads in self._name_uses.values())
 
     def _walk_try(self, statement: Union[cst.Try, cst.TryStar], state: FlowState) -> None:
         body_state = state.child()

@@ -104,3 +104,89 @@ def _mentions_syntax(annotation) -> bool:
     if isinstance(annotation, type):
         return issubclass(annotation, cst.CSTNode) and not issubclass(annotation, TRIVIA)
     return any(_mentions_syntax(argument) for argument in typing.get_args(annotation))
+
+
+# Scopes of their own: what they bind and read is not the enclosing code's.
+_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def name_uses(scope: cst.CSTNode) -> dict[str, tuple[list, list]]:
+    """For each name the code of `scope` binds or reads (its own statements, not those of nested
+    functions, classes, lambdas or comprehensions): (the nodes that bind it, the Name nodes that read
+    it). A name declared `global` or `nonlocal` binds nothing here: it is bound with no node."""
+    found: dict[str, tuple[list, list]] = {}
+
+    def bound(name: str, node: cst.CSTNode) -> None:
+        found.setdefault(name, ([], []))[0].append(node)
+
+    def targets(target: cst.CSTNode) -> None:
+        if type(target) is cst.Name:
+            bound(target.value, target)
+        elif type(target) in (cst.Tuple, cst.List):
+            for element in target.elements:
+                targets(element.value)
+        elif type(target) is cst.StarredElement:
+            targets(target.value)
+        else:
+            pending.append(target)  # `x[i] = ...`, `self.a = ...`: reads
+
+    pending: list = list(child_nodes(scope)) if isinstance(scope, (cst.FunctionDef, cst.Module)) else [scope]
+    if type(scope) is cst.FunctionDef:
+        for param in (*scope.params.params, *scope.params.posonly_params, *scope.params.kwonly_params,
+                      scope.params.star_arg, scope.params.star_kwarg):
+            if isinstance(param, cst.Param):
+                bound(param.name.value, param)
+        pending = list(child_nodes(scope.body))
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind in _NESTED_SCOPES:
+            if kind in (cst.FunctionDef, cst.ClassDef):
+                bound(node.name.value, node)
+            continue
+        if kind is cst.Name:
+            found.setdefault(node.value, ([], []))[1].append(node)
+            continue
+        if kind is cst.Attribute:
+            pending.append(node.value)  # not `.attr`, a field name
+            continue
+        if kind is cst.Arg:
+            pending.append(node.value)  # not `keyword=`
+            continue
+        if kind in (cst.Global, cst.Nonlocal):
+            for item in node.names:
+                bound(item.name.value, node)
+            continue
+        if kind is cst.Assign:
+            for target in node.targets:
+                targets(target.target)
+            pending.append(node.value)
+            continue
+        if kind in (cst.AnnAssign, cst.AugAssign):
+            targets(node.target)
+            if kind is cst.AugAssign and type(node.target) is cst.Name:
+                found[node.target.value][1].append(node.target)  # `w += 1` reads `w` too
+            if node.value is not None:
+                pending.append(node.value)
+            continue
+        if kind is cst.NamedExpr:
+            targets(node.target)
+            pending.append(node.value)
+            continue
+        if kind is cst.For:
+            targets(node.target)
+            pending.extend(child for child in child_nodes(node) if child is not node.target)
+            continue
+        if kind is cst.AsName:
+            targets(node.name)
+            continue
+        if kind in (cst.Import, cst.ImportFrom):
+            for alias in node.names if isinstance(node.names, (list, tuple)) else ():
+                name = alias.asname.name if alias.asname is not None else alias.name
+                while type(name) is cst.Attribute:  # `import os.path` binds `os`
+                    name = name.value
+                if type(name) is cst.Name:
+                    bound(name.value, alias)
+            continue
+        pending.extend(child_nodes(node))
+    return found
