@@ -113,7 +113,8 @@ _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.S
 def name_uses(scope: cst.CSTNode) -> dict[str, tuple[list, list]]:
     """For each name the code of `scope` binds or reads (its own statements, not those of nested
     functions, classes, lambdas or comprehensions): (the nodes that bind it, the Name nodes that read
-    it). A name declared `global` or `nonlocal` binds nothing here: it is bound with no node."""
+    it). A name declared `global` or `nonlocal` counts as bound by that declaration (its value may
+    come from anywhere)."""
     found: dict[str, tuple[list, list]] = {}
 
     def bound(name: str, node: cst.CSTNode) -> None:
@@ -130,13 +131,14 @@ def name_uses(scope: cst.CSTNode) -> dict[str, tuple[list, list]]:
         else:
             pending.append(target)  # `x[i] = ...`, `self.a = ...`: reads
 
-    pending: list = list(child_nodes(scope)) if isinstance(scope, (cst.FunctionDef, cst.Module)) else [scope]
     if type(scope) is cst.FunctionDef:
         for param in (*scope.params.params, *scope.params.posonly_params, *scope.params.kwonly_params,
                       scope.params.star_arg, scope.params.star_kwarg):
             if isinstance(param, cst.Param):
                 bound(param.name.value, param)
         pending = list(child_nodes(scope.body))
+    else:
+        pending = list(child_nodes(scope)) if type(scope) is cst.Module else [scope]
     while pending:
         node = pending.pop()
         kind = type(node)

@@ -57,6 +57,7 @@ from torchcopylint.verify.importing import (
     relative_depth,
 )
 from torchcopylint.verify.probe import LineProbe, StopRun
+from torchcopylint.verify.probes import memory_of
 from torchcopylint.verify.reach import (
     NotReached,
     Outcome,
@@ -2438,7 +2439,7 @@ def detached_alias_mutated(job: Job) -> Outcome:
                 seen["after"] = seen["tensor"].detach().clone()
                 # A restart's loop rebinds the name before the write (`lolip = lll.forward(...)` each time):
                 # what the name is read as from then on is another tensor, which the write leaves alone.
-                seen["rebound"] = isinstance(value, torch.Tensor) and not _shares_memory(value, seen["tensor"])
+                seen["rebound"] = isinstance(value, torch.Tensor) and memory_of(value) != memory_of(seen["tensor"])
                 if isinstance(setting, ModuleLevel):
                     raise StopRun  # a script's loop would go on training: the claim is decided
 
@@ -2471,13 +2472,6 @@ def detached_alias_mutated(job: Job) -> Outcome:
         return Run(confirmed(evidence + (made or "")), executed)
 
     return decide(settings(job, namespace), run, claim_lines(job.code, job.line, job.context))
-
-
-def _shares_memory(first: torch.Tensor, second: torch.Tensor) -> bool:
-    try:
-        return first.untyped_storage().data_ptr() == second.untyped_storage().data_ptr()
-    except (RuntimeError, NotImplementedError):  # a tensor with no storage of its own (a meta or sparse one)
-        return first is second
 
 
 def graph_kept_alive(job: Job) -> Outcome:

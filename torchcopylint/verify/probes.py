@@ -216,7 +216,7 @@ class ProbeRuntime:
         if original is None:
             return
         named = frame_locals.get(probe["source"])
-        if named is not None and named is not original and _memory_of(named) != _memory_of(original):
+        if named is not None and named is not original and memory_of(named) != memory_of(original):
             # The name was rebound before the write (a restart's step loop): what it is read as from
             # then on is another tensor, which the write leaves alone.
             self._decide(observation, False, f"`{probe['source']}` named another tensor when the write ran")
@@ -277,7 +277,7 @@ def runtime(plan: dict, output_directory: str) -> ProbeRuntime:
     return _runtime
 
 
-def _memory_of(value: Any) -> Any:
+def memory_of(value: Any) -> Any:
     """Where a tensor's elements live (two views of one tensor share it); the object itself otherwise."""
     try:
         return value.untyped_storage().data_ptr()

@@ -737,8 +737,8 @@ def _refused_write(error: BaseException, path: str, text: str, flagged_start: in
 def _unbuilt_by_stand_ins(error: BaseException, path: str, text: str, flagged_start: int) -> Optional[int]:
     """The first line of the top-level assignment that raised `error`, when it ends before the flagged
     line, binds names only, and failed on what stood in (an absent package used, a stand-in network or
-    backbone without what the real one has, data not read: `model = InceptionV3(...)` for a FID the
-    step never needs); None otherwise. Its names then stand for what it makes, a value whose first use
+    backbone without what the real one has: `model = InceptionV3(...)` for a FID the step never
+    needs); None otherwise. Its names then stand for what it makes, a value whose first use
     stops the run (`_unbuilt`)."""
     if isinstance(error, UnknownArgumentUsed) or "UnreadData" in str(error) \
             or not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))):
