@@ -230,9 +230,21 @@ def standins_verified(tmp_path_factory):
     sources = {str(path): path.read_text(encoding="utf-8") for path in sorted(directory.glob("*.py"))}
     with judging_arguments_out_of_sight():  # some fixtures are helpers whose callers are out of sight
         diagnostics = [d for path, source in sources.items() for d in lint_source(source, path)]
+    restarts = str(directory / "restart_best.py")
+    assert not any(d.path == restarts for d in diagnostics), "the linter flags restart_best.py again"
+    diagnostics.append(_restart_alias(restarts, sources[restarts]))  # as the linter before c938a34 had it
     verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
     by_key = {(Path(d.path).name, d.location.line, d.code): d for d in verified}
     return {"by_key": by_key, "directory": directory, "sources": sources}
+
+
+def _restart_alias(path: str, source: str) -> Diagnostic:
+    """The false TCL006 of restart_best.py, as a linter that let the step loop run zero times wrote it."""
+    line = line_of(source, "best = lolip.detach()")
+    start = source.splitlines()[line - 1].index("lolip.detach()") + 1
+    return Diagnostic("TCL006", "detached-alias-mutated", "hand-made",
+                      Location(path, line, start, line, start + len("lolip.detach()")), Severity.ERROR,
+                      context={"source": "lolip", "write_line": line_of(source, "best[better] = ")})
 
 
 def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int = 1) -> Verdict:

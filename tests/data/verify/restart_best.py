@@ -1,9 +1,9 @@
 """An attack with restarts that keeps the best result of each sample: the first restart's values are
 kept by detaching them, later restarts write into those through the alias. Every restart's step loop
-rebinds `lolip` before the write, so what `lolip` is read as never shares the written memory: the
-linter's TCL006 here is false (fresh57's Lipschitz attack: only a step loop that never ran would
-read the old `lolip`), and --verify must refute it, not confirm it by comparing the first restart's
-values with the second's."""
+rebinds `lolip` before the write, so what `lolip` is read as never shares the written memory: a
+TCL006 here is false (fresh57's Lipschitz attack: only a step loop that never ran would read the old
+`lolip`; the linter no longer reports it, and the test hands --verify the diagnosis it used to make),
+and --verify must refute it, not confirm it by comparing the first restart's values with the second's."""
 
 import torch
 from torch import nn
