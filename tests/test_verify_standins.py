@@ -1267,3 +1267,37 @@ def test_a_tuple_unpacked_from_a_call_and_a_device_type_read_in_one_function_are
     """)).body[0]
     found = uses(function)
     assert found["net"].returns == 2 and kind_of("device", found["device"]) == "torch.device"
+
+
+def test_the_entries_of_a_settings_dict_the_constructor_keeps_are_what_the_methods_read_them_as(tmp_path):
+    # A course GAN trainer: `self.config = config`, then `self.config["lr"]` for its optimizer and
+    # `self.config["workspace_dir"]` for its folders (fresh57; a tensor `lr` failed the run).
+    from torchcopylint.verify.standins import constructor_standins
+
+    code = textwrap.dedent("""
+        import os
+
+        import torch
+        from torch import nn
+
+
+        class Trainer:
+            def __init__(self, config):
+                self.config = config
+
+            def prepare(self):
+                self.model = nn.Linear(8, 1)
+                self.opt = torch.optim.Adam(self.model.parameters(), lr=self.config["lr"])
+                os.makedirs(os.path.join(self.config["workspace_dir"], "checkpoints"), exist_ok=True)
+                for epoch in range(self.config["n_epoch"]):
+                    pass
+        """)
+    path = tmp_path / "trainer.py"
+    path.write_text(code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("trainer", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made, names = constructor_standins(module.Trainer, ast.parse(code), "Trainer", "cpu")
+    assert names == ("config",)
+    assert made.plan.kinds == {"config": "dict", "config['lr']": "float", "config['workspace_dir']": "path",
+                               "config['n_epoch']": "count"}

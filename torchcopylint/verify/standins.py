@@ -1175,7 +1175,7 @@ def _shape_text(value: Any) -> str:
 
 # Kinds an entry of a dict of settings takes from its use (`config["learning_rate"]`): numbers, flags, choices.
 ENTRY_KINDS = frozenset({"float", "count", "start", "int", "batch", "bool", "choice", "device", "torch.device",
-                         "dtype"})
+                         "dtype", "path"})
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
 DEFAULTED_KINDS = {"float", "count", "start", "int", "batch", "bool", "choice", "anything", None}
@@ -1952,6 +1952,9 @@ def _kinds_of_what_is_kept(found: dict, cls: type, tree: ast.Module, class_name:
             f"self.{name}" if handed_on else None
         if kept is not None and in_methods.get(kept, Use()).seen:
             found[name] = in_methods[kept]
+            for key, entry in in_methods.items():  # `self.config["lr"]` is the entry `config["lr"]`
+                if key.startswith(f"{kept}["):
+                    found.setdefault(name + key[len(kept):], entry)
 
 
 def _base_methods(cls: type) -> list:
