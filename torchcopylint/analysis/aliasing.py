@@ -1347,7 +1347,7 @@ class FunctionWalker:
         if type(expr) is cst.Subscript:
             if _is_basic_index(expr, lambda name: self._counts_through_a_range(name, state)):
                 wholes = self._shared_storages(expr.value, state) or frozenset()
-                position = _constant_position(expr)
+                position = constant_position(expr)
                 if position is None or not wholes:
                     return wholes
                 return frozenset(self._item_storage(whole, position) for whole in wholes)
@@ -2056,7 +2056,7 @@ def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
     return False
 
 
-def _constant_position(subscript: cst.Subscript) -> Optional[int]:
+def constant_position(subscript: cst.Subscript) -> Optional[int]:
     """The position `x[2]` names, or None: a slice, several indices, a name, or a negative position
     (`x[-1]` may be the same item as `x[2]`)."""
     if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:

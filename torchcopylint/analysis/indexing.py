@@ -18,7 +18,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import VIEW_CHAIN_METHODS, FunctionFacts, clone_source
+from torchcopylint.analysis.aliasing import VIEW_CHAIN_METHODS, FunctionFacts, clone_source, constant_position
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name, numpy_name
 
 # torch and NumPy functions whose result is an index tensor (or array) of one dimension or more,
@@ -151,7 +151,7 @@ class Indexing:
         if isinstance(expr, cst.Call):
             return self._call_kind(expr, function, depth)
         if isinstance(expr, cst.Subscript):
-            position = _constant(expr)
+            position = constant_position(expr)
             if position is not None and self._index_tuple(expr.value, position):
                 return "the index tensor"  # `torch.where(mask)[0]`, `x.topk(k)[1]`
             if all(isinstance(element.slice, cst.Slice) for element in expr.slice):
@@ -367,13 +367,6 @@ def root_of(expr) -> cst.Name:
     while isinstance(expr, cst.Attribute):
         expr = expr.value
     return expr
-
-
-def _constant(subscript: cst.Subscript) -> Optional[int]:
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
-        return None
-    value = subscript.slice[0].slice.value
-    return int(value.value) if isinstance(value, cst.Integer) else None
 
 
 def _is_minus_one(expr) -> bool:
