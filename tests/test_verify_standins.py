@@ -449,6 +449,28 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     assert kind_of("loader", found["loader"]) == "loader"
 
 
+def test_a_list_of_loaders_is_loaders_whose_batches_unpack_as_the_inner_loop_unpacks_them():
+    # A continual-learning homework's EWC: `for dataloader in self.dataloaders: for data in dataloader`
+    # (fresh57: one loader stood in, so each "loader" was a batch and each "batch" one sample).
+    from torchcopylint.verify.standins import kind_of, make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def importance(model, loaders, pairs):
+            for loader in loaders:
+                for data in loader:
+                    model(data[0]).sum().backward()
+            for loader in pairs:
+                for x, y in loader:
+                    model(x)
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("loaders", found["loaders"]) == "loaders" and kind_of("pairs", found["pairs"]) == "loaders"
+    made = make(plan(["model", "loaders", "pairs"], found, {}, {}), "cpu")
+    assert len(made["loaders"]) == 2 and all(isinstance(loader[0], tuple) for loader in made["loaders"])
+    first_batch = made["pairs"][0][0]
+    assert len(first_batch) == 2 and first_batch[0].dim() == 2
+
+
 def test_a_loader_handed_to_a_method_of_the_class_is_a_loader_of_the_batches_that_method_unpacks():
     # pytorch-wgan's trainer: `self.data = self.get_infinite_batches(train_loader)`, which iterates
     # `for i, (images, _) in enumerate(data_loader)` (fresh42: batches of one tensor did not unpack).

@@ -100,6 +100,7 @@ class Use:
     called: bool = False
     methods: set = field(default_factory=set)
     iterated: bool = False
+    loader_items: bool = False  # each item iterated in turn: `for loader in loaders: for x, y in loader`
     unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2; `for (x,) in loader` -> ONE_ITEM
     views: int = 0             # the unpacking of a batch's first item: `for (x1, x2), y in loader` -> 2
     string_keys: list = field(default_factory=list)  # the strings it is indexed with: `sample["images"]`
@@ -513,11 +514,17 @@ def uses(function: ast.AST) -> dict[str, Use]:
         owner = use(mapping)
         if owner is not None and value is not None and value.methods & TENSOR_METHODS:
             owner.tensor_values = True  # `for n, p in self.params.items(): p.clone().detach()`
-    for loaded, name in batch_names:
+    for loaded, name in reversed(batch_names):  # inner loops first: an outer one reads how they unpack
         # `for real in batches: real.size(0)`: each batch is one tensor, not an (inputs, targets) pair.
         batch = found.get(name)
         if batch is not None and batch.methods & {"requires_grad", "grad"}:
-            loaded.parameter_elements = True  # `[p.clone().detach() for p in parameters if p.requires_grad]`
+            loaded.parameter_elements = True
+        if batch is not None and batch.iterated and not batch.methods & TENSOR_METHODS:
+            # A list of loaders (one per task, a continual-learning method's): each item's batches are
+            # unpacked as the inner loop unpacks them.
+            loaded.loader_items = True
+            loaded.unpacked, loaded.views = batch.batch_keys or batch.unpacked, batch.views
+            continue  # `[p.clone().detach() for p in parameters if p.requires_grad]`
         if batch is not None and not loaded.unpacked and batch.methods & TENSOR_METHODS and not batch.indexed:
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
@@ -684,8 +691,13 @@ class StandInNet(nn.Module):
                 pooled = pooled + _pooled(other)
         # Squashed into (0, 1): a made-up network may stand for a discriminator whose scores a
         # `BCELoss` takes as probabilities ("all elements of input should be between 0 and 1"), and
-        # values in (0, 1) serve as logits, images or regressions as well.
-        output = torch.sigmoid(self.linear(pooled)).reshape(tensor.shape[0], *self.out_shape)
+        # values in (0, 1) serve as logits, images or regressions as well. The sigmoid is written as
+        # a tanh, scaled and shifted: its last operations keep nothing of their result for the
+        # backward, as a real network's last Linear does, so the code may change the output in place
+        # (`output.pow_(2)`); `torch.sigmoid` keeps its output, and such a write would fail on the
+        # stand-in alone.
+        logits = self.linear(pooled)
+        output = (0.5 * torch.tanh(0.5 * logits) + 0.5).reshape(tensor.shape[0], *self.out_shape)
         if self.returns > 1:
             # The extra values (features, class logits, attention maps): as wide as the features or the
             # classes, whichever is more, computed from the same input and weights, so that a loss on
@@ -888,6 +900,9 @@ class StandInLoader(list):
 # batches are lists of one tensor (1 stands for batches that are the tensor itself).
 ONE_ITEM = -1
 
+# A loader, or a list of them.
+LOADER_KINDS = frozenset({"loader", "loaders"})
+
 
 def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,),
                     views: int = 0) -> StandInLoader:
@@ -965,7 +980,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | labels | dict | tensors | tensor | int | count | start | float |
+    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | labels | dict | tensors | tensor | int | count | start | float |
     bool | device | torch.device | dtype | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -1007,6 +1022,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "parameters"  # what `model.parameters()` gives: data batches never have `requires_grad` read
     if use.joined and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
         return "tensor sequence"  # `torch.cat(batch.state)`: a tuple of tensors, one per sample
+    if use.iterated and use.loader_items and not use.methods & TENSOR_METHODS:
+        return "loaders"  # `for loader in loaders: for x, y in loader`
     if use.iterated and not use.methods & TENSOR_METHODS:
         return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.dict_key:
@@ -1111,7 +1128,7 @@ class Plan:
             owner = name.rsplit(".", 1)[0]
             if owner != name and self.kinds.get(owner) == "options":
                 continue  # said with the namespace
-            if name.startswith("self.") and kind not in ("module", "optimizer", "loader", "scaler", "loss", "options"):
+            if name.startswith("self.") and kind not in ("module", "optimizer", *LOADER_KINDS, "scaler", "loss", "options"):
                 others += 1
                 continue
             value = made.get(name)
@@ -1127,6 +1144,9 @@ class Plan:
                 sample = value[0] if value else None
                 shown = _shape_text(sample)
                 parts.append(f"{name} = {len(value)} batches of {shown}")
+            elif kind == "loaders":
+                shown = _shape_text(value[0][0] if value[0] else None)
+                parts.append(f"{name} = {len(value)} loaders of {len(value[0])} batches of {shown}")
             elif kind == "tensor" and name in self.leaves:
                 parts.append(f"{name} = tensor{tuple(value.shape)} (a leaf: the code makes it require grad)")
             elif kind == "tensor":
@@ -1231,9 +1251,9 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
         else:
             outputs[name] = (CLASSES,)
     unpacked = {name: found.get(name, Use()).batch_keys or found.get(name, Use()).unpacked
-                for name, kind in kinds.items() if kind == "loader"}
+                for name, kind in kinds.items() if kind in LOADER_KINDS}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
-    views = {name: found[name].views for name, kind in kinds.items() if kind == "loader" and name in found
+    views = {name: found[name].views for name, kind in kinds.items() if kind in LOADER_KINDS and name in found
              and found[name].views}
     joined = {name: found[name].joined for name, kind in kinds.items() if kind == "tensor sequence"}
     choices = {name: found[name].compared for name, kind in kinds.items() if kind == "choice"}
@@ -1289,9 +1309,12 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = torch.optim.SGD
         elif kind == "layer":  # the layer of the stand-in network the code runs, or a layer of its own
             made[name] = made[modules[0]].linear if modules else nn.Linear(FEATURES, FEATURES).to(device)
-        elif kind == "loader":
+        elif kind in LOADER_KINDS:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample,
                                          plan_.views.get(name, 0))
+            if kind == "loaders":
+                made[name] = [made[name], stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device,
+                                                          plan_.sample, plan_.views.get(name, 0))]
         elif kind == "tensor" and name in plan_.leaves:
             # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
             made[name] = torch.rand(*((CLASSES,) if name in plan_.per_class else (plan_.batch, *plan_.sample)),
@@ -1509,9 +1532,9 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     base = plan(names, found, annotations, roles or {}, defaults)
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]
-    if "loader" in base.kinds.values():
+    if LOADER_KINDS & set(base.kinds.values()):
         variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
-        alone = {name: 1 for name, kind in base.kinds.items() if kind == "loader" and base.unpacked.get(name) == 0}
+        alone = {name: 1 for name, kind in base.kinds.items() if kind in LOADER_KINDS and base.unpacked.get(name) == 0}
         if alone:
             # `for x in dataloader: model(x.to(device))`: a dataset of images alone (a VAE's, an
             # autoencoder's) yields batches of one tensor, not (inputs, labels) pairs; with no labels
