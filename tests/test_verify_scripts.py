@@ -285,6 +285,30 @@ def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone
     assert (type(batch).__name__ == "Tensor") == single
 
 
+def test_a_loader_kept_on_the_object_and_looped_through_a_progress_bar_serves_what_the_loop_takes():
+    # A course GAN template: the loader is built in one method and kept (`self.dataloader = ...`), and
+    # another loops `for i, data in enumerate(progress_bar)` over `progress_bar = tqdm(self.dataloader)`,
+    # taking each batch as one tensor (fresh57: pairs were served, and `data.cuda()` failed on a list).
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        from torch.utils.data import DataLoader
+        from tqdm import tqdm
+        from faces import get_dataset
+
+        class Trainer:
+            def prepare(self):
+                self.dataloader = DataLoader(get_dataset("faces"), batch_size=64)
+
+            def train(self):
+                progress_bar = tqdm(self.dataloader)
+                for i, data in enumerate(progress_bar):
+                    imgs = data.cuda()
+    """)
+    [site] = [site for site in rewrite_data(source).sites if site.kind == "loader"]
+    assert site.target == "self.dataloader" and site.single
+
+
 @pytest.mark.parametrize("transforms, side", [
     ("[transforms.Resize(size + 2), transforms.CenterCrop(size), transforms.ToTensor()]", 64),
     ("[transforms.RandomCrop(size), transforms.Resize(size + 2)]", 64),
@@ -1053,8 +1077,30 @@ def test_a_file_functions_are_imported_from_its_module_or_the_package_that_holds
     (tmp_path / "utils" / "__init__.py").write_text("from .image_utils import save_image\n", encoding="utf-8")
     (tmp_path / "utils" / "image_utils.py").write_text("def save_image(t):\n    return t\n", encoding="utf-8")
     (tmp_path / "train.py").write_text("", encoding="utf-8")
-    assert module_names(str(tmp_path / "utils" / "image_utils.py")) == {"image_utils", "utils"}
-    assert module_names(str(tmp_path / "train.py")) == {"train"}
+    folder = tmp_path.name
+    assert {name for name in module_names(str(tmp_path / "utils" / "image_utils.py")) if "." not in name} == \
+        {"image_utils", "utils"}
+    assert {"utils.image_utils", f"{folder}.utils.image_utils", f"{folder}.utils"} <= \
+        module_names(str(tmp_path / "utils" / "image_utils.py"))
+    assert {name for name in module_names(str(tmp_path / "train.py")) if "." not in name} == {"train"}
+
+
+def test_a_dotted_import_names_the_module_its_folders_spell_not_another_of_the_same_stem(tmp_path):
+    # A course template with one trainer per model (`models/dcgan/trainer.py`, `models/wgan_gp/trainer.py`)
+    # and a main.py that builds one: `TrainerGAN(...)` there builds wgan_gp's only (fresh57: dcgan's
+    # trainer was built with the arguments of a call that never builds it).
+    from torchcopylint.verify.importing import module_names
+    from torchcopylint.verify.topcalls import calls_from_importer
+
+    main = "from models.wgan_gp.trainer import TrainerGAN, get_config\n\ntrainer = TrainerGAN(get_config('.'))\n"
+    trainer = "class TrainerGAN:\n    def __init__(self, config):\n        self.config = config\n"
+    for model, built in (("wgan_gp", True), ("dcgan", False)):
+        path = tmp_path / "models" / model / "trainer.py"
+        found = calls_from_importer(main, str(tmp_path / "main.py"), trainer, "TrainerGAN", module_names(str(path)))
+        assert bool(found) is built, model
+    relative = "from .trainer import TrainerGAN\n\ntrainer = TrainerGAN({})\n"
+    assert calls_from_importer(relative, str(tmp_path / "models" / "dcgan" / "run.py"), trainer, "TrainerGAN",
+                               module_names(str(tmp_path / "models" / "dcgan" / "trainer.py")))
 
 
 @pytest.mark.parametrize("body, shown", [

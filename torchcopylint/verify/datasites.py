@@ -331,7 +331,9 @@ def _with_readings(tree: ast.Module, found: list) -> list:
     image_sites = [site for site, *_ in found if site.kind in FILE_KINDS and site.kind != "tf-mnist"]
     updated = []
     for site, call, batch, size in found:
-        names = {part.strip() for part in site.target.split(",") if part.strip().isidentifier()}
+        # A name, or an attribute the code keeps it in (`self.dataloader = DataLoader(...)`).
+        names = {part.strip() for part in site.target.split(",")
+                 if all(word.isidentifier() for word in part.strip().split("."))}
         if site.kind == "table":
             layout = tables.layout_of(tree, names, _keyword(call, "names"))
             updated.append((dataclasses.replace(site, table=layout), call, batch, size))
@@ -365,14 +367,21 @@ def _peel(node: ast.AST) -> ast.AST:
             return node
 
 
-def _over_data(names: set, loose: bool) -> Callable[[ast.AST], bool]:
-    """Does an iterable go over the data named `names` (`loader`, `enumerate(tqdm(loader))`)? With
-    `loose`, any name that reads like data does."""
+def _over_data(tree: ast.Module, names: set, loose: bool) -> Callable[[ast.AST], bool]:
+    """Does an iterable go over the data named `names` (`loader`, `enumerate(tqdm(loader))`, or
+    `progress_bar` where `progress_bar = tqdm(self.dataloader)`)? With `loose`, any name that reads
+    like data does."""
     def over_data(iterable: ast.AST) -> bool:
         while isinstance(iterable, ast.Call) and (_dotted(iterable.func) or "") in _BATCH_WRAPPERS and iterable.args:
             iterable = iterable.args[0]
         root = _dotted(iterable) or ""
         return root in names or bool(loose and isinstance(iterable, ast.Name) and _LOADER_LIKE.search(root))
+
+    for node in ast.walk(tree):  # (added to `names`, which a caller may go on adding to)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and (_dotted(node.value.func) or "") in _BATCH_WRAPPERS \
+                and over_data(node.value):
+            names.add(node.targets[0].id)
     return over_data
 
 
@@ -380,7 +389,7 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
     """Do the loops over the data take each batch as one tensor (`for images in loader: images.to(dev)`,
     `for i, x in enumerate(loader)`), a dataset that gives images without labels? Only when every such
     loop binds one name, none unpacks or indexes it, and one uses it as a tensor."""
-    over_data = _over_data(set(names), loose)
+    over_data = _over_data(tree, set(names), loose)
     loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)]
     used_as_tensor = False
     for loop in loops:
@@ -414,7 +423,7 @@ def _layout_in_loops(tree: ast.Module, names: set, loose: bool) -> Optional[samp
     (`batch["image"]`, `batch["mask"]`: a dict). Each item is classed by its name, or its key's
     (verify/samples.py). None where the loops disagree, an item cannot be classed, no item is an
     image, or the batch is unpacked into two names (the usual image and label, or a guess no better)."""
-    over_data = _over_data(set(names), loose)
+    over_data = _over_data(tree, set(names), loose)
     found: list = []  # in the order of the loops: the first one's order of keys is kept
     for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)):
         target = _batch_target(loop)
@@ -504,7 +513,7 @@ def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
     over it unpacks (`for imgs, _ in loader`, `for i, (imgs, _) in enumerate(loader)`), or `next(iter(...))`
     gives, and what those are copied or moved to (`real = imgs.to(device)`, `x = batch[0]`)."""
     iterators = set(names)
-    over_data = _over_data(iterators, loose)
+    over_data = _over_data(tree, iterators, loose)
 
     def first_of(target: ast.AST, enumerated: bool) -> Optional[str]:
         if enumerated and isinstance(target, ast.Tuple) and len(target.elts) == 2:

@@ -192,7 +192,18 @@ def module_names(path: str) -> frozenset:
     names = {stem}
     if stem != "__init__" and os.path.isfile(os.path.join(folder, "__init__.py")):
         names.add(os.path.basename(folder))
+    # Dotted, as the folders above spell them (`models.wgan_gp.trainer`, the package `models.wgan_gp`):
+    # an import of a dotted module names this file only when its folders are these, not a sibling
+    # project's module of the same stem (`models/dcgan/trainer.py`).
+    above = [part for part in folder.split(os.sep) if part][-DOTTED_DEPTH:]
+    for depth in range(1, len(above) + 1):
+        names.add(".".join([*above[-depth:], stem]))
+        if depth > 1 and stem != "__init__" and os.path.isfile(os.path.join(folder, "__init__.py")):
+            names.add(".".join(above[-depth:]))
     return frozenset(names)
+
+
+DOTTED_DEPTH = 4  # the folders a dotted import may name above a module
 
 
 def file_of(cls: type) -> Optional[str]:

@@ -185,7 +185,7 @@ def _imported_names(tree: ast.Module, modules: frozenset, star: Optional[str] = 
     `star`, that name too where the import is `from module import *`."""
     found = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").rsplit(".", 1)[-1] in modules:
+        if isinstance(node, ast.ImportFrom) and (node.module or "") in modules:
             for alias in node.names:
                 if alias.name == "*" and star:
                     found.setdefault(star, star)
