@@ -646,6 +646,24 @@ def test_a_stand_in_dataset_is_sized_by_the_counts_and_wraps_past_its_end():
 
 
 
+def test_a_stand_in_dataset_s_raw_images_are_laid_out_as_torchvision_keeps_them():
+    # An MNIST GAN script sizes its networks from the raw images: `mnist.train_data.size(1) *
+    # mnist.train_data.size(2)` (torchvision's older name of `.data`; fresh57's script built neither
+    # network when it failed).
+    pytest.importorskip("torch")
+    from torchcopylint.verify.batches import DataPlan, StandInDataset
+    from torchcopylint.verify.datasites import DataSite
+
+    mnist = DataSite(0, 1, 1, "datasets.MNIST", "dataset", "mnist", known="MNIST")
+    dataset = StandInDataset(DataPlan([mnist]), mnist, None, length=12)
+    assert tuple(dataset.train_data.shape) == (12, 28, 28) and str(dataset.data.dtype) == "torch.uint8"
+    assert dataset.train_data.size(1) * dataset.train_data.size(2) == 784
+    assert len(dataset.train_labels) == 12 and dataset[0][0].shape == (1, 28, 28)  # samples as transformed
+    cifar = DataSite(1, 1, 1, "datasets.CIFAR10", "dataset", "cifar", known="CIFAR10")
+    raw = StandInDataset(DataPlan([cifar]), cifar, None, length=6).data
+    assert type(raw).__name__ == "ndarray" and raw.shape == (6, 32, 32, 3) and str(raw.dtype) == "uint8"
+
+
 def test_a_stand_in_dataset_filtered_to_one_class_keeps_what_the_code_kept():
     torch = pytest.importorskip("torch")
     from torchcopylint.verify.batches import DataPlan, StandInDataset

@@ -859,7 +859,18 @@ class StandInDataset:
         self._labels = value  # `dataset.labels = [breeds.index(b) for b in ...]`: what the code set
 
     @property
-    def data(self) -> torch.Tensor:
+    def data(self) -> Any:
+        """The images as torchvision keeps them before any transform: the MNIST family's a (N, 28, 28)
+        uint8 tensor (`mnist.data.size(1)` is a side, `mnist.data.float() / 255` the pixels), CIFAR's
+        a (N, 32, 32, 3) uint8 NumPy array; another dataset's samples, stacked."""
+        known = self._site.known or ""
+        if known.endswith("MNIST") or known.startswith("CIFAR"):
+            channels, height, width = KNOWN_DATASETS[known][0]
+            pixels = torch.randint(0, 256, (self._length, height, width, channels), dtype=torch.uint8,
+                                   generator=torch.Generator().manual_seed(1000 * self._site.index))
+            self._plan.described.setdefault((self._site.index, "data"), (
+                f"`.data` of {self._site.label}: {self._length} random images {height}x{width} of bytes"))
+            return pixels[..., 0] if known.endswith("MNIST") else pixels.numpy()
         return torch.stack([self[i][0] for i in range(self._length)])
 
     @data.setter
@@ -872,6 +883,10 @@ class StandInDataset:
             return
         if length > 0:
             self._fixed_length = length
+
+    # torchvision's older names, still read by many MNIST scripts (`mnist.train_data.size(1)`).
+    train_data = test_data = data
+    train_labels = test_labels = targets
 
     def __getattr__(self, attribute: str):
         # Only for what the stand-in lacks: a method the project's class adds (`get_dataloader`, which
