@@ -309,6 +309,30 @@ def test_container_no_longer_holding_the_alias(between):
     assert codes(body, "TCL002") == []
 
 
+@pytest.mark.parametrize("reshape", ["action.squeeze_(0)", "action.unsqueeze_(0)", "action.t_()",
+                                     "action.transpose_(0, 1)"])
+def test_a_write_of_the_shape_alone_changes_no_value_an_alias_or_container_reads(reshape):
+    # A recurrent policy's rollout: the action is kept, then squeezed in place for the next step
+    # (fresh58's Q-learning decoder); every value the list holds is as it was. A value write is flagged.
+    body = f"""
+        def rollout(decoder, action: torch.Tensor, steps: int):
+            kept = [action]
+            first = action
+            {reshape}
+            out = decoder(action)
+            return torch.stack(kept), first + 1, out
+
+        def detached_then_squeezed(x: torch.Tensor):
+            d = x.detach()
+            {reshape.replace("action", "d")}
+            return x * 2
+    """
+    assert codes(body, "TCL002") == []
+    assert codes(body, "TCL006") == []
+    written = body.replace(reshape, "action.mul_(2)")
+    assert codes(written, "TCL002") == [line_of(written, "kept = [action]"), line_of(written, "first = action")]
+
+
 def test_container_filled_in_a_loop_holds_each_iteration_tensor():
     body = """
         def features(blocks, x: torch.Tensor):

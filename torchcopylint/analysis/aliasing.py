@@ -21,6 +21,7 @@ import libcst as cst
 from torchcopylint.analysis.catalog import (
     INPLACE_FUNCTION_ARGUMENT,
     INPLACE_TENSOR_METHODS,
+    SHAPE_ONLY_METHODS,
     is_inplace_method_name,
     written_arguments,
 )
@@ -193,6 +194,13 @@ class InplaceEvent:
     # A callee's every write of this argument goes through `.data` or `.detach()` of it
     # (`def glorot(t): t.data.uniform_(-a, a)`): the storage changes, autograd sees no write.
     through_detach: bool = False
+
+    @property
+    def changes_values(self) -> bool:
+        """False for a method that only changes the tensor's shape (`x.squeeze_(0)`, `x.t_()`): every
+        alias of the storage reads the values it read before."""
+        return not (self.kind == "method" and type(self.node) is cst.Call and type(self.node.func) is cst.Attribute
+                    and self.node.func.attr.value in SHAPE_ONLY_METHODS)
 
 
 @dataclass(eq=False)

@@ -17,6 +17,11 @@ INPLACE_TRIGGERS = (b"_(", b"inplace", b"+=", b"-=", b"*=", b"/=", b"%=", b"@=",
 # Tensor methods that write their receiver in place: every public method ending in
 # one underscore, less those that change autograd flags or sharing, not values.
 NOT_VALUE_WRITES = frozenset({"requires_grad_", "share_memory_", "detach_"})
+# In-place methods that change how the tensor views its storage (its shape, its strides) and never a
+# value: an alias, a view or a container holding the tensor reads the same numbers afterwards. They
+# are still in-place operations (on a leaf that requires grad they fail as any other does).
+SHAPE_ONLY_METHODS = frozenset({"squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_",
+                                "as_strided_"})
 
 INPLACE_TENSOR_METHODS = frozenset({
     "abs_", "absolute_", "acos_", "acosh_", "add_", "addbmm_", "addcdiv_", "addcmul_",

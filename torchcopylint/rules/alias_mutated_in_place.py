@@ -112,7 +112,7 @@ def _first_read_after_write(function: FunctionFacts, alias: Binding):
         for event in sorted(read.named_events.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
             # `x[..] = alias[..]` in a loop copies a region of a buffer onto itself, on purpose.
             copies_within = event.kind == "setitem" and event.statement is read.statement
-            if event.certainty == "sure" and not copies_within:
+            if event.certainty == "sure" and event.changes_values and not copies_within:
                 return read, event
     return None
 
@@ -121,7 +121,8 @@ def _first_container_read_after_write(function: FunctionFacts, held: Binding, re
     for read in reads:
         events = read.held.get(held, ())
         for event in sorted(events, key=lambda e: (function.order_of(e.statement), e.order)):
-            if event.certainty == "sure" and not (event.kind == "setitem" and event.statement is read.statement):
+            if event.certainty == "sure" and event.changes_values and not (
+                    event.kind == "setitem" and event.statement is read.statement):
                 return read, event
     return None
 

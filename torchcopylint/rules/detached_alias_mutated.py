@@ -91,7 +91,9 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
         # Otherwise only a later read shows the change: a parameter updated through `p.detach()`
         # and not read again is the `p.data` idiom, written differently. After `x = x.detach()`
         # the name `x` names the alias, so no later read of `x` sees the old tensor.
-        if function.replaces_its_source(alias):
+        # A shape-only write (`d.squeeze_()`) bumps the shared version counter, which the backward above
+        # checks, but leaves every value a later read sees as it was.
+        if function.replaces_its_source(alias) or not event.changes_values:
             continue
         read = _later_read(function, originals, event)
         if read is not None:
