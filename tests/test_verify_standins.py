@@ -449,6 +449,45 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     assert kind_of("loader", found["loader"]) == "loader"
 
 
+def test_a_settings_object_a_constructor_keeps_and_reads_options_of_is_a_namespace():
+    # An attack class: `self.config = config`, then `self.batch_size = config.batch_size` and more
+    # (fresh58: kept, it was taken for a tensor, and `config.batch_size` failed on it).
+    from torchcopylint.verify.standins import option_uses
+
+    function = ast.parse(textwrap.dedent("""
+        def __init__(self, model, config):
+            self.model = model
+            self.config = config
+            self.device = config.device
+            self.batch_size = config.batch_size
+            self.confidence = config.CONFIDENCE
+    """)).body[0]
+    assert set(option_uses(function, "config")) == {"config.device", "config.batch_size", "config.CONFIDENCE"}
+    # Computed with, it is no namespace.
+    assert option_uses(ast.parse("def f(config):\n    total = config + 1\n    n = config.batch_size\n").body[0],
+                       "config") == {}
+
+
+def test_a_namespace_of_options_keeps_python_s_own_attributes_and_a_stand_in_loss_moves_as_a_module():
+    # A GAN class saves its options with `self.args.__dict__` and moves its loss with `.to(device)`
+    # (fresh58: "__dict__ must be set to a dictionary", then "'StandInLoss' has no attribute 'to'").
+    from torchcopylint.verify.standins import StandInLoss, option_uses, settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def train(self, device, out, y):
+            self.bce_loss.to(device)
+            for epoch in range(self.args.num_epochs):
+                loss = self.bce_loss(out, y)
+            for key, value in self.args.__dict__.items():
+                print(key, value)
+    """)).body[0]
+    assert set(option_uses(function, "self.args")) == {"self.args.num_epochs"}
+    [setting, *_] = settings_for(function, ["self.bce_loss", "self.args", "device", "out", "y"], {}, "cpu")
+    made, _ = setting.make(seed=0)
+    assert made["self.args"].num_epochs >= 1 and isinstance(vars(made["self.args"]), dict)
+    assert isinstance(made["self.bce_loss"], StandInLoss) and made["self.bce_loss"].to("cpu") is made["self.bce_loss"]
+
+
 def test_a_list_of_loaders_is_loaders_whose_batches_unpack_as_the_inner_loop_unpacks_them():
     # A continual-learning homework's EWC: `for dataloader in self.dataloaders: for data in dataloader`
     # (fresh57: one loader stood in, so each "loader" was a batch and each "batch" one sample).

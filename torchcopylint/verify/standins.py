@@ -783,6 +783,11 @@ class StandInLoss:
     def __getitem__(self, index) -> "StandInLoss":
         return self  # `criterion[0](out, y)`: a list of losses, each the stand-in
 
+    def to(self, *args, **keywords) -> "StandInLoss":
+        return self  # `self.bce_loss.to(device)`, as a loss module is moved: it holds no tensor
+
+    cuda = cpu = float = double = half = train = eval = to
+
 
 class DoNothing:
     """Stands in for an attribute whose use says nothing (a logger, a writer): every call does nothing."""
@@ -951,11 +956,14 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
         parent = parents.get(id(node))
         if isinstance(parent, ast.Attribute):
             above = parents.get(id(parent))
+            if _special(parent.attr):
+                continue  # `args.__dict__` (to save the options): what any namespace has, no option
             if id(parent) in called or isinstance(above, ast.Attribute) or not isinstance(parent.ctx, ast.Load):
                 return {}  # `x.method()`, `model.fc.weight`, `x.attr = v`: an object of its own
             attributes.add(parent.attr)
-        elif not (isinstance(parent, ast.Call) and node in parent.args or isinstance(parent, ast.keyword)):
-            return {}  # indexed, iterated, computed with: not a namespace
+        elif not (isinstance(parent, ast.Call) and node in parent.args or isinstance(parent, ast.keyword)
+                  or isinstance(parent, ast.Assign) and parent.value is node):
+            return {}  # indexed, iterated, computed with: not a namespace (kept, `self.config = config`, it may be)
         elif isinstance(parent, ast.Call) and ast.unparse(parent.func) in ITERATING_CALLS:
             return {}  # `enumerate(test_loader)`, then `test_loader.dataset`: a loader, iterated
     if not attributes - (TENSOR_METHODS | MODULE_METHODS | OPTIMIZER_METHODS | HOOK_METHODS | LAYER_ATTRIBUTES
@@ -964,7 +972,7 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
 
     class AsNames(ast.NodeTransformer):
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            if isinstance(node.value, (ast.Name, ast.Attribute)) and _key(node.value) == name:
+            if isinstance(node.value, (ast.Name, ast.Attribute)) and _key(node.value) == name and not _special(node.attr):
                 return ast.copy_location(ast.Name(f"{name}.{node.attr}", node.ctx), node)
             return self.generic_visit(node)
 
@@ -977,6 +985,11 @@ def option_uses(function: ast.AST, name: str) -> dict[str, Use]:
             if local is not None and local.seen and not found.get(key, Use()).seen:
                 found[key] = local
     return {key: use for key, use in found.items() if key.startswith(f"{name}.")}
+
+
+def _special(attribute: str) -> bool:
+    """`__dict__`, `__class__`: an attribute every object has, which Python itself defines."""
+    return attribute.startswith("__") and attribute.endswith("__")
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
@@ -1382,7 +1395,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     for name, kind in plan_.kinds.items():
         if kind == "options":
             made[name] = argparse.Namespace(**{key[len(name) + 1:]: made[key] for key in plan_.kinds
-                                               if key.startswith(f"{name}.")})
+                                               if key.startswith(f"{name}.") and not _special(key[len(name) + 1:])})
         if kind == "dict":
             made[name].update({key: made[f"{name}[{key!r}]"] for key in plan_.keys[name]
                                if f"{name}[{key!r}]" in made})
