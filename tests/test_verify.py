@@ -216,7 +216,8 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "dict_batches.py", "gan_flat_scores.py", "keep_best.py", "plain_class.py",
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py", "zoo_resnet.py",
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
-                    "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py")
+                    "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
+                    "callable_trainer.py")
 
 
 @pytest.fixture(scope="module")
@@ -312,6 +313,12 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("task_loaders.py", "self.anchors[name] = w.clone().detach()", "TCL005",
                  ["as written records CloneBackward0", "stand-ins for its `net`, `task_loaders`"],
                  id="list-of-loaders"),
+    # `train = GANTrain(lr, epochs, batch)`, then `train(G, D, 0.0, 1.0)`: the method (`__call__`) gets the
+    # script's networks, whose `.width` a stand-in network lacks (fresh58's 1-D GAN demo).
+    pytest.param("callable_trainer.py", "self.critic_losses.append(critic_loss.clone().detach())", "TCL005",
+                 ["as written records CloneBackward0",
+                  "the object built by the top-level call at line 49, the method given what the top-level call "
+                  "at line 50 passes"], id="method-called-on-the-object-the-script-builds"),
     pytest.param("zoo_resnet.py", "stem = x", "TCL002",
                  ["with `.clone()` the result differs", "with ResNet(BasicBlock, [1, 1]) found in the file"],
                  id="constructor-given-a-class-of-the-file"),

@@ -1085,6 +1085,37 @@ def test_a_file_functions_are_imported_from_its_module_or_the_package_that_holds
     assert {name for name in module_names(str(tmp_path / "train.py")) if "." not in name} == {"train"}
 
 
+@pytest.mark.parametrize("script, line", [
+    ("trainer = Trainer(0.1)\ntrainer.fit(model, loader)\n", 2),
+    ("train = Trainer(0.1)\nout = train(model, loader)\n", 2),  # `__call__`
+    # Bound again before the call: another object's method.
+    ("trainer = Trainer(0.1)\ntrainer = Other()\ntrainer.fit(model, loader)\n", None),
+    ("trainer = Trainer(0.1)\nother.fit(model, loader)\n", None),
+])
+def test_the_script_s_call_of_a_method_on_the_object_it_builds_gives_the_method_s_arguments(script, line):
+    from torchcopylint.verify.topcalls import method_call_site, top_level_calls
+
+    definition = textwrap.dedent("""\
+        class Trainer:
+            def __init__(self, lr):
+                self.lr = lr
+
+            def fit(self, model, loader):
+                return model
+
+            __call__ = fit
+    """)
+    method = "__call__" if "train(" in script else "fit"
+    source = definition.replace("    __call__ = fit\n", "    def __call__(self, model, loader):\n        return model\n") \
+        + script
+    [constructor] = top_level_calls(source, "Trainer")
+    found = method_call_site(constructor, source, "Trainer", method)
+    offset = source.count("\n") - script.count("\n")
+    assert (found.line - offset if found else None) == line
+    if found:
+        assert found.arguments == (("model", "model"), ("loader", "loader"))
+
+
 def test_a_dotted_import_names_the_module_its_folders_spell_not_another_of_the_same_stem(tmp_path):
     # A course template with one trainer per model (`models/dcgan/trainer.py`, `models/wgan_gp/trainer.py`)
     # and a main.py that builds one: `TrainerGAN(...)` there builds wgan_gp's only (fresh57: dcgan's

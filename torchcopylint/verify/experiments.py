@@ -356,6 +356,12 @@ def _load(job: Job, source: Optional[str] = None, stand_in_failed_imports: bool 
     the module-level names it reads, and those its top-level call passes it (verify/topcalls.py)."""
     site = _call_site(job)
     reads = site.reads if site is not None and not site.path else frozenset()
+    method = job.target.function_name
+    if site is not None and not site.path and job.target.class_name is not None and method not in (None, "__init__"):
+        # The script's call of the method on the object its call builds (`trainer.train(loader)`): what
+        # that call passes is made here too.
+        called = topcalls.method_call_site(site, job.source, job.target.class_name, method)
+        reads = reads | (called.reads if called is not None else frozenset())
     # The function the script calls at its top level that calls this one (a setting of last resort):
     # loaded with it, so that it calls this very version of the code (marked, or fixed).
     callers = _callers_called_at_top_level(job)[:1] if not _is_module_level(job.target) and \
@@ -508,6 +514,9 @@ class BuiltInstance(FunctionStandIns):
     constructor: Optional[standins.StandIns] = None
     constructor_names: tuple = ()
     site: Optional["FromCallSite"] = None  # the script's own top-level call that builds the object
+    # The script's call of the method on that object after it (`trainer.train(loader)`, `train(G, D)`
+    # for `__call__`): what it passes is what the method gets, stand-ins the rest.
+    method_site: Optional[topcalls.TopLevelCall] = None
     factory: str = ""  # a static or class method of the class that builds one from nothing (`makenew()`)
     # (argument, attribute): an argument the method hands straight to a network of the object
     # (`fake = self.generator(noise)`): shaped for that network once the object is built.
@@ -516,7 +525,9 @@ class BuiltInstance(FunctionStandIns):
     @property
     def description(self) -> str:
         if self.site is not None:
-            return f"the object built by the top-level call at line {self.site.site.line}"
+            built = f"the object built by the top-level call at {self.site.site.where}"
+            return built if self.method_site is None else \
+                f"{built}, the method given what {self.method_site.described} passes"
         if self.factory:
             return f"the object built by its class's `{self.factory}()`"
         return "stand-ins"  # the evidence says how the object was built (`made_text`)
@@ -628,8 +639,9 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             standins.constructor_standins(cls, tree, target.class_name, job.device)
         fed_to_own = _fed_to_own_networks(node, names[1:])
         if built_by_script is not None:
+            method_site = topcalls.method_call_site(built_by_script.site, job.source, target.class_name, method)
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
-                                site=built_by_script, fed_to_own=fed_to_own)
+                                site=built_by_script, fed_to_own=fed_to_own, method_site=method_site)
         for factory in standins.factories_of(tree, target.class_name):
             # `GANTrainer.makenew()`: the class's own way of building one, its networks included.
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
@@ -799,6 +811,21 @@ def _does_nothing(*args, **kwargs) -> None:
     return None
 
 
+def _method_site_values(site: Optional[topcalls.TopLevelCall], namespace: dict) -> tuple[dict, str]:
+    """The values the script's call of the method passes (those it could make), and how the evidence
+    says them; nothing where there is no such call."""
+    if site is None:
+        return {}, ""
+    try:
+        made = topcalls.evaluate(site, _site_namespace(site, namespace))
+    except (CannotRun, AbsentPackageUsed):
+        return {}, ""
+    if not made.values:
+        return {}, ""
+    shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
+    return dict(made.values), f"the arguments {site.described} passes to the method ({shown})"
+
+
 def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, runner: Callable, seed: int = 2):
     """Call the function with the call site's values (made again in this run's namespace) and stand-ins."""
     made = topcalls.evaluate(setting.site, _site_namespace(setting.site, namespace))
@@ -926,10 +953,12 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             setattr(instance, name[len("self."):], made[name])
         prepared = _prepare(instance, setting.preparations, made)
         _shape_for_own_networks(instance, setting.fed_to_own, made, job.device)
-        arguments = setting.standins.plan.describe(made, only=tuple(setting.names) + tuple(unset)) \
-            if setting.names or unset else ""
-        made_text = "; ".join(
-            part for part in (f"the object built by its own constructor as {built}", prepared, arguments) if part)
+        passed, passed_text = _method_site_values(setting.method_site, namespace)
+        made = {**made, **passed}
+        own = tuple(name for name in setting.names if name not in passed) + tuple(unset)
+        arguments = setting.standins.plan.describe(made, only=own) if own else ""
+        made_text = "; ".join(part for part in (f"the object built by its own constructor as {built}", prepared,
+                                                passed_text, arguments) if part)
         torch.manual_seed(2)
         result = None
         try:

@@ -129,6 +129,45 @@ def _site(call: ast.Call, definition: ast.FunctionDef, loops: tuple, before: tup
     return dataclasses.replace(site, reads=frozenset(reads))
 
 
+def method_call_site(constructor: TopLevelCall, class_source: str, class_name: str,
+                     method: str) -> Optional[TopLevelCall]:
+    """The first top-level call of `method` on the object the call `constructor` builds, after it:
+    `trainer.train(loader)` after `trainer = Trainer(config)`, or `train(model_name, G, D)` after
+    `train = GANtrain(lr)` for `__call__`; None when the object is not bound to a plain name there,
+    or no such call follows (a name bound again before it is another object)."""
+    source = constructor.source or class_source
+    try:
+        tree, definition = ast.parse(source), _method_without_self(ast.parse(class_source), class_name, method)
+    except SyntaxError:
+        return None
+    if definition is None:
+        return None
+    instance = next((node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                     and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                     and isinstance(node.value, ast.Call) and node.value.lineno == constructor.line), None)
+    if instance is None:
+        return None
+    rebound = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Name)
+               and isinstance(node.ctx, ast.Store) and node.id == instance and node.lineno > constructor.line]
+    called_as = instance if method == "__call__" else f"{instance}.{method}"
+    for call, loops, before in _calls_in(tree.body, called_as, (), ()):
+        if call.lineno > constructor.line and not any(line <= call.lineno for line in rebound):
+            site = _site(call, definition, loops, before, called_as)
+            if site is not None:
+                return dataclasses.replace(site, path=constructor.path, source=constructor.source,
+                                           avoided=constructor.avoided, cells=constructor.cells)
+    return None
+
+
+def _callee(node: ast.expr) -> Optional[str]:
+    """`train`, `trainer.train`: what a call calls, where it is a name or a name's attribute."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
 def _required_parameters(function: ast.FunctionDef) -> bool:
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
@@ -525,7 +564,7 @@ def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, every
                 yield from _calls_in(block, function_name, loops, tuple(earlier), everywhere, makers)
             continue
         for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function_name:
+            if isinstance(node, ast.Call) and _callee(node.func) == function_name:
                 yield node, loops, tuple(earlier)
         if (loops or everywhere) and isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
