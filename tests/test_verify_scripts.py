@@ -285,6 +285,38 @@ def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone
     assert (type(batch).__name__ == "Tensor") == single
 
 
+def test_a_dataset_class_of_a_sibling_module_that_computes_its_samples_runs_as_written(tmp_path, monkeypatch):
+    # A conditional GAN of curves (fresh58): `from data import PaintingDataset`, whose samples are
+    # quadratics and lines computed with NumPy; stood in by its name, it served image batches with
+    # class labels, which the networks of curves could not take. One that reads files stays data.
+    from torchcopylint.verify.datasites import rewrite_data
+
+    (tmp_path / "curves.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        import torch
+        from torch.utils.data import Dataset
+
+        class CurveDataset(Dataset):
+            def __init__(self, count=256):
+                a = np.random.uniform(1, 2, size=(count, 1))
+                self.x = torch.from_numpy(a * np.linspace(-1, 1, 50) ** 2).float()
+
+            def __len__(self):
+                return len(self.x)
+
+            def __getitem__(self, index):
+                return self.x[index], torch.ones(1)
+
+        class SketchDataset(Dataset):
+            def __init__(self):
+                self.rows = open("sketches.csv").read().splitlines()
+    """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = ("from torch.utils.data import DataLoader\nfrom curves import CurveDataset, SketchDataset\n"
+              "curves = DataLoader(CurveDataset(), batch_size=64)\nsketches = DataLoader(SketchDataset(), batch_size=8)\n")
+    assert [site.target for site in rewrite_data(source).sites] == ["sketches"]
+
+
 def test_a_loader_kept_on_the_object_and_looped_through_a_progress_bar_serves_what_the_loop_takes():
     # A course GAN template: the loader is built in one method and kept (`self.dataloader = ...`), and
     # another loops `for i, data in enumerate(progress_bar)` over `progress_bar = tqdm(self.dataloader)`,

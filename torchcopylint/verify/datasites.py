@@ -696,6 +696,16 @@ def _project_function_reads_files(qualified: Optional[str]) -> bool:
     return function is not None and _may_read_files(function)
 
 
+def _computes_its_samples(qualified: Optional[str]) -> bool:
+    """Is the callable a class or function of a module of the project whose code reads no file nor the
+    network (found, not run)? Unknown ones (an installed package's, one not found) may read."""
+    module, _, name = (qualified or "").rpartition(".")
+    if not module or module.split(".")[0] in THIRD_PARTY_DATA:
+        return False
+    definition = samples.project_definition(module, name)
+    return definition is not None and not _may_read_files(definition)
+
+
 def _project_loader_from_files(qualified: Optional[str]) -> bool:
     """A function of the project not named for data (`load_profiles()`) that reads files and makes a
     DataLoader or a dataset of them: data, as one named so is (a `load_config()` makes neither)."""
@@ -877,7 +887,9 @@ class _SiteFinder:
         if known_dataset(last):
             return "dataset"
         if DATA_CLASS.search(last) or DATA_FUNCTION.match(last) or _project_loader_from_files(qualified):
-            return "data"
+            # A dataset class or data function of a sibling module that computes its samples (curves, a
+            # toy distribution) reads nothing: it runs as written, as the file's own such classes do.
+            return None if _computes_its_samples(qualified) else "data"
         return None
 
     def _add(self, call: ast.Call, kind: str, statement: Optional[ast.stmt]) -> None:

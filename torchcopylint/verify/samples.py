@@ -138,13 +138,21 @@ def parsed_file(file: Optional[str]) -> Optional[ast.Module]:
 def project_function(module: str, name: str) -> Optional[ast.FunctionDef]:
     """The top-level function `name` of a module of the project (`from utils import get_one_hot_labels`),
     read from its file; None for the standard library's or an installed package's."""
+    found = project_definition(module, name)
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def project_definition(module: str, name: str) -> Optional[ast.AST]:
+    """The top-level function or class `name` of a module of the project, read from its file; None for
+    the standard library's or an installed package's."""
     file = module_file(module)
     if file is None or module.split(".")[0] in sys.stdlib_module_names \
             or any(part in ("site-packages", "dist-packages") for part in file.split(os.sep)):
         return None
     tree = parsed_file(file)
     return next((node for node in (tree.body if tree is not None else ())
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name), None)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name),
+                None)
 
 
 def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
