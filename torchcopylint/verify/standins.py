@@ -518,13 +518,13 @@ def uses(function: ast.AST) -> dict[str, Use]:
         # `for real in batches: real.size(0)`: each batch is one tensor, not an (inputs, targets) pair.
         batch = found.get(name)
         if batch is not None and batch.methods & {"requires_grad", "grad"}:
-            loaded.parameter_elements = True
+            loaded.parameter_elements = True  # `[p.clone().detach() for p in parameters if p.requires_grad]`
         if batch is not None and batch.iterated and not batch.methods & TENSOR_METHODS:
             # A list of loaders (one per task, a continual-learning method's): each item's batches are
             # unpacked as the inner loop unpacks them.
             loaded.loader_items = True
             loaded.unpacked, loaded.views = batch.batch_keys or batch.unpacked, batch.views
-            continue  # `[p.clone().detach() for p in parameters if p.requires_grad]`
+            continue
         if batch is not None and not loaded.unpacked and batch.methods & TENSOR_METHODS and not batch.indexed:
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
