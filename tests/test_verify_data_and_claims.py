@@ -646,6 +646,28 @@ def test_a_stand_in_dataset_is_sized_by_the_counts_and_wraps_past_its_end():
 
 
 
+def test_an_mnist_csv_holds_enough_rows_for_the_batches_the_code_cuts_with_settings_bound_later():
+    # A GAN script reads the CSV at its top, then sets `batch_size = 3000` and loops
+    # `for b in range(int(len(train_data)/batch_size))`: 2000 rows gave no batch, and the flagged
+    # step was "not reached" (fresh59, read after its measurement).
+    pytest.importorskip("numpy")
+    from torchcopylint.verify.arrays import MAX_CSV_ROWS, MNIST_CSV_ROWS, mnist_csv
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = ("import numpy as np\ntrain_data = np.loadtxt('data_mnist_train.csv', delimiter=',')\n"
+              "batch_size = 3000\nfor b in range(int(len(train_data) / batch_size)):\n"
+              "    x = train_data[batch_size * b:batch_size * (b + 1)]\n")
+    [site] = rewrite_data(source).sites
+    assert site.kind == "mnist-csv" and ("at least", "4 * (3000)") in site.counts
+    rows = mnist_csv(DataPlan([site]), site)
+    assert rows.shape == (12000, 785) and MAX_CSV_ROWS == 12000
+    # A batch size bound twice is not known before the run: the usual rows.
+    twice = source.replace("batch_size = 3000\n", "batch_size = 3000\nbatch_size = 5000\n")
+    [site] = rewrite_data(twice).sites
+    assert mnist_csv(DataPlan([site]), site).shape == (MNIST_CSV_ROWS, 785)
+
+
 def test_a_stand_in_dataset_s_raw_images_are_laid_out_as_torchvision_keeps_them():
     # An MNIST GAN script sizes its networks from the raw images: `mnist.train_data.size(1) *
     # mnist.train_data.size(2)` (torchvision's older name of `.data`; fresh57's script built neither

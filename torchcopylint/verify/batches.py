@@ -327,9 +327,9 @@ class DataPlan:
         except Exception:  # noqa: BLE001 - a name the run has not bound: no hint
             return None
 
-    def dataset_length(self, site: DataSite, default: int) -> int:
+    def dataset_length(self, site: DataSite, default: int, most: int = MAX_DATASET) -> int:
         """How many samples a stand-in dataset holds: enough for the counts the code reads it with
-        (`X[:500]`, `len(dataset) // batch_size`), up to MAX_DATASET; the exact sum a `random_split`
+        (`X[:500]`, `len(dataset) // batch_size`), up to `most`; the exact sum a `random_split`
         with fixed lengths asks for."""
         least = default
         for kind, text in site.counts:
@@ -338,7 +338,7 @@ class DataPlan:
                 continue
             if kind == "exactly" and value <= MAX_EXACT_DATASET:
                 return value
-            least = max(least, min(value, MAX_DATASET))
+            least = max(least, min(value, most))
         return least
 
     def counts_known(self, site: DataSite) -> bool:

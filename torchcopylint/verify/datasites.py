@@ -329,6 +329,7 @@ MAX_READ_COUNT_NODES = 25  # a count or a dimension is a short expression of nam
 def _with_readings(tree: ast.Module, found: list) -> list:
     """The sites, each with how the code reshapes its batches and the counts it reads it with."""
     image_sites = [site for site, *_ in found if site.kind in FILE_KINDS and site.kind != "tf-mnist"]
+    constants = _top_level_whole_numbers(tree)
     updated = []
     for site, call, batch, size in found:
         # A name, or an attribute the code keeps it in (`self.dataloader = DataLoader(...)`).
@@ -337,6 +338,13 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         if site.kind == "table":
             layout = tables.layout_of(tree, names, _keyword(call, "names"))
             updated.append((dataclasses.replace(site, table=layout), call, batch, size))
+            continue
+        if site.kind == "mnist-csv":
+            # Read before the code's settings run (`batch_size = 3000` further down): its counts with the
+            # whole numbers the module's top level binds once.
+            counts = tuple(dict.fromkeys((kind, _with_constants(text, constants))
+                                         for kind, text in _counts_read(tree, names)))
+            updated.append((dataclasses.replace(site, counts=counts), call, batch, size))
             continue
         if site.kind not in FILE_KINDS or site.kind == "tf-mnist":
             updated.append((site, call, batch, size))
@@ -353,6 +361,25 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         updated.append((dataclasses.replace(site, reshapes=reshapes, counts=counts, single=single, whole=whole,
                                             layout_in_use=in_use), call, batch, size))
     return updated
+
+
+def _top_level_whole_numbers(tree: ast.Module) -> dict[str, int]:
+    """The names the module's top level binds once, each to a whole number (`batch_size = 3000`)."""
+    bound: dict[str, list] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.setdefault(node.id, []).append(node)
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Constant) \
+                and type(statement.value.value) is int and len(bound[statement.targets[0].id]) == 1:
+            found[statement.targets[0].id] = statement.value.value
+    return found
+
+
+def _with_constants(text: str, constants: dict[str, int]) -> str:
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda match: str(constants.get(match.group(), match.group())), text)
 
 
 def _peel(node: ast.AST) -> ast.AST:
@@ -633,7 +660,8 @@ def _counts_read(tree: ast.Module, names: set) -> list:
                     found.append(("at least", text))
             elif isinstance(index, ast.Constant) and isinstance(index.value, int) and index.value >= 0:
                 found.append(("at least", f"{index.value} + 1"))
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.left, ast.Call) \
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Div)) \
+                and isinstance(node.left, ast.Call) \
                 and _dotted(node.left.func) == "len" and node.left.args and rooted(node.left.args[0]):
             text = _plain(node.right)
             if text is not None:
