@@ -449,6 +449,25 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     assert kind_of("loader", found["loader"]) == "loader"
 
 
+def test_a_count_the_code_divides_is_also_tried_as_ten():
+    # `if epoch % int(num_epochs / 10) == ...` (a log every tenth of the run): with two epochs the
+    # modulo divides by zero (fresh58's homework GAN); the last settings give counts of ten.
+    from torchcopylint.verify.standins import settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def train(model, num_epochs):
+            losses = []
+            for epoch in range(num_epochs):
+                loss = model(torch.randn(4, 2)).mean()
+                losses.append(loss)
+                if epoch % int(num_epochs / 10) == 0:
+                    print(loss)
+    """)).body[0]
+    found = settings_for(function, ["model", "num_epochs"], {}, "cpu")
+    counts = {setting.description: setting.make(seed=0)[0]["num_epochs"] for setting in found}
+    assert counts["stand-ins"] == 2 and counts["stand-ins (counts of ten)"] == 10
+
+
 def test_a_settings_object_a_constructor_keeps_and_reads_options_of_is_a_namespace():
     # An attack class: `self.config = config`, then `self.batch_size = config.batch_size` and more
     # (fresh58: kept, it was taken for a tensor, and `config.batch_size` failed on it).

@@ -1124,6 +1124,7 @@ class Plan:
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
     batch: int = BATCH                            # samples in each stand-in tensor's batch
+    count: int = 2                                # a count (epochs, steps): loops that end soon
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1370,7 +1371,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "number tensor":
             made[name] = torch.tensor(0.1, device=device)
         elif kind == "count":
-            made[name] = 2
+            made[name] = plan_.count
         elif kind == "start":
             made[name] = 0
         elif kind == "batch":
@@ -1587,6 +1588,9 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     images = bool({"tensor", "dict", "tensors"} & set(base.kinds.values()))
     if one:
         fallbacks.append(StandIns("stand-ins (batches of one sample)", replace(base, batch=1), device))
+    if "count" in base.kinds.values():
+        # A count the code divides (`epoch % int(num_epochs / 10)`, a log every tenth of the run): ten.
+        fallbacks.append(StandIns("stand-ins (counts of ten)", replace(base, count=10), device))
     if images:
         fallbacks.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
     if one and images:
