@@ -403,6 +403,9 @@ def test_a_script_that_picks_its_data_by_a_setting_reads_each_branch_own_transfo
 @pytest.mark.parametrize("skip, whole", [
     ("    if data.size()[0] != args.batch_size:\n        continue\n", True),
     ("    if len(data) < BATCH:\n        break\n", True),
+    # The size on the right, read through `int(...)` (fresh58's conditional GAN: every cut batch was
+    # skipped, and the loss its print reads was never bound).
+    ("    if BATCH != int(data.size()[0]):\n        continue\n", True),
     ("    if data.size(0) == 0:\n        continue\n", False),
     # The loader's own setting: the cut batches cut it too (`batch_size` reads 4 from there on), so
     # they pass the test.

@@ -519,20 +519,29 @@ def _skips_short_batches(tree: ast.Module, names: set, loose: bool, batch_name: 
                 and isinstance(node.test.ops[0], (ast.NotEq, ast.Lt)) and node.body
                 and all(isinstance(statement, (ast.Continue, ast.Break)) for statement in node.body)):
             continue
-        size = node.test.left
-        if isinstance(size, ast.Subscript):  # `x.size()[0]`, `x.shape[0]`
-            size = size.value
-        if isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size":
-            size = size.func.value  # `x.size(0)`, `x.size()`
-        elif isinstance(size, ast.Attribute) and size.attr == "shape":
-            size = size.value
-        elif isinstance(size, ast.Call) and _dotted(size.func) == "len" and size.args:
-            size = size.args[0]
-        against = node.test.comparators[0]
-        if isinstance(size, ast.Name) and size.id in batches and \
-                not (isinstance(against, ast.Name) and against.id == batch_name):
-            return True
+        sides = (node.test.left, node.test.comparators[0])
+        for size, against in (sides, sides[::-1]):  # `if x.size(0) != n`, `if n != int(x.size()[0])`
+            sized = _sized_batch(size)
+            if sized is not None and sized in batches and \
+                    not (isinstance(against, ast.Name) and against.id == batch_name):
+                return True
     return False
+
+
+def _sized_batch(size: ast.expr) -> Optional[str]:
+    """The name whose batch size an expression reads: `x.size(0)`, `x.size()[0]`, `x.shape[0]`,
+    `len(x)`, `int(x.size()[0])`."""
+    if isinstance(size, ast.Call) and _dotted(size.func) == "int" and size.args:
+        size = size.args[0]
+    if isinstance(size, ast.Subscript):  # `x.size()[0]`, `x.shape[0]`
+        size = size.value
+    if isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size":
+        size = size.func.value  # `x.size(0)`, `x.size()`
+    elif isinstance(size, ast.Attribute) and size.attr == "shape":
+        size = size.value
+    elif isinstance(size, ast.Call) and _dotted(size.func) == "len" and size.args:
+        size = size.args[0]
+    return size.id if isinstance(size, ast.Name) else None
 
 
 def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
