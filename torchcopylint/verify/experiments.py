@@ -2659,6 +2659,20 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
         tensor = seen["tensor"]
         if job.context.get("without_grad") and tensor.is_leaf and not tensor.requires_grad:
             return _leaf_dropped_under_no_grad(job, name, tensor, seen.get("previous"))
+        owner = seen.get("owner")
+        if job.context.get("use") == "registration" and isinstance(owner, nn.Module):
+            # The claim is the module's registration, whatever the copy's leaf status: the copy of a
+            # parameter made not to require grad (a power iteration's vector) is a leaf too.
+            registered = list(owner.parameters())
+            if any(parameter is tensor for parameter in registered):
+                if job.context.get("condition") and tensor.device.type == "cpu":
+                    raise CannotRun(f"on the CPU the conversion returned the parameter itself; the copy is made "
+                                    f"only {job.context['condition']} (run with --device cuda)")
+                return refuted(f"`{name}` is registered as a parameter of {type(owner).__name__}")
+            return confirmed(f"`{name}` after line {job.line}: a {type(tensor).__name__} (is_leaf={tensor.is_leaf}, "
+                             f"requires_grad={tensor.requires_grad}), not an nn.Parameter: "
+                             f"{type(owner).__name__}.parameters() leaves it out "
+                             f"({len(registered)} parameters registered, none of them `{name}`)")
         if tensor.is_leaf or not tensor.requires_grad:
             if job.context.get("condition") and tensor.device.type == "cpu":
                 raise CannotRun(f"on the CPU the conversion returned the leaf itself; the copy is made only "
@@ -2666,14 +2680,6 @@ def leaf_lost_by_copy(job: Job) -> Outcome:
             return refuted(f"`{name}` is a leaf at run time (is_leaf={tensor.is_leaf}, "
                            f"requires_grad={tensor.requires_grad})")
         made = f"`{name}` after line {job.line}: is_leaf=False, grad_fn={type(tensor.grad_fn).__name__}"
-        owner = seen.get("owner")
-        if job.context.get("use") == "registration" and isinstance(owner, nn.Module):
-            registered = list(owner.parameters())
-            if any(parameter is tensor for parameter in registered):
-                return refuted(f"`{name}` is registered as a parameter of {type(owner).__name__}")
-            return confirmed(f"{made}, a {type(tensor).__name__}, not an nn.Parameter: "
-                             f"{type(owner).__name__}.parameters() leaves it out "
-                             f"({len(registered)} parameters registered, none of them `{name}`)")
         for line, exception in probe.raised:
             if isinstance(exception, ValueError) and NON_LEAF_OPTIMIZER_ERROR in str(exception):
                 return confirmed(f"{made}; line {line} raised ValueError: {exception}")
