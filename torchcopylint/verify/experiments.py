@@ -787,8 +787,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     if rest:
         node = node if node is not None else standins.function_node(tree, None, job.target.function_name)
         found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
-    shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
-    text = f"the arguments {site.described} passes ({shown})"
+    text = f"the arguments {site.described} passes ({made.shown_in_order(site)})"
     if rest:
         why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
         text += f", stand-ins for {', '.join(f'`{name}`' for name in rest)}" + (f" ({why})" if why else "")
@@ -822,8 +821,7 @@ def _method_site_values(site: Optional[topcalls.TopLevelCall], namespace: dict) 
         return {}, ""
     if not made.values:
         return {}, ""
-    shown = "; ".join(made.shown[name] for name, _ in site.arguments if name in made.shown)
-    return dict(made.values), f"the arguments {site.described} passes to the method ({shown})"
+    return dict(made.values), f"the arguments {site.described} passes to the method ({made.shown_in_order(site)})"
 
 
 def _call_with_site(function: Callable, setting: FromCallSite, namespace: dict, runner: Callable, seed: int = 2):

@@ -129,6 +129,7 @@ def _site(call: ast.Call, definition: ast.FunctionDef, loops: tuple, before: tup
     return dataclasses.replace(site, reads=frozenset(reads))
 
 
+@functools.lru_cache(maxsize=32)
 def method_call_site(constructor: TopLevelCall, class_source: str, class_name: str,
                      method: str) -> Optional[TopLevelCall]:
     """The first top-level call of `method` on the object the call `constructor` builds, after it:
@@ -659,6 +660,10 @@ class Values:
     values: dict   # parameter -> value
     failed: dict   # parameter -> why
     shown: dict    # parameter -> how the evidence shows it
+
+    def shown_in_order(self, site: "TopLevelCall") -> str:
+        """The values made, as the evidence shows them, in the order of the call's arguments."""
+        return "; ".join(self.shown[name] for name, _ in site.arguments if name in self.shown)
 
 
 def evaluate(site: TopLevelCall, namespace: dict) -> Values:
