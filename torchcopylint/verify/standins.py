@@ -1588,7 +1588,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     images = bool({"tensor", "dict", "tensors"} & set(base.kinds.values()))
     if one:
         fallbacks.append(StandIns("stand-ins (batches of one sample)", replace(base, batch=1), device))
-    if "count" in base.kinds.values():
+    if any(kind == "count" and name not in base.defaults for name, kind in base.kinds.items()):
         # A count the code divides (`epoch % int(num_epochs / 10)`, a log every tenth of the run): ten.
         fallbacks.append(StandIns("stand-ins (counts of ten)", replace(base, count=10), device))
     if images:
