@@ -35,7 +35,7 @@ from torchcopylint.analysis.aliasing import (
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT, writes_without_grad
 from torchcopylint.analysis.classes import ClassFacts
-from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.syntax import child_nodes, name_uses, walk
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 
@@ -978,7 +978,9 @@ def _bind_arguments(function: cst.FunctionDef, call: cst.Call, env: Optional[dic
     params = {param.name.value: param for param in
               [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
     starred = any(arg.star for arg in call.args)
-    reassigned = _assigned_names(function)
+    # A parameter the factory's own code binds again (not its nested functions' locals of that name).
+    reassigned = {name for name, (binders, _) in name_uses(function).items()
+                  if any(type(binder) is not cst.Param for binder in binders)}
     for name, position, star in positions:
         if star or name in reassigned:
             continue  # a parameter the factory rebinds is not the call's argument where it is used
@@ -991,26 +993,6 @@ def _bind_arguments(function: cst.FunctionDef, call: cst.Call, env: Optional[dic
             argument = env[argument.value]
         bound[name] = argument
     return bound
-
-
-def _assigned_names(function) -> set:
-    """Names a function's own body binds (assignments, loops, `with ... as`, walrus)."""
-    names: set = set()
-    if type(function) is cst.Lambda:
-        return names
-    for node in walk(function.body):
-        targets = []
-        if type(node) is cst.AssignTarget:
-            targets = [node.target]
-        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor):
-            targets = [node.target]
-        elif type(node) is cst.AsName:
-            targets = [node.name]
-        elif type(node) is cst.NamedExpr:
-            targets = [node.target]
-        for target in targets:
-            names.update(name.value for name in walk(target) if type(name) is cst.Name)
-    return names
 
 
 def _returned_values_under(function, env: dict) -> list:
