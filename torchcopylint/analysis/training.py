@@ -5,6 +5,7 @@ and which names are modules by how a function uses them (`model.eval()`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from typing import Optional
 
 import libcst as cst
@@ -447,10 +448,12 @@ class OptimizerStep:
 
 @dataclass(frozen=True)
 class GradSwitch:
-    """`netG.requires_grad_(False)`, `p.requires_grad = False` over `netG.parameters()`, `set_requires_grad(netG, False)`."""
+    """`netG.requires_grad_(False)`, `p.requires_grad = False` over `netG.parameters()`, `set_requires_grad(netG, False)`.
+    `enabled` is None where the switch sets a value the analysis cannot read (`toggle_grad(G, mode ==
+    "joint")`): the parameters may be off, and what rests on their being on stays silent."""
 
     modules: frozenset
-    enabled: bool
+    enabled: Optional[bool]
     order: int
 
 
@@ -986,30 +989,30 @@ class TrainingFacts:
                 found.append(OptimizerStep(key, call, statement, function.order_of(statement)))
         return sorted(found, key=lambda step: step.order)
 
-    def _switched_by_helper(self, call: cst.Call, function: FunctionFacts) -> tuple[frozenset, Optional[bool]]:
-        """The modules a call of a file's function that switches its argument's parameters switches,
-        and to what: `toggle_grad(model_tgt, False)` by its flag, `freeze(netG)` by the constant its body
-        writes; (empty, None) when the callee is not such a function."""
+    def _switched_by_helper(self, call: cst.Call, function: FunctionFacts) -> Optional[tuple[frozenset, Optional[bool]]]:
+        """The modules a call of a function that switches its argument's parameters switches, and to
+        what: `toggle_grad(model_tgt, False)` by its flag, `freeze(netG)` by the constant its body writes
+        (None for a flag that is no literal); for a function the file does not define, by its name
+        (`toggle_grad`, `set_requires_grad`, imported). None when the callee is not such a function."""
         resolved = self.facts.summaries.resolve_callee(call.func, function)
         if resolved is None or type(resolved[0]) is not cst.FunctionDef:
-            return frozenset(), None
+            return _switched_by_name(call)
         if resolved[0] not in self._switching:
             self._switching[resolved[0]] = switched_parameters(resolved[0])
         switch = self._switching[resolved[0]]
         if switch is None:
-            return frozenset(), None
+            return _switched_by_name(call)  # a body this reading does not follow (a list of networks)
         method = type(call.func) is cst.Attribute  # `self.toggle(net, False)`: `self` is not passed
         arguments = [arg.value for arg in call.args if arg.keyword is None]
         module_at = switch.module_at - method
         if not 0 <= module_at < len(arguments):
-            return frozenset(), None
+            return None
         flag = switch.constant
         if switch.flag_at is not None:
             flag_at = switch.flag_at - method
-            if not (0 <= flag_at < len(arguments) and type(arguments[flag_at]) is cst.Name
-                    and arguments[flag_at].value in ("True", "False")):
-                return frozenset(), None
-            flag = arguments[flag_at].value == "True"
+            if not 0 <= flag_at < len(arguments):
+                return None
+            flag = _literal_flag(arguments[flag_at])
         return frozenset(_module_keys_in(arguments[module_at])), flag
 
     def grad_switches(self, function: FunctionFacts) -> list[GradSwitch]:
@@ -1035,17 +1038,13 @@ class TrainingFacts:
                     frozenset({module_key(func.value)} - {None})
                 if modules:
                     switches.append(GradSwitch(modules, flag, order))
-            elif flag is not None and "requires_grad" in (dotted_name(func) or ""):
-                # a helper such as `set_requires_grad(netG, False)` or `self.set_requires_grad([G1, G2], False)`
-                modules = frozenset(key for arg in call.args for key in _module_keys_in(arg.value))
-                if modules:
-                    switches.append(GradSwitch(modules, flag, order))
             elif call.args:
-                # a helper of the file under another name whose body switches the parameters of one
-                # argument: by another (`toggle_grad(model_tgt, False)`), or always one way (`freeze(netG)`).
-                modules, switched = self._switched_by_helper(call, function)
-                if modules and switched is not None:
-                    switches.append(GradSwitch(modules, switched, order))
+                # a helper whose body switches the parameters of one argument: by another
+                # (`toggle_grad(model_tgt, False)`, `set_requires_grad([G1, G2], False)`), or always one
+                # way (`freeze(netG)`); one the file imports, by its name.
+                switched = self._switched_by_helper(call, function)
+                if switched is not None and switched[0]:
+                    switches.append(GradSwitch(switched[0], switched[1], order))
         for statement, loops in function.loops_of.items():
             # `for p in netG.parameters(): p.requires_grad = False`
             if not (type(statement) is cst.Assign and type(statement.targets[0].target) is cst.Attribute
@@ -1124,6 +1123,29 @@ def _literal_key(key) -> Optional[str]:
     if type(key) is cst.SimpleString and key.value[:1] in ("'", '"') and not key.value.startswith(key.value[0] * 3):
         return key.value[1:-1]
     return None
+
+
+# Helpers that switch their argument's parameters by a flag, known by name where the file does not
+# define them (`from utils import *`, then `toggle_grad(G, False)`).
+SWITCHING_HELPER = re.compile(r"(?i)(requires_?grad|toggle_?grad|set_?grad)s?$")
+
+
+def _switched_by_name(call: cst.Call) -> Optional[tuple[frozenset, Optional[bool]]]:
+    """`set_requires_grad([G1, G2], False)`, `toggle_grad(self.G, False)` of a helper out of sight: the
+    modules among its arguments, switched by its flag (None when the flag is no literal)."""
+    name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    flags = [arg.value for arg in call.args if arg.keyword is not None]  # `requires_grad=False`
+    if not SWITCHING_HELPER.search(name) or len(positional) + len(flags) < 2 or len(flags) > 1:
+        return None
+    if not flags:
+        positional, flags = positional[:-1], positional[-1:]
+    modules = frozenset(key for value in positional for key in _module_keys_in(value))
+    return modules, _literal_flag(flags[0])
+
+
+def _literal_flag(value: cst.BaseExpression) -> Optional[bool]:
+    return value.value == "True" if type(value) is cst.Name and value.value in ("True", "False") else None
 
 
 def _boolean_argument(call: cst.Call) -> Optional[bool]:
