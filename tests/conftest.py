@@ -138,7 +138,7 @@ def judging_arguments_out_of_sight():
     from torchcopylint.analysis.autograd import GradFlow
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(GradFlow, "only_an_argument", lambda self, expr, function: False)
+        patch.setattr(GradFlow, "only_an_argument", lambda self, expr, function, statement=None: False)
         yield
 
 

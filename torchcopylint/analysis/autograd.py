@@ -190,6 +190,7 @@ RECEIVER_ONLY_METHODS = frozenset(
 FACTORIES_OF_TENSORS = frozenset({"normal", "as_tensor"})
 BUFFER_ITERATORS = {"named_buffers": 1, "buffers": 0}
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 # The grounds of an answer, strongest first: the file shows it; it rests on the assumption that a
 # network of unknown class has trainable parameters (the message says so); or the callee is a module
 # of this file whose parameters are not in sight (enough for following a graph, not for a finding).
@@ -304,13 +305,16 @@ class GradFlow:
                 return call, passed, found
         return None
 
-    def only_an_argument(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+    def only_an_argument(self, expr: cst.BaseExpression, function: FunctionFacts,
+                         statement: Optional[cst.CSTNode] = None) -> bool:
         """Is `expr` one of the function's parameters as it was passed (through views, moves and
-        indexing) that no call in the file shows (`_out_of_sight`: no call, or wrappers that pass on
-        arguments of their own)? What it holds is not in sight: usually a batch of data, an attack's
-        clean images, a constant. Not the input of a network's `forward`: inside a network, a layer is
-        handed the output of the layer before it."""
+        indexing, and the comprehensions of `statement` over it: `[t.clone().detach() for t in x]`)
+        that no call in the file shows (`_out_of_sight`: no call, or wrappers that pass on arguments of
+        their own)? What it holds is not in sight: usually a batch of data, an attack's clean images, a
+        constant. Not the input of a network's `forward`: inside a network, a layer is handed the output
+        of the layer before it."""
         name = _accessed_name(expr)
+        name = _comprehension_source(name, statement) if name is not None and statement is not None else name
         if name is None or name.value in ("self", "cls"):
             return False
         owner = self.facts.class_of(function.node) if type(function.node) is cst.FunctionDef else None
@@ -1314,6 +1318,11 @@ class GradFlow:
                 return True
             if module in ("torch", "torch.cuda") and (name in LEGACY_TYPES or name == "Tensor"):
                 return True  # `torch.FloatTensor(array)`: the legacy constructors take no `requires_grad`
+            if qualified in VARIABLE_CLASSES:
+                # `Variable(x)` (torch < 0.4's wrapper) returns a new tensor of x's data that requires grad
+                # only when told to (`Variable(x, requires_grad=True)`, or `Variable(x, True)`).
+                positional = [arg.value for arg in call.args if arg.keyword is None]
+                return len(positional) < 2 or _is_false(positional[1])
             if qualified == "torch.as_tensor" and likely:
                 return True  # made to convert data; it returns a tensor argument itself, rarely one with grad
             if qualified in JOINING_FUNCTIONS:
@@ -1573,6 +1582,27 @@ def _image_to_tensor(func: cst.BaseExpression) -> bool:
     if type(func) is cst.Call and not func.args:
         return (dotted_name(func.func) or "").rpartition(".")[2] in IMAGE_TO_TENSOR_CLASSES
     return (dotted_name(func) or "").rpartition(".")[2] in IMAGE_TO_TENSOR_FUNCTIONS
+
+
+def _comprehension_source(name: cst.Name, statement: cst.CSTNode) -> Optional[cst.Name]:
+    """The name whose elements `name` goes through when a comprehension of `statement` binds it (`inner`
+    in `[[inner.cpu() for inner in outer] for outer in x]`: `x`), else `name` itself."""
+    for _ in range(4):
+        loops = [loop for node in walk(statement) if type(node) in COMPREHENSIONS
+                 for loop in _for_ins(node.for_in) if type(loop.target) is cst.Name and loop.target.value == name.value]
+        if not loops:
+            return name
+        source = _accessed_name(loops[0].iter)
+        if source is None or source.value == name.value:
+            return None
+        name = source
+    return None
+
+
+def _for_ins(loop: Optional[cst.CompFor]):
+    while loop is not None:
+        yield loop
+        loop = loop.inner_for_in
 
 
 def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:

@@ -39,7 +39,7 @@ class CloneDetachOrder(Rule):
                 if passed_by is not None:
                     waste = f"{waste}; the call at line {facts.line_of(passed_by[0])} passes " \
                             f"`{facts.code_for(passed_by[1])}`, which requires grad"
-                elif facts.autograd.only_an_argument(source, function):
+                elif facts.autograd.only_an_argument(source, function, statement):
                     continue  # an argument nothing in sight says anything of: usually data, or a constant
                 else:
                     # Something in sight may make it require grad: say the condition the waste depends on.
