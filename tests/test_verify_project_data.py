@@ -201,7 +201,14 @@ def test_old_torch_and_numpy_modules_import_as_they_did(tmp_path: Path):
         legacy.install_old_apis()
         from torch._six import string_classes, container_abcs, inf
         from numpy.lib.polynomial import roots, polyfit
+        from numpy.lib.type_check import imag
+        from numpy.lib.utils import source  # imported by an editor, unasked; gone from NumPy 2
         print(string_classes, container_abcs.Mapping.__name__, inf, list(roots([1, -3, 2])))
+        print("imaginary part:", imag(1 + 2j))
+        try:
+            source(roots)
+        except RuntimeError as error:
+            print(error)
         import torch
 
         class Scaled(torch.autograd.Function):  # before torch 1.3: an instance, its own forward
@@ -224,6 +231,11 @@ def test_old_torch_and_numpy_modules_import_as_they_did(tmp_path: Path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                             env=subprocess_env({}), timeout=120)
     assert result.returncode == 0, result.stderr
+    import numpy
+
+    assert "imaginary part: 2.0" in result.stdout
+    if numpy.__version__ >= "2":
+        assert "`numpy.lib.utils.source` is gone from NumPy" in result.stdout
     assert "(<class 'str'>, <class 'bytes'>) Mapping inf [np.float64(2.0), np.float64(1.0)]" in result.stdout or \
         "(<class 'str'>, <class 'bytes'>) Mapping inf [2.0, 1.0]" in result.stdout, result.stdout
     assert "legacy function gradient: [6.0, 6.0, 6.0]" in result.stdout, result.stdout

@@ -22,7 +22,8 @@ iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2
 torch 2.0, imported by vendored apex), an autograd Function called as an instance with a forward of
 its own (before torch 1.3), and
 NumPy's removed aliases (`np.float`, `np.int`, `np.Inf`, `np.product`, ...:
-gone in NumPy 1.24 and 2.0, everywhere in older code) and its `numpy.lib.polynomial` module, and a Python 2 module of
+gone in NumPy 1.24 and 2.0, everywhere in older code) and its `numpy.lib` modules made private (`numpy.lib.polynomial`,
+`numpy.lib.type_check`, ...), and a Python 2 module of
 the project that mixes tabs and spaces in its indentation (a tab advanced to the
 next multiple of eight, as Python 2 read it; Python 3 raises TabError); an imported module that passes
 `async=True` to `.cuda()` (torch 0.4 renamed it `non_blocking`; Python 3.7 made `async` a keyword, so
@@ -634,26 +635,49 @@ def _numpy_aliases() -> None:
 
     old_names.answers_old_names = True
     numpy.__getattr__ = old_names
-    _numpy_polynomial_module(numpy)
+    _numpy_lib_modules(numpy)
 
 
-def _numpy_polynomial_module(numpy) -> None:
-    """`from numpy.lib.polynomial import roots` (a module NumPy 2.0 made private): its functions, which
-    NumPy still has under their own names."""
+# `numpy.lib` modules NumPy 2.0 made private (as `numpy.lib._<name>_impl`), which older code imports from.
+NUMPY_LIB_MODULES = ("polynomial", "utils", "type_check", "ufunclike", "function_base", "shape_base", "twodim_base",
+                     "index_tricks", "nanfunctions", "arraysetops", "arraypad", "histograms")
+
+
+def _numpy_lib_modules(numpy) -> None:
+    """`from numpy.lib.polynomial import roots`, `from numpy.lib.type_check import imag`: the names of the
+    module's private successor, or NumPy's own. A name neither has any more (a helper an editor imported
+    unasked, `from numpy.lib.utils import source`) imports, and refuses to run if called."""
+    import importlib
     import importlib.util
     import sys
     import types
 
-    try:
-        if importlib.util.find_spec("numpy.lib.polynomial") is not None:
-            return
-    except (ImportError, ValueError):
-        pass
-    module = types.ModuleType("numpy.lib.polynomial")
-    for name in ("poly", "roots", "polyint", "polyder", "polyadd", "polysub", "polymul", "polydiv", "polyval",
-                 "poly1d", "polyfit"):
-        setattr(module, name, getattr(numpy, name))
-    sys.modules["numpy.lib.polynomial"] = module
+    for name in NUMPY_LIB_MODULES:
+        full = f"numpy.lib.{name}"
+        try:
+            if importlib.util.find_spec(full) is not None:
+                continue
+        except (ImportError, ValueError):
+            pass
+        try:
+            successor = importlib.import_module(f"numpy.lib._{name}_impl")
+        except ImportError:
+            successor = None
+        module = types.ModuleType(full)
+        module.__getattr__ = functools.partial(_numpy_lib_name, full, (successor, numpy))
+        sys.modules[full] = module
+
+
+def _numpy_lib_name(module: str, sources: tuple, name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    for source in sources:
+        if source is not None and hasattr(source, name):
+            return getattr(source, name)
+
+    def removed(*args, **kwargs):
+        raise RuntimeError(f"`{module}.{name}` is gone from NumPy {sources[-1].__version__}")
+    return removed
 
 
 def _noted(function, text: str):
