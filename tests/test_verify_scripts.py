@@ -2311,3 +2311,48 @@ def test_a_value_a_statement_could_not_make_on_stand_ins_stops_the_run_where_the
     assert verdict.evidence.startswith("needs `fid_tools`, which is not installed (the code used "
                                        "`fid_tools.InceptionFeatures`)"), verdict.evidence
     assert "`fid_model` stood for" not in verdict.evidence, verdict.evidence
+
+
+def test_a_grey_dataset_keeps_its_one_channel_under_three_means_and_grayscale_says_how_many():
+    # `datasets.FashionMNIST(..., transform=Normalize((0.5, 0.5, 0.5), ...))`: a CIFAR transform kept,
+    # which torchvision once applied channel by channel to the grey images (fresh59's cDCGAN, whose
+    # discriminator reads one channel). `Grayscale(num_output_channels=3)` does make three.
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        from torchvision import datasets, transforms
+        grey = datasets.FashionMNIST("data", transform=transforms.Compose([
+            transforms.ToTensor(), transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))]))
+        tripled = datasets.MNIST("data", transform=transforms.Compose([
+            transforms.Grayscale(num_output_channels=3), transforms.ToTensor()]))
+        medical = datasets.PathMNIST("data", transform=transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5)))
+    """)
+    channels = {site.target: site.channels for site in rewrite_data(source).sites}
+    assert channels == {"grey": None, "tripled": 3, "medical": 3}  # None: the dataset's own, one
+
+
+def test_a_program_function_s_parser_gets_its_options_before_parsing_them():
+    # `parser.add_argument(...)` binds nothing, and `parser.parse_args()` after them gives the options
+    # the object the call builds reads (fresh59: "'Namespace' object has no attribute 'z_dim'").
+    from torchcopylint.verify.topcalls import evaluate, top_level_calls
+
+    definition = "class Solver:\n    def __init__(self, args):\n        self.z_dim = args.z_dim\n"
+    script = textwrap.dedent("""\
+        import argparse
+
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--z_dim", type=int, default=100)
+            print("parsing")
+            args = parser.parse_args([])
+            solver = Solver(args)
+            solver.fit()
+    """)
+    [site] = top_level_calls(script, "Solver", definition)
+    assert [text for _, text, _, _ in site.before] == [
+        "parser = argparse.ArgumentParser()", "parser.add_argument('--z_dim', type=int, default=100)",
+        "args = parser.parse_args([])"]
+    import argparse
+
+    assert evaluate(site, {"argparse": argparse}).values["args"].z_dim == 100

@@ -70,6 +70,12 @@ def known_dataset(name: str) -> Optional[str]:
         return name
     return "MNIST" if name.endswith("MNIST") and name.isidentifier() else None
 
+def _grey_by_name(known: Optional[str], called: str) -> bool:
+    """Is the dataset one of torchvision's whose images are grey, called by its own name (`FashionMNIST`;
+    not MedMNIST's `PathMNIST`, whose channels its transforms say)?"""
+    return known is not None and known == called and KNOWN_DATASETS[known][0][0] == 1
+
+
 DATA_PACKAGES = ("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets.")
 LOADER_CLASSES = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 MAX_LOOKED = 12  # assignments read back from a loader's call for what its dataset is
@@ -993,6 +999,7 @@ class _SiteFinder:
         and (for a loader) the dataset it is over."""
         last = qualified.rsplit(".", 1)[-1]
         known = known_dataset(last)
+        called = last  # the name the known dataset was called by
         if known is None:
             # An imported maker told which dataset by name: `dataloader.train_loader("mnist", ...)`.
             known = next((KNOWN_BY_LOWER_NAME[argument.value.lower()]
@@ -1010,6 +1017,7 @@ class _SiteFinder:
                 if sub.id in self.site_of_name and known is None:
                     earlier = self.site_of_name[sub.id]
                     known, channels = earlier.known, earlier.channels
+                    called = earlier.callee.rsplit(".", 1)[-1]
                     over = over or earlier.callee
                 looked += self._values_of(sub.id, call.lineno)
         # Through the names those values read, a few steps back: `trainset, validset =
@@ -1028,17 +1036,21 @@ class _SiteFinder:
                     continue
                 name = (_dotted(sub.func) or "").rsplit(".", 1)[-1]
                 if known is None and sub is not call:
-                    known = known_dataset(name)
+                    known, called = known_dataset(name), name
                 if name in SIZE_TRANSFORMS and (size is None or name in CROP_TRANSFORMS and not cropped):
                     # A crop sets the side of what comes out, whatever a `Resize` before it made
                     # (`Resize(IMAGE_SIZE + 2)`, then `CenterCrop(IMAGE_SIZE)`).
                     size = _argument(sub, 0, "size")
                     cropped = name in CROP_TRANSFORMS
                 elif name == "Grayscale":
-                    channels = 1
+                    wanted = _argument(sub, 0, "num_output_channels")
+                    channels = wanted.value if isinstance(wanted, ast.Constant) and wanted.value in (1, 3) else 1
                 elif name == "Normalize" and channels is None:
+                    # (Three means for MNIST's one channel, a CIFAR transform kept: torchvision once
+                    # normalized channel by channel, and the images stayed grey.)
                     mean = _argument(sub, 0, "mean")
-                    if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3):
+                    if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3) \
+                            and not (len(mean.elts) == 3 and _grey_by_name(known, called)):
                         channels = len(mean.elts)
         return known, channels, size, over
 

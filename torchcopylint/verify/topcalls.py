@@ -194,8 +194,8 @@ def _needed(call: ast.Call, loops: tuple, before: tuple) -> tuple:
     kept = []
     for entry in reversed(before):
         bound, text, _, _ = entry
-        if wanted & set(bound):
-            kept.append(entry)
+        if wanted & set(bound) or not bound and _receiver(ast.parse(text).body[0]) in wanted:
+            kept.append(entry)  # what binds a name it reads, or changes one (`parser.add_argument(...)`)
             wanted |= _names(text)
     return tuple(reversed(kept))
 
@@ -572,12 +572,38 @@ def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, every
             names = tuple(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
             runnable = isinstance(statement, ast.Assign) and _plain_assignment(statement, makers)
             earlier.append((names, ast.unparse(statement), statement.lineno, runnable))
+        elif (loops or everywhere) and _completes(statement, earlier, makers):
+            # `parser.add_argument("--z_dim", ...)` after `parser = argparse.ArgumentParser()`: it binds
+            # nothing, and what `parser.parse_args()` gives later depends on it.
+            earlier.append(((), ast.unparse(statement), statement.lineno, True))
+
+
+def _completes(statement: ast.stmt, earlier: list, makers: frozenset) -> bool:
+    """A plain method call on an object an earlier assignment made (`parser.add_argument(...)`), run for
+    what it does to that object."""
+    made = {name for names, _, _, runnable in earlier if runnable for name in names}
+    return _receiver(statement) in made and _plain_value(statement.value, makers)
+
+
+def _receiver(statement: ast.stmt) -> Optional[str]:
+    """`parser` of the statement `parser.add_argument(...)` (a method call for its effect); else None."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    receiver = call.func.value
+    while isinstance(receiver, (ast.Attribute, ast.Subscript)):
+        receiver = receiver.value
+    return receiver.id if isinstance(receiver, ast.Name) else None
 
 
 def _plain_assignment(statement: ast.Assign, makers: frozenset = frozenset()) -> bool:
     """An assignment in the loop the experiment may run once before the call: it calls no function of
     the file (which may train) but those of `makers`, and steps nothing."""
-    for node in ast.walk(statement.value):
+    return _plain_value(statement.value, makers)
+
+
+def _plain_value(value: ast.expr, makers: frozenset) -> bool:
+    for node in ast.walk(value):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ("backward", "step", "zero_grad"):
