@@ -92,6 +92,11 @@ CONFIRMED = [
     ("medmnist_mlp.py", "total += loss", "TCL007", ["samples 3x28x28"], ("torchvision",)),
     # An object its class builds from nothing is built so, and a noisy batch is shaped for its critic.
     ("trainer_factory.py", "loss = self.disc(g_data)", "TCL003", ["GANTrainer.makenew()"], ()),
+    # A data module's function returning three loaders, sliced to two and unpacked by the epoch: each a
+    # loader of what its dataset class's `__getitem__` returns, one image (fresh59's VAE homework).
+    ("vae_splits.py", "train_elbos.append(elbo)", "TCL007",
+     ["with the call from `main()`", "`binary_digits(...)` over `BinaryDigits(...)`",
+      "without labels as the class's `__getitem__` returns them"], ()),
     # A count read from **kwargs whose default runs no loop is passed.
     ("kwargs_runner.py", "total_loss += loss", "TCL007", ["num_epochs = "], ()),
 ]

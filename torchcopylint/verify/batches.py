@@ -222,7 +222,8 @@ class DataPlan:
             image_size = _evaluate(hints.get(inner.size_text) or hints.get(position))
         elif inner.size_text:
             image_size = self.value_of(inner.size_text)  # a number, or a name of the run's own
-        site = dataclasses.replace(site, known=inner.known, channels=site.channels or inner.channels, over=inner.callee)
+        site = dataclasses.replace(site, known=inner.known, channels=site.channels or inner.channels, over=inner.callee,
+                                   layout=site.layout or inner.layout)
         self.sites[site.index] = site
         return site, image_size
 

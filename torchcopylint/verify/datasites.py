@@ -733,6 +733,21 @@ def _project_function(qualified: Optional[str]) -> Optional[ast.FunctionDef]:
     return samples.project_function(module, name)
 
 
+def _loaders_returned(qualified: Optional[str]) -> int:
+    """How many loaders or datasets a data function of the project returns as one tuple (`return
+    trainloader, valloader, testloader`, each made by a DataLoader or dataset class); 0 otherwise."""
+    function = _project_function(qualified)
+    if function is None:
+        return 0
+    made = {target.id for node in ast.walk(function) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and DATA_CLASS.search((_dotted(node.value.func) or "").rsplit(".", 1)[-1])
+            for target in node.targets if isinstance(target, ast.Name)}
+    counts = {len(node.value.elts) if isinstance(node.value, ast.Tuple) and all(
+        isinstance(element, ast.Name) and element.id in made for element in node.value.elts) else 0
+        for node in ast.walk(function) if isinstance(node, ast.Return) and node.value is not None}
+    return counts.pop() if len(counts) == 1 and min(counts) > 1 else 0
+
+
 def _project_function_reads_files(qualified: Optional[str]) -> bool:
     """Does a function imported from a module of the project read files or the network?"""
     function = _project_function(qualified)
@@ -922,6 +937,9 @@ class _SiteFinder:
             return "loader" if data else None
         if isinstance(call.func, ast.Name) and call.func.id in self.dataset_classes:
             return "dataset"
+        if isinstance(call.func, ast.Name) and call.func.id in self.classes and self._given_unread_arrays(call) \
+                and any(_is_dataset_base(base) for base in self.classes[call.func.id].bases):
+            return "dataset"  # `CustomTensorDataset(np.load("imgs.npy"))`: a dataset of data that is not read
         if qualified.startswith("torch.") or last in self.defined:
             return None  # torch's own callables, and the file's code (rewritten inside instead)
         head = (_dotted(call.func) or "").split(".", 1)[0]
@@ -939,6 +957,9 @@ class _SiteFinder:
         callee = _dotted(call.func) or ast.unparse(call.func)
         qualified = _qualified(call.func, self.imports) or callee
         target, unpack = _target_of(call, statement)
+        if kind == "data" and not unpack:
+            # `data = bmnist()[:2]`, `loaders = get_loaders()`: as many loaders as the function returns.
+            unpack = _loaders_returned(qualified)
         known, channels, size, over = self._hints(call, qualified)
         batch = None
         if kind == "loader":
@@ -955,7 +976,9 @@ class _SiteFinder:
         if kind == "keras":
             known = KERAS_LOADER.match(qualified).group(2)  # "mnist", "cifar10"
         dataset = over if kind == "loader" else callee
-        layout = samples.layout_of_class(self.dataset_classes[dataset]) if dataset in self.dataset_classes else None
+        defined = self.dataset_classes.get(dataset) or self.classes.get(dataset)
+        layout = samples.layout_of_class(defined) if defined is not None and any(
+            _is_dataset_base(base) for base in defined.bases) else None
         head, _, rest = dataset.partition(".")
         imported = self.imports[head] + (f".{rest}" if rest else "") if head in self.imports and known is None else ""
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
@@ -983,6 +1006,16 @@ class _SiteFinder:
                         if views > 1:
                             return views
         return 1
+
+    def _given_unread_arrays(self, call: ast.Call) -> bool:
+        """Is the call given what a NumPy reader of a data file returns, directly or through the name the
+        code bound it to last (`dataset = np.load("imgs.npy")`, then `CustomTensorDataset(dataset)`)?"""
+        for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
+            values = self._values_of(argument.id, before=call.lineno) if isinstance(argument, ast.Name) else [argument]
+            if any(isinstance(value, ast.Call) and _qualified(value.func, self.imports) in ARRAY_READERS
+                   for value in values):
+                return True
+        return False
 
     def _values_of(self, name: str, before: Optional[int] = None) -> list:
         """The values assigned to `name`; with `before`, the last one assigned before that line, when
@@ -1095,8 +1128,8 @@ def _maker_hints(call: ast.Call, site: DataSite) -> dict:
 @functools.lru_cache(maxsize=16)
 def made_in_module(dotted: str) -> Optional[tuple[DataSite, list[str]]]:
     """For a function of another module that makes data (`utils.load_data`), read from its file (found,
-    not run): the first dataset or loader it makes that says what its samples are (MNIST, a `Resize`),
-    and the function's parameter names, in order."""
+    not run): the first dataset or loader it makes that says what its samples are (MNIST, a `Resize`,
+    a dataset class whose `__getitem__` returns an image alone), and the function's parameter names, in order."""
     module, _, name = dotted.rpartition(".")
     function = samples.project_function(module, name)
     source = samples.module_source(module) if function is not None else None
@@ -1104,7 +1137,7 @@ def made_in_module(dotted: str) -> Optional[tuple[DataSite, list[str]]]:
         return None
     inside = [site for site in rewrite_data(source).sites
               if function.lineno <= site.line <= (function.end_lineno or function.lineno)
-              and (site.known or site.channels or site.size_text)]
+              and (site.known or site.channels or site.size_text or site.layout)]
     if not inside:
         return None
     parameters = [argument.arg for argument in (*function.args.posonlyargs, *function.args.args)]
