@@ -217,7 +217,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py", "zoo_resnet.py",
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
-                    "callable_trainer.py", "frozen_vector.py")
+                    "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py")
 
 
 @pytest.fixture(scope="module")
@@ -254,6 +254,19 @@ def _standin_verdict(verified, name: str, text: str, code: str, occurrence: int 
 
 # Code that needs stand-ins of a particular kind to run: confirmed, and the evidence names what stood in.
 CONFIRMED_ON_STAND_INS = [
+    # `elbo = model(batch.view(-1, 28 * 28))`, then `elbo.backward()`: the stand-in network returns one
+    # value, a loss, and the batches hold samples of the 784 values the view reads (fresh59's VAE homework).
+    pytest.param("elbo_epoch.py", "elbos.append(elbo)", "TCL007",
+                 ["every iteration's graph stays alive", "model = StandInNet(any -> 8 -> Linear -> sigmoid -> "
+                  "mean, a loss)", "data = 4 batches of (4, 784) float32",
+                  "with stand-ins (samples of shape (784,), as `batch.view(-1, 28 * 28)` reads them)"],
+                 id="a-network-returning-its-loss-fed-samples-shaped-as-read"),
+    # `faces = np.load("faces.npy")` wrapped in the script's own Dataset class: the loader over it serves
+    # stand-in batches, shaped as the class's `__getitem__` returns a sample (fresh59's anime-face DCGAN).
+    pytest.param("array_dataset.py", "d_losses.append(d_loss)", "TCL007",
+                 ["every iteration's graph stays alive", "`loader = DataLoader(...)` over `FaceArray(...)` "
+                  "(line 26): 4 batches of 4", "without labels"],
+                 id="a-dataset-class-over-an-array-not-read"),
     # `assert image.size(0) == 1`: the stand-in batch holds one image (with four, the assertion stopped it).
     pytest.param("one_image_attack.py", "saliency = adversarial.clone().detach()", "TCL005",
                  ["as written records CloneBackward0", "on (1, 8) float32"], id="one-sample-at-a-time"),
@@ -271,7 +284,7 @@ CONFIRMED_ON_STAND_INS = [
                  id="forward-of-several-inputs"),
     # `right.view(b, -1, 1)` against rows of the bank's width, and indices for `index_select`.
     pytest.param("several_inputs.py", "return score.clone().exp()", "TCL001",
-                 ["stand-ins of 16 features, a size the module is built with", "index = class indices"],
+                 ["stand-ins of 16 features, a size the module is built with", "index = indices [0, 1, 2, 7]"],
                  id="width-the-module-is-built-with"),
     pytest.param("several_inputs.py", "return base.clone().add(offset * 2.0)", "TCL001", ["offset = 0.1"],
                  id="keyword-only-parameters"),

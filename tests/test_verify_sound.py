@@ -206,6 +206,26 @@ def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_nev
 
 
 @needs_torch
+def test_a_pruning_helper_s_copies_are_confirmed_on_a_stand_in_layer_with_the_assumption_said(sound_verified):
+    # `layer.weight.index_select(dim, index)`: `index` holds positions along the layer's rows (made
+    # in range of them, not as ten classes), and the layer's parameters require grad as a trained
+    # layer's do; the evidence says the claim rests on that (fresh59: 18 such copies in three
+    # copies of an old `modeling_utils.py`, all unverified on "index out of range").
+    source = sound_verified["sources"][str(sound_verified["directory"] / "pruning.py")]
+    caller = f"`prune()` at line {line_of(source, 'return prune_rows(layer')}"
+    for text in ("kept = layer.weight.index_select", "bias = layer.bias[index]"):
+        verdict = _verdict(sound_verified, "pruning.py", text, "TCL005")
+        assert verdict.status == "confirmed", verdict
+        assert f"when called from {caller}; assumed: `layer` (what {caller} was given) made up as a stand-in " \
+               "layer whose parameters require grad, as a trained layer's do; the claim does not hold for a " \
+               "frozen one" in verdict.evidence, verdict
+    # `if dim == 1:` with `dim=0` by default: the other value the code compares it with is tried too.
+    verdict = _verdict(sound_verified, "pruning.py", "bias = layer.bias.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "with stand-ins, dim=1; assumed: `layer` made up as a stand-in layer" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_a_copy_whose_function_another_file_of_the_tree_imports_is_not_confirmed_on_an_assumption(sound_verified):
     # No caller in the file; `attack_campaign.py` imports the class and passes it data. What it passes
     # decides, and it is not run: unverified, naming the file, never a bare or assumed confirmation.

@@ -1381,3 +1381,40 @@ def test_the_entries_of_a_settings_dict_the_constructor_keeps_are_what_the_metho
     assert names == ("config",)
     assert made.plan.kinds == {"config": "dict", "config['lr']": "float", "config['workspace_dir']": "path",
                                "config['n_epoch']": "count"}
+
+
+def test_positions_an_index_takes_fit_every_dim_a_stand_in_has_and_a_compared_default_is_tried_the_other_way():
+    # `layer.weight.index_select(dim, index)`: `index` holds positions along the layer's rows, so it is
+    # made of indices below the stand-ins' widths (ten classes would run past an eight-row layer);
+    # `prune_layer(layer, index)` hands both on, and they are a layer and positions there too.
+    # `dim=0` and `if dim == 1:`: the other value the code compares it with is a setting of its own.
+    from torchcopylint.verify.standins import FEATURES, make, other_defaults, plan, uses
+
+    tree = ast.parse(textwrap.dedent("""
+        def prune_rows(layer, index, dim=0):
+            kept = layer.weight.index_select(dim, index).clone().detach()
+            if dim == 1:
+                return kept
+            return layer.bias[index]
+
+        def prune(layer, index):
+            if isinstance(layer, nn.Linear):
+                return prune_rows(layer, index)
+    """))
+    rows, wrapper = tree.body
+    found = uses(rows)
+    planned = plan(["layer", "index"], found, {}, {})
+    assert planned.kinds == {"layer": "layer", "index": "labels"} and planned.positions == ("index",)
+    made = make(planned, "cpu")
+    assert int(made["index"].max()) < FEATURES <= made["layer"].weight.shape[0]
+    assert "index = indices [" in planned.describe(made)
+
+    def prune_rows_at_run_time(layer, index, dim=0):
+        return layer, index, dim
+
+    assert other_defaults(prune_rows_at_run_time, rows) == [("dim", 1)]
+    from torchcopylint.verify.standins import settings_for
+
+    through = settings_for(wrapper, ["layer", "index"], {}, "cpu", tree=tree)[0].plan
+    assert through.kinds == {"layer": "layer", "index": "labels"} and through.positions == ("index",)
+

@@ -2142,7 +2142,7 @@ def clone_detach_order(job: Job) -> Outcome:
     if shown:
         recording = next((sighting for sighting in shown if _records_clone(sighting)), None)
         if recording is not None:
-            return _clone_detach_measured(job, recording)
+            return _stating_made_up_layers(_clone_detach_measured(job, recording), recording, expression)
         outcome = _clone_detach_measured(job, shown[0])
         if failures:  # a caller that could not run may pass a tensor that requires grad
             raise CannotRun(f"{outcome.evidence}; but {failures[0]}")
@@ -2178,6 +2178,8 @@ def clone_detach_order(job: Job) -> Outcome:
             raise CannotRun(f"{outcome.evidence}; but {shown} {why}, and class indices never require grad")
         return Outcome(outcome.status, f"{outcome.evidence}; assumed: {shown} made as class indices "
                                        f"(an int64 tensor), as {why} ({source})")
+    if outcome.status == "confirmed" and _made_up_layers(sighting, expression) and not sighting.assumed:
+        return _stating_made_up_layers(outcome, sighting, expression, f"({_what_callers_show(job, callers, failures)})")
     if outcome.status == "confirmed" and sighting.assumed and standins.LABEL_NAMES.match(expression.split(".")[-1]):
         # Class labels never require grad: a made-up float for a caller's `labels` says nothing of the code.
         raise CannotRun(f"{outcome.evidence}; but `{expression}` is named like class labels, which never require "
@@ -2265,8 +2267,12 @@ def _made_up_plan(sighting: Sighting):
     return None
 
 
-def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
-    """The names `expression` reads whose values were made up for the run (stand-ins from use)."""
+def _made_up_names(sighting: Sighting, expression: str, kinds: Optional[frozenset] = None) -> list[str]:
+    """The names `expression` reads whose values were made up for the run (stand-ins from use): those
+    of `kinds`, or, by default, those made up as tensors or class labels (whose kind `_kind_by_use`
+    weighs). What was made up as what holds no tensor of values (a layer, the positions of an
+    `index_select`) is what it is: `index` in `layer.weight.index_select(0, index)` cannot make the copy
+    require grad."""
     plan = _made_up_plan(sighting)
     if plan is None:
         return []
@@ -2275,7 +2281,34 @@ def _made_up_names(sighting: Sighting, expression: str) -> list[str]:
     except SyntaxError:
         return []
     read = [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute))]
-    return [name for name in dict.fromkeys(read) if name in plan.kinds]
+    if kinds is not None:
+        return [name for name in dict.fromkeys(read) if plan.kinds.get(name) in kinds]
+    return [name for name in dict.fromkeys(read) if name in plan.kinds and name not in plan.positions
+            and (plan.kinds[name] not in NOT_TENSORS or plan.kinds[name] == "labels")]
+
+
+def _made_up_layers(sighting: Sighting, expression: str) -> list[str]:
+    """The made-up layers whose parameters the value may be (`layer.weight`): those `expression` reads,
+    or, for a run through a caller in the file, those made up for the caller's own arguments. (A
+    made-up network's output is another matter: `keep(model(x))` copies what a network computes.)"""
+    if sighting.through is None:
+        return _made_up_names(sighting, expression, kinds=frozenset({"layer"}))
+    plan = getattr(getattr(sighting.setting, "standins", None), "plan", None)
+    return [name for name, kind in plan.kinds.items() if kind == "layer"] if plan is not None else []
+
+
+def _stating_made_up_layers(outcome: Outcome, sighting: Sighting, expression: str, why: str = "") -> Outcome:
+    """A confirmation that rests on a stand-in layer's parameters requiring grad, as those of a layer
+    being trained do (`layer.weight.index_select(0, index)` in a pruning helper), says so: for a frozen
+    layer the claim would not hold."""
+    layers = _made_up_layers(sighting, expression) if outcome.status == "confirmed" else []
+    if not layers:
+        return outcome
+    shown = " and ".join(f"`{name}`" for name in layers)
+    whose = f" (what {sighting.through.description} was given)" if sighting.through is not None else ""
+    return Outcome(outcome.status, f"{outcome.evidence}; assumed: {shown}{whose} made up as a stand-in "
+                                   f"{'layer' if len(layers) == 1 else 'layers'} whose parameters require grad, as "
+                                   f"a trained layer's do; the claim does not hold for a frozen one{' ' + why if why else ''}")
 
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.

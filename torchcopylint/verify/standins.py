@@ -124,6 +124,7 @@ class Use:
     fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
     class_target: bool = False  # a class-index target or index: `F.cross_entropy(out, y)`, `embed(y)`, `one_hot(y)`
     value_target: bool = False  # the target of a loss of values: `F.mse_loss(out, y)`
+    position_index: bool = False  # the indices of `index_select`, `gather`, `index_copy_`: positions along a dim
     keys_of: set = field(default_factory=set)  # the containers it is a key of: `self.count[mode]` -> {"self.count"}
     none_tested: bool = False   # `if best is None:`: the code has a path for None
     dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
@@ -137,6 +138,7 @@ class Use:
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
     joined: str = ""           # the first argument of `torch.cat` / `torch.stack`: a sequence of tensors ("cat", "stack")
     results_indexed: bool = False  # what a call to it returns is indexed: `loss = criterion(o, y); loss[i]`
+    returns_loss: bool = False  # what a call to it returns is backpropagated as it is: `elbo = model(x); elbo.backward()`
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
@@ -535,6 +537,13 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 and isinstance(node.targets[0], ast.Name) and found.get(node.targets[0].id, Use()).indexed \
                 and _key(node.value.func):
             use(node.value.func).results_indexed = True
+        # `elbo = model(x)`, then `elbo.backward()`: a network that computes its own loss, one value.
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and _key(node.value.func) and any(
+                    isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
+                    and not call.args and not call.keywords and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == node.targets[0].id for call in ast.walk(function)):
+            use(node.value.func).returns_loss = True
     _mark_tensor_operands(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
@@ -647,12 +656,14 @@ def _mark_targets(call: ast.Call, callee: str, use: Callable) -> None:
             next((k.value for k in call.keywords if k.arg == "index"), None)
         while isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute) and index.func.attr in INDEX_VIEWS:
             index = index.func.value
-        marked = (index, "class")
+        marked = (index, "position")
     if marked is None or marked[0] is None or _key(marked[0]) is None:
         return
     found = use(marked[0])
     if marked[1] == "class":
         found.class_target = True
+    elif marked[1] == "position":
+        found.position_index = True
     else:
         found.value_target = True
 
@@ -675,10 +686,11 @@ class StandInNet(nn.Module):
     through any of them (`D(x, E(x))`: a stand-in that read only `x` would hide the encoder's graph
     and refute a true claim)."""
 
-    def __init__(self, out_shape: tuple, returns: int = 0):
+    def __init__(self, out_shape: tuple, returns: int = 0, loss: bool = False):
         super().__init__()
         self.out_shape = tuple(out_shape)
         self.returns = returns  # the code unpacks its result into this many values (0: a single tensor)
+        self.loss = loss  # the code backpropagates its result as it is: one value, the mean over the batch
         self.linear = nn.Linear(FEATURES, math.prod(self.out_shape))
 
     def forward(self, *inputs, **keywords):
@@ -706,7 +718,7 @@ class StandInNet(nn.Module):
             features = pooled.repeat(1, -(-width // FEATURES))[:, :width] \
                 + output.reshape(tensor.shape[0], -1).mean(dim=-1, keepdim=True)
             return (output, *(features for _ in range(self.returns - 1)))
-        return output
+        return output.mean() if self.loss else output
 
     def __getattr__(self, name: str):
         try:
@@ -725,7 +737,8 @@ class StandInNet(nn.Module):
         return self
 
     def describe(self) -> str:
-        shown = f"StandInNet(any -> {FEATURES} -> Linear -> sigmoid -> {'x'.join(map(str, self.out_shape)) or '1, flat'}"
+        shown = f"StandInNet(any -> {FEATURES} -> Linear -> sigmoid -> " + \
+            ("mean, a loss" if self.loss else 'x'.join(map(str, self.out_shape)) or '1, flat')
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
 
 
@@ -1041,7 +1054,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.dict_key:
         return "choice"  # `self.count[mode]` where `self.count = {"train": 0, "test": 0}`
-    if use.class_target or (LABEL_NAMES.match(bare) and use.seen and not (
+    if use.class_target or use.position_index or (LABEL_NAMES.match(bare) and use.seen and not (
             use.value_target or use.arithmetic or use.torch_argument or use.indexed or use.ordered or use.in_range
             or use.sizes)):
         return "labels"  # class indices: a loss target, an index, one-hot encoded or embedded
@@ -1120,7 +1133,9 @@ class Plan:
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
     per_class: tuple = ()                         # tensors the code indexes by labels: a row per class
+    positions: tuple = ()                         # indices along a dim that are never a class (`index_select`)
     per_sample: tuple = ()                        # losses whose values the code indexes: one per sample
+    losses: tuple = ()                            # modules whose result the code backpropagates as it is
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
     batch: int = BATCH                            # samples in each stand-in tensor's batch
@@ -1165,6 +1180,8 @@ class Plan:
                 parts.append(f"{name} = tensor{tuple(value.shape)} (a leaf: the code makes it require grad)")
             elif kind == "tensor":
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
+            elif kind == "labels" and name in self.positions:
+                parts.append(f"{name} = indices {value.tolist()}")
             elif kind == "labels":
                 parts.append(f"{name} = class indices {value.tolist()}")
             elif kind in ("dict", "tensors", "parameters"):
@@ -1275,10 +1292,14 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
     per_class = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).per_class)
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
+    losses = tuple(name for name, kind in kinds.items() if kind == "module" and found.get(name, Use()).returns_loss)
+    positions = tuple(name for name, kind in kinds.items() if kind == "labels" and found.get(name, Use()).position_index
+                      and not found[name].class_target)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
-                leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample)
+                leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
+                positions=positions, losses=losses)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1306,7 +1327,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     modules = [n for n, k in plan_.kinds.items() if k == "module"]
     for name in modules:
         made[name] = plan_.networks[name].build().to(device) if name in plan_.networks else \
-            StandInNet(plan_.outputs[name], plan_.returns.get(name, 0)).to(device)
+            StandInNet(plan_.outputs[name], plan_.returns.get(name, 0), name in plan_.losses).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
@@ -1339,6 +1360,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (plan_.batch, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (plan_.batch, *plan_.sample), name=name)
+        elif kind == "labels" and name in plan_.positions:
+            # Positions along a dim of another stand-in (a layer's rows, a sample's features): FEATURES
+            # long, so in range of every dim a stand-in has; ten classes would not be.
+            made[name] = class_indices(plan_.batch, FEATURES, device)
         elif kind == "labels":
             made[name] = class_indices(plan_.batch, CLASSES, device)
         elif kind == "parameters":  # leaves that require grad, as a network's parameters are
@@ -1434,7 +1459,7 @@ class StandIns:
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
 SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "device", "torch.device", "dtype"})
-CALLED_KINDS = frozenset({"module", "loss"})
+CALLED_KINDS = frozenset({"module", "loss", "layer"})  # objects, not tensors: `prune_layer(layer, index)` passes a layer on
 
 
 def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
@@ -1471,6 +1496,9 @@ def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
             if kind == "loader" and not use_of_name.iterated:
                 use_of_name.iterated, use_of_name.unpacked, use_of_name.views = True, inner.unpacked, inner.views
                 use_of_name.batch_keys = use_of_name.batch_keys or inner.batch_keys
+                break
+            if kind == "labels" and inner.position_index and not inner.class_target:
+                use_of_name.position_index = True  # `prune_layer(layer, index)`, which does `index_select(0, index)`
                 break
             if kind in SCALAR_KINDS or kind in CALLED_KINDS and not use_of_name.methods:
                 # `adv_attack(model, images, eps, labels, criterion)`, which calls `criterion(out, labels)`:
@@ -1593,6 +1621,12 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         fallbacks.append(StandIns("stand-ins (counts of ten)", replace(base, count=10), device))
     if images:
         fallbacks.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
+    reshaped = _samples_as_reshaped(node)
+    if reshaped is not None and reshaped[0] not in (base.sample, IMAGE) and \
+            (images or LOADER_KINDS & set(base.kinds.values())):
+        # `batch.view(-1, 28*28)`: samples of as many values as the code reads each one as.
+        fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as `{reshaped[1]}` reads them)",
+                                  base.varied("", None, sample=reshaped[0]), device))
     if one and images:
         fallbacks.append(StandIns("stand-ins (image batches of one sample)",
                                   replace(base.varied("", None, sample=IMAGE), batch=1), device))
@@ -1606,6 +1640,34 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
                                   replace(base.varied("", None, sample=IMAGE) if images else base,
                                           leaves=base.leaves + data), device))
     return variants[:MAX_SETTINGS - len(fallbacks)] + fallbacks
+
+
+def _samples_as_reshaped(function: ast.AST) -> Optional[tuple[tuple, str]]:
+    """(sample shape, the call) where the code reads a batch as samples of a fixed shape (`x.view(-1, 28*28)`,
+    `imgs.reshape(batch_size, 1, 28, 28)`): the one such shape, or None where it reads none or several."""
+    shapes = {}
+    for call in ast.walk(function):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("view", "reshape")
+                and len(call.args) > 1 and not call.keywords):
+            continue
+        first = call.args[0]
+        batch = (isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub) and isinstance(first.operand, ast.Constant)
+                 and first.operand.value == 1) or _batch_size_of(first) is not None or \
+            bool(_key(first) and BATCH_NAMES.match(_key(first).split(".")[-1]))
+        sizes = [_whole_number(argument) for argument in call.args[1:]]
+        if batch and all(size is not None and size > 0 for size in sizes):
+            shapes.setdefault(tuple(sizes), ast.unparse(call))
+    return next(iter(shapes.items())) if len(shapes) == 1 else None
+
+
+def _whole_number(node: ast.AST) -> Optional[int]:
+    """A whole number written as one (`784`, `28 * 28`); None for anything else."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        left, right = _whole_number(node.left), _whole_number(node.right)
+        return left * right if left is not None and right is not None else None
+    return None
 
 
 def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Module:
@@ -1758,8 +1820,8 @@ def _used_unguarded(use: Optional[Use]) -> bool:
 
 def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[tuple[str, Any]]:
     """(name, value) for each parameter default the function can be called with the other way: a
-    boolean flipped (`rand_init=False`); a string default as each other string `node`, the
-    function, compares it with (`distance="l_inf"` and `if distance == "l_2":`)."""
+    boolean flipped (`rand_init=False`); a string or whole-number default as each other one `node`, the
+    function, compares it with (`distance="l_inf"` and `if distance == "l_2":`; `dim=0` and `if dim == 1:`)."""
     try:
         parameters = signature_of(function).parameters.values()
     except (TypeError, ValueError):
@@ -1771,9 +1833,10 @@ def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[t
             continue
         if isinstance(parameter.default, bool):
             others.append((parameter.name, not parameter.default))
-        elif isinstance(parameter.default, str) and parameter.name in found:
+        elif isinstance(parameter.default, (str, int)) and parameter.name in found:
+            # `distance="l_inf"` with `if distance == "l_2":`; `dim=0` with `if dim == 1:`.
             others += [(parameter.name, value) for value in found[parameter.name].compared
-                       if isinstance(value, str) and value != parameter.default]
+                       if type(value) is type(parameter.default) and value != parameter.default]
     return others[:MAX_SETTINGS - 1]
 
 
