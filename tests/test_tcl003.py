@@ -2416,45 +2416,14 @@ def test_a_discriminator_fed_a_list_gets_the_generator_s_element_detached_never_
     assert "both = netD((fake.detach(), (fake * 2).detach()))" in result
 
 
-@pytest.mark.parametrize("switch", [
-    "toggle_grad(G, False)",                           # a helper of another module (`from utils import *`)
-    "set_requires_grad([G], requires_grad=False)",     # its flag given by keyword
-    "toggle_grad(G, False or mode == 'simultaneous')",  # a flag the analysis cannot read: maybe off
-])
-def test_an_imported_switching_helper_silences_the_step_it_switches_the_generator_off_for(switch):
-    # fresh60's time-domain GANs: `toggle_grad(self.G, False)` from a star-imported module, fifteen
-    # discriminator steps flagged whose fakes carried no graph at all.
-    source = f"""
+def _step_after(call: str) -> str:
+    """A discriminator step of a generator's fake, after `call` (a helper imported with `*`)."""
+    return f"""
     import torch
     from utils import *
 
 
     def d_step(G, D, real, z, mode):
-        opt_g = torch.optim.Adam(G.parameters())
-        opt_d = torch.optim.Adam(D.parameters())
-        {switch}
-        fake = G(z)
-        d_loss = D(fake).mean() - D(real).mean()
-        opt_d.zero_grad()
-        d_loss.backward()
-        opt_d.step()
-        return d_loss.item()
-    """
-    assert lines(source) == []
-
-
-@pytest.mark.parametrize("call", [
-    "toggle_grad(G, True)",        # switched on: the fake carries the generator's graph
-    "toggle_grad(D, False)",       # another network switched off
-    "log_grad(G, False)",          # a name that says nothing of switching
-])
-def test_a_helper_that_leaves_the_generator_on_keeps_the_finding(call):
-    source = f"""
-    import torch
-    from utils import *
-
-
-    def d_step(G, D, real, z):
         opt_g = torch.optim.Adam(G.parameters())
         opt_d = torch.optim.Adam(D.parameters())
         {call}
@@ -2465,4 +2434,23 @@ def test_a_helper_that_leaves_the_generator_on_keeps_the_finding(call):
         opt_d.step()
         return d_loss.item()
     """
-    assert len(lines(source)) == 1
+
+
+@pytest.mark.parametrize("switch", [
+    "toggle_grad(G, False)",                           # a helper of another module (`from utils import *`)
+    "set_requires_grad([G], requires_grad=False)",     # its flag given by keyword
+    "toggle_grad(G, False or mode == 'simultaneous')",  # a flag the analysis cannot read: maybe off
+])
+def test_an_imported_switching_helper_silences_the_step_it_switches_the_generator_off_for(switch):
+    # fresh60's time-domain GANs: `toggle_grad(self.G, False)` from a star-imported module, fifteen
+    # discriminator steps flagged whose fakes carried no graph at all.
+    assert lines(_step_after(switch)) == []
+
+
+@pytest.mark.parametrize("call", [
+    "toggle_grad(G, True)",        # switched on: the fake carries the generator's graph
+    "toggle_grad(D, False)",       # another network switched off
+    "log_grad(G, False)",          # a name that says nothing of switching
+])
+def test_a_helper_that_leaves_the_generator_on_keeps_the_finding(call):
+    assert len(lines(_step_after(call))) == 1
