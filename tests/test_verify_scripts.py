@@ -2356,3 +2356,82 @@ def test_a_program_function_s_parser_gets_its_options_before_parsing_them():
     import argparse
 
     assert evaluate(site, {"argparse": argparse}).values["args"].z_dim == 100
+
+
+def test_an_episode_s_environment_steps_are_collected_whole_and_a_vector_environment_steps_its_copies():
+    # `while not done: ... env.step(action)` in a rollout is no training loop (fresh60's PPO scripts: cut to
+    # one step, each update's batch held no sample, and an empty graph "refuted" a right TCL011);
+    # `gym.vector.make(id, num_envs=n)` stands in as n copies stepped together, reset as each episode ends.
+    from torchcopylint.verify.datasites import limit_loops
+    from torchcopylint.verify.environments import EPISODE_STEPS, vector_maker
+
+    rollout = textwrap.dedent("""\
+        def rollout(env, actor):
+            observations, done, state = [], False, env.reset()
+            while not done:
+                state, reward, done, info = env.step(actor(state).argmax().item())
+                observations.append(state)
+            return observations
+    """)
+    assert limit_loops(rollout, flagged_line=99).text == rollout
+    training = rollout.replace("observations.append(state)", "optimizer.step()")
+    assert limit_loops(training, flagged_line=99).text != training
+    envs = vector_maker("gym")("Acrobot-v1", num_envs=3)
+    assert envs.observation_space.shape == (3, 6) and envs.action_space[0].n == 3 and envs.num_envs == 3
+    observations = envs.reset()
+    for _ in range(EPISODE_STEPS):
+        observations, rewards, dones, infos = envs.step(envs.action_space.sample())
+    assert observations.shape == (3, 6) and rewards.shape == (3,) and dones.all() and len(infos) == 3
+
+
+def test_a_lightning_module_gets_its_optimizers_switches_and_hyperparameters_where_lightning_is_missing():
+    import torch
+    from torch import nn
+
+    from torchcopylint.verify import noops
+
+    served = noops.NoOpModule("pytorch_lightning")
+
+    class GAN(served.LightningModule):
+        def __init__(self, latent_dim=4, lr=0.1):
+            super().__init__()
+            self.save_hyperparameters()
+            self.generator, self.discriminator = nn.Linear(latent_dim, 2), nn.Linear(2, 1)
+
+        def configure_optimizers(self):
+            return [torch.optim.SGD(self.generator.parameters(), lr=self.hparams.lr),
+                    torch.optim.SGD(self.discriminator.parameters(), lr=self.hparams["lr"])], []
+
+    gan = GAN(lr=0.5)
+    assert dict(gan.hparams) == {"latent_dim": 4, "lr": 0.5} and gan.device == torch.device("cpu")
+    opt_g, opt_d = gan.optimizers()
+    assert gan.optimizers()[0] is opt_g  # the same optimizers on every call, their state kept
+    gan.toggle_optimizer(opt_d)  # Lightning switches off what only the other optimizers train
+    assert not any(p.requires_grad for p in gan.generator.parameters())
+    gan.untoggle_optimizer(opt_d)
+    assert all(p.requires_grad for p in gan.generator.parameters())
+    gan.manual_backward(gan.discriminator(gan.generator(torch.randn(3, 4))).mean())
+    assert gan.generator.weight.grad is not None
+    assert isinstance(served.Trainer(max_epochs=3).fit(gan), noops.NoOp)  # the training loop never runs
+
+
+def test_a_batch_a_step_unpacks_is_a_loader_s_batch_and_what_optimizers_gives_comes_from_configure_optimizers():
+    from torchcopylint.verify.standins import make, method_closure, plan, uses
+
+    tree = ast.parse(textwrap.dedent("""\
+        class GAN:
+            def training_step(self, batch, batch_idx):
+                opt_g, opt_d = self.optimizers()
+                condition, real = batch
+                return self.discriminator(condition, real)
+
+            def configure_optimizers(self):
+                return torch.optim.Adam(self.generator.parameters(), betas=(self.beta1, 0.9))
+    """))
+    step = tree.body[0].body[0]
+    planned = plan(["batch"], uses(step), {}, {})
+    assert planned.kinds == {"batch": "loader batch"} and planned.unpacked == {"batch": 2}
+    condition, real = make(planned, "cpu")["batch"]
+    assert condition.shape[0] == real.shape[0]
+    closure = method_closure(tree, "GAN", "training_step")
+    assert [node.name for node in closure.body] == ["training_step", "configure_optimizers"]

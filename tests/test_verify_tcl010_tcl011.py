@@ -145,3 +145,20 @@ def test_a_retaining_backward_the_first_setting_cannot_reach_is_run_in_the_next(
     verdict = verified[("TCL011", _line("score.backward(retain_graph=True)"), False)]
     assert verdict.status == "confirmed", verdict
     assert "the backward was reached with stand-ins (batches of one sample)" in verdict.evidence, verdict.evidence
+
+
+def test_a_graph_of_an_empty_batch_holds_only_empty_tensors_which_show_nothing():
+    # fresh60's PPO scripts: a rollout the experiment cut short left `len(obs) // training_iters` samples,
+    # none; the retained graph then held no activation, and "refuted" two right TCL011 findings. Empty
+    # saved tensors are counted apart, and the experiment then decides nothing (experiments.py).
+    import torch
+    from torch import nn
+
+    from torchcopylint.verify.experiments import _saved_bytes
+
+    actor = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2), nn.Softmax(dim=-1))
+    for samples, empty in ((0, True), (3, False)):
+        loss = actor(torch.randn(samples, 4)).log().mean()
+        loss.backward(retain_graph=True)
+        activations, activation_count, _, _, empty_count = _saved_bytes([loss])
+        assert (activation_count == 0 and empty_count > 0) == empty, (samples, activation_count, empty_count)

@@ -1326,12 +1326,19 @@ def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> 
 def _trains(loop: ast.AST) -> bool:
     for node in ast.walk(loop):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("backward", "step"):
+                node.func.attr in ("backward", "step") and not _environment_step(node):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == DATA_HELPER:
             return True
     iterable = loop.iter if isinstance(loop, ast.For) else None
     return iterable is not None and _iterates_data(iterable)
+
+
+def _environment_step(call: ast.Call) -> bool:
+    """`env.step(action)`, `self.envs.step(actions)`: an environment's step, which collects experience (an
+    episode's `while not done:` ends with the episode; cut short, a rollout gathers too little to learn
+    from), not an optimizer's."""
+    return call.func.attr == "step" and bool(re.search(r"(?i)env", _dotted(call.func.value) or ""))
 
 
 def _iterates_data(iterable: ast.expr) -> bool:

@@ -58,6 +58,7 @@ SPACES = {
     "FrozenLake": (16, 4),
     "Taxi": (500, 6),
     "CliffWalking": (48, 4),
+    "CarRacing": ((96, 96, 3), (3,)),
 }
 ATARI_SPACES = ((210, 160, 3), 6)
 
@@ -140,6 +141,83 @@ class StandInEnvironment:
         acted = self.action_space
         actions = f"{acted.n} actions" if isinstance(acted, Discrete) else f"actions of shape {acted.shape}"
         return f"{shown}, {actions}, episodes of {EPISODE_STEPS} steps"
+
+
+class _Batched:
+    """A vector environment's space: its copies' space, `num_envs` times (`env.action_space[0].n`,
+    `env.action_space.sample()`, `env.observation_space.shape[1]`)."""
+
+    def __init__(self, single, count: int) -> None:
+        self.single, self.count = single, count
+        self.shape = (count, *single.shape)
+        self.dtype = single.dtype
+        self.nvec = np.full(count, single.n) if isinstance(single, Discrete) else None
+
+    def __getitem__(self, index: int):
+        return self.single
+
+    def __len__(self) -> int:
+        return self.count
+
+    def sample(self):
+        return np.stack([np.asarray(self.single.sample()) for _ in range(self.count)])
+
+
+class StandInVectorEnvironment:
+    """`gym.vector.make(id, num_envs=n)`: n stand-in environments stepped together, each reset as its
+    episode ends (as gym's vector environments do)."""
+
+    def __init__(self, id: str, count: int, new_api: bool) -> None:
+        self.envs = [StandInEnvironment(id, new_api) for _ in range(count)]
+        self.num_envs, self.new_api = count, new_api
+        self.single_observation_space = self.envs[0].observation_space
+        self.single_action_space = self.envs[0].action_space
+        self.observation_space = _Batched(self.single_observation_space, count)
+        self.action_space = _Batched(self.single_action_space, count)
+        self.spec, self.unwrapped = self.envs[0].spec, self
+
+    def reset(self, *args, **kwargs):
+        observations = np.stack([np.asarray(env._observation()) for env in self.envs])
+        for env in self.envs:
+            env._steps = 0
+        return (observations, {}) if self.new_api else observations
+
+    def step(self, actions):
+        observations, rewards, dones = [], [], []
+        for env, action in zip(self.envs, actions):
+            observation, reward, done = env.step(action)[:3]
+            if done:
+                observation = env.reset()[0] if self.new_api else env.reset()
+            observations.append(np.asarray(observation))
+            rewards.append(reward)
+            dones.append(done)
+        stacked = np.stack(observations), np.asarray(rewards, dtype=np.float32), np.asarray(dones)
+        if self.new_api:
+            return (*stacked, np.zeros(self.num_envs, dtype=bool), {})
+        return (*stacked, [{} for _ in self.envs])
+
+    def seed(self, *args, **kwargs):
+        return [0] * self.num_envs
+
+    def close(self):
+        return None
+
+    def describe(self) -> str:
+        return f"{self.num_envs} copies stepped together, each of {self.envs[0].describe()}"
+
+
+def vector_maker(package: str):
+    """`gym.vector.make(id, num_envs=n)` for a missing package: a stand-in vector environment, named in the evidence."""
+
+    def make(id: str, num_envs: int = 1, *args, **kwargs) -> StandInVectorEnvironment:
+        new_api = package == "gymnasium" if code_api is None else code_api
+        environment = StandInVectorEnvironment(str(id), int(num_envs), new_api)
+        text = f"`{package}.vector.make({id!r}, num_envs={num_envs})` ran as stand-in environments ({environment.describe()})"
+        if text not in notes:
+            notes.append(text)
+        return environment
+
+    return make
 
 
 def maker(package: str):

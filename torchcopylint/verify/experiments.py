@@ -2178,7 +2178,7 @@ def clone_detach_order(job: Job) -> Outcome:
             raise CannotRun(f"{outcome.evidence}; but {shown} {why}, and class indices never require grad")
         return Outcome(outcome.status, f"{outcome.evidence}; assumed: {shown} made as class indices "
                                        f"(an int64 tensor), as {why} ({source})")
-    if outcome.status == "confirmed" and _made_up_layers(sighting, expression) and not sighting.assumed:
+    if not sighting.assumed and _made_up_layers(sighting, expression):
         return _stating_made_up_layers(outcome, sighting, expression, f"({_what_callers_show(job, callers, failures)})")
     if outcome.status == "confirmed" and sighting.assumed and standins.LABEL_NAMES.match(expression.split(".")[-1]):
         # Class labels never require grad: a made-up float for a caller's `labels` says nothing of the code.
@@ -2938,7 +2938,12 @@ def retain_graph_workaround(job: Job) -> Outcome:
     held, setting = _first_setting_reaching(job, backward_line)
     if held is None:
         raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
-    activations, activation_count, parameters, parameter_count = held
+    activations, activation_count, parameters, parameter_count, empty = held
+    if activation_count == 0 and empty:
+        # `batch_size = len(all_obs) // training_iters` of a rollout the experiment cut short: no sample,
+        # so nothing saved; the code's own batches would have held some.
+        raise CannotRun(f"after the backward at line {backward_line} the retained graph held only empty tensors "
+                        f"({empty}): the run's batch had no samples, which shows nothing of the code's own")
     own_fix = ""
     if job.fixed_source is None:
         # No fix came with the diagnosis: the experiment makes its own, `retain_graph=True` dropped at the
@@ -3081,9 +3086,10 @@ def _retained_after_backward(job: Job, line: int, setting: Any = None):
     return seen.get("held")
 
 
-def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
+def _saved_bytes(roots: list) -> tuple[int, int, int, int, int]:
     """What the graph of `roots` still holds: saved tensors that are not leaves' memory (activations), and
-    those that share a leaf's storage (a parameter, or a view of one such as `weight.t()`)."""
+    those that share a leaf's storage (a parameter, or a view of one such as `weight.t()`), as (bytes,
+    count) of each; then how many saved tensors were empty (a batch of no samples)."""
     nodes = []
     pending = [root.grad_fn for root in roots if isinstance(root, torch.Tensor) and root.grad_fn is not None]
     visited = set()
@@ -3098,7 +3104,7 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
         if isinstance(variable, torch.Tensor):
             leaf_storages.add(variable.untyped_storage().data_ptr())
         pending.extend(next_node for next_node, _ in node.next_functions)
-    activations = parameters = activation_count = parameter_count = 0
+    activations = parameters = activation_count = parameter_count = empty = 0
     counted = set()
     for node in nodes:
         for attribute in dir(node):
@@ -3109,7 +3115,10 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
             except RuntimeError:
                 continue  # freed by the backward: not held
             for tensor in value if isinstance(value, (tuple, list)) else (value,):
-                if not isinstance(tensor, torch.Tensor) or tensor.numel() == 0:
+                if not isinstance(tensor, torch.Tensor):
+                    continue
+                if tensor.numel() == 0:
+                    empty += 1
                     continue
                 storage = tensor.untyped_storage()
                 if storage.data_ptr() in counted:
@@ -3119,7 +3128,7 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int]:
                     parameters, parameter_count = parameters + storage.nbytes(), parameter_count + 1
                 else:
                     activations, activation_count = activations + storage.nbytes(), activation_count + 1
-    return activations, activation_count, parameters, parameter_count
+    return activations, activation_count, parameters, parameter_count, empty
 
 
 def _run_without_retaining(job: Job, line: int, setting: Any = None,

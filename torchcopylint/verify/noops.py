@@ -24,7 +24,7 @@ import re
 import sys
 import types
 
-from torchcopylint.verify import absent, amp, backbones, environments
+from torchcopylint.verify import absent, amp, backbones, environments, lightning
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.importing import WRAPPERS
 
@@ -34,6 +34,8 @@ PACKAGES = frozenset({
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
     "gym", "gymnasium",
+    # A training framework: its LightningModule stands in (verify/lightning.py), its Trainer does nothing.
+    "pytorch_lightning", "lightning",
     # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
     "prettytable", "tabulate", "texttable",
     # Plotting add-ons (`mlxtend.plotting.plot_confusion_matrix(cm)`, a course's evaluation cell).
@@ -43,6 +45,9 @@ PACKAGES = frozenset({
     # Downloaders of data and weights (`gdown.download(url, "celeba.zip")`, LPIPS's `requests.get(url,
     # stream=True)` of its checkpoint): verification never touches the network.
     "gdown", "wget", "kaggle", "opendatasets", "requests",
+    # Image augmentations (`A.Compose([A.Resize(256, 256), ToTensorV2()])`): what they would transform is
+    # the data, which stand-in batches replace (verify/datasites.py).
+    "albumentations",
     # Unpackers of what was downloaded (`zipfile38.ZipFile(path).extractall(root)`), and the natural
     # sort of its file names: the files they would give are stood in by verify/datasites.py.
     "zipfile38", "zipfile36", "py7zr", "rarfile", "patoolib", "pyunpack", "natsort",
@@ -517,10 +522,12 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_create_model
         if name in ("timm.list_models", "timm.models.list_models"):
             return backbones.timm_list_models
+        if name in lightning.STAND_INS:
+            return lightning.STAND_INS[name]
         if name == "easydict.EasyDict":
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
-        if name == "numba.cuda":
-            return NoOpModule(name)  # `from numba import cuda`, then `@cuda.jit`
+        if name in ("numba.cuda", "gym.vector", "gymnasium.vector"):
+            return NoOpModule(name)  # `from numba import cuda`, then `@cuda.jit`; `gym.vector.make(...)`
         if name in NUMBA_COMPILERS or name in TEST_DECORATORS:
             return _left_as_written
         if name == "pytest.mark":
@@ -537,6 +544,8 @@ class NoOpModule(types.ModuleType):
             return self._wandb_init
         if name in ("gym.make", "gymnasium.make"):
             return environments.maker(self.__name__)  # stand-in environments (verify/environments.py)
+        if name in ("gym.vector.make", "gymnasium.vector.make", "gymnasium.make_vec"):
+            return environments.vector_maker(name.split(".")[0])
         if name in ("gym.spaces.Discrete", "gymnasium.spaces.Discrete"):
             return environments.Discrete
         if name in ("gym.spaces.Box", "gymnasium.spaces.Box"):

@@ -139,6 +139,7 @@ class Use:
     joined: str = ""           # the first argument of `torch.cat` / `torch.stack`: a sequence of tensors ("cat", "stack")
     results_indexed: bool = False  # what a call to it returns is indexed: `loss = criterion(o, y); loss[i]`
     returns_loss: bool = False  # what a call to it returns is backpropagated as it is: `elbo = model(x); elbo.backward()`
+    assigned_unpacked: int = 0  # unpacked by an assignment: `condition, real = batch` -> 2 (a loader's batch)
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
@@ -500,6 +501,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
             producer = use(network)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and _key(node.value) and all(isinstance(element, ast.Name) for element in node.targets[0].elts):
+            unpacked_from = use(node.value)
+            if unpacked_from is not None:
+                unpacked_from.assigned_unpacked = len(node.targets[0].elts)  # `condition, real_data = batch`
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             use(node)  # read, if only returned or passed along: a value is needed, of no known kind
     # `x.requires_grad = True` says what the caller passes only when `x` is still the argument: after
@@ -919,7 +925,7 @@ class StandInLoader(list):
 ONE_ITEM = -1
 
 # A loader, or a list of them.
-LOADER_KINDS = frozenset({"loader", "loaders"})
+LOADER_KINDS = frozenset({"loader", "loaders", "loader batch"})  # a loader, a list of them, or one of its batches
 
 
 def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,),
@@ -1006,7 +1012,7 @@ def _special(attribute: str) -> bool:
 
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | labels | dict | tensors | tensor | int | count | start | float |
+    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | loader batch | labels | dict | tensors | tensor | int | count | start | float |
     bool | device | torch.device | dtype | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -1051,7 +1057,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if use.iterated and use.loader_items and not use.methods & TENSOR_METHODS:
         return "loaders"  # `for loader in loaders: for x, y in loader`
     if use.iterated and not use.methods & TENSOR_METHODS:
-        return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
+        return "loader"
+    if use.assigned_unpacked > 1 and not (use.methods or use.indexed or use.arithmetic or use.called):
+        return "loader batch"  # `condition, real_data = batch` (a Lightning module's `training_step(batch)`)  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.dict_key:
         return "choice"  # `self.count[mode]` where `self.count = {"train": 0, "test": 0}`
     if use.class_target or use.position_index or (LABEL_NAMES.match(bare) and use.seen and not (
@@ -1169,6 +1177,8 @@ class Plan:
                 parts.append(f"{name} = {self.networks[name].description}")
             elif kind == "optimizer":
                 parts.append(f"{name} = SGD({value.stands_for})")
+            elif kind == "loader batch":
+                parts.append(f"{name} = a batch of {_shape_text(value)}")
             elif kind == "loader":
                 sample = value[0] if value else None
                 shown = _shape_text(sample)
@@ -1282,7 +1292,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
         else:
             outputs[name] = (CLASSES,)
     unpacked = {name: found.get(name, Use()).batch_keys or found.get(name, Use()).unpacked
-                for name, kind in kinds.items() if kind in LOADER_KINDS}
+                or found.get(name, Use()).assigned_unpacked for name, kind in kinds.items() if kind in LOADER_KINDS}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     views = {name: found[name].views for name, kind in kinds.items() if kind in LOADER_KINDS and name in found
              and found[name].views}
@@ -1350,6 +1360,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             if kind == "loaders":
                 made[name] = [made[name], stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device,
                                                           plan_.sample, plan_.views.get(name, 0))]
+            elif kind == "loader batch":
+                made[name] = made[name][0]
         elif kind == "tensor" and name in plan_.leaves:
             # `x.requires_grad = True` needs a leaf: data as a caller passes it, the code's own grad after.
             made[name] = torch.rand(*((CLASSES,) if name in plan_.per_class else (plan_.batch, *plan_.sample)),
@@ -1681,9 +1693,16 @@ def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Modul
         if node is None or node in kept or name == "__init__":
             continue
         kept.append(node)
-        pending.extend(call.func.attr for call in ast.walk(node) if isinstance(call, ast.Call)
-                       and isinstance(call.func, ast.Attribute) and _key(call.func) and call.func.attr in methods)
+        called = [call.func.attr for call in ast.walk(node) if isinstance(call, ast.Call)
+                  and isinstance(call.func, ast.Attribute) and _key(call.func)]
+        pending.extend(name for name in called if name in methods)
+        pending.extend(IMPLIED_METHODS[name] for name in called if IMPLIED_METHODS.get(name) in methods)
     return ast.Module(body=kept, type_ignores=[])
+
+
+# Methods a framework calls for the one the code calls: Lightning's `self.optimizers()` returns what the
+# class's `configure_optimizers()` made.
+IMPLIED_METHODS = {"optimizers": "configure_optimizers", "lr_schedulers": "configure_optimizers"}
 
 
 def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[str, str]]:
