@@ -92,11 +92,12 @@ CONFIRMED = [
     ("medmnist_mlp.py", "total += loss", "TCL007", ["samples 3x28x28"], ("torchvision",)),
     # An object its class builds from nothing is built so, and a noisy batch is shaped for its critic.
     ("trainer_factory.py", "loss = self.disc(g_data)", "TCL003", ["GANTrainer.makenew()"], ()),
-    # A data module's function returning three loaders, sliced to two and unpacked by the epoch: each a
-    # loader of what its dataset class's `__getitem__` returns, one image (fresh59's VAE homework).
+    # A data module's function returning three loaders, sliced to two and unpacked by the epoch: a pair of
+    # loaders, whose batches the stand-in network (which returns its loss) reads as 784 values (fresh59's
+    # VAE homework; how the data module's loaders stand in: test_a_data_function_returning_loaders_...).
     ("vae_splits.py", "train_elbos.append(elbo)", "TCL007",
-     ["with the call from `main()`", "`binary_digits(...)` over `BinaryDigits(...)`",
-      "without labels as the class's `__getitem__` returns them"], ()),
+     ["model = StandInNet(any -> 8 -> Linear -> sigmoid -> mean, a loss)",
+      "data = 2 loaders of 4 batches of (4, 784) float32"], ()),
     # A count read from **kwargs whose default runs no loop is passed.
     ("kwargs_runner.py", "total_loss += loss", "TCL007", ["num_epochs = "], ()),
 ]
@@ -389,3 +390,21 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
     assert layout("image, path").kinds == (IMAGE, PATH)
     assert layout("image, label") is None  # the usual pair: the default batches fit
     assert layout("weird, odd") is None  # nothing says an image is there
+
+
+def test_a_data_function_returning_loaders_gives_that_many_each_of_what_its_dataset_class_returns(monkeypatch):
+    # `data = binary_digits()[:2]`: the data module's function returns three loaders over a class whose
+    # `__getitem__` returns an image alone; stood in before as one loader of (image, label) pairs.
+    from torchcopylint.verify.datasites import rewrite_data
+
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    source = "from split_loaders import binary_digits\ndata = binary_digits()[:2]\n"
+    [site] = rewrite_data(source).sites
+    assert (site.kind, site.unpack, site.dataset_import) == ("data", 3, "split_loaders.binary_digits")
+    from torchcopylint.verify.batches import DataPlan
+
+    rewritten = rewrite_data(source + "first = next(iter(data[0]))\n")
+    plan = DataPlan(rewritten.sites)
+    plan.namespace = plan.helpers()
+    exec(rewritten.text.replace("from split_loaders import binary_digits\n", ""), plan.namespace)  # noqa: S102
+    assert len(plan.namespace["data"]) == 2 and plan.namespace["first"].dim() == 4  # images alone, no labels

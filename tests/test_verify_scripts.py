@@ -2435,3 +2435,14 @@ def test_a_batch_a_step_unpacks_is_a_loader_s_batch_and_what_optimizers_gives_co
     assert condition.shape[0] == real.shape[0]
     closure = method_closure(tree, "GAN", "training_step")
     assert [node.name for node in closure.body] == ["training_step", "configure_optimizers"]
+    # Unpacked into names the code iterates: loaders, as many as it unpacks.
+    epoch = ast.parse(textwrap.dedent("""\
+        def run_epoch(model, data):
+            train_data, val_data, test_data = data
+            for images, labels in train_data:
+                model(images).mean().backward()
+    """)).body[0]
+    planned = plan(["model", "data"], uses(epoch), {}, {})
+    assert planned.kinds["data"] == "loaders" and planned.loader_counts == {"data": 3}
+    loaders = make(planned, "cpu")["data"]
+    assert len(loaders) == 3 and len(loaders[0][0]) == 2  # batches of (images, labels)

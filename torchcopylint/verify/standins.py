@@ -140,6 +140,7 @@ class Use:
     results_indexed: bool = False  # what a call to it returns is indexed: `loss = criterion(o, y); loss[i]`
     returns_loss: bool = False  # what a call to it returns is backpropagated as it is: `elbo = model(x); elbo.backward()`
     assigned_unpacked: int = 0  # unpacked by an assignment: `condition, real = batch` -> 2 (a loader's batch)
+    unpacks_loaders: bool = False  # what it is unpacked into is iterated: `train, val = data`, `for x in train`
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
@@ -537,6 +538,15 @@ def uses(function: ast.AST) -> dict[str, Use]:
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
             loaded.batch_keys = tuple(batch.string_keys)  # `for sample in loader: sample["images"]`: dicts
+    for node in ast.walk(function):
+        # `train_data, val_data = data`, then `for batch in train_data`: a pair of loaders, not a batch.
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and _key(node.value) in found:
+            parts = [found.get(element.id) for element in node.targets[0].elts if isinstance(element, ast.Name)]
+            inner = next((part for part in parts if part is not None and part.iterated), None)
+            if inner is not None:
+                found[_key(node.value)].unpacks_loaders = True
+                found[_key(node.value)].unpacked, found[_key(node.value)].views = inner.unpacked, inner.views
     for node in ast.walk(function):
         # `loss = criterion(logits, labels)`, then `loss[i]`: a loss of one value per sample
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
@@ -1058,6 +1068,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "loaders"  # `for loader in loaders: for x, y in loader`
     if use.iterated and not use.methods & TENSOR_METHODS:
         return "loader"
+    if use.assigned_unpacked > 1 and use.unpacks_loaders:
+        return "loaders"  # `train_data, val_data = data`, each iterated
     if use.assigned_unpacked > 1 and not (use.methods or use.indexed or use.arithmetic or use.called):
         return "loader batch"  # `condition, real_data = batch` (a Lightning module's `training_step(batch)`)  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.dict_key:
@@ -1144,6 +1156,7 @@ class Plan:
     positions: tuple = ()                         # indices along a dim that are never a class (`index_select`)
     per_sample: tuple = ()                        # losses whose values the code indexes: one per sample
     losses: tuple = ()                            # modules whose result the code backpropagates as it is
+    loader_counts: dict = field(default_factory=dict)  # loaders name -> how many the code unpacks from it
     keys: dict = field(default_factory=dict)      # dict name -> the string keys the code reads of it
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
     batch: int = BATCH                            # samples in each stand-in tensor's batch
@@ -1303,13 +1316,15 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     per_class = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).per_class)
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     losses = tuple(name for name, kind in kinds.items() if kind == "module" and found.get(name, Use()).returns_loss)
+    loader_counts = {name: found[name].assigned_unpacked for name, kind in kinds.items()
+                     if kind == "loaders" and found.get(name, Use()).assigned_unpacked}
     positions = tuple(name for name, kind in kinds.items() if kind == "labels" and found.get(name, Use()).position_index
                       and not found[name].class_target)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
-                positions=positions, losses=losses)
+                positions=positions, losses=losses, loader_counts=loader_counts)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1357,9 +1372,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind in LOADER_KINDS:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample,
                                          plan_.views.get(name, 0))
-            if kind == "loaders":
-                made[name] = [made[name], stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device,
-                                                          plan_.sample, plan_.views.get(name, 0))]
+            if kind == "loaders":  # as many as the code unpacks (`train, val, test = loaders`), or two
+                made[name] = [made[name], *(stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device,
+                                                            plan_.sample, plan_.views.get(name, 0))
+                                            for _ in range(max(plan_.loader_counts.get(name, 2), 2) - 1))]
             elif kind == "loader batch":
                 made[name] = made[name][0]
         elif kind == "tensor" and name in plan_.leaves:
