@@ -2359,7 +2359,7 @@ def test_a_program_function_s_parser_gets_its_options_before_parsing_them():
 
 
 def test_an_episode_s_environment_steps_are_collected_whole_and_a_vector_environment_steps_its_copies():
-    # `while not done: ... env.step(action)` in a rollout is no training loop (fresh60's PPO scripts: cut to
+    # `while not done: ... env.step(action)`, an episode, is no training loop (fresh60's PPO scripts: cut to
     # one step, each update's batch held no sample, and an empty graph "refuted" a right TCL011);
     # `gym.vector.make(id, num_envs=n)` stands in as n copies stepped together, reset as each episode ends.
     from torchcopylint.verify.datasites import limit_loops
@@ -2376,6 +2376,9 @@ def test_an_episode_s_environment_steps_are_collected_whole_and_a_vector_environ
     assert limit_loops(rollout, flagged_line=99).text == rollout
     training = rollout.replace("observations.append(state)", "optimizer.step()")
     assert limit_loops(training, flagged_line=99).text != training
+    # A loop over a fixed number of steps or episodes is no episode: cut as before.
+    steps = rollout.replace("while not done:", "for t in range(500):")
+    assert limit_loops(steps, flagged_line=99).text != steps
     envs = vector_maker("gym")("Acrobot-v1", num_envs=3)
     assert envs.observation_space.shape == (3, 6) and envs.action_space[0].n == 3 and envs.num_envs == 3
     observations = envs.reset()

@@ -1324,9 +1324,10 @@ def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> 
 
 
 def _trains(loop: ast.AST) -> bool:
+    episode = _episode_loop(loop)
     for node in ast.walk(loop):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("backward", "step") and not _environment_step(node):
+                node.func.attr in ("backward", "step") and not (episode and _environment_step(node)):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == DATA_HELPER:
             return True
@@ -1335,10 +1336,22 @@ def _trains(loop: ast.AST) -> bool:
 
 
 def _environment_step(call: ast.Call) -> bool:
-    """`env.step(action)`, `self.envs.step(actions)`: an environment's step, which collects experience (an
-    episode's `while not done:` ends with the episode; cut short, a rollout gathers too little to learn
-    from), not an optimizer's."""
+    """`env.step(action)`, `self.envs.step(actions)`: an environment's step, not an optimizer's."""
     return call.func.attr == "step" and bool(re.search(r"(?i)env", _dotted(call.func.value) or ""))
+
+
+def _episode_loop(loop: ast.AST) -> bool:
+    """An episode: `while not done:` whose test reads what an environment's step in it gives (`next_state,
+    reward, done, info = env.step(action)`). It ends with the episode; cut short, a rollout gathers too
+    little to learn from (fresh60's PPO: each update's batch held no sample). The loops around it, over
+    episodes, are cut as before."""
+    if not isinstance(loop, ast.While):
+        return False
+    tested = {node.id for node in ast.walk(loop.test) if isinstance(node, ast.Name)}
+    return any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+               and _environment_step(node.value) and tested & {name.id for target in node.targets
+                                                               for name in ast.walk(target) if isinstance(name, ast.Name)}
+               for node in ast.walk(loop))
 
 
 def _iterates_data(iterable: ast.expr) -> bool:
