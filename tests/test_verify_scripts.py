@@ -2449,3 +2449,23 @@ def test_a_batch_a_step_unpacks_is_a_loader_s_batch_and_what_optimizers_gives_co
     assert planned.kinds["data"] == "loaders" and planned.loader_counts == {"data": 3}
     loaders = make(planned, "cpu")["data"]
     assert len(loaders) == 3 and len(loaders[0][0]) == 2  # batches of (images, labels)
+
+
+def test_a_missing_simple_parsing_parses_its_dataclasses_as_their_defaults():
+    # fresh58's IFT6135 GAN: `parser.add_arguments(Hyperparameters, dest="hyperparameters")`, then
+    # `main(args.management, args.hyperparameters)` at the top level; without the package the whole
+    # script stopped at "needs `simple_parsing`".
+    import dataclasses
+
+    from torchcopylint.verify import noops
+
+    @dataclasses.dataclass
+    class Hyperparameters:
+        batch_size: int = 64
+        lr: float = 2e-4
+
+    parser = noops.NoOpModule("simple_parsing").ArgumentParser("a course's GAN")
+    parser.add_arguments(Hyperparameters, dest="hyperparameters")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args([])
+    assert args.hyperparameters == Hyperparameters() and args.seed == 1

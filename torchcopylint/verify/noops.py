@@ -16,6 +16,7 @@ package keeps verify/absent.py's stand-in, whose use makes the verdict
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -57,6 +58,9 @@ PACKAGES = frozenset({
     # Designs of experiments, which draw a physics-informed network's collocation points (`lhs(2, n)`):
     # points of the unit square stand in (`LATIN_HYPERCUBES`).
     "pyDOE", "pyDOE2", "pyDOE3",
+    # An argparse of dataclasses (`parser.add_arguments(Hyperparameters, dest="hparams")`): its defaults
+    # (DataclassArgumentParser).
+    "simple_parsing",
     # Dive into Deep Learning's helpers: only its downloads and plots (NO_OP_NAMES).
     "d2l",
     # A JIT compiler: what it compiles runs as Python (NUMBA_COMPILERS), computing the same values.
@@ -412,6 +416,14 @@ class ProgressBar:
         return NoOp(f"{self._name}().{attribute}")
 
 
+class DataclassArgumentParser(argparse.ArgumentParser):
+    """simple_parsing's ArgumentParser, where it is missing: `add_arguments(Options, dest="options")`
+    puts an `Options()` of the dataclass's defaults under `options` in what `parse_args()` gives."""
+
+    def add_arguments(self, options: type, dest: str, default=None, **kwargs):
+        self.set_defaults(**{dest: default if default is not None else options()})
+
+
 class AttributeDict(dict):
     """`easydict.EasyDict`, for a configuration (`cfg = EasyDict(); cfg.TRAIN.LR = 2e-4`): a dict whose
     keys are also attributes, nested dicts (and those in lists) made so too."""
@@ -524,6 +536,8 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_list_models
         if name in lightning.STAND_INS:
             return lightning.STAND_INS[name]
+        if name == "simple_parsing.ArgumentParser":
+            return DataclassArgumentParser
         if name == "easydict.EasyDict":
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
         if name in ("numba.cuda", "gym.vector", "gymnasium.vector"):
