@@ -259,7 +259,7 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("elbo_epoch.py", "elbos.append(elbo)", "TCL007",
                  ["every iteration's graph stays alive", "model = StandInNet(any -> 8 -> Linear -> sigmoid -> "
                   "mean, a loss)", "data = 4 batches of (4, 784) float32",
-                  "with stand-ins (samples of shape (784,), as `batch.view(-1, 28 * 28)` reads them)"],
+                  "with stand-ins (samples of shape (784,), as the code reshapes a batch to (-1, 28 * 28))"],
                  id="a-network-returning-its-loss-fed-samples-shaped-as-read"),
     # `faces = np.load("faces.npy")` wrapped in the script's own Dataset class: the loader over it serves
     # stand-in batches, shaped as the class's `__getitem__` returns a sample (fresh59's anime-face DCGAN).

@@ -359,7 +359,7 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         # source of image data in the file (a dataset, and loaders over it), every loop over a name that
         # reads like data is over it.
         loose = len([other for other in image_sites if not (other.kind == "loader" and other.over)]) <= 1
-        reshapes = tuple(dict.fromkeys(_reshapes_of_batches(tree, names, loose)))
+        reshapes = tuple(dict.fromkeys(batch_reshapes(tree, names, loose)))
         counts = tuple(dict.fromkeys(_counts_read(tree, names)))
         single = site.kind == "loader" and _single_batches(tree, names, loose)
         whole = site.kind == "loader" and _skips_short_batches(tree, names, loose, site.batch_name)
@@ -598,7 +598,9 @@ def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
         found |= more
 
 
-def _reshapes_of_batches(tree: ast.Module, names: set, loose: bool) -> list:
+def batch_reshapes(tree: ast.Module, names: set, loose: bool) -> list:
+    """How the code reshapes a batch of the data named `names` (`imgs.view(-1, 784)` -> ("-1", "784")),
+    each dimension as an expression to evaluate (see `_dimension`)."""
     batches = _batch_names(tree, names, loose)
     if not batches:
         return []

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchcopylint.verify import absent, samples
+from torchcopylint.verify import absent, datasites, samples
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, Batches, CannotRun, class_indices
@@ -1649,12 +1649,12 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         fallbacks.append(StandIns("stand-ins (counts of ten)", replace(base, count=10), device))
     if images:
         fallbacks.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
-    reshaped = _samples_as_reshaped(node)
-    if reshaped is not None and reshaped[0] not in (base.sample, IMAGE) and \
-            (images or LOADER_KINDS & set(base.kinds.values())):
+    loaders = {name for name, kind in base.kinds.items() if kind in LOADER_KINDS}
+    reshaped = _samples_as_reshaped(node, loaders) if loaders else None
+    if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
         # `batch.view(-1, 28*28)`: samples of as many values as the code reads each one as.
-        fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as `{reshaped[1]}` reads them)",
-                                  base.varied("", None, sample=reshaped[0]), device))
+        fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as the code reshapes a batch to "
+                                  f"{reshaped[1]})", base.varied("", None, sample=reshaped[0]), device))
     if one and images:
         fallbacks.append(StandIns("stand-ins (image batches of one sample)",
                                   replace(base.varied("", None, sample=IMAGE), batch=1), device))
@@ -1670,32 +1670,32 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     return variants[:MAX_SETTINGS - len(fallbacks)] + fallbacks
 
 
-def _samples_as_reshaped(function: ast.AST) -> Optional[tuple[tuple, str]]:
-    """(sample shape, the call) where the code reads a batch as samples of a fixed shape (`x.view(-1, 28*28)`,
-    `imgs.reshape(batch_size, 1, 28, 28)`): the one such shape, or None where it reads none or several."""
+def _samples_as_reshaped(function: ast.AST, loaders: set) -> Optional[tuple[tuple, str]]:
+    """(sample shape, the reshape as written) where the code reads the batches of `loaders` (or of a name
+    that reads like data: `train_data, val_data = loaders`) as samples of one fixed shape (`x.view(-1, 28*28)`, `imgs.reshape(batch_size, 1, 28, 28)`); None where it reads
+    none, several, or one whose sizes are not whole numbers written out."""
     shapes = {}
-    for call in ast.walk(function):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("view", "reshape")
-                and len(call.args) > 1 and not call.keywords):
-            continue
-        first = call.args[0]
-        batch = (isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub) and isinstance(first.operand, ast.Constant)
-                 and first.operand.value == 1) or _batch_size_of(first) is not None or \
-            bool(_key(first) and BATCH_NAMES.match(_key(first).split(".")[-1]))
-        sizes = [_whole_number(argument) for argument in call.args[1:]]
-        if batch and all(size is not None and size > 0 for size in sizes):
-            shapes.setdefault(tuple(sizes), ast.unparse(call))
+    for dimensions in datasites.batch_reshapes(function, set(loaders), loose=True):
+        sizes = [_whole_number(text) for text in dimensions[1:]]
+        if dimensions[0] == "-1" and sizes and all(size is not None and size > 0 for size in sizes):
+            shapes.setdefault(tuple(sizes), f"({', '.join(dimensions)})")
     return next(iter(shapes.items())) if len(shapes) == 1 else None
 
 
-def _whole_number(node: ast.AST) -> Optional[int]:
+def _whole_number(text: Optional[str]) -> Optional[int]:
     """A whole number written as one (`784`, `28 * 28`); None for anything else."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        left, right = _whole_number(node.left), _whole_number(node.right)
-        return left * right if left is not None and right is not None else None
-    return None
+    try:
+        node = ast.parse(text, mode="eval").body if text else None
+    except SyntaxError:
+        return None
+    def value(node: ast.AST) -> Optional[int]:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            left, right = value(node.left), value(node.right)
+            return left * right if left is not None and right is not None else None
+        return None
+    return value(node) if node is not None else None
 
 
 def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Module:
