@@ -39,6 +39,26 @@ def fixed(source: str) -> str:
     return outcome.fixed
 
 
+def _discriminator_step(before: str, fake: str = "fake = G(z)", imports: str = "") -> str:
+    """A discriminator step on a generator's fake: `before` and `fake` are the lines that make it."""
+    return f"""
+    import torch
+    {imports}
+
+
+    def d_step(G, D, real, z, mode):
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        {before}
+        {fake}
+        d_loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        return d_loss.item()
+    """
+
+
 # --- the page ---------------------------------------------------------------------
 
 
@@ -243,22 +263,7 @@ def test_backward_spellings(backward):
     "torch.set_grad_enabled(False)",
 ])
 def test_generator_under_no_grad_is_silent(context):
-    source = f"""
-    import torch
-
-
-    def d_step(G, D, real, z):
-        opt_g = torch.optim.Adam(G.parameters())
-        opt_d = torch.optim.Adam(D.parameters())
-        with {context}:
-            fake = G(z)
-        d_loss = D(fake).mean() - D(real).mean()
-        opt_d.zero_grad()
-        d_loss.backward()
-        opt_d.step()
-        return d_loss.item()
-    """
-    assert lines(source) == []
+    assert lines(_discriminator_step(f"with {context}:", "    fake = G(z)")) == []
 
 
 def test_two_discriminator_steps_in_one_function():
@@ -2418,22 +2423,7 @@ def test_a_discriminator_fed_a_list_gets_the_generator_s_element_detached_never_
 
 def _step_after(call: str) -> str:
     """A discriminator step of a generator's fake, after `call` (a helper imported with `*`)."""
-    return f"""
-    import torch
-    from utils import *
-
-
-    def d_step(G, D, real, z, mode):
-        opt_g = torch.optim.Adam(G.parameters())
-        opt_d = torch.optim.Adam(D.parameters())
-        {call}
-        fake = G(z)
-        d_loss = D(fake).mean() - D(real).mean()
-        opt_d.zero_grad()
-        d_loss.backward()
-        opt_d.step()
-        return d_loss.item()
-    """
+    return _discriminator_step(call, imports="from utils import *")
 
 
 @pytest.mark.parametrize("switch", [
