@@ -100,6 +100,9 @@ CONFIRMED = [
       "data = 2 loaders of 4 batches of (4, 784) float32"], ()),
     # A count read from **kwargs whose default runs no loop is passed.
     ("kwargs_runner.py", "total_loss += loss", "TCL007", ["num_epochs = "], ()),
+    # The only caller's top level fails outside what may fail (a series read from a CSV that is not here,
+    # then `series[0].shape[1]`): the method runs on stand-ins from use (fresh60's TimeGAN trainer).
+    ("series_trainer.py", "total += loss", "TCL007", ["stand-ins: ", "batches = 4 batches of"], ()),
 ]
 
 

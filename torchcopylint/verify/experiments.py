@@ -778,6 +778,10 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
         made = topcalls.evaluate(site, _site_namespace(site, namespace))
     except (CannotRun, AbsentPackageUsed) as reason:
         return None, f"{site.described} could not be made: {str(reason)[:160]}"
+    except Exception as error:  # noqa: BLE001 - another file's top level may raise anything
+        # (its data unread, `ori_data[0]` of a statement that could not run): the experiment goes on
+        # with stand-ins from use, and says why the call's values were not used.
+        return None, f"{site.described} could not be made: {type(error).__name__}: {str(error)[:140]}"
     if not made.values:
         name, why = next(iter(made.failed.items()), ("", "nothing to pass"))
         return None, (f"{site.described} passes nothing the experiment could make"
