@@ -2062,7 +2062,7 @@ def test_a_future_import_in_a_later_notebook_cell_compiles_once_cells_are_joined
 def test_an_assert_that_a_gpu_is_present_is_skipped_where_the_code_runs_on_the_cpu():
     # fresh35: a vendored StyleGAN2 port opens its module with `assert torch.cuda.is_available(), ...`;
     # the experiment runs code written for a GPU on the CPU, and the check stopped it before any claim.
-    from torchcopylint.verify.legacy import gpu_asserts_in_place
+    from torchcopylint.verify.legacy import gpu_requirements_in_place as gpu_asserts_in_place
 
     text = ("import torch\nassert torch.cuda.is_available(), \\\n    'You need an Nvidia GPU'\n"
             "def f(x):\n    assert torch.cuda.device_count() > 1\n    assert x > 0, 'positive'\n    return x\n")
@@ -2074,6 +2074,27 @@ def test_an_assert_that_a_gpu_is_present_is_skipped_where_the_code_runs_on_the_c
     exec(compile(rewritten, "<module>", "exec"), namespace)
     assert namespace["f"](2) == 2
     assert gpu_asserts_in_place("x = 1\n") == "x = 1\n"
+
+
+def test_a_branch_that_stops_the_program_without_a_gpu_is_not_taken_where_the_code_runs_on_the_cpu():
+    # fresh60: a script's main guard opens `if torch.cuda.is_available(): device = ... else: exit()`;
+    # on the CPU, the verification device, the run stopped before any claim. The GPU's branch runs
+    # instead (its device is the CPU there); a branch that does not stop, and any other `if`, stay.
+    from torchcopylint.verify.legacy import gpu_requirements_in_place
+
+    text = ("import sys, torch\n"
+            "if torch.cuda.is_available():\n    device = 'cuda:0'\nelse:\n    print('CPU')\n    exit()\n"
+            "if not torch.cuda.is_available():\n    raise SystemError('GPU needed')\n"
+            "if torch.cuda.device_count() > 1:\n    many = True\nelse:\n    many = False\n"
+            "if x > 0:\n    sys.exit(1)\n")
+    rewritten = gpu_requirements_in_place(text)
+    lines = rewritten.splitlines()
+    assert len(lines) == len(text.splitlines())
+    assert lines[1] == "if True:" and lines[6] == "if False:"
+    assert lines[8] == "if torch.cuda.device_count() > 1:" and lines[12] == "if x > 0:"
+    namespace: dict = {"x": 0}
+    exec(compile(rewritten, "<module>", "exec"), namespace)
+    assert namespace["device"] == "cuda:0" and namespace["many"] is (__import__("torch").cuda.device_count() > 1)
 
 
 def test_a_main_guard_in_a_try_reaches_its_step_with_the_number_an_option_is_compared_with(scripts_verified):

@@ -179,10 +179,10 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         enter(context)
     text = legacy.read_as_today(text)  # `loss.data[0]` of pre-0.4 code: `.item()` on a 0-dim tensor
     text = legacy.futures_in_place(text)  # a notebook's later cell's `from __future__ import division`
-    without_gpu_asserts = legacy.gpu_asserts_in_place(text)  # `assert torch.cuda.is_available()`
-    if without_gpu_asserts != text:
-        script.note("an `assert` that a GPU is present was skipped: the code ran on the CPU, the verification device")
-        text = without_gpu_asserts
+    without_gpu_checks = legacy.gpu_requirements_in_place(text)  # `assert torch.cuda.is_available()`
+    if without_gpu_checks != text:
+        script.note("a check that a GPU is present was skipped: the code ran on the CPU, the verification device")
+        text = without_gpu_checks
     text = registrations.tolerate(text)  # the package's import filed the file's classes first
     code = script.compile_tolerant(text, path, tolerant, unbuilt) if tolerant or unbuilt else compile(text, path, "exec")
     if path.endswith(".ipynb"):

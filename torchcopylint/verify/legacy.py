@@ -80,18 +80,47 @@ GPU_QUERIES = frozenset({"is_available", "device_count"})
 
 
 @functools.lru_cache(maxsize=64)
-def gpu_asserts_in_place(text: str) -> str:
-    """`text` with each `assert` on a GPU being present (`assert torch.cuda.is_available(), "You need an
-    Nvidia GPU"`, as StyleGAN2 ports open their module) made `pass`, line numbers kept: the experiment
-    runs code written for a GPU on the CPU (script.cuda_on_cpu), and the check says nothing of the
-    claim. Unchanged when it has none."""
-    if "assert" not in text or ".cuda." not in text:
+def gpu_requirements_in_place(text: str) -> str:
+    """`text` with each check that a GPU is present made to pass, line numbers kept: an `assert` on it
+    (`assert torch.cuda.is_available(), "You need an Nvidia GPU"`, as StyleGAN2 ports open their module)
+    made `pass`, and an `if` on it whose branch without a GPU stops the program (`else: print("CPU");
+    exit()`) made to take the other branch (its test `True` or `False`). The experiment runs code written
+    for a GPU on the CPU (script.cuda_on_cpu), and the check says nothing of the claim. Unchanged when it
+    has none."""
+    if ".cuda." not in text or not re.search(r"\b(assert|exit|quit|raise)\b", text):
         return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.splitlines(keepends=True)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno:
+            continue
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        query = node.test.operand if negated else node.test
+        without_gpu = node.body if negated else node.orelse
+        if _asks_for_gpu(query) and without_gpu and _stops(without_gpu[-1]):
+            line = lines[node.test.lineno - 1]
+            lines[node.test.lineno - 1] = (line[:node.test.col_offset] + ("False" if negated else "True")
+                                           + line[node.test.end_col_offset:])
+    text = "".join(lines)
     return _statements_as_pass(text, lambda tree: (
-        node for node in ast.walk(tree) if isinstance(node, ast.Assert) and any(
-            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in GPU_QUERIES
-            and isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr == "cuda"
-            for sub in ast.walk(node.test))))
+        node for node in ast.walk(tree) if isinstance(node, ast.Assert) and _asks_for_gpu(node.test)))
+
+
+def _asks_for_gpu(test: ast.expr) -> bool:
+    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in GPU_QUERIES
+               and isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr == "cuda"
+               for sub in ast.walk(test))
+
+
+def _stops(statement: ast.stmt) -> bool:
+    """`raise ...`, `exit()`, `quit()`, `sys.exit(1)`, `os._exit(1)`."""
+    if isinstance(statement, ast.Raise):
+        return True
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
+        (ast.unparse(statement.value.func) in ("exit", "quit", "sys.exit", "os._exit"))
 
 
 def _statements_as_pass(text: str, chosen) -> str:
@@ -545,8 +574,8 @@ def _refused_read(path, *args, **kwargs):
 
 
 def _project_modules_compiled_for_today() -> None:
-    """A module of the project imported from source is compiled with its `assert`s that a GPU is present
-    skipped (`gpu_asserts_in_place`), and one that Python 3 refuses for its mix of tabs and spaces with
+    """A module of the project imported from source is compiled with its checks that a GPU is present
+    skipped (`gpu_requirements_in_place`), and one that Python 3 refuses for its mix of tabs and spaces with
     the tabs of its indentation expanded as Python 2 did; each named in the evidence."""
     import importlib.machinery
 
@@ -558,13 +587,13 @@ def _project_modules_compiled_for_today() -> None:
     def source_to_code(self, data, path, *args, **kwargs):
         from torchcopylint.verify import sandbox, script
 
-        if isinstance(data, bytes) and b".cuda." in data and b"assert" in data and sandbox.in_project(path):
+        if isinstance(data, bytes) and b".cuda." in data and sandbox.in_project(path):
             import importlib.util
 
             text = importlib.util.decode_source(data)
-            skipped = gpu_asserts_in_place(text)
+            skipped = gpu_requirements_in_place(text)
             if skipped != text:
-                script.note(f"`{os.path.basename(path)}`'s `assert` that a GPU is present was skipped: the code ran "
+                script.note(f"`{os.path.basename(path)}`'s check that a GPU is present was skipped: the code ran "
                             f"on the CPU, the verification device")
                 data = skipped.encode("utf-8")
         try:
