@@ -146,6 +146,22 @@ def test_a_package_that_is_not_installed_is_named(tmp_path: Path):
     assert describe_failure(error, str(script)) == "needs `tracker_pkg_absent`, which is not installed"
 
 
+def test_a_folder_of_the_project_named_as_the_package_does_not_hide_that_it_is_missing(tmp_path: Path, monkeypatch):
+    # fresh60: `azureml/train.py` imports `azureml.core.run`; with the project's root on the import path
+    # its folder `azureml/` is found as a namespace package, which holds no `core`: the package is
+    # missing (and a no-op stand-in may replace it). A namespace folder that holds the module is the project's.
+    from torchcopylint.verify.importing import absent_package
+
+    script = _touch(tmp_path / "cloudpkg_absent" / "train.py")
+    _touch(tmp_path / "sharedpkg_ns" / "core.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    asked = ModuleNotFoundError("No module named 'cloudpkg_absent.core'", name="cloudpkg_absent.core")
+    assert absent_package(asked, str(script)) == "cloudpkg_absent"
+    assert describe_failure(asked, str(script)) == "needs `cloudpkg_absent`, which is not installed"
+    held = ModuleNotFoundError("No module named 'sharedpkg_ns.core.deep'", name="sharedpkg_ns.core.deep")
+    assert absent_package(held, str(script)) is None
+
+
 def test_a_package_a_module_requires_in_its_own_words_is_named(tmp_path: Path):
     # `try: import torchvision.transforms` / `except ImportError as e: raise ImportError("`torchvision`
     # is required ...") from e`: the package it was raised from is what is missing.

@@ -380,11 +380,21 @@ def _unimportable_top_level(error: ImportError) -> Optional[str]:
         return None
     if not missing:
         return None
-    top = missing.split(".")[0]
+    top, _, rest = missing.partition(".")
     try:
-        return None if importlib.util.find_spec(top) is not None else top
+        spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):
         return None  # something by that name is there, but it does not import
+    if spec is not None and spec.origin in (None, "namespace") and rest and \
+            not any(_holds_module(folder, rest.split(".")[0]) for folder in spec.submodule_search_locations or ()):
+        # A folder of the project named as the package (`azureml/train.py`, which imports
+        # `azureml.core`) is found as a namespace package; it holds nothing the import asks for.
+        return top
+    return None if spec is not None else top
+
+
+def _holds_module(folder: str, name: str) -> bool:
+    return os.path.isfile(os.path.join(folder, f"{name}.py")) or os.path.isdir(os.path.join(folder, name))
 
 
 def _project_or_folder(path: str) -> str:

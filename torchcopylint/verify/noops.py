@@ -43,6 +43,8 @@ PACKAGES = frozenset({
     "mlxtend", "scikitplot", "yellowbrick",
     # Experiment trackers, which record what a run logs (`test_tube.Experiment(...).log(...)`).
     "test_tube", "sacred", "clearml", "dvclive", "aim", "swanlab", "tensorwatch",
+    # Azure ML's run context and its registered datasets (`Run.get_context().log("loss", v)`).
+    "azureml",
     # Downloaders of data and weights (`gdown.download(url, "celeba.zip")`, LPIPS's `requests.get(url,
     # stream=True)` of its checkpoint): verification never touches the network.
     "gdown", "wget", "kaggle", "opendatasets", "requests",
