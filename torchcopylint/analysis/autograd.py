@@ -323,8 +323,9 @@ class GradFlow:
         return self._passed_as_it_was(name, function, 0)
 
     def _passed_as_it_was(self, name: cst.Name, function: FunctionFacts, depth: int) -> bool:
-        """Every binding of `name` is a parameter out of sight, or a copy or view of one
-        (`x = x.clone()  # avoid influencing`): a copy requires grad exactly when what it copies does."""
+        """Every binding of `name` is a parameter out of sight, or a copy, view or move of one
+        (`x = x.clone()  # avoid influencing`, `net, x, y = net.to(d), x.to(d), y.to(d)`): a copy
+        requires grad exactly when what it copies does."""
         bindings = function.bindings_at(name)
         if not bindings or depth > 3:
             return False
@@ -333,11 +334,12 @@ class GradFlow:
                 if not self._out_of_sight(binding, function):
                     return False
                 continue
-            value = binding.value
-            if binding.kind != "assign" or type(value) is not cst.Call or type(value.func) is not cst.Attribute \
-                    or value.func.attr.value != "clone" or value.args:
-                return False
-            source = _accessed_name(value.func.value)
+            value = binding.value if binding.kind == "assign" else \
+                unpacked_part(binding) if binding.kind == "unpack" else None
+            if type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "clone" \
+                    and not value.args:
+                value = value.func.value
+            source = _accessed_name(value) if value is not None else None
             if source is None or not self._passed_as_it_was(source, function, depth + 1):
                 return False
         return True
