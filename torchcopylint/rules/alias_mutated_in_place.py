@@ -9,6 +9,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import LEAF_FACTORIES, Binding, FunctionFacts, InplaceEvent, root_name
 from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.syntax import walk
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 
@@ -122,9 +123,31 @@ def _first_container_read_after_write(function: FunctionFacts, held: Binding, re
         events = read.held.get(held, ())
         for event in sorted(events, key=lambda e: (function.order_of(e.statement), e.order)):
             if event.certainty == "sure" and event.changes_values and not (
-                    event.kind == "setitem" and event.statement is read.statement):
+                    event.kind == "setitem" and event.statement is read.statement) \
+                    and not _rebound_afresh_before_next_pass(function, held, event):
                 return read, event
     return None
+
+
+def _rebound_afresh_before_next_pass(function: FunctionFacts, held: Binding, event: InplaceEvent) -> bool:
+    """Is the write one of a later pass of the loop that puts the value in, whose body always rebinds
+    the written name to a new tensor after the put? Non-maximum suppression's `detections[0, :4] = ...;
+    keep.append(detections[0]); detections = detections[~invalid]`: each pass writes the rows the last
+    one made, never those the container holds. (The walk joins the loop's entry with its passes, so
+    the tensor of before the loop seems to reach the write again.)"""
+    name = root_name(event.target) if event.target is not None else None
+    if name is None or function.order_of(event.statement) >= function.order_of(held.statement):
+        return False
+    for loop in reversed(held.loops):
+        if not any(node is event.statement for node in walk(loop.body)):
+            continue
+        top_level = [small for line in loop.body.body if isinstance(line, cst.SimpleStatementLine)
+                     for small in line.body]
+        return any(binding.name == name.value and binding.kind == "assign" and binding.made_by in ("new", "copy")
+                   and binding.statement in top_level
+                   and function.order_of(binding.statement) > function.order_of(held.statement)
+                   for binding in function.bindings)
+    return False
 
 
 def _filled_after_put(function: FunctionFacts, held: Binding, facts: ModuleFacts) -> bool:
