@@ -342,8 +342,8 @@ def test_a_global_made_without_grad_and_handed_to_a_constructor_records_nothing_
 
     # The style-transfer tutorial's `Normalization(mean, std)`: every call passes top-level constants
     # (read directly, or handed on by a function the top level calls). A global made to require grad and
-    # a global a function rebinds with `global` stay reported; an argument no call shows is silent (its
-    # own test below).
+    # a global a function rebinds with `global` (to what it computes from an argument) stay reported; an
+    # argument no call shows is silent (its own test below), and so is a global rebound to it as it is.
     source = textwrap.dedent("""\
         import torch
         from torch import nn
@@ -367,13 +367,15 @@ def test_a_global_made_without_grad_and_handed_to_a_constructor_records_nothing_
 
         def copies(other):
             global scale
-            scale = other
+            scale = other * 2
             return weights.clone().detach(), scale.clone().detach(), other.clone().detach()
 
         model = build_from(mean, std)
         """)
     flagged = [d.location.line for d in lint_source(source, "style.py") if d.code == "TCL005"]
     assert flagged == [24, 24], flagged
+    as_passed = source.replace("scale = other * 2", "scale = other")
+    assert [d.location.line for d in lint_source(as_passed, "style.py") if d.code == "TCL005"] == [24]
 
 
 def test_an_argument_no_call_in_the_file_shows_is_not_judged_and_a_caller_that_shows_one_is_named():
