@@ -927,6 +927,28 @@ def test_arguments_paired_by_name_stems():
     assert lines(source) == [6]
 
 
+def test_solver_arguments_are_optimizers_paired_by_their_stems():
+    # fresh61: CS231n's GAN notebook and the course templates built on it name the optimizers they are
+    # handed `D_solver` and `G_solver`: the discriminator's step on an undetached fake was missed.
+    source = """
+    import torch
+
+
+    def run_a_gan(D, G, D_solver, G_solver, loader, noise_size=96):
+        for x, _ in loader:
+            D_solver.zero_grad()
+            fake_images = G(torch.randn(x.size(0), noise_size))
+            d_error = D(x).mean() - D(fake_images).mean()
+            d_error.backward()
+            D_solver.step()
+            G_solver.zero_grad()
+            g_error = -D(G(torch.randn(x.size(0), noise_size))).mean()
+            g_error.backward()
+            G_solver.step()
+    """
+    assert lines(source) == [9]
+
+
 def test_callers_override_misleading_argument_names():
     # The caller passes the optimizer of `D` as `opt_g`: the callers decide, not the names.
     source = """
@@ -1724,6 +1746,37 @@ def test_penalty_helper_on_the_attached_fake_is_reported_with_an_unsafe_fix():
     [diagnostic] = tcl003(source)
     assert diagnostic.location.line == 22 and "through the function `gradient_penalty`" in diagnostic.message
     assert diagnostic.fix.applicability is Applicability.UNSAFE
+
+
+def test_a_loss_function_given_the_interpolates_and_the_critic_s_output_makes_the_fix_unsafe():
+    # fresh61: a course's WGAN-GP trainer takes its loss as an argument, `disc_loss_fn(d_real, d_fake,
+    # d_interp, interp, lamb)`, which takes `autograd.grad(d_interp, interp)`. `disc(interp)` carries the
+    # generator's graph (a right finding), but `disc(interp.detach())` would break that gradient.
+    source = """
+    import torch
+
+
+    def train(gen, disc, loader, disc_loss_fn, lamb=10):
+        opt_d = torch.optim.Adam(disc.parameters())
+        for real in loader:
+            fake = gen(real.shape[0])
+            d_real = disc(real)
+            d_fake = disc(fake.detach())
+            alpha = torch.rand(1)
+            interp = alpha * real + (1 - alpha) * fake
+            d_interp = disc(interp)
+            loss = disc_loss_fn(d_real, d_fake, d_interp, interp, lamb)
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    """
+    [diagnostic] = [d for d in tcl003(source) if d.location.line == 13]
+    assert diagnostic.fix.applicability is Applicability.UNSAFE
+    assert "`interp` and the discriminator's output are both passed to `disc_loss_fn` at line 14" \
+        in diagnostic.message
+    # Given only the output, the loss function cannot differentiate against the input: the fix is safe.
+    [plain] = [d for d in tcl003(source.replace("d_interp, interp, lamb", "d_interp, lamb")) if d.location.line == 13]
+    assert plain.fix.applicability is Applicability.SAFE
 
 
 def test_penalty_helper_that_rewraps_its_input_in_variable_cuts_the_generator_off():

@@ -49,7 +49,7 @@ def argument_roles(function: FunctionFacts, known_optimizers: dict, call_sites: 
     roles = ArgumentRoles()
     parameters = [binding.name for binding in function.parameters]
     unknown = [(key, order) for key, order in stepped
-               if key not in known_optimizers and key in parameters and "opt" in key.lower()]
+               if key not in known_optimizers and key in parameters and named_as_optimizer(key)]
     if not unknown:
         return roles
     networks = _network_calls(function, set(parameters))
@@ -221,10 +221,17 @@ def _by_name(key: str, networks: dict) -> frozenset:
     return frozenset(same_role) if len(same_role) == 1 else frozenset()
 
 
+def named_as_optimizer(key: str) -> bool:
+    """`opt_d`, `optimizerG`, `D_solver` (CS231n's GAN notebook and its heirs), not `opt_sched`."""
+    name = key.rpartition(".")[2].lower()
+    return ("opt" in name or "solver" in name) and "sched" not in name
+
+
 def optimizer_stem(key: str) -> str:
-    """`opt_d` -> "d", `optimizer_D` -> "d", `d_optim` -> "d", `optD` -> "d", `opt_disc` -> "disc"."""
+    """`opt_d` -> "d", `optimizer_D` -> "d", `d_optim` -> "d", `optD` -> "d", `opt_disc` -> "disc",
+    `D_solver` -> "d"."""
     text = key.rpartition(".")[2].lower()
-    for word in ("optimizer", "optim", "opt"):
+    for word in ("optimizer", "optim", "opt", "solver"):
         text = text.replace(word, "")
     return text.strip("_")
 

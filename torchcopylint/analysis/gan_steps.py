@@ -39,7 +39,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES, METADATA_METHODS, PASSED_UNKNOWN,
                                              FunctionFacts, detached_in_place, goes_through_detach,
                                              passed_for_parameter)
-from torchcopylint.analysis.gan_roles import network_role
+from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
 from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
                                            loss_slice, retains_graph, wrapped_in_variable)
 from torchcopylint.analysis.syntax import child_nodes
@@ -1212,7 +1212,7 @@ def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) ->
         elif type(func) is cst.Attribute and func.attr.value == "step":
             key = module_key(call.args[0].value) if call.args else module_key(func.value)
             if key is not None and key not in optimizers and module_key(func.value) not in optimizers \
-                    and _looks_like_optimizer(key):
+                    and named_as_optimizer(key):
                 found.append((order, None))
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name
                                              and func.value.value == "self"):
@@ -1297,10 +1297,6 @@ def _reads_grad(expr) -> bool:
         expr = expr.value
     return False
 
-
-def _looks_like_optimizer(key: str) -> bool:
-    name = key.rpartition(".")[2].lower()
-    return ("opt" in name or "solver" in name) and "sched" not in name
 
 
 def _second_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:
@@ -1448,6 +1444,19 @@ def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window
             inputs = other_call.args[1].value
             if {node.value for node in _walk(inputs) if type(node) is cst.Name} & names:
                 return "the same values are differentiated with `torch.autograd.grad` at line {line}", other_call
+    # `d_interp = D(interp)`, then `loss_fn(d_real, d_fake, d_interp, interp, lamb)`: a function given both the
+    # discriminator's input and its output may take the gradient of one with respect to the other (a
+    # gradient penalty), which the detach would break.
+    statement = function.call_statement.get(call)
+    outputs = {node.value for target in statement.targets for node in _walk(target.target) if type(node) is cst.Name} \
+        if type(statement) is cst.Assign and statement.value is call else set()
+    for other_call in function.call_statement if outputs else ():
+        passed = {arg.value.value for arg in other_call.args if type(arg.value) is cst.Name}
+        if passed & names and passed & outputs and facts.names.qualified_name(other_call.func) is None:
+            name = sorted(passed & names)[0]
+            return (f"`{name}` and the discriminator's output are both passed to "
+                    f"`{facts.code_for(other_call.func)}` at line {{line}}, which may differentiate one with "
+                    f"respect to the other (a gradient penalty)", other_call)
     return None
 
 
