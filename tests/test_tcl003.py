@@ -949,6 +949,35 @@ def test_solver_arguments_are_optimizers_paired_by_their_stems():
     assert lines(source) == [9]
 
 
+def test_requires_grad_on_interpolates_that_carry_the_generator_s_graph_does_not_detach_them():
+    # fresh61: a WGAN-GP script builds its interpolates from the undetached fake, then calls
+    # `x_interpolated.requires_grad_(True)` as penalties on a leaf do. On a tensor that carries a graph
+    # the call changes nothing: the penalty's backward still reaches the generator. A leaf made from
+    # the detached fake is what cuts it.
+    source = """
+    import torch
+
+
+    def train(G, D, loader, k=10):
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = G(torch.randn(real.size(0), 128))
+            mu = torch.rand(real.size(0), 1)
+            x_interpolated = (1 - mu) * real + mu * fake
+            x_interpolated.requires_grad_(True)
+            d_interpolated = D(x_interpolated)
+            gradients = torch.autograd.grad(d_interpolated, x_interpolated, torch.ones_like(d_interpolated),
+                                            create_graph=True)[0]
+            d_loss = D(fake.detach()).mean() - D(real).mean() + k * ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+    """
+    assert 12 in lines(source)
+    detached = source.replace("mu * fake\n", "mu * fake.detach()\n")
+    assert lines(detached) == []
+
+
 def test_callers_override_misleading_argument_names():
     # The caller passes the optimizer of `D` as `opt_g`: the callers decide, not the names.
     source = """

@@ -1199,7 +1199,7 @@ class FunctionWalker:
         tensorness = combine(b.tensorness for b in previous)
         if switched_on and not tensorness.is_tensor:
             tensorness = Tensorness.LIKELY  # it took the flag: a tensor (see _takes_the_flag)
-        binding = self._binding(origin, name.value, None, "requires_grad", self._statement, tensorness)
+        binding = self._binding(origin, name.value, name, "requires_grad", self._statement, tensorness)
         binding.storages = frozenset().union(*(b.storages for b in previous))
         binding.made_by = "alias"
         binding.leaf, binding.leaf_origin = ("requires_grad_", origin) if switched_on else ("", None)
