@@ -343,6 +343,16 @@ def test_a_line_that_ran_without_writing_refutes_nothing_and_the_flag_that_write
     assert "leaf Variable" in verdict.evidence and "with flag=True" in verdict.evidence, verdict
 
 
+@needs_torch
+def test_an_accumulation_that_held_no_tensor_refutes_nothing(sound_verified):
+    # fresh61: a homework appends its parameter norms only for some questions; run with another, each
+    # appended list was empty, and "0 -> 0 -> 0 nodes" refuted a right TCL007. With no tensor in the
+    # accumulator the measurement could not have shown a graph: it decides nothing.
+    verdict = _verdict(sound_verified, "conditional_accumulation.py", "history.append(norms)", "TCL007")
+    assert verdict.status == "unverified", verdict
+    assert "`history` held no tensor after 3 iterations" in verdict.evidence, verdict
+
+
 # --- in process ------------------------------------------------------------------------------------
 
 

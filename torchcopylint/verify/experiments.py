@@ -2551,10 +2551,12 @@ def graph_kept_alive(job: Job) -> Outcome:
         sizes: list[int] = []
         roots: list = []        # the graph's outputs at the last accumulation
         restarts: list[int] = []  # accumulations after which the earlier graph was no longer reachable
+        held: list[bool] = []   # whether the accumulator held a tensor at each accumulation
 
         def measure(frame):
             value = accumulator_value(frame.f_locals, accumulator)
             tensors = [value] if isinstance(value, torch.Tensor) else script.tensors_in(value)
+            held.append(any(isinstance(t, torch.Tensor) for t in tensors))
             nodes = walk_graph(tensors, limit=100_000)[0]
             # `total = 0` before an inner loop that ran once: each accumulation starts a new graph, and
             # equal sizes say nothing of whether one accumulation keeps the last one's graph.
@@ -2585,6 +2587,11 @@ def graph_kept_alive(job: Job) -> Outcome:
                                  f"alive{made}"), executed)
         if len(sizes) < 2:  # one accumulation cannot show growth: nothing decided
             return Run(None, executed, error or (f"the accumulation ran {len(sizes)} time(s)" if sizes else None))
+        if not any(held):
+            # `norms.append(norm)` of a list filled only under `if config.kind == 'Q1':`: no tensor was put in,
+            # so the measurement could not have shown a graph; it decides nothing.
+            return Run(None, executed, f"`{accumulator}` held no tensor after {after}: what it accumulates was "
+                                       f"not made with these inputs")
         if restarts:
             return Run(None, executed, f"`{accumulator}` started a new graph between accumulations (nodes after "
                                        f"each {each}: {' -> '.join(str(s) for s in sizes)}): the accumulation never "
