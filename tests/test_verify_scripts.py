@@ -1475,6 +1475,9 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
      "whose first use stops the run"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
+    # A function called with the parsed options through `main(opts)`, its line under the fifth flag: the
+    # option the branch tests is tried first, through the script's own call (fresh61's CycleGAN homework).
+    ("gan_guarded_flag.py", "D(fake * 0.9)", "TCL003", "the script ran with `--use_diffaug`"),
     # A function reads an option declared without choices: the strings the code compares it with,
     # then one it compares with none (its `else:`).
     ("gan_compared_option.py", "d_loss = D(fake).mean() - D(real).mean()", "TCL003",

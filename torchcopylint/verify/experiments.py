@@ -577,6 +577,10 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     first = None
     for setting in _settings(job, namespace, roles):
         first = setting if first is None else first
+        if isinstance(setting, (FromCallSite, ThroughCaller)) and not isinstance(first, (FromCallSite, ThroughCaller)):
+            # The options reach the function through the script's own call (`main(opts)` of the parsed
+            # `opts`); stand-ins for `opts` read none of them.
+            first = setting
         yield setting
     # Each load of the module parses the options with the arguments chosen here (verify/script.py);
     # a few, as each is a run of its own.
@@ -3193,13 +3197,28 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None,
 RESHAPE_TRIES = 3  # tries of an experiment whose run failed on a reshape of a stand-in batch
 
 
+def _guarding_attributes(job: Job) -> frozenset:
+    """The attributes read by the tests of the `if`s and `while`s whose body holds the flagged line
+    (`if opts.use_diffaug:` -> "use_diffaug"): the script's options of those names may take the path."""
+    try:
+        tree = job.tree
+    except SyntaxError:
+        return frozenset()
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While)) and node.lineno < job.line <= (node.end_lineno or node.lineno):
+            found |= {sub.attr for sub in ast.walk(node.test) if isinstance(sub, ast.Attribute)}
+    return frozenset(found)
+
+
 def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Outcome]:
     """`not reached` from an experiment whose flagged line never ran in any setting; every verdict
     and reason ends with what stood in (verify/script.py). An experiment that did not decide because
     the code failed to reshape a stand-in batch (`imgs.view(-1, 784)` on 3x64x64 samples) is tried
     again with data shaped for that reshape."""
     def run(job: Job) -> Outcome:
-        script.begin(source=job.source)
+        guards = _guarding_attributes(job)
+        script.begin(source=job.source, guards=guards)
         for attempt in range(RESHAPE_TRIES):
             last = attempt == RESHAPE_TRIES - 1
             try:
@@ -3212,7 +3231,7 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
             except CannotRun as reason:
                 if last or not script.learn_from(str(reason)):
                     raise CannotRun(script.explain_failure(str(reason))) from reason
-            script.begin(keep_learned=True, source=job.source)
+            script.begin(keep_learned=True, source=job.source, guards=guards)
         raise CannotRun("no try of the experiment decided")  # not reached: the last try returns or raises
     run.__name__ = experiment.__name__
     return run

@@ -90,6 +90,9 @@ class _Log:
     # The numbers it compares a numeric option with (`if args.noise > 0:`): values that take the other way.
     compared_numbers: dict = field(default_factory=dict)
     ran_with: str = ""
+    # The attributes the tests of the branches around the flagged line read (`if opts.use_diffaug:`):
+    # the options of those names are tried first.
+    guards: frozenset = frozenset()
     passed_writes: list = field(default_factory=list)  # lines of refused writes a run went past
     function_plans: list = field(default_factory=list)  # the data plans of a function's module loads
 
@@ -124,13 +127,14 @@ _two_classes = False
 _resized: tuple = ()
 
 
-def begin(keep_learned: bool = False, source: str = "") -> None:
+def begin(keep_learned: bool = False, source: str = "", guards: frozenset = frozenset()) -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
-    the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu)."""
+    the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu). `guards`:
+    the attributes the branches around the flagged line test, whose options are tried first."""
     global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized
     for plan in (*_log.plans, *_log.function_plans):
         plan.forget_modules()  # a sibling's loader made up for the last try is not this one's
-    _log = _Log()
+    _log = _Log(guards=guards)
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         for name in sorted(set(GPU_TENSOR_TYPE.findall(source))):
             _log.add(f"`torch.cuda.{name}` made CPU tensors, on the verification device")
@@ -495,7 +499,9 @@ def compared_numbers(text: str) -> dict:
 def next_option_values() -> bool:
     """Set the arguments of the next run of the script: an option at another of its values, one at a
     time, none tried before. False when there is none left."""
-    for option, candidates in _log.options.items():
+    # `if opts.use_diffaug:` around the flagged line: `--use_diffaug` first, then the others in order.
+    ordered = sorted(_log.options.items(), key=lambda item: item[0].lstrip("-").replace("-", "_") not in _log.guards)
+    for option, candidates in ordered:
         for arguments in candidates:
             if tuple(arguments) not in _log.tried:
                 _log.tried.add(tuple(arguments))
