@@ -1298,7 +1298,6 @@ def _reads_grad(expr) -> bool:
     return False
 
 
-
 def _second_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:
     """The backward that runs through the generator's output again after the discriminator's
     backward freed it: the same backward at the next iteration of a loop the generator's call is not
