@@ -597,12 +597,13 @@ def test_a_class_filed_in_a_registry_by_the_package_import_runs_as_written_for_a
     # The zoo's __init__.py files FastGradient in a registry that refuses a second filing, and imports a
     # module built on a detector library that is not installed; FastGradient defaults its device to
     # `torch.device(0)`, which raises without a GPU, and `images=None` is used as given. The attack's
-    # images are made up (nothing shows what it is given): the run measures the clone, and the
-    # conditional claim stays unverified, the assumption said.
-    verdict = _verdict(context_verified, "library/zoo/fgm.py", "adv = images.clone().detach()", "TCL005")
+    # images are made up (nothing shows what it is given): the run measures the clone of what it computes
+    # from them (a clone of the images as passed would not be reported: the rule's silence on arguments
+    # out of sight), and the conditional claim stays unverified, the assumption said.
+    verdict = _verdict(context_verified, "library/zoo/fgm.py", "adv = images.clamp(0, 1).clone().detach()", "TCL005")
     assert verdict.status == "unverified", verdict
     for part in ("as written records CloneBackward0",
-                 "`images` requires grad here only through `images`, a stand-in made to require grad",
+                 "`images.clamp(0, 1)` requires grad here only through `images`, a stand-in made to require grad",
                  "the registration at line 10 ran a second time and was refused (KeyError)",
                  "`detector_lib_not_installed` is not installed: imported as a stand-in the code never used"):
         assert part in verdict.evidence, verdict.evidence

@@ -16,7 +16,7 @@ class FastGradient:
 
     def __call__(self, images=None, labels=None):
         images, labels = images.to(self.device), labels.to(self.device)
-        adv = images.clone().detach().requires_grad_(True)  # expect: TCL005
+        adv = images.clamp(0, 1).clone().detach().requires_grad_(True)  # expect: TCL005
         loss = F.cross_entropy(self.model(adv), labels)
         grad, = torch.autograd.grad(loss, [adv])
         return (adv + self.eps * grad.sign()).clamp(0, 1).detach()
