@@ -353,6 +353,18 @@ def test_an_accumulation_that_held_no_tensor_refutes_nothing(sound_verified):
     assert "`history` held no tensor after 3 iterations" in verdict.evidence, verdict
 
 
+@needs_torch
+def test_a_finding_whose_cause_another_finding_s_fix_removes_is_decided_on_the_code_as_written(sound_verified):
+    # fresh61: a WGAN-div critic step reports the interpolation of the undetached fake and the critic's call
+    # on those interpolates. Isolated, the second ran with the first's fix (`fake.detach()` in the
+    # interpolation), and no generator parameter was left in its graph: a refutation of a true finding.
+    # The code as written shows the effect, and that confirmation counts.
+    for text in ("mu * fake  # expect", "d_interpolated = D(x_interpolated)"):
+        verdict = _verdict(sound_verified, "penalty_interpolates.py", text, "TCL003")
+        assert verdict.status == "confirmed", verdict
+        assert "reached 2 of 2 generator parameters" in verdict.evidence, verdict
+
+
 # --- in process ------------------------------------------------------------------------------------
 
 
@@ -470,7 +482,12 @@ def test_the_code_as_written_decides_only_by_confirming_what_the_isolated_code_c
         except CannotRun as reason:
             return f"raised: {reason}"
 
-    assert decided("refuted", "confirmed") == "refuted"       # the isolated code decides when it can
+    # The isolated code decides when it can, but for a refutation another finding's fix may have caused
+    # (it removed this one's cause): the program as written showing the effect counts.
+    assert decided("refuted", "refuted") == "refuted"
+    assert decided("refuted", "unverified") == "refuted"
+    assert decided("refuted", "confirmed") == "confirmed"
+    assert decided("confirmed", "refuted") == "confirmed"
     assert decided("unverified", "confirmed") == "confirmed"  # the program itself shows the effect
     assert decided(None, "confirmed") == "confirmed"
     # Another finding's bug may mask this one in the code as written: no refutation, no `not reached`.

@@ -34,10 +34,12 @@ def time_limit(seconds: float):
 
 
 def decided_as_written(experiment, isolated, as_written, job_of, cannot_run, limit):
-    """The experiment on the isolated code (the other findings of the function fixed); when that leaves
-    it undecided, on the code as written, whose confirmation counts (the program shows the effect);
-    not its refutation or `not reached`, which another finding there may have caused. Each run has its
-    own time `limit`; however the second ends, the first one's reason stands unless it confirms."""
+    """The experiment on the isolated code (the other findings of the function fixed); when that does
+    not confirm it, on the code as written, whose confirmation counts (the program shows the effect);
+    not its refutation or `not reached`, which another finding there may have caused. An isolated
+    refutation is checked so too: another finding's fix may remove this one's cause (interpolates made
+    from a fake whose own finding's fix detaches it). Each run has its own time `limit`; however the
+    second ends, the first one's verdict or reason stands unless it confirms."""
     try:
         with limit():
             outcome = experiment(isolated)
@@ -45,7 +47,7 @@ def decided_as_written(experiment, isolated, as_written, job_of, cannot_run, lim
         if not as_written:
             raise
         outcome, failure = None, reason
-    if outcome is not None and (outcome.status != "unverified" or not as_written):
+    if outcome is not None and (outcome.status == "confirmed" or not as_written):
         return outcome
     try:
         with limit():
