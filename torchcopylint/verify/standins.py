@@ -1067,11 +1067,11 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if use.iterated and use.loader_items and not use.methods & TENSOR_METHODS:
         return "loaders"  # `for loader in loaders: for x, y in loader`
     if use.iterated and not use.methods & TENSOR_METHODS:
-        return "loader"
+        return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.assigned_unpacked > 1 and use.unpacks_loaders:
         return "loaders"  # `train_data, val_data = data`, each iterated
     if use.assigned_unpacked > 1 and not (use.methods or use.indexed or use.arithmetic or use.called):
-        return "loader batch"  # `condition, real_data = batch` (a Lightning module's `training_step(batch)`)  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
+        return "loader batch"  # `condition, real_data = batch` (a Lightning module's `training_step(batch)`)
     if use.dict_key:
         return "choice"  # `self.count[mode]` where `self.count = {"train": 0, "test": 0}`
     if use.class_target or use.position_index or (LABEL_NAMES.match(bare) and use.seen and not (
@@ -1672,8 +1672,9 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
 
 def _samples_as_reshaped(function: ast.AST, loaders: set) -> Optional[tuple[tuple, str]]:
     """(sample shape, the reshape as written) where the code reads the batches of `loaders` (or of a name
-    that reads like data: `train_data, val_data = loaders`) as samples of one fixed shape (`x.view(-1, 28*28)`, `imgs.reshape(batch_size, 1, 28, 28)`); None where it reads
-    none, several, or one whose sizes are not whole numbers written out."""
+    that reads like data: `train_data, val_data = loaders`) as samples of one fixed shape (`x.view(-1,
+    28*28)`, `imgs.reshape(batch_size, 1, 28, 28)`); None where it reads none, several, or one whose sizes
+    are not whole numbers written out."""
     shapes = {}
     for dimensions in datasites.batch_reshapes(function, set(loaders), loose=True):
         sizes = [_whole_number(text) for text in dimensions[1:]]
