@@ -166,6 +166,18 @@ def test_fix_edits_the_cells_and_keeps_every_other_byte(cli, project, source_as_
     assert cli("--no-cache", "gan.ipynb").exit_code == 0
 
 
+def test_a_notebook_starting_with_a_byte_order_mark_is_linted_and_fixed_keeping_it(cli, project):
+    # Some editors write one; Jupyter reads past it (before: "not valid JSON: Unexpected UTF-8 BOM").
+    original = "\ufeff" + gan_notebook()
+    write(project / "gan.ipynb", original)
+    assert "TCL003" in cli("--no-cache", "gan.ipynb").stdout
+    assert "2 fixed" in cli("--no-cache", "--fix", "gan.ipynb").stdout
+    fixed = (project / "gan.ipynb").read_text(encoding="utf-8")
+    assert fixed.startswith("\ufeff") and "netD(fake.detach())" in fixed
+    json.loads(fixed[1:])
+    assert cli("--no-cache", "gan.ipynb").exit_code == 0
+
+
 def test_diff_shows_cell_diffs_and_writes_nothing(cli, project):
     path = project / "gan.ipynb"
     before, mtime = path.read_bytes(), path.stat().st_mtime_ns

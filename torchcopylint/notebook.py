@@ -94,17 +94,23 @@ class Notebook:
 # --------------------------------------------------------------------------------- reading
 
 
+BYTE_ORDER_MARK = "\ufeff"
+
+
 def read(raw: str) -> Notebook:
     """Parse a notebook's text; NotebookError says why it cannot be linted."""
+    # Some editors start the file with a byte-order mark, which Jupyter reads past; the offsets into
+    # the text (for fixes) start after it, and a fix keeps it.
+    start = 1 if raw.startswith(BYTE_ORDER_MARK) else 0
     try:
-        data = json.loads(raw)
+        data = json.loads(raw[start:])
     except (json.JSONDecodeError, RecursionError) as error:
         raise NotebookError(f"not valid JSON: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError("not a Jupyter notebook: no `cells` list")
     if data.get("nbformat") != 4:
         raise NotebookError(f"nbformat {data.get('nbformat')!r} is not supported (only nbformat 4)")
-    spans = _source_spans(raw)
+    spans = _source_spans(raw, start)
     cells: list[CodeCell] = []
     module_lines: list[str] = []
     python = _is_python(data.get("metadata"))
@@ -171,7 +177,7 @@ _DECODER = json.JSONDecoder()
 SourceSpans = tuple[tuple[int, int], list[tuple[int, int]]]
 
 
-def _source_spans(raw: str) -> dict[int, SourceSpans]:
+def _source_spans(raw: str, start: int = 0) -> dict[int, SourceSpans]:
     """Cell index -> where its `source` is in the text.
 
     A small walk over the JSON text: the top-level object, its `cells` array, each cell's
@@ -193,7 +199,7 @@ def _source_spans(raw: str) -> dict[int, SourceSpans]:
         return _members(raw, at, "[]", cell) if key == "cells" else _value_end(raw, at)
 
     try:
-        _members(raw, 0, "{}", top)
+        _members(raw, start, "{}", top)
     except (IndexError, ValueError) as error:
         raise NotebookError(f"malformed JSON: {error}") from None
     return spans
