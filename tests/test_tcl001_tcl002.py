@@ -842,6 +842,45 @@ def test_a_copy_made_a_leaf_of_its_own_keeps_the_clone(switch):
     assert lines(without_switch, "TCL001") == [line_of(without_switch, "x_2 = x.clone()")]
 
 
+def test_cuts_at_constant_positions_of_one_dimension_are_disjoint_and_cross_those_of_another():
+    # A PixelCNN's logistic-mixture sampler (fresh62) clamps channel 0 in place, keeps it, then writes
+    # channels 1 and 2 in place: `x[:, :, :, 1]` shares no element with `x[:, :, :, 0]`. A write to the
+    # same channel, to the whole, or along another dimension (`x[1]` crosses every column) overwrites it.
+    source = HEADER + textwrap.dedent("""\
+        def sample_channels(means: torch.Tensor, coeffs: torch.Tensor):
+            x = means + torch.randn_like(means)
+            x0 = x[:, :, :, 0].clamp_(-1.0, 1.0)
+            x1 = x[:, :, :, 1].add_(coeffs[:, :, :, 0] * x0).clamp_(-1.0, 1.0)
+            x2 = x[:, :, :, 2].add_(coeffs[:, :, :, 1] * x0 + coeffs[:, :, :, 2] * x1).clamp_(-1.0, 1.0)
+            return torch.cat((x0.unsqueeze(1), x1.unsqueeze(1), x2.unsqueeze(1)), dim=1)
+
+
+        def same_channel(means: torch.Tensor):
+            x = means + 1.0
+            x0 = x[:, :, 0].relu_()
+            x[:, :, 0].mul_(2.0)
+            return x0
+
+
+        def across(means: torch.Tensor):
+            x = means + 1.0
+            first_column = x[:, 0].clamp_(-1.0, 1.0)
+            x[1].add_(1.0)
+            return first_column
+
+
+        def whole(means: torch.Tensor):
+            x = means + 1.0
+            x0 = x[:, :, 0]
+            x.add_(1.0)
+            return x0
+    """)
+    found = sorted((d.location.line, d.message.split(", which")[0]) for d in lint_source(source, "<x>") if d.code == "TCL002")
+    assert found == [(line_of(source, "x0 = x[:, :, 0].relu_()"), "`x0` aliases `x[:, :, 0].relu_()`"),
+                     (line_of(source, "first_column = x[:, 0]"), "`first_column` aliases `x[:, 0].clamp_(-1.0, 1.0)`"),
+                     (line_of(source, "def whole") + 2, "`x0` aliases `x[:, :, 0]`")], found
+
+
 def test_rows_of_a_tensor_are_disjoint_parts_of_it():
     # `gi, gj = gij.T` (fresh45: a YOLO build_targets walkthrough): a write to one row leaves the other
     # as it was, but changes the whole, and whatever else views it.

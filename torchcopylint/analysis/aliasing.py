@@ -131,6 +131,9 @@ class Storage:
     # to one part leaves its siblings as they were.
     within: frozenset = frozenset()
     parts: list = field(default_factory=list)
+    # For a cut at a constant position (`x[2]`, `x[:, :, 0]`), its dimension: cuts along one dimension
+    # share nothing, but one along another crosses them all (`x[0]` and `x[:, 1]` share `x[0, 1]`).
+    axis: Optional[int] = None
 
 
 @dataclass(eq=False)
@@ -1328,14 +1331,16 @@ class FunctionWalker:
                 whole.parts.append(storage)
         return storage
 
-    def _item_storage(self, whole: Storage, position: int) -> Storage:
-        """The part of `whole` at a constant position (`state[0]`): a write to `state[2][i]` leaves it
-        as it was, since distinct positions of a tensor (rows) or of a list (items) share nothing."""
-        key = (whole, position)
+    def _item_storage(self, whole: Storage, cut: tuple[int, int]) -> Storage:
+        """The part of `whole` at a constant position of a dimension (`state[0]`, `x[:, :, :, 1]`): a write
+        to `state[2][i]` leaves it as it was, since distinct positions of a tensor (rows, channels) or
+        of a list (items) share nothing."""
+        key = (whole, cut)
         storage = self._item_storages.get(key)
         if storage is None:
-            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{position}]",
-                                                         within=frozenset({whole}))
+            axis, position = cut
+            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{':, ' * axis}{position}]",
+                                                         within=frozenset({whole}), axis=axis)
             whole.parts.append(storage)
         return storage
 
@@ -1355,10 +1360,10 @@ class FunctionWalker:
         if type(expr) is cst.Subscript:
             if _is_basic_index(expr, lambda name: self._counts_through_a_range(name, state)):
                 wholes = self._shared_storages(expr.value, state) or frozenset()
-                position = constant_position(expr)
-                if position is None or not wholes:
+                cut = constant_cut(expr)
+                if cut is None or not wholes:
                     return wholes
-                return frozenset(self._item_storage(whole, position) for whole in wholes)
+                return frozenset(self._item_storage(whole, cut) for whole in wholes)
             return None
         if type(expr) is cst.IfExp:
             body = self._shared_storages(expr.body, state)
@@ -2014,18 +2019,22 @@ def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
 
 def overlapping(storages: Iterable[Storage]) -> Iterable[Storage]:
     """The storages a write to `storages` writes: themselves, the wholes they are parts of, and their
-    parts (never a sibling part: the rows of a tensor share no element)."""
+    parts (never a sibling part cut along the same dimension: the rows of a tensor share no element;
+    but a cut along another dimension, which crosses them)."""
     storages = tuple(storages)
     if not any(storage.within or storage.parts for storage in storages):
         return storages  # the common case, on every write and every query: nothing to add
     found: set = set()
+    crossing: list = []
     pending = list(storages)
     while pending:  # up: the wholes, and theirs
         storage = pending.pop()
         if storage not in found:
             found.add(storage)
             pending.extend(storage.within)
-    pending = list(storages)
+            crossing.extend(sibling for whole in storage.within for sibling in whole.parts
+                            if sibling.axis != storage.axis)
+    pending = [*storages, *crossing]
     while pending:  # down: the parts, and theirs
         storage = pending.pop()
         found.add(storage)
@@ -2071,6 +2080,19 @@ def constant_position(subscript: cst.Subscript) -> Optional[int]:
         return None
     value = subscript.slice[0].slice.value
     return int(value.value, 0) if type(value) is cst.Integer else None
+
+
+def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, int]]:
+    """(dimension, position) for `x[2]` (0, 2) or `x[:, :, 1]` (2, 1): one non-negative constant
+    position, every index before it a whole `:`, none after it but whole `:`s; None otherwise."""
+    elements = [element.slice for element in subscript.slice]
+    positions = [index for index, element in enumerate(elements) if type(element) is cst.Index]
+    if len(positions) != 1 or type(elements[positions[0]].value) is not cst.Integer:
+        return None
+    if not all(type(element) is cst.Slice and element.lower is None and element.upper is None
+               and element.step is None for index, element in enumerate(elements) if index != positions[0]):
+        return None
+    return positions[0], int(elements[positions[0]].value.value, 0)
 
 
 def _is_basic_index(subscript: cst.Subscript, integral: Optional[Callable[[cst.Name], bool]] = None) -> bool:
