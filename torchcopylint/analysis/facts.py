@@ -41,7 +41,7 @@ from torchcopylint.analysis.tensors import (
     TensorTyping,
     combine,
 )
-from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, numpy_name, numpy_names
+from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, library_names, numpy_name
 
 AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 # Module and tensor methods that register a function autograd calls during the backward.
@@ -49,6 +49,7 @@ BACKWARD_HOOK_REGISTRARS = frozenset({"register_backward_hook", "register_full_b
                                       "register_full_backward_pre_hook", "register_hook",
                                       "register_post_accumulate_grad_hook"})
 BUILTIN_NAMES = frozenset(dir(builtins))
+PANDAS_TABLES = frozenset({"pandas.DataFrame", "pandas.Series"})
 
 
 class ModuleFacts(CalleeEffects, Callees):
@@ -57,7 +58,8 @@ class ModuleFacts(CalleeEffects, Callees):
         self.module = module
         self.path = path
         self.names = TorchNames.from_module(module)
-        self.numpy = numpy_names(module)  # local name -> NumPy's name: {"np": "numpy"}
+        self.numpy = library_names(module)  # local name -> NumPy's name: {"np": "numpy"}
+        self.pandas = library_names(module, "pandas")
         self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=self.numpy)
         self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
@@ -733,9 +735,16 @@ class ModuleFacts(CalleeEffects, Callees):
         return []
 
     def makes_numpy_array(self, value: Optional[cst.BaseExpression]) -> bool:
-        """Is the value an ndarray NumPy makes (`np.zeros(n)`, `np.empty((2, n))`)? Storing a tensor
-        into one (`losses[i] = loss`) stores its number: the array keeps no graph."""
-        return type(value) is cst.Call and numpy_name(value.func, self.numpy) in NUMPY_ARRAY_MAKERS
+        """Is the value an ndarray NumPy makes (`np.zeros(n)`, `np.empty((2, n))`), or a pandas table of one
+        (`pd.DataFrame(np.zeros((steps, epochs)))`)? Storing a tensor into one (`losses[i] = loss`,
+        `table[epoch][i] = loss`) stores its number: the array keeps no graph. Not one made to hold
+        objects (`dtype=object`)."""
+        if type(value) is not cst.Call or any(
+                arg.keyword is not None and arg.keyword.value == "dtype" and _names_object(arg.value) for arg in value.args):
+            return False
+        if numpy_name(value.func, self.pandas) in PANDAS_TABLES:
+            return bool(value.args) and value.args[0].keyword is None and self.makes_numpy_array(value.args[0].value)
+        return numpy_name(value.func, self.numpy) in NUMPY_ARRAY_MAKERS
 
     def builds_module(self, value: Optional[cst.BaseExpression], seen: frozenset = frozenset()) -> bool:
         """Does the call build a network: a torch.nn class, a module class of the file, or a function of
@@ -793,6 +802,14 @@ class ModuleFacts(CalleeEffects, Callees):
                 if found:
                     return found
         return []
+
+
+def _names_object(dtype: cst.BaseExpression) -> bool:
+    """`dtype=object`, `dtype="O"`, `dtype=np.object_`: an array of Python objects, which holds a tensor."""
+    if type(dtype) is cst.SimpleString:
+        return dtype.evaluated_value in ("O", "object")
+    name = dotted_name(dtype) or ""
+    return name == "object" or name.endswith(".object_")
 
 
 def _is_word(character: str) -> bool:

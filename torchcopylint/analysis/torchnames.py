@@ -200,29 +200,30 @@ def _imports_in_functions(module: cst.Module) -> list:
     return found
 
 
-def numpy_names(module: cst.Module) -> dict[str, str]:
-    """Local name -> numpy name, from the module's imports: {"np": "numpy", "asarray": "numpy.asarray"}."""
+def library_names(module: cst.Module, library: str = "numpy") -> dict[str, str]:
+    """Local name -> the library's name, from the module's imports of it (a top-level package): for
+    NumPy {"np": "numpy", "asarray": "numpy.asarray"}, for pandas {"pd": "pandas"}."""
     found: dict[str, str] = {}
     for statement in _import_statements(module.body):
         if type(statement) is cst.Import:
             for alias in statement.names:
-                if _module_name(alias.name) != "numpy":
+                if _module_name(alias.name) != library:
                     continue
                 local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
-                    else "numpy"
-                found[local] = "numpy"
-        elif not statement.relative and statement.module is not None and _module_name(statement.module) == "numpy" \
+                    else library
+                found[local] = library
+        elif not statement.relative and statement.module is not None and _module_name(statement.module) == library \
                 and type(statement.names) is not cst.ImportStar:
             for alias in statement.names:
                 if type(alias.name) is cst.Name:
                     local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
                         else alias.name.value
-                    found[local] = f"numpy.{alias.name.value}"
+                    found[local] = f"{library}.{alias.name.value}"
     return found
 
 
 def numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str]:
-    """NumPy's name for a callee, given the module's `numpy_names` (`np.random.randn` ->
+    """The library's name for a callee, given the module's `library_names` of it (`np.random.randn` ->
     "numpy.random.randn", `asarray` -> "numpy.asarray"); None for anything else."""
     dotted = dotted_name(func)
     if dotted is None:
