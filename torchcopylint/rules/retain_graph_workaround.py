@@ -185,7 +185,10 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
       `torch.sum(output)`), brings the caller's graph in, and stays a reason for silence;
     - a backward whose only arguments in the graph are the class-index targets of a classification
       loss (`F.cross_entropy(model(x), y)`, `criterion(out, labels.to(device))` with
-      `criterion = nn.CrossEntropyLoss()`): class indices are an integer tensor, which has no graph.
+      `criterion = nn.CrossEntropyLoss()`): class indices are an integer tensor, which has no graph;
+    - an argument for which every call of the function in the file passes what (very likely) carries
+      no graph: a batch of a loader, a detached tensor (a GAN's `G_train(D, G, X, Y, ...)` called
+      with the batches of the training loop).
 
     (The input of an attack or a saliency map, made a leaf whose `.grad` is read, is not an
     argument in the graph: see read_as_leaves.)"""
@@ -201,6 +204,9 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
             continue  # `self.output`: what is kept on the object is judged apart (kept_on_self)
         if _called_here(node, function):
             continue  # `D` handed to `gradient_penalty(D, real, fake)` and called as `D(fake)`: a network
+        if facts.call_sites_of(function) and all(facts.autograd.binding_never_requires_grad(binding, function, likely=True)
+                                                 for binding in function.bindings_at(node)):
+            continue  # every call in the file passes a batch of data, a detached tensor: no graph of the caller's
         if autograd_grad and statement in behind_inputs:
             continue
         if autograd_grad:
