@@ -380,6 +380,27 @@ ALIASES = {
 }
 
 
+def test_tcl006_names_the_read_after_the_write_in_the_same_pass_of_a_loop():
+    # A segmentation tester (fresh62): the write into `prediction` reaches `pred.numpy()` two lines
+    # later, not the alias line itself in the next image's pass (where `pred` is a new tensor).
+    source = _src("""
+        import numpy as np
+        import torch
+
+
+        def save(model, loader, pairs):
+            for images in loader:
+                pred = model(images).max(1)[1].cpu()
+                prediction = pred.numpy()
+                for old, new in pairs:
+                    prediction[prediction == old] = new
+                kept = np.uint8(pred.numpy())
+        """)
+    (found,) = _found(source, "TCL006")
+    assert found.location.line == 8
+    assert found.message.endswith("`pred` is read afterwards (line 11) and sees the change"), found.message
+
+
 @pytest.mark.parametrize("alias, copy", ALIASES.values(), ids=ALIASES.keys())
 def test_tcl006_alias_forms_and_fixes(alias, copy):
     template = """

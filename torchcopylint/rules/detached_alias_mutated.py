@@ -126,8 +126,12 @@ def _backward_across(function: FunctionFacts, event: InplaceEvent, facts) -> boo
 
 
 def _later_read(function: FunctionFacts, originals, event: InplaceEvent) -> Optional[Read]:
+    """The first read of the original the write reaches: one after the write in the same pass first
+    (`pred.numpy()` on the next line), before one in the next pass of a loop around both."""
     reads = {id(read): read for original in originals for read in function.reads_of(original)}
-    for read in sorted(reads.values(), key=lambda r: function.order_of(r.statement)):
+    written = function.order_of(event.statement)
+    for read in sorted(reads.values(), key=lambda r: (function.order_of(r.statement) < written,
+                                                      function.order_of(r.statement))):
         if read.use != "value":
             continue
         if any(event in read.events_since.get(original, ()) for original in originals):
