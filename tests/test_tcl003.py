@@ -103,6 +103,44 @@ def train(a, b, loader):
 """
 
 
+@pytest.mark.parametrize("zeroing, said", [
+    # Both networks zeroed only at the top of the iteration: G's step adds D's loss gradient to its own.
+    ("", True),
+    # Anything zeroed between D's backward and G's step: G's step sees only its own loss's gradient.
+    ("opt_a.zero_grad()", False),
+    ("a.zero_grad()", False),
+])
+def test_the_message_says_when_the_generator_steps_on_the_discriminator_s_gradient(zeroing, said):
+    source = textwrap.dedent(f"""
+        import torch
+
+
+        def train(a, b, loader):
+            opt_a = torch.optim.Adam(a.parameters())
+            opt_b = torch.optim.Adam(b.parameters())
+            for real, z in loader:
+                opt_a.zero_grad()
+                opt_b.zero_grad()
+                fake = a(z)
+                loss_b = b(fake).mean() - b(real).mean()
+                loss_b.backward()
+                opt_b.step()
+                {zeroing}
+                loss_a = -b(a(z)).mean()
+                loss_a.backward()
+                opt_a.step()
+    """)
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == line_of(source, "loss_b = b(fake)")
+    clause = f"and `opt_a` steps at line {line_of(source, 'opt_a.step()')} before anything zeroes that `.grad`: " \
+             f"the generator's update adds this loss's gradient to its own"
+    assert (clause in diagnostic.message) == said, diagnostic.message
+
+
+def line_of(source: str, text: str) -> int:
+    return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
+
+
 def test_generator_and_discriminator_found_from_optimizers_without_telling_names():
     [diagnostic] = tcl003(MODULES_A_AND_B)
     assert diagnostic.location.line == 10

@@ -107,6 +107,9 @@ class UndetachedFake:
     freed_by: Optional[GraphUse] = None
     # Why the detach is not safe: (words with a `{line}` field, the node whose line fills it).
     unsafe_reason: Optional[tuple] = None
+    # The generator's own optimizer stepping later with nothing zeroed since this backward: its update
+    # adds the discriminator's loss gradient to the generator's own (a bug, not only wasted work).
+    generator_stepped_on: Optional[OptimizerStep] = None
 
 
 @dataclass(frozen=True)
@@ -221,7 +224,9 @@ class GanSteps:
                 function, call, argument, generator_call, loss_statement, loss_statement, step_statement, optimizer,
                 discriminator, generator, via, generator_via, None,
                 unsafe is None, retains, later, generator_step, reused, unsafe_reason=unsafe,
-                freed_by=_earlier_backward(generator_call, loss_statement, function, self.facts))
+                freed_by=_earlier_backward(generator_call, loss_statement, function, self.facts),
+                generator_stepped_on=None if generator_step is not None else
+                self._generator_step_on_these_gradients(context, loss_statement, generator))
         return None
 
     def _undetached_targets(self, context: "_Context", window: Window, generators: frozenset,
@@ -555,6 +560,20 @@ class GanSteps:
                                                   function.order_of(loss_statement), check_switches=False):
                             return True
         return False
+
+    def _generator_step_on_these_gradients(self, context: "_Context", loss_statement,
+                                           generator: str) -> Optional[OptimizerStep]:
+        """The first step after this backward, in the function, of an optimizer that trains the generator,
+        with nothing zeroed in between (`G.zero_grad()` only at the top of the iteration): the
+        generator's update adds the discriminator's loss gradient to its own."""
+        function = context.function
+        start = function.order_of(loss_statement)
+        later = sorted((step for window in context.windows for step in window.steps
+                        if step.order > start and generator in context.optimizers.get(step.optimizer, frozenset())),
+                       key=lambda step: step.order)
+        if later and not self._zeroed_between(function, start, later[0].order):
+            return later[0]
+        return None
 
     def _zeroed_between(self, function: FunctionFacts, start: int, end: int) -> bool:
         """Is anything zeroed (or could it be: a helper of the file that zeroes) between two statements?"""

@@ -66,6 +66,12 @@ class DiscriminatorWithoutDetach(Rule):
                 f"`{fake.optimizer}` (step at line {facts.line_of(fake.step_statement)}) runs through the whole "
                 f"generator and fills its `.grad`"
             )
+        if fake.generator_stepped_on is not None:
+            message += (
+                f", and `{fake.generator_stepped_on.optimizer}` steps at line "
+                f"{facts.line_of(fake.generator_stepped_on.statement)} before anything zeroes that `.grad`: the "
+                f"generator's update adds this loss's gradient to its own"
+            )
         if fake.generator_step is not None:
             message += (
                 f", and `{fake.generator_step.optimizer}` steps at line {facts.line_of(fake.generator_step.statement)} "
