@@ -1276,6 +1276,14 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
                  ["model = DigitsNet(hidden=64) found in the file, the class of course_models_lib.py that has "
                   "`training_step`, `validation_epoch`", "every iteration's graph stays alive"],
                  id="the-imported-class-with-the-methods-called"),
+    # The same through a project module the file imports whole (`import course_rnn_models`), whose class
+    # needs a dropout probability (a width of 16 is refused) and whose forward takes the recurrent state
+    # too (probed with none: the embedding's token indices); the evidence names what stood in (before:
+    # a stand-in network, without `init_hidden`; fresh61's language models).
+    pytest.param("course_rnn_whole_import.py", "hidden = torch.clone(hidden).detach()", "TCL005",
+                 ["computed from stand-ins: model = WordModel(16, 16, 16, 0.1), the class of course_rnn_models.py "
+                  "that has `init_hidden`", "4 batches of ((4, 8) int64"],
+                 id="the-class-of-a-module-imported-whole"),
     # `plt.imread(train_loader.dataset.imgs[0][0])`: the stand-in ImageFolder lists image files of the
     # samples' size, written in the temporary folder (before: no `.imgs`, unverified; fresh29's DCGANs).
     pytest.param("gan_image_folder_check.py", "D_train_loss = bce(D(x_), y_real)", "TCL003",

@@ -209,6 +209,8 @@ def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
         return TensorArgument()  # `self.embed_size = embeddings.shape[1]`: no number has a shape
     if annotation in (bool, "bool"):
         return False
+    if annotation is parameter.empty and use is not None and use.probability:
+        return 0.1  # `nn.Dropout(dropout_prob)` refuses the width
     if annotation in (float, "float"):
         return 0.1
     if annotation in (int, "int", parameter.empty):

@@ -39,6 +39,7 @@ from torchcopylint.verify.inputs import (
     make_input,
     probe_input_shape,
     raised_at,
+    required_inputs,
 )
 from torchcopylint.verify import absent
 from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
@@ -700,7 +701,7 @@ def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: 
     input shapes its call sites give (which come first, as the program's own)."""
     node = standins.function_node(tree, job.target.class_name, method)
     function = getattr(cls, method, None)
-    if node is None or function is None or _required_inputs(cls, method) < 2:
+    if node is None or function is None or required_inputs(cls, method) < 2:
         return
     names, annotations = standins.missing_parameters(function)
     found = standins.settings_for(node, names[1:], annotations, job.device, tree=tree)
@@ -794,7 +795,8 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
     found = None
     if rest:
         node = node if node is not None else standins.function_node(tree, None, job.target.function_name)
-        found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)[0]
+        found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)
+        found = projectnets.with_project_networks(found, node, tree, namespace, job)[0]
     text = f"the arguments {site.described} passes ({made.shown_in_order(site)})"
     if rest:
         why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
@@ -878,7 +880,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         networks = stand_in_networks(setting)
         if networks:
             script.note(networks)
-        if method != "forward" and _required_inputs(cls, method) == 0:
+        if method != "forward" and required_inputs(cls, method) == 0:
             # A method of the module's own state (`cell.to_pytorch_impl()`): called as it is.
             torch.manual_seed(2)
             result = None
@@ -1174,7 +1176,7 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
     """The input shape a fresh module's `method` runs with; for a method of several inputs (`forward(z, c)`),
     the inputs its call sites in the file make (verify/callsites.py)."""
     class_name = job.target.class_name
-    several = _required_inputs(namespace.get(class_name), method) > 1
+    several = required_inputs(namespace.get(class_name), method) > 1
     failure = None
     if not several:
         try:
@@ -1188,23 +1190,12 @@ def _input_shape(job: Job, namespace: dict, make_module: Callable, method: str,
             raise failure
         # `forward(x, mask)`, called nowhere in the file: the other inputs as 0-dim zeros.
         return probe_input_shape(make_module, method, job.device, flagged=flagged,
-                                 extras=_required_inputs(namespace.get(class_name), method) - 1)
+                                 extras=required_inputs(namespace.get(class_name), method) - 1)
     accept = (lambda error: raised_at(error, *flagged)) if flagged else None
     try:
         return callsites.inputs_for(sites, make_module, namespace, job.device, job.source, accept=accept)
     except CannotRun as reason:
         raise CannotRun(f"{failure}; {reason}" if failure else str(reason)) from reason
-
-
-def _required_inputs(cls: Any, method: str) -> int:
-    """How many positional arguments `cls.method` needs besides `self`."""
-    try:
-        parameters = list(inspect.signature(getattr(cls, method)).parameters.values())
-    except (TypeError, ValueError, AttributeError):
-        return 1
-    if not isinstance(inspect.getattr_static(cls, method, None), (staticmethod, classmethod)):
-        parameters = parameters[1:]  # `self` (a static method has none; a class method's `cls` is bound)
-    return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
 def _shape_text(shape: Any) -> str:
@@ -2417,8 +2408,18 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
         return refuted(measured)
     # The setting the line ran in, when it is not the plain one (`with best_loss = None`).
     return named(confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs "
-                           f"per call on {shape}{'' if sighting.through is None else '; ' + sighting.where}"),
+                           f"per call on {shape}{'' if sighting.through is None else '; ' + sighting.where}"
+                           f"{_computed_from(sighting)}"),
                  sighting.setting)
+
+
+def _computed_from(sighting: Sighting) -> str:
+    """`; computed from <the stand-ins>` for a value computed from made-up arguments (`m =
+    double_multiplier / 2 ** shift`, a hidden state of the project's network built for `model`): which,
+    and of what kind; "" for any other setting."""
+    if not isinstance(sighting.setting, FunctionStandIns):
+        return ""
+    return f"; computed from {sighting.setting.standins.make(seed=0)[1]}"
 
 
 def tensor_copy_construct(job: Job) -> Outcome:
@@ -2446,9 +2447,8 @@ def tensor_copy_construct(job: Job) -> Outcome:
                             f"given: what it passes decides, and it could not be made")
         assumed = (f"; assumed: `{expression}` made up as a tensor (no call in the linted files shows what "
                    f"`{name}` is given)")
-    elif isinstance(sighting.setting, FunctionStandIns):
-        # Computed from made-up arguments (`m = double_multiplier / 2 ** shift`): which, and of what kind.
-        assumed = f"; computed from {sighting.setting.standins.make(seed=0)[1]}"
+    else:
+        assumed = _computed_from(sighting)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         written = torch.tensor(tensor)

@@ -178,11 +178,24 @@ class WithZeroExtras:
         return f"input {tuple(self.shape)}, {others} a 0-dim zero (no call in sight shows them)"
 
 
+def required_inputs(cls: Any, method: str) -> int:
+    """How many positional arguments `cls.method` needs besides `self`."""
+    try:
+        parameters = list(inspect.signature(getattr(cls, method)).parameters.values())
+    except (TypeError, ValueError, AttributeError):
+        return 1
+    if not isinstance(inspect.getattr_static(cls, method, None), (staticmethod, classmethod)):
+        parameters = parameters[1:]  # `self` (a static method has none; a class method's `cls` is bound)
+    return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
 def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device: str,
-                      flagged: Optional[tuple[str, int]] = None, extras: int = 0) -> Any:
+                      flagged: Optional[tuple[str, int]] = None, extras: int = 0, unset: int = 0) -> Any:
     """The first shape with which a fresh instance's `method` runs (or reaches the flagged line,
     given as (file, line): an error raised there is the bug under test, not a wrong shape). With
-    `extras`, the method's other inputs are that many 0-dim zeros, and the answer a WithZeroExtras."""
+    `extras`, the method's other inputs are that many 0-dim zeros, and the answer a WithZeroExtras;
+    with `unset`, that many `None`s (a recurrent network's `forward(tokens, hidden)`, whose layers
+    start from zeros when given no state), and the answer the first input's shape."""
     module = make_module()
     shapes = candidate_shapes(module)
     errors = []
@@ -191,7 +204,7 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
         candidate = WithZeroExtras(shape, extras, device) if extras else shape
         _, made = make_input(candidate, device)
         try:
-            getattr(fresh, method)(*(made if extras else (made,)))
+            getattr(fresh, method)(*(made if extras else (made,)), *([None] * unset))
             return candidate
         except Exception as error:  # noqa: BLE001 - a wrong shape: try the next
             if flagged is not None and raised_at(error, *flagged):

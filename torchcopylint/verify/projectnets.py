@@ -15,13 +15,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import types
 from typing import Optional
 
 from torch import nn
 
 from torchcopylint.verify import importing, samples
 from torchcopylint.verify.configurations import Configuration, configurations
-from torchcopylint.verify.inputs import CannotRun, probe_input_shape
+from torchcopylint.verify.inputs import CannotRun, probe_input_shape, required_inputs
 from torchcopylint.verify.standins import ProjectNetwork, StandIns, uses
 
 _MODULE_ATTRIBUTES = frozenset(dir(nn.Module))
@@ -47,10 +48,10 @@ def classes_for(tree: ast.Module, function: Optional[ast.AST], path: Optional[st
     wanted = list(methods_beyond_a_network(function, names, found).values())
     if not wanted:
         return ()
-    methods = _class_methods(tree)
+    methods = list(_class_methods(tree).items())
     if path is not None:
-        methods.update(_imported_class_methods(tree, path))
-    return tuple(name for name, own in methods.items() if any(needed <= own for needed in wanted))
+        methods += _imported_class_methods(tree, path)
+    return tuple(dict.fromkeys(name for name, own in methods if any(needed <= own for needed in wanted)))
 
 
 def _class_methods(tree: ast.Module) -> dict[str, set]:
@@ -67,17 +68,27 @@ def _class_methods(tree: ast.Module) -> dict[str, set]:
     return {name: methods_of(name, frozenset()) for name in classes}
 
 
-def _imported_class_methods(tree: ast.Module, path: str) -> dict[str, set]:
-    """Each name the module's top-level `from <project module> import Class` binds -> that class's
-    methods, read from the project file that defines it (never imported here)."""
+def _imported_class_methods(tree: ast.Module, path: str) -> list[tuple[str, set]]:
+    """(name, methods) for each class the module's top-level imports of the project bring: the name a
+    `from <project module> import Class` binds, or that of a project module imported whole (`import
+    models`), with the methods of each class it holds; read from the project's files (never imported
+    here)."""
     context = importing.import_context(path)
-    found: dict[str, set] = {}
+    found: list[tuple[str, set]] = []
     for statement in _top_level_imports(tree):
         file = importing.project_file(context, path, statement.module, statement.level)
         for alias in statement.names:
             methods = _methods_of_class_in(context, file, alias.name, re_exports=1)
             if methods is not None:
-                found[alias.asname or alias.name] = methods
+                found.append((alias.asname or alias.name, methods))
+    for bound, file in _whole_project_modules(tree, path):
+        module = samples.parsed_file(file)
+        held = [] if module is None else list(_class_methods(module)) + [
+            alias.asname or alias.name for statement in _top_level_imports(module) for alias in statement.names]
+        for name in held:
+            methods = _methods_of_class_in(context, file, name, re_exports=1)
+            if methods is not None:
+                found.append((bound, methods))
     return found
 
 
@@ -123,15 +134,19 @@ def with_project_networks(settings: list[StandIns], function: ast.AST, tree: ast
     plan = settings[0].plan
     modules = [name for name, kind in plan.kinds.items() if kind == "module"]
     networks: dict[str, ProjectNetwork] = {}
-    sample = None
+    sample = tokens = None
     for name, methods in methods_beyond_a_network(function, modules).items():
         found = _network_with(methods, tree, namespace, job.source, job.path, job.factories, job.device)
         if found is not None:
             networks[name], shape = found
-            sample = sample or tuple(shape[1:])
+            if shape is not None and shape[0] == "indices":  # an embedding first: token indices below its size
+                tokens = tokens or shape[1]
+            elif shape is not None:
+                sample = sample or tuple(shape[1:])
     if not networks:
         return settings
-    return [dataclasses.replace(s, plan=dataclasses.replace(s.plan, networks=networks, sample=sample or s.plan.sample))
+    return [dataclasses.replace(s, plan=dataclasses.replace(s.plan, networks=networks, sample=sample or s.plan.sample,
+                                                            tokens=tokens))
             for s in settings]
 
 
@@ -214,27 +229,57 @@ def _module_named(callee: str, namespace: dict) -> Optional[nn.Module]:
 
 
 def _network_with(methods: set, tree: ast.Module, namespace: dict, source: str, path: str, factories,
-                  device: str) -> Optional[tuple[ProjectNetwork, tuple]]:
+                  device: str) -> Optional[tuple[ProjectNetwork, Optional[tuple]]]:
     """The first class of the file (a concrete network: no other candidate derives from it, as a
-    base class of the methods is abstract) that has every method, built, with its input shape."""
-    defined = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
-    defined += [alias.asname or alias.name for statement in _top_level_imports(tree) for alias in statement.names]
-    candidates = [namespace[name] for name in defined if isinstance(namespace.get(name), type)
-                  and issubclass(namespace[name], nn.Module) and all(hasattr(namespace[name], m) for m in methods)
-                  and importing.of_the_project(namespace[name])]
+    base class of the methods is abstract) that has every method, built, with its input shape (None
+    where no probed shape runs its forward)."""
+    candidates = [cls for cls in _classes_in_sight(tree, namespace, path) if issubclass(cls, nn.Module)
+                  and all(hasattr(cls, m) for m in methods) and importing.of_the_project(cls)]
     concrete = [cls for cls in candidates if not any(other is not cls and issubclass(other, cls) for other in candidates)]
     for cls in concrete:
         try:
             configuration = next(configurations(cls, source, path, factories))
-            shape = probe_input_shape(lambda: configuration.build(cls), "forward", device)
         except (CannotRun, StopIteration):
             continue
+        try:
+            shape = probe_input_shape(lambda: configuration.build(cls), "forward", device,
+                                      unset=max(required_inputs(cls, "forward") - 1, 0))
+        except CannotRun:
+            # No probed shape runs its forward: the class still has the methods a stand-in network
+            # lacks, and the batches keep their own shape.
+            shape = None
         shown = ", ".join(f"`{method}`" for method in sorted(methods))
         home = importing.file_of(cls)
         whose = "the file's class" if home is None or os.path.abspath(home) == os.path.abspath(path) else \
             f"the class of {os.path.basename(home)}"
         return ProjectNetwork(_builder(cls, configuration), f"{configuration.description}, {whose} that has {shown}"), shape
     return None
+
+
+def _classes_in_sight(tree: ast.Module, namespace: dict, path: str) -> list[type]:
+    """The classes the file defines or imports by name, then those of the project's modules it imports
+    whole (`import models`, then `models.LSTM(config)`), in the order the file names them."""
+    named = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+    named += [alias.asname or alias.name for statement in _top_level_imports(tree) for alias in statement.names]
+    found = [namespace[name] for name in named if isinstance(namespace.get(name), type)]
+    for bound, _ in _whole_project_modules(tree, path):
+        module = namespace.get(bound)
+        if isinstance(module, types.ModuleType):
+            found += [value for value in vars(module).values() if isinstance(value, type) and value not in found]
+    return found
+
+
+def _whole_project_modules(tree: ast.Module, path: str) -> list[tuple[str, str]]:
+    """(the name it binds, its file) for each top-level `import <project module>` of the file."""
+    context = importing.import_context(path)
+    found = []
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                file = None if "." in alias.name else importing.project_file(context, path, alias.name)
+                if file is not None:
+                    found.append((alias.asname or alias.name, file))
+    return found
 
 
 def _builder(cls: type, configuration: Configuration):

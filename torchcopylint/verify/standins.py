@@ -146,6 +146,7 @@ class Use:
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
     path_like: bool = False  # a file or folder: `os.makedirs(x)`, `open(x)`, `torch.save(obj, x)`, `x + "/a.png"`
     dtype_like: bool = False   # passed as `dtype=` (`torch.randn(n, dtype=dtype)`): a torch dtype
+    probability: bool = False  # a dropout rate: `nn.Dropout(p)`, `nn.LSTM(..., dropout=p)`: a number in [0, 1)
     makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
     #                               (`diff = out - original; diff.clone()`): one of the operands is one
 
@@ -372,6 +373,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     passed.device_like = True
                 if passed is not None and keyword.arg == "dtype":
                     passed.dtype_like = True
+                if passed is not None and keyword.arg == "dropout":
+                    passed.probability = True
+            if callee.split(".")[-1].lower().startswith("dropout") and node.args and use(node.args[0]) is not None:
+                use(node.args[0]).probability = True
             _mark_targets(node, callee, use)
             if _is_optimizer_class(callee):
                 rate = node.args[1] if len(node.args) > 1 else next(
@@ -939,10 +944,11 @@ LOADER_KINDS = frozenset({"loader", "loaders", "loader batch"})  # a loader, a l
 
 
 def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,),
-                    views: int = 0) -> StandInLoader:
+                    views: int = 0, tokens: Optional[int] = None) -> StandInLoader:
     """Batches as the loop unpacks them: (inputs, targets, ...) for a count, the inputs a list of
     `views` tensors where the loop unpacks them (`for (x1, x2), y in loader`); a dict of the keys
-    the code reads for a tuple of string keys (class indices under a key named like labels)."""
+    the code reads for a tuple of string keys (class indices under a key named like labels). With
+    `tokens`, the inputs are FEATURES token indices below it per sample (for a network that embeds them)."""
     batches = StandInLoader()
     if isinstance(unpacked, tuple):
         for _ in range(BATCHES):
@@ -950,7 +956,8 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
                             else torch.randn(BATCH, *sample, device=device) for key in unpacked})
         return batches
     for _ in range(BATCHES):
-        inputs = torch.randn(BATCH, *sample, device=device)
+        inputs = torch.randn(BATCH, *sample, device=device) if tokens is None else \
+            torch.randint(0, tokens, (BATCH, FEATURES), device=device)
         if labels == "classes":
             targets = class_indices(BATCH, CLASSES, device)
         else:
@@ -1151,6 +1158,8 @@ class Plan:
     choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
     sample: tuple = (FEATURES,)                   # the shape of one sample of a stand-in tensor
+    tokens: Optional[int] = None                  # the vocabulary a network of the file embeds its input
+    #                                               from: a loader's inputs are token indices below it
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
     per_class: tuple = ()                         # tensors the code indexes by labels: a row per class
     positions: tuple = ()                         # indices along a dim that are never a class (`index_select`)
@@ -1371,10 +1380,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = made[modules[0]].linear if modules else nn.Linear(FEATURES, FEATURES).to(device)
         elif kind in LOADER_KINDS:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample,
-                                         plan_.views.get(name, 0))
+                                         plan_.views.get(name, 0), plan_.tokens)
             if kind == "loaders":  # as many as the code unpacks (`train, val, test = loaders`), or two
                 made[name] = [made[name], *(stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device,
-                                                            plan_.sample, plan_.views.get(name, 0))
+                                                            plan_.sample, plan_.views.get(name, 0), plan_.tokens)
                                             for _ in range(max(plan_.loader_counts.get(name, 2), 2) - 1))]
             elif kind == "loader batch":
                 made[name] = made[name][0]
