@@ -1284,6 +1284,20 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
                  ["computed from stand-ins: model = WordModel(16, 16, 16, 0.1), the class of course_rnn_models.py "
                   "that has `init_hidden`", "4 batches of ((4, 8) int64"],
                  id="the-class-of-a-module-imported-whole"),
+    # Images saved as tensors (`torch.load` of two files), joined by `torch.cat` into the tensor a DataLoader
+    # iterates: random samples stand in for each file, of a shape the networks take (before: the loads
+    # were checkpoint stand-ins, which `torch.cat` refused; fresh62's icon GANs).
+    pytest.param("gan_saved_tensors.py", "loss_D = criterion(D(real), ones) + criterion(D(fake), zeros)", "TCL003",
+                 ["`icons_small = torch.load(...)` (line 5): 20 random samples 3x32x32 in [0, 1) (the file is not read)",
+                  "reached 6 of 6 generator parameters"],
+                 id="tensors-read-from-files-and-joined-into-a-dataset"),
+    # A data maker of the project (`faces = ReadFaceData(root)`, a class named for data) stands in as the
+    # loader it makes; its methods named for data (`faces.getdataloader(batch_size=64)`) hand out those
+    # batches (before: "'StandInLoader' object has no attribute 'getdataloader'"; fresh62's anime DCGAN).
+    pytest.param("gan_data_maker.py", "loss_D = criterion(D(images), ones) + criterion(D(fake), zeros)", "TCL003",
+                 ["`faces = ReadFaceData(...)` (line 7): 4 batches of 4 random samples 3x32x32",
+                  "reached 6 of 6 generator parameters"],
+                 id="the-loader-of-a-data-maker-class"),
     # `plt.imread(train_loader.dataset.imgs[0][0])`: the stand-in ImageFolder lists image files of the
     # samples' size, written in the temporary folder (before: no `.imgs`, unverified; fresh29's DCGANs).
     pytest.param("gan_image_folder_check.py", "D_train_loss = bce(D(x_), y_real)", "TCL003",

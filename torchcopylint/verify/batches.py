@@ -31,7 +31,7 @@ from torch import nn
 from torchcopylint.verify import arrays, images, importing, samples, tables
 from torchcopylint.verify.absent import unread_data
 from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
-from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
+from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_FUNCTION, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
                                               SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite, known_dataset,
                                               made_in_module)
 
@@ -152,6 +152,11 @@ class DataPlan:
             return arrays.unpacked(self, site)
         if site.kind == "mnist-csv":
             return arrays.mnist_csv(self, site)
+        if site.kind == "data-tensor":
+            shape = self.sample_shape(site, None)
+            self.describe(site, f"{DATASET_LENGTH} random samples {self.shape_text(shape)} in [0, 1) (the file is "
+                                f"not read)")
+            return torch.rand(DATASET_LENGTH, *shape, generator=torch.Generator().manual_seed(1000 * site.index))
         if site.kind == "unread-array":
             self.describe(site, "not read: a value whose first use stops the run")
             return unread_data(f"{site.callee}(...)", site.line)
@@ -742,6 +747,15 @@ class StandInLoader:
 
     def __repr__(self) -> str:
         return f"<stand-in loader for {self._site.label}>"
+
+    def __getattr__(self, name: str):
+        # A data maker of the project stood in for (`data = ReadData(path)`, then
+        # `data.getdataloader(batch_size=64)`, `data.get_dataset()`): its methods named for data give
+        # these batches, or their dataset.
+        if name.startswith("_") or not DATA_FUNCTION.match(name):
+            raise AttributeError(name)
+        made = self.dataset if re.search(r"sets?$", name, re.IGNORECASE) else self
+        return lambda *args, **kwargs: made
 
 
 @dataclass

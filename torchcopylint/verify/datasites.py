@@ -123,6 +123,7 @@ ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_t
 # Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
 # they read is what a DataLoader iterates, and left alone anywhere else (a checkpoint, a vocabulary).
 FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load"})
+JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.vstack"})
 # NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
 # one image a row, its label first) is made up as such (verify/arrays.py).
 TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
@@ -157,6 +158,8 @@ class DataSite:
     #                        into names, `x_tr, y_tr, x_te, y_te = torch.load(path)`: verify/arrays.py)
     #                        | mnist-csv (`np.loadtxt` of an MNIST CSV file: verify/arrays.py)
     #                        | unread-array (any other file NumPy reads: a value whose use stops the run)
+    #                        | data-tensor (a file reader's tensor that a DataLoader iterates joined
+    #                        with others: `torch.cat((torch.load(a), torch.load(b)))`: random samples)
     #                        | unread (an assignment only stood-in data reads, `paths = list_images(root)`:
     #                        not run, its names bound to None)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
@@ -799,6 +802,7 @@ class _SiteFinder:
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
         self.read_for_loaders = self._reads_loaded(tree, imports)
+        self.joined_for_loaders = self._reads_loaded(tree, imports, joined=True)
         self.unpacked_reads = {id(value) for targets, value in self.assignments
                                if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS
                                and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
@@ -831,15 +835,22 @@ class _SiteFinder:
                 break
         self._visit(tree, None)
 
-    def _reads_loaded(self, tree: ast.Module, imports: dict) -> set[int]:
+    def _reads_loaded(self, tree: ast.Module, imports: dict, joined: bool = False) -> set[int]:
         """The file readers (FILE_READERS) whose value a DataLoader of the file iterates, directly or
-        through the name it is bound to: `trainset = pickle.load(...)`, `DataLoader(trainset, ...)`."""
+        through the name it is bound to: `trainset = pickle.load(...)`, `DataLoader(trainset, ...)`.
+        `joined`: those whose value it iterates only joined with others into one tensor (`icons =
+        torch.cat((torch_load_a, torch_load_b))`, then `DataLoader(icons)`): tensors, then."""
         loaded: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
                 dataset = _argument(node, 0, "dataset")
                 if isinstance(dataset, ast.Name):
                     loaded.add(dataset.id)
+        if joined:
+            loaded = {name.id for targets, value in self.assignments
+                      if isinstance(value, ast.Call) and _qualified(value.func, imports) in JOINING_FUNCTIONS
+                      and any(isinstance(t, ast.Name) and t.id in loaded for t in targets)
+                      for name in ast.walk(value) if isinstance(name, ast.Name)}
         found: set[int] = set()
         for targets, value in self.assignments:
             if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS and \
@@ -913,6 +924,8 @@ class _SiteFinder:
             return "table"
         if id(call) in self.read_for_loaders or id(call) in self.loaded_classes:
             return "dataset"
+        if id(call) in self.joined_for_loaders and qualified == "torch.load":
+            return "data-tensor"
         if id(call) in self.unpacked_reads:
             return "unpacked"
         if qualified in TEXT_ARRAY_READERS and _mnist_csv(_argument(call, 0, "fname")):
