@@ -163,6 +163,24 @@ def test_arithmetic_operands_of_a_tensor_are_tensors_but_numbers_that_say_so_sta
     assert kinds == {"out": "tensor", "original": "tensor", "scale": "float", "steps": "count", "lr": "float"}
 
 
+def test_a_tensor_converted_by_type_and_the_type_it_is_given():
+    # Old course code (fresh62's WGAN-GP helpers): `real = data.type(data_type)`, where the caller passes
+    # `torch.cuda.FloatTensor`: `data` is a tensor, `data_type` a type to convert to (before: nothing
+    # said what either was). A device's `.type` is read, never called: no tensor.
+    from torchcopylint.verify import standins
+
+    function = ast.parse(textwrap.dedent("""\
+        def train_critic(D, data, data_type, device):
+            real = data.type(data_type)
+            if device.type == "cuda":
+                real = real.cuda()
+            return D(real).mean()
+        """)).body[0]
+    found = standins.uses(function)
+    kinds = {name: standins.kind_of(name, found[name]) for name in ("data", "data_type", "device")}
+    assert kinds["data"] == "tensor" and kinds["data_type"] == "dtype" and kinds["device"] != "tensor", kinds
+
+
 @pytest.mark.parametrize("name, loss", [("self.MSE", True), ("bce", True), ("self.criterion", True),
                                         ("kld", True), ("self.l1", False), ("self.fc", False)])
 def test_usual_short_names_of_losses_are_losses_and_layer_names_are_not(name, loss):

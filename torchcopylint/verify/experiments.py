@@ -2408,8 +2408,8 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
         return refuted(measured)
     # The setting the line ran in, when it is not the plain one (`with best_loss = None`).
     return named(confirmed(f"same values; as written records {node}: {slow * 1e6:.2f} µs vs {fast * 1e6:.2f} µs "
-                           f"per call on {shape}{'' if sighting.through is None else '; ' + sighting.where}"
-                           f"{_computed_from(sighting)}"),
+                           f"per call on {shape}"
+                           f"{_computed_from(sighting) if sighting.through is None else '; ' + sighting.where}"),
                  sighting.setting)
 
 

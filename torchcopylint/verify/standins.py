@@ -145,7 +145,8 @@ class Use:
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
     path_like: bool = False  # a file or folder: `os.makedirs(x)`, `open(x)`, `torch.save(obj, x)`, `x + "/a.png"`
-    dtype_like: bool = False   # passed as `dtype=` (`torch.randn(n, dtype=dtype)`): a torch dtype
+    dtype_like: bool = False   # passed as `dtype=` (`torch.randn(n, dtype=dtype)`) or to `x.type(...)`: a torch dtype
+    converted: bool = False    # `x.type(dtype)`: a tensor (a device's `.type` is read, never called)
     probability: bool = False  # a dropout rate: `nn.Dropout(p)`, `nn.LSTM(..., dropout=p)`: a number in [0, 1)
     makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
     #                               (`diff = out - original; diff.clone()`): one of the operands is one
@@ -375,6 +376,13 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     passed.dtype_like = True
                 if passed is not None and keyword.arg == "dropout":
                     passed.probability = True
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "type" and len(node.args) == 1 \
+                    and not node.keywords:
+                # `data.type(data_type)`: a tensor converted, to `torch.cuda.FloatTensor` in old code.
+                if use(node.func.value) is not None:
+                    use(node.func.value).converted = True
+                if use(node.args[0]) is not None:
+                    use(node.args[0]).dtype_like = True
             if callee.split(".")[-1].lower().startswith("dropout") and node.args and use(node.args[0]) is not None:
                 use(node.args[0]).probability = True
             _mark_targets(node, callee, use)
@@ -1095,7 +1103,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
     if use.dtype_like and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
         return "dtype"  # `torch.randn(n, dtype=dtype)`, `x.to(dtype=dtype)`
-    if use.methods & TENSOR_METHODS or use.indexed:
+    if use.methods & TENSOR_METHODS or use.indexed or use.converted:
         return "tensor"
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
                                    or FLOAT_NAMES.match(bare)):
