@@ -181,6 +181,25 @@ def test_a_tensor_converted_by_type_and_the_type_it_is_given():
     assert kinds["data"] == "tensor" and kinds["data_type"] == "dtype" and kinds["device"] != "tensor", kinds
 
 
+def test_a_value_moved_to_the_device_is_a_tensor_when_what_it_becomes_is_used_as_one():
+    # A DualGAN's discriminator step (fresh62): `x = X.to(device)`, then `torch.cat([y, x], dim=1)`:
+    # `X` is a batch (before: "needs `X`, and nothing in how the code uses it says what it is"). A
+    # network moved the same way and called is not.
+    from torchcopylint.verify import standins
+
+    function = ast.parse(textwrap.dedent("""\
+        def d_step(D, G, X, Y, net, device):
+            x = X.to(device)
+            y = Y.to(device)
+            model = net.to(device)
+            pair = torch.cat([y, x], dim=1)
+            return D(pair).mean() + model(y).mean()
+        """)).body[0]
+    found = standins.uses(function)
+    kinds = {name: standins.kind_of(name, found[name]) for name in ("X", "Y", "net")}
+    assert kinds["X"] == kinds["Y"] == "tensor" and kinds["net"] != "tensor", kinds
+
+
 @pytest.mark.parametrize("name, loss", [("self.MSE", True), ("bce", True), ("self.criterion", True),
                                         ("kld", True), ("self.l1", False), ("self.fc", False)])
 def test_usual_short_names_of_losses_are_losses_and_layer_names_are_not(name, loss):

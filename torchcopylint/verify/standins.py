@@ -146,7 +146,8 @@ class Use:
     per_class: bool = False  # indexed by labels (`cw_eps[y]`, `self.prototypes[labels]`): a row per class
     path_like: bool = False  # a file or folder: `os.makedirs(x)`, `open(x)`, `torch.save(obj, x)`, `x + "/a.png"`
     dtype_like: bool = False   # passed as `dtype=` (`torch.randn(n, dtype=dtype)`) or to `x.type(...)`: a torch dtype
-    converted: bool = False    # `x.type(dtype)`: a tensor (a device's `.type` is read, never called)
+    moved: bool = False        # `x.type(dtype)`, or moved where what it becomes is used as a tensor
+    #                            (`x = X.to(device)`, then `torch.cat([y, x])`): a tensor
     probability: bool = False  # a dropout rate: `nn.Dropout(p)`, `nn.LSTM(..., dropout=p)`: a number in [0, 1)
     makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
     #                               (`diff = out - original; diff.clone()`): one of the operands is one
@@ -380,7 +381,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     and not node.keywords:
                 # `data.type(data_type)`: a tensor converted, to `torch.cuda.FloatTensor` in old code.
                 if use(node.func.value) is not None:
-                    use(node.func.value).converted = True
+                    use(node.func.value).moved = True
                 if use(node.args[0]) is not None:
                     use(node.args[0]).dtype_like = True
             if callee.split(".")[-1].lower().startswith("dropout") and node.args and use(node.args[0]) is not None:
@@ -574,6 +575,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     and call.func.value.id == node.targets[0].id for call in ast.walk(function)):
             use(node.value.func).returns_loss = True
     _mark_tensor_operands(function, found)
+    _mark_moved_tensors(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -597,6 +599,27 @@ def uses(function: ast.AST) -> dict[str, Use]:
 
 def _is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+MOVING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type", "detach", "clone"})
+
+
+def _mark_moved_tensors(function: ast.AST, found: dict[str, Use]) -> None:
+    """`x = X.to(device)` where `x` is used as a tensor (`torch.cat([y, x])`, `x.size(0)`): `X` is one too,
+    through chains of such moves (a module's `.to(device)` is called, never used so)."""
+    moves = [(node.targets[0].id, _key(node.value.func.value)) for node in ast.walk(function)
+             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+             and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+             and node.value.func.attr in MOVING_METHODS and _key(node.value.func.value)]
+    changed = True
+    while changed:
+        changed = False
+        for name, source in moves:
+            result, moved = found.get(name), found.get(source)
+            if result is None or moved is None or moved.moved or name == source:
+                continue
+            if result.methods & TENSOR_METHODS or result.tensor_like or result.moved or result.makes_a_tensor:
+                moved.moved = changed = True
 
 
 def _mark_tensor_operands(function: ast.AST, found: dict[str, Use]) -> None:
@@ -1103,7 +1126,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
     if use.dtype_like and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
         return "dtype"  # `torch.randn(n, dtype=dtype)`, `x.to(dtype=dtype)`
-    if use.methods & TENSOR_METHODS or use.indexed or use.converted:
+    if use.methods & TENSOR_METHODS or use.indexed or use.moved:
         return "tensor"
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
                                    or FLOAT_NAMES.match(bare)):
