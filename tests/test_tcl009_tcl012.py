@@ -152,6 +152,43 @@ def test_tcl009_silent_when_grad_mode_is_off(guard):
     assert _found(source, "TCL009") == []
 
 
+@pytest.mark.parametrize("other_read, reported", [
+    # Read only to call an entry and for its keys: each command runs under the caller's no-grad.
+    ("", False),
+    # Handed on as well: its commands may be called anywhere, in any grad mode.
+    ("register(COMMANDS)", True),
+])
+def test_tcl009_a_table_of_commands_called_under_no_grad(other_read, reported):
+    # A source-separation project's `make.py` (fresh62): `COMMANDS[args.command](args)` inside
+    # `with torch.no_grad():` is the only way its commands run.
+    source = _src(f"""
+        import argparse
+
+        import torch
+
+
+        def make_log_likelihood(args, model):
+            log_p = model(torch.randn(8, 4))
+            return log_p.cpu().numpy()
+
+
+        def main(args):
+            model = torch.nn.Linear(4, 1)
+            {other_read}
+            with torch.no_grad():
+                COMMANDS[args.command](args, model)
+
+
+        COMMANDS = {{"likelihood": make_log_likelihood}}
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("command", choices=COMMANDS.keys())
+            main(parser.parse_args())
+        """)
+    assert bool(_lines(source, "TCL009")) is reported
+
+
 def test_tcl009_enable_grad_inside_no_grad_is_grad_mode():
     source = """
         import torch

@@ -527,12 +527,18 @@ class ModuleFacts(CalleeEffects, Callees):
         for binding in module.bindings:
             top_level_kinds.setdefault(binding.name, set()).add(binding.kind)
         callee_names: set = set()
+        tables = self._dispatch_tables(module, top_level_kinds)
         for caller in self.all_functions():
             for call, statement in caller.call_statement.items():
                 callee = self._callee_definition(call.func, caller, top_level_kinds)
                 if callee is not None:
                     sites.setdefault(callee, []).append((caller, call, statement))
                     callee_names.add(id(call.func))
+                table = tables.get(call.func.value.value) if type(call.func) is cst.Subscript \
+                    and type(call.func.value) is cst.Name and not caller.bindings_at(call.func.value) else None
+                for callee in (table.values() if table is not None else ()):
+                    sites.setdefault(callee, []).append((caller, call, statement))  # `COMMANDS[args.command](args)`
+        callee_names |= {id(name) for table in tables.values() for name in table}
         # `super(Normalization, self).__init__()` names the class to find its base: no call of it.
         callee_names |= {id(node.args[0].value) for node in self.calls
                          if type(node.func) is cst.Name and node.func.value == "super" and node.args}
@@ -556,6 +562,40 @@ class ModuleFacts(CalleeEffects, Callees):
                     for decorator in node.decorators):
                 sites[node] = None
         return sites
+
+    def _dispatch_tables(self, module: FunctionFacts, top_level_kinds: dict) -> dict[str, dict]:
+        """A script's table of commands, `COMMANDS = {"sample": make_sample, ...}`, bound once at the top
+        level to a dict literal of functions (the file's among them) and read only to call an entry
+        (`COMMANDS[args.command](args)`) or for its keys: name -> {the name read in the literal: the
+        function}. Each such call is a call of every function in it."""
+        found: dict[str, dict] = {}
+        for binding in module.bindings:
+            value = binding.value
+            if binding.kind != "assign" or top_level_kinds.get(binding.name) != {"assign"} \
+                    or type(value) is not cst.Dict or not value.elements:
+                continue
+            entries = {}
+            for element in value.elements:  # (an imported function among them is not this file's concern)
+                definition = self._callee_definition(element.value, module, top_level_kinds) \
+                    if type(element) is cst.DictElement and type(element.value) is cst.Name else None
+                if definition is not None and definition.name.value != "__init__":
+                    entries[element.value] = definition
+            if entries:
+                found[binding.name] = entries
+        if not found:
+            return found
+        allowed = set()  # the reads of a table that call an entry or list the keys
+        for call in self.calls:
+            func = call.func
+            if type(func) is cst.Subscript and type(func.value) is cst.Name:
+                allowed.add(id(func.value))
+            elif type(func) is cst.Attribute and func.attr.value == "keys" and type(func.value) is cst.Name:
+                allowed.add(id(func.value))
+        for function in self.all_functions():
+            for name in function.reads:
+                if name.value in found and id(name) not in allowed:
+                    del found[name.value]
+        return found
 
     def _callee_definition(self, func, caller: FunctionFacts, top_level_kinds: dict) -> Optional[cst.FunctionDef]:
         """The function of this file a callee (or a name read) stands for, when surely that one."""
@@ -643,33 +683,26 @@ class ModuleFacts(CalleeEffects, Callees):
         return function.node in self._called_without_grad
 
     def _functions_only_called_without_grad(self) -> set:
-        """Functions every call of which (in this file) runs under no-grad: directly, or from a
-        function that itself only runs so (followed to a fixed point)."""
-        call_sites: dict[str, list[tuple[FunctionFacts, Optional[bool]]]] = {}
-        for caller in self.all_functions():
-            for call, statement in caller.call_statement.items():
-                func = call.func
-                if type(func) is cst.Name:
-                    callee = func.value
-                elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
-                    callee = func.attr.value
-                else:
-                    continue
-                mode = caller.grad_mode.get(statement)
-                if mode is None and caller.decorated_grad_enabled is not None:
-                    mode = caller.decorated_grad_enabled
-                call_sites.setdefault(callee, []).append((caller, mode))
+        """Functions every call of which (in this file, all in sight: `call_sites_of`) runs under
+        no-grad: directly, or from a function that itself only runs so (followed to a fixed point)."""
         functions = [f for f in self.all_functions() if type(f.node) is cst.FunctionDef]
+        def mode_of(caller: FunctionFacts, statement) -> Optional[bool]:
+            mode = caller.grad_mode.get(statement)
+            return caller.decorated_grad_enabled if mode is None else mode
+
+        modes = {}
+        for function in functions:
+            sites = self.call_sites_of(function)
+            if sites:
+                modes[function.node] = [(caller, mode_of(caller, statement)) for caller, _, statement in sites]
         quiet: set = set()
         changed = True
         while changed:
             changed = False
-            for function in functions:
-                if function.node in quiet:
-                    continue
-                sites = call_sites.get(function.name)
-                if sites and all(mode is False or (mode is None and caller.node in quiet) for caller, mode in sites):
-                    quiet.add(function.node)
+            for node, sites in modes.items():
+                if node not in quiet and all(mode is False or (mode is None and caller.node in quiet)
+                                             for caller, mode in sites):
+                    quiet.add(node)
                     changed = True
         return quiet
 
