@@ -91,6 +91,9 @@ class FunctionContainers:
             if type(func) is cst.Attribute and func.attr.value in INSERTING_METHODS and call.args \
                     and not call.args[-1].star:
                 self._add(statement, func.value, call.args[-1].value, func.attr.value, True)  # `insert(i, v)`
+            if type(func) is cst.Attribute and func.attr.value == "detach_" and _is_self_attribute(func.value):
+                # `self.h.detach_()`: the attribute cut from its graph in place, as `self.h = self.h.detach()` does.
+                self.state_updates.append(StateUpdate(statement, func.value.attr.value, call, True, False))
 
     def _read_augassign(self, statement: cst.AugAssign) -> None:
         target = statement.target

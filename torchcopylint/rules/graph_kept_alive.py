@@ -32,7 +32,7 @@ from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import method_call
 
 # Calls that turn a tensor into something without a graph: wrapping with one of them is the cure.
-DETACHING = frozenset({"item", "detach", "tolist", "numpy", "float", "int"})
+DETACHING = frozenset({"item", "detach", "detach_", "tolist", "numpy", "float", "int"})
 # Methods that give numbers, named but not called (`loss.item`): the bound method holds the tensor.
 UNCALLED_CONVERSIONS = frozenset({"item", "tolist"})
 
