@@ -28,7 +28,8 @@ from torchcopylint.analysis.aliasing import LEAF_FACTORIES, VARIABLE_CLASSES, Bi
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import backpropagated_expression, module_key, parameter_owners
+from torchcopylint.analysis.training import (MODULE_ONLY_METHODS, MODULE_RETURNING_METHODS, backpropagated_expression,
+                                             module_key, parameter_owners)
 
 # Calls whose result carries no graph: the walk does not look into them.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
@@ -672,6 +673,10 @@ class SavedUse:
     how: str  # for the message: "`x @ w`", "`net(...)`"
 
 
+# A module's own methods that run no forward: what they do saves nothing for a backward.
+NOT_A_FORWARD = MODULE_RETURNING_METHODS | MODULE_ONLY_METHODS | {"zero_grad", "state_dict", "load_state_dict", "apply"}
+
+
 def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, facts) -> list[SavedUse]:
     """Uses of `written` in the slice, in grad mode, where the backward will read its values."""
     parents = {id(node): parent for node, parent, _ in graph.nodes}
@@ -681,6 +686,8 @@ def saved_uses(written: WrittenTensor, graph: Slice, function: FunctionFacts, fa
             continue
         if type(node) is cst.Call and (written.modules or written.path):
             key = module_key(node.func)
+            if type(node.func) is cst.Attribute and node.func.attr.value in NOT_A_FORWARD:
+                continue  # `model.cuda()`, `model.train()`: the module's own method, no submodule's forward
             if key is not None and _related_module(key, written) \
                     and _module_saves_weights(node, key, function, facts, statement, whole=bool(written.modules)):
                 found.append(SavedUse(node, statement, f"`{key}(...)`"))
