@@ -571,9 +571,18 @@ class GanSteps:
         later = sorted((step for window in context.windows for step in window.steps
                         if step.order > start and generator in context.optimizers.get(step.optimizer, frozenset())),
                        key=lambda step: step.order)
-        if later and not self._zeroed_between(function, start, later[0].order):
-            return later[0]
-        return None
+        if not later or self._zeroed_between(function, start, later[0].order):
+            return None
+        # A function the analysis cannot read, handed the generator or its optimizer, may zero them
+        # (`zero_grad_all(P, Q, D)` of a star import).
+        handed = {generator, later[0].optimizer}
+        for call, statement in function.call_statement.items():
+            if start < function.order_of(statement) < later[0].order and \
+                    self.facts.callee_summary(call, function) is None and \
+                    self.facts.names.qualified_name(call.func) is None and \
+                    any(self.facts.code_for(arg.value) in handed for arg in call.args):
+                return None
+        return later[0]
 
     def _zeroed_between(self, function: FunctionFacts, start: int, end: int) -> bool:
         """Is anything zeroed (or could it be: a helper of the file that zeroes) between two statements?"""
