@@ -23,10 +23,13 @@ from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
 from torchcopylint.verify.snippet import literal_calls, resolved
-from torchcopylint.verify.standins import CLASSES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use, uses
+from torchcopylint.verify.standins import CLASSES, FLOAT_NAMES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use, uses
 
 # Channel or feature count given to a required int parameter that nothing else decides.
 WIDTH = 16
+FRACTION = 0.1  # a rate, a probability, a float the code asks for
+# Words of a keyword's name that say it is a rate (`d_lr`, `drop_rate`, `adam_beta1`): a fraction, not a width.
+RATE_WORDS = frozenset({"lr", "rate", "dropout", "prob", "eps", "momentum", "beta", "beta1", "beta2", "decay"})
 MAX_CONFIGURATIONS = 8
 
 
@@ -137,8 +140,9 @@ def _candidates(cls: type, source: str, module_path: str, factories: Factories):
     for args, kwargs in literal_calls(source, cls.__name__):
         bases.append((tuple(args), kwargs, "found in the file"))
     if parameters is not None:
+        keywords = _keywords_read(cls, parameters)
         for args in _required_values(cls, parameters):
-            bases.append((tuple(args), {}, ""))
+            bases.append((tuple(args), keywords, ""))
     else:
         bases.append(((), {}, ""))
     for args, kwargs, origin in bases:
@@ -210,12 +214,26 @@ def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
     if annotation in (bool, "bool"):
         return False
     if annotation is parameter.empty and use is not None and use.probability:
-        return 0.1  # `nn.Dropout(dropout_prob)` refuses the width
+        return FRACTION  # `nn.Dropout(dropout_prob)` refuses the width
     if annotation in (float, "float"):
-        return 0.1
+        return FRACTION
     if annotation in (int, "int", parameter.empty):
         return WIDTH
     return None
+
+
+def _keywords_read(cls: type, parameters: list[inspect.Parameter]) -> dict:
+    """For a constructor of `**kwargs` (`Generator(**hparams)`), the keys `__init__` reads of them without a
+    default (`kwargs["latent_dim"]`), each a width, or by its name a rate (`d_lr`: FRACTION)."""
+    var_keyword = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), None)
+    tree = _init_tree(cls) if var_keyword is not None else None
+    if tree is None:
+        return {}
+    keys = list(dict.fromkeys(node.slice.value for node in ast.walk(tree) if isinstance(node, ast.Subscript)
+                              and isinstance(node.value, ast.Name) and node.value.id == var_keyword
+                              and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)))
+    return {key: FRACTION if FLOAT_NAMES.match(key) or RATE_WORDS & set(key.lower().split("_")) else WIDTH
+            for key in keys}
 
 
 def _init_tree(cls: type) -> Optional[ast.Module]:

@@ -34,7 +34,6 @@ from torchcopylint.verify.inputs import (
     CannotRun,
     Factories,
     candidate_shapes,
-    construct,
     forward_runs,
     make_input,
     probe_input_shape,
@@ -1604,12 +1603,15 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
     neither the step code nor the flagged call, so it decides nothing."""
     namespace = load(job.source, job.path, {generator_class, discriminator_class})
 
+    def built(name: str, seed: int) -> nn.Module:
+        cls = namespace[name]
+        return next(configurations(cls, job.source, job.path, job.factories)).build(cls, seed).to(job.device)
+
     def build_generator():
-        return construct(namespace[generator_class], job.source, job.path, job.factories, seed=0)[0].to(job.device)
+        return built(generator_class, 0)
 
     def build():
-        discriminator, _ = construct(namespace[discriminator_class], job.source, job.path, job.factories, seed=1)
-        return build_generator(), discriminator.to(job.device)
+        return build_generator(), built(discriminator_class, 1)
 
     # One probed tensor for G, the fake batch for D; or inputs from their call sites: G(z, c), D(x, c).
     feed = callsites.replay(job.source, namespace, job.device,

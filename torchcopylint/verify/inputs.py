@@ -13,7 +13,6 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify.snippet import literal_calls, resolved
 
 # Tried after the shape the first layer suggests: the usual image, sequence and vector batches.
 COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (2, 16), (2, 64), (2, 128), (2, 100, 1, 1)]
@@ -48,52 +47,6 @@ class Factories:
                 module_name, _, attribute = str(target).partition(":")
                 return getattr(importlib.import_module(module_name), attribute)
         return None
-
-
-def construct(cls: type, source: str, module_path: str, factories: Factories, seed: int = 0):
-    """An instance of `cls`: from a factory, a literal constructor call in the file, defaults, or small ints."""
-    factory = factories.for_object(module_path, cls.__name__)
-    attempts: list[tuple[str, Callable[[], Any]]] = []
-    if factory is not None:
-        attempts.append(("the configured factory", factory))
-    for args, kwargs in literal_calls(source, cls.__name__)[:1]:
-        attempts.append((f"{cls.__name__}(*{args}, **{kwargs}) found in the file",
-                         lambda: cls(*(resolved(value, cls) for value in args),
-                                     **{name: resolved(value, cls) for name, value in kwargs.items()})))
-    attempts.append(("its defaults", cls))
-    guessed = _guessed_arguments(cls)
-    if guessed is not None:
-        attempts.append((f"{cls.__name__}(*{guessed})", lambda: cls(*guessed)))
-    errors = []
-    for description, make in attempts:
-        torch.manual_seed(seed)
-        try:
-            return make(), description
-        except Exception as error:  # noqa: BLE001 - any failure means: try the next way
-            errors.append(f"{description}: {type(error).__name__}: {error}")
-    raise CannotRun(f"could not construct {cls.__name__} ({'; '.join(errors)[:300]})")
-
-
-def _guessed_arguments(cls: type) -> Optional[list]:
-    """16 for each required int-like parameter (channels, features), as a last resort."""
-    try:
-        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    except (TypeError, ValueError):
-        return None
-    values = []
-    for parameter in parameters:
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD) or parameter.default is not parameter.empty:
-            continue
-        annotation = parameter.annotation
-        if annotation in (bool, "bool"):
-            values.append(False)
-        elif annotation in (float, "float"):
-            values.append(0.1)
-        elif annotation in (int, "int", parameter.empty):
-            values.append(16)
-        else:
-            return None
-    return values
 
 
 # Image sides a network built for large images needs (an ImageNet ResNet's 7x7 pooling, a U-Net of
