@@ -213,6 +213,36 @@ NOT_TENSOR_INPUTS = frozenset({"tensor", "as_tensor", "from_numpy", "full", "ara
                                "set_grad_enabled", "is_tensor", "load", "save", "get_default_dtype"})
 
 
+def _shadowing_parameters(closure: ast.AST) -> set[int]:
+    """The name nodes, in the other methods of a method closure, of their parameters that share a name
+    with a parameter of the method itself (the closure's first function) but are not always given it:
+    `self.compute_gp(x, fake)` hands `compute_gp(self, batch, fake)` another `batch` than the method's,
+    while `self.prepare(images, labels)` hands on the same `labels`."""
+    if not (isinstance(closure, ast.Module) and closure.body
+            and all(isinstance(node, ast.FunctionDef) for node in closure.body)):
+        return set()
+    own = {argument.arg for argument in ast.walk(closure.body[0].args) if isinstance(argument, ast.arg)} - {"self"}
+    calls = [node for node in ast.walk(closure) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+             and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"]
+    found = set()
+    for other in closure.body[1:]:
+        positions = [argument.arg for argument in other.args.args[1:]]
+        called = [call for call in calls if call.func.attr == other.name]
+
+        def handed_on(name: str) -> bool:
+            position = positions.index(name) if name in positions else None
+            return bool(called) and all(
+                any(isinstance(k.value, ast.Name) and k.value.id == name for k in call.keywords if k.arg == name)
+                or (position is not None and position < len(call.args) and isinstance(call.args[position], ast.Name)
+                    and call.args[position].id == name)
+                for call in called)
+
+        names = {name for name in own & {a.arg for a in ast.walk(other.args) if isinstance(a, ast.arg)}
+                 if not handed_on(name)}
+        found |= {id(node) for node in ast.walk(other) if isinstance(node, ast.Name) and node.id in names}
+    return found
+
+
 def _keyword_parameters(function: ast.AST) -> frozenset:
     """The names of the `**kwargs` parameters of the functions in `function`."""
     return frozenset(node.args.kwarg.arg for node in ast.walk(function)
@@ -274,12 +304,18 @@ def _tests(function: ast.AST) -> list:
 
 
 def uses(function: ast.AST) -> dict[str, Use]:
-    """The use of every name and `self.x` attribute in the function."""
+    """The use of every name and `self.x` attribute in the function. Of a method's closure
+    (`method_closure`: the method first, then the methods it calls), a parameter of another method
+    named as one of the method's is that method's own (`compute_gp(self, batch, fake)` beside
+    `training_step(self, batch, i)`): its uses say nothing of the method's."""
     found: dict[str, Use] = {}
     keywords = _keyword_parameters(function)
+    shadowed = _shadowing_parameters(function)
 
     def use(node: ast.AST) -> Optional[Use]:
         key = _key(node) or _entry_read(node, keywords)
+        if id(node) in shadowed:
+            return Use()  # another method's parameter of the same name: what it says is not kept
         return found.setdefault(key, Use()) if key else None
 
     called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
@@ -1059,6 +1095,12 @@ def _special(attribute: str) -> bool:
     return attribute.startswith("__") and attribute.endswith("__")
 
 
+def _unpacked_as_a_batch(use: Use) -> bool:
+    """`x, _ = batch` and nothing else done with it: a loader's batch, whatever its annotation says
+    (`batch: torch.Tensor` in a Lightning step that unpacks images and labels)."""
+    return use.assigned_unpacked > 1 and not (use.methods or use.indexed or use.arithmetic or use.called)
+
+
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
     """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | loader batch | labels | dict | tensors | tensor | int | count | start | float |
     bool | device | torch.device | dtype | batch | choice, or None.
@@ -1073,7 +1115,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     `targets`) with no use that says it holds values (the target of a loss of values, arithmetic)."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     bare = name.split(".")[-1]
-    if "Tensor" in str(text):
+    if "Tensor" in str(text) and not _unpacked_as_a_batch(use):
         return "tensor"
     if text in ("int", "float", "bool"):
         return "count" if text == "int" and COUNT_NAMES.match(bare) else text
@@ -1108,7 +1150,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.assigned_unpacked > 1 and use.unpacks_loaders:
         return "loaders"  # `train_data, val_data = data`, each iterated
-    if use.assigned_unpacked > 1 and not (use.methods or use.indexed or use.arithmetic or use.called):
+    if _unpacked_as_a_batch(use):
         return "loader batch"  # `condition, real_data = batch` (a Lightning module's `training_step(batch)`)
     if use.dict_key:
         return "choice"  # `self.count[mode]` where `self.count = {"train": 0, "test": 0}`
