@@ -200,6 +200,69 @@ def test_a_value_moved_to_the_device_is_a_tensor_when_what_it_becomes_is_used_as
     assert kinds["X"] == kinds["Y"] == "tensor" and kinds["net"] != "tensor", kinds
 
 
+def test_a_constructor_of_keyword_arguments_is_given_the_keys_it_reads(tmp_path, monkeypatch):
+    # A Lightning WGAN's networks (fresh62): `Generator(**kwargs)` reads `kwargs["latent_dim"]`; the
+    # call with no arguments fails (KeyError), the one with the keys builds, a rate by its name a fraction.
+    import importlib
+
+    from torchcopylint.verify.configurations import configurations
+    from torchcopylint.verify.inputs import Factories
+
+    (tmp_path / "keyword_generator.py").write_text(textwrap.dedent("""\
+        from torch import nn
+
+
+        class Generator(nn.Module):
+            def __init__(self, *args, **kwargs):
+                super().__init__()
+                self.fc = nn.Linear(kwargs["latent_dim"], kwargs["channels"] * 4)
+                self.lr = kwargs["g_lr"]
+                self.scale = kwargs.get("scale", 2)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    generator = importlib.import_module("keyword_generator").Generator
+    first = next(configurations(generator, "", str(tmp_path / "keyword_generator.py"), Factories({})))
+    assert first.kwargs == {"latent_dim": 16, "channels": 16, "g_lr": 0.1}, first
+
+
+def test_a_batch_unpacked_as_a_pair_is_a_batch_whatever_its_annotation_says():
+    # `def training_step(self, batch: torch.Tensor, batch_idx)`, then `x, _ = batch` (fresh62): a tensor
+    # stand-in unpacks into its rows; the pair a loader gives is what the code takes apart.
+    import torch
+
+    from torchcopylint.verify import standins
+
+    function = ast.parse(textwrap.dedent("""\
+        def training_step(self, batch, batch_idx):
+            x, _ = batch
+            return self.D(x).mean()
+        """)).body[0]
+    found = standins.uses(function)
+    assert standins.kind_of("batch", found["batch"], torch.Tensor) == "loader batch"
+
+
+def test_another_method_s_parameter_of_the_same_name_counts_only_when_it_is_handed_on():
+    # `self.compute_gp(x, fake)` gives `compute_gp(self, batch, fake)` another `batch` than the step's;
+    # `self.prepare(images, labels)` hands on the step's own `labels`.
+    from torchcopylint.verify import standins
+
+    tree = ast.parse(textwrap.dedent("""\
+        class Step:
+            def training_step(self, batch, labels):
+                x, _ = batch
+                return self.compute_gp(x, x * 2) + self.prepare(x, labels)
+
+            def compute_gp(self, batch, fake):
+                return (batch.size(0) * fake).sum()
+
+            def prepare(self, images, labels):
+                return labels.clone().detach()
+        """))
+    found = standins.uses(standins.method_closure(tree, "Step", "training_step"))
+    assert "size" not in found["batch"].methods and found["batch"].assigned_unpacked == 2
+    assert "clone" in found["labels"].methods
+
+
 @pytest.mark.parametrize("name, loss", [("self.MSE", True), ("bce", True), ("self.criterion", True),
                                         ("kld", True), ("self.l1", False), ("self.fc", False)])
 def test_usual_short_names_of_losses_are_losses_and_layer_names_are_not(name, loss):
