@@ -156,11 +156,27 @@ SHAPE_ONLY_REDUCTIONS = frozenset({"sum", "mean"})
 MAX_LEAF_ONLY_DEPTH = 6
 
 
+def _a_container(expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+    """May `expr` be a list, tuple or dict the function builds (`parts = []`, then appended to), whose item
+    is whatever was put in it, not a view?"""
+    while type(expr) is cst.Subscript:
+        expr = expr.value
+    if type(expr) is not cst.Name:
+        return True
+    return any(binding.kind != "assign" or type(binding.value) in CONTAINER_LITERALS
+               or (type(binding.value) is cst.Call and dotted_name(binding.value.func) in ("list", "dict", "tuple"))
+               for binding in function.bindings_at(expr))
+
+
+CONTAINER_LITERALS = (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp, cst.Set)
+
+
 def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
     """Does the graph of `expr` save nothing but leaf tensors for its backward (which live anyway, so a
     retained graph holds no memory of its own)? Surely so only for what is seen: a name assigned
-    once from such a value; `+`/`-` of such values (addition saves no operand); `*`, `/`, `@` of
-    leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`); one
+    once from such a value; `+`/`-` of such values (addition saves no operand); `*`, `/`, `@`, `**` of
+    leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`); a basic
+    index of such a value (`z[0][0]`); one
     `nn.Linear`/`nn.Conv*` layer built in the function applied to a leaf (`z = linear(a)`, `a` a
     leaf); and `.sum()`/`.mean()` of such a value. Anything else (an activation saves its output, a
     network of unknown layers): no."""
@@ -181,9 +197,12 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
         if type(expr.operator) in (cst.Add, cst.Subtract):
             return saves_only_leaves(expr.left, function, facts, depth + 1) and \
                 saves_only_leaves(expr.right, function, facts, depth + 1)
-        if type(expr.operator) in (cst.Multiply, cst.Divide, cst.MatrixMultiply):
+        if type(expr.operator) in (cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power):
+            # (`x ** 2` saves `x` and its number of an exponent.)
             return all(_leaf_or_no_graph(operand, function, facts) for operand in (expr.left, expr.right))
         return False
+    if type(expr) is cst.Subscript and _is_basic_index(expr) and not _a_container(expr.value, function):
+        return saves_only_leaves(expr.value, function, facts, depth + 1)  # `z[0][0]`: a view saves no tensor
     if type(expr) is cst.Call and type(expr.func) is cst.Attribute and not expr.args \
             and expr.func.attr.value in SHAPE_ONLY_REDUCTIONS:
         return saves_only_leaves(expr.func.value, function, facts, depth + 1)
