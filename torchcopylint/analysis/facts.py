@@ -686,6 +686,7 @@ class ModuleFacts(CalleeEffects, Callees):
         """Functions every call of which (in this file, all in sight: `call_sites_of`) runs under
         no-grad: directly, or from a function that itself only runs so (followed to a fixed point)."""
         functions = [f for f in self.all_functions() if type(f.node) is cst.FunctionDef]
+
         def mode_of(caller: FunctionFacts, statement) -> Optional[bool]:
             mode = caller.grad_mode.get(statement)
             return caller.decorated_grad_enabled if mode is None else mode
