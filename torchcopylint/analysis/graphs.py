@@ -249,9 +249,16 @@ def _made_to_require_grad(binding: Binding) -> bool:
         and value.func.attr.value == "requires_grad_"
 
 
+# torch's factories given sizes and numbers only (`torch.randn(x.size(0), z.size(1))`): a new tensor,
+# whatever tensors its sizes were read from.
+SIZED_FACTORIES = frozenset({"ones", "zeros", "randn", "rand", "empty", "full", "arange", "linspace", "logspace",
+                             "eye", "randint", "randperm"})
+
+
 def cuts_graph(call: cst.Call) -> bool:
     """Does the call's value carry none of its arguments' graph? `x.detach()`, `loss.item()`,
-    `float(loss)`, `math.exp(loss)`, `nn.Parameter(t)`, a fresh tensor shaped like one (`torch.zeros_like(pred)`, `pred.new_ones(n)`)."""
+    `float(loss)`, `math.exp(loss)`, `nn.Parameter(t)`, a fresh tensor shaped like one (`torch.zeros_like(pred)`,
+    `pred.new_ones(n)`), or sized by one (`torch.randn(x.size(0), z.size(1))`)."""
     func = call.func
     if type(func) is cst.Attribute and dotted_name(func.value) == "math":
         return True  # `math.exp(loss / previous)`: a Python float
@@ -260,7 +267,8 @@ def cuts_graph(call: cst.Call) -> bool:
     if type(func) is cst.Attribute:
         name = func.attr.value
         return name in DETACHING_METHODS or name in FRESH_LIKE_METHODS or \
-            (name.endswith("_like") and name in LEAF_FACTORIES and dotted_name(func.value) == "torch")
+            ((name.endswith("_like") and name in LEAF_FACTORIES or name in SIZED_FACTORIES)
+             and dotted_name(func.value) == "torch")
     return type(func) is cst.Name and func.value in DETACHING_BUILTINS
 
 
