@@ -388,17 +388,22 @@ def test_tcl006_names_the_read_after_the_write_in_the_same_pass_of_a_loop():
         import torch
 
 
-        def save(model, loader, pairs):
+        def save(model, loader, pairs, with_background):
             for images in loader:
-                pred = model(images).max(1)[1].cpu()
-                prediction = pred.numpy()
-                for old, new in pairs:
-                    prediction[prediction == old] = new
+                outputs = model(images)
+                if with_background:
+                    pred = outputs[0].data.max(0)[1].cpu()
+                else:
+                    pred = outputs[0, :-1].data.max(0)[1].cpu()
+                with open("info.json") as f:
+                    prediction = pred.numpy()
+                    for old, new in pairs:
+                        prediction[prediction == old] = new
                 kept = np.uint8(pred.numpy())
         """)
     (found,) = _found(source, "TCL006")
-    assert found.location.line == 8
-    assert found.message.endswith("`pred` is read afterwards (line 11) and sees the change"), found.message
+    assert found.location.line == 13
+    assert found.message.endswith("`pred` is read afterwards (line 16) and sees the change"), found.message
 
 
 @pytest.mark.parametrize("alias, copy", ALIASES.values(), ids=ALIASES.keys())
