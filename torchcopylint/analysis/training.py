@@ -10,7 +10,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import FunctionFacts, passed_for_parameter
+from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.gan_roles import ArgumentRoles, argument_roles
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name
@@ -1170,10 +1170,10 @@ def built_by_torch_nn(func: cst.BaseExpression, function: FunctionFacts, facts, 
     `G_train(..., BCELoss, L1)` with `L1 = nn.L1Loss()`)? Such a module keeps nothing of its inputs
     after the call."""
     if type(func) is cst.Name:
-        scope, bindings = facts.reaching(func, function)
+        _, bindings = facts.reaching(func, function)
         if bindings and all(binding.kind == "param" for binding in bindings):
-            param = next(iter(bindings)).statement
-            return depth < 2 and _torch_nn_passed_by_every_caller(param, scope, facts, depth)
+            passed = facts.arguments_passed(func) if depth < 2 else None
+            return bool(passed) and all(_torch_nn_value(value, facts, depth + 1) for value in passed)
         values = [binding.value for binding in bindings]
         if not bindings or any(binding.kind not in ("assign", "walrus") for binding in bindings):
             return False
@@ -1185,16 +1185,12 @@ def built_by_torch_nn(func: cst.BaseExpression, function: FunctionFacts, facts, 
     return bool(values) and all(_torch_nn_class_call(value, facts) for value in values)
 
 
-def _torch_nn_passed_by_every_caller(param: cst.CSTNode, function: FunctionFacts, facts, depth: int) -> bool:
-    sites = facts.call_sites_of(function)
-    if not sites or type(param) is not cst.Param or type(function.node) is not cst.FunctionDef:
-        return False
-    for caller, call, _ in sites:
-        passed = passed_for_parameter(call, function.node, param)
-        if not (type(passed) is cst.Name and built_by_torch_nn(passed, caller, facts, depth + 1)
-                or isinstance(passed, cst.Call) and _torch_nn_class_call(passed, facts)):
-            return False
-    return True
+def _torch_nn_value(value: cst.BaseExpression, facts, depth: int) -> bool:
+    """What a call passes for such an argument: `nn.L1Loss()` itself, or a name bound to one where it is read."""
+    if type(value) is cst.Call:
+        return _torch_nn_class_call(value, facts)
+    found = facts.read_of(value) if type(value) is cst.Name else None
+    return found is not None and built_by_torch_nn(value, found[0], facts, depth)
 
 
 def _torch_nn_class_call(value, facts) -> bool:
