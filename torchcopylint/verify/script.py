@@ -741,13 +741,15 @@ def _refused_write(error: BaseException, path: str, text: str, flagged_start: in
 
 
 def _unbuilt_by_stand_ins(error: BaseException, path: str, text: str, flagged_start: int) -> Optional[int]:
-    """The first line of the top-level assignment that raised `error`, when it ends before the flagged
-    line, binds names only, and failed on what stood in (an absent package used, a stand-in network or
-    backbone without what the real one has: `model = InceptionV3(...)` for a FID the step never
-    needs); None otherwise. Its names then stand for what it makes, a value whose first use
-    stops the run (`_unbuilt`)."""
+    """The first line of the module-level assignment that raised `error`, when it ends before the
+    flagged line, binds names only, and failed on what stood in (an absent package used, a stand-in
+    network or backbone without what the real one has: `model = InceptionV3(...)` for a FID the step
+    never needs) or on the user's data, which is never read and may not be here at all
+    (`train_data, test_data = load_pickled_data("/home/me/data.pkl")`); None otherwise. Its names then
+    stand for what it makes, a value whose first use stops the run (`_unbuilt`)."""
     if isinstance(error, UnknownArgumentUsed) or "UnreadData" in str(error) \
-            or not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))):
+            or not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))
+                    or _data_not_here(error)):
         return None
     statement = _failed_statement(error, path, text, flagged_start)
     if not isinstance(statement, ast.Assign) or not _assigned_names(statement):
@@ -755,8 +757,16 @@ def _unbuilt_by_stand_ins(error: BaseException, path: str, text: str, flagged_st
     return statement.lineno
 
 
+def _data_not_here(error: BaseException) -> bool:
+    """Did the code fail on reading a file: the user's data, which --verify never reads, or a file of
+    the author's machine (an absolute path) that is not here?"""
+    return isinstance(error, (sandbox.UserDataRead, FileNotFoundError))
+
+
 def _failed_statement(error: BaseException, path: str, text: str, flagged_start: int) -> Optional[ast.stmt]:
-    """The top-level statement of `text` that raised `error`, when it ends before the flagged line."""
+    """The innermost module-level statement of `text` (one of the top level or of the blocks of its
+    `if`, `with`, `for` and `try`, never one in a function or class) that raised `error`, when it ends
+    before the flagged line."""
     line = None
     trace = error.__traceback__
     while trace is not None:
@@ -765,9 +775,28 @@ def _failed_statement(error: BaseException, path: str, text: str, flagged_start:
         trace = trace.tb_next
     if line is None:
         return None
-    statement = next((node for node in ast.parse(text).body if node.lineno <= line <= (node.end_lineno or node.lineno)),
-                     None)
+    statement = None
+    body = ast.parse(text).body
+    while body:
+        inner = next((node for node in body if node.lineno <= line <= (node.end_lineno or node.lineno)), None)
+        if inner is None:
+            break  # the line is the header of `statement` (`if load(path):`)
+        statement = inner
+        body = [node for block in _module_blocks(statement) for node in block]
     return statement if statement is not None and (statement.end_lineno or line) < flagged_start else None
+
+
+def _module_blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The blocks of statements a compound statement runs in the module's own frame (none for a
+    function or class)."""
+    if isinstance(statement, ast.Try):
+        return [statement.body, *(handler.body for handler in statement.handlers), statement.orelse,
+                statement.finalbody]
+    if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        return [statement.body, statement.orelse]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [statement.body]
+    return []
 
 
 def _assigned_names(statement: ast.Assign) -> list[str]:
@@ -785,7 +814,8 @@ def _unbuilt(line: int, names: str, error: BaseException) -> AbsentName:
     """What the names of an assignment that failed on stand-ins stand for: a use raises the statement's
     own failure, as the run would have there (and the evidence then says nothing of it standing in)."""
     why = f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
-    text = (f"the statement at line {line} failed on what stood in ({why}): {names} stood for what it makes, "
+    failed_on = "data that is not read" if _data_not_here(error) else "what stood in"
+    text = (f"the statement at line {line} failed on {failed_on} ({why}): {names} stood for what it makes, "
             f"a value whose first use stops the run")
     _log.add(text)
     unbuilt = AbsentName(names)
@@ -1122,13 +1152,20 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
 
 
 def compile_tolerant(text: str, path: str, tolerant: frozenset, unbuilt: frozenset = frozenset()):
-    """Compile `text`, each top-level statement starting on a `tolerant` line wrapped so that an
-    exception in it is recorded (by `__tcl_failed__`) and the module goes on; an assignment starting
-    on an `unbuilt` line, so that a failure (an absent package's too) binds its names to what
-    `__tcl_unbuilt__` makes of it."""
+    """Compile `text`, each module-level statement (`_failed_statement`) starting on a `tolerant` line
+    wrapped so that an exception in it is recorded (by `__tcl_failed__`) and the module goes on; an
+    assignment starting on an `unbuilt` line, so that a failure (an absent package's too) binds its
+    names to what `__tcl_unbuilt__` makes of it."""
     tree = ast.parse(text)
-    body = []
-    for node in tree.body:
+    tree.body = _tolerant_block(tree.body, tolerant, unbuilt)
+    return compile(tree, path, "exec")
+
+
+def _tolerant_block(body: list[ast.stmt], tolerant: frozenset, unbuilt: frozenset) -> list[ast.stmt]:
+    wrapped_body = []
+    for node in body:
+        for block in _module_blocks(node):
+            block[:] = _tolerant_block(block, tolerant, unbuilt)
         if node.lineno in unbuilt and isinstance(node, ast.Assign) and _assigned_names(node):
             names = _assigned_names(node)
             made = ast.Call(ast.Name(UNBUILT_HELPER, ast.Load()),
@@ -1141,7 +1178,7 @@ def compile_tolerant(text: str, path: str, tolerant: frozenset, unbuilt: frozens
                                               [ast.Constant(node.lineno), ast.Name("__tcl_error__", ast.Load())], []))]
             caught = ast.Name("Exception", ast.Load())
         else:
-            body.append(node)
+            wrapped_body.append(node)
             continue
         wrapped = ast.Try(body=[node], handlers=[ast.ExceptHandler(caught, "__tcl_error__", handler_body)],
                           orelse=[], finalbody=[])
@@ -1149,9 +1186,8 @@ def compile_tolerant(text: str, path: str, tolerant: frozenset, unbuilt: frozens
                     *ast.walk(caught)):
             new.lineno = new.end_lineno = node.lineno
             new.col_offset = new.end_col_offset = 0
-        body.append(wrapped)
-    tree.body = body
-    return compile(tree, path, "exec")
+        wrapped_body.append(wrapped)
+    return wrapped_body
 
 
 # ------------------------------------------------------------------------------ a script's networks
