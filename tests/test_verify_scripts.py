@@ -1291,6 +1291,26 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
                  ["`icons_small = torch.load(...)` (line 5): 20 random samples 3x32x32 in [0, 1) (the file is not read)",
                   "reached 6 of 6 generator parameters"],
                  id="tensors-read-from-files-and-joined-into-a-dataset"),
+    # Images saved as one NumPy file, channels last, moved channels first and made a tensor for a TensorDataset:
+    # random samples stand in, as the file holds them (before: unread, the run stopped at their first use;
+    # fresh63's MLDS homework).
+    pytest.param("gan_numpy_file.py", "loss_D = criterion(D(real), ones) + criterion(D(fake), zeros)", "TCL003",
+                 ["`faces = np.load(...)` (line 10): 20 random samples 3x64x64 in [0, 1), channels last (a NumPy "
+                  "array) (the file is not read)", "reached 4 of 4 generator parameters"],
+                 id="an-array-read-from-a-file-made-a-tensor-dataset"),
+    # A function of the project reads a folder of images into the tensor a DataLoader iterates, moved to the
+    # device first (before: the function ran and failed on the author's absolute path; fresh63's CelebA DCGAN).
+    pytest.param("gan_read_by_function.py", "D_train_loss = bce(D(x_), y_real_) + bce(D(G_result), y_fake_)",
+                 "TCL003", ["`data = face_files.read_faces(...)` (line 12): 20 random samples 3x64x64 in [0, 1) (the "
+                            "file is not read)", "reached 4 of 4 generator parameters"],
+                 id="a-tensor-a-function-of-the-project-reads-from-files"),
+    # A course's reader of CIFAR-10 (`cifar10_utils.get_cifar10(data_dir)`), whose splits hand out batches by
+    # `next_batch`: stand-in splits of the samples its name says, a test split of CIFAR's 10,000 images
+    # (before: the reader ran, and the sandbox refused its pickled batches; fresh63's UvA practicals).
+    pytest.param("course_cifar_splits.py", "losses_test.append(loss_test)", "TCL007",
+                 ["`cifar10 = course_cifar10_utils.get_cifar10(...)` (line 15): batches of random arrays (3x32x32 "
+                  "values in [0, 1)) with one-hot labels in 0..9", "every iteration's graph stays alive"],
+                 id="a-course-reader-of-splits-with-next-batch"),
     # A data maker of the project (`faces = ReadFaceData(root)`, a class named for data) stands in as the
     # loader it makes; its methods named for data (`faces.getdataloader(batch_size=64)`) hand out those
     # batches (before: "'StandInLoader' object has no attribute 'getdataloader'"; fresh62's anime DCGAN).

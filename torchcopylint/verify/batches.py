@@ -154,9 +154,12 @@ class DataPlan:
             return arrays.mnist_csv(self, site)
         if site.kind == "data-tensor":
             shape = self.sample_shape(site, None)
-            self.describe(site, f"{DATASET_LENGTH} random samples {self.shape_text(shape)} in [0, 1) (the file is "
-                                f"not read)")
-            return torch.rand(DATASET_LENGTH, *shape, generator=torch.Generator().manual_seed(1000 * site.index))
+            stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
+            self.describe(site, f"{DATASET_LENGTH} random samples {self.shape_text(shape)} in [0, 1)"
+                                f"{', channels last' if stored != shape else ''}"
+                                f"{' (a NumPy array)' if site.as_array else ''} (the file is not read)")
+            samples = torch.rand(DATASET_LENGTH, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
+            return samples.numpy() if site.as_array else samples
         if site.kind == "unread-array":
             self.describe(site, "not read: a value whose first use stops the run")
             return unread_data(f"{site.callee}(...)", site.line)
@@ -181,7 +184,7 @@ class DataPlan:
                                        over=over._site.callee, views=over._site.views)
             self.sites[index] = site
             image_size = over._image_size if over._image_size is not None else image_size
-        if site.kind == "tf-mnist":
+        if site.kind in ("tf-mnist", "splits"):
             return StandInSplits(self, site)
         if site.kind == "dataset":
             return StandInDataset(self, site, image_size, length=None,
@@ -954,29 +957,44 @@ def sample_files(shape: tuple, index: int) -> list[str]:
             for number in range(SAMPLE_FILES)]
 
 
+TEN_THOUSAND_TEST_IMAGES = frozenset({"MNIST", "FashionMNIST", "KMNIST", "CIFAR10", "CIFAR100"})
+
+
 class StandInSplits:
-    """TensorFlow's `read_data_sets(...)` result: `.train`, `.test`, `.validation`, each with `next_batch(n)`."""
+    """TensorFlow's `read_data_sets(...)` result: `.train`, `.test`, `.validation`, each with `next_batch(n)`;
+    also by key (`['train']`), as a course's reader of that kind returns them."""
+
+    # The test split of the datasets that have one of 10,000 images (MNIST's family, CIFAR's, SVHN's is
+    # larger): code may reshape its `.images` to that count (`x_test.reshape(10000, -1)`).
+    TEST_LENGTH = 10_000
 
     def __init__(self, plan: DataPlan, site: DataSite) -> None:
-        self.train = self.test = self.validation = StandInSplit(plan, site)
+        self.train = self.validation = StandInSplit(plan, site, StandInSplit.LENGTH)
+        self.test = StandInSplit(plan, site, self.TEST_LENGTH if site.known in TEN_THOUSAND_TEST_IMAGES
+                                 else StandInSplit.LENGTH)
+
+    def __getitem__(self, name: str) -> "StandInSplit":
+        return self.test if name == "test" else self.train
 
 
 class StandInSplit:
     LENGTH = 512  # the rows `.images` holds: enough for a sampler that picks a batch within half of them
 
-    def __init__(self, plan: DataPlan, site: DataSite) -> None:
-        self._plan, self._site, self._served = plan, site, 0
+    def __init__(self, plan: DataPlan, site: DataSite, length: int) -> None:
+        self._plan, self._site, self._served, self._length = plan, site, 0, length
 
     def _arrays(self, count: int, offset: int):
         import numpy as np
 
-        features = math.prod(self._plan.sample_shape(self._site, None))
+        # TensorFlow's rows are flat; a project's reader serves images as its code makes them.
+        shape = self._plan.sample_shape(self._site, None)
+        shape = (math.prod(shape),) if self._site.kind == "tf-mnist" else tuple(shape)
         classes = self._plan.classes(self._site)
         generator = np.random.default_rng(1000 * self._site.index + offset)
-        images = generator.random((count, features), dtype=np.float32)
+        images = generator.random((count, *shape), dtype=np.float32)
         indices = (np.arange(count) + offset) % classes
         labels = np.eye(classes, dtype=np.float64)[indices] if self._site.one_hot else indices
-        self._plan.describe(self._site, f"batches of random arrays ({features} values in [0, 1)) with "
+        self._plan.describe(self._site, f"batches of random arrays ({_shape_text(shape)} values in [0, 1)) with "
                                         f"{'one-hot ' if self._site.one_hot else ''}labels in 0..{classes - 1}")
         return images, labels
 
@@ -986,12 +1004,12 @@ class StandInSplit:
 
     @property
     def images(self):
-        return self._arrays(self.LENGTH, 0)[0]
+        return self._arrays(self._length, 0)[0]
 
     @property
     def labels(self):
-        return self._arrays(self.LENGTH, 0)[1]
+        return self._arrays(self._length, 0)[1]
 
     @property
     def num_examples(self) -> int:
-        return self.LENGTH
+        return self._length

@@ -124,6 +124,11 @@ ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_t
 # they read is what a DataLoader iterates, and left alone anywhere else (a checkpoint, a vocabulary).
 FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load"})
 JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.vstack"})
+# Calls that make a tensor (or array) of what they are given first, carrying its samples on.
+TENSOR_CONVERSIONS = frozenset({
+    "torch.Tensor", "torch.FloatTensor", "torch.tensor", "torch.as_tensor", "torch.from_numpy", "numpy.array",
+    "numpy.asarray", "numpy.moveaxis", "numpy.transpose", "numpy.float32", "numpy.expand_dims",
+})
 # NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
 # one image a row, its label first) is made up as such (verify/arrays.py).
 TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
@@ -140,7 +145,7 @@ FILE_READING_CALLS = frozenset({
 })
 # Kinds of site whose data would come from files or the network; arrays made up in memory are not
 # (a DataLoader over a TensorDataset of them runs as written).
-FILE_KINDS = frozenset({"dataset", "loader", "tf-mnist", "data"})
+FILE_KINDS = frozenset({"dataset", "loader", "tf-mnist", "splits", "data"})
 
 
 @dataclass(frozen=True)
@@ -151,15 +156,18 @@ class DataSite:
     line: int
     end_line: int
     callee: str            # as written: "datasets.MNIST", "DataLoader"
-    kind: str              # dataset | loader | tf-mnist | data | arrays (scikit-learn's) | split (its
+    kind: str              # dataset | loader | tf-mnist | splits (a project's function serving splits as
+    #                        TensorFlow's MNIST does, each with `next_batch(n)`: a course's `cifar10_utils.get_cifar10()`)
+    #                        | data | arrays (scikit-learn's) | split (its
     #                        train_test_split and scalers: the function or class, which runs on what it is given)
     #                        | keras (Keras' bundled datasets' `load_data()`) | table (pandas' `read_csv`
     #                        and its kin: verify/tables.py) | unpacked (a file reader's value unpacked
     #                        into names, `x_tr, y_tr, x_te, y_te = torch.load(path)`: verify/arrays.py)
     #                        | mnist-csv (`np.loadtxt` of an MNIST CSV file: verify/arrays.py)
     #                        | unread-array (any other file NumPy reads: a value whose use stops the run)
-    #                        | data-tensor (a file reader's tensor that a DataLoader iterates joined
-    #                        with others: `torch.cat((torch.load(a), torch.load(b)))`: random samples)
+    #                        | data-tensor (a file reader's tensor or array that a DataLoader iterates
+    #                        once the code made a tensor of it: `torch.cat((torch.load(a), torch.load(b)))`,
+    #                        `TensorDataset(torch.Tensor(np.load(path)))`: random samples)
     #                        | unread (an assignment only stood-in data reads, `paths = list_images(root)`:
     #                        not run, its names bound to None)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
@@ -188,6 +196,10 @@ class DataSite:
     views: int = 1         # images per sample its transform makes of each image (a file's TwoCropsTransform: 2)
     size_text: str = ""    # the side its transforms resize or crop to, as written (`img_size`, `64`)
     table: Optional[tables.TableLayout] = None  # a table's columns, as the code reads them
+    # A data-tensor's samples: made as a NumPy array (what `np.load` and `pickle.load` give), with their
+    # channels last (the code moves them first: `np.moveaxis(x, 3, 1)`).
+    as_array: bool = False
+    channels_last: bool = False
 
     @property
     def label(self) -> str:
@@ -227,7 +239,7 @@ class Limited:
 
 # A file none of whose text names data is left as it is, unparsed (most blocks and helpers).
 _MAY_MAKE_DATA = re.compile(r"DataLoader|[Dd]ataset|read_data_sets|sklearn|ImageFolder|MNIST|CIFAR|SVHN|STL10|CelebA|LSUN|"
-                            r"Omniglot|ImageNet|(pickle|joblib|torch|dill|np|numpy)\.load\(|loadtxt|genfromtxt|fromfile|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
+                            r"Omniglot|ImageNet|\.(get|load|read)_\w*(data|mnist|cifar\d*)\w*\(|(pickle|joblib|torch|dill|np|numpy)\.load\(|loadtxt|genfromtxt|fromfile|read_(csv|table|excel|json|parquet|feather)|load_dataset|import[^\n]*(Loader|\b(get|make|build|load|create|prepare|fetch|"
                             r"read)_)|[Ll]oader|\b(train|training|test|testing|val|valid|validation|eval|data)_?(data)?sets?\b")
 
 
@@ -778,6 +790,28 @@ def _project_loader_from_files(qualified: Optional[str]) -> bool:
         for node in ast.walk(function))
 
 
+def _serves_batches_by_next_batch(qualified: Optional[str]) -> bool:
+    """Is the callable a data function of a module of the project whose data class hands out batches
+    by `next_batch(n)`, as TensorFlow's MNIST reader does (a course's `cifar10_utils.get_cifar10()`,
+    whose `['train'].next_batch(batch_size)` gives images and labels)?"""
+    module, _, _ = (qualified or "").rpartition(".")
+    if _project_function(qualified) is None:
+        return False
+    tree = samples.parsed_file(samples.module_file(module))
+    return tree is not None and any(isinstance(node, ast.ClassDef) and any(
+        isinstance(method, ast.FunctionDef) and method.name == "next_batch" for method in node.body)
+        for node in tree.body)
+
+
+def _one_hot(call: ast.Call, function: Optional[ast.FunctionDef]) -> bool:
+    """Does a reader of splits give one-hot labels: the call's `one_hot=`, else the function's default?"""
+    given = _keyword(call, "one_hot")
+    if given is None and function is not None:
+        defaults = dict(zip([a.arg for a in function.args.args][::-1], function.args.defaults[::-1]))
+        given = defaults.get("one_hot")
+    return isinstance(given, ast.Constant) and bool(given.value)
+
+
 def _may_read_files(definition: ast.AST) -> bool:
     """Might the dataset class (or function) read files or the network? It takes a parameter named for a
     path (`root`, `data_dir`), or calls a reader (`open`, `Image.open`, `np.load`, `os.listdir`, a dataset
@@ -794,6 +828,53 @@ def _may_read_files(definition: ast.AST) -> bool:
     return False
 
 
+def _loader_datasets(tree: ast.Module, imports: dict) -> list[ast.expr]:
+    """What each DataLoader of the file is given as its dataset."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
+            dataset = _argument(node, 0, "dataset")
+            found += [dataset] if dataset is not None else []
+    return found
+
+
+def _carried_from(value: ast.expr, imports: dict) -> set[str]:
+    """The names whose tensor (or array) `value` carries on: the receiver of a method
+    (`data.to(device)`, `x.float()`), what a conversion or a TensorDataset is given first
+    (`torch.Tensor(data)`, `np.moveaxis(data, 3, 1)`, `TensorDataset(x, y)`), every tensor a joining
+    function is given (`torch.cat((a, b))`), the operands of arithmetic (`data / 255`), a slice of
+    it (`data[:1000]`)."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, ast.Subscript):
+        return _carried_from(value.value, imports)
+    if isinstance(value, ast.BinOp):
+        return _carried_from(value.left, imports) | _carried_from(value.right, imports)
+    if not isinstance(value, ast.Call):
+        return set()
+    qualified = _qualified(value.func, imports) or ""
+    if qualified in JOINING_FUNCTIONS:
+        return {name.id for argument in value.args for name in ast.walk(argument) if isinstance(name, ast.Name)}
+    if qualified in TENSOR_CONVERSIONS or qualified.rsplit(".", 1)[-1] == "TensorDataset":
+        return _carried_from(value.args[0], imports) if value.args else set()
+    if isinstance(value.func, ast.Attribute) and (_dotted(value.func.value) or "").split(".")[0] not in imports:
+        return _carried_from(value.func.value, imports)  # a method of the tensor itself, not of a module
+    return set()
+
+
+def _moves_channels_first(value: ast.expr, imports: dict) -> bool:
+    """Does the value move the last axis of images to the second (`np.moveaxis(x, 3, 1)`,
+    `x.permute(0, 3, 1, 2)`, `np.transpose(x, (0, 3, 1, 2))`): the file holds them channels last?"""
+    for call in (node for node in ast.walk(value) if isinstance(node, ast.Call)):
+        name = (_qualified(call.func, imports) or _dotted(call.func) or "").rsplit(".", 1)[-1]
+        numbers = [node.value for node in ast.walk(call) if isinstance(node, ast.Constant)
+                   and isinstance(node.value, int)]
+        if name == "moveaxis" and numbers[-2:] in ([3, 1], [-1, 1]) or \
+                name in ("permute", "transpose") and numbers[-4:] == [0, 3, 1, 2]:
+            return True
+    return False
+
+
 class _SiteFinder:
     def __init__(self, tree: ast.Module, imports: dict, defined: set, dataset_classes: dict, classes: dict) -> None:
         self.imports = imports
@@ -801,8 +882,9 @@ class _SiteFinder:
         self.defined = defined
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
+        self.functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.read_for_loaders = self._reads_loaded(tree, imports)
-        self.joined_for_loaders = self._reads_loaded(tree, imports, joined=True)
+        self.carried_to_loaders = self._reads_carried_to_loaders(tree, imports)
         self.unpacked_reads = {id(value) for targets, value in self.assignments
                                if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS
                                and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
@@ -835,38 +917,55 @@ class _SiteFinder:
                 break
         self._visit(tree, None)
 
-    def _reads_loaded(self, tree: ast.Module, imports: dict, joined: bool = False) -> set[int]:
+    def _reads_loaded(self, tree: ast.Module, imports: dict) -> set[int]:
         """The file readers (FILE_READERS) whose value a DataLoader of the file iterates, directly or
-        through the name it is bound to: `trainset = pickle.load(...)`, `DataLoader(trainset, ...)`.
-        `joined`: those whose value it iterates only joined with others into one tensor (`icons =
-        torch.cat((torch_load_a, torch_load_b))`, then `DataLoader(icons)`): tensors, then."""
-        loaded: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
-                dataset = _argument(node, 0, "dataset")
-                if isinstance(dataset, ast.Name):
-                    loaded.add(dataset.id)
-        if joined:
-            loaded = {name.id for targets, value in self.assignments
-                      if isinstance(value, ast.Call) and _qualified(value.func, imports) in JOINING_FUNCTIONS
-                      and any(isinstance(t, ast.Name) and t.id in loaded for t in targets)
-                      for name in ast.walk(value) if isinstance(name, ast.Name)}
-        found: set[int] = set()
+        through the name it is bound to: `trainset = pickle.load(...)`, `DataLoader(trainset, ...)`."""
+        loaded = {name.id for name in _loader_datasets(tree, imports) if isinstance(name, ast.Name)}
+        return {id(value) for targets, value in self.assignments
+                if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS
+                and any(isinstance(t, ast.Name) and t.id in loaded for t in targets)}
+
+    def _reads_carried_to_loaders(self, tree: ast.Module, imports: dict) -> dict[int, tuple[bool, bool]]:
+        """Reads of a file whose value a DataLoader of the file iterates once the code made a tensor
+        of it: converted, moved, scaled, joined with others, the first tensor of a TensorDataset
+        (`data = np.moveaxis(np.load(path), 3, 1)`, `data = torch.Tensor(data)`,
+        `DataLoader(TensorDataset(data, labels))`; `images = read_img.get_file(root)`, a function of
+        the project that reads files, then `images.to(device)`): samples, then. For each such call
+        (by id): (what it reads is a NumPy array, the samples' channels come last in the file)."""
+        reached = {name for dataset in _loader_datasets(tree, imports) for name in _carried_from(dataset, imports)}
+        channels_last = False
+        changed = True
+        while changed:
+            changed = False
+            for targets, value in self.assignments:
+                if any(isinstance(t, ast.Name) and t.id in reached for t in targets):
+                    carried = _carried_from(value, imports)
+                    channels_last = channels_last or (bool(carried) and _moves_channels_first(value, imports))
+                    changed = changed or bool(carried - reached)
+                    reached |= carried
+        found: dict[int, tuple[bool, bool]] = {}
         for targets, value in self.assignments:
-            if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS and \
-                    any(isinstance(t, ast.Name) and t.id in loaded for t in targets):
-                found.add(id(value))
+            if any(isinstance(t, ast.Name) and t.id in reached for t in targets) and isinstance(value, ast.Call) \
+                    and self._reads_a_file(value, imports):
+                as_array = _qualified(value.func, imports) in ARRAY_READERS | FILE_READERS - {"torch.load"}
+                found[id(value)] = (as_array, channels_last)
         return found
+
+    def _reads_a_file(self, call: ast.Call, imports: dict) -> bool:
+        """A reader of a file's data (`np.load`, `torch.load`), or a function that reads files: the
+        file's own or one of the project (`read_img.get_file(root)`)."""
+        qualified = _qualified(call.func, imports)
+        if qualified in FILE_READERS or qualified in ARRAY_READERS:
+            return True
+        if isinstance(call.func, ast.Name) and call.func.id in self.functions:
+            return _may_read_files(self.functions[call.func.id])
+        return qualified is not None and "." in qualified and _project_function_reads_files(qualified)
 
     def _classes_loaded(self, tree: ast.Module, imports: dict) -> set[int]:
         """Calls of a class imported from the project that a DataLoader of the file iterates, given a
         path to read (`DataLoader(PairedImages("datasets/facades"))`, `DataLoader(train_set)` after
         `train_set = Pairs(opt.dataroot)`): a dataset of files, whatever its name."""
-        datasets: list[ast.AST] = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
-                dataset = _argument(node, 0, "dataset")
-                datasets += [dataset] if dataset is not None else []
+        datasets = _loader_datasets(tree, imports)
         calls = [node for node in datasets if isinstance(node, ast.Call)]
         for dataset in datasets:
             if isinstance(dataset, ast.Name):
@@ -924,7 +1023,7 @@ class _SiteFinder:
             return "table"
         if id(call) in self.read_for_loaders or id(call) in self.loaded_classes:
             return "dataset"
-        if id(call) in self.joined_for_loaders and qualified == "torch.load":
+        if id(call) in self.carried_to_loaders:
             return "data-tensor"
         if id(call) in self.unpacked_reads:
             return "unpacked"
@@ -962,6 +1061,8 @@ class _SiteFinder:
             return None  # a variable, a builtin, `self.load_data()`: not an imported data maker
         if known_dataset(last):
             return "dataset"
+        if DATA_FUNCTION.match(last) and _serves_batches_by_next_batch(qualified):
+            return "splits"
         if DATA_CLASS.search(last) or DATA_FUNCTION.match(last) or _project_loader_from_files(qualified):
             # A dataset class or data function of a sibling module that computes its samples (curves, a
             # toy distribution) reads nothing: it runs as written, as the file's own such classes do.
@@ -984,10 +1085,12 @@ class _SiteFinder:
             batch = _keyword(call, "batch_size") or _keyword(call, "bs") or next(
                 (argument for argument in call.args if (_dotted(argument) or "").rsplit(".", 1)[-1] == "batch_size"),
                 None)
-        one_hot = kind == "tf-mnist" and isinstance(_keyword(call, "one_hot"), ast.Constant) and \
-            bool(_keyword(call, "one_hot").value)
+        one_hot = kind in ("tf-mnist", "splits") and _one_hot(call, _project_function(qualified))
         if kind == "tf-mnist":
             known = "MNIST"
+        if kind == "splits":
+            named = qualified.rsplit(".", 1)[-1].lower()  # `get_cifar10`: the longest name it holds
+            known = max((name for lower, name in KNOWN_BY_LOWER_NAME.items() if lower in named), key=len, default=None)
         if kind == "keras":
             known = KERAS_LOADER.match(qualified).group(2)  # "mnist", "cifar10"
         dataset = over if kind == "loader" else callee
@@ -1000,7 +1103,9 @@ class _SiteFinder:
                         known, channels, one_hot, unpack, over if kind == "loader" else "",
                         batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
                         dataset_import=imported if "." in imported and kind != "keras" else "",
-                        views=self._views(call), size_text=ast.unparse(size) if size is not None else "")
+                        views=self._views(call), size_text=ast.unparse(size) if size is not None else "",
+                        as_array=self.carried_to_loaders.get(id(call), (False, False))[0],
+                        channels_last=self.carried_to_loaders.get(id(call), (False, False))[1])
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
