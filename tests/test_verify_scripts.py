@@ -1311,6 +1311,24 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
                  ["`cifar10 = course_cifar10_utils.get_cifar10(...)` (line 15): batches of random arrays (3x32x32 "
                   "values in [0, 1)) with one-hot labels in 0..9", "every iteration's graph stays alive"],
                  id="a-course-reader-of-splits-with-next-batch"),
+    # A checkpoint saved under DataParallel, its keys stripped of `module.` into a new dict before loading
+    # (`{k.replace("module.", ""): v for k, v in ckpt.items()}`): the dict made from the checkpoint not read
+    # loads nothing either (before: the empty dict failed `load_state_dict`; fresh64's WGAN evaluation).
+    pytest.param("gan_eval_prefixed_checkpoint.py", "samples.append(image.squeeze(0))", "TCL007",
+                 ["the checkpoint `w_generator.pth` the code loads was not read: `Generator` keeps its initial "
+                  "weights", "every iteration's graph stays alive"],
+                 id="a-dict-made-from-a-checkpoint-not-read"),
+    # A dataset class that extends nothing, with `__getitem__` and `__len__` (a DataLoader takes it as a map-style
+    # dataset): its samples as its `__getitem__` returns them (before: its files were read, through no-ops
+    # that the loader could not collate; fresh64's anime WGAN).
+    pytest.param("gan_plain_dataset_class.py", "loss_D = -torch.mean(critic(real)) + torch.mean(critic(fake))",
+                 "TCL003", ["random samples of {'image': image} as the class's `__getitem__` returns them",
+                            "reached 2 of 2 generator parameters"], id="a-dataset-class-of-no-base"),
+    # `nn.BatchNorm2d` after an `nn.Linear` (an InfoGAN of 2017): normalised over the features, as torch did
+    # before 0.4 (before: "expected 4D input (got 2D input)", unverified; fresh64's InfoGAN).
+    pytest.param("gan_old_batch_norm.py", "torch.log(1 - discriminator(fake_images))", "TCL003",
+                 ["`BatchNorm2d` normalised an input of 2 dimensions over its features, as torch did before 0.4",
+                  "reached 6 of 6 generator parameters"], id="a-batch-norm-of-images-given-features"),
     # A data maker of the project (`faces = ReadFaceData(root)`, a class named for data) stands in as the
     # loader it makes; its methods named for data (`faces.getdataloader(batch_size=64)`) hand out those
     # batches (before: "'StandInLoader' object has no attribute 'getdataloader'"; fresh62's anime DCGAN).

@@ -80,10 +80,23 @@ def install() -> None:
     module_load = torch.nn.Module.load_state_dict
     optimizer_load = torch.optim.Optimizer.load_state_dict
 
+    stood_in: list[CheckpointStandIn] = []  # the checkpoints not read, in the order the code loaded them
+
     def guarded_load(f, *args, **kwargs):
         if isinstance(f, (str, os.PathLike)) and (not os.path.exists(f) or sandbox.in_project(f) is not None):
-            return CheckpointStandIn(f"`{os.fspath(f)}`")
+            stood_in.append(CheckpointStandIn(f"`{os.fspath(f)}`"))
+            return stood_in[-1]
         return load(f, *args, **kwargs)
+
+    def made_from_stand_in(state_dict: Any) -> Any:
+        """The checkpoint not read that `state_dict` stands for: itself, or an empty dict the code made
+        from one (`{k.replace("module.", ""): v for k, v in ckpt.items()}`, which holds no entries since
+        the stand-in has none; no real checkpoint is empty); None otherwise."""
+        if isinstance(state_dict, CheckpointStandIn):
+            return state_dict
+        if isinstance(state_dict, dict) and not state_dict and stood_in:
+            return stood_in[-1]
+        return None
 
     def guarded_save(obj, f, *args, **kwargs):
         if isinstance(f, (str, os.PathLike)) and sandbox.write_goes_to_memory(f):
@@ -91,14 +104,16 @@ def install() -> None:
         return save(obj, f, *args, **kwargs)
 
     def module_load_state_dict(self, state_dict, *args, **kwargs):
-        if isinstance(state_dict, CheckpointStandIn):
-            _note(state_dict, f"`{type(self).__name__}` keeps its initial weights")
+        checkpoint = made_from_stand_in(state_dict)
+        if checkpoint is not None:
+            _note(checkpoint, f"`{type(self).__name__}` keeps its initial weights")
             return torch.nn.modules.module._IncompatibleKeys([], [])
         return module_load(self, state_dict, *args, **kwargs)
 
     def optimizer_load_state_dict(self, state_dict, *args, **kwargs):
-        if isinstance(state_dict, CheckpointStandIn):
-            _note(state_dict, f"the `{type(self).__name__}` optimizer keeps its fresh state")
+        checkpoint = made_from_stand_in(state_dict)
+        if checkpoint is not None:
+            _note(checkpoint, f"the `{type(self).__name__}` optimizer keeps its fresh state")
             return None
         return optimizer_load(self, state_dict, *args, **kwargs)
 

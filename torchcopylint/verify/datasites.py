@@ -259,7 +259,7 @@ def rewrite_data(source: str) -> Rewritten:
     defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                      ast.ClassDef))}
     dataset_classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-                       and any(_is_dataset_base(base) for base in node.bases) and _may_read_files(node)}
+                       and _is_dataset_class(node) and _may_read_files(node)}
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     finder = _SiteFinder(tree, imports, defined, dataset_classes, classes)
     if not finder.sites:
@@ -735,6 +735,13 @@ def _given_a_path(call: ast.Call) -> bool:
     return False
 
 
+def _is_dataset_class(node: ast.ClassDef) -> bool:
+    """A dataset class: one extending torch's `Dataset` (or torchvision's `VisionDataset`), or a plain class
+    with `__getitem__` and `__len__`, which a DataLoader takes as a map-style dataset all the same."""
+    methods = {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
+    return any(_is_dataset_base(base) for base in node.bases) or {"__getitem__", "__len__"} <= methods
+
+
 def _is_dataset_base(base: ast.expr) -> bool:
     name = _dotted(base) or ""
     return name.rsplit(".", 1)[-1] in ("Dataset", "IterableDataset", "VisionDataset")
@@ -1052,7 +1059,7 @@ class _SiteFinder:
         if isinstance(call.func, ast.Name) and call.func.id in self.dataset_classes:
             return "dataset"
         if isinstance(call.func, ast.Name) and call.func.id in self.classes and self._given_unread_arrays(call) \
-                and any(_is_dataset_base(base) for base in self.classes[call.func.id].bases):
+                and _is_dataset_class(self.classes[call.func.id]):
             return "dataset"  # `CustomTensorDataset(np.load("imgs.npy"))`: a dataset of data that is not read
         if qualified.startswith("torch.") or last in self.defined:
             return None  # torch's own callables, and the file's code (rewritten inside instead)
@@ -1095,8 +1102,7 @@ class _SiteFinder:
             known = KERAS_LOADER.match(qualified).group(2)  # "mnist", "cifar10"
         dataset = over if kind == "loader" else callee
         defined = self.dataset_classes.get(dataset) or self.classes.get(dataset)
-        layout = samples.layout_of_class(defined) if defined is not None and any(
-            _is_dataset_base(base) for base in defined.bases) else None
+        layout = samples.layout_of_class(defined) if defined is not None and _is_dataset_class(defined) else None
         head, _, rest = dataset.partition(".")
         imported = self.imports[head] + (f".{rest}" if rest else "") if head in self.imports and known is None else ""
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,

@@ -30,7 +30,8 @@ next multiple of eight, as Python 2 read it; Python 3 raises TabError); an impor
 the module no longer parses) is read with `non_blocking=`; SciPy's removed image writers
 (`scipy.misc.imsave`) write nothing, and its removed reader (`scipy.misc.imread`) imports, to refuse
 the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among floats, refused by
-today's torch) is read as floats; `collections.Iterable` and the other aliases of
+today's torch) is read as floats; a batch norm given a (N, C) batch where it asks for images (`nn.BatchNorm2d`
+after an `nn.Linear`, which torch before 0.4 normalised over its features) normalises it so; `collections.Iterable` and the other aliases of
 `collections.abc` that Python 3.10 removed are given back; matplotlib settings it has removed and styles it cannot read
 (a URL) are ignored. Code that runs today meets none of them.
 """
@@ -261,6 +262,7 @@ def install_old_apis() -> None:
     _project_modules_compiled_for_today()
     _scipy_image_writers()
     _integer_betas(torch.optim)
+    _batch_norms_of_any_rank(torch.nn)
     _schedulers_without_verbose(torch.optim.lr_scheduler)
     _after_import("matplotlib", _tolerant_figure_settings)
     _after_import("pandas", _writes_into_missing_folders)
@@ -360,6 +362,30 @@ def _integer_betas(optim) -> None:
 
         reads_integer_betas.reads_integer_betas = True
         optimizer.__init__ = functools.wraps(today)(reads_integer_betas)
+
+
+def _batch_norms_of_any_rank(nn) -> None:
+    """`nn.BatchNorm2d(1024)` after an `nn.Linear` (an InfoGAN of 2017): before torch 0.4 the batch norms
+    did not check the rank of their input, and normalised a (N, C) batch over its C features as
+    `F.batch_norm` still does; today's check raises. Inputs of the rank asked for are checked as today."""
+    for batch_norm in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d):
+        today = batch_norm._check_input_dim
+        if getattr(today, "any_rank", False):
+            continue
+
+        def check(self, input, today=today, name=batch_norm.__name__):
+            try:
+                today(self, input)
+            except ValueError:
+                if input.dim() < 2:
+                    raise
+                from torchcopylint.verify import script
+
+                script.note(f"`{name}` normalised an input of {input.dim()} dimensions over its features, as "
+                            f"torch did before 0.4 (an error since)")
+
+        check.any_rank = True
+        batch_norm._check_input_dim = check
 
 
 def _schedulers_without_verbose(schedulers) -> None:
