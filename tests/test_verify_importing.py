@@ -123,6 +123,23 @@ def test_a_module_the_folder_above_holds_is_imported_from_there(tmp_path: Path):
     assert str(tmp_path.parent) not in context.search_path, context.search_path
 
 
+def test_a_plain_folder_above_holding_the_module_is_a_namespace_package_imported_from_there(tmp_path: Path):
+    # fresh64's GAN tutorials: `GAN/dcgan/model.py` does `from utils.utils import Generator`, where
+    # `GAN/utils/` has no __init__.py (Python 3 imports it as a namespace package), run from `GAN/`.
+    _touch(tmp_path / ".git" / "HEAD")
+    _touch(tmp_path / "GAN" / "utils" / "utils.py")
+    _touch(tmp_path / "GAN" / "other" / "helpers.py")
+    module = _touch(tmp_path / "GAN" / "dcgan" / "model.py")
+    module.write_text("import torch\nfrom utils.utils import Generator\nfrom other.missing import thing\n",
+                      encoding="utf-8")
+    context = import_context(str(module))
+    assert context.search_path[0] == str(module.parent)
+    assert str(tmp_path / "GAN") in context.search_path, context.search_path
+    # A folder whose namesake holds no such module provides nothing.
+    (tmp_path / "GAN" / "utils" / "utils.py").unlink()
+    assert str(tmp_path / "GAN") not in import_context(str(module)).search_path
+
+
 def test_a_script_that_imports_its_siblings_stays_a_script(tmp_path: Path):
     _touch(tmp_path / "gans" / "models.py")
     script = tmp_path / "gans" / "train.py"

@@ -163,7 +163,7 @@ def _folders_above_providing(text: str, folder: str, root: Optional[str]) -> lis
     """Folders above the file's own that hold a module its absolute imports name and its own folder
     does not: `net/solver.py`'s `from dataset import get_training_set`, with `dataset.py` beside the
     `train.py` that runs it (a research layout, run from the folder above). Not past the project root."""
-    names = sorted({(match.group(1) or match.group(2)).split(".")[0] for match in _ABSOLUTE_IMPORT.finditer(text)})
+    names = sorted({match.group(1) or match.group(2) for match in _ABSOLUTE_IMPORT.finditer(text)})
     above = list(_upwards(folder))[1:MAX_LEVELS_UP + 1]
     found: list[str] = []
     for name in names:
@@ -178,10 +178,14 @@ def _folders_above_providing(text: str, folder: str, root: Optional[str]) -> lis
     return found
 
 
-def _provides(folder: str, name: str) -> bool:
-    """Does the folder hold module `name` (a file, or a package with its __init__.py)?"""
-    return os.path.isfile(os.path.join(folder, f"{name}.py")) or \
-        os.path.isfile(os.path.join(folder, name, "__init__.py"))
+def _provides(folder: str, dotted: str) -> bool:
+    """Does the folder hold the top module of `dotted` (a file, or a package with its __init__.py), or,
+    for `utils.utils`, a plain folder `utils` holding the module `utils` (a namespace package, as
+    Python 3 imports a folder without an __init__.py)?"""
+    name, _, rest = dotted.partition(".")
+    if os.path.isfile(os.path.join(folder, f"{name}.py")) or os.path.isfile(os.path.join(folder, name, "__init__.py")):
+        return True
+    return bool(rest) and os.path.isdir(os.path.join(folder, name)) and _provides(os.path.join(folder, name), rest)
 
 
 def module_names(path: str) -> frozenset:
