@@ -827,6 +827,37 @@ def test_a_value_only_passed_to_a_function_of_the_file_is_what_that_function_use
         "global_step"] == "tensor"
 
 
+def test_what_an_optimizer_of_the_file_hands_torch_s_optimizer_is_a_network_s_parameters():
+    # fresh64's Ranger: `super().__init__(params, defaults)` in an Optimizer subclass; the stand-in was a
+    # tensor ("params argument given to the optimizer should be an iterable of Tensors or dicts").
+    from torchcopylint.verify.standins import kind_of, uses
+
+    source = """
+        class Ranger(Optimizer):
+            def __init__(self, params, lr=1e-3, alpha=0.5, k=6):
+                defaults = dict(lr=lr, alpha=alpha, k=k)
+                super().__init__(params, defaults)
+                self.slow_weights = [[p.clone().detach() for p in group["params"]] for group in self.param_groups]
+
+        class Lookahead(Optimizer):
+            def __init__(self, params, base):
+                Optimizer.__init__(self, params, {"lr": 0.1})
+
+        def fit(weights, lr):
+            return torch.optim.Adam(weights, lr)
+
+        class Layer(nn.Module):
+            def __init__(self, size, bias):
+                super().__init__(size, bias)
+    """
+    classes = ast.parse(textwrap.dedent(source)).body
+    for definition, name in ((classes[0].body[0], "params"), (classes[1].body[0], "params"), (classes[2], "weights")):
+        found = uses(definition)
+        assert kind_of(name, found[name]) == "parameters", (name, found[name])
+    found = uses(classes[3].body[0])  # `super().__init__(size, bias)` of another base: no optimizer's defaults
+    assert kind_of("size", found["size"]) != "parameters"
+
+
 def test_a_callable_given_a_network_s_parameters_makes_an_optimizer_and_a_peak_lr_is_a_number():
     import torch
 

@@ -423,6 +423,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if callee.split(".")[-1].lower().startswith("dropout") and node.args and use(node.args[0]) is not None:
                 use(node.args[0]).probability = True
             _mark_targets(node, callee, use)
+            handed = _optimizer_parameters(node, callee)
+            if handed is not None and use(handed) is not None:
+                use(handed).iterated = use(handed).parameter_elements = True  # what `model.parameters()` gives
             if _is_optimizer_class(callee):
                 rate = node.args[1] if len(node.args) > 1 else next(
                     (keyword.value for keyword in node.keywords if keyword.arg == "lr"), None)
@@ -677,6 +680,29 @@ def _mark_tensor_operands(function: ast.AST, found: dict[str, Use]) -> None:
                 used = found.get(_key(operand)) if _key(operand) else None
                 if used is not None and not used.makes_a_tensor:
                     used.makes_a_tensor = changed = True
+
+
+def _optimizer_parameters(call: ast.Call, callee: str) -> Optional[ast.expr]:
+    """What a call hands an optimizer as the parameters it trains: `torch.optim.Adam(params, lr)`, or an
+    optimizer of the file handing its own on, `super().__init__(params, defaults)` or
+    `Optimizer.__init__(self, params, defaults)` (torch.optim's `Optimizer(params, defaults)`: a
+    Lookahead or a Ranger written by hand)."""
+    if _is_optimizer_class(callee):
+        return call.args[0] if call.args else None
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"):
+        return None
+    receiver = call.func.value
+    if isinstance(receiver, ast.Call) and ast.unparse(receiver.func) == "super":
+        arguments = call.args
+    elif ast.unparse(receiver).endswith("Optimizer"):
+        arguments = call.args[1:]  # after `self`
+    else:
+        return None
+    if len(arguments) != 2:
+        return None
+    defaults = arguments[1]
+    named = isinstance(defaults, ast.Dict) or isinstance(defaults, ast.Name) and defaults.id == "defaults"
+    return arguments[0] if named else None
 
 
 def _is_optimizer_class(callee: str) -> bool:
