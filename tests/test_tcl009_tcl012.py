@@ -890,3 +890,81 @@ def test_tcl009_a_network_of_unknown_class_in_a_module_that_also_imports_tensorf
     assert [d.location.line for d in lint_source(source, "mixed.py") if d.code == "TCL009"] == [11]
     only_torch = source.replace("import tensorflow as tf\n", "")
     assert [d.location.line for d in lint_source(only_torch, "torch_only.py") if d.code == "TCL009"] == [6, 10]
+
+
+# A notebook with a torch GAN and a Keras GAN, each trainer taking its networks as `generator` (fresh64's
+# GAN coursework): the torch optimizer over one function's `generator` says nothing of another function's
+# parameter of that name, nor of `self.generator` in a class unrelated to the one that trains it.
+MIXED_FRAMEWORKS = """
+    import tensorflow as tf
+    import torch
+
+
+    def train_gan(generator, discriminator, steps=100):
+        opt_g = torch.optim.Adam(generator.parameters())
+        for _ in range(steps):
+            loss = discriminator(generator(torch.randn(8, 4))).mean()
+            opt_g.zero_grad()
+            loss.backward()
+            opt_g.step()
+
+
+    def train_dcgan(generator, dataset):
+        fixed_noise = tf.random.normal((16, 8))
+        return generator(fixed_noise, training=False).numpy()
+
+
+    class Snapshot:
+        def __init__(self, generator):
+            self.generator = generator
+
+        def take(self, noise):
+            return self.generator(noise, training=False).numpy()
+"""
+
+
+def test_tcl009_a_parameter_of_the_name_another_function_trains_is_another_network():
+    assert _lines(MIXED_FRAMEWORKS, "TCL009") == []
+
+
+def test_tcl009_the_trained_network_handed_on_to_another_function_or_held_by_its_trainer_is_still_flagged():
+    source = """
+        import torch
+        import torch.nn as nn
+
+
+        def show(generator):
+            return generator(torch.randn(4, 8)).numpy()
+
+
+        def train(generator, steps=100):
+            opt = torch.optim.Adam(generator.parameters())
+            for _ in range(steps):
+                loss = generator(torch.randn(4, 8)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            show(generator)
+
+
+        class Trainer:
+            def __init__(self, generator):
+                self.generator = generator
+                self.opt = torch.optim.Adam(generator.parameters())
+
+            def sample(self):
+                return self.generator(torch.randn(4, 8)).numpy()
+
+
+        G = nn.Linear(8, 8)
+        opt_G = torch.optim.Adam(G.parameters())
+
+
+        def sample(G):
+            return G(torch.randn(4, 8)).numpy()
+
+
+        train(nn.Linear(8, 8))
+        sample(G)
+    """
+    assert _lines(source, "TCL009") == [6, 25, 33]

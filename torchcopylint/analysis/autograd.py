@@ -226,7 +226,6 @@ class GradFlow:
         self._holding: Optional["GradFlow"] = None
         self._origins = Memo()  # binding -> GradOrigin or None (`h = h * w` in a loop: the other operand decides)
         self._backpropagated: dict = {}  # function node -> loss bindings
-        self._trained: Optional[frozenset] = None
         self._frozen: Optional[frozenset] = None
         self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
         self._without_grad = Memo()  # (binding, likely) -> answer (False, in a cycle through a loop)
@@ -664,7 +663,7 @@ class GradFlow:
             # Frozen parameters, but the graph of what it is given runs through it (a perceptual
             # loss's VGG on the generator's output).
             return self._any_of(arguments, function, depth)
-        if key in self._trained_modules():
+        if self.facts.training.trains_module(key, function):
             return GradOrigin(f"the output of `{key}`, a module an optimizer in this file trains", call)
         values = self._module_values(call.func, function)
         if values and all(self._has_parameters(value, frozenset()) for value in values):
@@ -862,11 +861,6 @@ class GradFlow:
         return None
 
     # ----------------------------------------------------------- module-wide
-
-    def _trained_modules(self) -> frozenset:
-        if self._trained is None:
-            self._trained = frozenset().union(*self.facts.training.optimizers.values())
-        return self._trained
 
     def _frozen_modules(self) -> frozenset:
         """Modules whose parameters are switched off somewhere in the file (`requires_grad_(False)`)."""

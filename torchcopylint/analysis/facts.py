@@ -213,6 +213,17 @@ class ModuleFacts(CalleeEffects, Callees):
         """Does the class derive from torch.nn.Module, directly or through classes in this file?"""
         return self._derives_from(facts, lambda qualified: qualified.startswith("torch.nn."))
 
+    def lineage(self, name: str) -> set[str]:
+        """The class named `name` and the classes of the file it extends, directly or not, by name."""
+        found, pending = set(), [name]
+        while pending:
+            current = pending.pop()
+            if current not in found:
+                found.add(current)
+                local = self.classes.get(current)
+                pending += [base.rsplit(".", 1)[-1] for base in local.base_names] if local is not None else []
+        return found
+
     def _derives_from(self, facts: ClassFacts, accepts, seen: Optional[set] = None) -> bool:
         """Does the class derive from a torch class whose qualified name `accepts` takes, directly or
         through classes in this file?"""

@@ -636,17 +636,26 @@ class TrainingFacts:
     def __init__(self, facts) -> None:
         self.facts = facts
         self.optimizers: dict[str, frozenset] = {}
-        self._module_aliases: dict[str, set] = {}
+        self._module_aliases: dict[str, list] = {}  # a module's name -> (`self.D`, the method that sets it)
+        # A module's plain name -> the functions that build an optimizer over it (`trains_module`).
+        self._trained_in: dict[str, list] = {}
         for function in facts.all_functions():
             for binding in function.bindings:
                 modules = optimizer_modules(binding.value, facts.names, function)
                 if modules:
                     self.optimizers[binding.name] = self.optimizers.get(binding.name, frozenset()) | modules
+                    for module in modules:
+                        self._trained_in.setdefault(module, []).append(function)
             self._record_attribute_optimizers(function)
             self._record_held_optimizers(function)
         # `self.D = D` then `Adam(D.parameters())`: the optimizer trains `self.D` too.
         for key, modules in list(self.optimizers.items()):
-            extra = {alias for module in modules for alias in self._module_aliases.get(module, ())}
+            extra = set()
+            for module in modules:
+                for alias, method in self._module_aliases.get(module, ()):
+                    if self._same_variable(module, method):
+                        extra.add(alias)
+                        self._trained_in.setdefault(alias, []).append(method)
             self.optimizers[key] = modules | frozenset(extra)
         self.configured = self._configured_optimizers()
         self._lightning_unpacking()
@@ -655,6 +664,43 @@ class TrainingFacts:
         self._held: dict = {}
         self.held_notes: dict = {}  # a held optimizer's key -> where its dicts are, for messages
         self._switching: dict = {}  # a function of the file -> what switch_of_parameters says of it
+
+    def trained_modules(self) -> frozenset:
+        """The modules (by key: `netG`, `self.D`) some optimizer of the file trains."""
+        return frozenset().union(*self.optimizers.values()) if self.optimizers else frozenset()
+
+    def trains_module(self, key: Optional[str], function: FunctionFacts) -> bool:
+        """Is the module `key`, as `function` reads it, one an optimizer of the file trains? Optimizers
+        are made in one function and stepped in another under the same names, so a name counts
+        file-wide; but not a parameter of `function` where every optimizer over that name is built in
+        other functions, each over its own parameter or local of that name: another variable (a
+        notebook's torch `train_gan(generator, ...)` beside its Keras `train_dcgan(generator, ...)`).
+        What a call passes for such a parameter decides instead (the callers' values)."""
+        if key is None or key not in self.trained_modules():
+            return False
+        builders = self._trained_in.get(key)
+        if not builders:
+            return True
+        if key.startswith("self.") and key.count(".") == 1:
+            # `self.generator` of one class is not that of another class (a Keras model's wrapper
+            # beside a torch trainer), unless one extends the other.
+            return function.class_name is None or any(
+                builder.class_name is None or self._related_classes(builder.class_name, function.class_name)
+                for builder in builders)
+        return "." in key or self._same_variable(key, function)
+
+    def _same_variable(self, name: str, function: FunctionFacts) -> bool:
+        """May `name`, as `function` reads it, be the module the optimizers over that name train? Not a
+        parameter of `function` when every such optimizer is built in other functions over a parameter
+        or local of their own."""
+        if name not in {parameter.name for parameter in function.parameters}:
+            return True
+        return any(builder is function or builder.number == 0 or not _local_name(builder, name)
+                   for builder in self._trained_in.get(name, ()))
+
+    def _related_classes(self, first: str, second: str) -> bool:
+        """Is one class the other, or a class of the file that extends it?"""
+        return first in self.facts.lineage(second) or second in self.facts.lineage(first)
 
     def tensor_networks(self) -> dict:
         """Optimizers built over raw tensors (`Adam([W1, b1, W2, b2])`, `Adam(gen_params)`) -> the
@@ -805,7 +851,7 @@ class TrainingFacts:
                 for element, value in zip(target.elements, statement.value.elements):
                     key = dotted_name(element.value)
                     if key is not None and key.startswith("self.") and type(value.value) is cst.Name:
-                        self._module_aliases.setdefault(value.value.value, set()).add(key)
+                        self._module_aliases.setdefault(value.value.value, []).append((key, function))
                 continue
             if not (type(target) is cst.Attribute and type(target.value) is cst.Name
                     and target.value.value == "self"):
@@ -814,8 +860,10 @@ class TrainingFacts:
             modules = optimizer_modules(statement.value, self.facts.names, function)
             if modules:
                 self.optimizers[key] = self.optimizers.get(key, frozenset()) | modules
+                for module in modules:
+                    self._trained_in.setdefault(module, []).append(function)
             elif type(statement.value) is cst.Name:
-                self._module_aliases.setdefault(statement.value.value, set()).add(key)
+                self._module_aliases.setdefault(statement.value.value, []).append((key, function))
 
     def _configured_optimizers(self) -> list[str]:
         """Lightning: the optimizers `configure_optimizers` returns, in order."""
@@ -1200,3 +1248,8 @@ def _torch_nn_class_call(value, facts) -> bool:
         value = value.func.value
     qualified = facts.names.qualified_name(value.func) if type(value) is cst.Call else None
     return qualified is not None and qualified.startswith("torch.nn.") and qualified.count(".") == 2
+
+
+def _local_name(function: FunctionFacts, name: str) -> bool:
+    """Is `name` a parameter of `function` or bound in it (not a global it reads)?"""
+    return any(binding.name == name for binding in (*function.parameters, *function.bindings))

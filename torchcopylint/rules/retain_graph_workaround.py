@@ -422,10 +422,10 @@ def _module_inputs(function: FunctionFacts, facts: ModuleFacts) -> set:
     torch.nn's own modules (`self.BCE_loss(out, target)`), of a logger's recording methods
     (`writer.add_scalar("loss", loss, step)`), and of the file's functions that read them only
     detached (a plotting helper's `a.detach().numpy()`), by id: none keeps a graph."""
-    trained = frozenset().union(*facts.training.optimizers.values()) if facts.training.optimizers else frozenset()
     found = set()
     for call in function.call_statement:
-        if module_key(call.func) in trained or built_by_torch_nn(call.func, function, facts) or records_only(call):
+        if facts.training.trains_module(module_key(call.func), function) \
+                or built_by_torch_nn(call.func, function, facts) or records_only(call):
             found.update(id(arg.value) for arg in call.args)
             continue
         position = 0
