@@ -324,14 +324,19 @@ class GradFlow:
     def _passed_as_it_was(self, name: cst.Name, function: FunctionFacts, depth: int) -> bool:
         """Every binding of `name` is a parameter out of sight, or a copy, view or move of one
         (`x = x.clone()  # avoid influencing`, `net, x, y = net.to(d), x.to(d), y.to(d)`): a copy
-        requires grad exactly when what it copies does."""
+        requires grad exactly when what it copies does. A default put in its place that never
+        requires grad (`if mean is None: mean = torch.tensor([0.485, 0.456, 0.406])`) says nothing more."""
         bindings = function.bindings_at(name)
         if not bindings or depth > 3:
             return False
+        passed = False
         for binding in bindings:
             if binding.kind == "param":
                 if not self._out_of_sight(binding, function):
                     return False
+                passed = True
+                continue
+            if self._binding_never(binding, function, likely=True):
                 continue
             value = binding.value if binding.kind == "assign" else \
                 unpacked_part(binding) if binding.kind == "unpack" else None
@@ -341,7 +346,8 @@ class GradFlow:
             source = _accessed_name(value) if value is not None else None
             if source is None or not self._passed_as_it_was(source, function, depth + 1):
                 return False
-        return True
+            passed = True
+        return passed
 
     def binding_origin(self, binding: Binding, function: FunctionFacts,
                        grounds: int = SEEN) -> Optional[GradOrigin]:
