@@ -1889,6 +1889,139 @@ def test_penalty_helper_that_rewraps_its_input_in_variable_cuts_the_generator_of
     assert len(tcl003(source.replace("        z = Variable(z, requires_grad=True)\n", ""))) == 1
 
 
+
+def test_penalty_helper_whose_variable_is_moved_and_cast_still_cuts_the_generator_off():
+    # fresh64's WGAN-GP: `autograd.Variable(mix, requires_grad=True).to(device).double()`.
+    torch = pytest.importorskip("torch")
+    source = """
+    import torch
+    from torch import autograd
+
+    device = "cpu"
+
+
+    def gradient_penalty(DIS, real, fake):
+        a = torch.rand(real.shape).to(device).double()
+        mixed = autograd.Variable(a * real + (1 - a) * fake, requires_grad=True).to(device).double()
+        output = DIS(mixed)
+        gradient = autograd.grad(output, mixed, torch.ones_like(output), create_graph=True)[0]
+        return ((gradient.norm(2, dim=1) - 1) ** 2).mean()
+
+
+    def train(GEN, DIS, loader, z_dim=4):
+        optimizer_g = torch.optim.RMSprop(GEN.parameters(), lr=1e-4)
+        optimizer_d = torch.optim.RMSprop(DIS.parameters(), lr=1e-4)
+        for real in loader:
+            noise = GEN(torch.randn(real.size(0), z_dim).double())
+            loss = -torch.mean(DIS(real) - DIS(noise.detach())) + 0.001 * gradient_penalty(DIS, real, noise)
+            optimizer_d.zero_grad()
+            loss.backward()
+            optimizer_d.step()
+    """
+    assert tcl003(source) == []
+    G, D = torch.nn.Linear(4, 3).double(), torch.nn.Linear(3, 1).double()
+    namespace: dict = {}
+    exec(textwrap.dedent(source), namespace)
+    fake = G(torch.randn(2, 4).double())
+    namespace["gradient_penalty"](D, torch.randn(2, 3).double(), fake).backward()
+    assert all(p.grad is None for p in G.parameters()) and D.weight.grad is not None
+    assert len(tcl003(source.replace(
+        "autograd.Variable(a * real + (1 - a) * fake, requires_grad=True).to(device).double()",
+        "(a * real + (1 - a) * fake).to(device).double()"))) == 1
+
+
+def test_a_penalty_taken_without_create_graph_through_a_loss_helper_keeps_nothing_of_its_input():
+    # fresh64's conditional WGAN: `dLoss(interpolates, d_out, d_out_mixed)` adds a penalty whose
+    # `torch.autograd.grad` has no `create_graph=True`: the gradients carry no graph, so the
+    # discriminator's output on the mixed batch (undetached fakes in it) reaches no backward.
+    torch = pytest.importorskip("torch")
+    source = """
+    import torch
+
+
+    def penalty(interpolates, scores):
+        gradients = torch.autograd.grad(outputs=scores, inputs=interpolates, grad_outputs=torch.ones_like(scores))[0]
+        return ((gradients.flatten(1).norm(2, dim=1) - 1) ** 2).mean()
+
+
+    def d_loss_fn(interpolates, scores, mixed_scores):
+        return scores.mean() + 10 * penalty(interpolates, mixed_scores)
+
+
+    def train(G, D, loader):
+        opt_d = torch.optim.Adam(D.parameters())
+        for real in loader:
+            fake = G(torch.randn(real.size(0), 4))
+            scores = D(fake.detach())
+            alpha = torch.rand(real.size(0), 1)
+            mixed = alpha * real + (1 - alpha) * fake
+            mixed_scores = D(mixed)
+            loss = d_loss_fn(mixed, scores, mixed_scores)
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    """
+    assert tcl003(source) == []
+    G, D = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+    namespace: dict = {}
+    exec(textwrap.dedent(source), namespace)
+    namespace["train"](G, D, [torch.randn(2, 3)])
+    assert all(p.grad is None for p in G.parameters())
+    # With `create_graph=True` the penalty's graph runs back through the mixed batch into the generator.
+    graphed = source.replace("grad_outputs=torch.ones_like(scores))", "grad_outputs=torch.ones_like(scores),\n"
+                             "                                        create_graph=True)")
+    assert tcl003(graphed), "the penalty's graph reaches the generator: flagged"
+
+
+def test_networks_passed_under_the_names_of_their_classes_are_the_networks_run():
+    # fresh64's homework: `class G`, `class D`, then `def train(G, D, ...)` runs the networks it is
+    # given under those names; `G(seeds)` there is no new generator built from the class.
+    source = """
+    import torch
+    import torch.nn as nn
+    import torch.optim as optim
+
+
+    class G(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(100, 784)
+
+        def forward(self, x):
+            return torch.tanh(self.net(x))
+
+
+    class D(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(784, 1)
+
+        def forward(self, x):
+            return torch.sigmoid(self.net(x))
+
+
+    def train(G, D, lr, data_loader, epochs):
+        criterion = nn.BCELoss()
+        optimizer_G = optim.Adam(G.parameters(), lr=lr)
+        optimizer_D = optim.Adam(D.parameters(), lr=lr)
+        for e in range(epochs):
+            for imgs, _ in data_loader:
+                labels_real = torch.ones(imgs.size(0))
+                generated = G(torch.randn(imgs.size(0), 100))
+                D.zero_grad()
+                loss = criterion(D(imgs), labels_real) + criterion(D(generated), torch.zeros(imgs.size(0)))
+                loss.backward()
+                optimizer_D.step()
+                G.zero_grad()
+                loss = criterion(D(G(torch.randn(imgs.size(0), 100))), labels_real)
+                loss.backward()
+                optimizer_G.step()
+
+
+    train(G(), D(), 2e-4, [], 1)
+    """
+    assert lines(source) == [34]  # `D(generated)` in the discriminator's loss
+
 # --- what a discriminator is, which step a loss belongs to, and networks reached through dicts, targets
 # and methods -------------------------------------------------------------------------------------------
 

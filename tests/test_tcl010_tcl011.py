@@ -886,3 +886,38 @@ def test_tcl011_reads_retain_variables_the_spelling_before_pytorch_0_4():
     separate = textwrap.dedent(source).replace("torch.mean(torch.log(1. - prob_fake))", "torch.mean(torch.log(1. - D(fake)))")
     fixed = fix_source(separate, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True).fixed
     assert "D_loss.backward()" in fixed and "retain_variables" not in fixed and "D(fake.detach())" in fixed, fixed
+
+
+def test_tcl011_a_discriminator_run_through_forward_spelled_out_is_the_callee_not_the_graph():
+    # fresh64's pix2pix: `discriminator_D.forward(input_x.detach(), out_generator_G.detach())` in the
+    # discriminator's loss, then a new `discriminator_D.forward(...)` for the generator's: the module
+    # named before `.forward` carries no graph, so no later backward runs through the retained one.
+    source = """
+    import torch
+    import torch.nn as nn
+    from torch.autograd import Variable
+
+    generator_G = nn.Linear(4, 4)
+    discriminator_D = nn.Bilinear(4, 4, 1)
+    bce = nn.BCELoss()
+    optimizer_G = torch.optim.Adam(generator_G.parameters())
+    optimizer_D = torch.optim.Adam(discriminator_D.parameters())
+
+    for epoch in range(10):
+        input_x = Variable(torch.randn(8, 4))
+        input_real = Variable(torch.randn(8, 4))
+        out_generator_G = generator_G.forward(input_x)
+        optimizer_D.zero_grad()
+        negative_examples = torch.sigmoid(discriminator_D.forward(input_x.detach(), out_generator_G.detach()))
+        positive_examples = torch.sigmoid(discriminator_D.forward(input_x, input_real))
+        loss_dis = 0.5 * (bce(positive_examples, torch.ones(8, 1)) + bce(negative_examples, torch.zeros(8, 1)))
+        loss_dis.backward(retain_graph=True)
+        optimizer_D.step()
+        optimizer_G.zero_grad()
+        negative_examples = torch.sigmoid(discriminator_D.forward(input_x, out_generator_G))
+        loss_gen = bce(negative_examples, torch.ones(8, 1))
+        loss_gen.backward()
+        optimizer_G.step()
+    """
+    assert lines(source, "TCL011") == [20]  # `loss_dis.backward(retain_graph=True)`
+    assert lines(source.replace(".forward(", "("), "TCL011") == [20]

@@ -485,6 +485,18 @@ class ModuleFacts(CalleeEffects, Callees):
 
     # ------------------------------------------------------------ grad mode
 
+    def class_called(self, func: cst.BaseExpression, function: FunctionFacts) -> Optional[ClassFacts]:
+        """The class of the file a call through `func` builds: one named so, unless `function` binds
+        that name to something else (`def train(G, D, ...)` then `G(seeds)` runs the network it was
+        given, not the class `G`)."""
+        if type(func) is not cst.Name:
+            return None
+        local = self.classes.get(func.value)
+        if local is None or type(function.node) is not cst.Module and any(
+                binding.kind != "def" for binding in function.bindings_at(func)):
+            return None
+        return local
+
     def call_site(self, call: cst.Call) -> Optional[tuple[FunctionFacts, cst.CSTNode]]:
         """The function a call is made in, and the statement holding it."""
         if self._call_sites is None:
@@ -800,9 +812,12 @@ class ModuleFacts(CalleeEffects, Callees):
         if qualified is not None:
             return qualified.startswith("torch.nn.") and qualified.count(".") == 2 and qualified[9:10].isupper()
         callee = dotted_name(value.func) or ""
-        local = self.classes.get(callee)
+        site = self.call_site(value)
+        local = self.class_called(value.func, site[0]) if site is not None else self.classes.get(callee)
         if local is not None:
             return self.is_module_class(local)
+        if callee in self.classes:
+            return False  # a name of a class, bound here to something else (a network given as an argument)
         factory = self.module_functions.get(callee)
         if factory is not None and callee not in seen:
             returned = _returned_values(factory)

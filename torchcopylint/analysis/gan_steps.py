@@ -32,7 +32,7 @@ Computed per function on first question (ModuleFacts.gan_steps).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -161,7 +161,8 @@ class GanSteps:
         for window in windows:
             generators = context.generators_for(window.trained)
             for loss_statement, loss in window.losses:
-                for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
+                for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement),
+                                           facts=self.facts):
                     if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                         continue
                     fake = self._judged(context, window, call, window.trained, generators, loss_statement)
@@ -240,7 +241,8 @@ class GanSteps:
         for loss_statement, loss in window.losses:
             inside: set = set()  # nodes of the discriminator's inputs (judged on their own)
             detached = []  # (the discriminator call, the detached name, its key, what it went through)
-            for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
+            for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement),
+                                       facts=self.facts):
                 for argument, key, via in self._discriminator_inputs(call, function, window.trained, context):
                     inside.update(id(node) for node in _walk(argument))
                     root = _detached_name(argument)
@@ -252,7 +254,7 @@ class GanSteps:
             graph = None
             for call, root, key, via in detached:
                 if graph is None:
-                    graph = loss_slice(loss, loss_statement, function, self.facts)
+                    graph = loss_slice(loss, loss_statement, function, self.facts, through_summaries=True)
                 wanted = function.bindings_at(root)
                 call_of_argument = {id(node): parent for node, parent, _ in graph.nodes if type(node) is cst.Arg}
                 for node, parent, statement in graph.nodes:
@@ -318,7 +320,7 @@ class GanSteps:
         found = []
         for backward in backwards:
             order = inner_function.order_of(backward.statement)
-            for candidate in _calls_feeding(backward.loss, inner_function, -1, order):
+            for candidate in _calls_feeding(backward.loss, inner_function, -1, order, facts=self.facts):
                 if candidate in reported or not self.facts.grad_enabled_at(
                         inner_function, inner_function.call_statement.get(candidate)):
                     continue
@@ -418,7 +420,8 @@ class GanSteps:
         adversarial autoencoder's critic judges prior samples against the encoder's codes.)"""
         function = context.function
         for statement, loss in (window.losses if losses is None else losses):
-            for other in _calls_feeding(loss, function, window.reach_after, function.order_of(statement)):
+            for other in _calls_feeding(loss, function, window.reach_after, function.order_of(statement),
+                                        facts=self.facts):
                 if other is call:
                     continue
                 inputs = [argument for argument, key, _ in
@@ -439,7 +442,8 @@ class GanSteps:
             return False
         function = context.function
         loss = next(loss for statement, loss in window.losses if statement is loss_statement)
-        for other in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
+        for other in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement),
+                                    facts=self.facts):
             keys = context.network_keys(other.func) if _may_be_network(other, self.facts) else frozenset()
             if keys & outside and any(self._reaches(arg.value, network, function, context)
                                       for arg in other.args if not arg.star):
@@ -459,7 +463,7 @@ class GanSteps:
                                                                            len(function.statement_order) + 1):
                         if self._reaches(value, network, inner.function, inner, depth + 1):
                             return True
-        for call in _calls_feeding(expr, function, -1):
+        for call in _calls_feeding(expr, function, -1, facts=self.facts):
             if _may_be_network(call, self.facts) and network in summaries.network_keys(call.func, function):
                 return True
             if type(call.func) is cst.Name or _is_self_call(call):
@@ -535,7 +539,8 @@ class GanSteps:
                 for loss_statement, loss in window.losses:
                     if self._zeroed_between(function, function.order_of(loss_statement), generator_step.order):
                         continue
-                    for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement)):
+                    for call in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement),
+                                               facts=self.facts):
                         if call in reported or not self.facts.grad_enabled_at(function, function.call_statement.get(call)):
                             continue
                         fake = self._judged(context, window, call, d_modules, g_modules - d_modules, loss_statement,
@@ -554,7 +559,7 @@ class GanSteps:
                 continue
             for loss_statement, loss in other.losses:
                 # The generator's loss may be computed before the discriminator's step (one forward).
-                for call in _calls_feeding(loss, function, -1, function.order_of(loss_statement)):
+                for call in _calls_feeding(loss, function, -1, function.order_of(loss_statement), facts=self.facts):
                     for argument, _, _ in self._discriminator_inputs(call, function, d_modules, context):
                         if context.generator_call(argument, g_modules, frozenset(),
                                                   function.order_of(loss_statement), check_switches=False):
@@ -705,13 +710,15 @@ class GanSteps:
                 continue
             judged = []  # (loss statement, call, argument, discriminator key, via) in the step
             for loss_statement, loss in window.losses:
-                for call in _calls_feeding(loss, helper, window.after, helper.order_of(loss_statement)):
+                for call in _calls_feeding(loss, helper, window.after, helper.order_of(loss_statement),
+                                           facts=self.facts):
                     if self.facts.grad_enabled_at(helper, helper.call_statement.get(call)):
                         judged.extend((loss_statement, call, argument, key, via) for argument, key, via
                                       in self._discriminator_inputs(call, helper, window.trained, context))
             for loss_statement, call, argument, discriminator, via in judged:
                 backward = next(b for b in backward_calls(helper, self.facts) if b.statement is loss_statement)
-                graph = loss_slice(argument, helper.call_statement.get(call), helper, self.facts)
+                graph = loss_slice(argument, helper.call_statement.get(call), helper, self.facts,
+                                   through_summaries=True)
                 for binding in graph.bindings:
                     if binding in index_of:
                         # The discriminator also judges something this argument did not make (`netD(real)`).
@@ -1350,7 +1357,8 @@ def _earlier_backward(generator_call: cst.Call, loss_statement, function: Functi
     start, end = function.order_of(made), function.order_of(loss_statement)
     for use in graph_uses(function, facts):
         if start < function.order_of(use.statement) < end and not use.retains \
-                and generator_call in loss_slice(use.loss, use.statement, function, facts).calls:
+                and generator_call in loss_slice(use.loss, use.statement, function, facts,
+                                                 through_summaries=True).calls:
             return use
     return None
 
@@ -1361,18 +1369,31 @@ def _stepper(window: Window, trained: frozenset, optimizers: dict) -> OptimizerS
                 window.steps[0])
 
 
-def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] = None) -> list[cst.Call]:
+def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] = None,
+                   facts=None) -> list[cst.Call]:
     """Every call whose result flows into `expr`, read at statement order `at`, through assignments
     made after order `after` and before the statement that reads them: a value a loop carries
     from later in its body is the previous iteration's, made outside this stretch (BEGAN's
     `k = ... g_loss.item()` feeding the next discriminator loss is no discriminator input). Numbers
-    taken from tensors (`.item()`, `float(...)`) carry nothing."""
+    taken from tensors (`.item()`, `float(...)`) carry nothing, nor the arguments of a function of
+    the file whose graph does not reach what it returns (a penalty's `torch.autograd.grad` of
+    them without `create_graph=True`)."""
     calls = []
     seen = set()
     pending = [(expr, at)]
+
+    def returned_only(node) -> Optional[list]:
+        if facts is None or type(node) is not cst.Call or not (type(node.func) is cst.Name or _is_self_call(node)):
+            return None
+        summary = facts.callee_summary(node, function)
+        if summary is None:
+            return None
+        return [node.func, *(argument for index in summary.returned_arguments
+                             if (argument := argument_for(node, summary, index)) is not None)]
+
     while pending:
         current, read_at = pending.pop()
-        for node in _walk(current, skip_numbers=True):
+        for node in _walk(current, skip_numbers=True, children=returned_only):
             if type(node) is cst.Call:
                 calls.append(node)
             if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" \
@@ -1461,7 +1482,7 @@ def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window
     own = {statement for statement, _ in window.losses}
     for backward in backward_calls(function, facts):
         if backward.statement not in own and call in _calls_feeding(backward.loss, function, -1,
-                                                                    function.order_of(backward.statement)):
+                                                                    function.order_of(backward.statement), facts=facts):
             return ("the discriminator's output also feeds the loss backpropagated at line {line}, outside its "
                     "step, where the detach would cut the gradient that reaches the generator", backward.statement)
     names = {node.value for node in _walk(argument) if type(node) is cst.Name}
@@ -1494,11 +1515,12 @@ def _read_only_as(parameter, argument, helper: FunctionFacts) -> bool:
     return all(id(read.node) in inside for read in helper.reads_of(parameter))
 
 
-def _walk(node: cst.CSTNode, skip_numbers: bool = False):
+def _walk(node: cst.CSTNode, skip_numbers: bool = False, children: Optional[Callable] = None):
     """Every node of `node`, outside nested definitions; with `skip_numbers`, not into a call whose
     value carries no graph (`loss.item()`, `pred.detach()`, `torch.zeros_like(pred)`) nor into a
     read of what a tensor is (`d_out.shape[0]`, `x.size(0)`: noise sized by the discriminator's
-    output carries none of its values)."""
+    output carries none of its values). `children(node)`, where it answers, says which of a node's
+    parts to go into."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -1508,7 +1530,8 @@ def _walk(node: cst.CSTNode, skip_numbers: bool = False):
         if skip_numbers and (type(current) is cst.Call and (cuts_graph(current) or _reads_metadata(current.func))
                              or _reads_metadata(current)):
             continue
-        stack.extend(child_nodes(current))
+        chosen = children(current) if children is not None else None
+        stack.extend(chosen if chosen is not None else child_nodes(current))
 
 
 def _reads_metadata(node: cst.CSTNode) -> bool:

@@ -18,7 +18,7 @@ a `retain_graph=True` backward; nothing here walks a whole module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import libcst as cst
 
@@ -76,9 +76,12 @@ class Slice:
 
 
 def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: FunctionFacts, facts,
-               stop_at: frozenset = frozenset()) -> Slice:
+               stop_at: frozenset = frozenset(), through_summaries: bool = False) -> Slice:
     """`stop_at`: bindings the walk does not follow (the `inputs` of `torch.autograd.grad`, where
-    autograd stops: what they were made from, in this iteration or the previous one, is not run)."""
+    autograd stops: what they were made from, in this iteration or the previous one, is not run).
+    `through_summaries`: a call of a function of the file brings in only the arguments whose graph
+    reaches what it returns (its summary's; the GAN-step analysis, which computes summaries anyway,
+    asks for it; other rules leave them uncomputed)."""
     result = Slice()
     pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loss, statement)]
     leaves: Optional[set] = None
@@ -86,7 +89,8 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
         expression, where = pending.pop()
         where_order = function.order_of(where)
         parents: dict = {}
-        for node, parent in _attached(expression):
+        carried = (lambda call: _arguments_returned(call, where, function, facts)) if through_summaries else None
+        for node, parent in _attached(expression, carried):
             parents[id(node)] = parent
             result.nodes.append((node, parent, where))
             if type(node) is cst.Call:
@@ -258,10 +262,14 @@ SIZED_FACTORIES = frozenset({"ones", "zeros", "randn", "rand", "empty", "full", 
 def cuts_graph(call: cst.Call) -> bool:
     """Does the call's value carry none of its arguments' graph? `x.detach()`, `loss.item()`,
     `float(loss)`, `math.exp(loss)`, `nn.Parameter(t)`, a fresh tensor shaped like one (`torch.zeros_like(pred)`,
-    `pred.new_ones(n)`), or sized by one (`torch.randn(x.size(0), z.size(1))`)."""
+    `pred.new_ones(n)`), or sized by one (`torch.randn(x.size(0), z.size(1))`), gradients taken without
+    `create_graph=True` (`torch.autograd.grad(out, x)`)."""
     func = call.func
     if type(func) is cst.Attribute and dotted_name(func.value) == "math":
         return True  # `math.exp(loss / previous)`: a Python float
+    if type(func) is cst.Attribute and func.attr.value == "grad" \
+            and dotted_name(func.value) in ("torch.autograd", "autograd"):
+        return _without_create_graph(call)  # gradients, without a graph of their own unless asked for
     if (func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)) == "Parameter":
         return True  # `nn.Parameter(centers - lr * delta)` is a new leaf made of the values, never their graph
     if type(func) is cst.Attribute:
@@ -272,9 +280,21 @@ def cuts_graph(call: cst.Call) -> bool:
     return type(func) is cst.Name and func.value in DETACHING_BUILTINS
 
 
+def _without_create_graph(call: cst.Call) -> bool:
+    """Is `torch.autograd.grad(...)` called without `create_graph` (nor a value for it that may be true)?"""
+    if len([arg for arg in call.args if arg.keyword is None]) >= 5 or any(arg.star for arg in call.args):
+        return False  # (outputs, inputs, grad_outputs, retain_graph, create_graph, ...) positionally
+    given = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "create_graph"),
+                 None)
+    return given is None or type(given) is cst.Name and given.value == "False"
+
+
 def wrapped_in_variable(value: cst.CSTNode, names) -> bool:
     """`Variable(G(z))`, `z = Variable(z, requires_grad=True)`: since 0.4 a new leaf, detached from
-    what it wraps (with or without `requires_grad`), so the graph ends there."""
+    what it wraps (with or without `requires_grad`), so the graph ends there; also moved or cast
+    (`Variable(x, requires_grad=True).to(device).double()`: the copy's graph holds that leaf only)."""
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in MOVING_METHODS:
+        value = value.func.value
     return type(value) is cst.Call and names.qualified_name(value.func) in VARIABLE_CLASSES
 
 
@@ -346,22 +366,31 @@ def _value_of_self_attribute(target, value, attribute: str):
     return None
 
 
-def _attached(expression: cst.CSTNode):
+def _attached(expression: cst.CSTNode, arguments_carried: Optional[Callable[[cst.Call], Any]] = None):
     """(node, parent) for every node of `expression` that can carry a graph into its value.
 
     A callee is not data: `netD(x)` and `self.D(x)` bring in their arguments, not the module
     (whose parameters are leaves, not a graph); `out.view(-1)` brings in `out`.
+    `arguments_carried(call)`, where it answers, says which arguments of a call carry their graph
+    into its value (a function of the file: those whose graph reaches what it returns), or False
+    where its value carries no graph at all (a penalty of the file that takes `torch.autograd.grad`
+    without `create_graph=True`).
     """
     stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(expression, None)]
     while stack:
         node, parent = stack.pop()
         if type(node) is cst.Call:
             func = node.func
-            if cuts_graph(node):
+            carried = arguments_carried(node) if arguments_carried is not None else None
+            if cuts_graph(node) or carried is False:
                 continue
             yield node, parent
-            if not (isinstance(func, cst.Attribute) and func.attr.value in CONVERSION_METHODS):
+            if carried is not None:
+                stack.extend((arg, node) for arg in carried)
+            elif not (isinstance(func, cst.Attribute) and func.attr.value in CONVERSION_METHODS):
                 stack.extend((arg, node) for arg in node.args)  # `x.to(device)`: a device, or a dtype
+            if isinstance(func, cst.Attribute) and func.attr.value in ("forward", "__call__"):
+                continue  # `netD.forward(x)`, spelled out: the module is the callee, as in `netD(x)`
             if isinstance(func, cst.Attribute) and not _rooted_at_self(func) and not isinstance(func.value, cst.Name):
                 stack.append((func, node))
             elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value != "self":
@@ -383,6 +412,24 @@ def _attached(expression: cst.CSTNode):
             stack.append((node.value, node))
             continue
         stack.extend((child, node) for child in child_nodes(node))
+
+
+def _arguments_returned(call: cst.Call, statement: cst.CSTNode, function: FunctionFacts, facts):
+    """For a call of a function of the file, the arguments (`cst.Arg`) whose graph reaches what it
+    returns, as its summary says, or False when its value surely carries no graph (a penalty
+    returning what `torch.autograd.grad` gives without `create_graph=True`); None for any other call."""
+    summary = facts.callee_summary(call, function)
+    if summary is None:
+        return None
+    if facts.autograd.never_requires_grad(call, function, statement):
+        return False
+    if any(arg.star for arg in call.args):
+        return None
+    positional = [arg for arg in call.args if arg.keyword is None]
+    carried = [arg for index, arg in enumerate(positional) if index in summary.returned_arguments]
+    carried += [arg for arg in call.args if arg.keyword is not None and arg.keyword.value in summary.parameters
+                and summary.parameters.index(arg.keyword.value) in summary.returned_arguments]
+    return carried
 
 
 def _plain_value_parameter(binding: Binding) -> bool:

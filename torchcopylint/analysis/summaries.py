@@ -226,7 +226,7 @@ class Summaries:
         if depth > MAX_DEPTH:
             return None
         if type(func) is cst.Name:
-            if func.value in NOT_NETWORKS or func.value in self.facts.classes:
+            if func.value in NOT_NETWORKS or self.facts.class_called(func, function) is not None:
                 return None
             bindings = function.bindings_at(func) or _own_bindings(func.value, function)
             if bindings:
@@ -428,7 +428,7 @@ class Summaries:
                 continue  # `with torch.no_grad(): return G(z)`: made without a graph
             if value is not None and self.facts.autograd.never_requires_grad(value, function, statement):
                 continue  # `return np.array([loss.item() for loss in losses])`: no graph, whatever it read
-            graph = loss_slice(value, statement, function, self.facts)
+            graph = loss_slice(value, statement, function, self.facts, through_summaries=True)
             if graph.nodes:
                 carries = True
             returned_calls |= graph.calls
@@ -575,7 +575,7 @@ class Summaries:
         if self.facts.names.qualified_name(func) is not None:
             return frozenset()
         if type(func) is cst.Name:
-            if func.value in NOT_NETWORKS or func.value in self.facts.classes:
+            if func.value in NOT_NETWORKS or self.facts.class_called(func, function) is not None:
                 return frozenset()
         elif type(func) is cst.Attribute:
             root = func
@@ -687,7 +687,7 @@ def _return_statements(function: FunctionFacts) -> list:
 
 def _parameters_reaching(expr, statement, function: FunctionFacts, index_of: dict, facts) -> frozenset:
     """The function's arguments whose graph reaches `expr` (through names, not `.detach()`)."""
-    graph = loss_slice(expr, statement, function, facts)
+    graph = loss_slice(expr, statement, function, facts, through_summaries=True)
     return frozenset(index_of[binding] for binding in graph.bindings if binding in index_of)
 
 
