@@ -59,10 +59,16 @@ class CodeCell:
     element_spans: list[tuple[int, int]] = field(default_factory=list)  # list sources: each string's offsets
     # The JSON strings the source is made of: (offset of the opening quote, characters once decoded).
     strings: list[tuple[int, int]] = field(default_factory=list)
-    # The indentation IPython strips from a cell whose every line starts with it (its `leading_indent`
-    # transform: a cell pasted from inside a function runs at the top level); the module holds the
-    # cell without it, so a module column is this many characters left of the cell's.
+    # The indentation IPython strips from a cell whose first line starts with it, off every line that
+    # starts with it (its `leading_indent` transform: a cell pasted from inside a function runs at the
+    # top level); the module holds the cell without it, so on those lines (`unindented`, 1-based) a
+    # module column is this many characters left of the cell's.
     indent: int = 0
+    unindented: frozenset[int] = frozenset()
+
+    def indent_at(self, line: int) -> int:
+        """How many characters left of the cell's a module column is, on the cell's line `line`."""
+        return self.indent if line in self.unindented else 0
 
     def lines(self) -> list[str]:
         """Its lines, without their endings."""
@@ -132,23 +138,22 @@ def read(raw: str) -> Notebook:
         lines = neutralised_lines(_lines(source))
         neutral = frozenset(number for number, (old, new) in enumerate(zip(_lines(source), lines), 1) if old != new)
         indent = _leading_indent(lines)
-        lines = [line[len(indent):] if line.strip() else line for line in lines]
+        unindented = frozenset(number for number, line in enumerate(lines, 1) if indent and line.startswith(indent))
+        lines = [line[len(indent):] if number in unindented else line for number, line in enumerate(lines, 1)]
         span, element_spans = spans[index]
         quotes = [start for start, _end in element_spans] if element_spans else [span[0]]
         cells.append(CodeCell(index + 1, source, len(module_lines) + 1, len(lines), neutral, span, element_spans,
-                              list(zip(quotes, map(len, parts))), len(indent)))
+                              list(zip(quotes, map(len, parts))), len(indent), unindented))
         module_lines.extend(lines)
     return Notebook(raw, cells, "".join(module_lines))
 
 
 def _leading_indent(lines: list[str]) -> str:
-    """The indentation of the cell's first line of code when every line of code starts with it (as
-    IPython strips it before running the cell), else ""."""
-    code = [line for line in lines if line.strip()]
-    if not code:
+    """The indentation of the cell's first line, which IPython strips off every line that starts with
+    it before running the cell (IPython.core.inputtransformer2.leading_indent), or ""."""
+    if not lines:
         return ""
-    indent = code[0][:len(code[0]) - len(code[0].lstrip(" \t"))]
-    return indent if indent and all(line.startswith(indent) for line in code) else ""
+    return lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))]
 
 
 def _is_python(metadata: object) -> bool:
@@ -389,8 +394,9 @@ def _to_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
         return diagnostic
     offset = cell.first_line - 1
     line = min(max(1, location.line - offset), cell.line_count)
-    column = location.column + cell.indent
-    end_line, end_column = location.end_line - offset, location.end_column + cell.indent
+    column = location.column + cell.indent_at(line)
+    end_line = location.end_line - offset
+    end_column = location.end_column + cell.indent_at(end_line)
     if end_line > cell.line_count or end_line < line:  # a node that runs past its cell
         end_line, end_column = line, column + 1
     fix = diagnostic.fix
@@ -426,10 +432,10 @@ def _fix_in_cell(fix: Fix, cell: CodeCell) -> Optional[Fix]:
             return None
         if any(number in cell.neutralised for number in range(line, min(end_line, cell.line_count) + 1)):
             return None
-        if cell.indent and (edit.column == 1 or edit.end_column == 1 or "\n" in edit.content):
+        if cell.unindented and (edit.column == 1 or edit.end_column == 1 or "\n" in edit.content):
             return None  # whole lines, in a cell written indented: their indentation is not the module's
-        edits.append(dataclasses.replace(edit, line=line, end_line=end_line, column=edit.column + cell.indent,
-                                         end_column=edit.end_column + cell.indent))
+        edits.append(dataclasses.replace(edit, line=line, end_line=end_line, column=edit.column + cell.indent_at(line),
+                                         end_column=edit.end_column + cell.indent_at(end_line)))
     return dataclasses.replace(fix, edits=tuple(edits))
 
 
@@ -439,16 +445,17 @@ def to_module(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
     cell = notebook.cell_numbered(location.cell) if location.cell is not None else None
     if cell is None:
         return diagnostic
-    offset, indent = cell.first_line - 1, cell.indent
+    offset, indent_at = cell.first_line - 1, cell.indent_at
     fix = diagnostic.fix
     if fix is not None:
         fix = dataclasses.replace(fix, edits=tuple(
             dataclasses.replace(edit, line=edit.line + offset, end_line=edit.end_line + offset,
-                                column=edit.column - indent, end_column=edit.end_column - indent)
+                                column=edit.column - indent_at(edit.line),
+                                end_column=edit.end_column - indent_at(edit.end_line))
             for edit in fix.edits))
     return dataclasses.replace(diagnostic, fix=fix, location=Location(
-        location.path, location.line + offset, location.column - indent, location.end_line + offset,
-        location.end_column - indent))
+        location.path, location.line + offset, location.column - indent_at(location.line),
+        location.end_line + offset, location.end_column - indent_at(location.end_line)))
 
 
 # ------------------------------------------------------------------------------- the file itself
