@@ -6,8 +6,9 @@ Verification never reads the user's files, and the checkpoint is usually not in
 the repository anyway, yet the claim under test (a missing detach, an in-place
 write) holds or fails the same on any weights. So `torch.load` of a file of the
 project, or of one that does not exist, returns a `CheckpointStandIn`; a
-module's or an optimizer's `load_state_dict` of it loads nothing, and the
-evidence names the checkpoint. A count read from it (the epoch to resume from)
+module's or an optimizer's `load_state_dict` of it loads nothing, nor of a dict
+the code made from it (keys stripped of DataParallel's `module.`: empty, since
+the stand-in has no entries), and the evidence names the checkpoint. A count read from it (the epoch to resume from)
 is 0, where a run that resumes nothing starts, said in the evidence. Any other
 use of what was loaded (a tensor in it) fails as an unknown value would: the
 verdict is then `unverified`, never one resting on made-up weights.

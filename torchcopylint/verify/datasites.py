@@ -157,7 +157,8 @@ class DataSite:
     end_line: int
     callee: str            # as written: "datasets.MNIST", "DataLoader"
     kind: str              # dataset | loader | tf-mnist | splits (a project's function serving splits as
-    #                        TensorFlow's MNIST does, each with `next_batch(n)`: a course's `cifar10_utils.get_cifar10()`)
+    #                        TensorFlow's MNIST does, each with `next_batch(n)`: a course's
+    #                        `cifar10_utils.get_cifar10()`)
     #                        | data | arrays (scikit-learn's) | split (its
     #                        train_test_split and scalers: the function or class, which runs on what it is given)
     #                        | keras (Keras' bundled datasets' `load_data()`) | table (pandas' `read_csv`
@@ -889,7 +890,8 @@ class _SiteFinder:
         self.defined = defined
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
-        self.functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.functions = {node.name: node for node in tree.body
+                          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.read_for_loaders = self._reads_loaded(tree, imports)
         self.carried_to_loaders = self._reads_carried_to_loaders(tree, imports)
         self.unpacked_reads = {id(value) for targets, value in self.assignments
@@ -903,10 +905,9 @@ class _SiteFinder:
         self.derived: set[str] = set()
         # The file's functions that make data (`def get_dataset(): return datasets.MNIST(...)`): what
         # they return is data too (their bodies are rewritten like the rest of the file).
-        functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.data_functions: set[str] = set()
         while True:
-            more = {name for name, node in functions.items() if name not in self.data_functions
+            more = {name for name, node in self.functions.items() if name not in self.data_functions
                     and any(isinstance(n, ast.Call) and self._kind(n) in FILE_KINDS for n in ast.walk(node))}
             if not more:
                 break

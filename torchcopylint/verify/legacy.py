@@ -30,8 +30,9 @@ next multiple of eight, as Python 2 read it; Python 3 raises TabError); an impor
 the module no longer parses) is read with `non_blocking=`; SciPy's removed image writers
 (`scipy.misc.imsave`) write nothing, and its removed reader (`scipy.misc.imread`) imports, to refuse
 the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among floats, refused by
-today's torch) is read as floats; a batch norm given a (N, C) batch where it asks for images (`nn.BatchNorm2d`
-after an `nn.Linear`, which torch before 0.4 normalised over its features) normalises it so; `collections.Iterable` and the other aliases of
+today's torch) is read as floats; a batch norm given a (N, C) batch where it asks for images
+(`nn.BatchNorm2d` after an `nn.Linear`, which torch before 0.4 normalised over its features) normalises
+it so; `collections.Iterable` and the other aliases of
 `collections.abc` that Python 3.10 removed are given back; matplotlib settings it has removed and styles it cannot read
 (a URL) are ignored. Code that runs today meets none of them.
 """
