@@ -597,6 +597,9 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     tf = NoOpModule("tensorflow")
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
     assert isinstance(tf.compat.v1.nn.relu, AbsentName) and isinstance(tf.nn.relu, AbsentName)
+    # matplotlib asks `sys.modules["tensorflow"].is_tensor(x)` of what it plots once a notebook imported it
+    # (fresh65's GAN notebooks): no value is a TensorFlow tensor here.
+    assert not tf.is_tensor([1.0, 2.0])
     # A path part (`os.path.join(opt.save_dir, wandb.run.id)`), named for what it stands for.
     assert os.path.join("out", NoOpModule("wandb").run.id) == os.path.join("out", "id")
     assert list(NoOpModule("tqdm").tqdm([1, 2, 3])) == [1, 2, 3] and list(NoOpModule("tqdm").trange(3)) == [0, 1, 2]

@@ -78,8 +78,10 @@ NO_OP_PARTS = {
     "torchtext": frozenset({"datasets", "data", "vocab", "transforms"}),
     "torchaudio": frozenset({"datasets", "transforms", "io"}),
     # Its logging too (`tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)`, silencing a PyTorch
-    # project's TensorBoard): `compat.v1`/`compat.v2` are read through.
-    "tensorflow": frozenset({"examples", "summary", "keras", "logging", "get_logger", "autograph"}),
+    # project's TensorBoard): `compat.v1`/`compat.v2` are read through. And `is_tensor`, which matplotlib
+    # asks of every value it plots once `tensorflow` is imported (a no-op's answer is false: nothing here
+    # is a TensorFlow tensor).
+    "tensorflow": frozenset({"examples", "summary", "keras", "logging", "get_logger", "autograph", "is_tensor"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     "sklearn": frozenset({"metrics"}),
