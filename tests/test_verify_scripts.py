@@ -799,6 +799,39 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert (project / "content.jpg").read_bytes() == b"the user's photograph"
 
 
+def test_mnist_read_by_hand_from_lecun_s_files_gets_made_up_files_of_that_format(tmp_path: Path):
+    # A course's MNIST reader: `struct.unpack` of `train-images.idx3-ubyte` (and gzipped ones); the files
+    # are not here, or are the user's data (fresh65's homework: four TCL008, unverified before).
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
+    (project / "t10k-labels.idx1-ubyte").write_bytes(b"the user's labels")
+    code = textwrap.dedent(f"""\
+        import gzip, os, struct
+        from torchcopylint.verify import sandbox
+        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
+        with open({str(project / "train-images.idx3-ubyte")!r}, "rb") as file:
+            magic, n, rows, cols = struct.unpack(">IIII", file.read(16))
+            pixels = file.read()
+        print("images:", magic, n, rows, cols, len(pixels) == n * rows * cols)
+        with open({str(project / "t10k-labels.idx1-ubyte")!r}, "rb") as file:
+            magic, n = struct.unpack(">II", file.read(8))
+            labels = file.read()
+        print("labels:", magic, n, sorted(set(labels)) == list(range(10)))
+        with gzip.open({str(project / "data" / "train-images-idx3-ubyte.gz")!r}, "rb") as file:
+            print("gzipped:", struct.unpack(">IIII", file.read(16))[0])
+        print("events:", sandbox.events())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                            env=subprocess_env({"HOME": str(tmp_path)}), timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "images: 2051 256 28 28 True" in out and "labels: 2049 256 True" in out and "gzipped: 2051" in out, out
+    assert "the MNIST file train-images.idx3-ubyte was read as 256 made-up 28x28 images of random pixels" in out, out
+    assert "the MNIST file t10k-labels.idx1-ubyte was read as 256 made-up labels, 0..9 in turn" in out, out
+    assert (project / "t10k-labels.idx1-ubyte").read_bytes() == b"the user's labels"
+
+
 def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_today_s_fail(tmp_path: Path):
     project = tmp_path / "project"
     project.mkdir()

@@ -11,7 +11,8 @@ under that:
   cannot be read: opening it raises `UserDataRead`; an image file (`Image.open("content.jpg")`,
   present or not) opens a PNG of random pixels instead (verify/images.py), and a text
   file read as text (`open("shakespeare_train.txt")`, a character model's corpus) gives
-  made-up words;
+  made-up words, and MNIST's files in LeCun's format (`train-images.idx3-ubyte`, read by
+  hand with `struct`) made-up images and labels;
   configuration text (`.json`, `.yaml`, `.toml`, `.cfg`, `.ini`) and a package's own
   metadata (`VERSION`, `README.md`, `requirements.txt`: a package may read them at import)
   can be, and a relative one the working folder lacks is read from the flagged file's folder
@@ -185,6 +186,10 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         _state.events.append(f"the image {relative} was read as {images.PHOTO_SIZE[1]}x{images.PHOTO_SIZE[2]} "
                              f"random pixels")
         return _original_open(images.random_image(*images.PHOTO_SIZE), "rb")
+    if images.MNIST_IDX.search(os.path.basename(real)) and "b" in mode:
+        # MNIST read by hand from LeCun's files (`struct.unpack(">IIII", f.read(16))`): a made-up file.
+        _state.events.append(f"the MNIST file {relative} was read as {images.mnist_idx_said(real)}")
+        return io.BytesIO(images.mnist_idx(real))
     if real.lower().endswith(TEXT_SUFFIXES) and "b" not in mode:
         # A corpus a character or word model trains on (a course's `shakespeare_train.txt`): made-up text.
         text = made_up_text()
