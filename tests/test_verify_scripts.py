@@ -799,7 +799,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert (project / "content.jpg").read_bytes() == b"the user's photograph"
 
 
-def test_mnist_read_by_hand_from_lecun_s_files_gets_made_up_files_of_that_format(tmp_path: Path):
+def test_mnist_read_by_hand_and_the_author_s_image_folders_get_made_up_files(tmp_path: Path):
     # A course's MNIST reader: `struct.unpack` of `train-images.idx3-ubyte` (and gzipped ones); the files
     # are not here, or are the user's data (fresh65's homework: four TCL008, unverified before).
     project = tmp_path / "project"
@@ -820,6 +820,16 @@ def test_mnist_read_by_hand_from_lecun_s_files_gets_made_up_files_of_that_format
         print("labels:", magic, n, sorted(set(labels)) == list(range(10)))
         with gzip.open({str(project / "data" / "train-images-idx3-ubyte.gz")!r}, "rb") as file:
             print("gzipped:", struct.unpack(">IIII", file.read(16))[0])
+        # A dataset folder of the author's machine (an absolute path not on this one, fresh65's CycleGAN
+        # notebook): it lists a few images, which open as random pixels; any other file there is absent.
+        folder = "/tcl-author-machine/datasets/face/testA/"
+        names = os.listdir(folder)
+        with open(os.path.join(folder, names[0]), "rb") as file:
+            print("author's image:", file.read(4))
+        try:
+            open("/tcl-author-machine/checkpoints/G.pth", "rb")
+        except FileNotFoundError:
+            print("author's checkpoint: not found")
         print("events:", sandbox.events())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
@@ -830,6 +840,9 @@ def test_mnist_read_by_hand_from_lecun_s_files_gets_made_up_files_of_that_format
     assert "the MNIST file train-images.idx3-ubyte was read as 256 made-up 28x28 images of random pixels" in out, out
     assert "the MNIST file t10k-labels.idx1-ubyte was read as 256 made-up labels, 0..9 in turn" in out, out
     assert (project / "t10k-labels.idx1-ubyte").read_bytes() == b"the user's labels"
+    assert "author's image: b'\\x89PNG'" in out and "author's checkpoint: not found" in out, out
+    assert "the folder /tcl-author-machine/datasets/face/testA/ is not here: 4 image files of random pixels were " \
+           "listed in it" in out, out
 
 
 def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_today_s_fail(tmp_path: Path):

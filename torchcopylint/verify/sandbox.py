@@ -18,8 +18,9 @@ under that:
   can be, and a relative one the working folder lacks is read from the flagged file's folder
   (`open("config.yml")` of a script run from its own folder);
 - a folder of the project that is not here (the author's dataset folder, `os.listdir("data/celeba")`,
-  `glob.glob("data/train/*.jpg")`) lists a few image files, which then open as random pixels: a
-  script that reads its images one by one at its top level runs on those;
+  `glob.glob("data/train/*.jpg")`), or one of the author's machine (an absolute path that is not
+  on this one, `/home/author/datasets/face/trainA/`), lists a few image files, which then open as
+  random pixels: a script that reads its images one by one at its top level runs on those;
 - writes into the project go nowhere: `open(..., "w")` (also a `logging` file
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
   nothing there, so no image, checkpoint or log appears;
@@ -175,6 +176,8 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         return _original_open(file, mode, *args, **kwargs)
     file = _configuration_beside_the_code(file)
     relative = _in_project_or_beside_the_code(file)
+    if relative is None and _of_another_machine(file) is not None and _stands_in_for(file):
+        relative = os.fspath(file)  # an image or a corpus of a folder of the author's machine
     if relative is None:
         return _original_open(file, mode, *args, **kwargs)
     real = os.path.realpath(os.fspath(file))
@@ -200,6 +203,12 @@ def _guarded_open(file, mode="r", *args, **kwargs):
 
 
 TEXT_SUFFIXES = (".txt", ".text")
+
+
+def _stands_in_for(path) -> bool:
+    """Is the file one of those a made-up one stands in for: an image, a text, one of MNIST's files?"""
+    name = os.fspath(path).lower()
+    return name.endswith(images.IMAGE_SUFFIXES + TEXT_SUFFIXES) or images.MNIST_IDX.search(name) is not None
 WORDS = ("the", "of", "and", "to", "in", "a", "that", "is", "was", "he", "for", "it", "with", "as", "his", "on",
          "be", "at", "by", "i", "this", "had", "not", "are", "but", "from", "or", "have", "an", "they", "which",
          "one", "you", "were", "her", "all", "she", "there", "would", "their", "we", "him", "been", "has", "when")
@@ -263,10 +272,19 @@ def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
 
 def _missing_folder(path) -> Optional[str]:
     """The folder relative to the project, when it is inside the project (a relative one also from the
-    code's folder, where its author runs the script) and not here."""
+    code's folder, where its author runs the script) and not here; or, as written, a folder of the
+    author's machine that is not on this one (`os.listdir("/home/author/datasets/face/testA/")`)."""
     if not isinstance(path, (str, os.PathLike)) or os.path.exists(path):
         return None
-    return _in_project_or_beside_the_code(path)
+    return _in_project_or_beside_the_code(path) or _of_another_machine(path)
+
+
+def _of_another_machine(path) -> Optional[str]:
+    """An absolute path, as written, that is not here and would lie on the user's disk outside the
+    project (the author's `/home/author/datasets/...`): their data, on their machine."""
+    if not isinstance(path, (str, os.PathLike)) or not os.path.isabs(path) or os.path.exists(path):
+        return None
+    return os.fspath(path) if _elsewhere_on_disk(path) is not None else None
 
 
 def _in_project_or_beside_the_code(path) -> Optional[str]:
