@@ -205,6 +205,13 @@ def test_a_tables_layout_is_read_off_the_code():
         (tables.TableColumn("a"), tables.TableColumn("b"), tables.TableColumn("label")), named=True)
     assert layout.widths(3) == (0,)
     assert ast.parse(datasites.rewrite_data(named).text)
+    # Rows reshaped into images (a Fashion-MNIST CSV: `values.reshape(-1, 28, 28)`): 784 values a row,
+    # before the widths of the first layers (fresh65's conditional GAN: its 110-wide first layer).
+    images = ("import pandas as pd\nfrom torch import nn\nSIDE = 28\n"
+              "frame = pd.read_csv('../fashion-mnist/train.csv')\n"
+              "pixels = frame.drop(columns='label').values.reshape(-1, SIDE, SIDE)\n"
+              "first = nn.Linear(110, 256)\n")
+    assert datasites.rewrite_data(images).sites[0].table.layer_widths == (784, 110)
 
 
 def test_a_toy_set_scikit_learn_has_since_removed_is_made_up_as_it_was(verified):

@@ -15,7 +15,8 @@ and this module makes the table the code expects, from what the code says of it
   values, in turn; any other named column holds the labels 0 and 1, which a
   classifier of two classes or more and a regression read alike; a column the
   code reads with `pd.to_datetime` holds dates;
-- as many unnamed numeric feature columns, first, as a first layer of the file's
+- as many unnamed numeric feature columns, first, as the images the code reshapes
+  rows into hold (`values.reshape(-1, 28, 28)`), or a first layer of the file's
   networks reads (`nn.Linear(4, 64)`): each such width is a candidate, tried in
   order when the network reads another (verify/script.py).
 
@@ -187,10 +188,12 @@ def _columns_handed_to(function: ast.FunctionDef, call: ast.Call, tracked: set) 
 
 
 def feature_widths(tree: ast.Module) -> tuple:
-    """The input widths the file's first layers read (`nn.Linear(4, 64)`, `nn.Linear(in_features, h1)`
-    with `in_features=4` a default or a setting of the file), in the order they are written."""
+    """The widths a row of features may have: first the values of an image the code reshapes rows
+    into (`values.reshape(-1, 28, 28)`: 784, a Fashion-MNIST CSV), then the input widths the file's
+    first layers read (`nn.Linear(4, 64)`, `nn.Linear(in_features, h1)` with `in_features=4` a
+    default or a setting of the file), in the order they are written."""
     numbers = whole_numbers(tree)
-    found: list[tuple[int, int]] = []
+    found: list[tuple[int, int]] = [(0, size) for size in _image_sizes_reshaped_to(tree, numbers)]
     for node in ast.walk(tree):
         callee = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else \
             node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
@@ -207,6 +210,25 @@ def feature_widths(tree: ast.Module) -> tuple:
                 found.append((node.lineno, value))
     widths = tuple(dict.fromkeys(value for _, value in sorted(found)))
     return widths[:MAX_WIDTHS] or (DEFAULT_WIDTH,)
+
+
+def _image_sizes_reshaped_to(tree: ast.Module, numbers: dict) -> list[int]:
+    """The values of the images rows are reshaped into: `x.reshape(-1, 28, 28)`, `.reshape((-1, 1, 28, 28))`."""
+    sizes = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reshape"):
+            continue
+        dimensions = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple) else node.args
+        if len(dimensions) < 3 or not (isinstance(dimensions[0], ast.UnaryOp) and ast.unparse(dimensions[0]) == "-1"):
+            continue
+        values = [dimension.value if isinstance(dimension, ast.Constant) and type(dimension.value) is int else
+                  numbers.get(dimension.id) if isinstance(dimension, ast.Name) else None for dimension in dimensions[1:]]
+        if all(value is not None and value > 0 for value in values):
+            size = 1
+            for value in values:
+                size *= value
+            sizes.append(size)
+    return sizes
 
 
 def whole_numbers(tree: ast.Module) -> dict:
