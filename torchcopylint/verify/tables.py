@@ -27,6 +27,7 @@ evidence names it.
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -222,12 +223,10 @@ def _image_sizes_reshaped_to(tree: ast.Module, numbers: dict) -> list[int]:
         if len(dimensions) < 3 or not (isinstance(dimensions[0], ast.UnaryOp) and ast.unparse(dimensions[0]) == "-1"):
             continue
         values = [dimension.value if isinstance(dimension, ast.Constant) and type(dimension.value) is int else
-                  numbers.get(dimension.id) if isinstance(dimension, ast.Name) else None for dimension in dimensions[1:]]
+                  numbers.get(dimension.id) if isinstance(dimension, ast.Name) else None
+                  for dimension in dimensions[1:]]
         if all(value is not None and value > 0 for value in values):
-            size = 1
-            for value in values:
-                size *= value
-            sizes.append(size)
+            sizes.append(math.prod(values))
     return sizes
 
 
