@@ -827,6 +827,20 @@ def test_a_value_only_passed_to_a_function_of_the_file_is_what_that_function_use
         "global_step"] == "tensor"
 
 
+def test_the_sizes_a_tensor_is_resized_or_a_new_one_made_to_are_whole_numbers():
+    # fresh65's InfoGAN: `noise.data.resize_(batch_size, self.noise_dim)`; a tensor stood in ("new(): argument
+    # 'size' failed to unpack the object at pos 2").
+    from torchcopylint.verify.standins import kind_of, uses
+
+    method = ast.parse(textwrap.dedent("""
+        def fill(self, noise, rows, n):
+            noise.data.resize_(rows, self.noise_dim)
+            return noise.new_zeros(n, 3)
+    """)).body[0]
+    found = uses(method)
+    assert [kind_of(name, found[name]) for name in ("self.noise_dim", "rows", "n")] == ["int", "int", "int"]
+
+
 def test_what_an_optimizer_of_the_file_hands_torch_s_optimizer_is_a_network_s_parameters():
     # fresh64's Ranger: `super().__init__(params, defaults)` in an Optimizer subclass; the stand-in was a
     # tensor ("params argument given to the optimizer should be an iterable of Tensors or dicts").

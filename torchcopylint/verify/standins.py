@@ -727,7 +727,8 @@ def _batch_size_of(node: ast.AST) -> Optional[ast.AST]:
 
 def _takes_sizes(callee: str) -> bool:
     last = callee.split(".")[-1]
-    return callee in SIZE_TAKERS or last in ("view", "reshape", "expand", "repeat") or last in SIZED_LAYERS
+    return callee in SIZE_TAKERS or last in ("view", "reshape", "expand", "repeat", "resize_", "new_zeros",
+                                             "new_ones", "new_empty") or last in SIZED_LAYERS
 
 
 def arithmetic_operands(node: ast.AST) -> list:
