@@ -1313,6 +1313,26 @@ def test_the_names_a_file_reads_and_binds_nowhere(source, missing):
     assert names_bound_nowhere(source) == missing
 
 
+def test_a_notebook_whose_first_cell_uses_what_a_later_cell_imports_gets_it_imported_first():
+    # fresh65's car GAN: cell 1 `device = torch.device(...)`, cell 3 `import torch` (run out of order).
+    import torch
+
+    from torchcopylint.verify import script
+
+    source = ("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+              "x = F.relu(torch.zeros(2))\n"
+              "import torch\nimport torch.nn.functional as F\nfrom torch.utils.data import DataLoader\n"
+              "def later():\n    return DataLoader\n"
+              "import never_installed_package as nip\nprint(nip)\n")
+    found = script.imported_after_use(source)
+    assert {name: read_at for name, (_, read_at) in found.items()} == {"torch": 1, "F": 2}
+    script.begin()
+    made = script.notebook_globals(source)
+    assert made["torch"] is torch and made["F"] is torch.nn.functional and "nip" not in made
+    assert "`torch` is read at line 1 before the import at line 3 binds it (a notebook whose cells ran out of " \
+           "order): imported first" in script.stood_in()
+
+
 @pytest.mark.parametrize("name, text, code, evidence", [
     # `model.training_step(batch)`: a stand-in network has no such method; the file's concrete class
     # that has it (not its base) is built, and the batches take the 1x28x28 its fixed Linear needs.

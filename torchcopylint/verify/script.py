@@ -924,6 +924,47 @@ def notebook_globals(source: str) -> dict:
         found[name] = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         _log.add(f"`{name}` is read but bound nowhere in the file (a notebook's earlier cell?): "
                  f"`torch.device({found[name].type!r})`, the verification device, stood in")
+    for name, (statement, read_at) in sorted(imported_after_use(source).items()):
+        namespace: dict = {}
+        try:
+            exec(compile(ast.Module([statement], []), "<import>", "exec"), namespace)
+        except Exception:  # noqa: BLE001 - a package that is not installed: its own stand-in, later
+            continue
+        if name in namespace:
+            found[name] = namespace[name]
+            _log.add(f"`{name}` is read at line {read_at} before the import at line {statement.lineno} binds it "
+                     f"(a notebook whose cells ran out of order): imported first")
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def imported_after_use(source: str) -> dict:
+    """Names the module's own code reads before the top-level import that binds them (a notebook's first
+    cell uses `torch`, imported by its third): name -> (that import, alone; the line of the first read)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    first_read: dict[str, int] = {}
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            first_read[node.id] = min(first_read.get(node.id, node.lineno), node.lineno)
+        pending.extend(ast.iter_child_nodes(node))
+    found: dict = {}
+    for statement in tree.body:
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)) or \
+                isinstance(statement, ast.ImportFrom) and (statement.level or statement.module == "__future__"):
+            continue
+        for alias in statement.names:
+            name = alias.asname or alias.name.split(".")[0]
+            if alias.name != "*" and first_read.get(name, statement.lineno) < statement.lineno and name not in found:
+                alone = (ast.Import([alias]) if isinstance(statement, ast.Import)
+                         else ast.ImportFrom(statement.module, [alias], 0))
+                found[name] = (ast.fix_missing_locations(ast.copy_location(alone, statement)), first_read[name])
     return found
 
 
