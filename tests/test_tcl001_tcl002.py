@@ -903,3 +903,70 @@ def test_rows_of_a_tensor_are_disjoint_parts_of_it():
     """)
     found = [d.message for d in lint_source(source, "<x>") if d.code == "TCL002"]
     assert len(found) == 1 and found[0].startswith("`flat` aliases `cells.view(-1)`, which"), found
+
+
+def test_tcl001_a_residual_block_nested_in_a_generator_s_layers_is_judged_whatever_order_facts_come_in():
+    # fresh65's StarGAN notebook: the generator's `self.layers` holds the residual blocks it calls in turn.
+    # The finding was lost when the question of whether a call builds a network forced the facts of every
+    # function while one function's own were being computed (a7a211c; now asked where the call is judged).
+    source = """
+    import torch.nn as nn
+
+    channel_g, depth_g = 64, 6
+
+
+
+
+    class CNA(nn.Module):
+        def __init__(self, in_channels, out_channels, kernel_size, stride, padding, channels_condition, is_conv=True, is_act=True):
+            super().__init__()
+            if is_conv:
+                self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, bias=False)
+            else:
+                self.conv = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride, padding, bias=False)
+            self.norm = CIN(out_channels, channels_condition)
+            if is_act:
+                self.act = nn.ReLU()
+            else:
+                self.act = nn.Identity()
+        def forward(self, x, c):
+            x = self.conv(x)
+            x = self.norm(x, c)
+            x = self.act(x)
+            return x
+
+
+    class ResBlock(nn.Module):
+        def __init__(self, channel, channels_condition):
+            super().__init__()
+            self.layers = nn.ModuleList([CNA(channel, channel, 3, 1, 1, channels_condition, True, True), 
+                                         CNA(channel, channel, 3, 1, 1, channels_condition, True, False)])
+        def forward(self, x, c):
+            y = x.clone()
+            for layer in self.layers:
+                x = layer(x, c)
+            return x + y
+
+
+    class Generator(nn.Module):
+        def __init__(self, channel=channel_g, depth=depth_g, channels_condition=5):
+            super().__init__()
+            self.conv1 = CNA(3, channel, 7, 1, 3, channels_condition, True)
+            self.layers = nn.ModuleList()
+            self.layers.append(CNA(channel, channel*2, 4, 2, 1, channels_condition, True))
+            self.layers.append(CNA(channel*2, channel*4, 4, 2, 1, channels_condition, True))
+            for _ in range(depth):
+                self.layers.append(ResBlock(channel*4, channels_condition))
+            self.layers.append(CNA(channel*4, channel*2, 4, 2, 1, channels_condition, False))
+            self.layers.append(CNA(channel*2, channel, 4, 2, 1, channels_condition, False))
+            self.conv2 = nn.Conv2d(channel, 3, 7, 1, 3, bias=False)
+        def forward(self, x, c):
+            x = self.conv1(x, c)
+            # y = x.clone()
+            for layer in self.layers:
+                x = layer(x, c)
+            # x = x + y
+            x = self.conv2(x)
+            return x
+    """
+    assert lines(textwrap.dedent(source), "TCL001") == [34]  # `y = x.clone()` of ResBlock.forward

@@ -655,7 +655,7 @@ def test_a_call_of_an_imported_class_builds_a_network_it_does_not_run_one(call, 
     source = f"import generator\nfrom model import G, Generator, netG\nout = {call}\n"
     module = cst.parse_module(source)
     facts = ModuleFacts(module, "case.py", source)
-    assert _may_be_network(module.body[2].body[0].value, facts) is network
+    assert _may_be_network(module.body[2].body[0].value, facts, facts.function_facts(facts.module)) is network
 
 
 def test_joint_optimizer_over_generator_and_discriminator_is_silent():

@@ -812,12 +812,9 @@ class ModuleFacts(CalleeEffects, Callees):
         if qualified is not None:
             return qualified.startswith("torch.nn.") and qualified.count(".") == 2 and qualified[9:10].isupper()
         callee = dotted_name(value.func) or ""
-        site = self.call_site(value)
-        local = self.class_called(value.func, site[0]) if site is not None else self.classes.get(callee)
+        local = self.classes.get(callee)
         if local is not None:
             return self.is_module_class(local)
-        if callee in self.classes:
-            return False  # a name of a class, bound here to something else (a network given as an argument)
         factory = self.module_functions.get(callee)
         if factory is not None and callee not in seen:
             returned = _returned_values(factory)

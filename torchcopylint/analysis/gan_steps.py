@@ -444,7 +444,8 @@ class GanSteps:
         loss = next(loss for statement, loss in window.losses if statement is loss_statement)
         for other in _calls_feeding(loss, function, window.reach_after, function.order_of(loss_statement),
                                     facts=self.facts):
-            keys = context.network_keys(other.func) if _may_be_network(other, self.facts) else frozenset()
+            keys = context.network_keys(other.func) if _may_be_network(other, self.facts, function) \
+                else frozenset()
             if keys & outside and any(self._reaches(arg.value, network, function, context)
                                       for arg in other.args if not arg.star):
                 return True
@@ -464,7 +465,8 @@ class GanSteps:
                         if self._reaches(value, network, inner.function, inner, depth + 1):
                             return True
         for call in _calls_feeding(expr, function, -1, facts=self.facts):
-            if _may_be_network(call, self.facts) and network in summaries.network_keys(call.func, function):
+            if _may_be_network(call, self.facts, function) \
+                    and network in summaries.network_keys(call.func, function):
                 return True
             if type(call.func) is cst.Name or _is_self_call(call):
                 summary = self.facts.callee_summary(call, function)
@@ -617,7 +619,7 @@ class GanSteps:
         (`netD(fake)`, `nets["D"](fake)`), those a wrapper hands to it (`D(fake)` with
         `def D(x): return netD(x)`)."""
         summaries = self.facts.summaries
-        keys = context.network_keys(call.func) if _may_be_network(call, self.facts) else frozenset()
+        keys = context.network_keys(call.func) if _may_be_network(call, self.facts, function) else frozenset()
         hit = keys & trained
         if hit:
             via = _container_note(call.func, hit, self.facts) or context.raw_note(hit) or context.held_note(hit)
@@ -913,7 +915,8 @@ class _Context:
                     continue  # `Variable(G(z))`: since 0.4, a new tensor detached from the graph (a leaf)
                 if type(node) is cst.Call:
                     callees.add(id(node.func))
-                    if trained and _may_be_network(node, facts) and self.network_keys(node.func) & trained:
+                    if trained and _may_be_network(node, facts, function) \
+                            and self.network_keys(node.func) & trained:
                         continue  # `q(D(G(z)))`: the inner discriminator call is judged on its own
                     found = self._generator_of(node, generators, trained, backward_order, check_switches)
                     if found is not None and (target is None or found[0] is target):
@@ -997,7 +1000,7 @@ class _Context:
         if statement is None or not facts.grad_enabled_at(function, statement):
             return None
         summaries = facts.summaries
-        keys = self.network_keys(call.func) if _may_be_network(call, facts) else frozenset()
+        keys = self.network_keys(call.func) if _may_be_network(call, facts, function) else frozenset()
         summary = facts.callee_summary(call, function) if type(call.func) is cst.Name or _is_self_call(call) \
             else None
         if summary is not None and not keys & generators and not summary.networks_returned() \
@@ -1069,7 +1072,7 @@ class _Context:
             while stack:
                 node = stack.pop()
                 if type(node) is cst.Call:
-                    if _may_be_network(node, facts) and self.network_keys(node.func) & trained:
+                    if _may_be_network(node, facts, function) and self.network_keys(node.func) & trained:
                         return True
                     method = node.func.attr.value if type(node.func) is cst.Attribute else ""
                     if (facts.names.qualified_name(node.func) or "").rsplit(".", 1)[-1] in LEAF_FACTORIES \
@@ -1573,7 +1576,7 @@ def argument_for(call: cst.Call, summary, index: int) -> Optional[cst.BaseExpres
     return positional[index] if index < len(positional) else None
 
 
-def _may_be_network(call: cst.Call, facts) -> bool:
+def _may_be_network(call: cst.Call, facts, function: FunctionFacts) -> bool:
     """A callee spelled as a network can be: a name, `self.<...>`, a container element (not a torch
     function, not a tensor method such as `x.view`)."""
     func = call.func
@@ -1581,7 +1584,9 @@ def _may_be_network(call: cst.Call, facts) -> bool:
         func = func.value
     if facts.names.qualified_name(func) is not None:
         return False
-    if facts.builds_module(call):
+    # `def train(G, D, ...)` beside `class G`: there `G(seeds)` runs the network it was given.
+    shadowed = type(func) is cst.Name and func.value in facts.classes and facts.class_called(func, function) is None
+    if facts.builds_module(call) and not shadowed:
         return False  # `G = Generator(latent_dim)`: a network of the file's class, built, not run
     spelled = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
     if spelled[:1].isupper() and (type(func) is cst.Attribute or not spelled.isupper()):
