@@ -140,6 +140,35 @@ def test_the_message_says_when_the_generator_steps_on_the_discriminator_s_gradie
     assert (clause in diagnostic.message) == said, diagnostic.message
 
 
+def test_the_generator_s_step_on_the_other_branch_of_the_discriminator_s_does_not_step_on_its_gradient():
+    # fresh66's DiscoGAN: `if it % 3 == 0: loss_D.backward(); d_opt.step()` / `else: loss_G.backward();
+    # g_opt.step()`, everything zeroed at the top of each pass: only the waste is said.
+    source = textwrap.dedent("""
+        import torch
+
+
+        def train(a, b, loader):
+            opt_a = torch.optim.Adam(a.parameters())
+            opt_b = torch.optim.Adam(b.parameters())
+            for it, (real, z) in enumerate(loader):
+                a.zero_grad()
+                b.zero_grad()
+                fake = a(z)
+                loss_b = b(fake).mean() - b(real).mean()
+                loss_a = -b(fake).mean()
+                if it % 3 == 0:
+                    loss_b.backward()
+                    opt_b.step()
+                else:
+                    loss_a.backward()
+                    opt_a.step()
+    """)
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == line_of(source, "loss_b = b(fake)")
+    assert "runs through the whole generator and fills its `.grad`" in diagnostic.message
+    assert "before anything zeroes" not in diagnostic.message, diagnostic.message
+
+
 def line_of(source: str, text: str) -> int:
     return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
 

@@ -42,7 +42,7 @@ from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES
 from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
 from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
                                            loss_slice, retains_graph, wrapped_in_variable)
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
 
@@ -575,8 +575,11 @@ class GanSteps:
         generator's update adds the discriminator's loss gradient to its own."""
         function = context.function
         start = function.order_of(loss_statement)
+        # (Not one on the other branch of an `if` holding this backward: `if it % 3 == 0: loss_D.backward();
+        # opt_D.step()` / `else: loss_G.backward(); opt_G.step()` runs one of them a pass.)
         later = sorted((step for window in context.windows for step in window.steps
-                        if step.order > start and generator in context.optimizers.get(step.optimizer, frozenset())),
+                        if step.order > start and generator in context.optimizers.get(step.optimizer, frozenset())
+                        and not on_exclusive_branches(function.node, loss_statement, step.statement)),
                        key=lambda step: step.order)
         if not later or self._zeroed_between(function, start, later[0].order):
             return None

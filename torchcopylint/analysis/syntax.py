@@ -89,6 +89,17 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(child_nodes(current)))
 
 
+def on_exclusive_branches(root: cst.CSTNode, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """Do the two nodes lie on the two branches of one `if`/`else` under `root` (one pass runs only one)?"""
+    for node in walk(root):
+        if type(node) is cst.If and node.orelse is not None:
+            body = {id(sub) for sub in walk(node.body)}
+            other = {id(sub) for sub in walk(node.orelse)}
+            if id(first) in body and id(second) in other or id(second) in body and id(first) in other:
+                return True
+    return False
+
+
 def _fields_holding_syntax(node_type: type) -> tuple[str, ...]:
     hints = typing.get_type_hints(node_type)
     names = [field.name for field in dataclasses.fields(node_type)
