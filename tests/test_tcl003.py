@@ -169,6 +169,36 @@ def test_the_generator_s_step_on_the_other_branch_of_the_discriminator_s_does_no
     assert "before anything zeroes" not in diagnostic.message, diagnostic.message
 
 
+def test_a_target_converted_to_the_discriminator_output_s_type_carries_none_of_its_graph():
+    # fresh66's EfficientGAN: `label.type_as(d_out)` in the generator's loss takes the dtype of the
+    # discriminator's output, none of its values: detaching the fake batch breaks nothing (a safe fix).
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        def train(G, D, loader):
+            bce = nn.BCEWithLogitsLoss()
+            opt_g = torch.optim.Adam(G.parameters())
+            opt_d = torch.optim.Adam(D.parameters())
+            for real, z in loader:
+                fake = G(z)
+                d_out_fake = D(fake)
+                d_loss = bce(D(real), torch.ones(real.size(0), 1)) + bce(d_out_fake, torch.zeros(real.size(0), 1))
+                opt_d.zero_grad()
+                d_loss.backward()
+                opt_d.step()
+                g_out = D(G(z))
+                g_loss = bce(g_out, torch.ones(real.size(0), 1).type_as(d_out_fake))
+                opt_g.zero_grad()
+                g_loss.backward()
+                opt_g.step()
+    """)
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == line_of(source, "d_out_fake = D(fake)")
+    assert "the fix is unsafe" not in diagnostic.message and diagnostic.fix is not None, diagnostic.message
+
+
 def line_of(source: str, text: str) -> int:
     return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
 

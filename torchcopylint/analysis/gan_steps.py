@@ -40,8 +40,8 @@ from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES
                                              FunctionFacts, detached_in_place, goes_through_detach,
                                              passed_for_parameter)
 from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
-from torchcopylint.analysis.graphs import (DETACHING_METHODS, GraphUse, cuts_graph, graph_uses, later_backward_through,
-                                           loss_slice, retains_graph, wrapped_in_variable)
+from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS, GraphUse, cuts_graph, graph_uses,
+                                           later_backward_through, loss_slice, retains_graph, wrapped_in_variable)
 from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
@@ -1537,6 +1537,9 @@ def _walk(node: cst.CSTNode, skip_numbers: bool = False, children: Optional[Call
                              or _reads_metadata(current)):
             continue
         chosen = children(current) if children is not None else None
+        if chosen is None and skip_numbers and type(current) is cst.Call and type(current.func) is cst.Attribute \
+                and current.func.attr.value in CONVERSION_METHODS:
+            chosen = [current.func]  # `label.type_as(d_out)`: the dtype and device of `d_out`, none of its values
         stack.extend(chosen if chosen is not None else child_nodes(current))
 
 
