@@ -384,20 +384,21 @@ def test_a_cell_written_indented_runs_at_the_top_level_as_ipython_runs_it(cli, p
 def test_a_cell_whose_first_line_only_is_indented_loses_that_indent_where_ipython_strips_it(cli, project):
     # IPython strips the first line's indentation off every line that starts with it, and leaves the
     # others (fresh65: a Colab cell `  from google.colab import drive` then `drive.mount(...)`, which ran).
-    cells = [("code", "  import torch\nnet = torch.nn.Linear(4, 4)\n"
+    # (IPython first drops the blank lines a cell starts with: the indentation is the first code line's.)
+    cells = [("code", "\n  import torch\nnet = torch.nn.Linear(4, 4)\n"
                       "  \nsample = net(torch.randn(2, 4)).clone().detach()\n")]
     document = json.loads(gan_notebook())
     document["cells"] = [{"cell_type": kind, "id": f"c{index}", "metadata": {}, "execution_count": None,
                           "outputs": [], "source": source.splitlines(True)} for index, (kind, source) in enumerate(cells)]
     write(project / "colab.ipynb", json.dumps(document, indent=1) + "\n")
     parsed = notebook.read((project / "colab.ipynb").read_text(encoding="utf-8"))
-    assert parsed.module.startswith("import torch\nnet = torch.nn.Linear(4, 4)\n")
-    assert parsed.cells[0].unindented == frozenset({1, 3})
+    assert parsed.module.startswith("\nimport torch\nnet = torch.nn.Linear(4, 4)\n")
+    assert parsed.cells[0].unindented == frozenset({2, 4})
     [found] = lint_document((project / "colab.ipynb").read_bytes(), "colab.ipynb")
-    assert (found.code, found.location.cell, found.location.line) == ("TCL005", 1, 4)
-    written = cells[0][1].splitlines()[3]
+    assert (found.code, found.location.cell, found.location.line) == ("TCL005", 1, 5)
+    written = cells[0][1].splitlines()[4]
     assert written[found.location.column - 1:].startswith("net(torch.randn(2, 4)).clone().detach()")
     assert cli("--no-cache", "--fix", "colab.ipynb").exit_code == 0
     fixed = json.loads((project / "colab.ipynb").read_text(encoding="utf-8"))
-    assert "".join(fixed["cells"][0]["source"]).splitlines()[3] == "sample = net(torch.randn(2, 4)).detach().clone()"
+    assert "".join(fixed["cells"][0]["source"]).splitlines()[4] == "sample = net(torch.randn(2, 4)).detach().clone()"
     validate(project / "colab.ipynb")

@@ -149,11 +149,11 @@ def read(raw: str) -> Notebook:
 
 
 def _leading_indent(lines: list[str]) -> str:
-    """The indentation of the cell's first line, which IPython strips off every line that starts with
-    it before running the cell (IPython.core.inputtransformer2.leading_indent), or ""."""
-    if not lines:
-        return ""
-    return lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))]
+    """The indentation of the cell's first line that is not blank, which IPython strips off every line
+    that starts with it before running the cell (IPython.core.inputtransformer2: `leading_empty_lines`,
+    then `leading_indent`), or ""."""
+    first = next((line for line in lines if line.strip()), "")
+    return first[:len(first) - len(first.lstrip(" \t"))]
 
 
 def _is_python(metadata: object) -> bool:
