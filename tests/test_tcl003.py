@@ -199,6 +199,34 @@ def test_a_target_converted_to_the_discriminator_output_s_type_carries_none_of_i
     assert "the fix is unsafe" not in diagnostic.message and diagnostic.fix is not None, diagnostic.message
 
 
+def test_a_loss_stub_called_with_arguments_it_does_not_take_says_nothing_of_them():
+    # fresh64's homework template: `def d_loss(): return  # TODO`, called as `d_loss(D(fake), D(real))`.
+    # Its summary (it returns nothing) cannot say which arguments reach the loss: all of them may.
+    source = textwrap.dedent("""
+        import torch
+
+
+        def d_loss():
+            return  # TODO
+
+
+        def train(generator, discriminator, loader, noise_dim=20):
+            g_optimizer = torch.optim.Adam(generator.parameters())
+            d_optimizer = torch.optim.Adam(discriminator.parameters())
+            for real in loader:
+                data_gen = generator(torch.randn(len(real), noise_dim))
+                loss = d_loss(discriminator(data_gen), discriminator(real))
+                d_optimizer.zero_grad()
+                loss.backward()
+                d_optimizer.step()
+                loss = -discriminator(generator(torch.randn(len(real), noise_dim))).mean()
+                g_optimizer.zero_grad()
+                loss.backward()
+                g_optimizer.step()
+    """)
+    assert lines(source) == [line_of(source, "loss = d_loss(")]
+
+
 def line_of(source: str, text: str) -> int:
     return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
 

@@ -1392,7 +1392,7 @@ def _calls_feeding(expr, function: FunctionFacts, after: int, at: Optional[int] 
         if facts is None or type(node) is not cst.Call or not (type(node.func) is cst.Name or _is_self_call(node)):
             return None
         summary = facts.callee_summary(node, function)
-        if summary is None:
+        if summary is None or not summary.accepts(node):
             return None
         return [node.func, *(argument for index in summary.returned_arguments
                              if (argument := argument_for(node, summary, index)) is not None)]

@@ -419,7 +419,7 @@ def _arguments_returned(call: cst.Call, statement: cst.CSTNode, function: Functi
     returns, as its summary says, or False when its value surely carries no graph (a penalty
     returning what `torch.autograd.grad` gives without `create_graph=True`); None for any other call."""
     summary = facts.callee_summary(call, function)
-    if summary is None:
+    if summary is None or not summary.accepts(call):
         return None
     if facts.autograd.never_requires_grad(call, function, statement):
         return False

@@ -101,6 +101,13 @@ class FunctionSummary:
     _requires_grad_known: bool = field(default=False, repr=False)
     _kept: object = field(default=None, repr=False)
 
+    def accepts(self, call: cst.Call) -> bool:
+        """Can the call be made as written: no more positional arguments than the function takes (a
+        homework's stub `def d_loss(): return  # TODO` called with two says nothing of them)?"""
+        if isinstance(self.node.params.star_arg, cst.Param) or any(arg.star for arg in call.args):
+            return True
+        return len([arg for arg in call.args if arg.keyword is None]) <= len(self.parameters)
+
     @property
     def writes(self):
         """What a call does to its arguments (`ModuleFacts.function_effect`, the one place that knows)."""
