@@ -1606,7 +1606,7 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
     # the loop that then checks the network's gradients: the run goes past each load (fresh63's PixelCNN).
     ("main_block_absent_data.py", "loss.backward(retain_graph=True)", "TCL011",
      "the statement at line 23 failed on data that is not read (FileNotFoundError: [Errno 2] No such file or "
-     "directory: '/home/author/hw1/data/mnist.pkl'): `train_data`, `test_data` stood for what it makes"),
+     "directory: '/nonexistent-author-machine/hw1/data/mnist.pkl'): `train_data`, `test_data` stood for what it makes"),
     # The undetached loss is on the path of an option's other value.
     ("gan_options.py", "torch.relu(1 + D(fake))", "TCL003", "the script ran with `--loss hinge`"),
     # A function called with the parsed options through `main(opts)`, its line under the fifth flag: the

@@ -19,7 +19,7 @@ under that:
   (`open("config.yml")` of a script run from its own folder);
 - a folder of the project that is not here (the author's dataset folder, `os.listdir("data/celeba")`,
   `glob.glob("data/train/*.jpg")`), or one of the author's machine (an absolute path that is not
-  on this one, `/home/author/datasets/face/trainA/`), lists a few image files, which then open as
+  on this one, the dataset folder of its author's home), lists a few image files, which then open as
   random pixels: a script that reads its images one by one at its top level runs on those;
 - writes into the project go nowhere: `open(..., "w")` (also a `logging` file
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
@@ -273,7 +273,8 @@ def _guarded_mkdir(path, mode=0o777, *args, **kwargs):
 def _missing_folder(path) -> Optional[str]:
     """The folder relative to the project, when it is inside the project (a relative one also from the
     code's folder, where its author runs the script) and not here; or, as written, a folder of the
-    author's machine that is not on this one (`os.listdir("/home/author/datasets/face/testA/")`)."""
+    author's machine that is not on this one (`os.listdir(DATA_ROOT + "/face/testA/")`, `DATA_ROOT` an
+    absolute path)."""
     if not isinstance(path, (str, os.PathLike)) or os.path.exists(path):
         return None
     return _in_project_or_beside_the_code(path) or _of_another_machine(path)
@@ -281,7 +282,7 @@ def _missing_folder(path) -> Optional[str]:
 
 def _of_another_machine(path) -> Optional[str]:
     """An absolute path, as written, that is not here and would lie on the user's disk outside the
-    project (the author's `/home/author/datasets/...`): their data, on their machine."""
+    project (the author's own dataset folder): their data, on their machine."""
     if not isinstance(path, (str, os.PathLike)) or not os.path.isabs(path) or os.path.exists(path):
         return None
     return os.fspath(path) if _elsewhere_on_disk(path) is not None else None

@@ -745,7 +745,7 @@ def _unbuilt_by_stand_ins(error: BaseException, path: str, text: str, flagged_st
     flagged line, binds names only, and failed on what stood in (an absent package used, a stand-in
     network or backbone without what the real one has: `model = InceptionV3(...)` for a FID the step
     never needs) or on the user's data, which is never read and may not be here at all
-    (`train_data, test_data = load_pickled_data("/home/me/data.pkl")`); None otherwise. Its names then
+    (`train_data, test_data = load_pickled_data(ABSOLUTE_PATH)`); None otherwise. Its names then
     stand for what it makes, a value whose first use stops the run (`_unbuilt`)."""
     if isinstance(error, UnknownArgumentUsed) or "UnreadData" in str(error) \
             or not (isinstance(error, AbsentPackageUsed) or STAND_IN_FAILURE.search(str(error))

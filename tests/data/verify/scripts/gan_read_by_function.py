@@ -8,7 +8,7 @@ from torch.utils.data import DataLoader
 
 import face_files
 
-data_dir = "/home/author/datasets/celeba/faces_64"
+data_dir = "/nonexistent-author-machine/datasets/celeba/faces_64"
 data = face_files.read_faces(data_dir)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 data = data.to(device)
