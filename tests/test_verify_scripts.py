@@ -2627,3 +2627,17 @@ def test_a_missing_simple_parsing_parses_its_dataclasses_as_their_defaults():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args([])
     assert args.hyperparameters == Hyperparameters() and args.seed == 1
+
+
+def test_a_helper_two_scripts_call_is_confirmed_through_the_call_that_shows_it(scripts_verified):
+    # homework_train.train_model is called by a script per question: homework_q1.py's loss never uses the
+    # interpolates (with its arguments the discriminator's backward leaves the generator alone), and
+    # homework_q2.py's gradient penalty differentiates through them. One caller's values do not refute
+    # what another's show: the experiment tries the next top-level call and confirms through it. The
+    # networks are `torch.jit.ScriptModule`s whose methods draw latents on the GPU: they run as Python.
+    for text in ("interp = (alpha * batch + (1 - alpha) * fake)", "discriminator_loss = disc_loss_fn("):
+        verdict = _verdict(scripts_verified, "homework_train.py", text, "TCL003")
+        assert verdict.status == "confirmed", verdict
+        for part in ("with the arguments the top-level call at homework_q2.py, line 20 passes",
+                     "`torch.jit.ScriptModule` and its `@torch.jit.script_method` methods ran as Python"):
+            assert part in verdict.evidence, verdict.evidence

@@ -510,6 +510,40 @@ def test_the_code_as_written_decides_only_by_confirming_what_the_isolated_code_c
     assert (outcome.status, outcome.evidence) == ("unverified", "the isolated reason")
 
 
+def test_one_caller_s_values_refute_nothing_another_caller_s_confirm():
+    from torchcopylint.verify.child import MOST_CALL_SITES, decided_over_call_sites
+    from torchcopylint.verify.inputs import CannotRun
+    from torchcopylint.verify.reach import Outcome
+
+    def decided(*verdicts):
+        tried = []
+
+        def decide(choice):
+            tried.append(choice)
+            if verdicts[choice] is None:
+                raise CannotRun(f"call {choice} could not run")
+            if verdicts[choice] == "crash":
+                raise ValueError("the arguments did not fit")
+            return Outcome(verdicts[choice], f"call {choice}")
+        try:
+            outcome = decided_over_call_sites(decide, len(verdicts), CannotRun)
+            return outcome.status, outcome.evidence, tried
+        except CannotRun as reason:
+            return "raised", str(reason), tried
+
+    # The first call decides, unless a later one confirms (a helper each script calls with its own loss).
+    assert decided("refuted", "confirmed") == ("confirmed", "call 1", [0, 1])
+    assert decided("refuted", "refuted") == ("refuted", "call 0", [0, 1])
+    assert decided("not reached", "crash", "confirmed") == ("confirmed", "call 2", [0, 1, 2])
+    assert decided(None, "refuted") == ("raised", "call 0 could not run", [0, 1])
+    assert decided(None, "confirmed") == ("confirmed", "call 1", [0, 1])
+    assert decided("confirmed", "refuted") == ("confirmed", "call 0", [0])  # a confirmation needs no more
+    assert decided("refuted") == ("refuted", "call 0", [0])
+    # A bounded number of calls: each try has its own time limit.
+    many = ("refuted",) * (MOST_CALL_SITES + 2)
+    assert decided(*many)[2] == list(range(MOST_CALL_SITES))
+
+
 @needs_torch
 def test_an_element_a_comprehension_s_filter_drops_refutes_nothing(sound_verified):
     # The line starts for `torch.zeros(3)` too, before the filter drops it: that sighting is not a copy.

@@ -63,6 +63,33 @@ def decided_as_written(experiment, isolated, as_written, job_of, cannot_run, lim
     return outcome
 
 
+# How many of a function's top-level calls (verify/experiments.py call_sites) an experiment tries.
+MOST_CALL_SITES = 3
+
+
+def decided_over_call_sites(decide, site_count: int, cannot_run):
+    """`decide(choice)` with the arguments of the flagged function's first top-level call; when that
+    does not confirm, with those of its next calls: a helper that several scripts call, each with its
+    own loss (a homework's `train_model(gen, disc, disc_loss_fn=...)` per question), may show the effect
+    through one of them only, and one caller's values do not refute what another's show. The first
+    call's verdict or reason stands unless another confirms."""
+    try:
+        outcome = decide(0)
+    except cannot_run as reason:
+        outcome, failure = None, reason
+    if outcome is None or outcome.status != "confirmed":
+        for choice in range(1, min(site_count, MOST_CALL_SITES)):
+            try:
+                other = decide(choice)
+            except Exception:  # noqa: BLE001 - this call's arguments did not run: the others still count
+                continue
+            if other.status == "confirmed":
+                return other
+    if outcome is None:
+        raise failure
+    return outcome
+
+
 def main(job_path: str, results_path: str) -> int:
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
@@ -76,7 +103,7 @@ def main(job_path: str, results_path: str) -> int:
     try:
         import torch  # noqa: F401 - imported once per file, here
         from torchcopylint.verify.absent import AbsentPackageUsed
-        from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job
+        from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job, call_sites
         from torchcopylint.verify import sandbox
         from torchcopylint.verify.importing import describe_error, enter, import_context, project_root
         from torchcopylint.verify.inputs import Factories
@@ -138,20 +165,25 @@ def main(job_path: str, results_path: str) -> int:
             continue
         span = diagnosis.get("span")
 
-        def job_of(source: str, fixed_source) -> Job:
+        def job_of(source: str, fixed_source, site_choice: int = 0) -> Job:
             return Job(job["path"], source, fixed_source, diagnosis["code"], diagnosis["line"],
                        diagnosis.get("context", {}), job["device"], factories, tuple(span) if span else None,
                        importers=tuple((path, text, tuple(map(tuple, cells)))
-                                       for path, text, cells in job.get("importers", ())))
+                                       for path, text, cells in job.get("importers", ())),
+                       site_choice=site_choice)
+
+        def decide(site_choice: int):
+            as_written = diagnosis.get("as_written")
+            return decided_as_written(
+                experiment, job_of(diagnosis.get("source", job["source"]), diagnosis.get("fixed_source"), site_choice),
+                as_written, lambda source, fixed: job_of(source, fixed, site_choice), CannotRun,
+                limit=lambda: time_limit(job["timeout"]))
 
         started = time.perf_counter()
         try:
             # What the user's code prints must not mix with our results.
             with contextlib.redirect_stdout(sys.stderr):
-                outcome = decided_as_written(experiment, job_of(diagnosis.get("source", job["source"]),
-                                                                diagnosis.get("fixed_source")),
-                                             diagnosis.get("as_written"), job_of, CannotRun,
-                                             limit=lambda: time_limit(job["timeout"]))
+                outcome = decided_over_call_sites(decide, len(call_sites(job_of(job["source"], None))), CannotRun)
             record(diagnosis["index"], outcome.status, outcome.evidence, time.perf_counter() - started)
         except ExperimentTimeout:
             record(diagnosis["index"], "unverified", f"timed out after {job['timeout']:g} s")

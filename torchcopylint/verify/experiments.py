@@ -105,6 +105,10 @@ class Job:
     # (path, source, cells) of the linted files that import this file's module (verify/runner.py
     # importers; a notebook's source is its code cells as one module, `cells` where each one is).
     importers: tuple = ()
+    # Which of the flagged function's top-level calls gives its arguments (call_sites' order): a helper
+    # that several scripts call with their own settings (`train_model(gen, disc, disc_loss_fn=...)` from
+    # a script per question of a homework) may show the effect through one of them only.
+    site_choice: int = 0
     _tree: Optional[ast.Module] = field(default=None, repr=False)
 
     @property
@@ -322,22 +326,28 @@ def _roots(target: Target, extra: tuple = ()) -> set[str]:
 
 
 def _call_site(job: Job) -> Optional[topcalls.TopLevelCall]:
-    """The first top-level call of the flagged function, whose arguments the experiment uses; for a
-    method, the first top-level call that builds its object (`ewc(model=model, dataloaders=[None])`)."""
+    """The top-level call of the flagged function whose arguments the experiment uses (the first of
+    call_sites unless the job chose another); for a method, the top-level call that builds its object
+    (`ewc(model=model, dataloaders=[None])`)."""
+    sites = call_sites(job)
+    return sites[job.site_choice] if job.site_choice < len(sites) else None
+
+
+def call_sites(job: Job) -> list[topcalls.TopLevelCall]:
+    """The top-level calls of the flagged function (or that build the flagged method's object): the
+    file's own, or where it has none, those of the other linted files that import it (a `main.py` that
+    builds the data and calls `train(dataset)` under its main guard), file by file."""
     target = job.target
     if target.function_name is None:
-        return None
+        return []
     name = target.class_name or target.function_name
     sites = topcalls.top_level_calls(job.source, name)
     if sites:
-        return sites[0]
-    # None in the file: the first of another linted file that imports it (a `main.py` that builds the
-    # data and calls `train(dataset)` under its main guard).
+        return sites
+    found = []
     for path, source, cells in job.importers:
-        found = topcalls.calls_from_importer(source, path, job.source, name, module_names(job.path), cells)
-        if found:
-            return found[0]
-    return None
+        found += topcalls.calls_from_importer(source, path, job.source, name, module_names(job.path), cells)
+    return found
 
 
 def _site_namespace(site: topcalls.TopLevelCall, namespace: dict) -> dict:

@@ -303,6 +303,22 @@ def cuda_on_cpu(source: str = "") -> None:
     for name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
         setattr(torch.Tensor, name, _made_on_cpu(getattr(torch.Tensor, name)))
     torch.jit.script = _scripted_as_python(torch.jit.script)
+    # The older way to script a network, `class G(torch.jit.ScriptModule)` with `@torch.jit.script_method`
+    # on its methods (a course's generator whose `forward` calls `torch.randn(n, 128).cuda()`), compiles
+    # those methods when the class is built: they too run as Python, in a plain module.
+    torch.jit.ScriptModule = _ScriptModuleAsPython
+    torch.jit.script_method = _script_method_as_python
+
+
+class _ScriptModuleAsPython(nn.Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        _log.add("`torch.jit.ScriptModule` and its `@torch.jit.script_method` methods ran as Python, beside "
+                 "the CPU stand-ins for torch's factories")
+
+
+def _script_method_as_python(method: Callable) -> Callable:
+    return method
 
 
 def _scripted_as_python(script: Callable) -> Callable:
