@@ -1915,6 +1915,39 @@ def test_scripted_functions_run_as_python_beside_the_cpu_factories():
     assert "`torch.jit.script` left what it scripts as Python" in stood_in
 
 
+def test_a_device_the_run_could_not_make_is_the_cpu_where_tensors_move():
+    # `device = torch_directml.device()` with the package absent: the statement failed and `device` stands
+    # for what it makes. Where `.to()` takes it, the verification device stands in, named in the evidence;
+    # a value of another kind the run could not make still stops the run where it is used.
+    code = textwrap.dedent("""
+        import torch
+        from torch import nn
+        from torchcopylint.verify import script
+        from torchcopylint.verify.absent import AbsentName, AbsentPackageUsed
+
+        script.begin()
+        script.cuda_on_cpu()
+        device = script._unbuilt(15, "`device`", AbsentPackageUsed("torch_directml.device"))
+        leaf = torch.ones(2, requires_grad=True)
+        net = nn.Linear(2, 2)
+        assert net.to(device) is net and leaf.to(device) is leaf and leaf.to(device=device) is leaf
+        assert AbsentName("torch_xla.core.xla_model.xla_device") is not None
+        assert leaf.to(AbsentName("torch_xla.core.xla_model.xla_device")) is leaf
+        scale = script._unbuilt(16, "`scale`", AbsentPackageUsed("apex.amp"))
+        try:
+            leaf.to(scale)
+        except TypeError:
+            print("refused")
+        print(script.stood_in())
+        """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "refused" in result.stdout, result.stdout
+    assert "`device`, a device the run could not make, stood for the CPU, the verification device" in result.stdout
+    assert "the statement at line 15 failed" not in result.stdout, result.stdout  # what the use does instead
+
+
 def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
     # In a subprocess: cuda_on_cpu patches torch for the rest of the process it runs in.
     code = textwrap.dedent("""

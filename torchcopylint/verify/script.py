@@ -371,6 +371,8 @@ def _on_cpu(args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
     """The arguments of a `.to(...)` with a GPU device replaced by the CPU, and the GPU it named ("" if none).
     A whole number where the device goes (`.to(0)`, `device=0`, as `torch.cuda.current_device()` gives
     it) is the GPU of that index."""
+    args = tuple(_device_or_cpu(value) for value in args)
+    kwargs = {key: _device_or_cpu(value) if key == "device" else value for key, value in kwargs.items()}
     if args and type(args[0]) is int:
         args = (f"cuda:{args[0]}", *args[1:])
     if type(kwargs.get("device")) is int:
@@ -381,6 +383,23 @@ def _on_cpu(args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
     args = tuple("cpu" if _names_an_accelerator(value) else value for value in args)
     kwargs = {key: ("cpu" if _names_an_accelerator(value) else value) for key, value in kwargs.items()}
     return args, kwargs, repr(str(named[0]))
+
+
+def _device_or_cpu(value: Any) -> Any:
+    """The device where `.to(...)` takes one, for a device the run could not make: one of a package that
+    is not installed (`device = torch_directml.device()`, `xm.xla_device()`), or a name whose statement
+    failed on what stood in (`device`): the code runs on the verification device, the CPU."""
+    if not isinstance(value, AbsentName):
+        return value
+    name = object.__getattribute__(value, "_qualified_name")
+    if "device" not in name.lower():
+        return value
+    on_use = object.__getattribute__(value, "_on_use")
+    if on_use is not None:
+        on_use()  # the statement's failure stops nothing: said below instead
+    _log.add(f"{name if name.startswith('`') else f'`{name}`'}, a device the run could not make, stood for the CPU, "
+             f"the verification device")
+    return "cpu"
 
 
 # Accelerators code is written for: CUDA, and Apple's Metal (`torch.device("mps")`, a Mac user's notebook).
