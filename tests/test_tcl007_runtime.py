@@ -12,6 +12,8 @@ The fixed versions keep no graph at all.
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -790,3 +792,49 @@ def test_a_list_the_loop_s_last_pass_backpropagates_then_leaves_is_one_episode_s
     exec(compile(flagged, "<every step's update>", "exec"), namespace)  # noqa: S102
     with pytest.raises(RuntimeError, match=FREED):
         namespace["train"](model, torch.optim.SGD(model.parameters(), lr=0.1), 1, 1)
+
+
+def test_a_state_the_forward_s_own_reset_detaches_in_place_links_no_two_calls():
+    clean = _example("clean", "class HandLSTM")
+    assert not lint_source(clean.source, "<x>")
+    torch.manual_seed(0)
+    network = _define(clean, "HandLSTM")(3, 4, 2)
+    for _ in range(3):  # no freed-graph error: each call's backward reaches only its own graph
+        network(torch.randn(2, 5, 3)).sum().backward()
+    # Without the reset the second backward runs into the first call's freed graph, as the rule says.
+    chained = clean.source.replace("        self.reset()\n", "")
+    assert [d.code for d in lint_source(chained, "<x>")] == ["TCL007"]
+    namespace: dict = {}
+    exec(compile(chained, "<TCL007 chained LSTM>", "exec"), namespace)  # noqa: S102
+    network = namespace["HandLSTM"](3, 4, 2)
+    network(torch.randn(2, 5, 3)).sum().backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        network(torch.randn(2, 5, 3)).sum().backward()
+
+
+def test_a_new_leaf_stored_on_self_keeps_no_graph_for_the_next_call():
+    # A basic iterative attack stores each step's image as a new leaf (`torch.tensor(..., requires_grad=
+    # True)`, no history): the next call's backward reaches that leaf and stops. (`from utils import *` may
+    # bind `torch`: the factory is read by its spelling.)
+    source = textwrap.dedent("""\
+        import torch
+        from utils import *
+
+
+        class BasicIterativeMethod:
+            def attack(self):
+                if self.random_start:
+                    self.adversarial = torch.tensor(self.image.data + self.start, requires_grad=True)
+                output = self.model(self.adversarial)
+                loss = self.criterion(output, self.label)
+                loss.backward()
+                self.adversarial = torch.tensor(self.image.data + self.step, requires_grad=True)
+        """)
+    assert "TCL007" not in [d.code for d in lint_source(source, "<x>")]
+    # Computed from that leaf, the stored value does carry this call's graph into the next one.
+    kept = source.replace("torch.tensor(self.image.data + self.step, requires_grad=True)\n",
+                          "torch.tensor(self.image.data + self.step, requires_grad=True) * self.scale\n")
+    assert "TCL007" in [d.code for d in lint_source(kept, "<x>")]
+    torch.manual_seed(0)
+    leaf = torch.tensor(torch.rand(3) + 0.1, requires_grad=True)
+    assert leaf.is_leaf and leaf.grad_fn is None  # what the rule relies on: no history behind it

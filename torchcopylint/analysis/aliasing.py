@@ -1156,7 +1156,7 @@ class FunctionWalker:
         iterator = statement.iter
         # `for row in x.unbind(0)`: each row is a view of x.
         splits = type(iterator) is cst.Call and type(iterator.func) is cst.Attribute \
-            and iterator.func.attr.value in ("unbind", "split", "chunk", "tensor_split")
+            and iterator.func.attr.value in SPLITTING_VIEWS
         self._assign(statement.target, iterator if splits else None, state, kind="loop")
         if not (type(iterator) is cst.Call and type(iterator.func) is cst.Attribute):
             return

@@ -55,6 +55,7 @@ from torchcopylint.analysis.aliasing import (
     METADATA_ATTRIBUTES,
     PARAMETER_CLASSES,
     PASSED_UNKNOWN,
+    SPLITTING_VIEWS,
     VARIABLE_CLASSES,
     Binding,
     FunctionFacts,
@@ -210,6 +211,12 @@ class GradOrigin:
     assumption: str = ""
     # What `carries_graph` went through to it, outermost first: "the list `outs`", "`torch.stack(...)`".
     via: tuple = ()
+
+    @property
+    def is_new_leaf(self) -> bool:
+        """The value is itself a leaf made to require grad (`torch.tensor(x, requires_grad=True)`, an
+        `nn.Parameter`): it has no history, so it holds no graph."""
+        return not self.derived and self.description in LEAF_DESCRIPTIONS.values()
 
 
 class GradFlow:
@@ -368,8 +375,7 @@ class GradFlow:
         (see the module's docstring)? Why (`via` names the containers it went through), or None."""
         if self.holders:
             found = self.origin(expr, function, statement, grounds)
-            return found if found is not None and (found.derived or found.description
-                                                   not in LEAF_DESCRIPTIONS.values()) else None
+            return found if found is not None and not found.is_new_leaf else None
         if self._holding is None:
             self._holding = GradFlow(self.facts, holders=True)
         return self._holding.carries_graph(expr, function, statement, grounds)
@@ -425,6 +431,9 @@ class GradFlow:
         value = binding.value
         if position is None or type(value) is not cst.Call:
             return None
+        split = _split_tensor(value, self.facts.names.qualified_name(value.func))
+        if split is not None:  # `i, f, g, o = gates.chunk(4, dim=1)`: each piece is a view with its graph
+            return self._of(split, function, True, 1)
         resolved = called_definition(self.facts, value, function)  # a function, or an object's forward
         if resolved is None or type(resolved[0]) is not cst.FunctionDef:
             return None
@@ -1660,3 +1669,12 @@ def _declared_a_number(param: cst.CSTNode) -> bool:
         default = default.expression
     return type(default) in (cst.Integer, cst.Float)
 
+
+def _split_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cst.BaseExpression]:
+    """The tensor a call splits into views (`gates.chunk(4, dim=1)`, `torch.split(x, 2)`), else None."""
+    if type(call.func) is cst.Attribute and call.func.attr.value in SPLITTING_VIEWS and qualified is None:
+        return call.func.value
+    if qualified is not None and qualified.startswith("torch.") and qualified.rpartition(".")[2] in SPLITTING_VIEWS \
+            and call.args and call.args[0].keyword is None:
+        return call.args[0].value
+    return None

@@ -228,23 +228,24 @@ class FunctionContainers:
         # `total = total.detach()`, `total = float(total)`: the same number, without the graphs.
         return not _reads_attached(binding.value, reads_the_sum)
 
-    def reset_before(self, update: StateUpdate, detaching: frozenset = frozenset()) -> Optional[StateUpdate]:
-        """An assignment of the same `self.` attribute that does not read its previous value
-        (`self.loss = 0`), or whose statement is one of `detaching` (`self.h = self.h.detach()`, a
-        method returning its arguments detached), and that every call runs between two runs of
-        `update`: before it on every path through the method (earlier in a block that holds
-        `update`), or at the end of the method's body with no `return` before it. Each call then
-        starts the attribute over, and what `update` builds on is this call's value, not the
-        previous call's graph."""
+    def reset_before(self, update: StateUpdate, detaching: frozenset = frozenset(),
+                     resetting_calls: tuple = ()) -> Optional[cst.CSTNode]:
+        """The statement of an assignment of the same `self.` attribute that does not read its previous
+        value (`self.loss = 0`), or that is one of `detaching` (`self.h = self.h.detach()`, a method
+        returning its arguments detached) or of `resetting_calls` (`self.reset()`, a method of the object
+        that starts the attribute over: `resets_in_own_methods`), and that every call runs between two runs
+        of `update`: before it on every path through the method (earlier in a block that holds `update`),
+        or at the end of the method's body with no `return` before it. Each call then starts the attribute
+        over, and what `update` builds on is this call's value, not the previous call's graph."""
         function = self.function
-        for reset in self.state_updates:
-            if reset.attribute != update.attribute or reset.augmented \
-                    or (reset.builds_on_previous and reset.statement not in detaching):
-                continue
-            if function.order_of(reset.statement) < function.order_of(update.statement):
-                if runs_before(function, reset.statement, update.statement):
+        resets = [reset.statement for reset in self.state_updates
+                  if reset.attribute == update.attribute and not reset.augmented
+                  and (not reset.builds_on_previous or reset.statement in detaching)]
+        for reset in resets + list(resetting_calls):
+            if function.order_of(reset) < function.order_of(update.statement):
+                if runs_before(function, reset, update.statement):
                     return reset
-            elif _ends_every_call(function, reset.statement):
+            elif _ends_every_call(function, reset):
                 return reset
         return None
 
@@ -432,6 +433,46 @@ def _reads_attached(value: cst.BaseExpression, matches) -> bool:
         if matches(node):
             return True
         pending.extend(child_nodes(node))
+    return False
+
+
+def resets_in_own_methods(facts, function: FunctionFacts, attribute: str) -> tuple:
+    """The statements of `function` that call a method of the same object (`self.reset()` at the start
+    of `forward`) whose own body, outside any branch, starts `attribute` over: sets it afresh
+    (`self.h = torch.zeros(...)`) or cuts it from its graph in place (`self.c.detach_()`)."""
+    owner = facts.classes.get(function.class_name or "")
+    if owner is None:
+        return ()
+    found = []
+    for statement in function.statement_order:
+        if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
+            continue
+        func = statement.value.func
+        if type(func) is not cst.Attribute or not _is_self_name(func.value):
+            continue
+        method = facts.method_of(owner, func.attr.value)
+        if method is not None and _starts_over(method, attribute):
+            found.append(statement)
+    return tuple(found)
+
+
+def _is_self_name(node: cst.CSTNode) -> bool:
+    return type(node) is cst.Name and node.value == "self"
+
+
+def _starts_over(method: cst.FunctionDef, attribute: str) -> bool:
+    """Does a statement of the method's own body (no branch, no loop) set `self.<attribute>` afresh or
+    detach it in place?"""
+    body = method.body.body if type(method.body) is cst.IndentedBlock else [method.body]
+    for line in body:
+        for small in getattr(line, "body", ()) if type(line) is cst.SimpleStatementLine else ():
+            if type(small) is cst.Assign and _sets_afresh(small, attribute) and _on_self(small, attribute):
+                return True
+            if type(small) is cst.Expr and type(small.value) is cst.Call:
+                func = small.value.func
+                if type(func) is cst.Attribute and func.attr.value == "detach_" and _is_self_attribute(func.value) \
+                        and func.value.attr.value == attribute:
+                    return True
     return False
 
 

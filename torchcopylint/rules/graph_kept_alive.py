@@ -11,7 +11,8 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
 from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
 from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate, ends_its_loop,
-                                                reset_offered_to_callers, started_over_by_every_caller)
+                                                reset_offered_to_callers, resets_in_own_methods,
+                                                started_over_by_every_caller)
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
@@ -229,8 +230,9 @@ class GraphKeptAlive(Rule):
                 continue  # a value kept for the next call matters only to a backward that reads it
             if statement in reported or _detached(update.value) or not facts.grad_enabled_at(function, statement):
                 continue
-            if update.builds_on_previous and containers.reset_before(update, detaching) is not None:
-                continue  # `self.loss = 0` first, then `self.loss += term` in a loop: one call's sum
+            if update.builds_on_previous and containers.reset_before(
+                    update, detaching, resets_in_own_methods(facts, function, update.attribute)) is not None:
+                continue  # `self.loss = 0` (or `self.reset()`) first, then `self.loss += term` in a loop: one call's sum
             if update.builds_on_previous and (started_over_by_every_caller(facts, function, update.attribute)
                                               or reset_offered_to_callers(facts, function, update.attribute)):
                 continue  # each sequence starts from a fresh state: `agent.reset_hidden()` before each call
@@ -247,8 +249,8 @@ class GraphKeptAlive(Rule):
             if facts.autograd.origin(attribute, function, statement) is not None:
                 continue  # a parameter itself (`self.w = self.w * 0.9 + ...`) is another matter
             origin = facts.autograd.origin(update.value, function, statement)
-            if origin is None:
-                continue
+            if origin is None or origin.is_new_leaf:
+                continue  # (a leaf made here, `torch.tensor(x.data + d, requires_grad=True)`, has no history)
             why = f"{origin.description}, line {facts.line_of(origin.node)}"
             if update.builds_on_previous:
                 fixed, fix = _cut_chain(update, facts, owner)
