@@ -356,10 +356,14 @@ class CalleeEffects:
         if depth > 4 or len(bindings) != 1:
             return ""
         binding = next(iter(bindings))
-        if binding.made_by != "alias" or binding.value is None or binding.kind != "assign":
+        if binding.value is None or binding.kind != "assign":
             return ""
         if goes_through_detach(binding.value):
+            # (`t.permute(0, 2, 3, 1).cpu().detach().numpy()` too: where it shares the argument's storage,
+            # on the CPU, it is a detached alias.)
             return self.code_for(binding.value)
+        if binding.made_by != "alias":
+            return ""
         return self._detached_access(facts, binding.value, depth + 1)
 
     # ------------------------------------------------------- a layer built in sight
