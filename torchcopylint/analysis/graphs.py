@@ -148,7 +148,8 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     # `torch.cat(log_probs)`: what the list was filled with is in the loss too.
                     for inserted, inserted_at in facts.containers.of(function).insertions(binding) or ():
                         if inserted_at is not binding.statement and facts.grad_enabled_at(function, inserted_at) \
-                                and not carries_no_graph(inserted, function, facts, inserted_at):
+                                and not carries_no_graph(inserted, function, facts, inserted_at) \
+                                and not wrapped_in_variable(inserted, facts.names):
                             pending.append((inserted, inserted_at))
     return result
 
