@@ -113,9 +113,21 @@ def _first_read_after_write(function: FunctionFacts, alias: Binding):
         for event in sorted(read.named_events.get(alias, ()), key=lambda e: (function.order_of(e.statement), e.order)):
             # `x[..] = alias[..]` in a loop copies a region of a buffer onto itself, on purpose.
             copies_within = event.kind == "setitem" and event.statement is read.statement
-            if event.certainty == "sure" and event.changes_values and not copies_within:
+            if event.certainty == "sure" and event.changes_values and not copies_within \
+                    and not _copies_the_alias_onto_itself(function, event, alias):
                 return read, event
     return None
+
+
+def _copies_the_alias_onto_itself(function: FunctionFacts, event: InplaceEvent, alias: Binding) -> bool:
+    """`self.u.copy_(u)` where `u` may still be `self.u` itself (a power iteration that ran no step): on
+    the path where the alias is what the name holds, the write copies the storage's own values onto it."""
+    call = event.node
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != "copy_" \
+            or not call.args or type(call.args[0].value) is not cst.Name:
+        return False
+    source = call.args[0].value
+    return source.value == alias.name and alias in function.bindings_at(source)
 
 
 def _first_container_read_after_write(function: FunctionFacts, held: Binding, reads: list):
