@@ -6,7 +6,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, InplaceEvent, Read, goes_through_detach, root_name
+from torchcopylint.analysis.aliasing import (Binding, FunctionFacts, InplaceEvent, Read, goes_through_detach, root_name,
+                                             runs_before)
 from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.training import backward_calls
@@ -132,11 +133,49 @@ def _later_read(function: FunctionFacts, originals, event: InplaceEvent) -> Opti
     written = function.order_of(event.statement)
     for read in sorted(reads.values(), key=lambda r: (function.order_of(r.statement) < written,
                                                       function.order_of(r.statement))):
-        if read.use != "value":
+        if read.use != "value" or _overwritten_whole(read):
             continue
-        if any(event in read.events_since.get(original, ()) for original in originals):
+        if any(event in read.events_since.get(original, ()) and not _overwritten_between(function, event, read,
+                                                                                       read.events_since[original])
+               for original in originals):
             return read
     return None
+
+
+def _overwritten_between(function: FunctionFacts, event: InplaceEvent, read: Read, events) -> bool:
+    """Does a write that sets every element of the original (`p.data.copy_(new)`) run after the alias's
+    write and before the read, on every path to it? The read sees that write's values."""
+    written, reading = function.order_of(event.statement), function.order_of(read.statement)
+    return any(other is not event and other.certainty == "sure" and _sets_every_element(other.node)
+               and written < function.order_of(other.statement) < reading
+               and runs_before(function, other.statement, read.statement) for other in events)
+
+
+def _sets_every_element(node: cst.CSTNode) -> bool:
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in WHOLE_OVERWRITES
+
+
+# In-place writes that set every element, whatever the tensor held.
+WHOLE_OVERWRITES = frozenset({"copy_", "zero_", "fill_"})
+
+
+def _overwritten_whole(read: Read) -> bool:
+    """Is the read the receiver of a write that sets every element (`p.data.copy_(new)`, `x.zero_()`)?
+    Nothing of the old values is seen: a finite-difference loop that writes through `p.detach().numpy()`
+    and then copies the same values into `p` shows the alias's write to no one."""
+    statement = read.statement
+    if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
+        return False
+    if not _sets_every_element(statement.value):
+        return False
+    receiver = statement.value.func.value
+    while True:
+        if type(receiver) is cst.Attribute and receiver.attr.value == "data":
+            receiver = receiver.value
+        elif type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and receiver.func.attr.value == "detach":
+            receiver = receiver.func.value
+        else:
+            return receiver is read.node
 
 
 def _copy_of(value: cst.BaseExpression) -> cst.BaseExpression:
