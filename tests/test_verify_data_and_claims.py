@@ -532,6 +532,26 @@ def test_train_test_split_stand_in_splits_arrays_tensors_and_lists():
     assert sorted(a_train.tolist() + a_test.tolist()) == list(range(10))
 
 
+def test_shuffle_and_parameter_grid_stand_ins_give_what_scikit_learn_s_give():
+    import numpy as np
+
+    from torchcopylint.verify.arrays import ParameterGrid, shuffle
+    from torchcopylint.verify.datasites import rewrite_data
+
+    # A grid search's settings (a char-RNN notebook looping over them), each combination once.
+    grid = ParameterGrid({"lr": [0.1, 0.01], "hidden": [32], "layers": [1, 2]})
+    assert len(grid) == 4 and list(grid)[0] == {"hidden": 32, "layers": 1, "lr": 0.1}
+    assert [setting["lr"] for setting in grid] == [0.1, 0.01, 0.1, 0.01] and grid[3]["layers"] == 2
+    assert len(ParameterGrid([{"a": [1, 2]}, {"b": [3]}])) == 3
+    # The arrays' rows in one order; one array alone comes back as itself.
+    features, labels = shuffle(np.arange(6), np.arange(6) * 10, random_state=3)
+    assert sorted(features.tolist()) == list(range(6)) and (labels == features * 10).all()
+    assert shuffle(np.arange(4), n_samples=2).shape == (2,)
+    source = ("from sklearn.utils import shuffle\nfrom sklearn.model_selection import ParameterGrid\n"
+              "X, y = shuffle(X, y)\nfor params in ParameterGrid({'lr': [1e-3]}):\n    print(params)\n")
+    assert [site.kind for site in rewrite_data(source).sites] == ["split", "split"]
+
+
 def test_the_scalers_stand_in_computes_as_scikit_learn_s():
     import numpy as np
 

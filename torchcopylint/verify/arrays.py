@@ -19,7 +19,7 @@ import importlib
 import math
 from typing import Any, Optional
 
-from torchcopylint.verify.datasites import DataSite
+from torchcopylint.verify.datasites import SKLEARN_HELPERS, DataSite
 
 MAX_SAMPLES = 10_000  # more rows than this are cut (and said): a verification step needs few
 # Known toy sets: (samples, features, classes; 0 for a regression target).
@@ -263,6 +263,56 @@ def scaler(plan: Any, site: DataSite):
         return installed
     plan.describe(site, f"a `{name}` made by the verifier (the same arithmetic; scikit-learn is not installed)")
     return {"StandardScaler": StandardScaler, "MinMaxScaler": MinMaxScaler, "LabelEncoder": LabelEncoder}[name]
+
+
+def helper(plan: Any, site: DataSite):
+    """scikit-learn's `shuffle` or `ParameterGrid` for `site`: its own when it is installed, else the same
+    made here (the arrays in one random order; the grid's settings, each a dict, keys sorted)."""
+    name = site.callee.rsplit(".", 1)[-1]
+    installed = _installed(HELPERS[name], name)
+    if installed is not None:
+        return installed
+    plan.describe(site, f"a `{name}` made by the verifier (the same result; scikit-learn is not installed)")
+    return {"shuffle": shuffle, "ParameterGrid": ParameterGrid}[name]
+
+
+# Their module of scikit-learn, by name.
+HELPERS = {qualified.rpartition(".")[2]: qualified.rpartition(".")[0] for qualified in SKLEARN_HELPERS}
+
+
+def shuffle(*arrays, random_state: Any = None, n_samples: Optional[int] = None):
+    """scikit-learn's `sklearn.utils.shuffle`: the arrays' rows in one random order (the first
+    `n_samples`); one array alone comes back as itself, not in a list."""
+    import numpy as np
+
+    if not arrays:
+        return None
+    seed = random_state if isinstance(random_state, int) else 0
+    order = np.random.default_rng(seed).permutation(len(arrays[0]))[:n_samples]
+    shuffled = [_take(array, order) for array in arrays]
+    return shuffled[0] if len(shuffled) == 1 else shuffled
+
+
+class ParameterGrid:
+    """scikit-learn's `ParameterGrid`: every combination of the values of a dict of lists (or of each dict
+    of a list of them), each a dict, in the order of the sorted keys."""
+
+    def __init__(self, param_grid) -> None:
+        self.grids = [param_grid] if isinstance(param_grid, dict) else list(param_grid)
+
+    def __iter__(self):
+        import itertools
+
+        for grid in self.grids:
+            keys = sorted(grid)
+            for values in itertools.product(*(grid[key] for key in keys)):
+                yield dict(zip(keys, values))
+
+    def __len__(self) -> int:
+        return sum(math.prod(len(values) for values in grid.values()) for grid in self.grids)
+
+    def __getitem__(self, index: int) -> dict:
+        return list(self)[index]
 
 
 class _Scaler:

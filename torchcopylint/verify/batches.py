@@ -166,8 +166,10 @@ class DataPlan:
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":
-            return arrays.scaler(self, site) if site.callee.rsplit(".", 1)[-1] in SKLEARN_PREPROCESSORS else \
-                arrays.splitter(self, site)
+            last = site.callee.rsplit(".", 1)[-1]
+            if last in SKLEARN_PREPROCESSORS:
+                return arrays.scaler(self, site)
+            return arrays.helper(self, site) if last in arrays.HELPERS else arrays.splitter(self, site)
         batch_size = _evaluate(batch)
         image_size = _evaluate(size)
         if site.kind == "data" and site.dataset_import and not (site.known or image_size):

@@ -118,6 +118,9 @@ SKLEARN_ARRAYS = {
 # df["species"])`): they compute on the arrays they are given, made here where scikit-learn is missing
 # (verify/arrays.py).
 SKLEARN_PREPROCESSORS = frozenset({"StandardScaler", "MinMaxScaler", "LabelEncoder"})
+# ...and two helpers a training script calls on its own values: `shuffle(X, y)` of the arrays it has, and
+# `ParameterGrid({"lr": [...], "hidden": [...]})`, the settings a grid search loops over (verify/arrays.py).
+SKLEARN_HELPERS = frozenset({"sklearn.utils.shuffle", "sklearn.model_selection.ParameterGrid"})
 ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_targets", "noise", "factor",
                          "return_X_y", "return_centers", "coef", "n_class"})
 # Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
@@ -1043,7 +1046,8 @@ class _SiteFinder:
             return "dataset"
         if qualified.startswith("sklearn.") and last in SKLEARN_ARRAYS:
             return "arrays"
-        if qualified.startswith("sklearn.") and (last == "train_test_split" or last in SKLEARN_PREPROCESSORS):
+        if qualified.startswith("sklearn.") and (last == "train_test_split" or last in SKLEARN_PREPROCESSORS) \
+                or qualified in SKLEARN_HELPERS:
             return "split"
         if last == "read_data_sets":
             return "tf-mnist"
