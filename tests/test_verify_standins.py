@@ -1463,3 +1463,16 @@ def test_positions_an_index_takes_fit_every_dim_a_stand_in_has_and_a_compared_de
     through = settings_for(wrapper, ["layer", "index"], {}, "cpu", tree=tree)[0].plan
     assert through.kinds == {"layer": "layer", "index": "labels"} and through.positions == ("index",)
 
+
+
+def test_a_device_default_no_caller_keeps_is_the_verification_device():
+    from torchcopylint.verify.standins import device_defaults
+
+    def attack(model, images, eps, device="gpu", mode="gpu", log=False):  # callers pass their device
+        return images
+
+    def moved(x, dev="cuda:1", device="cpu"):
+        return x
+
+    assert device_defaults(attack, "cpu") == {"device": "cpu"}  # "gpu" names no device torch knows
+    assert device_defaults(moved, "cpu") == {"dev": "cpu"}  # a GPU's name; the CPU is kept as it is

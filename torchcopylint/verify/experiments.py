@@ -1025,7 +1025,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     positional, keywords = _arguments(function, setting.names, made) if isinstance(setting, FunctionStandIns) \
         else ([], {})
     flags = dict(setting.flags) if isinstance(setting, FunctionStandIns) else {}
-    return Ran(runner(function, *positional, **keywords, **flags), made=made, made_text=text)
+    devices = {name: device for name, device in standins.device_defaults(function, job.device).items()
+               if name not in keywords and name not in flags}
+    return Ran(runner(function, *positional, **keywords, **flags, **devices), made=made, made_text=text)
 
 
 def _set_globals(namespace: dict, setting: FunctionStandIns, made: dict) -> None:

@@ -2231,10 +2231,21 @@ def _only_stored(function: ast.AST, name: str) -> bool:
 
 
 def device_defaults(function: Callable, device: str) -> dict:
-    """The parameters whose default names a GPU (`device="cuda"`): the verification device instead."""
+    """The parameters whose default names a GPU (`device="cuda"`), or that are named for a device and
+    whose default names none torch knows (`device="gpu"`, which every caller replaces): the verification
+    device instead."""
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return {}
     return {p.name: device for p in parameters if isinstance(p.default, (str, torch.device))
-            and str(p.default).startswith("cuda") and device != str(p.default)}
+            and (str(p.default).startswith("cuda") or p.name in DEVICE_NAMES and not _names_a_device(p.default))
+            and device != str(p.default)}
+
+
+def _names_a_device(value: Any) -> bool:
+    try:
+        torch.device(value)
+    except (RuntimeError, TypeError, ValueError):
+        return False
+    return True
