@@ -872,6 +872,10 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         bce = nn.BCELoss()
         print("same numel:", round(bce(torch.full((4, 1), 0.5), torch.ones(4)).item(), 4))
         print("integer target:", round(nn.BCEWithLogitsLoss()(torch.zeros(4), torch.full((4,), 1)).item(), 4))
+        scores = torch.full((4, 1), 0.5, requires_grad=True)
+        smoothed = bce(scores, torch.full((4, 1), 1.2))  # soft labels past 1: the formula, as torch once did
+        smoothed.backward()
+        print("soft labels:", round(smoothed.item(), 4), round(scores.grad.sum().item(), 4))
         from collections import Iterable
         print("iterable:", isinstance([1], Iterable))
         try:
@@ -921,6 +925,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "resumed from: [0, 1]" in out and "next epoch: 1 10" in out, out
     assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
     assert "integer target: 0.6931" in out and "iterable: True" in out, out
+    assert "soft labels: 0.6931 -2.8" in out, out  # -(1.2 log .5 - 0.2 log .5); each d/dx = (x - t) / (x (1 - x)) / 4
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
     assert "xrange: [0, 1, 2]" in out and "T_co: T_co" in out, out
     assert "next: [0.0, 1.0]" in out, out
@@ -931,6 +936,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                  "`torch.autograd.gradcheck.zero_gradients` (removed in torch 1.9) zeroed the gradients as it did",
                  "`binary_cross_entropy` of an output and a target of other shapes but as many values",
                  "`binary_cross_entropy_with_logits` read its integer target as floats",
+                 "`binary_cross_entropy` of targets outside [0, 1] (soft labels up to 1.2) computed its formula",
                  "`collections.Iterable` (removed in Python 3.10) was `collections.abc.Iterable`"):
         assert part in out, out
     assert "without SciPy" in out or "`scipy.misc.imsave` (removed in SciPy 1.2) wrote no image" in out, out

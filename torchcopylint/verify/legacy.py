@@ -15,8 +15,9 @@ More old spellings fail today where they once ran, and `install_old_apis`
 gives them back their old meaning in the child process (each named in the
 evidence when the code uses it): `binary_cross_entropy` of a (N, 1) output and
 an (N,) target (a deprecation warning before torch 1.0, which then read both as
-their N elements: every GAN tutorial of 2017 does it), and with an integer
-target (`torch.full((n,), 1)` was a float tensor before torch 1.7), the removed
+their N elements: every GAN tutorial of 2017 does it), with an integer
+target (`torch.full((n,), 1)` was a float tensor before torch 1.7), and with soft labels past 1
+(`targets.uniform_(0.8, 1.2)`, which torch once computed the formula for and now refuses), the removed
 `torch.autograd.gradcheck.zero_gradients`, Python 2's `itertools.izip`, `xrange` and a DataLoader
 iterator's `.next()`, `torch.utils.data.dataset.T_co` (a type variable torch 2.2 stopped exporting), `torch._six` (removed in
 torch 2.0, imported by vendored apex), an autograd Function called as an instance with a forward of
@@ -458,10 +459,32 @@ def _old_binary_targets(today, name: str):
                 script.note(f"`{name}` read its integer target as floats, as the float tensor `torch.full(size, 1)` "
                             f"made before torch 1.7 (an integer tensor since, which it refuses)")
                 target = target.to(input.dtype)
+            if name == "binary_cross_entropy" and target.is_floating_point() and target.numel() \
+                    and bool(((target < 0) | (target > 1)).any()):
+                # Soft labels past 1 (`uniform_(0.8, 1.2)`, a GAN trick of 2016): refused today, computed before.
+                script.note(f"`{name}` of targets outside [0, 1] (soft labels up to "
+                            f"{float(target.max()):.2g}) computed its formula as torch did before it refused them")
+                return _binary_cross_entropy_formula(input, target, *args, **kwargs)
         return today(input, target, *args, **kwargs)
 
     reads_old_targets.reads_old_targets = True
     return reads_old_targets
+
+
+def _binary_cross_entropy_formula(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """`-w (t log(x) + (1 - t) log(1 - x))`, each log clamped at -100, reduced as asked: what
+    `binary_cross_entropy` computes, for any target."""
+    import torch
+
+    if size_average is not None or reduce is not None:
+        reduction = torch.nn._reduction.legacy_get_string(size_average, reduce)
+    losses = -(target * torch.clamp(torch.log(input), min=-100)
+               + (1 - target) * torch.clamp(torch.log(1 - input), min=-100))
+    if weight is not None:
+        losses = losses * weight
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.mean()
 
 
 def _after_import(name: str, patch) -> None:
