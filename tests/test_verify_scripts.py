@@ -694,6 +694,22 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     # `class FIDInceptionA(torchvision.models.inception.InceptionA)` reaches its classes, which are absent.
     assert isinstance(models.inception.InceptionA, AbsentName)
     assert models.inception.inception_v3(num_classes=5)(torch.rand(2, 3, 32, 32)).shape == (2, 5)
+    # Code that computes FID rebuilds Inception v3 from its named blocks, and reads the widths at their ends.
+    inception = models.inception_v3(pretrained=True)
+    blocks = [torch.nn.Sequential(inception.Conv2d_1a_3x3, inception.Conv2d_2a_3x3, inception.Conv2d_2b_3x3,
+                                  torch.nn.MaxPool2d(kernel_size=3, stride=2)),
+              torch.nn.Sequential(inception.Conv2d_3b_1x1, inception.Conv2d_4a_3x3, torch.nn.MaxPool2d(3, 2)),
+              torch.nn.Sequential(inception.Mixed_5b, inception.Mixed_5c, inception.Mixed_5d, inception.Mixed_6a,
+                                  inception.Mixed_6b, inception.Mixed_6c, inception.Mixed_6d, inception.Mixed_6e),
+              torch.nn.Sequential(inception.Mixed_7a, inception.Mixed_7b, inception.Mixed_7c,
+                                  torch.nn.AdaptiveAvgPool2d((1, 1)))]
+    widths, images = [], torch.rand(2, 3, 299, 299)
+    for block in blocks:
+        images = block(images)
+        widths.append(images.shape[1])
+    assert widths == [64, 192, 768, 2048] and images.shape == (2, 2048, 1, 1)
+    inception.AuxLogits.fc = torch.nn.Linear(768, 3)  # fine-tuning code replaces both heads
+    assert inception.fc.in_features == 2048
     # timm's `create_model` too; the rest of timm (its layers) is not data.
     timm_model = NoOpModule("timm.models").create_model("resnet18", pretrained=True, num_classes=0)
     assert timm_model(torch.rand(2, 3, 32, 32)).shape == (2, 512)  # no head: the pooled features

@@ -76,6 +76,25 @@ def _convolution(inputs: int, outputs: int, stride: int) -> nn.Sequential:
                          nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
 
 
+# Inception v3's named blocks, in order: (name, input and output channels, kernel, stride, a max-pool after
+# it). Code that computes FID rebuilds the network from them (`inception.Conv2d_1a_3x3`, ...,
+# `inception.Mixed_7c`), reading the real widths at the block ends (64, 192, 768, 2048). Each is one
+# convolution here (1x1 but the first, which keeps a CPU run short).
+INCEPTION_BLOCKS = (
+    ("Conv2d_1a_3x3", 3, 32, 3, 2, False), ("Conv2d_2a_3x3", 32, 32, 1, 1, False),
+    ("Conv2d_2b_3x3", 32, 64, 1, 1, True), ("Conv2d_3b_1x1", 64, 80, 1, 1, False),
+    ("Conv2d_4a_3x3", 80, 192, 1, 1, True), ("Mixed_5b", 192, 256, 1, 1, False), ("Mixed_5c", 256, 288, 1, 1, False),
+    ("Mixed_5d", 288, 288, 1, 1, False), ("Mixed_6a", 288, 768, 1, 2, False), ("Mixed_6b", 768, 768, 1, 1, False),
+    ("Mixed_6c", 768, 768, 1, 1, False), ("Mixed_6d", 768, 768, 1, 1, False), ("Mixed_6e", 768, 768, 1, 1, False),
+    ("Mixed_7a", 768, 1280, 1, 2, False), ("Mixed_7b", 1280, 2048, 1, 1, False), ("Mixed_7c", 2048, 2048, 1, 1, False),
+)
+
+
+def _block(inputs: int, outputs: int, kernel: int, stride: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(inputs, outputs, kernel, stride=stride, padding=kernel // 2, bias=False),
+                         nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
+
+
 class StandInBackbone(nn.Module):
     """A small image classifier of 3-channel images, laid out as the torchvision network `name` is:
     one convolution per stage, the real head's width."""
@@ -84,6 +103,19 @@ class StandInBackbone(nn.Module):
         super().__init__()
         self.stands_for = name
         self.with_fc = bool(WITH_FC.match(name))
+        self.inception = name.startswith("inception")
+        if self.inception:  # Inception v3: its named blocks, `AuxLogits`, pooled, `fc`
+            self.width = 2048
+            for block, inputs, outputs, kernel, stride, pooled in INCEPTION_BLOCKS:
+                setattr(self, block, _block(inputs, outputs, kernel, stride))
+                if pooled:
+                    setattr(self, f"maxpool{1 if block == 'Conv2d_2b_3x3' else 2}", nn.MaxPool2d(3, stride=2))
+            self.AuxLogits = nn.Sequential(nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(768, num_classes))
+            self.AuxLogits.fc = self.AuxLogits[2]  # (what fine-tuning code replaces: `model.AuxLogits.fc`)
+            self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+            self.dropout = nn.Dropout(0.5)
+            self.fc = nn.Linear(2048, num_classes)
+            return
         if self.with_fc:  # ResNet: stem, four stages, pooled, `fc`
             width = self.width = 2048 if WIDE_FC.match(name) else 512
             self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
@@ -115,6 +147,12 @@ class StandInBackbone(nn.Module):
             self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(width, num_classes))
 
     def forward_features(self, x):
+        if self.inception:
+            for block, *_, pooled in INCEPTION_BLOCKS:
+                x = getattr(self, block)(x)
+                if pooled:
+                    x = getattr(self, f"maxpool{1 if block == 'Conv2d_2b_3x3' else 2}")(x)
+            return x
         if self.with_fc:
             x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
             return self.layer4(self.layer3(self.layer2(self.layer1(x))))
@@ -178,7 +216,8 @@ class ModelsNamespace:
 
 def _constructor(qualified: str, name: str):
     def make(*args, num_classes: int = 1000, **kwargs):
-        layout = "`fc`, `layer1`..`layer4`" if WITH_FC.match(name) else \
+        layout = "`Conv2d_1a_3x3`..`Mixed_7c`, `AuxLogits`, `fc`" if name.startswith("inception") else \
+            "`fc`, `layer1`..`layer4`" if WITH_FC.match(name) else \
             f"`features` of its {len(VGG_LAYOUTS[name.removesuffix('_bn')])} convolutions and pools, narrower, " \
             "and `classifier`" if name.removesuffix("_bn") in VGG_LAYOUTS else "`features`, `classifier`"
         _note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout ({layout}), "
