@@ -792,6 +792,16 @@ def _computes_its_samples(qualified: Optional[str]) -> bool:
     return definition is not None and not _may_read_files(definition)
 
 
+def _imported_dataset_class(qualified: Optional[str]) -> bool:
+    """Is the callable a dataset class (`__getitem__` and `__len__`, or a Dataset base) of a module of the
+    project (found, not run)?"""
+    module, _, name = (qualified or "").rpartition(".")
+    if not module or module.split(".")[0] in THIRD_PARTY_DATA:
+        return False
+    definition = samples.project_definition(module, name)
+    return isinstance(definition, ast.ClassDef) and _is_dataset_class(definition)
+
+
 def _project_loader_from_files(qualified: Optional[str]) -> bool:
     """A function of the project not named for data (`load_profiles()`) that reads files and makes a
     DataLoader or a dataset of them: data, as one named so is (a `load_config()` makes neither)."""
@@ -1078,7 +1088,11 @@ class _SiteFinder:
         if DATA_CLASS.search(last) or DATA_FUNCTION.match(last) or _project_loader_from_files(qualified):
             # A dataset class or data function of a sibling module that computes its samples (curves, a
             # toy distribution) reads nothing: it runs as written, as the file's own such classes do.
-            return None if _computes_its_samples(qualified) else "data"
+            if _computes_its_samples(qualified):
+                return None
+            # A dataset class of the project (`GetDataset()`, then `train_test_split(dataset)` or a
+            # DataLoader over it) makes one dataset, indexed and sized as a dataset is.
+            return "dataset" if _imported_dataset_class(qualified) else "data"
         return None
 
     def _add(self, call: ast.Call, kind: str, statement: Optional[ast.stmt]) -> None:
