@@ -921,3 +921,43 @@ def test_tcl011_a_discriminator_run_through_forward_spelled_out_is_the_callee_no
     """
     assert lines(source, "TCL011") == [20]  # `loss_dis.backward(retain_graph=True)`
     assert lines(source.replace(".forward(", "("), "TCL011") == [20]
+
+
+RECURRENT_TAGGER = """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8)
+        self.head = nn.Linear(8, 3)
+        self.hidden = (torch.zeros(1, 1, 8), torch.zeros(1, 1, 8))
+
+    def forward(self, x):
+        out, self.hidden = self.lstm(x, self.hidden)
+        return self.head(out)
+
+
+model = Tagger()
+for step in range(3):
+    scores = model(torch.randn(5, 1, 4))
+    loss = scores.pow(2).mean()
+    model.zero_grad()
+    loss.backward(retain_graph=True)
+"""
+
+
+def test_tcl011_a_network_that_hands_its_state_to_the_next_call_needs_the_graph_it_retains():
+    # `self.hidden` carries each call's graph into the next: the next iteration's backward runs through
+    # this one's graph (TCL007 says so), so the retained graph is needed, not kept for nothing.
+    assert [d.code for d in lint_source(RECURRENT_TAGGER, "<x>")] == ["TCL007"]
+    stateless = RECURRENT_TAGGER.replace("out, self.hidden = self.lstm(x, self.hidden)", "out, _ = self.lstm(x, self.hidden)")
+    assert [d.code for d in lint_source(stateless, "<x>")] == ["TCL011"]
+    torch = pytest.importorskip("torch")
+    exec(compile(RECURRENT_TAGGER, "<tagger>", "exec"), {})  # noqa: S102 - runs as written
+    without = RECURRENT_TAGGER.replace("loss.backward(retain_graph=True)", "loss.backward()")
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        exec(compile(without, "<tagger without retain_graph>", "exec"), {})  # noqa: S102
+    assert torch.is_grad_enabled()

@@ -436,6 +436,21 @@ def _reads_attached(value: cst.BaseExpression, matches) -> bool:
     return False
 
 
+def hands_state_to_next_call(facts, owner) -> bool:
+    """Does a method of the class (`owner`, a ClassFacts) build a `self.` attribute on its previous value in
+    grad mode, with nothing that starts it over first in that method (`out, self.hidden = self.lstm(x,
+    self.hidden)`)? Then each call may hand its graph to the next one through the attribute: a backward
+    of the next call's output runs through this call's graph."""
+    for method in owner.methods.values():
+        function = facts.function_facts(method)
+        containers = facts.containers.of(function)
+        for update in containers.state_updates:
+            if update.builds_on_previous and facts.grad_enabled_at(function, update.statement) and \
+                    containers.reset_before(update, (), resets_in_own_methods(facts, function, update.attribute)) is None:
+                return True
+    return False
+
+
 def resets_in_own_methods(facts, function: FunctionFacts, attribute: str) -> tuple:
     """The statements of `function` that call a method of the same object (`self.reset()` at the start
     of `forward`) whose own body, outside any branch, starts `attribute` over: sets it afresh

@@ -8,6 +8,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, passed_for_parameter, root_name, unpacked_part
 from torchcopylint.analysis.autograd import ASSUMED
+from torchcopylint.analysis.containers import hands_state_to_next_call
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
@@ -95,6 +96,8 @@ class RetainGraphWorkaround(Rule):
             return None
         if graph.kept_on_self and not _only_this_call_keeps(facts, function, graph.kept_on_self, use):
             return None  # another method, or the caller, may backpropagate what is kept on `self`
+        if any(_state_handed_on(call, function, facts) for call in graph.calls):
+            return None  # a recurrent network that keeps `self.hidden`: the next call's backward runs through it
         root = use.loss
         while isinstance(root, (cst.Call, cst.Attribute, cst.Subscript)):
             if isinstance(root, cst.Attribute) and isinstance(root.value, cst.Name) and root.value.value == "self" \
@@ -219,6 +222,14 @@ def _arguments_stay_out(use: GraphUse, graph: Slice, function: FunctionFacts, fa
                 and not (inspecting and _fed_to_a_network(node, parents, function, facts)):
             return False
     return True
+
+
+def _state_handed_on(call: cst.Call, function: FunctionFacts, facts: ModuleFacts) -> bool:
+    """Is the call one of a network of the file whose methods hand their state to the next call?"""
+    func = call.func.value if isinstance(call.func, cst.Attribute) and call.func.attr.value == "forward" \
+        else call.func
+    owner = facts.built_class(func, function)
+    return owner is not None and hands_state_to_next_call(facts, owner)
 
 
 def _called_here(node: cst.Name, function: FunctionFacts) -> bool:
