@@ -838,3 +838,18 @@ def test_a_new_leaf_stored_on_self_keeps_no_graph_for_the_next_call():
     torch.manual_seed(0)
     leaf = torch.tensor(torch.rand(3) + 0.1, requires_grad=True)
     assert leaf.is_leaf and leaf.grad_fn is None  # what the rule relies on: no history behind it
+
+
+def test_the_losses_step_functions_return_after_their_backward_keep_their_graph_nodes():
+    flagged = _example("flagged", "def train_discriminator(real):")
+    assert [d.code for d in lint_source(flagged.source, "<x>")] == ["TCL007"] * 4
+    namespace: dict = {}
+    exec(compile(flagged.source, "<TCL007 returned losses>", "exec"), namespace)  # noqa: S102
+    # Each epoch's sum chains its five steps' graphs, and the list keeps every epoch's chain.
+    assert all(total.grad_fn is not None for total in namespace["losses_d"] + namespace["losses_g"])
+    # A step function that returns a number (or a loss it never backpropagates) is not this.
+    numbers = flagged.source.replace("    return loss\n", "    return loss.item()\n")
+    assert "TCL007" not in [d.code for d in lint_source(numbers, "<x>")]
+    namespace = {}
+    exec(compile(numbers, "<TCL007 returned numbers>", "exec"), namespace)  # noqa: S102
+    assert all(isinstance(total, float) for total in namespace["losses_d"])

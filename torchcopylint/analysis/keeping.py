@@ -123,6 +123,27 @@ def _cut_where_read(name: cst.Name, statement) -> bool:
     return False
 
 
+def returned_backpropagated_loss(facts, call: cst.Call, function: FunctionFacts) -> Optional[str]:
+    """The name of the loss a function of the file backpropagates and then returns as it is (`loss.backward();
+    opt.step(); return loss`, a GAN's `train_discriminator(...)`): the call's value holds that loss and its
+    graph. None when any `return` gives anything else, or the function backpropagates nothing."""
+    from torchcopylint.analysis.training import backward_calls
+
+    resolved = called_definition(facts, call, function)
+    if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0].name.value == "__init__":
+        return None
+    callee = facts.function_facts(resolved[0])
+    losses = {binding for backward in backward_calls(callee, facts) if isinstance(backward.loss, cst.Name)
+              for binding in callee.bindings_at(backward.loss)}
+    returns = [statement for statement in callee.statement_order if isinstance(statement, cst.Return)]
+    names = {statement.value.value for statement in returns if isinstance(statement.value, cst.Name)}
+    if not losses or not returns or len(names) != 1 or not all(
+            isinstance(statement.value, cst.Name) and callee.bindings_at(statement.value)
+            and callee.bindings_at(statement.value) <= losses for statement in returns):
+        return None
+    return names.pop()
+
+
 def called_definition(facts, call: cst.Call, function: FunctionFacts):
     """(the FunctionDef the call runs, its label) for a function or method of the file, a class of
     the file (its `__init__`), an object of a class of the file called (its `forward` or

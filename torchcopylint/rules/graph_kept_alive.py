@@ -16,6 +16,7 @@ from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, 
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
+from torchcopylint.analysis.keeping import returned_backpropagated_loss
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
@@ -55,7 +56,7 @@ class GraphKeptAlive(Rule):
             reported: set = set()
             backwards = backward_calls(function, facts)
             evaluated = eval_mode_switches(function)
-            if backwards or evaluated:
+            if backwards or evaluated or _sums_returned_losses(facts, function):
                 for finding in self._loop_accumulations(facts, function, backwards, evaluated):
                     reported.add(finding.node)
                     yield finding
@@ -286,6 +287,14 @@ FRAMEWORK_NO_GRAD_METHODS = frozenset({"validation_step", "test_step", "predict_
                                        "on_test_batch_end", "on_predict_batch_end"})
 
 
+def _sums_returned_losses(facts: ModuleFacts, function: FunctionFacts) -> bool:
+    """Does the function accumulate what a function of the file returns after backpropagating it
+    (`loss_d += train_discriminator(real)`)? Its training runs in the callee."""
+    return any(type(accumulation.value) is cst.Call
+               and returned_backpropagated_loss(facts, accumulation.value, function) is not None
+               for accumulation in facts.containers.of(function).accumulations)
+
+
 def _accumulator_key(accumulation: Accumulation) -> str:
     """What `--verify` measures after the statement: the local name that holds the values (`log` for
     `log["train"]`), or the module state (`self.history`)."""
@@ -510,6 +519,11 @@ class _LoopFacts:
                                                  f"{self.facts.line_of(inner.statement)}) and holds the graph of "
                                                  f"every value it summed: {graph.reason}",
                                      summed_at=graph.summed_at or inner)
+        if type(value) is cst.Call:
+            returned = returned_backpropagated_loss(self.facts, value, function)
+            if returned is not None:  # `loss_d += train_discriminator(real)`, which returns its loss
+                return Graph(FREED[0], f"`{_one_line(self.facts, value.func)}()` returns `{returned}`, the loss it "
+                                       f"backpropagated, {FREED[1]}")
         # A network of unknown class (a `model` argument, a loaded one) counts, with the assumption
         # that it has trainable parameters stated in the message.
         origin = self.facts.autograd.carries_graph(value, function, statement, ASSUMED)
