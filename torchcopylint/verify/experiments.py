@@ -3229,7 +3229,8 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
     """`not reached` from an experiment whose flagged line never ran in any setting; every verdict
     and reason ends with what stood in (verify/script.py). An experiment that did not decide because
     the code failed to reshape a stand-in batch (`imgs.view(-1, 784)` on 3x64x64 samples) is tried
-    again with data shaped for that reshape."""
+    again with data shaped for that reshape; one whose flagged line no run reached on batches cut small,
+    with batches of the size the code asks for."""
     def run(job: Job) -> Outcome:
         guards = _guarding_attributes(job)
         script.begin(source=job.source, guards=guards)
@@ -3237,10 +3238,12 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
             last = attempt == RESHAPE_TRIES - 1
             try:
                 outcome = experiment(job)
-                if outcome.status in ("confirmed", "refuted") or last or not script.learn_from(outcome.evidence):
+                if outcome.status in ("confirmed", "refuted") or last or not (
+                        script.learn_from(outcome.evidence)
+                        or outcome.status == "not reached" and script.full_batches_next()):
                     return script.with_stand_ins(outcome)
             except NotReached as reason:
-                if last or not script.learn_from(str(reason)):
+                if last or not (script.learn_from(str(reason)) or script.full_batches_next()):
                     return script.with_stand_ins(not_reached(str(reason)))
             except CannotRun as reason:
                 if last or not script.learn_from(str(reason)):

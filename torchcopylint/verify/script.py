@@ -190,6 +190,17 @@ def learn_from(text: str) -> bool:
     return False
 
 
+def full_batches_next() -> bool:
+    """After a try that never reached the flagged line with batches cut small: the next try takes the
+    size the code asks for (a loop that skips every batch of another size, `if imgs.shape[0] !=
+    args.batch_size: continue`, runs on those). False when the batches were not cut, or already full."""
+    global _full_batches
+    if _full_batches or not any(plan.cut for plan in (*_log.plans, *_log.function_plans)):
+        return False
+    _full_batches = True
+    return True
+
+
 def stood_in() -> str:
     """What stood in during the diagnosis's runs, for its evidence ("" when nothing did)."""
     items = []
