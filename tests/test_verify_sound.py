@@ -515,6 +515,9 @@ def test_one_caller_s_values_refute_nothing_another_caller_s_confirm():
     from torchcopylint.verify.inputs import CannotRun
     from torchcopylint.verify.reach import Outcome
 
+    class OutOfTime(BaseException):
+        pass
+
     def decided(*verdicts):
         tried = []
 
@@ -524,6 +527,8 @@ def test_one_caller_s_values_refute_nothing_another_caller_s_confirm():
                 raise CannotRun(f"call {choice} could not run")
             if verdicts[choice] == "crash":
                 raise ValueError("the arguments did not fit")
+            if verdicts[choice] == "out of time":
+                raise OutOfTime()
             return Outcome(verdicts[choice], f"call {choice}")
         try:
             outcome = decided_over_call_sites(decide, len(verdicts), CannotRun)
@@ -539,6 +544,8 @@ def test_one_caller_s_values_refute_nothing_another_caller_s_confirm():
     assert decided(None, "confirmed") == ("confirmed", "call 1", [0, 1])
     assert decided("confirmed", "refuted") == ("confirmed", "call 0", [0])  # a confirmation needs no more
     assert decided("refuted") == ("refuted", "call 0", [0])
+    # A later call that runs out of time (or uses a missing package) leaves the first call's verdict.
+    assert decided("refuted", "out of time") == ("refuted", "call 0", [0, 1])
     # A bounded number of calls: each try has its own time limit.
     many = ("refuted",) * (MOST_CALL_SITES + 2)
     assert decided(*many)[2] == list(range(MOST_CALL_SITES))

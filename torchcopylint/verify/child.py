@@ -81,7 +81,9 @@ def decided_over_call_sites(decide, site_count: int, cannot_run):
         for choice in range(1, min(site_count, MOST_CALL_SITES)):
             try:
                 other = decide(choice)
-            except Exception:  # noqa: BLE001 - this call's arguments did not run: the others still count
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001 - this call's run failed or ran out of time: the first one's stands
                 continue
             if other.status == "confirmed":
                 return other
