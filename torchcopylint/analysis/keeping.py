@@ -24,6 +24,7 @@ from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.graphs import DETACHING_BUILTINS, DETACHING_METHODS
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.torchnames import dotted_name
+from torchcopylint.analysis.training import backward_calls
 
 # torch functions whose result shares its first argument's memory.
 ALIASING_FUNCTIONS = frozenset(
@@ -127,8 +128,6 @@ def returned_backpropagated_loss(facts, call: cst.Call, function: FunctionFacts)
     """The name of the loss a function of the file backpropagates and then returns as it is (`loss.backward();
     opt.step(); return loss`, a GAN's `train_discriminator(...)`): the call's value holds that loss and its
     graph. None when any `return` gives anything else, or the function backpropagates nothing."""
-    from torchcopylint.analysis.training import backward_calls
-
     resolved = called_definition(facts, call, function)
     if resolved is None or not isinstance(resolved[0], cst.FunctionDef) or resolved[0].name.value == "__init__":
         return None
