@@ -441,12 +441,14 @@ def hands_state_to_next_call(facts, owner) -> bool:
     grad mode, with nothing that starts it over first in that method (`out, self.hidden = self.lstm(x,
     self.hidden)`)? Then each call may hand its graph to the next one through the attribute: a backward
     of the next call's output runs through this call's graph."""
-    for method in owner.methods.values():
+    for name, method in owner.methods.items():
+        if name == "__init__":
+            continue  # it runs once per object
         function = facts.function_facts(method)
         containers = facts.containers.of(function)
         for update in containers.state_updates:
-            if update.builds_on_previous and facts.grad_enabled_at(function, update.statement) and \
-                    containers.reset_before(update, (), resets_in_own_methods(facts, function, update.attribute)) is None:
+            if update.builds_on_previous and facts.grad_enabled_at(function, update.statement) and containers.reset_before(
+                    update, frozenset(), resets_in_own_methods(facts, function, update.attribute)) is None:
                 return True
     return False
 
