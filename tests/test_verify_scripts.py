@@ -317,6 +317,41 @@ def test_a_dataset_class_of_a_sibling_module_that_computes_its_samples_runs_as_w
     assert [site.target for site in rewrite_data(source).sites] == ["sketches"]
 
 
+def test_a_dataset_class_of_a_sibling_module_that_reads_files_is_one_stand_in_dataset(tmp_path, monkeypatch):
+    # A CAAE's training script (fresh67): `dataset = GetDataset()`, then `train_test_split(dataset)` and
+    # loaders over the parts. The class reads images: a stand-in dataset, indexed and sized as one (the
+    # loaders a data function returns are neither).
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    (tmp_path / "load_dataset.py").write_text(textwrap.dedent("""\
+        from glob import glob
+
+        from PIL import Image
+        from torch.utils.data import Dataset
+
+        class GetDataset(Dataset):
+            def __init__(self):
+                self.images = sorted(glob("data/*.png"))
+
+            def __len__(self):
+                return len(self.images)
+
+            def __getitem__(self, item):
+                return Image.open(self.images[item]), 0
+
+        def get_loaders(batch_size):
+            return None
+    """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = ("from load_dataset import GetDataset\nfrom sklearn.model_selection import train_test_split\n"
+              "dataset = GetDataset()\ntrain, test = train_test_split(dataset, test_size=0.3)\n")
+    sites = rewrite_data(source).sites
+    assert [(site.target, site.kind) for site in sites] == [("dataset", "dataset"), ("train, test", "split")]
+    dataset = DataPlan(list(sites)).make(0, None, None)
+    assert len(dataset) > 0 and dataset[0] is not None
+
+
 def test_a_loader_kept_on_the_object_and_looped_through_a_progress_bar_serves_what_the_loop_takes():
     # A course GAN template: the loader is built in one method and kept (`self.dataloader = ...`), and
     # another loops `for i, data in enumerate(progress_bar)` over `progress_bar = tqdm(self.dataloader)`,
@@ -2696,3 +2731,11 @@ def test_a_helper_two_scripts_call_is_confirmed_through_the_call_that_shows_it(s
         for part in ("with the arguments the top-level call at homework_q2.py, line 20 passes",
                      "`torch.jit.ScriptModule` and its `@torch.jit.script_method` methods ran as Python"):
             assert part in verdict.evidence, verdict.evidence
+
+
+def test_a_loop_that_skips_batches_of_another_size_runs_on_the_size_it_asks_for(scripts_verified):
+    # `if imgs.shape[0] != args.batch_size: continue` skips every stand-in batch cut small: no run reached
+    # the generator, so the experiment tries again on batches of the 64 samples the script asks for.
+    verdict = _verdict(scripts_verified, "sized_batches_gan.py", "fake_loss = loss(discriminator(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "4 batches of 64 random samples 1x28x28" in verdict.evidence, verdict.evidence
