@@ -209,6 +209,9 @@ def _stands_in_for(path) -> bool:
     """Is the file one of those a made-up one stands in for: an image, a text, one of MNIST's files?"""
     name = os.fspath(path).lower()
     return name.endswith(images.IMAGE_SUFFIXES + TEXT_SUFFIXES) or images.MNIST_IDX.search(name) is not None
+
+
+# Common English words, of which made-up text is strung.
 WORDS = ("the", "of", "and", "to", "in", "a", "that", "is", "was", "he", "for", "it", "with", "as", "his", "on",
          "be", "at", "by", "i", "this", "had", "not", "are", "but", "from", "or", "have", "an", "they", "which",
          "one", "you", "were", "her", "all", "she", "there", "would", "their", "we", "him", "been", "has", "when")
