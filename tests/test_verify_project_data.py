@@ -1,7 +1,8 @@
 """`--verify` where what the code needs lives elsewhere in the project or on the author's machine.
 
 - Data made by a function of a sibling module: a DataLoader over what it returned (unpacked), and
-  a maker given a transform that says only the channels, take the sample shape from its code.
+  a maker given a transform that says only the channels, take the sample shape from its code; a
+  DataLoader over a dataset of a missing torchvision made at run time takes its transform's size.
 - A folder of the author's photographs that is not here, read one by one with a missing OpenCV.
 - A tensor the script sized for its real images beside the stand-in ones: their side learnt.
 - A class the file defines twice: the flagged (earlier) one is the one built.
@@ -66,6 +67,10 @@ def _verdict(verified, name: str, text: str, code: str):
 CONFIRMED = [
     # A DataLoader over what a sibling module's data function returned (unpacked) has its samples.
     ("cgan_split.py", "criterion(D(fake, labels), torch.zeros", "TCL003", ["samples 1x64x64"], ("torchvision",)),
+    # A loader over MNIST made at run time (torchvision and the DataLoader imported with `*` from a module of
+    # the project) has the side its transform's `Resize` gives (fresh68's WGAN-GP notebook, whose critic's
+    # instance norm refused 28-pixel images).
+    ("star_resized.py", "loss_critic = -(critic(real).mean()", "TCL003", ["samples 1x64x64"], ("torchvision",)),
     # A transform that says only the channels leaves the size to the maker's dataset.
     ("cgan_maker.py", "d_loss = D(torch.cat((fake", "TCL003", ["samples 1x28x28"], ("torchvision",)),
     # A missing folder of photographs, read one by one with a missing OpenCV.

@@ -32,7 +32,8 @@ from torchcopylint.verify import arrays, images, importing, samples, tables
 from torchcopylint.verify.absent import unread_data
 from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
 from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_FUNCTION, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
-                                              SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite, known_dataset,
+                                              SIZE_TRANSFORMS, SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite,
+                                              known_dataset,
                                               made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
@@ -203,11 +204,13 @@ class DataPlan:
             return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
         return StandInLoader(self, site, size_of_batch, image_size, requested)
 
-    def loader_over_absent_data(self, line: int, over: str, batch_size: Any, module: str = "") -> "StandInLoader":
+    def loader_over_absent_data(self, line: int, over: str, batch_size: Any, module: str = "",
+                                image_size: Any = None) -> "StandInLoader":
         """Stand-in batches for a DataLoader the rewrite could not see to be one over files (its dataset
-        made in another module), found at run time to iterate data that is not here (`over`). `module`:
-        the project module that made it, when not the run's own code (its loader is this run's: the
-        next run imports it anew, `forget_modules`)."""
+        made in another module), found at run time to iterate data that is not here (`over`), sized by
+        `image_size` (what its transform's `Resize` was given). `module`: the project module that made
+        it, when not the run's own code (its loader is this run's: the next run imports it anew,
+        `forget_modules`)."""
         if module:
             self.loaders_made_in.add(module)
         index = FIRST_RUNTIME_SITE + len([i for i in self.sites if i >= FIRST_RUNTIME_SITE])
@@ -216,7 +219,7 @@ class DataPlan:
         self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
                                      known=known_dataset(known),
                                      layout_in_use=self.runtime_layout)
-        return self.make(index, batch=lambda: batch_size)
+        return self.make(index, batch=lambda: batch_size, size=lambda: image_size)
 
     def _made_by_function(self, site: DataSite, hints: dict) -> tuple[DataSite, Any]:
         """Data made by a function of another module (`trainloader = utils.load_data(bs, img_size)`): what
@@ -589,7 +592,8 @@ def loaders_over_absent_data() -> None:
             return object.__new__(cls)
         batch_size = args[1] if len(args) > 1 else kwargs.get("batch_size", 1)
         made_in = caller.f_globals.get("__name__", "") if caller is not frame else ""
-        return frame.f_globals[LOADER_HELPER](frame.f_lineno, absent, batch_size, made_in)
+        return frame.f_globals[LOADER_HELPER](frame.f_lineno, absent, batch_size, made_in,
+                                              _transformed_size(dataset))
 
     new.stands_in = True
     DataLoader.__new__ = new
@@ -608,6 +612,30 @@ def _absent_data(dataset: Any) -> Optional[str]:
     except Exception:  # noqa: BLE001 - a dataset whose length fails: it is left as written
         return None
     return type(dataset).__name__ if empty else None
+
+
+def _transformed_size(dataset: Any) -> Any:
+    """The image size a no-op dataset's transform resizes or crops to (`datasets.MNIST(root,
+    transform=transforms.Compose([transforms.Resize(64), ...]))` with torchvision missing: 64), as the
+    static rewrite reads it where it sees the dataset made (the last step that sizes the image:
+    `Resize(IMAGE_SIZE + 2)`, then `CenterCrop(IMAGE_SIZE)`)."""
+    from torchcopylint.verify.noops import Composed, NoOp
+
+    def arguments(value: Any) -> tuple:
+        return getattr(value, "_arguments", ((), {})) if isinstance(value, NoOp) else ((), {})
+
+    given_args, given_kwargs = arguments(dataset)
+    made = [given_kwargs.get("transform"), *given_args]
+    transform = next((value for value in made if isinstance(value, (Composed, NoOp))), None)
+    steps = transform.transforms if isinstance(transform, Composed) else [transform]
+    size = None
+    for step in steps:
+        name = object.__getattribute__(step, "_name").rsplit(".", 1)[-1] if isinstance(step, NoOp) else ""
+        step_args, step_kwargs = arguments(step)
+        wanted = step_args[0] if step_args else step_kwargs.get("size")
+        if name.endswith("()") and name[:-2] in SIZE_TRANSFORMS and wanted is not None:
+            size = wanted
+    return size
 
 
 def _evaluate(make: Optional[Callable]) -> Any:

@@ -171,7 +171,11 @@ class NoOp:
             # transform stands in as the identity on a tensor or a picture, which keeps the batch a batch
             # for the network after it, and the picture one for the conversion after it.
             return args[0]
-        return NoOp(f"{self._name}()")
+        made = NoOp(f"{self._name}()")
+        # What it was made with, for what reads it at run time: the `Resize(64)` of a dataset's
+        # transform sizes the stand-in batches of a loader over it (verify/batches.py).
+        object.__setattr__(made, "_arguments", (args, kwargs))
+        return made
 
     def __setattr__(self, attribute, value):
         return None
