@@ -1208,18 +1208,24 @@ class _SiteFinder:
                 if isinstance(sub, ast.Name) and sub.id not in followed:
                     followed.add(sub.id)
                     looked += self._values_of(sub.id, call.lineno)
+        sized_in = None  # the list of transforms the size was read from
         for node in looked:
+            pipeline_of = {id(step): id(steps) for steps in ast.walk(node) if isinstance(steps, (ast.List, ast.Tuple))
+                           for step in steps.elts}
             for sub in ast.walk(node):
                 if not isinstance(sub, ast.Call):
                     continue
                 name = (_dotted(sub.func) or "").rsplit(".", 1)[-1]
                 if known is None and sub is not call:
                     known, called = known_dataset(name), name
-                if name in SIZE_TRANSFORMS and (size is None or name in CROP_TRANSFORMS and not cropped):
-                    # A crop sets the side of what comes out, whatever a `Resize` before it made
-                    # (`Resize(IMAGE_SIZE + 2)`, then `CenterCrop(IMAGE_SIZE)`).
+                if name in SIZE_TRANSFORMS and (size is None or name in CROP_TRANSFORMS and not cropped
+                                                or sized_in is not None and pipeline_of.get(id(sub)) == sized_in):
+                    # The last step of a pipeline that sizes the image sets the side of what comes out
+                    # (`Resize(IMAGE_SIZE + 2)`, then `CenterCrop(IMAGE_SIZE)`; `CenterCrop(108)`, then
+                    # `Scale(64)`); elsewhere a crop does, whatever a `Resize` of another pipeline made.
                     size = _argument(sub, 0, "size")
                     cropped = name in CROP_TRANSFORMS
+                    sized_in = pipeline_of.get(id(sub))
                 elif name == "Grayscale":
                     wanted = _argument(sub, 0, "num_output_channels")
                     channels = wanted.value if isinstance(wanted, ast.Constant) and wanted.value in (1, 3) else 1
