@@ -1159,6 +1159,46 @@ def _verdict(verified, name: str, text: str, code: str, hand_made: bool = False)
     return verdict
 
 
+def test_an_object_the_script_builds_with_its_defaults_is_trained_on_the_script_s_loader(scripts_verified):
+    # `dcgan = DCGAN()` passes nothing: the object is still built as the script builds it, and its
+    # `train` gets the script's loader (fresh68's DCGAN notebook ran on stand-ins that did not fit). The
+    # top-level `dcgan.train(trainloader, epochs=50)` itself never runs (no marker: test_..._markers).
+    verdict = _verdict(scripts_verified, "gan_object_defaults.py", "loss_func(self.D(fake)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_object_defaults.py")]
+    built, called = line_of(source, "dcgan = DCGAN()"), line_of(source, "dcgan.train(trainloader")
+    for part in (f"the object built by the top-level call at line {built}, the method given what the top-level "
+                 f"call at line {called} passes", "random samples 3x64x64"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+def test_a_method_that_trains_is_never_carried_for_what_it_is_given():
+    # `dcgan.train(trainloader)` may change the loader a function reads, but it is the training run.
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        import torch
+        loader = torch.utils.data.DataLoader(list(range(8)), batch_size=2)
+        loader.dataset.append(8)
+
+        class GAN:
+            def train(self, data):
+                for x in data:
+                    self.opt.step()
+
+        def evaluate(data):
+            return sum(len(x) for x in data)
+
+        gan = GAN()
+        gan.train(loader)
+        evaluate(loader)
+    """)
+    kept = [line for line in function_text(source, frozenset({"evaluate"}), frozenset({"loader"})).text.splitlines()
+            if line.strip()]
+    assert "loader.dataset.append(8)" in kept, kept
+    assert "gan.train(loader)" not in kept, kept
+
+
 def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confirmed(scripts_verified):
     # apex is not installed: its amp runs in full precision. The first sample shape tried (3x64x64) does
     # not fit the network's linear layer: the next try takes the next shape. Every stand-in batch holds

@@ -796,7 +796,7 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
         # (its data unread, `ori_data[0]` of a statement that could not run): the experiment goes on
         # with stand-ins from use, and says why the call's values were not used.
         return None, f"{site.described} could not be made: {type(error).__name__}: {str(error)[:140]}"
-    if not made.values:
+    if not made.values and site.arguments:
         name, why = next(iter(made.failed.items()), ("", "nothing to pass"))
         return None, (f"{site.described} passes nothing the experiment could make"
                       + (f": `{name}`: {why}" if name else ""))
@@ -806,7 +806,9 @@ def _from_call_site(job: Job, namespace: dict, tree: ast.Module, names: list, an
         node = node if node is not None else standins.function_node(tree, None, job.target.function_name)
         found = standins.settings_for(node, rest, annotations, job.device, roles, tree=tree)
         found = projectnets.with_project_networks(found, node, tree, namespace, job)[0]
-    text = f"the arguments {site.described} passes ({made.shown_in_order(site)})"
+    # A call that passes nothing (`dcgan = DCGAN()`) builds with the defaults, as the script does.
+    text = f"the arguments {site.described} passes ({made.shown_in_order(site)})" if site.arguments else \
+        f"{site.described}, which passes no arguments"
     if rest:
         why = "; ".join(f"`{name}`: {made.failed[name]}" for name in rest if name in made.failed)
         text += f", stand-ins for {', '.join(f'`{name}`' for name in rest)}" + (f" ({why})" if why else "")

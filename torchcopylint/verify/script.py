@@ -1086,7 +1086,8 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     training = _training_functions(definitions)
     avoided = (set(roots) - set(built)) | training | set(avoided)
-    candidates = [node for node in statements if _may_carry(node, avoided)]
+    training_methods = _training_methods(definitions)
+    candidates = [node for node in statements if _may_carry(node, avoided, training_methods)]
     touched = {id(node): _binds(node) | changed_names(node, tree.body) for node in candidates}
     scopes = {child.get_name(): child for child in table.get_children()}
     names = set(roots)
@@ -1147,9 +1148,20 @@ def _training_functions(definitions: dict) -> set[str]:
         training |= more
 
 
-def _may_carry(node: ast.stmt, avoided: set[str]) -> bool:
+def _training_methods(definitions: dict) -> set[str]:
+    """The names of the file's classes' methods that train (a backward, an optimizer step)."""
+    methods = [method for node in definitions.values() if isinstance(node, ast.ClassDef)
+               for method in node.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return {method.name for method in methods
+            if any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                   and sub.func.attr in ("backward", "step") for sub in ast.walk(method))}
+
+
+def _may_carry(node: ast.stmt, avoided: set[str], training_methods: set[str] = frozenset()) -> bool:
     """A module-level statement a function's experiment may run for the names it binds: no definition
-    or import (the snippet has those), no loop, no call of the function itself or of a training function."""
+    or import (the snippet has those), no loop, no call of the function itself or of a training function,
+    nor of a method that trains on an object (`dcgan.train(trainloader, epoch=50)`, which would change
+    the loader it is given)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
         return False
     for sub in ast.walk(node):
@@ -1158,6 +1170,9 @@ def _may_carry(node: ast.stmt, avoided: set[str]) -> bool:
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in avoided:
             return False
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("input", "exit", "quit"):
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in training_methods \
+                and isinstance(sub.func.value, ast.Name):
             return False
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and (
                 sub.func.attr in ("fit", "fit_generator") or
