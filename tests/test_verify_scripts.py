@@ -1166,9 +1166,21 @@ def test_an_object_the_script_builds_with_its_defaults_is_trained_on_the_script_
     verdict = _verdict(scripts_verified, "gan_object_defaults.py", "loss_func(self.D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict
     source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_object_defaults.py")]
-    built, called = line_of(source, "dcgan = DCGAN()"), line_of(source, "dcgan.train(trainloader")
+    built, called = line_of(source, "dcgan = DCGAN()", 2), line_of(source, "dcgan.train(trainloader")
     for part in (f"the object built by the top-level call at line {built}, the method given what the top-level "
                  f"call at line {called} passes", "random samples 3x64x64"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+def test_an_experiment_that_fails_on_images_too_small_for_the_network_learns_their_side_and_tries_again(
+        scripts_verified):
+    # TCL011 without a fix (the penalty reads the fake too): its experiment raised the critic's own error
+    # (an instance norm on what 64-pixel images leave) where TCL003's learned the side (fresh67's WGAN-GP
+    # notebooks).
+    verdict = _verdict(scripts_verified, "wgan_large_faces.py", "loss_critic.backward(retain_graph=True)", "TCL011")
+    assert verdict.status == "confirmed", verdict
+    for part in ("the retained graph still held", "random samples 3x128x128",
+                 "an earlier run's network found 64-pixel images too small"):
         assert part in verdict.evidence, verdict.evidence
 
 
