@@ -3250,6 +3250,10 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
             except CannotRun as reason:
                 if last or not script.learn_from(str(reason)):
                     raise CannotRun(script.explain_failure(str(reason))) from reason
+            except Exception as error:  # noqa: BLE001 - the code's own error, out of an experiment that runs it
+                # (a critic's instance norm on what 32-pixel stand-in images leave: larger ones next)
+                if last or not script.learn_from(f"{type(error).__name__}: {error}"):
+                    raise
             script.begin(keep_learned=True, source=job.source, guards=guards)
         raise CannotRun("no try of the experiment decided")  # not reached: the last try returns or raises
     run.__name__ = experiment.__name__
