@@ -400,6 +400,27 @@ def test_the_last_step_of_the_transforms_that_sizes_the_image_sets_the_side_of_t
     assert plan.namespace["images"].shape[-2:] == (side, side)
 
 
+def test_a_loader_over_datasets_joined_together_has_the_side_their_transforms_resize_to():
+    # fresh67's WGAN-GP notebook on SVHN's three splits: the loader reads `dataset`, which joins datasets
+    # made with `transforms`, which resizes to IMAGE_SIZE: three steps back from the loader's call.
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        import torch
+        import torchvision.datasets as datasets
+        import torchvision.transforms as transforms
+        from torch.utils.data import DataLoader
+        IMAGE_SIZE = 64
+        transforms = transforms.Compose([transforms.Resize(IMAGE_SIZE), transforms.ToTensor()])
+        train_dataset = datasets.SVHN(root="svhn/", split="train", transform=transforms, download=True)
+        test_dataset = datasets.SVHN(root="svhn/", split="test", transform=transforms, download=True)
+        dataset = torch.utils.data.ConcatDataset([train_dataset, test_dataset])
+        loader = DataLoader(dataset, batch_size=64, shuffle=True)
+    """)
+    [loader] = [site for site in rewrite_data(source).sites if site.kind == "loader"]
+    assert (loader.known, loader.size_text) == ("SVHN", "IMAGE_SIZE")
+
+
 def test_a_script_that_picks_its_data_by_a_setting_reads_each_branch_own_transforms():
     from torchcopylint.verify.datasites import rewrite_data
 

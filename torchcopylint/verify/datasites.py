@@ -1199,12 +1199,14 @@ class _SiteFinder:
                     over = over or earlier.callee
                 looked += self._values_of(sub.id, call.lineno)
         # Through the names those values read, a few steps back: `trainset, validset =
-        # random_split(trainvalid, ...)` over `trainvalid = torchvision.datasets.SVHN(...)`.
+        # random_split(trainvalid, ...)` over `trainvalid = torchvision.datasets.SVHN(...)`; what is
+        # appended is read in turn (`ConcatDataset([train, test])` over `train = datasets.SVHN(...,
+        # transform=transforms)`, over `transforms = transforms.Compose([transforms.Resize(64), ...])`).
         followed = {sub.id for sub in ast.walk(call) if isinstance(sub, ast.Name)}
-        for node in looked[1:]:
-            if len(looked) > MAX_LOOKED:
-                break
-            for sub in ast.walk(node):
+        position = 1
+        while position < len(looked) <= MAX_LOOKED:
+            position += 1
+            for sub in ast.walk(looked[position - 1]):
                 if isinstance(sub, ast.Name) and sub.id not in followed:
                     followed.add(sub.id)
                     looked += self._values_of(sub.id, call.lineno)
