@@ -2682,6 +2682,39 @@ def test_a_program_function_s_parser_gets_its_options_before_parsing_them():
     assert evaluate(site, {"argparse": argparse}).values["args"].z_dim == 100
 
 
+def test_a_program_function_s_branches_that_only_assign_run_whole_for_the_names_they_bind():
+    # `if args.t: bsize = 2` / `else: bsize = args.batch_size` before the loader built with `bsize` (fresh69's
+    # GAN homework: the loader was never made, and the step ran on a stand-in tensor); a branch that
+    # calls a function of the file (which may train) is not run, and what it binds is not made.
+    from torchcopylint.verify.topcalls import evaluate, top_level_calls
+
+    definition = "def train(loader, model):\n    return loader, model\n"
+    script = textwrap.dedent("""\
+        import types
+
+
+        def main():
+            args = types.SimpleNamespace(t=False, batch_size=64)
+            if args.t:
+                bsize = 2
+            elif args.batch_size > 128:
+                bsize = 128
+            else:
+                bsize = args.batch_size
+            if args.t:
+                model = fit_first()
+            else:
+                model = build()
+            train(list(range(bsize)), model)
+    """)
+    [site] = top_level_calls(script, "train", definition)
+    import types
+
+    made = evaluate(site, {"types": types})
+    assert len(made.values["loader"]) == 64
+    assert "model" not in made.values and "model" in made.failed
+
+
 def test_an_episode_s_environment_steps_are_collected_whole_and_a_vector_environment_steps_its_copies():
     # `while not done: ... env.step(action)`, an episode, is no training loop (fresh60's PPO scripts: cut to
     # one step, each update's batch held no sample, and an empty graph "refuted" a right TCL011);

@@ -563,6 +563,12 @@ def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, every
             for block in (getattr(statement, "body", []), getattr(statement, "orelse", []),
                           *(handler.body for handler in getattr(statement, "handlers", []))):
                 yield from _calls_in(block, function_name, loops, tuple(earlier), everywhere, makers)
+            if (loops or everywhere) and _assigns_by_branch(statement, makers):
+                # `if args.t: bsize = 2` / `else: bsize = args.batch_size`: run whole, the branch the
+                # program's own values take binds the name.
+                names = tuple(dict.fromkeys(n.id for n in ast.walk(statement)
+                                            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)))
+                earlier.append((names, ast.unparse(statement), statement.lineno, True))
             continue
         for node in ast.walk(statement):
             if isinstance(node, ast.Call) and _callee(node.func) == function_name:
@@ -576,6 +582,15 @@ def _calls_in(body: list, function_name: str, loops: tuple, before: tuple, every
             # `parser.add_argument("--z_dim", ...)` after `parser = argparse.ArgumentParser()`: it binds
             # nothing, and what `parser.parse_args()` gives later depends on it.
             earlier.append(((), ast.unparse(statement), statement.lineno, True))
+
+
+def _assigns_by_branch(statement: ast.stmt, makers: frozenset) -> bool:
+    """An `if` whose branches only assign plain values (nested `if`s alike), on a plain test."""
+    if not isinstance(statement, ast.If) or not _plain_value(statement.test, makers):
+        return False
+    branches = [*statement.body, *statement.orelse]
+    return all(isinstance(branch, ast.Assign) and _plain_assignment(branch, makers)
+               or _assigns_by_branch(branch, makers) for branch in branches)
 
 
 def _completes(statement: ast.stmt, earlier: list, makers: frozenset) -> bool:
