@@ -86,6 +86,24 @@ def _transformers_standin() -> types.ModuleType:
     return module
 
 
+def _lightning_standin() -> types.ModuleType:
+    """What the TCL009 page's Lightning example uses of `pytorch_lightning` (which need not be installed):
+    a LightningModule is a torch module, and the trainer's validation runs each `validation_step` with
+    grad mode off, as Lightning's evaluation loop does."""
+    module = types.ModuleType("pytorch_lightning")
+
+    class Trainer:
+        def validate(self, model, dataloaders):
+            with torch.no_grad():
+                return [model.validation_step(batch, index) for index, batch in enumerate(dataloaders)]
+
+    module.LightningModule, module.Trainer = torch.nn.Module, Trainer
+    return module
+
+
+STANDINS = {"transformers": _transformers_standin, "pytorch_lightning": _lightning_standin}
+
+
 def _run(code: str, example: Example, messages: list | None = None) -> list[str]:
     """Execute the example as a module of its own; the warnings it gave (also put in `messages`,
     which keeps them when the example raises)."""
@@ -93,9 +111,10 @@ def _run(code: str, example: Example, messages: list | None = None) -> list[str]
     compiled = compile(example.source, _filename(code, example), "exec")
     namespace = {"__name__": f"{code.lower()}_example_L{example.line}", "__builtins__": __builtins__}
     torch.manual_seed(0)
-    saved = sys.modules.get("transformers")
-    if "from transformers import" in example.source:
-        sys.modules["transformers"] = _transformers_standin()
+    used = [name for name in STANDINS if f"from {name} import" in example.source or f"import {name}" in example.source]
+    saved = {name: sys.modules.get(name) for name in used}
+    for name in used:
+        sys.modules[name] = STANDINS[name]()
     with warnings.catch_warnings(record=True) as caught, torch.enable_grad():
         warnings.simplefilter("always")
         try:
@@ -103,10 +122,11 @@ def _run(code: str, example: Example, messages: list | None = None) -> list[str]
         finally:
             torch.set_grad_enabled(True)
             messages.extend(str(w.message) for w in caught)
-            if saved is not None:
-                sys.modules["transformers"] = saved
-            else:
-                sys.modules.pop("transformers", None)
+            for name, module in saved.items():
+                if module is not None:
+                    sys.modules[name] = module
+                else:
+                    sys.modules.pop(name, None)
     return messages
 
 

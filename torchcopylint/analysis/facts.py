@@ -50,6 +50,9 @@ BACKWARD_HOOK_REGISTRARS = frozenset({"register_backward_hook", "register_full_b
                                       "register_post_accumulate_grad_hook"})
 BUILTIN_NAMES = frozenset(dir(builtins))
 PANDAS_TABLES = frozenset({"pandas.DataFrame", "pandas.Series"})
+# Methods that training frameworks run under no-grad themselves (Lightning, Ignite evaluators).
+FRAMEWORK_NO_GRAD_METHODS = frozenset({"validation_step", "test_step", "predict_step", "on_validation_batch_end",
+                                       "on_test_batch_end", "on_predict_batch_end"})
 
 
 class ModuleFacts(CalleeEffects, Callees):
@@ -692,12 +695,15 @@ class ModuleFacts(CalleeEffects, Callees):
 
     def grad_enabled_at(self, function: FunctionFacts, statement: cst.CSTNode) -> bool:
         """Is grad mode on when `statement` runs? Off under no_grad/inference_mode (blocks and
-        decorators) and in functions that every call in this file makes under no-grad."""
+        decorators), in the methods a training framework runs under no-grad itself (Lightning's
+        `validation_step`), and in functions that every call in this file makes under no-grad."""
         mode = function.grad_mode.get(statement)
         if mode is not None:
             return mode
         if function.decorated_grad_enabled is not None:
             return function.decorated_grad_enabled
+        if function.class_name is not None and function.name in FRAMEWORK_NO_GRAD_METHODS:
+            return False
         return not self._only_called_without_grad(function)
 
     def _only_called_without_grad(self, function: FunctionFacts) -> bool:

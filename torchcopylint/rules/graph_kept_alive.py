@@ -13,7 +13,7 @@ from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
 from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate, ends_its_loop,
                                                 reset_offered_to_callers, resets_in_own_methods,
                                                 started_over_by_every_caller)
-from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.facts import FRAMEWORK_NO_GRAD_METHODS, ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
 from torchcopylint.analysis.keeping import returned_backpropagated_loss
@@ -280,11 +280,6 @@ class GraphKeptAlive(Rule):
                 self.unsafe_fix(f"Store `{facts.code_for(fixed)}`", update.value, fixed),
                 accumulator=shown, value=facts.code_for(update.value), kept="graph chain",
             )
-
-
-# Methods that training frameworks run under no-grad themselves (Lightning, Ignite evaluators).
-FRAMEWORK_NO_GRAD_METHODS = frozenset({"validation_step", "test_step", "predict_step", "on_validation_batch_end",
-                                       "on_test_batch_end", "on_predict_batch_end"})
 
 
 def _sums_returned_losses(facts: ModuleFacts, function: FunctionFacts) -> bool:
