@@ -2431,6 +2431,37 @@ def test_generator_frozen_by_a_loop_over_its_parameters_is_silent(switch, flagge
     assert bool(tcl003(source)) is flagged, tcl003(source)
 
 
+@pytest.mark.parametrize("frozen, flagged", [
+    ("G", False),          # the whole network that holds the generator (fresh70's VAE-GAN: `G.decoder`)
+    ("G.decoder", False),
+    ("G.encoder", True),   # a sibling part: the decoder's parameters stay on
+])
+def test_a_generator_part_whose_holding_network_a_helper_freezes_is_silent(frozen, flagged):
+    source = (
+        "import torch\n"
+        "\n\n"
+        "def frozen_params(module):\n"
+        "    for p in module.parameters():\n"
+        "        p.requires_grad = False\n"
+        "\n\n"
+        "def train(G, D, batches):\n"
+        "    opt_dec = torch.optim.RMSprop(G.decoder.parameters())\n"
+        "    opt_dis = torch.optim.RMSprop(D.parameters())\n"
+        "    for noise, real in batches:\n"
+        "        fake = G.decoder(noise)\n"
+        f"        frozen_params({frozen})\n"
+        "        d_loss = D(fake).mean() - D(real).mean()\n"
+        "        opt_dis.zero_grad()\n"
+        "        d_loss.backward()\n"
+        "        opt_dis.step()\n"
+        "        g_loss = -D(G.decoder(noise)).mean()\n"
+        "        opt_dec.zero_grad()\n"
+        "        g_loss.backward()\n"
+        "        opt_dec.step()\n"
+    )
+    assert bool(tcl003(source)) is flagged, tcl003(source)
+
+
 DETACHED_SCORES = """\
 import torch
 from torch import nn

@@ -1471,14 +1471,15 @@ def _is_generator(keys: frozenset, generators: frozenset, trained: frozenset) ->
 
 
 def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order: int, backward_order: int) -> bool:
-    """Were the generator's parameters off when it ran, or switched off before the backward?"""
+    """Were the generator's parameters off when it ran, or switched off before the backward (its own, or
+    those of a module that holds it: `frozen_params(G)` for a generator `G.decoder`)?"""
     state_at_call = True
     for switch in switches:
-        if module in switch.modules and switch.order < call_order:
+        if switch.covers(module) and switch.order < call_order:
             state_at_call = switch.enabled
     if not state_at_call:
         return True
-    return any(module in s.modules and not s.enabled and call_order < s.order < backward_order for s in switches)
+    return any(s.covers(module) and not s.enabled and call_order < s.order < backward_order for s in switches)
 
 
 def _fix_breaks(call: cst.Call, argument, function: FunctionFacts, facts, window: Window) -> Optional[tuple]:

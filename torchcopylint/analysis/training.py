@@ -456,6 +456,12 @@ class GradSwitch:
     enabled: Optional[bool]
     order: int
 
+    def covers(self, key: Optional[str]) -> bool:
+        """Does the switch set the parameters of `key` (a module or a parameter): switched itself, or
+        held by a switched module (`G.decoder`, `net.fc.weight`, `layers[0]` of `G`, `net`, `layers`)?"""
+        return key is not None and any(key == module or key.startswith((module + ".", module + "["))
+                                       for module in self.modules)
+
 
 def module_key(expr: cst.BaseExpression) -> Optional[str]:
     """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`. A network held

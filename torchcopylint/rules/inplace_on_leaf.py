@@ -115,8 +115,7 @@ def _switched_off(parameter: str, switches: list, order: int) -> bool:
     (`net.requires_grad_(False)`, `net.fc.weight.requires_grad = False`)?"""
     state = True
     for switch in switches:
-        if switch.order < order and any(parameter == key or parameter.startswith((key + ".", key + "["))
-                                         for key in switch.modules):
+        if switch.order < order and switch.covers(parameter):
             state = switch.enabled
     return not state
 
