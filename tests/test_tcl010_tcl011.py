@@ -57,6 +57,38 @@ def test_workaround_reports_both_rules_and_each_names_the_other():
     assert tcl011.fix is not None and tcl011.fix.applicability is Applicability.UNSAFE
 
 
+def test_a_generator_loss_that_reads_the_discriminator_step_s_output_needs_a_call_of_its_own():
+    # SRGAN's step (fresh70): `g_loss` reuses `fake_out` of the discriminator's step. Detaching the fake
+    # batch alone would cut the generator off that loss: the advice says to call the discriminator again
+    # (and TCL011 offers no fix, as TCL003's is unsafe).
+    source = """\
+        import torch
+        from torch import nn
+
+
+        def train(netG, netD, loader, optimizerG, optimizerD):
+            bce = nn.BCELoss()
+            for real, low in loader:
+                fake_img = netG(low)
+                real_out = netD(real)
+                fake_out = netD(fake_img)
+                d_loss = bce(real_out, torch.ones_like(real_out)) + bce(fake_out, torch.zeros_like(fake_out))
+                optimizerD.zero_grad()
+                d_loss.backward(retain_graph=True)
+                optimizerD.step()
+                g_loss = bce(fake_out, torch.ones_like(fake_out)) + (fake_img - real).abs().mean()
+                optimizerG.zero_grad()
+                g_loss.backward()
+                optimizerG.step()
+    """
+    [found] = diagnostics(source, "TCL011")
+    assert "a discriminator call of its own on the undetached batch" in found.message, found.message
+    assert found.fix is None
+    # The page's workaround, whose generator loss calls the discriminator again: the plain advice.
+    [plain] = diagnostics(workaround_example(), "TCL011")
+    assert "of its own" not in plain.message and "(TCL003's fix) and drop `retain_graph=True`" in plain.message
+
+
 def test_tcl003_alone_names_no_tcl011():
     """The same step with a fresh fake batch for the generator: retain_graph serves nothing of TCL003's."""
     source = workaround_example().replace("g_loss = F.softplus(-netD(fake)).mean()",

@@ -70,13 +70,19 @@ class RetainGraphWorkaround(Rule):
             others = _other_attached_reads(fake, graph)
             also = "".join(f" and for `{_one_line(facts, call)}` (line {facts.line_of(call)}), which reads it too;"
                            for call in others)
+            # The later loss reads the discriminator's output of this step itself (`g_loss = bce(fake_out, ones)`):
+            # detached for the discriminator, that output no longer reaches the generator.
+            own_call = fake.unsafe_reason is not None and fake.unsafe_reason[1] is later.statement
+            remedy = (f"give the loss backpropagated at line {facts.line_of(later.statement)}, which reads this step's "
+                      f"discriminator output, a discriminator call of its own on the undetached batch (detaching alone "
+                      f"would cut the generator off that loss), " if own_call else "")
             message = (
                 f"`{_one_line(facts, use.call)}` keeps the discriminator step's graph alive so that the backward "
                 f"at line {facts.line_of(later.statement)} can run through the generator's output again: the "
                 f"discriminator is fed `{_one_line(facts, fake.argument)}` without `.detach()` (TCL003 at line "
                 f"{facts.line_of(fake.argument)}), so this backward also fills the generator's `.grad`, and the whole "
-                f"graph, generator included, stays in memory; detach the fake batch for the discriminator (TCL003's "
-                f"fix){also} {'then' if also else 'and'} drop `retain_graph=True`"
+                f"graph, generator included, stays in memory; {remedy}detach the fake batch for the discriminator "
+                f"(TCL003's fix){also} {'then' if also or own_call else 'and'} drop `retain_graph=True`"
             )
             return self.finding(retain_argument(use.call), message,
                                 _drop_retain_graph(use.call) if fake.detach_is_safe and not others else None,
