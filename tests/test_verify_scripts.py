@@ -2637,10 +2637,12 @@ def test_a_value_a_statement_could_not_make_on_stand_ins_stops_the_run_where_the
     assert "`fid_model` stood for" not in verdict.evidence, verdict.evidence
 
 
-def test_a_grey_dataset_keeps_its_one_channel_under_three_means_and_grayscale_says_how_many():
+def test_a_dataset_of_torchvision_keeps_its_channels_under_any_normalize_and_grayscale_says_how_many():
     # `datasets.FashionMNIST(..., transform=Normalize((0.5, 0.5, 0.5), ...))`: a CIFAR transform kept,
     # which torchvision once applied channel by channel to the grey images (fresh59's cDCGAN, whose
-    # discriminator reads one channel). `Grayscale(num_output_channels=3)` does make three.
+    # discriminator reads one channel); `datasets.CIFAR10(..., Normalize((0.5,), (0.5,)))`: one mean,
+    # broadcast over the three channels (fresh70's WGAN-GP notebook). `Grayscale(num_output_channels=3)`
+    # does make three.
     from torchcopylint.verify.datasites import rewrite_data
 
     source = textwrap.dedent("""\
@@ -2650,9 +2652,11 @@ def test_a_grey_dataset_keeps_its_one_channel_under_three_means_and_grayscale_sa
         tripled = datasets.MNIST("data", transform=transforms.Compose([
             transforms.Grayscale(num_output_channels=3), transforms.ToTensor()]))
         medical = datasets.PathMNIST("data", transform=transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5)))
+        colour = datasets.CIFAR10("data", transform=transforms.Compose([
+            transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))]))
     """)
     channels = {site.target: site.channels for site in rewrite_data(source).sites}
-    assert channels == {"grey": None, "tripled": 3, "medical": 3}  # None: the dataset's own, one
+    assert channels == {"grey": 1, "tripled": 3, "medical": 3, "colour": 3}
 
 
 def test_a_program_function_s_parser_gets_its_options_before_parsing_them():

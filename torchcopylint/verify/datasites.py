@@ -70,10 +70,10 @@ def known_dataset(name: str) -> Optional[str]:
         return name
     return "MNIST" if name.endswith("MNIST") and name.isidentifier() else None
 
-def _grey_by_name(known: Optional[str], called: str) -> bool:
-    """Is the dataset one of torchvision's whose images are grey, called by its own name (`FashionMNIST`;
-    not MedMNIST's `PathMNIST`, whose channels its transforms say)?"""
-    return known is not None and known == called and KNOWN_DATASETS[known][0][0] == 1
+def _known_by_name(known: Optional[str], called: str) -> bool:
+    """Is the dataset one of torchvision's, called by its own name (`FashionMNIST`, `CIFAR10`; not
+    MedMNIST's `PathMNIST`, whose channels its transforms say)? Its images have its own channels."""
+    return known is not None and known == called
 
 
 DATA_PACKAGES = ("torchvision.datasets.", "torchtext.datasets.", "torchaudio.datasets.")
@@ -1232,12 +1232,12 @@ class _SiteFinder:
                     wanted = _argument(sub, 0, "num_output_channels")
                     channels = wanted.value if isinstance(wanted, ast.Constant) and wanted.value in (1, 3) else 1
                 elif name == "Normalize" and channels is None:
-                    # (Three means for MNIST's one channel, a CIFAR transform kept: torchvision once
-                    # normalized channel by channel, and the images stayed grey.)
+                    # (Not for a dataset of torchvision's: three means for MNIST's one channel, a CIFAR
+                    # transform kept, and one mean for CIFAR10's three, broadcast: its images keep
+                    # their channels.)
                     mean = _argument(sub, 0, "mean")
-                    if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3) \
-                            and not (len(mean.elts) == 3 and _grey_by_name(known, called)):
-                        channels = len(mean.elts)
+                    if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3):
+                        channels = KNOWN_DATASETS[known][0][0] if _known_by_name(known, called) else len(mean.elts)
         return known, channels, size, over
 
 
