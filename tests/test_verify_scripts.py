@@ -1466,6 +1466,22 @@ def test_a_notebook_whose_first_cell_uses_what_a_later_cell_imports_gets_it_impo
            "order): imported first" in script.stood_in()
 
 
+def test_a_notebook_whose_cell_reads_a_constant_a_later_cell_sets_gets_that_value_first():
+    # fresh70's GAN homework: `z_sample = torch.randn(n_output, z_dim)` in one cell, `n_output = 1000` in a
+    # later one. Only a constant set once is taken; anything computed, or set twice, is left as written.
+    from torchcopylint.verify import script
+
+    source = ("z_sample = [0] * n_output\nscale = factor * 2\nwidth = depth + 1\n"
+              "n_output = 1000\nfactor = compute()\ndepth = 3\ndepth = 4\n"
+              "def later():\n    return unknown\nunknown = 5\n")
+    assert script.set_after_use(source) == {"n_output": (1000, 4, 1)}
+    script.begin()
+    made = script.notebook_globals(source)
+    assert made["n_output"] == 1000 and "factor" not in made and "depth" not in made
+    assert "`n_output` is read at line 1 before line 4 sets it to 1000 (a notebook whose cells ran out of order): " \
+           "that value first" in script.stood_in()
+
+
 @pytest.mark.parametrize("name, text, code, evidence", [
     # `model.training_step(batch)`: a stand-in network has no such method; the file's concrete class
     # that has it (not its base) is built, and the batches take the 1x28x28 its fixed Linear needs.

@@ -980,7 +980,56 @@ def notebook_globals(source: str) -> dict:
             found[name] = namespace[name]
             _log.add(f"`{name}` is read at line {read_at} before the import at line {statement.lineno} binds it "
                      f"(a notebook whose cells ran out of order): imported first")
+    for name, (value, line, read_at) in sorted(set_after_use(source).items()):
+        if name not in found:
+            found[name] = value
+            _log.add(f"`{name}` is read at line {read_at} before line {line} sets it to {value!r} (a notebook "
+                     f"whose cells ran out of order): that value first")
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def set_after_use(source: str) -> dict:
+    """Names the module's top level reads before the only top-level statement that binds them, a
+    constant (`z_sample = torch.randn(n_output, z_dim)` in one cell, `n_output = 1000` in a later
+    one): name -> (the constant, its line, the line of the first read)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    first_read = _first_top_level_reads(tree)
+    bindings: dict[str, list] = {}
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bindings.setdefault(node.id, []).append(statement)
+    found: dict = {}
+    for name, statements in bindings.items():
+        statement = statements[0]
+        if len(statements) != 1 or not isinstance(statement, ast.Assign) or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name) or \
+                first_read.get(name, statement.lineno) >= statement.lineno:
+            continue
+        try:
+            value = ast.literal_eval(statement.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        found[name] = (value, statement.lineno, first_read[name])
+    return found
+
+
+def _first_top_level_reads(tree: ast.Module) -> dict[str, int]:
+    """The line of each name's first read by the module's own code (not inside its definitions)."""
+    first_read: dict[str, int] = {}
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            first_read[node.id] = min(first_read.get(node.id, node.lineno), node.lineno)
+        pending.extend(ast.iter_child_nodes(node))
+    return first_read
 
 
 @functools.lru_cache(maxsize=64)
@@ -991,15 +1040,7 @@ def imported_after_use(source: str) -> dict:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    first_read: dict[str, int] = {}
-    pending = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            first_read[node.id] = min(first_read.get(node.id, node.lineno), node.lineno)
-        pending.extend(ast.iter_child_nodes(node))
+    first_read = _first_top_level_reads(tree)
     found: dict = {}
     for statement in tree.body:
         if not isinstance(statement, (ast.Import, ast.ImportFrom)) or \
