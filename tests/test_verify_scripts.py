@@ -824,6 +824,12 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
         shutil.copy({str(project / "train.py")!r}, {str(project / "runs" / "train.py")!r})
         logging.FileHandler({str(project / "runs" / "train.log")!r}).emit(
             logging.LogRecord("train", logging.INFO, "train.py", 1, "epoch 1", None, None))
+        # What the run wrote to memory, it reads back (a training log it plots with pandas, fresh61), appended to.
+        with open({str(project / "runs" / "losses.csv")!r}, "w") as handle:
+            handle.write("loss\\n0.5\\n")
+        with open({str(project / "runs" / "losses.csv")!r}, "a") as handle:
+            handle.write("0.25\\n")
+        print("read back:", open({str(project / "runs" / "losses.csv")!r}).read().split())
         # A log under an absolute path of the author's machine: not written either (nor its folder made).
         os.makedirs("/tcl-elsewhere-test/logs", exist_ok=True)
         with open("/tcl-elsewhere-test/logs/log.txt", "w") as handle:
@@ -869,6 +875,7 @@ def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in
     assert "writes to runs/train.py went to memory" in out and "writes to runs/train.log went to memory" in out, out
     assert "elsewhere: False" in out and "writes to /tcl-elsewhere-test/logs/log.txt went to memory" in out, out
     assert "library folder: True" in out, out
+    assert "read back: ['loss', '0.5', '0.25']" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["VERSION", "config.yaml", "content.jpg", "images.npy",
                                                          "labels.txt", "train.py"]
     assert (project / "content.jpg").read_bytes() == b"the user's photograph"

@@ -64,6 +64,42 @@ class _State:
     root: Optional[str] = None
     code_path: Optional[str] = None
     events: list = []
+    # What the diagnosis's run wrote to memory, by path: read back by the same run (a training log it
+    # plots with `pd.read_csv`), as from the file it would have written.
+    written: dict = {}
+
+
+class _MemoryFile:
+    """An in-memory file that keeps what was written to it under its path when it is closed or flushed."""
+
+    def __init__(self, path: str, binary: bool, start) -> None:
+        self._path = path
+        self._file = io.BytesIO(start) if binary else io.StringIO(start)
+        self._file.seek(0, io.SEEK_END)
+
+    def _keep(self) -> None:
+        _state.written[self._path] = self._file.getvalue()
+
+    def flush(self) -> None:
+        self._keep()
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._keep()
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+    def __iter__(self):
+        return iter(self._file)
+
+    def __getattr__(self, name: str):
+        return getattr(self._file, name)
 
 
 _state = _State()
@@ -107,6 +143,7 @@ def install(project_root: str, code_path: str) -> None:
 def begin() -> None:
     """A new diagnosis: forget what the previous one did."""
     _state.events = []
+    _state.written = {}
 
 
 def events() -> list[str]:
@@ -172,8 +209,17 @@ def write_goes_to_memory(path) -> bool:
 def _guarded_open(file, mode="r", *args, **kwargs):
     if any(flag in mode for flag in "wax+"):
         if write_goes_to_memory(file):
-            return io.BytesIO() if "b" in mode else io.StringIO()
+            binary = "b" in mode
+            real = _real(file)
+            kept = _state.written.get(real, b"" if binary else "") if "a" in mode or "+" in mode else None
+            start = kept if isinstance(kept, (bytes if binary else str)) else (b"" if binary else "")
+            return _MemoryFile(real, binary, start)
         return _original_open(file, mode, *args, **kwargs)
+    if _real(file) in _state.written:  # written by this run, to memory: what it wrote
+        kept = _state.written[_real(file)]
+        if "b" in mode:
+            return io.BytesIO(kept if isinstance(kept, bytes) else kept.encode())
+        return io.StringIO(kept if isinstance(kept, str) else kept.decode(errors="replace"))
     file = _configuration_beside_the_code(file)
     relative = _in_project_or_beside_the_code(file)
     if relative is None and _of_another_machine(file) is not None and _stands_in_for(file):
