@@ -1212,6 +1212,15 @@ def test_an_experiment_that_fails_on_images_too_small_for_the_network_learns_the
         assert part in verdict.evidence, verdict.evidence
 
 
+def test_a_script_that_logs_a_tenth_of_an_epoch_gets_a_loader_of_a_real_length_on_its_next_try(scripts_verified):
+    # `log_every = len(loader) // 10`, then `step % log_every`: zero for four stand-in batches (fresh61's
+    # VAE, fresh70's DCGAN homework).
+    verdict = _verdict(scripts_verified, "gan_log_interval.py", "bce(D(fake), torch.zeros", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "`len()` of `loader = torch.utils.data.DataLoader(...)` over `datasets.MNIST(...)` (line 11) gave 100, " \
+           "a length real data would give" in verdict.evidence, verdict.evidence
+
+
 def test_a_method_that_trains_is_never_carried_for_what_it_is_given():
     # `dcgan.train(trainloader)` may change the loader a function reads, but it is the training run.
     from torchcopylint.verify.script import function_text

@@ -81,6 +81,8 @@ TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Exp
 # (An embedding of labels, `nn.Embedding(num_classes, ...)`, words it as any lookup out of range.)
 LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes|index out of range in self")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
+LONG_LOADER_LENGTH = 100  # a stand-in loader's `len()` after a run divided by a fraction of BATCHES (zero)
+ZERO_DIVISION = re.compile(r"ZeroDivisionError|division by zero|modulo by zero")
 # Image sides a stand-in batch for a convolutional network takes when nothing says the data's, and the
 # larger ones probed when none of those runs the network (verify/inputs.py's LARGE_SIDES, and 512).
 USUAL_SIDES = (64, 32, 28)
@@ -94,7 +96,8 @@ class DataPlan:
 
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
                  full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
-                 two_classes: bool = False, resized: tuple = (), runtime_layout=None) -> None:
+                 two_classes: bool = False, resized: tuple = (), runtime_layout=None,
+                 long_loaders: bool = False) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -128,6 +131,11 @@ class DataPlan:
         # Labels of two classes only: after a run whose network scored fewer classes than the stand-in
         # labels held (`Target 9 is out of bounds` for an `ImageFolder` of three).
         self.two_classes = two_classes
+        # Stand-in loaders whose `len()` is a real loader's (LONG_LOADER_LENGTH), though they yield
+        # BATCHES batches: after a run that divided by a fraction of their length (`batch % (len(loader)
+        # // 10)`), which BATCHES makes zero.
+        self.long_loaders = long_loaders
+        self.length_read = False
         self._pair_sides: set[int] = set()  # the sides of the later images of the pairs made
         self.loaders_made_in: set[str] = set()  # modules of the project whose loaders are this run's stand-ins
         # Where line N of the code is, when not in the flagged file (a caller's `main.py, line N`).
@@ -496,6 +504,10 @@ class DataPlan:
         why = self._reshaped_for.get(tuple(shape))
         return _shape_text(shape) + (f" (for {why})" if why else "")
 
+    def needs_long_loaders(self, error: BaseException) -> bool:
+        """Did the run divide by a fraction of a stand-in loader's length, which BATCHES made zero?"""
+        return self.length_read and not self.long_loaders and ZERO_DIVISION.search(str(error)) is not None
+
     def describe(self, site: DataSite, text: str) -> None:
         label = site.label.replace(f"(line {site.line})", f"({self.place(site.line)})") if self.place \
             else site.label
@@ -776,7 +788,13 @@ class StandInLoader:
         return Batches(self._batch, BATCHES)
 
     def __len__(self) -> int:
-        return BATCHES
+        self._plan.length_read = True
+        if not self._plan.long_loaders:
+            return BATCHES
+        self._plan.described.setdefault((self._site.index, "length"), (
+            f"`len()` of {self._site.label} gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier "
+            f"run divided by a part of {BATCHES} that came to zero), though it yields {BATCHES} batches"))
+        return LONG_LOADER_LENGTH
 
     def __repr__(self) -> str:
         return f"<stand-in loader for {self._site.label}>"

@@ -125,13 +125,16 @@ _two_classes = False
 # Sample shapes a function's stand-in images take first in this try, with why: after a try whose
 # network's output disagreed in side with a target the code sized itself (DataPlan.learn_side).
 _resized: tuple = ()
+# Whether a function's stand-in loaders report a real loader's length in this try: after one that divided
+# by a fraction of their length (`log_interval = len(loader) // 10`, then `batch % log_interval`).
+_long_loaders = False
 
 
 def begin(keep_learned: bool = False, source: str = "", guards: frozenset = frozenset()) -> None:
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu). `guards`:
     the attributes the branches around the flagged line test, whose options are tried first."""
-    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized
+    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized, _long_loaders
     for plan in (*_log.plans, *_log.function_plans):
         plan.forget_modules()  # a sibling's loader made up for the last try is not this one's
     _log = _Log(guards=guards)
@@ -142,6 +145,7 @@ def begin(keep_learned: bool = False, source: str = "", guards: frozenset = froz
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
         _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized = (), 0, False, 1, False, ()
+        _long_loaders = False
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
@@ -156,9 +160,12 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized
+    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized, _long_loaders
     if any(plan.needs_fewer_classes(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
         _two_classes = True
+        return True
+    if any(plan.needs_long_loaders(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
+        _long_loaders = True
         return True
     for plan in _log.plans:
         learned = plan.learn(RuntimeError(text))
@@ -677,7 +684,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     _log.compared = compared_options(source)
     _log.compared_numbers = compared_numbers(source)
     choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
-    resized = _resized
+    resized, long_loaders = _resized, _long_loaders
     errors: list[str] = []
     text = limited.text
     passed_writes: frozenset = frozenset()
@@ -687,7 +694,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         last = attempt == MAX_ATTEMPTS - 1
         attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
-                        two_classes, resized, runtime_layout=rewritten.runtime_layout)
+                        two_classes, resized, runtime_layout=rewritten.runtime_layout, long_loaders=long_loaders)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -743,6 +750,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
                 continue
             if plan.needs_fewer_classes(error) and before_claim and not last:
                 two_classes = True
+                continue
+            if plan.needs_long_loaders(error) and before_claim and not last:
+                long_loaders = True
                 continue
             # Small batches first, then the size the code asks for (its noise may be sized by a constant);
             # then the next sample shape.
@@ -1277,7 +1287,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
                     pair_scale=_pair_scale, two_classes=_two_classes, resized=_resized,
-                    runtime_layout=prepared.runtime_layout)
+                    runtime_layout=prepared.runtime_layout, long_loaders=_long_loaders)
     plan.place = place
     _log.function_plans.append(plan)
 
