@@ -347,6 +347,8 @@ class GradFlow:
                 continue
             value = binding.value if binding.kind == "assign" else \
                 unpacked_part(binding) if binding.kind == "unpack" else None
+            if value is None and binding.kind == "unpack" and type(binding.value) is cst.Name:
+                value = binding.value  # `images, labels = data`: an item of the argument, as indexing gives
             if type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "clone" \
                     and not value.args:
                 value = value.func.value
