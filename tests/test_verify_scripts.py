@@ -781,6 +781,20 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
         models.detection.fasterrcnn_resnet50_fpn()
 
 
+@pytest.mark.parametrize("code, suffix", [
+    ("files = [f.split('.')[0] for f in os.listdir(folder) if '.png' in f]\n", ".png"),  # fresh71's attack notebook
+    ("img = Image.open(f'{folder}/{name}.JPEG')\n", ".jpg"),
+    ("for name in os.listdir(folder):\n    img = Image.open(os.path.join(folder, name))\n", ".jpg"),  # none named
+    ("a = 'x.png'\nb = 'y.bmp'\n", ".jpg"),  # several: the usual one
+])
+def test_a_missing_folder_lists_files_of_the_one_image_suffix_the_code_names(tmp_path: Path, code, suffix):
+    from torchcopylint.verify import sandbox
+
+    path = tmp_path / f"code_{abs(hash(code))}.py"
+    path.write_text(code, encoding="utf-8")
+    assert sandbox._image_suffix_of_the_code(str(path)) == suffix
+
+
 def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in_memory(tmp_path: Path):
     project = tmp_path / "project"
     project.mkdir()

@@ -41,6 +41,7 @@ import io
 import logging
 import os
 import random
+import re
 import socket
 import sys
 import tempfile
@@ -358,8 +359,24 @@ def _guarded_listdir(path="."):
     relative = _missing_folder(path)
     if relative is None:
         return _original_listdir(path)
-    names = _stand_in_names(relative)
+    names = _stand_in_names(relative, _image_suffix_of_the_code(_state.code_path))
     return [os.fsencode(name) for name in names] if isinstance(path, bytes) else names
+
+
+IMAGE_SUFFIX_NAMED = re.compile(r"""\.(jpe?g|png|bmp|gif|webp|tiff?|ppm)\b['"]""", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=8)
+def _image_suffix_of_the_code(code_path: Optional[str]) -> str:
+    """The one image suffix the code names (`if ".png" in name`, `f"{folder}/{name}.png"`): the files a
+    missing folder lists have it, as the code filters or opens them by it; `.jpg` where it names none
+    or several."""
+    try:
+        with _original_open(code_path, encoding="utf-8", errors="replace") as handle:
+            named = {match.group(1).lower().replace("jpeg", "jpg") for match in IMAGE_SUFFIX_NAMED.finditer(handle.read())}
+    except (OSError, TypeError):
+        return ".jpg"
+    return f".{named.pop()}" if len(named) == 1 else ".jpg"
 
 
 def _guarded_glob(pathname, *args, **kwargs):
