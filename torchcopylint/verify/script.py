@@ -1187,9 +1187,8 @@ def _module_statements(tree: ast.Module) -> list[ast.stmt]:
 
 def _training_functions(definitions: dict) -> set[str]:
     """The file's functions that train (a backward, an optimizer step), and those that call one."""
-    training = {name for name, node in definitions.items() if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                        and sub.func.attr in ("backward", "step") for sub in ast.walk(node))}
+    training = {name for name, node in definitions.items()
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _trains(node)}
     while True:
         more = {name for name, node in definitions.items() if name not in training
                 and any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in training
@@ -1201,11 +1200,14 @@ def _training_functions(definitions: dict) -> set[str]:
 
 def _training_methods(definitions: dict) -> set[str]:
     """The names of the file's classes' methods that train (a backward, an optimizer step)."""
-    methods = [method for node in definitions.values() if isinstance(node, ast.ClassDef)
-               for method in node.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return {method.name for method in methods
-            if any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                   and sub.func.attr in ("backward", "step") for sub in ast.walk(method))}
+    return {method.name for node in definitions.values() if isinstance(node, ast.ClassDef)
+            for method in node.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and _trains(method)}
+
+
+def _trains(definition: ast.AST) -> bool:
+    """Does the definition's body backpropagate or step an optimizer?"""
+    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+               and sub.func.attr in ("backward", "step") for sub in ast.walk(definition))
 
 
 def _may_carry(node: ast.stmt, avoided: set[str], training_methods: set[str] = frozenset()) -> bool:
