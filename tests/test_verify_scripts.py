@@ -786,6 +786,7 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     ("img = Image.open(f'{folder}/{name}.JPEG')\n", ".jpg"),
     ("for name in os.listdir(folder):\n    img = Image.open(os.path.join(folder, name))\n", ".jpg"),  # none named
     ("a = 'x.png'\nb = 'y.bmp'\n", ".jpg"),  # several: the usual one
+    ('{"source": ["img = Image.open(f\\"{folder}/{name}.png\\")"]}', ".png"),  # a notebook's JSON
 ])
 def test_a_missing_folder_lists_files_of_the_one_image_suffix_the_code_names(tmp_path: Path, code, suffix):
     from torchcopylint.verify import sandbox

@@ -363,7 +363,8 @@ def _guarded_listdir(path="."):
     return [os.fsencode(name) for name in names] if isinstance(path, bytes) else names
 
 
-IMAGE_SUFFIX_NAMED = re.compile(r"""\.(jpe?g|png|bmp|gif|webp|tiff?|ppm)\b['"]""", re.IGNORECASE)
+# (The quote may be escaped: a notebook's code is read from its JSON.)
+IMAGE_SUFFIX_NAMED = re.compile(r"""\.(jpe?g|png|bmp|gif|webp|tiff?|ppm)\b\\?['"]""", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=8)
@@ -373,9 +374,10 @@ def _image_suffix_of_the_code(code_path: Optional[str]) -> str:
     or several."""
     try:
         with _original_open(code_path, encoding="utf-8", errors="replace") as handle:
-            named = {match.group(1).lower().replace("jpeg", "jpg") for match in IMAGE_SUFFIX_NAMED.finditer(handle.read())}
+            code = handle.read()
     except (OSError, TypeError):
         return ".jpg"
+    named = {match.group(1).lower().replace("jpeg", "jpg") for match in IMAGE_SUFFIX_NAMED.finditer(code)}
     return f".{named.pop()}" if len(named) == 1 else ".jpg"
 
 
