@@ -33,8 +33,7 @@ from torchcopylint.verify.absent import unread_data
 from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
 from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_FUNCTION, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
                                               SIZE_TRANSFORMS, SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite,
-                                              known_dataset,
-                                              made_in_module)
+                                              known_dataset, made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
