@@ -18,7 +18,7 @@ import torchvision.transforms as transforms
 MARKERS = os.environ.get("TCL_TEST_MARKERS", os.path.dirname(os.path.abspath(__file__)))
 
 trans = transforms.Compose([transforms.CenterCrop(108), transforms.Resize(64), transforms.ToTensor()])
-trainset = dset.ImageFolder(root="/home/someone/data/celeba/", transform=trans)
+trainset = dset.ImageFolder(root="data/celeba/", transform=trans)
 trainloader = torch.utils.data.DataLoader(trainset, batch_size=128, shuffle=True, drop_last=True)
 
 
