@@ -1202,6 +1202,14 @@ def _verdict(verified, name: str, text: str, code: str, hand_made: bool = False)
     return verdict
 
 
+def _assert_confirmed(verified, name: str, text: str, code: str, parts: tuple) -> None:
+    """The diagnosis at `text` is confirmed, and its evidence says each of `parts`."""
+    verdict = _verdict(verified, name, text, code)
+    assert verdict.status == "confirmed", verdict
+    for part in parts:
+        assert part in verdict.evidence, verdict.evidence
+
+
 def test_an_object_the_script_builds_with_its_defaults_is_trained_on_the_script_s_loader(scripts_verified):
     # `dcgan = DCGAN()` passes nothing: the object is still built as the script builds it, and its
     # `train` gets the script's loader (fresh68's DCGAN notebook ran on stand-ins that did not fit). The
@@ -1220,11 +1228,9 @@ def test_an_experiment_that_fails_on_images_too_small_for_the_network_learns_the
     # TCL011 without a fix (the penalty reads the fake too): its experiment raised the critic's own error
     # (an instance norm on what 64-pixel images leave) where TCL003's learned the side (fresh67's WGAN-GP
     # notebooks).
-    verdict = _verdict(scripts_verified, "wgan_large_faces.py", "loss_critic.backward(retain_graph=True)", "TCL011")
-    assert verdict.status == "confirmed", verdict
-    for part in ("the retained graph still held", "random samples 3x128x128",
-                 "an earlier run's network found 64-pixel images too small"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "wgan_large_faces.py", "loss_critic.backward(retain_graph=True)", "TCL011", (
+        "the retained graph still held", "random samples 3x128x128",
+        "an earlier run's network found 64-pixel images too small"))
 
 
 def test_a_script_that_logs_a_tenth_of_an_epoch_gets_a_loader_of_a_real_length_on_its_next_try(scripts_verified):
@@ -1267,22 +1273,18 @@ def test_a_step_in_apex_mixed_precision_on_data_of_a_size_nothing_says_is_confir
     # apex is not installed: its amp runs in full precision. The first sample shape tried (3x64x64) does
     # not fit the network's linear layer: the next try takes the next shape. Every stand-in batch holds
     # the last class, so `F.one_hot(y)` is as wide as the scores.
-    verdict = _verdict(scripts_verified, "apex_confidence.py", 'metric["confidence"] +=', "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("every iteration's graph stays alive", "over `datasets.ImageFolder(...)` (line 14)",
-                 "random samples 3x32x32", "`apex` is not installed: `apex.amp` ran in full precision"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "apex_confidence.py", 'metric["confidence"] +=', "TCL007", (
+        "every iteration's graph stays alive", "over `datasets.ImageFolder(...)` (line 14)",
+        "random samples 3x32x32", "`apex` is not installed: `apex.amp` ran in full precision"))
 
 
 def test_a_gan_on_faces_without_labels_unpacked_by_missing_packages_is_confirmed(scripts_verified):
     # The archive's unpacker and the file-name sort are not installed: no-ops. The dataset's samples are
     # images alone, so its stand-in batches are one tensor; the scores are reshaped to the batch size
     # the settings ask for, so the batches take that size (not the small one tried first).
-    verdict = _verdict(scripts_verified, "gan_faces_alone.py", "loss_fake = bce(D(fake_images)", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    for part in ("`zipfile38` is not installed: no-ops stood in for it", "4 batches of 32 random samples of one "
-                 "image each, without labels", "`images`: tensor(32, 3, 32, 32)"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_faces_alone.py", "loss_fake = bce(D(fake_images)", "TCL003", (
+        "`zipfile38` is not installed: no-ops stood in for it", "4 batches of 32 random samples of one "
+        "image each, without labels", "`images`: tensor(32, 3, 32, 32)"))
 
 
 def test_the_files_that_import_a_flagged_module_are_found_in_the_linted_tree(tmp_path):
@@ -1406,11 +1408,9 @@ def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_b
     # `train_gan(dataset)` has no caller in its file; `gan_trainer_main.py` builds MNIST at 32 pixels and
     # passes a split of it. Its slice runs for that argument (the data on stand-ins, named with their file)
     # and nothing else of it: its long evaluation, a function of the flagged module, never starts.
-    verdict = _verdict(scripts_verified, "gan_trainer_lib.py", "d_loss = D(fake).mean()", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    for part in ("the top-level call at gan_trainer_main.py, line 15 passes (`dataset` = `train_set`",
-                 "`dataset = datasets.MNIST(...)` (gan_trainer_main.py, line 13): 60000 random samples 1x32x32"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_trainer_lib.py", "d_loss = D(fake).mean()", "TCL003", (
+        "the top-level call at gan_trainer_main.py, line 15 passes (`dataset` = `train_set`",
+        "`dataset = datasets.MNIST(...)` (gan_trainer_main.py, line 13): 60000 random samples 1x32x32"))
 
 
 def test_data_made_by_a_helper_of_another_module_takes_the_samples_its_code_says(scripts_verified):
@@ -1433,11 +1433,9 @@ def test_a_function_under_a_decorator_without_wraps_gets_the_arguments_it_takes(
 def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(scripts_verified):
     # The file reads `torch`, `nn` and `device` and binds none of them: the usual modules and the
     # verification device stand in, and the evidence names each.
-    verdict = _verdict(scripts_verified, "notebook_cut.py", "losses.append(loss)", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("`torch` is read but bound nowhere in the file", "`torch.nn` stood in",
-                 "`device` is read but bound nowhere in the file (a notebook's earlier cell?): `torch.device('cpu')`"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "notebook_cut.py", "losses.append(loss)", "TCL007", (
+        "`torch` is read but bound nowhere in the file", "`torch.nn` stood in",
+        "`device` is read but bound nowhere in the file (a notebook's earlier cell?): `torch.device('cpu')`"))
 
 
 def test_a_global_only_a_training_main_binds_stands_in_from_use_and_is_named(scripts_verified):
@@ -1661,11 +1659,9 @@ def test_an_agent_of_a_missing_gym_runs_in_a_stand_in_environment_episode_after_
     # true claim was refuted (fresh15's Deep RL in Action).
     if importlib.util.find_spec("gym") is not None:
         pytest.skip("gym is installed: the real environment runs")
-    verdict = _verdict(scripts_verified, "policy_gradient_gym.py", "losses.append(loss)", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("every iteration's graph stays alive", "`gym.make('CartPole-v0')` ran as a stand-in environment "
-                 "of random observations (observations of shape (4,), 2 actions, episodes of 8 steps)"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "policy_gradient_gym.py", "losses.append(loss)", "TCL007", (
+        "every iteration's graph stays alive", "`gym.make('CartPole-v0')` ran as a stand-in environment "
+        "of random observations (observations of shape (4,), 2 actions, episodes of 8 steps)"))
 
 
 def test_a_gym_script_of_the_new_api_logging_every_tenth_episode_is_confirmed(scripts_verified):
@@ -1674,10 +1670,8 @@ def test_a_gym_script_of_the_new_api_logging_every_tenth_episode_is_confirmed(sc
     # episode ran once in the 8 episodes a loop is limited to (fresh41's course notebooks).
     if importlib.util.find_spec("gym") is not None:
         pytest.skip("gym is installed: the real environment runs")
-    verdict = _verdict(scripts_verified, "gym_sparse_log.py", "losses.append(loss)", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    for part in ("with the new API the code unpacks", "stopped after 11 iterations"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gym_sparse_log.py", "losses.append(loss)", "TCL007", (
+        "with the new API the code unpacks", "stopped after 11 iterations"))
 
 
 def test_the_api_of_a_stand_in_environment_is_the_one_the_code_unpacks():
@@ -1830,13 +1824,11 @@ def test_a_gan_of_old_torch_resuming_from_absent_checkpoints_is_confirmed_and_sa
 
 
 def test_a_gan_written_for_a_gpu_with_legacy_tensor_types_and_numpy_aliases_is_confirmed(scripts_verified):
-    verdict = _verdict(scripts_verified, "gan_cuda_types.py", "criterion(D(fake), zeros)", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    for part in ("the gradient went back through `fake` itself",
-                 "`torch.cuda.FloatTensor` made CPU tensors, on the verification device",
-                 "NumPy's removed `np.float` was read as `float`, what it meant",
-                 "`device='cuda'` made tensors on the CPU, the verification device"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_cuda_types.py", "criterion(D(fake), zeros)", "TCL003", (
+        "the gradient went back through `fake` itself",
+        "`torch.cuda.FloatTensor` made CPU tensors, on the verification device",
+        "NumPy's removed `np.float` was read as `float`, what it meant",
+        "`device='cuda'` made tensors on the CPU, the verification device"))
 
 
 def test_a_step_no_stand_in_fits_runs_as_the_function_the_top_level_calls_runs_it(scripts_verified):
@@ -2044,11 +2036,9 @@ def test_a_leaf_written_in_place_in_a_network_s_constructor_is_confirmed_as_it_i
 def test_a_weight_rebound_under_no_grad_is_confirmed_on_the_value_it_replaced(scripts_verified):
     # Under no-grad the copy is a leaf, but one that does not require grad: the experiment compares it
     # with the value the name held as the line began (a refutation would need that one not to).
-    verdict = _verdict(scripts_verified, "no_grad_rebind.py", "w = w - 0.1 * w.grad", "TCL012")
-    assert verdict.status == "confirmed", verdict
-    for part in ("is_leaf=True, requires_grad=False (made under no-grad)", "before it `w` was a tensor that "
-                 "required grad", "`w.grad` is None"):
-        assert part in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "no_grad_rebind.py", "w = w - 0.1 * w.grad", "TCL012", (
+        "is_leaf=True, requires_grad=False (made under no-grad)", "before it `w` was a tensor that "
+        "required grad", "`w.grad` is None"))
 
 
 def test_a_conditional_wgan_gp_on_label_maps_from_a_project_data_function_is_confirmed(scripts_verified):
