@@ -1236,10 +1236,9 @@ def test_an_experiment_that_fails_on_images_too_small_for_the_network_learns_the
 def test_a_script_that_logs_a_tenth_of_an_epoch_gets_a_loader_of_a_real_length_on_its_next_try(scripts_verified):
     # `log_every = len(loader) // 10`, then `step % log_every`: zero for four stand-in batches (fresh61's
     # VAE, fresh70's DCGAN homework).
-    verdict = _verdict(scripts_verified, "gan_log_interval.py", "bce(D(fake), torch.zeros", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "`len()` of `loader = torch.utils.data.DataLoader(...)` over `datasets.MNIST(...)` (line 11) gave 100, " \
-           "a length real data would give" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_log_interval.py", "bce(D(fake), torch.zeros", "TCL003", (
+        "`len()` of `loader = torch.utils.data.DataLoader(...)` over `datasets.MNIST(...)` (line 11) gave 100, "
+        "a length real data would give",))
 
 
 def test_a_method_that_trains_is_never_carried_for_what_it_is_given():
@@ -1416,10 +1415,9 @@ def test_a_function_another_file_calls_at_its_top_level_runs_on_what_that_file_b
 def test_data_made_by_a_helper_of_another_module_takes_the_samples_its_code_says(scripts_verified):
     # `mnist_loaders.load_data(args.batch_size, img_size)` makes MNIST resized to its `img_size`: read from
     # its code (never run), the samples are 1x48x48, what the networks built inside main() read.
-    verdict = _verdict(scripts_verified, "gan_helper_data.py", "D_loss = D(G_pred).mean()", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "`trainloader = mnist_loaders.load_data(...)` over `datasets.MNIST(...)` (line 16): 4 batches of 4 " \
-           "(of the 128 the code asks for) random samples 1x48x48" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_helper_data.py", "D_loss = D(G_pred).mean()", "TCL003", (
+        "`trainloader = mnist_loaders.load_data(...)` over `datasets.MNIST(...)` (line 16): 4 batches of 4 "
+        "(of the 128 the code asks for) random samples 1x48x48",))
 
 
 def test_a_function_under_a_decorator_without_wraps_gets_the_arguments_it_takes(scripts_verified):
@@ -1439,10 +1437,9 @@ def test_a_function_cut_from_a_notebook_gets_the_names_its_earlier_cells_bound(s
 
 
 def test_a_global_only_a_training_main_binds_stands_in_from_use_and_is_named(scripts_verified):
-    verdict = _verdict(scripts_verified, "global_options.py", "return output.clone().detach()", "TCL005")
-    assert verdict.status == "confirmed", verdict
-    assert "args = a namespace of the options the code reads (scale = 1.0, clip = False), for the global only " \
-           "a function of the file binds (`global args`)" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "global_options.py", "return output.clone().detach()", "TCL005", (
+        "args = a namespace of the options the code reads (scale = 1.0, clip = False), for the global only "
+        "a function of the file binds (`global args`)",))
 
 
 @pytest.mark.parametrize("source, root, names", [
@@ -1918,10 +1915,9 @@ def test_loader_from_a_missing_dataset_package_is_confirmed_on_stand_in_batches(
 
 
 def test_loaders_a_sibling_module_makes_are_stood_in_for_the_dataset_their_call_names(scripts_verified):
-    verdict = _verdict(scripts_verified, "gan_sibling_loader.py", "fake_score = discriminator(fake)", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "`train_loader = mnist_data.train_loader(...)` (line 26): 4 batches of 4 (of the 64 the code asks for) " \
-           "random samples 1x28x28" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_sibling_loader.py", "fake_score = discriminator(fake)", "TCL003", (
+        "`train_loader = mnist_data.train_loader(...)` (line 26): 4 batches of 4 (of the 64 the code asks for) "
+        "random samples 1x28x28",))
 
 
 def test_an_accumulation_started_over_before_it_ran_twice_is_not_refuted(scripts_verified):
@@ -1941,10 +1937,8 @@ def test_conditional_generator_and_discriminator_get_inputs_from_their_call_site
     assert "the gradient went back through `fake` itself" in verdict.evidence, verdict.evidence
     assert "labels = class indices [0, 1, 2, 9]" in verdict.evidence, verdict.evidence
     # The discriminator's own forward(x, c), under test for TCL001.
-    verdict = _verdict(scripts_verified, "conditional_gan.py", "shortcut = h.clone()", "TCL001")
-    assert verdict.status == "confirmed", verdict
-    assert "inputs as the call at line" in verdict.evidence and "`c` = `F.one_hot(labels, N_CLASSES).float()`" \
-        in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "conditional_gan.py", "shortcut = h.clone()", "TCL001", (
+        "inputs as the call at line", "`c` = `F.one_hot(labels, N_CLASSES).float()`"))
 
 
 def test_no_loop_ran_past_its_first_step_and_no_file_was_written(scripts_verified):
@@ -2019,18 +2013,15 @@ def test_each_of_several_refused_writes_in_a_row_is_confirmed(scripts_verified, 
 
 def test_a_gradient_read_after_a_later_backward_is_confirmed_through_the_slice(scripts_verified):
     # `y1.grad` is read after `loss.backward()`, and `loss` is computed from `y1`: the slice keeps it.
-    verdict = _verdict(scripts_verified, "nonleaf_grad.py", "y1 = x + 1", "TCL012")
-    assert verdict.status == "confirmed", verdict
-    assert "after backward `y1.grad` is None while the leaf of shape () behind it holds the gradient" \
-        in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "nonleaf_grad.py", "y1 = x + 1", "TCL012", (
+        "after backward `y1.grad` is None while the leaf of shape () behind it holds the gradient",))
 
 
 def test_a_leaf_written_in_place_in_a_network_s_constructor_is_confirmed_as_it_is_built(scripts_verified):
     # The class cannot be built at all: the error raised at the flagged line while building it is the claim.
-    verdict = _verdict(scripts_verified, "dqn_init_write.py", "self.fc1.weight.fill_(0)", "TCL004")
-    assert verdict.status == "confirmed", verdict
-    assert "a leaf Variable that requires grad is being used in an in-place operation. (raised at line 12 while " \
-           "Net was built)" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "dqn_init_write.py", "self.fc1.weight.fill_(0)", "TCL004", (
+        "a leaf Variable that requires grad is being used in an in-place operation. (raised at line 12 while "
+        "Net was built)",))
 
 
 def test_a_weight_rebound_under_no_grad_is_confirmed_on_the_value_it_replaced(scripts_verified):
@@ -2052,10 +2043,9 @@ def test_a_conditional_wgan_gp_on_label_maps_from_a_project_data_function_is_con
         assert part in verdict.evidence, verdict.evidence
     # The penalty takes `fake` as it is, so the rule offers no fix: the experiment drops only
     # `retain_graph=True`, and the generator's backward then fails, as the message says it would.
-    verdict = _verdict(scripts_verified, "wgan_label_maps.py", "loss_critic.backward(retain_graph=True)", "TCL011")
-    assert verdict.status == "confirmed", verdict
-    assert "without `retain_graph=True` (and no other change: the diagnosis has no fix) the backward at line 58 " \
-           "fails: RuntimeError: Trying to backward through the graph a second time" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "wgan_label_maps.py", "loss_critic.backward(retain_graph=True)", "TCL011", (
+        "without `retain_graph=True` (and no other change: the diagnosis has no fix) the backward at line 58 "
+        "fails: RuntimeError: Trying to backward through the graph a second time",))
 
 
 def test_scripted_functions_run_as_python_beside_the_cpu_factories():
@@ -2378,9 +2368,8 @@ def test_a_dataset_read_before_its_split_sizes_are_defined_is_sized_by_the_split
     # fresh33's course notebooks: `dataset[11001]` shows a sample a cell before `random_split(dataset,
     # [train_size, val_size])`. Sized at that first read, the stand-in failed the split, and the loader
     # over its part was never made (NameError: `train_ds`).
-    verdict = _verdict(scripts_verified, "course_split_later.py", "train_losses.append(loss)", "TCL007")
-    assert verdict.status == "confirmed", verdict
-    assert "every iteration's graph stays alive" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "course_split_later.py", "train_losses.append(loss)", "TCL007", (
+        "every iteration's graph stays alive",))
 
 
 def test_a_future_import_in_a_later_notebook_cell_compiles_once_cells_are_joined():
@@ -2440,9 +2429,8 @@ def test_a_branch_that_stops_the_program_without_a_gpu_is_not_taken_where_the_co
 def test_a_main_guard_in_a_try_reaches_its_step_with_the_number_an_option_is_compared_with(scripts_verified):
     # `try: if __name__ == "__main__":` opens up as a main guard does; the default `--noise 0.11` takes a
     # private path whose package is missing, and `if args.noise > 0:` says which value takes the other.
-    verdict = _verdict(scripts_verified, "private_option.py", "d_loss = D(fake).mean()", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "the script ran with `--noise 0.0`" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "private_option.py", "d_loss = D(fake).mean()", "TCL003", (
+        "the script ran with `--noise 0.0`",))
 
 
 def test_a_sibling_passing_the_pre_0_4_async_keyword_imports_with_non_blocking(tmp_path: Path):
@@ -2510,9 +2498,8 @@ def test_a_stand_in_dataset_runs_only_the_project_class_s_own_plain_methods():
 def test_a_dataset_class_of_a_star_imported_project_module_is_data(scripts_verified):
     # `from star_data import *` brings `FolderImages`, which lists a folder that is not here: the loader
     # over it serves stand-in batches, as it does for a class imported by name.
-    verdict = _verdict(scripts_verified, "gan_star_import.py", "d_loss = -torch.log(discriminator(images))", "TCL003")
-    assert verdict.status == "confirmed", verdict
-    assert "over `FolderImages(...)`" in verdict.evidence, verdict.evidence
+    _assert_confirmed(scripts_verified, "gan_star_import.py", "d_loss = -torch.log(discriminator(images))", "TCL003", (
+        "over `FolderImages(...)`",))
 
 
 def test_only_the_project_s_star_imports_name_unbound_classes():
