@@ -2417,6 +2417,8 @@ def test_retain_variables_is_the_pre_0_4_spelling_of_retain_graph():
     ("for p in G.parameters():\n        p.requires_grad = False", False),
     ("for p in G.parameters():\n        p.requires_grad_(True)", True),     # switched on: nothing frozen
     ("for p in D.parameters():\n        p.requires_grad_(False)", True),    # the other network frozen
+    ("[p.requires_grad_(False) for p in G.parameters()]", False),          # a comprehension (fresh72's WGAN-GP)
+    ("[p.requires_grad_(False) for p in D.parameters()]", True),
 ])
 def test_generator_frozen_by_a_loop_over_its_parameters_is_silent(switch, flagged):
     source = (

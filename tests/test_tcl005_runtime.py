@@ -41,6 +41,8 @@ SILENT = {
     "z = out * 2 under no_grad": lambda out, model: _under_no_grad(lambda: out * 2),
     # gradients without create_graph
     "g, = torch.autograd.grad(loss, w)": lambda out, model: torch.autograd.grad(out.sum(), model.weight)[0],
+    # a network whose parameters are switched off, given noise (a WGAN critic step's generator)
+    "model(noise) after model.requires_grad_(False)": lambda out, model: _switched_off(model)(torch.randn(4, 3)),
 }
 REPORTED = {
     "vals, idx = out.topk(2)  (the values)": lambda out, model: out.topk(2)[0],
@@ -51,7 +53,14 @@ REPORTED = {
     "moved = model.weight.to('cpu') under no_grad": lambda out, model: _under_no_grad(lambda: model.weight.to("cpu")),
     "torch.autograd.grad(..., create_graph=True)":
         lambda out, model: torch.autograd.grad((out ** 2).sum(), model.weight, create_graph=True)[0],
+    # switched off, but given what requires grad
+    "model(out) after model.requires_grad_(False)": lambda out, model: _switched_off(model)(out),
 }
+
+
+def _switched_off(model):
+    model.requires_grad_(False)
+    return model
 
 
 def _cross_entropy_labels(out):
@@ -126,6 +135,10 @@ STATIC_SILENT = [
     "    flat = torch.nn.utils.parameters_to_vector(grads)\n    return flat.clone().detach()",
     "rows = list(out.detach())\n    return [r.clone().detach() for r in rows]",
     "parts = [p for p in out.detach()]\n    return [p.clone().detach() for p in parts]",
+    # a network switched off before it runs on noise (fresh72's WGAN-GP: the comprehension form too)
+    "model.requires_grad_(False)\n    fake = model(torch.randn(4, 3))\n    return fake.clone().detach()",
+    "[p.requires_grad_(False) for p in model.parameters()]\n    fake = model(torch.randn(4, 3))\n"
+    "    return fake.clone().detach()",
 ]
 STATIC_REPORTED = [
     "vals, idx = out.topk(2)\n    return vals.clone().detach()",
@@ -138,6 +151,9 @@ STATIC_REPORTED = [
     # a list made from an argument holds what the argument holds (not an empty list)
     "params = list(path)\n    return [p.clone().detach() for p in params]",
     "flat = torch.nn.utils.parameters_to_vector(model.parameters())\n    return flat.clone().detach()",
+    # switched off, but given what may require grad; or switched off only after it ran
+    "model.requires_grad_(False)\n    fake = model(out)\n    return fake.clone().detach()",
+    "fake = model(torch.randn(4, 3))\n    model.requires_grad_(False)\n    return fake.clone().detach()",
 ]
 
 

@@ -77,7 +77,8 @@ from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
 from torchcopylint.analysis.torchnames import dotted_name, loss_function_name
-from torchcopylint.analysis.training import backward_calls, module_key, modules_by_use, takes_gradients
+from torchcopylint.analysis.training import (SWITCH_FRAGMENTS, backward_calls, module_key, modules_by_use,
+                                             switched_off_at, takes_gradients)
 
 # torch.<name>(...) whose result requires grad when one of its tensor arguments does. Factories,
 # integer and boolean results (argmax, comparisons, bucketize) and sampling are left out.
@@ -234,6 +235,7 @@ class GradFlow:
         self._origins = Memo()  # binding -> GradOrigin or None (`h = h * w` in a loop: the other operand decides)
         self._backpropagated: dict = {}  # function node -> loss bindings
         self._frozen: Optional[frozenset] = None
+        self._switches: dict = {}  # function node -> its grad switches (TrainingFacts.grad_switches)
         self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
         self._without_grad = Memo()  # (binding, likely) -> answer (False, in a cycle through a loop)
         self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
@@ -1361,6 +1363,8 @@ class GradFlow:
             return True  # a NumPy array: a tensor that requires grad is not even converted to one
         if self._returns_never(call, function, depth, likely):
             return True  # `self._sinusoid_table(n, d)`: every `return` of the file's function makes one
+        if self._switched_off_network(call, function, depth, likely):
+            return True
         if type(func) is not cst.Attribute:
             return False
         method = func.attr.value
@@ -1375,6 +1379,19 @@ class GradFlow:
         return self._never(func.value, function, statement, depth + 1, likely) and (
             method in RECEIVER_ONLY_METHODS
             or all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args))
+
+    def _switched_off_network(self, call: cst.Call, function: FunctionFacts, depth: int, likely: bool) -> bool:
+        """`fake = netG(z)` after `netG.requires_grad_(False)` (or `p.requires_grad_(False)` over its
+        parameters), given inputs that need no grad: nothing in what it computes requires grad."""
+        key = module_key(call.func)
+        statement = function.call_statement.get(call)
+        if key is None or statement is None or not self.facts.text_mentions(SWITCH_FRAGMENTS):
+            return False  # (no switch is written: the summaries grad_switches reads are not asked for)
+        if function.node not in self._switches:
+            self._switches[function.node] = self.facts.training.grad_switches(function)
+        if not switched_off_at(key, self._switches[function.node], function.order_of(statement)):
+            return False
+        return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args if not arg.star)
 
     # ----------------------------------------------------- state dicts, buffers
 

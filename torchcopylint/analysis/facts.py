@@ -848,6 +848,12 @@ class ModuleFacts(CalleeEffects, Callees):
             found = self._name_references[name] = _word_count(text, name) - _definition_count(text, name)
         return found
 
+    def text_mentions(self, fragments: tuple[str, ...]) -> bool:
+        """Does the module's text hold any of these fragments (comments and strings too)? A cheap test
+        before a question whose answer needs the summaries of the file's functions."""
+        text = self._positions.source if self._positions.source is not None else self.module.code
+        return any(fragment in text for fragment in fragments)
+
     def attribute_values(self, owner: ClassFacts, attribute: str) -> list:
         """What `self.<attribute>` is assigned in the class (or in a base class of this file)."""
         return self._attribute_values(owner, attribute)

@@ -44,7 +44,8 @@ from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS
                                            later_backward_through, loss_slice, retains_graph, wrapped_in_variable)
 from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key
+from torchcopylint.analysis.training import (GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key,
+                                             switched_off_at)
 
 # Only used to break ties when the optimizers do not tell which module is the generator.
 GENERATOR_NAMES = ("netg", "generator", "gen", "g", "g_ab", "g_ba", "netg_a", "netg_b")
@@ -1473,11 +1474,7 @@ def _is_generator(keys: frozenset, generators: frozenset, trained: frozenset) ->
 def _switched_off(module: Optional[str], switches: list[GradSwitch], call_order: int, backward_order: int) -> bool:
     """Were the generator's parameters off when it ran, or switched off before the backward (its own, or
     those of a module that holds it: `frozen_params(G)` for a generator `G.decoder`)?"""
-    state_at_call = True
-    for switch in switches:
-        if switch.covers(module) and switch.order < call_order:
-            state_at_call = switch.enabled
-    if not state_at_call:
+    if switched_off_at(module, switches, call_order):
         return True
     return any(s.covers(module) and not s.enabled and call_order < s.order < backward_order for s in switches)
 

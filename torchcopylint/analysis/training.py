@@ -463,6 +463,17 @@ class GradSwitch:
                                        for module in self.modules)
 
 
+def switched_off_at(key: Optional[str], switches: list[GradSwitch], order: int) -> bool:
+    """Were the parameters of `key` (a module or a parameter) off at `order`: set so by the last switch
+    before it that covers them (its own, or that of a module holding them)? A switch whose value is
+    not known (`toggle_grad(G, flag)`) may have set them off: yes."""
+    state: Optional[bool] = True
+    for switch in switches:
+        if switch.order < order and switch.covers(key):
+            state = switch.enabled
+    return not state
+
+
 def module_key(expr: cst.BaseExpression) -> Optional[str]:
     """`netD`, `self.D`: how a module is named; `self.D.forward` counts as `self.D`. A network held
     in a container under a constant key is named with it: `nets["D"]`, `self.models["disc"]`,
@@ -1089,7 +1100,7 @@ class TrainingFacts:
             if type(func) is cst.Attribute and func.attr.value == "requires_grad_" and flag is not None:
                 # `netG.requires_grad_(False)`, or `p.requires_grad_(False)` in `for p in netG.parameters():`
                 modules = _loop_parameter_owners(func.value, statement, function) or \
-                    frozenset({module_key(func.value)} - {None})
+                    _comprehension_parameter_owners(call, statement) or frozenset({module_key(func.value)} - {None})
                 if modules:
                     switches.append(GradSwitch(modules, flag, order))
             elif call.args:
@@ -1173,6 +1184,22 @@ def _loop_parameter_owners(switched: cst.BaseExpression, statement: cst.CSTNode,
     return frozenset()
 
 
+def _comprehension_parameter_owners(call: cst.Call, statement: cst.CSTNode) -> frozenset:
+    """The modules whose parameters a comprehension around `p.requires_grad_(flag)` iterates, for `p`
+    its target: `[p.requires_grad_(False) for p in netG.parameters()]`."""
+    switched = call.func.value if type(call.func) is cst.Attribute else None
+    if type(switched) is not cst.Name:
+        return frozenset()
+    for node in walk(statement):
+        if type(node) in (cst.ListComp, cst.GeneratorExp, cst.SetComp) and any(sub is call for sub in walk(node.elt)):
+            target = node.for_in.target
+            if type(target) is cst.Tuple and target.elements:
+                target = target.elements[-1].value  # `for name, p in netG.named_parameters()`
+            if type(target) is cst.Name and target.value == switched.value:
+                return parameter_owners(node.for_in.iter)
+    return frozenset()
+
+
 def _literal_key(key) -> Optional[str]:
     if type(key) is cst.SimpleString and key.value[:1] in ("'", '"') and not key.value.startswith(key.value[0] * 3):
         return key.value[1:-1]
@@ -1182,6 +1209,9 @@ def _literal_key(key) -> Optional[str]:
 # Helpers that switch their argument's parameters by a flag, known by name where the file does not
 # define them (`from utils import *`, then `toggle_grad(G, False)`).
 SWITCHING_HELPER = re.compile(r"(?i)(requires_?grad|toggle_?grad|set_?grad)s?$")
+# What the text of a file that switches parameters holds somewhere: the switch itself, its helper's
+# body, the helper's name, Lightning's `toggle_optimizer`.
+SWITCH_FRAGMENTS = ("requires_grad", "requiresgrad", "RequiresGrad", "toggle", "set_grad", "setgrad")
 
 
 def _switched_by_name(call: cst.Call) -> Optional[tuple[frozenset, Optional[bool]]]:

@@ -17,7 +17,7 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.catalog import is_inplace_method_name, writes_without_grad
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.parameters import parameter_writes
-from torchcopylint.analysis.training import parameter_owners
+from torchcopylint.analysis.training import parameter_owners, switched_off_at
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -85,7 +85,7 @@ class InplaceOnLeaf(Rule):
             if not write.layer or not facts.grad_enabled_at(function, write.statement):
                 continue
             parameter = facts.code_for(write.parameter)
-            if _switched_off(parameter, switches, function.order_of(write.statement)):
+            if switched_off_at(parameter, switches, function.order_of(write.statement)):
                 continue
             where = f" (line {facts.line_of(write.layer_origin)})" if write.layer_origin is not None else ""
             yield self.finding(
@@ -107,17 +107,7 @@ def _owners_switched_off(origin, event: InplaceEvent, function: FunctionFacts, f
         return False
     switches = facts.training.grad_switches(function)
     order = function.order_of(event.statement)
-    return all(_switched_off(owner, switches, order) for owner in owners)
-
-
-def _switched_off(parameter: str, switches: list, order: int) -> bool:
-    """Was `requires_grad` switched off, before `order`, on the parameter or a module holding it
-    (`net.requires_grad_(False)`, `net.fc.weight.requires_grad = False`)?"""
-    state = True
-    for switch in switches:
-        if switch.order < order and switch.covers(parameter):
-            state = switch.enabled
-    return not state
+    return all(switched_off_at(owner, switches, order) for owner in owners)
 
 
 def _error_text(event: InplaceEvent, is_view: bool) -> str:
