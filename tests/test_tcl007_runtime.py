@@ -853,3 +853,50 @@ def test_the_losses_step_functions_return_after_their_backward_keep_their_graph_
     namespace = {}
     exec(compile(numbers, "<TCL007 returned numbers>", "exec"), namespace)  # noqa: S102
     assert all(isinstance(total, float) for total in namespace["losses_d"])
+
+
+REDEFINED_LOSS = textwrap.dedent('''\
+    import torch
+    import torch.nn.functional as F
+
+
+    def batch_loss(scores, labels):
+        return F.cross_entropy(scores, labels)
+
+
+    @torch.no_grad()
+    def batch_loss(scores, labels):
+        return F.cross_entropy(scores, labels).item()
+
+
+    def fit(model, loader, epochs):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        losses = []
+        for epoch in range(epochs):
+            for x, y in loader:
+                optimizer.zero_grad()
+                scores = model(x)
+                F.cross_entropy(scores, y).backward()
+                optimizer.step()
+                losses.append(batch_loss(scores, y))
+        return losses
+''')
+
+
+def test_a_function_a_later_cell_defines_again_is_the_one_the_loop_calls():
+    # A notebook that rewrites a function in a later cell, under no-grad and returning a number
+    # (fresh72's deepul homework): the loop's call runs the last definition, which keeps no graph.
+    assert not lint_source(REDEFINED_LOSS, "<x>")
+    namespace: dict = {}
+    exec(compile(REDEFINED_LOSS, "<redefined batch_loss>", "exec"), namespace)  # noqa: S102
+    kept = namespace["fit"](_model(), _loader(3), 2)
+    assert len(kept) == 6 and all(isinstance(value, float) for value in kept)
+    # The other order: the definition the loop calls keeps every batch's graph, and is flagged.
+    imports, earlier, later, fit = REDEFINED_LOSS.split("\n\n\n")
+    swapped = "\n\n\n".join((imports, later, earlier, fit))
+    [finding] = lint_source(swapped, "<x>")
+    assert finding.code == "TCL007" and "losses.append" in finding.message
+    namespace = {}
+    exec(compile(swapped, "<redefined batch_loss, swapped>", "exec"), namespace)  # noqa: S102
+    kept = namespace["fit"](_model(), _loader(3), 2)
+    assert all(value.requires_grad for value in kept) and _graph_nodes(kept)

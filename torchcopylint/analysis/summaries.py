@@ -338,6 +338,12 @@ class Summaries:
         if scope is None:
             return None
         bindings = [binding for binding in scope.bindings if binding.name == name]
+        body = scope.node.body if type(scope.node) is cst.Module else getattr(scope.node.body, "body", ())
+        if len(bindings) > 1 and all(binding.kind == "def" and binding.statement in body for binding in bindings):
+            # A function defined again further down (a notebook cell that rewrites it): a body that reads
+            # the name runs once the enclosing scope has run, which leaves the last definition bound.
+            # (Definitions in branches, `if cuda: def f(...)`, stay undecided.)
+            bindings = [max(bindings, key=lambda binding: scope.order_of(binding.statement))]
         return self._resolve_bindings(bindings, scope, name, depth)
 
     def scope_of_name(self, name: str, function: FunctionFacts) -> Optional[FunctionFacts]:
