@@ -272,6 +272,73 @@ def test_side_learning_reads_only_spatial_mismatches_of_one_image_side():
     assert small is not None and small[0] == (3, 128, 128) and "found 64-pixel images too small" in small[1], small
 
 
+def test_a_linear_layer_given_stand_in_rows_teaches_the_width_it_reads():
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite
+
+    plan = DataPlan([DataSite(0, 1, 1, "np.load", "data-tensor")])
+    plan._shapes[0] = (784,)
+    # An MLP over rows of a file's features, given 784 values where it reads 100.
+    assert plan.learn_side(RuntimeError("mat1 and mat2 shapes cannot be multiplied (20x784 and 100x32)"))[0] == (100,)
+    # A conditional critic reads the rows with one score joined to them: the rows are one narrower.
+    joined = plan.learn_side(RuntimeError("mat1 and mat2 shapes cannot be multiplied (20x785 and 121x64)"))
+    assert joined[0] == (120,) and "1 the code joined to them" in joined[1], joined
+    # Images given whole to a linear layer (their last side) teach a width too.
+    plan._shapes[0] = (3, 64, 64)
+    assert plan.learn_side(RuntimeError("mat1 and mat2 shapes cannot be multiplied (3840x64 and 100x32)"))[0] == (100,)
+    # What a later layer was given (hidden features) is not the samples' width.
+    plan._shapes[0] = (100,)
+    assert plan.learn_side(RuntimeError("mat1 and mat2 shapes cannot be multiplied (20x32 and 64x1)")) is None
+    # Once a width was learned, a layer that disagrees reads something else (a latent code and a label).
+    learned = DataPlan([DataSite(0, 1, 1, "np.load", "data-tensor")], resized=(((120,), "learned"),))
+    learned._shapes[0] = (120,)
+    assert learned.learn_side(RuntimeError("mat1 and mat2 shapes cannot be multiplied (20x121 and 6x32)")) is None
+
+
+def test_the_targets_a_tensor_dataset_pairs_with_file_samples_and_an_npz_archive_are_stand_ins():
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        import numpy as np
+        import torch
+        archive = np.load(path)
+        signals = archive[archive.files[0]]
+        scores = np.load("scores.npy")
+        unused = np.load("other.npy")
+        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.tensor(signals), torch.tensor(scores)))
+    """)
+    sites = {site.target: site for site in rewrite_data(source).sites}
+    assert (sites["archive"].kind, sites["archive"].archive, sites["archive"].targets) == ("data-tensor", True, False)
+    assert (sites["scores"].kind, sites["scores"].archive, sites["scores"].targets) == ("data-tensor", False, True)
+    assert sites["unused"].kind == "unread-array"
+    plan = DataPlan(list(sites.values()))
+    archive = plan.make(sites["archive"].index)
+    assert archive[archive.files[2]].shape[0] == archive["any key"].shape[0] > 1 and "arr_0" in archive
+    scores = plan.make(sites["scores"].index)
+    assert scores.dtype.kind == "i" and scores.max() == plan.classes(sites["scores"]) - 1
+    # A path that names an archive is one, however the code reads it.
+    named = rewrite_data(source.replace("np.load(path)", 'np.load("signals.npz")').replace("archive.files[0]", "0"))
+    assert next(site for site in named.sites if site.target == "archive").archive
+
+
+def test_a_course_reader_s_test_split_has_all_10000_rows_only_where_the_code_names_that_count():
+    # A network run over 10,000 stand-in CIFAR images on the CPU is a timeout (fresh73's UvA ConvNet
+    # practicals evaluate at step 0); code that reshapes the split to 10,000 rows gets them all.
+    from torchcopylint.verify.batches import DataPlan, StandInSplit
+    from torchcopylint.verify.datasites import rewrite_data
+
+    source = textwrap.dedent("""\
+        from tensorflow.examples.tutorials.mnist import input_data
+        mnist = input_data.read_data_sets("MNIST_data", one_hot=True)
+        x_test = mnist.test.images
+    """)
+    for reshaped, rows in (("", StandInSplit.LENGTH), ("x_test = x_test.reshape(10000, -1)\n", 10_000)):
+        [site] = rewrite_data(source + reshaped).sites
+        assert site.kind == "tf-mnist" and site.known == "MNIST"
+        assert DataPlan([site]).make(site.index).test.images.shape[0] == rows
+
+
 def test_a_checkpoint_of_networks_the_code_built_leaves_them_as_they_are():
     import torch
 

@@ -1233,6 +1233,16 @@ def test_an_experiment_that_fails_on_images_too_small_for_the_network_learns_the
         "an earlier run's network found 64-pixel images too small"))
 
 
+def test_signals_from_an_npz_archive_with_scores_from_a_file_are_stand_ins_of_the_width_the_critic_reads(
+        scripts_verified):
+    # `np.load` of an `.npz` archive taken apart by `.files`, and the scores a TensorDataset pairs with the
+    # signals, read from another file: neither is read; the rows take the width the conditional critic
+    # reads less the score it joins to them (fresh70's airfoil VAE-GANs: `ndarray` has no `files`).
+    _assert_confirmed(scripts_verified, "conditional_signals_archive.py", "critic_loss = critic(", "TCL003", (
+        "an `.npz` archive whose every entry is", "random samples 120", "which reads 121",
+        "1 the code joined to them", "`scores = np.load(...)` (line 12): 20 class indices"))
+
+
 def test_a_script_that_logs_a_tenth_of_an_epoch_gets_a_loader_of_a_real_length_on_its_next_try(scripts_verified):
     # `log_every = len(loader) // 10`, then `step % log_every`: zero for four stand-in batches (fresh61's
     # VAE, fresh70's DCGAN homework).

@@ -31,9 +31,9 @@ from torch import nn
 from torchcopylint.verify import arrays, images, importing, samples, tables
 from torchcopylint.verify.absent import unread_data
 from torchcopylint.verify.inputs import CLASSES, Batches, class_indices, forward_runs
-from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_FUNCTION, DATA_HELPER, KNOWN_DATASETS, LOOP_HELPER,
-                                              SIZE_TRANSFORMS, SKLEARN_PREPROCESSORS, WHILE_HELPER, DataSite,
-                                              known_dataset, made_in_module)
+from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_FUNCTION, DATA_HELPER, FULL_TEST_ROWS, KNOWN_DATASETS,
+                                              LOOP_HELPER, SIZE_TRANSFORMS, SKLEARN_PREPROCESSORS, WHILE_HELPER,
+                                              DataSite, known_dataset, made_in_module)
 
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
@@ -75,6 +75,9 @@ CONCATENATED_MISMATCH = re.compile(r"Sizes of tensors must match except in dimen
 CHANNEL_MISMATCH = re.compile(r"expected input\[\d+, (\d+), (\d+), (\d+)\] to have (\d+) channels")
 MAX_PAIR_SCALE = 8
 # A network that downsamples images smaller than one of its kernels, as PyTorch words it.
+MAX_JOINED_FEATURES = 16  # values a conditional network joins to each sample (a one-hot label, a condition)
+# A linear layer given what it does not read: "(rows x given) and (reads x out)".
+LINEAR_MISMATCH = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Expected more than 1 spatial element "
                        r"when training|Output size is too small")
 # (An embedding of labels, `nn.Embedding(num_classes, ...)`, words it as any lookup out of range.)
@@ -161,13 +164,7 @@ class DataPlan:
         if site.kind == "mnist-csv":
             return arrays.mnist_csv(self, site)
         if site.kind == "data-tensor":
-            shape = self.sample_shape(site, None)
-            stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
-            self.describe(site, f"{DATASET_LENGTH} random samples {self.shape_text(shape)} in [0, 1)"
-                                f"{', channels last' if stored != shape else ''}"
-                                f"{' (a NumPy array)' if site.as_array else ''} (the file is not read)")
-            samples = torch.rand(DATASET_LENGTH, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
-            return samples.numpy() if site.as_array else samples
+            return self._data_tensor(site)
         if site.kind == "unread-array":
             self.describe(site, "not read: a value whose first use stops the run")
             return unread_data(f"{site.callee}(...)", site.line)
@@ -210,6 +207,46 @@ class DataPlan:
         if site.unpack > 1:
             return tuple(StandInLoader(self, site, size_of_batch, image_size, requested) for _ in range(site.unpack))
         return StandInLoader(self, site, size_of_batch, image_size, requested)
+
+    def _data_tensor(self, site: DataSite) -> Any:
+        """Random samples for a file's tensor or array a DataLoader iterates, or class indices where it holds
+        the targets a TensorDataset pairs with them; in an `.npz` archive where the code reads one."""
+        if site.targets:
+            classes = self.classes(site)
+            data = class_indices(DATASET_LENGTH, classes, "cpu")
+            made = f"{DATASET_LENGTH} class indices in 0..{classes - 1}"
+        else:
+            shape = self.sample_shape(site, None)
+            stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
+            data = torch.rand(DATASET_LENGTH, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
+            made = f"{DATASET_LENGTH} random samples {self.shape_text(shape)} in [0, 1)" \
+                   f"{', channels last' if stored != shape else ''}"
+        if site.archive:
+            self.describe(site, f"an `.npz` archive whose every entry is {made} (the file is not read)")
+            return arrays.StandInArchive(data.numpy())
+        self.describe(site, f"{made}{' (a NumPy array)' if site.as_array else ''} (the file is not read)")
+        return data.numpy() if site.as_array else data
+
+    def _features_read(self, error: BaseException) -> Optional[tuple[tuple, str]]:
+        """The width of samples a linear layer reads, where it was given stand-in samples of this plan (an
+        MLP over rows of a file's features): as they were made (the width it was given is a sample's
+        values, or its last dimension's), or with a few values the code joined to them (a conditional
+        network's `torch.cat([x, labels], 1)`: it reads as many more than the samples' width)."""
+        match = LINEAR_MISMATCH.search(str(error))
+        if match is None:
+            return None
+        if any(len(shape) == 1 for shape, _ in self.resized):
+            return None  # a width learned already: a later layer that disagrees reads something else (a latent code)
+        given, reads = int(match.group(2)), int(match.group(3))
+        for shape in self._shapes.values():
+            width = math.prod(shape) if given >= math.prod(shape) else shape[-1]
+            joined = given - width
+            if 0 <= joined < min(width, MAX_JOINED_FEATURES + 1) and reads - joined > 0 \
+                    and (reads - joined,) not in self._shapes.values():
+                also = f" and {joined} the code joined to them" if joined else ""
+                return (reads - joined,), (f"{reads - joined} features: an earlier run's linear layer, which reads "
+                                           f"{reads}, was given the samples' {width}{also}")
+        return None
 
     def loader_over_absent_data(self, line: int, over: str, batch_size: Any, module: str = "",
                                 image_size: Any = None) -> "StandInLoader":
@@ -443,7 +480,11 @@ class DataPlan:
         (a patch discriminator's 4x4 scores against `target = ones(batch, 1, 8, 8)`, made for the
         128-pixel images the script trains on), or whose network found the images too small for its
         kernels: the stand-in image shape whose side makes them fit, and why; None when the error is
-        neither or the run's images had no single side."""
+        neither or the run's images had no single side. Also a linear layer given the stand-in samples
+        themselves (an MLP over rows of a file's features): samples of the width it reads."""
+        features = self._features_read(error)
+        if features is not None:
+            return features
         images = {shape for shape in self._shapes.values() if len(shape) == 3 and shape[1] == shape[2]}
         if len(images) != 1:
             return None
@@ -1011,14 +1052,12 @@ class StandInSplits:
     """TensorFlow's `read_data_sets(...)` result: `.train`, `.test`, `.validation`, each with `next_batch(n)`;
     also by key (`['train']`), as a course's reader of that kind returns them."""
 
-    # The test split of the datasets that have one of 10,000 images (MNIST's family, CIFAR's, SVHN's is
-    # larger): code may reshape its `.images` to that count (`x_test.reshape(10000, -1)`).
-    TEST_LENGTH = 10_000
-
     def __init__(self, plan: DataPlan, site: DataSite) -> None:
         self.train = self.validation = StandInSplit(plan, site, StandInSplit.LENGTH)
-        self.test = StandInSplit(plan, site, self.TEST_LENGTH if site.known in TEN_THOUSAND_TEST_IMAGES
-                                 else StandInSplit.LENGTH)
+        # The test split of the datasets that have one of 10,000 images (MNIST's family, CIFAR's; SVHN's is
+        # larger) has them all where the code names that count (`x_test.reshape(10000, -1)`).
+        full = site.known in TEN_THOUSAND_TEST_IMAGES and site.full_test_split
+        self.test = StandInSplit(plan, site, FULL_TEST_ROWS if full else StandInSplit.LENGTH)
 
     def __getitem__(self, name: str) -> "StandInSplit":
         return self.test if name == "test" else self.train

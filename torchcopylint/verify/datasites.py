@@ -134,6 +134,7 @@ TENSOR_CONVERSIONS = frozenset({
 })
 # NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
 # one image a row, its label first) is made up as such (verify/arrays.py).
+FULL_TEST_ROWS = 10_000  # the test split of MNIST's family and CIFAR's
 TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
 # NumPy's readers of a data file: what they read is not read (the run goes on, on a value whose use
 # stops it, unverified: verify/absent.unread_data).
@@ -204,6 +205,16 @@ class DataSite:
     # channels last (the code moves them first: `np.moveaxis(x, 3, 1)`).
     as_array: bool = False
     channels_last: bool = False
+    # A data-tensor that holds the targets a TensorDataset pairs with its samples (`TensorDataset(x, y)`,
+    # `y` read from a file): class indices, one per sample.
+    targets: bool = False
+    # Splits whose test split has all the rows of the real one (10,000) because the code names that count
+    # (`x_test.reshape(10000, -1)`); else as few as the others: a network run over 10,000 stand-in
+    # images on the CPU is a timeout, not a verdict.
+    full_test_split: bool = False
+    # A data-tensor read as an `.npz` archive (`data = np.load("x.npz")`, then `data["x"]` or
+    # `data[data.files[0]]`): each entry the code takes out of it is the data.
+    archive: bool = False
 
     @property
     def label(self) -> str:
@@ -883,6 +894,42 @@ def _carried_from(value: ast.expr, imports: dict) -> set[str]:
     return set()
 
 
+def _targets_given(value: ast.expr, imports: dict) -> set[str]:
+    """The names whose tensors a TensorDataset pairs with its samples as targets (`TensorDataset(x, y)`:
+    what `y` carries)."""
+    if not (isinstance(value, ast.Call) and (_qualified(value.func, imports) or "").rsplit(".", 1)[-1] == "TensorDataset"):
+        return set()
+    return {name for argument in value.args[1:] for name in _carried_from(argument, imports)}
+
+
+def _read_as_archive(call: ast.Call, targets: list[ast.expr], tree: ast.Module) -> bool:
+    """Does the code read what `np.load` returned as an `.npz` archive: a path that names one, or the
+    name it is bound to taken apart by key (`data["x_train"]`) or through its `.files`?"""
+    path = _argument(call, 0, "file")
+    if path is not None and any(isinstance(node, ast.Constant) and isinstance(node.value, str) and ".npz" in node.value
+                                for node in ast.walk(path)):
+        return True
+    names = {target.id for target in targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "files" and isinstance(node.value, ast.Name) \
+                and node.value.id in names:
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class LoadedRead:
+    """A read of a file whose value a DataLoader of the file iterates (`DataSites._reads_carried_to_loaders`)."""
+
+    as_array: bool       # what it reads is a NumPy array
+    channels_last: bool  # the samples' channels come last in the file
+    targets: bool        # it holds the targets a TensorDataset pairs with the samples, not the samples
+    archive: bool        # it is an `.npz` archive the code takes the data out of
+
+
 def _moves_channels_first(value: ast.expr, imports: dict) -> bool:
     """Does the value move the last axis of images to the second (`np.moveaxis(x, 3, 1)`,
     `x.permute(0, 3, 1, 2)`, `np.transpose(x, (0, 3, 1, 2))`): the file holds them channels last?"""
@@ -913,6 +960,8 @@ class _SiteFinder:
                                and len(targets[0].elts) > 1 and all(isinstance(element, ast.Name)
                                                                     for element in targets[0].elts)}
         self.loaded_classes = self._classes_loaded(tree, imports)
+        self.names_a_full_test_split = any(isinstance(node, ast.Constant) and node.value == FULL_TEST_ROWS
+                                           for node in ast.walk(tree))
         self.sites: list = []
         self.site_of_name: dict[str, DataSite] = {}
         self.derived: set[str] = set()
@@ -946,30 +995,41 @@ class _SiteFinder:
                 if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS
                 and any(isinstance(t, ast.Name) and t.id in loaded for t in targets)}
 
-    def _reads_carried_to_loaders(self, tree: ast.Module, imports: dict) -> dict[int, tuple[bool, bool]]:
+    def _reads_carried_to_loaders(self, tree: ast.Module, imports: dict) -> dict[int, LoadedRead]:
         """Reads of a file whose value a DataLoader of the file iterates once the code made a tensor
-        of it: converted, moved, scaled, joined with others, the first tensor of a TensorDataset
+        of it: converted, moved, scaled, joined with others, a tensor of a TensorDataset
         (`data = np.moveaxis(np.load(path), 3, 1)`, `data = torch.Tensor(data)`,
         `DataLoader(TensorDataset(data, labels))`; `images = read_img.get_file(root)`, a function of
-        the project that reads files, then `images.to(device)`): samples, then. For each such call
-        (by id): (what it reads is a NumPy array, the samples' channels come last in the file)."""
-        reached = {name for dataset in _loader_datasets(tree, imports) for name in _carried_from(dataset, imports)}
+        the project that reads files, then `images.to(device)`): samples, or the targets paired with
+        them (`labels` there), then. Each such call by id, with how it is read."""
+        datasets = _loader_datasets(tree, imports)
+        reached = {name for dataset in datasets for name in _carried_from(dataset, imports)}
+        targets = {name for dataset in datasets for name in _targets_given(dataset, imports)}
         channels_last = False
         changed = True
         while changed:
             changed = False
-            for targets, value in self.assignments:
-                if any(isinstance(t, ast.Name) and t.id in reached for t in targets):
+            for bound, value in self.assignments:
+                names = {target.id for target in bound if isinstance(target, ast.Name)}
+                if names & reached:
                     carried = _carried_from(value, imports)
+                    given = _targets_given(value, imports)
                     channels_last = channels_last or (bool(carried) and _moves_channels_first(value, imports))
-                    changed = changed or bool(carried - reached)
+                    changed = changed or bool(carried - reached) or bool(given - targets)
                     reached |= carried
-        found: dict[int, tuple[bool, bool]] = {}
-        for targets, value in self.assignments:
-            if any(isinstance(t, ast.Name) and t.id in reached for t in targets) and isinstance(value, ast.Call) \
-                    and self._reads_a_file(value, imports):
-                as_array = _qualified(value.func, imports) in ARRAY_READERS | FILE_READERS - {"torch.load"}
-                found[id(value)] = (as_array, channels_last)
+                    targets |= given
+                if names & targets:
+                    carried = _carried_from(value, imports)
+                    changed = changed or bool(carried - targets)
+                    targets |= carried
+        found: dict[int, LoadedRead] = {}
+        for bound, value in self.assignments:
+            names = {target.id for target in bound if isinstance(target, ast.Name)}
+            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
+                qualified = _qualified(value.func, imports)
+                as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
+                found[id(value)] = LoadedRead(as_array, channels_last, targets=not names & reached,
+                                              archive=qualified == "numpy.load" and _read_as_archive(value, bound, tree))
         return found
 
     def _reads_a_file(self, call: ast.Call, imports: dict) -> bool:
@@ -1129,12 +1189,17 @@ class _SiteFinder:
                         batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
                         dataset_import=imported if "." in imported and kind != "keras" else "",
                         views=self._views(call), size_text=ast.unparse(size) if size is not None else "",
-                        as_array=self.carried_to_loaders.get(id(call), (False, False))[0],
-                        channels_last=self.carried_to_loaders.get(id(call), (False, False))[1])
+                        full_test_split=kind in ("splits", "tf-mnist") and self.names_a_full_test_split,
+                        **self._as_loaded(call))
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):
                 self.site_of_name[name] = site
+
+    def _as_loaded(self, call: ast.Call) -> dict:
+        """How a read a DataLoader iterates is made (DataSite's `as_array` .. `archive`)."""
+        read = self.carried_to_loaders.get(id(call))
+        return dataclasses.asdict(read) if read is not None else {}
 
     def _views(self, call: ast.Call) -> int:
         """The views of each image the data's transform makes (`transform=TwoCropsTransform(augment)`,
