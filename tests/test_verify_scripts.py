@@ -1243,6 +1243,17 @@ def test_signals_from_an_npz_archive_with_scores_from_a_file_are_stand_ins_of_th
         "1 the code joined to them", "`scores = np.load(...)` (line 12): 20 class indices"))
 
 
+def test_a_method_the_program_runs_on_the_object_before_the_flagged_one_runs_first(scripts_verified):
+    # `gan = GanTrainer()`, `gan.prepare_data()`, `gan.fit()` in `main()`: `fit` reads the loader only
+    # `prepare_data` makes (fresh73's GAN-Lab trainers: `'Trainer' object has no attribute 'train_loader'`).
+    _assert_confirmed(scripts_verified, "gan_trainer_loads_first.py", "self.criterion(self.discriminator(fake), "
+                      "torch.zeros", "TCL003", (
+                          "reached 4 of 4 generator parameters",
+                          "`prepare_data()` ran first, as the program function runs `gan.prepare_data()` before "
+                          "`gan.fit()`", "with the object built by the call in `main()` at line 45",
+                          "over `datasets.MNIST(...)`"))
+
+
 def test_a_script_that_logs_a_tenth_of_an_epoch_gets_a_loader_of_a_real_length_on_its_next_try(scripts_verified):
     # `log_every = len(loader) // 10`, then `step % log_every`: zero for four stand-in batches (fresh61's
     # VAE, fresh70's DCGAN homework).

@@ -535,7 +535,7 @@ class BuiltInstance(FunctionStandIns):
     @property
     def description(self) -> str:
         if self.site is not None:
-            built = f"the object built by the top-level call at {self.site.site.where}"
+            built = f"the object built by {self.site.site.described}"
             return built if self.method_site is None else \
                 f"{built}, the method given what {self.method_site.described} passes"
         if self.factory:

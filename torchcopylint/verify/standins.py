@@ -1855,7 +1855,34 @@ def preparations(tree: ast.Module, class_name: str, method: str) -> list[tuple[s
                 found.append(name)
         if found:
             return [(name, f"as `{caller.name}` runs it before") for name in found]
-    return _fillers(tree, class_name, methods, method)
+    return _run_first_by_the_script(tree, class_name, method, setters) or _fillers(tree, class_name, methods, method)
+
+
+def _run_first_by_the_script(tree: ast.Module, class_name: str, method: str, setters: set) -> list[tuple[str, str]]:
+    """(preparation, why) for the methods that set attributes of `self` which the script (its top level,
+    or a function such as `main()`) runs on the object it builds before it calls `method` there:
+    `T = Trainer()`, `T.load_mnist()`, `T.train()` (the loader `train` iterates is made by `load_mnist`)."""
+    for body in [tree.body] + [node.body for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        instance, found = None, []
+        for statement in body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call) \
+                    and isinstance(statement.value.func, ast.Name) and statement.value.func.id == class_name:
+                instance, found = statement.targets[0].id, []
+                continue
+            call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+            if instance is None or not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                                        and isinstance(call.func.value, ast.Name) and call.func.value.id == instance):
+                continue
+            if call.func.attr == method:
+                if found:
+                    where = "the script" if body is tree.body else "the program function"
+                    return [(name, f"as {where} runs `{instance}.{name}()` before `{instance}.{method}()`")
+                            for name in found]
+                break
+            if call.func.attr in setters and call.func.attr not in found:
+                found.append(call.func.attr)
+    return []
 
 
 _FILLING_METHODS = {"append", "extend", "insert", "update", "add", "setdefault"}
