@@ -817,3 +817,40 @@ def test_a_warning_or_an_error_named_by_an_absent_or_no_op_package_is_a_class_of
         assert issubclass(warning, Warning) and issubclass(error, Exception) and not issubclass(error, Warning)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=warning)
+
+
+@needs_torch
+def test_names_an_installed_package_no_longer_has_stand_in_where_the_package_imports_them(context_verified):
+    # A vendored library written for an older torch: its package imports `from torch import rfft` and
+    # `torch._six`, neither of which torch 2 has; the flagged block needs the package (a relative
+    # import), not those names (fresh72's vendored torchattacks: scipy's `_status_message`, x28).
+    verdict = _verdict(context_verified, "library_old_api/attacks/gradient.py", "identity = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "`torch` of the installed `torch` no longer has `rfft` (code written for an older version)" \
+        in verdict.evidence, verdict.evidence
+
+
+@needs_torch
+@pytest.mark.parametrize("statement, removed", [
+    ("from torch import rfft", ("torch", "rfft")),                          # removed in torch 1.8
+    ("import torch.not_a_module_of_torch", ("torch.not_a_module_of_torch", None)),
+    ("from not_installed_anywhere import thing", None),                     # a package that is not installed
+    ("from helpers import gone", None),                                      # the project's own module
+])
+def test_what_an_installed_package_no_longer_has_is_told_from_what_is_missing(tmp_path: Path, statement, removed):
+    import runpy
+
+    from torchcopylint.verify.importing import removed_from_installed
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "helpers.py").write_text("present = 1\n")
+    script = tmp_path / "train.py"
+    script.write_text(statement + "\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(ImportError) as raised:
+            runpy.run_path(str(script))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("helpers", None)
+    assert removed_from_installed(raised.value, str(script)) == removed

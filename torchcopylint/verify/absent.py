@@ -163,6 +163,51 @@ def unknown_argument(name: str) -> AbsentName:
     return unknown
 
 
+class RemovedName(AbsentName):
+    """A name that the installed version of a package no longer has (`from torch._six import
+    string_classes`, `from scipy.optimize.optimize import _status_message`: code written for an older
+    one): the import succeeds, and a use raises, saying so."""
+
+    def __getattr__(self, attribute: str):
+        if _is_special(attribute) and attribute not in _READ_AS_USE:
+            raise AttributeError(attribute)
+        return RemovedName(f"{self._qualified_name}.{attribute}", self._importer)
+
+    def _used(self, *args, **kwargs):
+        package = self._qualified_name.split(".")[0]
+        raise AbsentPackageUsed(self._qualified_name, self._importer, said=(
+            f"needs `{self._qualified_name}`, which the installed `{package}` no longer has (the code was written "
+            f"for an older version)"))
+
+
+class RemovedModule(types.ModuleType):
+    """A submodule the installed version of its package no longer has (`torch._six`): its names are
+    RemovedNames."""
+
+    def __getattr__(self, attribute: str):
+        if _is_special(attribute):
+            raise AttributeError(attribute)
+        return RemovedName(f"{self.__name__}.{attribute}")
+
+
+def stand_in_removed(module: str, name: Optional[str]) -> str:
+    """From now on in this process, `from module import name` succeeds with a RemovedName (with `name`
+    None, `module` is a submodule that is gone: `import module` yields a RemovedModule); what the
+    evidence says of it."""
+    if name is None:
+        removed = RemovedModule(module)
+        removed.__path__ = []  # a package, so `from torch._six.x import y` finds nothing but a stand-in
+        sys.modules[module] = removed
+        parent, _, last = module.rpartition(".")
+        if parent in sys.modules:
+            setattr(sys.modules[parent], last, removed)
+        return f"`{module}` is gone from the installed `{module.split('.')[0]}` (code written for an older version): " \
+               f"a stand-in whose names fail when used"
+    setattr(sys.modules[module], name, RemovedName(f"{module}.{name}"))
+    return f"`{module}` of the installed `{module.split('.')[0]}` no longer has `{name}` (code written for an older " \
+           f"version): a stand-in that fails when used"
+
+
 class UnreadData(AbsentName):
     """What a reader of a data file returned, not read (its class's name is what a C function that
     rejects it names: `expected np.ndarray (got UnreadData)`)."""

@@ -41,7 +41,7 @@ from torchcopylint.verify.inputs import (
     required_inputs,
 )
 from torchcopylint.verify import absent
-from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for
+from torchcopylint.verify.absent import AbsentPackageUsed, stand_in_for, stand_in_removed
 from torchcopylint.verify.importing import (
     MissingModule,
     absent_package,
@@ -195,6 +195,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     stood_in: set[str] = set()
     put_on_path: set[str] = set()
+    removed: set[tuple] = set()  # names and modules installed packages no longer have, given stand-ins
     asked = absent.missing_imports()
     for package in _imported_in_functions(text):
         # `from torchvision.datasets import MNIST` inside a method the experiment calls: it fails there,
@@ -232,6 +233,14 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                 probe.run(execute, code, module)
             return module.__dict__
         except MissingModule as missing:
+            if missing.removed is not None and missing.removed not in removed and len(removed) < MAX_STAND_INS:
+                # Code written for an older version of an installed package (a vendored library's
+                # `from scipy.optimize.optimize import _status_message`): the import gets a stand-in that
+                # fails only where the code uses it, said; a claim elsewhere in the project decides.
+                removed.add(missing.removed)
+                script.note(stand_in_removed(*missing.removed))
+                _forget_orphans(set(sys.modules) - imported)
+                continue
             if missing.project_module is not None and missing.project_module not in put_on_path \
                     and len(put_on_path) < MAX_STAND_INS:
                 # `import bert_cnn_base` of a module the project keeps in another folder (its scripts

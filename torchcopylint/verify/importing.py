@@ -43,11 +43,14 @@ class MissingModule(Exception):
     the top-level name when it is a package that is not installed (nowhere on the import path
     nor in the project), None otherwise."""
 
-    def __init__(self, message: str, package: Optional[str] = None, project_module: Optional[str] = None) -> None:
+    def __init__(self, message: str, package: Optional[str] = None, project_module: Optional[str] = None,
+                 removed: Optional[tuple[str, Optional[str]]] = None) -> None:
         super().__init__(message)
         self.package = package
         # The project's own file (or package folder) by the missing name, off the import path.
         self.project_module = project_module
+        # (module, name) the installed version of a package no longer has (removed_from_installed).
+        self.removed = removed
 
 
 def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
@@ -318,7 +321,44 @@ def execute(code, module: types.ModuleType) -> None:
 def _missing(error: ImportError, path: str) -> MissingModule:
     top = _unimportable_top_level(error)
     found = _find_in_project(_project_or_folder(path), top) if top is not None else None
-    return MissingModule(describe_failure(error, path), absent_package(error, path), found)
+    return MissingModule(describe_failure(error, path), absent_package(error, path), found,
+                         removed_from_installed(error, path))
+
+
+REMOVED_NAME = re.compile(r"^cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def removed_from_installed(error: ImportError, path: str) -> Optional[tuple[str, Optional[str]]]:
+    """(module, name) where a file of the project imports a name that an installed module no longer has
+    (`from scipy.optimize.optimize import _status_message`); (module, None) for a submodule an installed
+    package no longer has (`from torch._six import string_classes`): code written for an older version.
+    None for anything else (a package that is not installed, a name of the project's own)."""
+    importer = importer_of(error)
+    if importer is None or _installed(importer):
+        return None
+    if isinstance(error, ModuleNotFoundError):
+        module = getattr(error, "name", None) or ""
+        top, _, rest = module.partition(".")
+        if not rest or _find_in_project(_project_or_folder(path), top) is not None:
+            return None
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            return None
+        return (module, None) if spec is not None and spec.origin and _installed(spec.origin) else None
+    match = REMOVED_NAME.match(str(error))
+    if match is None:
+        return None
+    name, module = match.groups()
+    origin = getattr(sys.modules.get(module), "__file__", None)
+    return (module, name) if origin and _installed(origin) else None
+
+
+def _installed(filename: str) -> bool:
+    """Is the file one of the environment's (an installed package, the standard library), not the project's?"""
+    filename = os.path.abspath(filename)
+    return any(filename.startswith(os.path.abspath(prefix) + os.sep) for prefix in {sys.prefix, sys.base_prefix}) \
+        or "site-packages" in filename.split(os.sep)
 
 
 def project_relative(found: str, path: str) -> str:

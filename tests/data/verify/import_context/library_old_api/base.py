@@ -1,0 +1,3 @@
+"""What every attack of the library shares."""
+
+GAIN = 0.5
