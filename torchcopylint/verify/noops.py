@@ -37,6 +37,8 @@ PACKAGES = frozenset({
     "gym", "gymnasium",
     # A training framework: its LightningModule stands in (verify/lightning.py), its Trainer does nothing.
     "pytorch_lightning", "lightning",
+    # Progress bars of other makers (`qqdm(loader)`, a course's; fastprogress' `progress_bar(loader)`).
+    "qqdm", "alive_progress", "fastprogress",
     # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
     "prettytable", "tabulate", "texttable",
     # Plotting add-ons (`mlxtend.plotting.plot_confusion_matrix(cm)`, a course's evaluation cell).
@@ -103,7 +105,8 @@ D2L_FRAMEWORKS = frozenset({"torch", "mxnet", "tensorflow", "jax"})  # `from d2l
 MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Callables that hand back what they wrap: a progress bar over an iterable.
-PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "progressbar", "track"})
+PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "qqdm", "progressbar", "progress_bar", "master_bar", "alive_it",
+                          "track"})
 # tqdm.contrib's bars over what Python's own functions make of their iterables.
 ENUMERATING = {"tenumerate": enumerate, "tzip": zip, "tmap": map}
 # Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
