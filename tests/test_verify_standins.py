@@ -1476,3 +1476,24 @@ def test_a_device_default_no_caller_keeps_is_the_verification_device():
 
     assert device_defaults(attack, "cpu") == {"device": "cpu"}  # "gpu" names no device torch knows
     assert device_defaults(moved, "cpu") == {"dev": "cpu"}  # a GPU's name; the CPU is kept as it is
+
+
+def test_a_loader_given_to_a_function_reports_a_real_length_after_a_try_that_divided_by_a_part_of_it():
+    # `log_interval = len(dataloader) // 10`, then `batch % log_interval`: zero for the stand-in's four
+    # batches (fresh70's DCGAN homework); the next try's loaders say a real loader's length.
+    from torchcopylint.verify import script
+    from torchcopylint.verify.batches import LONG_LOADER_LENGTH
+    from torchcopylint.verify.standins import BATCHES, stand_in_loader
+
+    script.begin()
+    loader = stand_in_loader(2, "classes", "cpu")
+    assert len(loader) == BATCHES and not script.learn_from("TypeError: something else")
+    try:
+        BATCHES % (len(loader) // 10)
+    except ZeroDivisionError as error:
+        assert script.learn_from(f"{type(error).__name__}: {error}")
+    script.begin(keep_learned=True)
+    assert len(loader) == LONG_LOADER_LENGTH and len(list(loader)) == BATCHES
+    assert f"`len()` of a stand-in loader gave {LONG_LOADER_LENGTH}" in script.stood_in()
+    script.begin()  # a new diagnosis starts with short loaders again
+    assert len(loader) == BATCHES

@@ -40,7 +40,8 @@ from torch import nn
 
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed, UnknownArgumentUsed
-from torchcopylint.verify.batches import BATCH_MISMATCH, SHAPE_MISMATCH, SMALL_BATCH, DataPlan
+from torchcopylint.verify.batches import (BATCH_MISMATCH, LONG_LOADER_LENGTH, SHAPE_MISMATCH, SMALL_BATCH,
+                                             ZERO_DIVISION, DataPlan)
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -95,6 +96,8 @@ class _Log:
     guards: frozenset = frozenset()
     passed_writes: list = field(default_factory=list)  # lines of refused writes a run went past
     function_plans: list = field(default_factory=list)  # the data plans of a function's module loads
+    # Whether the run took `len()` of a stand-in loader given to a function (standins.StandInLoader).
+    argument_loader_length_read: bool = False
 
     def add(self, text: str) -> None:
         if text not in self.items:
@@ -164,7 +167,8 @@ def learn_from(text: str) -> bool:
     if any(plan.needs_fewer_classes(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
         _two_classes = True
         return True
-    if any(plan.needs_long_loaders(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
+    if any(plan.needs_long_loaders(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)) or (
+            _log.argument_loader_length_read and not _long_loaders and ZERO_DIVISION.search(text)):
         _long_loaders = True
         return True
     for plan in _log.plans:
@@ -195,6 +199,18 @@ def learn_from(text: str) -> bool:
         _shape_choice += 1
         return True
     return False
+
+
+def argument_loader_length(batches: int) -> int:
+    """`len()` of a stand-in loader a function is given (standins.StandInLoader), which yields `batches`:
+    that many, or in a try after one that divided by a part of it (`log_every = len(loader) // 10`, then
+    `step % log_every`), a length real data would give, said."""
+    _log.argument_loader_length_read = True
+    if not _long_loaders:
+        return batches
+    _log.add(f"`len()` of a stand-in loader gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier "
+             f"run divided by a part of {batches} that came to zero), though it yields {batches} batches")
+    return LONG_LOADER_LENGTH
 
 
 def full_batches_next() -> bool:

@@ -1021,7 +1021,13 @@ class StandInLoader(list):
 
     def __iter__(self):
         # As a DataLoader's iterator, it has the loader's length (`n = min(len(iter_a), len(iter_b))`).
-        return Batches(lambda index: list.__getitem__(self, index), len(self))
+        return Batches(lambda index: list.__getitem__(self, index), list.__len__(self))
+
+    def __len__(self) -> int:
+        # A real loader's length where an earlier try divided by a part of it (verify/script.py).
+        from torchcopylint.verify import script  # (script's own imports never reach this module)
+
+        return script.argument_loader_length(list.__len__(self))
 
     @property
     def dataset(self) -> list:
