@@ -135,6 +135,8 @@ STATIC_SILENT = [
     "    flat = torch.nn.utils.parameters_to_vector(grads)\n    return flat.clone().detach()",
     "rows = list(out.detach())\n    return [r.clone().detach() for r in rows]",
     "parts = [p for p in out.detach()]\n    return [p.clone().detach() for p in parts]",
+    # a batch of a loader that a function out of sight returns with another (fresh73's purification attack)
+    "_, test_loader = get_loaders(path)\n    x, y = next(iter(test_loader))\n    return x.clone().detach()",
     # a network switched off before it runs on noise (fresh72's WGAN-GP: the comprehension form too)
     "model.requires_grad_(False)\n    fake = model(torch.randn(4, 3))\n    return fake.clone().detach()",
     "[p.requires_grad_(False) for p in model.parameters()]\n    fake = model(torch.randn(4, 3))\n"
@@ -151,6 +153,8 @@ STATIC_REPORTED = [
     # a list made from an argument holds what the argument holds (not an empty list)
     "params = list(path)\n    return [p.clone().detach() for p in params]",
     "flat = torch.nn.utils.parameters_to_vector(model.parameters())\n    return flat.clone().detach()",
+    # unpacked from a function out of sight under a name that does not read as a loader
+    "_, pairs = get_pairs(path)\n    x, y = next(iter(pairs))\n    return x.clone().detach()",
     # switched off, but given what may require grad; or switched off only after it ran
     "model.requires_grad_(False)\n    fake = model(out)\n    return fake.clone().detach()",
     "fake = model(torch.randn(4, 3))\n    model.requires_grad_(False)\n    return fake.clone().detach()",

@@ -260,8 +260,16 @@ class DataLoaders:
         if not bindings or any(binding.kind == "param" for binding in bindings) \
                 or any(binding.kind in ("assign", "walrus") and binding.value is None for binding in bindings):
             return self._by_name(name.value, name.value)
-        if any(binding.kind not in ("assign", "walrus") for binding in bindings):
+        if any(binding.kind not in ("assign", "walrus", "unpack") for binding in bindings):
             return None  # a loop variable, an import...: not followed
+        if any(binding.kind == "unpack" for binding in bindings):
+            # `train_loader, test_loader = get_loaders(...)` of a function out of sight: what the name reads as;
+            # not what code of this file makes (it may return anything).
+            values = [binding.value for binding in bindings]
+            if any(type(value) is not cst.Call or dotted_name(value.func) in self.facts.classes
+                   or dotted_name(value.func) in self.facts.module_functions for value in values):
+                return None
+            return self._by_name(name.value, name.value)
         return self._loader_from_values([binding.value for binding in bindings], name.value, name.value)
 
     def _loader_from_values(self, values: list, name: str, shown: str) -> Optional[Loader]:
