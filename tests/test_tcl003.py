@@ -2806,6 +2806,8 @@ def _step_after(call: str) -> str:
     "toggle_grad(G, False)",                           # a helper of another module (`from utils import *`)
     "set_requires_grad([G], requires_grad=False)",     # its flag given by keyword
     "toggle_grad(G, False or mode == 'simultaneous')",  # a flag the analysis cannot read: maybe off
+    "freeze(G)",                                       # one way always, by its name (fresh74's inversion attack)
+    "freeze_params(G)",
 ])
 def test_an_imported_switching_helper_silences_the_step_it_switches_the_generator_off_for(switch):
     # fresh60's time-domain GANs: `toggle_grad(self.G, False)` from a star-imported module, fifteen
@@ -2817,6 +2819,9 @@ def test_an_imported_switching_helper_silences_the_step_it_switches_the_generato
     "toggle_grad(G, True)",        # switched on: the fake carries the generator's graph
     "toggle_grad(D, False)",       # another network switched off
     "log_grad(G, False)",          # a name that says nothing of switching
+    "unfreeze(G)",                 # switched on
+    "freeze(D)",
+    "freeze_bn(G)",                # batch-norm statistics, not parameters
 ])
 def test_a_helper_that_leaves_the_generator_on_keeps_the_finding(call):
     assert len(lines(_step_after(call))) == 1

@@ -1209,9 +1209,14 @@ def _literal_key(key) -> Optional[str]:
 # Helpers that switch their argument's parameters by a flag, known by name where the file does not
 # define them (`from utils import *`, then `toggle_grad(G, False)`).
 SWITCHING_HELPER = re.compile(r"(?i)(requires_?grad|toggle_?grad|set_?grad)s?$")
+# Helpers that switch their one argument's parameters always one way, known by name where the file does not
+# define them (`from utils import *`, then `freeze(G)`): off, or on for `unfreeze`.
+FREEZING_HELPER = re.compile(r"(?i)^(un)?freeze(?:_(?:model|net|network|module|modules|params|parameters|weights|all))?$"
+                             r"|^frozen_params$")
 # What the text of a file that switches parameters holds somewhere: the switch itself, its helper's
 # body, the helper's name, Lightning's `toggle_optimizer`.
-SWITCH_FRAGMENTS = ("requires_grad", "requiresgrad", "RequiresGrad", "toggle", "set_grad", "setgrad")
+SWITCH_FRAGMENTS = ("requires_grad", "requiresgrad", "RequiresGrad", "toggle", "set_grad", "setgrad", "freeze",
+                    "frozen")
 
 
 def _switched_by_name(call: cst.Call) -> Optional[tuple[frozenset, Optional[bool]]]:
@@ -1220,6 +1225,10 @@ def _switched_by_name(call: cst.Call) -> Optional[tuple[frozenset, Optional[bool
     name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
     positional = [arg.value for arg in call.args if arg.keyword is None]
     flags = [arg.value for arg in call.args if arg.keyword is not None]  # `requires_grad=False`
+    constant = FREEZING_HELPER.match(name)
+    if constant is not None and len(positional) == 1 and not flags:
+        # `freeze(G)`, `unfreeze(model)`: one way always (not `freeze_bn`, which keeps statistics).
+        return frozenset(_module_keys_in(positional[0])), constant.group(1) is not None
     if not SWITCHING_HELPER.search(name) or len(positional) + len(flags) < 2 or len(flags) > 1:
         return None
     if not flags:
