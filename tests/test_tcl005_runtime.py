@@ -416,3 +416,29 @@ def test_an_attack_s_input_handed_on_by_its_wrappers_is_data_its_callers_hand_ov
 
 def _loader_of(x, y):
     return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)
+
+
+EINOPS_CALLER = textwrap.dedent("""\
+    import torch
+    from einops import rearrange
+
+
+    def top(preds):
+        prob = rearrange(preds["prob"], "b t -> (b t)")
+        return prob.clone().detach()
+
+
+    def run(model, clips):
+        with torch.no_grad():
+            preds = model(clips)
+        return top(preds)
+""")
+
+
+def test_what_einops_rearranges_requires_grad_only_where_what_it_is_given_does():
+    # The only caller hands over a network's output made under no-grad (fresh74's DLCV project, x4).
+    assert [d for d in lint_source(EINOPS_CALLER, "example.py") if d.code == "TCL005"] == []
+    with_grad = EINOPS_CALLER.replace("    with torch.no_grad():\n        preds = model(clips)\n",
+                                      "    preds = model(clips)\n")
+    [found] = [d for d in lint_source(with_grad, "example.py") if d.code == "TCL005"]
+    assert "requires grad" in found.message

@@ -76,7 +76,7 @@ from torchcopylint.analysis.placement import LEGACY_TYPES
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
-from torchcopylint.analysis.torchnames import dotted_name, loss_function_name
+from torchcopylint.analysis.torchnames import dotted_name, loss_function_name, numpy_name
 from torchcopylint.analysis.training import (SWITCH_FRAGMENTS, backward_calls, module_key, modules_by_use,
                                              switched_off_at, takes_gradients)
 
@@ -151,6 +151,7 @@ TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.lina
 # its gradients): it requires grad only if one of them does.
 JOINING_FUNCTIONS = frozenset({"torch.nn.utils.parameters_to_vector",
                                "torch.nn.utils.convert_parameters.parameters_to_vector"})
+EINOPS_FUNCTIONS = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum", "einops.pack"})
 NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 # Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
 TENSOR_KEYWORDS = frozenset({"input", "other", "weight", "bias", "target", "tensor", "tensors", "mat1", "mat2",
@@ -1361,6 +1362,10 @@ class GradFlow:
                        if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
         if self.facts.makes_numpy_array(call):
             return True  # a NumPy array: a tensor that requires grad is not even converted to one
+        if numpy_name(func, self.facts.einops) in EINOPS_FUNCTIONS:
+            # einops's operations of tensors (`rearrange(pred, "b t -> (b t)")`) require grad only where those do.
+            return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
+                       if arg.keyword is None and type(arg.value) is not cst.SimpleString)
         if self._returns_never(call, function, depth, likely):
             return True  # `self._sinusoid_table(n, d)`: every `return` of the file's function makes one
         if self._switched_off_network(call, function, depth, likely):
