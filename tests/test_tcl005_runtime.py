@@ -135,6 +135,8 @@ STATIC_SILENT = [
     "    flat = torch.nn.utils.parameters_to_vector(grads)\n    return flat.clone().detach()",
     "rows = list(out.detach())\n    return [r.clone().detach() for r in rows]",
     "parts = [p for p in out.detach()]\n    return [p.clone().detach() for p in parts]",
+    # the labels a dataset keeps (fresh74's backdoor wrappers of torchvision datasets)
+    "return path.targets.clone().detach()",
     # a batch of a loader that a function out of sight returns with another (fresh73's purification attack)
     "_, test_loader = get_loaders(path)\n    x, y = next(iter(test_loader))\n    return x.clone().detach()",
     # a network switched off before it runs on noise (fresh72's WGAN-GP: the comprehension form too)

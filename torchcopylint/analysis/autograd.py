@@ -151,6 +151,8 @@ TENSOR_FUNCTION_MODULES = frozenset({"torch", "torch.nn.functional", "torch.lina
 # its gradients): it requires grad only if one of them does.
 JOINING_FUNCTIONS = frozenset({"torch.nn.utils.parameters_to_vector",
                                "torch.nn.utils.convert_parameters.parameters_to_vector"})
+# What a dataset object keeps its labels in (torchvision's `targets`, older `train_labels`): data, never a graph.
+DATASET_LABELS = frozenset({"targets", "labels", "train_labels", "test_labels"})
 EINOPS_FUNCTIONS = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum", "einops.pack"})
 NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 # Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
@@ -945,6 +947,9 @@ class GradFlow:
             return self._never(expr.value, function, statement, depth + 1, likely)
         if type(expr) is cst.Call:
             return self._call_never(expr, function, statement, depth, likely)
+        if type(expr) is cst.Attribute and likely and expr.attr.value in DATASET_LABELS \
+                and not (type(expr.value) is cst.Name and expr.value.value == "self"):
+            return True  # `dataset.targets`: the labels a dataset holds
         if type(expr) is cst.Attribute and likely:
             return self._setting(expr, function, depth)
         return False
