@@ -444,3 +444,32 @@ def test_what_einops_rearranges_requires_grad_only_where_what_it_is_given_does()
                                       "    preds = model(clips)\n")
     [found] = [d for d in lint_source(with_grad, "example.py") if d.code == "TCL005"]
     assert "requires grad" in found.message
+
+
+ATTACK_AND_ITS_CALLER = textwrap.dedent("""\
+    import torch
+
+
+    def attack(model, images, eps):
+        x = images.clone().detach()
+        x.requires_grad_(True)
+        model(x).sum().backward()
+        return x + eps * x.grad.sign()
+
+
+    def evaluate(model, dataset, eps):
+        for images, labels in dataset.batches():
+            adv = attack(model, images, eps)
+            print((model(adv).argmax(1) == labels).float().mean())
+""")
+
+
+@pytest.mark.parametrize("passed, reported", [
+    ("images", False),                # what the caller's loop iterates: data (fresh74/75's attacks)
+    ("images.to('cpu')", False),
+    ("model.encode(images)", True),   # what a network's method makes may require grad
+])
+def test_an_argument_every_caller_hands_data_records_no_clone_node(passed, reported):
+    source = ATTACK_AND_ITS_CALLER.replace("adv = attack(model, images, eps)", f"adv = attack(model, {passed}, eps)")
+    found = [d for d in lint_source(source, "example.py") if d.code == "TCL005"]
+    assert bool(found) is reported, found

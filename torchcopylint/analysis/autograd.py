@@ -316,6 +316,41 @@ class GradFlow:
                 return call, passed, found
         return None
 
+    def callers_pass_no_graph(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+        """Where `expr` is one of the function's parameters (through views, moves and indexing): every call
+        of the function is in sight, there is one, and each passes, for it, data: a value that very likely
+        needs no grad (a batch of a loader, what a network made under no-grad), or an item of what a loop of
+        the caller iterates that nothing in sight gives a graph (`for images, labels in dataset.batches()`).
+        What a rule would say of the argument's graph does not happen in this file."""
+        name = _accessed_name(expr)
+        if name is None or type(function.node) is not cst.FunctionDef:
+            return False
+        bindings = function.bindings_at(name)
+        if not bindings or any(binding.kind != "param" for binding in bindings):
+            return False
+        definition = function.node
+        param = next((each for each in (*definition.params.posonly_params, *definition.params.params,
+                                        *definition.params.kwonly_params) if each.name.value == name.value), None)
+        sites = self.facts.call_sites_of(function)
+        if param is None or not sites:
+            return False
+        for caller, call, statement in sites:
+            passed = passed_for_parameter(call, definition, param)
+            if passed is PASSED_UNKNOWN:
+                return False
+            if passed is None:
+                if param.default is not None and not self._never(param.default, function, None, 0, True):
+                    return False
+                continue
+            if not self.facts.grad_enabled_at(caller, statement) or self._never(passed, caller, statement, 0, True):
+                continue
+            item = _accessed_name(passed)  # `images`, `images.to(device)`, `images[0]`
+            loops = caller.bindings_at(item) if item is not None else ()
+            if not loops or not all(binding.kind == "loop" and _iterates_data(binding, caller) for binding in loops) \
+                    or self.origin(passed, caller, statement, POSSIBLE) is not None:
+                return False
+        return True
+
     def only_an_argument(self, expr: cst.BaseExpression, function: FunctionFacts,
                          statement: Optional[cst.CSTNode] = None) -> bool:
         """Is `expr` one of the function's parameters as it was passed (through views, moves and
@@ -1645,6 +1680,15 @@ def _for_ins(loop: Optional[cst.CompFor]):
     while loop is not None:
         yield loop
         loop = loop.inner_for_in
+
+
+def _iterates_data(loop: Binding, function: FunctionFacts) -> bool:
+    """Is the loop that bound a name over what yields data (`dataset.batches()`, `enumerate(loader)`),
+    not over an argument of the function itself, whose items are what its callers pass (`for feats in batch`)?"""
+    iterated = getattr(loop.statement, "iter", None)
+    if iterated is None:
+        return False
+    return not (type(iterated) is cst.Name and any(binding.kind == "param" for binding in function.bindings_at(iterated)))
 
 
 def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:

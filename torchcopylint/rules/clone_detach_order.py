@@ -41,6 +41,8 @@ class CloneDetachOrder(Rule):
                             f"`{facts.code_for(passed_by[1])}`, which requires grad"
                 elif facts.autograd.only_an_argument(source, function, statement):
                     continue  # an argument nothing in sight says anything of: usually data, or a constant
+                elif facts.autograd.callers_pass_no_graph(source, function):
+                    continue  # every call in the file hands over data, or what no-grad code made
                 else:
                     # Something in sight may make it require grad: say the condition the waste depends on.
                     waste = f"if `{facts.code_for(source)}` requires grad, {waste}"
