@@ -473,3 +473,36 @@ def test_an_argument_every_caller_hands_data_records_no_clone_node(passed, repor
     source = ATTACK_AND_ITS_CALLER.replace("adv = attack(model, images, eps)", f"adv = attack(model, {passed}, eps)")
     found = [d for d in lint_source(source, "example.py") if d.code == "TCL005"]
     assert bool(found) is reported, found
+
+
+LOADER_FROM_A_FUNCTION = textwrap.dedent("""\
+    import torch
+    from torch.utils.data import DataLoader
+
+
+    def prepare(dataset):
+        model = torch.nn.Linear(4, 2)
+        return model, DataLoader(dataset, batch_size=8)
+
+
+    def attack(model, images, eps=0.1):
+        x = images.clone().detach()
+        x.requires_grad_(True)
+        model(x).sum().backward()
+        return x + eps * x.grad.sign()
+
+
+    def main(dataset):
+        model, test_loader = prepare(dataset)
+        data, target = next(iter(test_loader))
+        return attack(model, data)
+""")
+
+
+def test_the_loader_a_function_of_the_file_returns_yields_data():
+    # `model, _, test_loader, classes = prepare_cifar10(...)`, then `next(iter(test_loader))` (fresh75's
+    # transfer attacks): the function's `return` puts a DataLoader there.
+    assert [d for d in lint_source(LOADER_FROM_A_FUNCTION, "example.py") if d.code == "TCL005"] == []
+    other = LOADER_FROM_A_FUNCTION.replace("return model, DataLoader(dataset, batch_size=8)",
+                                           "return model, dataset.tensors")
+    assert [d.code for d in lint_source(other, "example.py") if d.code == "TCL005"] == ["TCL005"]

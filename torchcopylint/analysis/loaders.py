@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, position_in_target
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
@@ -263,14 +263,35 @@ class DataLoaders:
         if any(binding.kind not in ("assign", "walrus", "unpack") for binding in bindings):
             return None  # a loop variable, an import...: not followed
         if any(binding.kind == "unpack" for binding in bindings):
-            # `train_loader, test_loader = get_loaders(...)` of a function out of sight: what the name reads as;
-            # not what code of this file makes (it may return anything).
+            # `train_loader, test_loader = get_loaders(...)`: what the file's function returns in that place
+            # (`return model, train_loader, test_loader`); of a function out of sight, what the name reads as.
+            only = next(iter(bindings)) if len(bindings) == 1 else None
+            if only is not None and type(only.value) is cst.Call \
+                    and dotted_name(only.value.func) in self.facts.module_functions:
+                return self._returned_loader(only, depth)
             values = [binding.value for binding in bindings]
             if any(type(value) is not cst.Call or dotted_name(value.func) in self.facts.classes
                    or dotted_name(value.func) in self.facts.module_functions for value in values):
                 return None
             return self._by_name(name.value, name.value)
         return self._loader_from_values([binding.value for binding in bindings], name.value, name.value)
+
+    def _returned_loader(self, binding: Binding, depth: int) -> Optional[Loader]:
+        """The loader every `return` of the file's function puts where the unpacking takes this name from."""
+        position = position_in_target(binding)
+        callee = self.facts.module_functions[dotted_name(binding.value.func)]
+        facts = self.facts.function_facts(callee)
+        returns = [statement for statement in facts.statement_order if type(statement) is cst.Return]
+        found = None
+        for statement in returns:
+            returned = statement.value
+            if position is None or type(returned) not in (cst.Tuple, cst.List) or position >= len(returned.elements) \
+                    or any(type(element) is cst.StarredElement for element in returned.elements):
+                return None
+            found = self.loader(returned.elements[position].value, facts, depth + 1)
+            if found is None:
+                return None
+        return found
 
     def _loader_from_values(self, values: list, name: str, shown: str) -> Optional[Loader]:
         """Every assignment builds a DataLoader: built in sight (the first); an assignment that
