@@ -272,6 +272,9 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     ("for batch in loader:\n    x = batch[0].to('cpu')\n", False),
     # A slice takes samples of the one tensor (`real[:32]` for an image grid); it is not a pair.
     ("for i, real in enumerate(loader):\n    x = real.to('cpu')\n    grid = real[:32]\n", True),
+    # Through a course's progress bar bound to a name, and the batch given another name (fresh72's HW6 GAN).
+    ("bar = qqdm(loader)\nfor i, data in enumerate(bar):\n    imgs = data\n    imgs = imgs.cuda()\n", True),
+    ("bar = qqdm(loader)\nfor i, data in enumerate(bar):\n    imgs = data\n    x, y = imgs\n", False),
 ])
 def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone(loop, single):
     from torchcopylint.verify.batches import DataPlan

@@ -357,7 +357,11 @@ def _clipped(text: str, limit: int = 60) -> str:
 _SAME_BATCH_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "type", "detach", "contiguous",
                                  "requires_grad_", "type_as", "clone"})
 _SAME_BATCH_CALLS = frozenset({"Variable", "autograd.Variable", "torch.autograd.Variable"})
-_BATCH_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "iter", "tqdm_notebook", "progressbar"})
+# Progress bars that hand back what they wrap (`tqdm(loader)`, a course's `qqdm(loader)`): verify/noops.py
+# makes its stand-ins of them so.
+PROGRESS_BARS = frozenset({"tqdm", "tqdm_notebook", "qqdm", "progressbar", "progress_bar", "master_bar", "alive_it",
+                           "track"})
+_BATCH_WRAPPERS = frozenset({"enumerate", "iter", "tqdm.tqdm"}) | PROGRESS_BARS
 _LOADER_LIKE = re.compile(r"(?i)(loader|dataset|data$|batches)")
 MAX_READ_COUNT_NODES = 25  # a count or a dimension is a short expression of names and numbers
 
@@ -459,14 +463,18 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
         target = _batch_target(loop)
         if not isinstance(target, ast.Name):
             return False
+        # The batch under the names the loop gives it (`imgs = data`).
+        batch = {target.id} | {node.targets[0].id for node in ast.walk(loop) if isinstance(node, ast.Assign)
+                               and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                               and isinstance(node.value, ast.Name) and node.value.id == target.id}
         for node in ast.walk(loop):
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in batch \
                     and not isinstance(node.slice, ast.Slice):
                 return False  # `batch[0]`: a pair (`real[:32]` takes samples of one tensor)
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in batch \
                     and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
                 return False  # `x, y = batch`
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == target.id \
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in batch \
                     and node.attr in _TENSOR_ATTRIBUTES:
                 used_as_tensor = True
     return used_as_tensor

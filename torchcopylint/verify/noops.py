@@ -27,6 +27,7 @@ import types
 
 from torchcopylint.verify import absent, amp, backbones, environments, lightning
 from torchcopylint.verify.absent import AbsentModule, AbsentName
+from torchcopylint.verify.datasites import PROGRESS_BARS
 from torchcopylint.verify.importing import WRAPPERS
 
 PACKAGES = frozenset({
@@ -105,8 +106,7 @@ D2L_FRAMEWORKS = frozenset({"torch", "mxnet", "tensorflow", "jax"})  # `from d2l
 MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Callables that hand back what they wrap: a progress bar over an iterable.
-PASS_THROUGH = frozenset({"tqdm", "tqdm_notebook", "qqdm", "progressbar", "progress_bar", "master_bar", "alive_it",
-                          "track"})
+PASS_THROUGH = PROGRESS_BARS
 # tqdm.contrib's bars over what Python's own functions make of their iterables.
 ENUMERATING = {"tenumerate": enumerate, "tzip": zip, "tmap": map}
 # Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
