@@ -294,17 +294,10 @@ class GradFlow:
         requiring grad for it (on at least these grounds), as (the call, what it passes, why); None when
         no call in sight does, or the calls are not all in sight (`call_sites_of`). A wrapper such as
         `def to_np(t): return t.cpu().numpy()` fails for the caller that hands it a model's output."""
-        name = _accessed_name(expr)
-        if name is None or type(function.node) is not cst.FunctionDef:
-            return None
-        bindings = function.bindings_at(name)
-        if not bindings or any(binding.kind != "param" for binding in bindings):
-            return None
-        definition = function.node
-        param = next((each for each in (*definition.params.posonly_params, *definition.params.params,
-                                        *definition.params.kwonly_params) if each.name.value == name.value), None)
+        param = _parameter_of(expr, function)
         if param is None:
             return None
+        definition = function.node
         for caller, call, statement in self.facts.call_sites_of(function) or ():
             if caller is function:
                 continue  # recursion: what it passes is a parameter again
@@ -322,18 +315,11 @@ class GradFlow:
         needs no grad (a batch of a loader, what a network made under no-grad), or an item of what a loop of
         the caller iterates that nothing in sight gives a graph (`for images, labels in dataset.batches()`).
         What a rule would say of the argument's graph does not happen in this file."""
-        name = _accessed_name(expr)
-        if name is None or type(function.node) is not cst.FunctionDef:
-            return False
-        bindings = function.bindings_at(name)
-        if not bindings or any(binding.kind != "param" for binding in bindings):
+        param = _parameter_of(expr, function)
+        sites = self.facts.call_sites_of(function) if param is not None else None
+        if not sites:
             return False
         definition = function.node
-        param = next((each for each in (*definition.params.posonly_params, *definition.params.params,
-                                        *definition.params.kwonly_params) if each.name.value == name.value), None)
-        sites = self.facts.call_sites_of(function)
-        if param is None or not sites:
-            return False
         for caller, call, statement in sites:
             passed = passed_for_parameter(call, definition, param)
             if passed is PASSED_UNKNOWN:
@@ -1680,6 +1666,20 @@ def _for_ins(loop: Optional[cst.CompFor]):
     while loop is not None:
         yield loop
         loop = loop.inner_for_in
+
+
+def _parameter_of(expr: cst.BaseExpression, function: FunctionFacts) -> Optional[cst.Param]:
+    """The parameter of the function that `expr` is (through views, moves and indexing, not a detach),
+    where every binding of it that reaches `expr` is the parameter itself; None otherwise."""
+    name = _accessed_name(expr)
+    if name is None or type(function.node) is not cst.FunctionDef:
+        return None
+    bindings = function.bindings_at(name)
+    if not bindings or any(binding.kind != "param" for binding in bindings):
+        return None
+    params = function.node.params
+    return next((each for each in (*params.posonly_params, *params.params, *params.kwonly_params)
+                 if each.name.value == name.value), None)
 
 
 def _iterates_data(loop: Binding, function: FunctionFacts) -> bool:
