@@ -306,7 +306,8 @@ def test_the_targets_a_tensor_dataset_pairs_with_file_samples_and_an_npz_archive
         signals = archive[archive.files[0]]
         scores = np.load("scores.npy")
         unused = np.load("other.npy")
-        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.tensor(signals), torch.tensor(scores)))
+        pairs = torch.utils.data.TensorDataset(torch.tensor(signals), torch.tensor(scores))
+        loader = torch.utils.data.DataLoader(pairs)
     """)
     sites = {site.target: site for site in rewrite_data(source).sites}
     assert (sites["archive"].kind, sites["archive"].archive, sites["archive"].targets) == ("data-tensor", True, False)

@@ -1422,7 +1422,8 @@ class GradFlow:
             self._switches[function.node] = self.facts.training.grad_switches(function)
         if not switched_off_at(key, self._switches[function.node], function.order_of(statement)):
             return False
-        return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args if not arg.star)
+        return all(self._operand_never(arg.value, function, statement, depth, likely)
+                   for arg in call.args if not arg.star)
 
     # ----------------------------------------------------- state dicts, buffers
 
@@ -1688,7 +1689,8 @@ def _iterates_data(loop: Binding, function: FunctionFacts) -> bool:
     iterated = getattr(loop.statement, "iter", None)
     if iterated is None:
         return False
-    return not (type(iterated) is cst.Name and any(binding.kind == "param" for binding in function.bindings_at(iterated)))
+    return not (type(iterated) is cst.Name
+                and any(binding.kind == "param" for binding in function.bindings_at(iterated)))
 
 
 def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:

@@ -1211,8 +1211,8 @@ def _literal_key(key) -> Optional[str]:
 SWITCHING_HELPER = re.compile(r"(?i)(requires_?grad|toggle_?grad|set_?grad)s?$")
 # Helpers that switch their one argument's parameters always one way, known by name where the file does not
 # define them (`from utils import *`, then `freeze(G)`): off, or on for `unfreeze`.
-FREEZING_HELPER = re.compile(r"(?i)^(un)?freeze(?:_(?:model|net|network|module|modules|params|parameters|weights|all))?$"
-                             r"|^frozen_params$")
+FREEZING_HELPER = re.compile(r"(?i)^(un)?freeze(?:_(?:model|net|network|module|modules|params|parameters|weights"
+                             r"|all))?$|^frozen_params$")
 # What the text of a file that switches parameters holds somewhere: the switch itself, its helper's
 # body, the helper's name, Lightning's `toggle_optimizer`.
 SWITCH_FRAGMENTS = ("requires_grad", "requiresgrad", "RequiresGrad", "toggle", "set_grad", "setgrad", "freeze",

@@ -905,7 +905,8 @@ def _carried_from(value: ast.expr, imports: dict) -> set[str]:
 def _targets_given(value: ast.expr, imports: dict) -> set[str]:
     """The names whose tensors a TensorDataset pairs with its samples as targets (`TensorDataset(x, y)`:
     what `y` carries)."""
-    if not (isinstance(value, ast.Call) and (_qualified(value.func, imports) or "").rsplit(".", 1)[-1] == "TensorDataset"):
+    called = (_qualified(value.func, imports) or "").rsplit(".", 1)[-1] if isinstance(value, ast.Call) else ""
+    if called != "TensorDataset":
         return set()
     return {name for argument in value.args[1:] for name in _carried_from(argument, imports)}
 
@@ -1036,8 +1037,8 @@ class _SiteFinder:
             if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
                 qualified = _qualified(value.func, imports)
                 as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
-                found[id(value)] = LoadedRead(as_array, channels_last, targets=not names & reached,
-                                              archive=qualified == "numpy.load" and _read_as_archive(value, bound, tree))
+                archive = qualified == "numpy.load" and _read_as_archive(value, bound, tree)
+                found[id(value)] = LoadedRead(as_array, channels_last, targets=not names & reached, archive=archive)
         return found
 
     def _reads_a_file(self, call: ast.Call, imports: dict) -> bool:

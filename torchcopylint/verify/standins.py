@@ -1868,7 +1868,8 @@ def _run_first_by_the_script(tree: ast.Module, class_name: str, method: str, set
     """(preparation, why) for the methods that set attributes of `self` which the script (its top level,
     or a function such as `main()`) runs on the object it builds before it calls `method` there:
     `T = Trainer()`, `T.load_mnist()`, `T.train()` (the loader `train` iterates is made by `load_mnist`)."""
-    for body in [tree.body] + [node.body for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+    programs = [node.body for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for body in [tree.body, *programs]:
         instance, found = None, []
         for statement in body:
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
