@@ -1003,6 +1003,11 @@ class _Context:
         statement = function.call_statement.get(call)
         if statement is None or not facts.grad_enabled_at(function, statement):
             return None
+        if check_switches and trained and all(switched_off_at(key, self.switches, backward_order) for key in trained):
+            # `self.d.requires_grad_(False)` before the backward of the step whose optimizer holds `self.d`
+            # (optimizers built over each other's networks): the step trains nothing of it, and is no
+            # discriminator's.
+            return None
         summaries = facts.summaries
         keys = self.network_keys(call.func) if _may_be_network(call, facts, function) else frozenset()
         summary = facts.callee_summary(call, function) if type(call.func) is cst.Name or _is_self_call(call) \
