@@ -653,3 +653,42 @@ def test_outputs_equal_to_float_rounding_never_refute_a_redundant_clone(output_d
                         gradient_difference=0.0, gradients=2, cloned=[], shape=None, executed=set(),
                         made_text="", gradient_scale=1.0, output_scale=2.0, alike=False)
     assert not lopsided.differ_only_by_rounding  # an output one version lacks is no rounding
+
+
+@pytest.mark.parametrize("trained, switched_off, why", [
+    ("G", False, "`opt_d`, which the step after this backward runs, holds the generator's parameters"),
+    ("D", True, "`D`'s parameters do not require grad at this backward (switched off)"),
+    ("D", False, None),
+])
+def test_a_backward_whose_step_is_the_generator_s_own_is_not_confirmed_as_the_discriminator_s(
+        trained, switched_off, why):
+    # fresh74's TimeGAN builds `d_optimizer` over the generator and `g_optimizer` over the discriminator, and
+    # its generator step switches the discriminator off: the backward's gradient into the generator is
+    # that step's purpose, whatever the optimizer's name says (a confirmation of a wrong finding, at 8af46b9).
+    import torch
+    from torch import nn
+
+    from torchcopylint.verify.experiments import GeneratorWatch
+
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+    opt_d = torch.optim.SGD((G if trained == "G" else D).parameters(), lr=0.1)
+    D.requires_grad_(not switched_off)
+
+    def step() -> GeneratorWatch:
+        watch = GeneratorWatch("G", stepper="opt_d", discriminator_key="D")
+        loss = D(G(torch.randn(2, 4))).mean()
+        handles = watch.before(sys._getframe(), [loss])
+        loss.backward()
+        for handle in handles:
+            handle.remove()
+        watch.after()
+        assert opt_d is not None  # read in the frame the watch evaluates it in
+        return watch
+
+    watch = step()
+    outcome = watch.outcome(12, "")
+    if why is None:
+        assert outcome.status == "confirmed", outcome
+    else:
+        assert outcome is None and why in watch.failure, watch.failure

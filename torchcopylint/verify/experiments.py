@@ -1450,7 +1450,8 @@ def _discriminator_at_top_level(job: Job, generator_key: str, discriminator_key:
     def measure(source: str, setting, marks: Optional[flagged.Marks]) -> Measured:
         probe = LineProbe(job.path)
         probe.on_before(backward_line, lambda frame: None)  # watched: no second attempt once it ran
-        watch = GeneratorWatch(generator_key, parameters, marks)
+        watch = GeneratorWatch(generator_key, parameters, marks, stepper=_stepped_optimizer(job),
+                               discriminator_key=discriminator_key)
         original = torch.autograd.backward
         torch.autograd.backward = _around_backward(job.path, backward_line, watch,
                                                    ready=lambda: bool(probe.executed.get(start)), inner=inner)
@@ -1484,7 +1485,8 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
     def measure(source: str, setting, marks: Optional[flagged.Marks]) -> Measured:
         version = _load(job, source, stand_in_failed_imports=True)  # fresh: each run starts from the same state
         probe = LineProbe(job.path)
-        watch = GeneratorWatch(generator_key, marks=marks)
+        watch = GeneratorWatch(generator_key, marks=marks, stepper=_stepped_optimizer(job),
+                               discriminator_key=discriminator_key)
         original = torch.autograd.backward
         torch.autograd.backward = _around_backward(job.path, backward_line, watch, inner=inner)
         if marks is not None:
@@ -1671,8 +1673,16 @@ class GeneratorWatch:
     finding predicts; any other error leaves the claim unverified."""
 
     def __init__(self, generator_key: str, parameters: Optional[Callable] = None,
-                 marks: Optional[flagged.Marks] = None) -> None:
+                 marks: Optional[flagged.Marks] = None, stepper: str = "", discriminator_key: str = "") -> None:
         self.generator_key = generator_key
+        # Whether this backward is the discriminator's at all where it runs: the optimizer the diagnosis says
+        # it is for (`opt_d` of `opt_d.step()`) holds generator parameters (the code's own optimizer, built
+        # over the other network), or the discriminator's parameters are all switched off
+        # (`self.d.requires_grad_(False)`). Either way the step may be the generator's own, and its gradient
+        # into the generator no evidence of waste.
+        self.stepper = stepper
+        self.discriminator_key = discriminator_key
+        self.not_the_discriminators: str = ""
         # (generator, frame) -> its parameters: a module's, or a script's tensors (verify/script.py)
         self.resolve = parameters or (lambda generator, frame: list(generator.parameters()))
         self.marks = marks
@@ -1713,6 +1723,7 @@ class GeneratorWatch:
             return []
         self.grads_before = [None if p.grad is None else p.grad.detach().clone() for p in self.parameters]
         watched = {id(p) for p in self.parameters}
+        self.not_the_discriminators = self._not_the_discriminators(watched, frame)
         nodes, leaves = _graph_of(roots)
         self.in_graph = len(watched & leaves)
         if self.marks is not None:
@@ -1722,6 +1733,19 @@ class GeneratorWatch:
             if parameter.requires_grad:
                 handles.append(parameter.register_hook(lambda grad, index=index: self.hooked.add(index)))
         return handles
+
+    def _not_the_discriminators(self, generator_ids: set, frame) -> str:
+        """Why the backward is not the discriminator's where it runs, or "" (see __init__)."""
+        if self.stepper and generator_ids & _optimized_ids(self.stepper, frame):
+            return f"`{self.stepper}`, which the step after this backward runs, holds the generator's parameters"
+        try:
+            discriminator = eval(self.discriminator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - as above
+            parameters = list(discriminator.parameters())
+        except Exception:  # noqa: BLE001 - not a module here (a function of parameter tensors): nothing said
+            return ""
+        if parameters and not any(parameter.requires_grad for parameter in parameters):
+            return f"`{self.discriminator_key}`'s parameters do not require grad at this backward (switched off)"
+        return ""
 
     def after(self) -> None:
         for parameter, before in zip(self.parameters, self.grads_before):
@@ -1749,6 +1773,10 @@ class GeneratorWatch:
                                  f"{type(self.raised).__name__}: {message[:200]}{made}")
             self.failure = f"the backward {self.at(line)} raised {type(self.raised).__name__}: {message[:160]}"
             return None
+        if (self.hooked or self.changed) and self.not_the_discriminators:
+            self.failure = (f"{self.not_the_discriminators}: the step may be the generator's own, whose gradient "
+                            f"this backward is for")
+            return None
         if self.hooked or self.changed:
             if self.change > 0:
                 effect = f"changed their `.grad` by {self.change:.3g} in L1 norm"
@@ -1765,6 +1793,32 @@ class GeneratorWatch:
             return None
         return refuted(f"the backward {self.at(line)} ran with none of the generator's {total} parameters in its "
                        f"graph: no gradient hook on them fired and their `.grad` is as before{made}")
+
+
+def _stepped_optimizer(job: Job) -> str:
+    """The optimizer the diagnosis's step line steps (`self.d_optimizer` of `self.d_optimizer.step()`), as written."""
+    line = job.context.get("step_line")
+    lines = job.source.splitlines()
+    if not isinstance(line, int) or not 0 < line <= len(lines):
+        return ""
+    found = STEPPED.search(lines[line - 1])
+    return found.group(1) if found else ""
+
+
+STEPPED = re.compile(r"([A-Za-z_][\w.]*(?:\[[^\]]+\])?)\.step\(")
+
+
+def _optimized_ids(stepper: str, frame) -> set:
+    """The ids of the tensors the optimizer `stepper` names in `frame` holds (none where it cannot be read)."""
+    if not stepper:
+        return set()
+    try:
+        optimizer = eval(stepper, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or `self.x` the diagnosis names
+        if isinstance(optimizer, standins.StandInSGD):
+            return set()  # paired with a network by its name, not by the code: says nothing of the code's roles
+        return {id(p) for group in optimizer.param_groups for p in group["params"]}
+    except Exception:  # noqa: BLE001 - a stand-in, a scaler's step or a name out of this frame: nothing known
+        return set()
 
 
 def _graph_of(roots: list, limit: int = 200_000) -> tuple[set, set]:
