@@ -674,7 +674,7 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     # Other makers' bars (a course's `qqdm(loader, desc=...)`, fastprogress's `progress_bar(loader)`).
     from torchcopylint.verify.noops import is_no_op
 
-    assert all(is_no_op(package) for package in ("qqdm", "fastprogress", "alive_progress"))
+    assert all(is_no_op(package) for package in ("qqdm", "fastprogress", "alive_progress", "torchviz", "decord"))
     assert list(NoOpModule("qqdm.notebook").qqdm([1, 2], desc="epoch")) == [1, 2]
     assert list(NoOpModule("fastprogress.fastprogress").progress_bar(range(2))) == [0, 1]
     # An image transform of a missing torchvision is the identity on a tensor (a batch stays a batch).

@@ -40,6 +40,8 @@ PACKAGES = frozenset({
     "pytorch_lightning", "lightning",
     # Progress bars of other makers (`qqdm(loader)`, a course's; fastprogress' `progress_bar(loader)`).
     "qqdm", "alive_progress", "fastprogress",
+    # Drawings of a graph (`torchviz.make_dot(loss)`), and a video reader's settings (`decord.bridge.set_bridge`).
+    "torchviz", "graphviz", "decord",
     # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
     "prettytable", "tabulate", "texttable",
     # Plotting add-ons (`mlxtend.plotting.plot_confusion_matrix(cm)`, a course's evaluation cell).
