@@ -576,3 +576,35 @@ def test_a_stand_in_network_scores_in_0_1_and_reads_any_size_attribute_of_its_in
         assert getattr(generator, name) == FEATURES, name
     with pytest.raises(AttributeError):
         generator.num_layers  # not a size of its input
+
+
+TIME_CONDITIONED_BLOCK = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class TimeBlock(nn.Module):
+        def __init__(self, channels, time_dim):
+            super().__init__()
+            self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+            self.time_adapter = nn.Sequential(nn.SiLU(), nn.Linear(time_dim, channels))
+
+        def forward(self, x, t_embed):
+            t = self.time_adapter(t_embed).unsqueeze(-1).unsqueeze(-1)
+            return self.conv(x) + t
+""")
+
+
+def test_a_block_s_other_input_read_by_its_own_linear_layer_gets_that_layer_s_width(tmp_path):
+    # A diffusion U-Net's residual block, `forward(x, t_embed, y_embed)`, called nowhere the verifier sees
+    # (fresh75's sketch2image: a 0-dim zero for `t_embed` fits no `nn.Linear`, five TCL001 unverified).
+    pytest.importorskip("torch")
+    from torchcopylint.verify.inputs import WithZeroExtras, probe_input_shape
+
+    block = tmp_path / "block.py"
+    block.write_text(TIME_CONDITIONED_BLOCK)  # where inspect reads the forward's source
+    namespace: dict = {}
+    exec(compile(TIME_CONDITIONED_BLOCK, str(block), "exec"), namespace)  # noqa: S102
+    found = probe_input_shape(lambda: namespace["TimeBlock"](4, 24), "forward", "cpu", extras=1)
+    assert isinstance(found, WithZeroExtras) and found.widths == (24,) and found.shape[1] == 4
+    assert "zeros (2, 24)" in str(found)

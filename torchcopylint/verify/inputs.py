@@ -5,8 +5,10 @@ Runs in the verification child process, where torch is imported.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -116,19 +118,60 @@ def make_input(shape: tuple, device: str) -> tuple[torch.Tensor, torch.Tensor]:
 class WithZeroExtras:
     """A block's first input of a probed shape, and each other input it requires a 0-dim zero
     (`forward(x, mask)` with `scores + mask`): a value that broadcasts against anything, for a method
-    whose call sites are nowhere in sight. It stands where a probed input shape would (`make_input`)."""
+    whose call sites are nowhere in sight; or, for one the block hands to a linear layer of its own
+    (`self.time_adapter(t_embed)`), zeros of the batch and that layer's width (`widths`, None for the
+    others). It stands where a probed input shape would (`make_input`)."""
 
     shape: tuple
     extras: int
     device: str = "cpu"
+    widths: tuple = ()
+
+    def _width(self, index: int) -> Optional[int]:
+        return self.widths[index] if index < len(self.widths) else None
 
     def make(self) -> tuple:
         leaf, first = make_input(self.shape, self.device)
-        return leaf, (first, *(torch.zeros((), device=self.device) for _ in range(self.extras)))
+        others = (torch.zeros(() if self._width(i) is None else (self.shape[0], self._width(i)), device=self.device)
+                  for i in range(self.extras))
+        return leaf, (first, *others)
 
     def __str__(self) -> str:
         others = "the others" if self.extras > 1 else "the other"
-        return f"input {tuple(self.shape)}, {others} a 0-dim zero (no call in sight shows them)"
+        if not any(width is not None for width in self.widths):
+            return f"input {tuple(self.shape)}, {others} a 0-dim zero (no call in sight shows them)"
+        made = ", ".join("a 0-dim zero" if self._width(i) is None else f"zeros ({self.shape[0]}, {self._width(i)})"
+                         for i in range(self.extras))
+        return (f"input {tuple(self.shape)}, {others} {made} (no call in sight shows them; a width is that of the "
+                f"block's linear layer that reads it)")
+
+
+def widths_read(module: nn.Module, method: str, extras: int) -> tuple:
+    """For each input of `method` after the first: the width of the block's own linear layer it is handed to
+    first (`self.time_adapter(t_embed)`, a Sequential whose first linear layer reads 256), or None."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(type(module), method))))
+    except (OSError, TypeError, SyntaxError, AttributeError):
+        return ()
+    definition = tree.body[0] if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        else None
+    if definition is None:
+        return ()
+    names = [argument.arg for argument in definition.args.args][2:2 + extras]  # after `self` and the first input
+    widths = []
+    for name in names:
+        width = None
+        for node in ast.walk(definition):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and node.args \
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+                layer = getattr(module, node.func.attr, None)
+                linear = next((part for part in layer.modules() if isinstance(part, nn.Linear)), None) \
+                    if isinstance(layer, nn.Module) else None
+                width = linear.in_features if linear is not None else None
+                break
+        widths.append(width)
+    return tuple(widths)
 
 
 def required_inputs(cls: Any, method: str) -> int:
@@ -151,10 +194,11 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
     start from zeros when given no state), and the answer the first input's shape."""
     module = make_module()
     shapes = candidate_shapes(module)
+    widths = widths_read(module, method, extras) if extras else ()
     errors = []
     for shape in shapes:
         fresh = make_module()
-        candidate = WithZeroExtras(shape, extras, device) if extras else shape
+        candidate = WithZeroExtras(shape, extras, device, widths) if extras else shape
         _, made = make_input(candidate, device)
         try:
             getattr(fresh, method)(*(made if extras else (made,)), *([None] * unset))
