@@ -238,7 +238,6 @@ class GradFlow:
         self._origins = Memo()  # binding -> GradOrigin or None (`h = h * w` in a loop: the other operand decides)
         self._backpropagated: dict = {}  # function node -> loss bindings
         self._frozen: Optional[frozenset] = None
-        self._switches: dict = {}  # function node -> its grad switches (TrainingFacts.grad_switches)
         self._uncertain: dict = {}  # function node -> statements whose grad mode is decided at run time
         self._without_grad = Memo()  # (binding, likely) -> answer (False, in a cycle through a loop)
         self._restored: dict = {}  # function node -> names handed to `.load_state_dict(...)`
@@ -1418,9 +1417,7 @@ class GradFlow:
         statement = function.call_statement.get(call)
         if key is None or statement is None or not self.facts.text_mentions(SWITCH_FRAGMENTS):
             return False  # (no switch is written: the summaries grad_switches reads are not asked for)
-        if function.node not in self._switches:
-            self._switches[function.node] = self.facts.training.grad_switches(function)
-        if not switched_off_at(key, self._switches[function.node], function.order_of(statement)):
+        if not switched_off_at(key, self.facts.training.grad_switches(function), function.order_of(statement)):
             return False
         return all(self._operand_never(arg.value, function, statement, depth, likely)
                    for arg in call.args if not arg.star)

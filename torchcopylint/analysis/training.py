@@ -681,6 +681,7 @@ class TrainingFacts:
         self._held: dict = {}
         self.held_notes: dict = {}  # a held optimizer's key -> where its dicts are, for messages
         self._switching: dict = {}  # a function of the file -> what switch_of_parameters says of it
+        self._switches: dict = {}  # a function's node -> its grad switches (grad_switches), worked out once
 
     def trained_modules(self) -> frozenset:
         """The modules (by key: `netG`, `self.D`) some optimizer of the file trains."""
@@ -1081,6 +1082,13 @@ class TrainingFacts:
         return frozenset(_module_keys_in(arguments[module_at])), flag
 
     def grad_switches(self, function: FunctionFacts) -> list[GradSwitch]:
+        """The switches of parameters' `requires_grad` in the function, in statement order (asked by several
+        rules and analyses, worked out once per function)."""
+        if function.node not in self._switches:
+            self._switches[function.node] = self._grad_switches(function)
+        return self._switches[function.node]
+
+    def _grad_switches(self, function: FunctionFacts) -> list[GradSwitch]:
         switches = []
         for call, statement in function.call_statement.items():
             func = call.func
