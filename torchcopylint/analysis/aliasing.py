@@ -518,6 +518,21 @@ def position_in_target(binding: Binding) -> Optional[int]:
     return None
 
 
+def returned_parts(function: FunctionFacts, position: Optional[int]) -> Optional[list]:
+    """(return statement, the element it writes out at `position`) for every `return` of the function
+    (`return model, train_loader, test_loader`); None where one of them does not write it out."""
+    parts = []
+    for statement in function.statement_order:
+        if type(statement) is not cst.Return:
+            continue
+        returned = statement.value
+        if position is None or type(returned) not in (cst.Tuple, cst.List) or position >= len(returned.elements) \
+                or any(type(element) is cst.StarredElement for element in returned.elements):
+            return None
+        parts.append((statement, returned.elements[position].value))
+    return parts
+
+
 def unpacked_part(binding: Binding):
     """What an unpacked name gets where the value is written out element by element: `z_.cuda()`
     for `z_` in `x_, z_ = x_.cuda(), z_.cuda()`; None when that is not in sight."""

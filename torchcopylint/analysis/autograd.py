@@ -66,6 +66,7 @@ from torchcopylint.analysis.aliasing import (
     parameter_requires_grad,
     passed_for_parameter,
     position_in_target,
+    returned_parts,
     runs_before,
     unpacked_part,
 )
@@ -465,15 +466,12 @@ class GradFlow:
         if resolved is None or type(resolved[0]) is not cst.FunctionDef:
             return None
         callee = self.facts.function_facts(resolved[0])
-        returns = [statement for statement in callee.statement_order if type(statement) is cst.Return]
+        parts = returned_parts(callee, position)
+        if parts is None:
+            return None
         origins = []
-        for statement in returns:
-            returned = statement.value
-            if type(returned) not in (cst.Tuple, cst.List) or position >= len(returned.elements) \
-                    or any(type(element) is cst.StarredElement for element in returned.elements):
-                return None
-            found = self._of(returned.elements[position].value, callee,
-                             self.facts.grad_enabled_at(callee, statement), 1)
+        for statement, part in parts:
+            found = self._of(part, callee, self.facts.grad_enabled_at(callee, statement), 1)
             if found is None:
                 return None
             origins.append(found)

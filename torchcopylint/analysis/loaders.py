@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import Binding, FunctionFacts, position_in_target
+from torchcopylint.analysis.aliasing import Binding, FunctionFacts, position_in_target, returned_parts
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
@@ -278,17 +278,10 @@ class DataLoaders:
 
     def _returned_loader(self, binding: Binding, depth: int) -> Optional[Loader]:
         """The loader every `return` of the file's function puts where the unpacking takes this name from."""
-        position = position_in_target(binding)
-        callee = self.facts.module_functions[dotted_name(binding.value.func)]
-        facts = self.facts.function_facts(callee)
-        returns = [statement for statement in facts.statement_order if type(statement) is cst.Return]
+        callee = self.facts.function_facts(self.facts.module_functions[dotted_name(binding.value.func)])
         found = None
-        for statement in returns:
-            returned = statement.value
-            if position is None or type(returned) not in (cst.Tuple, cst.List) or position >= len(returned.elements) \
-                    or any(type(element) is cst.StarredElement for element in returned.elements):
-                return None
-            found = self.loader(returned.elements[position].value, facts, depth + 1)
+        for _, part in returned_parts(callee, position_in_target(binding)) or ():
+            found = self.loader(part, callee, depth + 1)
             if found is None:
                 return None
         return found
