@@ -85,6 +85,12 @@ LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 LONG_LOADER_LENGTH = 100  # a stand-in loader's `len()` after a run divided by a fraction of BATCHES (zero)
 ZERO_DIVISION = re.compile(r"ZeroDivisionError|division by zero|modulo by zero")
+
+
+def long_length_note(loader: str, batches: int) -> str:
+    """What the evidence says of a stand-in loader that reported LONG_LOADER_LENGTH."""
+    return (f"`len()` of {loader} gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier run divided "
+            f"by a part of {batches} that came to zero), though it yields {batches} batches")
 # Image sides a stand-in batch for a convolutional network takes when nothing says the data's, and the
 # larger ones probed when none of those runs the network (verify/inputs.py's LARGE_SIDES, and 512).
 USUAL_SIDES = (64, 32, 28)
@@ -831,9 +837,7 @@ class StandInLoader:
         self._plan.length_read = True
         if not self._plan.long_loaders:
             return BATCHES
-        self._plan.described.setdefault((self._site.index, "length"), (
-            f"`len()` of {self._site.label} gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier "
-            f"run divided by a part of {BATCHES} that came to zero), though it yields {BATCHES} batches"))
+        self._plan.described.setdefault((self._site.index, "length"), long_length_note(self._site.label, BATCHES))
         return LONG_LOADER_LENGTH
 
     def __repr__(self) -> str:

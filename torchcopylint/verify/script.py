@@ -41,7 +41,7 @@ from torch import nn
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed, UnknownArgumentUsed
 from torchcopylint.verify.batches import (BATCH_MISMATCH, LONG_LOADER_LENGTH, SHAPE_MISMATCH, SMALL_BATCH,
-                                             ZERO_DIVISION, DataPlan)
+                                             ZERO_DIVISION, DataPlan, long_length_note)
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -208,8 +208,7 @@ def argument_loader_length(batches: int) -> int:
     _log.argument_loader_length_read = True
     if not _long_loaders:
         return batches
-    _log.add(f"`len()` of a stand-in loader gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier "
-             f"run divided by a part of {batches} that came to zero), though it yields {batches} batches")
+    _log.add(long_length_note("a stand-in loader", batches))
     return LONG_LOADER_LENGTH
 
 
