@@ -881,6 +881,41 @@ def test_cuts_at_constant_positions_of_one_dimension_are_disjoint_and_cross_thos
                      (line_of(source, "def whole") + 2, "`x0` aliases `x[:, :, 0]`")], found
 
 
+def test_constant_ranges_of_one_dimension_share_what_they_overlap_and_a_matmul_assignment_rebinds():
+    # A YOLO head (fresh76) scales the class scores `x[:, :, 5:]` in place and then reads the boxes
+    # `x[:, :, :4]`: disjoint channel ranges. `boxes @= m` is `boxes = boxes @ m` (torch.Tensor has no
+    # `__imatmul__`), which writes nothing. Overlapping ranges, or a range along another dimension, do share.
+    source = HEADER + textwrap.dedent("""\
+        def decode(x: torch.Tensor, m: torch.Tensor):
+            x = x + 0.0
+            boxes = x[:, :, :4]
+            conf = x[:, :, 4:5]
+            scores = x[:, :, 5:]
+            scores *= conf
+            boxes @= m
+            return boxes, scores.max(2), conf
+
+
+        def overlapping(x: torch.Tensor):
+            x = x + 0.0
+            head = x[:, :4]
+            tail = x[:, 2:]
+            tail.mul_(2.0)
+            return head
+
+
+        def other_dimension(x: torch.Tensor):
+            x = x + 0.0
+            rows = x[:2]
+            columns = x[:, 1:3]
+            columns.zero_()
+            return rows
+    """)
+    found = sorted((d.location.line, d.message.split(", which")[0]) for d in lint_source(source, "<x>") if d.code == "TCL002")
+    assert found == [(line_of(source, "head = x[:, :4]"), "`head` aliases `x[:, :4]`"),
+                     (line_of(source, "rows = x[:2]"), "`rows` aliases `x[:2]`")], found
+
+
 def test_rows_of_a_tensor_are_disjoint_parts_of_it():
     # `gi, gj = gij.T` (fresh45: a YOLO build_targets walkthrough): a write to one row leaves the other
     # as it was, but changes the whole, and whatever else views it.

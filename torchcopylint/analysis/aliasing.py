@@ -112,6 +112,12 @@ AUGMENTED_OPERATORS = {
     "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
     "RightShiftAssign": ">>=",
 }
+def writes_in_place(statement: cst.AugAssign) -> bool:
+    """Whether the augmented assignment writes a tensor's memory: every one does but `a @= b`, since
+    torch.Tensor has no `__imatmul__` and Python runs it as `a = a @ b` (a new tensor, rebound)."""
+    return type(statement.operator) is not cst.MatrixMultiplyAssign
+
+
 # Loop depth past which a loop body is walked once only (keeps deep nests linear).
 MAX_LOOP_REWALK_DEPTH = 3
 # Expressions with a scope of their own (what they bind does not leak out).
@@ -131,9 +137,11 @@ class Storage:
     # to one part leaves its siblings as they were.
     within: frozenset = frozenset()
     parts: list = field(default_factory=list)
-    # For a cut at a constant position (`x[2]`, `x[:, :, 0]`), its dimension: cuts along one dimension
-    # share nothing, but one along another crosses them all (`x[0]` and `x[:, 1]` share `x[0, 1]`).
+    # For a cut at a constant position or range (`x[2]`, `x[:, :, 0]`, `x[..., :4]` written `x[:, :, :4]`),
+    # its dimension and [start, stop) there (stop None: to the end): cuts along one dimension share
+    # what their ranges share, but one along another crosses them all (`x[0]` and `x[:, 1]` share `x[0, 1]`).
     axis: Optional[int] = None
+    span: Optional[tuple] = None
 
 
 @dataclass(eq=False)
@@ -924,6 +932,9 @@ class FunctionWalker:
             self._record_read(target, state)
             tensorness = self._name_tensorness(target, state)
             storages = self._storages_of_name(target.value, state)
+            if not writes_in_place(statement):
+                self._assign(target, statement, state, kind="augassign")
+                return
             if tensorness is Tensorness.NOT and storages:
                 # A NumPy view of a tensor (`a = x.numpy()`): `a += 1` writes the tensor's memory.
                 tensorness = Tensorness.SURE
@@ -945,6 +956,8 @@ class FunctionWalker:
             if not tensorness.is_tensor:
                 # If it was a number after all, `+=` made a new value: keep both readings.
                 self._assign(target, statement, state, kind="augassign", keep_previous=True)
+        elif not writes_in_place(statement):
+            self._evaluate(target, state)  # `x[i] @= m`, `x.data @= m`: set to a new tensor, as an assignment is
         elif type(target) is cst.Subscript:
             self._evaluate(target, state)
             self._write_into(target.value, target, "setitem", state)
@@ -1346,16 +1359,17 @@ class FunctionWalker:
                 whole.parts.append(storage)
         return storage
 
-    def _item_storage(self, whole: Storage, cut: tuple[int, int]) -> Storage:
-        """The part of `whole` at a constant position of a dimension (`state[0]`, `x[:, :, :, 1]`): a write
-        to `state[2][i]` leaves it as it was, since distinct positions of a tensor (rows, channels) or
-        of a list (items) share nothing."""
+    def _item_storage(self, whole: Storage, cut: tuple[int, int, Optional[int]]) -> Storage:
+        """The part of `whole` at a constant position or range of a dimension (`state[0]`, `x[:, :, :, 1]`,
+        `x[:, :, :4]`): a write to `state[2][i]` leaves it as it was, since distinct positions of a
+        tensor (rows, channels) or of a list (items) share nothing."""
         key = (whole, cut)
         storage = self._item_storages.get(key)
         if storage is None:
-            axis, position = cut
-            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{':, ' * axis}{position}]",
-                                                         within=frozenset({whole}), axis=axis)
+            axis, start, stop = cut
+            shown = str(start) if stop == start + 1 else f"{start or ''}:{'' if stop is None else stop}"
+            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{':, ' * axis}{shown}]",
+                                                         within=frozenset({whole}), axis=axis, span=(start, stop))
             whole.parts.append(storage)
         return storage
 
@@ -2048,7 +2062,7 @@ def overlapping(storages: Iterable[Storage]) -> Iterable[Storage]:
             found.add(storage)
             pending.extend(storage.within)
             crossing.extend(sibling for whole in storage.within for sibling in whole.parts
-                            if sibling.axis != storage.axis)
+                            if sibling.axis != storage.axis or _spans_meet(sibling.span, storage.span))
     pending = [*storages, *crossing]
     while pending:  # down: the parts, and theirs
         storage = pending.pop()
@@ -2097,17 +2111,36 @@ def constant_position(subscript: cst.Subscript) -> Optional[int]:
     return int(value.value, 0) if type(value) is cst.Integer else None
 
 
-def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, int]]:
-    """(dimension, position) for `x[2]` (0, 2) or `x[:, :, 1]` (2, 1): one non-negative constant
-    position, every index before it a whole `:`, none after it but whole `:`s; None otherwise."""
+def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, int, Optional[int]]]:
+    """(dimension, start, stop) for `x[2]` (0, 2, 3), `x[:, :, 1]` (2, 1, 2) or `x[:, 5:]` (1, 5, None):
+    one non-negative constant position or range of them (no step), every other index a whole `:`;
+    None otherwise."""
     elements = [element.slice for element in subscript.slice]
-    positions = [index for index, element in enumerate(elements) if type(element) is cst.Index]
-    if len(positions) != 1 or type(elements[positions[0]].value) is not cst.Integer:
+    whole = [type(element) is cst.Slice and element.lower is None and element.upper is None
+             and element.step is None for element in elements]
+    if whole.count(False) != 1:
         return None
-    if not all(type(element) is cst.Slice and element.lower is None and element.upper is None
-               and element.step is None for index, element in enumerate(elements) if index != positions[0]):
+    axis = whole.index(False)
+    cut = elements[axis]
+    if type(cut) is cst.Index:
+        if type(cut.value) is not cst.Integer:
+            return None
+        position = int(cut.value.value, 0)
+        return axis, position, position + 1
+    bounds = (cut.lower, cut.upper)
+    if cut.step is not None or not all(bound is None or type(bound) is cst.Integer for bound in bounds):
         return None
-    return positions[0], int(elements[positions[0]].value.value, 0)
+    start, stop = (int(bound.value, 0) if bound is not None else None for bound in bounds)
+    return axis, start or 0, stop
+
+
+def _spans_meet(one: Optional[tuple], other: Optional[tuple]) -> bool:
+    """Whether two [start, stop) ranges of one dimension share a position (stop None: to the end); two
+    parts without ranges (the rows an unpacking gives) share none."""
+    if one is None or other is None:
+        return False
+    ends = [stop for stop in (one[1], other[1]) if stop is not None]
+    return max(one[0], other[0]) < min(ends, default=max(one[0], other[0]) + 1)
 
 
 def _is_basic_index(subscript: cst.Subscript, integral: Optional[Callable[[cst.Name], bool]] = None) -> bool:

@@ -18,6 +18,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import (
     AUGMENTED_OPERATORS,
+    writes_in_place,
     PARAMETER_CLASSES,
     VIEW_METHODS,
     FunctionFacts,
@@ -74,7 +75,7 @@ def parameter_writes(function: FunctionFacts, facts) -> list[ParameterWrite]:
     (not `self.weight` itself, which the data flow sees), and not through `.data` or `.detach()`."""
     found = []
     for statement in function.statement_order:
-        if type(statement) is cst.AugAssign:
+        if type(statement) is cst.AugAssign and writes_in_place(statement):
             write = _write(statement, statement, statement.target, "augassign", function, facts)
         elif type(statement) is cst.Assign and len(statement.targets) == 1 \
                 and type(statement.targets[0].target) is cst.Subscript:
