@@ -143,6 +143,10 @@ STATIC_SILENT = [
     "model.requires_grad_(False)\n    fake = model(torch.randn(4, 3))\n    return fake.clone().detach()",
     "[p.requires_grad_(False) for p in model.parameters()]\n    fake = model(torch.randn(4, 3))\n"
     "    return fake.clone().detach()",
+    # what a Hugging Face processor or tokenizer makes of data (fresh76's FGSM on Florence-2)
+    "inputs = path(text='x', images=out, return_tensors='pt')\n"
+    "    pixels = inputs.pixel_values.to('cpu', torch.float16)\n    return pixels.clone().detach()",
+    "ids = path('a prompt', return_tensors='pt')['input_ids']\n    return ids.clone().detach()",
 ]
 STATIC_REPORTED = [
     "vals, idx = out.topk(2)\n    return vals.clone().detach()",
@@ -160,6 +164,9 @@ STATIC_REPORTED = [
     # switched off, but given what may require grad; or switched off only after it ran
     "model.requires_grad_(False)\n    fake = model(out)\n    return fake.clone().detach()",
     "fake = model(torch.randn(4, 3))\n    model.requires_grad_(False)\n    return fake.clone().detach()",
+    # a network's output, even one given a tokenizer's batch
+    "inputs = path('a prompt', return_tensors='pt')\n    outputs = model(**inputs)\n"
+    "    return outputs.logits.clone().detach()",
 ]
 
 

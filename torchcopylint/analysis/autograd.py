@@ -968,6 +968,8 @@ class GradFlow:
         if type(expr) is cst.Attribute and likely and expr.attr.value in DATASET_LABELS \
                 and not (type(expr.value) is cst.Name and expr.value.value == "self"):
             return True  # `dataset.targets`: the labels a dataset holds
+        if type(expr) is cst.Attribute and likely and self._preprocessed(expr.value, function):
+            return True  # `inputs.pixel_values` of `inputs = processor(images=img, return_tensors="pt")`
         if type(expr) is cst.Attribute and likely:
             return self._setting(expr, function, depth)
         return False
@@ -1346,9 +1348,21 @@ class GradFlow:
                 return True
         return self._never(expr, function, statement, depth + 1, likely)
 
+    def _preprocessed(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+        """A batch a tokenizer or processor made (`processor(images=img, return_tensors="pt")`, or a name
+        every binding of which is one): tensors made from data, never ones that require grad."""
+        if type(expr) is cst.Name:
+            bindings = function.bindings_at(expr)
+            return bool(bindings) and all(binding.kind == "assign" and binding.value is not None
+                                          and self._preprocessed(binding.value, function) for binding in bindings)
+        return type(expr) is cst.Call and any(arg.keyword is not None and arg.keyword.value == "return_tensors"
+                                              for arg in expr.args)
+
     def _call_never(self, call: cst.Call, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         if _keyword_is_true(call, "requires_grad"):
             return False
+        if likely and self._preprocessed(call, function):
+            return True
         func = call.func
         if _image_to_tensor(func):
             return True  # a new tensor made from an image or an array: never one that requires grad
