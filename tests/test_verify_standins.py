@@ -1497,3 +1497,76 @@ def test_a_loader_given_to_a_function_reports_a_real_length_after_a_try_that_div
     assert f"`len()` of a stand-in loader gave {LONG_LOADER_LENGTH}" in script.stood_in()
     script.begin()  # a new diagnosis starts with short loaders again
     assert len(loader) == BATCHES
+
+
+def test_a_universal_claim_settled_in_its_first_settings_tries_no_more_and_says_so(monkeypatch):
+    from torchcopylint.verify import reach
+    from torchcopylint.verify.reach import Run, confirmed, decide, refuted
+
+    class Setting:
+        def __init__(self, description):
+            self.description = description
+
+    clock = iter([0.0, 1.0, 2.0, 30.0, 31.0])
+    monkeypatch.setattr(reach.time, "perf_counter", lambda: next(clock))
+    runs = {"A()": Run(confirmed("equal"), {10, 12}), "A(x=1)": Run(confirmed("equal"), {10, 12}),
+            "A(x=2)": Run(refuted("needed"), {10, 12})}
+    outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], {10: "the copy", 12: "its read"},
+                     universal=True)
+    assert outcome.status == "confirmed", outcome
+    assert "(same in 2 configurations; every line had run after 30 s: no further configuration was tried)" \
+        in outcome.evidence, outcome.evidence
+    # Within the time, every setting is tried, and one that shows the copy needed refutes.
+    clock = iter([0.0, 1.0, 2.0, 3.0, 4.0])
+    outcome = decide([Setting(d) for d in runs], lambda s: runs[s.description], {10: "the copy", 12: "its read"},
+                     universal=True)
+    assert outcome.status == "refuted" and "A(x=2)" in outcome.evidence
+
+
+def test_a_position_along_a_dim_is_a_small_int_and_a_renamed_argument_is_used_as_its_new_name_is():
+    from torchcopylint.verify.standins import make, plan, uses
+
+    node = ast.parse(textwrap.dedent("""
+        def attack(self, x_in, scores):
+            x = x_in
+            noise = torch.rand(x.shape)
+            target = scores.sort(dim=1)[1][:, -self.target_class]
+            column = scores[:, chosen]
+            return x + noise, target, column
+        """)).body[0]
+    planned = plan(["x_in", "scores", "self.target_class", "chosen"], uses(node), {}, {})
+    assert planned.kinds == {"x_in": "tensor", "scores": "tensor", "self.target_class": "position",
+                             "chosen": "position"}
+    made = make(planned, "cpu")
+    assert made["self.target_class"] == 1 and made["chosen"] == 1
+    # A name bound twice is no rename: its second value says nothing of the first.
+    node = ast.parse(textwrap.dedent("""
+        def f(x_in, flag):
+            x = x_in
+            if flag:
+                x = torch.zeros(3)
+            return x.clone()
+        """)).body[0]
+    assert plan(["x_in", "flag"], uses(node), {}, {}).kinds["x_in"] != "tensor"
+
+
+def test_labels_an_attack_compares_with_predictions_are_also_tried_as_the_network_predicts_them():
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def perturb(model, x, y):
+            acc = model(x).max(1)[1] == y
+            ind_to_fool = acc.nonzero().squeeze()
+            if ind_to_fool.numel() != 0:
+                return x[ind_to_fool].clone()
+            return x
+        """)).body[0]
+    settings = settings_for(node, ["model", "x", "y"], {}, "cpu")
+    predicted = [s for s in settings if s.plan.predicted_labels]
+    assert len(predicted) == 1 and predicted[0].description == "stand-ins (labels the network predicts)"
+    made, described = predicted[0].make()
+    assert made["y"].tolist() == made["model"](made["x"]).argmax(1).tolist()
+    assert "as the network predicts them" in described
+    # Code that never tells right from wrong predictions gets no such setting.
+    plain = ast.parse("def train(model, x, y):\n    return F.cross_entropy(model(x), y)\n").body[0]
+    assert not any(s.plan.predicted_labels for s in settings_for(plain, ["model", "x", "y"], {}, "cpu"))

@@ -675,7 +675,10 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
             yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
                                 constructor=built[0], constructor_names=built[1], fed_to_own=fed_to_own)
         yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared, globals=unbound) for s in found)
-        yield from (InstanceStandIns(found[0], tuple(names[1:]), ((name, value),), prepared, unbound)
+        # Each other default of the method's own (`use_rand_start=True`), on the first stand-ins and on
+        # labels the network predicts (an attack's restarts run only on samples it classifies right).
+        yield from (InstanceStandIns(setting, tuple(names[1:]), ((name, value),), prepared, unbound)
+                    for setting in [found[0], *(s for s in found[1:] if s.plan.predicted_labels)]
                     for name, value in standins.other_defaults(function, node))
         return
     function = namespace[target.function_name]
@@ -2391,7 +2394,7 @@ def _stating_made_up_layers(outcome: Outcome, sighting: Sighting, expression: st
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.
 NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
-                         "count", "start", "choice", "device", "torch.device", "dtype", "labels", "options"})
+                         "count", "start", "position", "choice", "device", "torch.device", "dtype", "labels", "options"})
 
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import collections
 import inspect
 import math
 import re
@@ -107,6 +108,7 @@ class Use:
     batch_keys: tuple = ()     # a loader whose batches the code indexes by these strings (dict batches)
     in_range: bool = False
     range_start: bool = False  # in the start of a `range(start, stop)`: where a loop resumes (`range(self.epoch + 1, n)`)
+    position: bool = False     # a position along a dim: `ranks[:, -self.target_class]`, `out[:, k]`
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
     torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
@@ -303,6 +305,27 @@ def _tests(function: ast.AST) -> list:
     return expanded
 
 
+def _renames(function: ast.AST) -> dict[int, str]:
+    """The name nodes, in each function, of a name bound once there to another name or `self.x`
+    (`x = x_in`), each with the name it stands for: what the code does with the new name it does
+    with the value of the old one."""
+    renamed: dict[int, str] = {}
+    functions = [node for node in ast.walk(function) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for body in functions or [function]:
+        stores = collections.Counter(node.id for node in ast.walk(body)
+                                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+        parameters = {argument.arg for argument in ast.walk(body.args if functions else body)
+                      if isinstance(argument, ast.arg)}
+        originals = {node.targets[0].id: _key(node.value) for node in ast.walk(body)
+                     if isinstance(node, ast.Assign) and len(node.targets) == 1
+                     and isinstance(node.targets[0], ast.Name) and _key(node.value)
+                     and stores[node.targets[0].id] == 1 and node.targets[0].id not in parameters
+                     and _key(node.value) != node.targets[0].id}
+        renamed.update({id(node): originals[node.id] for node in ast.walk(body)
+                        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in originals})
+    return renamed
+
+
 def uses(function: ast.AST) -> dict[str, Use]:
     """The use of every name and `self.x` attribute in the function. Of a method's closure
     (`method_closure`: the method first, then the methods it calls), a parameter of another method
@@ -312,8 +335,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
     keywords = _keyword_parameters(function)
     shadowed = _shadowing_parameters(function)
 
+    renamed = _renames(function)
+
     def use(node: ast.AST) -> Optional[Use]:
         key = _key(node) or _entry_read(node, keywords)
+        key = renamed.get(id(node), key)
         if id(node) in shadowed:
             return Use()  # another method's parameter of the same name: what it says is not kept
         return found.setdefault(key, Use()) if key else None
@@ -507,6 +533,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     and node.slice.value not in indexed.string_keys:
                 indexed.string_keys.append(node.slice.value)  # `sample["right_images"]`
             slices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            beside_a_slice = any(isinstance(part, ast.Slice) for part in slices)
+            for part in slices:
+                negated = isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub)
+                position = part.operand if negated else part
+                if (negated or beside_a_slice) and _key(position) and not LABEL_NAMES.match(_key(position).split(".")[-1]):
+                    use(position).position = True
             for part in (part for part in slices if isinstance(part, ast.Slice)):
                 # `selected[0:K]`, `output[:, :end]`: a bound is an int
                 for bound in (part.lower, part.upper, part.step):
@@ -1218,6 +1250,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "count"
     if use.sizes:
         return "int"
+    if use.position:
+        return "position"  # 1, which every dim of two or more has, counted from either end
     if len(use.compared) > 1 and all(type(value) is int for value in use.compared) and not (
             use.arithmetic or use.ordered or use.sizes or use.in_range or use.indexed or FLOAT_NAMES.match(bare)):
         # An index told apart by `==` only (`optimizer_idx == 0`, `== 1`): each of them. (Compared with
@@ -1276,6 +1310,7 @@ class Plan:
     networks: dict = field(default_factory=dict)  # module name -> the file's own network built for it
     batch: int = BATCH                            # samples in each stand-in tensor's batch
     count: int = 2                                # a count (epochs, steps): loops that end soon
+    predicted_labels: bool = False                # labels are the classes the network predicts for the inputs
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1320,6 +1355,8 @@ class Plan:
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
             elif kind == "labels" and name in self.positions:
                 parts.append(f"{name} = indices {value.tolist()}")
+            elif kind == "labels" and self.predicted_labels:
+                parts.append(f"{name} = class indices {value.tolist()}, as the network predicts them")
             elif kind == "labels":
                 parts.append(f"{name} = class indices {value.tolist()}")
             elif kind in ("dict", "tensors", "parameters"):
@@ -1363,11 +1400,11 @@ def _shape_text(value: Any) -> str:
 
 
 # Kinds an entry of a dict of settings takes from its use (`config["learning_rate"]`): numbers, flags, choices.
-ENTRY_KINDS = frozenset({"float", "count", "start", "int", "batch", "bool", "choice", "device", "torch.device",
+ENTRY_KINDS = frozenset({"float", "count", "start", "int", "position", "batch", "bool", "choice", "device", "torch.device",
                          "dtype", "path"})
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
-DEFAULTED_KINDS = {"float", "count", "start", "int", "batch", "bool", "choice", "anything", None}
+DEFAULTED_KINDS = {"float", "count", "start", "int", "position", "batch", "bool", "choice", "anything", None}
 # A number the constructor gives where the code's use reads like a tensor's (`torch.manual_seed(self.seed)`,
 # `x + self.eps`): what the class is built with is the number, and a tensor there may not run.
 
@@ -1546,6 +1583,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = plan_.batch  # the stand-in batches' size, which `x.view(batch_size, -1)` relies on
         elif kind == "int":
             made[name] = 16
+        elif kind == "position":
+            made[name] = 1
         elif kind == "bool":
             made[name] = plan_.options.get(name, False)
         elif kind == "choice":
@@ -1558,6 +1597,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = None
         elif kind == "unknown":
             made[name] = unknown_argument(name)
+    if plan_.predicted_labels:
+        _label_as_predicted(plan_, made, modules)
     for name, value in plan_.options.items():
         if value is None and name in made:
             made[name] = None  # a setting where the code's `if x is None:` path runs
@@ -1601,7 +1642,7 @@ class StandIns:
 
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
-SCALAR_KINDS = frozenset({"float", "count", "start", "int", "bool", "choice", "device", "torch.device", "dtype"})
+SCALAR_KINDS = frozenset({"float", "count", "start", "int", "position", "bool", "choice", "device", "torch.device", "dtype"})
 CALLED_KINDS = frozenset({"module", "loss", "layer"})  # objects, not tensors: `prune_layer(layer, index)` passes a layer on
 
 
@@ -1717,6 +1758,8 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     base = plan(names, found, annotations, roles or {}, defaults)
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]
+    if "labels" in base.kinds.values() and _compares_predictions(node):
+        variants.append(StandIns("stand-ins (labels the network predicts)", replace(base, predicted_labels=True), device))
     if LOADER_KINDS & set(base.kinds.values()):
         variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
         alone = {name: 1 for name, kind in base.kinds.items() if kind in LOADER_KINDS and base.unpacked.get(name) == 0}
@@ -1783,6 +1826,57 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
                                   replace(base.varied("", None, sample=IMAGE) if images else base,
                                           leaves=base.leaves + data), device))
     return variants[:MAX_SETTINGS - len(fallbacks)] + fallbacks
+
+
+def _label_as_predicted(plan_: Plan, made: dict, modules: list) -> None:
+    """Each class-index stand-in replaced by the classes the one network predicts for a tensor
+    stand-in of the same batch (attacks run only on the samples the network classifies right)."""
+    labels = [name for name, kind in plan_.kinds.items() if kind == "labels" and name not in plan_.positions]
+    inputs = [name for name, kind in plan_.kinds.items() if kind == "tensor" and torch.is_tensor(made.get(name))]
+    if len(modules) != 1 or not labels or not inputs:
+        return
+    for name in labels:
+        for source in inputs:
+            try:
+                with torch.no_grad():
+                    scores = made[modules[0]](made[source])
+            except Exception:  # noqa: BLE001 - a network that takes another input: the made-up classes stay
+                continue
+            if torch.is_tensor(scores) and scores.dim() == 2 and scores.shape[0] == made[name].shape[0]:
+                made[name] = scores.argmax(1).to(made[name].device)
+                break
+
+
+def _compares_predictions(function: ast.AST) -> bool:
+    """Whether the code tells the samples classified right (`model(x).max(1)[1] == y`,
+    `pred.argmax(1).eq(y)`, `y_pred == y` where `y_pred = self._get_predicted_label(x)` returns an
+    argmax), which an attack often runs on alone. `function` may be a method's closure."""
+    predicting_methods = {node.name for node in ast.walk(function) if isinstance(node, ast.FunctionDef)
+                          and any(isinstance(inner, ast.Return) and inner.value is not None
+                                  and _argmax_in(inner.value, set()) for inner in ast.walk(node))}
+    predicted_names: set = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and _argmax_in(node.value, predicting_methods):
+            predicted_names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+
+    def predicted(node: ast.AST) -> bool:
+        return _argmax_in(node, predicting_methods) or any(
+            isinstance(inner, ast.Name) and inner.id in predicted_names for inner in ast.walk(node))
+    for node in ast.walk(function):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
+                and (predicted(node.left) or predicted(node.comparators[0])):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "eq" \
+                and predicted(node.func.value):
+            return True
+    return False
+
+
+def _argmax_in(node: ast.AST, predicting_methods: set) -> bool:
+    """Whether `node` computes an argmax (`.max(1)`, `.argmax()`, or a call of a method that returns one)."""
+    return any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+               and (inner.func.attr in ("max", "argmax") or inner.func.attr in predicting_methods)
+               for inner in ast.walk(node))
 
 
 def _samples_as_reshaped(function: ast.AST, loaders: set) -> Optional[tuple[tuple, str]]:
