@@ -91,6 +91,22 @@ def test_a_loader_known_by_its_name_says_nothing_where_the_file_iterates_its_own
     assert lint_source(source.format(own=own), "example.py") == []
 
 
+def test_a_loader_name_bound_to_an_instance_of_another_class_says_nothing_of_its_batches():
+    # fresh76's CT-to-MR notebook: `dataloader = UNetDataloader(source, "test")`, a class of the
+    # project whose `__next__` slices NumPy arrays; `torch.tensor(mr)` converts an array.
+    source = (
+        "import torch\n{made}\n\n"
+        "mr, ct = dataloader.__next__()\nout = torch.tensor(mr)\n"
+        "for x, y in dataloader:\n    out = torch.tensor(x)\n"
+    )
+    own = "from models.unet.unet_dataloader import UNetDataloader\ndataloader = UNetDataloader('data', 'test')"
+    assert [d.code for d in lint_source(source.format(made=own), "example.py")] == []
+    built = "from torch.utils.data import DataLoader\ndataloader = DataLoader(data, batch_size=4)"
+    assert [d.code for d in lint_source(source.format(made=built), "example.py")] == ["TCL008", "TCL008"]
+    subclass = "from my_project.data import CachedDataLoader\ndataloader = CachedDataLoader(data)"
+    assert [d.code for d in lint_source(source.format(made=subclass), "example.py")] == ["TCL008", "TCL008"]
+
+
 def test_whole_batches_and_custom_collates_are_not_reported():
     source = (
         "import torch\nfrom torch.utils.data import DataLoader\n\n\n"

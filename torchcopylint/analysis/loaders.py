@@ -14,7 +14,8 @@ A loader is:
   `batch_size=None` only converts) the parts of its batches are tensors (unless the
   dataset yields strings, which stay lists of strings);
 - named: a name, argument or attribute that reads as a loader (`loader`, `train_loader`,
-  `trainloader`, `val_dl`, `dataloader`), where no assignment in sight says otherwise. Very likely
+  `trainloader`, `val_dl`, `dataloader`), where no assignment in sight says otherwise (one that
+  builds an instance of another class, `dataloader = UNetDataloader(root)`, does). Very likely
   a DataLoader, not surely: a rule that rewrites code on it marks the fix unsafe.
 
 A batch is what one iteration yields: `for batch in loader`, `for x, y in loader`,
@@ -298,6 +299,9 @@ class DataLoaders:
             callee = dotted_name(value.func) if type(value) is cst.Call else None
             if callee is not None and (callee in self.facts.classes or callee in self.facts.module_functions):
                 return None  # made by code in this file that is not a DataLoader
+            if callee is not None and callee.rpartition(".")[2][:1].isupper() \
+                    and not callee.endswith("DataLoader"):
+                return None  # an instance of another class (a project's `UNetDataloader`): its batches are its own
         return self._by_name(name, shown)
 
     def _self_attribute_values(self, expr: cst.Attribute, function: FunctionFacts) -> list:
