@@ -2828,3 +2828,47 @@ def test_an_imported_switching_helper_silences_the_step_it_switches_the_generato
 ])
 def test_a_helper_that_leaves_the_generator_on_keeps_the_finding(call):
     assert len(lines(_step_after(call))) == 1
+
+
+@pytest.mark.parametrize("scheduler", [
+    "torch.optim.lr_scheduler.ReduceLROnPlateau(opt_d, mode='min')",
+    "torch.optim.lr_scheduler.StepLR(opt_d, step_size=10)",
+    "CosineLRScheduler(opt_d, t_initial=100)",
+])
+def test_a_scheduler_of_the_discriminator_s_optimizer_is_no_discriminator_step(scheduler):
+    # fresh76's VAE-GAN: the encoder-decoder step reads the discriminator's features of the decoded
+    # images (its loss is meant to train the decoder), and `scheduler_disc.step(avg_d_loss)` after the
+    # epoch was taken for the discriminator's optimizer stepping on that backward.
+    source = f"""
+    import torch
+    import torch.nn.functional as F
+
+
+    def train(model, loader, epochs):
+        opt_e = torch.optim.Adam(model.encoder.parameters())
+        opt_g = torch.optim.Adam(model.decoder.parameters())
+        opt_d = torch.optim.Adam(model.discriminator.parameters())
+        scheduler_d = {scheduler}
+        for epoch in range(epochs):
+            for real in loader:
+                opt_d.zero_grad()
+                fake = model.decoder(model.encoder(real))
+                d_loss = model.discriminator(fake.detach()).mean() - model.discriminator(real).mean()
+                d_loss.backward()
+                opt_d.step()
+
+                opt_g.zero_grad()
+                g_loss = -model.discriminator(fake).mean()
+                g_loss.backward()
+                opt_g.step()
+
+                opt_e.zero_grad()
+                opt_g.zero_grad()
+                fake = model.decoder(model.encoder(real))
+                vae_loss = F.mse_loss(model.discriminator(fake), model.discriminator(real))
+                vae_loss.backward()
+                opt_e.step()
+                opt_g.step()
+            scheduler_d.step(d_loss.item())
+    """
+    assert lines(source) == []  # fd86a9c flagged line 27: "the backward at line 28 for `scheduler_d`"

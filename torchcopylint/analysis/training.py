@@ -521,6 +521,13 @@ def parameter_owners(expr: cst.CSTNode) -> frozenset:
     return frozenset(owners)
 
 
+def _is_scheduler(qualified: Optional[str], callee: str) -> bool:
+    """A learning-rate scheduler (`lr_scheduler.ReduceLROnPlateau(opt_d)`, `StepLR`, timm's
+    `CosineLRScheduler`): built over an optimizer, and its `step()` changes rates, not parameters."""
+    return (qualified or "").startswith(("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")) \
+        or "schedul" in callee.lower() or callee.endswith("LR")
+
+
 def optimizer_parameters(value: Optional[cst.BaseExpression], names: TorchNames) -> Optional[cst.BaseExpression]:
     """For `Adam(params, lr=...)` (any optimizer class): the `params` expression; else None."""
     if type(value) is not cst.Call or not value.args:
@@ -529,7 +536,7 @@ def optimizer_parameters(value: Optional[cst.BaseExpression], names: TorchNames)
     callee = (dotted_name(value.func) or "").rpartition(".")[2]
     is_optimizer_class = (qualified or "").startswith("torch.optim.") or callee[:1].isupper() \
         or "optim" in callee.lower()
-    if not is_optimizer_class:
+    if not is_optimizer_class or _is_scheduler(qualified, callee):
         return None
     return next((arg.value for arg in value.args if arg.keyword is None or arg.keyword.value == "params"), None)
 
