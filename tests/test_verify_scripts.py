@@ -2906,3 +2906,24 @@ def test_a_loop_that_skips_batches_of_another_size_runs_on_the_size_it_asks_for(
     verdict = _verdict(scripts_verified, "sized_batches_gan.py", "fake_loss = loss(discriminator(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict
     assert "4 batches of 64 random samples 1x28x28" in verdict.evidence, verdict.evidence
+
+
+def test_a_file_saved_with_a_byte_order_mark_is_verified(tmp_path: Path):
+    # fresh74's dataset-distillation scripts, saved by a Windows editor: the lint read them, and the
+    # experiment's `compile` of the same text failed on the mark ("invalid non-printable character U+FEFF").
+    source = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.linear = nn.Linear(8, 8)\n\n"
+        "    def forward(self, x):\n"
+        "        identity = x.clone()\n"
+        "        return self.linear(x) + identity\n"
+    )
+    (tmp_path / "distill.py").write_bytes(b"\xef\xbb\xbf" + source.encode("utf-8"))
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               "--no-cache", "distill.py", cwd=tmp_path, timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL001"]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    assert records[0]["verdict"]["status"] == "confirmed", records[0]["verdict"]
