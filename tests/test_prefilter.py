@@ -55,8 +55,8 @@ TRICKY = {
     "clone_detach_spaced": ("import torch\n\n\ndef f():\n    return x.clone ().detach ()\n", "TCL005"),
     "bom_crlf": ("\ufeffimport torch\r\n\r\ndef f():\r\n    return x.clone().detach()\r\n", "TCL005"),
 }
-# Every augmented assignment writes a tensor in place.
-for _name, _operator in {"or": "|=", "mod": "%=", "matmul": "@=", "and": "&=", "xor": "^=", "lshift": "<<=",
+# Every augmented assignment but `@=` (a tensor has no `__imatmul__`: `d = d @ m`) writes a tensor in place.
+for _name, _operator in {"or": "|=", "mod": "%=", "and": "&=", "xor": "^=", "lshift": "<<=",
                          "rshift": ">>=", "pow": "**=", "floordiv": "//=", "add": "+=", "sub": "-="}.items():
     TRICKY[f"augmented_{_name}"] = (
         f"import torch\n\n\ndef f(x: torch.Tensor, m: torch.Tensor):\n    d = x.detach()\n    d {_operator} m\n"
@@ -67,6 +67,8 @@ QUIET = {
     "empty": "",
     "no_torch": "def f(a, b):\n    return a + b\n",
     "syntax_error_with_trigger": "def f(x:\n    return x.clone()\n",
+    "augmented_matmul": "import torch\n\n\ndef f(x: torch.Tensor, m: torch.Tensor):\n    d = x.detach()\n"
+                        "    d @= m\n    return x\n",
 }
 
 
