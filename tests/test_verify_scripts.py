@@ -2927,3 +2927,39 @@ def test_a_file_saved_with_a_byte_order_mark_is_verified(tmp_path: Path):
     records = [r for r in json.loads(result.stdout) if r["code"] == "TCL001"]
     assert len(records) == 1, (result.stdout, result.stderr[-2000:])
     assert records[0]["verdict"]["status"] == "confirmed", records[0]["verdict"]
+
+
+def test_a_static_method_gets_every_argument_it_takes(tmp_path: Path):
+    # fresh74's energy-based models: `Sampler.generate_samples(model, inp_imgs, ...)`, a static method,
+    # was handed its arguments less the first, as a method is less `self` ("missing 1 required
+    # positional argument: 'inp_imgs'").
+    source = textwrap.dedent("""\
+        import torch
+
+
+        class Sampler:
+            def __init__(self, model, img_shape, sample_size):
+                self.model = model
+                self.img_shape = img_shape
+                self.examples = [torch.rand((1,) + img_shape) for _ in range(sample_size)]
+
+            @staticmethod
+            def generate_samples(model, inp_imgs, steps=3, return_img_per_step=False):
+                inp_imgs.requires_grad = True
+                imgs_per_step = []
+                for _ in range(steps):
+                    out_imgs = -model(inp_imgs)
+                    out_imgs.sum().backward()
+                    inp_imgs.data.add_(-0.1 * inp_imgs.grad.data)
+                    inp_imgs.grad.zero_()
+                    if return_img_per_step:
+                        imgs_per_step.append(inp_imgs.clone().detach())
+                return torch.stack(imgs_per_step, dim=0) if return_img_per_step else inp_imgs
+        """)
+    (tmp_path / "sampler.py").write_text(source, encoding="utf-8")
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               "--no-cache", "sampler.py", cwd=tmp_path, timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL005"]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    assert records[0]["verdict"]["status"] == "confirmed", records[0]["verdict"]
+    assert "inp_imgs = tensor(" in records[0]["verdict"]["evidence"], records[0]["verdict"]

@@ -1570,3 +1570,15 @@ def test_labels_an_attack_compares_with_predictions_are_also_tried_as_the_networ
     # Code that never tells right from wrong predictions gets no such setting.
     plain = ast.parse("def train(model, x, y):\n    return F.cross_entropy(model(x), y)\n").body[0]
     assert not any(s.plan.predicted_labels for s in settings_for(plain, ["model", "x", "y"], {}, "cpu"))
+
+
+def test_a_value_joined_to_a_tuple_is_a_shape_of_one_sample():
+    from torchcopylint.verify.standins import make, plan, uses
+
+    node = ast.parse(textwrap.dedent("""
+        def sample(self, n_new):
+            return torch.rand((n_new,) + self.img_shape) * 2 - 1
+        """)).body[0]
+    planned = plan(["self.img_shape", "n_new"], uses(node), {}, {})
+    assert planned.kinds["self.img_shape"] == "shape"
+    assert make(planned, "cpu")["self.img_shape"] == tuple(planned.sample)

@@ -651,33 +651,35 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         if node is None or function is None or method == "__init__":
             raise failure
         names, annotations = standins.missing_parameters(function, node)
+        # What a call through the instance passes: all but `self`, or all of a static method's.
+        own = tuple(names if isinstance(inspect.getattr_static(cls, method, None), staticmethod) else names[1:])
         prepared = _preparations(job, cls, tree, method, roles)
         used = standins.method_closure(tree, target.class_name, method, *(p.method for p in prepared))
         attributes = standins.self_attributes(cls, used)
         unbound = _globals_to_stand_in(job, namespace, target.class_name)
-        found = standins.settings_for(used, attributes + names[1:] + list(unbound), annotations, job.device,
+        found = standins.settings_for(used, attributes + list(own) + list(unbound), annotations, job.device,
                                       roles, standins.constructor_defaults(tree, target.class_name), tree=tree)
         found = projectnets.with_project_networks(found, used, tree, namespace, job)
         built = None if issubclass(cls, nn.Module) else \
             standins.constructor_standins(cls, tree, target.class_name, job.device)
-        fed_to_own = _fed_to_own_networks(node, names[1:])
+        fed_to_own = _fed_to_own_networks(node, list(own))
         if built_by_script is not None:
             method_site = topcalls.method_call_site(built_by_script.site, job.source, target.class_name, method)
-            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
+            yield BuiltInstance(found[0], own, preparations=prepared, globals=unbound,
                                 site=built_by_script, fed_to_own=fed_to_own, method_site=method_site)
         for factory in standins.factories_of(tree, target.class_name):
             # `GANTrainer.makenew()`: the class's own way of building one, its networks included.
-            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
+            yield BuiltInstance(found[0], own, preparations=prepared, globals=unbound,
                                 factory=factory, fed_to_own=fed_to_own)
         if built is not None:
             # An object that is not a module (an attack, a trainer): built by its own constructor first,
             # with its defaults, so that what its methods and its base classes read is what it sets.
-            yield BuiltInstance(found[0], tuple(names[1:]), preparations=prepared, globals=unbound,
+            yield BuiltInstance(found[0], own, preparations=prepared, globals=unbound,
                                 constructor=built[0], constructor_names=built[1], fed_to_own=fed_to_own)
-        yield from (InstanceStandIns(s, tuple(names[1:]), preparations=prepared, globals=unbound) for s in found)
+        yield from (InstanceStandIns(s, own, preparations=prepared, globals=unbound) for s in found)
         # Each other default of the method's own (`use_rand_start=True`), on the first stand-ins and on
         # labels the network predicts (an attack's restarts run only on samples it classifies right).
-        yield from (InstanceStandIns(setting, tuple(names[1:]), ((name, value),), prepared, unbound)
+        yield from (InstanceStandIns(setting, own, ((name, value),), prepared, unbound)
                     for setting in [found[0], *(s for s in found[1:] if s.plan.predicted_labels)]
                     for name, value in standins.other_defaults(function, node))
         return
@@ -2394,7 +2396,7 @@ def _stating_made_up_layers(outcome: Outcome, sighting: Sighting, expression: st
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.
 NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
-                         "count", "start", "position", "choice", "device", "torch.device", "dtype", "labels", "options"})
+                         "count", "start", "position", "shape", "choice", "device", "torch.device", "dtype", "labels", "options"})
 
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:

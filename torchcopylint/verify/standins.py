@@ -108,6 +108,7 @@ class Use:
     batch_keys: tuple = ()     # a loader whose batches the code indexes by these strings (dict batches)
     in_range: bool = False
     range_start: bool = False  # in the start of a `range(start, stop)`: where a loop resumes (`range(self.epoch + 1, n)`)
+    shape: bool = False        # joined to a tuple: `(n,) + self.img_shape`, a shape
     position: bool = False     # a position along a dim: `ranks[:, -self.target_class]`, `out[:, k]`
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
@@ -506,6 +507,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     operand.arithmetic = True
                     if isinstance(node.op, ast.Add) and _is_text(other):
                         operand.path_like = True  # `path + "/model.pt"`, `prefix + f"{epoch}.png"`
+                    elif isinstance(node.op, ast.Add) and isinstance(other, ast.Tuple):
+                        operand.shape = True  # `torch.rand((n,) + img_shape)`
                     elif isinstance(node.op, ast.Add) and _key(other):
                         added.append((operand, other))
                     if _is_number(other):
@@ -1188,6 +1191,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "device"
     if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
         return "scaler"
+    if use.shape and not (use.methods & TENSOR_METHODS or use.called):
+        return "shape"  # the shape of one sample: the stand-in batches' own
     if (use.methods & HOOK_METHODS or use.layer_attributes) and not use.called and not use.methods & MODULE_METHODS:
         return "layer"
     # An optimizer has a `state_dict()` too: `.step()` and `.param_groups`, and nothing only a module has, say which.
@@ -1400,11 +1405,11 @@ def _shape_text(value: Any) -> str:
 
 
 # Kinds an entry of a dict of settings takes from its use (`config["learning_rate"]`): numbers, flags, choices.
-ENTRY_KINDS = frozenset({"float", "count", "start", "int", "position", "batch", "bool", "choice", "device", "torch.device",
+ENTRY_KINDS = frozenset({"float", "count", "start", "int", "position", "shape", "batch", "bool", "choice", "device", "torch.device",
                          "dtype", "path"})
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
-DEFAULTED_KINDS = {"float", "count", "start", "int", "position", "batch", "bool", "choice", "anything", None}
+DEFAULTED_KINDS = {"float", "count", "start", "int", "position", "shape", "batch", "bool", "choice", "anything", None}
 # A number the constructor gives where the code's use reads like a tensor's (`torch.manual_seed(self.seed)`,
 # `x + self.eps`): what the class is built with is the number, and a tensor there may not run.
 
@@ -1585,6 +1590,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = 16
         elif kind == "position":
             made[name] = 1
+        elif kind == "shape":
+            made[name] = tuple(plan_.sample)
         elif kind == "bool":
             made[name] = plan_.options.get(name, False)
         elif kind == "choice":
@@ -1642,7 +1649,7 @@ class StandIns:
 
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
-SCALAR_KINDS = frozenset({"float", "count", "start", "int", "position", "bool", "choice", "device", "torch.device", "dtype"})
+SCALAR_KINDS = frozenset({"float", "count", "start", "int", "position", "shape", "bool", "choice", "device", "torch.device", "dtype"})
 CALLED_KINDS = frozenset({"module", "loss", "layer"})  # objects, not tensors: `prune_layer(layer, index)` passes a layer on
 
 
