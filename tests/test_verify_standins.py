@@ -1582,3 +1582,27 @@ def test_a_value_joined_to_a_tuple_is_a_shape_of_one_sample():
     planned = plan(["self.img_shape", "n_new"], uses(node), {}, {})
     assert planned.kinds["self.img_shape"] == "shape"
     assert make(planned, "cpu")["self.img_shape"] == tuple(planned.sample)
+
+
+def test_a_batch_size_the_constructor_sets_is_also_the_stand_in_loader_s():
+    # fresh74's WGAN trainers: `self.batch_size = 32` in `__init__`, and the loop skips every batch of
+    # another size (`if images.size()[0] != self.batch_size: continue`), so no step ever ran.
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def train(self, train_loader):
+            for images, _ in train_loader:
+                if images.size()[0] != self.batch_size:
+                    continue
+                self.D(images).mean().backward()
+        """)).body[0]
+    settings = settings_for(node, ["train_loader", "self.batch_size", "self.D"], {}, "cpu",
+                            defaults={"self.batch_size": 32})
+    sized = [s for s in settings if s.description == "stand-ins (batches of 32, as `self.batch_size` says)"]
+    assert len(sized) == 1
+    made, _ = sized[0].make()
+    images, _ = made["train_loader"][0]
+    assert images.shape[0] == 32 and made["self.batch_size"] == 32
+    # The first setting keeps the small batches every other one has.
+    made, _ = settings[0].make()
+    assert made["train_loader"][0][0].shape[0] == 4

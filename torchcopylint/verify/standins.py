@@ -66,6 +66,7 @@ FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_
                          r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
 COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_steps|iters|n_?iters|iterations|"
                          r"accum\w*|grad_accum\w*|n_critic|d_steps|g_steps|k)$")
+MAX_NAMED_BATCH = 256  # the largest batch size a constructor sets that stand-in batches take on
 BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
                                              "eye", "linspace")}
@@ -1079,27 +1080,28 @@ LOADER_KINDS = frozenset({"loader", "loaders", "loader batch"})  # a loader, a l
 
 
 def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FEATURES,),
-                    views: int = 0, tokens: Optional[int] = None) -> StandInLoader:
+                    views: int = 0, tokens: Optional[int] = None, batch: int = BATCH) -> StandInLoader:
     """Batches as the loop unpacks them: (inputs, targets, ...) for a count, the inputs a list of
     `views` tensors where the loop unpacks them (`for (x1, x2), y in loader`); a dict of the keys
     the code reads for a tuple of string keys (class indices under a key named like labels). With
-    `tokens`, the inputs are FEATURES token indices below it per sample (for a network that embeds them)."""
+    `tokens`, the inputs are FEATURES token indices below it per sample (for a network that embeds them).
+    `batch` samples each."""
     batches = StandInLoader()
     if isinstance(unpacked, tuple):
         for _ in range(BATCHES):
-            batches.append({key: class_indices(BATCH, CLASSES, device) if LABEL_NAMES.match(key)
-                            else torch.randn(BATCH, *sample, device=device) for key in unpacked})
+            batches.append({key: class_indices(batch, CLASSES, device) if LABEL_NAMES.match(key)
+                            else torch.randn(batch, *sample, device=device) for key in unpacked})
         return batches
     for _ in range(BATCHES):
-        inputs = torch.randn(BATCH, *sample, device=device) if tokens is None else \
-            torch.randint(0, tokens, (BATCH, FEATURES), device=device)
+        inputs = torch.randn(batch, *sample, device=device) if tokens is None else \
+            torch.randint(0, tokens, (batch, FEATURES), device=device)
         if labels == "classes":
-            targets = class_indices(BATCH, CLASSES, device)
+            targets = class_indices(batch, CLASSES, device)
         else:
-            targets = torch.randn(BATCH, CLASSES, device=device)
-        extra = [torch.arange(BATCH, device=device)] * max(0, unpacked - 2)
+            targets = torch.randn(batch, CLASSES, device=device)
+        extra = [torch.arange(batch, device=device)] * max(0, unpacked - 2)
         if views > 1:
-            inputs = [inputs, *(torch.randn(BATCH, *sample, device=device) for _ in range(views - 1))]
+            inputs = [inputs, *(torch.randn(batch, *sample, device=device) for _ in range(views - 1))]
         batches.append(inputs if unpacked == 1 else [inputs] if unpacked == ONE_ITEM else (inputs, targets, *extra))
     return batches
 
@@ -1316,6 +1318,7 @@ class Plan:
     batch: int = BATCH                            # samples in each stand-in tensor's batch
     count: int = 2                                # a count (epochs, steps): loops that end soon
     predicted_labels: bool = False                # labels are the classes the network predicts for the inputs
+    loader_batch: int = BATCH                     # samples in each batch a stand-in loader yields
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1528,10 +1531,11 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = made[modules[0]].linear if modules else nn.Linear(FEATURES, FEATURES).to(device)
         elif kind in LOADER_KINDS:
             made[name] = stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device, plan_.sample,
-                                         plan_.views.get(name, 0), plan_.tokens)
+                                         plan_.views.get(name, 0), plan_.tokens, plan_.loader_batch)
             if kind == "loaders":  # as many as the code unpacks (`train, val, test = loaders`), or two
                 made[name] = [made[name], *(stand_in_loader(plan_.unpacked.get(name) or 2, plan_.labels, device,
-                                                            plan_.sample, plan_.views.get(name, 0), plan_.tokens)
+                                                            plan_.sample, plan_.views.get(name, 0), plan_.tokens,
+                                                            plan_.loader_batch)
                                             for _ in range(max(plan_.loader_counts.get(name, 2), 2) - 1))]
             elif kind == "loader batch":
                 made[name] = made[name][0]
@@ -1814,6 +1818,14 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         fallbacks.append(StandIns("stand-ins (counts of ten)", replace(base, count=10), device))
     if images:
         fallbacks.append(StandIns("stand-ins (image batches)", base.varied("", None, sample=IMAGE), device))
+    sized = {name: value for name, value in (defaults or {}).items() if BATCH_NAMES.match(name.split(".")[-1])
+             and type(value) is int and 1 < value <= MAX_NAMED_BATCH and value != base.batch}
+    if len(set(sized.values())) == 1 and LOADER_KINDS & set(base.kinds.values()):
+        # `self.batch_size = 32` beside `if images.size()[0] != self.batch_size: continue`: a loop that
+        # skips every batch of another size runs on batches of that one.
+        name, size = next(iter(sized.items()))
+        fallbacks.append(StandIns(f"stand-ins (batches of {size}, as `{name}` says)",
+                                  replace(base, batch=size, loader_batch=size), device))
     loaders = {name for name, kind in base.kinds.items() if kind in LOADER_KINDS}
     reshaped = _samples_as_reshaped(node, loaders) if loaders else None
     if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
