@@ -905,3 +905,22 @@ def test_a_file_numpy_reads_that_the_flagged_step_needs_leaves_it_unverified_nam
     assert "`class_weights = torch.from_numpy(...)` (line 9)" not in verdict.evidence, verdict.evidence
     assert "`np.load(...)` (line 9): not read: a value whose first use stops the run" in verdict.evidence, \
         verdict.evidence
+
+
+def test_a_one_dimensional_convolution_teaches_sequences_of_the_channels_it_takes():
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite
+
+    # fresh75's speech model: a Conv1d given stand-in images, then sequences of 3 channels where it takes 40.
+    plan = DataPlan([DataSite(0, 1, 1, "DataLoader", "loader")])
+    plan._shapes[0] = (3, 64, 64)
+    sequences = plan.learn_side(RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv1d, but got "
+                                             "input of size: [4, 3, 64, 64]"))
+    assert sequences is not None and sequences[0] == (3, 64), sequences
+    plan._shapes[0] = (3, 64)
+    channels = plan.learn_side(RuntimeError("Given groups=1, weight of size [64, 40, 3], expected input[4, 3, 64] "
+                                            "to have 40 channels, but got 3 channels instead"))
+    assert channels is not None and channels[0] == (40, 64) and "which takes 40, was given 3" in channels[1]
+    # Not the stand-in samples' shape: another tensor of the code, which says nothing of them.
+    assert plan.learn_side(RuntimeError("Given groups=1, weight of size [64, 40, 3], expected input[4, 5, 64] "
+                                        "to have 40 channels, but got 5 channels instead")) is None

@@ -498,6 +498,13 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
     assert layout("image, path").kinds == (IMAGE, PATH)
     assert layout("image, label") is None  # the usual pair: the default batches fit
     assert layout("weird, odd") is None  # nothing says an image is there
+    # fresh75's speech dataset: a dict built key by key in a helper the method returns the result of.
+    helper = ("class Speech(Dataset):\n    def __getitem__(self, index):\n        features = self._read(index)\n"
+              "        return features\n\n    def _read(self, index):\n        features = {}\n"
+              "        features['feature'] = self.data['feature'][index]\n"
+              "        features['label'] = self.data['label'][index]\n        return features\n")
+    read = layout_of_class(ast.parse(helper).body[0])
+    assert read is not None and read.keys == ("feature", "label") and read.kinds == (IMAGE, LABEL), read
 
 
 def test_a_data_function_returning_loaders_gives_that_many_each_of_what_its_dataset_class_returns(monkeypatch):

@@ -73,6 +73,10 @@ SIDE_MISMATCH = re.compile(r"The size of tensor a \((\d+)\) must match the size 
 CONCATENATED_MISMATCH = re.compile(r"Sizes of tensors must match except in dimension \d+\. Expected size (\d+) "
                                    r"but got size (\d+)()")
 CHANNEL_MISMATCH = re.compile(r"expected input\[\d+, (\d+), (\d+), (\d+)\] to have (\d+) channels")
+# A 1-D convolution (audio, signals) given stand-in images, then sequences of another channel count.
+CONV1D_GIVEN_IMAGES = re.compile(r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of "
+                                 r"size: \[\d+, (\d+), (\d+), (\d+)\]")
+SEQUENCE_CHANNEL_MISMATCH = re.compile(r"expected input\[\d+, (\d+), (\d+)\] to have (\d+) channels")
 MAX_PAIR_SCALE = 8
 # A network that downsamples images smaller than one of its kernels, as PyTorch words it.
 MAX_JOINED_FEATURES = 16  # values a conditional network joins to each sample (a one-hot label, a condition)
@@ -252,6 +256,24 @@ class DataPlan:
                 also = f" and {joined} the code joined to them" if joined else ""
                 return (reads - joined,), (f"{reads - joined} features: an earlier run's linear layer, which reads "
                                            f"{reads}, was given the samples' {width}{also}")
+        return None
+
+    def _sequences_read(self, error: BaseException) -> Optional[tuple[tuple, str]]:
+        """The samples a 1-D convolution reads (an audio or signal model's): sequences of the images' channels
+        by their width where it was given stand-in images, then of the channels it takes where it was
+        given sequences of others."""
+        images = CONV1D_GIVEN_IMAGES.search(str(error))
+        if images is not None:
+            shape = tuple(int(images.group(index)) for index in (1, 2, 3))
+            if shape in self._shapes.values():
+                return (shape[0], shape[2]), (f"sequences of {shape[0]} channels by {shape[2]} steps: an earlier "
+                                              f"run's 1-D convolution was given {shape[0]}x{shape[1]}x{shape[2]} images")
+        sequences = SEQUENCE_CHANNEL_MISMATCH.search(str(error))
+        if sequences is not None:
+            got, length, expected = (int(sequences.group(index)) for index in (1, 2, 3))
+            if (got, length) in self._shapes.values() and expected != got:
+                return (expected, length), (f"sequences of {expected} channels: an earlier run's 1-D convolution, "
+                                            f"which takes {expected}, was given {got}")
         return None
 
     def loader_over_absent_data(self, line: int, over: str, batch_size: Any, module: str = "",
@@ -488,7 +510,7 @@ class DataPlan:
         kernels: the stand-in image shape whose side makes them fit, and why; None when the error is
         neither or the run's images had no single side. Also a linear layer given the stand-in samples
         themselves (an MLP over rows of a file's features): samples of the width it reads."""
-        features = self._features_read(error)
+        features = self._features_read(error) or self._sequences_read(error)
         if features is not None:
             return features
         images = {shape for shape in self._shapes.values() if len(shape) == 3 and shape[1] == shape[2]}

@@ -30,6 +30,7 @@ IMAGE_CALL = re.compile(r"transform|preprocess|process|augment|open|imread|read_
                         r"totensor|crop|resize|normalize|flip|rotate|convert|rgb|gray", re.IGNORECASE)
 # Names, split at underscores or case changes: `lr_image`, `imgA`, `hr`, `target_path`, `label`.
 IMAGE_WORD = frozenset({"img", "image", "images", "imgs", "im", "photo", "picture", "hr", "lr", "sr", "input",
+                        "feature", "features",
                         "inputs", "real", "sketch", "frame", "mask", "depth", "crop", "view", "a", "b", "x",
                         "source", "src", "content", "style", "noisy", "clean", "blur", "sharp", "low", "high", "gt"})
 LABEL_WORD = frozenset({"label", "labels", "target", "targets", "y", "cls", "class", "classes", "idx", "index",
@@ -162,8 +163,8 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
                   None)
     if method is None:
         return None
-    returned = [child.value for child in ast.walk(method) if isinstance(child, ast.Return) and child.value is not None]
-    layouts = {_layout(value, method) for value in returned}
+    methods = {item.name: item for item in node.body if isinstance(item, ast.FunctionDef)}
+    layouts = {_layout(value, function) for value, function in _returned_through_helpers(method, methods)}
     if len(layouts) != 1:
         return None
     layout = layouts.pop()
@@ -176,6 +177,47 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     if layout.keys is None and layout.kinds == (IMAGE, LABEL):
         return None  # the usual image and label: the default batches fit
     return layout
+
+
+def _returned_through_helpers(method: ast.FunctionDef, methods: dict) -> list[tuple[ast.expr, ast.FunctionDef]]:
+    """What each `return` of `method` gives, with the function it is read in: of `return
+    self._read_features(index)` (or of a name bound once to that), what that method of the class
+    returns, one call deep."""
+    found = []
+    for value in (child.value for child in ast.walk(method) if isinstance(child, ast.Return) and child.value):
+        called = value
+        if isinstance(value, ast.Name):
+            bound = [node.value for node in ast.walk(method) if isinstance(node, ast.Assign)
+                     and [ast.unparse(target) for target in node.targets] == [value.id]]
+            called = bound[0] if len(bound) == 1 else value
+        helper = methods.get(called.func.attr) if isinstance(called, ast.Call) \
+            and isinstance(called.func, ast.Attribute) and isinstance(called.func.value, ast.Name) \
+            and called.func.value.id == "self" else None
+        if helper is None or helper is method:
+            found.append((value, method))
+        else:
+            found.extend((inner.value, helper) for inner in ast.walk(helper)
+                         if isinstance(inner, ast.Return) and inner.value is not None)
+    return found
+
+
+def _dict_built(name: str, function: ast.FunctionDef) -> Optional[ast.Dict]:
+    """`features = {}` then `features["feature"] = ...; features["label"] = ...`: the dict as if written
+    out (its string keys, in order, with the values assigned); None for anything else."""
+    made = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+            and [ast.unparse(target) for target in node.targets] == [name]]
+    if len(made) != 1 or not (isinstance(made[0], ast.Dict) and not made[0].keys):
+        return None
+    keys, values = [], []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == name:
+            key = node.targets[0].slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            keys.append(key)
+            values.append(node.value)
+    return ast.Dict(keys=keys, values=values) if keys else None
 
 
 def views_of_class(node: ast.ClassDef) -> int:
@@ -205,6 +247,8 @@ def _views_returned(value: ast.expr) -> Optional[int]:
 
 
 def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout]:
+    if isinstance(value, ast.Name) and _dict_built(value.id, function) is not None:
+        value = _dict_built(value.id, function)
     if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(item, ast.Starred) for item in value.elts):
         return SampleLayout(tuple(_kind(item, function, _name_of(item)) for item in value.elts))
     if isinstance(value, ast.Dict) and all(isinstance(key, ast.Constant) and isinstance(key.value, str)
