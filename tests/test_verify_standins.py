@@ -1606,3 +1606,31 @@ def test_a_batch_size_the_constructor_sets_is_also_the_stand_in_loader_s():
     # The first setting keeps the small batches every other one has.
     made, _ = settings[0].make()
     assert made["train_loader"][0][0].shape[0] == 4
+
+
+def test_a_name_bound_in_each_branch_to_the_same_attribute_is_used_as_that_attribute_is():
+    # fresh76's Square attack (an AutoAttack copy): `eps = self.eps` under each norm, then
+    # `torch.zeros([n, eps])`: a number of pixels, an int, not the float a radius would be.
+    from torchcopylint.verify.standins import plan, uses
+
+    node = ast.parse(textwrap.dedent("""
+        def attack(self, x):
+            if self.norm == "L0":
+                eps = self.eps
+                kept = torch.zeros([x.shape[0], eps])
+            else:
+                eps = self.eps
+                kept = x.clone()
+            return kept
+        """)).body[0]
+    assert plan(["self.eps", "self.norm", "x"], uses(node), {}, {}).kinds["self.eps"] == "int"
+    # Bound to two different values, the name says nothing of either.
+    node = ast.parse(textwrap.dedent("""
+        def attack(self, x):
+            if self.norm == "L0":
+                eps = self.eps
+            else:
+                eps = self.other
+            return torch.zeros([x.shape[0], eps])
+        """)).body[0]
+    assert plan(["self.eps", "self.other", "self.norm", "x"], uses(node), {}, {}).kinds["self.eps"] != "int"

@@ -308,7 +308,7 @@ def _tests(function: ast.AST) -> list:
 
 
 def _renames(function: ast.AST) -> dict[int, str]:
-    """The name nodes, in each function, of a name bound once there to another name or `self.x`
+    """The name nodes, in each function, of a name bound there only to one other name or `self.x`
     (`x = x_in`), each with the name it stands for: what the code does with the new name it does
     with the value of the old one."""
     renamed: dict[int, str] = {}
@@ -318,11 +318,14 @@ def _renames(function: ast.AST) -> dict[int, str]:
                                      if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
         parameters = {argument.arg for argument in ast.walk(body.args if functions else body)
                       if isinstance(argument, ast.arg)}
-        originals = {node.targets[0].id: _key(node.value) for node in ast.walk(body)
-                     if isinstance(node, ast.Assign) and len(node.targets) == 1
-                     and isinstance(node.targets[0], ast.Name) and _key(node.value)
-                     and stores[node.targets[0].id] == 1 and node.targets[0].id not in parameters
-                     and _key(node.value) != node.targets[0].id}
+        renaming = [(node.targets[0].id, _key(node.value)) for node in ast.walk(body)
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name) and _key(node.value)
+                    and node.targets[0].id not in parameters and _key(node.value) != node.targets[0].id]
+        # Bound only so, to one name each time (`eps = self.eps` in each branch of a norm).
+        originals = {name: original for name, original in renaming
+                     if stores[name] == sum(1 for other, _ in renaming if other == name)
+                     and {value for other, value in renaming if other == name} == {original}}
         renamed.update({id(node): originals[node.id] for node in ast.walk(body)
                         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in originals})
     return renamed
