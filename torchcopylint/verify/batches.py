@@ -267,7 +267,8 @@ class DataPlan:
             shape = tuple(int(images.group(index)) for index in (1, 2, 3))
             if shape in self._shapes.values():
                 return (shape[0], shape[2]), (f"sequences of {shape[0]} channels by {shape[2]} steps: an earlier "
-                                              f"run's 1-D convolution was given {shape[0]}x{shape[1]}x{shape[2]} images")
+                                              f"run's 1-D convolution was given "
+                                              f"{shape[0]}x{shape[1]}x{shape[2]} images")
         sequences = SEQUENCE_CHANNEL_MISMATCH.search(str(error))
         if sequences is not None:
             got, length, expected = (int(sequences.group(index)) for index in (1, 2, 3))

@@ -2396,7 +2396,8 @@ def _stating_made_up_layers(outcome: Outcome, sighting: Sighting, expression: st
 
 # Kinds of made-up arguments that hold no tensor a value could be computed from.
 NOT_TENSORS = frozenset({"module", "layer", "loss", "optimizer", "optimizer class", "scaler", "int", "float", "bool",
-                         "count", "start", "position", "shape", "choice", "device", "torch.device", "dtype", "labels", "options"})
+                         "count", "start", "position", "shape", "choice", "device", "torch.device", "dtype", "labels",
+                         "options"})
 
 
 def _made_up_tensors(sighting: Sighting) -> list[str]:

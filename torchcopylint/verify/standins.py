@@ -544,7 +544,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             for part in slices:
                 negated = isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub)
                 position = part.operand if negated else part
-                if (negated or beside_a_slice) and _key(position) and not LABEL_NAMES.match(_key(position).split(".")[-1]):
+                if (negated or beside_a_slice) and _key(position) \
+                        and not LABEL_NAMES.match(_key(position).split(".")[-1]):
                     use(position).position = True
             for part in (part for part in slices if isinstance(part, ast.Slice)):
                 # `selected[0:K]`, `output[:, :end]`: a bound is an int
@@ -1411,8 +1412,8 @@ def _shape_text(value: Any) -> str:
 
 
 # Kinds an entry of a dict of settings takes from its use (`config["learning_rate"]`): numbers, flags, choices.
-ENTRY_KINDS = frozenset({"float", "count", "start", "int", "position", "shape", "batch", "bool", "choice", "device", "torch.device",
-                         "dtype", "path"})
+ENTRY_KINDS = frozenset({"float", "count", "start", "int", "position", "shape", "batch", "bool", "choice", "device",
+                         "torch.device", "dtype", "path"})
 # Kinds a constructor's default (a number, a flag, a string) may give the value of: never a
 # structural one, nor a device (`device="cuda"` as a default must not leave the verification device).
 DEFAULTED_KINDS = {"float", "count", "start", "int", "position", "shape", "batch", "bool", "choice", "anything", None}
@@ -1656,7 +1657,8 @@ class StandIns:
 
 # Kinds a value passed to a function of the file takes from that function's use of it: scalars, which
 # the caller's own use (passing it along) cannot tell from a tensor.
-SCALAR_KINDS = frozenset({"float", "count", "start", "int", "position", "shape", "bool", "choice", "device", "torch.device", "dtype"})
+SCALAR_KINDS = frozenset({"float", "count", "start", "int", "position", "shape", "bool", "choice", "device",
+                          "torch.device", "dtype"})
 CALLED_KINDS = frozenset({"module", "loss", "layer"})  # objects, not tensors: `prune_layer(layer, index)` passes a layer on
 
 
@@ -1773,7 +1775,8 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
     base.gradients = any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(node))
     variants = [StandIns("stand-ins", base, device)]
     if "labels" in base.kinds.values() and _compares_predictions(node):
-        variants.append(StandIns("stand-ins (labels the network predicts)", replace(base, predicted_labels=True), device))
+        variants.append(StandIns("stand-ins (labels the network predicts)", replace(base, predicted_labels=True),
+                                 device))
     if LOADER_KINDS & set(base.kinds.values()):
         variants.append(StandIns("stand-ins (batches with value targets)", base.varied("", None, "values"), device))
         alone = {name: 1 for name, kind in base.kinds.items() if kind in LOADER_KINDS and base.unpacked.get(name) == 0}
