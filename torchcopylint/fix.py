@@ -25,9 +25,9 @@ from typing import Callable, Optional, Sequence
 import libcst
 
 from torchcopylint.diagnostic import Applicability, Diagnostic, Fix
+from torchcopylint.source_encoding import BYTE_ORDER_MARK, without_byte_order_mark
 from torchcopylint.syntax_errors import cpython_accepts, problem_in
 
-BOM = "\ufeff"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -160,8 +160,8 @@ def fix_source(
     A document that is not a module (a notebook) brings its own `apply(text, diagnostics,
     unsafe)` and `syntax_error(text)`.
     """
-    has_bom = source.startswith(BOM)
-    text = source[len(BOM) :] if has_bom else source
+    has_bom = source.startswith(BYTE_ORDER_MARK)
+    text = without_byte_order_mark(source)
     applied_total = passes = 0
     converged = False
     for _ in range(max_passes):
@@ -181,7 +181,7 @@ def fix_source(
         text = new_text
         applied_total += applied
         passes += 1
-    fixed = BOM + text if has_bom else text
+    fixed = BYTE_ORDER_MARK + text if has_bom else text
     return FixOutcome(path, source, fixed, applied_total, passes, converged=converged)
 
 

@@ -34,6 +34,7 @@ from typing import Callable, Optional
 from torchcopylint.diagnostic import Applicability, Diagnostic, Edit, Fix, Location
 from torchcopylint.fix import split_lines
 from torchcopylint.linescan import LineScanner
+from torchcopylint.source_encoding import without_byte_order_mark
 
 TAB_SIZE = 8  # CPython's tokenizer: a tab advances to the next multiple of 8
 INEXACT_NOTE = " (this file mixes tabs and spaces: review the indentation of this fix)"
@@ -136,7 +137,7 @@ def parse_tree(text: str) -> Optional[ast.Module]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return ast.parse(text[1:] if text.startswith("\ufeff") else text)
+            return ast.parse(without_byte_order_mark(text))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 

@@ -34,6 +34,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from torchcopylint import noqa
 from torchcopylint.diagnostic import Diagnostic, Fix, Location
 from torchcopylint.magics import neutralised_lines
+from torchcopylint.source_encoding import BYTE_ORDER_MARK
 from torchcopylint.fix import FixOutcome, apply_edits, fix_source, module_syntax_error, split_lines
 from torchcopylint.syntax_errors import SyntaxProblem, cpython_accepts, problem_in
 
@@ -98,9 +99,6 @@ class Notebook:
 
 
 # --------------------------------------------------------------------------------- reading
-
-
-BYTE_ORDER_MARK = "\ufeff"
 
 
 def read(raw: str) -> Notebook:

@@ -12,6 +12,14 @@ import io
 import tokenize
 
 UTF8 = "utf-8"
+# What some editors (Windows Notepad) start a UTF-8 file with. Python skips it when it reads bytes, but
+# refuses it in a str it compiles; libcst drops it and counts line 1's columns without it.
+BYTE_ORDER_MARK = "\ufeff"
+
+
+def without_byte_order_mark(text: str) -> str:
+    """The text as Python and libcst read it: a leading byte order mark dropped."""
+    return text[len(BYTE_ORDER_MARK):] if text.startswith(BYTE_ORDER_MARK) else text
 
 
 def encoding_of(data: bytes) -> str:

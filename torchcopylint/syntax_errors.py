@@ -18,6 +18,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Optional
 
+from torchcopylint.source_encoding import without_byte_order_mark
+
 
 @dataclass(frozen=True)
 class SyntaxProblem:
@@ -43,13 +45,10 @@ def cpython_accepts(text: str) -> bool:
     return _compile(text) is None
 
 
-BOM = "\ufeff"
-
-
 def problem_in(text: str) -> Optional[SyntaxProblem]:
     """CPython's syntax error in `text`, described; None when CPython parses it."""
     error = _compile(text)
-    text = text[len(BOM):] if text.startswith(BOM) else text
+    text = without_byte_order_mark(text)
     if error is None:
         return None
     if isinstance(error, str) or "null bytes" in str(error.msg):  # null bytes, or nesting past the C stack
@@ -64,10 +63,7 @@ def problem_in(text: str) -> Optional[SyntaxProblem]:
 
 def _compile(text: str):
     """None, the SyntaxError, or a string saying why the parser could not run."""
-    if text.startswith(BOM):
-        # A file's byte order mark: CPython skips it reading bytes, but refuses it in a str. libcst
-        # drops it too, and counts line 1's columns without it, as the positions here then do.
-        text = text[len(BOM):]
+    text = without_byte_order_mark(text)  # line 1's columns then count as libcst's do
     with warnings.catch_warnings():
         # `"\d"` and friends warn at parse time; under `-W error` a warning would be a SyntaxError.
         warnings.simplefilter("ignore")

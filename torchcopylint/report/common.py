@@ -189,7 +189,8 @@ class SourceLines:
         if key not in self._files:
             try:
                 data = Path(key).read_bytes()
-                text = data.decode(source_encoding.encoding_of(data), errors="replace").lstrip("\ufeff")
+                text = source_encoding.without_byte_order_mark(
+                    data.decode(source_encoding.encoding_of(data), errors="replace"))
             except OSError:
                 text = ""
             # Python's own line breaks only: str.splitlines would also split on \f and \x1c.

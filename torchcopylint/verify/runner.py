@@ -104,7 +104,7 @@ def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Seque
             try:
                 if os.path.getsize(path) > MAX_IMPORTER_CHARS:
                     continue
-                text = _without_byte_order_mark(source_encoding.decode(Path(path).read_bytes()))
+                text = source_encoding.without_byte_order_mark(source_encoding.decode(Path(path).read_bytes()))
             except (OSError, UnicodeDecodeError):
                 continue  # the lint reported it
         cells: list = []
@@ -145,17 +145,20 @@ def importers(path: str, candidates: dict[str, Importer]) -> list[list]:
 
 def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions,
                  callers: Optional[list] = None) -> dict:
-    ranges = _top_level_ranges(_without_byte_order_mark(source))
+    # The diagnoses' positions count line 1 without a byte order mark, as libcst reads it, and
+    # Python's compile of a str refuses one: the experiments run the text without it.
+    source = source_encoding.without_byte_order_mark(source)
+    ranges = _top_level_ranges(source)
     job = {
         "path": str(Path(path).resolve()),
-        "source": _without_byte_order_mark(source),
+        "source": source,
         "importers": callers or [],
         "device": options.device,
         "timeout": options.timeout,
         "factories": options.factories,
         "pythonpath": [str(entry) for entry in options.pythonpath],
         "diagnostics": [
-            _without_byte_order_marks(_job_entry(index, diagnostic, source, [d for _, d in items], ranges))
+            _job_entry(index, diagnostic, source, [d for _, d in items], ranges)
             for index, diagnostic in items
         ],
     }
@@ -186,21 +189,6 @@ def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], op
         if index not in results:
             results[index] = Verdict("unverified", failure or "no result from the verification process")
     return results
-
-
-def _without_byte_order_mark(text: Optional[str]) -> Optional[str]:
-    """The text without the byte order mark a file saved by some Windows editors starts with: the
-    linted text keeps it (its edits count it), but Python's `compile` of a str rejects it."""
-    return text[1:] if text and text.startswith("\ufeff") else text
-
-
-def _without_byte_order_marks(entry: dict) -> dict:
-    """A diagnosis's texts (made with the mark, whose edits count it) without it."""
-    texts = {key: _without_byte_order_mark(entry[key]) for key in ("source", "fixed_source")}
-    written = entry["as_written"]
-    if written is not None:
-        written = {key: _without_byte_order_mark(value) for key, value in written.items()}
-    return {**entry, **texts, "as_written": written}
 
 
 def _top_level_ranges(source: str) -> list[tuple[int, int]]:
