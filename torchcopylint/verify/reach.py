@@ -124,7 +124,7 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
         elapsed = time.perf_counter() - started
         if universal and passed and elapsed > SETTLED_SECONDS and not any(
                 line not in executed_anywhere for line in {**required, **(covered or {})}):
-            settled = f"; every line had run after {elapsed:.0f} s: no further configuration was tried"
+            settled = f"every line had run after {elapsed:.0f} s: no further configuration was tried"
             break
         tried += 1
         try:
@@ -156,10 +156,9 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
     if passed and not (universal and unreached):
         setting, outcome = passed[0]
         outcome = named(outcome, setting)
-        if len(passed) > 1:
-            outcome = Outcome(outcome.status, f"{outcome.evidence} (same in {len(passed)} configurations{settled})")
-        elif settled:
-            outcome = Outcome(outcome.status, f"{outcome.evidence} ({settled[2:]})")
+        notes = ([f"same in {len(passed)} configurations"] if len(passed) > 1 else []) + ([settled] if settled else [])
+        if notes:
+            outcome = Outcome(outcome.status, f"{outcome.evidence} ({'; '.join(notes)})")
         return outcome
     if finished and unreached:
         line, meaning = min(unreached.items())

@@ -30,8 +30,7 @@ IMAGE_CALL = re.compile(r"transform|preprocess|process|augment|open|imread|read_
                         r"totensor|crop|resize|normalize|flip|rotate|convert|rgb|gray", re.IGNORECASE)
 # Names, split at underscores or case changes: `lr_image`, `imgA`, `hr`, `target_path`, `label`.
 IMAGE_WORD = frozenset({"img", "image", "images", "imgs", "im", "photo", "picture", "hr", "lr", "sr", "input",
-                        "feature", "features",
-                        "inputs", "real", "sketch", "frame", "mask", "depth", "crop", "view", "a", "b", "x",
+                        "inputs", "feature", "features", "real", "sketch", "frame", "mask", "depth", "crop", "view", "a", "b", "x",
                         "source", "src", "content", "style", "noisy", "clean", "blur", "sharp", "low", "high", "gt"})
 LABEL_WORD = frozenset({"label", "labels", "target", "targets", "y", "cls", "class", "classes", "idx", "index",
                         "category", "id", "attr", "attrs"})
@@ -247,8 +246,8 @@ def _views_returned(value: ast.expr) -> Optional[int]:
 
 
 def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout]:
-    if isinstance(value, ast.Name) and _dict_built(value.id, function) is not None:
-        value = _dict_built(value.id, function)
+    if isinstance(value, ast.Name):
+        value = _dict_built(value.id, function) or value
     if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(item, ast.Starred) for item in value.elts):
         return SampleLayout(tuple(_kind(item, function, _name_of(item)) for item in value.elts))
     if isinstance(value, ast.Dict) and all(isinstance(key, ast.Constant) and isinstance(key.value, str)

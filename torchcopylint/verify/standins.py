@@ -1898,10 +1898,11 @@ def _compares_predictions(function: ast.AST) -> bool:
 
 
 def _argmax_in(node: ast.AST, predicting_methods: set) -> bool:
-    """Whether `node` computes an argmax (`.max(1)`, `.argmax()`, or a call of a method that returns one)."""
-    return any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-               and (inner.func.attr in ("max", "argmax") or inner.func.attr in predicting_methods)
-               for inner in ast.walk(node))
+    """Whether `node` computes the predicted classes: a prediction (`_is_prediction`), the values and
+    indices of a max along a dim (`_, y = torch.max(out, dim=1)`), or a call of a method returning one."""
+    return any(_is_prediction(inner) or isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and (
+        inner.func.attr == "max" and bool(inner.args or inner.keywords) or inner.func.attr in predicting_methods)
+        for inner in ast.walk(node))
 
 
 def _samples_as_reshaped(function: ast.AST, loaders: set) -> Optional[tuple[tuple, str]]:
