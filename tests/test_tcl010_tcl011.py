@@ -914,6 +914,9 @@ def test_tcl011_reads_retain_variables_the_spelling_before_pytorch_0_4():
     (tcl011,) = diagnostics(source, "TCL011")
     assert "(TCL011 at line 11)" in tcl003.message, tcl003.message
     assert tcl011.location.line == 11 and "`D_loss.backward(retain_variables=True)`" in tcl011.message
+    # The remedy names the argument as the code spells it (fresh77's Python 2 era adversarial noise).
+    assert tcl011.message.endswith("drop `retain_variables=True`") and "retain_graph" not in tcl011.message, \
+        tcl011.message
     assert tcl011.fix is None, "the generator's loss reads the same discriminator output: TCL003's fix is unsafe"
     separate = textwrap.dedent(source).replace("torch.mean(torch.log(1. - prob_fake))", "torch.mean(torch.log(1. - D(fake)))")
     fixed = fix_source(separate, "<x>", lambda text: lint_source(text, "<x>"), unsafe=True).fixed

@@ -82,7 +82,7 @@ class RetainGraphWorkaround(Rule):
                 f"discriminator is fed `{_one_line(facts, fake.argument)}` without `.detach()` (TCL003 at line "
                 f"{facts.line_of(fake.argument)}), so this backward also fills the generator's `.grad`, and the whole "
                 f"graph, generator included, stays in memory; {remedy}detach the fake batch for the discriminator "
-                f"(TCL003's fix){also} {'then' if also or own_call else 'and'} drop `retain_graph=True`"
+                f"(TCL003's fix){also} {'then' if also or own_call else 'and'} drop {_as_written(use.call)}"
             )
             return self.finding(retain_argument(use.call), message,
                                 _drop_retain_graph(use.call) if fake.detach_is_safe and not others else None,
@@ -170,7 +170,7 @@ class RetainGraphWorkaround(Rule):
         message = (
             f"`{_one_line(facts, use.call)}` keeps the graph of `{loss}` alive, but no later backward in {where} "
             f"runs through it{' (the next iteration builds a new one)' if in_loop else ''}: {until}; remove "
-            f"`retain_graph=True`"
+            f"{_as_written(use.call)}"
         )
         return self.finding(retain_argument(use.call), message, _drop_retain_graph(use.call),
                             backward_line=facts.line_of(use.statement), loss=facts.code_for(use.loss),
@@ -508,6 +508,11 @@ def _other_attached_reads(fake, graph) -> list:
     return [node for node, _, _ in graph.nodes
             if type(node) is cst.Call and node is not fake.call
             and any(type(arg.value) is cst.Name and arg.value.value == name for arg in node.args)]
+
+
+def _as_written(call: cst.Call) -> str:
+    """`retain_graph=True`, or `retain_variables=True` where the code keeps the graph by its pre-0.4 name."""
+    return f"`{retain_argument(call).keyword.value}=True`"
 
 
 def _drop_retain_graph(call: cst.Call) -> NodeFix:
