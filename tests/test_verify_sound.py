@@ -16,6 +16,7 @@ import io
 import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -692,3 +693,24 @@ def test_a_backward_whose_step_is_the_generator_s_own_is_not_confirmed_as_the_di
         assert outcome.status == "confirmed", outcome
     else:
         assert outcome is None and why in watch.failure, watch.failure
+
+
+def test_a_universal_claim_needs_every_statement_that_could_write_the_copy_to_run_but_not_a_break():
+    # An ADMM solver's convergence `break` between the copy and its read never runs on stand-in values
+    # (fresh76): it writes nothing, so the claim does not wait for it; the updates around it do count.
+    from torchcopylint.verify.reach import statement_lines_between
+
+    source = textwrap.dedent("""\
+        def solve(x, steps, threshold):
+            y = x.clone()
+            for step in range(steps):
+                x = x * 0.5
+                if x.norm() < threshold:
+                    break
+                elif step < 0:
+                    continue
+                y.add_(1)
+            return y
+    """)
+    assert statement_lines_between(source, 2, 10) == {4: "a statement between the copy and its read",
+                                                      9: "a statement between the copy and its read"}

@@ -76,7 +76,8 @@ def statement_lines_between(source: str, first: int, last: int, reading: Optiona
     that name."""
     found = {}
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) and first < node.lineno < last and (
+        if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND + _WRITE_NOTHING) \
+                and first < node.lineno < last and (
                 reading is None or any(isinstance(sub, ast.Name) and sub.id == reading
                                        and isinstance(sub.ctx, ast.Load) for sub in ast.walk(node))):
             found[node.lineno] = "a statement between the copy and its read"
@@ -85,6 +86,9 @@ def statement_lines_between(source: str, first: int, last: int, reading: Optiona
 
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
              ast.With, ast.AsyncWith, ast.Try)
+# Statements that write no tensor: a solver's convergence `break` that stand-in values never reach is
+# no path on which the copy could be needed.
+_WRITE_NOTHING = (ast.Break, ast.Continue, ast.Pass, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom)
 
 
 def _failed(setting, error: str) -> str:
