@@ -1819,6 +1819,9 @@ def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_lo
      "the script ran with `--loss wgan`"),
     ("gan_compared_option.py", "nn.functional.softplus(D(fake)).mean()", "TCL003",
      "the script ran with `--loss other`"),
+    # An option of numbers with no default (`--prior`, `nargs="+"`), None when the script runs bare: given
+    # two halves once the bare run fails on its way to the line.
+    ("prior_option.py", "loss.backward(retain_graph=True)", "TCL011", "the script ran with `--prior 0.5 0.5`"),
     # A tutorial's demonstration switched off by hand (`flag = False` / `if flag:`).
     ("tutorial_switch.py", "w.add_(1)", "TCL004",
      "the script ran with `flag = True` at line 7 (it sets False; the flagged line is under `if flag:` at line 8)"),

@@ -520,6 +520,12 @@ def _other_values(parser) -> dict:
             values = [action.type(value) for value in _log.compared_numbers[action.dest]
                       if action.type is float or float(value).is_integer()]
             found[option] = [[option, str(value)] for value in dict.fromkeys(values) if value != action.default]
+        elif action.default is None and action.type in (int, float) and \
+                (action.nargs in ("+", "*") or isinstance(action.nargs, int) and action.nargs > 1):
+            # `--prior` of `nargs="+"` floats, no default: the script's `np.array(args.prior)` is None unless
+            # given one. Two halves (a distribution over two), or ones for whole numbers.
+            count = action.nargs if isinstance(action.nargs, int) else 2
+            found[option] = [[option, *["0.5" if action.type is float else "1"] * count]]
     return found
 
 
