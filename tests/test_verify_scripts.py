@@ -2173,6 +2173,8 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         moved = leaf.to(index)
         assert moved is not leaf and moved.device.type == "cpu" and net.to(index) is net
         assert leaf.to(device=index).grad_fn is not None
+        # What a trainer prints of its GPU at start (fresh76's CycleGAN: `print(torch.cuda.get_device_name(0))`).
+        assert torch.cuda.get_device_name(0) == "cpu" and torch.cuda.memory_allocated(0) == 0
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -2182,6 +2184,8 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
     assert "`.to('cuda:0')` ran on the CPU, the verification device" in result.stdout, result.stdout
     assert "`torch.cuda.set_device()` did nothing: the verification device is the CPU" in result.stdout, result.stdout
     assert "`torch.cuda.device()` did nothing: the verification device is the CPU" in result.stdout, result.stdout
+    assert "`torch.cuda.get_device_name()` answered 'cpu': the verification device is the CPU" in result.stdout, \
+        result.stdout
 
 
 def test_the_logging_module_of_a_missing_package_is_no_ops_and_its_other_modules_still_name_it():

@@ -368,12 +368,18 @@ def _scripted_as_python(script: Callable) -> Callable:
     return as_python
 
 
-CUDA_DEVICE_CALLS = {"set_device": None, "synchronize": None, "current_device": 0, "reset_peak_memory_stats": None}
+# (What a script prints of its GPU, `torch.cuda.get_device_name(0)` and the memory it holds, is answered
+# for the CPU too: those ask CUDA as well.)
+CUDA_DEVICE_CALLS = {"set_device": None, "synchronize": None, "current_device": 0, "reset_peak_memory_stats": None,
+                     "get_device_name": "cpu", "memory_allocated": 0, "memory_reserved": 0, "memory_cached": 0,
+                     "max_memory_allocated": 0, "max_memory_reserved": 0}
 
 
 def _answering(name: str, answer: Any) -> Callable:
+    done = "did nothing" if answer is None or callable(getattr(answer, "__enter__", None)) else f"answered {answer!r}"
+
     def on_cpu(*args, **kwargs):
-        _log.add(f"`{name}()` did nothing: the verification device is the CPU")
+        _log.add(f"`{name}()` {done}: the verification device is the CPU")
         return answer
     return on_cpu
 
