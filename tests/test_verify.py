@@ -217,7 +217,8 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "loop_passes.py", "stand_in_writer.py", "one_image_attack.py", "unet_skips.py", "zoo_resnet.py",
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
-                    "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py")
+                    "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
+                    "inherited_loss_attack.py")
 
 
 @pytest.fixture(scope="module")
@@ -294,6 +295,11 @@ CONFIRMED_ON_STAND_INS = [
                  ["the other a 0-dim zero (no call in sight shows them)", "bitwise equal"], id="other-inputs-as-zeros"),
     # An abstract base class (`ABC`) with the step: a subclass whose abstract methods do nothing builds it
     # (it could not be built: "Can't instantiate abstract class"; fresh30's CMU homework trainers).
+    # The step computes its loss through a method it inherits from a class of the file: the stand-ins are
+    # also those of what that method reads (`self.criterion`), and the evidence names them.
+    pytest.param("inherited_loss_attack.py", "grad = torch.autograd.grad(loss, x, retain_graph=True)[0]", "TCL011",
+                 ["without `retain_graph=True` the run went on", "stand-ins: self.model = StandInNet(",
+                  "self.criterion = "], id="a-method-inherited-from-a-class-of-the-file"),
     pytest.param("abstract_trainer.py", "total_loss += loss", "TCL007",
                  ["`Learning` is abstract: its `_load_test` did nothing", "every iteration's graph stays alive"],
                  id="abstract-base-class"),

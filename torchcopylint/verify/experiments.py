@@ -3039,6 +3039,7 @@ def retain_graph_workaround(job: Job) -> Outcome:
     if held is None:
         raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
     activations, activation_count, parameters, parameter_count, empty = held
+    made = _prefixed(_made_text_of(setting))  # what stood in, which the setting's name leaves unsaid
     if activation_count == 0 and empty:
         # `batch_size = len(all_obs) // training_iters` of a rollout the experiment cut short: no sample,
         # so nothing saved; the code's own batches would have held some.
@@ -3066,16 +3067,17 @@ def retain_graph_workaround(job: Job) -> Outcome:
             # Nothing but `retain_graph=True` dropped: that the later backward then fails is the claim
             # itself, that the graph is kept only so that it can run through the generator's output again.
             return confirmed(f"{kept}; without `retain_graph=True` (and no other change: the diagnosis has no fix) "
-                             f"the backward at line {later_line} fails: RuntimeError: {error[:140]}")
+                             f"the backward at line {later_line} fails: RuntimeError: {error[:140]}{made}")
         if workaround:
             raise CannotRun(f"without `retain_graph=True` the generator's backward still needs the graph, even with "
                             f"the fix's detach: {error[:140]}")
         return refuted(f"without `retain_graph=True`{own_fix}, a later backward needed the graph: RuntimeError: "
-                       f"{error[:140]}")
+                       f"{error[:140]}{made}")
     if error is not None:
         raise CannotRun(f"the run without `retain_graph=True` failed otherwise: {error[:160]}")
     if activation_count == 0:
-        return refuted(f"after the backward at line {backward_line} the retained graph held no saved activations")
+        return refuted(f"after the backward at line {backward_line} the retained graph held no saved activations"
+                       f"{made}")
     if later_line is not None and not reached:
         raise CannotRun(f"{kept}; without `retain_graph=True` the run ended before the backward at line {later_line}")
     if workaround and own_fix:
@@ -3086,7 +3088,7 @@ def retain_graph_workaround(job: Job) -> Outcome:
     until = f"the backward at line {later_line}" if later_line is not None else \
         "the next pass over that line" if reached else "its end"
     return confirmed(f"{kept}; without `retain_graph=True`{detach}{own_fix} the run went on through {later} later "
-                     f"backward(s) to {until} with no second-backward error")
+                     f"backward(s) to {until} with no second-backward error{made}")
 
 
 def _without_retain_graph(source: str, line: int) -> Optional[str]:

@@ -23,7 +23,7 @@ from torch import nn
 from torchcopylint.verify import importing, samples
 from torchcopylint.verify.configurations import Configuration, configurations
 from torchcopylint.verify.inputs import CannotRun, probe_input_shape, required_inputs
-from torchcopylint.verify.standins import ProjectNetwork, StandIns, uses
+from torchcopylint.verify.standins import ProjectNetwork, StandIns, methods_with_inherited, uses
 
 _MODULE_ATTRIBUTES = frozenset(dir(nn.Module))
 
@@ -56,16 +56,8 @@ def classes_for(tree: ast.Module, function: Optional[ast.AST], path: Optional[st
 
 def _class_methods(tree: ast.Module) -> dict[str, set]:
     """Each class of the module -> the methods it defines or inherits from the module's other classes."""
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-
-    def methods_of(name: str, seen: frozenset) -> set:
-        own = {f.name for f in classes[name].body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        for base in classes[name].bases:
-            if isinstance(base, ast.Name) and base.id in classes and base.id not in seen:
-                own |= methods_of(base.id, seen | {name})
-        return own
-
-    return {name: methods_of(name, frozenset()) for name in classes}
+    return {node.name: set(methods_with_inherited(tree, node.name)) for node in tree.body
+            if isinstance(node, ast.ClassDef)}
 
 
 def _imported_class_methods(tree: ast.Module, path: str) -> list[tuple[str, set]]:

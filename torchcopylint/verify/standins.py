@@ -202,6 +202,18 @@ def methods_of(tree: ast.Module, class_name: str) -> dict:
     return {n.name: n for n in (owner.body if owner else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+def methods_with_inherited(tree: ast.Module, class_name: str, seen: frozenset = frozenset()) -> dict:
+    """`methods_of` the class and, where it does not define them, of its base classes the file defines,
+    in their order (`self.get_loss(...)` in an attack's `step`, defined by the attack it derives from)."""
+    owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+    methods = methods_of(tree, class_name)
+    for base in (owner.bases if owner is not None else []):
+        if isinstance(base, ast.Name) and base.id not in seen | {class_name}:
+            inherited = methods_with_inherited(tree, base.id, seen | {class_name})
+            methods = {**inherited, **methods}
+    return methods
+
+
 def _key(node: ast.AST) -> Optional[str]:
     """`model` or `self.model` for a name or a self attribute; None for anything else."""
     if isinstance(node, ast.Name):
@@ -1936,8 +1948,8 @@ def _whole_number(text: Optional[str]) -> Optional[int]:
 
 def method_closure(tree: ast.Module, class_name: str, *method: str) -> ast.Module:
     """The methods and every method of their class they call through `self.m(...)`, transitively: the
-    code whose use of `self.x` the stand-ins must satisfy."""
-    methods = methods_of(tree, class_name)
+    code whose use of `self.x` the stand-ins must satisfy (also those it inherits from a class of the file)."""
+    methods = methods_with_inherited(tree, class_name)
     pending, kept = list(method), []
     while pending:
         name = pending.pop()
@@ -2038,7 +2050,7 @@ def _fillers(tree: ast.Module, class_name: str, methods: dict, method: str) -> l
                 filled.add(_key(inner.value))
         return filled & empty
 
-    reached = {node.name for node in method_closure(tree, class_name, method).body}
+    reached = {node.name for node in method_closure(tree, class_name, method).body} & set(methods)  # its own
     read = {_key(node.value) for name in reached for node in ast.walk(methods[name])
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)} & empty
     read -= {key for name in reached for key in filled_by(methods[name])}
