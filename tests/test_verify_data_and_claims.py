@@ -323,6 +323,35 @@ def test_the_targets_a_tensor_dataset_pairs_with_file_samples_and_an_npz_archive
     assert next(site for site in named.sites if site.target == "archive").archive
 
 
+def test_arrays_a_loop_slices_into_batches_of_a_top_level_setting_are_the_loop_s_data():
+    from torchcopylint.verify.datasites import _sliced_batches, rewrite_data
+
+    source = textwrap.dedent("""\
+        import numpy as np
+        import torch
+        images = torch.from_numpy(np.load("images.npy")).float()
+        labels = np.load("labels.npy")
+        names = np.load("names.npy")
+        bs = 32
+        head = 100
+        for i in range(len(images) // bs):
+            batch = images[perm[i * bs:(i + 1) * bs]]
+            targets = labels[i:i + bs]
+            first = names[:head]
+            window = names[i:j + 1]
+    """)
+    tree = ast.parse(source)
+    # A head of the data (`[:head]`) and a window of no setting (`[i:j + 1]`) are no batches; `perm` may be
+    # the data too (`onehot[labels[a:b]]`), and is none here: no file's read reaches it.
+    assert _sliced_batches(tree) == {"images": 32, "perm": 32, "labels": 32}
+    sites = {site.target: site for site in rewrite_data(source).sites}
+    assert (sites["images"].kind, sites["images"].sliced_batch) == ("data-tensor", 32)
+    assert (sites["labels"].kind, sites["labels"].sliced_batch) == ("data-tensor", 32)
+    assert sites["names"].kind == "unread-array"
+    # Rebound to another setting: not a setting the top level binds once, so no batch size is read.
+    assert _sliced_batches(ast.parse(source + "bs = 64\n")) == {}
+
+
 def test_a_course_reader_s_test_split_has_all_10000_rows_only_where_the_code_names_that_count():
     # A network run over 10,000 stand-in CIFAR images on the CPU is a timeout (fresh73's UvA ConvNet
     # practicals evaluate at step 0); code that reshapes the split to 10,000 rows gets them all.

@@ -1572,6 +1572,36 @@ def test_a_notebook_whose_cell_reads_a_constant_a_later_cell_sets_gets_that_valu
                  ["`faces = np.load(...)` (line 10): 20 random samples 3x64x64 in [0, 1), channels last (a NumPy "
                   "array) (the file is not read)", "reached 4 of 4 generator parameters"],
                  id="an-array-read-from-a-file-made-a-tensor-dataset"),
+    # Two reads converted by a method (`np.load(...).astype(np.float32)`), joined and moved channels first; the
+    # loader's batch size, a top-level 200, is cut so that the 20 stand-in samples make batches enough for the
+    # claim's three iterations (before: the reads were not seen as the loader's data, and stopped the run).
+    pytest.param("gan_array_epochs.py", "generator_total += loss_G", "TCL007",
+                 ["`train_images = np.load(...)` (line 14): 20 random samples 3x64x64 in [0, 1), channels last (a NumPy "
+                  "array) (the file is not read); the script's `batch_size` (200) read as 4 from there on, as its "
+                  "loaders' batch size", "after 3 iterations `generator_total` references autograd graphs of"],
+                 id="arrays-read-then-converted-joined-and-batched-by-a-top-level-setting"),
+    # A tensor made of a file's array, batched by slicing with a setting bound after the read, in a loop that
+    # stops where a batch would run short: three such batches of samples (before: the read stopped the run).
+    pytest.param("gan_sliced_array.py", "epoch_D_loss += loss_D", "TCL007",
+                 ["`train_X = np.load(...)` (line 11): 192 random samples 784", "(3 batches of the 64 a loop slices)",
+                  "after 3 iterations `epoch_D_loss` references autograd graphs of"],
+                 id="a-file-s-array-sliced-into-batches-by-a-setting"),
+    # A column read straight off `pd.read_csv(...)` and taken out with `.as_matrix()` (pandas < 1.0), paired
+    # with faces stored channels last: the faces are images, as many as the table's rows (before: the column
+    # was missing from the stand-in table, and 20 flat samples did not pair with its 120 rows).
+    pytest.param("acgan_attributes.py", "discriminator_total += loss_D", "TCL007",
+                 ["`Smiling` 0 and 1 in turn", "`faces = np.load(...)` (line 17): 120 random samples 3x64x64 in [0, 1), "
+                  "channels last (as many as the stand-in table's rows)",
+                  "pandas' `.as_matrix()` (removed in pandas 1.0) gave the values, as `.values` does"],
+                 id="attributes-of-a-csv-paired-with-images-stored-channels-last"),
+    # Pickled labels opened by `with open(...)`, made `torch.LongTensor` and sliced batch by batch to index a
+    # one-hot table of two rows; layers sized with Python 2's `/` (before: the file was opened, and refused).
+    pytest.param("cgan_pickled_labels.py", "bce(D(fake, y), torch.zeros(batch_size, 1))", "TCL003",
+                 ["`open('data/resized_celebA/gender_label.pkl', 'rb')` (line 16): not opened: only the data stood "
+                  "in for reads it", "`gender = pickle.load(...)` (line 17): 48 class indices in 0..1 (3 batches of the "
+                  "16 a loop slices)", "`nn.Linear` given a size as a whole-number float (Python 2's `/` of two ints, "
+                  "an int there) read it as an int", "reached 4 of 4 generator parameters"],
+                 id="pickled-labels-sliced-to-index-a-one-hot-table-of-python-2-code"),
     # A function of the project reads a folder of images into the tensor a DataLoader iterates, moved to the
     # device first (before: the function ran and failed on the author's absolute path; fresh63's CelebA DCGAN).
     pytest.param("gan_read_by_function.py", "D_train_loss = bce(D(x_), y_real_) + bce(D(G_result), y_fake_)",

@@ -17,6 +17,7 @@ network that consumes it. The evidence names each stand-in as it was made.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
@@ -54,6 +55,8 @@ MAX_DATASET = 1024     # samples of a stand-in dataset sized from the counts the
 # Samples of a stand-in dataset nothing sizes: a split by fractions of its length (`int(0.8 * n)` and
 # `int(0.2 * n)`, 0.9/0.1, 0.7/0.3, 0.8/0.1/0.1) adds up to it, as it does for the real dataset's.
 DATASET_LENGTH = 20
+SLICED_BATCHES = 3       # a claim about a loop's iterations (TCL007) needs three of them
+MAX_SLICED_BATCH = 256   # larger batches, sliced by the code itself, would make a step a timeout on the CPU
 MAX_EXACT_DATASET = 100_000  # `random_split(dataset, [50000, 10000])` needs exactly their sum (samples are lazy)
 RESHAPE_ERROR = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 # A layer given samples of another shape than it reads: a linear layer's width, a convolution's channels.
@@ -85,7 +88,9 @@ LINEAR_MISMATCH = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)
 TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Expected more than 1 spatial element "
                        r"when training|Output size is too small")
 # (An embedding of labels, `nn.Embedding(num_classes, ...)`, words it as any lookup out of range.)
-LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes|index out of range in self")
+# (The last: labels that index a table of the code's, one row per class: `onehot[y_]` of a gender GAN's two.)
+LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes|index out of range in self"
+                                r"|index \d+ is out of bounds for dimension 0 with size \d+")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 LONG_LOADER_LENGTH = 100  # a stand-in loader's `len()` after a run divided by a fraction of BATCHES (zero)
 ZERO_DIVISION = re.compile(r"ZeroDivisionError|division by zero|modulo by zero")
@@ -165,6 +170,9 @@ class DataPlan:
         if site.kind == "unread":
             self.describe(site, "not run: only the data stood in for reads it")
             return (None,) * site.unpack if site.unpack > 1 else None
+        if site.kind == "unread-file":
+            self.describe(site, "not opened: only the data stood in for reads it")
+            return contextlib.nullcontext()
         if site.kind == "keras":
             return arrays.keras_data(self, site)
         if site.kind == "table":
@@ -221,21 +229,49 @@ class DataPlan:
     def _data_tensor(self, site: DataSite) -> Any:
         """Random samples for a file's tensor or array a DataLoader iterates, or class indices where it holds
         the targets a TensorDataset pairs with them; in an `.npz` archive where the code reads one."""
+        length, why = self._data_length(site)
         if site.targets:
             classes = self.classes(site)
-            data = class_indices(DATASET_LENGTH, classes, "cpu")
-            made = f"{DATASET_LENGTH} class indices in 0..{classes - 1}"
+            self.used = True
+            data = class_indices(length, classes, "cpu")
+            made = f"{length} class indices in 0..{classes - 1}{why}"
         else:
             shape = self.sample_shape(site, None)
             stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
-            data = torch.rand(DATASET_LENGTH, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
-            made = f"{DATASET_LENGTH} random samples {self.shape_text(shape)} in [0, 1)" \
-                   f"{', channels last' if stored != shape else ''}"
+            data = torch.rand(length, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
+            made = f"{length} random samples {self.shape_text(shape)} in [0, 1)" \
+                   f"{', channels last' if stored != shape else ''}{why}"
+        cut = self._loaders_batch_cut(site) if not site.targets else ""
         if site.archive:
-            self.describe(site, f"an `.npz` archive whose every entry is {made} (the file is not read)")
+            self.describe(site, f"an `.npz` archive whose every entry is {made} (the file is not read){cut}")
             return arrays.StandInArchive(data.numpy())
-        self.describe(site, f"{made}{' (a NumPy array)' if site.as_array else ''} (the file is not read)")
+        self.describe(site, f"{made}{' (a NumPy array)' if site.as_array else ''} (the file is not read){cut}")
         return data.numpy() if site.as_array else data
+
+    def _data_length(self, site: DataSite) -> tuple[int, str]:
+        """How many samples a file's tensor or array holds, and why, where not DATASET_LENGTH: as many as
+        the rows of the stand-in tables where the code reads one (the samples' labels, CelebA's
+        attributes paired with its images in a TensorDataset); enough for SLICED_BATCHES of the batches
+        a loop slices them by (`for i in range(0, len(X), 64): ... X[i:i + 64]`, which stops where a
+        batch would run short), up to batches of MAX_SLICED_BATCH."""
+        length, why = DATASET_LENGTH, ""
+        if any(other.kind == "table" for other in self.sites.values()):
+            length, why = tables.ROWS, " (as many as the stand-in table's rows)"
+        if site.sliced_batch and SLICED_BATCHES * site.sliced_batch > length and site.sliced_batch <= MAX_SLICED_BATCH:
+            length, why = SLICED_BATCHES * site.sliced_batch, f" ({SLICED_BATCHES} batches of the {site.sliced_batch} " \
+                                                              f"a loop slices)"
+        return length, why
+
+    def _loaders_batch_cut(self, site: DataSite) -> str:
+        """The loaders over a file's samples take batches of a top-level setting (`batch_size = 200`): cut
+        to SMALL_BATCH, as a stand-in loader's are, so that the stand-in samples make several batches
+        (a claim about a loop's iterations needs them); what the evidence says of it."""
+        name = site.batch_name
+        requested = self.namespace.get(name) if name else None
+        if type(requested) is not int or requested <= SMALL_BATCH or self.full_batches:
+            return ""
+        self._shrink_setting(site, requested)
+        return f"; the script's `{name}` ({requested}) read as {SMALL_BATCH} from there on, as its loaders' batch size"
 
     def _features_read(self, error: BaseException) -> Optional[tuple[tuple, str]]:
         """The width of samples a linear layer reads, where it was given stand-in samples of this plan (an
@@ -372,6 +408,8 @@ class DataPlan:
             found.extend(_shapes_read_by(network, side))
         found += [(3, 64, 64), (3, 32, 32), (1, 28, 28), (784,)]
         unique = list(dict.fromkeys(found))
+        if site.channels_last:  # the code moves the channels of images first: samples are images
+            unique = [shape for shape in unique if len(shape) == 3] or unique
         return unique[:MAX_CANDIDATES]
 
     def _reshapes(self, site: DataSite) -> list[tuple]:

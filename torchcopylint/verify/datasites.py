@@ -126,11 +126,13 @@ ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_t
 # Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
 # they read is what a DataLoader iterates, and left alone anywhere else (a checkpoint, a vocabulary).
 FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load"})
-JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.vstack"})
+JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.vstack", "numpy.concatenate",
+                               "numpy.stack", "numpy.vstack"})
 # Calls that make a tensor (or array) of what they are given first, carrying its samples on.
 TENSOR_CONVERSIONS = frozenset({
-    "torch.Tensor", "torch.FloatTensor", "torch.tensor", "torch.as_tensor", "torch.from_numpy", "numpy.array",
-    "numpy.asarray", "numpy.moveaxis", "numpy.transpose", "numpy.float32", "numpy.expand_dims",
+    "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.tensor", "torch.as_tensor", "torch.from_numpy",
+    "numpy.array",
+    "numpy.asarray", "numpy.moveaxis", "numpy.rollaxis", "numpy.transpose", "numpy.float32", "numpy.expand_dims",
 })
 # NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
 # one image a row, its label first) is made up as such (verify/arrays.py).
@@ -174,7 +176,8 @@ class DataSite:
     #                        once the code made a tensor of it: `torch.cat((torch.load(a), torch.load(b)))`,
     #                        `TensorDataset(torch.Tensor(np.load(path)))`: random samples)
     #                        | unread (an assignment only stood-in data reads, `paths = list_images(root)`:
-    #                        not run, its names bound to None)
+    #                        not run, its names bound to None) | unread-file (`open(path)` of a `with` whose
+    #                        file only stood-in data reads: not opened, a context that does nothing)
     target: str = ""       # what the value is bound to: "train_loader", "train_set, test_set"
     known: Optional[str] = None  # a dataset whose sample shape is known: "MNIST" (a Keras loader's: "mnist")
     channels: Optional[int] = None
@@ -215,10 +218,13 @@ class DataSite:
     # A data-tensor read as an `.npz` archive (`data = np.load("x.npz")`, then `data["x"]` or
     # `data[data.files[0]]`): each entry the code takes out of it is the data.
     archive: bool = False
+    # A data-tensor a loop takes batches of by slicing (`X[i:i + BATCH_SIZE]`, `BATCH_SIZE = 64` at the
+    # top level, read once): that batch size, so that the samples make several such batches.
+    sliced_batch: int = 0
 
     @property
     def label(self) -> str:
-        called = self.callee if self.kind == "unread" else f"{self.callee}(...)"  # unread: the value as written
+        called = self.callee if self.kind in ("unread", "unread-file") else f"{self.callee}(...)"  # as written
         shown = f"`{self.target} = {called}`" if self.target else f"`{called}`"
         over = f" over `{self.over}(...)`" if self.over else ""
         return f"{shown}{over} (line {self.line})"
@@ -298,7 +304,31 @@ def rewrite_data(source: str) -> Rewritten:
                         _clipped(ast.unparse(statement.value)), "unread", target, unpack=unpack)
         sites.append(site)
         edits.append((statement.value, _replacement(site, None, None, statement.value)))
+    for opened in _files_only_read_for_data(tree, replaced):
+        site = DataSite(len(sites), opened.lineno, opened.end_lineno or opened.lineno, _clipped(ast.unparse(opened)),
+                        "unread-file")
+        sites.append(site)
+        edits.append((opened, _replacement(site, None, None, opened)))
     return Rewritten(replace_nodes(source, edits), sites, runtime_layout)
+
+
+def _files_only_read_for_data(tree: ast.Module, replaced: list) -> list[ast.Call]:
+    """The `open(...)` of each `with open(path) as f:` whose file only replaced data
+    calls read (`y = pickle.load(f)`, stood in for): it is not opened, since the stand-in reads nothing
+    and the sandbox refuses the user's files."""
+    hidden = {id(node) for call in replaced for node in ast.walk(call)}
+    found = []
+    for statement in (node for node in ast.walk(tree) if isinstance(node, ast.With)):
+        for item in statement.items:
+            opened, handle = item.context_expr, item.optional_vars
+            if not (isinstance(opened, ast.Call) and isinstance(opened.func, ast.Name) and opened.func.id == "open"
+                    and isinstance(handle, ast.Name)):
+                continue
+            reads = [node for body in statement.body for node in ast.walk(body)
+                     if isinstance(node, ast.Name) and node.id == handle.id]
+            if reads and all(id(node) in hidden for node in reads):
+                found.append(opened)
+    return found
 
 
 def _unread_feeders(tree: ast.Module, replaced: list, copied: list, imports: dict) -> list[ast.Assign]:
@@ -376,7 +406,7 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         names = {part.strip() for part in site.target.split(",")
                  if all(word.isidentifier() for word in part.strip().split("."))}
         if site.kind == "table":
-            layout = tables.layout_of(tree, names, _keyword(call, "names"))
+            layout = tables.layout_of(tree, names, _keyword(call, "names"), reader=call)
             updated.append((dataclasses.replace(site, table=layout), call, batch, size))
             continue
         if site.kind == "mnist-csv":
@@ -870,11 +900,20 @@ def _may_read_files(definition: ast.AST) -> bool:
 
 def _loader_datasets(tree: ast.Module, imports: dict) -> list[ast.expr]:
     """What each DataLoader of the file is given as its dataset."""
+    return _loader_arguments(tree, imports, 0, "dataset")
+
+
+def _loader_batches(tree: ast.Module, imports: dict) -> list[ast.expr]:
+    """What each DataLoader of the file is given as its batch size."""
+    return _loader_arguments(tree, imports, 1, "batch_size")
+
+
+def _loader_arguments(tree: ast.Module, imports: dict, position: int, keyword: str) -> list[ast.expr]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (_qualified(node.func, imports) or "").rsplit(".", 1)[-1] == "DataLoader":
-            dataset = _argument(node, 0, "dataset")
-            found += [dataset] if dataset is not None else []
+            argument = _argument(node, position, keyword)
+            found += [argument] if argument is not None else []
     return found
 
 
@@ -900,6 +939,54 @@ def _carried_from(value: ast.expr, imports: dict) -> set[str]:
     if isinstance(value.func, ast.Attribute) and (_dotted(value.func.value) or "").split(".")[0] not in imports:
         return _carried_from(value.func.value, imports)  # a method of the tensor itself, not of a module
     return set()
+
+
+def _made_integers(tree: ast.Module, imports: dict) -> set[str]:
+    """The names whose values the code makes a tensor of integers of (`torch.LongTensor(labels)`,
+    `labels.long()`, `torch.tensor(labels, dtype=torch.long)`): class indices, not samples."""
+    found: set[str] = set()
+    for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
+        qualified = _qualified(call.func, imports) or ""
+        dtype = _keyword(call, "dtype")
+        if qualified in ("torch.LongTensor", "torch.IntTensor") or dtype is not None and qualified in TENSOR_CONVERSIONS \
+                and (_dotted(dtype) or "").rsplit(".", 1)[-1] in ("long", "int64", "int32", "int"):
+            found |= _carried_from(call.args[0], imports) if call.args else set()
+        elif isinstance(call.func, ast.Attribute) and call.func.attr == "long" and not call.args:
+            found |= _carried_from(call.func.value, imports)
+    return found
+
+
+def _sliced_batches(tree: ast.Module) -> dict[str, int]:
+    """The names a loop takes batches of by slicing, each with the batch size, a whole number the
+    module's top level binds once (`X[i:i + BATCH_SIZE]`, `X[perm[i * bs:(i + 1) * bs]]`). Both names of
+    `X[perm[a:b]]` are taken: the data may be either (`onehot[labels[a:b]]`), and only a read of a file
+    carried to one of them makes it data."""
+    constants = _top_level_whole_numbers(tree)
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+            continue
+        index = node.slice.slice if isinstance(node.slice, ast.Subscript) else node.slice  # `X[perm[a:b]]`
+        if isinstance(index, ast.Slice) and isinstance(index.upper, ast.BinOp):
+            sizes = [constants[name.id] for name in ast.walk(index.upper)
+                     if isinstance(name, ast.Name) and name.id in constants]
+            if len(sizes) == 1 and sizes[0] > 1:
+                found[node.value.id] = max(found.get(node.value.id, 0), sizes[0])
+    return found
+
+
+def _beneath_conversions(value: ast.expr, imports: dict) -> ast.expr:
+    """The call whose result `value` converts, with its methods or a conversion
+    (`np.load(path).astype(np.float32)`, `torch.from_numpy(np.load(path)).float()`: the `np.load`
+    call), or `value` itself."""
+    while isinstance(value, ast.Call):
+        if isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
+            value = value.func.value
+        elif _qualified(value.func, imports) in TENSOR_CONVERSIONS and value.args:
+            value = value.args[0]
+        else:
+            break
+    return value
 
 
 def _targets_given(value: ast.expr, imports: dict) -> set[str]:
@@ -937,6 +1024,8 @@ class LoadedRead:
     channels_last: bool  # the samples' channels come last in the file
     targets: bool        # it holds the targets a TensorDataset pairs with the samples, not the samples
     archive: bool        # it is an `.npz` archive the code takes the data out of
+    batch_name: str = ""  # the plain name the loaders that iterate it are given as their batch size
+    sliced_batch: int = 0  # the batch size a loop slices it by, where one does (DataSite's `sliced_batch`)
 
 
 def _moves_channels_first(value: ast.expr, imports: dict) -> bool:
@@ -946,7 +1035,7 @@ def _moves_channels_first(value: ast.expr, imports: dict) -> bool:
         name = (_qualified(call.func, imports) or _dotted(call.func) or "").rsplit(".", 1)[-1]
         numbers = [node.value for node in ast.walk(call) if isinstance(node, ast.Constant)
                    and isinstance(node.value, int)]
-        if name == "moveaxis" and numbers[-2:] in ([3, 1], [-1, 1]) or \
+        if name in ("moveaxis", "rollaxis") and numbers[-2:] in ([3, 1], [-1, 1]) or \
                 name in ("permute", "transpose") and numbers[-4:] == [0, 3, 1, 2]:
             return True
     return False
@@ -1012,8 +1101,36 @@ class _SiteFinder:
         the project that reads files, then `images.to(device)`): samples, or the targets paired with
         them (`labels` there), then. Each such call by id, with how it is read."""
         datasets = _loader_datasets(tree, imports)
-        reached = {name for dataset in datasets for name in _carried_from(dataset, imports)}
-        targets = {name for dataset in datasets for name in _targets_given(dataset, imports)}
+        loaded, targets, channels_last = self._carried_back(
+            {name for dataset in datasets for name in _carried_from(dataset, imports)},
+            {name for dataset in datasets for name in _targets_given(dataset, imports)}, imports)
+        sliced = _sliced_batches(tree)
+        sliced_reached, _, sliced_channels_last = self._carried_back(set(sliced), set(), imports)
+        reached, channels_last = loaded | sliced_reached, channels_last or sliced_channels_last
+        integers = _made_integers(tree, imports)
+        batch_names = {batch.id for batch in _loader_batches(tree, imports) if isinstance(batch, ast.Name)}
+        batch_name = next(iter(batch_names)) if len(batch_names) == 1 else ""
+        found: dict[int, LoadedRead] = {}
+        for bound, value in self.assignments:
+            names = {target.id for target in bound if isinstance(target, ast.Name)}
+            value = _beneath_conversions(value, imports)
+            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
+                qualified = _qualified(value.func, imports)
+                if not names & (loaded | targets) and qualified in TEXT_ARRAY_READERS \
+                        and _mnist_csv(_argument(value, 0, "fname")):
+                    continue  # an MNIST CSV file sliced into batches: its rows are sized for them (verify/arrays.py)
+                as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
+                archive = qualified == "numpy.load" and _read_as_archive(value, bound, tree)
+                labels = not names & reached or bool(names & integers)
+                found[id(value)] = LoadedRead(as_array, channels_last, targets=labels, archive=archive,
+                                              batch_name=batch_name,
+                                              sliced_batch=max(sliced.values()) if names & sliced_reached else 0)
+        return found
+
+    def _carried_back(self, reached: set, targets: set, imports: dict) -> tuple[set, set, bool]:
+        """The names whose values the data names `reached` (and the targets names `targets`) carry on,
+        back through the assignments to a fixed point; and whether a step on the way moves images'
+        channels first."""
         channels_last = False
         changed = True
         while changed:
@@ -1031,15 +1148,7 @@ class _SiteFinder:
                     carried = _carried_from(value, imports)
                     changed = changed or bool(carried - targets)
                     targets |= carried
-        found: dict[int, LoadedRead] = {}
-        for bound, value in self.assignments:
-            names = {target.id for target in bound if isinstance(target, ast.Name)}
-            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
-                qualified = _qualified(value.func, imports)
-                as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
-                archive = qualified == "numpy.load" and _read_as_archive(value, bound, tree)
-                found[id(value)] = LoadedRead(as_array, channels_last, targets=not names & reached, archive=archive)
-        return found
+        return reached, targets, channels_last
 
     def _reads_a_file(self, call: ast.Call, imports: dict) -> bool:
         """A reader of a file's data (`np.load`, `torch.load`), or a function that reads files: the
@@ -1168,6 +1277,9 @@ class _SiteFinder:
         callee = _dotted(call.func) or ast.unparse(call.func)
         qualified = _qualified(call.func, self.imports) or callee
         target, unpack = _target_of(call, statement)
+        if kind == "data-tensor" and isinstance(statement, ast.Assign) \
+                and _beneath_conversions(statement.value, self.imports) is call:
+            target, unpack = _target_of(statement.value, statement)  # `x = np.load(path).astype(np.float32)`
         if kind == "data" and not unpack:
             # `data = bmnist()[:2]`, `loaders = get_loaders()`: as many loaders as the function returns.
             unpack = _loaders_returned(qualified)
@@ -1193,13 +1305,15 @@ class _SiteFinder:
         layout = samples.layout_of_class(defined) if defined is not None and _is_dataset_class(defined) else None
         head, _, rest = dataset.partition(".")
         imported = self.imports[head] + (f".{rest}" if rest else "") if head in self.imports and known is None else ""
+        loaded = self._as_loaded(call)
         site = DataSite(len(self.sites), call.lineno, call.end_lineno or call.lineno, callee, kind, target,
                         known, channels, one_hot, unpack, over if kind == "loader" else "",
-                        batch_name=batch.id if isinstance(batch, ast.Name) else "", layout=layout,
+                        batch_name=batch.id if isinstance(batch, ast.Name) else loaded.pop("batch_name", ""),
+                        layout=layout,
                         dataset_import=imported if "." in imported and kind != "keras" else "",
                         views=self._views(call), size_text=ast.unparse(size) if size is not None else "",
                         full_test_split=kind in ("splits", "tf-mnist") and self.names_a_full_test_split,
-                        **self._as_loaded(call))
+                        **loaded)
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
             for name in (n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)):

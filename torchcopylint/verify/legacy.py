@@ -33,9 +33,10 @@ the module no longer parses) is read with `non_blocking=`; SciPy's removed image
 the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among floats, refused by
 today's torch) is read as floats; a batch norm given a (N, C) batch where it asks for images
 (`nn.BatchNorm2d` after an `nn.Linear`, which torch before 0.4 normalised over its features) normalises
-it so; `collections.Iterable` and the other aliases of
+it so; a layer given a size as a whole-number float (`d/2`, Python 2's integer division) reads it as an int; `collections.Iterable` and the other aliases of
 `collections.abc` that Python 3.10 removed are given back; matplotlib settings it has removed and styles it cannot read
-(a URL) are ignored. Code that runs today meets none of them.
+(a URL) are ignored; pandas' `.as_matrix()` (removed in 1.0) gives the values. Code that runs today meets none
+of them.
 """
 
 from __future__ import annotations
@@ -265,9 +266,10 @@ def install_old_apis() -> None:
     _scipy_image_writers()
     _integer_betas(torch.optim)
     _batch_norms_of_any_rank(torch.nn)
+    _layer_sizes_of_python_2(torch.nn)
     _schedulers_without_verbose(torch.optim.lr_scheduler)
     _after_import("matplotlib", _tolerant_figure_settings)
-    _after_import("pandas", _writes_into_missing_folders)
+    _after_import("pandas", _old_pandas)
 
 
 def _legacy_autograd_functions(torch) -> None:
@@ -388,6 +390,40 @@ def _batch_norms_of_any_rank(nn) -> None:
 
         check.any_rank = True
         batch_norm._check_input_dim = check
+
+
+def _layer_sizes_of_python_2(nn) -> None:
+    """`nn.Conv2d(3, d/2, 4, 2, 1)` (znxlwm's conditional DCGANs, copied widely): Python 2's `/` of two
+    ints was an int; Python 3's is a float, which a layer refuses as a size. A layer whose construction
+    fails so is built again with each whole-number float it was given read as an int; any other is
+    built as today."""
+    for layer in (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d,
+                  nn.ConvTranspose3d, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.InstanceNorm1d,
+                  nn.InstanceNorm2d, nn.Embedding):
+        today = layer.__init__
+        if getattr(today, "whole_floats", False):
+            continue
+
+        def build(self, *args, today=today, name=layer.__name__, **kwargs):
+            try:
+                return today(self, *args, **kwargs)
+            except TypeError:
+                if not any(type(value) is float and value.is_integer() for value in (*args, *kwargs.values())):
+                    raise
+                read = [_whole(value) for value in args]
+                read_keywords = {key: _whole(value) for key, value in kwargs.items()}
+                from torchcopylint.verify import script
+
+                script.note(f"`nn.{name}` given a size as a whole-number float (Python 2's `/` of two ints, an "
+                            f"int there) read it as an int")
+                return today(self, *read, **read_keywords)
+
+        build.whole_floats = True
+        layer.__init__ = build
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if type(value) is float and value.is_integer() else value
 
 
 def _schedulers_without_verbose(schedulers) -> None:
@@ -515,6 +551,23 @@ def _after_import(name: str, patch) -> None:
             return spec
 
     sys.meta_path.insert(0, AfterImport())
+
+
+def _old_pandas(pandas) -> None:
+    _writes_into_missing_folders(pandas)
+    _as_matrix(pandas)
+
+
+def _as_matrix(pandas) -> None:
+    """`df["Smiling"].as_matrix()` (removed in pandas 1.0, in every course script of 2018): the values,
+    as it gave them."""
+    def as_matrix(self, columns=None):
+        return (self if columns is None else self[columns]).values
+
+    for kind in (pandas.DataFrame, pandas.Series):
+        if not hasattr(kind, "as_matrix"):
+            kind.as_matrix = _noted(as_matrix, "pandas' `.as_matrix()` (removed in pandas 1.0) gave the values, as "
+                                               "`.values` does")
 
 
 def _writes_into_missing_folders(pandas) -> None:

@@ -79,13 +79,16 @@ class TableLayout:
         return widths[:MAX_CANDIDATES]
 
 
-def layout_of(tree: ast.Module, names: set, given: Optional[ast.expr] = None) -> TableLayout:
-    """The layout of the table bound to `names`; `given`: the column names its reader is given
+def layout_of(tree: ast.Module, names: set, given: Optional[ast.expr] = None,
+              reader: Optional[ast.Call] = None) -> TableLayout:
+    """The layout of the table bound to `names`, or read straight off its `reader` call
+    (`pd.read_csv(path)["Smiling"]`); `given`: the column names its reader is given
     (`read_csv(..., names=[...])`), if any."""
     if isinstance(given, (ast.List, ast.Tuple)) and given.elts and all(_text(element) is not None
                                                                          for element in given.elts):
         return TableLayout(tuple(TableColumn(_text(element)) for element in given.elts), named=True)
-    return TableLayout(columns_read(tree, names), layer_widths=feature_widths(tree))
+    tracked = set(names) | ({id(reader)} if reader is not None else set())
+    return TableLayout(columns_read(tree, tracked), layer_widths=feature_widths(tree))
 
 
 # ------------------------------------------------------------------------------ what the code reads (static)
@@ -93,7 +96,8 @@ def layout_of(tree: ast.Module, names: set, given: Optional[ast.expr] = None) ->
 
 def columns_read(tree: ast.Module, names: set) -> tuple:
     """The columns the code reads of the table bound to `names` (and to the names made from those:
-    `df = df.dropna()`, `train = df.sample(frac=0.8)`), that the code does not make itself."""
+    `df = df.dropna()`, `train = df.sample(frac=0.8)`), that the code does not make itself. `names`
+    may also hold the `id` of the reader's call, for columns read straight off it."""
     tracked = _derived_names(tree, names)
     named = _column_names(tree)
     for node in ast.walk(tree):
@@ -267,7 +271,7 @@ def _root_value(node: ast.expr) -> ast.expr:
 
 
 def _is_table(node: ast.expr, tracked: set) -> bool:
-    return isinstance(node, ast.Name) and node.id in tracked
+    return isinstance(node, ast.Name) and node.id in tracked or id(node) in tracked
 
 
 def _column_of(node: ast.expr, tracked: set, named: dict) -> Optional[str]:
