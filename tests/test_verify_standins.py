@@ -1634,3 +1634,16 @@ def test_a_name_bound_in_each_branch_to_the_same_attribute_is_used_as_that_attri
             return torch.zeros([x.shape[0], eps])
         """)).body[0]
     assert plan(["self.eps", "self.other", "self.norm", "x"], uses(node), {}, {}).kinds["self.eps"] != "int"
+
+
+def test_an_object_built_with_its_defaults_has_its_large_iteration_counts_cut():
+    # Square's `n_queries=5000` on the CPU, in each of the settings tried, ran past the experiment's time
+    # limit (fresh72's and fresh75's torchattacks copies); a count of a hundred or fewer is kept.
+    from torchcopylint.verify.standins import ITERATION_CAP, iteration_caps
+
+    class Square:
+        def __init__(self, model, norm="Linf", n_queries=5000, n_restarts=1, steps=10, seed=5000, max_iter=10 ** 4):
+            pass
+
+    assert iteration_caps(Square.__init__) == {"n_queries": ITERATION_CAP, "max_iter": ITERATION_CAP}
+    assert ITERATION_CAP == 100

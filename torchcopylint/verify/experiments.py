@@ -973,10 +973,15 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
                 raise CannotRun(f"`{built}` did not give a {cls.__name__}")
         else:
             given, given_text = setting.constructor.make(seed=1)
+            caps = {name: value for name, value in standins.iteration_caps(cls.__init__).items()
+                    if name not in setting.constructor_names}
             instance = cls(**{name: given[name] for name in setting.constructor_names},
-                           **standins.device_defaults(cls.__init__, job.device))
+                           **standins.device_defaults(cls.__init__, job.device), **caps)
             built = f"{cls.__name__}({', '.join(setting.constructor_names)}) " \
                     f"({given_text.removeprefix('stand-ins: ')})" if setting.constructor_names else f"{cls.__name__}()"
+            if caps:
+                built += "; " + ", ".join(f"`{name}={value}`" for name, value in caps.items()) + \
+                    " (an iteration count cut from its default, as a script's epochs are)"
         # An option its constructor leaves None (`eps=None`) that the method computes with: the stand-in
         # its use asks for (a number), named.
         unset = [name for name, value in made.items() if name.startswith("self.") and "." not in name[len("self."):]

@@ -2409,6 +2409,22 @@ def device_defaults(function: Callable, device: str) -> dict:
             and device != str(p.default)}
 
 
+def iteration_caps(function: Callable) -> dict:
+    """The parameters named for an iteration count whose default is more than ITERATION_CAP (Square's
+    `n_queries=5000`, a Carlini-Wagner `steps=1000`): ITERATION_CAP instead, as a script's epochs are cut.
+    An attack built with its defaults otherwise runs past the experiment's time limit on the CPU."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: ITERATION_CAP for p in parameters
+            if type(p.default) is int and p.default > ITERATION_CAP and ITERATION_COUNT.match(p.name)}
+
+
+ITERATION_CAP = 100
+ITERATION_COUNT = re.compile(r"(?i)^(n_|num_|nb_|max_)?(queries|query|iter|iters|iterations|steps|epochs)$")
+
+
 def _names_a_device(value: Any) -> bool:
     try:
         torch.device(value)
