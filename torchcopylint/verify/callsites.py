@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import inspect
 import math
 import re
 from dataclasses import dataclass, field
@@ -191,10 +192,17 @@ class Inputs:
     namespace: dict = field(default_factory=dict, repr=False)
     device: str = "cpu"
     imports: dict = field(default_factory=dict, repr=False)  # the file's imports, for names the snippet lacks
+    # The names of the network's inputs in order: keywords the call passes (`loss(p, mu=0.5, sigma=0.1)`)
+    # are handed over in their places, since the block under test takes its inputs by position.
+    order: tuple = ()
 
     def make(self) -> tuple:
         """(the first argument's leaf, the arguments): fresh tensors, the same values each time."""
         arguments, keywords, leaves = _made(self, self.namespace, self.device)
+        for name in self.order[len(arguments):]:
+            if name not in keywords:
+                break
+            arguments.append(keywords.pop(name))
         if keywords:
             raise CannotRun("keyword inputs of a block under test are not supported")
         leaf = leaves[0] if leaves else next((a for a in arguments if isinstance(a, torch.Tensor)), None)
@@ -293,7 +301,8 @@ def inputs_for(sites: list[CallSite], network: Callable[[], Any], namespace: dic
             attempt = list(made)
             if unknown:
                 attempt[unknown[0]] = ("shape", shape)
-            inputs = Inputs(site, attempt, keywords, namespace, device, imports)
+            inputs = Inputs(site, attempt, keywords, namespace, device, imports,
+                            order=_input_names(network()) if keywords else ())
             try:
                 arguments, keyword_values = make_arguments(inputs, namespace, device, fake, generator_keys)
                 result = network()(*arguments, **keyword_values)
@@ -305,6 +314,16 @@ def inputs_for(sites: list[CallSite], network: Callable[[], Any], namespace: dic
             if result is not None:
                 return inputs
     raise CannotRun(f"no call site gave inputs that run ({'; '.join(errors[:3]) or 'no call site found'})")
+
+
+def _input_names(network: Any) -> tuple:
+    """The names of what the network's forward takes, in order (none where it takes `*args`)."""
+    try:
+        parameters = inspect.signature(network.forward if isinstance(network, nn.Module) else network).parameters
+    except (TypeError, ValueError):
+        return ()
+    return tuple(name for name, parameter in parameters.items()
+                 if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD))
 
 
 def _from_generator(recipe: str, generator_keys: tuple) -> bool:
