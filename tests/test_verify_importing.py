@@ -854,3 +854,24 @@ def test_what_an_installed_package_no_longer_has_is_told_from_what_is_missing(tm
         sys.path.remove(str(tmp_path))
         sys.modules.pop("helpers", None)
     assert removed_from_installed(raised.value, str(script)) == removed
+
+
+@needs_torch
+def test_a_module_that_reads_the_user_s_data_at_import_gets_stand_ins_for_what_it_reads(context_verified):
+    verdict = _verdict(context_verified, "scored_molecules/generator.py", "kept = x.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    for part in ("`NP_model` (scores.py, line 9) was not read: a value whose first use stops the run",
+                 "`SA_model` (scores.py, line 10) was not read"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+def test_only_top_level_reads_of_a_path_written_out_are_guarded_and_lines_hold():
+    from torchcopylint.verify.legacy import module_reads_guarded
+
+    source = ('import pickle, numpy as np\nTABLE = pickle.load(open("data/t.pkl",\n                           "rb"))\n'
+              'path = make_path()\nOTHER = np.load(path)\nSIZE = 3\n\ndef f():\n    local = np.load("x.npy")\n')
+    guarded = module_reads_guarded(source, "m.py")
+    assert len(guarded.splitlines()) == len(source.splitlines())
+    assert "read_or_unread(lambda: (pickle.load(open(\"data/t.pkl\",\n" in guarded and "'TABLE', 'm.py', 2)" in guarded
+    # A path the code computes, a constant, and a read inside a function are left as written.
+    assert "OTHER = np.load(path)" in guarded and "SIZE = 3" in guarded and 'local = np.load("x.npy")' in guarded

@@ -699,6 +699,11 @@ def _project_modules_compiled_for_today() -> None:
                 script.note(f"`{os.path.basename(path)}`'s check that a GPU is present was skipped: the code ran "
                             f"on the CPU, the verification device")
                 data = skipped.encode("utf-8")
+        if isinstance(data, bytes) and _MAY_READ_AT_TOP.search(data) and sandbox.in_project(path):
+            import importlib.util
+
+            text = importlib.util.decode_source(data)
+            data = module_reads_guarded(text, os.path.basename(path)).encode("utf-8")
         try:
             return today(self, data, path, *args, **kwargs)
         except TabError:
@@ -724,6 +729,42 @@ def _project_modules_compiled_for_today() -> None:
 
     source_to_code.compiles_for_today = True
     loader.source_to_code = source_to_code
+
+
+# Calls (by their last name) that read a file, at the top level of a project's module.
+_TOP_LEVEL_READERS = frozenset({"load", "open", "loadtxt", "genfromtxt", "fromfile", "read_csv", "read_pickle",
+                                "read_table", "imread"})
+_MAY_READ_AT_TOP = re.compile(rb"(?m)^\w[\w, ]*=.*\b(" + b"|".join(name.encode() for name in _TOP_LEVEL_READERS)
+                              + rb")\(")
+
+
+@functools.lru_cache(maxsize=64)
+def module_reads_guarded(text: str, module: str) -> str:
+    """`text` with the value of each top-level assignment that reads a file by a path the code writes out
+    (`NP_model = pickle.load(gzip.open("data/NP_score.pkl.gz"))`) read through `absent.read_or_unread`,
+    which stands in for the user's data; on the same lines, so that line numbers hold."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    from torchcopylint.verify.datasites import replace_nodes
+
+    edits = []
+    for statement in tree.body:
+        if not (isinstance(statement, ast.Assign) and all(isinstance(name, ast.Name) for target in statement.targets
+                                                          for name in ast.walk(target) if isinstance(name, ast.expr)
+                                                          and not isinstance(name, (ast.Tuple, ast.List)))):
+            continue
+        reads = [call for call in ast.walk(statement.value) if isinstance(call, ast.Call)
+                 and _last_name(call.func) in _TOP_LEVEL_READERS and any(
+                     isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+                     for argument in call.args)]
+        if reads:
+            shown = ast.unparse(statement.targets[0])
+            edits.append((statement.value, f"__import__('torchcopylint.verify.absent', fromlist=['absent'])"
+                                           f".read_or_unread(lambda: ({ast.get_source_segment(text, statement.value)}),"
+                                           f" {shown!r}, {module!r}, {statement.lineno})"))
+    return replace_nodes(text, edits) if edits else text
 
 
 # `x.cuda(async=True)`: the keyword torch 0.4 renamed `non_blocking`, which Python 3.7 made a syntax error.
