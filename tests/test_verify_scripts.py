@@ -2491,6 +2491,12 @@ def test_a_branch_that_stops_the_program_without_a_gpu_is_not_taken_where_the_co
     namespace: dict = {"x": 0}
     exec(compile(rewritten, "<module>", "exec"), namespace)
     assert namespace["device"] == "cuda:0" and namespace["many"] is (__import__("torch").cuda.device_count() > 1)
+    # The answer kept in a name and compared with a bool (fresh78's generation models, one template in seven
+    # models): `use_cuda == False` holds on the CPU; `use_cuda is True` decides nothing that stops.
+    named = ("import torch\nuse_cuda = torch.cuda.is_available()\nif use_cuda == False:\n    print('CPU')\n"
+             "    exit(0)\nif use_cuda is True:\n    fast = 1\n")
+    lines = gpu_requirements_in_place(named).splitlines()
+    assert lines[2] == "if False:" and lines[5] == "if use_cuda is True:"
 
 
 def test_a_main_guard_in_a_try_reaches_its_step_with_the_number_an_option_is_compared_with(scripts_verified):

@@ -98,19 +98,34 @@ def gpu_requirements_in_place(text: str) -> str:
     except SyntaxError:
         return text
     lines = text.splitlines(keepends=True)
+    # `use_cuda = torch.cuda.is_available()`, then `if use_cuda == False: exit(0)`.
+    answers = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Name) and _asks_for_gpu(node.value)}
     for node in ast.walk(tree):
         if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno:
             continue
-        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        query = node.test.operand if negated else node.test
+        negated, query = _truth_of(node.test)
         without_gpu = node.body if negated else node.orelse
-        if _asks_for_gpu(query) and without_gpu and _stops(without_gpu[-1]):
+        if (_asks_for_gpu(query) or isinstance(query, ast.Name) and query.id in answers) and without_gpu \
+                and _stops(without_gpu[-1]):
             line = lines[node.test.lineno - 1]
             lines[node.test.lineno - 1] = (line[:node.test.col_offset] + ("False" if negated else "True")
                                            + line[node.test.end_col_offset:])
     text = "".join(lines)
     return _statements_as_pass(text, lambda tree: (
         node for node in ast.walk(tree) if isinstance(node, ast.Assert) and _asks_for_gpu(node.test)))
+
+
+def _truth_of(test: ast.expr) -> tuple[bool, ast.expr]:
+    """(negated, what is tested): `not x` and `x == False` (or `is False`) test `x` negated; `x == True`
+    and `x` itself test it as it is."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True, test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value in (True, False) \
+            and type(test.comparators[0].value) is bool:
+        return not test.comparators[0].value, test.left
+    return False, test
 
 
 def _asks_for_gpu(test: ast.expr) -> bool:
