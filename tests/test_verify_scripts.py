@@ -758,6 +758,20 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert features.shape[1] == 512 // 4
     assert "`torchvision.models.resnet18` (torchvision is not installed) stood in: a small network of its layout " \
            "(`fc`, `layer1`..`layer4`), random weights, 1000 classes" in script.stood_in()
+    # The same classifiers from torch's hub (a notebook's `torch.hub.load("pytorch/vision:v0.10.0", "resnet18")`,
+    # which downloads them: fresh77's skin-lesion notebooks), installed or not; any other hub model loads as torch
+    # does. (A namespace stands for `torch.hub`, whose own `load` is left alone in the test's process.)
+    from torchcopylint.verify.backbones import hub_loads_standing_in
+
+    hub = types.SimpleNamespace(load=lambda repo, model, *args, **kwargs: ("torch's", repo, model))
+    hub_loads_standing_in(hub)
+    hub_loads_standing_in(hub)  # installed once
+    hub_resnet = hub.load("pytorch/vision:v0.10.0", "resnet18", pretrained=True)
+    assert hub_resnet.fc.in_features == 512 and hub_resnet(torch.rand(2, 3, 32, 32)).shape == (2, 1000)
+    assert hub.load("facebookresearch/dino:main", "dino_vits16") == ("torch's", "facebookresearch/dino:main",
+                                                                     "dino_vits16")
+    assert "`torch.hub.load('pytorch/vision:v0.10.0', 'resnet18')` (nothing is downloaded) stood in" \
+        in script.stood_in()
     # `inception` is a submodule before it is a constructor's name: an FID network's
     # `class FIDInceptionA(torchvision.models.inception.InceptionA)` reaches its classes, which are absent.
     assert isinstance(models.inception.InceptionA, AbsentName)

@@ -245,6 +245,28 @@ def timm_list_models(*args, **kwargs) -> list:
     return []
 
 
+def hub_loads_standing_in(hub: Any) -> None:
+    """`torch.hub.load("pytorch/vision:v0.10.0", "resnet18", pretrained=True)` (a notebook's way to a
+    pretrained classifier) downloads torchvision's code and weights, which --verify never does: the
+    stand-in of that network instead, named in the evidence. Any other hub model loads as torch does
+    (and the sandbox refuses its download)."""
+    original = hub.load
+    if getattr(original, "stands_in", False):
+        return
+
+    def load(repo_or_dir, model, *args, **kwargs):
+        repository = str(repo_or_dir).split(":")[0].rstrip("/")
+        if repository in ("pytorch/vision", "pytorch/vision/") and is_classifier_constructor(model):
+            classes = kwargs.get("num_classes", 1000)
+            _note(f"`torch.hub.load({repo_or_dir!r}, {model!r})` (nothing is downloaded) stood in: a small network "
+                  f"of its layout, random weights, {classes} classes")
+            return StandInBackbone(model, classes)
+        return original(repo_or_dir, model, *args, **kwargs)
+
+    load.stands_in = True
+    hub.load = load
+
+
 def _note(text: str) -> None:
     if text not in notes:
         notes.append(text)

@@ -144,7 +144,7 @@ def main(job_path: str, results_path: str) -> int:
         # Code written for a GPU runs on the CPU too, where the stand-ins are (with a GPU present, a
         # `.cuda()` would split the run over two devices); the evidence says so.
         cuda_on_cpu(job["source"])
-    from torchcopylint.verify import checkpoints, distributed, script
+    from torchcopylint.verify import backbones, checkpoints, distributed, script
     from torchcopylint.verify.batches import loaders_in_process, loaders_over_absent_data
     from torchcopylint.verify.legacy import install_old_apis
 
@@ -153,6 +153,7 @@ def main(job_path: str, results_path: str) -> int:
     distributed.install(script.note)  # a process group of one: code launched on several runs here
     loaders_in_process()  # no DataLoader worker processes: a failure shows as itself
     loaders_over_absent_data()  # a loader over data that is not here, made where the rewrite did not see it
+    backbones.hub_loads_standing_in(torch.hub)  # torchvision's classifiers from the hub: nothing is downloaded
     # No network, no reads of the user's data, no writes into the project (verify/sandbox.py).
     folder = os.path.dirname(os.path.abspath(job["path"]))
     root = project_root(folder) or folder
