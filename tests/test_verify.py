@@ -218,7 +218,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
-                    "inherited_loss_attack.py", "keyword_inputs.py")
+                    "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py")
 
 
 @pytest.fixture(scope="module")
@@ -300,6 +300,10 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("inherited_loss_attack.py", "grad = torch.autograd.grad(loss, x, retain_graph=True)[0]", "TCL011",
                  ["without `retain_graph=True` the run went on", "stand-ins: self.model = StandInNet(",
                   "self.criterion = "], id="a-method-inherited-from-a-class-of-the-file"),
+    # The lines between the copy and its read run only with `use_rand_start=True` and the L2 norm at once: the
+    # flag guarding them is tried on every setting, the norm's among them; the last branch's `raise` is no path.
+    pytest.param("rand_start_attack.py", "start = kept.clone()", "TCL001",
+                 ["bitwise equal", "(same in 13 configurations)"], id="a-flag-and-an-attribute-together"),
     # The script passes the block's later inputs by keyword (`confused(p, mu=0.5, sigma=0.1)`).
     pytest.param("keyword_inputs.py", "return torch.tensor(density).mean() * 10", "TCL008",
                  ["UserWarning: To copy construct from a tensor", "with ConfusedLoss() found in the file"],

@@ -695,7 +695,7 @@ def test_a_backward_whose_step_is_the_generator_s_own_is_not_confirmed_as_the_di
         assert outcome is None and why in watch.failure, watch.failure
 
 
-def test_a_universal_claim_needs_every_statement_that_could_write_the_copy_to_run_but_not_a_break():
+def test_a_universal_claim_needs_every_statement_that_could_write_the_copy_to_run_but_not_a_break_or_raise():
     # An ADMM solver's convergence `break` between the copy and its read never runs on stand-in values
     # (fresh76): it writes nothing, so the claim does not wait for it; the updates around it do count.
     from torchcopylint.verify.reach import statement_lines_between
@@ -709,8 +709,14 @@ def test_a_universal_claim_needs_every_statement_that_could_write_the_copy_to_ru
                     break
                 elif step < 0:
                     continue
+                elif step > steps:
+                    raise ValueError("not a step")
                 y.add_(1)
+            if threshold < 0:
+                raise ValueError(f"threshold {threshold}")
             return y
     """)
-    assert statement_lines_between(source, 2, 10) == {4: "a statement between the copy and its read",
-                                                      9: "a statement between the copy and its read"}
+    # An error made of constants ends the path and computes nothing; one that computes is a statement too.
+    assert statement_lines_between(source, 2, 14) == {4: "a statement between the copy and its read",
+                                                      11: "a statement between the copy and its read",
+                                                      13: "a statement between the copy and its read"}

@@ -679,9 +679,16 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield from (InstanceStandIns(s, own, preparations=prepared, globals=unbound) for s in found)
         # Each other default of the method's own (`use_rand_start=True`), on the first stand-ins and on
         # labels the network predicts (an attack's restarts run only on samples it classifies right).
+        first = [found[0], *(s for s in found[1:] if s.plan.predicted_labels)]
+        others = standins.other_defaults(function, node)
         yield from (InstanceStandIns(setting, own, ((name, value),), prepared, unbound)
-                    for setting in [found[0], *(s for s in found[1:] if s.plan.predicted_labels)]
-                    for name, value in standins.other_defaults(function, node))
+                    for setting in first for name, value in others)
+        # A default that guards the claim's lines (`if use_rand_start:` around them), on every other setting
+        # too: the lines may need it and another value at once (`elif self.norm == "L2":` inside it, FAB's).
+        guarding = standins.tested_around(node, _claim_span(job))
+        yield from (InstanceStandIns(setting, own, ((name, value),), prepared, unbound)
+                    for name, value in others if name in guarding
+                    for setting in found if not any(setting is chosen for chosen in first))
         return
     function = namespace[target.function_name]
     names, annotations = standins.missing_parameters(function,
@@ -712,6 +719,13 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     # Last, where no stand-in fitted: the program's own way there, a function the script calls at its
     # top level that calls this one with the networks and loaders it built.
     yield from (ThroughCaller(caller, site) for caller, site in _callers_called_at_top_level(job)[:1])
+
+
+def _claim_span(job: Job) -> tuple[int, int]:
+    """The first and last line the claim depends on: the flagged line and those its context names (the
+    copy's read, the in-place write, the backward)."""
+    lines = [job.line, *(value for key, value in job.context.items() if key.endswith("_line") and type(value) is int)]
+    return min(lines), max(lines)
 
 
 def _globals_to_stand_in(job: Job, namespace: dict, root: str) -> tuple[str, ...]:

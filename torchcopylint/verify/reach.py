@@ -77,7 +77,7 @@ def statement_lines_between(source: str, first: int, last: int, reading: Optiona
     found = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND + _WRITE_NOTHING) \
-                and first < node.lineno < last and (
+                and not _raises_a_message(node) and first < node.lineno < last and (
                 reading is None or any(isinstance(sub, ast.Name) and sub.id == reading
                                        and isinstance(sub.ctx, ast.Load) for sub in ast.walk(node))):
             found[node.lineno] = "a statement between the copy and its read"
@@ -89,6 +89,16 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
 # Statements that write no tensor: a solver's convergence `break` that stand-in values never reach is
 # no path on which the copy could be needed.
 _WRITE_NOTHING = (ast.Break, ast.Continue, ast.Pass, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom)
+
+
+def _raises_a_message(statement: ast.stmt) -> bool:
+    """`raise ValueError('norm not supported')`: an error made of constants, which computes nothing and
+    ends the path (the copy is not read after it)."""
+    if not isinstance(statement, ast.Raise) or statement.cause is not None:
+        return False
+    made = statement.exc
+    return isinstance(made, ast.Name) or isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and all(
+        isinstance(argument, ast.Constant) for argument in [*made.args, *(k.value for k in made.keywords)])
 
 
 def _failed(setting, error: str) -> str:
