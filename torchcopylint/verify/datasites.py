@@ -131,8 +131,8 @@ JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torc
 # Calls that make a tensor (or array) of what they are given first, carrying its samples on.
 TENSOR_CONVERSIONS = frozenset({
     "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.tensor", "torch.as_tensor", "torch.from_numpy",
-    "numpy.array",
-    "numpy.asarray", "numpy.moveaxis", "numpy.rollaxis", "numpy.transpose", "numpy.float32", "numpy.expand_dims",
+    "numpy.array", "numpy.asarray", "numpy.moveaxis", "numpy.rollaxis", "numpy.transpose", "numpy.float32",
+    "numpy.expand_dims",
 })
 # NumPy's readers of a text file of numbers: MNIST as a CSV file (Colab's `sample_data/mnist_train_small.csv`,
 # one image a row, its label first) is made up as such (verify/arrays.py).
@@ -1104,9 +1104,10 @@ class _SiteFinder:
         loaded, targets, channels_last = self._carried_back(
             {name for dataset in datasets for name in _carried_from(dataset, imports)},
             {name for dataset in datasets for name in _targets_given(dataset, imports)}, imports)
-        sliced = _sliced_batches(tree)
-        sliced_reached, _, sliced_channels_last = self._carried_back(set(sliced), set(), imports)
-        reached, channels_last = loaded | sliced_reached, channels_last or sliced_channels_last
+        # Each name a loop slices into batches, with the names whose values reach it and its batch size.
+        sliced = [(self._carried_back({name}, set(), imports), size) for name, size in _sliced_batches(tree).items()]
+        reached = loaded.union(*(names for (names, _, _), _ in sliced))
+        channels_last = channels_last or any(moved for (_, _, moved), _ in sliced)
         integers = _made_integers(tree, imports)
         batch_names = {batch.id for batch in _loader_batches(tree, imports) if isinstance(batch, ast.Name)}
         batch_name = next(iter(batch_names)) if len(batch_names) == 1 else ""
@@ -1122,9 +1123,9 @@ class _SiteFinder:
                 as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
                 archive = qualified == "numpy.load" and _read_as_archive(value, bound, tree)
                 labels = not names & reached or bool(names & integers)
+                batches = [size for (carried, _, _), size in sliced if names & carried]
                 found[id(value)] = LoadedRead(as_array, channels_last, targets=labels, archive=archive,
-                                              batch_name=batch_name,
-                                              sliced_batch=max(sliced.values()) if names & sliced_reached else 0)
+                                              batch_name=batch_name, sliced_batch=max(batches, default=0))
         return found
 
     def _carried_back(self, reached: set, targets: set, imports: dict) -> tuple[set, set, bool]:
