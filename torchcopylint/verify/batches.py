@@ -257,9 +257,9 @@ class DataPlan:
         length, why = DATASET_LENGTH, ""
         if any(other.kind == "table" for other in self.sites.values()):
             length, why = tables.ROWS, " (as many as the stand-in table's rows)"
-        if site.sliced_batch and SLICED_BATCHES * site.sliced_batch > length and site.sliced_batch <= MAX_SLICED_BATCH:
-            length, why = SLICED_BATCHES * site.sliced_batch, f" ({SLICED_BATCHES} batches of the {site.sliced_batch} " \
-                                                              f"a loop slices)"
+        batch = site.sliced_batch
+        if batch and SLICED_BATCHES * batch > length and batch <= MAX_SLICED_BATCH:
+            length, why = SLICED_BATCHES * batch, f" ({SLICED_BATCHES} batches of the {batch} a loop slices)"
         return length, why
 
     def _loaders_batch_cut(self, site: DataSite) -> str:

@@ -941,6 +941,9 @@ def _carried_from(value: ast.expr, imports: dict) -> set[str]:
     return set()
 
 
+INTEGER_DTYPES = frozenset({"long", "int64", "int32", "int"})
+
+
 def _made_integers(tree: ast.Module, imports: dict) -> set[str]:
     """The names whose values the code makes a tensor of integers of (`torch.LongTensor(labels)`,
     `labels.long()`, `torch.tensor(labels, dtype=torch.long)`): class indices, not samples."""
@@ -948,8 +951,8 @@ def _made_integers(tree: ast.Module, imports: dict) -> set[str]:
     for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
         qualified = _qualified(call.func, imports) or ""
         dtype = _keyword(call, "dtype")
-        if qualified in ("torch.LongTensor", "torch.IntTensor") or dtype is not None and qualified in TENSOR_CONVERSIONS \
-                and (_dotted(dtype) or "").rsplit(".", 1)[-1] in ("long", "int64", "int32", "int"):
+        integer_dtype = dtype is not None and (_dotted(dtype) or "").rsplit(".", 1)[-1] in INTEGER_DTYPES
+        if qualified in ("torch.LongTensor", "torch.IntTensor") or integer_dtype and qualified in TENSOR_CONVERSIONS:
             found |= _carried_from(call.args[0], imports) if call.args else set()
         elif isinstance(call.func, ast.Attribute) and call.func.attr == "long" and not call.args:
             found |= _carried_from(call.func.value, imports)

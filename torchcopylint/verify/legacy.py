@@ -33,10 +33,10 @@ the module no longer parses) is read with `non_blocking=`; SciPy's removed image
 the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among floats, refused by
 today's torch) is read as floats; a batch norm given a (N, C) batch where it asks for images
 (`nn.BatchNorm2d` after an `nn.Linear`, which torch before 0.4 normalised over its features) normalises
-it so; a layer given a size as a whole-number float (`d/2`, Python 2's integer division) reads it as an int; `collections.Iterable` and the other aliases of
-`collections.abc` that Python 3.10 removed are given back; matplotlib settings it has removed and styles it cannot read
-(a URL) are ignored; pandas' `.as_matrix()` (removed in 1.0) gives the values. Code that runs today meets none
-of them.
+it so; a layer given a size as a whole-number float (`d/2`, Python 2's integer division) reads it as an int;
+`collections.Iterable` and the other aliases of `collections.abc` that Python 3.10 removed are given back;
+matplotlib settings it has removed and styles it cannot read (a URL) are ignored; pandas' `.as_matrix()`
+(removed in 1.0) gives the values. Code that runs today meets none of them.
 """
 
 from __future__ import annotations
@@ -766,15 +766,13 @@ def module_reads_guarded(text: str, module: str) -> str:
 
     edits = []
     for statement in tree.body:
-        if not (isinstance(statement, ast.Assign) and all(isinstance(name, ast.Name) for target in statement.targets
-                                                          for name in ast.walk(target) if isinstance(name, ast.expr)
-                                                          and not isinstance(name, (ast.Tuple, ast.List)))):
+        if not (isinstance(statement, ast.Assign) and all(
+                isinstance(name, ast.Name) for target in statement.targets
+                for name in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))):
             continue
-        reads = [call for call in ast.walk(statement.value) if isinstance(call, ast.Call)
-                 and _last_name(call.func) in _TOP_LEVEL_READERS and any(
-                     isinstance(argument, ast.Constant) and isinstance(argument.value, str)
-                     for argument in call.args)]
-        if reads:
+        if any(isinstance(call, ast.Call) and _last_name(call.func) in _TOP_LEVEL_READERS
+               and any(isinstance(argument, ast.Constant) and isinstance(argument.value, str) for argument in call.args)
+               for call in ast.walk(statement.value)):
             shown = ast.unparse(statement.targets[0])
             edits.append((statement.value, f"__import__('torchcopylint.verify.absent', fromlist=['absent'])"
                                            f".read_or_unread(lambda: ({ast.get_source_segment(text, statement.value)}),"
