@@ -222,21 +222,6 @@ def unread_data(call: str, line: int) -> AbsentName:
     return unread
 
 
-def read_or_unread(read, shown: str, module: str, line: int):
-    """What a module-level read of a project module returns (`NP_model = pickle.load(gzip.open(
-    "data/NP_score.pkl.gz"))` in MolGAN's `utils.py`, which every file of it imports with `*`); where
-    the read is of the user's data, which the sandbox refuses, or of a file that is not there, a stand-in
-    whose first use stops the run, named in the evidence: importing the module no longer fails on a
-    value the claim may never use."""
-    from torchcopylint.verify import sandbox, script
-
-    try:
-        return read()
-    except (sandbox.UserDataRead, FileNotFoundError):
-        script.note(f"`{shown}` ({module}, line {line}) was not read: a value whose first use stops the run")
-        return unread_data(shown, line)
-
-
 def _absent_base(qualified_name: str, importer: Optional[str], failed: Optional[str]) -> type:
     """A base class standing for an absent one: a class can derive from it, and an object of it be made
     by the class's own `__init__` where that never calls the base's (a federated client's constructor

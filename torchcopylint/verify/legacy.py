@@ -47,7 +47,7 @@ import importlib
 import inspect
 import os
 import re
-from typing import Any
+from typing import Any, Callable
 
 ITEM_HELPER = "__tcl_item0__"
 # Calls (by their last name) and formats whose arguments are printed or logged, not computed with.
@@ -756,8 +756,8 @@ _MAY_READ_AT_TOP = re.compile(rb"(?m)^\w[\w, ]*=.*\b(" + b"|".join(name.encode()
 @functools.lru_cache(maxsize=64)
 def module_reads_guarded(text: str, module: str) -> str:
     """`text` with the value of each top-level assignment that reads a file by a path the code writes out
-    (`NP_model = pickle.load(gzip.open("data/NP_score.pkl.gz"))`) read through `absent.read_or_unread`,
-    which stands in for the user's data; on the same lines, so that line numbers hold."""
+    (`NP_model = pickle.load(gzip.open("data/NP_score.pkl.gz"))`) read through `read_or_unread`, which
+    stands in for the user's data; on the same lines, so that line numbers hold."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -774,10 +774,26 @@ def module_reads_guarded(text: str, module: str) -> str:
                and any(isinstance(argument, ast.Constant) and isinstance(argument.value, str) for argument in call.args)
                for call in ast.walk(statement.value)):
             shown = ast.unparse(statement.targets[0])
-            edits.append((statement.value, f"__import__('torchcopylint.verify.absent', fromlist=['absent'])"
+            edits.append((statement.value, f"__import__('torchcopylint.verify.legacy', fromlist=['legacy'])"
                                            f".read_or_unread(lambda: ({ast.get_source_segment(text, statement.value)}),"
                                            f" {shown!r}, {module!r}, {statement.lineno})"))
     return replace_nodes(text, edits) if edits else text
+
+
+def read_or_unread(read: Callable[[], Any], shown: str, module: str, line: int) -> Any:
+    """What a module-level read of a project module returns (`NP_model = pickle.load(gzip.open(
+    "data/NP_score.pkl.gz"))` in MolGAN's `utils.py`, which every file of it imports with `*`); where
+    the read is of the user's data, which the sandbox refuses, or of a file that is not there, a stand-in
+    whose first use stops the run, named in the evidence: importing the module no longer fails on a
+    value the claim may never use."""
+    from torchcopylint.verify import sandbox, script
+    from torchcopylint.verify.absent import unread_data
+
+    try:
+        return read()
+    except (sandbox.UserDataRead, FileNotFoundError):
+        script.note(f"`{shown}` ({module}, line {line}) was not read: a value whose first use stops the run")
+        return unread_data(shown, line)
 
 
 # `x.cuda(async=True)`: the keyword torch 0.4 renamed `non_blocking`, which Python 3.7 made a syntax error.
