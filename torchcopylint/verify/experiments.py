@@ -685,7 +685,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
                     for setting in first for name, value in others)
         # A default that guards the claim's lines (`if use_rand_start:` around them), on every other setting
         # too: the lines may need it and another value at once (`elif self.norm == "L2":` inside it, FAB's).
-        guarding = standins.tested_around(node, _claim_span(job))
+        guarding = _guarding_names(job)
         yield from (InstanceStandIns(setting, own, ((name, value),), prepared, unbound)
                     for name, value in others if name in guarding
                     for setting in found if not any(setting is chosen for chosen in first))
@@ -3303,17 +3303,20 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None,
 RESHAPE_TRIES = 3  # tries of an experiment whose run failed on a reshape of a stand-in batch
 
 
-def _guarding_attributes(job: Job) -> frozenset:
-    """The attributes read by the tests of the `if`s and `while`s whose body holds the flagged line
-    (`if opts.use_diffaug:` -> "use_diffaug"): the script's options of those names may take the path."""
+def _guarding_names(job: Job) -> frozenset:
+    """The names read by the tests of the `if`s and `while`s whose body holds a line of the claim: the
+    attributes (`if opts.use_diffaug:` -> "use_diffaug": the script's options of those names may take the
+    path) and plain names (`if use_rand_start:`: a default of the method's to try with every setting)."""
     try:
         tree = job.tree
     except SyntaxError:
         return frozenset()
+    first, last = _claim_span(job)
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.If, ast.While)) and node.lineno < job.line <= (node.end_lineno or node.lineno):
-            found |= {sub.attr for sub in ast.walk(node.test) if isinstance(sub, ast.Attribute)}
+        if isinstance(node, (ast.If, ast.While)) and node.lineno < last and first <= (node.end_lineno or node.lineno):
+            found |= {sub.attr if isinstance(sub, ast.Attribute) else sub.id for sub in ast.walk(node.test)
+                      if isinstance(sub, ast.Attribute) or isinstance(sub, ast.Name) and sub.id != "self"}
     return frozenset(found)
 
 
@@ -3324,7 +3327,7 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
     again with data shaped for that reshape; one whose flagged line no run reached on batches cut small,
     with batches of the size the code asks for."""
     def run(job: Job) -> Outcome:
-        guards = _guarding_attributes(job)
+        guards = _guarding_names(job)
         script.begin(source=job.source, guards=guards)
         for attempt in range(RESHAPE_TRIES):
             last = attempt == RESHAPE_TRIES - 1

@@ -2151,20 +2151,6 @@ def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[t
     return others[:MAX_SETTINGS - 1]
 
 
-def tested_around(node: Optional[ast.AST], span: tuple[int, int]) -> set[str]:
-    """The names an `if` of the function tests as flags (`if use_rand_start:`, `if not targeted:`) whose
-    branches hold a line of `span` (first, last)."""
-    found: set[str] = set()
-    for test in (n for n in ast.walk(node) if isinstance(n, ast.If)) if node is not None else ():
-        first, last = test.body[0].lineno, test.end_lineno or test.lineno
-        if first <= span[1] and span[0] <= last:
-            flag = test.test.operand if isinstance(test.test, ast.UnaryOp) and isinstance(test.test.op, ast.Not) \
-                else test.test
-            if isinstance(flag, ast.Name):
-                found.add(flag.id)
-    return found
-
-
 def self_attributes(cls: type, node: ast.AST) -> list[str]:
     """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
     Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
