@@ -762,3 +762,15 @@ def test_a_clone_whose_removal_changes_gradients_by_rounding_only_is_not_needed(
     assert not versions(True, 10 * ROUNDING * 3.26e4).equal_but_for_rounding
     assert not versions(False, 1.14e-5).equal_but_for_rounding
     assert not versions(True, 0.0).equal_but_for_rounding and versions(True, 0.0).equal
+
+
+def test_children_running_at_once_share_the_cpus(monkeypatch):
+    """Two children of two torch threads each on two cores ran an attack's experiment past the time
+    limit; with one thread each, both finished in half the time."""
+    from torchcopylint import parallel
+    from torchcopylint.verify.runner import MOST_TORCH_THREADS, torch_threads
+
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    assert (torch_threads(2), torch_threads(1), torch_threads(7)) == (1, 2, 1)
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 64)
+    assert (torch_threads(2), torch_threads(32)) == (MOST_TORCH_THREADS, 2)

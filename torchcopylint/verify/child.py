@@ -137,7 +137,7 @@ def main(job_path: str, results_path: str) -> int:
     from torchcopylint.verify.script import fill_required_options
 
     fill_required_options()  # ...and its required options get values of their declared types, named
-    torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    torch.set_num_threads(job.get("threads", 1))  # the parent's share of the CPUs (runner.torch_threads)
     if job["device"] == "cpu":
         from torchcopylint.verify.script import cuda_on_cpu
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from torchcopylint import notebook, source_encoding
+from torchcopylint import notebook, parallel, source_encoding
 from torchcopylint.diagnostic import Diagnostic, Verdict
 from torchcopylint.fix import apply_edits
 from torchcopylint.verify.importing import module_names
@@ -40,7 +40,7 @@ class VerifyOptions:
     # Extra import folders (absolute), after the file's own import context: `verify.pythonpath`.
     pythonpath: list = field(default_factory=list)
     python: str = sys.executable
-    jobs: int = max(1, min(2, os.cpu_count() or 1))  # files verified at once, one child each
+    jobs: int = max(1, min(2, parallel.default_jobs()))  # files verified at once, one child each
     # Filled in by verify(): seconds each experiment took inside its child (torch import excluded).
     timings: dict = field(default_factory=dict)
 
@@ -143,6 +143,18 @@ def importers(path: str, candidates: dict[str, Importer]) -> list[list]:
     return [[str(Path(other).resolve()), importer.text, importer.cells] for other, importer in found[:MAX_IMPORTERS]]
 
 
+# Threads one child's torch may use. More than the cores left to it make every child slower, not
+# faster: two children of two threads each on two cores took twice as long as with one thread
+# each (an adversarial attack's experiment went past the time limit), as the threads of one wait
+# for those of the other at every parallel operation.
+MOST_TORCH_THREADS = 4
+
+
+def torch_threads(jobs: int) -> int:
+    """The threads for each of `jobs` children running at once: the CPUs this process may use, shared."""
+    return max(1, min(MOST_TORCH_THREADS, parallel.default_jobs() // max(1, jobs)))
+
+
 def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions,
                  callers: Optional[list] = None) -> dict:
     # The diagnoses' positions count line 1 without a byte order mark, as libcst reads it, and
@@ -155,6 +167,7 @@ def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], op
         "importers": callers or [],
         "device": options.device,
         "timeout": options.timeout,
+        "threads": torch_threads(options.jobs),
         "factories": options.factories,
         "pythonpath": [str(entry) for entry in options.pythonpath],
         "diagnostics": [
