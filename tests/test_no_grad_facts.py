@@ -42,7 +42,6 @@ SOURCE = textwrap.dedent("""
 
     def batches(dataset, train_loader, things, collate):
         built = DataLoader(dataset, batch_size=4)
-        custom = DataLoader(dataset, collate_fn=collate)
         for a, b in built:
             pass
         for i, (c, d) in enumerate(train_loader):
@@ -52,13 +51,11 @@ SOURCE = textwrap.dedent("""
         for whole in built:
             pass
         g, h = next(iter(train_loader))
-        for k, m in custom:
-            pass
         first = whole[0]
         moved = a.to("cpu")
         for n, (cycled, _) in enumerate(itertools.cycle(built)):
             pass
-        return a, b, c, d, e, f, whole, g, h, k, first, moved, cycled
+        return a, b, c, d, e, f, whole, g, h, first, moved, cycled
 
 
     def no_grad_made(model, x, w):
@@ -131,10 +128,30 @@ def test_loader_batches_and_how_sure():
     assert batches["e"] is None and batches["f"] is None, "`things` is not a loader"
     assert batches["whole"].whole and not batches["whole"].surely_tensor
     assert batches["g"] is not None and not batches["g"].whole, "unpacked from next(iter(loader))"
-    assert batches["k"] is not None and not batches["k"].surely_tensor, "a collate_fn of its own"
     assert batches["first"].surely_tensor, "a constant subscript of a whole batch"
     assert batches["moved"].surely_tensor, "a tensor method of a part"
     assert batches["cycled"].surely_tensor, "itertools.cycle over a loader yields its batches"
+
+
+def test_a_file_with_a_collate_of_its_own_says_nothing_of_loaders_known_by_name():
+    """A function handed `data_loader` may be handed the file's `DataLoader(..., collate_fn=...)`, whose
+    batches hold what the collate makes (labels as a list: fresh79's distillation scripts)."""
+    source = textwrap.dedent("""
+        from torch.utils.data import DataLoader
+
+        def batches(dataset, train_loader, collate):
+            custom = DataLoader(dataset, collate_fn=collate)
+            for k, m in custom:
+                pass
+            for c, d in train_loader:
+                pass
+            return k, c
+    """)
+    facts = ModuleFacts(cst.parse_module(source), "collate.py", source)
+    function = _function(facts, "batches")
+    batches = {name: facts.loaders.batch_expression(node, function) for name, node in _returned(function).items()}
+    assert batches["k"] is not None and not batches["k"].surely_tensor, "a collate_fn of its own"
+    assert batches["c"] is None, "`train_loader` may be the loader with the collate of its own"
 
 
 def test_likely_answers_stay_out_of_the_sure_reading():

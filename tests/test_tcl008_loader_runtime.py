@@ -119,3 +119,21 @@ def test_whole_batches_and_custom_collates_are_not_reported():
         "        print(torch.tensor(x))\n"
     )
     assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
+
+
+def test_a_loader_known_by_name_in_a_file_with_a_collate_of_its_own_is_not_assumed_default():
+    """The training function's `data_loader` is the loader `main` builds with `collate_fn=generate_batch`,
+    whose labels are a Python list: `torch.tensor(label)` converts it, and is needed."""
+    source = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def generate_batch(batch):\n"
+        "    return torch.stack([entry[1] for entry in batch]), [entry[0] for entry in batch]\n\n\n"
+        "def train(data_loader):\n"
+        "    for text, label in data_loader:\n"
+        "        label = torch.tensor(label, dtype=torch.long)\n\n\n"
+        "def main(dataset):\n"
+        "    train(DataLoader(dataset, collate_fn=generate_batch, batch_size=8))\n"
+    )
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
+    default = source.replace("collate_fn=generate_batch, ", "")
+    assert [d.location.line for d in lint_source(default, "example.py") if d.code == "TCL008"] == [11]

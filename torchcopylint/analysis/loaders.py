@@ -85,19 +85,23 @@ class DataLoaders:
         self.facts = facts
         self.names = facts.names
         self._batches = Memo()  # binding -> Batch or None (None, in a cycle: it proves nothing)
-        self._own_iterating_loaders: Optional[bool] = None
+        self._batches_of_its_own: Optional[bool] = None
 
     def _by_name(self, name: str, shown: str) -> Optional[Loader]:
-        """A loader known only by its name (`train_loader`), unless the file defines a loader class of
-        its own that iterates as it likes (a DataLoader subclass with `__iter__`): a name then says
-        nothing of what a batch is."""
+        """A loader known only by its name (`train_loader`), unless the file makes loaders whose batches
+        are not the default collate's: a loader class of its own that iterates as it likes (a DataLoader
+        subclass with `__iter__`), or a `DataLoader(..., collate_fn=...)`: the loader a function is handed
+        may be that one (`train(data_loader)` called with the loader of `collate_fn=generate_batch`, whose
+        labels are a list), and a name then says nothing of what a batch is."""
         if not _reads_as_loader(name):
             return None
-        if self._own_iterating_loaders is None:
-            self._own_iterating_loaders = any(
+        if self._batches_of_its_own is None:
+            self._batches_of_its_own = any(
                 "__iter__" in owner.methods and any("loader" in base.lower() for base in [owner.name, *owner.base_names])
-                for owner in self.facts.classes.values())
-        return None if self._own_iterating_loaders else Loader(shown)
+                for owner in self.facts.classes.values()) or any(
+                not _built(call, "").default_collate for call in self.facts.calls
+                if self.names.qualified_name(call.func) in DATALOADER_CLASSES)
+        return None if self._batches_of_its_own else Loader(shown)
 
     # ----------------------------------------------------------------- queries
 
