@@ -419,6 +419,56 @@ def test_tcl011_flags_two_backwards_of_unrelated_graphs():
     assert lines(shared, "TCL011") == []
 
 
+WGAN_GP_SCRIPT = """
+import torch
+from constants import *
+from nets import Generator, Critic
+
+
+def gradient_penalty(critic, real, fake, eps):
+    mixed = real * eps + fake * (1 - eps)
+    scores = critic(mixed)
+    return torch.autograd.grad(inputs=mixed, outputs=scores, grad_outputs=torch.ones_like(scores),
+                               create_graph=True, retain_graph=True)[0]
+
+
+if __name__ == "__main__":
+    loader = torch.utils.data.DataLoader(torch.randn(64, 1, 28, 28), batch_size=8)
+    generator = Generator().to(DEVICE)
+    critic = Critic().to(DEVICE)
+    optimizer_g = torch.optim.Adam(generator.parameters())
+    optimizer_c = torch.optim.Adam(critic.parameters())
+    for real in loader:
+        size = len(real)
+        for _ in range(5):
+            optimizer_c.zero_grad()
+            fake = generator(torch.randn(size, 10))
+            gp = gradient_penalty(critic, real, fake, torch.rand(size, 1, requires_grad=True))
+            crit_loss = -(critic(real).mean() - critic(fake.detach()).mean()) + C_LAMBDA * gp.norm()
+            crit_loss.backward(retain_graph=True)
+            optimizer_c.step()
+        optimizer_g.zero_grad()
+        gen_loss = -critic(generator(torch.randn(size, 10))).mean()
+        gen_loss.backward()
+        optimizer_g.step()
+"""
+
+
+def test_tcl011_flags_a_critic_step_whose_graph_no_later_backward_needs():
+    """fresh79's WGAN-GP script: the critic's backward keeps a graph (the penalty's, through the undetached
+    fake) that the generator's backward, on a fake of its own, never runs through. What kept the rule
+    silent carries no graph: a constant in capitals from `from constants import *`, `len(real)`, the
+    critic handed to the penalty function, and `critic(fake.detach())`."""
+    assert lines(WGAN_GP_SCRIPT, "TCL011") == [27]
+    assert lines(WGAN_GP_SCRIPT, "TCL003") == [25]
+    # The generator's backward through this step's fake needs the retained graph: that is the workaround.
+    reused = WGAN_GP_SCRIPT.replace("critic(generator(torch.randn(size, 10)))", "critic(fake)")
+    assert "no later backward" not in " ".join(d.message for d in lint_source(reused, "gan.py") if d.code == "TCL011")
+    # A lower-case global the module does not bind may be anything: silent.
+    unknown = WGAN_GP_SCRIPT.replace("C_LAMBDA", "c_lambda")
+    assert lines(unknown, "TCL011") == []
+
+
 def test_tcl011_silent_for_two_losses_one_call_returns():
     # rlpyt's PPO-Lagrangian: `r_loss, c_loss = self.losses(...)` come from one forward inside the
     # method, so the second backward needs the retained graph (the method's code is not followed).

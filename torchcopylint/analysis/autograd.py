@@ -70,7 +70,7 @@ from torchcopylint.analysis.aliasing import (
     runs_before,
     unpacked_part,
 )
-from torchcopylint.analysis.graphs import MOVING_METHODS, VIEW_METHODS
+from torchcopylint.analysis.graphs import DETACHING_BUILTINS, MOVING_METHODS, VIEW_METHODS
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.placement import LEGACY_TYPES
@@ -1397,6 +1397,8 @@ class GradFlow:
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
                        if arg.keyword is None or arg.keyword.value in TENSOR_KEYWORDS)
+        if type(func) is cst.Name and func.value in DETACHING_BUILTINS and not function.bindings_at(func):
+            return True  # `len(real)`, `float(loss)`: a number or a string, whatever it is given
         if self.facts.makes_numpy_array(call):
             return True  # a NumPy array: a tensor that requires grad is not even converted to one
         if numpy_name(func, self.facts.einops) in EINOPS_FUNCTIONS:

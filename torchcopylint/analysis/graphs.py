@@ -446,10 +446,14 @@ def _plain_value_parameter(binding: Binding) -> bool:
 
 
 def _global_constant(name: str, facts) -> bool:
-    """A module-level name bound only to literals, imports, functions or classes: it carries no graph."""
+    """A module-level name bound only to literals, imports, functions or classes: it carries no graph.
+    So does a name in capitals that the module does not bind (`C_LAMBDA` of `from constants import *`):
+    a constant, by the convention that spells it so."""
     module = facts.function_facts(facts.module)
     bindings = [binding for binding in module.bindings if binding.name == name]
-    return bool(bindings) and all(
+    if not bindings:
+        return len(name) > 1 and name.isupper()
+    return all(
         binding.kind in ("import", "def") or isinstance(binding.value, LITERALS) for binding in bindings)
 
 

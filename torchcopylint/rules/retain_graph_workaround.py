@@ -28,7 +28,7 @@ from torchcopylint.analysis.keeping import file_callee_may_keep, graph_left_alon
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import reads_as_network
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import built_by_torch_nn, module_key
+from torchcopylint.analysis.training import built_by_torch_nn, module_key, modules_by_use
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import without_trailing_comma
 
@@ -145,6 +145,7 @@ class RetainGraphWorkaround(Rule):
         leaves = read_as_leaves(function) | _differentiated_inputs(use, function)
         if any(_may_carry_graph(binding, function, facts)
                for escape in function.escapes if id(escape.node) not in harmless
+               and not carries_no_graph(escape.node, function, facts)  # `critic(fake.detach())`
                for binding in (escape.bindings & graph.bindings) - leaves):
             return None  # returned, stored, handed to an unknown callee: a later backward may be elsewhere
         if _read_by_nested_code(function, graph):
@@ -479,8 +480,8 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     """`likely`: a batch of a data loader (`real = real.to(device)` before a critic's inner loop)
     counts as free of a graph, as it very nearly always is."""
     value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
-    if value is None or loader_data(binding, function, facts):
-        return False
+    if value is None or loader_data(binding, function, facts) or binding.name in modules_by_use(function):
+        return False  # (a network the function calls `.parameters()` on is handed around, not its graph)
     if likely:
         return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)
     return not carries_no_graph(value, function, facts)
