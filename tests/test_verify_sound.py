@@ -278,6 +278,18 @@ def test_an_annotated_tensor_that_another_file_calls_is_decided_by_that_call(sou
 
 
 @needs_torch
+def test_a_part_of_a_made_up_batch_is_decided_by_the_loader_the_file_hands_over(sound_verified):
+    # fresh79's VOC boxes: the dataset yields lists, and the stand-in loader's tensors confirmed the copy.
+    verdict = _verdict(sound_verified, "box_fields.py", "boxes = torch.tensor(", "TCL008")
+    assert verdict.status == "unverified", verdict
+    assert "was a part of a made-up loader's batch, and the file calls `evaluate`" in verdict.evidence, verdict
+    lonely = _verdict(sound_verified, "lonely_box_fields.py", "boxes = torch.tensor(", "TCL008")
+    assert lonely.status == "confirmed", lonely
+    assert "assumed: `data[\"gt_boxes\"]` a part of a made-up loader's batch (no call in the linted files" \
+        in lonely.evidence, lonely
+
+
+@needs_torch
 def test_a_value_a_stood_in_package_made_refutes_nothing(sound_verified):
     # fresh29's style-transfer notebook: with torchvision missing, `target` is a no-op, not a tensor;
     # what the real transforms make decides the claim (it was refuted: "a NoOp at run time").

@@ -2536,20 +2536,26 @@ def tensor_copy_construct(job: Job) -> Outcome:
     if not isinstance(tensor, torch.Tensor):
         return _not_a_tensor(expression, sighting)
     assumed = ""
-    if sighting.stand_in_itself:
+    if sighting.stand_in_itself or standins.made_up_batch_part(tensor):
+        # A part of a made-up batch is a tensor because the stand-in loader made one: the code's own
+        # dataset may yield a list there, which the default collate keeps a list (fresh79's VOC boxes).
+        made_up = "made up as a tensor" if sighting.stand_in_itself else "a part of a made-up loader's batch"
         name = job.target.class_name or job.target.function_name or ""
         imported_by = topcalls.importers_of(job.importers, module_names(job.path), name) if name else []
         if imported_by:
             # fresh29's GPT block: `idx: torch.Tensor`, and the one file that calls it passes a list.
-            raise CannotRun(f"`{expression}` was made up as a tensor, and {Path(imported_by[0]).name} imports "
+            raise CannotRun(f"`{expression}` was {made_up}, and {Path(imported_by[0]).name} imports "
                             f"`{name}`: what its calls pass decides, and they were not run")
         site = _call_site(job)
         if site is not None:
             # fresh34's notebook Dataset: `X: torch.Tensor`, and its cells build it from NumPy arrays of
             # data never read: what that call passes decides, and it could not be made.
-            raise CannotRun(f"`{expression}` was made up as a tensor, and {site.described} shows what it is "
+            raise CannotRun(f"`{expression}` was {made_up}, and {site.described} shows what it is "
                             f"given: what it passes decides, and it could not be made")
-        assumed = (f"; assumed: `{expression}` made up as a tensor (no call in the linted files shows what "
+        if not sighting.stand_in_itself and topcalls.called_in(job.source, name):
+            raise CannotRun(f"`{expression}` was {made_up}, and the file calls `{name}`: the loader it is "
+                            f"handed there decides what its batches hold")
+        assumed = (f"; assumed: `{expression}` {made_up} (no call in the linted files shows what "
                    f"`{name}` is given)")
     else:
         assumed = _computed_from(sighting)

@@ -24,6 +24,9 @@ COMMON_SHAPES = [(2, 3, 32, 32), (2, 64, 16, 16), (2, 16, 16, 16), (2, 8, 16), (
 # what it stands for: a value that requires grad only through such leaves rests on an assumption
 # (standins.assumed_through).
 STAND_IN_MARK = "_torchcopylint_stand_in"
+# The attribute that marks a tensor of a made-up loader's batch (standins.stand_in_loader): that it is a
+# tensor at all is the stand-in's guess (a dataset may yield lists, which the collate keeps lists).
+BATCH_PART_MARK = "_torchcopylint_batch_part"
 # The classes of made-up labels and of a stand-in classifier's outputs: ten, as most code written for
 # MNIST or CIFAR-10 assumes (`torch.eye(10)[y]`, AutoAttack's nine target classes, `n_classes=10`).
 CLASSES = 10

@@ -30,7 +30,8 @@ from torch import nn
 from torchcopylint.verify import absent, datasites, samples
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
-from torchcopylint.verify.inputs import CLASSES, DEVICE_NAMES, STAND_IN_MARK, Batches, CannotRun, class_indices
+from torchcopylint.verify.inputs import (BATCH_PART_MARK, CLASSES, DEVICE_NAMES, STAND_IN_MARK, Batches, CannotRun,
+                                         class_indices)
 
 BATCH = 4
 # The attribute that marks a stand-in made as a plain leaf (the code sets `x.requires_grad = True`
@@ -1105,8 +1106,8 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
     batches = StandInLoader()
     if isinstance(unpacked, tuple):
         for _ in range(BATCHES):
-            batches.append({key: class_indices(batch, CLASSES, device) if LABEL_NAMES.match(key)
-                            else torch.randn(batch, *sample, device=device) for key in unpacked})
+            batches.append({key: _batch_part(class_indices(batch, CLASSES, device)) if LABEL_NAMES.match(key)
+                            else _batch_part(torch.randn(batch, *sample, device=device)) for key in unpacked})
         return batches
     for _ in range(BATCHES):
         inputs = torch.randn(batch, *sample, device=device) if tokens is None else \
@@ -1115,11 +1116,22 @@ def stand_in_loader(unpacked: Any, labels: str, device: str, sample: tuple = (FE
             targets = class_indices(batch, CLASSES, device)
         else:
             targets = torch.randn(batch, CLASSES, device=device)
-        extra = [torch.arange(batch, device=device)] * max(0, unpacked - 2)
+        inputs, targets = _batch_part(inputs), _batch_part(targets)
+        extra = [_batch_part(torch.arange(batch, device=device)) for _ in range(max(0, unpacked - 2))]
         if views > 1:
-            inputs = [inputs, *(torch.randn(batch, *sample, device=device) for _ in range(views - 1))]
+            inputs = [inputs, *(_batch_part(torch.randn(batch, *sample, device=device)) for _ in range(views - 1))]
         batches.append(inputs if unpacked == 1 else [inputs] if unpacked == ONE_ITEM else (inputs, targets, *extra))
     return batches
+
+
+def _batch_part(tensor: torch.Tensor) -> torch.Tensor:
+    setattr(tensor, BATCH_PART_MARK, True)
+    return tensor
+
+
+def made_up_batch_part(value: Any) -> bool:
+    """Is the value itself a tensor of a made-up loader's batch (not what the code computed from one)?"""
+    return isinstance(value, torch.Tensor) and getattr(value, BATCH_PART_MARK, False)
 
 
 # ------------------------------------------------------------------------ kinds and plans

@@ -169,6 +169,17 @@ def _callee(node: ast.expr) -> Optional[str]:
     return None
 
 
+def called_in(source: str, name: str) -> bool:
+    """Does the code call `name` anywhere (`name(...)`, `self.name(...)`, `obj.name(...)`), in a function or not?"""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == name or
+                                               isinstance(node.func, ast.Attribute) and node.func.attr == name)
+               for node in ast.walk(tree))
+
+
 def _required_parameters(function: ast.FunctionDef) -> bool:
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
