@@ -1905,6 +1905,14 @@ def test_a_gan_written_for_a_gpu_with_legacy_tensor_types_and_numpy_aliases_is_c
         "`device='cuda'` made tensors on the CPU, the verification device"))
 
 
+def test_a_step_in_the_gpu_s_mixed_precision_runs_in_the_cpu_s(scripts_verified):
+    # fresh79's course template: half latents under `torch.cuda.amp.autocast()`, which is off without CUDA
+    # ("mat1 and mat2 must have the same dtype, but got Half and Float"); the CPU's autocast casts them.
+    _assert_confirmed(scripts_verified, "gan_half_latents.py", "d_loss = disc(fake)", "TCL003", (
+        "the gradient went back through `fake` itself",
+        "the GPU's autocast ran as the CPU's, in the same precision"))
+
+
 def test_a_step_no_stand_in_fits_runs_as_the_function_the_top_level_calls_runs_it(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_built_by_caller.py", "criterion(D(fake), torch.zeros", "TCL003")
     source = scripts_verified["sources"][str(scripts_verified["project"] / "gan_built_by_caller.py")]

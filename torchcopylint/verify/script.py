@@ -325,6 +325,12 @@ def cuda_on_cpu(source: str = "") -> None:
         setattr(torch.cuda, name, _answering(f"torch.cuda.{name}", answer))
     # `with torch.cuda.device(self.device):` (a trainer's) asks for a CUDA device: on the CPU, the one there is.
     torch.cuda.device = _answering("torch.cuda.device", contextlib.nullcontext())
+    if "autocast" in source:
+        # The GPU's mixed precision (`with torch.cuda.amp.autocast():` around a step whose generator makes
+        # its latents `.half()`) is switched off without CUDA, and half inputs then meet float weights:
+        # the CPU's autocast runs the step in the same precision instead.
+        torch.autocast = torch.amp.autocast = _AutocastOnCpu
+        torch.cuda.amp.autocast = _cuda_autocast_on_cpu
     # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the
     # CPU. Only where the file names CUDA: the wrappers are Python functions, which TorchScript (in
     # code that scripts functions calling `torch.zeros`) would try to compile.
@@ -341,6 +347,23 @@ def cuda_on_cpu(source: str = "") -> None:
     # those methods when the class is built: they too run as Python, in a plain module.
     torch.jit.ScriptModule = _ScriptModuleAsPython
     torch.jit.script_method = _script_method_as_python
+
+
+class _AutocastOnCpu(torch.amp.autocast_mode.autocast):
+    """`torch.autocast("cuda", ...)` as the CPU's autocast, in float16 unless the code names a type."""
+
+    def __init__(self, device_type: str, dtype: Optional[torch.dtype] = None, enabled: bool = True,
+                 cache_enabled: Optional[bool] = None):
+        if device_type == "cuda":
+            if enabled:
+                _log.add("the GPU's autocast ran as the CPU's, in the same precision")
+            device_type, dtype = "cpu", dtype or torch.float16
+        super().__init__(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+def _cuda_autocast_on_cpu(enabled: bool = True, dtype: torch.dtype = torch.float16,
+                          cache_enabled: bool = True) -> _AutocastOnCpu:
+    return _AutocastOnCpu("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
 class _ScriptModuleAsPython(nn.Module):
