@@ -206,6 +206,43 @@ def test_a_project_module_off_the_import_path_is_pointed_at(tmp_path: Path):
     assert "not installed" not in message
 
 
+def test_a_project_module_spelled_in_other_case_is_found_in_the_project_only(tmp_path: Path):
+    from torchcopylint.verify.importing import OtherCaseFinder
+
+    _touch(tmp_path / "resnet.py")
+    _touch(tmp_path / "Models" / "__init__.py")
+    _touch(tmp_path / "exact.py")
+    notes = []
+    finder = OtherCaseFinder(str(tmp_path), notes.append)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "path", [str(tmp_path), str(Path(json.__file__).parent.parent)])
+        assert Path(finder.find_spec("ResNet").origin).name == "resnet.py"
+        package = finder.find_spec("models")
+        assert Path(package.origin).parent.name == "Models" and package.submodule_search_locations
+        assert finder.find_spec("exact") is None, "spelled as the file is: the import system's to find"
+        assert finder.find_spec("JSON") is None, "outside the project: not looked for"
+    assert notes[0].startswith("`ResNet` was imported from resnet.py, spelled in other letter case"), notes
+
+
+@needs_torch
+def test_a_script_importing_its_sibling_in_other_case_is_verified(tmp_path: Path):
+    # fresh79's distillation project, written on macOS: `from ResNet import ResNet` of resnet.py.
+    (tmp_path / "nets.py").write_text(
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(4, 1)\n\n    def forward(self, x):\n        return self.fc(x)\n",
+        encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom Nets import Net\n\nnet = Net()\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "losses = []\nfor step in range(100):\n    loss = net(torch.randn(8, 4)).pow(2).mean()\n"
+        "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    losses.append(loss)\n",
+        encoding="utf-8")
+    result = run_torchcopylint("check", "--no-cache", "--verify", "--output-format", "json", "train.py",
+                               cwd=tmp_path, timeout=300)
+    found = [d for d in json.loads(result.stdout) if d["code"] == "TCL007"]
+    assert found and found[0]["verdict"]["status"] == "confirmed", result.stdout
+    assert "`Nets` was imported from nets.py, spelled in other letter case" in found[0]["verdict"]["evidence"]
+
+
 def test_an_installed_package_that_fails_inside_is_not_called_missing(tmp_path: Path):
     error = ModuleNotFoundError("No module named 'json.not_a_submodule'", name="json.not_a_submodule")
     message = describe_failure(error, str(_touch(tmp_path / "x.py")))

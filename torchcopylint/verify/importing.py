@@ -437,6 +437,41 @@ def _unimportable_top_level(error: ImportError) -> Optional[str]:
     return None if spec is not None else top
 
 
+class OtherCaseFinder:
+    """Finds a module of the project whose file is spelled in other letter case than the import
+    (`from ResNet import ResNet` of `resnet.py`): the project was written where the file system
+    does not tell case apart (macOS, Windows), and imports there. Asked last, after the import
+    system found nothing, and only in the project's folders; `note` says each one it found."""
+
+    def __init__(self, root: str, note) -> None:
+        self.root = os.path.abspath(root)
+        self.note = note
+
+    def find_spec(self, name: str, path=None, target=None):
+        last = name.rpartition(".")[2]
+        folders = list(path) if path is not None else [entry or os.getcwd() for entry in sys.path]
+        for folder in folders:
+            folder = os.path.abspath(folder)
+            if not (folder == self.root or folder.startswith(self.root + os.sep)) or not os.path.isdir(folder):
+                continue
+            for entry in sorted(os.listdir(folder)):
+                stem = entry.removesuffix(".py") if entry.endswith(".py") else entry
+                if stem == last or stem.lower() != last.lower():
+                    continue
+                found = os.path.join(folder, entry)
+                if entry.endswith(".py") and os.path.isfile(found):
+                    spec = importlib.util.spec_from_file_location(name, found)
+                elif os.path.isfile(os.path.join(found, "__init__.py")):
+                    spec = importlib.util.spec_from_file_location(name, os.path.join(found, "__init__.py"),
+                                                                  submodule_search_locations=[found])
+                else:
+                    continue
+                self.note(f"`{name}` was imported from {os.path.relpath(found, self.root)}, spelled in other "
+                          f"letter case: the project was written where file names do not tell case apart")
+                return spec
+        return None
+
+
 def _holds_module(folder: str, name: str) -> bool:
     return os.path.isfile(os.path.join(folder, f"{name}.py")) or os.path.isdir(os.path.join(folder, name))
 
