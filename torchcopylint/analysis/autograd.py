@@ -328,14 +328,20 @@ class GradFlow:
                 if param.default is not None and not self._never(param.default, function, None, 0, True):
                     return False
                 continue
-            if not self.facts.grad_enabled_at(caller, statement) or self._never(passed, caller, statement, 0, True):
-                continue
-            item = _accessed_name(passed)  # `images`, `images.to(device)`, `images[0]`
-            loops = caller.bindings_at(item) if item is not None else ()
-            if not loops or not all(binding.kind == "loop" and _iterates_data(binding, caller) for binding in loops) \
-                    or self.origin(passed, caller, statement, POSSIBLE) is not None:
+            if not self._passes_data(passed, caller, statement):
                 return False
         return True
+
+    def _passes_data(self, passed: cst.BaseExpression, caller: FunctionFacts, statement: cst.CSTNode) -> bool:
+        """Is what a call passes very likely data, with no graph: made under no-grad, or something that
+        needs no grad (a batch of a loader), or an item of what a loop of the caller iterates that
+        nothing in sight gives a graph (`for images, labels in dataset.batches()`)?"""
+        if not self.facts.grad_enabled_at(caller, statement) or self._never(passed, caller, statement, 0, True):
+            return True
+        item = _accessed_name(passed)  # `images`, `images.to(device)`, `images[0]`
+        loops = caller.bindings_at(item) if item is not None else ()
+        return bool(loops) and all(binding.kind == "loop" and _iterates_data(binding, caller) for binding in loops) \
+            and self.origin(passed, caller, statement, POSSIBLE) is None
 
     def only_an_argument(self, expr: cst.BaseExpression, function: FunctionFacts,
                          statement: Optional[cst.CSTNode] = None) -> bool:
@@ -1282,20 +1288,23 @@ class GradFlow:
                    and self._computed_from(binding, param, function, 0) for binding in function.bindings)
 
     def _out_of_sight(self, param: Binding, function: FunctionFacts, handovers: int = 0) -> bool:
-        """Does no call in the file show what the argument is? No call of the function, or each call
-        passes on an argument of its caller (or an item of one) that is out of sight in the same way:
-        the wrappers of an attack (`__call__(self, images)` returning `self.attack(images)`,
-        `make_adv(model, images)` calling `fgsm(model, images)`)."""
+        """Does no call in the file show a graph in the argument? No call of the function, or each call
+        passes on an argument of its caller (or an item of one) that is out of sight in the same way
+        (the wrappers of an attack: `__call__(self, images)` returning `self.attack(images)`,
+        `make_adv(model, images)` calling `fgsm(model, images)`), or passes data (`_passes_data`: an
+        evaluation loop's `pgd_attack(model, images, labels)` over its loader's batches)."""
         sites = self.facts.call_sites_of(function)
         if not sites:
             return True
         if handovers >= MAX_HANDOVERS or type(param.statement) is not cst.Param \
                 or type(function.node) is not cst.FunctionDef:
             return False
-        for caller, call, _ in sites:
+        for caller, call, statement in sites:
             passed = passed_for_parameter(call, function.node, param.statement)
             if passed is PASSED_UNKNOWN or passed is None:
                 return False
+            if self._passes_data(passed, caller, statement):
+                continue
             params = self._parameters_passed_on(passed, caller)
             if not params or not all(self._out_of_sight(binding, caller, handovers + 1) for binding in params):
                 return False
