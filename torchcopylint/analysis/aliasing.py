@@ -1016,7 +1016,9 @@ class FunctionWalker:
                     self._escape(value, state, "put in a container")
                     if type(target.value) is cst.Name:
                         self._hold(target.value, value, state, _constant_key(target))
-                elif type(value) is cst.Call:
+                elif type(value) is cst.Call and container is Tensorness.SURE:
+                    # Only likely a tensor (a network's `forward(self, noised_and_cover)`): it may be a
+                    # list, which keeps the clone itself.
                     self._note_stored_copy(target, value, state)
 
     def _note_stored_copy(self, target: cst.Subscript, value: cst.Call, state: FlowState) -> None:
