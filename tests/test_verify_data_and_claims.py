@@ -953,3 +953,13 @@ def test_a_one_dimensional_convolution_teaches_sequences_of_the_channels_it_take
     # Not the stand-in samples' shape: another tensor of the code, which says nothing of them.
     assert plan.learn_side(RuntimeError("Given groups=1, weight of size [64, 40, 3], expected input[4, 5, 64] "
                                         "to have 40 channels, but got 5 channels instead")) is None
+
+
+def test_a_network_named_for_mnist_is_no_dataset_of_its_family():
+    # fresh80's adversarial autoencoders: `bm.Encoder_MNIST(ndim).to(device)` was taken for a dataset.
+    from torchcopylint.verify.datasites import known_dataset
+
+    assert [known_dataset(name) for name in ("FashionMNIST", "ChestMNIST", "MovingMNIST", "CIFAR10")] == \
+        ["FashionMNIST", "MNIST", "MNIST", "CIFAR10"]
+    assert [known_dataset(name) for name in ("Encoder_MNIST", "CNN_MNIST", "LeNetMNIST", "DiscriminatorMNIST",
+                                             "VAEMNIST")] == [None] * 5

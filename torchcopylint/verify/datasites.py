@@ -68,7 +68,12 @@ def known_dataset(name: str) -> Optional[str]:
     come from the transforms, as any known dataset's may)."""
     if name in KNOWN_DATASETS:
         return name
-    return "MNIST" if name.endswith("MNIST") and name.isidentifier() else None
+    family = name.endswith("MNIST") and name.isidentifier() and not MNIST_NETWORK.search(name.removesuffix("MNIST"))
+    return "MNIST" if family else None
+
+
+# What a name of the MNIST family is not: a network made for it (`Encoder_MNIST`, `CNN_MNIST`, `LeNetMNIST`).
+MNIST_NETWORK = re.compile(r"_|Net|Encoder|Decoder|Discriminator|Generator|Critic|Classifier|Model|CNN|MLP|GAN|AE$")
 
 def _known_by_name(known: Optional[str], called: str) -> bool:
     """Is the dataset one of torchvision's, called by its own name (`FashionMNIST`, `CIFAR10`; not
