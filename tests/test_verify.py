@@ -218,7 +218,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
-                    "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py")
+                    "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py")
 
 
 @pytest.fixture(scope="module")
@@ -268,6 +268,11 @@ CONFIRMED_ON_STAND_INS = [
                  ["every iteration's graph stays alive", "`loader = DataLoader(...)` over `FaceArray(...)` "
                   "(line 26): 4 batches of 4", "without labels"],
                  id="a-dataset-class-over-an-array-not-read"),
+    # `if i >= len(loader) // 5: break` left the loop after one pass over four stand-in batches: the next
+    # try's loader reports a real length.
+    pytest.param("stepped_fraction.py", "epoch_loss += loss / len(train_loader)", "TCL007",
+                 ["every iteration's graph stays alive", "`len()` of a stand-in loader gave 100"],
+                 id="a-loop-left-at-a-fraction-of-the-loader"),
     # `assert image.size(0) == 1`: the stand-in batch holds one image (with four, the assertion stopped it).
     pytest.param("one_image_attack.py", "saliency = adversarial.clone().detach()", "TCL005",
                  ["as written records CloneBackward0", "on (1, 8) float32"], id="one-sample-at-a-time"),

@@ -93,13 +93,16 @@ LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_
                                 r"|index \d+ is out of bounds for dimension 0 with size \d+")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 LONG_LOADER_LENGTH = 100  # a stand-in loader's `len()` after a run divided by a fraction of BATCHES (zero)
-ZERO_DIVISION = re.compile(r"ZeroDivisionError|division by zero|modulo by zero")
+# A run cut short by a fraction of a stand-in loader's length, which BATCHES made zero: divided by it
+# (`batch % (len(loader) // 10)`), or a loop left at it (`max_steps = len(loader) // 5`, then `if i >=
+# max_steps: break`, after one pass: TCL007's accumulation ran once).
+SHORT_LENGTH = re.compile(r"ZeroDivisionError|division by zero|modulo by zero|the accumulation ran 1 time\(s\)")
 
 
 def long_length_note(loader: str, batches: int) -> str:
     """What the evidence says of a stand-in loader that reported LONG_LOADER_LENGTH."""
-    return (f"`len()` of {loader} gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier run divided "
-            f"by a part of {batches} that came to zero), though it yields {batches} batches")
+    return (f"`len()` of {loader} gave {LONG_LOADER_LENGTH}, a length real data would give (an earlier run was cut "
+            f"short by a part of {batches} that came to zero), though it yields {batches} batches")
 # Image sides a stand-in batch for a convolutional network takes when nothing says the data's, and the
 # larger ones probed when none of those runs the network (verify/inputs.py's LARGE_SIDES, and 512).
 USUAL_SIDES = (64, 32, 28)
@@ -612,8 +615,8 @@ class DataPlan:
         return _shape_text(shape) + (f" (for {why})" if why else "")
 
     def needs_long_loaders(self, error: BaseException) -> bool:
-        """Did the run divide by a fraction of a stand-in loader's length, which BATCHES made zero?"""
-        return self.length_read and not self.long_loaders and ZERO_DIVISION.search(str(error)) is not None
+        """Was the run cut short by a fraction of a stand-in loader's length, which BATCHES made zero?"""
+        return self.length_read and not self.long_loaders and SHORT_LENGTH.search(str(error)) is not None
 
     def describe(self, site: DataSite, text: str) -> None:
         label = site.label.replace(f"(line {site.line})", f"({self.place(site.line)})") if self.place \

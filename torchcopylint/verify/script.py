@@ -41,7 +41,7 @@ from torch import nn
 from torchcopylint.verify import amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed, UnknownArgumentUsed
 from torchcopylint.verify.batches import (BATCH_MISMATCH, LONG_LOADER_LENGTH, SHAPE_MISMATCH, SMALL_BATCH,
-                                             ZERO_DIVISION, DataPlan, long_length_note)
+                                             SHORT_LENGTH, DataPlan, long_length_note)
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -168,7 +168,7 @@ def learn_from(text: str) -> bool:
         _two_classes = True
         return True
     if any(plan.needs_long_loaders(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)) or (
-            _log.argument_loader_length_read and not _long_loaders and ZERO_DIVISION.search(text)):
+            _log.argument_loader_length_read and not _long_loaders and SHORT_LENGTH.search(text)):
         _long_loaders = True
         return True
     for plan in _log.plans:
