@@ -1910,7 +1910,7 @@ def test_a_step_in_the_gpu_s_mixed_precision_runs_in_the_cpu_s(scripts_verified)
     # ("mat1 and mat2 must have the same dtype, but got Half and Float"); the CPU's autocast casts them.
     _assert_confirmed(scripts_verified, "gan_half_latents.py", "d_loss = disc(fake)", "TCL003", (
         "the gradient went back through `fake` itself",
-        "the GPU's autocast ran as the CPU's, in the same precision"))
+        "the GPU's autocast ran as the CPU's, in bfloat16"))
 
 
 def test_a_step_no_stand_in_fits_runs_as_the_function_the_top_level_calls_runs_it(scripts_verified):
