@@ -1016,9 +1016,7 @@ class FunctionWalker:
                     self._escape(value, state, "put in a container")
                     if type(target.value) is cst.Name:
                         self._hold(target.value, value, state, _constant_key(target))
-                elif type(value) is cst.Call and container is Tensorness.SURE:
-                    # Only likely a tensor (a network's `forward(self, noised_and_cover)`): it may be a
-                    # list, which keeps the clone itself.
+                elif type(value) is cst.Call and not self._argument_as_passed(target.value, container, state):
                     self._note_stored_copy(target, value, state)
 
     def _note_stored_copy(self, target: cst.Subscript, value: cst.Call, state: FlowState) -> None:
@@ -1851,6 +1849,13 @@ class FunctionWalker:
             for held, events in previous.held.items():
                 held_events[held] = held_events.get(held, frozenset()) | events
         self.facts.reads[name] = Read(name, self._statement, bindings, events_since, use, named_events, held_events)
+
+    def _argument_as_passed(self, target: cst.BaseExpression, tensorness: Tensorness, state: FlowState) -> bool:
+        """Is `target` an argument, as it was passed, that is only likely a tensor (a network's
+        `forward(self, noised_and_cover)`)? It may be a list, whose item assignment keeps the object.
+        A clone of one (`adv = x.clone()`) is surely a tensor."""
+        return tensorness is not Tensorness.SURE and type(target) is cst.Name and \
+            any(binding.kind == "param" for binding in state.lookup(target.value))
 
     def _name_tensorness(self, name: cst.Name, state: FlowState) -> Tensorness:
         bindings = state.lookup(name.value)
