@@ -1375,6 +1375,8 @@ class GradFlow:
         func = call.func
         if _image_to_tensor(func):
             return True  # a new tensor made from an image or an array: never one that requires grad
+        if type(func) is cst.Name and self._legacy_type_alias(func, function):
+            return True  # `Tensor(n, 1).fill_(1.0)` after `Tensor = torch.cuda.FloatTensor if cuda else ...`
         qualified = self.facts.names.qualified_name(func)
         if qualified is not None:
             module, _, name = qualified.rpartition(".")
@@ -1432,6 +1434,23 @@ class GradFlow:
         return self._never(func.value, function, statement, depth + 1, likely) and (
             method in RECEIVER_ONLY_METHODS
             or all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args))
+
+    def _legacy_type_alias(self, name: cst.Name, function: FunctionFacts) -> bool:
+        """Is the name bound, wherever a read of it may see, only to the legacy tensor types (`type_tensor =
+        torch.cuda.FloatTensor`, `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`)? They
+        take no `requires_grad`: what they make never requires grad."""
+        _, bindings = self.facts.reaching(name, function)
+        values = [binding.value for binding in bindings if binding.kind == "assign"]
+        if not values or len(values) != len(bindings):
+            return False
+        choices = [part for value in values
+                   for part in ((value.body, value.orelse) if type(value) is cst.IfExp else (value,))]
+        for choice in choices:
+            qualified = self.facts.names.qualified_name(choice) or ""
+            module, _, type_name = qualified.rpartition(".")
+            if module not in ("torch", "torch.cuda") or type_name not in LEGACY_TYPES:
+                return False
+        return True
 
     def _switched_off_network(self, call: cst.Call, function: FunctionFacts, depth: int, likely: bool) -> bool:
         """`fake = netG(z)` after `netG.requires_grad_(False)` (or `p.requires_grad_(False)` over its
