@@ -1024,6 +1024,8 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                 print("imread:", error)
         adam = torch.optim.Adam(net.parameters(), lr=1e-4, betas=(0, 0.9))
         print("betas:", adam.param_groups[0]["betas"], torch.optim.Adam(net.parameters()).param_groups[0]["betas"])
+        positional = torch.optim.Adam(net.parameters(), 0.0002, [0, 0.9])  # a course's GAN template (fresh79)
+        print("positional betas:", positional.param_groups[0]["betas"])
         try:
             import pandas
         except ImportError:
@@ -1061,7 +1063,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         assert part in out, out
     assert "without SciPy" in out or "`scipy.misc.imsave` (removed in SciPy 1.2) wrote no image" in out, out
     assert "without SciPy" in out or "imread: --verify never reads the user's data: the code read the image" in out, out
-    assert "betas: (0.0, 0.9) (0.9, 0.999)" in out, out
+    assert "betas: (0.0, 0.9) (0.9, 0.999)" in out and "positional betas: (0.0, 0.9)" in out, out
     assert "`Adam(..., betas=(0, 0.9))` read its integer betas as floats" in out, out
     assert "schedulers: 3 10" in out, out
     assert "without pandas" in out or "table written: writes to CIFAR10_loss/losses.csv went to memory" in out, out

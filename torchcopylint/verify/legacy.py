@@ -370,13 +370,19 @@ def _integer_betas(optim) -> None:
             continue
 
         def reads_integer_betas(self, *args, today=today, name=optimizer.__name__, **kwargs):
-            betas = kwargs.get("betas")
+            # `betas=(0, 0.9)`, or third positionally: `Adam(params, 0.0002, [0, 0.9])`.
+            positional = "betas" not in kwargs and len(args) > 2
+            betas = args[2] if positional else kwargs.get("betas")
             if isinstance(betas, (tuple, list)) and any(type(beta) is int for beta in betas):
                 from torchcopylint.verify import script
 
                 script.note(f"`{name}(..., betas={tuple(betas)})` read its integer betas as floats, as torch did "
                             f"before it refused a mix of ints and floats")
-                kwargs["betas"] = tuple(float(beta) if type(beta) is int else beta for beta in betas)
+                floats = tuple(float(beta) if type(beta) is int else beta for beta in betas)
+                if positional:
+                    args = (*args[:2], floats, *args[3:])
+                else:
+                    kwargs["betas"] = floats
             today(self, *args, **kwargs)
 
         reads_integer_betas.reads_integer_betas = True
