@@ -1130,8 +1130,10 @@ def _batch_part(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def made_up_batch_part(value: Any) -> bool:
-    """Is the value itself a tensor of a made-up loader's batch (not what the code computed from one)?"""
-    return isinstance(value, torch.Tensor) and getattr(value, BATCH_PART_MARK, False)
+    """Is the value a tensor of a made-up loader's batch, or a view of one (`batch["X"].squeeze()`), not
+    what the code computed from one?"""
+    return isinstance(value, torch.Tensor) and any(getattr(tensor, BATCH_PART_MARK, False)
+                                                   for tensor in (value, value._base) if tensor is not None)
 
 
 # ------------------------------------------------------------------------ kinds and plans
