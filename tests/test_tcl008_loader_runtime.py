@@ -137,3 +137,18 @@ def test_a_loader_known_by_name_in_a_file_with_a_collate_of_its_own_is_not_assum
     assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
     default = source.replace("collate_fn=generate_batch, ", "")
     assert [d.location.line for d in lint_source(default, "example.py") if d.code == "TCL008"] == [11]
+
+
+def test_a_loader_known_by_name_in_a_file_importing_a_loader_class_of_its_own_is_not_assumed_default():
+    """fresh82's word2vec: `train_dataloader: DataLoader` of the project's own `DataLoader`, which yields
+    NumPy arrays: `torch.tensor(X)` converts them."""
+    source = (
+        "import torch\nfrom word2vec.common import DataLoader\n\n\n"
+        "def train(model, train_dataloader: DataLoader):\n"
+        "    for batch in train_dataloader:\n"
+        "        X, y = batch['X'], batch['Y']\n"
+        "        print(model(torch.tensor(X)), y)\n"
+    )
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
+    torch_loader = source.replace("from word2vec.common import DataLoader", "from torch.utils.data import DataLoader")
+    assert [d.location.line for d in lint_source(torch_loader, "example.py") if d.code == "TCL008"] == [8]

@@ -90,17 +90,25 @@ class DataLoaders:
     def _by_name(self, name: str, shown: str) -> Optional[Loader]:
         """A loader known only by its name (`train_loader`), unless the file makes loaders whose batches
         are not the default collate's: a loader class of its own that iterates as it likes (a DataLoader
-        subclass with `__iter__`), or a `DataLoader(..., collate_fn=...)`: the loader a function is handed
-        may be that one (`train(data_loader)` called with the loader of `collate_fn=generate_batch`, whose
-        labels are a list), and a name then says nothing of what a batch is."""
+        subclass with `__iter__`), a `DataLoader(..., collate_fn=...)`, or a loader class it imports from
+        elsewhere than torch: the loader a function is handed may be that one (`train(data_loader)` called
+        with the loader of `collate_fn=generate_batch`, whose labels are a list), and a name then says
+        nothing of what a batch is."""
         if not _reads_as_loader(name):
             return None
         if self._batches_of_its_own is None:
+            module = self.facts.function_facts(self.facts.module)
             self._batches_of_its_own = any(
                 "__iter__" in owner.methods and any("loader" in base.lower() for base in [owner.name, *owner.base_names])
                 for owner in self.facts.classes.values()) or any(
                 not _built(call, "").default_collate for call in self.facts.calls
-                if self.names.qualified_name(call.func) in DATALOADER_CLASSES)
+                if self.names.qualified_name(call.func) in DATALOADER_CLASSES) or any(
+                # `from word2vec.common import DataLoader`: a loader class of the project or of another
+                # library (a graph library's batches, arrays), which the name may stand for. (A subclass
+                # named so, `CachedDataLoader`, is torch's DataLoader still, as when it is built in sight.)
+                binding.kind == "import" and "loader" in binding.name.lower() and binding.name not in self.names.aliases
+                and (binding.name == "DataLoader" or not binding.name.endswith("DataLoader"))
+                for binding in module.bindings)
         return None if self._batches_of_its_own else Loader(shown)
 
     # ----------------------------------------------------------------- queries
