@@ -199,6 +199,28 @@ def test_a_text_corpus_of_the_project_reads_as_made_up_words(tmp_path: Path):
     assert "the text file corpus.txt was read as 20,028 characters of made-up words" in lines[2]
 
 
+def test_a_list_of_names_reads_as_made_up_lowercase_words_one_a_line(tmp_path: Path):
+    # fresh82's makemore course: `names.txt` split into words, whose letters and "." index a table of 27.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
+    (project / "names.txt").write_text("emma\nolivia\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        from torchcopylint.verify import sandbox
+        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
+        words = open({str(project / "names.txt")!r}, "r").read().splitlines()
+        print(len(words) > 1000, "emma" in words, all(w.isalpha() and w.islower() for w in words))
+        print(len(set("".join(words))) <= 26)
+        print(sandbox.events())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["True False True", "True"], lines
+    assert "the word list names.txt was read as 2,000 made-up lowercase words, one a line" in lines[2]
+
+
 def test_the_training_loop_of_a_function_the_top_level_calls_is_limited_too():
     from torchcopylint.verify.datasites import limit_loops
 

@@ -241,9 +241,16 @@ def _guarded_open(file, mode="r", *args, **kwargs):
         _state.events.append(f"the MNIST file {relative} was read as {images.mnist_idx_said(real)}")
         return io.BytesIO(images.mnist_idx(real))
     if real.lower().endswith(TEXT_SUFFIXES) and "b" not in mode:
-        # A corpus a character or word model trains on (a course's `shakespeare_train.txt`): made-up text.
-        text = made_up_text()
-        _state.events.append(f"the text file {relative} was read as {len(text):,} characters of made-up words")
+        # A corpus a character or word model trains on (a course's `shakespeare_train.txt`): made-up text;
+        # a list of names or words (makemore's `names.txt`, whose 26 letters and "." a model's table of 27
+        # rows reads), one lowercase word a line.
+        if WORD_LIST.search(os.path.basename(real)):
+            text = made_up_word_list()
+            _state.events.append(f"the word list {relative} was read as {text.count(chr(10)):,} made-up lowercase "
+                                 f"words, one a line")
+        else:
+            text = made_up_text()
+            _state.events.append(f"the text file {relative} was read as {len(text):,} characters of made-up words")
         return io.StringIO(text)
     _state.events.append(f"the code tried to read {relative}")
     raise UserDataRead(f"--verify never reads the user's data: the code opened {relative}")
@@ -262,6 +269,17 @@ def _stands_in_for(path) -> bool:
 WORDS = ("the", "of", "and", "to", "in", "a", "that", "is", "was", "he", "for", "it", "with", "as", "his", "on",
          "be", "at", "by", "i", "this", "had", "not", "are", "but", "from", "or", "have", "an", "they", "which",
          "one", "you", "were", "her", "all", "she", "there", "would", "their", "we", "him", "been", "has", "when")
+
+
+# A text file's name that says it lists names or words, one a line.
+WORD_LIST = re.compile(r"(?i)names?|words?|vocab")
+
+
+@functools.lru_cache(maxsize=1)
+def made_up_word_list(count: int = 2_000) -> str:
+    """Common lowercase words, one a line, the same on every run."""
+    draw = random.Random(0)
+    return "\n".join(draw.choice(WORDS) for _ in range(count)) + "\n"
 
 
 @functools.lru_cache(maxsize=1)
