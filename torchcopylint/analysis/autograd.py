@@ -775,7 +775,7 @@ class GradFlow:
             answers = set()
             for binding in bindings:
                 if binding.kind == "param" and (_network_name(binding.name)
-                                                or binding.name in self._used_as_modules(function)):
+                                                or binding.name in self.used_as_modules(function)):
                     answers.add(f"a network passed in as `{binding.name}` does")
                 elif binding.kind in ("assign", "walrus") and binding.value is not None:
                     answers.add(self._network_made_by(binding.value, binding.name, function, depth))
@@ -797,7 +797,7 @@ class GradFlow:
                 None if None in answers else "a network does")
         return None
 
-    def _used_as_modules(self, function: FunctionFacts) -> frozenset:
+    def used_as_modules(self, function: FunctionFacts) -> frozenset:
         """Names the function calls a module-only method on (`clf.eval()`, `f.parameters()`)."""
         found = self._modules_by_use.get(function.node)
         if found is None:

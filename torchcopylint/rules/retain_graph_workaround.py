@@ -28,7 +28,7 @@ from torchcopylint.analysis.keeping import file_callee_may_keep, graph_left_alon
 from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.tensors import reads_as_network
 from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import built_by_torch_nn, module_key, modules_by_use
+from torchcopylint.analysis.training import built_by_torch_nn, module_key
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import without_trailing_comma
 
@@ -480,8 +480,10 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     """`likely`: a batch of a data loader (`real = real.to(device)` before a critic's inner loop)
     counts as free of a graph, as it very nearly always is."""
     value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
-    if value is None or loader_data(binding, function, facts) or binding.name in modules_by_use(function):
-        return False  # (a network the function calls `.parameters()` on is handed around, not its graph)
+    if value is None or loader_data(binding, function, facts):
+        return False
+    if binding.name in facts.autograd.used_as_modules(function):
+        return False  # a network the function calls `.parameters()` on is handed around, not its graph
     if likely:
         return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)
     return not carries_no_graph(value, function, facts)
