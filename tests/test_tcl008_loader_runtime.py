@@ -152,3 +152,6 @@ def test_a_loader_known_by_name_in_a_file_importing_a_loader_class_of_its_own_is
     assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
     torch_loader = source.replace("from word2vec.common import DataLoader", "from torch.utils.data import DataLoader")
     assert [d.location.line for d in lint_source(torch_loader, "example.py") if d.code == "TCL008"] == [8]
+    # A function of the project that makes loaders (fresh80's `get_cifar10_dataloaders`) is no loader class.
+    maker = source.replace("from word2vec.common import DataLoader", "from utils.data import get_dataloaders")
+    assert [d.location.line for d in lint_source(maker, "example.py") if d.code == "TCL008"] == [8]

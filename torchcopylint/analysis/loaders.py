@@ -106,7 +106,8 @@ class DataLoaders:
                 # `from word2vec.common import DataLoader`: a loader class of the project or of another
                 # library (a graph library's batches, arrays), which the name may stand for. (A subclass
                 # named so, `CachedDataLoader`, is torch's DataLoader still, as when it is built in sight.)
-                binding.kind == "import" and "loader" in binding.name.lower() and binding.name not in self.names.aliases
+                binding.kind == "import" and binding.name[:1].isupper() and "loader" in binding.name.lower()
+                and binding.name not in self.names.aliases
                 and (binding.name == "DataLoader" or not binding.name.endswith("DataLoader"))
                 for binding in module.bindings)
         return None if self._batches_of_its_own else Loader(shown)
