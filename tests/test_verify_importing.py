@@ -224,25 +224,6 @@ def test_a_project_module_spelled_in_other_case_is_found_in_the_project_only(tmp
     assert notes[0].startswith("`ResNet` was imported from resnet.py, spelled in other letter case"), notes
 
 
-def test_the_project_imported_under_its_old_folder_name_is_its_root(tmp_path: Path):
-    # fresh81's normalizing flows: `from VAE_with_normalizing_flows.VAE_with_flows import ...` in a clone
-    # named after the repository.
-    from torchcopylint.verify.importing import RenamedRootFinder
-
-    (tmp_path / "train.py").write_text("from old_name.flows import Flow\nfrom old_name.utils.data import load\n",
-                                       encoding="utf-8")
-    _touch(tmp_path / "flows.py")
-    _touch(tmp_path / "utils" / "data.py")
-    (tmp_path / "other.py").write_text("import absent_lib.core\n", encoding="utf-8")
-    notes = []
-    finder = RenamedRootFinder(str(tmp_path), notes.append)
-    spec = finder.find_spec("old_name")
-    assert spec is not None and spec.submodule_search_locations == [str(tmp_path)], spec
-    assert "`old_name` is the project's own folder" in notes[0] and "`flows`, `utils`" in notes[0], notes
-    assert finder.find_spec("absent_lib") is None, "`core` is not at the project's root"
-    assert finder.find_spec("old_name", path=[str(tmp_path)]) is None, "a submodule is the import system's"
-
-
 @needs_torch
 def test_a_script_importing_its_sibling_in_other_case_is_verified(tmp_path: Path):
     # fresh79's distillation project, written on macOS: `from ResNet import ResNet` of resnet.py.
@@ -260,15 +241,6 @@ def test_a_script_importing_its_sibling_in_other_case_is_verified(tmp_path: Path
     found = [d for d in json.loads(result.stdout) if d["code"] == "TCL007"]
     assert found and found[0]["verdict"]["status"] == "confirmed", result.stdout
     assert "`Nets` was imported from nets.py, spelled in other letter case" in found[0]["verdict"]["evidence"]
-
-    # The same project imported under the name its folder had where it was written.
-    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text(encoding="utf-8").replace(
-        "from Nets import Net", "from old_project.nets import Net"), encoding="utf-8")
-    result = run_torchcopylint("check", "--no-cache", "--verify", "--output-format", "json", "train.py",
-                               cwd=tmp_path, timeout=300)
-    found = [d for d in json.loads(result.stdout) if d["code"] == "TCL007"]
-    assert found and found[0]["verdict"]["status"] == "confirmed", result.stdout
-    assert "`old_project` is the project's own folder" in found[0]["verdict"]["evidence"]
 
 
 def test_an_installed_package_that_fails_inside_is_not_called_missing(tmp_path: Path):

@@ -107,8 +107,7 @@ def main(job_path: str, results_path: str) -> int:
         from torchcopylint.verify.absent import AbsentPackageUsed
         from torchcopylint.verify.experiments import EXPERIMENTS, CannotRun, Job, call_sites
         from torchcopylint.verify import sandbox
-        from torchcopylint.verify.importing import (OtherCaseFinder, RenamedRootFinder, describe_error, enter,
-                                                     import_context, project_root)
+        from torchcopylint.verify.importing import OtherCaseFinder, describe_error, enter, import_context, project_root
         from torchcopylint.verify.inputs import Factories
     except ImportError as error:
         for diagnosis in job["diagnostics"]:
@@ -162,7 +161,6 @@ def main(job_path: str, results_path: str) -> int:
         root = folder  # a marker at / or in the home folder does not make all of it the project
     sandbox.install(root, job["path"])
     sys.meta_path.append(OtherCaseFinder(root, script.note))  # `import ResNet` of the project's resnet.py
-    sys.meta_path.append(RenamedRootFinder(root, script.note))  # the project imported under its old folder's name
     factories = Factories(job.get("factories", {}))
     for diagnosis in job["diagnostics"]:
         experiment = EXPERIMENTS.get(diagnosis["code"])

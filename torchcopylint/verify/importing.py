@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
-import importlib.machinery
 import importlib.util
 import os
 import re
@@ -471,54 +470,6 @@ class OtherCaseFinder:
                           f"letter case: the project was written where file names do not tell case apart")
                 return spec
         return None
-
-
-class RenamedRootFinder:
-    """Finds the project's own folder imported under the name it had where it was written (`from
-    VAE_with_normalizing_flows.VAE_with_flows import ...` in a clone named after the repository): a
-    top-level name that nothing else provides, whose every submodule the project's files import
-    (`name.sub`) is a file or package at the project root. The root then stands for that package;
-    `note` says so."""
-
-    MAX_FILES = 300  # the project's Python files read for the submodules imported under a name
-
-    def __init__(self, root: str, note) -> None:
-        self.root = os.path.abspath(root)
-        self.note = note
-        self._imported: dict = {}  # name -> the submodules the project's files import under it
-
-    def find_spec(self, name: str, path=None, target=None):
-        if path is not None or "." in name or not name.isidentifier():
-            return None
-        if name not in self._imported:
-            self._imported[name] = self._imported_under(name)
-        submodules = self._imported[name]
-        if not submodules or not all(_holds_module(self.root, sub) for sub in submodules):
-            return None
-        self.note(f"`{name}` is the project's own folder, imported under the name it had where it was written: "
-                  f"its {', '.join(f'`{sub}`' for sub in sorted(submodules))} are at the project's root")
-        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-        spec.submodule_search_locations = [self.root]
-        return spec
-
-    def _imported_under(self, name: str) -> set:
-        pattern = re.compile(rf"^\s*(?:from|import)\s+{re.escape(name)}\.(\w+)", re.MULTILINE)
-        found: set = set()
-        for count, path in enumerate(_python_files(self.root)):
-            if count >= self.MAX_FILES:
-                break
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    found.update(pattern.findall(handle.read()))
-            except OSError:
-                continue
-        return found
-
-
-def _python_files(root: str):
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(f for f in folders if not f.startswith((".", "__")) and f not in SKIPPED)
-        yield from (os.path.join(folder, file) for file in sorted(files) if file.endswith(".py"))
 
 
 def _holds_module(folder: str, name: str) -> bool:
