@@ -779,3 +779,21 @@ def test_children_running_at_once_share_the_cpus(monkeypatch):
     assert (torch_threads(2), torch_threads(1), torch_threads(7)) == (1, 2, 1)
     monkeypatch.setattr(parallel, "default_jobs", lambda: 64)
     assert (torch_threads(2), torch_threads(32)) == (MOST_TORCH_THREADS, 2)
+
+
+def test_one_flagged_file_gets_the_threads_of_every_child_that_does_not_start(monkeypatch):
+    from torchcopylint import parallel
+    from torchcopylint.verify import runner
+
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    given = []
+    monkeypatch.setattr(runner, "_verify_file", lambda path, source, items, options, threads, callers: given.append(
+        threads) or {})
+    source = "import torch\n\nw = torch.ones(3, requires_grad=True)\nw.add_(1)\n"  # TCL004
+    for paths in (["a.py"], ["a.py", "b.py"]):
+        given.clear()
+        sources = {path: source for path in paths}
+        diagnostics = [d for path in paths for d in lint_source(source, path)]
+        assert diagnostics, "the source is flagged"
+        runner.verify(diagnostics, sources, runner.VerifyOptions(jobs=2))
+        assert given == [2 // len(paths)] * len(paths), (paths, given)

@@ -68,9 +68,11 @@ def verify(diagnostics: list[Diagnostic], sources: dict[str, str], options: Veri
             by_path.setdefault(diagnostic.path, []).append(index)
     verdicts: dict[int, Verdict] = {}
     candidates = _possible_importers(sorted(by_path), sources, tree)
+    # One flagged file (an editor's, a notebook's) gets all the threads one child may use.
+    threads = torch_threads(min(options.jobs, max(1, len(by_path))))
     with ThreadPoolExecutor(max_workers=options.jobs) as pool:
         futures = [pool.submit(_verify_file, path, sources[path], [(i, diagnostics[i]) for i in indexes], options,
-                               importers(path, candidates))
+                               threads, importers(path, candidates))
                    for path, indexes in sorted(by_path.items())]
         for future in futures:
             verdicts.update(future.result())
@@ -150,13 +152,13 @@ def importers(path: str, candidates: dict[str, Importer]) -> list[list]:
 MOST_TORCH_THREADS = 4
 
 
-def torch_threads(jobs: int) -> int:
-    """The threads for each of `jobs` children running at once: the CPUs this process may use, shared."""
-    return max(1, min(MOST_TORCH_THREADS, parallel.default_jobs() // max(1, jobs)))
+def torch_threads(children: int) -> int:
+    """The threads for each of `children` running at once: the CPUs this process may use, shared."""
+    return max(1, min(MOST_TORCH_THREADS, parallel.default_jobs() // max(1, children)))
 
 
 def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], options: VerifyOptions,
-                 callers: Optional[list] = None) -> dict:
+                 threads: int = 1, callers: Optional[list] = None) -> dict:
     # The diagnoses' positions count line 1 without a byte order mark, as libcst reads it, and
     # Python's compile of a str refuses one: the experiments run the text without it.
     source = source_encoding.without_byte_order_mark(source)
@@ -167,7 +169,7 @@ def _verify_file(path: str, source: str, items: list[tuple[int, Diagnostic]], op
         "importers": callers or [],
         "device": options.device,
         "timeout": options.timeout,
-        "threads": torch_threads(options.jobs),
+        "threads": threads,
         "factories": options.factories,
         "pythonpath": [str(entry) for entry in options.pythonpath],
         "diagnostics": [
