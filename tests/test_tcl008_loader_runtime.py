@@ -121,37 +121,37 @@ def test_whole_batches_and_custom_collates_are_not_reported():
     assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
 
 
-def test_a_loader_known_by_name_in_a_file_with_a_collate_of_its_own_is_not_assumed_default():
-    """The training function's `data_loader` is the loader `main` builds with `collate_fn=generate_batch`,
-    whose labels are a Python list: `torch.tensor(label)` converts it, and is needed."""
-    source = (
-        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
-        "def generate_batch(batch):\n"
-        "    return torch.stack([entry[1] for entry in batch]), [entry[0] for entry in batch]\n\n\n"
-        "def train(data_loader):\n"
-        "    for text, label in data_loader:\n"
-        "        label = torch.tensor(label, dtype=torch.long)\n\n\n"
-        "def main(dataset):\n"
-        "    train(DataLoader(dataset, collate_fn=generate_batch, batch_size=8))\n"
-    )
-    assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
-    default = source.replace("collate_fn=generate_batch, ", "")
-    assert [d.location.line for d in lint_source(default, "example.py") if d.code == "TCL008"] == [11]
+# A file whose loaders may not be the default collate's: the training function's `data_loader`, known by
+# its name only, may be one of those, and `torch.tensor(...)` of a part of its batch converts a list or
+# an array. Each case with the changes (old text, new text) under which the copy is reported again.
+COLLATE_OF_ITS_OWN = (  # the loader `main` builds with `collate_fn=generate_batch`, whose labels are a list
+    "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "def generate_batch(batch):\n"
+    "    return torch.stack([entry[1] for entry in batch]), [entry[0] for entry in batch]\n\n\n"
+    "def train(data_loader):\n"
+    "    for text, label in data_loader:\n"
+    "        label = torch.tensor(label, dtype=torch.long)\n\n\n"
+    "def main(dataset):\n"
+    "    train(DataLoader(dataset, collate_fn=generate_batch, batch_size=8))\n"
+)
+LOADER_CLASS_OF_ITS_OWN = (  # fresh82's word2vec: the project's own `DataLoader`, which yields NumPy arrays
+    "import torch\nfrom word2vec.common import DataLoader\n\n\n"
+    "def train(model, train_dataloader: DataLoader):\n"
+    "    for batch in train_dataloader:\n"
+    "        X, y = batch['X'], batch['Y']\n"
+    "        print(model(torch.tensor(X)), y)\n"
+)
 
 
-def test_a_loader_known_by_name_in_a_file_importing_a_loader_class_of_its_own_is_not_assumed_default():
-    """fresh82's word2vec: `train_dataloader: DataLoader` of the project's own `DataLoader`, which yields
-    NumPy arrays: `torch.tensor(X)` converts them."""
-    source = (
-        "import torch\nfrom word2vec.common import DataLoader\n\n\n"
-        "def train(model, train_dataloader: DataLoader):\n"
-        "    for batch in train_dataloader:\n"
-        "        X, y = batch['X'], batch['Y']\n"
-        "        print(model(torch.tensor(X)), y)\n"
-    )
-    assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
-    torch_loader = source.replace("from word2vec.common import DataLoader", "from torch.utils.data import DataLoader")
-    assert [d.location.line for d in lint_source(torch_loader, "example.py") if d.code == "TCL008"] == [8]
+@pytest.mark.parametrize("source, reported_again, line", [
+    (COLLATE_OF_ITS_OWN, ("collate_fn=generate_batch, ", ""), 11),
+    (LOADER_CLASS_OF_ITS_OWN,
+     ("from word2vec.common import DataLoader", "from torch.utils.data import DataLoader"), 8),
     # A function of the project that makes loaders (fresh80's `get_cifar10_dataloaders`) is no loader class.
-    maker = source.replace("from word2vec.common import DataLoader", "from utils.data import get_dataloaders")
-    assert [d.location.line for d in lint_source(maker, "example.py") if d.code == "TCL008"] == [8]
+    (LOADER_CLASS_OF_ITS_OWN, ("from word2vec.common import DataLoader", "from utils.data import get_dataloaders"), 8),
+], ids=["collate-of-its-own", "loader-class-of-its-own", "loader-making-function"])
+def test_a_loader_known_by_name_in_a_file_whose_loaders_may_be_its_own_is_not_assumed_default(source, reported_again,
+                                                                                            line):
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL008"] == []
+    default = source.replace(*reported_again)
+    assert [d.location.line for d in lint_source(default, "example.py") if d.code == "TCL008"] == [line]

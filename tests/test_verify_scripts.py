@@ -172,28 +172,33 @@ def test_training_loops_are_limited_and_loops_that_build_layers_are_not():
     assert limit_loops(preparing, flagged_line=99).text == preparing
 
 
-def test_a_text_corpus_of_the_project_reads_as_made_up_words(tmp_path: Path):
+def _read_in_the_sandbox(tmp_path: Path, name: str, reads: str) -> list[str]:
+    """The lines a child process prints running `reads` (which reads the project's file `name`, given as
+    `path`) under the sandbox of a project holding a `train.py` and that file of the user's own text."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
-    (project / "corpus.txt").write_text("the user's own text\n", encoding="utf-8")
-    code = textwrap.dedent(f"""\
-        import io
-        from torchcopylint.verify import sandbox
-        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
-        with io.open({str(project / "corpus.txt")!r}, "r", encoding="utf8") as f:
-            text = f.read()
-        print(len(text) > 10_000, "user" in text, len(set(text)) > 20, sorted(set(text))[:2])
-        try:
-            open({str(project / "corpus.txt")!r}, "rb")
-        except sandbox.UserDataRead:
-            print("bytes refused")
-        print(sandbox.events())
-    """)
+    (project / name).write_text("the user's own text\nemma\nolivia\n", encoding="utf-8")
+    code = (f"from torchcopylint.verify import sandbox\n"
+            f"sandbox.install({str(project)!r}, {str(project / 'train.py')!r})\n"
+            f"path = {str(project / name)!r}\n" + textwrap.dedent(reads) + "print(sandbox.events())\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
                             timeout=60)
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    return result.stdout.splitlines()
+
+
+def test_a_text_corpus_of_the_project_reads_as_made_up_words(tmp_path: Path):
+    lines = _read_in_the_sandbox(tmp_path, "corpus.txt", """\
+        import io
+        with io.open(path, "r", encoding="utf8") as f:
+            text = f.read()
+        print(len(text) > 10_000, "user" in text, len(set(text)) > 20, sorted(set(text))[:2])
+        try:
+            open(path, "rb")
+        except sandbox.UserDataRead:
+            print("bytes refused")
+    """)
     assert lines[0] == "True False True ['\\n', ' ']", lines
     assert lines[1] == "bytes refused"
     assert "the text file corpus.txt was read as 20,028 characters of made-up words" in lines[2]
@@ -201,22 +206,11 @@ def test_a_text_corpus_of_the_project_reads_as_made_up_words(tmp_path: Path):
 
 def test_a_list_of_names_reads_as_made_up_lowercase_words_one_a_line(tmp_path: Path):
     # fresh82's makemore course: `names.txt` split into words, whose letters and "." index a table of 27.
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "train.py").write_text("print('hi')\n", encoding="utf-8")
-    (project / "names.txt").write_text("emma\nolivia\n", encoding="utf-8")
-    code = textwrap.dedent(f"""\
-        from torchcopylint.verify import sandbox
-        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
-        words = open({str(project / "names.txt")!r}, "r").read().splitlines()
+    lines = _read_in_the_sandbox(tmp_path, "names.txt", """\
+        words = open(path, "r").read().splitlines()
         print(len(words) > 1000, "emma" in words, all(w.isalpha() and w.islower() for w in words))
         print(len(set("".join(words))) <= 26)
-        print(sandbox.events())
     """)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
-                            timeout=60)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
     assert lines[:2] == ["True False True", "True"], lines
     assert "the word list names.txt was read as 2,000 made-up lowercase words, one a line" in lines[2]
 
