@@ -264,29 +264,39 @@ def test_labels_made_up_to_require_grad_confirm_nothing(sound_verified):
     assert "`labels` is named like class labels, which never require grad" in verdict.evidence, verdict
 
 
-@needs_torch
-def test_an_annotated_tensor_that_another_file_calls_is_decided_by_that_call(sound_verified):
+# A value the experiment made up (a tensor for an annotation, a part of a stand-in loader's batch) shows
+# its kind only as far as the code's calls agree: where a call is in sight, what it passes decides (not
+# run: unverified); where none is, the evidence states the assumption. (file, line, what the evidence
+# says) for each side.
+MADE_UP_VALUES = [
     # fresh29's GPT block: `idx: torch.Tensor`, and train.py passes `tokenizer.encode(...)`, a list. A
     # tensor made up from the annotation confirmed it; the importing file decides (its call is not run).
-    verdict = _verdict(sound_verified, "token_block.py", "idx = torch.tensor(idx)", "TCL008")
-    assert verdict.status == "unverified", verdict
-    assert "token_sampler.py imports `generate`: what its calls pass decides" in verdict.evidence, verdict
-    lonely = _verdict(sound_verified, "lonely_copy.py", "return torch.tensor(values)", "TCL008")
-    assert lonely.status == "confirmed", lonely
-    assert "assumed: `values` made up as a tensor (no call in the linted files shows what `as_tensor` is given)" \
-        in lonely.evidence
+    pytest.param(("token_block.py", "idx = torch.tensor(idx)",
+                  "token_sampler.py imports `generate`: what its calls pass decides"),
+                 ("lonely_copy.py", "return torch.tensor(values)",
+                  "assumed: `values` made up as a tensor (no call in the linted files shows what `as_tensor` "
+                  "is given)"),
+                 id="annotated-tensor"),
+    # fresh79's VOC boxes: the dataset yields lists, and the stand-in loader's tensors confirmed the copy.
+    pytest.param(("box_fields.py", "boxes = torch.tensor(",
+                  "was a part of a made-up loader's batch, and the file calls `evaluate`"),
+                 ("lonely_box_fields.py", "boxes = torch.tensor(",
+                  "assumed: `data[\"gt_boxes\"]` a part of a made-up loader's batch (no call in the linted files"),
+                 id="part-of-a-made-up-batch"),
+]
 
 
 @needs_torch
-def test_a_part_of_a_made_up_batch_is_decided_by_the_loader_the_file_hands_over(sound_verified):
-    # fresh79's VOC boxes: the dataset yields lists, and the stand-in loader's tensors confirmed the copy.
-    verdict = _verdict(sound_verified, "box_fields.py", "boxes = torch.tensor(", "TCL008")
+@pytest.mark.parametrize("called, lonely", MADE_UP_VALUES)
+def test_a_made_up_value_is_decided_by_the_calls_in_sight_or_said_to_be_assumed(sound_verified, called, lonely):
+    name, text, said = called
+    verdict = _verdict(sound_verified, name, text, "TCL008")
     assert verdict.status == "unverified", verdict
-    assert "was a part of a made-up loader's batch, and the file calls `evaluate`" in verdict.evidence, verdict
-    lonely = _verdict(sound_verified, "lonely_box_fields.py", "boxes = torch.tensor(", "TCL008")
-    assert lonely.status == "confirmed", lonely
-    assert "assumed: `data[\"gt_boxes\"]` a part of a made-up loader's batch (no call in the linted files" \
-        in lonely.evidence, lonely
+    assert said in verdict.evidence, verdict
+    name, text, said = lonely
+    verdict = _verdict(sound_verified, name, text, "TCL008")
+    assert verdict.status == "confirmed", verdict
+    assert said in verdict.evidence, verdict
 
 
 @needs_torch
