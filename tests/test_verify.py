@@ -218,7 +218,8 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "iterated_scores.py", "scalar_label_attack.py", "options_step.py", "masked_block.py",
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
-                    "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py")
+                    "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py",
+                    "noise_schedule.py")
 
 
 @pytest.fixture(scope="module")
@@ -356,6 +357,16 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("frozen_vector.py", "self.u = nn.Parameter(", "TCL012",
                  ["a Tensor (is_leaf=True, requires_grad=False), not an nn.Parameter",
                   "PowerIteration.parameters() leaves it out"], id="registration-of-a-frozen-parameter"),
+    # `for i, sigma in enumerate(sigmas)` and `sigmas[-1] ** 2`: a schedule of noise levels, few enough for
+    # the network's table of levels; the history is kept only with `save_history=True`, the default the
+    # other way (fresh81's score-matching samplers: a batch stood in for the schedule and failed).
+    pytest.param("noise_schedule.py", "history.append(x)", "TCL002",
+                 ["sigmas = a schedule of 5 values, 1 down to 0.01", "with ScoreNet(), stand-ins", "save_history=True"],
+                 id="a-schedule-read-level-by-level-on-a-flag"),
+    # `x += step_size * scorenet(x, labels)`: the network stands in with an output of its input's shape.
+    pytest.param("noise_schedule.py", "images.append(x)", "TCL002",
+                 ["scorenet = StandInNet(any -> 8 -> Linear -> sigmoid -> its input's shape)",
+                  "sigmas = a schedule of 5 values"], id="a-network-whose-output-updates-its-input"),
     pytest.param("zoo_resnet.py", "stem = x", "TCL002",
                  ["with `.clone()` the result differs", "with ResNet(BasicBlock, [1, 1]) found in the file"],
                  id="constructor-given-a-class-of-the-file"),

@@ -449,6 +449,34 @@ def test_a_value_iterated_by_rows_and_sized_is_a_tensor_not_a_loader():
     assert kind_of("loader", found["loader"]) == "loader"
 
 
+def test_numbers_read_one_position_at_a_time_are_a_schedule_and_a_network_updating_its_input_keeps_its_shape():
+    import torch
+
+    from torchcopylint.verify.standins import StandInNet, kind_of, make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def anneal(x, score, sigmas, levels, batch, loader, steps: int, idx: int):
+            for i, sigma in enumerate(sigmas):
+                x += 0.1 * (sigma / sigmas[-1]) ** 2 * score(x, i)
+            alpha = levels[idx] ** 2 / levels[-1] ** 2
+            first = batch[:, 0] * 2 + batch[-1] * 2
+            for data in loader:
+                total = data * 2
+            return x * alpha + steps
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("sigmas", found["sigmas"]) == "schedule"  # iterated, and read at its last level
+    assert kind_of("levels", found["levels"]) == "schedule"  # read at positions only
+    assert kind_of("batch", found["batch"]) == "tensor"  # sliced too: a batch's rows
+    assert kind_of("loader", found["loader"]) == "loader"  # iterated only: its items may be batches
+    assert kind_of("sigmas", found["sigmas"], "int") == "int"  # what the signature says comes first
+    made = make(plan(["x", "score", "sigmas"], found, {}, {}), "cpu")
+    assert made["sigmas"].tolist() == pytest.approx([1.0, 10 ** -0.5, 0.1, 10 ** -1.5, 0.01])
+    assert isinstance(made["score"], StandInNet) and made["score"].like_input
+    image = torch.rand(2, 3, 5, 5)
+    assert made["score"](image, 0).shape == image.shape
+
+
 def test_a_count_the_code_divides_is_also_tried_as_ten():
     # `if epoch % int(num_epochs / 10) == ...` (a log every tenth of the run): with two epochs the
     # modulo divides by zero (fresh58's homework GAN); the last settings give counts of ten.

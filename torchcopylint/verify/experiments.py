@@ -562,7 +562,7 @@ class ModuleStandIns(FunctionStandIns):
 
     @property
     def description(self) -> str:
-        return f"{self.configuration.description}, {self.standins.description}"
+        return f"{self.configuration.description}, {super().description}"
 
 
 @dataclass(frozen=True)
@@ -748,6 +748,10 @@ def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: 
     found += [standins.StandIns(f"stand-ins of {size} features, a size the module is built with",
                                 found[0].plan.varied("", None, sample=(size,)), job.device) for size in sizes]
     yield from (ModuleStandIns(s, tuple(names[1:]), configuration=built) for s in found)
+    # The lines may sit on the path a flag selects (`if save_history and k % save_freq == 0:`): each
+    # other default, one at a time.
+    yield from (ModuleStandIns(found[0], tuple(names[1:]), ((name, value),), configuration=built)
+                for name, value in standins.other_defaults(function, node))
 
 
 def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Optional[dict]) -> tuple:
@@ -944,7 +948,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         for _ in range(calls):
             method = getattr(module, target.function_name or "forward")
             positional, keywords = _arguments(method, setting.names, made)
-            result = runner(method, *positional, **keywords)
+            result = runner(method, *positional, **keywords, **dict(setting.flags))
         return Ran(result, module, made=made, made_text=text)
     if isinstance(setting, FromCallSite) and target.class_name is not None:  # the object's `__init__`
         ran = _call_with_site(namespace[target.class_name], setting, namespace, runner)

@@ -39,6 +39,9 @@ BATCH = 4
 PLAIN_LEAF_MARK = "_torchcopylint_plain_leaf"
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
+# A schedule of noise levels (`for i, sigma in enumerate(sigmas)`): few, so a table the code indexes by
+# a level's position (an embedding of the levels) has a row for each, decreasing from 1 as annealing does.
+SCHEDULE = (1.0, 0.01, 5)
 MAX_SETTINGS = 9
 # What a path the code saves into or reads from stands in by: a folder of the project's (where the
 # sandbox lets no write happen, verify/sandbox.py, and reads find nothing).
@@ -156,6 +159,10 @@ class Use:
     probability: bool = False  # a dropout rate: `nn.Dropout(p)`, `nn.LSTM(..., dropout=p)`: a number in [0, 1)
     makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
     #                               (`diff = out - original; diff.clone()`): one of the operands is one
+    number_entries: bool = False   # an entry at one position computed with (`sigmas[-1] ** 2`, `sigmas[idx] * eps`)
+    sliced: bool = False           # indexed by anything but one position: `x[:, 0]`, `x[mask]`, `x["key"]`
+    updates_its_input: bool = False  # called, its result added to what it is given: `x += step * score(x, t)`,
+    #                                  a score, a denoiser or a residual branch: an output of its input's shape
 
     @property
     def seen(self) -> bool:
@@ -283,6 +290,21 @@ def _takes_a_tensor_input(callee: str) -> bool:
     name = callee.rsplit(".", 1)[-1]
     return callee.count(".") == 1 and name[:1].islower() and name not in NOT_TENSOR_INPUTS \
         and f"torch.{name}" not in SIZE_TAKERS
+
+
+def _networks_given(expression: ast.AST, key: Optional[str]) -> list:
+    """The callees in `expression` that are given `key` first: `score` of `step * score(x, t)` for `x`."""
+    if key is None:
+        return []
+    return [call.func for call in ast.walk(expression) if isinstance(call, ast.Call) and _key(call.func)
+            and call.args and _key(call.args[0]) == key]
+
+
+def _one_position(node: ast.AST) -> bool:
+    """`-1`, `0`, `idx`: one whole-number position, not a slice, a tuple of them or a key."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Name) or isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def _is_number(node: ast.AST) -> bool:
@@ -519,6 +541,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
             sides = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
             for side, other in (sides, sides[::-1]):
+                for network in _networks_given(other, _key(side)) if isinstance(node.op, (ast.Add, ast.Sub)) else ():
+                    use(network).updates_its_input = True  # `x + step * score(x, t)`
+                if isinstance(side, ast.Subscript) and _key(side.value) and _one_position(side.slice):
+                    use(side.value).number_entries = True  # `sigmas[-1] ** 2`
                 operand = use(side)
                 if operand is not None:
                     operand.arithmetic = True
@@ -540,6 +566,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             indexed = use(node.value)
             if indexed is not None:
                 indexed.indexed = True
+                indexed.sliced |= not _one_position(node.slice)
             key = _key(node.slice)
             if key is not None and LABEL_NAMES.match(key.split(".")[-1]):
                 use(node.slice).class_target = True  # `self.prototypes[labels]`
@@ -854,9 +881,10 @@ class StandInNet(nn.Module):
     through any of them (`D(x, E(x))`: a stand-in that read only `x` would hide the encoder's graph
     and refute a true claim)."""
 
-    def __init__(self, out_shape: tuple, returns: int = 0, loss: bool = False):
+    def __init__(self, out_shape: tuple, returns: int = 0, loss: bool = False, like_input: bool = False):
         super().__init__()
-        self.out_shape = tuple(out_shape)
+        self.out_shape = (1,) if like_input else tuple(out_shape)
+        self.like_input = like_input  # an output of its input's shape (a score network's, a denoiser's)
         self.returns = returns  # the code unpacks its result into this many values (0: a single tensor)
         self.loss = loss  # the code backpropagates its result as it is: one value, the mean over the batch
         self.linear = nn.Linear(FEATURES, math.prod(self.out_shape))
@@ -878,6 +906,8 @@ class StandInNet(nn.Module):
         # stand-in alone.
         logits = self.linear(pooled)
         output = (0.5 * torch.tanh(0.5 * logits) + 0.5).reshape(tensor.shape[0], *self.out_shape)
+        if self.like_input:
+            output = output.reshape(tensor.shape[0], *([1] * (tensor.dim() - 1))) * torch.ones_like(tensor)
         if self.returns > 1:
             # The extra values (features, class logits, attention maps): as wide as the features or the
             # classes, whichever is more, computed from the same input and weights, so that a loss on
@@ -906,7 +936,8 @@ class StandInNet(nn.Module):
 
     def describe(self) -> str:
         shown = f"StandInNet(any -> {FEATURES} -> Linear -> sigmoid -> " + \
-            ("mean, a loss" if self.loss else 'x'.join(map(str, self.out_shape)) or '1, flat')
+            ("mean, a loss" if self.loss else "its input's shape" if self.like_input
+             else 'x'.join(map(str, self.out_shape)) or '1, flat')
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
 
 
@@ -1201,8 +1232,16 @@ def _unpacked_as_a_batch(use: Use) -> bool:
     return use.assigned_unpacked > 1 and not (use.methods or use.indexed or use.arithmetic or use.called)
 
 
+def _a_schedule(use: Use) -> bool:
+    """Numbers read one position at a time (`sigmas[-1] ** 2`), iterated or not (`for sigma in sigmas:`),
+    and used no other way: a schedule of noise levels or step sizes. (Iterated only, it may as well be a
+    loader whose batches the code computes with; a loader is not read at a position.)"""
+    return use.number_entries and not (use.sliced or use.methods or use.called or use.unpacked or use.views
+                                       or use.fed_to or use.torch_argument or use.per_class)
+
+
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | loader batch | labels | dict | tensors | tensor | int | count | start | float |
+    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | loader batch | labels | dict | tensors | tensor | schedule | int | count | start | float |
     bool | device | torch.device | dtype | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -1215,6 +1254,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     `targets`) with no use that says it holds values (the target of a loss of values, arithmetic)."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     bare = name.split(".")[-1]
+    if _a_schedule(use) and text not in ("int", "float", "bool", "str"):
+        return "schedule"  # `for sigma in sigmas: eps * sigma ** 2 / sigmas[-1] ** 2`: numbers, one per step
     if "Tensor" in str(text) and not _unpacked_as_a_batch(use):
         return "tensor"
     if text in ("int", "float", "bool"):
@@ -1331,6 +1372,7 @@ class Plan:
     labels: str = "classes"                       # a batch's targets: class indices, or values
     gradients: bool = False                       # the code reads `.grad`: give modules gradients first
     returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
+    like_input: frozenset = frozenset()  # modules whose output the code adds to their input (`x += score(x)`)
     options: dict = field(default_factory=dict)   # flag or choice name -> its value in this setting
     choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
@@ -1399,6 +1441,9 @@ class Plan:
                 parts.append(f"{name} = class indices {value.tolist()}")
             elif kind in ("dict", "tensors", "parameters"):
                 parts.append(f"{name} = {_shape_text(value)}")
+            elif kind == "schedule":
+                parts.append(f"{name} = a schedule of {len(value)} values, {value[0].item():g} down to "
+                             f"{value[-1].item():g}")
             elif kind == "tensor sequence":
                 parts.append(f"{name} = {len(value)} tensors of {_shape_text(value[0])}")
             elif kind == "scaler":
@@ -1506,6 +1551,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     per_class = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).per_class)
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     losses = tuple(name for name, kind in kinds.items() if kind == "module" and found.get(name, Use()).returns_loss)
+    like_input = frozenset(name for name, kind in kinds.items()
+                           if kind == "module" and found.get(name, Use()).updates_its_input)
     loader_counts = {name: found[name].assigned_unpacked for name, kind in kinds.items()
                      if kind == "loaders" and found.get(name, Use()).assigned_unpacked}
     positions = tuple(name for name, kind in kinds.items() if kind == "labels" and found.get(name, Use()).position_index
@@ -1514,7 +1561,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
-                positions=positions, losses=losses, loader_counts=loader_counts)
+                positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input)
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1542,7 +1589,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     modules = [n for n, k in plan_.kinds.items() if k == "module"]
     for name in modules:
         made[name] = plan_.networks[name].build().to(device) if name in plan_.networks else \
-            StandInNet(plan_.outputs[name], plan_.returns.get(name, 0), name in plan_.losses).to(device)
+            StandInNet(plan_.outputs[name], plan_.returns.get(name, 0), name in plan_.losses,
+                       name in plan_.like_input).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
@@ -1614,6 +1662,9 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = 0.1
         elif kind == "number tensor":
             made[name] = torch.tensor(0.1, device=device)
+        elif kind == "schedule":
+            first, last, steps = SCHEDULE
+            made[name] = torch.logspace(math.log10(first), math.log10(last), steps, device=device)
         elif kind == "count":
             made[name] = plan_.count
         elif kind == "start":
