@@ -618,6 +618,16 @@ def test_a_missing_easydict_holds_a_configuration_as_easydict_does():
         cfg.MISSING
 
 
+def test_readers_of_recordings_settings_files_and_seeding_modules_are_no_ops():
+    from torchcopylint.verify.noops import is_no_op
+
+    # What they read is data or settings, and a seed only changes what a run draws.
+    assert all(is_no_op(name) for name in ("mne", "librosa", "nibabel", "dotenv", "seed_set", "utils_seed",
+                                           "random_seed", "seeding"))
+    # Their names are words of their own, not any name with "seed" in it; nor a network's package.
+    assert not any(is_no_op(name) for name in ("seedling", "seeded_models", "opacus", "torch_geometric"))
+
+
 def test_stand_in_environments_have_the_spaces_of_the_game_and_the_api_of_their_package():
     from torchcopylint.verify.environments import EPISODE_STEPS, StandInEnvironment
 

@@ -8,7 +8,8 @@ two no-ops as `fig, ax = plt.subplots()` unpacks, a truth test is False), and
 `tqdm(x)` / `trange(n)` give back `x` / `range(n)`, and `appdirs.user_data_dir(name)` a
 folder of the temporary folder. Besides the packages listed, a package or module named for
 logging (`tensorboard_logger`, the `logger` module of a missing `k_util`) is one: a logger
-records what it is given and gives nothing back that a step computes with. Datasets themselves were
+records what it is given and gives nothing back that a step computes with; so is a module named for
+seeding (`seed_set`), which only sets the random state. Datasets themselves were
 stood in by verify/datasites.py before they could run. Any other missing
 package keeps verify/absent.py's stand-in, whose use makes the verdict
 `unverified`, naming it.
@@ -72,6 +73,13 @@ PACKAGES = frozenset({
     "d2l",
     # A JIT compiler: what it compiles runs as Python (NUMBA_COMPILERS), computing the same values.
     "numba",
+    # Readers of recordings (EEG/MEG `mne.io.read_raw_edf(path)`, ECG `wfdb.rdrecord`, audio `librosa.load`,
+    # `soundfile.read`, medical images `nibabel.load`, `pydicom.dcmread`, `SimpleITK.ReadImage`), and their
+    # log levels: what they would read is the data, which stand-in batches replace (verify/datasites.py).
+    "mne", "wfdb", "pyedflib", "librosa", "soundfile", "nibabel", "pydicom", "SimpleITK",
+    # Settings read from a `.env` file (`dotenv.load_dotenv()`): where the data lies and the trackers' keys,
+    # which verification never uses.
+    "dotenv",
     # A test framework, for a project's test module: its decorators (`@pytest.fixture`,
     # `@pytest.mark.parametrize(...)`) leave each function as written (TEST_DECORATORS); the rest is absent.
     "pytest",
@@ -124,8 +132,13 @@ def is_logging(name: str) -> bool:
     return any(LOGGING_NAME.search(part) for part in name.split("."))
 
 
+# A module named for seeding (`from seed_set import set_seed`, a helper the repository left out): it sets
+# the random state, which changes what a run draws, never what the code computes with what it draws.
+SEEDING_NAME = re.compile(r"(^|_)(seed|seeds|seeding)(_|$)")
+
+
 def is_no_op(package: str) -> bool:
-    return package in PACKAGES or is_logging(package)
+    return package in PACKAGES or is_logging(package) or bool(SEEDING_NAME.search(package))
 
 
 class NoOp:
