@@ -179,6 +179,25 @@ def test_a_folder_of_the_project_named_as_the_package_does_not_hide_that_it_is_m
     assert absent_package(held, str(script)) is None
 
 
+def test_a_module_the_project_s_own_package_lacks_is_left_out_an_installed_package_s_is_not(
+        tmp_path: Path, monkeypatch):
+    from torchcopylint.verify.importing import left_out_module
+
+    _touch(tmp_path / "setup.cfg")
+    _touch(tmp_path / "agentpkg_left" / "__init__.py")
+    _touch(tmp_path / "agentpkg_left" / "metric.py")
+    script = _touch(tmp_path / "agentpkg_left" / "default.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "agentpkg_left", raising=False)
+    __import__("agentpkg_left")
+    lacking = ModuleNotFoundError("No module named 'agentpkg_left.models'", name="agentpkg_left.models")
+    assert left_out_module(lacking, str(script)) == "agentpkg_left.models"
+    held = ModuleNotFoundError("No module named 'agentpkg_left.metric'", name="agentpkg_left.metric")
+    assert left_out_module(held, str(script)) is None  # there: an import path's matter, not a left-out file
+    installed = ModuleNotFoundError("No module named 'json.absent_part'", name="json.absent_part")
+    assert left_out_module(installed, str(script)) is None
+
+
 def test_a_package_a_module_requires_in_its_own_words_is_named(tmp_path: Path):
     # `try: import torchvision.transforms` / `except ImportError as e: raise ImportError("`torchvision`
     # is required ...") from e`: the package it was raised from is what is missing.
@@ -618,6 +637,22 @@ def test_a_package_that_first_fails_on_a_missing_package_is_imported_afresh_with
     verdict = _verdict(context_verified, "library_retry/layers/blocks.py", "identity = x.clone()", "TCL001")
     assert verdict.status == "confirmed", verdict
     assert "`not_installed_for_the_retry_test` is not installed: imported as a stand-in" in verdict.evidence
+
+
+@needs_torch
+def test_a_module_the_repository_left_out_of_its_own_package_stands_in_where_the_claim_needs_nothing_of_it(
+        context_verified):
+    # `import library_left_out.models as models`, a module the repository never committed: its package is
+    # the project's, so no installation supplies it; the claim needs nothing of it (it was "could not
+    # import what the code needs: No module named ...", fresh83's continual-learning agents).
+    # The parameters are stand-ins made to require grad (the agent's network cannot be built): the run
+    # measures the clone, and the conditional claim stays unverified, the assumption said.
+    verdict = _verdict(context_verified, "library_left_out/regularization.py", "p.clone().detach()", "TCL005")
+    assert verdict.status == "unverified", verdict
+    assert "as written records CloneBackward0" in verdict.evidence and "a stand-in made to require grad" \
+        in verdict.evidence, verdict.evidence
+    assert "`library_left_out.models` is not in the project, whose `library_left_out` imports it" in verdict.evidence, \
+        verdict.evidence
 
 
 @needs_torch

@@ -45,14 +45,17 @@ class AbsentPackageUsed(BaseException):
 
     def __init__(self, qualified_name: str, importer: Optional[str] = None, failed: Optional[str] = None,
                  said: Optional[str] = None) -> None:
-        self.package = qualified_name.split(".")[0]
+        left_out = left_out_of_project(qualified_name)
+        self.package = left_out or qualified_name.split(".")[0]
         self.importer = importer
+        by = f" (imported by {importer})" if importer else ""
         if said is not None:
             message = said
         elif failed is not None:
             message = f"needs `{qualified_name}`, and `{failed}` failed"
+        elif left_out is not None:
+            message = f"needs `{left_out}`{by}, which the project does not hold (the code used `{qualified_name}`)"
         else:
-            by = f" (imported by {importer})" if importer else ""
             message = f"needs `{self.package}`{by}, which is not installed (the code used `{qualified_name}`)"
         super().__init__(message)
 
@@ -282,7 +285,7 @@ class AbsentPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.home: Optional[str] = None
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] not in self.names:
+        if stood_in_name(fullname, self.names) is None:
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
@@ -293,6 +296,19 @@ class AbsentPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module) -> None:
         module.__path__ = []  # a package, so `import scipy.misc` finds its submodule here too
+
+
+def stood_in_name(fullname: str, names) -> Optional[str]:
+    """The stand-in `fullname` is part of: a package (`scipy` for `scipy.misc`), or a module the project
+    left out (`CLB_pack.models`, whose package is the project's own)."""
+    return next((name for name in names if fullname == name or fullname.startswith(name + ".")), None)
+
+
+def left_out_of_project(qualified_name: str) -> Optional[str]:
+    """The left-out project module a stand-in's name is of (`CLB_pack.models` of `CLB_pack.models.resnet`)."""
+    finder = next((entry for entry in sys.meta_path if isinstance(entry, AbsentPackages)), None)
+    name = stood_in_name(qualified_name, finder.names) if finder is not None else None
+    return name if name is not None and "." in name else None
 
 
 class MissingImports(importlib.abc.MetaPathFinder):

@@ -252,6 +252,16 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                             f"was put on it")
                 _forget_orphans(set(sys.modules) - imported)
                 continue
+            if missing.left_out is not None and missing.left_out not in stood_in and len(stood_in) < MAX_STAND_INS:
+                # `import CLB_pack.models` where the project's `CLB_pack` holds no `models` (the repository
+                # left it out): a stand-in, whose use stops the run and is named; a claim that never needs
+                # it runs.
+                stood_in.add(missing.left_out)
+                stand_in_for(missing.left_out, home=path)
+                script.note(f"`{missing.left_out}` is not in the project, whose `{missing.left_out.rpartition('.')[0]}` "
+                            f"imports it: a stand-in was imported for it")
+                _forget_orphans(set(sys.modules) - imported)
+                continue
             if missing.package is None and stood_in:
                 # Another import failed once stand-ins were in: say which, the first may be the cause.
                 raise CannotRun(f"{missing} (with stand-ins for {', '.join(f'`{name}`' for name in sorted(stood_in))}, "

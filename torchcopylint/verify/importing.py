@@ -44,13 +44,15 @@ class MissingModule(Exception):
     nor in the project), None otherwise."""
 
     def __init__(self, message: str, package: Optional[str] = None, project_module: Optional[str] = None,
-                 removed: Optional[tuple[str, Optional[str]]] = None) -> None:
+                 removed: Optional[tuple[str, Optional[str]]] = None, left_out: Optional[str] = None) -> None:
         super().__init__(message)
         self.package = package
         # The project's own file (or package folder) by the missing name, off the import path.
         self.project_module = project_module
         # (module, name) the installed version of a package no longer has (removed_from_installed).
         self.removed = removed
+        # A module of one of the project's packages that the repository does not hold (left_out_module).
+        self.left_out = left_out
 
 
 def import_context(path: str, extra_paths: Sequence[str] = ()) -> ImportContext:
@@ -322,7 +324,27 @@ def _missing(error: ImportError, path: str) -> MissingModule:
     top = _unimportable_top_level(error)
     found = _find_in_project(_project_or_folder(path), top) if top is not None else None
     return MissingModule(describe_failure(error, path), absent_package(error, path), found,
-                         removed_from_installed(error, path))
+                         removed_from_installed(error, path), left_out_module(error, path))
+
+
+def _installed(folder: str) -> bool:
+    """A folder of Python's own library or of an installed package, not of a project."""
+    folder = os.path.abspath(folder)
+    prefixes = {os.path.abspath(prefix) for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return any(part in ("site-packages", "dist-packages") for part in folder.split(os.sep)) or \
+        any(folder.startswith(prefix + os.sep) for prefix in prefixes)
+
+
+def left_out_module(error: ImportError, path: str) -> Optional[str]:
+    """`CLB_pack.models`, where the project's package `CLB_pack` imports and holds no `models`: a module
+    the repository left out (its authors did not commit it), which no import path can supply."""
+    missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    parent, _, last = (missing or "").rpartition(".")
+    package = sys.modules.get(parent)
+    folders = list(getattr(package, "__path__", None) or ()) if package is not None else []
+    if not folders or any(_installed(folder) for folder in folders):
+        return None  # no package, or one installed: its missing module is an installation's matter
+    return None if any(_holds_module(folder, last) for folder in folders) else missing
 
 
 REMOVED_NAME = re.compile(r"^cannot import name '(\w+)' from '([\w.]+)'")

@@ -38,7 +38,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import amp, backbones, environments, noops, sandbox
+from torchcopylint.verify import absent, amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed, UnknownArgumentUsed
 from torchcopylint.verify.batches import (BATCH_MISMATCH, LONG_LOADER_LENGTH, SHAPE_MISMATCH, SMALL_BATCH,
                                              SHORT_LENGTH, DataPlan, long_length_note)
@@ -270,11 +270,12 @@ def _absent_in(namespace: dict) -> list[str]:
     found = [name for name, module in list(sys.modules.items()) if isinstance(module, AbsentModule) and "." not in name]
     for value in list(namespace.values()):
         if isinstance(value, AbsentModule):
-            found.append(value.__name__.split(".")[0])
+            found.append(value.__name__)
         elif isinstance(value, AbsentName) and object.__getattribute__(value, "_said") is None:
             # (One with words of its own stands for data not read or an unknown argument, no package.)
-            found.append(object.__getattribute__(value, "_qualified_name").split(".")[0])
-    return sorted(set(found))
+            found.append(object.__getattribute__(value, "_qualified_name"))
+    # A module the project left out (`CLB_pack.models`) was said when it was stood in; its package is the project's.
+    return sorted({name.split(".")[0] for name in found if absent.left_out_of_project(name) is None})
 
 
 def cuda_on_cpu(source: str = "") -> None:
