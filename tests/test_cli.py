@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 import sys
@@ -104,6 +105,22 @@ def test_examples_exit_1_and_list_tcl005_and_tcl008():
     assert re.search(r"^Found \d+ errors?\.$", completed.stdout, re.M), completed.stdout
     assert "TCL900" not in codes, completed.stdout
     assert completed.stderr == ""
+
+
+def test_a_project_s_modules_named_as_python_s_own_do_not_shadow_them(tmp_path: Path):
+    # A repository linted from its root with `python -m torchcopylint` (fresh84's survival models keep a
+    # `multiprocessing.py` there): Python puts the working directory first on the import path, and the
+    # linter crashed importing the project's module instead of Python's.
+    for name in ("multiprocessing", "json", "textwrap"):
+        (tmp_path / f"{name}.py").write_text("raise ImportError('shadowed')\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text("import torch\n\ny = torch.tensor(torch.ones(2))\n", encoding="utf-8")
+    result = run_torchcopylint("check", ".", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert [finding["code"] for finding in json.loads(result.stdout)] == ["TCL008"], result.stdout
+    if importlib.util.find_spec("torch") is not None:
+        # The verifier's child starts so too, in the same folder.
+        result = run_torchcopylint("check", ".", "--no-cache", "--verify", "--output-format", "json", cwd=tmp_path)
+        assert [finding["verdict"]["status"] for finding in json.loads(result.stdout)] == ["confirmed"], result.stdout
 
 
 def test_clean_example_passes():

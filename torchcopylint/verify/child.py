@@ -7,12 +7,16 @@ crash or a hang loses only the diagnosis it happened in.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import sys
-import time
+from torchcopylint import drop_working_directory_from_path
+
+drop_working_directory_from_path()  # before any other import: the project's `json.py` must not shadow Python's
+
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
 
 
 class ExperimentTimeout(BaseException):  # not Exception: the code under test catches those
