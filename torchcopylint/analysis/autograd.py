@@ -339,8 +339,7 @@ class GradFlow:
         if not self.facts.grad_enabled_at(caller, statement) or self._never(passed, caller, statement, 0, True):
             return True
         item = _accessed_name(passed)  # `images`, `images.to(device)`, `images[0]`
-        loops = caller.bindings_at(item) if item is not None else ()
-        return bool(loops) and all(binding.kind == "loop" and _iterates_data(binding, caller) for binding in loops) \
+        return item is not None and _an_item_of_data(item, caller) \
             and self.origin(passed, caller, statement, POSSIBLE) is None
 
     def only_an_argument(self, expr: cst.BaseExpression, function: FunctionFacts,
@@ -969,6 +968,8 @@ class GradFlow:
                 self._operand_never(expr.orelse, function, statement, depth, likely)
         if type(expr) is cst.Subscript:
             return self._never(expr.value, function, statement, depth + 1, likely)
+        if type(expr) is cst.Attribute and expr.attr.value in TENSOR_VIEW_ATTRIBUTES:
+            return self._never(expr.value, function, statement, depth + 1, likely)  # `w.T`: a view of `w`
         if type(expr) is cst.Call:
             return self._call_never(expr, function, statement, depth, likely)
         if type(expr) is cst.Attribute and likely and expr.attr.value in DATASET_LABELS \
@@ -1412,6 +1413,11 @@ class GradFlow:
             return True  # `len(real)`, `float(loss)`: a number or a string, whatever it is given
         if self.facts.makes_numpy_array(call):
             return True  # a NumPy array: a tensor that requires grad is not even converted to one
+        if (numpy_name(func, self.facts.numpy) or "").startswith("numpy."):
+            # `np.split(w, 3)`, `np.squeeze(x)`: an array, or for a tensor what its own methods return
+            # (NumPy calls `x.squeeze()`), which requires grad only where `x` does.
+            return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
+                       if arg.keyword is None)
         if numpy_name(func, self.facts.einops) in EINOPS_FUNCTIONS:
             # einops's operations of tensors (`rearrange(pred, "b t -> (b t)")`) require grad only where those do.
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
@@ -1720,6 +1726,25 @@ def _parameter_of(expr: cst.BaseExpression, function: FunctionFacts) -> Optional
     params = function.node.params
     return next((each for each in (*params.posonly_params, *params.params, *params.kwonly_params)
                  if each.name.value == name.value), None)
+
+
+def _an_item_of_data(name: cst.Name, function: FunctionFacts, depth: int = 0) -> bool:
+    """Is every binding of `name` an item of a loop over data (`_iterates_data`), or a move, view or
+    index of one (`data, target = data.to(device), target.to(device)` in the loop's body)?"""
+    bindings = function.bindings_at(name)
+    if not bindings or depth > 3:
+        return False
+    for binding in bindings:
+        if binding.kind == "loop":
+            if not _iterates_data(binding, function):
+                return False
+            continue
+        value = binding.value if binding.kind == "assign" else \
+            unpacked_part(binding) if binding.kind == "unpack" else None
+        source = _accessed_name(value) if value is not None else None
+        if source is None or not _an_item_of_data(source, function, depth + 1):
+            return False
+    return True
 
 
 def _iterates_data(loop: Binding, function: FunctionFacts) -> bool:
