@@ -656,6 +656,15 @@ def test_a_module_the_repository_left_out_of_its_own_package_stands_in_where_the
 
 
 @needs_torch
+def test_a_script_in_a_folder_whose_init_does_not_parse_runs_as_the_file_alone(context_verified):
+    # The folder's __init__.py imports a hyphenated folder by name (a syntax error); its scripts import their
+    # siblings as scripts do and need nothing of the package (fresh84's patch trainers: "the experiment
+    # failed: __init__.py line 3 does not parse").
+    verdict = _verdict(context_verified, "broken_package/train_patch.py", "ep_loss += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+
+
+@needs_torch
 def test_star_import_of_a_sibling_and_an_import_fallback_run_as_in_python(context_verified):
     verdict = _verdict(context_verified, "gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001")
     assert verdict.status == "confirmed", verdict

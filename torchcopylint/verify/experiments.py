@@ -212,12 +212,15 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
         try:
             try:
                 module = fresh_module(context, path, _loaded)
-            except (MissingModule, AbsentPackageUsed) as failure:
+            except (MissingModule, AbsentPackageUsed, SyntaxError) as failure:
                 # The package's __init__.py cannot run here; a snippet that needs nothing of the
                 # package runs as the file alone. (A package that is not installed gets its
-                # stand-in first, below; this is for an __init__.py that uses it.)
+                # stand-in first, below; this is for an __init__.py that uses it, or that does not
+                # parse: `from pytorch-yolo2-master.detect import detect` above scripts that import
+                # their siblings as scripts do.)
                 if context.package is None or needs_package(text, context.package) or \
-                        (isinstance(failure, MissingModule) and failure.package is not None):
+                        (isinstance(failure, MissingModule) and failure.package is not None) or \
+                        (isinstance(failure, SyntaxError) and os.path.basename(failure.filename or "") != "__init__.py"):
                     raise
                 context = outside_package(context)
                 continue
