@@ -219,7 +219,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
                     "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py",
-                    "noise_schedule.py")
+                    "noise_schedule.py", "pinn_globals.py")
 
 
 @pytest.fixture(scope="module")
@@ -357,6 +357,12 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("frozen_vector.py", "self.u = nn.Parameter(", "TCL012",
                  ["a Tensor (is_leaf=True, requires_grad=False), not an nn.Parameter",
                   "PowerIteration.parameters() leaves it out"], id="registration-of-a-frozen-parameter"),
+    # A network's methods read constants bound in a main guard written the other way round
+    # (`if "__main__" == __name__:`), where the script builds it from a list of widths (`FCN(layers)`); the
+    # method hands its argument to its own forward and iterates it: a tensor, by rows (fresh83's PINNs).
+    pytest.param("pinn_globals.py", "n = torch.tensor(torch.ceil(lamda * t), dtype=torch.int32)", "TCL008",
+                 ["UserWarning: To copy construct from a tensor", "with FCN([1, 16, 16, 3]) found in the file"],
+                 id="globals-of-a-main-guard-written-the-other-way-round"),
     # `for i, sigma in enumerate(sigmas)` and `sigmas[-1] ** 2`: a schedule of noise levels, few enough for
     # the network's table of levels; the history is kept only with `save_history=True`, the default the
     # other way (fresh81's score-matching samplers: a batch stood in for the schedule and failed).

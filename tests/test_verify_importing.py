@@ -10,12 +10,14 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import io
 import json
 import re
 import shutil
 import sys
+import textwrap
 import tokenize
 from pathlib import Path
 
@@ -533,6 +535,35 @@ for image in [x]:
         "        net(image).sum().backward()", "        opt.step()", "    return net", "x = torch.randn(4, 8)",
         "nets = [nn.Linear(8, 2) for _ in range(3)]", "for net in nets:", "    train(net, x)", "for image in [x]:",
         "    preds = torch.zeros(4, 2)", "    for net in nets:", "        preds += net(image)  # flagged"]
+
+
+def test_a_main_guard_is_one_written_either_way_round():
+    from torchcopylint.verify.slicing import is_main_guard
+
+    guards = [ast.parse(text).body[0] for text in ('if __name__ == "__main__":\n    pass\n',
+                                                   'if "__main__" == __name__:\n    pass\n')]
+    assert all(is_main_guard(guard) for guard in guards)
+    assert not is_main_guard(ast.parse("if name == '__main__':\n    pass\n").body[0])
+
+
+def test_constructor_calls_of_the_top_level_read_names_it_binds_once_to_a_literal():
+    from torchcopylint.verify.snippet import literal_calls
+
+    source = textwrap.dedent("""
+        class FCN:
+            pass
+
+        def build(layers):
+            return FCN(layers)  # a parameter: not the module's constant
+
+        widths = [1, 8, 3]
+        steps = 2
+        steps = 3
+        if __name__ == "__main__":
+            net = FCN(widths, depth=steps)  # `steps` is bound twice: not a constant
+            other = FCN(widths)
+    """)
+    assert literal_calls(source, "FCN") == [([[1, 8, 3]], {})]
 
 
 def test_slice_keeps_star_imports():

@@ -477,6 +477,23 @@ def test_numbers_read_one_position_at_a_time_are_a_schedule_and_a_network_updati
     assert made["score"](image, 0).shape == image.shape
 
 
+def test_what_a_method_hands_whole_to_its_module_s_forward_and_iterates_is_a_tensor():
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def loss_pde(self, x_pde, loader):
+            y_hat = self.forward(x_pde)
+            for idx, t in enumerate(x_pde):
+                y_hat[idx] = y_hat[idx] * t
+            for batch in loader:
+                self.step(batch)
+            return y_hat
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("x_pde", found["x_pde"]) == "tensor"  # the module's own input, by rows
+    assert kind_of("loader", found["loader"]) == "loader"  # handed on item by item
+
+
 def test_a_count_the_code_divides_is_also_tried_as_ten():
     # `if epoch % int(num_epochs / 10) == ...` (a log every tenth of the run): with two epochs the
     # modulo divides by zero (fresh58's homework GAN); the last settings give counts of ten.

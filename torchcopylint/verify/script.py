@@ -46,7 +46,7 @@ from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_d
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
-from torchcopylint.verify.slicing import changed_names, module_level_slice
+from torchcopylint.verify.slicing import changed_names, is_main_guard, module_level_slice
 from torchcopylint.verify.snippet import snippet_source
 from torchcopylint.verify.watching import bytes_cloned_at
 
@@ -1229,8 +1229,7 @@ def _module_statements(tree: ast.Module) -> list[ast.stmt]:
     """The top-level statements, with the bodies of main guards opened up."""
     found = []
     for node in tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and \
-                isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__":
+        if is_main_guard(node):
             found.extend(node.body)
         else:
             found.append(node)

@@ -107,17 +107,19 @@ def _top_level(tree: ast.Module, line: int) -> list[ast.stmt]:
 def _opened(body: list, line: int) -> list[ast.stmt]:
     for index, node in enumerate(body):
         holds = any(_first_line(stmt) <= line <= _last_line(stmt) for stmt in getattr(node, "body", ()))
-        if isinstance(node, ast.If) and _is_main_guard(node) and holds:
+        if isinstance(node, ast.If) and is_main_guard(node) and holds:
             return body[:index] + list(node.body)
-        if isinstance(node, ast.Try) and holds and any(isinstance(stmt, ast.If) and _is_main_guard(stmt)
+        if isinstance(node, ast.Try) and holds and any(isinstance(stmt, ast.If) and is_main_guard(stmt)
                                                        for stmt in node.body):
             return body[:index] + _opened(list(node.body), line)
     return body
 
 
-def _is_main_guard(node: ast.If) -> bool:
-    test = node.test
-    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+def is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":`, also written the other way round (`if "__main__" == __name__:`)."""
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Compare) and len(test.comparators) == 1 and any(
+        isinstance(side, ast.Name) and side.id == "__name__" for side in (test.left, test.comparators[0]))
 
 
 def _first_line(node: ast.stmt) -> int:

@@ -194,26 +194,71 @@ def resolved(value, owner: type):
 
 def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
     """Arguments of every `ClassName(...)` call in the file whose arguments are all literals or
-    classes the file defines (as FileClass)."""
+    classes the file defines (as FileClass); at the top level (a main guard's too), also names the
+    module binds once, to a literal (`layers = [1, 64, 64, 3]`, then `PINN = FCN(layers)`)."""
     tree = ast.parse(source)
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    top_level_calls = {id(node) for statement in _top_level_statements(tree.body) for node in _walk_outside_definitions(statement)
+                       if isinstance(node, ast.Call)}
+    constants = _module_constants(tree)
 
-    def value(node: ast.AST):
+    def value(node: ast.AST, top_level: bool):
         if isinstance(node, ast.Name) and node.id in classes:
             return FileClass(node.id)
+        if top_level and isinstance(node, ast.Name) and node.id in constants:
+            return constants[node.id]
         return ast.literal_eval(node)
 
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == class_name:
+            top_level = id(node) in top_level_calls
             try:
-                args = [value(arg) for arg in node.args]
-                kwargs = {kw.arg: value(kw.value) for kw in node.keywords if kw.arg}
+                args = [value(arg, top_level) for arg in node.args]
+                kwargs = {kw.arg: value(kw.value, top_level) for kw in node.keywords if kw.arg}
             except (ValueError, SyntaxError):
                 continue
             if (args, kwargs) not in found:
                 found.append((args, kwargs))
     return found
+
+
+def _top_level_statements(body: list) -> list:
+    """The module's statements, with those of its `if` blocks (a main guard's, a flag's)."""
+    found = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, ast.If):
+            found += _top_level_statements(node.body) + _top_level_statements(node.orelse)
+    return found
+
+
+def _walk_outside_definitions(node: ast.AST):
+    """The nodes of a top-level statement, not those of the functions and classes it defines."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        return
+    yield node
+    if isinstance(node, ast.If):
+        yield from _walk_outside_definitions(node.test)  # (its body's statements are listed on their own)
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _walk_outside_definitions(child)
+
+
+def _module_constants(tree: ast.Module) -> dict:
+    """Names the module's top level binds exactly once, to a literal, and nothing else binds at that level."""
+    values: dict = {}
+    counts: dict = {}
+    for statement in _top_level_statements(tree.body):
+        for node in _walk_outside_definitions(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                counts[node.id] = counts.get(node.id, 0) + 1
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            try:
+                values[statement.targets[0].id] = ast.literal_eval(statement.value)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                pass
+    return {name: value for name, value in values.items() if counts.get(name) == 1}
 
 
 def classes_given_to(source: str, class_name: Optional[str]) -> tuple[str, ...]:

@@ -175,6 +175,8 @@ class Use:
         return self.indexed or self.torch_argument
 
 
+# A module's own forward, called from another of its methods: what it is handed is an input tensor.
+OWN_FORWARD = frozenset({"self", "self.forward"})
 # Calls that iterate what they are given (`zip` each argument, the others their first): a loader or a
 # sequence, never a namespace of options.
 ITERATING_CALLS = frozenset({"enumerate", "iter", "tqdm", "tqdm.tqdm", "zip"})
@@ -1289,7 +1291,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "tensor sequence"  # `torch.cat(batch.state)`: a tuple of tensors, one per sample
     if use.iterated and use.loader_items and not use.methods & TENSOR_METHODS:
         return "loaders"  # `for loader in loaders: for x, y in loader`
-    if use.iterated and not use.methods & TENSOR_METHODS:
+    if use.iterated and not use.methods & TENSOR_METHODS and not use.fed_to & OWN_FORWARD:
+        # (Also handed whole to the module's own forward, `y = self.forward(x_pde)` beside `for t in x_pde`:
+        # an input tensor, iterated by rows.)
         return "loader"  # iterated and sized (`zeros(x.size())`, `for row in x`): a tensor, by rows
     if use.assigned_unpacked > 1 and use.unpacks_loaders:
         return "loaders"  # `train_data, val_data = data`, each iterated
