@@ -197,6 +197,26 @@ def test_a_top_level_call_is_judged_on_what_it_passes_itself_plain_statements_fi
 
 
 @needs_torch
+def test_a_copy_whose_value_requires_grad_from_a_later_pass_of_its_loop_is_never_refuted_on_the_first(
+        sound_verified):
+    # The loop is in the function the top-level call runs: it runs the passes of a loop around the flagged
+    # line (it was cut to one, as a training loop the slice kept, and the first pass refuted the claim).
+    verdict = _verdict(sound_verified, "second_pass.py", "patch = patch.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "when called from the top-level call at line 22" in verdict.evidence, verdict.evidence
+
+
+def test_a_loop_around_a_watched_line_runs_the_passes_of_one_around_the_flagged_line():
+    from torchcopylint.verify.batches import ENCLOSING_LIMIT, OTHER_LIMIT, DataPlan
+    from torchcopylint.verify.datasites import Loop
+
+    loops = [Loop(0, 10, 20, 0), Loop(1, 30, 40, 0)]
+    plan = DataPlan([], loops=loops, flagged_line=50, watched=frozenset({12}))
+    assert (plan._limit(0), plan._limit(1)) == (ENCLOSING_LIMIT, OTHER_LIMIT)
+    assert list(plan.few(0, range(20))) == list(range(ENCLOSING_LIMIT)) and list(plan.few(1, range(5))) == [0]
+
+
+@needs_torch
 def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_never_assumed(sound_verified):
     # The file shows what the helper is given; those values decide, and they could not be had. Confirmed
     # on a made-up tensor before: four such confirmations in fresh22 and fresh26, all wrong.

@@ -117,7 +117,7 @@ class DataPlan:
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
                  full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
                  two_classes: bool = False, resized: tuple = (), runtime_layout=None,
-                 long_loaders: bool = False) -> None:
+                 long_loaders: bool = False, watched: frozenset = frozenset()) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
@@ -125,6 +125,9 @@ class DataPlan:
         self.cut_from: set[int] = set()   # the sizes the code asked for where a batch was cut
         self.loops = {loop.index: loop for loop in loops}
         self.flagged_line = flagged_line
+        # Lines the experiment looks at besides (the flagged line in a function a top-level call runs):
+        # the loops around them run as many passes as those around the flagged line.
+        self.watched = frozenset(watched)
         self.namespace: dict = {}
         self.used = False               # a batch or sample was made: its shape may be why the run failed
         self.candidate_count = 1
@@ -659,7 +662,8 @@ class DataPlan:
 
     def _limit(self, index: int) -> int:
         loop = self.loops.get(index)
-        encloses = loop is not None and loop.line <= self.flagged_line <= loop.end_line
+        encloses = loop is not None and any(loop.line <= line <= loop.end_line
+                                            for line in (self.flagged_line, *self.watched))
         return max(ENCLOSING_LIMIT, loop.sparse_iterations) if encloses else OTHER_LIMIT
 
     def _stop(self, index: int, iterations: int) -> None:

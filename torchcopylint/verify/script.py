@@ -746,7 +746,8 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         last = attempt == MAX_ATTEMPTS - 1
         attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
-                        two_classes, resized, runtime_layout=rewritten.runtime_layout, long_loaders=long_loaders)
+                        two_classes, resized, runtime_layout=rewritten.runtime_layout, long_loaders=long_loaders,
+                        watched=frozenset(watched))
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
