@@ -26,7 +26,7 @@ class AliasMutatedInPlace(Rule):
                 if alias.made_by != "alias" or alias.kind != "assign" or not alias.tensorness.is_tensor:
                     continue
                 found = _first_read_after_write(function, alias)
-                if found is None or _memory_inspected(function, alias):
+                if found is None or _memory_inspected(function, alias) or _only_shown(function, alias):
                     continue
                 read, event = found
                 source = facts.code_for(alias.value)
@@ -220,3 +220,25 @@ def _memory_inspected(function: FunctionFacts, alias: Binding) -> bool:
     root = root_name(alias.value)
     sources = function.bindings_at(root) if isinstance(root, cst.Name) else frozenset()
     return any(read.use == "identity" for binding in (alias, *sources) for read in function.reads_of(binding))
+
+
+# Calls that show a value and compute nothing with it.
+SHOWING_CALLS = frozenset({"print", "display"})
+
+
+def _only_shown(function: FunctionFacts, alias: Binding) -> bool:
+    """Is the alias only ever shown (a notebook cell that is its name alone, `print(b)`)? Showing a view
+    after its base was written is how a lesson shows that they share memory (`b = a.view(-1, 1)`,
+    `a.zero_()`, then `b`): nothing computes with the old values."""
+    reads = [read for read in function.reads_of(alias) if read.use == "value"]
+    return bool(reads) and all(_shows(read.statement, read.node) for read in reads)
+
+
+def _shows(statement: cst.CSTNode, name: cst.CSTNode) -> bool:
+    if not isinstance(statement, cst.Expr):
+        return False
+    value = statement.value
+    if value is name:
+        return True  # a notebook cell, or the last line of one, that is the name alone
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in SHOWING_CALLS \
+        and len(value.args) == 1 and value.args[0].value is name
