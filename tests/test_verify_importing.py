@@ -655,8 +655,20 @@ def _verdict(verified, relative: str, text: str, code: str):
 
 
 @needs_torch
-def test_script_importing_a_sibling_utils_is_confirmed(context_verified):
-    verdict = _verdict(context_verified, "gan_scripts/train_gan.py", "identity = x.clone()", "TCL001")
+@pytest.mark.parametrize("relative, text, code", [
+    # A script importing its sibling `utils` as a script does.
+    pytest.param("gan_scripts/train_gan.py", "identity = x.clone()", "TCL001", id="sibling-utils"),
+    # A star import of a sibling, and an import fallback, run as in Python.
+    pytest.param("gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001", id="star-import-and-fallback"),
+    # A package module with relative imports three levels deep.
+    pytest.param("library/pkg/a/b/c/blocks.py", "identity = x.clone()", "TCL001", id="relative-imports"),
+    # The folder's __init__.py imports a hyphenated folder by name (a syntax error); its scripts import their
+    # siblings as scripts do and need nothing of the package, so the file runs alone (fresh84's patch
+    # trainers: "the experiment failed: __init__.py line 3 does not parse").
+    pytest.param("broken_package/train_patch.py", "ep_loss += loss", "TCL007", id="init-that-does-not-parse"),
+])
+def test_a_file_imported_as_its_project_imports_it_is_confirmed(context_verified, relative, text, code):
+    verdict = _verdict(context_verified, relative, text, code)
     assert verdict.status == "confirmed", verdict
 
 
@@ -684,21 +696,6 @@ def test_a_module_the_repository_left_out_of_its_own_package_stands_in_where_the
         in verdict.evidence, verdict.evidence
     assert "`library_left_out.models` is not in the project, whose `library_left_out` imports it" in verdict.evidence, \
         verdict.evidence
-
-
-@needs_torch
-def test_a_script_in_a_folder_whose_init_does_not_parse_runs_as_the_file_alone(context_verified):
-    # The folder's __init__.py imports a hyphenated folder by name (a syntax error); its scripts import their
-    # siblings as scripts do and need nothing of the package (fresh84's patch trainers: "the experiment
-    # failed: __init__.py line 3 does not parse").
-    verdict = _verdict(context_verified, "broken_package/train_patch.py", "ep_loss += loss", "TCL007")
-    assert verdict.status == "confirmed", verdict
-
-
-@needs_torch
-def test_star_import_of_a_sibling_and_an_import_fallback_run_as_in_python(context_verified):
-    verdict = _verdict(context_verified, "gan_scripts/train_wgan.py", "identity = x.clone()", "TCL001")
-    assert verdict.status == "confirmed", verdict
 
 
 @needs_torch
@@ -737,12 +734,6 @@ def test_a_class_filed_in_a_registry_by_the_package_import_runs_as_written_for_a
                  "`detector_lib_not_installed` is not installed: imported as a stand-in the code never used"):
         assert part in verdict.evidence, verdict.evidence
     assert "`torch.device(0)` named the GPU `cuda:0`, whose work ran on the CPU" in verdict.evidence, verdict.evidence
-
-
-@needs_torch
-def test_package_module_with_relative_imports_three_levels_deep_is_confirmed(context_verified):
-    verdict = _verdict(context_verified, "library/pkg/a/b/c/blocks.py", "identity = x.clone()", "TCL001")
-    assert verdict.status == "confirmed", verdict
 
 
 @needs_torch
