@@ -327,14 +327,6 @@ def _missing(error: ImportError, path: str) -> MissingModule:
                          removed_from_installed(error, path), left_out_module(error, path))
 
 
-def _installed(folder: str) -> bool:
-    """A folder of Python's own library or of an installed package, not of a project."""
-    folder = os.path.abspath(folder)
-    prefixes = {os.path.abspath(prefix) for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    return any(part in ("site-packages", "dist-packages") for part in folder.split(os.sep)) or \
-        any(folder.startswith(prefix + os.sep) for prefix in prefixes)
-
-
 def left_out_module(error: ImportError, path: str) -> Optional[str]:
     """`CLB_pack.models`, where the project's package `CLB_pack` imports and holds no `models`: a module
     the repository left out (its authors did not commit it), which no import path can supply."""
@@ -377,10 +369,11 @@ def removed_from_installed(error: ImportError, path: str) -> Optional[tuple[str,
 
 
 def _installed(filename: str) -> bool:
-    """Is the file one of the environment's (an installed package, the standard library), not the project's?"""
+    """Is the file (or folder) one of the environment's (an installed package, the standard library), not
+    the project's?"""
     filename = os.path.abspath(filename)
     return any(filename.startswith(os.path.abspath(prefix) + os.sep) for prefix in {sys.prefix, sys.base_prefix}) \
-        or "site-packages" in filename.split(os.sep)
+        or any(part in ("site-packages", "dist-packages") for part in filename.split(os.sep))
 
 
 def project_relative(found: str, path: str) -> str:
