@@ -843,6 +843,31 @@ def test_a_project_module_off_the_import_path_has_its_folder_put_on_it_and_said(
 
 
 @needs_torch
+def test_of_the_project_s_modules_by_one_name_the_folder_holding_the_submodule_asked_is_put_on_the_path(
+        tmp_path: Path):
+    # `from helpers_lib.layers import conv3x3`: the project has an older old/helpers_lib.py, found first
+    # (nearer the root by name), and vendor/helpers_lib/layers.py, a folder without __init__.py. Only the
+    # folder holds what the import asks for.
+    project = tmp_path / "split"
+    shutil.copytree(CONTEXT_FIXTURES / "configured", project)
+    (project / "pyproject.toml").write_text("[project]\nname = 'split'\n", encoding="utf-8")
+    (project / "vendor" / "helpers_lib.py").rename(project / "vendor" / "layers.py")
+    (project / "vendor" / "helpers_lib").mkdir()
+    (project / "vendor" / "layers.py").rename(project / "vendor" / "helpers_lib" / "layers.py")
+    (project / "old").mkdir()
+    (project / "old" / "helpers_lib.py").write_text("VERSION = 1\n", encoding="utf-8")
+    model = project / "scripts" / "model.py"
+    model.write_text(model.read_text(encoding="utf-8").replace("from helpers_lib import", "from helpers_lib.layers import"),
+                     encoding="utf-8")
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               project / "scripts", cwd=tmp_path, timeout=600)
+    records = json.loads(result.stdout)
+    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
+    assert "`helpers_lib` is the project's vendor/helpers_lib, off the import path: its folder was put on it" \
+        in records[0]["verdict"]["evidence"], records[0]["verdict"]
+
+
+@needs_torch
 def test_a_method_runs_after_what_its_class_s_caller_runs_first(context_verified):
     # `run_once` reads `self.sample_dims` and `self.scale`, which only `setup(x)` sets; `attack` runs
     # `setup(x)` before `run_once(x, y)`: the experiment does too, with the same `x`, and says so.

@@ -22,7 +22,7 @@ import re
 import sys
 import types
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 # Folders never searched for a project's own module: environments and build output.
@@ -322,7 +322,7 @@ def execute(code, module: types.ModuleType) -> None:
 
 def _missing(error: ImportError, path: str) -> MissingModule:
     top = _unimportable_top_level(error)
-    found = _find_in_project(_project_or_folder(path), top) if top is not None else None
+    found = _find_in_project(_project_or_folder(path), top, _submodules_asked(error, top)) if top is not None else None
     return MissingModule(describe_failure(error, path), absent_package(error, path), found,
                          removed_from_installed(error, path), left_out_module(error, path))
 
@@ -496,8 +496,43 @@ def _project_or_folder(path: str) -> str:
     return project_root(folder) or folder
 
 
-def _find_in_project(root: str, name: str, depth: int = 3) -> Optional[str]:
-    """`name.py` or a `name/` package within `depth` folders of the project root."""
+def _submodules_asked(error: ImportError, top: str) -> frozenset[str]:
+    """The submodules of `top` that the file whose import failed asks for (`from util.dataloader import
+    Datasets`: `dataloader`), read from that file; empty where it cannot be read (a notebook)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    filename = trace.tb_frame.f_code.co_filename if trace is not None else ""
+    if not filename.endswith(".py"):
+        return frozenset()
+    try:
+        with open(filename, encoding="utf-8") as file:
+            tree = ast.parse(file.read())
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+    asked = set()
+    for node in ast.walk(tree):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+            [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        asked.update(name.split(".")[1] for name in names if name.startswith(f"{top}."))
+    return frozenset(asked)
+
+
+def _find_in_project(root: str, name: str, submodules: frozenset[str] = frozenset(), depth: int = 3) -> Optional[str]:
+    """`name.py` or a `name/` package within `depth` folders of the project root, the nearest to it
+    first. Where the code asks for submodules of it, a folder holding them comes first, with or without
+    an `__init__.py`: of the project's `util/` and its other folders' `util.py`, `from util.dataloader
+    import Datasets` means the folder."""
+    if submodules:
+        holding = _nearest_in_project(root, name, depth, lambda entry: entry.is_dir() and all(
+            _holds_module(entry.path, submodule) for submodule in submodules))
+        if holding is not None:
+            return holding
+    return _nearest_in_project(root, name, depth, lambda entry: entry.is_file() or os.path.isfile(
+        os.path.join(entry.path, "__init__.py")))
+
+
+def _nearest_in_project(root: str, name: str, depth: int, accept: Callable[[os.DirEntry], bool]) -> Optional[str]:
     pending = [(root, 0)]
     while pending:
         folder, level = pending.pop(0)
@@ -506,8 +541,7 @@ def _find_in_project(root: str, name: str, depth: int = 3) -> Optional[str]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name in (f"{name}.py", name) and (entry.is_file() or
-                                                       os.path.isfile(os.path.join(entry.path, "__init__.py"))):
+            if entry.name in (f"{name}.py", name) and accept(entry):
                 return entry.path
         if level < depth:
             pending.extend((entry.path, level + 1) for entry in entries
