@@ -15,6 +15,7 @@ import importlib.util
 import io
 import re
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -204,6 +205,32 @@ def test_a_copy_whose_value_requires_grad_from_a_later_pass_of_its_loop_is_never
     verdict = _verdict(sound_verified, "second_pass.py", "patch = patch.clone().detach()", "TCL005")
     assert verdict.status == "confirmed", verdict
     assert "when called from the top-level call at line 22" in verdict.evidence, verdict.evidence
+
+
+@needs_torch
+def test_a_checkpoint_the_run_saved_is_what_it_loads_back(sound_verified, tmp_path: Path):
+    # Not the checkpoint stand-in of a file that is not there: the network the run saved, from memory.
+    verdict = _verdict(sound_verified, "saved_and_reloaded.py", "total += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "checkpoint_reloaded.pt, which the run saved to memory, was read back from there" in verdict.evidence
+    assert not list(sound_verified["directory"].glob("checkpoint_reloaded.pt"))
+
+
+def test_a_file_saved_by_an_earlier_run_is_not_there_for_the_next(tmp_path: Path):
+    # The fixed run must not load what the run as written saved (a resumed network would differ).
+    # In a process of its own: the sandbox replaces `open` for good.
+    code = textwrap.dedent(f"""\
+        from torchcopylint.verify import sandbox
+        sandbox.install({str(tmp_path)!r}, {str(tmp_path / "train.py")!r})
+        sandbox.begin()
+        sandbox.keep_written({str(tmp_path / "net.pt")!r}, b"saved")
+        print(sandbox.read_back({str(tmp_path / "net.pt")!r}))
+        sandbox.new_run()
+        print(sandbox.read_back({str(tmp_path / "net.pt")!r}))
+        """)
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                               cwd=Path(__file__).parent.parent)
+    assert completed.stdout.splitlines() == ["b'saved'", "None"], completed.stderr
 
 
 def test_a_loop_around_a_watched_line_runs_the_passes_of_one_around_the_flagged_line():

@@ -69,6 +69,17 @@ class CheckpointStandIn(dict):
     def __rsub__(self, other: Any) -> Any:
         return other - self.__index__()
 
+    def to(self, *args: Any, **kwargs: Any) -> "CheckpointStandIn":
+        # `torch.load(path).to(device)` of a tensor or a whole network saved: still the checkpoint not
+        # read (a loss history kept in it, `list(...)`, is empty, as for a run that resumes nothing).
+        return self
+
+    def cpu(self) -> "CheckpointStandIn":
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> "CheckpointStandIn":
+        return self
+
     def __repr__(self) -> str:
         return f"<checkpoint {self.name} not read>"
 
@@ -84,6 +95,9 @@ def install() -> None:
     stood_in: list[CheckpointStandIn] = []  # the checkpoints not read, in the order the code loaded them
 
     def guarded_load(f, *args, **kwargs):
+        saved = sandbox.read_back(f) if isinstance(f, (str, os.PathLike)) else None
+        if saved is not None:  # `torch.save(net, path)`, then `net = torch.load(path)`: what the run saved
+            return load(io.BytesIO(saved), *args, **kwargs)
         if isinstance(f, (str, os.PathLike)) and (not os.path.exists(f) or sandbox.in_project(f) is not None):
             stood_in.append(CheckpointStandIn(f"`{os.fspath(f)}`"))
             return stood_in[-1]
@@ -101,7 +115,10 @@ def install() -> None:
 
     def guarded_save(obj, f, *args, **kwargs):
         if isinstance(f, (str, os.PathLike)) and sandbox.write_goes_to_memory(f):
-            return save(obj, io.BytesIO(), *args, **kwargs)
+            buffer = io.BytesIO()
+            save(obj, buffer, *args, **kwargs)
+            sandbox.keep_written(f, buffer.getvalue())
+            return None
         return save(obj, f, *args, **kwargs)
 
     def module_load_state_dict(self, state_dict, *args, **kwargs):

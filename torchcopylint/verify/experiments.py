@@ -26,7 +26,8 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import callsites, flagged, legacy, noops, projectnets, registrations, script, standins, topcalls
+from torchcopylint.verify import (callsites, flagged, legacy, noops, projectnets, registrations, sandbox, script,
+                                   standins, topcalls)
 from torchcopylint.verify.configurations import Configuration, configurations, stand_in_networks
 from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
@@ -176,6 +177,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     (verify/absent.py; no-ops for one used for data, plots or logging, verify/noops.py): a verdict
     then comes only from code that never used it."""
     global _loaded
+    sandbox.new_run()
     context = import_context(path)
     levels = relative_depth(text)
     if context.package is None and levels:

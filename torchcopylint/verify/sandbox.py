@@ -147,6 +147,25 @@ def begin() -> None:
     _state.written = {}
 
 
+def new_run() -> None:
+    """A new run of the code (as written, or as fixed): what an earlier run wrote is not there for it."""
+    _state.written = {}
+
+
+def keep_written(path, data: bytes) -> None:
+    """What a writer other than `open` (`torch.save`) wrote to memory for `path`, for this run to read back."""
+    _state.written[_real(path)] = data
+
+
+def read_back(path) -> Optional[bytes]:
+    """What this run wrote to memory for `path` (a checkpoint it saved, then loads), said; None if nothing."""
+    kept = _state.written.get(_real(path))
+    if not isinstance(kept, bytes):
+        return None
+    _state.events.append(f"{in_project(path) or _real(path)}, which the run saved to memory, was read back from there")
+    return kept
+
+
 def events() -> list[str]:
     return list(dict.fromkeys(_state.events))
 
