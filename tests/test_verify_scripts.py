@@ -1015,6 +1015,8 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         torch.optim.SGD(net.parameters(), lr=0.1).load_state_dict(ckpt["optimizer"])
         print("resumed from:", list(range(ckpt["epoch"], 2)))  # a count read from it: 0, a fresh start
         print("next epoch:", ckpt["epoch"] + 1, 10 - ckpt["epoch"])  # arithmetic on that count
+        # A loss history kept in one (`list(torch.load(path).to(device))`): empty, as for a fresh start.
+        print("history:", list(torch.load("runs/losses.pt").to("cpu")))
         bce = nn.BCELoss()
         print("same numel:", round(bce(torch.full((4, 1), 0.5), torch.ones(4)).item(), 4))
         print("integer target:", round(nn.BCEWithLogitsLoss()(torch.zeros(4), torch.full((4,), 1)).item(), 4))
@@ -1070,7 +1072,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     out = result.stdout
     assert "outside: [1.0, 1.0]" in out and "events: ['writes to net.pth went to memory']" in out, out
     assert "missing: <All keys matched successfully> True" in out, out
-    assert "resumed from: [0, 1]" in out and "next epoch: 1 10" in out, out
+    assert "resumed from: [0, 1]" in out and "next epoch: 1 10" in out and "history: []" in out, out
     assert "same numel: 0.6931" in out and "other numel: ValueError" in out, out
     assert "integer target: 0.6931" in out and "iterable: True" in out, out
     assert "soft labels: 0.6931 -2.8" in out, out  # -(1.2 log .5 - 0.2 log .5); each d/dx = (x - t) / (x (1 - x)) / 4
