@@ -220,6 +220,22 @@ def test_stand_in_networks_return_what_the_code_unpacks():
     assert made["D"](fake).shape == (4, 1)
 
 
+def test_a_tensor_whose_shape_the_code_unpacks_has_that_many_dims():
+    from torchcopylint.verify.standins import make, plan, uses, with_dims
+
+    # A video model's step (fresh85, two course repositories): `batch_size, k, c, h, w = img.size()`.
+    node = ast.parse("def step(img, label, mask):\n    batch_size, k, c, h, w = img.size()\n"
+                     "    n, d = mask.shape\n    return img[0, 1] + label[0]\n").body[0]
+    made = make(plan(["img", "label", "mask"], uses(node), {}, {}), "cpu")
+    assert made["img"].dim() == 5 and made["mask"].dim() == 2 and made["label"].dim() < 5
+    assert with_dims((4, 3, 16, 16), 5) == (4, 3, 3, 16, 16)
+    assert with_dims((4, 3, 16, 16), 3) == (4, 16, 16)
+    assert with_dims((4, 8), 2) == (4, 8)
+    # A call's result unpacked is not the shape of what it is called on.
+    unpacked = uses(ast.parse("def f(x):\n    a, b = x.size(0), 1\n    c, d = x.chunk(2)\n").body[0])
+    assert unpacked["x"].dims == 0
+
+
 def test_configurations_vary_flags_and_chain_widths_through_the_expansion():
     from torch import nn
 

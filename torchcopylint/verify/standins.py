@@ -148,6 +148,7 @@ class Use:
     results_indexed: bool = False  # what a call to it returns is indexed: `loss = criterion(o, y); loss[i]`
     returns_loss: bool = False  # what a call to it returns is backpropagated as it is: `elbo = model(x); elbo.backward()`
     assigned_unpacked: int = 0  # unpacked by an assignment: `condition, real = batch` -> 2 (a loader's batch)
+    dims: int = 0              # its shape unpacked: `batch_size, k, c, h, w = img.size()` -> a tensor of 5 dims
     unpacks_loaders: bool = False  # what it is unpacked into is iterated: `train, val = data`, `for x in train`
     one_sample: bool = False  # its batch size compared with 1 (`assert x.size(0) == 1`): a batch of one
     learning_rate: bool = False  # an optimizer's `lr` (`optim.Adam(self.weights, meta_lr)`): a float
@@ -637,6 +638,12 @@ def uses(function: ast.AST) -> dict[str, Use]:
             producer = use(network)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and not any(isinstance(element, ast.Starred) for element in node.targets[0].elts):
+            measured = node.value.func if isinstance(node.value, ast.Call) and not node.value.args else node.value
+            if isinstance(measured, ast.Attribute) and measured.attr in ("size", "shape") and \
+                    (measured.attr == "shape") != isinstance(node.value, ast.Call) and use(measured.value) is not None:
+                use(measured.value).dims = len(node.targets[0].elts)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                 and _key(node.value) and all(isinstance(element, ast.Name) for element in node.targets[0].elts):
             unpacked_from = use(node.value)
@@ -1395,6 +1402,7 @@ class Plan:
     count: int = 2                                # a count (epochs, steps): loops that end soon
     predicted_labels: bool = False                # labels are the classes the network predicts for the inputs
     loader_batch: int = BATCH                     # samples in each batch a stand-in loader yields
+    dims: dict = field(default_factory=dict)      # tensor name -> the number of dims the code unpacks its shape into
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1559,13 +1567,29 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
                            if kind == "module" and found.get(name, Use()).updates_its_input)
     loader_counts = {name: found[name].assigned_unpacked for name, kind in kinds.items()
                      if kind == "loaders" and found.get(name, Use()).assigned_unpacked}
+    dims = {name: found[name].dims for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).dims}
     positions = tuple(name for name, kind in kinds.items() if kind == "labels" and found.get(name, Use()).position_index
                       and not found[name].class_target)
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
-                positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input)
+                positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input, dims=dims)
+
+
+# The size of each dim a stand-in gains between its batch and its sample (a clip's frames).
+EXTRA_DIM = 3
+
+
+def with_dims(shape: tuple, dims: int) -> tuple:
+    """`shape` (a batch, then a sample) with `dims` dims: the batch kept, then as many further dims of
+    EXTRA_DIM as it lacks (`(4, 3, 16, 16)` as 5 dims: 4 clips of 3 frames of the sample), or only the
+    sample's last dims where it has too many."""
+    if dims < 1 or dims == len(shape):
+        return shape
+    if dims > len(shape):
+        return (shape[0], *(EXTRA_DIM,) * (dims - len(shape)), *shape[1:])
+    return (shape[0], *shape[len(shape) - dims + 1:])
 
 
 def pair_optimizer(optimizer: str, modules: list[str]) -> list[str]:
@@ -1628,6 +1652,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             setattr(made[name], PLAIN_LEAF_MARK, f"`{name}`, a stand-in made as a leaf that does not require grad")
         elif kind == "tensor" and name in plan_.per_class:  # `cw_eps[y]`: one value per class the labels name
             made[name] = stand_in_tensor(device, (CLASSES,), name=name)
+        elif kind == "tensor" and name in plan_.dims:  # `b, k, c, h, w = img.size()`: that many dims
+            made[name] = stand_in_tensor(device, with_dims((plan_.batch, *plan_.sample), plan_.dims[name]), name=name)
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (plan_.batch, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (plan_.batch, *plan_.sample), name=name)
