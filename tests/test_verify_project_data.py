@@ -507,6 +507,37 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
     assert read is not None and read.keys == ("feature", "label") and read.kinds == (IMAGE, LABEL), read
 
 
+def test_a_dataset_of_clips_stacks_that_many_frames_in_each_image_item():
+    import ast
+
+    import torch
+
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.samples import FRAMES, IMAGE, layout_of_class
+
+    # A video-prediction course's dataset (fresh85, two repositories): frames and their pose maps, each a
+    # list of transformed images stacked; the label maps are images too, whatever their name says.
+    source = ("class Dance(Dataset):\n"
+              "    def __init__(self, root, transform, video_len=7):\n"
+              "        self.transform = transform\n        self.video_len = video_len\n"
+              "    def __getitem__(self, index):\n"
+              "        imgs = []\n        labels = []\n"
+              "        for i in range(self.video_len):\n"
+              "            imgs.append(self.transform(imgloader(self.paths[i])))\n"
+              "            labels.append(self.transform(imgloader(self.label_paths[i])))\n"
+              "        return stack(imgs), stack(labels)\n")
+    layout = layout_of_class(ast.parse(source).body[0])
+    assert layout is not None and layout.kinds == (IMAGE, IMAGE) and layout.frames == 7, layout
+    assert "each image a clip of 7 frames" in layout.describe()
+    unknown = layout_of_class(ast.parse(source.replace("video_len=7", "video_len")).body[0])
+    assert unknown is not None and unknown.frames == FRAMES
+    # One image and its class: no clip, the usual pair.
+    single = source.replace("return stack(imgs), stack(labels)", "return self.transform(x), int(y)")
+    assert layout_of_class(ast.parse(single).body[0]) is None
+    batch = DataPlan([]).laid_out(layout, torch.rand(2, 3, 8, 8), torch.zeros(2), [])
+    assert [tuple(item.shape) for item in batch] == [(2, 7, 3, 8, 8), (2, 7, 3, 8, 8)]
+
+
 def test_a_data_function_returning_loaders_gives_that_many_each_of_what_its_dataset_class_returns(monkeypatch):
     # `data = binary_digits()[:2]`: the data module's function returns three loaders over a class whose
     # `__getitem__` returns an image alone; stood in before as one loader of (image, label) pairs.

@@ -510,6 +510,11 @@ class DataPlan:
     def laid_out(self, layout: samples.SampleLayout, images: torch.Tensor, labels: torch.Tensor, paths: Any) -> Any:
         """A batch (or a sample) in the layout: the first image item the given values, each later one
         random values of the same shape (its sides times `pair_scale`), labels and paths as made."""
+        if layout.frames and images.dim() >= 3:
+            # Clips: each image item is that many images stacked before their channels, the first frame
+            # the given values.
+            images = torch.cat([images.unsqueeze(-4), _another_random(
+                (*images.shape[:-3], layout.frames - 1, *images.shape[-3:]), layout.frames, images)], dim=-4)
         if layout.single:
             return images
         later = (*images.shape[:-2], *(side * self.pair_scale for side in images.shape[-2:])) \

@@ -38,18 +38,24 @@ PATH_WORD = frozenset({"path", "paths", "file", "files", "filename", "fname", "n
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
+# Frames of a clip whose count the code does not say (`range(self.video_len)` of a length it is given).
+FRAMES = 4
+
+
 @dataclass(frozen=True)
 class SampleLayout:
     kinds: tuple               # each item's kind, in the order the method returns them
     keys: Optional[tuple] = None  # a dict's keys, in that order; None for a tuple or list
     single: bool = False       # the sample is the one image itself (`return image`), no tuple around it
+    frames: int = 0            # each image item is a clip of this many images stacked (`stack(frames)`); 0: one
 
     def describe(self) -> str:
+        clips = f" (each image a clip of {self.frames} frames)" if self.frames else ""
         if self.single:
-            return "samples of one image each, without labels"
+            return f"samples of one image each, without labels{clips}"
         if self.keys is None:
-            return "samples of " + ", ".join(self.kinds)
-        return "samples of {" + ", ".join(f"{key!r}: {kind}" for key, kind in zip(self.keys, self.kinds)) + "}"
+            return "samples of " + ", ".join(self.kinds) + clips
+        return "samples of {" + ", ".join(f"{key!r}: {kind}" for key, kind in zip(self.keys, self.kinds)) + "}" + clips
 
 
 def layout_in_source(source: str, name: str) -> Optional[SampleLayout]:
@@ -169,11 +175,19 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     layout = layouts.pop()
     if layout is None or IMAGE not in layout.kinds:
         return None
+    frames = {_clip_frames(item, method, node) for item in _returned_items(method, methods)}
+    if len(frames) == 1 and (count := frames.pop()):
+        # `return stack(imgs), stack(labels)`, each a list of `self.transform(...)` images appended in a
+        # loop over the clip: the items are clips of images (a video prediction's frames and label maps).
+        layout = dataclasses.replace(layout, kinds=tuple(IMAGE if _clip_frames(item, method, node) else kind
+                                                         for item, kind in zip(_returned_items(method, methods),
+                                                                               layout.kinds)),
+                                     frames=count)
     if None in layout.kinds:
         # `return X, Y, S` (features, class, domain): an item nothing names is a per-sample number (a
         # domain, an index, a flag) more often than anything else; as many items as the class returns.
         layout = dataclasses.replace(layout, kinds=tuple(LABEL if kind is None else kind for kind in layout.kinds))
-    if layout.keys is None and layout.kinds == (IMAGE, LABEL):
+    if layout.keys is None and layout.kinds == (IMAGE, LABEL) and not layout.frames:
         return None  # the usual image and label: the default batches fit
     return layout
 
@@ -198,6 +212,54 @@ def _returned_through_helpers(method: ast.FunctionDef, methods: dict) -> list[tu
             found.extend((inner.value, helper) for inner in ast.walk(helper)
                          if isinstance(inner, ast.Return) and inner.value is not None)
     return found
+
+
+def _returned_items(method: ast.FunctionDef, methods: dict) -> list[ast.expr]:
+    """The items of the tuple or list `__getitem__` returns (of its first `return`); none for another value."""
+    returned = _returned_through_helpers(method, methods)
+    value = returned[0][0] if returned else None
+    return list(value.elts) if isinstance(value, (ast.Tuple, ast.List)) else []
+
+
+STACKS = ("stack", "torch.stack", "np.stack", "numpy.stack")
+
+
+def _clip_frames(item: ast.expr, method: ast.FunctionDef, cls: ast.ClassDef) -> int:
+    """How many frames an item `stack(imgs)` stacks, where `imgs` starts as an empty list that a loop of
+    the method fills with images (`imgs.append(self.transform(imgloader(path)))`): the loop's count
+    when the code says it (a number, or a length the constructor takes with a default), else FRAMES;
+    0 for any other item."""
+    if not (isinstance(item, ast.Call) and ast.unparse(item.func) in STACKS and len(item.args) == 1
+            and isinstance(item.args[0], ast.Name)):
+        return 0
+    name = item.args[0].id
+    for loop in (node for node in ast.walk(method) if isinstance(node, ast.For)):
+        appended = [node.args[0] for node in ast.walk(loop) if isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1]
+        if appended and all(_made_kind(value, method, 0) == IMAGE for value in appended):
+            return _loop_count(loop.iter, cls) or FRAMES
+    return 0
+
+
+def _loop_count(looped: ast.expr, cls: ast.ClassDef) -> int:
+    """The count of `range(7)`, or of `range(self.video_len)` where the constructor sets `self.video_len`
+    from a parameter with an int default; 0 when the code does not say."""
+    if not (isinstance(looped, ast.Call) and ast.unparse(looped.func) == "range" and len(looped.args) == 1):
+        return 0
+    count = looped.args[0]
+    if isinstance(count, ast.Constant) and type(count.value) is int:
+        return count.value if 1 < count.value <= 64 else 0
+    init = next((node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"), None)
+    if init is None or not (isinstance(count, ast.Attribute) and ast.unparse(count.value) == "self"):
+        return 0
+    sources = {node.value.id for node in ast.walk(init) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
+               and [ast.unparse(target) for target in node.targets] == [f"self.{count.attr}"]}
+    arguments = init.args.args[len(init.args.args) - len(init.args.defaults):]
+    defaults = {argument.arg: default for argument, default in zip(arguments, init.args.defaults)}
+    found = {defaults[name].value for name in sources if name in defaults and isinstance(defaults[name], ast.Constant)
+             and type(defaults[name].value) is int and 1 < defaults[name].value <= 64}
+    return found.pop() if len(found) == 1 else 0
 
 
 def _dict_built(name: str, function: ast.FunctionDef) -> Optional[ast.Dict]:
