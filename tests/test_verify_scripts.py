@@ -569,6 +569,33 @@ def test_a_function_carries_the_module_level_names_it_reads_never_the_loop():
     assert len(prepared.text.splitlines()) == len(source.splitlines())
 
 
+def test_an_assignment_carried_as_it_is_that_reads_a_skipped_statement_s_names_is_skipped_too():
+    # fresh85's notebook: `num_samples = len(train_dataset)` may fail on its stand-in data (skipped, said);
+    # `subset_9k_size = num_samples - subset_1k_size`, carried as it is, must not stop the whole load.
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        from data import Frames
+        train_dataset = Frames("bdd100k/train")
+        num_samples = len(train_dataset)
+        subset_1k_size = 1000
+        subset_9k_size = num_samples - subset_1k_size
+
+        def report():
+            return subset_9k_size, subset_1k_size
+    """)
+    prepared = function_text(source, frozenset({"report"}))
+    assert {3, 5} <= prepared.tolerant and 4 not in prepared.tolerant, prepared
+    namespace = {}
+    from torchcopylint.verify.script import compile_tolerant
+
+    failures = []
+    namespace["__tcl_failed__"] = lambda line, error: failures.append((line, type(error).__name__))
+    exec(compile_tolerant(prepared.text.replace("from data import Frames", "Frames = None"), "<test>",  # noqa: S102
+                          prepared.tolerant), namespace)
+    assert [line for line, _ in failures] == [2, 3, 5] and namespace["subset_1k_size"] == 1000, failures
+
+
 def test_a_function_carries_what_its_defaults_and_decorators_read():
     # A default is evaluated where the function is defined, at the top level: `device=device` reads
     # the module's `device`, which the function's own scope never names.

@@ -1223,6 +1223,14 @@ def function_text(source: str, roots: frozenset, reads: frozenset = frozenset(),
             line = source_lines[index]
             strip = min(node.col_offset, len(line) - len(line.lstrip(" \t")))
             snippet_lines[index] = line[strip:] or "\n"
+    # An assignment the snippet carries as it is (`rest = num_samples - 1000`) that reads what a skipped
+    # statement binds (`num_samples = len(train_dataset)`) fails when that one did: skipped the same way.
+    maybe_unbound = set().union(*(_binds(node) for node in kept if node.lineno in tolerant))
+    tolerant |= {node.lineno for node in statements
+                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.lineno not in tolerant
+                 and snippet_lines[node.lineno - 1].strip()
+                 and {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+                 & maybe_unbound}
     return FunctionText("".join(snippet_lines), frozenset(tolerant), tuple(rewritten.sites), rewritten.runtime_layout)
 
 
