@@ -513,7 +513,7 @@ def test_a_dataset_of_clips_stacks_that_many_frames_in_each_image_item():
     import torch
 
     from torchcopylint.verify.batches import DataPlan
-    from torchcopylint.verify.samples import FRAMES, IMAGE, layout_of_class
+    from torchcopylint.verify.samples import FRAMES, IMAGE, LABEL, layout_of_class
 
     # A video-prediction course's dataset (fresh85, two repositories): frames and their pose maps, each a
     # list of transformed images stacked; the label maps are images too, whatever their name says.
@@ -531,6 +531,9 @@ def test_a_dataset_of_clips_stacks_that_many_frames_in_each_image_item():
     assert "each image a clip of 7 frames" in layout.describe()
     unknown = layout_of_class(ast.parse(source.replace("video_len=7", "video_len")).body[0])
     assert unknown is not None and unknown.frames == FRAMES
+    # A clip and its class (action recognition): the clip only.
+    classified = layout_of_class(ast.parse(source.replace("stack(labels)", "int(self.classes[index])")).body[0])
+    assert classified is not None and classified.kinds == (IMAGE, LABEL) and classified.frames == 7, classified
     # One image and its class: no clip, the usual pair.
     single = source.replace("return stack(imgs), stack(labels)", "return self.transform(x), int(y)")
     assert layout_of_class(ast.parse(single).body[0]) is None

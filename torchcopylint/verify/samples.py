@@ -175,14 +175,16 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     layout = layouts.pop()
     if layout is None or IMAGE not in layout.kinds:
         return None
-    frames = {_clip_frames(item, method, node) for item in _returned_items(method, methods)}
-    if len(frames) == 1 and (count := frames.pop()):
+    clips = [_clip_frames(item, method, node) for item in _returned_items(method, methods)]
+    counts = set(clips) - {0}
+    if len(counts) == 1 and len(clips) == len(layout.kinds) and all(
+            frames or kind != IMAGE for frames, kind in zip(clips, layout.kinds)):
         # `return stack(imgs), stack(labels)`, each a list of `self.transform(...)` images appended in a
-        # loop over the clip: the items are clips of images (a video prediction's frames and label maps).
-        layout = dataclasses.replace(layout, kinds=tuple(IMAGE if _clip_frames(item, method, node) else kind
-                                                         for item, kind in zip(_returned_items(method, methods),
-                                                                               layout.kinds)),
-                                     frames=count)
+        # loop over the clip: those items are clips of images (a video prediction's frames and label maps,
+        # or a clip and its class).
+        layout = dataclasses.replace(layout, kinds=tuple(IMAGE if frames else kind
+                                                         for frames, kind in zip(clips, layout.kinds)),
+                                     frames=counts.pop())
     if None in layout.kinds:
         # `return X, Y, S` (features, class, domain): an item nothing names is a per-sample number (a
         # domain, an index, a flag) more often than anything else; as many items as the class returns.
