@@ -1609,6 +1609,46 @@ def test_a_notebook_whose_cell_reads_a_constant_a_later_cell_sets_gets_that_valu
            "that value first" in script.stood_in()
 
 
+def test_settings_read_from_yaml_into_the_namespace_and_a_logger_known_by_its_calls(scripts_verified):
+    # `yaml.load(f)` without a Loader (PyYAML 6 refuses it) reads as PyYAML 5 did; the loop that
+    # `setattr`s the settings into `args` is carried with it; `labnotes`, not installed and used only
+    # by `log...` calls, is a no-op. The batch is the YAML's 8 x 16, not a stand-in's.
+    verdict = _verdict(scripts_verified, "yaml_configured.py", "fixed = torch.tensor(fixed_noise)", "TCL008")
+    assert verdict.status == "confirmed", verdict
+    for part in ("per call on (8, 16)", "`yaml.load` without a `Loader` (required since PyYAML 6) read with "
+                 "`FullLoader`", "`labnotes` is not installed: no-ops stood in for it"):
+        assert part in verdict.evidence, verdict.evidence
+
+
+def test_settings_set_on_a_namespace_by_setattr_or_through_vars_are_carried_but_no_other_loop():
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        args = parse()
+        cfg = load()
+        for key, value in cfg.items():
+            setattr(args, key, value)
+        vars(args).update(cfg)
+        for epoch in range(3):
+            args.lr = step(epoch)
+
+        def report():
+            return args
+    """)
+    kept = [line.strip() for line in function_text(source, frozenset({"report"})).text.splitlines() if line.strip()]
+    assert "setattr(args, key, value)" in kept and "vars(args).update(cfg)" in kept, kept
+    assert "for epoch in range(3):" not in kept, kept
+
+
+def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_says_it_logs():
+    from torchcopylint.verify.noops import logs_only
+
+    assert logs_only("lera", "import lera\nlera.log_hyperparams({})\nlera.log({'loss': 1.0})\n")
+    assert not logs_only("lera", "import lera\nlera.log({})\nscore = lera.evaluate(model)\n")
+    assert not logs_only("lera", "import lera as L\nL.log(1)\nwrap(L)\n")  # handed on: anything may happen
+    assert not logs_only("lera", "import torch\n")
+
+
 @pytest.mark.parametrize("name, text, code, evidence", [
     # `model.training_step(batch)`: a stand-in network has no such method; the file's concrete class
     # that has it (not its base) is built, and the batches take the 1x28x28 its fixed Linear needs.

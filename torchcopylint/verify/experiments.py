@@ -273,7 +273,7 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
                                 f"which {'is' if len(stood_in) == 1 else 'are'} not installed)") from missing
             if missing.package is None or missing.package in stood_in or len(stood_in) >= MAX_STAND_INS:
                 raise CannotRun(str(missing)) from missing
-            _stand_in(missing.package, path, stood_in)
+            _stand_in(missing.package, path, stood_in, text)
             _forget_orphans(set(sys.modules) - imported)
         except SystemExit:
             # A module of the project that exits as it is imported when a package it checks for is
@@ -313,11 +313,12 @@ def _imported_in_functions(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _stand_in(package: str, path: str, stood_in: set) -> None:
+def _stand_in(package: str, path: str, stood_in: set, text: str = "") -> None:
     """From now on in this run, `import package` yields a stand-in: no-ops for one used for data, plots
-    or logging (verify/noops.py), else names that say so when the code uses them (verify/absent.py)."""
+    or logging (verify/noops.py; by its name, or by what `text` calls of it), else names that say so
+    when the code uses them (verify/absent.py)."""
     stood_in.add(package)
-    if noops.is_no_op(package):
+    if noops.is_no_op(package) or noops.logs_only(package, text):
         noops.stand_in_for(package)
     else:
         stand_in_for(package, home=path)

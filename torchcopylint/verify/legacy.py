@@ -36,7 +36,8 @@ today's torch) is read as floats; a batch norm given a (N, C) batch where it ask
 it so; a layer given a size as a whole-number float (`d/2`, Python 2's integer division) reads it as an int;
 `collections.Iterable` and the other aliases of `collections.abc` that Python 3.10 removed are given back;
 matplotlib settings it has removed and styles it cannot read (a URL) are ignored; pandas' `.as_matrix()`
-(removed in 1.0) gives the values. Code that runs today meets none of them.
+(removed in 1.0) gives the values; `yaml.load(f)` without a `Loader` (required since PyYAML 6) reads with
+`FullLoader`, as PyYAML 5 did. Code that runs today meets none of them.
 """
 
 from __future__ import annotations
@@ -285,6 +286,7 @@ def install_old_apis() -> None:
     _schedulers_without_verbose(torch.optim.lr_scheduler)
     _after_import("matplotlib", _tolerant_figure_settings)
     _after_import("pandas", _old_pandas)
+    _after_import("yaml", _yaml_load_without_loader)
 
 
 def _legacy_autograd_functions(torch) -> None:
@@ -572,6 +574,26 @@ def _after_import(name: str, patch) -> None:
             return spec
 
     sys.meta_path.insert(0, AfterImport())
+
+
+def _yaml_load_without_loader(yaml) -> None:
+    """`yaml.load(f)` with no `Loader` (every config-reading script before PyYAML 6, which made it
+    required; 5.1 to 5.4 warned and used `FullLoader`): read with `FullLoader`, as those did."""
+    load = yaml.load
+    if getattr(load, "reads_without_loader", False):
+        return
+
+    def load_as_before(stream, Loader=None, **kwargs):
+        if Loader is None:
+            from torchcopylint.verify import script
+
+            script.note("`yaml.load` without a `Loader` (required since PyYAML 6) read with `FullLoader`, as "
+                        "PyYAML 5 did")
+            Loader = yaml.FullLoader
+        return load(stream, Loader=Loader, **kwargs)
+
+    load_as_before.reads_without_loader = True
+    yaml.load = load_as_before
 
 
 def _old_pandas(pandas) -> None:

@@ -18,6 +18,7 @@ package keeps verify/absent.py's stand-in, whose use makes the verdict
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -139,6 +140,31 @@ SEEDING_NAME = re.compile(r"(^|_)(seed|seeds|seeding)(_|$)")
 
 def is_no_op(package: str) -> bool:
     return package in PACKAGES or is_logging(package) or bool(SEEDING_NAME.search(package))
+
+
+# A call that says it logs: `log(...)`, `log_hyperparams(...)`, `log_metrics(...)`, `add_scalar(...)`.
+LOGGING_CALL = re.compile(r"^(log|log_\w+|\w+_log|add_scalars?|track|track_\w+|report|report_\w+)$")
+
+
+def logs_only(package: str, text: str) -> bool:
+    """Does the code use a package that is not listed only by calls that say they log (`import lera`, then
+    only `lera.log_hyperparams({...})` and `lera.log("loss", v)`)? Then it is a logger, whatever its
+    name: a no-op stands in, as for the listed ones. Any other use of it (an attribute read, a call of
+    another name, the module passed along) keeps the stand-in that names it when used."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    names = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names if alias.name == package}
+    if not names:
+        return False
+    calls = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in names
+            and isinstance(node.ctx, ast.Load)]
+    attributes = {id(node.value): node for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    return bool(uses) and all(id(use) in attributes and id(attributes[id(use)]) in calls
+                              and LOGGING_CALL.match(attributes[id(use)].attr) for use in uses)
 
 
 class NoOp:

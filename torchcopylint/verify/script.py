@@ -1278,7 +1278,7 @@ def _may_carry(node: ast.stmt, avoided: set[str], training_methods: set[str] = f
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
         return False
     for sub in ast.walk(node):
-        if isinstance(sub, (ast.For, ast.AsyncFor, ast.While)):
+        if isinstance(sub, (ast.For, ast.AsyncFor, ast.While)) and not _sets_attributes_only(sub):
             return False
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in avoided:
             return False
@@ -1292,6 +1292,17 @@ def _may_carry(node: ast.stmt, avoided: set[str], training_methods: set[str] = f
                 (sub.func.attr == "train" and "trainer" in ast.unparse(sub.func.value).lower())):
             return False  # `trainer.fit(model)`: a whole training run, which changes the model it is given
     return True
+
+
+def _sets_attributes_only(loop: ast.stmt) -> bool:
+    """`for key, value in config["train"].items(): setattr(args, key, value)`: a `for` loop whose only calls
+    are `setattr` and no loop inside: it reads a configuration into a namespace, and trains nothing."""
+    if not isinstance(loop, ast.For):
+        return False
+    calls = [sub for body in loop.body for sub in ast.walk(body) if isinstance(sub, ast.Call)]
+    return bool(calls) and all(
+        isinstance(call.func, ast.Name) and call.func.id == "setattr" for call in calls) and not any(
+        isinstance(sub, (ast.For, ast.AsyncFor, ast.While)) for body in loop.body for sub in ast.walk(body))
 
 
 def _binds(node: ast.stmt) -> set[str]:

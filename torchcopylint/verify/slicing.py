@@ -306,6 +306,8 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
     arguments = set()
     for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
         arguments |= {sub.id for sub in ast.walk(argument) if isinstance(sub, ast.Name)}
+    if isinstance(func, ast.Name) and func.id in ("setattr", "delattr") and call.args and func.id not in functions:
+        return _root(call.args[0])  # `setattr(args, key, value)`: a configuration read into the namespace
     if isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith("__tcl_")) \
             and func.id not in functions:
         return set()  # print(x), len(x), range(n), the verifier's stand-in data: they change nothing
@@ -333,6 +335,8 @@ def _root(node: ast.AST) -> set[str]:
     """The variable at the root of `a.b[c].d`: {"a"}."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         node = node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and node.args:
+        return _root(node.args[0])  # `vars(args).update(config)`: the namespace's own dict
     if isinstance(node, ast.Call):
         return _root(node.func)
     return {node.id} if isinstance(node, ast.Name) else set()
