@@ -497,6 +497,11 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
     assert layout("X, Y, S").kinds == (IMAGE, LABEL, LABEL)
     assert layout("image, path").kinds == (IMAGE, PATH)
     assert layout("image, label") is None  # the usual pair: the default batches fit
+    # A transform bound in the method (`trans = transforms.Compose(...)`) makes images, whatever their names.
+    composed = ("class Outpaint(Dataset):\n    def __getitem__(self, index):\n"
+                "        trans = transforms.Compose([transforms.ToTensor()])\n"
+                "        truth, masked = self.masking(index)\n        return trans(truth), trans(masked)\n")
+    assert layout_of_class(ast.parse(composed).body[0]).kinds == (IMAGE, IMAGE)
     assert layout("weird, odd") is None  # nothing says an image is there
     # fresh75's speech dataset: a dict built key by key in a helper the method returns the result of.
     helper = ("class Speech(Dataset):\n    def __getitem__(self, index):\n        features = self._read(index)\n"

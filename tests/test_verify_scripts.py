@@ -1484,6 +1484,22 @@ def test_a_dotted_import_names_the_module_its_folders_spell_not_another_of_the_s
                                module_names(str(tmp_path / "models" / "dcgan" / "trainer.py")))
 
 
+def test_a_star_import_binds_what_the_module_exports():
+    # fresh86's outpainting script: `from outpainting import *` under its main guard, then `train_CE(G_net,
+    # D_net, ...)`: the call's networks are the script's (they were stand-ins, unverified).
+    from torchcopylint.verify.topcalls import calls_from_importer
+
+    main = ("if __name__ == '__main__':\n    from trainer import *\n    model = Net()\n    fit(model, 3)\n")
+    trainer = "def fit(model, epochs):\n    return model\n\nclass Net:\n    pass\n"
+    [site] = calls_from_importer(main, "main.py", trainer, "fit", frozenset({"trainer"}))
+    assert site.arguments == (("model", "model"), ("epochs", "3"))
+    # Not what `__all__` leaves out, nor a private name.
+    assert not calls_from_importer(main, "main.py", "__all__ = ['Net']\n" + trainer, "fit", frozenset({"trainer"}))
+    hidden = main.replace("fit(", "_fit(")
+    assert not calls_from_importer(hidden, "main.py", trainer.replace("def fit", "def _fit"), "_fit",
+                                   frozenset({"trainer"}))
+
+
 @pytest.mark.parametrize("body, shown", [
     ("    x = images.clone()\n    x.requires_grad_()\n    return project(x)\n",
      "runner.py, line 7 (`x`, made to require grad at line 6)"),

@@ -361,6 +361,11 @@ def _made_kind(item: ast.expr, function: ast.FunctionDef, depth: int) -> Optiona
             return PATH
         if IMAGE_CALL.search(callee.rsplit(".", 1)[-1]) or IMAGE_CALL.search(callee):
             return IMAGE
+        if isinstance(item.func, ast.Name) and any(
+                IMAGE_CALL.search(ast.unparse(node.value.func)) for node in ast.walk(function)
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and [ast.unparse(target) for target in node.targets] == [item.func.id]):
+            return IMAGE  # `trans = transforms.Compose([...])`, then `trans(ground_truth)`
         # `self.to_tensor(image)`, `.float()` of an image: what it is called on or with
         inner = [item.func.value] if isinstance(item.func, ast.Attribute) else []
         for part in inner + list(item.args):

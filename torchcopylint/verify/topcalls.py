@@ -222,13 +222,27 @@ def calls_from_importer(source: str, path: str, defined_in: str, function_name: 
         tree = ast.parse(source)
     except SyntaxError:
         return ()
-    imported = _imported_names(tree, modules)
+    imported = _imported_names(tree, modules, star=function_name if _star_exports(defined_in, function_name) else None)
     local = imported.get(function_name)
     if local is None:
         return ()
     return tuple(dataclasses.replace(site, path=path, source=source, avoided=frozenset(imported.values()),
                                      cells=tuple(cells))
                  for site in top_level_calls(source, function_name, defined_in, local) if site.arguments)
+
+
+def _star_exports(defined_in: str, name: str) -> bool:
+    """Does `from module import *` bind `name` (public, and in the module's `__all__` where it has one)?"""
+    if name.startswith("_"):
+        return False
+    try:
+        tree = ast.parse(defined_in)
+    except SyntaxError:
+        return False
+    listed = [node.value for node in tree.body if isinstance(node, ast.Assign)
+              and any(isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets)]
+    return not listed or any(isinstance(value, (ast.List, ast.Tuple)) and any(
+        isinstance(item, ast.Constant) and item.value == name for item in value.elts) for value in listed)
 
 
 def _imported_names(tree: ast.Module, modules: frozenset, star: Optional[str] = None) -> dict:
