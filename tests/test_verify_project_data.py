@@ -546,6 +546,20 @@ def test_a_dataset_of_clips_stacks_that_many_frames_in_each_image_item():
     assert [tuple(item.shape) for item in batch] == [(2, 7, 3, 8, 8), (2, 7, 3, 8, 8)]
 
 
+def test_a_project_dataset_made_for_an_image_size_passed_by_name_gets_images_of_that_size():
+    from torchcopylint.verify.datasites import rewrite_data
+
+    # fresh86's course GAN: `SyntheticDataset(opt.img_size)`, whose transforms sit in another module.
+    source = ("import torch\nimport dataset\nloader = torch.utils.data.DataLoader(dataset.SyntheticDataset(opt.img_size),"
+              " batch_size=8)\n")
+    [site] = rewrite_data(source).sites
+    assert site.size_text == "opt.img_size", site
+    keyword = source.replace("SyntheticDataset(opt.img_size)", "Faces(root, image_size=96)")
+    assert rewrite_data(keyword).sites[0].size_text == "96"
+    # A size nothing names stays unsaid.
+    assert rewrite_data(source.replace("opt.img_size", "opt.depth")).sites[0].size_text == ""
+
+
 def test_a_data_function_returning_loaders_gives_that_many_each_of_what_its_dataset_class_returns(monkeypatch):
     # `data = binary_digits()[:2]`: the data module's function returns three loaders over a class whose
     # `__getitem__` returns an image alone; stood in before as one loader of (image, label) pairs.

@@ -1435,7 +1435,27 @@ class _SiteFinder:
                     mean = _argument(sub, 0, "mean")
                     if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3):
                         channels = KNOWN_DATASETS[known][0][0] if _known_by_name(known, called) else len(mean.elts)
+        if size is None and known is None:
+            size = _size_given_by_name(call)
         return known, channels, size, over
+
+
+IMAGE_SIZE_NAMES = frozenset({"img_size", "image_size", "imsize", "imagesize", "im_size"})
+
+
+def _size_given_by_name(call: ast.Call) -> Optional[ast.expr]:
+    """The image side a dataset of the project is made for, passed by name where no transform says it:
+    `SyntheticDataset(opt.img_size)`, `FaceData(root, image_size=64)` (a loader's dataset too)."""
+    for sub in ast.walk(call):
+        if not isinstance(sub, ast.Call):
+            continue
+        for keyword in sub.keywords:
+            if keyword.arg in IMAGE_SIZE_NAMES:
+                return keyword.value
+        for argument in sub.args:
+            if (_dotted(argument) or "").rsplit(".", 1)[-1] in IMAGE_SIZE_NAMES:
+                return argument
+    return None
 
 
 def _replacement(site: DataSite, batch: Optional[ast.expr], size: Optional[ast.expr], call: ast.expr,
