@@ -469,7 +469,7 @@ class GradFlow:
             return self._of(split, function, True, 1)
         resolved = called_definition(self.facts, value, function)  # a function, or an object's forward
         if resolved is None or type(resolved[0]) is not cst.FunctionDef:
-            return None
+            return self._loss_term_of_network(binding, value, function)
         callee = self.facts.function_facts(resolved[0])
         parts = returned_parts(callee, position)
         if parts is None:
@@ -481,6 +481,29 @@ class GradFlow:
                 return None
             origins.append(found)
         return min(origins, key=lambda origin: origin.grounds) if origins else None  # as sure as the least sure
+
+    def _loss_term_of_network(self, binding: Binding, call: cst.Call, function: FunctionFacts) -> Optional[GradOrigin]:
+        """A part of a network's output whose code the file does not show (`latent, _, kld_loss =
+        encoder(word, tense)`) that the function adds into what it backpropagates (`tot_loss = ce_loss +
+        kld_loss`, then `tot_loss.backward()`): a term of the loss, computed by the network, so it holds
+        the network's graph, on the grounds its output has. Any other part may be an index or a count."""
+        output = self._module_output(call, function, (), 1)
+        if output is None or not any(self._adds_in(binding, loss, function) for loss in self._losses(function)):
+            return None
+        return replace(output, description=f"a term of the loss, part of {output.description}")
+
+    def _adds_in(self, binding: Binding, loss: Binding, function: FunctionFacts) -> bool:
+        """Is the name `binding` binds a term of the sum the loss binding assigns, as read there?"""
+        if loss.kind not in ("assign", "walrus") or loss.value is None:
+            return False
+        pending, terms = [loss.value], []
+        while pending:
+            part = pending.pop()
+            if type(part) is cst.BinaryOperation and type(part.operator) in (cst.Add, cst.Subtract, cst.Multiply):
+                pending += [part.left, part.right]
+            elif type(part) is cst.Name:
+                terms.append(part)
+        return any(term.value == binding.name and binding in self.facts.reaching(term, function)[1] for term in terms)
 
     def _held_in(self, binding: Binding, insertions: list, function: FunctionFacts) -> Optional[GradOrigin]:
         """`outs = []` then `outs.append(model(x))`: the container holds the graph of what it holds
