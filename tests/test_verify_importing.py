@@ -815,16 +815,22 @@ def test_no_file_is_written(context_verified):
     assert snapshot(context_verified["directory"]) == context_verified["before"]
 
 
+def _confirmed_script_evidence(project: Path, tmp_path: Path) -> str:
+    """Verify the project's scripts/ from elsewhere: its one TCL001 is confirmed; the evidence."""
+    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
+                               project / "scripts", cwd=tmp_path, timeout=600)
+    records = json.loads(result.stdout)
+    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
+    return records[0]["verdict"]["evidence"]
+
+
 @needs_torch
 def test_configured_pythonpath_makes_an_import_work(tmp_path: Path):
     project = tmp_path / "configured"
     shutil.copytree(CONTEXT_FIXTURES / "configured", project)
     # Run from elsewhere: only the configuration (found above the linted folder, its paths relative
     # to it) can put vendor/ on the import path.
-    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
-                               project / "scripts", cwd=tmp_path, timeout=600)
-    records = json.loads(result.stdout)
-    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
+    _confirmed_script_evidence(project, tmp_path)
 
 
 @needs_torch
@@ -834,12 +840,8 @@ def test_a_project_module_off_the_import_path_has_its_folder_put_on_it_and_said(
     project = tmp_path / "configured"
     shutil.copytree(CONTEXT_FIXTURES / "configured", project)
     (project / "pyproject.toml").write_text("[project]\nname = 'vendored'\n", encoding="utf-8")
-    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
-                               project / "scripts", cwd=tmp_path, timeout=600)
-    records = json.loads(result.stdout)
-    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
     assert "`helpers_lib` is the project's vendor/helpers_lib.py, off the import path: its folder was put on it" \
-        in records[0]["verdict"]["evidence"], records[0]["verdict"]
+        in _confirmed_script_evidence(project, tmp_path)
 
 
 @needs_torch
@@ -851,7 +853,7 @@ def test_of_the_project_s_modules_by_one_name_the_folder_holding_the_submodule_a
     project = tmp_path / "split"
     shutil.copytree(CONTEXT_FIXTURES / "configured", project)
     (project / "pyproject.toml").write_text("[project]\nname = 'split'\n", encoding="utf-8")
-    (project / "vendor" / "helpers_lib.py").rename(project / "vendor" / "layers.py")
+    (project / "vendor" / "helpers_lib.py").rename(project / "vendor" / "layers.py")  # the folder takes its name
     (project / "vendor" / "helpers_lib").mkdir()
     (project / "vendor" / "layers.py").rename(project / "vendor" / "helpers_lib" / "layers.py")
     (project / "old").mkdir()
@@ -859,12 +861,8 @@ def test_of_the_project_s_modules_by_one_name_the_folder_holding_the_submodule_a
     model = project / "scripts" / "model.py"
     model.write_text(model.read_text(encoding="utf-8").replace("from helpers_lib import", "from helpers_lib.layers import"),
                      encoding="utf-8")
-    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
-                               project / "scripts", cwd=tmp_path, timeout=600)
-    records = json.loads(result.stdout)
-    assert [(r["code"], r["verdict"]["status"]) for r in records] == [("TCL001", "confirmed")], (records, result.stderr)
     assert "`helpers_lib` is the project's vendor/helpers_lib, off the import path: its folder was put on it" \
-        in records[0]["verdict"]["evidence"], records[0]["verdict"]
+        in _confirmed_script_evidence(project, tmp_path)
 
 
 @needs_torch
