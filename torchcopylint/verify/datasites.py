@@ -1293,6 +1293,8 @@ class _SiteFinder:
             # `data = bmnist()[:2]`, `loaders = get_loaders()`: as many loaders as the function returns.
             unpack = _loaders_returned(qualified)
         known, channels, size, over = self._hints(call, qualified)
+        if size is None and known is None and kind in ("loader", "dataset"):
+            size = _size_given_by_name(call)  # (a data function's own code says more: made_in_module)
         batch = None
         if kind == "loader":
             batch = _argument(call, 1, "batch_size")
@@ -1435,8 +1437,6 @@ class _SiteFinder:
                     mean = _argument(sub, 0, "mean")
                     if isinstance(mean, (ast.Tuple, ast.List)) and len(mean.elts) in (1, 3):
                         channels = KNOWN_DATASETS[known][0][0] if _known_by_name(known, called) else len(mean.elts)
-        if size is None and known is None:
-            size = _size_given_by_name(call)
         return known, channels, size, over
 
 
