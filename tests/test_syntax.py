@@ -5,7 +5,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from torchcopylint.analysis.syntax import TRIVIA, child_nodes, walk
+from torchcopylint.analysis.syntax import TRIVIA, child_nodes, sum_terms, walk
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -92,3 +92,14 @@ def test_walk_is_in_source_order():
     module = cst.parse_module("def f(a):\n    return a.b(c) if d else e\n")
     names = [node.value for node in walk(module) if isinstance(node, cst.Name)]
     assert names == ["f", "a", "a", "b", "c", "d", "e"]
+
+
+@pytest.mark.parametrize("source, terms", [
+    ("a + b - c", ["a", "b", "c"]),
+    ("0.5 * (real + fake)", ["real", "fake"]),
+    ("F.mse_loss(x, y) + beta * kld", ["F.mse_loss(x, y)", "beta * kld"]),
+    ("loss", ["loss"]),
+])
+def test_the_terms_of_a_sum_a_term_scaled_by_a_number_counting_as_that_term(source, terms):
+    module = cst.parse_module("")
+    assert [module.code_for_node(term) for term in sum_terms(cst.parse_expression(source))] == terms

@@ -74,7 +74,7 @@ from torchcopylint.analysis.graphs import DETACHING_BUILTINS, MOVING_METHODS, VI
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.placement import LEGACY_TYPES
-from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.syntax import sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
 from torchcopylint.analysis.torchnames import dotted_name, loss_function_name, numpy_name
@@ -496,14 +496,12 @@ class GradFlow:
         """Is the name `binding` binds a term of the sum the loss binding assigns, as read there?"""
         if loss.kind not in ("assign", "walrus") or loss.value is None:
             return False
-        pending, terms = [loss.value], []
-        while pending:
-            part = pending.pop()
-            if type(part) is cst.BinaryOperation and type(part.operator) in (cst.Add, cst.Subtract, cst.Multiply):
-                pending += [part.left, part.right]
-            elif type(part) is cst.Name:
-                terms.append(part)
-        return any(term.value == binding.name and binding in self.facts.reaching(term, function)[1] for term in terms)
+        names = []
+        for term in sum_terms(loss.value):  # a term may be weighted: `ce + beta * kld`
+            factors = (term.left, term.right) if type(term) is cst.BinaryOperation \
+                and type(term.operator) is cst.Multiply else (term,)
+            names += [factor for factor in factors if type(factor) is cst.Name]
+        return any(name.value == binding.name and binding in self.facts.reaching(name, function)[1] for name in names)
 
     def _held_in(self, binding: Binding, insertions: list, function: FunctionFacts) -> Optional[GradOrigin]:
         """`outs = []` then `outs.append(model(x))`: the container holds the graph of what it holds

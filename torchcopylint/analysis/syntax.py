@@ -89,6 +89,20 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(child_nodes(current)))
 
 
+def sum_terms(expression: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The terms of a sum or difference (`a + b - c`), a term scaled by a number counting as that term
+    (`0.5 * (a + b)`: `a`, `b`); any other expression is its own one term."""
+    if isinstance(expression, cst.BinaryOperation):
+        if isinstance(expression.operator, (cst.Add, cst.Subtract)):
+            return sum_terms(expression.left) + sum_terms(expression.right)
+        if isinstance(expression.operator, (cst.Multiply, cst.Divide)):
+            if isinstance(expression.left, (cst.Integer, cst.Float)):
+                return sum_terms(expression.right)
+            if isinstance(expression.right, (cst.Integer, cst.Float)):
+                return sum_terms(expression.left)
+    return [expression]
+
+
 def on_exclusive_branches(root: cst.CSTNode, first: cst.CSTNode, second: cst.CSTNode) -> bool:
     """Do the two nodes lie on the two branches of one `if`/`else` under `root` (one pass runs only one)?"""
     for node in walk(root):

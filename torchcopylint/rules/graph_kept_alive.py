@@ -17,7 +17,7 @@ from torchcopylint.analysis.facts import FRAMEWORK_NO_GRAD_METHODS, ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
 from torchcopylint.analysis.keeping import returned_backpropagated_loss
-from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.syntax import sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (
@@ -426,19 +426,8 @@ def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumula
 def _sum_operands(expression) -> Optional[list]:
     """The operands of a sum or difference of names and numbers (`a + b`, `0.5 * (a + b)`): its names;
     None for anything else."""
-    if isinstance(expression, cst.BinaryOperation):
-        if isinstance(expression.operator, (cst.Add, cst.Subtract)):
-            left, right = _sum_operands(expression.left), _sum_operands(expression.right)
-            return None if left is None or right is None else left + right
-        if isinstance(expression.operator, (cst.Multiply, cst.Divide)):
-            if isinstance(expression.left, (cst.Integer, cst.Float)):
-                return _sum_operands(expression.right)
-            if isinstance(expression.right, (cst.Integer, cst.Float)):
-                return _sum_operands(expression.left)
-        return None
-    if isinstance(expression, cst.Name):
-        return [expression]
-    return None
+    terms = sum_terms(expression)
+    return terms if all(isinstance(term, cst.Name) for term in terms) else None
 
 
 def _self_attributes_in(expressions: list) -> frozenset:
