@@ -202,8 +202,7 @@ def _returned_through_helpers(method: ast.FunctionDef, methods: dict) -> list[tu
     for value in (child.value for child in ast.walk(method) if isinstance(child, ast.Return) and child.value):
         called = value
         if isinstance(value, ast.Name):
-            bound = [node.value for node in ast.walk(method) if isinstance(node, ast.Assign)
-                     and [ast.unparse(target) for target in node.targets] == [value.id]]
+            bound = _assigned(value.id, method)
             called = bound[0] if len(bound) == 1 else value
         helper = methods.get(called.func.attr) if isinstance(called, ast.Call) \
             and isinstance(called.func, ast.Attribute) and isinstance(called.func.value, ast.Name) \
@@ -255,8 +254,7 @@ def _loop_count(looped: ast.expr, cls: ast.ClassDef) -> int:
     init = next((node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"), None)
     if init is None or not (isinstance(count, ast.Attribute) and ast.unparse(count.value) == "self"):
         return 0
-    sources = {node.value.id for node in ast.walk(init) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)
-               and [ast.unparse(target) for target in node.targets] == [f"self.{count.attr}"]}
+    sources = {value.id for value in _assigned(f"self.{count.attr}", init) if isinstance(value, ast.Name)}
     arguments = init.args.args[len(init.args.args) - len(init.args.defaults):]
     defaults = {argument.arg: default for argument, default in zip(arguments, init.args.defaults)}
     found = {defaults[name].value for name in sources if name in defaults and isinstance(defaults[name], ast.Constant)
@@ -264,11 +262,16 @@ def _loop_count(looped: ast.expr, cls: ast.ClassDef) -> int:
     return found.pop() if len(found) == 1 else 0
 
 
+def _assigned(target: str, function: ast.AST) -> list[ast.expr]:
+    """The values the function assigns to `target` alone (`imgs = []`, `self.video_len = video_len`)."""
+    return [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+            and [ast.unparse(each) for each in node.targets] == [target]]
+
+
 def _dict_built(name: str, function: ast.FunctionDef) -> Optional[ast.Dict]:
     """`features = {}` then `features["feature"] = ...; features["label"] = ...`: the dict as if written
     out (its string keys, in order, with the values assigned); None for anything else."""
-    made = [node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
-            and [ast.unparse(target) for target in node.targets] == [name]]
+    made = _assigned(name, function)
     if len(made) != 1 or not (isinstance(made[0], ast.Dict) and not made[0].keys):
         return None
     keys, values = [], []
@@ -362,9 +365,8 @@ def _made_kind(item: ast.expr, function: ast.FunctionDef, depth: int) -> Optiona
         if IMAGE_CALL.search(callee.rsplit(".", 1)[-1]) or IMAGE_CALL.search(callee):
             return IMAGE
         if isinstance(item.func, ast.Name) and any(
-                IMAGE_CALL.search(ast.unparse(node.value.func)) for node in ast.walk(function)
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                and [ast.unparse(target) for target in node.targets] == [item.func.id]):
+                isinstance(value, ast.Call) and IMAGE_CALL.search(ast.unparse(value.func))
+                for value in _assigned(item.func.id, function)):
             return IMAGE  # `trans = transforms.Compose([...])`, then `trans(ground_truth)`
         # `self.to_tensor(image)`, `.float()` of an image: what it is called on or with
         inner = [item.func.value] if isinstance(item.func, ast.Attribute) else []
