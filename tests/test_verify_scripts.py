@@ -1735,6 +1735,14 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_says_
                  "TCL003", ["`data = face_files.read_faces(...)` (line 12): 20 random samples 3x64x64 in [0, 1) (the "
                             "file is not read)", "reached 4 of 4 generator parameters"],
                  id="a-tensor-a-function-of-the-project-reads-from-files"),
+    # A function of the project returns the arrays of samples and labels unpacked into four names, each made a
+    # tensor of a TensorDataset: stand-in samples and class indices in the names' order (before: four
+    # stand-in loaders, which `torch.Tensor` refused; fresh84's NYCU EEG lab and its `read_bci_data()`).
+    pytest.param("signals_read_by_function.py", "test_loss += loss_fn(output, y_batch.long())", "TCL007",
+                 ["`x_train, y_train, x_test, y_test = read_signal_data(...)` (line 13): 4 NumPy arrays (`x_train` "
+                  "samples, `y_train` labels, `x_test` samples, `y_test` labels)", "20 class indices in 0..1",
+                  "every iteration's graph stays alive"],
+                 id="arrays-a-function-of-the-project-returns-unpacked-into-samples-and-labels"),
     # A course's reader of CIFAR-10 (`cifar10_utils.get_cifar10(data_dir)`), whose splits hand out batches by
     # `next_batch`: stand-in splits of the samples its name says, a test split of CIFAR's 10,000 images
     # (before: the reader ran, and the sandbox refused its pickled batches; fresh63's UvA practicals).

@@ -234,25 +234,35 @@ class DataPlan:
 
     def _data_tensor(self, site: DataSite) -> Any:
         """Random samples for a file's tensor or array a DataLoader iterates, or class indices where it holds
-        the targets a TensorDataset pairs with them; in an `.npz` archive where the code reads one."""
-        length, why = self._data_length(site)
-        if site.targets:
-            classes = self.classes(site)
-            self.used = True
-            data = class_indices(length, classes, "cpu")
-            made = f"{length} class indices in 0..{classes - 1}{why}"
-        else:
-            shape = self.sample_shape(site, None)
-            stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
-            data = torch.rand(length, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
-            made = f"{length} random samples {self.shape_text(shape)} in [0, 1)" \
-                   f"{', channels last' if stored != shape else ''}{why}"
+        the targets a TensorDataset pairs with them; in an `.npz` archive where the code reads one. A
+        function's value unpacked into several such names: one of each, in the order of the names."""
+        if site.parts:
+            made = [self._random_data(dataclasses.replace(site, targets=targets)) for targets in site.parts]
+            names = [name.strip() for name in site.target.split(",")]
+            roles = ", ".join(f"`{name}` {'labels' if targets else 'samples'}" for name, targets in zip(names, site.parts))
+            said = "; ".join(dict.fromkeys(text for _, text in made))  # each kind of value once
+            self.describe(site, f"{len(made)} {'NumPy arrays' if site.as_array else 'tensors'} ({roles}): {said} "
+                                f"(the files are not read){self._loaders_batch_cut(site)}")
+            return tuple(data.numpy() if site.as_array else data for data, _ in made)
+        data, made = self._random_data(site)
         cut = self._loaders_batch_cut(site) if not site.targets else ""
         if site.archive:
             self.describe(site, f"an `.npz` archive whose every entry is {made} (the file is not read){cut}")
             return arrays.StandInArchive(data.numpy())
         self.describe(site, f"{made}{' (a NumPy array)' if site.as_array else ''} (the file is not read){cut}")
         return data.numpy() if site.as_array else data
+
+    def _random_data(self, site: DataSite) -> tuple[torch.Tensor, str]:
+        """A data-tensor's values (samples, or the class indices of its targets), and what they are."""
+        length, why = self._data_length(site)
+        if site.targets:
+            classes = self.classes(site)
+            self.used = True
+            return class_indices(length, classes, "cpu"), f"{length} class indices in 0..{classes - 1}{why}"
+        shape = self.sample_shape(site, None)
+        stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
+        data = torch.rand(length, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
+        return data, f"{length} random samples {self.shape_text(shape)} in [0, 1){', channels last' if stored != shape else ''}{why}"
 
     def _data_length(self, site: DataSite) -> tuple[int, str]:
         """How many samples a file's tensor or array holds, and why, where not DATASET_LENGTH: as many as

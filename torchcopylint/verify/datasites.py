@@ -226,6 +226,10 @@ class DataSite:
     # A data-tensor a loop takes batches of by slicing (`X[i:i + BATCH_SIZE]`, `BATCH_SIZE = 64` at the
     # top level, read once): that batch size, so that the samples make several such batches.
     sliced_batch: int = 0
+    # A data-tensor a function of the project returns unpacked into names that the loaders iterate
+    # (`x_train, y_train, x_test, y_test = read_bci_data()`, then `TensorDataset(torch.Tensor(x_train),
+    # torch.Tensor(y_train))`): for each name, whether it holds targets (else samples).
+    parts: tuple = ()
 
     @property
     def label(self) -> str:
@@ -1034,6 +1038,20 @@ class LoadedRead:
     archive: bool        # it is an `.npz` archive the code takes the data out of
     batch_name: str = ""  # the plain name the loaders that iterate it are given as their batch size
     sliced_batch: int = 0  # the batch size a loop slices it by, where one does (DataSite's `sliced_batch`)
+    parts: tuple = ()    # unpacked into names: for each, whether it holds targets (DataSite's `parts`)
+
+
+def _unpacked_names(bound: list) -> list[str]:
+    """The names one assignment unpacks a value into (`x_train, y_train = ...`); [] for any other target."""
+    if len(bound) == 1 and isinstance(bound[0], (ast.Tuple, ast.List)) and len(bound[0].elts) > 1 \
+            and all(isinstance(element, ast.Name) for element in bound[0].elts):
+        return [element.id for element in bound[0].elts]
+    return []
+
+
+def _mentions_torch(function: ast.FunctionDef) -> bool:
+    """Does a data function name torch anywhere (so that it may return tensors, not NumPy arrays)?"""
+    return any(isinstance(node, ast.Name) and node.id == "torch" for node in ast.walk(function))
 
 
 def _moves_channels_first(value: ast.expr, imports: dict) -> bool:
@@ -1123,6 +1141,14 @@ class _SiteFinder:
         for bound, value in self.assignments:
             names = {target.id for target in bound if isinstance(target, ast.Name)}
             value = _beneath_conversions(value, imports)
+            parts = _unpacked_names(bound)
+            if parts and set(parts) <= reached | targets and isinstance(value, ast.Call):
+                reader = self._project_reader(value, imports)
+                if reader is not None:
+                    found[id(value)] = LoadedRead(not _mentions_torch(reader), channels_last, targets=False,
+                                                  archive=False, batch_name=batch_name,
+                                                  parts=tuple(name not in reached or name in integers for name in parts))
+                    continue
             if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
                 qualified = _qualified(value.func, imports)
                 if not names & (loaded | targets) and qualified in TEXT_ARRAY_READERS \
@@ -1159,15 +1185,23 @@ class _SiteFinder:
                     targets |= carried
         return reached, targets, channels_last
 
+    def _project_reader(self, call: ast.Call, imports: dict) -> Optional[ast.FunctionDef]:
+        """The function of the file or of the project that the call runs, where it reads files (a
+        package's reader is not one: what it returns is known, verify/arrays.py makes it)."""
+        if isinstance(call.func, ast.Name) and call.func.id in self.functions:
+            function = self.functions[call.func.id]
+        else:
+            qualified = _qualified(call.func, imports)
+            function = _project_function(qualified) if qualified and "." in qualified else None
+        return function if function is not None and _may_read_files(function) else None
+
     def _reads_a_file(self, call: ast.Call, imports: dict) -> bool:
         """A reader of a file's data (`np.load`, `torch.load`), or a function that reads files: the
         file's own or one of the project (`read_img.get_file(root)`)."""
         qualified = _qualified(call.func, imports)
         if qualified in FILE_READERS or qualified in ARRAY_READERS:
             return True
-        if isinstance(call.func, ast.Name) and call.func.id in self.functions:
-            return _may_read_files(self.functions[call.func.id])
-        return qualified is not None and "." in qualified and _project_function_reads_files(qualified)
+        return self._project_reader(call, imports) is not None
 
     def _classes_loaded(self, tree: ast.Module, imports: dict) -> set[int]:
         """Calls of a class imported from the project that a DataLoader of the file iterates, given a
