@@ -512,6 +512,8 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
         if not facts.grad_enabled_at(caller, statement):
             continue
         order, loops = caller.order_of(statement), caller.loops_of.get(statement, ())
+        if _started_over_at_the_end(caller, order, attribute, resetting_methods):
+            continue
         # A reset before a loop over a sequence's steps (`self.initialize_decoder_states(memory)`, then
         # `while ...: self.decode(x)`): the calls chain through one sequence, as backpropagation through
         # time means them to, unless that loop trains (a backward or a step in it: one chain over steps).
@@ -526,6 +528,16 @@ def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -
                for other_caller, other in sites):
             return False  # a second call after the reset builds on the first one's graph
     return True
+
+
+def _started_over_at_the_end(caller: FunctionFacts, order: int, attribute: str, resetting_methods: set) -> bool:
+    """Does a statement of the caller's own body (no loop, no branch), after the call, start the
+    attribute over (`self.global_loss_D = 0` at the end of `optimize_parameters`, whose loop calls
+    `backward_D()`, which adds to it)? Then the chain lasts one call of the caller."""
+    body = caller.node.body.body if type(caller.node.body) is cst.IndentedBlock else ()
+    return any(caller.order_of(later) > order and caller.line_of_statement.get(later, later) in body
+               and (_sets_afresh(later, attribute) or _calls_any(later, resetting_methods))
+               for later in caller.statement_order)
 
 
 def _sequence_loops_between(caller: FunctionFacts, outer: tuple, inner: tuple, training: set) -> bool:

@@ -511,7 +511,7 @@ class _LoopFacts:
         # A network of unknown class (a `model` argument, a loaded one) counts, with the assumption
         # that it has trainable parameters stated in the message.
         origin = self.facts.autograd.carries_graph(value, function, statement, ASSUMED)
-        if origin is None:
+        if origin is None or self._made_before_the_loops(origin, statement):
             return None
         in_training_loop = any(loop in function.loops_of.get(b.statement, ()) for b in self.backwards)
         if not in_training_loop and not self._evaluated_output(origin, function.order_of(statement)):
@@ -522,6 +522,14 @@ class _LoopFacts:
                for binding in function.bindings_at(name)):
             return Graph(FREED[0], f"{subject} is backpropagated by this function, {FREED[1]}{assumption}")
         return Graph(NEVER[0], f"{subject} {NEVER[1]}{assumption}")
+
+    def _made_before_the_loops(self, origin, statement) -> bool:
+        """Was the graph made once, by a call of this function outside every loop around the statement
+        (`x = generator(z)`, then `for i in range(3): x[:, i] = x[:, i] * std[i] + mean[i]`)? Each
+        iteration then adds a few nodes to that one graph, but makes no graph of its own to keep."""
+        made_in = self.function.call_statement.get(origin.node) if type(origin.node) is cst.Call else None
+        return made_in is not None and not set(self.function.loops_of.get(made_in, ())) & set(
+            self.function.loops_of.get(statement, ()))
 
     def _grad_mode_bindings(self, name) -> set:
         # Only what the name was bound to in grad mode: a name reused under `no_grad` (a validation
