@@ -582,7 +582,7 @@ class GanSteps:
                         if step.order > start and generator in context.optimizers.get(step.optimizer, frozenset())
                         and not on_exclusive_branches(function.node, loss_statement, step.statement)),
                        key=lambda step: step.order)
-        if not later or self._zeroed_between(function, start, later[0].order):
+        if not later or self._zeroed_between(function, start, later[0].order, context, generator):
             return None
         # A function the analysis cannot read, handed the generator or its optimizer, may zero them
         # (`zero_grad_all(P, Q, D)` of a star import).
@@ -595,13 +595,19 @@ class GanSteps:
                 return None
         return later[0]
 
-    def _zeroed_between(self, function: FunctionFacts, start: int, end: int) -> bool:
-        """Is anything zeroed (or could it be: a helper of the file that zeroes) between two statements?"""
+    def _zeroed_between(self, function: FunctionFacts, start: int, end: int, context: Optional["_Context"] = None,
+                        generator: Optional[str] = None) -> bool:
+        """Is anything zeroed (or could it be: a helper of the file that zeroes) between two statements?
+        With a generator given, a `zero_grad()` of a network or optimizer trained apart from it
+        (`netD.zero_grad()`, `optimizerD.zero_grad()`) leaves its gradients as they are."""
         for call, statement in function.call_statement.items():
             if not start < function.order_of(statement) < end:
                 continue
             func = call.func
             if type(func) is cst.Attribute and func.attr.value in ("zero_grad", "zero_", "fill_"):
+                if generator is not None and func.attr.value == "zero_grad" \
+                        and _trained_apart_from(context, func.value, generator):
+                    continue
                 return True
             summary = self.facts.callee_summary(call, function)
             if summary is not None and summary.zeroes_gradients:
@@ -774,6 +780,19 @@ class GanSteps:
                 return self.facts.summaries.network_keys(passed, function) or frozenset({key})
             return frozenset()  # `D.head` of an argument: not followed
         return frozenset({key})
+
+
+def _trained_apart_from(context: "_Context", receiver: cst.BaseExpression, generator: str) -> bool:
+    """Is `receiver` an optimizer that does not train the generator, or a network only such optimizers
+    train (`optimizerD`, `netD`)? Its `zero_grad()` leaves the generator's gradients alone."""
+    key = context.facts.code_for(receiver)
+    with_generator = {optimizer for optimizer, trained in context.optimizers.items() if generator in trained}
+    if key in context.optimizers:
+        return key not in with_generator
+    apart = frozenset().union(*(trained for optimizer, trained in context.optimizers.items()
+                                if optimizer not in with_generator))
+    along = frozenset().union(*(context.optimizers[optimizer] for optimizer in with_generator))
+    return key in apart and key not in along and key != generator
 
 
 class _Context:

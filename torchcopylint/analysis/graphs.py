@@ -622,12 +622,13 @@ def later_backward_through(call: cst.Call, after: cst.CSTNode, function: Functio
 
     One fact for two questions: after a discriminator step's backward that freed the generator's
     graph, the backward that then fails with `Trying to backward through the graph a second time`
-    (TCL003); after one that kept it with `retain_graph=True`, the use that retain_graph serves
-    (TCL011)."""
+    (TCL011). A call of a function of the file brings in only the arguments whose graph reaches what
+    it returns (a gradient penalty that wraps its input in `Variable(x, requires_grad=True)` does not
+    reach the generator that made `x`)."""
     order = function.order_of(after)
     for use in graph_uses(function, facts):
         if function.order_of(use.statement) > order and not _in_other_branches(function, after, use.statement) \
-                and call in loss_slice(use.loss, use.statement, function, facts).calls:
+                and call in loss_slice(use.loss, use.statement, function, facts, through_summaries=True).calls:
             return use
     return None
 
