@@ -485,23 +485,47 @@ class GradFlow:
     def _loss_term_of_network(self, binding: Binding, call: cst.Call, function: FunctionFacts) -> Optional[GradOrigin]:
         """A part of a network's output whose code the file does not show (`latent, _, kld_loss =
         encoder(word, tense)`) that the function adds into what it backpropagates (`tot_loss = ce_loss +
-        kld_loss`, then `tot_loss.backward()`): a term of the loss, computed by the network, so it holds
-        the network's graph, on the grounds its output has. Any other part may be an index or a count."""
+        kld_loss`, then `tot_loss.backward()`), or hands as it is to the call that computes such a term
+        (`result, mu, log_var = vae(x)`, `recon_loss = criterion(result, x)`, `loss = recon_loss + kl`): the
+        network computed the loss, or what it judges, so the part holds its graph, on the grounds its
+        output has. Any other part may be an index or a count."""
         output = self._module_output(call, function, (), 1)
-        if output is None or not any(self._adds_in(binding, loss, function) for loss in self._losses(function)):
+        if output is None:
             return None
-        return replace(output, description=f"a term of the loss, part of {output.description}")
+        for loss in self._losses(function):
+            terms = self._term_bindings(loss, function)
+            if binding in terms:
+                return replace(output, description=f"a term of the loss, part of {output.description}")
+            if any(self._term_reads(term, binding, function) for term in terms):
+                return replace(output, description=f"a part, which a term of the loss is computed from, of "
+                                                   f"{output.description}")
+        return None
 
-    def _adds_in(self, binding: Binding, loss: Binding, function: FunctionFacts) -> bool:
-        """Is the name `binding` binds a term of the sum the loss binding assigns, as read there?"""
+    def _term_bindings(self, loss: Binding, function: FunctionFacts) -> set:
+        """The bindings of the names the loss binding sums, as read there (`ce + beta * kld`: a term may
+        be weighted)."""
         if loss.kind not in ("assign", "walrus") or loss.value is None:
-            return False
-        names = []
-        for term in sum_terms(loss.value):  # a term may be weighted: `ce + beta * kld`
+            return set()
+        found: set = set()
+        for term in sum_terms(loss.value):
             factors = (term.left, term.right) if type(term) is cst.BinaryOperation \
                 and type(term.operator) is cst.Multiply else (term,)
-            names += [factor for factor in factors if type(factor) is cst.Name]
-        return any(name.value == binding.name and binding in self.facts.reaching(name, function)[1] for name in names)
+            for factor in factors:
+                if type(factor) is cst.Name:
+                    found |= set(self.facts.reaching(factor, function)[1])
+        return found
+
+    def _term_reads(self, term: Binding, binding: Binding, function: FunctionFacts) -> bool:
+        """Is the term computed from the value the name `binding` binds (`criterion(result, x)`, `-0.5 *
+        torch.sum(1 + log_var - mu.pow(2))`), not only from its size or as an index (`criterion(out[idx],
+        y)`, `x.size(0)` say nothing of `idx` or `x`)?"""
+        if term.kind not in ("assign", "walrus") or term.value is None:
+            return False
+        aside = {id(node) for sub in walk(term.value) if type(sub) is cst.SubscriptElement for node in walk(sub)}
+        aside |= {id(sub.value) for sub in walk(term.value)
+                  if type(sub) is cst.Attribute and sub.attr.value in ("shape", "size", "dtype", "device")}
+        return any(type(node) is cst.Name and node.value == binding.name and id(node) not in aside
+                   and binding in self.facts.reaching(node, function)[1] for node in walk(term.value))
 
     def _held_in(self, binding: Binding, insertions: list, function: FunctionFacts) -> Optional[GradOrigin]:
         """`outs = []` then `outs.append(model(x))`: the container holds the graph of what it holds
