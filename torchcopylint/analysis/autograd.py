@@ -74,10 +74,10 @@ from torchcopylint.analysis.graphs import DETACHING_BUILTINS, MOVING_METHODS, VI
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.placement import LEGACY_TYPES
-from torchcopylint.analysis.syntax import sum_terms, walk
+from torchcopylint.analysis.syntax import is_self_attribute, sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
-from torchcopylint.analysis.torchnames import dotted_name, loss_function_name, numpy_name
+from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, dotted_name, loss_function_name, numpy_name
 from torchcopylint.analysis.training import (SWITCH_FRAGMENTS, backward_calls, module_key, modules_by_use,
                                              switched_off_at, takes_gradients)
 
@@ -162,9 +162,6 @@ TENSOR_KEYWORDS = frozenset({"input", "other", "weight", "bias", "target", "tens
 # Loading a network object (not a state dict): `torch.load(path)` called as a module.
 LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.hub.load", "torch.jit.script", "torch.jit.trace",
                      "torch.compile"})
-# Module methods that return the module itself: `torch.load(p).to(device).eval()` is the loaded network.
-SELF_RETURNING_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "double", "half",
-                                           "bfloat16", "requires_grad_", "share_memory", "type"})
 WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DistributedDataParallel",
                       "torch.nn.parallel.DataParallel"})
 # Calls (by the last part of their name) that give the entries of a mapping, and where the tensor is.
@@ -676,7 +673,7 @@ class GradFlow:
             else:
                 elements = [expr.value if type(expr) is cst.DictComp else expr.elt]
             return self._held([(element, grad_enabled) for element in elements], function, depth)
-        if type(expr) is cst.Attribute and not _is_self_attribute(expr) \
+        if type(expr) is cst.Attribute and not is_self_attribute(expr) \
                 and expr.attr.value not in TENSOR_VIEW_ATTRIBUTES | METADATA_ATTRIBUTES | NOT_GRAPH_FIELDS:
             # `model(x).logits`, `out.last_hidden_state`: a field of what a network returned.
             found = self._of(expr.value, function, grad_enabled, depth + 1)
@@ -776,7 +773,7 @@ class GradFlow:
             # from a ModuleList in a loop, a function of unknown kind) may pass the graph of what it
             # is given on; a function of this file says which arguments reach what it returns.
             func = call.func
-            local = _is_self_attribute(func) or (isinstance(func, cst.Name) and (
+            local = is_self_attribute(func) or (isinstance(func, cst.Name) and (
                 func.value in self.facts.module_functions or bool(function.bindings_at(func))))
             # Only a callee that may be a function of the file has a summary to read (and to build).
             found = self._loss_of(call, function, depth) if local else self._any_of(
@@ -862,7 +859,7 @@ class GradFlow:
         if qualified is not None:
             return None  # torch's own classes and functions are known (or not networks)
         func = value.func
-        if type(func) is cst.Attribute and func.attr.value in SELF_RETURNING_MODULE_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in MODULE_RETURNING_METHODS:
             if func.attr.value == "requires_grad_" and value.args and _is_false(value.args[0].value):
                 return None  # switched off: frozen
             made = self._network_made_by(func.value, name, function, depth + 1)
@@ -1710,10 +1707,6 @@ def _layers_in(value) -> list:
     if type(value) is cst.DictComp:
         return [value.value]
     return [value]
-
-
-def _is_self_attribute(expr) -> bool:
-    return type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self"
 
 
 def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -20,7 +20,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, runs_before
 from torchcopylint.analysis.graphs import cuts_graph
-from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.syntax import child_nodes, is_self_attribute, walk
 from torchcopylint.analysis.torchnames import TorchNames
 from torchcopylint.analysis.training import backward_calls
 
@@ -49,7 +49,7 @@ class Accumulation:
     @property
     def held(self) -> bool:
         """The target is a container held inside another (`log["train"]`), not the name itself."""
-        return type(self.target) is not cst.Name and not _is_self_attribute(self.target)
+        return type(self.target) is not cst.Name and not is_self_attribute(self.target)
 
 
 @dataclass(frozen=True)
@@ -91,13 +91,13 @@ class FunctionContainers:
             if type(func) is cst.Attribute and func.attr.value in INSERTING_METHODS and call.args \
                     and not call.args[-1].star:
                 self._add(statement, func.value, call.args[-1].value, func.attr.value, True)  # `insert(i, v)`
-            if type(func) is cst.Attribute and func.attr.value == "detach_" and _is_self_attribute(func.value):
+            if type(func) is cst.Attribute and func.attr.value == "detach_" and is_self_attribute(func.value):
                 # `self.h.detach_()`: the attribute cut from its graph in place, as `self.h = self.h.detach()` does.
                 self.state_updates.append(StateUpdate(statement, func.value.attr.value, call, True, False))
 
     def _read_augassign(self, statement: cst.AugAssign) -> None:
         target = statement.target
-        if _is_self_attribute(target):
+        if is_self_attribute(target):
             self.state_updates.append(StateUpdate(statement, target.attr.value, statement.value, True, True))
         if type(statement.operator) not in (cst.AddAssign, cst.SubtractAssign):
             return
@@ -114,10 +114,10 @@ class FunctionContainers:
         for assign_target in statement.targets:
             target = assign_target.target
             for part in (target.elements if type(target) in (cst.Tuple, cst.List) else ()):
-                if _is_self_attribute(part.value):
+                if is_self_attribute(part.value):
                     self.state_updates.append(StateUpdate(statement, part.value.attr.value, value,
                                                           _reads_attribute(value, part.value.attr.value), False))
-            if _is_self_attribute(target):
+            if is_self_attribute(target):
                 self.state_updates.append(StateUpdate(statement, target.attr.value, value,
                                                       _reads_attribute(value, target.attr.value), False))
             if len(statement.targets) != 1:
@@ -197,7 +197,7 @@ class FunctionContainers:
             for reset in self._resets.get(path, ()):
                 if loop in function.loops_of.get(reset, ()):
                     return False
-        if not accumulation.container and accumulation.attribute is not None and _is_self_attribute(
+        if not accumulation.container and accumulation.attribute is not None and is_self_attribute(
                 accumulation.target):
             # `self.loss = self._make_empty_loss()` at the top of each iteration, then `self.loss += ...`:
             # like a name's running sum, any value that does not read the sum starts it over.
@@ -345,10 +345,6 @@ def _ends_every_call(function: FunctionFacts, statement: cst.CSTNode) -> bool:
                    for node in function.statement_order)
 
 
-def _is_self_attribute(node) -> bool:
-    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
-
-
 def _holder(target) -> tuple[Optional[cst.Name], Optional[str]]:
     """(`log`, None) for `log["train"]` or `log`; (None, "history") for `self.history["loss"]`;
     (None, None) for anything else (`obj.items`, a call's result)."""
@@ -357,7 +353,7 @@ def _holder(target) -> tuple[Optional[cst.Name], Optional[str]]:
         node = node.value
     if type(node) is cst.Name:
         return node, None
-    if _is_self_attribute(node):
+    if is_self_attribute(node):
         return None, node.attr.value
     return None, None
 
@@ -370,7 +366,7 @@ def _path(node) -> str:
 def _same_path(left, right) -> bool:
     if type(left) is cst.Name and type(right) is cst.Name:
         return left.value == right.value
-    return _is_self_attribute(left) and _is_self_attribute(right) and left.attr.value == right.attr.value
+    return is_self_attribute(left) and is_self_attribute(right) and left.attr.value == right.attr.value
 
 
 def _chained(value, target) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
@@ -417,7 +413,7 @@ def _is_fresh(value) -> bool:
 def _reads_attribute(value: cst.BaseExpression, attribute: str) -> bool:
     """Does the value read `self.<attribute>` (the previous value of what it is assigned to), other
     than detached (`self.avg.detach() * m`, `self.avg.data`)?"""
-    return _reads_attached(value, lambda node: _is_self_attribute(node) and node.attr.value == attribute)
+    return _reads_attached(value, lambda node: is_self_attribute(node) and node.attr.value == attribute)
 
 
 def _reads_attached(value: cst.BaseExpression, matches) -> bool:
@@ -487,7 +483,7 @@ def _starts_over(method: cst.FunctionDef, attribute: str) -> bool:
                 return True
             if type(small) is cst.Expr and type(small.value) is cst.Call:
                 func = small.value.func
-                if type(func) is cst.Attribute and func.attr.value == "detach_" and _is_self_attribute(func.value) \
+                if type(func) is cst.Attribute and func.attr.value == "detach_" and is_self_attribute(func.value) \
                         and func.value.attr.value == attribute:
                     return True
     return False

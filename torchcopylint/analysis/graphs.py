@@ -27,9 +27,9 @@ from torchcopylint.analysis.aliasing import LEAF_FACTORIES, VARIABLE_CLASSES, Bi
     unpacked_part
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
-from torchcopylint.analysis.torchnames import dotted_name
-from torchcopylint.analysis.training import (MODULE_ONLY_METHODS, MODULE_RETURNING_METHODS, backpropagated_expression,
-                                             module_key, parameter_owners)
+from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, dotted_name
+from torchcopylint.analysis.training import (MODULE_ONLY_METHODS, backpropagated_expression, module_key,
+                                             parameter_owners)
 
 # Calls whose result carries no graph: the walk does not look into them.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})

@@ -32,7 +32,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import position_in_target
-from torchcopylint.analysis.syntax import child_nodes
+from torchcopylint.analysis.syntax import child_nodes, is_self_attribute
 
 # torch.<name> -> the dtype it names.
 DTYPE_NAMES = {
@@ -434,7 +434,7 @@ class Placement:
         if isinstance(func, cst.Name):
             node = self.facts.module_function_called(func, function)
             return (node, False) if node is not None else None
-        if _is_self_attribute(func):
+        if is_self_attribute(func):
             owner = self.facts.classes.get(function.class_name or "")
             node = self.facts.method_of(owner, func.attr.value) if owner is not None else None
             return (node, True) if node is not None else None
@@ -598,7 +598,7 @@ class Placement:
                 # Only floating tensors can require grad: a factory made so has the default dtype.
                 return self.default_float()
             return None
-        if not isinstance(call.func, cst.Attribute) or _is_self_attribute(call.func):
+        if not isinstance(call.func, cst.Attribute) or is_self_attribute(call.func):
             return self._returned_dtype(call, function, depth)
         method = call.func.attr.value
         receiver = call.func.value
@@ -705,10 +705,6 @@ class Placement:
                 return []
             located.append((value, self.facts.function_facts(method)))
         return located
-
-
-def _is_self_attribute(expr) -> bool:
-    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
 
 
 def _joined(kinds: set) -> str:

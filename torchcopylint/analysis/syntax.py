@@ -80,6 +80,11 @@ def is_expression(value: object) -> bool:
     return found
 
 
+def is_self_attribute(node: object) -> bool:
+    """`self.<name>`: an attribute read straight off the method's object."""
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """`node` and everything below it, depth first, in source order."""
     stack = [node]

@@ -139,6 +139,9 @@ class TorchNames:
 
 # Runtimes that load a model exported from torch or elsewhere (`ct.models.MLModel(w)`,
 # `ort.InferenceSession(w)`): what they return runs outside autograd.
+# nn.Module's methods that return the module itself: `TwoLayer().to(device).eval()` is a `TwoLayer`.
+MODULE_RETURNING_METHODS = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",
+                                      "requires_grad_", "share_memory", "type"})
 MODEL_RUNTIMES = frozenset({"coremltools", "onnxruntime", "openvino", "tensorrt", "tflite_runtime", "onnx", "ncnn"})
 
 

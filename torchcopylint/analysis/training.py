@@ -13,7 +13,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.gan_roles import ArgumentRoles, argument_roles
 from torchcopylint.analysis.syntax import child_nodes, walk
-from torchcopylint.analysis.torchnames import TorchNames, dotted_name
+from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, TorchNames, dotted_name
 
 
 @dataclass(frozen=True)
@@ -215,9 +215,6 @@ def _annotated_class(binding, facts):
     return facts.classes.get(dotted_name(binding.statement.annotation.annotation) or "")
 
 
-# Module methods that return the module itself: `TwoLayer().to(device)` is a `TwoLayer`.
-MODULE_RETURNING_METHODS = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half",
-                                      "requires_grad_"})
 
 
 def _classes_made_by(value, function: FunctionFacts, facts, seen: frozenset) -> Optional[list]:

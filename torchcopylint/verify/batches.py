@@ -239,7 +239,8 @@ class DataPlan:
         if site.parts:
             made = [self._random_data(dataclasses.replace(site, targets=targets)) for targets in site.parts]
             names = [name.strip() for name in site.target.split(",")]
-            roles = ", ".join(f"`{name}` {'labels' if targets else 'samples'}" for name, targets in zip(names, site.parts))
+            roles = ", ".join(f"`{name}` {'labels' if targets else 'samples'}"
+                              for name, targets in zip(names, site.parts))
             said = "; ".join(dict.fromkeys(text for _, text in made))  # each kind of value once
             self.describe(site, f"{len(made)} {'NumPy arrays' if site.as_array else 'tensors'} ({roles}): {said} "
                                 f"(the files are not read){self._loaders_batch_cut(site)}")
@@ -262,7 +263,8 @@ class DataPlan:
         shape = self.sample_shape(site, None)
         stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
         data = torch.rand(length, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
-        return data, f"{length} random samples {self.shape_text(shape)} in [0, 1){', channels last' if stored != shape else ''}{why}"
+        channels_last = ", channels last" if stored != shape else ""
+        return data, f"{length} random samples {self.shape_text(shape)} in [0, 1){channels_last}{why}"
 
     def _data_length(self, site: DataSite) -> tuple[int, str]:
         """How many samples a file's tensor or array holds, and why, where not DATASET_LENGTH: as many as
