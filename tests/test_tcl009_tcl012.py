@@ -189,6 +189,44 @@ def test_tcl009_a_table_of_commands_called_under_no_grad(other_read, reported):
     assert bool(_lines(source, "TCL009")) is reported
 
 
+@pytest.mark.parametrize("guard, reported", [
+    # The network's only caller, a method of the model that holds it, samples under no-grad.
+    ("with torch.no_grad():", False),
+    # The same call in grad mode: `.numpy()` of the output raises.
+    ("if True:", True),
+])
+def test_tcl009_a_method_called_through_an_attribute_of_another_class(guard, reported):
+    # A BiGAN homework (fresh87): `BiGenerator.sample` converts its output; `BiGAN.sample` calls it as
+    # `self.g.sample(n)`, `self.g` built as `BiGenerator(...).to(device)` in `__init__`.
+    source = _src(f"""
+        import torch
+        from torch import nn
+
+
+        class BiGenerator(nn.Module):
+            def __init__(self, latent_dim):
+                super().__init__()
+                self.latent_dim = latent_dim
+                self.model = nn.Sequential(nn.Linear(latent_dim, 784), nn.Tanh())
+
+            def sample(self, n):
+                x = self.model(torch.randn(n, self.latent_dim))
+                return x.reshape(n, 28, 28).cpu().numpy()
+
+
+        class BiGAN:
+            def __init__(self, latent_dim, device):
+                self.g = BiGenerator(latent_dim).to(device)
+
+            def sample(self, n):
+                self.g.eval()
+                {guard}
+                    samples = self.g.sample(n)
+                return samples
+        """)
+    assert bool(_lines(source, "TCL009")) is reported
+
+
 def test_tcl009_enable_grad_inside_no_grad_is_grad_mode():
     source = """
         import torch

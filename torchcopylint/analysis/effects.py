@@ -37,7 +37,7 @@ from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT, writes_witho
 from torchcopylint.analysis.classes import ClassFacts
 from torchcopylint.analysis.syntax import child_nodes, name_uses, walk
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
-from torchcopylint.analysis.torchnames import dotted_name
+from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, dotted_name
 
 # (the class, the method) an expression that builds a layer is written in
 LayerContext = tuple
@@ -152,11 +152,24 @@ class CalleeEffects:
         return self.class_built_by(values)
 
     def class_built_by(self, values: list) -> Optional["ClassFacts"]:
-        """The class of this file every one of `values` is a call of (`Helper()`), if one is."""
-        classes = {dotted_name(value.func) if type(value) is cst.Call else None for value in values}
+        """The class of this file every one of `values` is a call of (`Helper()`, or a network moved or
+        switched as it is built, `BiGenerator(...).to(device)`: nn.Module's methods return the module), if
+        one is."""
+        called = []
+        for value in values:
+            methods = []
+            while type(value) is cst.Call and type(value.func) is cst.Attribute \
+                    and value.func.attr.value in MODULE_RETURNING_METHODS and type(value.func.value) is cst.Call:
+                methods.append(value.func.attr.value)
+                value = value.func.value
+            called.append((dotted_name(value.func) if type(value) is cst.Call else None, methods))
+        classes = {name for name, _ in called}
         if len(classes) != 1:
             return None
-        return self.classes.get(next(iter(classes)) or "")
+        found = self.classes.get(next(iter(classes)) or "")
+        if found is None or any(method in found.methods for _, methods in called for method in methods):
+            return None  # (a class that defines `to` itself may return something else)
+        return found
 
     def method_of(self, local: "ClassFacts", name: str, seen: Optional[set] = None) -> Optional[cst.FunctionDef]:
         """The method `name` of a class of this file, itself or inherited from a base of this file.

@@ -34,7 +34,7 @@ from torchcopylint.analysis.effects import (
     returned_values as _returned_values,
 )
 from torchcopylint.analysis.positions import Positions
-from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.syntax import child_nodes, is_self_attribute, walk
 from torchcopylint.analysis.tensors import (
     NUMPY_ARRAY_MAKERS,
     Tensorness,
@@ -513,7 +513,9 @@ class ModuleFacts(CalleeEffects, Callees):
     def call_sites_of(self, function: FunctionFacts) -> Optional[list]:
         """The calls of a function of this file, each as (caller's FunctionFacts, call, statement):
         a module-level function called by its name where the name is not rebound, a method called
-        as `self.<name>(...)` in its class, a nested function called by name where it is defined.
+        as `self.<name>(...)` in its class or on an object of its class (`pool.query(x)`, `self.g.sample(n)`
+        where the class builds `self.g = BiGenerator(...)`), a nested function called by name where it is
+        defined.
         None when the calls are not all in sight here: the name is also read as a value (handed on
         as a callback), the function is decorated (other than `staticmethod`/`classmethod`/a grad
         mode), or it is a method called implicitly (`forward`, `__call__`, `__init__`...). Built
@@ -643,8 +645,9 @@ class ModuleFacts(CalleeEffects, Callees):
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             owner = self.classes.get(caller.class_name or "")
             return owner.methods.get(func.attr.value) if owner is not None else None
-        if type(func) is cst.Attribute and type(func.value) is cst.Name:
-            # `fake_pool.query(fake)`, `fake_pool = ImagePool()` here or at the top level: that class's method.
+        if type(func) is cst.Attribute and (type(func.value) is cst.Name or is_self_attribute(func.value)):
+            # `fake_pool.query(fake)`, `fake_pool = ImagePool()` here or at the top level: that class's method;
+            # `self.g.sample(n)`, `self.g = BiGenerator(...)` in the class's methods: that class's too.
             owner = self.built_class(func.value, caller)
             method = self.method_of(owner, func.attr.value) if owner is not None else None
             return method if type(method) is cst.FunctionDef else None
