@@ -1080,9 +1080,7 @@ class _SiteFinder:
         self.carried_to_loaders = self._reads_carried_to_loaders(tree, imports)
         self.unpacked_reads = {id(value) for targets, value in self.assignments
                                if isinstance(value, ast.Call) and _qualified(value.func, imports) in FILE_READERS
-                               and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List))
-                               and len(targets[0].elts) > 1 and all(isinstance(element, ast.Name)
-                                                                    for element in targets[0].elts)}
+                               and _unpacked_names(targets)}
         self.loaded_classes = self._classes_loaded(tree, imports)
         self.names_a_full_test_split = any(isinstance(node, ast.Constant) and node.value == FULL_TEST_ROWS
                                            for node in ast.walk(tree))
