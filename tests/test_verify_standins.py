@@ -815,6 +815,25 @@ def test_a_network_one_branch_unpacks_is_also_tried_returning_one_tensor():
     assert all("one tensor" not in s.description for s in settings_for(node, ["D", "x"], {}, "cpu"))
 
 
+def test_a_decorator_of_a_no_op_package_leaves_what_it_decorates():
+    # sacred's `@ex.automain` (fresh87's few-shot segmentation scripts): swallowed by the stand-in, the
+    # training function was never run, and the claims inside it read as not reached.
+    from torchcopylint.verify.noops import NoOp
+
+    ex = NoOp("sacred.Experiment")("few-shot")
+
+    @ex.automain
+    def main(epochs):
+        return epochs * 2
+
+    @NoOp("wandb.watch")
+    class Trainer:
+        pass
+
+    assert main(3) == 6 and isinstance(Trainer(), Trainer)
+    assert isinstance(NoOp("tqdm.write")("done"), NoOp)  # a call given no function is a no-op as before
+
+
 def test_nothing_is_an_instance_of_a_no_op_package_s_type():
     import torch
 
