@@ -815,6 +815,34 @@ def test_a_network_one_branch_unpacks_is_also_tried_returning_one_tensor():
     assert all("one tensor" not in s.description for s in settings_for(node, ["D", "x"], {}, "cpu"))
 
 
+def test_what_the_code_gives_torch_from_numpy_is_a_numpy_array_with_rows_for_several_batches():
+    # A course's homework (fresh87): `batch_data = train_data[j * 40:(j + 1) * 40]`, then
+    # `torch.from_numpy(batch_data)`; a tensor stand-in failed with "expected np.ndarray (got Tensor)".
+    import numpy as np
+
+    from torchcopylint.verify.standins import ARRAY_ROWS, settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def fit(train_data, test_data, d):
+            theta = torch.zeros(d, requires_grad=True)
+            losses = []
+            for j in range(train_data.shape[0] // 40):
+                batch_data = train_data[j * 40:(j + 1) * 40]
+                loss = -(theta.mean() * torch.from_numpy(batch_data)).mean()
+                loss.backward()
+                losses.append(loss)
+            return losses, torch.from_numpy(test_data)
+        """)).body[0]
+    setting = settings_for(node, ["train_data", "test_data", "d"], {}, "cpu")[0]
+    assert setting.plan.kinds["train_data"] == "array" and setting.plan.kinds["test_data"] == "array"
+    made, _ = setting.make()
+    assert isinstance(made["train_data"], np.ndarray) and made["train_data"].shape[0] == ARRAY_ROWS
+    assert "train_data = a NumPy array (192," in setting.plan.describe(made)
+    # Moved to a device or used with tensor methods only a tensor has, it is a tensor as before.
+    moved = ast.parse("def f(x):\n    y = x.to('cpu')\n    return torch.from_numpy(x), y.detach()\n").body[0]
+    assert settings_for(moved, ["x"], {}, "cpu")[0].plan.kinds["x"] == "tensor"
+
+
 def test_a_decorator_of_a_no_op_package_leaves_what_it_decorates():
     # sacred's `@ex.automain` (fresh87's few-shot segmentation scripts): swallowed by the stand-in, the
     # training function was never run, and the claims inside it read as not reached.

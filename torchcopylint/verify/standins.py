@@ -65,6 +65,10 @@ TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float"
                   "log", "pow", "sqrt", "clamp", "clamp_", "sigmoid", "tanh", "relu", "data", "new_zeros",
                   "new_ones", "expand", "expand_as", "type_as", "norm", "gather", "scatter_", "index_select",
                   "contiguous", "long", "half", "double", "chunk", "split", "topk", "sort", "cumsum"}
+ARRAY_ROWS = 192  # the rows of a stand-in NumPy array (kind "array")
+# Of those, what a NumPy array has too (`data.shape[0]`, `x.reshape(-1, 784)`, `x.mean()`).
+ARRAY_METHODS = {"shape", "reshape", "mean", "sum", "argmax", "max", "min", "dtype", "T", "flatten", "squeeze",
+                 "transpose", "clip", "cumsum", "sort", "copy", "astype", "size"}
 FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_decay|wd|tau|temperature|temp|"
                          r"lam|lambda_?\w*|smoothing|label_smoothing|dropout|p|rate|scale|margin|clip\w*|"
                          r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
@@ -158,6 +162,7 @@ class Use:
     moved: bool = False        # `x.type(dtype)`, or moved where what it becomes is used as a tensor
     #                            (`x = X.to(device)`, then `torch.cat([y, x])`): a tensor
     probability: bool = False  # a dropout rate: `nn.Dropout(p)`, `nn.LSTM(..., dropout=p)`: a number in [0, 1)
+    numpy_input: bool = False  # given to `torch.from_numpy`, itself or a slice of it (`batch = data[i:j]`): an array
     makes_a_tensor: bool = False  # an operand of arithmetic whose result is used as a tensor
     #                               (`diff = out - original; diff.clone()`): one of the operands is one
     number_entries: bool = False   # an entry at one position computed with (`sigmas[-1] ** 2`, `sigmas[idx] * eps`)
@@ -704,6 +709,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             use(node.value.func).returns_loss = True
     _mark_tensor_operands(function, found)
     _mark_moved_tensors(function, found)
+    _mark_numpy_inputs(function, found, use)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -723,6 +729,20 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 if target is not None:
                     target.class_target = True
     return found
+
+
+def _mark_numpy_inputs(function: ast.AST, found: dict[str, Use], use: Callable) -> None:
+    """What the code gives `torch.from_numpy`, itself or through a slice bound to a name (`batch_data =
+    train_data[i * n:(i + 1) * n]`, then `torch.from_numpy(batch_data)`): a NumPy array, which a
+    tensor stand-in is not (`expected np.ndarray (got Tensor)`)."""
+    given = {_key(node.args[0]) for node in ast.walk(function) if isinstance(node, ast.Call) and node.args
+             and ast.unparse(node.func) in ("torch.from_numpy", "from_numpy") and _key(node.args[0])}
+    sliced = {(node.targets[0].id, _key(node.value.value)) for node in ast.walk(function)
+              if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Subscript) and _key(node.value.value)}
+    given |= {whole for part, whole in sliced if part in given}
+    for key in given:
+        found.setdefault(key, Use()).numpy_input = True
 
 
 def _is_text(node: ast.AST) -> bool:
@@ -1322,6 +1342,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
     if use.dtype_like and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
         return "dtype"  # `torch.randn(n, dtype=dtype)`, `x.to(dtype=dtype)`
+    if use.numpy_input and not use.methods & (TENSOR_METHODS - ARRAY_METHODS) and not use.moved:
+        return "array"  # `torch.from_numpy(x[i:j])`: random values of a sample's shape, as a NumPy array
     if use.methods & TENSOR_METHODS or use.indexed or use.moved:
         return "tensor"
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
@@ -1445,6 +1467,8 @@ class Plan:
                 parts.append(f"{name} = tensor{tuple(value.shape)} (a leaf: the code makes it require grad)")
             elif kind == "tensor":
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
+            elif kind == "array":
+                parts.append(f"{name} = a NumPy array {tuple(value.shape)} (the code gives it to `torch.from_numpy`)")
             elif kind == "labels" and name in self.positions:
                 parts.append(f"{name} = indices {value.tolist()}")
             elif kind == "labels" and self.predicted_labels:
@@ -1657,6 +1681,10 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "tensor":
             made[name] = stand_in_tensor(device, (plan_.batch, 16) if name.split(".")[-1] in ("z", "noise", "latent")
                                          else (plan_.batch, *plan_.sample), name=name)
+        elif kind == "array":
+            # A dataset held as an array, which the code cuts into batches of its own size (`data[i * 40:(i + 1) *
+            # 40]`): rows enough for three batches of 64.
+            made[name] = stand_in_tensor("cpu", (ARRAY_ROWS, *plan_.sample), name=name).detach().numpy()
         elif kind == "labels" and name in plan_.positions:
             # Positions along a dim of another stand-in (a layer's rows, a sample's features): FEATURES
             # long, so in range of every dim a stand-in has; ten classes would not be.
