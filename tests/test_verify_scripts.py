@@ -3149,3 +3149,44 @@ def test_a_static_method_gets_every_argument_it_takes(tmp_path: Path):
     assert len(records) == 1, (result.stdout, result.stderr[-2000:])
     assert records[0]["verdict"]["status"] == "confirmed", records[0]["verdict"]
     assert "inp_imgs = tensor(" in records[0]["verdict"]["evidence"], records[0]["verdict"]
+
+
+def test_tensors_made_for_a_gpu_a_sibling_config_names_are_made_on_the_cpu(tmp_path):
+    # fresh87's course GAN: `device = CFG.device`, where `config.py` beside the script says `"cuda"`; the
+    # script itself never names the GPU, so `torch.empty(n, 1, device=device)` raised "Torch not compiled
+    # with CUDA enabled" before the claim was decided.
+    from torchcopylint.verify.runner import VerifyOptions, verify
+
+    (tmp_path / "config.py").write_text("class CFG:\n    device = 'cuda'\n    nz = 8\n", encoding="utf-8")
+    script = tmp_path / "train_gan.py"
+    script.write_text(textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+        from config import CFG
+
+        device = CFG.device
+        G = nn.Sequential(nn.Linear(CFG.nz, 16), nn.Tanh()).to(device)
+        D = nn.Sequential(nn.Linear(16, 1), nn.Sigmoid()).to(device)
+        criterion = nn.BCELoss()
+        d_optimizer = torch.optim.Adam(D.parameters())
+        g_optimizer = torch.optim.Adam(G.parameters())
+        for step in range(100):
+            real = torch.rand(4, 16, device=device)
+            ones, zeros = torch.ones(4, 1, device=device), torch.zeros(4, 1, device=device)
+            fake = G(torch.randn(4, CFG.nz, device=device))
+            d_loss = criterion(D(real), ones) + criterion(D(fake), zeros)
+            d_optimizer.zero_grad()
+            d_loss.backward()
+            d_optimizer.step()
+            g_loss = criterion(D(G(torch.randn(4, CFG.nz, device=device))), ones)
+            g_optimizer.zero_grad()
+            g_loss.backward()
+            g_optimizer.step()
+        """), encoding="utf-8")
+    source = script.read_text(encoding="utf-8")
+    diagnostics = [d for d in lint_source(source, str(script)) if d.code == "TCL003"]
+    assert len(diagnostics) == 1
+    [verified] = verify(diagnostics, {str(script): source}, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT))
+    assert verified.verdict.status == "confirmed", verified.verdict
+    assert "`device='cuda'` made tensors on the CPU, the verification device" in verified.verdict.evidence

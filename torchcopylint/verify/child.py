@@ -147,7 +147,7 @@ def main(job_path: str, results_path: str) -> int:
 
         # Code written for a GPU runs on the CPU too, where the stand-ins are (with a GPU present, a
         # `.cuda()` would split the run over two devices); the evidence says so.
-        cuda_on_cpu(job["source"])
+        cuda_on_cpu(job["source"], job["path"])
     from torchcopylint.verify import backbones, checkpoints, distributed, script
     from torchcopylint.verify.batches import loaders_in_process, loaders_over_absent_data
     from torchcopylint.verify.legacy import install_old_apis

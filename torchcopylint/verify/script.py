@@ -28,6 +28,7 @@ import contextlib
 import functools
 import inspect
 import io
+import os
 import random
 import re
 import symtable
@@ -278,11 +279,12 @@ def _absent_in(namespace: dict) -> list[str]:
     return sorted({name.split(".")[0] for name in found if absent.left_out_of_project(name) is None})
 
 
-def cuda_on_cpu(source: str = "") -> None:
+def cuda_on_cpu(source: str = "", path: str = "") -> None:
     """On the CPU (`--device cpu`), let code written for a GPU run there: `model.cuda()` and
     `model.to("cuda")` leave the module where it is, `tensor.cuda()` and `tensor.to("cuda")` make a
     copy (differentiable, not a leaf: what a transfer to the GPU makes), and `torch.device(0)` names
-    the GPU rather than raising. Each use is named in the evidence."""
+    the GPU rather than raising. Each use is named in the evidence. `path`: the flagged file, whose
+    folder's modules may name the GPU for it (a `config.py` holding `device = "cuda"`)."""
     if getattr(nn.Module.cuda, "_torchcopylint", False):
         return
     moved = "`.cuda()` ran on the CPU, the verification device: modules stayed, tensors were copied"
@@ -335,7 +337,7 @@ def cuda_on_cpu(source: str = "") -> None:
     # `torch.randn(n, z_dim, device="cuda")` (a notebook's `device = "cuda"`) asks CUDA itself: made on the
     # CPU. Only where the file names CUDA: the wrappers are Python functions, which TorchScript (in
     # code that scripts functions calling `torch.zeros`) would try to compile.
-    if not any(accelerator in source for accelerator in ACCELERATORS):
+    if not any(accelerator in source for accelerator in ACCELERATORS) and not _folder_names_an_accelerator(path):
         return
     for name in FACTORIES:
         if hasattr(torch, name):
@@ -468,6 +470,27 @@ def _device_or_cpu(value: Any) -> Any:
 
 # Accelerators code is written for: CUDA, and Apple's Metal (`torch.device("mps")`, a Mac user's notebook).
 ACCELERATORS = ("cuda", "mps")
+MAX_SIBLINGS = 50
+MAX_SIBLING_BYTES = 200_000
+
+
+def _folder_names_an_accelerator(path: str) -> bool:
+    """Does a module beside the flagged file name the GPU (`device = "cuda"` in the `config.py` its script
+    imports)? Read as text, the first MAX_SIBLINGS modules of the folder, each up to MAX_SIBLING_BYTES."""
+    folder = os.path.dirname(os.path.abspath(path)) if path else ""
+    try:
+        siblings = sorted(name for name in os.listdir(folder) if name.endswith(".py"))[:MAX_SIBLINGS] if folder else []
+    except OSError:
+        return False
+    for name in siblings:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as file:
+                text = file.read(MAX_SIBLING_BYTES)
+        except OSError:
+            continue
+        if any(accelerator in text for accelerator in ACCELERATORS):
+            return True
+    return False
 
 
 def _names_an_accelerator(value: Any) -> bool:
