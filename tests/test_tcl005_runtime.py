@@ -513,3 +513,29 @@ def test_the_loader_a_function_of_the_file_returns_yields_data():
     other = LOADER_FROM_A_FUNCTION.replace("return model, DataLoader(dataset, batch_size=8)",
                                            "return model, dataset.tensors")
     assert [d.code for d in lint_source(other, "example.py") if d.code == "TCL005"] == ["TCL005"]
+
+
+@pytest.mark.parametrize("switch, reported", [
+    ("", False),
+    # The class makes it require grad after all: the clone records a node again.
+    ("        self.mask.requires_grad_(True)\n", True),
+    ("        self.mask.requires_grad = True\n", True),
+])
+def test_a_parameter_made_not_to_require_grad_clones_without_a_node(switch, reported):
+    # fresh87's VAE-GAN: `nn.Parameter(land_mask, requires_grad=False)`, cloned and detached in `forward`.
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class Masked(nn.Module):
+            def __init__(self, mask):
+                super().__init__()
+                self.mask = nn.Parameter(mask, requires_grad=False)
+
+            def forward(self, x):
+                return x * self.mask.clone().detach()
+        """) + ("\n    def unfreeze(self):\n" + switch if switch else "")
+    assert bool([d for d in lint_source(source, "<x>") if d.code == "TCL005"]) is reported
+    module = nn.Parameter(torch.ones(3), requires_grad=False)
+    assert module.clone().grad_fn is None

@@ -2048,6 +2048,14 @@ def parameter_requires_grad(call: cst.Call) -> bool:
     return not flags or (type(flags[0]) is cst.Name and flags[0].value == "True")
 
 
+def parameter_without_grad(call: cst.Call) -> bool:
+    """Is `nn.Parameter(data, requires_grad=False)` made not to require grad (the flag spelled `False`)?"""
+    flags = [arg.value for position, arg in enumerate(call.args)
+             if (arg.keyword is not None and arg.keyword.value == "requires_grad")
+             or (arg.keyword is None and not arg.star and position == 1)]
+    return bool(flags) and type(flags[0]) is cst.Name and flags[0].value == "False"
+
+
 def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword
                and type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)

@@ -64,6 +64,7 @@ from torchcopylint.analysis.aliasing import (
     goes_through_detach,
     grad_mode_of_context,
     parameter_requires_grad,
+    parameter_without_grad,
     passed_for_parameter,
     position_in_target,
     returned_parts,
@@ -1047,7 +1048,7 @@ class GradFlow:
         if owner is not None and self._buffer_never(owner, expr.attr.value, depth):
             return True
         values = self.facts.attribute_values(owner, expr.attr.value) if owner is not None else []
-        if not values:
+        if not values or _switched_on_in(owner.node, expr.attr.value):
             return False
         for value in values:
             method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
@@ -1447,6 +1448,8 @@ class GradFlow:
                 # factories): what it samples and scores from graph-free values carries none.
                 return all(self._operand_never(arg.value, function, statement, depth, likely)
                            for arg in call.args if not arg.star)
+            if qualified in PARAMETER_CLASSES and parameter_without_grad(call):
+                return True  # `nn.Parameter(mask, requires_grad=False)`: a leaf made not to require grad
             if module not in TENSOR_FUNCTION_MODULES or name in NOT_TENSOR_FUNCTIONS or not name[:1].islower():
                 return False  # classes (`nn.Parameter`, layers), `torch.load`, optimizers: not known
             return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
@@ -1638,6 +1641,18 @@ def _path_of_name(target, name: str) -> Optional[tuple]:
 
 def _derived(origin: Optional[GradOrigin]) -> Optional[GradOrigin]:
     return replace(origin, derived=True) if origin is not None and not origin.derived else origin
+
+
+def _switched_on_in(class_node: cst.ClassDef, attribute: str) -> bool:
+    """Does the class make `self.<attribute>` require grad itself (`self.mask.requires_grad_()`,
+    `self.mask.requires_grad = flag`)?"""
+    for node in walk(class_node):
+        target = node.func.value if type(node) is cst.Call and type(node.func) is cst.Attribute \
+            and node.func.attr.value == "requires_grad_" else node.target.value if type(node) is cst.AssignTarget \
+            and type(node.target) is cst.Attribute and node.target.attr.value == "requires_grad" else None
+        if is_self_attribute(target) and target.attr.value == attribute:
+            return True
+    return False
 
 
 def _is_self_attribute_call(call: cst.Call) -> bool:
