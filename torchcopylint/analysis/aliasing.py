@@ -2042,18 +2042,21 @@ def makes_a_leaf_requiring_grad(call: cst.Call, names) -> bool:
 def parameter_requires_grad(call: cst.Call) -> bool:
     """Does `nn.Parameter(data, requires_grad)` surely require grad? Only when the flag is left
     out or spelled `True`: a computed flag (`requires_grad=other.requires_grad`) may be False."""
-    flags = [arg.value for position, arg in enumerate(call.args)
-             if (arg.keyword is not None and arg.keyword.value == "requires_grad")
-             or (arg.keyword is None and not arg.star and position == 1)]
-    return not flags or (type(flags[0]) is cst.Name and flags[0].value == "True")
+    flag = _parameter_flag(call)
+    return flag is None or (type(flag) is cst.Name and flag.value == "True")
 
 
 def parameter_without_grad(call: cst.Call) -> bool:
     """Is `nn.Parameter(data, requires_grad=False)` made not to require grad (the flag spelled `False`)?"""
-    flags = [arg.value for position, arg in enumerate(call.args)
-             if (arg.keyword is not None and arg.keyword.value == "requires_grad")
-             or (arg.keyword is None and not arg.star and position == 1)]
-    return bool(flags) and type(flags[0]) is cst.Name and flags[0].value == "False"
+    flag = _parameter_flag(call)
+    return type(flag) is cst.Name and flag.value == "False"
+
+
+def _parameter_flag(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The `requires_grad` an `nn.Parameter(data, requires_grad)` call gives, by keyword or second; None if left out."""
+    return next((arg.value for position, arg in enumerate(call.args)
+                 if (arg.keyword is not None and arg.keyword.value == "requires_grad")
+                 or (arg.keyword is None and not arg.star and position == 1)), None)
 
 
 def _keyword_is_false(call: cst.Call, keyword: str) -> bool:

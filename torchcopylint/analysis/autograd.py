@@ -244,6 +244,7 @@ class GradFlow:
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
+        self._switched_on_by: dict = {}  # class name -> the attributes it makes require grad itself
         self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
         self._tested_without_grad: dict = {}  # function node -> {statement: {name an `if` shows needs no grad: branch}}
         self._tested_expressions: dict = {}  # function node -> [(name, the branch of `a if a.requires_grad else b`)]
@@ -1048,7 +1049,7 @@ class GradFlow:
         if owner is not None and self._buffer_never(owner, expr.attr.value, depth):
             return True
         values = self.facts.attribute_values(owner, expr.attr.value) if owner is not None else []
-        if not values or _switched_on_in(owner.node, expr.attr.value):
+        if not values or expr.attr.value in self._switched_on(owner):
             return False
         for value in values:
             method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
@@ -1056,6 +1057,12 @@ class GradFlow:
             if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
                 return False
         return True
+
+    def _switched_on(self, owner) -> frozenset:
+        """The `self.` attributes the class makes require grad itself (computed once per class)."""
+        if owner.name not in self._switched_on_by:
+            self._switched_on_by[owner.name] = _attributes_switched_on(owner.node)
+        return self._switched_on_by[owner.name]
 
     def _buffer_never(self, owner, attribute: str, depth: int) -> bool:
         """`self.memory`, a buffer of the class (`self.register_buffer("memory", torch.rand(n, d))`)
@@ -1643,16 +1650,17 @@ def _derived(origin: Optional[GradOrigin]) -> Optional[GradOrigin]:
     return replace(origin, derived=True) if origin is not None and not origin.derived else origin
 
 
-def _switched_on_in(class_node: cst.ClassDef, attribute: str) -> bool:
-    """Does the class make `self.<attribute>` require grad itself (`self.mask.requires_grad_()`,
-    `self.mask.requires_grad = flag`)?"""
+def _attributes_switched_on(class_node: cst.ClassDef) -> frozenset:
+    """The `self.` attributes the class makes require grad itself (`self.mask.requires_grad_()`,
+    `self.mask.requires_grad = flag`)."""
+    found = set()
     for node in walk(class_node):
         target = node.func.value if type(node) is cst.Call and type(node.func) is cst.Attribute \
             and node.func.attr.value == "requires_grad_" else node.target.value if type(node) is cst.AssignTarget \
             and type(node.target) is cst.Attribute and node.target.attr.value == "requires_grad" else None
-        if is_self_attribute(target) and target.attr.value == attribute:
-            return True
-    return False
+        if is_self_attribute(target):
+            found.add(target.attr.value)
+    return frozenset(found)
 
 
 def _is_self_attribute_call(call: cst.Call) -> bool:

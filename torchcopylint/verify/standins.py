@@ -709,7 +709,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             use(node.value.func).returns_loss = True
     _mark_tensor_operands(function, found)
     _mark_moved_tensors(function, found)
-    _mark_numpy_inputs(function, found, use)
+    _mark_numpy_inputs(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -731,7 +731,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     return found
 
 
-def _mark_numpy_inputs(function: ast.AST, found: dict[str, Use], use: Callable) -> None:
+def _mark_numpy_inputs(function: ast.AST, found: dict[str, Use]) -> None:
     """What the code gives `torch.from_numpy`, itself or through a slice bound to a name (`batch_data =
     train_data[i * n:(i + 1) * n]`, then `torch.from_numpy(batch_data)`): a NumPy array, which a
     tensor stand-in is not (`expected np.ndarray (got Tensor)`)."""
