@@ -1819,6 +1819,22 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_says_
                  ["built by its own constructor as Trainer(model, optimizer, loader)", "optimizer = SGD(model)",
                   "loader = 4 batches of"],
                  id="kinds-of-what-the-constructor-keeps-from-the-methods"),
+    # `input_ids.to(model.device)`, `model.get_input_embeddings()(input_ids)`: a language model's API
+    # (fresh87's LLM attack); before, the stand-in network had neither and the run failed there.
+    pytest.param("embedding_attack.py", "embeddings.clone().detach()", "TCL005",
+                 ["the stand-in network's `get_input_embeddings()` was an Embedding(1000, 8)"],
+                 id="a-language-model-s-device-and-token-embeddings"),
+    # `reconstruction, mean, log_variance = model(images)`, then `criterion(reconstruction, images)`: the
+    # network reconstructs its input, so the stand-in's first output takes the input's shape (fresh87's
+    # anime-faces VAE; before, 10 class scores, which the loss refused).
+    pytest.param("vae_epoch_sums.py", "epoch_loss += loss", "TCL007",
+                 ["its input's shape, 3 outputs", "every iteration's graph stays alive"],
+                 id="a-network-whose-output-a-loss-compares-with-its-input"),
+    # docopt's `args["--epochs"]` under `int(...)`: the entry is a count, and `int(args["--noise-size"])`
+    # in `torch.randn` a size (fresh87's VAE-GAN; before, a tensor of several values, which `int` refused).
+    pytest.param("docopt_options_gan.py", "d_loss = discriminator(fake).mean()", "TCL003",
+                 ["args['--epochs'] = 2", "args['--noise-size'] = 16", "generator parameters"],
+                 id="entries-of-docopt-s-dict-of-options"),
     # `torch.ones(batch_size, 1)` targets and `images.view(batch_size, -1)` in a function the script
     # calls with its loader and batch size: batches cut to 4 do not fit; the next try takes the 64 asked.
     pytest.param("gan_sized_by_caller.py", "criterion(D(fake), fake_targets)", "TCL003",

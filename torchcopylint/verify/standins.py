@@ -38,6 +38,7 @@ BATCH = 4
 # itself): seen at the line still not requiring grad, it shows what was made up, not what the code does.
 PLAIN_LEAF_MARK = "_torchcopylint_plain_leaf"
 FEATURES = 8       # the features of a made-up sample: what stand-in networks read and write
+VOCABULARY = 1000  # the token ids a stand-in language model's embeddings take (any id, modulo this)
 BATCHES = 4        # a stand-in loader's length: enough for an accumulation to grow three times
 # A schedule of noise levels (`for i, sigma in enumerate(sigmas)`): few, so a table the code indexes by
 # a level's position (an embedding of the levels) has a row for each, decreasing from 1 as annealing does.
@@ -169,6 +170,8 @@ class Use:
     sliced: bool = False           # indexed by anything but one position: `x[:, 0]`, `x[mask]`, `x["key"]`
     updates_its_input: bool = False  # called, its result added to what it is given: `x += step * score(x, t)`,
     #                                  a score, a denoiser or a residual branch: an output of its input's shape
+    reconstructs_its_input: bool = False  # called, its (first) result given to a loss with what it was given:
+    #                                       `recon, mu, logvar = vae(x)`, `criterion(recon, x)`: an output of its input's shape
 
     @property
     def seen(self) -> bool:
@@ -421,6 +424,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             # `torch.rand((n, self.z_dim))`: the elements of a literal tuple are arguments too.
             arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
+            if _takes_sizes(callee) or callee == "range":
+                # `torch.randn(n, int(args["--nz"]))`, `range(int(opt.epochs))`: what `int` converts is the size.
+                arguments += [a.args[0] for a in arguments if isinstance(a, ast.Call) and isinstance(a.func, ast.Name)
+                              and a.func.id == "int" and len(a.args) == 1]
             plain = node.func.id if isinstance(node.func, ast.Name) else callee if isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" else None
             if plain is not None:  # `helper(x)`, or a method of the class: `self.get_batches(loader)`
@@ -710,6 +717,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     _mark_tensor_operands(function, found)
     _mark_moved_tensors(function, found)
     _mark_numpy_inputs(function, found)
+    _mark_reconstructions(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -743,6 +751,27 @@ def _mark_numpy_inputs(function: ast.AST, found: dict[str, Use]) -> None:
     given |= {whole for part, whole in sliced if part in given}
     for key in given:
         found.setdefault(key, Use()).numpy_input = True
+
+
+# A callee that compares two tensors as a loss does (`criterion(recon, x)`, `F.mse_loss`, `self.l1`, `bce`).
+LOSS_CALLEE = re.compile(r"(?i)loss|criterion|crit\b|mse|l1|l2|bce|entropy|dist")
+
+
+def _mark_reconstructions(function: ast.AST, found: dict[str, Use]) -> None:
+    """`recon, mu, logvar = model(x)` (or `recon = model(x)`), then a loss of `recon` against `x`: the
+    network reconstructs its input (a VAE's, an autoencoder's), so a stand-in's output takes its shape;
+    a stand-in of class scores fails the loss (`Target size ... must be the same as input size`)."""
+    calls = [node for node in ast.walk(function) if isinstance(node, ast.Call) and LOSS_CALLEE.search(ast.unparse(node.func))]
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)
+                and node.value.args and _key(node.value.func) in found):
+            continue
+        target = node.targets[0]
+        first = target.elts[0] if isinstance(target, (ast.Tuple, ast.List)) and target.elts else target
+        given = _key(node.value.args[0])
+        if isinstance(first, ast.Name) and given and any(
+                {first.id, given} <= {_key(argument) for argument in call.args[:2]} for call in calls):
+            found[_key(node.value.func)].reconstructs_its_input = True
 
 
 def _is_text(node: ast.AST) -> bool:
@@ -947,6 +976,27 @@ class StandInNet(nn.Module):
             return (output, *(features for _ in range(self.returns - 1)))
         return output.mean() if self.loss else output
 
+    @property
+    def device(self) -> torch.device:
+        # Many networks keep their device (Hugging Face's models, a project's base class), and the code
+        # moves its inputs there: `input_ids.to(model.device)`.
+        return self.linear.weight.device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.linear.weight.dtype
+
+    def get_input_embeddings(self) -> nn.Module:
+        """A language model's token embeddings (Hugging Face's API), which attacks on text read and
+        perturb: `model.get_input_embeddings()(input_ids)`. Made at the first call, on the network's device."""
+        if "token_embeddings" not in self._modules:
+            from torchcopylint.verify import script
+
+            script.note(f"the stand-in network's `get_input_embeddings()` was an Embedding({VOCABULARY}, {FEATURES}) "
+                        f"taking any id (modulo {VOCABULARY})")
+            self.token_embeddings = _StandInEmbedding(VOCABULARY, FEATURES).to(self.device)
+        return self.token_embeddings
+
     def __getattr__(self, name: str):
         try:
             return super().__getattr__(name)
@@ -968,6 +1018,13 @@ class StandInNet(nn.Module):
             ("mean, a loss" if self.loss else "its input's shape" if self.like_input
              else 'x'.join(map(str, self.out_shape)) or '1, flat')
         return shown + (f", {self.returns} outputs)" if self.returns > 1 else ")")
+
+
+class _StandInEmbedding(nn.Embedding):
+    """Token embeddings that take any ids: made-up ids are not bounded by a vocabulary the code never said."""
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return super().forward(ids.long() % self.num_embeddings)
 
 
 def _pooled(tensor: torch.Tensor) -> torch.Tensor:
@@ -1561,7 +1618,9 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     for name in [name for name, kind in kinds.items() if kind == "dict"]:
         for key in found[name].string_keys:
             entry = f"{name}[{key!r}]"
-            entry_kind = kind_of(key, found[entry]) if entry in found and key.isidentifier() else None
+            # docopt's keys name options as written (`args["--epochs"]`, `args["<path>"]`): read as names.
+            bare_key = re.sub(r"\W+", "_", key).strip("_")
+            entry_kind = kind_of(bare_key, found[entry]) if entry in found and bare_key.isidentifier() else None
             if entry_kind in ENTRY_KINDS:
                 kinds[entry] = entry_kind  # `config["epoch"]` in `range(...)`: a count, not a tensor
     outputs = {}
@@ -1588,7 +1647,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     losses = tuple(name for name, kind in kinds.items() if kind == "module" and found.get(name, Use()).returns_loss)
     like_input = frozenset(name for name, kind in kinds.items()
-                           if kind == "module" and found.get(name, Use()).updates_its_input)
+                           if kind == "module" and (found.get(name, Use()).updates_its_input
+                                                    or found.get(name, Use()).reconstructs_its_input))
     loader_counts = {name: found[name].assigned_unpacked for name, kind in kinds.items()
                      if kind == "loaders" and found.get(name, Use()).assigned_unpacked}
     dims = {name: found[name].dims for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).dims}
