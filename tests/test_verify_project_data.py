@@ -71,6 +71,10 @@ CONFIRMED = [
     # the project) has the side its transform's `Resize` gives (fresh68's WGAN-GP notebook, whose critic's
     # instance norm refused 28-pixel images).
     ("star_resized.py", "loss_critic = -(critic(real).mean()", "TCL003", ["samples 1x64x64"], ("torchvision",)),
+    # A dataset class from the first of two modules imported with `*`: pairs of images, as its
+    # `__getitem__` returns them (before, the last module was read, and the critic got class labels).
+    ("sr_pair_train.py", "d_loss = 1 - critic(high).mean()", "TCL003",
+     ["as the class's `__getitem__` returns them", "reached"], ()),
     # A transform that says only the channels leaves the size to the maker's dataset.
     ("cgan_maker.py", "d_loss = D(torch.cat((fake", "TCL003", ["samples 1x28x28"], ("torchvision",)),
     # A missing folder of photographs, read one by one with a missing OpenCV.

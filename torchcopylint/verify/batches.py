@@ -343,8 +343,11 @@ class DataPlan:
         index = FIRST_RUNTIME_SITE + len([i for i in self.sites if i >= FIRST_RUNTIME_SITE])
         known = over.rsplit(".", 1)[-1]
         callee = f"{module}.DataLoader" if module else "DataLoader"  # made as `module` was imported at `line`
+        # The dataset class of the module that made the loader (`return DataLoader(MNIST_Digits(...))` in a
+        # data module) says what a sample holds (`return sample`: an image alone).
+        layout = samples.layout_in_module(module, known) if module and "." not in over else None
         self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
-                                     known=known_dataset(known),
+                                     known=known_dataset(known), layout=layout,
                                      layout_in_use=self.runtime_layout)
         return self.make(index, batch=lambda: batch_size, size=lambda: image_size)
 

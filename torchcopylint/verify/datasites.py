@@ -1616,8 +1616,8 @@ def _imports(tree: ast.Module) -> dict[str, str]:
 
 def _star_imported_classes(tree: ast.Module) -> dict[str, str]:
     """`ImageFolder(args.image_path)` after `from utils import *`: a capitalised name the file calls and
-    binds nowhere, read as the last project module imported with `*` (an installed package's star
-    import, `from torch.nn import *`, is not the project's)."""
+    binds nowhere, read as the project module imported with `*` that defines it, else the last one (an
+    installed package's star import, `from torch.nn import *`, is not the project's)."""
     starred = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
                and not node.level and any(alias.name == "*" for alias in node.names)
                and node.module.split(".")[0] not in THIRD_PARTY_DATA and not _installed(node.module.split(".")[0])]
@@ -1630,7 +1630,10 @@ def _star_imported_classes(tree: ast.Module) -> dict[str, str]:
               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
     called = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
               and node.func.id[:1].isupper() and node.func.id not in bound and not hasattr(builtins, node.func.id)}
-    return {name: f"{starred[-1]}.{name}" for name in called}
+    # The module that defines the class, where one does (`from model import *`, then `from datasets
+    # import *`: a dataset class is the second's); else the last.
+    return {name: f"{next((m for m in reversed(starred) if samples.project_definition(m, name)), starred[-1])}.{name}"
+            for name in called}
 
 
 def _installed(top: str) -> bool:

@@ -31,7 +31,8 @@ IMAGE_CALL = re.compile(r"transform|preprocess|process|augment|open|imread|read_
 # Names, split at underscores or case changes: `lr_image`, `imgA`, `hr`, `target_path`, `label`.
 IMAGE_WORD = frozenset({"img", "image", "images", "imgs", "im", "photo", "picture", "hr", "lr", "sr", "input",
                         "inputs", "feature", "features", "real", "sketch", "frame", "mask", "depth", "crop", "view", "a", "b", "x",
-                        "source", "src", "content", "style", "noisy", "clean", "blur", "sharp", "low", "high", "gt"})
+                        "source", "src", "content", "style", "noisy", "clean", "blur", "sharp", "low", "high", "gt",
+                        "data", "sample"})  # `return torch.Tensor(self.data[idx])`: the sample itself
 LABEL_WORD = frozenset({"label", "labels", "target", "targets", "y", "cls", "class", "classes", "idx", "index",
                         "category", "id", "attr", "attrs"})
 PATH_WORD = frozenset({"path", "paths", "file", "files", "filename", "fname", "name", "names"})
@@ -77,7 +78,8 @@ def layout_in_source(source: str, name: str) -> Optional[SampleLayout]:
 
 
 def _classes_returned(function: ast.FunctionDef, classes: set) -> set:
-    """The module's classes whose objects the function returns, directly or through names it binds."""
+    """The module's classes whose objects the function returns, directly, through names it binds or
+    through a DataLoader over them."""
     made_by_name = {target.id: node.value.func.id for node in ast.walk(function) if isinstance(node, ast.Assign)
                     and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                     for target in node.targets if isinstance(target, ast.Name)}
@@ -87,6 +89,10 @@ def _classes_returned(function: ast.FunctionDef, classes: set) -> set:
             continue
         values = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else [node.value]
         for value in values:
+            if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "DataLoader":
+                # `return DataLoader(train_data, batch_size=200)`: batches of the dataset's samples.
+                value = value.args[0] if value.args else next(
+                    (keyword.value for keyword in value.keywords if keyword.arg == "dataset"), value)
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
                 found.add(value.func.id)
             elif isinstance(value, ast.Name):
@@ -372,6 +378,8 @@ def _made_kind(item: ast.expr, function: ast.FunctionDef, depth: int) -> Optiona
         inner = [item.func.value] if isinstance(item.func, ast.Attribute) else []
         for part in inner + list(item.args):
             kind = _made_kind(part, function, depth + 1) if depth < 4 else None
+            if kind == PATH and part is not (inner[0] if inner else None):
+                return IMAGE  # `self.read(self.files[index])`, `np.load(path)`: what the file holds
             if kind is not None:
                 return kind
         return None
