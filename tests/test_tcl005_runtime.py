@@ -475,9 +475,41 @@ ATTACK_AND_ITS_CALLER = textwrap.dedent("""\
     ("images", False),                # what the caller's loop iterates: data (fresh74/75's attacks)
     ("images.to('cpu')", False),
     ("model.encode(images)", True),   # what a network's method makes may require grad
+    # What a call given a file or a folder returns was read from there (fresh88's attacks on images
+    # loaded by `load_image(image_path)`, `preprocess_image(name, img_path, device)`).
+    ("load_image(image_path, 'cpu')", False),
+    ("preprocess(name, self.files[0])", False),
+    ("read('clean/0001.png')", False),
+    ("load_weights('model.pt')", True),  # a checkpoint may hold parameters
+    ("model.encode(images_mean)", True),
 ])
 def test_an_argument_every_caller_hands_data_records_no_clone_node(passed, reported):
     source = ATTACK_AND_ITS_CALLER.replace("adv = attack(model, images, eps)", f"adv = attack(model, {passed}, eps)")
+    found = [d for d in lint_source(source, "example.py") if d.code == "TCL005"]
+    assert bool(found) is reported, found
+
+
+@pytest.mark.parametrize("imported, reported", [
+    ("from torchvision.datasets import MNIST", False),
+    ("from torchvision import datasets\nMNIST = datasets.MNIST", True),  # rebound: not followed
+    ("from my_datasets import MNIST", True),  # a class of the project: what its items hold is not in sight
+])
+def test_an_item_of_a_torchvision_dataset_is_data(imported, reported):
+    # `noisy_image, _ = dataset[0]` of `dataset = MNIST(...)`, handed to a denoiser's helper (fresh88).
+    source = imported + "\n" + textwrap.dedent("""\
+        dataset = MNIST(root="./data", download=True)
+
+
+        def denoise(score_net, noisy, steps=10):
+            x = noisy.clone().detach()
+            for _ in range(steps):
+                x = x + 0.01 * score_net(x).detach()
+            return x
+
+
+        noisy_image, _ = dataset[0]
+        print(denoise(lambda x: -x, noisy_image.unsqueeze(0)))
+    """)
     found = [d for d in lint_source(source, "example.py") if d.code == "TCL005"]
     assert bool(found) is reported, found
 

@@ -44,6 +44,7 @@ decides "requires grad".
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass, replace
 from typing import Optional
@@ -155,6 +156,13 @@ JOINING_FUNCTIONS = frozenset({"torch.nn.utils.parameters_to_vector",
                                "torch.nn.utils.convert_parameters.parameters_to_vector"})
 # What a dataset object keeps its labels in (torchvision's `targets`, older `train_labels`): data, never a graph.
 DATASET_LABELS = frozenset({"targets", "labels", "train_labels", "test_labels"})
+# The last word of a name that names a file or a folder (`img_path`, `image_file`, `self.files[i]`,
+# `data_dir`), and the suffixes of data files: a call given one reads data (`load_image(image_path)`,
+# `preprocess_image(name, img_path)`). Not `.pt`/`.pth`: a checkpoint may hold parameters.
+FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "filenames", "fname", "filepath", "dir",
+                        "folder", "url"})
+DATA_FILE_SUFFIX = re.compile(r"(?i)\.(png|jpe?g|bmp|gif|tiff?|webp|npy|npz|csv|tsv|txt|json|pkl|pickle|h5|hdf5|mat|"
+                              r"wav|flac|mp3)$")
 EINOPS_FUNCTIONS = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum", "einops.pack"})
 NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 # Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
@@ -1421,8 +1429,10 @@ class GradFlow:
     def _call_never(self, call: cst.Call, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         if _keyword_is_true(call, "requires_grad"):
             return False
-        if likely and self._preprocessed(call, function):
-            return True
+        if likely and (self._preprocessed(call, function)
+                       or _reads_a_file(call) and self.facts.names.qualified_name(call.func) != "torch.load"
+                       or _a_dataset_class(numpy_name(call.func, self.facts.torchvision))):
+            return True  # a batch a processor made, what a file held, a dataset (`dataset[0]`): data, very likely
         func = call.func
         if _image_to_tensor(func):
             return True  # a new tensor made from an image or an array: never one that requires grad
@@ -1746,6 +1756,35 @@ def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
 # object called at once (`transforms.ToTensor()(image)`) or as a function (`TF.to_tensor(image)`).
 IMAGE_TO_TENSOR_CLASSES = frozenset({"ToTensor", "PILToTensor"})
 IMAGE_TO_TENSOR_FUNCTIONS = frozenset({"to_tensor", "pil_to_tensor"})
+
+
+def _a_dataset_class(name: Optional[str]) -> bool:
+    """torchvision's datasets (`torchvision.datasets.MNIST`, `...folder.ImageFolder`)."""
+    return name is not None and name.startswith("torchvision.datasets.") and name.rpartition(".")[2][:1].isupper()
+
+
+# Callees that load what a model is made of (`load_checkpoint(path)`, `restore_weights(file)`,
+# `torch.load(path)` too): what they return may hold parameters.
+CHECKPOINT_WORDS = re.compile(r"(?i)checkpoint|ckpt|weight|state|model|param|restore|resume")
+
+
+def _reads_a_file(call: cst.Call) -> bool:
+    """Is the call given a file or a folder (`load_image(image_path, device)`, `np.load("x.npy")`,
+    `read(self.files[index])`), and not one that loads a model's weights? What it returns was read
+    from there: data."""
+    if CHECKPOINT_WORDS.search(dotted_name(call.func) or "") or \
+            type(call.func) is cst.Name and hasattr(builtins, call.func.value):
+        return False  # a model's weights; `list(paths)`, `sorted(files)`: the names, not what the files hold
+    for arg in call.args:
+        value = arg.value
+        while type(value) is cst.Subscript:
+            value = value.value
+        if type(value) is cst.SimpleString and DATA_FILE_SUFFIX.search(value.evaluated_value or ""):
+            return True
+        name = value.attr.value if type(value) is cst.Attribute else value.value if type(value) is cst.Name else ""
+        if name.lower().rsplit("_", 1)[-1] in FILE_WORDS:
+            return True
+    return False
 
 
 def _image_to_tensor(func: cst.BaseExpression) -> bool:

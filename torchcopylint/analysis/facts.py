@@ -64,6 +64,7 @@ class ModuleFacts(CalleeEffects, Callees):
         self.numpy = library_names(module)  # local name -> NumPy's name: {"np": "numpy"}
         self.pandas = library_names(module, "pandas")
         self.einops = library_names(module, "einops")  # `rearrange(x, "b t c -> (b t) c")`: x itself, rearranged
+        self.torchvision = library_names(module, "torchvision")  # `MNIST(root)`: a dataset, whose items are data
         self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=self.numpy)
         self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}

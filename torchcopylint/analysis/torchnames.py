@@ -204,24 +204,28 @@ def _imports_in_functions(module: cst.Module) -> list:
 
 
 def library_names(module: cst.Module, library: str = "numpy") -> dict[str, str]:
-    """Local name -> the library's name, from the module's imports of it (a top-level package): for
-    NumPy {"np": "numpy", "asarray": "numpy.asarray"}, for pandas {"pd": "pandas"}."""
+    """Local name -> the library's name, from the module's imports of it and of its submodules: for
+    NumPy {"np": "numpy", "asarray": "numpy.asarray"}, for pandas {"pd": "pandas"}, for torchvision
+    {"MNIST": "torchvision.datasets.MNIST"}."""
     found: dict[str, str] = {}
     for statement in _import_statements(module.body):
         if type(statement) is cst.Import:
             for alias in statement.names:
-                if _module_name(alias.name) != library:
+                full = _module_name(alias.name)
+                if full != library and not full.startswith(library + "."):
                     continue
-                local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
-                    else library
-                found[local] = library
-        elif not statement.relative and statement.module is not None and _module_name(statement.module) == library \
-                and type(statement.names) is not cst.ImportStar:
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
+                    found[alias.asname.name.value] = full  # `import torchvision.datasets as dsets`
+                else:
+                    found[library] = library  # `import numpy.linalg` binds `numpy`
+        elif not statement.relative and statement.module is not None and type(statement.names) is not cst.ImportStar \
+                and (_module_name(statement.module) + ".").startswith(library + "."):
+            library_module = _module_name(statement.module)  # `from torchvision.datasets import MNIST`
             for alias in statement.names:
                 if type(alias.name) is cst.Name:
                     local = alias.asname.name.value if alias.asname is not None and type(alias.asname.name) is cst.Name \
                         else alias.name.value
-                    found[local] = f"{library}.{alias.name.value}"
+                    found[local] = f"{library_module}.{alias.name.value}"
     return found
 
 
