@@ -480,6 +480,7 @@ ATTACK_AND_ITS_CALLER = textwrap.dedent("""\
     ("load_image(image_path, 'cpu')", False),
     ("preprocess(name, self.files[0])", False),
     ("read('clean/0001.png')", False),
+    ("models.preprocess_image(name, img_path)", False),  # a module named `models`: the function says
     ("load_weights('model.pt')", True),  # a checkpoint may hold parameters
     ("model.encode(images_mean)", True),
 ])

@@ -1772,7 +1772,7 @@ def _reads_a_file(call: cst.Call) -> bool:
     """Is the call given a file or a folder (`load_image(image_path, device)`, `np.load("x.npy")`,
     `read(self.files[index])`), and not one that loads a model's weights? What it returns was read
     from there: data."""
-    if CHECKPOINT_WORDS.search(dotted_name(call.func) or "") or \
+    if CHECKPOINT_WORDS.search((dotted_name(call.func) or "").rpartition(".")[2]) or \
             type(call.func) is cst.Name and hasattr(builtins, call.func.value):
         return False  # a model's weights; `list(paths)`, `sorted(files)`: the names, not what the files hold
     for arg in call.args:
