@@ -109,6 +109,16 @@ def test_a_false_discriminator_finding_is_refuted_from_the_graph_and_the_gradien
     assert "no gradient hook on them fired" in verdict.evidence, verdict
 
 
+@needs_torch
+def test_a_stand_in_loss_reads_every_score_it_is_given_and_refutes_nothing_it_hid(sound_verified):
+    # `d_criterion(real_right, real_wrong, fake_right)`: the stand-in loss once read the first two only,
+    # so the discriminator's backward never reached the generator and a true finding was refuted.
+    verdict = _verdict(sound_verified, "three_score_loss.py", "fake_right = discriminator(fake", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "reached 2 of 2 generator parameters" in verdict.evidence, verdict
+    assert "d_criterion = mean squared difference (and squares of any further input)" in verdict.evidence, verdict
+
+
 # --- TCL005: what the callers pass -----------------------------------------------------------------
 
 

@@ -1755,3 +1755,19 @@ def test_an_object_built_with_its_defaults_has_its_large_iteration_counts_cut():
 
     assert iteration_caps(Square.__init__) == {"n_queries": ITERATION_CAP, "max_iter": ITERATION_CAP}
     assert ITERATION_CAP == 100
+
+
+@pytest.mark.parametrize("per_sample", [False, True])
+def test_a_stand_in_loss_backpropagates_into_every_floating_input(per_sample):
+    # A loss of three scores (`loss_d(real_right, real_wrong, fake_right)`) reads the third too; integer
+    # labels stay out of it (they carry no gradient), and one value per sample stays one per sample.
+    import torch
+
+    from torchcopylint.verify.standins import StandInLoss
+
+    scores = [torch.rand(4, 1, requires_grad=True) for _ in range(3)]
+    labels = torch.tensor([0, 1, 2, 3])
+    loss = StandInLoss(per_sample)(*scores, labels)
+    assert loss.shape == ((4,) if per_sample else ())
+    loss.sum().backward()
+    assert all(score.grad is not None and score.grad.abs().sum() > 0 for score in scores)

@@ -1056,8 +1056,9 @@ def _first_tensor(values: Any) -> Optional[torch.Tensor]:
 
 class StandInLoss:
     """A loss stand-in: the mean squared difference of its first two tensors (broadcast), or the mean of
-    one; `per_sample`, one value per sample (`reduction="none"`). Called, or through `forward`
-    (`criterion.forward(out, target)`), as a loss module is; indexed, as a list of losses is."""
+    one, plus the mean square of every further floating-point tensor; `per_sample`, one value per sample
+    (`reduction="none"`). Called, or through `forward` (`criterion.forward(out, target)`), as a loss
+    module is; indexed, as a list of losses is."""
 
     def __init__(self, per_sample: bool = False) -> None:
         self.per_sample = per_sample
@@ -1066,15 +1067,23 @@ class StandInLoss:
         tensors = [t for t in [*inputs, *keywords.values()] if isinstance(t, torch.Tensor)]
         if not tensors:
             raise TypeError("the stand-in loss got no tensor")
-        squared = tensors[0].float().pow(2)
+        squared, rest = tensors[0].float().pow(2), tensors[1:]
         if len(tensors) > 1:
             try:
-                squared = (tensors[0].float() - tensors[1].float()).pow(2)
+                squared, rest = (tensors[0].float() - tensors[1].float()).pow(2), tensors[2:]
             except RuntimeError:
                 pass
+        # Every input reaches the value, as in a real loss of them all (`loss_d(real, wrong, fake)`): a
+        # stand-in that read only two would hide the graph behind a third and refute a true claim.
+        further = [t.float().pow(2) for t in rest if t.is_floating_point()]
         if not self.per_sample:
-            return squared.mean()
-        return squared.flatten(1).mean(1) if squared.dim() > 1 else squared
+            return squared.mean() + sum(term.mean() for term in further)
+        per_sample = squared.flatten(1).mean(1) if squared.dim() > 1 else squared
+        for term in further:
+            same_batch = term.dim() > 0 and per_sample.dim() == 1 and term.shape[0] == per_sample.shape[0]
+            per_sample = per_sample + (term.flatten(1).mean(1) if same_batch and term.dim() > 1
+                                       else term if same_batch else term.mean())
+        return per_sample
 
     forward = __call__
 
@@ -1548,7 +1557,7 @@ class Plan:
                              f"{name} = nn.Linear({FEATURES}, {FEATURES})")
             elif kind == "loss":
                 each = " of each sample" if name in self.per_sample else ""
-                parts.append(f"{name} = mean squared difference{each}")
+                parts.append(f"{name} = mean squared difference{each} (and squares of any further input)")
             elif kind == "options":
                 shown = ", ".join(f"{key} = {_option_text(value)}" for key, value in vars(value).items())
                 parts.append(f"{name} = a namespace of the options the code reads ({shown})")
