@@ -900,3 +900,43 @@ def test_a_function_a_later_cell_defines_again_is_the_one_the_loop_calls():
     exec(compile(swapped, "<redefined batch_loss, swapped>", "exec"), namespace)  # noqa: S102
     kept = namespace["fit"](_model(), _loader(3), 2)
     assert all(value.requires_grad for value in kept) and _graph_nodes(kept)
+
+
+PERTURBED_BATCHES = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+    model = nn.Linear(4, 2)
+    criterion = nn.CrossEntropyLoss()
+    loader = [(torch.rand(3, 4), torch.tensor([0, 1, 1]))]
+    model.eval()
+    for epoch in range(1):
+        for batch_idx, data in enumerate(loader, 1):
+            inputs = data[0].cuda()
+            inputs.requires_grad = True
+            adversarial = inputs.clone()
+            target = data[1].cuda()
+            outputs = model(inputs)
+            idx = (outputs.argmax(1) == 1).nonzero().view(-1)
+            for i in idx:
+                i = i.item()
+                loss = criterion(outputs[i:i + 1], target[i:i + 1])
+                loss.backward(retain_graph=True)
+                step = inputs.grad.data[i]
+                adversarial[i] = inputs[i] - 0.03 * step.sign()
+            with torch.no_grad():
+                print(model(adversarial).argmax(1))
+""")
+
+
+@pytest.mark.parametrize("copied_per_batch, reported", [(True, False), (False, True)])
+def test_a_batch_perturbed_sample_by_sample_keeps_a_graph_only_where_the_copy_outlives_the_batch(
+        copied_per_batch, reported):
+    # fresh88's attack on a detector: the leaf is made in the batch loop, before the loop over its
+    # samples, and the copy written is made afresh with each batch: nothing outlives the batch. Made
+    # once before the loops, the copy keeps every batch's leaf and the nodes made from it.
+    source = PERTURBED_BATCHES if copied_per_batch else PERTURBED_BATCHES.replace(
+        "        adversarial = inputs.clone()\n", "").replace(
+        "model.eval()\n", "model.eval()\nadversarial = torch.zeros(3, 4)\n")
+    found = [d for d in lint_source(source, "example.py") if d.code == "TCL007"]
+    assert bool(found) is reported, found

@@ -156,13 +156,6 @@ JOINING_FUNCTIONS = frozenset({"torch.nn.utils.parameters_to_vector",
                                "torch.nn.utils.convert_parameters.parameters_to_vector"})
 # What a dataset object keeps its labels in (torchvision's `targets`, older `train_labels`): data, never a graph.
 DATASET_LABELS = frozenset({"targets", "labels", "train_labels", "test_labels"})
-# The last word of a name that names a file or a folder (`img_path`, `image_file`, `self.files[i]`,
-# `data_dir`), and the suffixes of data files: a call given one reads data (`load_image(image_path)`,
-# `preprocess_image(name, img_path)`). Not `.pt`/`.pth`: a checkpoint may hold parameters.
-FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "filenames", "fname", "filepath", "dir",
-                        "folder", "url"})
-DATA_FILE_SUFFIX = re.compile(r"(?i)\.(png|jpe?g|bmp|gif|tiff?|webp|npy|npz|csv|tsv|txt|json|pkl|pickle|h5|hdf5|mat|"
-                              r"wav|flac|mp3)$")
 EINOPS_FUNCTIONS = frozenset({"einops.rearrange", "einops.repeat", "einops.reduce", "einops.einsum", "einops.pack"})
 NOT_TENSOR_FUNCTIONS = frozenset({"load", "compile", "no_grad", "enable_grad", "inference_mode", "set_grad_enabled"})
 # Keywords of torch functions that take tensors (the others take sizes, dims, dtypes, devices, flags).
@@ -1763,6 +1756,13 @@ def _a_dataset_class(name: Optional[str]) -> bool:
     return name is not None and name.startswith("torchvision.datasets.") and name.rpartition(".")[2][:1].isupper()
 
 
+# The last word of a name that names a file or a folder (`img_path`, `image_file`, `self.files[i]`,
+# `data_dir`), and the suffixes of data files: a call given one reads data (`load_image(image_path)`,
+# `preprocess_image(name, img_path)`). Not `.pt`/`.pth`: a checkpoint may hold parameters.
+FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "filenames", "fname", "filepath", "dir",
+                        "folder", "url"})
+DATA_FILE_SUFFIX = re.compile(r"(?i)\.(png|jpe?g|bmp|gif|tiff?|webp|npy|npz|csv|tsv|txt|json|pkl|pickle|h5|hdf5|mat|"
+                              r"wav|flac|mp3)$")
 # Callees that load what a model is made of (`load_checkpoint(path)`, `restore_weights(file)`,
 # `torch.load(path)` too): what they return may hold parameters.
 CHECKPOINT_WORDS = re.compile(r"(?i)checkpoint|ckpt|weight|state|model|param|restore|resume")

@@ -105,7 +105,8 @@ class GraphKeptAlive(Rule):
                 continue
             if type(accumulation.value) is cst.Name and _a_numpy_array(accumulation.value, function, facts):
                 continue  # `history.append(totals)` of such an array: numbers again
-            graph = loop_facts.graph_of(accumulation.value, loop, statement)
+            outlived = tuple(each for each in loops if containers.outlives(accumulation, each))
+            graph = loop_facts.graph_of(accumulation.value, loop, statement, outlived=outlived)
             if graph is None:
                 continue
             value = accumulation.value
@@ -473,7 +474,8 @@ class _LoopFacts:
         self.backpropagated = backpropagated
         self.containers = facts.containers.of(function)
 
-    def graph_of(self, value, loop, statement, depth: int = 0) -> Optional[Graph]:
+    def graph_of(self, value, loop, statement, depth: int = 0, outlived: Optional[tuple] = None) -> Optional[Graph]:
+        """`outlived`: the loops around `statement` whose iterations the accumulator outlives (None: all)."""
         function = self.function
         for name, path in _attached_paths(value):
             if self._backpropagated_in(loop, name, path):
@@ -511,7 +513,7 @@ class _LoopFacts:
         # A network of unknown class (a `model` argument, a loaded one) counts, with the assumption
         # that it has trainable parameters stated in the message.
         origin = self.facts.autograd.carries_graph(value, function, statement, ASSUMED)
-        if origin is None or self._made_before_the_loops(origin, statement):
+        if origin is None or self._made_before_the_loops(origin, statement, outlived):
             return None
         in_training_loop = any(loop in function.loops_of.get(b.statement, ()) for b in self.backwards)
         if not in_training_loop and not self._evaluated_output(origin, function.order_of(statement)):
@@ -523,13 +525,18 @@ class _LoopFacts:
             return Graph(FREED[0], f"{subject} is backpropagated by this function, {FREED[1]}{assumption}")
         return Graph(NEVER[0], f"{subject} {NEVER[1]}{assumption}")
 
-    def _made_before_the_loops(self, origin, statement) -> bool:
-        """Was the graph made once, by a call of this function outside every loop around the statement
-        (`x = generator(z)`, then `for i in range(3): x[:, i] = x[:, i] * std[i] + mean[i]`)? Each
-        iteration then adds a few nodes to that one graph, but makes no graph of its own to keep."""
-        made_in = self.function.call_statement.get(origin.node) if type(origin.node) is cst.Call else None
-        return made_in is not None and not set(self.function.loops_of.get(made_in, ())) & set(
-            self.function.loops_of.get(statement, ()))
+    def _made_before_the_loops(self, origin, statement, outlived: Optional[tuple] = None) -> bool:
+        """Was the graph made once, outside every loop whose iterations the accumulator outlives (all
+        the loops around the statement, unless said), by a call of this function or by the statement
+        that switched a leaf on? (`x = generator(z)`, then `for i in range(3): x[:, i] = x[:, i] * std[i]
+        + mean[i]`; a batch made a leaf, then written sample by sample into its copy, made afresh for
+        each batch.) Each iteration then adds a few nodes to that one graph, but makes no graph of its
+        own to keep."""
+        node = origin.node
+        made_in = self.function.call_statement.get(node) if type(node) is cst.Call else \
+            node if node in self.function.loops_of else None
+        loops = self.function.loops_of.get(statement, ()) if outlived is None else outlived
+        return made_in is not None and not set(self.function.loops_of.get(made_in, ())) & set(loops)
 
     def _grad_mode_bindings(self, name) -> set:
         # Only what the name was bound to in grad mode: a name reused under `no_grad` (a validation
