@@ -234,6 +234,36 @@ def test_a_constructor_of_keyword_arguments_is_given_the_keys_it_reads(tmp_path,
     assert first.kwargs == {"latent_dim": 16, "channels": 16, "g_lr": 0.1}, first
 
 
+def test_a_constructor_given_a_namespace_of_options_is_given_the_options_it_reads(tmp_path, monkeypatch):
+    # A deblurring GAN's networks (fresh88): `Generator(args)` reads `args.input_nc` and `args.ngf` for its
+    # layers' widths, a rate by its name and a flag it only tests; before, `args` was a width (16), which
+    # has no `.ngf`, and stand-in networks took every layer's place.
+    import importlib
+
+    from torchcopylint.verify.configurations import configurations
+    from torchcopylint.verify.inputs import Factories
+
+    (tmp_path / "options_generator.py").write_text(textwrap.dedent("""\
+        from torch import nn
+
+
+        class Generator(nn.Module):
+            def __init__(self, args):
+                super().__init__()
+                self.ngf = args.ngf
+                self.body = nn.Conv2d(args.input_nc, self.ngf * 2, 3)
+                self.drop = nn.Dropout(args.drop_rate)
+                if args.use_tanh:
+                    self.out = nn.Tanh()
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    generator = importlib.import_module("options_generator").Generator
+    first = next(configurations(generator, "", str(tmp_path / "options_generator.py"), Factories({})))
+    assert first.description == "Generator(<options ngf=16, input_nc=16, drop_rate=0.1, use_tanh=False>)", first
+    built = first.build(generator)
+    assert built.body.in_channels == 16 and built.body.out_channels == 32 and not hasattr(built, "out")
+
+
 def test_a_batch_unpacked_as_a_pair_is_a_batch_whatever_its_annotation_says():
     # `def training_step(self, batch: torch.Tensor, batch_idx)`, then `x, _ = batch` (fresh62): a tensor
     # stand-in unpacks into its rows; the pair a loader gives is what the code takes apart.

@@ -15,6 +15,7 @@ import ast
 import inspect
 import itertools
 import textwrap
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -23,7 +24,8 @@ from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
 from torchcopylint.verify.snippet import literal_calls, resolved
-from torchcopylint.verify.standins import CLASSES, FLOAT_NAMES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use, uses
+from torchcopylint.verify.standins import (CLASSES, FLOAT_NAMES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use,
+                                            option_uses, uses)
 
 # Channel or feature count given to a required int parameter that nothing else decides.
 WIDTH = 16
@@ -56,6 +58,18 @@ class TensorArgument:
         return f"<tensor {WIDTH}x{WIDTH}>"
 
 
+class OptionsArgument:
+    """Stands in for a required argument `__init__` reads options of (`Generator(args)`, then `args.ngf`,
+    `args.input_nc`): a namespace of those options, each a width, a fraction for a rate, or False for
+    a flag it only tests."""
+
+    def __init__(self, options: dict) -> None:
+        self.options = options
+
+    def __repr__(self) -> str:
+        return "<options " + ", ".join(f"{name}={value!r}" for name, value in self.options.items()) + ">"
+
+
 def stand_in_networks(configuration: "Configuration") -> str:
     """What `<network>` in the configuration's description is, for the evidence; "" if it has none."""
     if not any(isinstance(value, NetworkArgument) for value in (*configuration.args, *configuration.kwargs.values())):
@@ -86,6 +100,8 @@ def _fresh(value: Any, cls: type) -> Any:
         return StandInNet((CLASSES,))
     if isinstance(value, TensorArgument):
         return torch.rand(WIDTH, WIDTH)
+    if isinstance(value, OptionsArgument):
+        return types.SimpleNamespace(**value.options)
     return ScaledInput() if isinstance(value, ScaledInput) else value
 
 
@@ -188,7 +204,9 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
     tree = _init_tree(cls)
     used = uses(tree) if tree is not None else {}  # how `__init__` uses each name (verify/standins.py)
     for parameter in required:
-        value = _value_for(parameter, used.get(parameter.name))
+        options = option_uses(tree, parameter.name) if tree is not None and parameter.annotation is parameter.empty \
+            else {}
+        value = _options_for(options) if options else _value_for(parameter, used.get(parameter.name))
         if value is None:
             return []  # a required argument of a type it cannot make: only call sites can build it
         plain.append(value)
@@ -220,6 +238,20 @@ def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
     if annotation in (int, "int", parameter.empty):
         return WIDTH
     return None
+
+
+def _options_for(options: dict[str, Use]) -> OptionsArgument:
+    """The namespace for options `__init__` reads (`args.ngf` -> `ngf`)."""
+    values = {}
+    for key, use in options.items():
+        name = key.split(".", 1)[1]
+        if FLOAT_NAMES.match(name) or RATE_WORDS & set(name.lower().split("_")) or use.probability:
+            values[name] = FRACTION
+        elif use.truth and not (use.arithmetic or use.sizes or use.fed_to):
+            values[name] = False
+        else:
+            values[name] = WIDTH
+    return OptionsArgument(values)
 
 
 def _keywords_read(cls: type, parameters: list[inspect.Parameter]) -> dict:
