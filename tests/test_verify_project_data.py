@@ -544,6 +544,15 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
               "        features['label'] = self.data['label'][index]\n        return features\n")
     read = layout_of_class(ast.parse(helper).body[0])
     assert read is not None and read.keys == ("feature", "label") and read.kinds == (IMAGE, LABEL), read
+    # A dict literal bound to a name, then returned (fresh87's CelebA WGAN-GP): its keys, not the name's word.
+    bound = ("class Faces(Dataset):\n    def __getitem__(self, idx):\n"
+             "        image = PIL.Image.open(os.path.join(self.root_dir, self.names[idx]))\n"
+             "        sample = {'image': image, 'label': self.attr[self.names[idx]]}\n        return sample\n")
+    faces = layout_of_class(ast.parse(bound).body[0])
+    assert faces is not None and faces.keys == ("image", "label") and faces.kinds == (IMAGE, LABEL), faces
+    # What a call given a path reads is an image; `self.data[idx]` is the sample itself.
+    assert layout("self.read(self.files[index]), self.data[index]").kinds == (IMAGE, IMAGE)
+    assert layout("torch.Tensor(self.data[idx])").single
 
 
 def test_a_dataset_of_clips_stacks_that_many_frames_in_each_image_item():

@@ -32,7 +32,7 @@ IMAGE_CALL = re.compile(r"transform|preprocess|process|augment|open|imread|read_
 IMAGE_WORD = frozenset({"img", "image", "images", "imgs", "im", "photo", "picture", "hr", "lr", "sr", "input",
                         "inputs", "feature", "features", "real", "sketch", "frame", "mask", "depth", "crop", "view", "a", "b", "x",
                         "source", "src", "content", "style", "noisy", "clean", "blur", "sharp", "low", "high", "gt",
-                        "data", "sample"})  # `return torch.Tensor(self.data[idx])`: the sample itself
+                        "data"})  # `return torch.Tensor(self.data[idx])`: the sample itself
 LABEL_WORD = frozenset({"label", "labels", "target", "targets", "y", "cls", "class", "classes", "idx", "index",
                         "category", "id", "attr", "attrs"})
 PATH_WORD = frozenset({"path", "paths", "file", "files", "filename", "fname", "name", "names"})
@@ -320,7 +320,10 @@ def _views_returned(value: ast.expr) -> Optional[int]:
 
 def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout]:
     if isinstance(value, ast.Name):
-        value = _dict_built(value.id, function) or value
+        # `sample = {"image": image, "label": label}`, then `return sample`: the literal the name is bound to.
+        made = _assigned(value.id, function)
+        literal = made[0] if len(made) == 1 and isinstance(made[0], (ast.Dict, ast.Tuple, ast.List)) else None
+        value = _dict_built(value.id, function) or literal or value
     if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(item, ast.Starred) for item in value.elts):
         return SampleLayout(tuple(_kind(item, function, _name_of(item)) for item in value.elts))
     if isinstance(value, ast.Dict) and all(isinstance(key, ast.Constant) and isinstance(key.value, str)
