@@ -242,16 +242,18 @@ def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
 
 def _options_for(options: dict[str, Use]) -> OptionsArgument:
     """The namespace for options `__init__` reads (`args.ngf` -> `ngf`)."""
-    values = {}
-    for key, use in options.items():
-        name = key.split(".", 1)[1]
-        if FLOAT_NAMES.match(name) or RATE_WORDS & set(name.lower().split("_")) or use.probability:
-            values[name] = FRACTION
-        elif use.truth and not (use.arithmetic or use.sizes or use.fed_to):
-            values[name] = False
-        else:
-            values[name] = WIDTH
-    return OptionsArgument(values)
+    names = {key: key.split(".", 1)[1] for key in options}
+    return OptionsArgument({names[key]: _setting_for(names[key], use) for key, use in options.items()})
+
+
+def _setting_for(name: str, use: Optional[Use] = None) -> Any:
+    """A setting `__init__` reads by name (`kwargs["latent_dim"]`, `args.ngf`): a width; by its name or its use
+    a rate (`d_lr`, `drop_rate`: FRACTION); False for a flag it only tests (`if args.use_tanh:`)."""
+    if FLOAT_NAMES.match(name) or RATE_WORDS & set(name.lower().split("_")) or (use is not None and use.probability):
+        return FRACTION
+    if use is not None and use.truth and not (use.arithmetic or use.sizes or use.fed_to):
+        return False
+    return WIDTH
 
 
 def _keywords_read(cls: type, parameters: list[inspect.Parameter]) -> dict:
@@ -264,8 +266,7 @@ def _keywords_read(cls: type, parameters: list[inspect.Parameter]) -> dict:
     keys = list(dict.fromkeys(node.slice.value for node in ast.walk(tree) if isinstance(node, ast.Subscript)
                               and isinstance(node.value, ast.Name) and node.value.id == var_keyword
                               and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)))
-    return {key: FRACTION if FLOAT_NAMES.match(key) or RATE_WORDS & set(key.lower().split("_")) else WIDTH
-            for key in keys}
+    return {key: _setting_for(key) for key in keys}
 
 
 def _init_tree(cls: type) -> Optional[ast.Module]:
