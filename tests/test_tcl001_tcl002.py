@@ -593,6 +593,43 @@ def test_loop_carried_write_reaches_the_read_at_the_top_of_the_body():
 # ---------------------------------------------------------------- TCL002 silent
 
 
+LEGACY_ATTACK_LOOP = """\
+import torch
+
+
+def attack(w, target, steps, loss_kind):
+    best_loss = 1e10
+    for i in range(steps):
+        if loss_kind == "l2":
+            loss = torch.pow(w - target, 2).sum()
+        else:
+            loss = torch.clamp((w - target).abs() - 0.1, min=0).sum()
+        recons_loss = loss.data[0]
+        loss += w.abs().mean()
+        adv_loss = loss.data[0] - recons_loss
+        loss.backward()
+        total_loss = loss.data.cpu()[0]
+        if total_loss < best_loss:
+            best_loss = total_loss
+    return best_loss, adv_loss
+"""
+
+
+def test_an_element_of_last_iteration_s_tensor_is_not_one_of_the_next_and_a_full_reduction_has_no_element():
+    # Code written for PyTorch before 0.4: `loss.data[0]` of a 0-dim loss read a number (an IndexError
+    # since), so `recons_loss` aliases nothing; and `best_loss` names an element of the loss an earlier
+    # iteration made, which the next iteration's `loss = ...` replaces before its `loss += ...`.
+    assert lines(LEGACY_ATTACK_LOOP, "TCL002") == []
+
+
+def test_an_element_of_a_tensor_with_dimensions_is_still_a_view_but_only_of_its_own_iteration():
+    # Per-row losses: `loss.data[0]` is a view of the first row, which `loss += ...` overwrites before
+    # `recons_loss` is read; `best_loss`, a view of an earlier iteration's row, is not written again.
+    source = LEGACY_ATTACK_LOOP.replace(").sum()", ").sum(1)")
+    assert lines(source, "TCL002") == [line_of(source, "recons_loss = loss.data[0]")]
+
+
+
 @pytest.mark.parametrize("forward", [
     # rebinding before the write
     "identity = x\nx = self.fc(x)\nx.relu_()\nreturn x + identity",

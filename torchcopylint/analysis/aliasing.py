@@ -56,6 +56,8 @@ VIEW_FUNCTIONS = frozenset(
 MAY_ALIAS_METHODS = frozenset(
     "contiguous float double half bfloat16 int long short bool byte char to cuda cpu type type_as".split()
 )
+# Reductions that, given no dimension, make a 0-dim tensor (`_full_reduction`).
+FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "amax", "amin", "std", "var", "median"})
 # What in-place writes leave unchanged: reading these is not reading the values.
 # Attributes and methods of a tensor that read what it is, not its values (so carry no graph).
 METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
@@ -1089,10 +1091,11 @@ class FunctionWalker:
         """`binding` makes `storages` afresh (again, in a loop's next iteration): whoever still names
         the tensor an earlier run made stops watching them on this path. The walk names a storage
         after the expression that makes it, so without this an alias of the previous iteration's
-        `m` (`best = m`) would be taken for one of the next (`m = update(m); m.add_(1)`)."""
+        `m` (`best = m`) would be taken for one of the next (`m = update(m); m.add_(1)`). The parts of
+        what it made are made afresh with it: `best = loss.cpu()[0]` names the earlier `loss`'s element."""
         if state.retired_of(binding):
             state.retired[binding] = frozenset()
-        for storage in storages:
+        for storage in _with_parts(storages):
             for watcher in self._watchers.get(storage, ()):
                 if watcher is not binding and state.knows(watcher) and storage not in state.retired_of(watcher):
                     state.retired[watcher] = state.retired_of(watcher) | {storage}
@@ -1387,6 +1390,8 @@ class FunctionWalker:
         if type(expr) is cst.Attribute and expr.attr.value in ("data", "T", "mT", "H", "mH", "real", "imag"):
             return self._shared_storages(expr.value, state) or frozenset()
         if type(expr) is cst.Subscript:
+            if self._indexes_a_full_reduction(expr, state):
+                return None
             if _is_basic_index(expr, lambda name: self._counts_through_a_range(name, state)):
                 wholes = self._shared_storages(expr.value, state) or frozenset()
                 cut = constant_cut(expr)
@@ -1420,6 +1425,38 @@ class FunctionWalker:
                     and len(expr.args) > effect.argument:
                 return self._shared_storages(expr.args[effect.argument].value, state) or frozenset()
         return None
+
+    def _indexes_a_full_reduction(self, subscript: cst.Subscript, state: FlowState) -> bool:
+        """`loss.data[0]`, `loss.data.cpu()[0]` where every binding of `loss` on this path is a full
+        reduction (`.sum()`, `torch.mean(x)`): PyTorch before 0.4's way to read a number (`.item()`
+        since), which gives no view: an integer index of a 0-dim tensor raises an IndexError today."""
+        if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index \
+                or type(subscript.slice[0].slice.value) is not cst.Integer:
+            return False
+        base = subscript.value
+        while True:
+            if type(base) is cst.Attribute and base.attr.value == "data":
+                base = base.value
+            elif type(base) is cst.Call and not base.args and type(base.func) is cst.Attribute \
+                    and base.func.attr.value in MAY_ALIAS_METHODS:
+                base = base.func.value
+            else:
+                break
+        if type(base) is not cst.Name:
+            return False
+        bindings = [binding for binding in state.lookup(base.value) if binding.kind != "augassign"]
+        return bool(bindings) and all(self._full_reduction(binding.value) for binding in bindings)
+
+    def _full_reduction(self, value) -> bool:
+        """`x.sum()`, `(a - b).pow(2).mean()`, `torch.sum(x)`: a reduction over every element (no `dim`)."""
+        if type(value) is not cst.Call or any(arg.keyword is not None and arg.keyword.value == "dim"
+                                               for arg in value.args):
+            return False
+        if type(value.func) is cst.Attribute and self.names.qualified_name(value.func) is None:
+            return value.func.attr.value in FULL_REDUCTIONS and not value.args
+        qualified = self.names.qualified_name(value.func) or ""
+        module, _, function = qualified.rpartition(".")
+        return module == "torch" and function in FULL_REDUCTIONS and len(value.args) == 1
 
     def _copied_storages(self, expr, state: FlowState) -> frozenset:
         if type(expr) is cst.Call:
@@ -2062,6 +2099,18 @@ def _parameter_flag(call: cst.Call) -> Optional[cst.BaseExpression]:
 def _keyword_is_false(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword
                and type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
+
+
+def _with_parts(storages: Iterable[Storage]) -> list[Storage]:
+    """`storages` and their parts, and the parts' parts."""
+    found: list[Storage] = []
+    pending = list(storages)
+    while pending:
+        storage = pending.pop()
+        if storage not in found:
+            found.append(storage)
+            pending.extend(storage.parts)
+    return found
 
 
 def overlapping(storages: Iterable[Storage]) -> Iterable[Storage]:
