@@ -722,6 +722,34 @@ def test_tcl007_model_output_of_a_constructed_module():
     assert found.context["kept"] == "graph nodes"
 
 
+def test_tcl007_a_module_called_through_its_forward_method():
+    # A WGAN critic step that calls `self.critic.forward(x)` and keeps the critic's loss, a part of the
+    # loss it backpropagates: the module's output carries the graph, as `self.critic(x)`'s does.
+    source = """
+        import torch
+        from torch import nn
+
+
+        class Trainer:
+            def __init__(self, loader):
+                self.critic = nn.Linear(4, 1)
+                self.optimizer = torch.optim.Adam(self.critic.parameters())
+                self.loader = loader
+                self.critic_losses = []
+
+            def train(self, penalty):
+                for x in self.loader:
+                    self.critic.zero_grad()
+                    critic_loss = -torch.mean(self.critic.forward(x))
+                    self.critic_losses.append(critic_loss)
+                    (critic_loss + penalty).backward()
+                    self.optimizer.step()
+        """
+    (found,) = _found(source, "TCL007")
+    assert found.location.line == 16
+    assert "the output of `self.critic`, a module an optimizer in this file trains" in found.message
+
+
 def test_tcl007_insert():
     assert _lines(_training_loop("acc.insert(0, loss)", "acc = []"), "TCL007") == [12]
 

@@ -732,7 +732,8 @@ class GradFlow:
         func = call.func
         if type(func) is cst.Attribute and self.facts.bound_by_import(func.value, function):
             return None  # `np.mean(x)`, `math.sqrt(v)`, `metrics.f1_score(...)`: not torch, not a tensor method
-        if type(func) is cst.Attribute and not _is_self_attribute_call(call):
+        if type(func) is cst.Attribute and not _is_self_attribute_call(call) and func.attr.value != "forward":
+            # (`self.critic.forward(x)` calls the module, as `self.critic(x)` does, hooks aside)
             method = func.attr.value
             if method == "requires_grad_" and not (call.args and _is_false(call.args[0].value)):
                 return GradOrigin(LEAF_DESCRIPTIONS["requires_grad_"], call)
