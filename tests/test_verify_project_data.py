@@ -172,6 +172,25 @@ def test_arithmetic_operands_of_a_tensor_are_tensors_but_numbers_that_say_so_sta
     assert kinds == {"out": "tensor", "original": "tensor", "scale": "float", "steps": "count", "lr": "float"}
 
 
+def test_the_value_an_f_string_path_starts_with_is_a_path():
+    # A trainer's `model_path = f"{save_path}_{self.base_path}"`, then `os.mkdir(model_path)` (fresh88:
+    # "needs `save_path`, and nothing in how the code uses it says what it is"); a later value of the
+    # f-string (`{epoch}`) may be a number.
+    from torchcopylint.verify import standins
+
+    function = ast.parse(textwrap.dedent("""\
+        def train(self, loader, save_path, out_dir, epoch):
+            model_path = f"{save_path}_{self.base_path}"
+            os.mkdir(model_path)
+            torch.save(self.model.state_dict(), f"{out_dir}/model_{epoch}.pt")
+            for step in range(epoch):
+                pass
+        """)).body[0]
+    found = standins.uses(function)
+    kinds = {name: standins.kind_of(name, found[name]) for name in ("save_path", "out_dir", "epoch")}
+    assert kinds["save_path"] == "path" and kinds["out_dir"] == "path" and kinds["epoch"] != "path", kinds
+
+
 def test_a_tensor_converted_by_type_and_the_type_it_is_given():
     # Old course code (fresh62's WGAN-GP helpers): `real = data.type(data_type)`, where the caller passes
     # `torch.cuda.FloatTensor`: `data` is a tensor, `data_type` a type to convert to (before: nothing

@@ -401,7 +401,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                      and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                      and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in ("tqdm", "tqdm.tqdm")}
     mapped: list = []  # (a dict's expression, the name a loop over its values binds each value to)
-    added: list = []  # (an operand's use, what it is added to): `path + self.folder`
+    # (an operand's use, what it is added to or the prefix of): `path + self.folder`, `f"{path}_{n}"`
+    added: list = []
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             target = use(node.func)
@@ -455,7 +456,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
             if callee in PATH_TAKERS:
                 position = PATH_TAKERS[callee]
                 for argument in node.args if position < 0 else node.args[position:position + 1]:
-                    for part in arithmetic_operands(argument) if isinstance(argument, ast.BinOp) else [argument]:
+                    for part in arithmetic_operands(argument) if isinstance(argument, ast.BinOp) else \
+                            [_path_prefix(argument) or argument]:
                         if use(part) is not None:
                             use(part).path_like = True
             for argument in arguments:
@@ -650,6 +652,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             producer = use(network)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and _path_prefix(node.value) is not None \
+                and use(_path_prefix(node.value)) is not None and _key(node.targets[0]):
+            added.append((use(_path_prefix(node.value)), node.targets[0]))  # `model_path = f"{save_path}_{n}"`
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                 and not any(isinstance(element, ast.Starred) for element in node.targets[0].elts):
             measured = node.value.func if isinstance(node.value, ast.Call) and not node.value.args else node.value
@@ -867,6 +872,15 @@ def _takes_sizes(callee: str) -> bool:
     last = callee.split(".")[-1]
     return callee in SIZE_TAKERS or last in ("view", "reshape", "expand", "repeat", "resize_", "new_zeros",
                                              "new_ones", "new_empty") or last in SIZED_LAYERS
+
+
+def _path_prefix(node: ast.AST) -> Optional[ast.AST]:
+    """What an f-string starts with, where it starts with a value: `save_path` in `f"{save_path}_{n}"`
+    (the folder a path is made under; later values, `{epoch}`, may be numbers)."""
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.FormattedValue) \
+            and node.values[0].format_spec is None:
+        return node.values[0].value
+    return None
 
 
 def arithmetic_operands(node: ast.AST) -> list:
