@@ -750,6 +750,29 @@ def test_tcl007_a_module_called_through_its_forward_method():
     assert "the output of `self.critic`, a module an optimizer in this file trains" in found.message
 
 
+@pytest.mark.parametrize("backward, flagged", [("model.backward(criterion.backward())", False),
+                                                ("loss.backward()", True)])
+def test_tcl007_a_network_with_a_backward_method_of_its_own_is_written_by_hand(backward, flagged):
+    # A course project's own framework (fresh89): `model.backward(criterion.backward())` backpropagates
+    # by hand; a torch module has no such method, so the network passed in is no autograd network.
+    source = f"""
+        import torch
+
+
+        def train(model, criterion, optimizer, batches):
+            loss_acc = 0
+            for data, target in batches:
+                prediction = model(data)
+                loss = criterion(prediction, target)
+                loss_acc += loss
+                model.zero_grad()
+                {backward}
+                optimizer.step()
+            return loss_acc
+        """
+    assert bool(_found(source, "TCL007")) is flagged
+
+
 def test_tcl007_insert():
     assert _lines(_training_loop("acc.insert(0, loss)", "acc = []"), "TCL007") == [12]
 

@@ -806,6 +806,8 @@ class GradFlow:
         `nn.DataParallel(...)`."""
         if depth > 4:
             return None
+        if type(func) is cst.Name and _backpropagated_by_hand(func.value, function):
+            return None
         if type(func) is cst.Name:
             bindings = function.bindings_at(func)
             if not bindings:
@@ -1918,3 +1920,13 @@ def _split_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cst.Base
             and call.args and call.args[0].keyword is None:
         return call.args[0].value
     return None
+
+
+def _backpropagated_by_hand(name: str, function: FunctionFacts) -> bool:
+    """Does the function call `name.backward(...)`, `name` being the network? A torch module has no
+    `backward` method: one that does is a course's hand-written layer stack (`model.backward(
+    criterion.backward())`), whose outputs autograd never tracks."""
+    return any(type(call.func) is cst.Attribute and call.func.attr.value == "backward"
+               and type(call.func.value) is cst.Name and call.func.value.value == name
+               for call in function.call_statement)
+
