@@ -482,6 +482,12 @@ ATTACK_AND_ITS_CALLER = textwrap.dedent("""\
     ("read('clean/0001.png')", False),
     ("models.preprocess_image(name, img_path)", False),  # a module named `models`: the function says
     ("load_weights('model.pt')", True),  # a checkpoint may hold parameters
+    # Tensors saved as data and read back (fresh89: a dataset's precomputed `img1_I0.pt`); `torch.load`
+    # restores the flag a tensor was saved with, so weights, or a path of no literal text, may require grad.
+    ("torch.load(folder + '/img1_I0.pt')", False),
+    ("torch.load(f'{folder}/features.pt')", False),
+    ("torch.load('generator_weights.pth')", True),
+    ("torch.load(path)", True),
     ("model.encode(images_mean)", True),
 ])
 def test_an_argument_every_caller_hands_data_records_no_clone_node(passed, reported):

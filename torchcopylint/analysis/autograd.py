@@ -1425,8 +1425,10 @@ class GradFlow:
     def _call_never(self, call: cst.Call, function: FunctionFacts, statement, depth: int, likely: bool = False) -> bool:
         if _keyword_is_true(call, "requires_grad"):
             return False
+        loads = self.facts.names.qualified_name(call.func) == "torch.load"
         if likely and (self._preprocessed(call, function)
-                       or _reads_a_file(call) and self.facts.names.qualified_name(call.func) != "torch.load"
+                       or _reads_a_file(call) and not loads
+                       or loads and _loads_saved_data(call)
                        or _a_dataset_class(numpy_name(call.func, self.facts.torchvision))):
             return True  # a batch a processor made, what a file held, a dataset (`dataset[0]`): data, very likely
         func = call.func
@@ -1788,6 +1790,19 @@ def _reads_a_file(call: cst.Call) -> bool:
         if name.lower().rsplit("_", 1)[-1] in FILE_WORDS:
             return True
     return False
+
+
+def _loads_saved_data(call: cst.Call) -> bool:
+    """`torch.load(folder + "/img1_I0.pt")`: a tensor read back from a file whose name says nothing of
+    weights (`CHECKPOINT_WORDS`); `torch.load` restores the flag it was saved with, and data saved
+    as tensors (precomputed images, features) was saved without one. A path of no literal text says
+    nothing: not taken as data."""
+    texts = [node.evaluated_value for arg in call.args[:1] for node in walk(arg.value)
+             if type(node) is cst.SimpleString and isinstance(node.evaluated_value, str)]
+    texts += [part.value for arg in call.args[:1] for node in walk(arg.value) if type(node) is cst.FormattedString
+              for part in node.parts if type(part) is cst.FormattedStringText]
+    return any(DATA_FILE_SUFFIX.search(text) or text.endswith((".pt", ".pth")) for text in texts) \
+        and not any(CHECKPOINT_WORDS.search(text) for text in texts)
 
 
 def _image_to_tensor(func: cst.BaseExpression) -> bool:
