@@ -30,7 +30,7 @@ from torchcopylint.verify import (callsites, flagged, legacy, noops, projectnets
                                    standins, topcalls)
 from torchcopylint.verify.configurations import Configuration, configurations, stand_in_networks
 from torchcopylint.verify.datasites import replace_nodes
-from torchcopylint.verify.watching import bytes_cloned_at, walk_graph
+from torchcopylint.verify.watching import bytes_cloned_at, same_values, walk_graph
 from torchcopylint.verify.inputs import (
     CannotRun,
     Factories,
@@ -1302,9 +1302,9 @@ def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None) -> V
     fixed = _forward_and_backward(job, job.fixed_source, setting, shape, probe=fixed_probe)
     read_difference = _largest_difference([seen[0]["value"]], [seen[1]["value"]]) \
         if all("value" in values for values in seen) and seen[0]["value"].shape == seen[1]["value"].shape else None
-    outputs_equal = len(written[0]) == len(fixed[0]) and all(torch.equal(a, b) for a, b in zip(written[0], fixed[0]))
+    outputs_equal = len(written[0]) == len(fixed[0]) and all(same_values(a, b) for a, b in zip(written[0], fixed[0]))
     gradient_names = sorted(set(written[1]) | set(fixed[1]))
-    gradients_equal = all(name in written[1] and name in fixed[1] and torch.equal(written[1][name], fixed[1][name])
+    gradients_equal = all(name in written[1] and name in fixed[1] and same_values(written[1][name], fixed[1][name])
                           for name in gradient_names)
     output_difference = _largest_difference(written[0], fixed[0])
     gradient_difference = max((_largest_difference([written[1][n]], [fixed[1][n]])
@@ -1657,7 +1657,7 @@ def _same_changes(first: list, second: list) -> bool:
             if bool(present.abs().sum() > 0):
                 return False
             continue
-        if a.shape != b.shape or not torch.equal(a, b):
+        if not same_values(a, b):
             return False
     return True
 
@@ -2049,7 +2049,7 @@ class TensorAcrossLine:
         if tensor._version != version:
             self.wrote, self.change = True, f"`{self.expression}` version {version} -> {tensor._version}"
         else:
-            self.wrote = not _same_values(tensor.detach(), copy)
+            self.wrote = not same_values(tensor.detach(), copy)
             self.change = f"`{self.expression}` values changed" if self.wrote else ""
 
     @property
@@ -2064,14 +2064,6 @@ class TensorAcrossLine:
         _, _, _, is_leaf, requires_grad, grad_enabled = self.before
         return (f"before it, `{self.expression}` had is_leaf={is_leaf}, requires_grad={requires_grad}, "
                 f"with grad mode {'on' if grad_enabled else 'off'}")
-
-
-def _same_values(first: torch.Tensor, second: torch.Tensor) -> bool:
-    if first.shape != second.shape or first.dtype != second.dtype:
-        return False
-    if first.is_floating_point() or first.is_complex():
-        return torch.allclose(first, second, rtol=0, atol=0, equal_nan=True)
-    return torch.equal(first, second)
 
 
 def _plain_reference(expression: Optional[str]) -> bool:
@@ -2512,7 +2504,7 @@ def _clone_detach_measured(job: Job, sighting: Sighting) -> Outcome:
         slow = _per_call_seconds(lambda: tensor.clone().detach())  # noqa: TCL005
         fast = _per_call_seconds(lambda: tensor.detach().clone())
     shape = f"{tuple(tensor.shape)} {str(tensor.dtype).replace('torch.', '')}"
-    if not torch.equal(written, fixed):
+    if not same_values(written, fixed):
         return refuted("the two orders gave different values")
     if node is None:
         why = "requires grad, but grad mode is off," if tensor.requires_grad else "does not require grad"
@@ -2584,7 +2576,7 @@ def tensor_copy_construct(job: Job) -> Outcome:
         written = torch.tensor(tensor)
     fixed = tensor.detach().clone()
     warning = next((str(w.message) for w in caught if issubclass(w.category, UserWarning)), None)
-    if warning is None or not torch.equal(written, fixed):
+    if warning is None or not same_values(written, fixed):
         return refuted("no copy-construct warning, or different values")
     slow = _per_call_seconds(lambda: _quiet(lambda: torch.tensor(tensor)))
     fast = _per_call_seconds(lambda: tensor.detach().clone())
@@ -2660,7 +2652,7 @@ def detached_alias_mutated(job: Job) -> Outcome:
             return Run(refuted(f"`{source}` named another tensor when the write at line {write_line} ran: the write "
                                f"went into the tensor `{source}` held at line {job.line}, not into what `{source}` is "
                                f"read as from then on"), executed)
-        if torch.equal(before, after):
+        if same_values(before, after):
             return Run(refuted(f"`{source}` kept its values after the write (line {write_line})"), executed)
         changed = (before != after).sum().item()
         evidence = (f"the write at line {write_line} changed {changed} of {before.numel()} values of `{source}` "
@@ -3011,7 +3003,7 @@ def _gradients_after_backward(job: Job, backward_line: Optional[int], snapshot: 
         tensor, copy = packed
         if tensor.untyped_storage().data_ptr() not in written_storages:
             return tensor
-        if not torch.equal(tensor.detach(), copy):
+        if not same_values(tensor.detach(), copy):
             saved["changed"] += 1
         return copy if snapshot else tensor
 

@@ -48,6 +48,7 @@ from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
 from torchcopylint.verify.slicing import changed_names, is_main_guard, module_level_slice
+from torchcopylint.verify.watching import same_values
 from torchcopylint.verify.snippet import snippet_source
 from torchcopylint.verify.watching import bytes_cloned_at
 
@@ -1556,7 +1557,7 @@ def redundant_clone_at_top_level(job, run: Callable) -> Outcome:
             raise CannotRun(f"without the clone the script prints otherwise ({differs}): what it shows may "
                             f"rest on the copy being another tensor")
         names = sorted(set(written) & set(fixed))
-        different = [name for name in names if not _equal(written[name], fixed[name])]
+        different = [name for name in names if not same_values(written[name], fixed[name])]
         if set(written) != set(fixed):
             different += sorted(set(written) ^ set(fixed))
         if different:
@@ -1597,10 +1598,6 @@ def _snapshot(namespace: dict) -> dict:
                 if parameter.grad is not None:
                     found[f"{name}.{key}.grad"] = parameter.grad.detach().clone()
     return found
-
-
-def _equal(first: torch.Tensor, second: torch.Tensor) -> bool:
-    return first.shape == second.shape and first.dtype == second.dtype and torch.equal(first, second)
 
 
 # ------------------------------------------------------------------------------ TCL002 at the top level
@@ -1652,7 +1649,7 @@ def alias_mutated_at_top_level(job, run: Callable) -> Outcome:
     def attempt(setting) -> Run:
         written, executed = value_at_read(job.source)
         fixed, _ = value_at_read(job.fixed_source)
-        if len(written) == len(fixed) and all(_equal(a, b) for a, b in zip(written, fixed)):
+        if len(written) == len(fixed) and all(same_values(a, b) for a, b in zip(written, fixed)):
             return Run(refuted(f"with the copy, `{alias}` holds the same values when line {read_line} reads it: "
                                f"the write at line {event_line} did not change what it reads"), executed)
         difference = max((float((a.double() - b.double()).abs().max()) for a, b in zip(written, fixed)

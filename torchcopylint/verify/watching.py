@@ -1,5 +1,6 @@
 """What experiments watch in torch while the code runs: the autograd graph behind tensors (its
-nodes and the leaves it was computed from), and the bytes a `.clone()` at one line copies."""
+nodes and the leaves it was computed from), the bytes a `.clone()` at one line copies, and whether
+two runs' tensors hold the same values."""
 
 from __future__ import annotations
 
@@ -46,3 +47,14 @@ def bytes_cloned_at(path: str, line: int, enabled: bool = True) -> Iterator[list
         yield cloned
     finally:
         torch.Tensor.clone = original
+
+
+def same_values(first: torch.Tensor, second: torch.Tensor) -> bool:
+    """Of one shape and dtype and bitwise equal, NaN where the other has NaN: `torch.equal` calls two
+    tensors holding a NaN (an indicator's `full_like(x, nan)` before its window fills) different,
+    which refuted a true TCL001."""
+    if first.shape != second.shape or first.dtype != second.dtype:
+        return False
+    if first.is_floating_point() or first.is_complex():
+        return torch.allclose(first, second, rtol=0, atol=0, equal_nan=True)
+    return torch.equal(first, second)
