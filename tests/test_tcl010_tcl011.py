@@ -1046,3 +1046,22 @@ def test_tcl011_a_network_that_hands_its_state_to_the_next_call_needs_the_graph_
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         exec(compile(without, "<tagger without retain_graph>", "exec"), {})  # noqa: S102
     assert torch.is_grad_enabled()
+
+
+@pytest.mark.parametrize("power, flagged", [
+    ("a ** 2", False), ("a.pow(2)", False), ("torch.pow(a, 2)", False), ("torch.mul(a, a)", False),
+    ("a.exp()", True),  # saves its output, a tensor of its own
+])
+def test_tcl011_a_power_of_a_leaf_in_any_spelling_saves_only_the_leaf(power, flagged):
+    # A notebook's gradient check (fresh89): `b = a.pow(2)`, `torch.autograd.grad(b.sum(), a, retain_graph=True)`
+    # keeps a graph that saves `a` alone, which lives anyway; `--verify` refuted it.
+    source = textwrap.dedent(f"""\
+        import torch
+
+        a = torch.ones(4, 3, 3, requires_grad=True)
+        b = {power}
+        loss = b.sum()
+        z = torch.autograd.grad(loss, a, retain_graph=True)
+        print(z)
+    """)
+    assert bool(lines(source, "TCL011")) is flagged

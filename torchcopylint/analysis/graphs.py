@@ -180,7 +180,8 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
     """Does the graph of `expr` save nothing but leaf tensors for its backward (which live anyway, so a
     retained graph holds no memory of its own)? Surely so only for what is seen: a name assigned
     once from such a value; `+`/`-` of such values (addition saves no operand); `*`, `/`, `@`, `**` of
-    leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`); a basic
+    leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`, also spelled
+    `a.pow(2)`, `torch.mul(w, x)`); a basic
     index of such a value (`z[0][0]`); one
     `nn.Linear`/`nn.Conv*` layer built in the function applied to a leaf (`z = linear(a)`, `a` a
     leaf); and `.sum()`/`.mean()` of such a value. Anything else (an activation saves its output, a
@@ -211,6 +212,9 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
     if type(expr) is cst.Call and type(expr.func) is cst.Attribute and not expr.args \
             and expr.func.attr.value in SHAPE_ONLY_REDUCTIONS:
         return saves_only_leaves(expr.func.value, function, facts, depth + 1)
+    operands = _product_operands(expr, facts)
+    if operands is not None:  # `a.pow(2)`, `torch.mul(w, x)`: as `a ** 2`, `w * x`
+        return all(_leaf_or_no_graph(operand, function, facts) for operand in operands)
     if type(expr) is cst.Call and type(expr.func) is cst.Name and len(expr.args) == 1 \
             and expr.args[0].keyword is None and not expr.args[0].star:
         # Every assignment of the name in the function (`layer.requires_grad_()` leaves it the same layer).
@@ -220,6 +224,24 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
                                     in INPUT_SAVING_LAYERS for layer in layers) and \
             _leaf_or_no_graph(expr.args[0].value, function, facts)
     return False
+
+
+# The method and function spellings of `*`, `/`, `@` and `**`, which save their operands.
+PRODUCTS = frozenset({"pow", "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm"})
+
+
+def _product_operands(expr: cst.BaseExpression, facts) -> Optional[tuple]:
+    """The two operands of `a.pow(2)` or `torch.mul(w, x)`, positional only; None for anything else."""
+    if type(expr) is not cst.Call or any(arg.keyword is not None or arg.star for arg in expr.args):
+        return None
+    func = expr.func
+    if type(func) is cst.Attribute and func.attr.value in PRODUCTS and len(expr.args) == 1 \
+            and facts.names.qualified_name(func) is None:
+        return func.value, expr.args[0].value
+    qualified = facts.names.qualified_name(func) or ""
+    if qualified.startswith("torch.") and qualified[len("torch."):] in PRODUCTS and len(expr.args) == 2:
+        return expr.args[0].value, expr.args[1].value
+    return None
 
 
 def _is_leaf(binding: Binding) -> bool:
