@@ -244,6 +244,7 @@ class GradFlow:
         self._globals: Optional[frozenset] = None  # names declared `global` in some function
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
+        self._backpropagated_by_hand: dict = {}  # function node -> names it calls `.backward(...)` on
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
         self._switched_on_by: dict = {}  # class name -> the attributes it makes require grad itself
         self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
@@ -797,6 +798,16 @@ class GradFlow:
             return list(self.facts.classes[function.class_name].attribute_values.get(func.attr.value, []))
         return []
 
+    def _backward_receivers(self, function: FunctionFacts) -> frozenset:
+        """The names the function calls `.backward(...)` on (`loss`, or a hand-written `model`)."""
+        found = self._backpropagated_by_hand.get(function.node)
+        if found is None:
+            found = self._backpropagated_by_hand[function.node] = frozenset(
+                call.func.value.value for call in function.call_statement
+                if type(call.func) is cst.Attribute and call.func.attr.value == "backward"
+                and type(call.func.value) is cst.Name)
+        return found
+
     def _unknown_network(self, func, function: FunctionFacts, depth: int = 0) -> Optional[str]:
         """How a callee is known to be a network of a class the file does not show, in words for
         the message ("a loaded network does"), or None: loaded (`torch.load`, `torch.hub.load`,
@@ -806,7 +817,9 @@ class GradFlow:
         `nn.DataParallel(...)`."""
         if depth > 4:
             return None
-        if type(func) is cst.Name and _backpropagated_by_hand(func.value, function):
+        if type(func) is cst.Name and func.value in self._backward_receivers(function):
+            # A torch module has no `backward` method: one that does is a course's hand-written layer
+            # stack (`model.backward(criterion.backward())`), whose outputs autograd never tracks.
             return None
         if type(func) is cst.Name:
             bindings = function.bindings_at(func)
@@ -1935,13 +1948,3 @@ def _split_tensor(call: cst.Call, qualified: Optional[str]) -> Optional[cst.Base
             and call.args and call.args[0].keyword is None:
         return call.args[0].value
     return None
-
-
-def _backpropagated_by_hand(name: str, function: FunctionFacts) -> bool:
-    """Does the function call `name.backward(...)`, `name` being the network? A torch module has no
-    `backward` method: one that does is a course's hand-written layer stack (`model.backward(
-    criterion.backward())`), whose outputs autograd never tracks."""
-    return any(type(call.func) is cst.Attribute and call.func.attr.value == "backward"
-               and type(call.func.value) is cst.Name and call.func.value.value == name
-               for call in function.call_statement)
-

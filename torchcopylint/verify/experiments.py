@@ -3318,7 +3318,7 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None,
     return counts["later"], error, came[0], error_line if error is not None else None
 
 
-RESHAPE_TRIES = 5  # tries of an experiment whose run failed on a reshape of a stand-in batch, or on images too small (64 to 512 pixels)
+RESHAPE_TRIES = 5  # tries of an experiment that failed on a reshape of a stand-in batch, or on images too small
 
 
 def _guarding_names(job: Job) -> frozenset:
