@@ -244,7 +244,7 @@ class GradFlow:
         self._globals: Optional[frozenset] = None  # names declared `global` in some function
         self._top_level_leaves: Optional[dict] = None  # top-level name -> its bindings, in order
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
-        self._backpropagated_by_hand: dict = {}  # function node -> names it calls `.backward(...)` on
+        self._backward_receivers_of: dict = {}  # function node -> names it calls `.backward(...)` on
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
         self._switched_on_by: dict = {}  # class name -> the attributes it makes require grad itself
         self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
@@ -800,9 +800,9 @@ class GradFlow:
 
     def _backward_receivers(self, function: FunctionFacts) -> frozenset:
         """The names the function calls `.backward(...)` on (`loss`, or a hand-written `model`)."""
-        found = self._backpropagated_by_hand.get(function.node)
+        found = self._backward_receivers_of.get(function.node)
         if found is None:
-            found = self._backpropagated_by_hand[function.node] = frozenset(
+            found = self._backward_receivers_of[function.node] = frozenset(
                 call.func.value.value for call in function.call_statement
                 if type(call.func) is cst.Attribute and call.func.attr.value == "backward"
                 and type(call.func.value) is cst.Name)
