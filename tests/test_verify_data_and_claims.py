@@ -963,3 +963,30 @@ def test_a_network_named_for_mnist_is_no_dataset_of_its_family():
         ["FashionMNIST", "MNIST", "MNIST", "CIFAR10"]
     assert [known_dataset(name) for name in ("Encoder_MNIST", "CNN_MNIST", "LeNetMNIST", "DiscriminatorMNIST",
                                              "VAEMNIST")] == [None] * 5
+
+
+def test_frames_higher_than_wide_are_learned_one_side_at_a_time(verified):
+    # A mask sized 96x160 for the real frames: the width disagrees first, then the frames take it, and
+    # keep the height that already agreed (a square guess would swing between 96 and 160).
+    verdict = _verdict(verified, "patch_on_frames.py", "losses.append(loss)", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert "3x96x160 (for height 96: an earlier run on 64x160 images met a tensor of height 96" in verdict.evidence, \
+        verdict.evidence
+
+
+def test_one_side_of_non_square_images_is_learned_from_the_dimension_that_disagreed():
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite
+
+    plan = DataPlan([DataSite(0, 1, 1, "DataLoader", "loader")])
+    plan._shapes[0] = (3, 96, 96)
+    wider = plan.learn_side(RuntimeError("The size of tensor a (96) must match the size of tensor b (160) at "
+                                         "non-singleton dimension 3"))
+    assert wider is not None and wider[0] == (3, 96, 160), wider
+    plan._shapes[0] = (3, 64, 160)
+    higher = plan.learn_side(RuntimeError("The size of tensor a (64) must match the size of tensor b (96) at "
+                                          "non-singleton dimension 2"))
+    assert higher is not None and higher[0] == (3, 96, 160), higher
+    # A side the images do not have is something else's (a network's output): nothing learned.
+    assert plan.learn_side(RuntimeError("The size of tensor a (5) must match the size of tensor b (7) at "
+                                        "non-singleton dimension 2")) is None

@@ -578,10 +578,14 @@ class DataPlan:
         features = self._features_read(error) or self._sequences_read(error)
         if features is not None:
             return features
-        images = {shape for shape in self._shapes.values() if len(shape) == 3 and shape[1] == shape[2]}
+        images = {shape for shape in self._shapes.values() if len(shape) == 3 and (shape[1] == shape[2] or shape[0] <= 4)}
         if len(images) != 1:
             return None
-        channels, side, _ = images.pop()
+        channels, height, width = images.pop()
+        match = SIDE_MISMATCH.search(str(error))
+        if match is not None and height != width:
+            return self._learn_one_axis(channels, height, width, match)
+        side = height
         if TOO_SMALL.search(str(error)) and side * 2 <= LARGER_SIDES[-1]:
             # A network that downsamples more than the stand-in images allow (a 70x70 PatchGAN's 4x4
             # kernel on what is left of 64 pixels): twice the side.
@@ -602,6 +606,10 @@ class DataPlan:
         if match is None or (dimension and int(dimension) < 2):
             return None  # a batch or channel mismatch: not the images' side
         made, asked = int(match.group(1)), int(match.group(2))
+        if side in (made, asked) and dimension == "3":
+            # The width of batches of images disagreed; their height may not (a 96x160 patch pasted on
+            # them): that width only, and a later run's height if that differs too.
+            return self._learn_one_axis(channels, height, width, match)
         if side in (made, asked):
             # The stand-in images themselves beside a tensor the code sized for its real ones
             # (`input_A.copy_(batch["A"])` into `torch.ones(1, 3, 256, 256)`): that tensor's side.
@@ -624,6 +632,22 @@ class DataPlan:
         shape = (channels, new_side, new_side)
         return shape, (f"side {new_side}: an earlier run on {side}-pixel images compared {made} with {asked} "
                        f"at dimension {match.group(3)}")
+
+    def _learn_one_axis(self, channels: int, height: int, width: int,
+                        match: re.Match) -> Optional[tuple[tuple, str]]:
+        """Batches of images whose height (dimension 2) or width (dimension 3) disagreed with a tensor the
+        code sized for its real images: that side only, the other kept."""
+        made, asked, dimension = int(match.group(1)), int(match.group(2)), match.group(3)
+        axis = {"2": "height", "3": "width"}.get(dimension)
+        current = height if axis == "height" else width
+        if axis is None or current not in (made, asked):
+            return None
+        other = asked if made == current else made
+        if not MIN_LEARNED_SIDE <= other <= LARGER_SIDES[-1]:
+            return None
+        shape = (channels, other, width) if axis == "height" else (channels, height, other)
+        return shape, (f"{axis} {other}: an earlier run on {height}x{width} images met a tensor of {axis} {other} "
+                       f"at dimension {dimension}")
 
     def classes(self, site: DataSite) -> int:
         return 2 if self.two_classes else KNOWN_DATASETS.get(site.known or "", (None, CLASSES))[1]
