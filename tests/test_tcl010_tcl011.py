@@ -1065,3 +1065,25 @@ def test_tcl011_a_power_of_a_leaf_in_any_spelling_saves_only_the_leaf(power, fla
         print(z)
     """)
     assert bool(lines(source, "TCL011")) is flagged
+
+
+@pytest.mark.parametrize("create_graph, flagged", [
+    ("False", [10]),
+    ("torch.is_grad_enabled()", []),  # a score network trained through its gradient may want the graph
+    ("self.training", []),
+    ("True", []),
+])
+def test_tcl011_a_create_graph_decided_at_run_time_may_want_the_graph(create_graph, flagged):
+    score = f"""
+    import torch
+    from torch import nn
+
+
+    class Score(nn.Module):
+        def forward(self, x):
+            x = x.requires_grad_(True)
+            logp = self.net(x).sum()
+            score = torch.autograd.grad(logp, x, create_graph={create_graph}, retain_graph=True)[0]
+            return score.detach()
+    """
+    assert lines(score, "TCL011") == flagged

@@ -307,9 +307,7 @@ def _without_create_graph(call: cst.Call) -> bool:
     """Is `torch.autograd.grad(...)` called without `create_graph` (nor a value for it that may be true)?"""
     if len([arg for arg in call.args if arg.keyword is None]) >= 5 or any(arg.star for arg in call.args):
         return False  # (outputs, inputs, grad_outputs, retain_graph, create_graph, ...) positionally
-    given = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "create_graph"),
-                 None)
-    return given is None or type(given) is cst.Name and given.value == "False"
+    return not may_create_graph(call)
 
 
 def wrapped_in_variable(value: cst.CSTNode, names) -> bool:
@@ -512,7 +510,7 @@ class GraphUse:
     loss: cst.BaseExpression
     statement: cst.CSTNode
     retains: bool  # `retain_graph=True` (or `create_graph=True`, which retains too)
-    creates: bool  # `create_graph=True`: a higher-order graph is wanted
+    creates: bool  # `create_graph=True` or a value decided at run time: a higher-order graph may be wanted
 
 
 def graph_uses(function: FunctionFacts, facts) -> list[GraphUse]:
@@ -524,8 +522,8 @@ def graph_uses(function: FunctionFacts, facts) -> list[GraphUse]:
             loss = _first_argument(call, "outputs")
         if loss is None:
             continue
-        creates = keyword_is_true(call, "create_graph")
-        found.append(GraphUse(call, loss, statement, retains_graph(call) or creates, creates))
+        retains = retains_graph(call) or keyword_is_true(call, "create_graph")
+        found.append(GraphUse(call, loss, statement, retains, may_create_graph(call)))
     return sorted(found, key=lambda use: function.order_of(use.statement))
 
 
@@ -572,6 +570,15 @@ def _first_argument(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression
 def keyword_is_true(call: cst.Call, keyword: str) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == keyword and type(arg.value) is cst.Name
                and arg.value.value == "True" for arg in call.args)
+
+
+def may_create_graph(call: cst.Call) -> bool:
+    """`create_graph=` given anything but `False`/`None`: `True`, or a flag decided at run time
+    (`create_graph=torch.is_grad_enabled()` in a score network that is also trained through its
+    gradient), so a higher-order graph may be wanted."""
+    given = keyword_argument(call, "create_graph")
+    return any(arg.star for arg in call.args) or \
+        given is not None and not (type(given.value) is cst.Name and given.value.value in ("False", "None"))
 
 
 def retains_graph(call: cst.Call) -> bool:
