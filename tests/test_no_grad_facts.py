@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 import libcst as cst
 
 from torchcopylint.analysis.facts import ModuleFacts
@@ -395,6 +397,35 @@ def test_a_global_made_without_grad_and_handed_to_a_constructor_records_nothing_
     assert [d.location.line for d in lint_source(as_passed, "style.py") if d.code == "TCL005"] == [24]
 
 
+@pytest.mark.parametrize("caller, reported", [
+    ("", False),  # the wrappers' callers are in other files: an attack's clean images, out of sight
+    ("def run(model, images, labels):\n    return pgd_linf(model, images, labels, 10)\n", False),  # handed on
+    ("def run(model, images, labels):\n    return pgd_linf(model, model(images), labels, 10)\n", True),
+])
+def test_an_argument_handed_on_through_a_wrapper_s_star_args_is_out_of_sight_as_the_wrapper_s_is(caller, reported):
+    from torchcopylint.engine import lint_source
+
+    source = textwrap.dedent("""\
+        import torch.nn.functional as F
+
+
+        def pgd_generic(net, orig_ims, labels, steps, mode):
+            attack_ims = orig_ims.clone().detach()
+            attack_ims.requires_grad = True
+            for _ in range(steps):
+                loss = F.cross_entropy(net(attack_ims), labels)
+                loss.backward()
+                attack_ims.data += attack_ims.grad.sign()
+            return attack_ims
+
+
+        def pgd_linf(*args):
+            return pgd_generic(*args, mode="linf")
+        """) + "\n\n" + caller
+    found = [d.location.line for d in lint_source(source, "attacks.py") if d.code == "TCL005"]
+    assert found == ([5] if reported else []), found
+
+
 def test_an_argument_no_call_in_the_file_shows_is_not_judged_and_a_caller_that_shows_one_is_named():
     from torchcopylint.engine import lint_source
 
@@ -439,3 +470,23 @@ def test_an_argument_no_call_in_the_file_shows_is_not_judged_and_a_caller_that_s
     assert keep.message.startswith("`t.clone().detach()` records") and \
         "the call at line 28 passes `torch.ones(2, requires_grad=True) * 2`, which requires grad" in keep.message
     assert maybe.message.startswith("if `t` requires grad, ")
+
+
+def test_what_a_torch_distribution_samples_needs_no_grad_but_what_it_rsamples_may():
+    from torchcopylint.engine import lint_source
+
+    source = textwrap.dedent("""\
+        from torch.distributions import Normal
+
+
+        def rollout(model, observations, steps):
+            for _ in range(steps):
+                mean, std = model(observations)
+                dist = Normal(mean, std)
+                drawn = dist.sample()
+                observations = drawn[:, :-1].clone().detach()
+                kept = dist.rsample().clone().detach()
+            return observations, kept
+        """)
+    found = [d.location.line for d in lint_source(source, "rollout.py") if d.code == "TCL005"]
+    assert found == [10], found

@@ -1368,15 +1368,48 @@ class GradFlow:
                 or type(function.node) is not cst.FunctionDef:
             return False
         for caller, call, statement in sites:
-            passed = passed_for_parameter(call, function.node, param.statement)
-            if passed is PASSED_UNKNOWN or passed is None:
-                return False
-            if self._passes_data(passed, caller, statement):
+            if param.statement is function.node.params.star_arg:
+                # The wrapper's own `*args`: each value its callers pass beyond the named parameters.
+                if not all(self._passes_data(value, caller, statement) or self._passed_on_out_of_sight(
+                        value, caller, handovers) for value in _passed_for_star(call, function.node)):
+                    return False
                 continue
-            params = self._parameters_passed_on(passed, caller)
-            if not params or not all(self._out_of_sight(binding, caller, handovers + 1) for binding in params):
+            passed = passed_for_parameter(call, function.node, param.statement)
+            if passed is PASSED_UNKNOWN:
+                # A wrapper that hands on its own `*args` (`def pgd_linf(*args): return pgd(*args,
+                # mode="linf")`): what it was given, out of sight where the wrapper's callers are.
+                params = self._star_parameters_passed_on(call, caller)
+                if not params or not all(self._out_of_sight(binding, caller, handovers + 1) for binding in params):
+                    return False
+                continue
+            if passed is None:
+                return False
+            if not self._passes_data(passed, caller, statement) and \
+                    not self._passed_on_out_of_sight(passed, caller, handovers):
                 return False
         return True
+
+    def _passed_on_out_of_sight(self, passed, caller: FunctionFacts, handovers: int) -> bool:
+        """Does `passed` hand on the caller's own parameters (or items of them), each out of sight?"""
+        params = self._parameters_passed_on(passed, caller)
+        return bool(params) and all(self._out_of_sight(binding, caller, handovers + 1) for binding in params)
+
+    def _star_parameters_passed_on(self, call: cst.Call, function: FunctionFacts) -> list[Binding]:
+        """The function's own `*args` / `**kwargs` that `call` unpacks, when every unpacking it does
+        is one of them; [] otherwise."""
+        star_params = [param for param in (function.node.params.star_arg, function.node.params.star_kwarg)
+                       if type(param) is cst.Param] if type(function.node) is cst.FunctionDef else []
+        found: list[Binding] = []
+        for arg in call.args:
+            if not arg.star:
+                continue
+            bindings = function.bindings_at(arg.value) if type(arg.value) is cst.Name else ()
+            if not bindings or not all(binding.kind == "param" and any(binding.statement is param
+                                                                        for param in star_params)
+                                       for binding in bindings):
+                return []
+            found += bindings
+        return found
 
     def _parameters_passed_on(self, expr, function: FunctionFacts, depth: int = 0) -> list[Binding]:
         """The function's own parameters that `expr` passes on as they are, or an item of: `images`,
@@ -1504,6 +1537,8 @@ class GradFlow:
         method = func.attr.value
         if method == "requires_grad_":
             return False
+        if method in ("sample", "sample_n") and self._a_torch_distribution(func.value, function):
+            return True  # a distribution draws under no-grad (`rsample` is the one that keeps the graph)
         if method in NON_TENSOR_METHODS and not (method == "type" and call.args):
             return True  # `x.size()`, `x.item()`: not a tensor at all
         if method == "state_dict":
@@ -1513,6 +1548,18 @@ class GradFlow:
         return self._never(func.value, function, statement, depth + 1, likely) and (
             method in RECEIVER_ONLY_METHODS
             or all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args))
+
+    def _a_torch_distribution(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+        """`Normal(mean, std)` of `torch.distributions`, or a name every binding of which is one."""
+        if type(expr) is cst.Name:
+            bindings = function.bindings_at(expr)
+            return bool(bindings) and all(binding.kind == "assign" and binding.value is not None
+                                          and self._a_torch_distribution(binding.value, function)
+                                          for binding in bindings)
+        if type(expr) is not cst.Call:
+            return False
+        module, _, name = (self.facts.names.qualified_name(expr.func) or "").rpartition(".")
+        return module.startswith("torch.distributions") and name[:1].isupper()
 
     def _legacy_type_alias(self, name: cst.Name, function: FunctionFacts) -> bool:
         """Is the name bound, wherever a read of it may see, only to the legacy tensor types (`type_tensor =
@@ -1688,6 +1735,16 @@ def _is_self_attribute_call(call: cst.Call) -> bool:
     """`self.net(x)`: a layer call, not a tensor method."""
     func = call.func
     return type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+
+
+def _passed_for_star(call: cst.Call, definition: cst.FunctionDef) -> list:
+    """What a call of `definition` passes into its `*args`: the positional values beyond its named
+    parameters (a starred one stands for itself: `f(*rest)` hands on all of `rest`)."""
+    named = [*definition.params.posonly_params, *definition.params.params]
+    if named and type(call.func) is cst.Attribute and named[0].name.value in ("self", "cls"):
+        named = named[1:]
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return [arg.value for arg in positional[len(named):]]
 
 
 def _is_false(expr) -> bool:
