@@ -332,12 +332,12 @@ class DataPlan:
         return None
 
     def loader_over_absent_data(self, line: int, over: str, batch_size: Any, module: str = "",
-                                image_size: Any = None) -> "StandInLoader":
+                                image_size: Any = None, dataset_module: str = "") -> "StandInLoader":
         """Stand-in batches for a DataLoader the rewrite could not see to be one over files (its dataset
         made in another module), found at run time to iterate data that is not here (`over`), sized by
         `image_size` (what its transform's `Resize` was given). `module`: the project module that made
         it, when not the run's own code (its loader is this run's: the next run imports it anew,
-        `forget_modules`)."""
+        `forget_modules`); `dataset_module`: the module that defines the dataset's class."""
         if module:
             self.loaders_made_in.add(module)
         index = FIRST_RUNTIME_SITE + len([i for i in self.sites if i >= FIRST_RUNTIME_SITE])
@@ -345,7 +345,11 @@ class DataPlan:
         callee = f"{module}.DataLoader" if module else "DataLoader"  # made as `module` was imported at `line`
         # The dataset class of the module that made the loader (`return DataLoader(MNIST_Digits(...))` in a
         # data module) says what a sample holds (`return sample`: an image alone).
-        layout = samples.layout_in_module(module, known) if module and "." not in over else None
+        # Else the class's own module (`DatasetFromFolder` of `dataset01`, whose `__getitem__` returns
+        # an image and four labels), when the class is the project's.
+        layouts = (samples.layout_in_module(source, known) for source in (module, dataset_module)
+                   if source and "." not in over)
+        layout = next((found for found in layouts if found is not None), None)
         self.sites[index] = DataSite(index, line, line, callee, "loader", over=over,
                                      known=known_dataset(known), layout=layout,
                                      layout_in_use=self.runtime_layout)
@@ -763,7 +767,7 @@ def loaders_over_absent_data() -> None:
         batch_size = args[1] if len(args) > 1 else kwargs.get("batch_size", 1)
         made_in = caller.f_globals.get("__name__", "") if caller is not frame else ""
         return frame.f_globals[LOADER_HELPER](frame.f_lineno, absent, batch_size, made_in,
-                                              _transformed_size(dataset))
+                                              _transformed_size(dataset), _class_module(dataset))
 
     new.stands_in = True
     DataLoader.__new__ = new
@@ -782,6 +786,14 @@ def _absent_data(dataset: Any) -> Optional[str]:
     except Exception:  # noqa: BLE001 - a dataset whose length fails: it is left as written
         return None
     return type(dataset).__name__ if empty else None
+
+
+def _class_module(dataset: Any) -> str:
+    """The module of the project's dataset class a loader is over (`dataset01` for its
+    `DatasetFromFolder`, which found no samples here); "" for a no-op stand-in."""
+    from torchcopylint.verify.noops import NoOp
+
+    return "" if isinstance(dataset, NoOp) else getattr(type(dataset), "__module__", "") or ""
 
 
 def _transformed_size(dataset: Any) -> Any:

@@ -79,6 +79,10 @@ PACKAGES = frozenset({
     # `soundfile.read`, medical images `nibabel.load`, `pydicom.dcmread`, `SimpleITK.ReadImage`), and their
     # log levels: what they would read is the data, which stand-in batches replace (verify/datasites.py).
     "mne", "wfdb", "pyedflib", "librosa", "soundfile", "nibabel", "pydicom", "SimpleITK",
+    # HDF5 files, which PyTorch projects read datasets from (`h5py.File(path, "r")["images"]`).
+    "h5py",
+    # A notebook's widgets (`ipywidgets.ToggleButtons(...)`, a cell that picks what to draw): display only.
+    "ipywidgets",
     # Settings read from a `.env` file (`dotenv.load_dotenv()`): where the data lies and the trackers' keys,
     # which verification never uses.
     "dotenv",
