@@ -219,7 +219,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
                     "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py",
-                    "noise_schedule.py", "pinn_globals.py")
+                    "noise_schedule.py", "pinn_globals.py", "kwargs_trainer.py")
 
 
 @pytest.fixture(scope="module")
@@ -373,6 +373,11 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("noise_schedule.py", "images.append(x)", "TCL002",
                  ["scorenet = StandInNet(any -> 8 -> Linear -> sigmoid -> its input's shape)",
                   "sigmas = a schedule of 5 values"], id="a-network-whose-output-updates-its-input"),
+    # `def __init__(self, **kwargs): super().__init__(**kwargs)`: built with stand-ins for what the base's
+    # constructor takes, by keyword (fresh90's Hamiltonian trainers, built with nothing, failed in the base).
+    pytest.param("kwargs_trainer.py", "self.history.append(loss)", "TCL007",
+                 ["every call's graph stays alive", "built by its own constructor as PenaltyTrainer(model, loader, optimizer)"],
+                 id="a-constructor-handing-its-keywords-to-the-base"),
     pytest.param("zoo_resnet.py", "stem = x", "TCL002",
                  ["with `.clone()` the result differs", "with ResNet(BasicBlock, [1, 1]) found in the file"],
                  id="constructor-given-a-class-of-the-file"),

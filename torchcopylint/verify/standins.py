@@ -2510,7 +2510,7 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
                if parameter.default is None and parameter.name in found
                and (found[parameter.name].number_arithmetic or found[parameter.name].ordered
                     or parameter.name in computed_by_base)]
-    names = names[1:] + numbers
+    names = names[1:] + numbers + [name for name in _handed_to_the_base(cls, node) if name not in names]
     roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
     made = settings_for(node, names, annotations, device, roles, found=found)[0]
     if any(kind == "unknown" and not _only_stored(node, name) or kind == "options"
@@ -2519,6 +2519,27 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
         # made up for the constructor builds it from guesses; its methods' stand-ins come from use)
         return None
     return made, tuple(names)
+
+
+def _handed_to_the_base(cls: type, init: ast.AST) -> list[str]:
+    """The parameters without a default of the base class's `__init__` when the class's own takes
+    `**kwargs` and hands them on whole (`def __init__(self, **kwargs): super().__init__(**kwargs)`, a
+    trainer of a family that shares its base's `model, dataset, optimizer`): its callers pass them by
+    keyword."""
+    keywords = init.args.kwarg.arg if isinstance(init, ast.FunctionDef) and init.args.kwarg else None
+    handed_on = keywords is not None and any(
+        isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+        and any(keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == keywords
+                for keyword in call.keywords) for call in ast.walk(init))
+    base = next((klass for klass in cls.__mro__[1:] if "__init__" in vars(klass)), object) if handed_on else object
+    if base is object:
+        return []
+    try:
+        parameters = list(inspect.signature(base.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return []
+    return [parameter.name for parameter in parameters if parameter.default is parameter.empty
+            and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)]
 
 
 def _computed_with_by_the_base(tree: ast.Module, class_name: str, init: ast.AST) -> set[str]:
