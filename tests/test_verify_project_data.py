@@ -638,3 +638,26 @@ def test_a_data_function_returning_loaders_gives_that_many_each_of_what_its_data
     plan.namespace = plan.helpers()
     exec(rewritten.text.replace("from split_loaders import binary_digits\n", ""), plan.namespace)  # noqa: S102
     assert len(plan.namespace["data"]) == 2 and plan.namespace["first"].dim() == 4  # images alone, no labels
+
+
+def test_an_iterable_whose_items_are_called_is_a_list_of_functions():
+    # A port-Hamiltonian simulator's input signals (fresh90): `[torch.tensor(sig(t)) for sig in signal]`;
+    # a stand-in tuple of tensors failed with "'tuple' object is not callable". A list of loaders, whose
+    # items are iterated, stays one; batches whose items are tensors stay batches.
+    from torchcopylint.verify import standins
+
+    function = ast.parse(textwrap.dedent("""\
+        def simulate(model, signal, loaders, batches, t):
+            u = torch.stack([torch.tensor(sig(t)) for sig in signal]).float()
+            for loader in loaders:
+                for x, y in loader:
+                    model(x)
+            for batch in batches:
+                batch.clone()
+            return u
+        """)).body[0]
+    found = standins.uses(function)
+    kinds = {name: standins.kind_of(name, found[name]) for name in ("signal", "loaders", "batches")}
+    assert kinds == {"signal": "functions", "loaders": "loaders", "batches": "loader"}, kinds
+    made, described = standins.settings_for(function, ["signal"], {}, "cpu")[0].make()
+    assert [function(0.0) for function in made["signal"]] == [0.5, 0.5] and "signal = 2 functions" in described

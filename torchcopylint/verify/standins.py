@@ -112,6 +112,7 @@ class Use:
     methods: set = field(default_factory=set)
     iterated: bool = False
     loader_items: bool = False  # each item iterated in turn: `for loader in loaders: for x, y in loader`
+    called_items: bool = False  # each item called: `[sig(t) for sig in signal]`, a list of input signals
     unpacked: int = 0          # the loop's unpacking: `for x, y in loader` -> 2; `for (x,) in loader` -> ONE_ITEM
     views: int = 0             # the unpacking of a batch's first item: `for (x1, x2), y in loader` -> 2
     string_keys: list = field(default_factory=list)  # the strings it is indexed with: `sample["images"]`
@@ -687,6 +688,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
         batch = found.get(name)
         if batch is not None and batch.methods & {"requires_grad", "grad"}:
             loaded.parameter_elements = True  # `[p.clone().detach() for p in parameters if p.requires_grad]`
+        if batch is not None and batch.called and not batch.methods:
+            loaded.called_items = True
         if batch is not None and batch.iterated and not batch.methods & TENSOR_METHODS:
             # A list of loaders (one per task, a continual-learning method's): each item's batches are
             # unpacked as the inner loop unpacks them.
@@ -1349,8 +1352,13 @@ def _a_schedule(use: Use) -> bool:
                                        or use.fed_to or use.torch_argument or use.per_class)
 
 
+def _half_everywhere(*arguments: Any, **keywords: Any) -> float:
+    """An item of a list of functions the code calls (an input signal of time): the same number always."""
+    return 0.5
+
+
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
-    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | loader batch | labels | dict | tensors | tensor | schedule | int | count | start | float |
+    """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | functions | loader batch | labels | dict | tensors | tensor | schedule | int | count | start | float |
     bool | device | torch.device | dtype | batch | choice, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
@@ -1396,6 +1404,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "parameters"  # what `model.parameters()` gives: data batches never have `requires_grad` read
     if use.joined and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
         return "tensor sequence"  # `torch.cat(batch.state)`: a tuple of tensors, one per sample
+    if use.iterated and use.called_items and not use.methods & TENSOR_METHODS:
+        return "functions"  # `[sig(t) for sig in signal]`: functions of time, each giving a number
     if use.iterated and use.loader_items and not use.methods & TENSOR_METHODS:
         return "loaders"  # `for loader in loaders: for x, y in loader`
     if use.iterated and not use.methods & TENSOR_METHODS and not use.fed_to & OWN_FORWARD:
@@ -1562,6 +1572,8 @@ class Plan:
                              f"{value[-1].item():g}")
             elif kind == "tensor sequence":
                 parts.append(f"{name} = {len(value)} tensors of {_shape_text(value[0])}")
+            elif kind == "functions":
+                parts.append(f"{name} = {len(value)} functions, each giving 0.5")
             elif kind == "scaler":
                 parts.append(f"{name} = GradScaler stand-in (scale 1)")
             elif kind == "optimizer class":
@@ -1803,6 +1815,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = 0.1
         elif kind == "number tensor":
             made[name] = torch.tensor(0.1, device=device)
+        elif kind == "functions":
+            made[name] = [_half_everywhere, _half_everywhere]
         elif kind == "schedule":
             first, last, steps = SCHEDULE
             made[name] = torch.logspace(math.log10(first), math.log10(last), steps, device=device)
