@@ -219,7 +219,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
                     "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py",
-                    "noise_schedule.py", "pinn_globals.py", "kwargs_trainer.py")
+                    "noise_schedule.py", "pinn_globals.py", "kwargs_trainer.py", "flat_inputs.py")
 
 
 @pytest.fixture(scope="module")
@@ -378,6 +378,12 @@ CONFIRMED_ON_STAND_INS = [
     pytest.param("kwargs_trainer.py", "self.history.append(loss)", "TCL007",
                  ["every call's graph stays alive", "built by its own constructor as PenaltyTrainer(model, loader, optimizer)"],
                  id="a-constructor-handing-its-keywords-to-the-base"),
+    # `ims.view(-1, 784)` of an argument: a made-up (4, 8) tensor cannot be read so; samples of 784 values
+    # can (fresh90's Defense-GAN attack, "shape '[-1, 784]' is invalid for input of size 32").
+    pytest.param("flat_inputs.py", "flat.clone().repeat(copies, 1)", "TCL001",
+                 ["bitwise equal", "ims = tensor(4, 784)",
+                  "samples of shape (784,), as the code reshapes its input to (-1, 784)"],
+                 id="an-argument-read-as-flat-samples"),
     pytest.param("zoo_resnet.py", "stem = x", "TCL002",
                  ["with `.clone()` the result differs", "with ResNet(BasicBlock, [1, 1]) found in the file"],
                  id="constructor-given-a-class-of-the-file"),

@@ -679,8 +679,11 @@ def batch_reshapes(tree: ast.Module, names: set, loose: bool) -> list:
     """How the code reshapes a batch of the data named `names` (`imgs.view(-1, 784)` -> ("-1", "784")),
     each dimension as an expression to evaluate (see `_dimension`)."""
     batches = _batch_names(tree, names, loose)
-    if not batches:
-        return []
+    return reshapes_of(tree, batches) if batches else []
+
+
+def reshapes_of(tree: ast.AST, names: set) -> list:
+    """How the code reshapes the tensors named `names` themselves (`ims.view(-1, 784)` -> ("-1", "784"))."""
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -693,7 +696,7 @@ def batch_reshapes(tree: ast.Module, names: set, loose: bool) -> list:
             continue
         if isinstance(reshaped, ast.Subscript) and isinstance(reshaped.slice, ast.Constant) and reshaped.slice.value == 0:
             reshaped = _peel(reshaped.value)  # `batch[0].view(...)`
-        if not (isinstance(reshaped, ast.Name) and reshaped.id in batches) or node.keywords:
+        if not (isinstance(reshaped, ast.Name) and reshaped.id in names) or node.keywords:
             continue
         if len(dimensions) == 1 and isinstance(dimensions[0], (ast.Tuple, ast.List)):
             dimensions = list(dimensions[0].elts)

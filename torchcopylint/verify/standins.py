@@ -2065,10 +2065,16 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         fallbacks.append(StandIns(f"stand-ins (batches of {size}, as `{name}` says)",
                                   replace(base, batch=size, loader_batch=size), device))
     loaders = {name for name, kind in base.kinds.items() if kind in LOADER_KINDS}
-    reshaped = _samples_as_reshaped(node, loaders) if loaders else None
+    reshaped = _samples_as_reshaped(datasites.batch_reshapes(node, loaders, loose=True)) if loaders else None
     if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
         # `batch.view(-1, 28*28)`: samples of as many values as the code reads each one as.
         fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as the code reshapes a batch to "
+                                  f"{reshaped[1]})", base.varied("", None, sample=reshaped[0]), device))
+    tensors = {name for name, kind in base.kinds.items() if kind == "tensor"}
+    reshaped = _samples_as_reshaped(datasites.reshapes_of(node, tensors)) if tensors and not loaders else None
+    if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
+        # `ims = ims.view(-1, 784)` of an argument (a defence's images, flattened for its generator).
+        fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as the code reshapes its input to "
                                   f"{reshaped[1]})", base.varied("", None, sample=reshaped[0]), device))
     if one and images:
         fallbacks.append(StandIns("stand-ins (image batches of one sample)",
@@ -2137,13 +2143,12 @@ def _argmax_in(node: ast.AST, predicting_methods: set) -> bool:
         for inner in ast.walk(node))
 
 
-def _samples_as_reshaped(function: ast.AST, loaders: set) -> Optional[tuple[tuple, str]]:
-    """(sample shape, the reshape as written) where the code reads the batches of `loaders` (or of a name
-    that reads like data: `train_data, val_data = loaders`) as samples of one fixed shape (`x.view(-1,
-    28*28)`, `imgs.reshape(batch_size, 1, 28, 28)`); None where it reads none, several, or one whose sizes
-    are not whole numbers written out."""
+def _samples_as_reshaped(reshapes: list) -> Optional[tuple[tuple, str]]:
+    """(sample shape, the reshape as written) where the code's reshapes of batches (`datasites.reshapes_of`)
+    read them as samples of one fixed shape (`x.view(-1, 28*28)`, `imgs.reshape(-1, 1, 28, 28)`); None where
+    it reads none, several, or one whose sizes are not whole numbers written out."""
     shapes = {}
-    for dimensions in datasites.batch_reshapes(function, set(loaders), loose=True):
+    for dimensions in reshapes:
         sizes = [_whole_number(text) for text in dimensions[1:]]
         if dimensions[0] == "-1" and sizes and all(size is not None and size > 0 for size in sizes):
             shapes.setdefault(tuple(sizes), f"({', '.join(dimensions)})")
