@@ -809,3 +809,14 @@ def test_a_universal_claim_needs_every_statement_that_could_write_the_copy_to_ru
     assert statement_lines_between(source, 2, 14) == {4: "a statement between the copy and its read",
                                                       11: "a statement between the copy and its read",
                                                       13: "a statement between the copy and its read"}
+
+
+@needs_torch
+def test_a_caller_s_loop_that_stops_after_one_step_refutes_nothing_of_the_steps_it_hands_back(sound_verified):
+    # PGD's loop passes FGSM what its last step returned; with made-up labels it stopped after one step,
+    # whose `x` (a random start) needs no grad, and the clone was refuted (fresh90, two right findings).
+    # A later pass is looked for: labels the network predicts keep the loop going, and it records a node.
+    verdict = _verdict(sound_verified, "pgd_early_stop.py", "start = x.clone().detach_()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "records CloneBackward0" in verdict.evidence and "when called from `pgd()`" in verdict.evidence, \
+        verdict.evidence

@@ -2141,7 +2141,10 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
     namespace = _load(runner)
     found: dict = {}
     unfinished: dict = {}
-    looped = shows is not None and _in_loop(job)
+    # A caller's loop that hands the function back what it changed (`x = fgsm(model, x, ...)` in PGD's
+    # loop): the value of a later pass is another, and a pass seen alone refutes nothing of it.
+    carried = shows is not None and through is not None and _passes_loop_carried(job.tree, through.line)
+    looped = shows is not None and _in_loop(job) or carried
     filters = _comprehension_filters(job)
 
     def run(setting) -> Run:
@@ -2175,11 +2178,17 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
         if not seen:
             return Run(None, set(probe.executed), error)
         value, grad = next((sighting for sighting in seen if looped and shows(*sighting)), seen[0])
+        passes = "its first pass" if len(seen) == 1 else f"{len(seen)} passes"
         if looped and failure and not shows(value, grad) and len(seen) < MAX_SIGHTINGS:
             # The loop's later passes never ran: another setting may run them.
-            passes = "its first pass" if len(seen) == 1 else f"{len(seen)} passes"
             unfinished.setdefault("sighting", (value, grad, setting, f"the run failed after {passes} ({failure})"))
             return Run(None, set(probe.executed), f"the code failed after the line: {failure}")
+        if carried and not shows(value, grad) and len(seen) < MAX_SIGHTINGS:
+            # (With made-up inputs the loop may stop at once: PGD's `break` once the label flips.)
+            unfinished.setdefault("sighting", (value, grad, setting, f"the loop of {through.description} ended "
+                                                                     f"after {passes}, and it passes on what the "
+                                                                     f"call returned"))
+            return Run(None, set(probe.executed), f"the loop of {through.description} ended after {passes}")
         found.update(value=value, grad=grad, setting=setting)
         return Run(confirmed("reached"), set(probe.executed))
 
@@ -2216,6 +2225,24 @@ def _in_loop(job: Job) -> bool:
     return any(isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
                and node.body[0].lineno <= job.line <= (node.end_lineno or node.lineno)
                for node in ast.walk(job.tree))
+
+
+def _passes_loop_carried(tree: ast.Module, line: int) -> bool:
+    """Is the call at `line` in a loop that rebinds a name the call passes (`x = fgsm(model, x, ...)`, or
+    `x = torch.max(x_min, x)` later in the body)? Each pass then hands the function another value."""
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) or not loop.body or \
+                not loop.body[0].lineno <= line <= (loop.end_lineno or loop.lineno):
+            continue
+        calls = [node for node in ast.walk(loop) if isinstance(node, ast.Call) and node.lineno == line]
+        passed = {argument.id for call in calls for argument in [*call.args, *(k.value for k in call.keywords)]
+                  if isinstance(argument, ast.Name)}
+        rebound = {target.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign))
+                   for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                   for target in ast.walk(target) if isinstance(target, ast.Name)}
+        if passed & rebound:
+            return True
+    return False
 
 
 def _sightings_through_callers(job: Job, expression: str) -> tuple[list, list, list]:
