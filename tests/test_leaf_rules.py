@@ -406,6 +406,27 @@ def test_tcl006_names_the_read_after_the_write_in_the_same_pass_of_a_loop():
     assert found.message.endswith("`pred` is read afterwards (line 16) and sees the change"), found.message
 
 
+@pytest.mark.parametrize("after, flagged", [
+    ("", False),  # each pass writes its own row, and the next pass reads the next row
+    ("    return imgs.mean()\n", True),  # the whole tensor, read after the loop, sees every row written
+])
+def test_tcl006_a_row_written_in_a_loop_over_rows_is_not_read_by_the_next_pass(after, flagged):
+    # A SimSiam fork's `save_images` (fresh90): `sample = imgs[i].numpy()`, `sample -= sample.min()`; the
+    # next pass's `imgs[i]` is another row. The write still changes the caller's tensor, which a read
+    # of it after the loop sees.
+    source = _src("""
+        import torch
+
+
+        def save_images(imgs, frames):
+            for i in range(len(imgs)):
+                sample = imgs[i].numpy()
+                sample -= sample.min()
+                frames.append(sample * 255)
+        """) + after
+    assert bool(_found(source, "TCL006")) is flagged
+
+
 @pytest.mark.parametrize("alias, copy", ALIASES.values(), ids=ALIASES.keys())
 def test_tcl006_alias_forms_and_fixes(alias, copy):
     template = """

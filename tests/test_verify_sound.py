@@ -820,3 +820,15 @@ def test_a_caller_s_loop_that_stops_after_one_step_refutes_nothing_of_the_steps_
     assert verdict.status == "confirmed", verdict
     assert "records CloneBackward0" in verdict.evidence and "when called from `pgd()`" in verdict.evidence, \
         verdict.evidence
+
+
+@needs_torch
+def test_a_write_through_a_row_is_confirmed_only_where_the_read_the_claim_names_takes_changed_values(sound_verified):
+    # fresh90: two such findings were confirmed because the source's values changed, though the read they
+    # named (the next pass's row) took none of the changed ones. The read's elements are compared now.
+    seen = _verdict(sound_verified, "rows_read.py", "sample = imgs[0].numpy()", "TCL006")
+    assert seen.status == "confirmed", seen
+    assert "the read at line 10 (`imgs[0]`) took changed ones" in seen.evidence, seen.evidence
+    unseen = _verdict(sound_verified, "rows_read.py", "sample = imgs[0].numpy()", "TCL006", occurrence=2)
+    assert unseen.status == "unverified", unseen
+    assert "but the read at line 16 (`imgs[k]`) took none of them" in unseen.evidence, unseen.evidence

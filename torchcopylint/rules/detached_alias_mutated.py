@@ -10,6 +10,7 @@ from torchcopylint.analysis.aliasing import (Binding, FunctionFacts, InplaceEven
                                              runs_before)
 from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
+from torchcopylint.analysis.syntax import walk
 from torchcopylint.analysis.training import backward_calls
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
@@ -33,13 +34,13 @@ class DetachedAliasMutated(Rule):
                 found = _write_seen_by_source(function, alias, source, facts)
                 if found is None:
                     continue
-                event, consequence = found
+                event, consequence, read = found
                 yield self.finding(
                     alias.value,
                     f"`{alias.name} = {facts.code_for(alias.value)}` shares memory with `{source.value}`, and "
                     f"{_with_line(event.description, facts.line_of(event.node))} writes through it: {consequence}",
                     self.unsafe_fix("Copy before writing", alias.value, _copy_of(alias.value)),
-                    write_line=facts.line_of(event.node), source=source.value,
+                    write_line=facts.line_of(event.node), source=source.value, **_read_context(read, facts),
                 )
             yield from self._helpers_writing_through_a_detached_view(facts, function)
 
@@ -88,7 +89,7 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
             continue
         if any(original.leaf for original in originals) and _backward_across(function, event, facts):
             return event, (f"`{source.value}` requires grad, so a later backward may fail with \"one of the "
-                           f"variables needed for gradient computation has been modified by an inplace operation\"")
+                           f"variables needed for gradient computation has been modified by an inplace operation\""), None
         # Otherwise only a later read shows the change: a parameter updated through `p.detach()`
         # and not read again is the `p.data` idiom, written differently. After `x = x.detach()`
         # the name `x` names the alias, so no later read of `x` sees the old tensor.
@@ -96,10 +97,42 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
         # checks, but leaves every value a later read sees as it was.
         if function.replaces_its_source(alias) or not event.changes_values:
             continue
-        read = _later_read(function, originals, event)
+        read = _later_read(function, originals, event, _row_of_the_pass(alias, source))
         if read is not None:
-            return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change"
+            return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change", \
+                read
     return None
+
+
+def _row_of_the_pass(alias: Binding, source: cst.Name) -> Optional[str]:
+    """The index of `sample = imgs[i].numpy()` in `for i in range(len(imgs))`: each pass of the loop
+    takes another row, so the next pass's `imgs[i]` does not read the row this one wrote. None when
+    the alias is not one element of a loop over indices."""
+    loop = alias.loops[-1] if alias.loops else None
+    if type(loop) is not cst.For or type(loop.iter) is not cst.Call or type(loop.iter.func) is not cst.Name \
+            or loop.iter.func.value != "range" or type(loop.target) is not cst.Name:
+        return None
+    value = alias.value
+    while type(value) in (cst.Call, cst.Attribute):
+        value = value.func if type(value) is cst.Call else value.value
+    if type(value) is not cst.Subscript or type(value.value) is not cst.Name or value.value.value != source.value:
+        return None
+    return loop.target.value if _indexed_by(value, loop.target.value) else None
+
+
+def _indexed_by(subscript: cst.Subscript, index: str) -> bool:
+    """`x[i]` (its first index the name `index`)."""
+    first = subscript.slice[0].slice if subscript.slice else None
+    return type(first) is cst.Index and type(first.value) is cst.Name and first.value.value == index
+
+
+def _read_context(read: Optional[Read], facts: ModuleFacts) -> dict:
+    """For --verify: the later read, where it takes elements (`imgs[i]`), which a write may leave alone."""
+    if read is None:
+        return {}
+    element = next((node for node in walk(read.statement) if type(node) is cst.Subscript
+                    and node.value is read.node), None)
+    return {"read_line": facts.line_of(read.node), "read_expression": facts.code_for(element)} if element else {}
 
 
 def _rebinds_name(statement: cst.CSTNode, name: str) -> bool:
@@ -126,14 +159,20 @@ def _backward_across(function: FunctionFacts, event: InplaceEvent, facts) -> boo
     return False
 
 
-def _later_read(function: FunctionFacts, originals, event: InplaceEvent) -> Optional[Read]:
+def _later_read(function: FunctionFacts, originals, event: InplaceEvent, row: Optional[str] = None) -> Optional[Read]:
     """The first read of the original the write reaches: one after the write in the same pass first
-    (`pred.numpy()` on the next line), before one in the next pass of a loop around both."""
+    (`pred.numpy()` on the next line), before one in the next pass of a loop around both. With `row`
+    (the loop's index the alias took its element by), a next pass's read of element `row` is another
+    element, which the write left alone."""
     reads = {id(read): read for original in originals for read in function.reads_of(original)}
     written = function.order_of(event.statement)
     for read in sorted(reads.values(), key=lambda r: (function.order_of(r.statement) < written,
                                                       function.order_of(r.statement))):
         if read.use != "value" or _overwritten_whole(read):
+            continue
+        if row is not None and function.order_of(read.statement) < written and any(
+                type(node) is cst.Subscript and node.value is read.node and _indexed_by(node, row)
+                for node in walk(read.statement)):
             continue
         if any(event in read.events_since.get(original, ()) and not _overwritten_between(function, event, read,
                                                                                        read.events_since[original])

@@ -2636,8 +2636,12 @@ def _quiet(make: Callable[[], Any]) -> Any:
 
 
 def detached_alias_mutated(job: Job) -> Outcome:
+    """TCL006: the write through the alias changes the source's values, and the later read the claim
+    names sees them: where that read takes elements (`imgs[i]` in a loop over rows, the next row),
+    the elements it takes are compared with what they held before the write."""
     source = job.context.get("source", "")
     write_line = job.context.get("write_line")
+    read_line, read_expression = job.context.get("read_line"), job.context.get("read_expression")
     namespace = _load(job)
 
     def run(setting) -> Run:
@@ -2660,10 +2664,23 @@ def detached_alias_mutated(job: Job) -> Outcome:
                 if isinstance(setting, ModuleLevel):
                     raise StopRun  # a script's loop would go on training: the claim is decided
 
+        def read_after_the_write(frame):
+            if "after" not in seen or "read" in seen or seen.get("rebound"):
+                return
+            try:
+                now = eval(read_expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
+                then = eval(read_expression, frame.f_globals, {**frame.f_locals, source: seen["before"]})  # noqa: S307
+            except Exception:  # noqa: BLE001 - an element read that cannot be taken again says nothing
+                return
+            if isinstance(now, torch.Tensor) and isinstance(then, torch.Tensor) and now.shape == then.shape:
+                seen["read"] = not same_values(now, then)
+
         # Across a call (`show(x)` writes x inside), the flagged line is the write itself: the
         # values are taken before it runs.
         (probe.on_before if job.context.get("snapshot") == "before" else probe.on_after)(job.line, snapshot)
         probe.on_after(write_line, compare)
+        if read_line and read_expression and not isinstance(setting, ModuleLevel):
+            probe.on_before(read_line, read_after_the_write)
         error = made = None
         try:
             made = _made_text(run_target(job, namespace, probe, setting=setting))
@@ -2684,6 +2701,12 @@ def detached_alias_mutated(job: Job) -> Outcome:
         changed = (before != after).sum().item()
         evidence = (f"the write at line {write_line} changed {changed} of {before.numel()} values of `{source}` "
                     f"(e.g. {before.flatten()[0].item():.4g} -> {after.flatten()[0].item():.4g})")
+        if seen.get("read") is False:
+            # `sample = imgs[i].numpy(); sample -= ...` in a loop over rows: the next read is another row.
+            return Run(None, executed, f"{evidence}, but the read at line {read_line} (`{read_expression}`) took "
+                                       f"none of them")
+        if seen.get("read"):
+            evidence += f", and the read at line {read_line} (`{read_expression}`) took changed ones"
         if error and INPLACE_BACKWARD_ERROR in error:
             evidence += f"; then: RuntimeError: {error[:150]}"
         return Run(confirmed(evidence + (made or "")), executed)

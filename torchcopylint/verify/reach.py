@@ -131,6 +131,8 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
     passed: list[tuple[object, Outcome]] = []
     executed_anywhere: set[int] = set()
     errors: list[str] = []
+    # Why runs that ran every required line decided nothing (a read that took no written value): said first.
+    reached_errors: list[str] = []
     finished = 0  # runs that ended without an error: only they can show a line is not reached
     started = time.perf_counter()
     settled = ""
@@ -151,7 +153,8 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
             continue
         executed_anywhere |= result.executed
         if result.error:
-            errors.append(_failed(setting, result.error))
+            ran_all = all(line in result.executed for line in required)
+            (reached_errors if ran_all and result.outcome is None else errors).append(_failed(setting, result.error))
         else:
             finished += 1
         if result.outcome is None or any(line not in result.executed for line in required):
@@ -183,6 +186,7 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
             ended = "1 ran to its end" if finished == 1 else f"{finished} ran to their end"
             evidence += f" ({ended} without it; {tried - finished} failed before it: {errors[-1][:300]})"
         return not_reached(evidence)
+    errors = reached_errors + errors
     if errors:
         if len(errors) > 1 and all(e.endswith(errors[0].split(": ", 1)[-1]) for e in errors):
             errors = errors[:1]  # every setting failed the same way: say it once
