@@ -490,3 +490,29 @@ def test_what_a_torch_distribution_samples_needs_no_grad_but_what_it_rsamples_ma
         """)
     found = [d.location.line for d in lint_source(source, "rollout.py") if d.code == "TCL005"]
     assert found == [10], found
+
+
+def test_a_forward_that_makes_a_leaf_of_its_input_takes_data_but_a_layer_s_forward_may_not():
+    from torchcopylint.engine import lint_source
+
+    # A PINN's forward (fresh90): `a.clone().detach().requires_grad_(True)` cuts the input off any graph,
+    # which would stop the gradient to the layers before: what it is fed is collocation points, data. A
+    # block that only keeps a copy of its input is handed the previous layer's output.
+    source = textwrap.dedent("""\
+        from torch import nn
+
+
+        class PINN(nn.Module):
+            def forward(self, a):
+                a = a.clone().detach().requires_grad_(True)
+                self.a_in = a
+                return self.net(a)
+
+
+        class Block(nn.Module):
+            def forward(self, x):
+                kept = x.clone().detach()
+                return x * 2, kept
+        """)
+    found = [d.location.line for d in lint_source(source, "pinn.py") if d.code == "TCL005"]
+    assert found == [13], found

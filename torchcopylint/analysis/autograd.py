@@ -356,9 +356,18 @@ class GradFlow:
         if name is None or name.value in ("self", "cls"):
             return False
         owner = self.facts.class_of(function.node) if type(function.node) is cst.FunctionDef else None
-        if owner is not None and function.node.name.value == "forward" and self.facts.is_module_class(owner):
+        if owner is not None and function.node.name.value == "forward" and self.facts.is_module_class(owner) \
+                and not self._made_a_leaf_of(name, function):
             return False
         return self._passed_as_it_was(name, function, 0)
+
+    def _made_a_leaf_of(self, name: cst.Name, function: FunctionFacts) -> bool:
+        """Does the function make a new leaf of its parameter (`a = a.clone().detach().requires_grad_(True)`,
+        a PINN's `forward` that differentiates with respect to its input)? Cutting the input off its graph
+        would stop the gradient to the layers before: the input it expects is data, not a layer's output."""
+        params = [binding for binding in function.bindings_at(name) if binding.kind == "param"]
+        return any(binding.leaf == "requires_grad_" and self._computed_from(binding, param, function, 0)
+                   for binding in function.bindings for param in params)
 
     def _passed_as_it_was(self, name: cst.Name, function: FunctionFacts, depth: int) -> bool:
         """Every binding of `name` is a parameter out of sight, or a copy, view or move of one
