@@ -82,7 +82,7 @@ CONFIRMED = [
      ["the folder Dataset/img_align_celeba is not here: 4 image files of random pixels",
       "(OpenCV is not installed) gave 256x256 random pixels"], ("torchvision", "cv2")),
     # A buffer sized for the real images sets the side of the stand-in ones.
-    ("buffered_images.py", "torch.tensor(buffer.copy_(images)", "TCL008", ["side 256"], ("torchvision",)),
+    ("buffered_images.py", "torch.tensor(buffer.copy_(images)", "TCL008", ["3x256x256"], ("torchvision",)),
     # The earlier of two definitions of a class is the one built for its line.
     ("redefined.py", "self.anchors = {n: p.clone()", "TCL005", [], ()),
     # Names whose difference is cloned are made as tensors.
