@@ -2237,9 +2237,9 @@ def _passes_loop_carried(tree: ast.Module, line: int) -> bool:
         calls = [node for node in ast.walk(loop) if isinstance(node, ast.Call) and node.lineno == line]
         passed = {argument.id for call in calls for argument in [*call.args, *(k.value for k in call.keywords)]
                   if isinstance(argument, ast.Name)}
-        rebound = {target.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign))
-                   for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                   for target in ast.walk(target) if isinstance(target, ast.Name)}
+        rebound = {name.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign))
+                   for assigned in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                   for name in ast.walk(assigned) if isinstance(name, ast.Name)}
         if passed & rebound:
             return True
     return False
