@@ -661,3 +661,22 @@ def test_an_iterable_whose_items_are_called_is_a_list_of_functions():
     assert kinds == {"signal": "functions", "loaders": "loaders", "batches": "loader"}, kinds
     made, described = standins.settings_for(function, ["signal"], {}, "cpu")[0].make()
     assert [function(0.0) for function in made["signal"]] == [0.5, 0.5] and "signal = 2 functions" in described
+
+
+def test_a_none_default_the_code_tests_is_also_tried_as_a_number():
+    # A simulator's `a=None` bound of input noise (fresh90): the lines under `if a is not None:` ran in no
+    # configuration. A number is tried too; a None default never tested, or used as a network, is not.
+    from torchcopylint.verify import standins
+
+    source = textwrap.dedent("""\
+        def forecast(model, x, a=None, clamp=None, encoder=None):
+            if a is not None:
+                x = x + noise(x, a)
+            if encoder is not None:
+                x = encoder(x)
+            return model(x, clamp)
+        """)
+    namespace: dict = {}
+    exec(source, namespace)  # noqa: S102 - the test's own source
+    others = standins.other_defaults(namespace["forecast"], ast.parse(source).body[0])
+    assert others == [("a", 0.1)], others

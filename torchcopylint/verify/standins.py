@@ -2354,10 +2354,16 @@ def _used_unguarded(use: Optional[Use]) -> bool:
         and not (use.none_tested or use.truth)
 
 
+# The value a parameter that defaults to None and is tested against it is given instead, by the kind its
+# use says (a bound, a scale, a count: a tensor-like use of a number works in arithmetic too).
+NUMBER_FOR_NONE = {"float": 0.1, "tensor": 0.1, "int": 2, "count": 2}
+
+
 def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[tuple[str, Any]]:
     """(name, value) for each parameter default the function can be called with the other way: a
     boolean flipped (`rand_init=False`); a string or whole-number default as each other one `node`, the
-    function, compares it with (`distance="l_inf"` and `if distance == "l_2":`; `dim=0` and `if dim == 1:`)."""
+    function, compares it with (`distance="l_inf"` and `if distance == "l_2":`; `dim=0` and `if dim == 1:`);
+    a None default the function tests (`if a is not None:`) as a number, where its use allows one."""
     try:
         parameters = signature_of(function).parameters.values()
     except (TypeError, ValueError):
@@ -2369,6 +2375,11 @@ def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[t
             continue
         if isinstance(parameter.default, bool):
             others.append((parameter.name, not parameter.default))
+        elif parameter.default is None and parameter.name in found and found[parameter.name].none_tested:
+            # `a=None` with `if a is not None:` around a noise of bound `a`: the branch runs given a number.
+            kind = kind_of(parameter.name, found[parameter.name])
+            if kind in NUMBER_FOR_NONE:
+                others.append((parameter.name, NUMBER_FOR_NONE[kind]))
         elif isinstance(parameter.default, (str, int)) and parameter.name in found:
             # `distance="l_inf"` with `if distance == "l_2":`; `dim=0` with `if dim == 1:`.
             others += [(parameter.name, value) for value in found[parameter.name].compared
