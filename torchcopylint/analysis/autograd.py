@@ -1387,8 +1387,7 @@ class GradFlow:
             if passed is PASSED_UNKNOWN:
                 # A wrapper that hands on its own `*args` (`def pgd_linf(*args): return pgd(*args,
                 # mode="linf")`): what it was given, out of sight where the wrapper's callers are.
-                params = self._star_parameters_passed_on(call, caller)
-                if not params or not all(self._out_of_sight(binding, caller, handovers + 1) for binding in params):
+                if not self._all_out_of_sight(self._star_parameters_passed_on(call, caller), caller, handovers):
                     return False
                 continue
             if passed is None:
@@ -1400,7 +1399,10 @@ class GradFlow:
 
     def _passed_on_out_of_sight(self, passed, caller: FunctionFacts, handovers: int) -> bool:
         """Does `passed` hand on the caller's own parameters (or items of them), each out of sight?"""
-        params = self._parameters_passed_on(passed, caller)
+        return self._all_out_of_sight(self._parameters_passed_on(passed, caller), caller, handovers)
+
+    def _all_out_of_sight(self, params: list[Binding], caller: FunctionFacts, handovers: int) -> bool:
+        """Are there parameters of the caller here, and is each out of sight in its turn?"""
         return bool(params) and all(self._out_of_sight(binding, caller, handovers + 1) for binding in params)
 
     def _star_parameters_passed_on(self, call: cst.Call, function: FunctionFacts) -> list[Binding]:
