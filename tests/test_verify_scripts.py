@@ -3206,3 +3206,12 @@ def test_tensors_made_for_a_gpu_a_sibling_config_names_are_made_on_the_cpu(tmp_p
     [verified] = verify(diagnostics, {str(script): source}, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT))
     assert verified.verdict.status == "confirmed", verified.verdict
     assert "`device='cuda'` made tensors on the CPU, the verification device" in verified.verdict.evidence
+
+
+def test_a_network_loaded_whole_from_a_checkpoint_not_read_stands_in_from_use(scripts_verified):
+    # `decoder = nn.DataParallel(torch.load(...))`: the checkpoint is never read; the function fits the
+    # decoder's output to its images, so the stand-in gives images of their width.
+    _assert_confirmed(scripts_verified, "inversion_saved_generator.py", "return codes.clone().detach()", "TCL005", (
+        "decoder = StandInNet(any -> 8 -> Linear -> sigmoid -> 192)",
+        "`decoder`, the network the code loads whole from a checkpoint not read: stand-in network made from how "
+        "the code uses it"))

@@ -1771,3 +1771,32 @@ def test_a_stand_in_loss_backpropagates_into_every_floating_input(per_sample):
     assert loss.shape == ((4,) if per_sample else ())
     loss.sum().backward()
     assert all(score.grad is not None and score.grad.abs().sum() > 0 for score in scores)
+
+
+def test_a_network_whose_output_is_subtracted_from_data_gives_samples_and_one_scored_gives_classes():
+    from dataclasses import replace
+
+    from torchcopylint.verify.standins import make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def fit(codes, images, decoder, classifier, labels):
+            error = ((decoder(codes) - images) ** 2).mean()
+            scores = classifier(images)
+            out = classifier(codes)
+            return error + (scores.argmax(1) == labels).float().mean() + (out - 1).sum()
+    """)).body[0]
+    found = uses(function)
+    assert found["decoder"].compared_with_data
+    # `scores` is only compared with labels; `out - 1` subtracts a number, not data.
+    assert not found["classifier"].compared_with_data
+    planned = replace(plan(["codes", "images", "decoder", "classifier", "labels"], found, {}, {}), sample=(3, 4, 4))
+    made = make(planned, "cpu")
+    assert made["decoder"].out_shape == (3, 4, 4) and made["classifier"].out_shape == (10,)
+
+
+def test_the_sizes_a_script_binds_once_are_read_through_its_products():
+    from torchcopylint.verify.datasites import top_level_whole_numbers
+
+    tree = ast.parse("CHANNELS = 3\nWIDTH = CHANNELS * 8 * 8\nLR = 0.1\nSTEPS = 5\nSTEPS = 6\nHALF = WIDTH // 2\n")
+    # Bound twice (STEPS), not a whole number (LR) or not a product (HALF): not read.
+    assert top_level_whole_numbers(tree) == {"CHANNELS": 3, "WIDTH": 192}

@@ -9,7 +9,9 @@ project, or of one that does not exist, returns a `CheckpointStandIn`; a
 module's or an optimizer's `load_state_dict` of it loads nothing, nor of a dict
 the code made from it (keys stripped of DataParallel's `module.`: empty, since
 the stand-in has no entries), and the evidence names the checkpoint. A count read from it (the epoch to resume from)
-is 0, where a run that resumes nothing starts, said in the evidence. Any other
+is 0, where a run that resumes nothing starts, said in the evidence. A network saved whole
+(`gan = torch.load("netG")`) that a function calls is replaced by the experiment with a stand-in
+network made from use (`unread_network`), as any network whose class is not known. Any other
 use of what was loaded (a tensor in it) fails as an unknown value would: the
 verdict is then `unverified`, never one resting on made-up weights.
 
@@ -82,6 +84,13 @@ class CheckpointStandIn(dict):
 
     def __repr__(self) -> str:
         return f"<checkpoint {self.name} not read>"
+
+
+def unread_network(value: Any) -> bool:
+    """Is `value` a whole network saved with `torch.save(net, path)` that the run did not read
+    (`gan = torch.load("netG")`), or a wrapper around one (`nn.DataParallel(torch.load(...))`)?"""
+    return isinstance(value, CheckpointStandIn) or \
+        isinstance(value, torch.nn.Module) and isinstance(getattr(value, "module", None), CheckpointStandIn)
 
 
 def install() -> None:

@@ -408,7 +408,7 @@ MAX_READ_COUNT_NODES = 25  # a count or a dimension is a short expression of nam
 def _with_readings(tree: ast.Module, found: list) -> list:
     """The sites, each with how the code reshapes its batches and the counts it reads it with."""
     image_sites = [site for site, *_ in found if site.kind in FILE_KINDS and site.kind != "tf-mnist"]
-    constants = _top_level_whole_numbers(tree)
+    constants = top_level_whole_numbers(tree)
     updated = []
     for site, call, batch, size in found:
         # A name, or an attribute the code keeps it in (`self.dataloader = DataLoader(...)`).
@@ -421,7 +421,7 @@ def _with_readings(tree: ast.Module, found: list) -> list:
         if site.kind == "mnist-csv":
             # Read before the code's settings run (`batch_size = 3000` further down): its counts with the
             # whole numbers the module's top level binds once.
-            counts = tuple(dict.fromkeys((kind, _with_constants(text, constants))
+            counts = tuple(dict.fromkeys((kind, with_constants(text, constants))
                                          for kind, text in _counts_read(tree, names)))
             updated.append((dataclasses.replace(site, counts=counts), call, batch, size))
             continue
@@ -442,22 +442,35 @@ def _with_readings(tree: ast.Module, found: list) -> list:
     return updated
 
 
-def _top_level_whole_numbers(tree: ast.Module) -> dict[str, int]:
-    """The names the module's top level binds once, each to a whole number (`batch_size = 3000`)."""
+def top_level_whole_numbers(tree: ast.Module) -> dict[str, int]:
+    """The names the module's top level binds once, each to a whole number (`batch_size = 3000`), or to a
+    product of such numbers (`IMAGE_SIZE = 3 * 32 * 32`, `FLAT = CHANNELS * 28 * 28`)."""
     bound: dict[str, list] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.setdefault(node.id, []).append(node)
-    found = {}
+    found: dict[str, int] = {}
+
+    def value(node: ast.AST) -> Optional[int]:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name):
+            return found.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            left, right = value(node.left), value(node.right)
+            return left * right if left is not None and right is not None else None
+        return None
+
     for statement in tree.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Constant) \
-                and type(statement.value.value) is int and len(bound[statement.targets[0].id]) == 1:
-            found[statement.targets[0].id] = statement.value.value
+                and isinstance(statement.targets[0], ast.Name) and len(bound[statement.targets[0].id]) == 1:
+            number = value(statement.value)
+            if number is not None:
+                found[statement.targets[0].id] = number
     return found
 
 
-def _with_constants(text: str, constants: dict[str, int]) -> str:
+def with_constants(text: str, constants: dict[str, int]) -> str:
     return re.sub(r"\b[A-Za-z_]\w*\b", lambda match: str(constants.get(match.group(), match.group())), text)
 
 
@@ -976,7 +989,7 @@ def _sliced_batches(tree: ast.Module) -> dict[str, int]:
     module's top level binds once (`X[i:i + BATCH_SIZE]`, `X[perm[i * bs:(i + 1) * bs]]`). Both names of
     `X[perm[a:b]]` are taken: the data may be either (`onehot[labels[a:b]]`), and only a read of a file
     carried to one of them makes it data."""
-    constants = _top_level_whole_numbers(tree)
+    constants = top_level_whole_numbers(tree)
     found: dict[str, int] = {}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):

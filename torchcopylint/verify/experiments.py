@@ -26,8 +26,8 @@ from typing import Any, Callable, Optional
 import torch
 from torch import nn
 
-from torchcopylint.verify import (callsites, flagged, legacy, noops, projectnets, registrations, sandbox, script,
-                                   standins, topcalls)
+from torchcopylint.verify import (callsites, checkpoints, flagged, legacy, noops, projectnets, registrations,
+                                   sandbox, script, standins, topcalls)
 from torchcopylint.verify.configurations import Configuration, configurations, stand_in_networks
 from torchcopylint.verify.datasites import replace_nodes
 from torchcopylint.verify.watching import bytes_cloned_at, same_values, walk_graph
@@ -672,7 +672,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         prepared = _preparations(job, cls, tree, method, roles)
         used = standins.method_closure(tree, target.class_name, method, *(p.method for p in prepared))
         attributes = standins.self_attributes(cls, used)
-        unbound = _globals_to_stand_in(job, namespace, target.class_name)
+        unbound = _globals_to_stand_in(job, namespace, target.class_name, used)
         found = standins.settings_for(used, attributes + list(own) + list(unbound), annotations, job.device,
                                       roles, standins.constructor_defaults(tree, target.class_name), tree=tree)
         found = projectnets.with_project_networks(found, used, tree, namespace, job)
@@ -718,7 +718,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     if from_call is not None:
         yield from_call
     node = standins.function_node(tree, None, target.function_name)
-    unbound = _globals_to_stand_in(job, namespace, target.function_name)
+    unbound = _globals_to_stand_in(job, namespace, target.function_name, node)
     found = standins.settings_for(node, names + list(unbound), annotations, job.device, roles, tree=tree)
     found = projectnets.with_project_networks(found, node, tree, namespace, job)
     found = projectnets.with_inputs_of_module_networks(found, node, namespace, job.device)
@@ -744,9 +744,16 @@ def _claim_span(job: Job) -> tuple[int, int]:
     return min(lines), max(lines)
 
 
-def _globals_to_stand_in(job: Job, namespace: dict, root: str) -> tuple[str, ...]:
-    """The globals `root` reads that only a function of the file binds and the loaded code lacks."""
-    return tuple(name for name in script.globals_only_functions_bind(job.source, root) if name not in namespace)
+def _globals_to_stand_in(job: Job, namespace: dict, root: str, node: Optional[ast.AST]) -> tuple[str, ...]:
+    """The globals `root` reads that only a function of the file binds and the loaded code lacks, and
+    those it uses as networks (`node`, its code, calls them) that hold a network saved whole and not
+    read (`gan = nn.DataParallel(torch.load("ckpts/netG"))`): stood in from use, like an argument."""
+    unbound = [name for name in script.globals_only_functions_bind(job.source, root) if name not in namespace]
+    used = standins.uses(node) if node is not None else {}
+    unread = [name for name in sorted(script.globals_read_by(job.source, root))
+              if name in namespace and checkpoints.unread_network(namespace[name])
+              and name in used and (used[name].called or used[name].methods & standins.MODULE_METHODS)]
+    return tuple(unbound + unread)
 
 
 def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: Configuration):
@@ -996,7 +1003,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     if isinstance(setting, BuiltInstance):
         cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
-        _set_globals(namespace, setting, made)
+        _set_globals(job, namespace, setting, made)
         if setting.site is not None:
             ran = _call_with_site(cls, setting.site, namespace, lambda function, *a, **k: function(*a, **k), seed=1)
             instance, built = ran.result, f"{cls.__name__}(...) with {setting.site.shown}"
@@ -1047,7 +1054,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     if isinstance(setting, InstanceStandIns):
         cls = _concrete(namespace[target.class_name])
         made, text = setting.standins.make(seed=0)
-        _set_globals(namespace, setting, made)
+        _set_globals(job, namespace, setting, made)
         instance = cls.__new__(cls)
         if issubclass(cls, nn.Module):
             nn.Module.__init__(instance)
@@ -1075,7 +1082,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         return Ran(runner(function, **{setting.name: setting.value}))
     made, text = setting.standins.make(seed=0) if isinstance(setting, FunctionStandIns) else ({}, "")
     if isinstance(setting, FunctionStandIns):
-        _set_globals(namespace, setting, made)
+        _set_globals(job, namespace, setting, made)
     torch.manual_seed(2)
     positional, keywords = _arguments(function, setting.names, made) if isinstance(setting, FunctionStandIns) \
         else ([], {})
@@ -1085,15 +1092,25 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
     return Ran(runner(function, *positional, **keywords, **flags, **devices), made=made, made_text=text)
 
 
-def _set_globals(namespace: dict, setting: FunctionStandIns, made: dict) -> None:
-    """Bind the globals only a function of the file binds (which never runs here) to their stand-ins,
-    named in the evidence."""
+def _set_globals(job: Job, namespace: dict, setting: FunctionStandIns, made: dict) -> None:
+    """Bind the globals only a function of the file binds (which never runs here), and the networks
+    loaded whole from a checkpoint not read, to their stand-ins, named in the evidence."""
     if not setting.globals:
         return
+    bound_by_functions = script.globals_only_functions_bind(job.source, job.target.class_name or job.target.function_name)
+    unbound = tuple(name for name in setting.globals if name in bound_by_functions)
+    unread = tuple(name for name in setting.globals if name not in unbound)
     namespace.update({name: made[name] for name in setting.globals})
-    shown = setting.standins.plan.describe(made, only=setting.globals).removeprefix("stand-ins: ")
-    script.note(f"{shown}, for the global{'s' if len(setting.globals) > 1 else ''} only a function of the "
-                f"file binds (`global {', '.join(setting.globals)}`)")
+    if unbound:
+        shown = setting.standins.plan.describe(made, only=unbound).removeprefix("stand-ins: ")
+        script.note(f"{shown}, for the global{'s' if len(unbound) > 1 else ''} only a function of the "
+                    f"file binds (`global {', '.join(unbound)}`)")
+    if unread:
+        # (Their shapes differ from one setting to the next: the setting's own evidence shows them.)
+        several = len(unread) > 1
+        script.note(f"{', '.join(f'`{name}`' for name in unread)}, the network{'s' if several else ''} the code "
+                    f"loads whole from a checkpoint not read: stand-in network{'s' if several else ''} made from "
+                    f"how the code uses {'them' if several else 'it'}")
 
 
 def _fed_to_own_networks(node: ast.AST, names: list) -> tuple:

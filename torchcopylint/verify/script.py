@@ -1174,6 +1174,17 @@ def globals_only_functions_bind(source: str, root: str) -> tuple[str, ...]:
     return tuple(sorted((_globals_read(scopes[root]) & _globals_assigned(table)) - bound_at_top))
 
 
+@functools.lru_cache(maxsize=64)
+def globals_read_by(source: str, root: str) -> frozenset:
+    """The module-level names `root` (a function or a class of the file) reads."""
+    try:
+        table = symtable.symtable(source, "<source>", "exec")
+    except SyntaxError:
+        return frozenset()
+    scopes = {child.get_name(): child for child in table.get_children()}
+    return frozenset(_globals_read(scopes[root])) if root in scopes else frozenset()
+
+
 def _globals_assigned(table: symtable.SymbolTable) -> set[str]:
     """The names the functions under `table` bind at module level through `global name`."""
     found = set()

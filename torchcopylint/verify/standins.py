@@ -173,6 +173,8 @@ class Use:
     #                                  a score, a denoiser or a residual branch: an output of its input's shape
     reconstructs_its_input: bool = False  # called, its (first) result given to a loss with what it was given:
     #                                       `recon, mu, logvar = vae(x)`, `criterion(recon, x)`: an output of its input's shape
+    compared_with_data: bool = False  # called, its result subtracted from or by another value: `(gan(z) - x) ** 2`,
+    #                                   an output shaped like a sample of the data
 
     @property
     def seen(self) -> bool:
@@ -726,6 +728,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     _mark_moved_tensors(function, found)
     _mark_numpy_inputs(function, found)
     _mark_reconstructions(function, found)
+    _mark_compared_with_data(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -780,6 +783,30 @@ def _mark_reconstructions(function: ast.AST, found: dict[str, Use]) -> None:
         if isinstance(first, ast.Name) and given and any(
                 {first.id, given} <= {_key(argument) for argument in call.args[:2]} for call in calls):
             found[_key(node.value.func)].reconstructs_its_input = True
+
+
+def _mark_compared_with_data(function: ast.AST, found: dict[str, Use]) -> None:
+    """`(gan(zhat) - targets) ** 2`, or `out = net(z)` and then `out - x`: what the network gives is
+    compared with values of the data (a generator fitted to images, a regression), so a stand-in's
+    output is shaped like a sample; one of class scores fails the subtraction."""
+    results = {}  # a name bound to a network's result -> the network
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and _key(node.value.func) in found:
+            results[node.targets[0].id] = _key(node.value.func)
+
+    def network_of(operand: ast.AST) -> Optional[str]:
+        if isinstance(operand, ast.Call) and _key(operand.func) in found and found[_key(operand.func)].called:
+            return _key(operand.func)
+        return results.get(operand.id) if isinstance(operand, ast.Name) else None
+
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)):
+            continue
+        for operand, other in ((node.left, node.right), (node.right, node.left)):
+            network = network_of(operand)
+            if network is not None and not isinstance(other, ast.Constant) and network_of(other) is None:
+                found[network].compared_with_data = True
 
 
 def _is_text(node: ast.AST) -> bool:
@@ -1496,6 +1523,7 @@ class Plan:
     gradients: bool = False                       # the code reads `.grad`: give modules gradients first
     returns: dict = field(default_factory=dict)   # module name -> how many values the code unpacks from it
     like_input: frozenset = frozenset()  # modules whose output the code adds to their input (`x += score(x)`)
+    like_data: frozenset = frozenset()  # modules whose output the code subtracts from data: a sample's shape
     options: dict = field(default_factory=dict)   # flag or choice name -> its value in this setting
     choices: dict = field(default_factory=dict)   # choice name -> the literals the code compares it with
     defaults: dict = field(default_factory=dict)  # name -> the value its constructor gives it by default
@@ -1684,6 +1712,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     like_input = frozenset(name for name, kind in kinds.items()
                            if kind == "module" and (found.get(name, Use()).updates_its_input
                                                     or found.get(name, Use()).reconstructs_its_input))
+    like_data = frozenset(name for name, kind in kinds.items() if kind == "module" and name not in like_input
+                          and name not in roles and found.get(name, Use()).compared_with_data)
     loader_counts = {name: found[name].assigned_unpacked for name, kind in kinds.items()
                      if kind == "loaders" and found.get(name, Use()).assigned_unpacked}
     dims = {name: found[name].dims for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).dims}
@@ -1693,7 +1723,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
-                positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input, dims=dims)
+                positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input,
+                like_data=like_data, dims=dims)
 
 
 # The size of each dim a stand-in gains between its batch and its sample (a clip's frames).
@@ -1736,7 +1767,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
     modules = [n for n, k in plan_.kinds.items() if k == "module"]
     for name in modules:
         made[name] = plan_.networks[name].build().to(device) if name in plan_.networks else \
-            StandInNet(plan_.outputs[name], plan_.returns.get(name, 0), name in plan_.losses,
+            StandInNet(plan_.sample if name in plan_.like_data else plan_.outputs[name], plan_.returns.get(name, 0),
+                       name in plan_.losses,
                        name in plan_.like_input).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
@@ -2065,13 +2097,15 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         fallbacks.append(StandIns(f"stand-ins (batches of {size}, as `{name}` says)",
                                   replace(base, batch=size, loader_batch=size), device))
     loaders = {name for name, kind in base.kinds.items() if kind in LOADER_KINDS}
-    reshaped = _samples_as_reshaped(datasites.batch_reshapes(node, loaders, loose=True)) if loaders else None
+    constants = datasites.top_level_whole_numbers(tree) if tree is not None else {}
+    reshaped = _samples_as_reshaped(datasites.batch_reshapes(node, loaders, loose=True), constants) if loaders else None
     if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
         # `batch.view(-1, 28*28)`: samples of as many values as the code reads each one as.
         fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as the code reshapes a batch to "
                                   f"{reshaped[1]})", base.varied("", None, sample=reshaped[0]), device))
     tensors = {name for name, kind in base.kinds.items() if kind == "tensor"}
-    reshaped = _samples_as_reshaped(datasites.reshapes_of(node, tensors)) if tensors and not loaders else None
+    reshaped = _samples_as_reshaped(datasites.reshapes_of(node, tensors), constants) if tensors and not loaders \
+        else None
     if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
         # `ims = ims.view(-1, 784)` of an argument (a defence's images, flattened for its generator).
         fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as the code reshapes its input to "
@@ -2143,13 +2177,14 @@ def _argmax_in(node: ast.AST, predicting_methods: set) -> bool:
         for inner in ast.walk(node))
 
 
-def _samples_as_reshaped(reshapes: list) -> Optional[tuple[tuple, str]]:
+def _samples_as_reshaped(reshapes: list, constants: dict[str, int]) -> Optional[tuple[tuple, str]]:
     """(sample shape, the reshape as written) where the code's reshapes of batches (`datasites.reshapes_of`)
-    read them as samples of one fixed shape (`x.view(-1, 28*28)`, `imgs.reshape(-1, 1, 28, 28)`); None where
-    it reads none, several, or one whose sizes are not whole numbers written out."""
+    read them as samples of one fixed shape (`x.view(-1, 28*28)`, `imgs.reshape(-1, 1, 28, 28)`, or with
+    `constants`, the whole numbers the module binds: `x.view(-1, IMAGE_DIM)`); None where it reads none,
+    several, or one whose sizes are not whole numbers written out."""
     shapes = {}
     for dimensions in reshapes:
-        sizes = [_whole_number(text) for text in dimensions[1:]]
+        sizes = [_whole_number(datasites.with_constants(text, constants) if text else text) for text in dimensions[1:]]
         if dimensions[0] == "-1" and sizes and all(size is not None and size > 0 for size in sizes):
             shapes.setdefault(tuple(sizes), f"({', '.join(dimensions)})")
     return next(iter(shapes.items())) if len(shapes) == 1 else None
