@@ -1136,3 +1136,43 @@ RESTARTS = """
 ], ids=["relied-on", "continue"])
 def test_tcl006_a_loop_the_code_relies_on_to_run_is_never_skipped(before, flagged):
     assert _lines(RESTARTS.format(before=before), "TCL006") == flagged
+
+
+ROLLOUT = """
+    import torch
+    from torch import nn
+
+    net = nn.Linear(4, 1)
+
+
+    def train(states):
+        values = []
+        steps = 0
+        for t in range(100):
+            value = net(states[t])
+            values.append(value)
+            steps += 1
+            if steps >= 5:
+                loss = 0
+                for i in range(steps):
+                    {take}
+                    loss += v * v
+                loss.backward()
+                {after}
+                steps = 0
+"""
+
+
+@pytest.mark.parametrize("take, after", [
+    ("v = values.pop()", "pass"),          # a rollout buffer taken apart into the loss, item by item
+    ("v = values.pop(0)", "pass"),
+    ("v = values[i]", "values.clear()"),   # read, then emptied after the backward
+])
+def test_tcl007_a_rollout_buffer_backpropagated_and_emptied_is_silent(take, after):
+    # `loss += v * v` from `loss = 0`: the buffer's values reach the backward through the running sum.
+    assert _found(ROLLOUT.format(take=take, after=after), "TCL007") == []
+
+
+def test_tcl007_a_rollout_buffer_read_but_never_emptied_chains_the_backwards():
+    (found,) = _found(ROLLOUT.format(take="v = values[i]", after="pass"), "TCL007")
+    assert found.location.line == 12 and "does not start afresh" in found.message, found.message

@@ -26,6 +26,8 @@ from torchcopylint.analysis.training import backward_calls
 
 # Methods that put their (last) argument into the container they are called on.
 INSERTING_METHODS = frozenset({"append", "extend", "insert", "add"})
+# Methods that take an item out of a container: called in a loop, they empty it.
+DRAINING_METHODS = frozenset({"pop", "popleft", "popitem"})
 # torch functions whose result joins a sequence of tensors (and carries all of their graphs).
 JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
                                "column_stack", "row_stack"})
@@ -74,6 +76,8 @@ class FunctionContainers:
         self.state_updates: list[StateUpdate] = []
         self._by_statement: dict[cst.CSTNode, Accumulation] = {}
         self._resets: dict[str, list[cst.CSTNode]] = {}  # `log["train"] = []`: target code -> statements
+        # `buffer.pop()` in a loop, `buffer.clear()`: target code -> statements that empty the container
+        self._drains: dict[str, list[cst.CSTNode]] = {}
         self._insertions: Optional[dict[Binding, list[cst.BaseExpression]]] = None
         for statement in function.statement_order:
             self._read(statement)
@@ -81,6 +85,7 @@ class FunctionContainers:
     # ---------------------------------------------------------------- reading
 
     def _read(self, statement: cst.CSTNode) -> None:
+        self._read_drains(statement)
         if type(statement) is cst.AugAssign:
             self._read_augassign(statement)
         elif type(statement) is cst.Assign:
@@ -94,6 +99,17 @@ class FunctionContainers:
             if type(func) is cst.Attribute and func.attr.value == "detach_" and is_self_attribute(func.value):
                 # `self.h.detach_()`: the attribute cut from its graph in place, as `self.h = self.h.detach()` does.
                 self.state_updates.append(StateUpdate(statement, func.value.attr.value, call, True, False))
+
+    def _read_drains(self, statement: cst.CSTNode) -> None:
+        """`buffer.clear()`, or `value = buffer.pop()` in a loop (a rollout buffer taken apart into the
+        loss, one item per step): what the container held is let go of, as `buffer = []` would."""
+        if type(statement) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr):
+            return
+        in_loop = bool(self.function.loops_of.get(statement))
+        for node in walk(statement):
+            if type(node) is cst.Call and type(node.func) is cst.Attribute and _path(node.func.value) and (
+                    node.func.attr.value == "clear" or in_loop and node.func.attr.value in DRAINING_METHODS):
+                self._drains.setdefault(_path(node.func.value), []).append(statement)
 
     def _read_augassign(self, statement: cst.AugAssign) -> None:
         target = statement.target
@@ -193,6 +209,9 @@ class FunctionContainers:
                    for binding in bindings):
                 return False
         path = _path(accumulation.target)
+        for drain in self._drains.get(path, ()):
+            if loop in function.loops_of.get(drain, ()):
+                return False
         if accumulation.holder is None or path != accumulation.holder.value:
             for reset in self._resets.get(path, ()):
                 if loop in function.loops_of.get(reset, ()):

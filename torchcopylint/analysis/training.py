@@ -360,6 +360,9 @@ def flowing_bindings(expr: cst.BaseExpression, function: FunctionFacts, through_
                         found.add(binding)
                         if binding.value is not None:
                             pending.append(binding.value)
+                        elif binding.kind == "augassign" and type(binding.statement) is cst.AugAssign:
+                            # `loss += term`: the sum holds the term and what it held before.
+                            pending.extend((binding.statement.value, binding.statement.target))
     return found
 
 
