@@ -953,6 +953,31 @@ def test_constant_ranges_of_one_dimension_share_what_they_overlap_and_a_matmul_a
                      (line_of(source, "rows = x[:2]"), "`rows` aliases `x[:2]`")], found
 
 
+def test_ranges_split_at_the_same_expression_are_disjoint_and_other_ranges_of_names_are_not():
+    # A YOLO loss (fresh91) splits each target row at `5 * B` into boxes (reshaped, written) and class
+    # scores (read): `[:e]` and `[e:]` share nothing whatever `e` holds. Ranges that end and start at
+    # different names may overlap, and do share as far as the linter knows.
+    source = HEADER + textwrap.dedent("""\
+        def split(target: torch.Tensor, pred: torch.Tensor, B: int, n: int):
+            target = target + 0.0
+            boxes = target[:, :5 * B].contiguous().view(-1, 5)
+            classes = target[:, 5*B:]
+            for i in range(n):
+                boxes[i, 4] = 1.0
+            return (pred - classes).sum()
+
+
+        def unrelated(target: torch.Tensor, j: int, k: int):
+            target = target + 0.0
+            head = target[:, :k]
+            tail = target[:, j:]
+            tail.mul_(2.0)
+            return head
+    """)
+    found = sorted((d.location.line, d.message.split(", which")[0]) for d in lint_source(source, "<x>") if d.code == "TCL002")
+    assert found == [(line_of(source, "head = target[:, :k]"), "`head` aliases `target[:, :k]`")], found
+
+
 def test_rows_of_a_tensor_are_disjoint_parts_of_it():
     # `gi, gj = gij.T` (fresh45: a YOLO build_targets walkthrough): a write to one row leaves the other
     # as it was, but changes the whole, and whatever else views it.

@@ -14,7 +14,7 @@ end of a body reaching a read at its start.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -1370,7 +1370,8 @@ class FunctionWalker:
         storage = self._item_storages.get(key)
         if storage is None:
             axis, start, stop = cut
-            shown = str(start) if stop == start + 1 else f"{start or ''}:{'' if stop is None else stop}"
+            shown = str(start) if type(start) is int and stop == start + 1 else \
+                f"{start or ''}:{'' if stop is None else stop}"
             storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{':, ' * axis}{shown}]",
                                                          within=frozenset({whole}), axis=axis, span=(start, stop))
             whole.parts.append(storage)
@@ -2178,10 +2179,31 @@ def constant_position(subscript: cst.Subscript) -> Optional[int]:
     return int(value.value, 0) if type(value) is cst.Integer else None
 
 
-def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, int, Optional[int]]]:
+@dataclass(frozen=True)
+class SymbolicBound:
+    """A range's bound written as an expression of names (`x[:, :5 * B]`, `x[:, k:]`): its value is not
+    known, but `[:e]` and `[e:]` part a dimension for any `e`, so the two ranges share nothing."""
+
+    code: str
+
+    def __str__(self) -> str:
+        return self.code
+
+
+def _symbolic_bound(bound: cst.BaseExpression) -> Optional[SymbolicBound]:
+    """The bound as a `SymbolicBound` when it is written with names, numbers and arithmetic only (no
+    call, no indexing, whose value may differ from one reading to the next)."""
+    if not all(type(node) in (cst.Name, cst.Integer, cst.BinaryOperation, cst.UnaryOperation, cst.Attribute,
+                              cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Minus, cst.Dot)
+               for node in walk(bound)):
+        return None
+    return SymbolicBound(cst.Module([]).code_for_node(bound).replace(" ", ""))
+
+
+def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, Any, Any]]:
     """(dimension, start, stop) for `x[2]` (0, 2, 3), `x[:, :, 1]` (2, 1, 2) or `x[:, 5:]` (1, 5, None):
     one non-negative constant position or range of them (no step), every other index a whole `:`;
-    None otherwise."""
+    None otherwise. A bound written with names (`x[:, :k]`) is a `SymbolicBound`."""
     elements = [element.slice for element in subscript.slice]
     whole = [type(element) is cst.Slice and element.lower is None and element.upper is None
              and element.step is None for element in elements]
@@ -2195,9 +2217,12 @@ def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, int, Optional[
         position = int(cut.value.value, 0)
         return axis, position, position + 1
     bounds = (cut.lower, cut.upper)
-    if cut.step is not None or not all(bound is None or type(bound) is cst.Integer for bound in bounds):
+    if cut.step is not None:
         return None
-    start, stop = (int(bound.value, 0) if bound is not None else None for bound in bounds)
+    start, stop = (None if bound is None else int(bound.value, 0) if type(bound) is cst.Integer
+                   else _symbolic_bound(bound) for bound in bounds)
+    if any(bound is not None and value is None for bound, value in zip(bounds, (start, stop))):
+        return None
     return axis, start or 0, stop
 
 
@@ -2206,6 +2231,10 @@ def _spans_meet(one: Optional[tuple], other: Optional[tuple]) -> bool:
     parts without ranges (the rows an unpacking gives) share none."""
     if one is None or other is None:
         return False
+    if any(isinstance(bound, SymbolicBound) for bound in (*one, *other)):
+        # Only a bound one range ends at and the other starts from tells them apart.
+        return not (isinstance(one[1], SymbolicBound) and one[1] == other[0]
+                    or isinstance(other[1], SymbolicBound) and other[1] == one[0])
     ends = [stop for stop in (one[1], other[1]) if stop is not None]
     return max(one[0], other[0]) < min(ends, default=max(one[0], other[0]) + 1)
 
