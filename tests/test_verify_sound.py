@@ -52,6 +52,18 @@ def _false_discriminator_finding(path: str, source: str) -> Diagnostic:
     )
 
 
+def _false_rollout_finding(path: str, source: str) -> Diagnostic:
+    """A TCL007 on a rollout buffer's append, as the rule worded it before it saw the buffer drained
+    into the loss: false (each backward takes what the buffer held)."""
+    line = line_of(source, "values.append(value)")
+    column = source.splitlines()[line - 1].index("values") + 1
+    return Diagnostic(
+        "TCL007", "graph-kept-alive", "`values.append(value)` inside the loop keeps every iteration's graph alive",
+        Location(path, line, column, line, column + len("values.append(value)")), Severity.ERROR,
+        context={"accumulator": "values", "value": "value", "kept": "graph nodes"},
+    )
+
+
 @pytest.fixture(scope="module")
 def sound_verified(tmp_path_factory):
     from torchcopylint.verify.runner import VerifyOptions, verify
@@ -63,6 +75,8 @@ def sound_verified(tmp_path_factory):
     sources, diagnostics = lint_marked_fixtures(directory)
     trainer = str(directory / "generator_steps_first.py")
     diagnostics.append(_false_discriminator_finding(trainer, sources[trainer]))
+    rollout = str(directory / "rollout_buffer.py")
+    diagnostics.append(_false_rollout_finding(rollout, sources[rollout]))
     verified = verify(diagnostics, sources, VerifyOptions(device="cpu", timeout=PATIENT_TIMEOUT, jobs=2))
     return {"verified": verified, "sources": sources, "directory": directory,
             "by_key": {(Path(d.path).name, d.location.line, d.code): d for d in verified}}
@@ -832,3 +846,11 @@ def test_a_write_through_a_row_is_confirmed_only_where_the_read_the_claim_names_
     unseen = _verdict(sound_verified, "rows_read.py", "sample = imgs[0].numpy()", "TCL006", occurrence=2)
     assert unseen.status == "unverified", unseen
     assert "but the read at line 16 (`imgs[k]`) took none of them" in unseen.evidence, unseen.evidence
+
+
+@needs_torch
+def test_a_buffer_that_grows_between_backwards_and_is_drained_by_them_is_never_confirmed(sound_verified):
+    # Growth over the steps before the first backward says nothing of what the backward leaves: the
+    # experiment watches accumulations across a backward, and here the loss empties the buffer.
+    verdict = _verdict(sound_verified, "rollout_buffer.py", "values.append(value)", "TCL007")
+    assert verdict.status != "confirmed", verdict

@@ -2738,6 +2738,9 @@ def graph_kept_alive(job: Job) -> Outcome:
     accumulator = job.context.get("accumulator", "")
     namespace = _load(job)
     across_calls = accumulator.startswith("self.") and job.target.class_name is not None
+    # The claim that the loop's backward frees each graph and the nodes stay: growth counts only across
+    # a backward (a rollout buffer grows between backwards, and the loss it builds takes it apart).
+    across_a_backward = job.context.get("kept") == "graph nodes" and not across_calls
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
@@ -2745,6 +2748,8 @@ def graph_kept_alive(job: Job) -> Outcome:
         roots: list = []        # the graph's outputs at the last accumulation
         restarts: list[int] = []  # accumulations after which the earlier graph was no longer reachable
         held: list[bool] = []   # whether the accumulator held a tensor at each accumulation
+        backwards_run: list[int] = []  # the backwards run before each accumulation's measurement
+        counted = [0]
 
         def measure(frame):
             value = accumulator_value(frame.f_locals, accumulator)
@@ -2757,13 +2762,16 @@ def graph_kept_alive(job: Job) -> Outcome:
                 restarts.append(len(sizes))
             roots[:] = [t.grad_fn for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None]
             sizes.append(len(nodes))
-            if len(sizes) >= 3:
+            backwards_run.append(counted[0])
+            spanned = not across_a_backward or backwards_run[-1] > backwards_run[0]
+            if len(sizes) >= 3 and spanned or len(sizes) >= MAX_ACCUMULATIONS_WATCHED:
                 raise StopRun
 
         probe.on_after(job.line, measure)
         error, stopped = None, None
         try:
-            run_target(job, namespace, probe, setting=setting, calls=3 if across_calls else 1)
+            with _counting_backwards(counted):
+                run_target(job, namespace, probe, setting=setting, calls=3 if across_calls else 1)
         except StopRun as stop:
             stopped = stop
         except Exception as raised:  # noqa: BLE001 - the code failed before (or between) the accumulations
@@ -2774,6 +2782,12 @@ def graph_kept_alive(job: Job) -> Outcome:
         each = "call" if across_calls else "iteration"
         after = (f"{len(sizes)} calls of `{job.target.function_name}` on the same instance," if across_calls
                  else f"{len(sizes)} iterations")
+        if across_a_backward and len(sizes) >= 2 and backwards_run[-1] == backwards_run[0]:
+            return Run(None, executed, error or f"no backward ran between the {len(sizes)} accumulations watched: "
+                                                f"what the backward does with `{accumulator}` was not seen")
+        if restarts and across_a_backward:
+            return Run(None, executed, f"`{accumulator}` started a new graph between accumulations (nodes after "
+                                       f"each {each}: {' -> '.join(str(s) for s in sizes)})")
         if len(sizes) >= 2 and sizes[-1] > sizes[0] > 0:
             return Run(confirmed(f"after {after} `{accumulator}` references autograd graphs of "
                                  f"{' -> '.join(str(s) for s in sizes)} nodes: every {each}'s graph stays "
@@ -2793,6 +2807,26 @@ def graph_kept_alive(job: Job) -> Outcome:
                            f"{each}: {' -> '.join(str(s) for s in sizes)})"), executed)
 
     return decide(settings(job, namespace), run, {job.line: "the accumulation"})
+
+
+# How many accumulations TCL007's experiment watches for a backward to run between them.
+MAX_ACCUMULATIONS_WATCHED = 12
+
+
+@contextlib.contextmanager
+def _counting_backwards(counted: list):
+    """Count in `counted[0]` the backwards run (`loss.backward()` goes through `torch.autograd.backward`)."""
+    original = torch.autograd.backward
+
+    def counting(*arguments, **keywords):
+        counted[0] += 1
+        return original(*arguments, **keywords)
+
+    torch.autograd.backward = counting
+    try:
+        yield
+    finally:
+        torch.autograd.backward = original
 
 
 def accumulator_value(frame_locals: dict, accumulator: str, frame_globals: Optional[dict] = None) -> Any:
