@@ -3215,3 +3215,12 @@ def test_a_network_loaded_whole_from_a_checkpoint_not_read_stands_in_from_use(sc
         "decoder = StandInNet(any -> 8 -> Linear -> sigmoid -> 192)",
         "`decoder`, the network the code loads whole from a checkpoint not read: stand-in network made from how "
         "the code uses it"))
+
+
+def test_a_loader_main_builds_over_a_dataset_reaches_the_function_main_calls_on_stand_in_batches(scripts_verified):
+    # `main()` makes the dataset with a transform the experiment does not run (a lambda): the dataset
+    # and the loader are stood in where `main()` makes them, shaped as MNIST's, and `train` gets them.
+    _assert_confirmed(scripts_verified, "main_builds_the_loader.py", "scores = critic(fake)", "TCL003", (
+        "the call in `main()` at line 51 passes (`loader`: the script's loader, on stand-in batches (made by "
+        "`loader = <stand-in data>` (line 46), run once)",
+        "over `datasets.MNIST(...)` (line 46): 4 batches of 4 (of the 32 the code asks for) random samples 1x28x28"))

@@ -26,6 +26,7 @@ import builtins
 import dataclasses
 import functools
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -34,7 +35,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.absent import AbsentPackageUsed
-from torchcopylint.verify.datasites import FILE_READING_CALLS
+from torchcopylint.verify.datasites import DATA_HELPER, FILE_READING_CALLS, rewrite_data
 
 _BUILTINS = frozenset(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
@@ -105,10 +106,37 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
             continue
         local = _bound_in(program)
         for call, loops, before in _calls_in(program.body, called_as, (), (), everywhere=True, makers=makers):
-            needed = _needed(call, loops, before)
+            needed = _needed(call, loops, _on_stand_in_data(before, source))
             site = _site(call, definition, loops, needed, called_as, local, program.name)
             found.append(site)
     return tuple(site for site in found if site is not None)
+
+
+def _on_stand_in_data(before: tuple, source: str) -> tuple:
+    """The assignments of a program function's body that make a dataset or a loader over one
+    (`train_loader = DataLoader(datasets.MNIST(...), batch_size=64)` in `main()`): as the experiment's
+    code has them, on stand-in data (verify/datasites.py), runnable; the others as they are."""
+    if not before:
+        return before
+    rewritten = rewrite_data(source)
+    first_lines = {site.line: site for site in rewritten.sites if site.kind in ("dataset", "loader")}
+    if not first_lines:
+        return before
+    lines = rewritten.text.splitlines()
+    replaced = []
+    for bound, text, line, runnable in before:
+        site = first_lines.get(line)
+        if site is not None and set(bound) == {name.strip() for name in site.target.split(",")}:
+            statement = textwrap.dedent("\n".join(lines[line - 1:site.end_line])).strip()
+            try:
+                ast.parse(statement)
+            except SyntaxError:
+                statement = None
+            if statement is not None:
+                replaced.append((bound, statement, line, True))
+                continue
+        replaced.append((bound, text, line, runnable))
+    return tuple(replaced)
 
 
 def _site(call: ast.Call, definition: ast.FunctionDef, loops: tuple, before: tuple, called_as: str,
@@ -755,6 +783,8 @@ def evaluate(site: TopLevelCall, namespace: dict) -> Values:
     made_by: dict = {}
     for bound, statement, line, runnable in site.before:
         shown = statement if len(statement) <= 60 else statement[:57] + "..."
+        if DATA_HELPER in statement:
+            shown = f"{', '.join(bound)} = <stand-in data>"
         if not runnable:
             for name in bound:
                 environment.pop(name, None)
