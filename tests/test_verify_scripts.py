@@ -3224,3 +3224,16 @@ def test_a_loader_main_builds_over_a_dataset_reaches_the_function_main_calls_on_
         "the call in `main()` at line 51 passes (`loader`: the script's loader, on stand-in batches (made by "
         "`loader = <stand-in data>` (line 46), run once)",
         "over `datasets.MNIST(...)` (line 46): 4 batches of 4 (of the 32 the code asks for) random samples 1x28x28"))
+
+
+def test_a_notebook_whose_cell_reads_the_device_a_later_cell_picks_gets_the_verification_device_first():
+    # fresh91's WGAN-GP notebook builds its networks `.to(device)` a cell before the one that picks the
+    # device. A device picked any other way (a function's result) is left as written.
+    import torch
+
+    from torchcopylint.verify import script
+
+    source = ("net = make().to(device)\nother = make().to(dev)\n"
+              "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\ndev = pick()\n")
+    here = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    assert script.set_after_use(source) == {"device": (here, 3, 1)}

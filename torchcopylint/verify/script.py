@@ -1100,9 +1100,20 @@ def set_after_use(source: str) -> dict:
         try:
             value = ast.literal_eval(statement.value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            continue
+            if name not in NOTEBOOK_DEVICES or not _picks_a_device(statement.value):
+                continue
+            # `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")` in a later cell:
+            # the device such a cell picks here, the verification device.
+            value = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         found[name] = (value, statement.lineno, first_read[name])
     return found
+
+
+def _picks_a_device(value: ast.expr) -> bool:
+    """`torch.device(...)`, or a string naming a device by a test (`"cuda" if ... else "cpu"`)."""
+    return isinstance(value, ast.Call) and ast.unparse(value.func) in ("torch.device", "device") or \
+        isinstance(value, ast.IfExp) and all(isinstance(branch, ast.Constant) and branch.value in ("cuda", "cpu", "mps")
+                                             for branch in (value.body, value.orelse))
 
 
 def _first_top_level_reads(tree: ast.Module) -> dict[str, int]:
