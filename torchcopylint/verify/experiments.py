@@ -1097,7 +1097,8 @@ def _set_globals(job: Job, namespace: dict, setting: FunctionStandIns, made: dic
     loaded whole from a checkpoint not read, to their stand-ins, named in the evidence."""
     if not setting.globals:
         return
-    bound_by_functions = script.globals_only_functions_bind(job.source, job.target.class_name or job.target.function_name)
+    root = job.target.class_name or job.target.function_name
+    bound_by_functions = script.globals_only_functions_bind(job.source, root)
     unbound = tuple(name for name in setting.globals if name in bound_by_functions)
     unread = tuple(name for name in setting.globals if name not in unbound)
     namespace.update({name: made[name] for name in setting.globals})
