@@ -763,7 +763,7 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
 
     assert numpy.asarray(NoOpModule("torchvision").utils.make_grid(batch).permute(1, 2, 0)).shape == (1, 1)
     # Model summaries and metrics only print: a notebook's `summary(model, ...)` needs nothing of them.
-    assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchmetrics"))
+    assert all(is_no_op(name) for name in ("torchinfo", "torchsummary", "torchsummaryM", "torchsummaryX", "torchmetrics"))
     # A sibling's logging set-up at its import (`formatter = ColoredFormatter(FORMAT)`) needs nothing of it.
     assert all(is_no_op(name) for name in ("colorlog", "coloredlogs", "loguru"))
     # Experiment trackers record what a run logs (fresh29's DDPG logs its rewards with test_tube).

@@ -37,6 +37,8 @@ PACKAGES = frozenset({
     "torchvision", "torchtext", "torchaudio", "matplotlib", "seaborn", "plotly", "tensorboard", "tensorboardX",
     "tqdm", "wandb", "visdom", "mlflow", "comet_ml", "neptune", "PIL", "cv2", "imageio", "skimage", "IPython",
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
+    # The summary printers' forks (`torchsummaryM.summary(G, (1, 100))`, `torchsummaryX.summary(model, x)`).
+    "torchsummaryM", "torchsummaryX", "torch_summary", "pytorch_model_summary",
     "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
     "gym", "gymnasium",
     # A training framework: its LightningModule stands in (verify/lightning.py), its Trainer does nothing.
