@@ -1800,3 +1800,21 @@ def test_the_sizes_a_script_binds_once_are_read_through_its_products():
     tree = ast.parse("CHANNELS = 3\nWIDTH = CHANNELS * 8 * 8\nLR = 0.1\nSTEPS = 5\nSTEPS = 6\nHALF = WIDTH // 2\n")
     # Bound twice (STEPS), not a whole number (LR) or not a product (HALF): not read.
     assert top_level_whole_numbers(tree) == {"CHANNELS": 3, "WIDTH": 192}
+
+
+def test_an_input_reshaped_by_a_computed_size_beside_the_script_s_batch_size_gets_both():
+    # A GAN script computes `mnist_dim` from its dataset and makes targets of its global `batch_size`:
+    # the values its loaded module holds shape the stand-in input, rows and width.
+    from torchcopylint.verify.standins import settings_for
+
+    node = ast.parse(textwrap.dedent("""
+        def d_train(x):
+            x_real, y_real = x.view(-1, mnist_dim), torch.ones(batch_size, 1)
+            return D(x_real), y_real
+    """)).body[0]
+    settings = settings_for(node, ["x"], {}, "cpu", numbers={"mnist_dim": 784, "batch_size": 32, "epochs": 5})
+    made = {s.description: s for s in settings}
+    assert "stand-ins (samples of shape (784,), as the code reshapes its input to (-1, mnist_dim))" in made
+    both = "stand-ins (batches of 32 samples of shape (784,), as `batch_size` and the code's reshape to (-1, mnist_dim) say)"
+    assert both in made
+    assert made[both].make(seed=0)[0]["x"].shape == (32, 784)

@@ -719,7 +719,8 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield from_call
     node = standins.function_node(tree, None, target.function_name)
     unbound = _globals_to_stand_in(job, namespace, target.function_name, node)
-    found = standins.settings_for(node, names + list(unbound), annotations, job.device, roles, tree=tree)
+    found = standins.settings_for(node, names + list(unbound), annotations, job.device, roles, tree=tree,
+                                  numbers=_whole_numbers_bound(namespace))
     found = projectnets.with_project_networks(found, node, tree, namespace, job)
     found = projectnets.with_inputs_of_module_networks(found, node, namespace, job.device)
     if "unknown" in found[0].plan.kinds.values():
@@ -754,6 +755,11 @@ def _globals_to_stand_in(job: Job, namespace: dict, root: str, node: Optional[as
               if name in namespace and checkpoints.unread_network(namespace[name])
               and name in used and (used[name].called or used[name].methods & standins.MODULE_METHODS)]
     return tuple(unbound + unread)
+
+
+def _whole_numbers_bound(namespace: dict) -> dict[str, int]:
+    """The module's names that hold a whole number once its slice ran (`mnist_dim = 784`, computed)."""
+    return {name: value for name, value in namespace.items() if type(value) is int and 0 < value <= 1 << 20}
 
 
 def _module_standins(job: Job, cls: type, tree: ast.Module, method: str, built: Configuration):

@@ -2007,9 +2007,12 @@ def string_keyed_dicts(tree: ast.Module) -> dict[str, list]:
 
 def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str,
                  roles: Optional[dict] = None, defaults: Optional[dict] = None,
-                 tree: Optional[ast.Module] = None, found: Optional[dict] = None) -> list[StandIns]:
+                 tree: Optional[ast.Module] = None, found: Optional[dict] = None,
+                 numbers: Optional[dict] = None) -> list[StandIns]:
     """The stand-in settings for `names` as `node` (a function) uses them: batches of class labels, then
     of values. `tree`, the file: the dicts of string keys it builds, whose keys the names may be.
+    `numbers`: the whole numbers the loaded module binds (`mnist_dim = data.size(1) * data.size(2)`),
+    which the code may reshape its inputs with.
     `found`: the uses of the names, when they are not (all) in `node`."""
     found = uses(node) if found is None else found
     if tree is not None:
@@ -2097,7 +2100,7 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         fallbacks.append(StandIns(f"stand-ins (batches of {size}, as `{name}` says)",
                                   replace(base, batch=size, loader_batch=size), device))
     loaders = {name for name, kind in base.kinds.items() if kind in LOADER_KINDS}
-    constants = datasites.top_level_whole_numbers(tree) if tree is not None else {}
+    constants = {**(numbers or {}), **(datasites.top_level_whole_numbers(tree) if tree is not None else {})}
     reshaped = _samples_as_reshaped(datasites.batch_reshapes(node, loaders, loose=True), constants) if loaders else None
     if reshaped is not None and reshaped[0] not in (base.sample, IMAGE):
         # `batch.view(-1, 28*28)`: samples of as many values as the code reads each one as.
@@ -2110,6 +2113,16 @@ def settings_for(node: ast.AST, names: list[str], annotations: dict, device: str
         # `ims = ims.view(-1, 784)` of an argument (a defence's images, flattened for its generator).
         fallbacks.append(StandIns(f"stand-ins (samples of shape {reshaped[0]}, as the code reshapes its input to "
                                   f"{reshaped[1]})", base.varied("", None, sample=reshaped[0]), device))
+        read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        named = {name: size for name, size in (numbers or {}).items() if name in read and BATCH_NAMES.match(name)
+                 and 1 < size <= MAX_NAMED_BATCH and size != base.batch}
+        if len(set(named.values())) == 1:
+            # `x.view(-1, mnist_dim)` beside `torch.ones(batch_size, 1)` of the script's `batch_size = 32`:
+            # the targets the code makes have that many rows, and so must the input.
+            name, size = next(iter(named.items()))
+            fallbacks.append(StandIns(f"stand-ins (batches of {size} samples of shape {reshaped[0]}, as `{name}` "
+                                      f"and the code's reshape to {reshaped[1]} say)",
+                                      replace(base.varied("", None, sample=reshaped[0]), batch=size), device))
     if one and images:
         fallbacks.append(StandIns("stand-ins (image batches of one sample)",
                                   replace(base.varied("", None, sample=IMAGE), batch=1), device))
