@@ -750,10 +750,11 @@ def _globals_to_stand_in(job: Job, namespace: dict, root: str, node: Optional[as
     those it uses as networks (`node`, its code, calls them) that hold a network saved whole and not
     read (`gan = nn.DataParallel(torch.load("ckpts/netG"))`): stood in from use, like an argument."""
     unbound = [name for name in script.globals_only_functions_bind(job.source, root) if name not in namespace]
-    used = standins.uses(node) if node is not None else {}
-    unread = [name for name in sorted(script.globals_read_by(job.source, root))
-              if name in namespace and checkpoints.unread_network(namespace[name])
-              and name in used and (used[name].called or used[name].methods & standins.MODULE_METHODS)]
+    loaded = [name for name in sorted(script.globals_read_by(job.source, root))
+              if name in namespace and checkpoints.unread_network(namespace[name])]
+    used = standins.uses(node) if loaded and node is not None else {}  # (rare: read only then)
+    unread = [name for name in loaded
+              if name in used and (used[name].called or used[name].methods & standins.MODULE_METHODS)]
     return tuple(unbound + unread)
 
 
