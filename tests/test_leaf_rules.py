@@ -119,6 +119,7 @@ GRAD_OFF = {
     "through data": "w.data.add_(1.0)",
     "through detach": "w.detach().add_(1.0)",
     "nn.init": "nn.init.zeros_(w)",
+    "collective": "torch.distributed.broadcast(w, 0)",
     "gradient": "w.grad.zero_()",
     "after requires_grad_(False)": "w.requires_grad_(False)\n    w.add_(1.0)",
     "after detach_": "w.detach_()\n    w.add_(1.0)",
