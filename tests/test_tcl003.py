@@ -2923,3 +2923,32 @@ def test_a_scheduler_of_the_discriminator_s_optimizer_is_no_discriminator_step(s
             scheduler_d.step(d_loss.item())
     """
     assert lines(source) == []  # fd86a9c flagged line 27: "the backward at line 28 for `scheduler_d`"
+
+
+def test_a_fake_batch_made_of_the_generator_s_argmax_carries_none_of_its_graph():
+    # fresh92 HuuTaiNg: a segmentation generator whose class map (`argmax`, integers) is what the
+    # discriminator judges; the backward cannot reach the generator, whatever `.float()` follows.
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        def train(G, D, loader):
+            bce = nn.BCEWithLogitsLoss()
+            opt_g = torch.optim.Adam(G.parameters())
+            opt_d = torch.optim.Adam(D.parameters())
+            for image, mask in loader:
+                seg = G(image)
+                fake_map = seg.argmax(dim=1, keepdim=True).float()
+                d_loss = bce(D(mask), torch.ones(mask.size(0), 1)) + bce(D(fake_map), torch.zeros(mask.size(0), 1))
+                opt_d.zero_grad()
+                d_loss.backward()
+                opt_d.step()
+                g_loss = nn.functional.cross_entropy(seg, mask.squeeze(1).long())
+                opt_g.zero_grad()
+                g_loss.backward()
+                opt_g.step()
+    """)
+    assert tcl003(source) == []
+    attached = source.replace("seg.argmax(dim=1, keepdim=True).float()", "seg.softmax(dim=1)[:, 1:]")
+    assert [d.location.line for d in tcl003(attached)] == [line_of(attached, "d_loss = bce(")]

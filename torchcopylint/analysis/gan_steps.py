@@ -925,8 +925,10 @@ class _Context:
             stack = [current]
             while stack:
                 node = stack.pop()
-                if type(node) is cst.Call and cuts_graph(node):
-                    continue  # `fake.detach()`, `torch.randn_like(fake)`: none of the generator's graph
+                if type(node) is cst.Call and (cuts_graph(node) or facts.placement.surely_integral(node, function)):
+                    # `fake.detach()`, `torch.randn_like(fake)`, `seg.argmax(1)` (integers): none of the
+                    # generator's graph
+                    continue
                 if type(node) is cst.Attribute and node.attr.value == "data":
                     continue
                 if type(node) is cst.Lambda:
