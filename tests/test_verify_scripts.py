@@ -3237,3 +3237,11 @@ def test_a_notebook_whose_cell_reads_the_device_a_later_cell_picks_gets_the_veri
               "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\ndev = pick()\n")
     here = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     assert script.set_after_use(source) == {"device": (here, 3, 1)}
+
+
+def test_a_batch_size_mismatch_behind_another_setting_s_error_is_learned_from(scripts_verified):
+    # fresh92 AndrewZhuZJU's CelebA GANs: the trainer on stand-ins of its own failed first (flat rows
+    # for convolutions) and hid the call from `main()`'s error (labels of the options' batch size beside
+    # batches cut small), so no try took the batch size the code asks for.
+    _assert_confirmed(scripts_verified, "trainer_sizes_labels_by_option.py", "fake_scores = discriminator(fake)",
+                      "TCL003", ("with the call from `main()`", "4 batches of 64 random samples 1x28x28"))

@@ -1463,17 +1463,17 @@ def discriminator_without_detach(job: Job) -> Outcome:
         try:
             return _discriminator_at_top_level(job, generator_key, discriminator_key)
         except CannotRun as failure:
-            reason = f"{failure}"
+            reason, every_error = f"{failure}", failure.every_error
     else:
         # The claim is about the step code's data flow: run that code (on what its top-level call passes,
         # or stand-ins of its networks, optimizers and data).
         try:
             return _discriminator_in_step_code(job, generator_key, discriminator_key)
         except CannotRun as failure:
-            reason = f"the step code: {failure}"
+            reason, every_error = f"the step code: {failure}", failure.every_error
     # The step code could not run. A replay of the real networks (G(z) -> D) runs neither the step nor
     # the flagged call: what it shows is said, and decides nothing.
-    raise CannotRun(f"{reason}; {_replay_note(job, generator_key, discriminator_key)}")
+    raise CannotRun(f"{reason}; {_replay_note(job, generator_key, discriminator_key)}", every_error)
 
 
 def _replay_note(job: Job, generator_key: str, discriminator_key: str) -> str:
@@ -3295,21 +3295,24 @@ def _first_setting_reaching(job: Job, line: int) -> tuple:
     `output.argmax(dim=1).item()` takes one image), until one reaches the backward."""
     if _is_module_level(job.target):
         return _retained_after_backward(job, line), None
-    failure = None
+    failures = []
     for tried, setting in enumerate(settings(job, _load(job))):
         if tried == MAX_RETAIN_SETTINGS:
             break
         try:
             held = _retained_after_backward(job, line, setting)
         except Exception as reason:  # noqa: BLE001 - the next setting may run; the first failure is the one told
-            failure = failure or reason
+            failures.append(reason)
             continue
         if held is not None:
             if tried and getattr(setting, "description", ""):
                 script.note(f"the backward was reached with {setting.description}")
             return held, setting
-    if failure is not None:
-        raise failure
+    if failures:
+        first = failures[0]
+        if isinstance(first, CannotRun) and len(failures) > 1:
+            first.every_error = tuple(str(failure) for failure in failures)  # for the next try to learn from
+        raise first
     return None, None
 
 
@@ -3468,7 +3471,8 @@ def _honouring_reach(experiment: Callable[[Job], Outcome]) -> Callable[[Job], Ou
                 if last or not (script.learn_from(str(reason)) or script.full_batches_next()):
                     return script.with_stand_ins(not_reached(str(reason)))
             except CannotRun as reason:
-                if last or not script.learn_from(str(reason)):
+                # Every setting's error: the one the next try can learn from may not be the first shown.
+                if last or not script.learn_from("\n".join((str(reason), *reason.every_error))):
                     raise CannotRun(script.explain_failure(str(reason))) from reason
             except Exception as error:  # noqa: BLE001 - the code's own error, out of an experiment that runs it
                 # (a critic's instance norm on what 32-pixel stand-in images leave: larger ones next)

@@ -35,7 +35,13 @@ DEVICE_NAMES = frozenset({"device", "dev"})
 
 
 class CannotRun(Exception):
-    """The experiment cannot be set up: becomes an `unverified` verdict with this reason."""
+    """The experiment cannot be set up: becomes an `unverified` verdict with this reason.
+    `every_error`: how each setting tried failed, in full, where the reason shows only the first:
+    the next try of the diagnosis learns from all of them (verify/script.py learn_from)."""
+
+    def __init__(self, reason: str = "", every_error: tuple = ()) -> None:
+        super().__init__(reason)
+        self.every_error = every_error
 
 
 @dataclass

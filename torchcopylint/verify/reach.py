@@ -190,7 +190,8 @@ def decide(settings: Iterable, run: Callable[[object], Run], required: dict[int,
     if errors:
         if len(errors) > 1 and all(e.endswith(errors[0].split(": ", 1)[-1]) for e in errors):
             errors = errors[:1]  # every setting failed the same way: say it once
-        raise CannotRun(errors[0][:400] if len(errors) == 1 else f"{errors[0][:330]} (and {len(errors) - 1} more)")
+        raise CannotRun(errors[0][:400] if len(errors) == 1 else f"{errors[0][:330]} (and {len(errors) - 1} more)",
+                        every_error=tuple(errors))
     raise CannotRun("the code ran none of the flagged lines")
 
 
