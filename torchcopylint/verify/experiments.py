@@ -3311,7 +3311,10 @@ def _first_setting_reaching(job: Job, line: int) -> tuple:
     if failures:
         first = failures[0]
         if isinstance(first, CannotRun) and len(failures) > 1:
-            first.every_error = tuple(str(failure) for failure in failures)  # for the next try to learn from
+            # Told as the first failure; every setting's error (and each one's own) for the next try to learn from.
+            every_error = tuple(text for failure in failures
+                                for text in (str(failure), *getattr(failure, "every_error", ())))
+            raise CannotRun(str(first), every_error) from first
         raise first
     return None, None
 
