@@ -219,7 +219,8 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "abstract_trainer.py", "folder_prefix.py", "restart_best.py", "task_loaders.py",
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
                     "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py",
-                    "noise_schedule.py", "pinn_globals.py", "kwargs_trainer.py", "flat_inputs.py")
+                    "noise_schedule.py", "pinn_globals.py", "kwargs_trainer.py", "flat_inputs.py",
+                    "pruned_copy.py")
 
 
 @pytest.fixture(scope="module")
@@ -295,6 +296,12 @@ CONFIRMED_ON_STAND_INS = [
                  id="width-the-module-is-built-with"),
     pytest.param("several_inputs.py", "return base.clone().add(offset * 2.0)", "TCL001", ["offset = 0.1"],
                  id="keyword-only-parameters"),
+    # A method that returns a pruned copy of the module: its weights are the result compared; the module
+    # built with a width per layer (`hidden_sizes: list[int]`), the layer picked by `idx: int` the first,
+    # the rows to remove positions any layer has (fresh92 amirika20's pruning models).
+    pytest.param("pruned_copy.py", "smaller.weight.data = layer.weight.data[keep].clone()", "TCL001",
+                 ["without the clone, outputs are bitwise equal", "idx = 0, indices_to_remove = [0, 1]",
+                  "with PrunableMLP([16, 16])"], id="a-method-returning-a-pruned-copy"),
     # `forward(x, mask)` and no call in sight: the mask a 0-dim zero, which `scores + mask` broadcasts
     # (the probe of one input failed with TypeError on every shape; fresh29's course transformer).
     pytest.param("masked_block.py", "x = S.clone()", "TCL001",

@@ -25,7 +25,7 @@ from torch import nn
 from torchcopylint.verify.inputs import CannotRun, Factories
 from torchcopylint.verify.snippet import literal_calls, resolved
 from torchcopylint.verify.standins import (CLASSES, FLOAT_NAMES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use,
-                                            option_uses, uses)
+                                            ints_annotated, option_uses, uses)
 
 # Channel or feature count given to a required int parameter that nothing else decides.
 WIDTH = 16
@@ -237,6 +237,8 @@ def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
         return FRACTION
     if annotation in (int, "int", parameter.empty):
         return WIDTH
+    if ints_annotated(annotation):
+        return [WIDTH, WIDTH]  # `hidden_sizes: list[int]`: a width per layer
     return None
 
 

@@ -1245,7 +1245,9 @@ def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[t
     namespace = _load(job, source)
     with bytes_cloned_at(job.path, job.line, enabled=watch_clones) as cloned_bytes:
         ran = run_target(job, namespace, probe, shape, setting)
-    tensors = [t for t in script.tensors_in(ran.result) if t.is_floating_point()]
+    # A method that builds a module (a pruned or merged copy of its own) returns it: its weights are the result.
+    result = ran.result.state_dict() if isinstance(ran.result, nn.Module) else ran.result
+    tensors = [t for t in script.tensors_in(result) if t.is_floating_point()]
     if not tensors:
         raise CannotRun("the code returned no floating-point tensor to compare")
     total = sum(t.float().sum() for t in tensors if t.requires_grad)
@@ -1372,7 +1374,8 @@ def redundant_clone(job: Job) -> Outcome:
             cloned = versions.cloned
             per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
             shape = _shape_text(versions.shape)
-            equal = f"outputs and all {versions.gradients} gradients are bitwise equal" if versions.equal else (
+            compared = f"outputs and all {versions.gradients} gradients" if versions.gradients else "outputs"
+            equal = f"{compared} are bitwise equal" if versions.equal else (
                 f"outputs are bitwise equal and all {versions.gradients} gradients equal to float rounding "
                 f"(largest difference {versions.gradient_difference:.3g} in values up to "
                 f"{versions.gradient_scale:.3g}: the backward adds the gradients of the value's uses in "

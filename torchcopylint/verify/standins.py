@@ -75,6 +75,10 @@ FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_
                          r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
 COUNT_NAMES = re.compile(r"^(epochs?|n_?epochs?|num_epochs|steps|n_?steps|num_steps|iters|n_?iters|iterations|"
                          r"accum\w*|grad_accum\w*|n_critic|d_steps|g_steps|k)$")
+# An int that picks one of several (`idx`, `layer_index`): 0, which every non-empty sequence has.
+INDEX_NAMES = re.compile(r"^(idx|index|\w+_(idx|index)|(idx|index)_\w+)$")
+# A list of ints that gives sizes (`hidden_sizes: list[int]`), not positions (`indices_to_remove: list[int]`).
+SIZE_LIST_WORDS = re.compile(r"size|dim|channel|width|feature|hidden|unit|shape", re.IGNORECASE)
 MAX_NAMED_BATCH = 256  # the largest batch size a constructor sets that stand-in batches take on
 BATCH_NAMES = re.compile(r"^(batch_size|batchsize|bs|n_batch|mb_size|minibatch_size)$")
 SIZE_TAKERS = {f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange",
@@ -1384,6 +1388,13 @@ def _half_everywhere(*arguments: Any, **keywords: Any) -> float:
     return 0.5
 
 
+def ints_annotated(annotation: Any) -> bool:
+    """`list[int]`, `List[int]`, `Sequence[int]`, `tuple[int, ...]`: whole numbers, several (the annotation as
+    written, or as `typing` evaluated it)."""
+    text = annotation if isinstance(annotation, str) else str(annotation)
+    return bool(re.fullmatch(r"(typing\.)?(list|List|Sequence|tuple|Tuple|Iterable)\[int(, \.\.\.)?\]", text))
+
+
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
     """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | functions | loader batch | labels | dict | tensors | tensor | schedule | int | count | start | float |
     bool | device | torch.device | dtype | batch | choice, or None.
@@ -1403,7 +1414,11 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if "Tensor" in str(text) and not _unpacked_as_a_batch(use):
         return "tensor"
     if text in ("int", "float", "bool"):
+        if text == "int" and INDEX_NAMES.match(bare):
+            return "index"
         return "count" if text == "int" and COUNT_NAMES.match(bare) else text
+    if ints_annotated(annotation):
+        return "sizes" if SIZE_LIST_WORDS.search(bare) else "indices"
     if str(text).endswith("device"):
         return "device"
     if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
@@ -1862,6 +1877,12 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = 16
         elif kind == "position":
             made[name] = 1
+        elif kind == "index":
+            made[name] = 0
+        elif kind == "indices":
+            made[name] = [0, 1]  # positions any dim of two or more has
+        elif kind == "sizes":
+            made[name] = [16, 16]
         elif kind == "shape":
             made[name] = tuple(plan_.sample)
         elif kind == "bool":
