@@ -549,6 +549,25 @@ def test_a_network_built_for_large_images_gets_them_last():
     assert Halving()(torch.zeros(2, 3, 256, 256)).shape == (2, 1)
 
 
+def test_a_recurrent_network_gets_sequences_of_its_first_layer_s_width():
+    from torch import nn
+
+    from torchcopylint.verify.inputs import probe_input_shape
+
+    class Spectra(nn.Module):
+        """80 mel bands in, read by an LSTM first (fresh92 TK1730: no common width is 80)."""
+
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(input_size=80, hidden_size=16, batch_first=True)
+            self.head = nn.Linear(16, 80)
+
+        def forward(self, x):
+            return self.head(self.lstm(x)[0])
+
+    assert probe_input_shape(Spectra, "forward", "cpu") == (2, 8, 80)
+
+
 @pytest.mark.parametrize("flagged", ["d_loss = D(fake).mean()", 'd_loss = nets["D"](fake).mean()'])
 def test_a_loader_argument_s_batches_are_shaped_for_the_top_level_network_they_feed(shapes_verified, flagged):
     # `for real in loader: ... D(real)` with `D` (or `nets["D"]`) built at the script's top level: the

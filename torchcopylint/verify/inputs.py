@@ -90,6 +90,8 @@ def first_layer_shapes(module: nn.Module) -> list[tuple]:
             return [(2, layer.in_channels, 8, 16, 16)]
         if isinstance(layer, nn.Linear):
             return [(2, layer.in_features), (2, 8, layer.in_features)]
+        if isinstance(layer, nn.RNNBase):  # LSTM, GRU, RNN: sequences of 8 steps, either dim first
+            return [(2, 8, layer.input_size)]
         if isinstance(layer, (nn.BatchNorm2d, nn.InstanceNorm2d, nn.GroupNorm)):
             channels = getattr(layer, "num_features", None) or getattr(layer, "num_channels", 16)
             return [(2, channels, 32, 32)]
