@@ -3245,3 +3245,12 @@ def test_a_batch_size_mismatch_behind_another_setting_s_error_is_learned_from(sc
     # batches cut small), so no try took the batch size the code asks for.
     _assert_confirmed(scripts_verified, "trainer_sizes_labels_by_option.py", "fake_scores = discriminator(fake)",
                       "TCL003", ("with the call from `main()`", "4 batches of 64 random samples 1x28x28"))
+
+
+def test_a_signal_dataset_s_dict_and_one_dimensional_networks_get_sequences(scripts_verified):
+    # fresh92 dnfldnfl06's 1-D WGAN: `__getitem__` binds `data` four times and returns the last, a dict of
+    # two sequences (read before as one image), and the networks add the channel themselves, so stand-in
+    # images reached a 1-D convolution as 5-D input.
+    _assert_confirmed(scripts_verified, "signal_wgan.py", "d_loss = critic(completed.unsqueeze(1))", "TCL003",
+                      ("{'index': label, 'data': image, 'masked_data': image} as the class's `__getitem__` returns "
+                       "them", "sequences of 64 steps", "reached 8 of 8 generator parameters"))

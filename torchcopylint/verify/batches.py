@@ -79,6 +79,10 @@ CHANNEL_MISMATCH = re.compile(r"expected input\[\d+, (\d+), (\d+), (\d+)\] to ha
 # A 1-D convolution (audio, signals) given stand-in images, then sequences of another channel count.
 CONV1D_GIVEN_IMAGES = re.compile(r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of "
                                  r"size: \[\d+, (\d+), (\d+), (\d+)\]")
+# The same, where the code added the channel itself (`D(x.unsqueeze(1))`): its samples are one sequence each.
+CONV1D_GIVEN_CHANNELED_IMAGES = re.compile(r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got "
+                                           r"input of size: \[\d+, 1, (\d+), (\d+), (\d+)\]")
+SEQUENCE_STEPS = 64  # a signal's length where nothing says it: what 1-D networks' strides usually divide
 SEQUENCE_CHANNEL_MISMATCH = re.compile(r"expected input\[\d+, (\d+), (\d+)\] to have (\d+) channels")
 MAX_PAIR_SCALE = 8
 # A network that downsamples images smaller than one of its kernels, as PyTorch words it.
@@ -323,6 +327,10 @@ class DataPlan:
                 return (shape[0], shape[2]), (f"sequences of {shape[0]} channels by {shape[2]} steps: an earlier "
                                               f"run's 1-D convolution was given "
                                               f"{shape[0]}x{shape[1]}x{shape[2]} images")
+        channeled = CONV1D_GIVEN_CHANNELED_IMAGES.search(str(error))
+        if channeled is not None and tuple(int(channeled.group(index)) for index in (1, 2, 3)) in self._shapes.values():
+            return (SEQUENCE_STEPS,), (f"sequences of {SEQUENCE_STEPS} steps: an earlier run's 1-D convolution was "
+                                       f"given stand-in images with a channel the code added to each sample")
         sequences = SEQUENCE_CHANNEL_MISMATCH.search(str(error))
         if sequences is not None:
             got, length, expected = (int(sequences.group(index)) for index in (1, 2, 3))

@@ -208,7 +208,7 @@ def _returned_through_helpers(method: ast.FunctionDef, methods: dict) -> list[tu
     for value in (child.value for child in ast.walk(method) if isinstance(child, ast.Return) and child.value):
         called = value
         if isinstance(value, ast.Name):
-            bound = _assigned(value.id, method)
+            bound = _bound(value.id, method)
             called = bound[0] if len(bound) == 1 else value
         helper = methods.get(called.func.attr) if isinstance(called, ast.Call) \
             and isinstance(called.func, ast.Attribute) and isinstance(called.func.value, ast.Name) \
@@ -274,6 +274,25 @@ def _assigned(target: str, function: ast.AST) -> list[ast.expr]:
             and [ast.unparse(each) for each in node.targets] == [target]]
 
 
+def _bound(name: str, function: ast.FunctionDef) -> list[ast.expr]:
+    """The value `name` holds where the function's body returns it: the one value assigned to it, or,
+    bound several times (`data = self.rows[i]`, ..., `data = {"data": data, "label": y}`), the last
+    assignment of the body's own statements, where nothing nested in a loop or a branch binds it after."""
+    made = _assigned(name, function)
+    if len(made) <= 1:
+        return made
+    last = None
+    for statement in function.body:
+        if isinstance(statement, ast.Return):
+            break
+        if isinstance(statement, ast.Assign) and [ast.unparse(each) for each in statement.targets] == [name]:
+            last = statement.value
+        elif any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+                 for node in ast.walk(statement)):
+            last = None  # bound in a branch, a loop or by unpacking: which value is returned is not plain
+    return [last] if last is not None else made
+
+
 def _dict_built(name: str, function: ast.FunctionDef) -> Optional[ast.Dict]:
     """`features = {}` then `features["feature"] = ...; features["label"] = ...`: the dict as if written
     out (its string keys, in order, with the values assigned); None for anything else."""
@@ -321,7 +340,7 @@ def _views_returned(value: ast.expr) -> Optional[int]:
 def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout]:
     if isinstance(value, ast.Name):
         # `sample = {"image": image, "label": label}`, then `return sample`: the literal the name is bound to.
-        made = _assigned(value.id, function)
+        made = _bound(value.id, function)
         literal = made[0] if len(made) == 1 and isinstance(made[0], (ast.Dict, ast.Tuple, ast.List)) else None
         value = _dict_built(value.id, function) or literal or value
     if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(item, ast.Starred) for item in value.elts):
