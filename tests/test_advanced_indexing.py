@@ -40,6 +40,9 @@ def _flagged(setup: str, expression: str) -> list:
     ("idx = labels.topk(2)[1]", "x[idx].clone()", "the index tensor `idx`"),
     ("idx = np.where(labels.numpy() > 0)[0]", "x[idx].clone()", "the index tensor `idx`"),
     ("idx = list(range(3))", "x[idx].clone()", "the list `idx`"),
+    # `sorted()` returns a list whatever it sorts (fresh92: a pruning script's `w[sorted(keep)].clone()`).
+    ("keep = {0, 2}", "x[sorted(keep)].clone()", "the list `sorted(keep)`"),
+    ("keep = {0, 2}", "x[:, sorted(keep, reverse=True)].clone()", "the list `sorted(keep, reverse=True)`"),
     ("pass", "torch.clone(x[[1]])", "the list `[1]`"),
 ])
 def test_clone_of_advanced_indexing_is_flagged(setup, expression, named):
@@ -57,6 +60,7 @@ def test_clone_of_advanced_indexing_is_flagged(setup, expression, named):
     ("pass", "x[:, None, ...].clone()"),
     ("pass", "x[i == 0].clone()"),  # Python ints compared: a bool, `x[True]` is a view
     ("pass", "x[[0, 2]].clone().detach()"),  # TCL005's
+    ("def sorted(v): return 0", "x[sorted(labels)].clone()"),  # the file's own `sorted`, not the builtin
 ])
 def test_clone_of_a_possible_view_is_not_judged_as_advanced(setup, expression):
     found = [d for d in _flagged(setup, expression) if "advanced indexing" in d.message]

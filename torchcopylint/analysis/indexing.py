@@ -189,9 +189,9 @@ class Indexing:
                 binding.kind == "import" for binding in function.bindings_at(root_of(call.func))):
             return "the list"  # `random.sample(range(n), k)`
         func = call.func
-        if isinstance(func, cst.Name) and func.value == "list" and len(call.args) == 1 \
-                and not function.bindings_at(func):
-            return "the list"  # `list(range(n))`, `list(chosen)`
+        if isinstance(func, cst.Name) and func.value in ("list", "sorted") and len(call.args) >= 1 \
+                and not call.args[0].star and not function.bindings_at(func):
+            return "the list"  # `list(range(n))`, `list(chosen)`, `sorted(keep)`
         if not isinstance(func, cst.Attribute):
             return None
         method = func.attr.value
