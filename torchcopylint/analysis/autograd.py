@@ -361,6 +361,38 @@ class GradFlow:
             return False
         return self._passed_as_it_was(name, function, 0)
 
+    def held_by_an_object(self, expr: cst.BaseExpression, function: FunctionFacts,
+                          statement: Optional[cst.CSTNode] = None) -> bool:
+        """Is `expr` (through views, moves and indexing) what an object keeps: an attribute read
+        (`module.eps_out`, `self.labels[idx]`, `self.buffer[-n:]`), or an item of a loop, or of a
+        comprehension of `statement`, over one (`[m.clone() for m in env.masks]`)? Objects mostly keep
+        state (masks, labels, buffers, scales); asked where nothing in sight says the value requires grad."""
+        if self.requires_grad(expr, function, statement):
+            return False  # something in sight may make it require grad (`self.mask.requires_grad_(True)`)
+        root = _accessed_root(expr)
+        if type(root) is cst.Name and statement is not None:
+            source = _comprehension_source(root, statement)
+            if source is None:  # an item of a comprehension over something else than a name: over what?
+                loops = [loop.iter for node in walk(statement) if type(node) in COMPREHENSIONS
+                         for loop in _for_ins(node.for_in)
+                         if type(loop.target) is cst.Name and loop.target.value == root.value]
+                return bool(loops) and type(_accessed_root(loops[0])) is cst.Attribute
+            root = source
+        if type(root) is cst.Attribute:
+            owner = self.facts.classes.get(function.class_name or "")
+            if type(root.value) is cst.Name and root.value.value == "self" and owner is not None and (
+                    owner.attribute_values.get(root.attr.value)
+                    or any(self._buffer_registrations(owner, root.attr.value))):
+                return False  # the class's own state, whose values are in sight: what they make decides
+            # Not a field of what a network returned (`outputs.logits`): an output, not kept state.
+            return not self.requires_grad(root.value, function, statement)
+        if type(root) is not cst.Name:
+            return False
+        bindings = function.bindings_at(root)
+        return bool(bindings) and all(
+            binding.kind == "loop" and type(_accessed_root(getattr(binding.statement, "iter", None))) is cst.Attribute
+            for binding in bindings)
+
     def _made_a_leaf_of(self, name: cst.Name, function: FunctionFacts) -> bool:
         """Does the function make a new leaf of its parameter (`a = a.clone().detach().requires_grad_(True)`,
         a PINN's `forward` that differentiates with respect to its input)? Cutting the input off its graph
@@ -1105,8 +1137,8 @@ class GradFlow:
                 and self._buffer_written_without_grad(owner, attribute, depth)
         return self._buffers_without_grad[key]
 
-    def _buffer_registered_without_grad(self, owner, attribute: str, depth: int) -> bool:
-        registered = False
+    def _buffer_registrations(self, owner, attribute: str):
+        """(the site, the registered value or None) of each `self.register_buffer("attribute", value)` of the class."""
         for call in self.facts.method_calls("register_buffer"):
             site = self.facts.call_site(call)
             receiver = call.func.value if type(call.func) is cst.Attribute else None
@@ -1116,7 +1148,11 @@ class GradFlow:
             if not arguments or type(arguments[0].value) is not cst.SimpleString \
                     or arguments[0].value.evaluated_value != attribute:
                 continue
-            value = arguments[1].value if len(arguments) > 1 else None
+            yield site, arguments[1].value if len(arguments) > 1 else None
+
+    def _buffer_registered_without_grad(self, owner, attribute: str, depth: int) -> bool:
+        registered = False
+        for site, value in self._buffer_registrations(owner, attribute):
             if value is None or not (type(value) is cst.Name and value.value == "None"
                                      or self._never(_made_by(value), site[0], site[1], depth + 1, True)):
                 return False
@@ -1954,6 +1990,22 @@ def _iterates_data(loop: Binding, function: FunctionFacts) -> bool:
         return False
     return not (type(iterated) is cst.Name
                 and any(binding.kind == "param" for binding in function.bindings_at(iterated)))
+
+
+def _accessed_root(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """`t` for `t[0].cpu()`, `obj.masks` for `obj.masks[i].squeeze()`: the name or attribute read whose
+    values the expression holds as they are; None through anything else."""
+    while expr is not None:
+        if type(expr) in (cst.Name, cst.Attribute):
+            return expr
+        if type(expr) is cst.Subscript:
+            expr = expr.value
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute \
+                and expr.func.attr.value in VIEW_METHODS | MOVING_METHODS:
+            expr = expr.func.value
+        else:
+            return None
+    return None
 
 
 def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:

@@ -43,6 +43,8 @@ class CloneDetachOrder(Rule):
                     continue  # an argument nothing in sight says anything of: usually data, or a constant
                 elif facts.autograd.callers_pass_no_graph(source, function):
                     continue  # every call in the file hands over data, or what no-grad code made
+                elif facts.autograd.held_by_an_object(source, function, statement):
+                    continue  # state an object keeps (a mask, a buffer, labels): measured mostly data
                 else:
                     # Something in sight may make it require grad: say the condition the waste depends on.
                     waste = f"if `{facts.code_for(source)}` requires grad, {waste}"
