@@ -3254,3 +3254,11 @@ def test_a_signal_dataset_s_dict_and_one_dimensional_networks_get_sequences(scri
     _assert_confirmed(scripts_verified, "signal_wgan.py", "d_loss = critic(completed.unsqueeze(1))", "TCL003",
                       ("{'index': label, 'data': image, 'masked_data': image} as the class's `__getitem__` returns "
                        "them", "sequences of 64 steps", "reached 8 of 8 generator parameters"))
+
+
+def test_a_loop_that_only_gathers_batches_runs_over_all_of_them(scripts_verified):
+    # fresh93 piepie01's course scripts: `for inp, lab in train_loader: inputs.append(...)`, then the
+    # training loop reads `inputs[i]` for `i in range(batch_num)`. Limited to one pass like a training
+    # loop, the gathering left one batch and the second iteration failed before the claim could show.
+    _assert_confirmed(scripts_verified, "gathered_batches.py", "total += loss", "TCL007",
+                      ("after 3 iterations `total` references autograd graphs", "4 batches of 4"))

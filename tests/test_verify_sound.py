@@ -277,6 +277,26 @@ def test_a_loop_around_a_watched_line_runs_the_passes_of_one_around_the_flagged_
     assert list(plan.few(0, range(20))) == list(range(ENCLOSING_LIMIT)) and list(plan.few(1, range(5))) == [0]
 
 
+def test_a_loop_that_only_gathers_data_runs_over_a_stand_in_loader_s_batches_and_a_training_loop_once():
+    from torchcopylint.verify.batches import BATCHES, OTHER_LIMIT, DataPlan
+    from torchcopylint.verify.datasites import limit_loops
+
+    script = textwrap.dedent("""\
+        for x, y in loader:
+            inputs.append(x)
+        for x, y in loader:
+            loss = net(x).sum()
+            loss.backward()
+        print(loss)
+        """)
+    limited = limit_loops(script, flagged_line=6)
+    assert [loop.gathers for loop in sorted(limited.loops, key=lambda loop: loop.line)] == [True, False]
+    plan = DataPlan([], loops=limited.loops, flagged_line=6)
+    gathering, training = (next(loop.index for loop in limited.loops if loop.line == line) for line in (1, 3))
+    assert len(list(plan.few(gathering, range(10)))) == BATCHES
+    assert len(list(plan.few(training, range(10)))) == OTHER_LIMIT
+
+
 @needs_torch
 def test_callers_in_the_file_that_could_not_be_run_leave_the_copy_unverified_never_assumed(sound_verified):
     # The file shows what the helper is given; those values decide, and they could not be had. Confirmed

@@ -720,7 +720,9 @@ class DataPlan:
         loop = self.loops.get(index)
         encloses = loop is not None and any(loop.line <= line <= loop.end_line
                                             for line in (self.flagged_line, *self.watched))
-        return max(ENCLOSING_LIMIT, loop.sparse_iterations) if encloses else OTHER_LIMIT
+        if encloses:
+            return max(ENCLOSING_LIMIT, loop.sparse_iterations)
+        return BATCHES if loop is not None and loop.gathers else OTHER_LIMIT
 
     def _stop(self, index: int, iterations: int) -> None:
         loop = self.loops.get(index)

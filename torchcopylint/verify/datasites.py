@@ -256,6 +256,9 @@ class Loop:
     # Iterations it takes to pass the flagged line more than once, where the line runs only every k-th
     # iteration (`if epoch % 10 == 0: losses.append(loss)`): k + 1 (0 when nothing says).
     sparse_iterations: int = 0
+    # A loop over data that neither backpropagates nor steps (`for x, y in loader: inputs.append(x)`):
+    # what it gathers, later code indexes by a count of its own, so it runs over all the stand-in batches.
+    gathers: bool = False
 
 
 @dataclass
@@ -1708,7 +1711,8 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
             if encloses or _trains(node):
                 every = _every_kth_iteration(node, flagged_line, tree) if encloses else 0
                 loop = Loop(len(loops), node.lineno, node.end_lineno or node.lineno,
-                            min(every + 1, MAX_SPARSE_ITERATIONS) if every else 0)
+                            min(every + 1, MAX_SPARSE_ITERATIONS) if every else 0,
+                            gathers=not encloses and not _steps(node))
                 loops.append(loop)
                 part = node.iter if isinstance(node, ast.For) else node.test
                 helper = LOOP_HELPER if isinstance(node, ast.For) else WHILE_HELPER
@@ -1745,15 +1749,21 @@ def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> 
 
 
 def _trains(loop: ast.AST) -> bool:
-    episode = _episode_loop(loop)
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("backward", "step") and not (episode and _environment_step(node)):
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == DATA_HELPER:
-            return True
+    if _steps(loop):
+        return True
+    if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == DATA_HELPER
+           for node in ast.walk(loop)):
+        return True
     iterable = loop.iter if isinstance(loop, ast.For) else None
     return iterable is not None and _iterates_data(iterable)
+
+
+def _steps(loop: ast.AST) -> bool:
+    """Does the loop's body backpropagate or step an optimizer (an environment's step is no such step)?"""
+    episode = _episode_loop(loop)
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in ("backward", "step") and not (episode and _environment_step(node))
+               for node in ast.walk(loop))
 
 
 def _environment_step(call: ast.Call) -> bool:
