@@ -2011,16 +2011,8 @@ def _accessed_root(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpre
 def _accessed_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
     """`t` for `t`, `t.cpu()`, `t[0].squeeze()`, `t.permute(1, 2, 0)`: the name whose values (and graph)
     the expression holds as they are; None through anything else (a detach, arithmetic, a call)."""
-    while True:
-        if type(expr) is cst.Name:
-            return expr
-        if type(expr) is cst.Subscript:
-            expr = expr.value
-        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute \
-                and expr.func.attr.value in VIEW_METHODS | MOVING_METHODS:
-            expr = expr.func.value
-        else:
-            return None
+    root = _accessed_root(expr)
+    return root if type(root) is cst.Name else None
 
 
 def _branches_without_grad(scope: cst.CSTNode, kind: type):
