@@ -75,6 +75,7 @@ from torchcopylint.analysis.aliasing import (
 from torchcopylint.analysis.graphs import DETACHING_BUILTINS, MOVING_METHODS, VIEW_METHODS
 from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
+from torchcopylint.analysis.parameters import PARAMETER_NAMES
 from torchcopylint.analysis.placement import LEGACY_TYPES
 from torchcopylint.analysis.syntax import is_self_attribute, sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
@@ -379,6 +380,8 @@ class GradFlow:
                 return bool(loops) and type(_accessed_root(loops[0])) is cst.Attribute
             root = source
         if type(root) is cst.Attribute:
+            if root.attr.value in PARAMETER_NAMES:
+                return False  # a layer's `weight` or `bias`: a parameter, not kept state
             owner = self.facts.classes.get(function.class_name or "")
             if type(root.value) is cst.Name and root.value.value == "self" and owner is not None and (
                     owner.attribute_values.get(root.attr.value)
