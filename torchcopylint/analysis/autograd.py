@@ -374,10 +374,8 @@ class GradFlow:
         if type(root) is cst.Name and statement is not None:
             source = _comprehension_source(root, statement)
             if source is None:  # an item of a comprehension over something else than a name: over what?
-                loops = [loop.iter for node in walk(statement) if type(node) in COMPREHENSIONS
-                         for loop in _for_ins(node.for_in)
-                         if type(loop.target) is cst.Name and loop.target.value == root.value]
-                return bool(loops) and type(_accessed_root(loops[0])) is cst.Attribute
+                loops = _comprehension_loops(root, statement)
+                return bool(loops) and type(_accessed_root(loops[0].iter)) is cst.Attribute
             root = source
         if type(root) is cst.Attribute:
             if root.attr.value in PARAMETER_NAMES:
@@ -1935,8 +1933,7 @@ def _comprehension_source(name: cst.Name, statement: cst.CSTNode) -> Optional[cs
     """The name whose elements `name` goes through when a comprehension of `statement` binds it (`inner`
     in `[[inner.cpu() for inner in outer] for outer in x]`: `x`), else `name` itself."""
     for _ in range(4):
-        loops = [loop for node in walk(statement) if type(node) in COMPREHENSIONS
-                 for loop in _for_ins(node.for_in) if type(loop.target) is cst.Name and loop.target.value == name.value]
+        loops = _comprehension_loops(name, statement)
         if not loops:
             return name
         source = _accessed_name(loops[0].iter)
@@ -1944,6 +1941,12 @@ def _comprehension_source(name: cst.Name, statement: cst.CSTNode) -> Optional[cs
             return None
         name = source
     return None
+
+
+def _comprehension_loops(name: cst.Name, statement: cst.CSTNode) -> list:
+    """The `for ... in` clauses of the comprehensions of `statement` that bind `name`."""
+    return [loop for node in walk(statement) if type(node) in COMPREHENSIONS
+            for loop in _for_ins(node.for_in) if type(loop.target) is cst.Name and loop.target.value == name.value]
 
 
 def _for_ins(loop: Optional[cst.CompFor]):

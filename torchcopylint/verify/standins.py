@@ -1397,7 +1397,7 @@ def ints_annotated(annotation: Any) -> bool:
 
 def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> Optional[str]:
     """module | layer | loss | path | optimizer | optimizer class | scaler | parameters | loader | loaders | functions | loader batch | labels | dict | tensors | tensor | schedule | int | count | start | float |
-    bool | device | torch.device | dtype | batch | choice, or None.
+    bool | device | torch.device | dtype | batch | choice | index | indices | sizes, or None.
 
     What the code does with the value decides, the strongest evidence first: the objects it calls
     methods of (a module, an optimizer, a loader); a tensor where tensor methods are used or it is
