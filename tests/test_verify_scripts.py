@@ -3262,3 +3262,73 @@ def test_a_loop_that_only_gathers_batches_runs_over_all_of_them(scripts_verified
     # loop, the gathering left one batch and the second iteration failed before the claim could show.
     _assert_confirmed(scripts_verified, "gathered_batches.py", "total += loss", "TCL007",
                       ("after 3 iterations `total` references autograd graphs", "4 batches of 4"))
+
+
+def test_a_loader_the_code_makes_over_a_small_stand_in_dataset_makes_several_batches(scripts_verified):
+    # fresh93 vickymiki's notebooks: `DataLoader(train_dataset, batch_size=256)` over a dataset class of
+    # a stand-in table made one batch an epoch, so the running sum restarted before it could grow
+    # (`train_loss` started a new graph: 11 -> 11 -> 11) and the true TCL007 stayed unverified.
+    _assert_confirmed(scripts_verified, "small_dataset_loader.py", "train_loss += loss", "TCL007",
+                      ("after 3 iterations `train_loss` references autograd graphs",
+                       "a `DataLoader` over 120 stand-in samples made batches of 30 (of the 128 the code asks for)"))
+
+
+@pytest.mark.parametrize(("length", "asked", "drop_last", "expected"), [
+    (120, 128, False, 30),   # one batch: four of 30
+    (96, 256, True, 24),     # no batch at all with drop_last: four of 24
+    (20, 8, False, None),    # three batches (8, 8 and 4): a loop over them runs three times already
+    (20, 8, True, 5),        # two with drop_last: four of 5
+    (120, 32, False, None),  # four batches already
+    (6, 64, False, None),    # too few samples for batches of two
+    (120, 1, False, None),   # one sample a batch: nothing to cut
+])
+def test_a_loader_is_cut_only_where_it_would_make_fewer_than_three_batches(length, asked, drop_last, expected):
+    import torch
+    from torch.utils.data import IterableDataset, TensorDataset
+
+    from torchcopylint.verify.script import _several_batch_size
+
+    dataset = TensorDataset(torch.zeros(length, 2))
+    assert _several_batch_size(dataset, asked, drop_last, IterableDataset) == expected
+
+
+def test_a_loader_over_an_iterable_dataset_or_of_an_unknown_length_keeps_its_batch_size():
+    from torch.utils.data import IterableDataset
+
+    from torchcopylint.verify.script import _several_batch_size
+
+    class Stream(IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    class Unsized:
+        def __getitem__(self, index):
+            return index
+
+    assert _several_batch_size(Stream(), 64, False, IterableDataset) is None
+    assert _several_batch_size(Unsized(), 64, False, IterableDataset) is None
+
+
+def test_a_script_that_reads_its_positional_arguments_runs_with_values_of_the_kinds_it_converts_them_to(
+        scripts_verified):
+    # fresh93 piepie01's homework: `hidden_size1 = int(sys.argv[1])` raised IndexError under --verify,
+    # which runs a script as `python script.py`, and three true TCL007 stayed unverified.
+    _assert_confirmed(scripts_verified, "argv_widths.py", "running += loss", "TCL007",
+                      ("after 3 iterations `running` references autograd graphs",
+                       "ran as `python argv_widths.py 8 0.1 arg3` (`sys.argv[1]` = '8', `sys.argv[2]` = '0.1', "
+                       "`sys.argv[3]` = 'arg3')"))
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("import torch\nx = 1\n", ["s.py"]),
+    ("import sys\nn = int(sys.argv[1])\n", ["s.py", "8"]),
+    ("import sys\nn = int(sys.argv[1])\nprint(sys.argv[1])\n", ["s.py", "arg1"]),  # read as text too
+    ("from sys import argv\nrate = float(argv[2])\n", ["s.py", "arg1", "0.1"]),  # an index it skips
+    # An argparse parser reads sys.argv[1:] itself: its options get their defaults (fill_required_options).
+    ("import argparse, sys\nparser = argparse.ArgumentParser()\nif sys.argv[1] == 'x':\n    pass\n", ["s.py"]),
+    ("import sys\nprint(sys.argv[0])\n", ["s.py"]),  # the program's own name
+])
+def test_a_script_s_arguments_are_chosen_by_how_it_converts_each_index(source, expected):
+    from torchcopylint.verify.script import script_arguments
+
+    assert list(script_arguments(source, "s.py")) == expected

@@ -136,10 +136,10 @@ def main(job_path: str, results_path: str) -> int:
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     # As `python script.py` with no arguments: an argparse parser in the code gets its defaults,
-    # not this process's own arguments.
-    sys.argv = [job["path"]]
-    from torchcopylint.verify.script import fill_required_options
+    # not this process's own arguments; a script that reads `sys.argv[1]` gets a value for it.
+    from torchcopylint.verify.script import fill_required_options, script_arguments
 
+    sys.argv = script_arguments(job["source"], job["path"])
     fill_required_options()  # ...and its required options get values of their declared types, named
     torch.set_num_threads(job.get("threads", 1))  # the parent's share of the CPUs (runner.torch_threads)
     if job["device"] == "cpu":
@@ -156,6 +156,7 @@ def main(job_path: str, results_path: str) -> int:
     checkpoints.install()  # a checkpoint the code loads is never read: the networks keep their weights
     distributed.install(script.note)  # a process group of one: code launched on several runs here
     loaders_in_process()  # no DataLoader worker processes: a failure shows as itself
+    script.loaders_of_several_batches()  # a loop over a small stand-in dataset runs more than once
     loaders_over_absent_data()  # a loader over data that is not here, made where the rewrite did not see it
     backbones.hub_loads_standing_in(torch.hub)  # torchvision's classifiers from the hub: nothing is downloaded
     # No network, no reads of the user's data, no writes into the project (verify/sandbox.py).

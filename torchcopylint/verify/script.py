@@ -41,8 +41,8 @@ from torch import nn
 
 from torchcopylint.verify import absent, amp, backbones, environments, noops, sandbox
 from torchcopylint.verify.absent import AbsentModule, AbsentName, AbsentPackageUsed, UnknownArgumentUsed
-from torchcopylint.verify.batches import (BATCH_MISMATCH, LONG_LOADER_LENGTH, SHAPE_MISMATCH, SMALL_BATCH,
-                                             SHORT_LENGTH, DataPlan, long_length_note)
+from torchcopylint.verify.batches import (BATCH_MISMATCH, BATCHES, LONG_LOADER_LENGTH, SHAPE_MISMATCH,
+                                             SMALL_BATCH, SHORT_LENGTH, DataPlan, long_length_note)
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
 from torchcopylint.verify.probe import LineProbe, StopRun
@@ -100,6 +100,8 @@ class _Log:
     function_plans: list = field(default_factory=list)  # the data plans of a function's module loads
     # Whether the run took `len()` of a stand-in loader given to a function (standins.StandInLoader).
     argument_loader_length_read: bool = False
+    # Whether a DataLoader of the run got smaller batches than the code asks for (loaders_of_several_batches).
+    loaders_cut: bool = False
 
     def add(self, text: str) -> None:
         if text not in self.items:
@@ -193,7 +195,7 @@ def learn_from(text: str) -> bool:
     # stand-in data's: the next candidate shape (a function's module is loaded once a try).
     mismatch = SHAPE_MISMATCH.search(text) or BATCH_MISMATCH.search(text) or \
         any(plan.reshaped_to_asked_size(RuntimeError(text)) for plan in _log.function_plans)
-    if mismatch and not _full_batches and any(plan.cut for plan in _log.function_plans):
+    if mismatch and not _full_batches and (_log.loaders_cut or any(plan.cut for plan in _log.function_plans)):
         _full_batches = True
         return True
     if SHAPE_MISMATCH.search(text) and any(plan.used and _shape_choice + 1 < plan.candidate_count
@@ -219,7 +221,7 @@ def full_batches_next() -> bool:
     size the code asks for (a loop that skips every batch of another size, `if imgs.shape[0] !=
     args.batch_size: continue`, runs on those). False when the batches were not cut, or already full."""
     global _full_batches
-    if _full_batches or not any(plan.cut for plan in (*_log.plans, *_log.function_plans)):
+    if _full_batches or not (_log.loaders_cut or any(plan.cut for plan in (*_log.plans, *_log.function_plans))):
         return False
     _full_batches = True
     return True
@@ -278,6 +280,58 @@ def _absent_in(namespace: dict) -> list[str]:
             found.append(object.__getattribute__(value, "_qualified_name"))
     # A module the project left out (`CLB_pack.models`) was said when it was stood in; its package is the project's.
     return sorted({name.split(".")[0] for name in found if absent.left_out_of_project(name) is None})
+
+
+def loaders_of_several_batches() -> None:
+    """A DataLoader the code makes over stand-in samples (a dataset class stood in for, a table of 120
+    rows) would often make one batch of them at the code's batch size: a loop over it then runs once
+    an epoch, and a claim about what builds up between iterations (a loss summed over the batches)
+    cannot show. Such a loader makes BATCHES smaller batches instead, named in the evidence; a try after
+    one whose sizes then disagreed with the code's own (`torch.ones(batch_size, 1)`) takes the size
+    the code asks for. A loader with its own sampler, or one of several batches already, is left alone."""
+    from torch.utils.data import DataLoader, IterableDataset
+
+    original = DataLoader.__init__
+    if getattr(original, "several_batches", False):
+        return
+
+    def several_batches(self, *args, **kwargs):
+        # DataLoader(dataset, batch_size=1, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+        # pin_memory, drop_last, ...)
+        dataset = args[0] if args else kwargs.get("dataset")
+        asked = args[1] if len(args) > 1 else kwargs.get("batch_size", 1)
+        drop_last = args[8] if len(args) > 8 else kwargs.get("drop_last", False)
+        sampled = any((args[i] if len(args) > i else kwargs.get(name)) is not None
+                      for i, name in ((3, "sampler"), (4, "batch_sampler")))
+        cut = None if sampled or _full_batches else _several_batch_size(dataset, asked, drop_last, IterableDataset)
+        if cut is not None:
+            if len(args) > 1:
+                args = (args[0], cut, *args[2:])
+            else:
+                kwargs["batch_size"] = cut
+            _log.loaders_cut = True
+            _log.add(f"a `DataLoader` over {len(dataset)} stand-in samples made batches of {cut} (of the {asked} "
+                     f"the code asks for), so that a loop over it runs more than once")
+        return original(self, *args, **kwargs)
+
+    several_batches.several_batches = True
+    DataLoader.__init__ = several_batches
+
+
+def _several_batch_size(dataset: Any, asked: Any, drop_last: bool, iterable_type: type) -> Optional[int]:
+    """The batch size that makes BATCHES batches of `dataset`, where the size the code asks for makes
+    fewer than three; None where it makes enough, or the dataset's length is unknown."""
+    if isinstance(dataset, iterable_type) or not isinstance(asked, int) or isinstance(asked, bool) or asked < 2:
+        return None
+    try:
+        length = len(dataset)
+    except Exception:  # noqa: BLE001 - a dataset of the user's code may raise anything
+        return None
+    made = length // asked if drop_last else -(-length // asked)
+    cut = length // BATCHES
+    if made >= 3 or cut < 2 or cut >= asked:
+        return None
+    return cut
 
 
 def cuda_on_cpu(source: str = "", path: str = "") -> None:
@@ -520,6 +574,60 @@ class _DeviceType(type):
 
 class _GpuNamingDevice(metaclass=_DeviceType):
     """Stands for `torch.device` while code written for a GPU runs on the CPU (see cuda_on_cpu)."""
+
+
+# What a script's positional command-line argument reads as, by how the code converts it.
+ARGUMENT_VALUES = {"int": "8", "float": "0.1"}
+TEXT_ARGUMENT = "arg"
+
+
+class ScriptArguments(list):
+    """`sys.argv` of a script that reads its positional arguments (`hidden = int(sys.argv[1])`): the
+    values `script_arguments` chose, each named in the evidence when the code reads it."""
+
+    def __getitem__(self, index):
+        if isinstance(index, slice) or index != 0:
+            program, *values = list(self)  # (iterating a list does not call __getitem__)
+            shown = ", ".join(f"`sys.argv[{i}]` = {value!r}" for i, value in enumerate(values, 1))
+            _log.add(f"the script reads its command-line arguments, and ran as `python {os.path.basename(program)} "
+                     f"{' '.join(values)}` ({shown})")
+        return super().__getitem__(index)
+
+
+def script_arguments(source: str, path: str) -> list:
+    """`sys.argv` as `python script.py` gives it, or, for a script that reads positional arguments by
+    index (`int(sys.argv[1])`, `open(sys.argv[2])`) and has no argparse parser to give them defaults,
+    one value for each index it reads: "8" where every read converts it with `int()`, "0.1" with
+    `float()`, else "arg1", "arg2" (a path under that name is then not there, or not read)."""
+    if "argv" not in source or "argparse" in source:
+        return [path]
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return [path]
+    conversions: dict = {}  # index -> the conversions its reads go through ("" for none)
+    converted = {id(node.args[0]): node.func.id for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ARGUMENT_VALUES
+                 and len(node.args) == 1}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _is_argv(node.value) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, int) and not isinstance(node.slice.value, bool) \
+                and 1 <= node.slice.value <= 9:
+            conversions.setdefault(node.slice.value, set()).add(converted.get(id(node), ""))
+    if not conversions:
+        return [path]
+    values = []
+    for index in range(1, max(conversions) + 1):
+        ways = conversions.get(index, {""})
+        values.append(ARGUMENT_VALUES[next(iter(ways))] if len(ways) == 1 and "" not in ways
+                      else f"{TEXT_ARGUMENT}{index}")
+    return ScriptArguments([path, *values])
+
+
+def _is_argv(node: ast.expr) -> bool:
+    """`sys.argv`, or `argv` (imported from sys)."""
+    return (isinstance(node, ast.Attribute) and node.attr == "argv" and isinstance(node.value, ast.Name)
+            and node.value.id == "sys") or (isinstance(node, ast.Name) and node.id == "argv")
 
 
 def fill_required_options() -> None:
