@@ -273,6 +273,10 @@ def test_strings_and_bracketed_lines_are_not_touched():
     ("import torch\n\ninputs = inputs.cuda(async=True)\n", 3, 22,
      "`async` is a keyword since Python 3.7: this is pre-3.7 code (write `non_blocking=True`); this file is skipped"),
     ("async = True\n", 1, 7, "`async` is a keyword since Python 3.7: this is pre-3.7 code (rename it)"),
+    # A Colab export's shell line: CPython reads the `01` of its URL as an octal literal (fresh94).
+    ("!curl -s https://example.org/99-Misc/01-Colab/setup.sh | bash\n", 1, 38,
+     "an IPython shell or magic line (`!pip install ...`, `%matplotlib inline`), which only a notebook runs"),
+    ("%matplotlib inline\n", 1, 1, "an IPython shell or magic line"),
 ])
 def test_the_message_says_what_it_is_at_cpythons_position(source, line, column, fragment):
     [error] = lint_source("import torch\n" + source if "torch" not in source else source, "old.py",

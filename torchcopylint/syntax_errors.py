@@ -100,12 +100,17 @@ _EXCEPT_COMMA = re.compile(r"^\s*except\s+[\w.]+\s*,\s*[A-Za-z_]\w*\s*:")
 _RAISE_COMMA = re.compile(r"^\s*raise\s+[\w.]+(\([^()]*\))?\s*,")
 _LONG_LITERAL = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|\d+)[lL]\b")
 _BLANK_ASSIGNMENT = re.compile(r"^\s*[\w.\[\], ]+?\s*(?<![=!<>])=\s*(#.*)?$")
+_IPYTHON_LINE = re.compile(r"^\s*(!|%{1,2}[A-Za-z])")
 _PROSE = re.compile(r"^\s*[A-Za-z][A-Za-z']*(\s+[A-Za-z][\w'-]*[,;:.!?]?){2,}[.!?:]?\s*$")
 
 
 def _explanation(message: str, line: str, column: int) -> Optional[str]:
     """What the error is and what to do, when it is a kind users meet; None otherwise."""
     at = column - 1
+    if _IPYTHON_LINE.match(line):
+        # Whatever CPython says of it (a `01` in a URL reads as an octal literal): the line is not Python.
+        return ("an IPython shell or magic line (`!pip install ...`, `%matplotlib inline`), which only a notebook "
+                "runs (a file exported from a notebook?); {skipped} (keep it a notebook, or remove the line)")
     python2 = None
     if message.startswith("Missing parentheses in call to 'print'"):
         python2 = "a `print` statement"
