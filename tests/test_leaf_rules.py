@@ -552,6 +552,10 @@ ACCUMULATIONS = {
     "extend": ("acc.extend(loss)", "acc = []", "acc.extend(loss.detach())"),
     "set add": ("acc.add(loss)", "acc = set()", "acc.add(loss.detach())"),
     "item assignment": ("acc[len(acc)] = loss", "acc = {}", "acc[len(acc)] = loss.detach()"),
+    # A tuple or a dict has no `.detach()`: each part that holds a graph is cut (fresh94: the advice
+    # said `({"loss": loss.item(), "metric": metric}).detach()`).
+    "tuple": ("acc.append((loss, 1))", "acc = []", "acc.append((loss.detach(), 1))"),
+    "dict": ('acc.append({"loss": loss, "step": 1})', "acc = []", 'acc.append({"loss": loss.detach(), "step": 1})'),
 }
 
 

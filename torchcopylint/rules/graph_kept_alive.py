@@ -127,6 +127,13 @@ class GraphKeptAlive(Rule):
                         element.with_changes(value=method_call(element.value, cut))
                         if loop_facts.graph_of(element.value, loop, statement) is not None else element
                         for element in value.elements])
+                elif isinstance(value, cst.Dict):
+                    # `metrics.append({"loss": loss.item(), "out": out})`: nor has a dict; cut each value.
+                    fixed = value.with_changes(elements=[
+                        element.with_changes(value=method_call(element.value, cut))
+                        if isinstance(element, cst.DictElement)
+                        and loop_facts.graph_of(element.value, loop, statement) is not None else element
+                        for element in value.elements])
                 elif type(value) is cst.Attribute and value.attr.value in UNCALLED_CONVERSIONS:
                     # `l.append(loss.item)`: the bound method holds `loss`, graph and all; the call was meant.
                     fixed = cst.Call(func=value)
