@@ -188,6 +188,9 @@ def test_a_tables_layout_is_read_off_the_code():
     assert site.table.columns == (tables.TableColumn("sex", ("female", "male")), tables.TableColumn("survived"))
     # The first layer's 6 inputs, then as many fewer unnamed features as named columns may stay among them.
     assert site.table.widths(2) == (6, 5, 4, 16, 15, 14)
+    # A table of which the code names no column keeps its label by position (`df.columns[:-1]` the
+    # features of fresh94's diabetes.csv course script, `nn.Linear(8, 64)`): one column more, second.
+    assert tables.TableLayout(layer_widths=(8, 64)).widths(0) == (8, 9, 64, 65)
     notebook_like = (
         "import seaborn as sns\nimport numpy as np\nfrom torch import nn\n"
         "iris = sns.load_dataset('iris')\n"

@@ -70,12 +70,15 @@ class TableLayout:
     def widths(self, columns: int) -> tuple:
         """The candidate numbers of unnamed feature columns before `columns` named ones. Which named
         columns the code keeps among the features is not known (it drops the label, maps a text
-        column to numbers): each layer's width first, then as many fewer as it may keep."""
+        column to numbers): each layer's width first, then as many fewer as it may keep. A table of
+        which the code names no column takes its label by position (`df.iloc[:, :-1]`, `df.columns[-1]`):
+        one more column than the layer reads comes second."""
         if self.named:
             return (0,)
         kept = min(columns, MAX_KEPT)
-        widths = tuple(dict.fromkeys(width - fewer for width in self.layer_widths for fewer in range(kept + 1)
-                                     if width - fewer > 0))
+        label = (1,) if columns == 0 else ()
+        widths = tuple(dict.fromkeys(width + more for width in self.layer_widths
+                                     for more in (0, *label, *range(-1, -kept - 1, -1)) if width + more > 0))
         return widths[:MAX_CANDIDATES]
 
 
