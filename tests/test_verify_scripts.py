@@ -3270,7 +3270,7 @@ def test_a_loader_the_code_makes_over_a_small_stand_in_dataset_makes_several_bat
     # (`train_loss` started a new graph: 11 -> 11 -> 11) and the true TCL007 stayed unverified.
     _assert_confirmed(scripts_verified, "small_dataset_loader.py", "train_loss += loss", "TCL007",
                       ("after 3 iterations `train_loss` references autograd graphs",
-                       "a `DataLoader` over 120 stand-in samples made batches of 30 (of the 128 the code asks for)"))
+                       "a `DataLoader` over 120 samples made batches of 30 (of the 128 the code asks for)"))
 
 
 @pytest.mark.parametrize(("length", "asked", "drop_last", "expected"), [

@@ -310,7 +310,7 @@ def loaders_of_several_batches() -> None:
             else:
                 kwargs["batch_size"] = cut
             _log.loaders_cut = True
-            _log.add(f"a `DataLoader` over {len(dataset)} stand-in samples made batches of {cut} (of the {asked} "
+            _log.add(f"a `DataLoader` over {len(dataset)} samples made batches of {cut} (of the {asked} "
                      f"the code asks for), so that a loop over it runs more than once")
         return original(self, *args, **kwargs)
 
