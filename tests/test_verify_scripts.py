@@ -3284,12 +3284,12 @@ def test_a_loader_the_code_makes_over_a_small_stand_in_dataset_makes_several_bat
 ])
 def test_a_loader_is_cut_only_where_it_would_make_fewer_than_three_batches(length, asked, drop_last, expected):
     import torch
-    from torch.utils.data import IterableDataset, TensorDataset
+    from torch.utils.data import TensorDataset
 
     from torchcopylint.verify.script import _several_batch_size
 
     dataset = TensorDataset(torch.zeros(length, 2))
-    assert _several_batch_size(dataset, asked, drop_last, IterableDataset) == expected
+    assert _several_batch_size(dataset, asked, drop_last) == expected
 
 
 def test_a_loader_over_an_iterable_dataset_or_of_an_unknown_length_keeps_its_batch_size():
@@ -3305,8 +3305,8 @@ def test_a_loader_over_an_iterable_dataset_or_of_an_unknown_length_keeps_its_bat
         def __getitem__(self, index):
             return index
 
-    assert _several_batch_size(Stream(), 64, False, IterableDataset) is None
-    assert _several_batch_size(Unsized(), 64, False, IterableDataset) is None
+    assert _several_batch_size(Stream(), 64, False) is None
+    assert _several_batch_size(Unsized(), 64, False) is None
 
 
 def test_a_script_that_reads_its_positional_arguments_runs_with_values_of_the_kinds_it_converts_them_to(

@@ -289,7 +289,7 @@ def loaders_of_several_batches() -> None:
     cannot show. Such a loader makes BATCHES smaller batches instead, named in the evidence; a try after
     one whose sizes then disagreed with the code's own (`torch.ones(batch_size, 1)`) takes the size
     the code asks for. A loader with its own sampler, or one of several batches already, is left alone."""
-    from torch.utils.data import DataLoader, IterableDataset
+    from torch.utils.data import DataLoader
 
     original = DataLoader.__init__
     if getattr(original, "several_batches", False):
@@ -303,7 +303,7 @@ def loaders_of_several_batches() -> None:
         drop_last = args[8] if len(args) > 8 else kwargs.get("drop_last", False)
         sampled = any((args[i] if len(args) > i else kwargs.get(name)) is not None
                       for i, name in ((3, "sampler"), (4, "batch_sampler")))
-        cut = None if sampled or _full_batches else _several_batch_size(dataset, asked, drop_last, IterableDataset)
+        cut = None if sampled or _full_batches else _several_batch_size(dataset, asked, drop_last)
         if cut is not None:
             if len(args) > 1:
                 args = (args[0], cut, *args[2:])
@@ -318,10 +318,11 @@ def loaders_of_several_batches() -> None:
     DataLoader.__init__ = several_batches
 
 
-def _several_batch_size(dataset: Any, asked: Any, drop_last: bool, iterable_type: type) -> Optional[int]:
+def _several_batch_size(dataset: Any, asked: Any, drop_last: bool) -> Optional[int]:
     """The batch size that makes BATCHES batches of `dataset`, where the size the code asks for makes
     fewer than three; None where it makes enough, or the dataset's length is unknown."""
-    if isinstance(dataset, iterable_type) or not isinstance(asked, int) or isinstance(asked, bool) or asked < 2:
+    if isinstance(dataset, torch.utils.data.IterableDataset) or not isinstance(asked, int) \
+            or isinstance(asked, bool) or asked < 2:
         return None
     try:
         length = len(dataset)
