@@ -16,6 +16,7 @@ Skipped where torch is not installed (the `verify` extra).
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -3271,6 +3272,54 @@ def test_a_loader_the_code_makes_over_a_small_stand_in_dataset_makes_several_bat
     _assert_confirmed(scripts_verified, "small_dataset_loader.py", "train_loss += loss", "TCL007",
                       ("after 3 iterations `train_loss` references autograd graphs",
                        "a `DataLoader` over 120 samples made batches of 30 (of the 128 the code asks for)"))
+
+
+@pytest.mark.parametrize(("text", "stand_in"), [
+    ("total += loss", "`EfficientNet.from_pretrained('efficientnet-b2')` (efficientnet_pytorch is not installed) "
+                      "stood in: a small network of its layout"),
+    ("epoch_loss = epoch_loss + loss", "`segmentation_models_pytorch.losses.DiceLoss` (segmentation_models_pytorch "
+                                       "is not installed) stood in: the mean of the prediction's sigmoid"),
+    ("history.append(loss)", "`pretrainedmodels.se_resnext50_32x4d` (pretrainedmodels is not installed) stood in"),
+])
+def test_networks_of_model_zoos_that_are_not_installed_stand_in(scripts_verified, text, stand_in):
+    # fresh94's melanoma kernels: `EfficientNet.from_pretrained('efficientnet-b0')` with efficientnet_pytorch
+    # absent left 48 true findings unverified, though their claims hold on any network of that interface.
+    _assert_confirmed(scripts_verified, "zoo_networks.py", text, "TCL007",
+                      ("after 3 iterations", "the top-level call at line", stand_in))
+
+
+def test_model_zoo_stand_ins_have_the_interfaces_fine_tuning_code_reaches_for():
+    import torch
+
+    from torchcopylint.verify import backbones
+    from torchcopylint.verify.absent import AbsentName
+    from torchcopylint.verify.noops import NoOpPackages
+
+    def stand_in(name):
+        finder = NoOpPackages()
+        return finder.create_module(importlib.machinery.ModuleSpec(name, finder, is_package=True))
+
+    images = torch.rand(2, 3, 48, 64)
+    efficientnet = stand_in("efficientnet_pytorch").EfficientNet.from_name("efficientnet-b4", num_classes=3)
+    assert efficientnet._fc.in_features == 1792 and efficientnet(images).shape == (2, 3)
+    assert efficientnet.extract_features(images).shape[1] == 1792
+    assert "EfficientNet" in str(efficientnet.__class__)  # how some code tells its networks apart
+
+    pretrained = stand_in("pretrainedmodels")
+    senet = pretrained.__dict__["se_resnext101_32x4d"](num_classes=1000, pretrained="imagenet")
+    assert senet.last_linear.in_features == 2048 and senet.logits(senet.features(images)).shape == (2, 1000)
+    assert pretrained.inceptionv4().last_linear.in_features == 1536 and "xception" in pretrained.model_names
+    assert isinstance(pretrained.utils, AbsentName)  # anything else stays absent, and the verdict names it
+
+    smp = stand_in("segmentation_models_pytorch")
+    masks, labels = smp.Unet("resnet34", classes=4, aux_params={"classes": 7})(images)
+    assert masks.shape == (2, 4, 48, 64) and labels.shape == (2, 7)  # maps of the images' size
+    assert smp.create_model("unetplusplus", "efficientnet-b0", classes=2)(images).shape == (2, 2, 48, 64)
+    assert smp.utils.losses.DiceLoss()(masks, None).requires_grad
+    assert smp.encoders.get_preprocessing_fn("resnet34", "imagenet")("image") == "image"
+    assert isinstance(smp.metrics.iou_score, AbsentName)
+    assert "`segmentation_models_pytorch.Unet('resnet34')` (segmentation_models_pytorch is not installed) stood " \
+           "in: a small encoder and decoder, random weights, 4 classes" in backbones.notes
 
 
 @pytest.mark.parametrize(("length", "asked", "drop_last", "expected"), [

@@ -25,8 +25,9 @@ from typing import Any
 
 from torch import nn
 
-# What stood in during the diagnosis being verified, for its evidence: script.begin clears it and
-# script.stood_in reads it (this module may not import script, which imports the no-op packages).
+# What stood in during the diagnosis being verified (here and in verify/zoos.py), for its evidence:
+# script.begin clears it and script.stood_in reads it (this module may not import script, which imports
+# the no-op packages).
 notes: list[str] = []
 
 # Constructor names by the head the real network has, and that head's width (what code that replaces
@@ -71,7 +72,7 @@ def _vgg_features(name: str) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def _convolution(inputs: int, outputs: int, stride: int) -> nn.Sequential:
+def convolution(inputs: int, outputs: int, stride: int) -> nn.Sequential:
     return nn.Sequential(nn.Conv2d(inputs, outputs, 3, stride=stride, padding=1, bias=False),
                          nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
 
@@ -122,10 +123,10 @@ class StandInBackbone(nn.Module):
             self.bn1 = nn.BatchNorm2d(64)
             self.relu = nn.ReLU(inplace=True)
             self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)
-            self.layer1 = _convolution(64, 64, 1)
-            self.layer2 = _convolution(64, 128, 2)
-            self.layer3 = _convolution(128, 256, 2)
-            self.layer4 = _convolution(256, width, 2)
+            self.layer1 = convolution(64, 64, 1)
+            self.layer2 = convolution(64, 128, 2)
+            self.layer3 = convolution(128, 256, 2)
+            self.layer4 = convolution(256, width, 2)
             self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
             self.fc = nn.Linear(width, num_classes)
             return
@@ -220,7 +221,7 @@ def _constructor(qualified: str, name: str):
             "`fc`, `layer1`..`layer4`" if WITH_FC.match(name) else \
             f"`features` of its {len(VGG_LAYOUTS[name.removesuffix('_bn')])} convolutions and pools, narrower, " \
             "and `classifier`" if name.removesuffix("_bn") in VGG_LAYOUTS else "`features`, `classifier`"
-        _note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout ({layout}), "
+        note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout ({layout}), "
               f"random weights, {num_classes} classes")
         return StandInBackbone(name, num_classes)
     return make
@@ -230,7 +231,7 @@ def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 10
     """`timm.create_model(name, ...)` where timm is not installed: the stand-in of the name's family
     (a ResNet-like one for names of no torchvision family)."""
     family = name if is_classifier_constructor(name) else "resnet50"
-    _note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
+    note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
                 f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
                 f"{num_classes} classes")
     network = StandInBackbone(family)
@@ -241,7 +242,7 @@ def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 10
 def timm_list_models(*args, **kwargs) -> list:
     """`timm.list_models(...)` where timm is not installed: none (code that chooses between timm and
     torchvision by name takes torchvision's path, whose classifiers stand in)."""
-    _note("`timm.list_models()` (timm is not installed) listed no models")
+    note("`timm.list_models()` (timm is not installed) listed no models")
     return []
 
 
@@ -258,7 +259,7 @@ def hub_loads_standing_in(hub: Any) -> None:
         repository = str(repo_or_dir).split(":")[0].rstrip("/")
         if repository in ("pytorch/vision", "pytorch/vision/") and is_classifier_constructor(model):
             classes = kwargs.get("num_classes", 1000)
-            _note(f"`torch.hub.load({repo_or_dir!r}, {model!r})` (nothing is downloaded) stood in: a small network "
+            note(f"`torch.hub.load({repo_or_dir!r}, {model!r})` (nothing is downloaded) stood in: a small network "
                   f"of its layout, random weights, {classes} classes")
             return StandInBackbone(model, classes)
         return original(repo_or_dir, model, *args, **kwargs)
@@ -267,6 +268,6 @@ def hub_loads_standing_in(hub: Any) -> None:
     hub.load = load
 
 
-def _note(text: str) -> None:
+def note(text: str) -> None:
     if text not in notes:
         notes.append(text)

@@ -28,7 +28,7 @@ import re
 import sys
 import types
 
-from torchcopylint.verify import absent, amp, backbones, environments, lightning
+from torchcopylint.verify import absent, amp, backbones, environments, lightning, zoos
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.datasites import PROGRESS_BARS
 from torchcopylint.verify.importing import WRAPPERS
@@ -91,6 +91,8 @@ PACKAGES = frozenset({
     # A test framework, for a project's test module: its decorators (`@pytest.fixture`,
     # `@pytest.mark.parametrize(...)`) leave each function as written (TEST_DECORATORS); the rest is absent.
     "pytest",
+    # Model zoos: their networks and losses stand in (verify/zoos.py), small and of random weights.
+    *zoos.PACKAGES,
 })
 # Packages of which only some parts are data, plots or logging: their networks (`torchvision.models`)
 # are not, and a use of those keeps absent.py's meaning (the verdict names the missing package).
@@ -105,6 +107,8 @@ NO_OP_PARTS = {
     "tensorflow": frozenset({"examples", "summary", "keras", "logging", "get_logger", "autograph", "is_tensor"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
+    # Their networks and losses stand in (verify/zoos.py); the rest is absent.
+    **dict.fromkeys(zoos.PACKAGES, frozenset()),
     "sklearn": frozenset({"metrics"}),
     "mlxtend": frozenset({"plotting"}),  # its classifiers and data are not plots
     "numba": frozenset(),  # its compilers leave functions as Python (NUMBA_COMPILERS); the rest is absent
@@ -598,13 +602,16 @@ class NoOpModule(types.ModuleType):
             return backbones.timm_create_model
         if name in ("timm.list_models", "timm.models.list_models"):
             return backbones.timm_list_models
+        zoo_stand_in = zoos.stand_in(name)
+        if zoo_stand_in is not None:
+            return zoo_stand_in
         if name in lightning.STAND_INS:
             return lightning.STAND_INS[name]
         if name == "simple_parsing.ArgumentParser":
             return DataclassArgumentParser
         if name == "easydict.EasyDict":
             return AttributeDict  # a configuration's container: it must hold what the code puts in it
-        if name in ("numba.cuda", "gym.vector", "gymnasium.vector"):
+        if name in ("numba.cuda", "gym.vector", "gymnasium.vector") or name in zoos.SUBMODULES:
             return NoOpModule(name)  # `from numba import cuda`, then `@cuda.jit`; `gym.vector.make(...)`
         if name in NUMBA_COMPILERS or name in TEST_DECORATORS:
             return _left_as_written
@@ -658,8 +665,11 @@ class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         if spec.name == amp.NAME:
             return amp.AmpModule()
-        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS) or spec.name == "timm.models":
-            return NoOpModule(spec.name)
+        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS) or spec.name == "timm.models" \
+                or spec.name.split(".")[0] in zoos.PACKAGES:
+            module = NoOpModule(spec.name)
+            module.__dict__.update(zoos.module_names(spec.name))
+            return module
         return AbsentModule(spec.name)
 
     def exec_module(self, module) -> None:
