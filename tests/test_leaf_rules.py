@@ -356,6 +356,21 @@ def test_tcl004_chained_requires_grad():
     assert _lines(source, "TCL004") == [6]
 
 
+def test_tcl004_is_silent_on_a_write_through_an_index_that_may_gather_a_copy():
+    # `w[:, idx]` is a copy when `idx` is a tensor of indices, and the write then never reaches the leaf.
+    source = """
+        import torch
+
+
+        def grow(idx):
+            w = torch.zeros(3, 4, requires_grad=True)
+            w[:, idx].add_(1.0)
+            w[:, 0].add_(1.0)
+            return (w * 2).sum()
+        """
+    assert _lines(source, "TCL004") == [7]  # `w[:, 0]`, a view of the leaf, only
+
+
 def test_tcl004_chained_inplace_calls():
     source = """
         import torch

@@ -343,6 +343,30 @@ def test_an_item_write_through_a_row_keeps_the_clone(index):
     assert lines(source, "TCL001") == []
 
 
+@pytest.mark.parametrize("index", ["j", "assignment[\"j\"]"])
+def test_a_write_through_a_column_of_an_unknown_index_keeps_the_clone(index):
+    # fresh95's neuron merging: `merged[:, asn["j"]].add_(...)` with `asn["j"]` an int from `.tolist()` is
+    # a view of the copy, so the clone keeps the weight it copies from unchanged. What the index holds,
+    # the code does not say: an int makes the write reach the copy.
+    source = block(f"""
+        merged = x.clone()
+        for assignment, j in pairs:
+            merged[:, {index}].add_(0.5)
+        return self.fc(merged) + x
+    """)
+    assert lines(source, "TCL001") == []
+
+
+def test_a_write_through_a_list_index_still_leaves_the_copy_unwritten():
+    # `merged[:, [0, 2]]` gathers into new memory: the write goes there, not into the copy.
+    source = block("""
+        merged = x.clone()
+        merged[:, [0, 2]].add_(0.5)
+        return self.fc(merged)
+    """)
+    assert lines(source, "TCL001") != []
+
+
 def test_loop_carried_write_keeps_the_clone():
     source = block("""
         h = self.fc(x)

@@ -207,6 +207,9 @@ class InplaceEvent:
     # A callee's every write of this argument goes through `.data` or `.detach()` of it
     # (`def glorot(t): t.data.uniform_(-a, a)`): the storage changes, autograd sees no write.
     through_detach: bool = False
+    # The write goes through an index that may gather a copy (`w[:, idx].add_(v)`, `idx` unknown): it
+    # reaches the storage only where `idx` is an int.
+    through_unknown_index: bool = False
 
     @property
     def changes_values(self) -> bool:
@@ -1736,12 +1739,13 @@ class FunctionWalker:
                     certainty: str = "sure", without_grad: bool = False, through: str = "",
                     through_detach: bool = False) -> None:
         storages = self._shared_storages(target, state) or frozenset()
-        if not storages and kind == "setitem" and type(target) is cst.Subscript:
-            # `target[idx][j] = q`: `target[idx]` is a view when `idx` is an int (a loop counter), a
-            # copy when it is a tensor of indices; which, the code does not say, so the write may
-            # reach `target`.
+        through_unknown_index = False
+        if not storages and type(target) is cst.Subscript and not _surely_advanced_index(target):
+            # `target[idx][j] = q`, `target[:, idx].add_(v)`: `target[idx]` is a view when `idx` is an
+            # int (a loop counter, a dict's entry), a copy when it is a tensor of indices; which, the
+            # code does not say, so the write may reach `target`.
             storages = self._shared_storages(target.value, state) or frozenset()
-            certainty = "maybe"
+            certainty, through_unknown_index = "maybe", True
         if not storages:
             return
         if certainty == "sure" and self._converted_to_integers(target, state):
@@ -1749,7 +1753,7 @@ class FunctionWalker:
         label = dotted_name(target) or "a tensor"
         self._event(node, storages, kind, description or f"write into {label}", state,
                     certainty=certainty, target=target, without_grad=without_grad, through=through,
-                    through_detach=through_detach)
+                    through_detach=through_detach, through_unknown_index=through_unknown_index)
 
     def _converted_to_integers(self, target, state: FlowState, depth: int = 0) -> bool:
         """Does `target` reach the storage it shares only through a conversion to integers (`gij =
@@ -1778,13 +1782,13 @@ class FunctionWalker:
 
     def _event(self, node, storages: frozenset, kind: str, description: str, state: FlowState,
                certainty: str = "sure", target=None, without_grad: bool = False, through: str = "",
-               through_detach: bool = False) -> None:
+               through_detach: bool = False, through_unknown_index: bool = False) -> None:
         key = (node, target, certainty)
         event = self.facts.inplace_events.get(key)
         if event is None:
             event = InplaceEvent(node, self._statement, storages, kind, description, certainty, target,
                                  order=len(self.facts.inplace_events), without_grad=without_grad, through=through,
-                                 through_detach=through_detach)
+                                 through_detach=through_detach, through_unknown_index=through_unknown_index)
             self.facts.inplace_events[key] = event
         else:
             event.storages = event.storages | storages
@@ -2258,6 +2262,14 @@ def _is_basic_index(subscript: cst.Subscript, integral: Optional[Callable[[cst.N
             continue
         return False
     return True
+
+
+def _surely_advanced_index(subscript: cst.Subscript) -> bool:
+    """`x[[0, 2]]`, `x[mask > 0]`, `x[:, [1, 3]]`: an index the code spells as a list or a comparison,
+    which gathers into new memory."""
+    return any(type(element.slice) is cst.Index
+               and (type(element.slice.value) is cst.List or type(element.slice.value) is cst.Comparison)
+               for element in subscript.slice)
 
 
 def _container_items(container) -> list:

@@ -44,9 +44,9 @@ class InplaceOnLeaf(Rule):
                 # where the target must be a known leaf.
                 if event.certainty == "opaque" or event.target is None or _is_initializer(event, facts):
                     continue
-                if event.kind in ("out", "setitem") and event.certainty != "sure":
-                    # `out=` of a callee that is not torch's: what it does is unknown; `leaf[idx][0] = v`
-                    # writes a copy of the leaf's rows when `idx` is a tensor of indices
+                if event.kind in ("out", "setitem") and event.certainty != "sure" or event.through_unknown_index:
+                    # `out=` of a callee that is not torch's: what it does is unknown; `leaf[idx][0] = v`,
+                    # `leaf[:, idx].add_(v)` write a copy of the leaf's rows when `idx` is a tensor of indices
                     continue
                 if event.without_grad or event.through_detach:
                     continue  # a helper that writes under its own no_grad, or through `t.data` / `t.detach()`
