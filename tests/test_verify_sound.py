@@ -777,6 +777,9 @@ def test_outputs_equal_to_float_rounding_never_refute_a_redundant_clone(output_d
                         gradient_difference=0.0, gradients=2, cloned=[], shape=None, executed=set(),
                         made_text="", gradient_scale=1.0, output_scale=2.0, alike=False)
     assert not lopsided.differ_only_by_rounding  # an output one version lacks is no rounding
+    # Nor a measurement: fresh95's hyper-LSTM was refuted with "largest output difference 0, gradient
+    # difference 0" (gradients of other tensors in one run). A refutation needs a value that differs.
+    assert lopsided.differ_in_kind_only and not versions.differ_in_kind_only
 
 
 @pytest.mark.parametrize("trained, switched_off, why", [
