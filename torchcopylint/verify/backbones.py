@@ -222,7 +222,7 @@ def _constructor(qualified: str, name: str):
             f"`features` of its {len(VGG_LAYOUTS[name.removesuffix('_bn')])} convolutions and pools, narrower, " \
             "and `classifier`" if name.removesuffix("_bn") in VGG_LAYOUTS else "`features`, `classifier`"
         note(f"`{qualified}` (torchvision is not installed) stood in: a small network of its layout ({layout}), "
-              f"random weights, {num_classes} classes")
+             f"random weights, {num_classes} classes")
         return StandInBackbone(name, num_classes)
     return make
 
@@ -232,8 +232,8 @@ def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 10
     (a ResNet-like one for names of no torchvision family)."""
     family = name if is_classifier_constructor(name) else "resnet50"
     note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
-                f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
-                f"{num_classes} classes")
+         f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
+         f"{num_classes} classes")
     network = StandInBackbone(family)
     network.reset_classifier(num_classes)  # 0: no head, the pooled features (as timm makes it)
     return network
@@ -260,7 +260,7 @@ def hub_loads_standing_in(hub: Any) -> None:
         if repository in ("pytorch/vision", "pytorch/vision/") and is_classifier_constructor(model):
             classes = kwargs.get("num_classes", 1000)
             note(f"`torch.hub.load({repo_or_dir!r}, {model!r})` (nothing is downloaded) stood in: a small network "
-                  f"of its layout, random weights, {classes} classes")
+                 f"of its layout, random weights, {classes} classes")
             return StandInBackbone(model, classes)
         return original(repo_or_dir, model, *args, **kwargs)
 

@@ -665,11 +665,12 @@ class NoOpPackages(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         if spec.name == amp.NAME:
             return amp.AmpModule()
-        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS) or spec.name == "timm.models" \
-                or spec.name.split(".")[0] in zoos.PACKAGES:
+        if spec.name.split(".")[0] in zoos.PACKAGES:
             module = NoOpModule(spec.name)
-            module.__dict__.update(zoos.module_names(spec.name))
+            module.__dict__.update(zoos.module_names(spec.name))  # `pretrainedmodels.__dict__[name](...)`
             return module
+        if _is_no_op_part(spec.name) or spec.name.startswith(MODELS) or spec.name == "timm.models":
+            return NoOpModule(spec.name)
         return AbsentModule(spec.name)
 
     def exec_module(self, module) -> None:
