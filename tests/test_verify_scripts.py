@@ -620,6 +620,30 @@ def test_a_function_carries_what_its_defaults_and_decorators_read():
     assert not any("unrelated" in line for line in kept), kept
 
 
+def test_a_function_does_not_carry_what_a_call_is_given_but_cannot_change():
+    # A notebook's evaluation cell passes numbers, strings and a network's output to functions: they
+    # cannot change `z_dim`, `device` or `gen` (fresh95: every Inception-score cell of the notebook ran
+    # before `fit` could, and its TCL007 timed out). An object handed over can be changed.
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        import torch
+        from torch import nn
+        device = "cpu"
+        z_dim = 16
+        gen = nn.Linear(z_dim, 8)
+        samples = gen(torch.randn(1024, z_dim, device=device))
+        score = inception_score(show(gen(torch.randn(4, z_dim))), device=device)
+        init_weights(gen)
+
+        def fit():
+            return gen(torch.randn(2, z_dim, device=device))
+    """)
+    kept = [line for line in function_text(source, frozenset({"fit"})).text.splitlines() if line.strip()]
+    assert "init_weights(gen)" in kept and "gen = nn.Linear(z_dim, 8)" in kept, kept
+    assert not any(line.startswith(("samples", "score")) for line in kept), kept
+
+
 def test_call_sites_say_how_each_input_of_a_network_is_made():
     from torchcopylint.verify.callsites import call_sites, readable
 

@@ -303,9 +303,10 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
     receiver = set()
     if isinstance(func, ast.Attribute) and (for_effect or func.attr.endswith("_")):
         receiver = _root(func.value)
-    arguments = set()
-    for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
-        arguments |= {sub.id for sub in ast.walk(argument) if isinstance(sub, ast.Name)}
+    # What the call is given: `f(net)`, `f(net.fc)`, `f(model.to(device))`; not a callee inside an
+    # argument (`show(gen(noise))` is given a new tensor, not `gen`).
+    arguments = {name for argument in [*call.args, *(keyword.value for keyword in call.keywords)]
+                 for name in _may_be(argument)}
     if isinstance(func, ast.Name) and func.id in ("setattr", "delattr") and call.args and func.id not in functions:
         return _root(call.args[0])  # `setattr(args, key, value)`: a configuration read into the namespace
     if isinstance(func, ast.Name) and (func.id in _BUILTINS or func.id.startswith("__tcl_")) \
@@ -323,12 +324,14 @@ def _changed_by_call(call: ast.Call, modules: set[str], functions: dict[str, ast
     return changed
 
 
-def changed_names(node: ast.stmt, statements: list[ast.stmt]) -> set[str]:
-    """Names whose objects a top-level statement may change in place (`netG.apply(init)`, `w.requires_grad_()`),
-    given the module's top-level statements (its imports and functions)."""
+def changed_names(nodes: list[ast.stmt], statements: list[ast.stmt]) -> list[set[str]]:
+    """For each top-level statement of `nodes`, the names whose objects it may change in place
+    (`netG.apply(init)`, `w.requires_grad_()`), given the module's top-level statements (its imports,
+    functions, and the names only ever bound to numbers or strings, which nothing changes)."""
     functions = {n.name: n for n in statements if isinstance(n, _DEFINITIONS)}
     modules = {name for n in statements if isinstance(n, _IMPORTS) for name in _bound(n)}
-    return _changed(node, modules, functions)
+    immutable = _immutable_names(statements)
+    return [_changed(node, modules, functions) - immutable for node in nodes]
 
 
 def _root(node: ast.AST) -> set[str]:
