@@ -42,6 +42,20 @@ def test_each_argument_is_made_from_how_the_function_uses_it():
                      "epochs": "count", "device": "device", "mode": "choice", "use_amp": "bool"}
 
 
+def test_what_a_deep_copy_is_used_as_the_value_it_copies_is():
+    # A pruning function copies its `model` and only the copy's modules are read (fresh95): a network,
+    # not a tensor (which deepcopy refuses once it has a graph). A copied tensor stays a tensor.
+    kinds = _kinds("""
+        def prune(model, masks, x):
+            new_model = copy.deepcopy(model)
+            for name, module in new_model.named_modules():
+                module.weight.data[masks[name]].clone()
+            y = copy.deepcopy(x)
+            return new_model, y.sum()
+    """, ["model", "x"])
+    assert kinds == {"model": "module", "x": "tensor"}, kinds
+
+
 def test_an_optimizer_s_learning_rate_is_a_number_and_a_batch_compared_with_one_holds_one_sample():
     from torchcopylint.verify.standins import make, plan, uses
 

@@ -730,6 +730,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             use(node.value.func).returns_loss = True
     _mark_tensor_operands(function, found)
     _mark_moved_tensors(function, found)
+    _mark_copied(function, found)
     _mark_numpy_inputs(function, found)
     _mark_reconstructions(function, found)
     _mark_compared_with_data(function, found)
@@ -836,6 +837,22 @@ def _mark_moved_tensors(function: ast.AST, found: dict[str, Use]) -> None:
                 continue
             if result.methods & TENSOR_METHODS or result.tensor_like or result.moved or result.makes_a_tensor:
                 moved.moved = changed = True
+
+
+COPYING_CALLS = frozenset({"copy.deepcopy", "deepcopy", "copy.copy"})
+
+
+def _mark_copied(function: ast.AST, found: dict[str, Use]) -> None:
+    """`new_model = copy.deepcopy(model)`, then `new_model.named_modules()`: the copy is used as what
+    it copies is (a pruning function that only copies its `model` takes a network)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in COPYING_CALLS \
+                and len(node.value.args) == 1 and _key(node.value.args[0]) and node.targets[0].id in found:
+            copied = found[node.targets[0].id]
+            original = found.setdefault(_key(node.value.args[0]), Use())
+            original.methods |= copied.methods
+            original.called = original.called or copied.called
 
 
 def _mark_tensor_operands(function: ast.AST, found: dict[str, Use]) -> None:
