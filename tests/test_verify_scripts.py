@@ -292,6 +292,12 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     # Through a course's progress bar bound to a name, and the batch given another name (fresh72's HW6 GAN).
     ("bar = qqdm(loader)\nfor i, data in enumerate(bar):\n    imgs = data\n    imgs = imgs.cuda()\n", True),
     ("bar = qqdm(loader)\nfor i, data in enumerate(bar):\n    imgs = data\n    x, y = imgs\n", False),
+    # Two loaders zipped (fresh95's extragradient GAN notebooks): each loader's own pair. Beside it, a loop
+    # over a loader of the code's own images (an Inception score's) takes its batches whole: not over data.
+    ("for (x1, y1), (x2, y2) in zip(loader, loader):\n    n = x1.size(0)\n"
+     "def score(images):\n    loader = DataLoader(images, batch_size=4)\n"
+     "    for i, batch in enumerate(loader):\n        batch = batch.to('cpu')\n", False),
+    ("for i, (x1, x2) in enumerate(zip(loader, loader)):\n    n = x1.size(0)\n", True),
 ])
 def test_a_loader_whose_batches_the_code_takes_as_one_tensor_serves_images_alone(loop, single):
     from torchcopylint.verify.batches import DataPlan
@@ -335,6 +341,65 @@ def test_a_dataset_class_of_a_sibling_module_that_computes_its_samples_runs_as_w
     source = ("from torch.utils.data import DataLoader\nfrom curves import CurveDataset, SketchDataset\n"
               "curves = DataLoader(CurveDataset(), batch_size=64)\nsketches = DataLoader(SketchDataset(), batch_size=8)\n")
     assert [site.target for site in rewrite_data(source).sites] == ["sketches"]
+
+
+def test_a_sibling_function_that_batches_what_it_is_given_is_not_data(tmp_path, monkeypatch):
+    # An Inception score (fresh95): `inception_score(data, ...)` batches the images it is given through a
+    # DataLoader and returns two numbers. Stood in as a loader, the training loop got a loader for a score
+    # and failed on `inception_score(...)[0]`. A function that returns the DataLoader it makes is data.
+    from torchcopylint.verify.datasites import rewrite_data
+
+    (tmp_path / "metrics.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        import torch
+
+        def inception_score(data, batch_size=32):
+            loader = torch.utils.data.DataLoader(data, batch_size=batch_size)
+            scores = [batch.mean().item() for batch in loader]
+            return np.mean(scores), np.std(scores)
+
+        def profiles_loader(data, batch_size=32):
+            rows = np.loadtxt(data)
+            loaders = {"train": torch.utils.data.DataLoader(torch.tensor(rows), batch_size=batch_size)}
+            return loaders
+    """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = ("from metrics import inception_score, profiles_loader\n"
+              "score = inception_score(images, batch_size=8)[0]\nloaders = profiles_loader('rows.txt')\n")
+    assert [site.target for site in rewrite_data(source).sites] == ["loaders"]
+
+
+def test_a_sibling_function_returning_a_dataset_stands_in_as_a_dataset(tmp_path, monkeypatch):
+    # A course's `get_mnist_data(train)` returns `datasets.MNIST(...)` (fresh95): the notebook hands it to
+    # a training function that builds its own DataLoader, and builds one itself to take one batch. Stood
+    # in as a loader it could not be indexed; as a tensor of samples, its batches had no labels.
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import rewrite_data
+
+    (tmp_path / "mnist_utils.py").write_text(textwrap.dedent("""\
+        import torchvision
+        from torchvision import datasets
+
+        def get_mnist_data(train=True):
+            return datasets.MNIST(root="./data", train=train, download=True,
+                                  transform=torchvision.transforms.ToTensor())
+    """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = textwrap.dedent("""\
+        from torch.utils.data import DataLoader
+        from mnist_utils import get_mnist_data
+        trainset = get_mnist_data(train=True)
+        testset = get_mnist_data(train=False)
+        losses = train_model(model, trainset, batch_size=128)
+        test_loader = DataLoader(testset, batch_size=10)
+        x, y = next(iter(test_loader))
+    """)
+    sites = rewrite_data(source).sites
+    by_target = {site.target: site for site in sites}
+    assert by_target["trainset"].returns_dataset and by_target["testset"].returns_dataset, sites
+    plan = DataPlan(sites)
+    image, label = plan.make(by_target["trainset"].index)[0]
+    assert tuple(image.shape) == (1, 28, 28) and int(label) in range(10)
 
 
 def test_a_dataset_class_of_a_sibling_module_that_reads_files_is_one_stand_in_dataset(tmp_path, monkeypatch):

@@ -221,7 +221,7 @@ class DataPlan:
             image_size = over._image_size if over._image_size is not None else image_size
         if site.kind in ("tf-mnist", "splits"):
             return StandInSplits(self, site)
-        if site.kind == "dataset":
+        if site.kind == "dataset" or site.returns_dataset:
             return StandInDataset(self, site, image_size, length=None,
                                   project_class=_project_class(_evaluate((hints or {}).get("class"))))
         size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \

@@ -230,6 +230,9 @@ class DataSite:
     # (`x_train, y_train, x_test, y_test = read_bci_data()`, then `TensorDataset(torch.Tensor(x_train),
     # torch.Tensor(y_train))`): for each name, whether it holds targets (else samples).
     parts: tuple = ()
+    # A data function of the project that returns a dataset, not a loader (`return datasets.MNIST(...)`):
+    # what it stands in for is indexed and sized as a dataset (`DataLoader(get_mnist_data(), ...)`).
+    returns_dataset: bool = False
 
     @property
     def label(self) -> str:
@@ -494,8 +497,9 @@ def _over_data(tree: ast.Module, names: set, loose: bool) -> Callable[[ast.AST],
     `progress_bar` where `progress_bar = tqdm(self.dataloader)`)? With `loose`, any name that reads
     like data does."""
     def over_data(iterable: ast.AST) -> bool:
-        while isinstance(iterable, ast.Call) and (_dotted(iterable.func) or "") in _BATCH_WRAPPERS and iterable.args:
-            iterable = iterable.args[0]
+        iterable = _unwrapped(iterable)
+        if _is_zip(iterable):  # `zip(loader_a, loader_b)`: batches of each
+            return any(over_data(argument) for argument in iterable.args)
         root = _dotted(iterable) or ""
         return root in names or bool(loose and isinstance(iterable, ast.Name) and _LOADER_LIKE.search(root))
 
@@ -514,8 +518,7 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
     over_data = _over_data(tree, set(names), loose)
     loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)]
     used_as_tensor = False
-    for loop in loops:
-        target = _batch_target(loop)
+    for loop, target in ((loop, target) for loop in loops for target in _batch_targets(loop, over_data)):
         if not isinstance(target, ast.Name):
             return False
         # The batch under the names the loop gives it (`imgs = data`).
@@ -535,12 +538,29 @@ def _single_batches(tree: ast.Module, names: set, loose: bool) -> bool:
     return used_as_tensor
 
 
-def _batch_target(loop: ast.For) -> ast.expr:
-    """What a loop over data binds each batch to: `batch` in `for i, batch in enumerate(loader)`."""
+def _unwrapped(iterable: ast.AST) -> ast.AST:
+    """The iterable inside `enumerate(...)`, `tqdm(...)` and the like."""
+    while isinstance(iterable, ast.Call) and (_dotted(iterable.func) or "") in _BATCH_WRAPPERS and iterable.args:
+        iterable = iterable.args[0]
+    return iterable
+
+
+def _is_zip(iterable: ast.AST) -> bool:
+    return isinstance(iterable, ast.Call) and _dotted(iterable.func) == "zip" and bool(iterable.args) \
+        and not any(isinstance(argument, ast.Starred) for argument in iterable.args)
+
+
+def _batch_targets(loop: ast.For | ast.comprehension, over_data: Callable[[ast.AST], bool]) -> list[ast.expr]:
+    """What a loop over data binds each batch to: `batch` in `for i, batch in enumerate(loader)`; in
+    `for (x1, y1), (x2, y2) in zip(loader_a, loader_b)`, each loader's own."""
+    target = loop.target
     if isinstance(loop.iter, ast.Call) and _dotted(loop.iter.func) == "enumerate" and \
-            isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2:
-        return loop.target.elts[1]
-    return loop.target
+            isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]
+    iterable = _unwrapped(loop.iter)
+    if _is_zip(iterable) and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(iterable.args):
+        return [element for element, argument in zip(target.elts, iterable.args) if over_data(argument)]
+    return [target]
 
 
 def _layout_in_loops(tree: ast.Module, names: set, loose: bool) -> Optional[samples.SampleLayout]:
@@ -551,8 +571,8 @@ def _layout_in_loops(tree: ast.Module, names: set, loose: bool) -> Optional[samp
     image, or the batch is unpacked into two names (the usual image and label, or a guess no better)."""
     over_data = _over_data(tree, set(names), loose)
     found: list = []  # in the order of the loops: the first one's order of keys is kept
-    for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)):
-        target = _batch_target(loop)
+    loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and over_data(node.iter)]
+    for loop, target in ((loop, target) for loop in loops for target in _batch_targets(loop, over_data)):
         if isinstance(target, (ast.Tuple, ast.List)):
             found.append(_unpacked_layout(target))
             continue
@@ -650,9 +670,7 @@ def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
     iterators = set(names)
     over_data = _over_data(tree, iterators, loose)
 
-    def first_of(target: ast.AST, enumerated: bool) -> Optional[str]:
-        if enumerated and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target = target.elts[1]
+    def first_of(target: ast.AST) -> Optional[str]:
         if isinstance(target, (ast.Tuple, ast.List)) and target.elts:
             target = target.elts[0]
         return target.id if isinstance(target, ast.Name) else None
@@ -664,17 +682,17 @@ def _batch_names(tree: ast.Module, names: set, loose: bool) -> set:
             iterators |= {target.id for target in node.targets if isinstance(target, ast.Name)}
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.comprehension)) and over_data(node.iter):
-            enumerated = isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == "enumerate"
-            name = first_of(node.target, enumerated)
-            if name:
-                found.add(name)
+            for target in _batch_targets(node, over_data):
+                name = first_of(target)
+                if name:
+                    found.add(name)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             call = node.value
             taken = (_dotted(call.func) == "next" and call.args and over_data(call.args[0])) or \
                 (isinstance(call.func, ast.Attribute) and call.func.attr in ("next", "__next__")
                  and over_data(call.func.value))
             if taken:
-                name = first_of(node.targets[0], False)
+                name = first_of(node.targets[0])
                 if name:
                     found.add(name)
     while True:  # what the batch is copied, moved or indexed into
@@ -853,6 +871,25 @@ def _loaders_returned(qualified: Optional[str]) -> int:
     return counts.pop() if len(counts) == 1 and min(counts) > 1 else 0
 
 
+def _returns_a_dataset(qualified: Optional[str]) -> bool:
+    """Does every return of a data function of the project give a dataset (`return datasets.MNIST(...)`,
+    `return CustomDataset(...)`, or a name bound to one), not a loader?"""
+    function = _project_function(qualified)
+    if function is None:
+        return False
+    bound = {node.targets[0].id: node.value for node in ast.walk(function) if isinstance(node, ast.Assign)
+             and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)}
+
+    def a_dataset(value: ast.expr) -> bool:
+        if isinstance(value, ast.Name):
+            value = bound.get(value.id, value)
+        called = (_dotted(value.func) or "").rsplit(".", 1)[-1] if isinstance(value, ast.Call) else ""
+        return bool(known_dataset(called) or called.endswith(("Dataset", "Folder")))
+
+    returned = [node.value for node in ast.walk(function) if isinstance(node, ast.Return) and node.value is not None]
+    return bool(returned) and all(map(a_dataset, returned))
+
+
 def _project_function_reads_files(qualified: Optional[str]) -> bool:
     """Does a function imported from a module of the project read files or the network?"""
     function = _project_function(qualified)
@@ -880,12 +917,25 @@ def _imported_dataset_class(qualified: Optional[str]) -> bool:
 
 
 def _project_loader_from_files(qualified: Optional[str]) -> bool:
-    """A function of the project not named for data (`load_profiles()`) that reads files and makes a
-    DataLoader or a dataset of them: data, as one named so is (a `load_config()` makes neither)."""
+    """A function of the project not named for data (`load_profiles()`) that reads files and returns a
+    DataLoader or a dataset of them: data, as one named so is. A `load_config()` makes neither, and an
+    `inception_score(data)` that batches its images through a DataLoader returns scores."""
     function = _project_function(qualified)
-    return function is not None and _may_read_files(function) and any(
-        isinstance(node, ast.Call) and DATA_CLASS.search((_dotted(node.func) or "").rsplit(".", 1)[-1])
-        for node in ast.walk(function))
+    return function is not None and _may_read_files(function) and _returns_what_it_batches(function)
+
+
+def _returns_what_it_batches(function: ast.FunctionDef) -> bool:
+    """Does the function return a DataLoader or dataset it makes (`return DataLoader(...)`, or a name it
+    bound to one, `loaders["train"] = DataLoader(...)` included)?"""
+    def makes_data(node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and bool(DATA_CLASS.search((_dotted(node.func) or "").rsplit(".", 1)[-1]))
+
+    made = {name.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+            and any(makes_data(part) for part in ast.walk(node.value))
+            for target in node.targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+    return any(makes_data(part) or isinstance(part, ast.Name) and part.id in made
+               for node in ast.walk(function) if isinstance(node, ast.Return) and node.value is not None
+               for part in ast.walk(node.value))
 
 
 def _serves_batches_by_next_batch(qualified: Optional[str]) -> bool:
@@ -1166,7 +1216,8 @@ class _SiteFinder:
                                                   archive=False, batch_name=batch_name,
                                                   parts=tuple(name not in reached or name in integers for name in parts))
                     continue
-            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
+            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports) \
+                    and not _returns_a_dataset(_qualified(value.func, imports)):  # (a dataset is no tensor)
                 qualified = _qualified(value.func, imports)
                 if not names & (loaded | targets) and qualified in TEXT_ARRAY_READERS \
                         and _mnist_csv(_argument(value, 0, "fname")):
@@ -1375,6 +1426,7 @@ class _SiteFinder:
                         dataset_import=imported if "." in imported and kind != "keras" else "",
                         views=self._views(call), size_text=ast.unparse(size) if size is not None else "",
                         full_test_split=kind in ("splits", "tf-mnist") and self.names_a_full_test_split,
+                        returns_dataset=kind == "data" and unpack <= 1 and _returns_a_dataset(qualified),
                         **loaded)
         self.sites.append((site, call, batch, size))
         if statement is not None and isinstance(statement, ast.Assign):
