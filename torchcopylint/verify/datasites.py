@@ -1216,9 +1216,10 @@ class _SiteFinder:
                                                   archive=False, batch_name=batch_name,
                                                   parts=tuple(name not in reached or name in integers for name in parts))
                     continue
-            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports) \
-                    and not _returns_a_dataset(_qualified(value.func, imports)):  # (a dataset is no tensor)
+            if names & (reached | targets) and isinstance(value, ast.Call) and self._reads_a_file(value, imports):
                 qualified = _qualified(value.func, imports)
+                if _returns_a_dataset(qualified):
+                    continue  # a dataset, not a tensor of samples (DataSite.returns_dataset)
                 if not names & (loaded | targets) and qualified in TEXT_ARRAY_READERS \
                         and _mnist_csv(_argument(value, 0, "fname")):
                     continue  # an MNIST CSV file sliced into batches: its rows are sized for them (verify/arrays.py)
