@@ -281,6 +281,12 @@ def test_stand_in_data_is_shaped_by_the_dataset_its_transforms_and_the_networks(
     assert plan.candidates(plan.sites[0], None)[:3] == [(1, 64, 64), (1, 32, 32), (1, 28, 28)]
 
 
+def _sibling_module(tmp_path: Path, monkeypatch, name: str, text: str) -> None:
+    """Write the project module `name` (dedented `text`) where the code under test imports it from."""
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
 @pytest.mark.parametrize("loop, single", [
     ("for i, images in enumerate(loader):\n    x = images.to('cpu')\n", True),
     ("for images in loader:\n    n = images.size(0)\n", True),
@@ -317,7 +323,7 @@ def test_a_dataset_class_of_a_sibling_module_that_computes_its_samples_runs_as_w
     # class labels, which the networks of curves could not take. One that reads files stays data.
     from torchcopylint.verify.datasites import rewrite_data
 
-    (tmp_path / "curves.py").write_text(textwrap.dedent("""\
+    _sibling_module(tmp_path, monkeypatch, "curves", """\
         import numpy as np
         import torch
         from torch.utils.data import Dataset
@@ -336,8 +342,7 @@ def test_a_dataset_class_of_a_sibling_module_that_computes_its_samples_runs_as_w
         class SketchDataset(Dataset):
             def __init__(self):
                 self.rows = open("sketches.csv").read().splitlines()
-    """), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    """)
     source = ("from torch.utils.data import DataLoader\nfrom curves import CurveDataset, SketchDataset\n"
               "curves = DataLoader(CurveDataset(), batch_size=64)\nsketches = DataLoader(SketchDataset(), batch_size=8)\n")
     assert [site.target for site in rewrite_data(source).sites] == ["sketches"]
@@ -349,7 +354,7 @@ def test_a_sibling_function_that_batches_what_it_is_given_is_not_data(tmp_path, 
     # and failed on `inception_score(...)[0]`. A function that returns the DataLoader it makes is data.
     from torchcopylint.verify.datasites import rewrite_data
 
-    (tmp_path / "metrics.py").write_text(textwrap.dedent("""\
+    _sibling_module(tmp_path, monkeypatch, "metrics", """\
         import numpy as np
         import torch
 
@@ -362,8 +367,7 @@ def test_a_sibling_function_that_batches_what_it_is_given_is_not_data(tmp_path, 
             rows = np.loadtxt(data)
             loaders = {"train": torch.utils.data.DataLoader(torch.tensor(rows), batch_size=batch_size)}
             return loaders
-    """), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    """)
     source = ("from metrics import inception_score, profiles_loader\n"
               "score = inception_score(images, batch_size=8)[0]\nloaders = profiles_loader('rows.txt')\n")
     assert [site.target for site in rewrite_data(source).sites] == ["loaders"]
@@ -376,15 +380,14 @@ def test_a_sibling_function_returning_a_dataset_stands_in_as_a_dataset(tmp_path,
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import rewrite_data
 
-    (tmp_path / "mnist_utils.py").write_text(textwrap.dedent("""\
+    _sibling_module(tmp_path, monkeypatch, "mnist_utils", """\
         import torchvision
         from torchvision import datasets
 
         def get_mnist_data(train=True):
             return datasets.MNIST(root="./data", train=train, download=True,
                                   transform=torchvision.transforms.ToTensor())
-    """), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    """)
     source = textwrap.dedent("""\
         from torch.utils.data import DataLoader
         from mnist_utils import get_mnist_data
@@ -409,7 +412,7 @@ def test_a_dataset_class_of_a_sibling_module_that_reads_files_is_one_stand_in_da
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import rewrite_data
 
-    (tmp_path / "load_dataset.py").write_text(textwrap.dedent("""\
+    _sibling_module(tmp_path, monkeypatch, "load_dataset", """\
         from glob import glob
 
         from PIL import Image
@@ -427,8 +430,7 @@ def test_a_dataset_class_of_a_sibling_module_that_reads_files_is_one_stand_in_da
 
         def get_loaders(batch_size):
             return None
-    """), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    """)
     source = ("from load_dataset import GetDataset\nfrom sklearn.model_selection import train_test_split\n"
               "dataset = GetDataset()\ntrain, test = train_test_split(dataset, test_size=0.3)\n")
     sites = rewrite_data(source).sites
