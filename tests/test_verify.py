@@ -220,7 +220,7 @@ STANDIN_FIXTURES = ("train_epoch.py", "gan_trainer.py", "flag_blocks.py", "gated
                     "callable_trainer.py", "frozen_vector.py", "elbo_epoch.py", "array_dataset.py",
                     "inherited_loss_attack.py", "keyword_inputs.py", "rand_start_attack.py", "stepped_fraction.py",
                     "noise_schedule.py", "pinn_globals.py", "kwargs_trainer.py", "flat_inputs.py",
-                    "pruned_copy.py")
+                    "pruned_copy.py", "one_hot_flag.py")
 
 
 @pytest.fixture(scope="module")
@@ -522,6 +522,15 @@ def test_inplace_op_under_a_constructor_flag_is_confirmed_and_the_flag_named(sta
     verdict = standins_verified["by_key"][("flag_blocks.py", line, "TCL002")].verdict
     assert verdict.status == "confirmed", verdict
     assert "inplace_act=True" in verdict.evidence, verdict.evidence
+
+
+def test_a_flag_that_also_chooses_the_targets_kind_is_flipped_on_batches_of_value_targets(standins_verified):
+    # `if one_hot_targets: criterion(output, torch.argmax(target, dim=1))`: the flag's path needs
+    # two-dimensional targets, which the batches of class indices made for its other path lack.
+    verdict = _standin_verdict(standins_verified, "one_hot_flag.py", "loss += criterion(", "TCL007")
+    assert verdict.status == "confirmed", verdict
+    assert verdict.evidence.endswith("with stand-ins (batches with value targets), one_hot_targets=True"), \
+        verdict.evidence
 
 
 def test_a_line_under_a_boolean_argument_s_other_value_is_reached_and_the_value_named(standins_verified):

@@ -731,8 +731,14 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     yield from (FunctionStandIns(s, tuple(names), globals=unbound) for s in found)
     # The flagged line may sit on the path a flag or a mode selects (`if rand_init:`, `if norm == "l2":`):
     # the defaults the other way, one at a time.
+    flipped = standins.other_defaults(function, node)
     yield from (FunctionStandIns(found[0], tuple(names), ((name, value),), globals=unbound)
-                for name, value in standins.other_defaults(function, node))
+                for name, value in flipped)
+    # The flag may choose the targets' kind as well (`if one_hot: criterion(out, y.argmax(1))` beside
+    # `criterion(out, y)`): each other value on the batches of another kind of target too.
+    yield from (FunctionStandIns(setting, tuple(names), ((name, value),), globals=unbound)
+                for setting in found[1:] if setting.plan.labels != found[0].plan.labels
+                for name, value in flipped)
     # Last, where no stand-in fitted: the program's own way there, a function the script calls at its
     # top level that calls this one with the networks and loaders it built.
     yield from (ThroughCaller(caller, site) for caller, site in _callers_called_at_top_level(job)[:1])
