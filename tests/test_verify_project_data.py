@@ -572,6 +572,14 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
     # What a call given a path reads is an image; `self.data[idx]` is the sample itself.
     assert layout("self.read(self.files[index]), self.data[index]").kinds == (IMAGE, IMAGE)
     assert layout("torch.Tensor(self.data[idx])").single
+    # A partition of a dataset it is given (bbclr20's distributed MNIST, fresh96): an item of that dataset,
+    # whatever it holds; the loops over the data say (`for data, target in train_set`).
+    partition = ("class Partition(object):\n    def __init__(self, data, index):\n        self.data = data\n"
+                 "        self.index = index\n    def __getitem__(self, index):\n"
+                 "        return self.data[self.index[index]]\n")
+    assert layout_of_class(ast.parse(partition).body[0]) is None
+    read = partition.replace("self.data = data", "self.data = np.load(data)")
+    assert layout_of_class(ast.parse(read).body[0]).single  # the file's own samples: images alone
 
 
 def test_a_dataset_of_clips_stacks_that_many_frames_in_each_image_item():

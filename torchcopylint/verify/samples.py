@@ -179,7 +179,7 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     if len(layouts) != 1:
         return None
     layout = layouts.pop()
-    if layout is None or IMAGE not in layout.kinds:
+    if layout is None or IMAGE not in layout.kinds or layout.single and _wraps_a_given_dataset(node, methods):
         return None
     clips = [_clip_frames(item, method, node) for item in _returned_items(method, methods)]
     counts = set(clips) - {0}
@@ -198,6 +198,18 @@ def layout_of_class(node: ast.ClassDef) -> Optional[SampleLayout]:
     if layout.keys is None and layout.kinds == (IMAGE, LABEL) and not layout.frames:
         return None  # the usual image and label: the default batches fit
     return layout
+
+
+def _wraps_a_given_dataset(node: ast.ClassDef, methods: dict) -> bool:
+    """Does `__getitem__` return an item of what the constructor was given, as it was given
+    (`self.data = data`, then `return self.data[self.index[i]]`)? A subset or a partition of another
+    dataset: its samples are that dataset's, which the class's own code does not say."""
+    given = {argument.arg for argument in methods["__init__"].args.args[1:]} if "__init__" in methods else set()
+    kept = {ast.unparse(target) for statement in ast.walk(methods.get("__init__", node))
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name)
+            and statement.value.id in given for target in statement.targets}
+    return any(isinstance(value, ast.Subscript) and ast.unparse(value.value) in kept
+               for value, _ in _returned_through_helpers(methods["__getitem__"], methods))
 
 
 def _returned_through_helpers(method: ast.FunctionDef, methods: dict) -> list[tuple[ast.expr, ast.FunctionDef]]:
