@@ -60,7 +60,7 @@ class ModuleFacts(CalleeEffects, Callees):
         """`source`: the text `module` was parsed from, if known (positions are cheaper with it)."""
         self.module = module
         self.path = path
-        self.names = TorchNames.from_module(module)
+        self.names = TorchNames.from_module(module, source)
         self.numpy = library_names(module)  # local name -> NumPy's name: {"np": "numpy"}
         self.pandas = library_names(module, "pandas")
         self.einops = library_names(module, "einops")  # `rearrange(x, "b t c -> (b t) c")`: x itself, rearranged

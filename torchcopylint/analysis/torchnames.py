@@ -51,7 +51,8 @@ class TorchNames:
     other_framework: Optional[str] = None
 
     @classmethod
-    def from_module(cls, module: cst.Module) -> "TorchNames":
+    def from_module(cls, module: cst.Module, source: Optional[str] = None) -> "TorchNames":
+        """`source`: the module's text, if known (a cheap first look for `torch.` read unimported)."""
         names = cls()
         star = False
         for statement in _import_statements(module.body):
@@ -71,6 +72,11 @@ class TorchNames:
         if star and ROOT_PACKAGE not in names.aliases and _reads_name(module, ROOT_PACKAGE):
             # `from utils import *` where utils imports torch: `torch.no_grad()` is torch's, as the name
             # can come from nowhere else.
+            names.aliases[ROOT_PACKAGE] = ROOT_PACKAGE
+        elif ROOT_PACKAGE not in names.aliases and names.other_framework is None and source is not None \
+                and TORCH_READ.search(source) and not TORCH_BOUND.search(source):
+            # A notebook's cells split into files, or a file run with `%run`: it reads `torch` and binds
+            # it nowhere, so the name is the torch the session imported before (`with torch.no_grad():`).
             names.aliases[ROOT_PACKAGE] = ROOT_PACKAGE
         return names
 
@@ -240,6 +246,12 @@ def numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str]
     if resolved is None:
         return None
     return f"{resolved}.{rest}" if rest else resolved
+
+
+# `torch.` read as a name of its own, and anything that could bind `torch` otherwise (an assignment, a
+# parameter, a loop, an alias of another module, a `def` or `class` of that name).
+TORCH_READ = re.compile(r"(?<![\w.])torch\.")
+TORCH_BOUND = re.compile(r"(?<![\w.])torch\s*(=[^=]|:|,|\)|\bin\b)|\bas\s+torch\b|\b(def|class)\s+torch\b")
 
 
 def _reads_name(module: cst.Module, name: str) -> bool:
