@@ -1008,6 +1008,9 @@ class FunctionWalker:
             if target.attr.value == "requires_grad" and type(target.value) is cst.Name \
                     and is_expression(value):
                 self._rebind_requires_grad(target.value, value, state)
+            elif target.attr.value == "data" and type(target.value) is cst.Name and is_expression(value) \
+                    and state.lookup(target.value.value):
+                self._rebind_data(target.value, value, state)
             elif value is not None and is_expression(value):
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
         elif type(target) is cst.Subscript:
@@ -1023,6 +1026,17 @@ class FunctionWalker:
                         self._hold(target.value, value, state, _constant_key(target))
                 elif type(value) is cst.Call and not self._argument_as_passed(target.value, container, state):
                     self._note_stored_copy(target, value, state)
+
+    def _rebind_data(self, name: cst.Name, value: cst.BaseExpression, state: FlowState) -> None:
+        """`adv.data = adv.data + step * g.sign()`: the tensor stays itself (a leaf, with its grad) but
+        holds the value's memory from now on, so what aliased its old memory (`adv = img.detach()`) no
+        longer sees writes through it, and what aliases the value does."""
+        leaves = {(binding.leaf, binding.leaf_origin) for binding in state.lookup(name.value)}
+        self._bind_name(name, value, state, "assign", keep_previous=False)
+        if len(leaves) == 1:
+            leaf, origin = leaves.pop()
+            for binding in state.lookup(name.value):
+                binding.leaf, binding.leaf_origin = binding.leaf or leaf, binding.leaf_origin or origin
 
     def _note_stored_copy(self, target: cst.Subscript, value: cst.Call, state: FlowState) -> None:
         """`adv[i] = a[j].clone()` into a tensor whose storage is not the one copied from."""
