@@ -124,6 +124,16 @@ def test_a_false_discriminator_finding_is_refuted_from_the_graph_and_the_gradien
 
 
 @needs_torch
+def test_a_fake_made_by_another_generator_than_the_one_measured_refutes_nothing(sound_verified):
+    # `generate_images()` calls the notebook's global `G`; `train(D, G)` was given a stand-in `G`. The
+    # backward's graph holds the global generator's parameters, not the stand-in's: that measurement
+    # could not have shown the effect on the generator it watched.
+    verdict = _verdict(sound_verified, "global_generator.py", "D(fake_images)).mean())  # expect", "TCL003")
+    assert verdict.status != "refuted", verdict
+    assert "has none of `G`'s parameters in its graph but 2 of another network's" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_a_stand_in_loss_reads_every_score_it_is_given_and_refutes_nothing_it_hid(sound_verified):
     # `d_criterion(real_right, real_wrong, fake_right)`: the stand-in loss once read the first two only,
     # so the discriminator's backward never reached the generator and a true finding was refuted.

@@ -1780,6 +1780,10 @@ class GeneratorWatch:
         self.grads_before: list = []
         self.deltas: list = []
         self.in_graph = 0
+        # Leaves of the backward's graph that are neither the discriminator's nor the measured generator's
+        # parameters: the fake may come from another network than the one measured (a helper that calls
+        # the notebook's global `G` while the function's own `G` is a stand-in), so no refutation.
+        self.elsewhere = 0
         self.hooked: set = set()
         self.changed = 0
         self.change = 0.0
@@ -1803,6 +1807,8 @@ class GeneratorWatch:
     def before(self, frame, roots: list) -> list:
         """Called just before the backward, in the user's frame; the hook handles to remove after."""
         self.measured = True
+        # (Read first: a script's resolver describes the last network it read, the generator.)
+        discriminator_ids = self._discriminator_ids(frame)
         try:
             generator = eval(self.generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
             self.parameters = list(self.resolve(generator, frame))
@@ -1815,6 +1821,7 @@ class GeneratorWatch:
         self.not_the_discriminators = self._not_the_discriminators(watched, frame)
         nodes, leaves = _graph_of(roots)
         self.in_graph = len(watched & leaves)
+        self.elsewhere = len(leaves - watched - discriminator_ids)
         if self.marks is not None:
             self.marks.before(nodes, watched, _leaf_ids)
         handles = []
@@ -1822,6 +1829,14 @@ class GeneratorWatch:
             if parameter.requires_grad:
                 handles.append(parameter.register_hook(lambda grad, index=index: self.hooked.add(index)))
         return handles
+
+    def _discriminator_ids(self, frame) -> set:
+        """The ids of the discriminator's parameters where the backward runs (none where it is not a module)."""
+        try:
+            discriminator = eval(self.discriminator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - as above
+            return {id(parameter) for parameter in self.resolve(discriminator, frame)}
+        except Exception:  # noqa: BLE001 - not read here: every other leaf counts as elsewhere
+            return set()
 
     def _not_the_discriminators(self, generator_ids: set, frame) -> str:
         """Why the backward is not the discriminator's where it runs, or "" (see __init__)."""
@@ -1879,6 +1894,11 @@ class GeneratorWatch:
             return None
         if not total:
             self.failure = f"`{self.generator_key}` has no parameters at line {line}"
+            return None
+        if self.elsewhere:
+            self.failure = (f"the backward {self.at(line)} has none of `{self.generator_key}`'s parameters in its graph "
+                            f"but {self.elsewhere} of another network's: the fake may come from a generator other "
+                            f"than the one measured")
             return None
         return refuted(f"the backward {self.at(line)} ran with none of the generator's {total} parameters in its "
                        f"graph: no gradient hook on them fired and their `.grad` is as before{made}")
