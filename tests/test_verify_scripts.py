@@ -1805,6 +1805,13 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_says_
                  ["`train_X = np.load(...)` (line 11): 192 random samples 784", "(3 batches of the 64 a loop slices)",
                   "after 3 iterations `epoch_D_loss` references autograd graphs of"],
                  id="a-file-s-array-sliced-into-batches-by-a-setting"),
+    # Arrays read from files, made tensors and given whole to a network and its loss (full-batch training, no
+    # DataLoader): random samples as wide as the network reads, and class indices (before: unread, the run
+    # stopped at their first use; fresh97's NLP exercises).
+    pytest.param("full_batch_arrays.py", "train_losses.append(loss)", "TCL007",
+                 ["`X_train = np.load(...)` (line 8): 20 random samples 300 (for 300 features", "`y_train = np.load(...)` "
+                  "(line 9): 20 class indices in 0..", "after 3 iterations `train_losses` references autograd graphs of"],
+                 id="arrays-read-from-files-given-whole-to-a-network-and-its-loss"),
     # A column read straight off `pd.read_csv(...)` and taken out with `.as_matrix()` (pandas < 1.0), paired
     # with faces stored channels last: the faces are images, as many as the table's rows (before: the column
     # was missing from the stand-in table, and 20 flat samples did not pair with its 120 rows).

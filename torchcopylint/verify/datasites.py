@@ -1020,6 +1020,42 @@ def _carried_from(value: ast.expr, imports: dict) -> set[str]:
 
 
 INTEGER_DTYPES = frozenset({"long", "int64", "int32", "int"})
+# torch.nn.functional's losses, called on (input, target).
+FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+                               "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"})
+
+
+def _fed_whole_to_networks(tree: ast.Module, imports: dict) -> tuple[set[str], set[str]]:
+    """(the names the code gives a network of its own whole, the names it gives a loss as the target):
+    full-batch training on arrays read from files (`net = nn.Sequential(nn.Linear(300, 4))`, then
+    `loss_fn(net(X_train), y_train)`, no DataLoader). A network is a name bound to a `torch.nn` layer or
+    to a class of the file; a loss, one bound to a `torch.nn` loss, or a functional loss."""
+    module_classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                      and any("Module" in (_dotted(base) or "") for base in node.bases)}
+    networks: set[str] = set()
+    losses: set[str] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        qualified = _qualified(node.value.func, imports) or ""
+        last = qualified.rsplit(".", 1)[-1]
+        made = _dotted(node.value.func) or ""
+        names = {target.id for target in node.targets if isinstance(target, ast.Name)}
+        if qualified.startswith("torch.nn.") and last.endswith("Loss"):
+            losses |= names
+        elif qualified.startswith("torch.nn.") and last[:1].isupper() or made in module_classes:
+            networks |= names
+    samples: set[str] = set()
+    targets: set[str] = set()
+    for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
+        callee = _dotted(call.func) or ""
+        functional = (_qualified(call.func, imports) or "").startswith("torch.nn.functional.") \
+            and callee.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES
+        if callee in networks and call.args and isinstance(call.args[0], ast.Name):
+            samples.add(call.args[0].id)
+        elif (callee in losses or functional) and len(call.args) > 1 and isinstance(call.args[1], ast.Name):
+            targets.add(call.args[1].id)
+    return samples, targets
 
 
 def _made_integers(tree: ast.Module, imports: dict) -> set[str]:
@@ -1199,8 +1235,12 @@ class _SiteFinder:
             {name for dataset in datasets for name in _targets_given(dataset, imports)}, imports)
         # Each name a loop slices into batches, with the names whose values reach it and its batch size.
         sliced = [(self._carried_back({name}, set(), imports), size) for name, size in _sliced_batches(tree).items()]
-        reached = loaded.union(*(names for (names, _, _), _ in sliced))
-        channels_last = channels_last or any(moved for (_, _, moved), _ in sliced)
+        # What the code gives a network and its loss whole (full-batch training), as sliced batches are:
+        # an MNIST CSV file's rows still stand in as the file holds them.
+        fed, fed_targets, fed_moved = self._carried_back(*_fed_whole_to_networks(tree, imports), imports)
+        reached = loaded.union(fed, *(names for (names, _, _), _ in sliced))
+        loaders_targets, targets = targets, targets | fed_targets
+        channels_last = channels_last or fed_moved or any(moved for (_, _, moved), _ in sliced)
         integers = _made_integers(tree, imports)
         batch_names = {batch.id for batch in _loader_batches(tree, imports) if isinstance(batch, ast.Name)}
         batch_name = next(iter(batch_names)) if len(batch_names) == 1 else ""
@@ -1220,7 +1260,7 @@ class _SiteFinder:
                 qualified = _qualified(value.func, imports)
                 if _returns_a_dataset(qualified):
                     continue  # a dataset, not a tensor of samples (DataSite.returns_dataset)
-                if not names & (loaded | targets) and qualified in TEXT_ARRAY_READERS \
+                if not names & (loaded | loaders_targets) and qualified in TEXT_ARRAY_READERS \
                         and _mnist_csv(_argument(value, 0, "fname")):
                     continue  # an MNIST CSV file sliced into batches: its rows are sized for them (verify/arrays.py)
                 as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
