@@ -971,10 +971,24 @@ def test_constant_ranges_of_one_dimension_share_what_they_overlap_and_a_matmul_a
             columns = x[:, 1:3]
             columns.zero_()
             return rows
+
+
+        def after_an_ellipsis(labels: torch.Tensor):
+            labels = labels + 0.0
+            box = labels[..., 21:25]
+            classes = labels[..., 0:20]
+            rest = labels[..., 20:]
+            last_row = labels[-1]
+            box[..., 2:4] = torch.sqrt(box[..., 2:4])
+            return classes, rest, last_row
     """)
     found = sorted((d.location.line, d.message.split(", which")[0]) for d in lint_source(source, "<x>") if d.code == "TCL002")
+    # After `...` a range counts from the last dimension (fresh98's YOLOv1 loss): it is told apart from
+    # another range after `...`, never from one counted from the first dimension.
     assert found == [(line_of(source, "head = x[:, :4]"), "`head` aliases `x[:, :4]`"),
-                     (line_of(source, "rows = x[:2]"), "`rows` aliases `x[:2]`")], found
+                     (line_of(source, "rows = x[:2]"), "`rows` aliases `x[:2]`"),
+                     (line_of(source, "rest = labels[..., 20:]"), "`rest` aliases `labels[..., 20:]`"),
+                     (line_of(source, "last_row = labels[-1]"), "`last_row` aliases `labels[-1]`")], found
 
 
 def test_ranges_split_at_the_same_expression_are_disjoint_and_other_ranges_of_names_are_not():

@@ -1389,7 +1389,8 @@ class FunctionWalker:
             axis, start, stop = cut
             shown = str(start) if type(start) is int and stop == start + 1 else \
                 f"{start or ''}:{'' if stop is None else stop}"
-            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{':, ' * axis}{shown}]",
+            shown = f"{':, ' * axis}{shown}" if axis >= 0 else f"..., {shown}{', :' * (-axis - 1)}"
+            storage = self._item_storages[key] = Storage(whole.origin, f"{whole.description}[{shown}]",
                                                          within=frozenset({whole}), axis=axis, span=(start, stop))
             whole.parts.append(storage)
         return storage
@@ -2219,16 +2220,21 @@ def _symbolic_bound(bound: cst.BaseExpression) -> Optional[SymbolicBound]:
 
 
 def constant_cut(subscript: cst.Subscript) -> Optional[tuple[int, Any, Any]]:
-    """(dimension, start, stop) for `x[2]` (0, 2, 3), `x[:, :, 1]` (2, 1, 2) or `x[:, 5:]` (1, 5, None):
-    one non-negative constant position or range of them (no step), every other index a whole `:`;
+    """(dimension, start, stop) for `x[2]` (0, 2, 3), `x[:, :, 1]` (2, 1, 2), `x[:, 5:]` (1, 5, None) or
+    `x[..., 0:20]` (-1, 0, 20): one non-negative constant position or range of them (no step), every other
+    index a whole `:` or one `...`;
     None otherwise. A bound written with names (`x[:, :k]`) is a `SymbolicBound`."""
     elements = [element.slice for element in subscript.slice]
+    ellipsis = [type(element) is cst.Index and type(element.value) is cst.Ellipsis for element in elements]
     whole = [type(element) is cst.Slice and element.lower is None and element.upper is None
-             and element.step is None for element in elements]
-    if whole.count(False) != 1:
+             and element.step is None or skipped for element, skipped in zip(elements, ellipsis)]
+    if whole.count(False) != 1 or ellipsis.count(True) > 1:
         return None
-    axis = whole.index(False)
-    cut = elements[axis]
+    position = whole.index(False)
+    cut = elements[position]
+    # After `...` the dimension counts from the end (`x[..., 21:25]`: the last), a different axis from
+    # any counted from the start, which the two cuts then share.
+    axis = position - len(elements) if any(ellipsis[:position]) else position
     if type(cut) is cst.Index:
         if type(cut.value) is not cst.Integer:
             return None
