@@ -1808,7 +1808,7 @@ class GeneratorWatch:
         """Called just before the backward, in the user's frame; the hook handles to remove after."""
         self.measured = True
         # (Read first: a script's resolver describes the last network it read, the generator.)
-        discriminator_ids = self._discriminator_ids(frame)
+        discriminator = self._discriminator_parameters(frame)
         try:
             generator = eval(self.generator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - a name or self.x
             self.parameters = list(self.resolve(generator, frame))
@@ -1818,10 +1818,10 @@ class GeneratorWatch:
             return []
         self.grads_before = [None if p.grad is None else p.grad.detach().clone() for p in self.parameters]
         watched = {id(p) for p in self.parameters}
-        self.not_the_discriminators = self._not_the_discriminators(watched, frame)
+        self.not_the_discriminators = self._not_the_discriminators(watched, frame, discriminator)
         nodes, leaves = _graph_of(roots)
         self.in_graph = len(watched & leaves)
-        self.elsewhere = len(leaves - watched - discriminator_ids)
+        self.elsewhere = len(leaves - watched - {id(parameter) for parameter in discriminator or ()})
         if self.marks is not None:
             self.marks.before(nodes, watched, _leaf_ids)
         handles = []
@@ -1830,23 +1830,19 @@ class GeneratorWatch:
                 handles.append(parameter.register_hook(lambda grad, index=index: self.hooked.add(index)))
         return handles
 
-    def _discriminator_ids(self, frame) -> set:
-        """The ids of the discriminator's parameters where the backward runs (none where it is not a module)."""
+    def _discriminator_parameters(self, frame) -> Optional[list]:
+        """The discriminator's parameters where the backward runs (a module's, or a script's tensors);
+        None where they cannot be read."""
         try:
             discriminator = eval(self.discriminator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - as above
-            return {id(parameter) for parameter in self.resolve(discriminator, frame)}
-        except Exception:  # noqa: BLE001 - not read here: every other leaf counts as elsewhere
-            return set()
+            return list(self.resolve(discriminator, frame))
+        except Exception:  # noqa: BLE001 - not read here: nothing said of it, every other leaf counts as elsewhere
+            return None
 
-    def _not_the_discriminators(self, generator_ids: set, frame) -> str:
+    def _not_the_discriminators(self, generator_ids: set, frame, parameters: Optional[list]) -> str:
         """Why the backward is not the discriminator's where it runs, or "" (see __init__)."""
         if self.stepper and generator_ids & _optimized_ids(self.stepper, frame):
             return f"`{self.stepper}`, which the step after this backward runs, holds the generator's parameters"
-        try:
-            discriminator = eval(self.discriminator_key, frame.f_globals, frame.f_locals)  # noqa: S307 - as above
-            parameters = list(discriminator.parameters())
-        except Exception:  # noqa: BLE001 - not a module here (a function of parameter tensors): nothing said
-            return ""
         if parameters and not any(parameter.requires_grad for parameter in parameters):
             return f"`{self.discriminator_key}`'s parameters do not require grad at this backward (switched off)"
         return ""
