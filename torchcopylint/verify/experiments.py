@@ -1756,10 +1756,11 @@ class GeneratorWatch:
     which evaluations of the flagged argument that graph holds and sends a gradient through.
 
     Only a measurement that could have shown the effect decides: a refutation needs the backward to
-    have finished with no gradient hook fired, no `.grad` changed, and none of the generator's
-    parameters in its graph. An error raised by the backward is evidence, not a refutation: the
-    in-place and second-backward errors, from a graph that holds the generator, are the failure the
-    finding predicts; any other error leaves the claim unverified."""
+    have finished with no gradient hook fired, no `.grad` changed, none of the generator's parameters
+    in its graph, and no parameters there but the discriminator's (another network's would mean the
+    fake came from a generator other than the one measured). An error raised by the backward is
+    evidence, not a refutation: the in-place and second-backward errors, from a graph that holds the
+    generator, are the failure the finding predicts; any other error leaves the claim unverified."""
 
     def __init__(self, generator_key: str, parameters: Optional[Callable] = None,
                  marks: Optional[flagged.Marks] = None, stepper: str = "", discriminator_key: str = "") -> None:
