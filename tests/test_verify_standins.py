@@ -949,6 +949,79 @@ def test_a_value_only_passed_to_a_function_of_the_file_is_what_that_function_use
         "global_step"] == "tensor"
 
 
+def test_a_range_bound_stays_a_whole_number_when_a_function_it_is_passed_to_computes_fractions_of_it():
+    # fresh97's APGD attack: `ckpts = _checkpoints(steps)`, which rounds `0.22 * n_iter`, beside
+    # `for k in range(steps)`; a float stood in ("'float' object cannot be interpreted as an integer").
+    from torchcopylint.verify.standins import settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        def _checkpoints(n_iter):
+            return {int(round(f * n_iter)) for f in (0.22, 0.5) if f * n_iter < n_iter}
+
+        def attack(images, budget):
+            marks = _checkpoints(budget)
+            x = images.clone()
+            for k in range(budget):
+                x = x * 0.5
+            return x
+        """))
+    kinds = settings_for(tree.body[1], ["images", "budget"], {}, "cpu", tree=tree)[0].plan.kinds
+    assert kinds["budget"] == "count" and kinds["images"] == "tensor", kinds
+
+
+def test_a_value_one_callee_scales_by_and_another_gives_torch_as_a_tensor_is_a_number_tensor():
+    # fresh97's APGD attack: `_init_random(x, eps_n)` computes `delta * eps_n`, `_project(x, eps_n)`
+    # `torch.min(x, eps_n)`; the float that stood in failed there ("min() received an invalid combination").
+    from torchcopylint.verify.standins import make, settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        import torch
+
+        def _init_random(x, eps_n):
+            return x + torch.empty_like(x).uniform_(-1, 1) * eps_n
+
+        def _project(x, eps_n):
+            return torch.max(torch.min(x, eps_n), -eps_n)
+
+        def attack(images, eps_n):
+            x = _init_random(images, eps_n)
+            step = 2.0 * eps_n
+            return _project(x.clone() + step, eps_n)
+        """))
+    plan = settings_for(tree.body[3], ["images", "eps_n"], {}, "cpu", tree=tree)[0].plan
+    assert plan.kinds["eps_n"] == "number tensor", plan.kinds
+    made = make(plan, "cpu")
+    assert made["eps_n"].dim() == 0
+    # With only the callee that scales by it, a float still stands in.
+    tree.body[3].body[2] = ast.parse("return x.clone() + step").body[0]
+    assert settings_for(tree.body[3], ["images", "eps_n"], {}, "cpu", tree=tree)[0].plan.kinds["eps_n"] == "float"
+
+
+def test_a_network_reached_only_through_methods_of_the_project_s_class_answers_them_with_its_forward():
+    # fresh97's SSL robustness attacks: `model.get_embedding(x_adv)` on a wrapper of a pretrained network;
+    # "needs `model`, and nothing in how the code uses it says what it is".
+    import torch
+
+    from torchcopylint.verify.standins import StandInNet, make, settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def attack(model, images):
+            x = images.clone().requires_grad_(True)
+            emb = model.get_embedding(x)
+            return emb.sum()
+        """)).body[0]
+    plan = settings_for(function, ["model", "images"], {}, "cpu")[0].plan
+    assert plan.kinds["model"] == "module" and plan.forwarded["model"] == ("get_embedding",), plan
+    network = make(plan, "cpu")["model"]
+    batch = torch.ones(2, 8)
+    assert isinstance(network, StandInNet) and torch.equal(network.get_embedding(batch), network(batch))
+    with pytest.raises(AttributeError):
+        network.fit  # noqa: B018 - only the methods the code calls are answered
+    # A name the code only indexes, or that is not named for a network, is not made one.
+    other = ast.parse("def f(table, images):\n    return table.lookup(images)").body[0]
+    assert settings_for(other, ["table", "images"], {}, "cpu")[0].plan.kinds["table"] != "module"
+
+
 def test_the_sizes_a_tensor_is_resized_or_a_new_one_made_to_are_whole_numbers():
     # fresh65's InfoGAN: `noise.data.resize_(batch_size, self.noise_dim)`; a tensor stood in ("new(): argument
     # 'size' failed to unpack the object at pos 2").

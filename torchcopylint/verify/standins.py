@@ -70,6 +70,10 @@ ARRAY_ROWS = 192  # the rows of a stand-in NumPy array (kind "array")
 # Of those, what a NumPy array has too (`data.shape[0]`, `x.reshape(-1, 784)`, `x.mean()`).
 ARRAY_METHODS = {"shape", "reshape", "mean", "sum", "argmax", "max", "min", "dtype", "T", "flatten", "squeeze",
                  "transpose", "clip", "cumsum", "sort", "copy", "astype", "size"}
+# Methods that say what an object is; a network named `model` whose methods are none of these is the
+# project's own, reached through methods of its class (`model.get_embedding(x)`).
+KNOWN_METHODS = TENSOR_METHODS | ARRAY_METHODS | OPTIMIZER_METHODS | SCALER_METHODS | MODULE_METHODS | HOOK_METHODS \
+    | {"items", "keys", "values", "get", "append", "extend", "pop"}
 FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_decay|wd|tau|temperature|temp|"
                          r"lam|lambda_?\w*|smoothing|label_smoothing|dropout|p|rate|scale|margin|clip\w*|"
                          r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
@@ -1004,8 +1008,12 @@ class StandInNet(nn.Module):
     through any of them (`D(x, E(x))`: a stand-in that read only `x` would hide the encoder's graph
     and refute a true claim)."""
 
-    def __init__(self, out_shape: tuple, returns: int = 0, loss: bool = False, like_input: bool = False):
+    def __init__(self, out_shape: tuple, returns: int = 0, loss: bool = False, like_input: bool = False,
+                 forwarded: tuple = ()):
         super().__init__()
+        # Methods of the project's network the code calls on its input (`model.get_embedding(x)`,
+        # `net.encode(x)`): answered by `forward`.
+        self.forwarded = frozenset(forwarded)
         self.out_shape = (1,) if like_input else tuple(out_shape)
         self.like_input = like_input  # an output of its input's shape (a score network's, a denoiser's)
         self.returns = returns  # the code unpacks its result into this many values (0: a single tensor)
@@ -1066,10 +1074,14 @@ class StandInNet(nn.Module):
         try:
             return super().__getattr__(name)
         except AttributeError:
-            if name not in WRAPPED_NETWORK_NAMES and not SIZE_ATTRIBUTE.match(name):
+            if name not in WRAPPED_NETWORK_NAMES and not SIZE_ATTRIBUTE.match(name) and \
+                    name not in self.__dict__.get("forwarded", ()):
                 raise
         from torchcopylint.verify import script
 
+        if name in self.forwarded:
+            script.note(f"the stand-in network's `{name}()` (a method of the project's network) was its forward")
+            return self.forward
         if SIZE_ATTRIBUTE.match(name):
             script.note(f"the stand-in network's `.{name}` (a size of its input) was {FEATURES}: it reads any width")
             return FEATURES
@@ -1453,6 +1465,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "loss"  # `loss = criterion.forward(out, target)`: a loss module called through its method
     if use.methods & MODULE_METHODS and not optimizer_only and not tensor_only:
         return "module"
+    if bare in WRAPPED_NETWORK_NAMES and use.methods and not use.methods & KNOWN_METHODS and not (
+            use.indexed or use.iterated or use.arithmetic):
+        return "module"  # `model.get_embedding(x)`: a network, through a method of the project's class
     if use.called and use.makes_optimizer:
         return "optimizer class"
     if use.called:
@@ -1487,7 +1502,10 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "path"  # where the code saves or reads: a folder of the project, where writes go nowhere
     if use.tensor_values and not use.methods & TENSOR_METHODS:
         return "tensors"  # `for n, p in params.items(): p.clone()`: a dict of tensors
-    if use.via_callee is not None and not (use.methods & TENSOR_METHODS or use.tensor_like):
+    if use.via_callee is not None and not (use.methods & TENSOR_METHODS or use.tensor_like) and not (
+            use.via_callee in ("float", "number tensor") and (use.in_range or use.range_start or use.sizes)):
+        # (A bound of the function's own `range(steps)` is a whole number, whatever the callee does with
+        # it: `_checkpoints(steps)` computing `int(round(0.22 * steps))`.)
         return use.via_callee  # `adopt_weight(w, global_step)`, where `if global_step < threshold:`
     if use.dtype_like and not (use.methods & TENSOR_METHODS or use.indexed or use.arithmetic):
         return "dtype"  # `torch.randn(n, dtype=dtype)`, `x.to(dtype=dtype)`
@@ -1575,6 +1593,7 @@ class Plan:
     predicted_labels: bool = False                # labels are the classes the network predicts for the inputs
     loader_batch: int = BATCH                     # samples in each batch a stand-in loader yields
     dims: dict = field(default_factory=dict)      # tensor name -> the number of dims the code unpacks its shape into
+    forwarded: dict = field(default_factory=dict)  # module name -> methods of its own the code calls (its forward)
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1732,6 +1751,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     unpacked = {name: found.get(name, Use()).batch_keys or found.get(name, Use()).unpacked
                 or found.get(name, Use()).assigned_unpacked for name, kind in kinds.items() if kind in LOADER_KINDS}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
+    forwarded = {name: tuple(sorted(method for method in found[name].methods if not hasattr(StandInNet, method)))
+                 for name, kind in kinds.items() if kind == "module" and name in found}
     views = {name: found[name].views for name, kind in kinds.items() if kind in LOADER_KINDS and name in found
              and found[name].views}
     joined = {name: found[name].joined for name, kind in kinds.items() if kind == "tensor sequence"}
@@ -1756,7 +1777,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
                 positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input,
-                like_data=like_data, dims=dims)
+                like_data=like_data, dims=dims, forwarded=forwarded)
 
 
 # The size of each dim a stand-in gains between its batch and its sample (a clip's frames).
@@ -1801,7 +1822,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         made[name] = plan_.networks[name].build().to(device) if name in plan_.networks else \
             StandInNet(plan_.sample if name in plan_.like_data else plan_.outputs[name], plan_.returns.get(name, 0),
                        name in plan_.losses,
-                       name in plan_.like_input).to(device)
+                       name in plan_.like_input, plan_.forwarded.get(name, ())).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
@@ -1983,18 +2004,12 @@ def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
     bound = {name for name, found_in in methods.items() if len(found_in) == 1}  # their first parameter is `self`
     functions.update({name: methods[name][0] for name in bound})
     for use_of_name in found.values():
-        for callee, where in use_of_name.passed_as:
-            definition = functions.get(callee)
-            if definition is None:
-                continue
-            parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
-            if callee in bound and parameters:
-                parameters = parameters[1:]
-            parameter = parameters[where] if isinstance(where, int) and where < len(parameters) else where
-            if not isinstance(parameter, str):
-                continue
-            inner = uses(definition).get(parameter)
-            kind = kind_of(parameter, inner) if inner is not None else None
+        handed = [used for used in (_parameter_use(functions, bound, callee, where)
+                                    for callee, where in use_of_name.passed_as) if used is not None]
+        # One callee giving it to torch as a tensor (`torch.min(delta, eps)`, where a float fails) beside
+        # another that scales by it (`noise * eps`): a number as a 0-dim tensor, which does for both.
+        a_tensor_somewhere = any(inner.torch_argument and kind == "tensor" for inner, kind in handed)
+        for inner, kind in handed:
             if kind == "loader" and not use_of_name.iterated:
                 use_of_name.iterated, use_of_name.unpacked, use_of_name.views = True, inner.unpacked, inner.views
                 use_of_name.batch_keys = use_of_name.batch_keys or inner.batch_keys
@@ -2005,12 +2020,26 @@ def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
             if kind in SCALAR_KINDS or kind in CALLED_KINDS and not use_of_name.methods:
                 # `adv_attack(model, images, eps, labels, criterion)`, which calls `criterion(out, labels)`:
                 # a loss, not the tensor a value passed along would otherwise stand for.
-                use_of_name.via_callee = kind
+                use_of_name.via_callee = "number tensor" if kind == "float" and a_tensor_somewhere else kind
                 if kind == "module":
                     use_of_name.returns = use_of_name.returns or inner.returns
                 if kind == "choice":
                     use_of_name.compared.extend(c for c in inner.compared if c not in use_of_name.compared)
                 break
+
+
+def _parameter_use(functions: dict, bound: set, callee: str, where: Any) -> Optional[tuple]:
+    """(the use, its kind) of the parameter of the file's function `callee` that a call hands a value
+    at `where` (a position or a keyword); None where the callee or the parameter is not the file's."""
+    definition = functions.get(callee)
+    if definition is None:
+        return None
+    parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
+    if callee in bound and parameters:
+        parameters = parameters[1:]
+    parameter = parameters[where] if isinstance(where, int) and where < len(parameters) else where
+    inner = uses(definition).get(parameter) if isinstance(parameter, str) else None
+    return None if inner is None else (inner, kind_of(parameter, inner))
 
 
 def _imported_functions(tree: ast.Module) -> dict:
