@@ -453,7 +453,7 @@ def test_a_copy_in_a_loop_is_judged_on_the_pass_that_shows_it_and_never_refuted_
     verdict = standins_verified["by_key"][("loop_passes.py", line, "TCL005")].verdict
     assert verdict.status == "unverified", verdict
     assert "does not require grad here" in verdict.evidence and "but the line is in a loop, and the run failed " \
-        "after its first pass (AttributeError: 'StandInNet' object has no attribute 'predict_label')" in verdict.evidence, \
+        "after its first pass (AttributeError: 'StandInNet' object has no attribute 'num_classes')" in verdict.evidence, \
         verdict.evidence
 
 
