@@ -175,6 +175,14 @@ def test_clone_of_what_a_caller_passes_from_a_network_is_confirmed_through_that_
 
 
 @needs_torch
+def test_a_clone_in_a_function_that_returns_nothing_is_compared_through_the_tensors_it_holds(sound_verified):
+    # fresh98's seq2seq shape tests: "the code returned no floating-point tensor to compare".
+    verdict = _verdict(sound_verified, "no_return.py", "padded = tokens.clone()", "TCL001")
+    assert verdict.status == "confirmed", verdict
+    assert "the tensors its locals held at its return are bitwise equal" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_a_wrapper_s_conversion_is_confirmed_by_running_the_caller_that_hands_it_a_grad_tensor(sound_verified):
     # Alone, `to_numpy(t)` would be given a stand-in; run from `scores_of`, it gets the model's output.
     verdict = _verdict(sound_verified, "numpy_wrapper.py", "return t.cpu().numpy()", "TCL009")

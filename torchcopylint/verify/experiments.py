@@ -1217,6 +1217,7 @@ class Versions:
     read_difference: Optional[float] = None
     output_scale: float = 0.0  # the largest output value of either version
     alike: bool = True  # both versions gave as many outputs, and gradients of the same tensors
+    compared: str = "outputs"  # what the outputs are: of a function that returns nothing, its locals'
 
     @property
     def differ_only_by_rounding(self) -> bool:
@@ -1254,12 +1255,17 @@ ROUNDING = 1e-5
 
 def _forward_and_backward(job: Job, source: str, setting: Any, shape: Optional[tuple], watch_clones: bool = False,
                           probe: Optional[LineProbe] = None):
-    """Outputs, gradients (by name), the bytes cloned at the flagged line, and the run, for one version."""
+    """Outputs, gradients (by name), the bytes cloned at the flagged line, and the run, for one version.
+    Of a function that returns nothing, with a probe that kept them, the outputs are the tensors its
+    locals held as it returned (by name)."""
     namespace = _load(job, source)
     with bytes_cloned_at(job.path, job.line, enabled=watch_clones) as cloned_bytes:
         ran = run_target(job, namespace, probe, shape, setting)
     # A method that builds a module (a pruned or merged copy of its own) returns it: its weights are the result.
     result = ran.result.state_dict() if isinstance(ran.result, nn.Module) else ran.result
+    if result is None and probe is not None and probe.kept_line is not None:
+        held = probe.locals_at_return
+        result = [held[name] for name in sorted(held) if name != "self"]
     tensors = [t for t in script.tensors_in(result) if t.is_floating_point()]
     if not tensors:
         raise CannotRun("the code returned no floating-point tensor to compare")
@@ -1320,9 +1326,10 @@ def _largest_difference(first: list, second: list) -> float:
     return largest
 
 
-def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None) -> Versions:
+def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None, held: bool = False) -> Versions:
     """The code run as written and as fixed. `read`: (line, name), a name whose value at the start of
-    that line is compared between the two versions too."""
+    that line is compared between the two versions too. `held`: of a function that returns nothing,
+    compare the tensors its locals hold as it returns."""
     if job.fixed_source is None:
         raise CannotRun("the diagnosis has no fix to compare with")
     target = job.target
@@ -1333,7 +1340,10 @@ def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None) -> V
         shape = _input_shape(job, namespace, lambda: setting.build(cls).to(job.device),
                              target.function_name or "forward")
     probe = LineProbe(job.path)
-    fixed_probe = LineProbe(job.path) if read is not None else None
+    fixed_probe = LineProbe(job.path) if read is not None or held else None
+    if held:
+        for watched in (probe, fixed_probe):
+            watched.keep_locals_of(job.line)
     seen: list[dict] = [{}, {}]
     if read is not None:
         for watched, values in ((probe, seen[0]), (fixed_probe, seen[1])):
@@ -1356,7 +1366,8 @@ def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None) -> V
     alike = len(written[0]) == len(fixed[0]) and set(written[1]) == set(fixed[1])
     return Versions(outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names),
                     written[2], shape, set(probe.executed), written[3].made_text, gradient_scale, read_difference,
-                    output_scale, alike)
+                    output_scale, alike,
+                    compared="outputs" if written[3].result is not None else "the tensors its locals held at its return")
 
 
 def _value_keeper(name: str, values: dict) -> Callable:
@@ -1382,14 +1393,15 @@ def redundant_clone(job: Job) -> Outcome:
     covered = statement_lines_between(job.source, job.line, read_line) if isinstance(read_line, int) else {}
 
     def run(setting) -> Run:
-        versions = _compare_versions(job, setting)
+        versions = _compare_versions(job, setting, held=True)
         if versions.equal or versions.equal_but_for_rounding:
             cloned = versions.cloned
             per_call = f"{cloned[0]:,} bytes per call" if cloned else "an activation-sized copy per call"
             shape = _shape_text(versions.shape)
-            compared = f"outputs and all {versions.gradients} gradients" if versions.gradients else "outputs"
+            compared = f"{versions.compared} and all {versions.gradients} gradients" if versions.gradients \
+                else versions.compared
             equal = f"{compared} are bitwise equal" if versions.equal else (
-                f"outputs are bitwise equal and all {versions.gradients} gradients equal to float rounding "
+                f"{versions.compared} are bitwise equal and all {versions.gradients} gradients equal to float rounding "
                 f"(largest difference {versions.gradient_difference:.3g} in values up to "
                 f"{versions.gradient_scale:.3g}: the backward adds the gradients of the value's uses in "
                 f"another order without the clone's node)")

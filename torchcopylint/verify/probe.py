@@ -25,6 +25,14 @@ class LineProbe:
         self.executed: dict[int, int] = defaultdict(int)  # line -> times it started
         # (line, exception) for every exception raised at a line of the file, even if caught later
         self.raised: list[tuple[int, BaseException]] = []
+        self.kept_line: Optional[int] = None
+        # The locals of the last frame that ran `kept_line`, as it returned (keep_locals_of).
+        self.locals_at_return: dict = {}
+
+    def keep_locals_of(self, line: int) -> None:
+        """Keep the locals of the frame that runs `line` when it returns: what a function that returns
+        nothing computed (a test's tensors, a plot's data)."""
+        self.kept_line = line
 
     def on_before(self, line: int, callback: FrameCallback) -> None:
         self.before[line].append(callback)
@@ -43,6 +51,7 @@ class LineProbe:
     def _global_trace(self, frame, event, arg):
         if event == "call" and frame.f_code.co_filename == self.filename:
             last_line: list[Optional[int]] = [None]
+            ran_kept_line = [False]
 
             def local_trace(frame, event, arg):
                 if event == "exception":
@@ -60,11 +69,14 @@ class LineProbe:
                             callback(frame)
                     if event == "line":
                         self.executed[frame.f_lineno] += 1
+                        ran_kept_line[0] = ran_kept_line[0] or frame.f_lineno == self.kept_line
                         for callback in self.before.get(frame.f_lineno, ()):
                             callback(frame)
                         last_line[0] = frame.f_lineno
                     elif event == "return":
                         last_line[0] = None
+                        if ran_kept_line[0]:
+                            self.locals_at_return = dict(frame.f_locals)
                 return local_trace
 
             return local_trace
