@@ -1218,7 +1218,8 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
 
 
-def test_figure_settings_matplotlib_no_longer_has_styles_it_cannot_read_and_float_grids_are_tolerated(tmp_path: Path):
+def test_figure_settings_matplotlib_no_longer_has_styles_it_cannot_read_float_grids_and_undrawable_images_are_tolerated(
+        tmp_path: Path):
     # Neuromatch-derived course notebooks set `mpl_toolkits.legacy_colorbar` (removed in matplotlib
     # 3.6) and load their style from a URL: figure settings, which never decide a claim.
     pytest.importorskip("matplotlib")
@@ -1250,6 +1251,9 @@ def test_figure_settings_matplotlib_no_longer_has_styles_it_cannot_read_and_floa
             plt.subplots(2, 2.5)
         except (ValueError, TypeError):
             print("a fractional count still fails")
+        # fresh97's cDCGAN notebook: `plt.imshow(sample)` of a stand-in's flat sample of 784.
+        import numpy as np
+        print("flat image:", plt.imshow(np.zeros(784)).get_array().shape, plt.imshow(np.zeros((28, 28))).get_array().shape)
         print("notes:", script.stood_in())
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
@@ -1257,6 +1261,8 @@ def test_figure_settings_matplotlib_no_longer_has_styles_it_cannot_read_and_floa
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "imported before: False" in out and "figsize: [8.0, 6.0]" in out, out
+    assert "flat image: (1, 1) (28, 28)" in out and "an image matplotlib could not draw (Invalid shape (784,) for image " \
+        "data) was not drawn" in out, out
     assert "a wrong value still fails" in out and "a fractional count still fails" in out, out
     assert "grid: (2, 10) True" in out, out
     for part in ("matplotlib's setting `mpl_toolkits.legacy_colorbar`, which it no longer has, was ignored",
