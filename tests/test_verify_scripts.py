@@ -2469,6 +2469,10 @@ def test_code_written_for_a_gpu_runs_on_the_cpu_as_a_transfer_would():
         assert leaf.to(device=index).grad_fn is not None
         # What a trainer prints of its GPU at start (fresh76's CycleGAN: `print(torch.cuda.get_device_name(0))`).
         assert torch.cuda.get_device_name(0) == "cpu" and torch.cuda.memory_allocated(0) == 0
+        # A lazy module moved before its first forward (fresh97's cDCGAN notebook: "Attempted to use an
+        # uninitialized parameter in <function cuda_on_cpu.<locals>.tensor_to_gpu>").
+        lazy = nn.LazyLinear(3).to("cuda")
+        assert lazy(torch.ones(2, 5)).shape == (2, 3)
         print(script.stood_in())
         """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),

@@ -370,6 +370,11 @@ def cuda_on_cpu(source: str = "", path: str = "") -> None:
 
     for function in (module_cuda, tensor_cuda, module_to_gpu, tensor_to_gpu):
         function._torchcopylint = True
+    # A lazy module's parameters refuse every method but those torch allows before their first forward
+    # (`model.to(device)` of a LazyLinear): `.to` is allowed still, as replaced.
+    allowed = getattr(nn.parameter.UninitializedTensorMixin, "_allowed_methods", None)
+    if isinstance(allowed, list):
+        allowed.append(tensor_to_gpu)
     nn.Module.cuda, nn.Module.to = module_cuda, module_to_gpu
     torch.Tensor.cuda, torch.Tensor.to = tensor_cuda, tensor_to_gpu
     torch.device = _GpuNamingDevice
