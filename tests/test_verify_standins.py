@@ -182,7 +182,7 @@ def test_a_name_nothing_explains_is_not_guessed():
     from torchcopylint.verify.absent import UnknownArgumentUsed
     from torchcopylint.verify.standins import make, plan, uses
 
-    code = "def f(x, config):\n    y = x.clone().detach()\n    return config.lookup(y)\n"
+    code = "def f(x, config):\n    y = x.clone().detach()\n    name = f\"{config}\"\n    return y, name\n"
     node = ast.parse(code).body[0]
     built = plan(["x", "config"], uses(node), {}, {})
     assert built.kinds == {"x": "tensor", "config": "unknown"}
@@ -997,6 +997,33 @@ def test_a_value_one_callee_scales_by_and_another_gives_torch_as_a_tensor_is_a_n
     assert settings_for(tree.body[3], ["images", "eps_n"], {}, "cpu", tree=tree)[0].plan.kinds["eps_n"] == "float"
 
 
+def test_an_object_the_code_only_calls_methods_of_gives_tensors_that_follow_what_it_is_given():
+    # fresh97's diffusion autoencoder loss: `kl_loss = posteriors.kl()`, a distribution of the project's;
+    # "needs `posteriors`, and nothing in how the code uses it says what it is".
+    import torch
+
+    from torchcopylint.verify.standins import make, settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def loss_of(reconstruction, posteriors, lookup):
+            kl = posteriors.kl()
+            return reconstruction.mean() + kl.sum() / kl.shape[0] + lookup.score(reconstruction).sum()
+        """)).body[0]
+    plan = settings_for(function, ["reconstruction", "posteriors", "lookup"], {}, "cpu")[0].plan
+    assert plan.kinds["posteriors"] == plan.kinds["lookup"] == "tensor methods", plan.kinds
+    made, again = make(plan, "cpu"), make(plan, "cpu", seed=1)
+    kl = made["posteriors"].kl()
+    assert kl.shape == made["reconstruction"].shape and not kl.requires_grad
+    assert torch.equal(kl, made["posteriors"].kl()) and torch.equal(kl, again["posteriors"].kl())
+    # What it is given reaches what it gives: a changed input, and its graph.
+    given = torch.ones(2, 3, requires_grad=True)
+    assert made["lookup"].score(given).requires_grad and not torch.equal(made["lookup"].score(given),
+                                                                        made["lookup"].score(given * 2))
+    assert "posteriors = an object whose `kl()` gives a tensor(4, 8) of stand-in values" in plan.describe(made)
+    with pytest.raises(AttributeError):
+        made["posteriors"].sample  # noqa: B018 - only the methods the code calls
+
+
 def test_a_network_reached_only_through_methods_of_the_project_s_class_answers_them_with_its_forward():
     # fresh97's SSL robustness attacks: `model.get_embedding(x_adv)` on a wrapper of a pretrained network;
     # "needs `model`, and nothing in how the code uses it says what it is".
@@ -1011,7 +1038,7 @@ def test_a_network_reached_only_through_methods_of_the_project_s_class_answers_t
             return emb.sum()
         """)).body[0]
     plan = settings_for(function, ["model", "images"], {}, "cpu")[0].plan
-    assert plan.kinds["model"] == "module" and plan.forwarded["model"] == ("get_embedding",), plan
+    assert plan.kinds["model"] == "module" and plan.own_methods["model"] == ("get_embedding",), plan
     network = make(plan, "cpu")["model"]
     batch = torch.ones(2, 8)
     assert isinstance(network, StandInNet) and torch.equal(network.get_embedding(batch), network(batch))

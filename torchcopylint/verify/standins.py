@@ -20,6 +20,7 @@ import inspect
 import math
 import re
 import textwrap
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
@@ -1186,6 +1187,32 @@ class DoNothing:
         return "a do-nothing object"
 
 
+class TensorsByMethod:
+    """Stands in for an object the code only calls methods of that no library has (`posteriors.kl()`, a
+    distribution of the project's): each of those methods gives a tensor of stand-in values, the same
+    at every call and in both versions of the code (seeded by its name), plus the mean of each tensor
+    it is given: what the code hands it reaches what it gives (its changes, its graph), so that the
+    stand-in can hide no effect of the code (an alias read through `config.lookup(alias)`)."""
+
+    def __init__(self, methods: tuple, shape: tuple, device: str):
+        self._methods, self._shape, self._device = frozenset(methods), tuple(shape), device
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name not in self._methods:
+            raise AttributeError(name)
+
+        def method(*args, **kwargs):
+            generator = torch.Generator().manual_seed(zlib.crc32(name.encode()))
+            given = [t.float().mean() for t in _tensors([*args, *kwargs.values()]) if t.numel()]
+            return torch.rand(self._shape, generator=generator).to(self._device) + sum(given)
+        return method
+
+    def __repr__(self):
+        shown = ", ".join(f"`{method}()`" for method in sorted(self._methods))
+        return f"an object whose {shown} give{'s' if len(self._methods) == 1 else ''} a tensor{self._shape} of " \
+               f"stand-in values"
+
+
 class StandInSGD:
     """Plain SGD over the given parameters, without torch.optim (whose first use imports seconds of
     torch._dynamo): `zero_grad`, `step`, `param_groups` as the code calls them."""
@@ -1557,6 +1584,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "bool"
     if use.arithmetic:
         return "float"
+    if use.methods and not use.methods & KNOWN_METHODS and not name.startswith("self."):
+        return "tensor methods"  # `posteriors.kl()`: an object of the project's, whose methods give tensors
     return None
 
 
@@ -1593,7 +1622,8 @@ class Plan:
     predicted_labels: bool = False                # labels are the classes the network predicts for the inputs
     loader_batch: int = BATCH                     # samples in each batch a stand-in loader yields
     dims: dict = field(default_factory=dict)      # tensor name -> the number of dims the code unpacks its shape into
-    forwarded: dict = field(default_factory=dict)  # module name -> methods of its own the code calls (its forward)
+    # module or object name -> the methods of the project's class the code calls on it (a network's: its forward)
+    own_methods: dict = field(default_factory=dict)
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1751,8 +1781,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     unpacked = {name: found.get(name, Use()).batch_keys or found.get(name, Use()).unpacked
                 or found.get(name, Use()).assigned_unpacked for name, kind in kinds.items() if kind in LOADER_KINDS}
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
-    forwarded = {name: tuple(sorted(method for method in found[name].methods if not hasattr(StandInNet, method)))
-                 for name, kind in kinds.items() if kind == "module" and name in found}
+    own_methods = {name: tuple(sorted(method for method in found[name].methods if not hasattr(StandInNet, method)))
+                   for name, kind in kinds.items() if kind in ("module", "tensor methods") and name in found}
     views = {name: found[name].views for name, kind in kinds.items() if kind in LOADER_KINDS and name in found
              and found[name].views}
     joined = {name: found[name].joined for name, kind in kinds.items() if kind == "tensor sequence"}
@@ -1777,7 +1807,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
                 positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input,
-                like_data=like_data, dims=dims, forwarded=forwarded)
+                like_data=like_data, dims=dims, own_methods=own_methods)
 
 
 # The size of each dim a stand-in gains between its batch and its sample (a clip's frames).
@@ -1822,7 +1852,7 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         made[name] = plan_.networks[name].build().to(device) if name in plan_.networks else \
             StandInNet(plan_.sample if name in plan_.like_data else plan_.outputs[name], plan_.returns.get(name, 0),
                        name in plan_.losses,
-                       name in plan_.like_input, plan_.forwarded.get(name, ())).to(device)
+                       name in plan_.like_input, plan_.own_methods.get(name, ())).to(device)
     for name, kind in plan_.kinds.items():
         if kind == "module":
             continue
@@ -1931,6 +1961,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = STAND_IN_FOLDER
         elif kind == "anything":
             made[name] = DoNothing()
+        elif kind == "tensor methods":
+            made[name] = TensorsByMethod(plan_.own_methods.get(name, ()), (plan_.batch, *plan_.sample), device)
         elif kind == "unused":
             made[name] = None
         elif kind == "unknown":
