@@ -1024,6 +1024,31 @@ def test_an_object_the_code_only_calls_methods_of_gives_tensors_that_follow_what
         made["posteriors"].sample  # noqa: B018 - only the methods the code calls
 
 
+def test_a_run_context_of_the_project_s_and_an_iterator_advanced_with_next_get_stand_ins_of_their_kind():
+    # fresh97's GAN trainers: `ctx.inc_iter()` beside `torch.zeros(n, device=ctx.device)` ("'Tensor' object
+    # has no attribute 'inc_iter'"), and `X_real, _ = next(it)` ("'Tensor' object is not an iterator").
+    import torch
+
+    from torchcopylint.verify.standins import make, settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def run_epoch(net, it, ctx):
+            ctx.inc_iter()
+            X_real, _ = next(it)
+            y = torch.zeros((X_real.shape[0], 1), device=ctx.device)
+            return net(X_real).clone().detach() - y
+        """)).body[0]
+    plan = settings_for(function, ["net", "it", "ctx"], {}, "cpu")[0].plan
+    assert plan.kinds["ctx"] == "tensor methods" and plan.kinds["it"] == "loader", plan.kinds
+    made = make(plan, "cpu")
+    assert made["ctx"].device == torch.device("cpu")
+    first, second = next(made["it"]), next(made["it"])
+    assert len(first) == 2 and not torch.equal(first[0], second[0])
+    # A method a tensor has (`x.tolist()`) is never taken for one of the project's.
+    other = ast.parse("def f(x):\n    return sorted(x.tolist())").body[0]
+    assert settings_for(other, ["x"], {}, "cpu")[0].plan.kinds["x"] != "tensor methods"
+
+
 def test_a_network_reached_only_through_methods_of_the_project_s_class_answers_them_with_its_forward():
     # fresh97's SSL robustness attacks: `model.get_embedding(x_adv)` on a wrapper of a pretrained network;
     # "needs `model`, and nothing in how the code uses it says what it is".

@@ -71,10 +71,22 @@ ARRAY_ROWS = 192  # the rows of a stand-in NumPy array (kind "array")
 # Of those, what a NumPy array has too (`data.shape[0]`, `x.reshape(-1, 784)`, `x.mean()`).
 ARRAY_METHODS = {"shape", "reshape", "mean", "sum", "argmax", "max", "min", "dtype", "T", "flatten", "squeeze",
                  "transpose", "clip", "cumsum", "sort", "copy", "astype", "size"}
-# Methods that say what an object is; a network named `model` whose methods are none of these is the
-# project's own, reached through methods of its class (`model.get_embedding(x)`).
-KNOWN_METHODS = TENSOR_METHODS | ARRAY_METHODS | OPTIMIZER_METHODS | SCALER_METHODS | MODULE_METHODS | HOOK_METHODS \
-    | {"items", "keys", "values", "get", "append", "extend", "pop"}
+
+
+def _library_methods() -> frozenset:
+    """What tensors, modules, optimizers, arrays and Python's containers and strings have: a method
+    called on a value that is none of these is its own class's, the project's (`model.get_embedding(x)`,
+    `posteriors.kl()`)."""
+    names = set(dir(torch.Tensor)) | set(dir(nn.Module)) | set(dir(torch.optim.Optimizer)) | set(dir(dict)) \
+        | set(dir(list)) | set(dir(str)) | SCALER_METHODS | HOOK_METHODS | ARRAY_METHODS
+    try:
+        import numpy
+    except ImportError:
+        return frozenset(names)
+    return frozenset(names | set(dir(numpy.ndarray)))
+
+
+KNOWN_METHODS = _library_methods()
 FLOAT_NAMES = re.compile(r"^(lr|eps|epsilon|alpha|beta\d?|gamma|momentum|weight_decay|wd|tau|temperature|temp|"
                          r"lam|lambda_?\w*|smoothing|label_smoothing|dropout|p|rate|scale|margin|clip\w*|"
                          r"max_norm|decay|ema\w*|step_size|learning_rate|(max|min|base|init|initial|peak|start|end)_lr)$")
@@ -721,6 +733,14 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 found[_key(node.value)].unpacks_loaders = True
                 found[_key(node.value)].unpacked, found[_key(node.value)].views = inner.unpacked, inner.views
     for node in ast.walk(function):
+        # `X_real, _ = next(it)`: an iterator over a loader's batches, unpacked as a loop over it would.
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" \
+                and len(node.args) == 1 and _key(node.args[0]):
+            use(node.args[0]).iterated = True
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                and node.value.func.id == "next" and len(node.value.args) == 1 and _key(node.value.args[0]):
+            use(node.value.args[0]).unpacked = len(node.targets[0].elts)
         # `loss = criterion(logits, labels)`, then `loss[i]`: a loss of one value per sample
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) and found.get(node.targets[0].id, Use()).indexed \
@@ -1198,6 +1218,10 @@ class TensorsByMethod:
         self._methods, self._shape, self._device = frozenset(methods), tuple(shape), device
 
     def __getattr__(self, name: str):
+        if name == "device":  # `torch.zeros(n, device=ctx.device)`
+            return torch.device(self._device)
+        if name == "dtype":
+            return torch.float32
         if name.startswith("_") or name not in self._methods:
             raise AttributeError(name)
 
@@ -1316,6 +1340,12 @@ class StandInLoader(list):
     def dataset(self) -> list:
         return [sample for batch in self for sample in zip(*batch)] if self and isinstance(self[0], tuple) \
             else [sample for batch in self for sample in batch]
+
+    def __next__(self):
+        # `X_real, _ = next(it)`, where the code is handed an iterator over a loader's batches.
+        if "_batches" not in self.__dict__:
+            self._batches = iter(self)
+        return next(self._batches)
 
 
 # A loop that unpacks each batch into one name (`for (x,) in loader`, a TensorDataset of one tensor):
@@ -1538,6 +1568,12 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "dtype"  # `torch.randn(n, dtype=dtype)`, `x.to(dtype=dtype)`
     if use.numpy_input and not use.methods & (TENSOR_METHODS - ARRAY_METHODS) and not use.moved:
         return "array"  # `torch.from_numpy(x[i:j])`: random values of a sample's shape, as a NumPy array
+    own_methods = use.methods - KNOWN_METHODS
+    if own_methods and use.methods - own_methods <= {"device", "dtype"} and not name.startswith("self.") and not (
+            use.indexed or use.iterated or use.called or use.arithmetic or use.torch_argument or use.moved):
+        # `posteriors.kl()`, `ctx.inc_iter()` beside `device=ctx.device`: an object of the project's,
+        # whose methods give tensors.
+        return "tensor methods"
     if use.methods & TENSOR_METHODS or use.indexed or use.moved:
         return "tensor"
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
@@ -1584,8 +1620,6 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "bool"
     if use.arithmetic:
         return "float"
-    if use.methods and not use.methods & KNOWN_METHODS and not name.startswith("self."):
-        return "tensor methods"  # `posteriors.kl()`: an object of the project's, whose methods give tensors
     return None
 
 
