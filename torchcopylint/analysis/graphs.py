@@ -249,6 +249,9 @@ def _is_leaf(binding: Binding) -> bool:
 
 
 def _leaf_or_no_graph(expr: cst.BaseExpression, function: FunctionFacts, facts) -> bool:
+    if type(expr) is cst.Subscript and _is_basic_index(expr) and not _a_container(expr.value, function):
+        # `x[0] ** 2`: what the power saves is a view of the leaf, which holds no memory of its own.
+        return _leaf_or_no_graph(expr.value, function, facts)
     if type(expr) is cst.Name:
         bindings = function.bindings_at(expr)
         if bindings and all(_is_leaf(binding) or _named_view_of_a_leaf(binding, function, facts)
