@@ -627,3 +627,34 @@ def test_a_block_s_other_input_read_by_its_own_linear_layer_gets_that_layer_s_wi
     found = probe_input_shape(lambda: namespace["TimeBlock"](4, 24), "forward", "cpu", extras=1)
     assert isinstance(found, WithZeroExtras) and found.widths == (24,) and found.shape[1] == 4
     assert "zeros (2, 24)" in str(found)
+
+
+def test_a_network_of_no_layers_gets_the_channels_and_the_crop_its_forward_reads(tmp_path: Path, monkeypatch):
+    # fresh99's grid-puzzle networks (NeuroGolf): `c9 = x[:, 9:10]`, kernels of their own, crops to
+    # `[:, :, :30, :30]`; "no input shape fits Task349.forward" among the common shapes.
+    import importlib
+
+    from torchcopylint.verify.inputs import probe_input_shape, shapes_read
+
+    (tmp_path / "grid_task.py").write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+
+        class GridTask(nn.Module):
+            def forward(self, x):
+                cells = x[:, 9:10, :, :]
+                spread = F.conv_transpose2d(cells, torch.ones(1, 1, 3, 3))[:, :, :30, :30]
+                return cells * (spread > 0.5).float()
+
+
+        class Plain(nn.Module):
+            def forward(self, x):
+                return x[0] * 2
+        """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("grid_task")
+    assert shapes_read(module.GridTask(), "forward") == [(2, 10, 30, 30)]
+    assert probe_input_shape(module.GridTask, "forward", "cpu") == (2, 10, 30, 30)
+    assert shapes_read(module.Plain(), "forward") == []  # an index of the batch only: no channels read

@@ -76,6 +76,45 @@ def candidate_shapes(module: nn.Module) -> list[tuple]:
     return first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module)
 
 
+def shapes_read(module: nn.Module, method: str) -> list[tuple]:
+    """Image batches as the method reads its input: as many channels as the highest one it takes
+    (`x[:, 9:10]`: 10), the side of a square it crops to (`y[:, :, :30, :30]`: 30), for a network of
+    no layers (a task written as convolutions with kernels of its own: `F.conv2d(x, kernel)`)."""
+    try:
+        function = ast.parse(textwrap.dedent(inspect.getsource(getattr(type(module), method)))).body[0]
+    except (OSError, TypeError, AttributeError, SyntaxError, IndexError):
+        return []
+    positional = [argument.arg for argument in getattr(getattr(function, "args", None), "args", [])][1:]
+    if not positional:
+        return []
+    channels, sides = 0, set()
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) >= 2):
+            continue
+        dims = node.slice.elts
+        if isinstance(node.value, ast.Name) and node.value.id == positional[0]:
+            channels = max(channels, _highest_position(dims[1]))
+        if len(dims) == 4:
+            sides |= {bound for bound in (_upper_bound(dim) for dim in dims[2:]) if bound}
+    if not channels:
+        return []
+    return [(2, channels, side, side) for side in sorted(sides)] or [(2, channels, 32, 32), (2, channels, 28, 28)]
+
+
+def _highest_position(index: ast.expr) -> int:
+    """How many positions along a dim an index needs: `9` and `9:10` need 10; anything else, none."""
+    if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0:
+        return index.value + 1
+    return _upper_bound(index)
+
+
+def _upper_bound(index: ast.expr) -> int:
+    if isinstance(index, ast.Slice) and isinstance(index.upper, ast.Constant) and type(index.upper.value) is int \
+            and index.upper.value > 0:
+        return index.upper.value
+    return 0
+
+
 def first_layer_shapes(module: nn.Module) -> list[tuple]:
     """Batch shapes the first layer asks for: Conv2d(C) -> (2, C, 32, 32), Linear(F) -> (2, F)..."""
     for layer in module.modules():
@@ -205,6 +244,7 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
     start from zeros when given no state), and the answer the first input's shape."""
     module = make_module()
     shapes = candidate_shapes(module)
+    shapes[len(first_layer_shapes(module)):len(first_layer_shapes(module))] = shapes_read(module, method)
     widths = widths_read(module, method, extras) if extras else ()
     errors = []
     for shape in shapes:
