@@ -1110,6 +1110,38 @@ def test_mnist_read_by_hand_and_the_author_s_image_folders_get_made_up_files(tmp
            "listed in it" in out, out
 
 
+def test_a_network_saved_whole_and_loaded_over_one_the_code_built_is_the_built_one(tmp_path: Path):
+    # fresh99's MNIST GAN: `G = Generator().to(device)`, then `G = torch.load("Generator_epoch_200.pth")` and
+    # `optim.Adam(G.parameters())` ("'CheckpointStandIn' object has no attribute 'parameters'").
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+        G = nn.Linear(3, 2)
+        G = torch.load("G_epoch_200.pth")
+        print("kept:", type(G).__name__, len(list(G.parameters())))
+        state = torch.load("G_epoch_100.pth")
+        print("other:", type(state).__name__)
+        """), encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import runpy
+        from torchcopylint.verify import checkpoints, sandbox, script
+        sandbox.install({str(project)!r}, {str(project / "train.py")!r})
+        checkpoints.install()
+        script.begin()
+        runpy.run_path({str(project / "train.py")!r})
+        print(script.stood_in())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env(),
+                            timeout=120, cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "kept: Linear 2" in result.stdout and "other: CheckpointStandIn" in result.stdout, result.stdout
+    assert "the checkpoint `G_epoch_200.pth` the code loads was not read: `G` stays the `Linear` the code built, " \
+        "with its initial weights" in result.stdout, result.stdout
+
+
 def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_today_s_fail(tmp_path: Path):
     project = tmp_path / "project"
     project.mkdir()

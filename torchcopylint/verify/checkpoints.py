@@ -9,7 +9,9 @@ project, or of one that does not exist, returns a `CheckpointStandIn`; a
 module's or an optimizer's `load_state_dict` of it loads nothing, nor of a dict
 the code made from it (keys stripped of DataParallel's `module.`: empty, since
 the stand-in has no entries), and the evidence names the checkpoint. A count read from it (the epoch to resume from)
-is 0, where a run that resumes nothing starts, said in the evidence. A network saved whole
+is 0, where a run that resumes nothing starts, said in the evidence. A network saved whole and
+loaded over one the code built (`G = Generator()`, then `G = torch.load("G.pth")`) is the built one,
+with its initial weights (said). Another network saved whole
 (`gan = torch.load("netG")`) that a function calls is replaced by the experiment with a stand-in
 network made from use (`unread_network`), as any network whose class is not known. Any other
 use of what was loaded (a tensor in it) fails as an unknown value would: the
@@ -22,9 +24,12 @@ elsewhere on the user's disk is written to memory instead.
 
 from __future__ import annotations
 
+import ast
 import io
+import linecache
 import os
-from typing import Any
+import sys
+from typing import Any, Optional
 
 import torch
 
@@ -109,6 +114,12 @@ def install() -> None:
             return load(io.BytesIO(saved), *args, **kwargs)
         if isinstance(f, (str, os.PathLike)) and (not os.path.exists(f) or sandbox.in_project(f) is not None):
             stood_in.append(CheckpointStandIn(f"`{os.fspath(f)}`"))
+            built = _network_loaded_over(sys._getframe(1))
+            if built is not None:
+                name, network = built
+                _note(stood_in[-1], f"`{name}` stays the `{type(network).__name__}` the code built, with its initial "
+                                    f"weights")
+                return network
             return stood_in[-1]
         return load(f, *args, **kwargs)
 
@@ -149,6 +160,24 @@ def install() -> None:
     torch.save = guarded_save
     torch.nn.Module.load_state_dict = module_load_state_dict
     torch.optim.Optimizer.load_state_dict = optimizer_load_state_dict
+
+
+def _network_loaded_over(frame: Any) -> Optional[tuple[str, torch.nn.Module]]:
+    """(name, network) where the statement calling `torch.load` assigns a network saved whole to a name
+    that holds a network the code built (`G = Generator().to(device)`, then `G = torch.load("G.pth")`):
+    the same class, trained, which the claim under test does not depend on."""
+    statement = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    try:
+        assignment = ast.parse(statement).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not (isinstance(assignment, ast.Assign) and len(assignment.targets) == 1
+            and isinstance(assignment.targets[0], ast.Name) and isinstance(assignment.value, ast.Call)
+            and ast.unparse(assignment.value.func).endswith("load")):
+        return None
+    name = assignment.targets[0].id
+    network = frame.f_locals.get(name, frame.f_globals.get(name))
+    return (name, network) if isinstance(network, torch.nn.Module) else None
 
 
 def _note(checkpoint: CheckpointStandIn, kept: str) -> None:
