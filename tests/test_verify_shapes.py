@@ -658,3 +658,39 @@ def test_a_network_of_no_layers_gets_the_channels_and_the_crop_its_forward_reads
     assert shapes_read(module.GridTask(), "forward") == [(2, 10, 30, 30)]
     assert probe_input_shape(module.GridTask, "forward", "cpu") == (2, 10, 30, 30)
     assert shapes_read(module.Plain(), "forward") == []  # an index of the batch only: no channels read
+
+
+def test_a_network_s_input_is_tried_in_the_shape_its_forward_documents(tmp_path: Path, monkeypatch):
+    # fresh98's DarkNet-19: `:param x (B, 3, 416, 416)` and `skip.view(-1, 2048, 13, 13)`, which no common
+    # shape fits ("no input shape fits DarkNet19.forward").
+    import importlib
+
+    from torchcopylint.verify.inputs import documented_shapes, probe_input_shape
+
+    (tmp_path / "documented.py").write_text(textwrap.dedent("""\
+        from torch import nn
+
+
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+
+            def forward(self, x):
+                '''
+                :param x (B, 3, 40, 40)
+                '''
+                features = self.conv(x)  # (B, 8, 20, 20)
+                return features.view(-1, 32, 10, 10)
+
+
+        class Vague(nn.Module):
+            def forward(self, x):
+                '''x: (B, C, H, W)'''
+                return x
+        """), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("documented")
+    assert documented_shapes(module.Backbone(), "forward") == [(2, 3, 40, 40), (2, 8, 20, 20)]
+    assert probe_input_shape(module.Backbone, "forward", "cpu") == (2, 3, 40, 40)
+    assert documented_shapes(module.Vague(), "forward") == []  # named dims only: nothing to make

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import math
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -74,6 +76,31 @@ def large_image_shapes(module: nn.Module) -> list[tuple]:
 def candidate_shapes(module: nn.Module) -> list[tuple]:
     """Input shapes to try on a network, most likely first: its first layer's, common ones, large images."""
     return first_layer_shapes(module) + COMMON_SHAPES + large_image_shapes(module)
+
+
+def documented_shapes(module: nn.Module, method: str) -> list[tuple]:
+    """The input shapes the method's docstring or comments give in numbers, the batch named
+    (`:param x (B, 3, 416, 416)`, `# x: [N, 3, 64, 64]`): a batch of 2 of that shape. A shape with
+    any other dim named says too little, and is left out."""
+    try:
+        source = inspect.getsource(getattr(type(module), method))
+    except (OSError, TypeError, AttributeError):
+        return []
+    found = []
+    for match in DOCUMENTED_SHAPE.finditer(source):
+        dims = [dim.strip() for dim in match.group(1).split(",")]
+        if len(dims) < 2 or not dims[0].isidentifier() or not all(dim.isdigit() and int(dim) > 0 for dim in dims[1:]):
+            continue
+        shape = (2, *(int(dim) for dim in dims[1:]))
+        if shape not in found and math.prod(shape) <= MAX_DOCUMENTED_VALUES:
+            found.append(shape)
+    return found
+
+
+# `(B, 3, 416, 416)`, `[N, 1, 28, 28]`: a batch's name, then its sizes. At most this many values in all
+# (two 3x512x512 images): a larger batch would make the experiment run past its time on the CPU.
+DOCUMENTED_SHAPE = re.compile(r"[(\[]\s*([A-Za-z_]\w*\s*(?:,\s*\w+\s*){1,4})[)\]]")
+MAX_DOCUMENTED_VALUES = 2 * 3 * 512 * 512
 
 
 def shapes_read(module: nn.Module, method: str) -> list[tuple]:
@@ -244,7 +271,8 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
     start from zeros when given no state), and the answer the first input's shape."""
     module = make_module()
     shapes = candidate_shapes(module)
-    shapes[len(first_layer_shapes(module)):len(first_layer_shapes(module))] = shapes_read(module, method)
+    given = [shape for shape in documented_shapes(module, method) + shapes_read(module, method) if shape not in shapes]
+    shapes[len(first_layer_shapes(module)):len(first_layer_shapes(module))] = given
     widths = widths_read(module, method, extras) if extras else ()
     errors = []
     for shape in shapes:
