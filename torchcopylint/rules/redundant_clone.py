@@ -194,6 +194,10 @@ def _consumed_copy_needed(function: FunctionFacts, consumed: ConsumedCopy) -> Op
     for escape in function.escapes_of(storages):
         if escape.how.startswith(UNSEEN_ESCAPES) and not escape.how.startswith("passed to self."):
             return None
+        if escape.how == "returned":
+            # `self.gram(input.clone())`, then `return input`: the caller may write what it gets back in
+            # place (the next layer of a Sequential, an in-place ReLU), which autograd saved without the copy.
+            return None
     order = function.order_of(consumed.statement)
     loops = set(function.loops_of.get(consumed.statement, ()))
     unknown_layers = []
