@@ -82,12 +82,8 @@ def documented_shapes(module: nn.Module, method: str) -> list[tuple]:
     """The input shapes the method's docstring or comments give in numbers, the batch named
     (`:param x (B, 3, 416, 416)`, `# x: [N, 3, 64, 64]`): a batch of 2 of that shape. A shape with
     any other dim named says too little, and is left out."""
-    try:
-        source = inspect.getsource(getattr(type(module), method))
-    except (OSError, TypeError, AttributeError):
-        return []
     found = []
-    for match in DOCUMENTED_SHAPE.finditer(source):
+    for match in DOCUMENTED_SHAPE.finditer(_method_source(module, method)):
         dims = [dim.strip() for dim in match.group(1).split(",")]
         if len(dims) < 2 or not dims[0].isidentifier() or not all(dim.isdigit() and int(dim) > 0 for dim in dims[1:]):
             continue
@@ -105,11 +101,11 @@ MAX_DOCUMENTED_VALUES = 2 * 3 * 512 * 512
 
 def shapes_read(module: nn.Module, method: str) -> list[tuple]:
     """Image batches as the method reads its input: as many channels as the highest one it takes
-    (`x[:, 9:10]`: 10), the side of a square it crops to (`y[:, :, :30, :30]`: 30), for a network of
-    no layers (a task written as convolutions with kernels of its own: `F.conv2d(x, kernel)`)."""
+    (`x[:, 9:10]`: 10), the side of a square it crops to (`y[:, :, :30, :30]`: 30). What a network of
+    no layers says of its input (a task written as convolutions with kernels of its own)."""
     try:
-        function = ast.parse(textwrap.dedent(inspect.getsource(getattr(type(module), method)))).body[0]
-    except (OSError, TypeError, AttributeError, SyntaxError, IndexError):
+        function = ast.parse(textwrap.dedent(_method_source(module, method))).body[0]
+    except (SyntaxError, IndexError):
         return []
     positional = [argument.arg for argument in getattr(getattr(function, "args", None), "args", [])][1:]
     if not positional:
@@ -126,6 +122,13 @@ def shapes_read(module: nn.Module, method: str) -> list[tuple]:
     if not channels:
         return []
     return [(2, channels, side, side) for side in sorted(sides)] or [(2, channels, 32, 32), (2, channels, 28, 28)]
+
+
+def _method_source(module: nn.Module, method: str) -> str:
+    try:
+        return inspect.getsource(getattr(type(module), method))
+    except (OSError, TypeError, AttributeError):
+        return ""
 
 
 def _highest_position(index: ast.expr) -> int:
@@ -270,9 +273,9 @@ def probe_input_shape(make_module: Callable[[], nn.Module], method: str, device:
     with `unset`, that many `None`s (a recurrent network's `forward(tokens, hidden)`, whose layers
     start from zeros when given no state), and the answer the first input's shape."""
     module = make_module()
-    shapes = candidate_shapes(module)
-    given = [shape for shape in documented_shapes(module, method) + shapes_read(module, method) if shape not in shapes]
-    shapes[len(first_layer_shapes(module)):len(first_layer_shapes(module))] = given
+    # What the first layer asks for, then what the method's own text says (its docstring, its indexing).
+    shapes = list(dict.fromkeys(first_layer_shapes(module) + documented_shapes(module, method)
+                                + shapes_read(module, method) + candidate_shapes(module)))
     widths = widths_read(module, method, extras) if extras else ()
     errors = []
     for shape in shapes:
