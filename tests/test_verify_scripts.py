@@ -2019,6 +2019,13 @@ def test_a_gym_script_of_the_new_api_logging_every_tenth_episode_is_confirmed(sc
         "with the new API the code unpacks", "stopped after 11 iterations"))
 
 
+def test_a_loss_kept_every_fiftieth_batch_is_confirmed_on_a_loader_as_long_as_that_takes(scripts_verified):
+    # fresh100's handwriting notebook: `if (i+1) % 100 == 0: loss_arr.append(loss)` never ran on the
+    # stand-in loader's four batches ("not reached").
+    _assert_confirmed(scripts_verified, "sparse_batch_log.py", "loss_history.append(loss)", "TCL007", (
+        "51 batches of", "every iteration's graph stays alive"))
+
+
 def test_the_api_of_a_stand_in_environment_is_the_one_the_code_unpacks():
     from torchcopylint.verify.environments import api_in
 
@@ -2044,8 +2051,17 @@ def test_a_loop_whose_flagged_line_runs_every_kth_iteration_runs_until_it_ran_tw
             history.append(loss)
     """)
     first, second = limit_loops(source, 5).loops[0], limit_loops(source, 9).loops[-1]
-    assert first.sparse_iterations == 26
+    assert first.sparse_iterations == 26 and not first.over_data
     assert second.sparse_iterations == 0  # the line is not under the test
+    # The count of an enumerated loader's batches: a loop over data, whose stand-in loaders are that long.
+    batches = textwrap.dedent("""\
+        for i, (images, labels) in enumerate(train_loader):
+            loss = step(images)
+            if (i + 1) % 100 == 0:
+                losses.append(loss)
+    """)
+    loop = limit_loops(batches, 4).loops[0]
+    assert loop.sparse_iterations == 101 and loop.over_data
 
 
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):

@@ -673,6 +673,12 @@ class DataPlan:
         why = self._reshaped_for.get(tuple(shape))
         return _shape_text(shape) + (f" (for {why})" if why else "")
 
+    @property
+    def batch_count(self) -> int:
+        """The batches a stand-in loader yields: BATCHES, or as many as a loop over data around the
+        flagged line takes to reach it where it runs every k-th batch (`if (i + 1) % 100 == 0:`)."""
+        return max([BATCHES] + [loop.sparse_iterations for loop in self.loops.values() if loop.over_data])
+
     def needs_long_loaders(self, error: BaseException) -> bool:
         """Was the run cut short by a fraction of a stand-in loader's length, which BATCHES made zero?"""
         return self.length_read and not self.long_loaders and SHORT_LENGTH.search(str(error)) is not None
@@ -946,26 +952,26 @@ class StandInLoader:
             cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
         layout = self._plan.layout(self._site)
         if layout is not None:  # the project's dataset class returns image pairs, or a dict (verify/samples.py)
-            self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random "
+            self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random "
                                             f"{self._plan.layout_text(layout, shape)}")
             paths = [f"sample_{number}_{i}.png" for i in range(self.batch_size)]
             return self._plan.laid_out(layout, images, labels, paths)
         if self._site.views > 1:  # a contrastive transform's views of each image: a list of that many batches
             views = self._plan.views(images, self._site.views)
-            self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples, each "
+            self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random samples, each "
                                             f"{self._site.views} views {self._plan.shape_text(shape)} in [0, 1) "
                                             f"(what the file's transform makes of an image), labels in 0..{classes - 1}")
             return views if self._site.single else [views, labels]
         if self._site.single:  # the code takes each batch as one tensor: images without labels
-            self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples "
+            self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random samples "
                                             f"{self._plan.shape_text(shape)} in [0, 1), without labels")
             return images
-        self._plan.describe(self._site, f"{BATCHES} batches of {self.batch_size}{cut} random samples {self._plan.shape_text(shape)} "
+        self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random samples {self._plan.shape_text(shape)} "
                                         f"in [0, 1), labels in 0..{classes - 1}")
         return [images, labels]
 
     def __iter__(self):
-        return Batches(self._batch, BATCHES)
+        return Batches(self._batch, self._plan.batch_count)
 
     def __len__(self) -> int:
         self._plan.length_read = True

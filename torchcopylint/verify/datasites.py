@@ -262,6 +262,9 @@ class Loop:
     # A loop over data that neither backpropagates nor steps (`for x, y in loader: inputs.append(x)`):
     # what it gathers, later code indexes by a count of its own, so it runs over all the stand-in batches.
     gathers: bool = False
+    # A loop over data (`for i, (x, y) in enumerate(loader)`): where it is sparse, its stand-in loaders
+    # yield as many batches as it takes.
+    over_data: bool = False
 
 
 @dataclass
@@ -1805,7 +1808,8 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
                 every = _every_kth_iteration(node, flagged_line, tree) if encloses else 0
                 loop = Loop(len(loops), node.lineno, node.end_lineno or node.lineno,
                             min(every + 1, MAX_SPARSE_ITERATIONS) if every else 0,
-                            gathers=not encloses and not _steps(node))
+                            gathers=not encloses and not _steps(node),
+                            over_data=isinstance(node, ast.For) and _iterates_data(node.iter))
                 loops.append(loop)
                 part = node.iter if isinstance(node, ast.For) else node.test
                 helper = LOOP_HELPER if isinstance(node, ast.For) else WHILE_HELPER
@@ -1822,9 +1826,15 @@ MAX_SPARSE_ITERATIONS = 101  # an every-100th-epoch log passes twice in this man
 
 def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> int:
     """k, where the flagged line stands under an `if` of the loop that tests its variable modulo k
-    (`if epoch % 10 == 0:`, `if (i + 1) % log_every == 0:` with `log_every = 10` in the file);
-    0 otherwise."""
-    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)):
+    (`if epoch % 10 == 0:`, `if (i + 1) % log_every == 0:` with `log_every = 10` in the file; the
+    count of `for i, (x, y) in enumerate(loader)`); 0 otherwise."""
+    if not isinstance(loop, ast.For):
+        return 0
+    counter = loop.target
+    if isinstance(counter, ast.Tuple) and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) \
+            and loop.iter.func.id == "enumerate" and counter.elts:
+        counter = counter.elts[0]
+    if not isinstance(counter, ast.Name):
         return 0
     constants = tables.whole_numbers(tree)
     for node in ast.walk(loop):
@@ -1833,7 +1843,7 @@ def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> 
             continue
         for part in ast.walk(node.test):
             if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Mod) and any(
-                    isinstance(name, ast.Name) and name.id == loop.target.id for name in ast.walk(part.left)):
+                    isinstance(name, ast.Name) and name.id == counter.id for name in ast.walk(part.left)):
                 modulus = part.right.value if isinstance(part.right, ast.Constant) else \
                     constants.get(part.right.id) if isinstance(part.right, ast.Name) else None
                 if type(modulus) is int and modulus > 1:
