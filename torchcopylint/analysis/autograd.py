@@ -1225,6 +1225,12 @@ class GradFlow:
                 or self._returned_parts_never(binding, function, depth, likely)
                 # `logits_teacher, _ = self.teacher(image)` under no-grad: parts of a result made without a graph
                 or self._made_without_grad(binding, function, likely))
+        if binding.kind == "augassign" and type(binding.statement) is cst.AugAssign \
+                and type(binding.statement.target) is cst.Name:
+            # `img -= mean`: free of history when what it held and what is taken from it both are.
+            statement = binding.statement
+            return self._never(statement.value, function, statement, depth + 1, likely) \
+                and self._never(statement.target, function, statement, depth + 1, likely)
         if binding.value is None or binding.kind not in ("assign", "walrus"):
             return False
         insertions = self.facts.containers.of(function).insertions(binding)
