@@ -1534,6 +1534,9 @@ class GradFlow:
         func = call.func
         if _image_to_tensor(func):
             return True  # a new tensor made from an image or an array: never one that requires grad
+        values = self._module_values(func, function)
+        if values and all(_converting_pipeline(value) for value in values):
+            return True  # `self.preprocess(image)`, a `Compose` that turns the image into a new tensor
         if type(func) is cst.Name and self._legacy_type_alias(func, function):
             return True  # `Tensor(n, 1).fill_(1.0)` after `Tensor = torch.cuda.FloatTensor if cuda else ...`
         qualified = self.facts.names.qualified_name(func)
@@ -1927,6 +1930,18 @@ def _loads_saved_data(call: cst.Call) -> bool:
               for part in node.parts if type(part) is cst.FormattedStringText]
     return any(DATA_FILE_SUFFIX.search(text) or text.endswith((".pt", ".pth")) for text in texts) \
         and not any(CHECKPOINT_WORDS.search(text) for text in texts)
+
+
+def _converting_pipeline(value: cst.BaseExpression) -> bool:
+    """`transforms.ToTensor()`, or a `transforms.Compose([...])` of a list written out that holds one:
+    called, it makes a new tensor of an image (torchvision's `ToTensor` takes no tensor)."""
+    if _image_to_tensor(value):
+        return True
+    if not (type(value) is cst.Call and (dotted_name(value.func) or "").rpartition(".")[2] == "Compose"
+            and value.args and type(value.args[0].value) is cst.List):
+        return False
+    return any(type(element) is cst.Element and _image_to_tensor(element.value)
+               for element in value.args[0].value.elements)
 
 
 def _image_to_tensor(func: cst.BaseExpression) -> bool:
