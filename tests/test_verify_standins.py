@@ -1957,3 +1957,41 @@ def test_an_input_reshaped_by_a_computed_size_beside_the_script_s_batch_size_get
     both = "stand-ins (batches of 32 samples of shape (784,), as `batch_size` and the code's reshape to (-1, mnist_dim) say)"
     assert both in made
     assert made[both].make(seed=0)[0]["x"].shape == (32, 784)
+
+
+def test_a_transform_the_constructor_builds_hands_back_its_input_and_private_methods_are_the_class_s():
+    # fresh101's white-box attack: `self.preprocess = transforms.Compose([...ToTensor()...])` stood in as a
+    # network, whose parameters made the image require grad (a TCL005 confirmed on that alone), and its
+    # private methods (`self.__loss(...)`, stored as `_WhiteBoxAttack__loss`) as stand-in networks.
+    import torch
+
+    from torchcopylint.verify.standins import TRANSFORM, constructor_defaults, make, mangled, plan, self_attributes, uses
+
+    tree = ast.parse(textwrap.dedent("""
+        class WhiteBoxAttack:
+            def __init__(self, model, size=224):
+                self.model = model
+                self.preprocess = transforms.Compose([transforms.Resize(size), transforms.ToTensor()])
+
+            def forward(self, image):
+                x = self.preprocess(image).unsqueeze(0)
+                return self.__loss(self.model(x), x.clone().detach())
+
+            def __loss(self, prediction, origin):
+                return (prediction - origin).abs().mean()
+        """))
+    defaults = constructor_defaults(tree, "WhiteBoxAttack")
+    assert defaults == {"self.preprocess": TRANSFORM}
+    method = tree.body[0].body[1]
+    built = plan(["self.preprocess", "self.model", "image"], uses(method), {}, {}, defaults)
+    made = make(built, "cpu")
+    given = torch.ones(3, 4)
+    assert made["self.preprocess"] is TRANSFORM and made["self.preprocess"](given) is given
+    assert "self.preprocess = a transform handing back what it is given" in built.describe(made)
+
+    namespace: dict = {}
+    exec(compile(tree, "<attack>", "exec"), namespace)  # noqa: S102 - the test's own class
+    cls = namespace["WhiteBoxAttack"]
+    assert mangled(cls, "__loss") == "_WhiteBoxAttack__loss" and mangled(cls, "model") == "model"
+    assert mangled(cls, "__init__") == "__init__"
+    assert sorted(self_attributes(cls, method)) == ["self.model", "self.preprocess"]  # not the private method

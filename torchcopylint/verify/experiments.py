@@ -1040,9 +1040,9 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
         # its use asks for (a number), named.
         unset = [name for name, value in made.items() if name.startswith("self.") and "." not in name[len("self."):]
                  and value is not None
-                 and getattr(instance, name[len("self."):], 0) is None]
+                 and getattr(instance, standins.mangled(cls, name[len("self."):]), 0) is None]
         for name in unset:
-            setattr(instance, name[len("self."):], made[name])
+            setattr(instance, standins.mangled(cls, name[len("self."):]), made[name])
         prepared = _prepare(instance, setting.preparations, made)
         _shape_for_own_networks(instance, setting.fed_to_own, made, job.device)
         passed, passed_text = _method_site_values(setting.method_site, namespace)
@@ -1076,7 +1076,7 @@ def run_target(job: Job, namespace: dict, probe: Optional[LineProbe] = None, sha
             text = f"{text}; {', '.join(f'`{name}.__init__`' for name in bases)} (imported) ran on the stand-ins"
         for name, value in made.items():
             if name.startswith("self.") and "." not in name[len("self."):]:  # `self.params.lr` is in its namespace
-                setattr(instance, name[len("self."):], value)
+                setattr(instance, standins.mangled(cls, name[len("self."):]), value)
         prepared = _prepare(instance, setting.preparations, made)
         if prepared:
             text = f"{text}; {prepared}"

@@ -1675,7 +1675,8 @@ class Plan:
             owner = name.rsplit(".", 1)[0]
             if owner != name and self.kinds.get(owner) == "options":
                 continue  # said with the namespace
-            if name.startswith("self.") and kind not in ("module", "optimizer", *LOADER_KINDS, "scaler", "loss", "options"):
+            if name.startswith("self.") and kind not in ("module", "optimizer", *LOADER_KINDS, "scaler", "loss", "options") \
+                    and made.get(name) is not TRANSFORM:
                 others += 1
                 continue
             value = made.get(name)
@@ -1779,6 +1780,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     known = {}
     for name in names:
         kind = "module" if name in roles else kind_of(name, found.get(name, Use()), annotations.get(name, inspect.Parameter.empty))
+        if defaults and defaults.get(name) is TRANSFORM:
+            kind = "anything"  # made as the constructor's default below: the transform stand-in
         if may_be_namespace(name) and any(key.startswith(f"{name}.") for key in names):
             kind = "options"  # `args.lr`, `self.params.lr`: a namespace of the options read (option_uses)
         if defaults and name in defaults and (kind in DEFAULTED_KINDS or kind == "tensor" and (
@@ -2571,7 +2574,15 @@ def other_defaults(function: Callable, node: Optional[ast.AST] = None) -> list[t
 def self_attributes(cls: type, node: ast.AST) -> list[str]:
     """The `self.x` the method reads that the class does not define (set by an `__init__` not run).
     Those the method assigns too get a value first: it may read them before (`self.k += ...`)."""
-    return [key for key in uses(node) if key.startswith("self.") and not hasattr(cls, key[len("self."):])]
+    return [key for key in uses(node) if key.startswith("self.") and not hasattr(cls, mangled(cls, key[len("self."):]))]
+
+
+def mangled(cls: type, attribute: str) -> str:
+    """The name Python gives `self.__x` written in the class's body (`_Attack__x`): a private method
+    of the class, or what its `__init__` would have set."""
+    if attribute.startswith("__") and not attribute.endswith("__"):
+        return f"_{cls.__name__.lstrip('_')}{attribute}"
+    return attribute
 
 
 def factories_of(tree: ast.Module, class_name: str) -> list[str]:
@@ -2616,12 +2627,35 @@ def constructor_defaults(tree: ast.Module, class_name: str) -> dict:
         value = node.value
         if isinstance(value, ast.Name) and value.id in names:
             value = signature.get(value.id)
-        literal = _literal(value)
+        literal = TRANSFORM if _builds_a_transform(value) else _literal(value)
         if literal is not None and key not in found:
             found[key] = literal
         elif key in found and literal != found[key]:
             found.pop(key)  # assigned twice, differently: no plain default
     return found
+
+
+class Transform:
+    """What stands in for an image transform the constructor builds (`self.preprocess =
+    transforms.Compose([...])`): it hands back what it is given, the stand-in data being a tensor
+    already. Never a network: a made-up network there would make data require grad."""
+
+    def __call__(self, value: Any, *args, **kwargs) -> Any:
+        return value
+
+    def __repr__(self) -> str:
+        return "a transform handing back what it is given (the constructor builds a torchvision transform)"
+
+
+TRANSFORM = Transform()
+
+
+def _builds_a_transform(value: Optional[ast.expr]) -> bool:
+    """`transforms.Compose([...])`, `T.Normalize(mean, std)`: a call of torchvision's transforms."""
+    if not isinstance(value, ast.Call):
+        return False
+    dotted = ast.unparse(value.func)
+    return dotted.rpartition(".")[2] == "Compose" or dotted.startswith(("transforms.", "torchvision.transforms."))
 
 
 def parser_defaults(tree: ast.Module) -> dict:
