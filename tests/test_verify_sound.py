@@ -183,6 +183,14 @@ def test_a_clone_in_a_function_that_returns_nothing_is_compared_through_the_tens
 
 
 @needs_torch
+def test_a_write_through_a_numpy_view_names_a_value_it_changed(sound_verified):
+    # fresh101's lesson on shared memory: "changed 1 of 4 values of `t2` (e.g. 1 -> 1)", the first element.
+    verdict = _verdict(sound_verified, "numpy_view_lesson.py", "view = t.numpy()", "TCL006")
+    assert verdict.status == "confirmed", verdict
+    assert "changed 1 of 4 values of `t` (e.g. 2 -> 99)" in verdict.evidence, verdict
+
+
+@needs_torch
 def test_a_wrapper_s_conversion_is_confirmed_by_running_the_caller_that_hands_it_a_grad_tensor(sound_verified):
     # Alone, `to_numpy(t)` would be given a stand-in; run from `scores_of`, it gets the model's output.
     verdict = _verdict(sound_verified, "numpy_wrapper.py", "return t.cpu().numpy()", "TCL009")

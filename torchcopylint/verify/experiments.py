@@ -2772,9 +2772,10 @@ def detached_alias_mutated(job: Job) -> Outcome:
                                f"read as from then on"), executed)
         if same_values(before, after):
             return Run(refuted(f"`{source}` kept its values after the write (line {write_line})"), executed)
-        changed = (before != after).sum().item()
+        differs = (before != after).flatten()
+        changed, first = differs.sum().item(), int(differs.nonzero()[0].item())
         evidence = (f"the write at line {write_line} changed {changed} of {before.numel()} values of `{source}` "
-                    f"(e.g. {before.flatten()[0].item():.4g} -> {after.flatten()[0].item():.4g})")
+                    f"(e.g. {before.flatten()[first].item():.4g} -> {after.flatten()[first].item():.4g})")
         if seen.get("read") is False:
             # `sample = imgs[i].numpy(); sample -= ...` in a loop over rows: the next read is another row.
             return Run(None, executed, f"{evidence}, but the read at line {read_line} (`{read_expression}`) took "
