@@ -950,24 +950,24 @@ class StandInLoader:
             cut = " (the size the code reshapes a batch to)"
         else:
             cut = f" (of the {self._requested} the code asks for)" if self._requested != self.batch_size else ""
+        batches = f"{self._plan.batch_count} batches of {self.batch_size}{cut}"
         layout = self._plan.layout(self._site)
         if layout is not None:  # the project's dataset class returns image pairs, or a dict (verify/samples.py)
-            self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random "
-                                            f"{self._plan.layout_text(layout, shape)}")
+            self._plan.describe(self._site, f"{batches} random {self._plan.layout_text(layout, shape)}")
             paths = [f"sample_{number}_{i}.png" for i in range(self.batch_size)]
             return self._plan.laid_out(layout, images, labels, paths)
         if self._site.views > 1:  # a contrastive transform's views of each image: a list of that many batches
             views = self._plan.views(images, self._site.views)
-            self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random samples, each "
+            self._plan.describe(self._site, f"{batches} random samples, each "
                                             f"{self._site.views} views {self._plan.shape_text(shape)} in [0, 1) "
                                             f"(what the file's transform makes of an image), labels in 0..{classes - 1}")
             return views if self._site.single else [views, labels]
         if self._site.single:  # the code takes each batch as one tensor: images without labels
-            self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random samples "
-                                            f"{self._plan.shape_text(shape)} in [0, 1), without labels")
+            self._plan.describe(self._site, f"{batches} random samples {self._plan.shape_text(shape)} in [0, 1), "
+                                            f"without labels")
             return images
-        self._plan.describe(self._site, f"{self._plan.batch_count} batches of {self.batch_size}{cut} random samples {self._plan.shape_text(shape)} "
-                                        f"in [0, 1), labels in 0..{classes - 1}")
+        self._plan.describe(self._site, f"{batches} random samples {self._plan.shape_text(shape)} in [0, 1), "
+                                        f"labels in 0..{classes - 1}")
         return [images, labels]
 
     def __iter__(self):

@@ -1366,8 +1366,8 @@ def _compare_versions(job: Job, setting: Any, read: Optional[tuple] = None, held
     alike = len(written[0]) == len(fixed[0]) and set(written[1]) == set(fixed[1])
     return Versions(outputs_equal, gradients_equal, output_difference, gradient_difference, len(gradient_names),
                     written[2], shape, set(probe.executed), written[3].made_text, gradient_scale, read_difference,
-                    output_scale, alike,
-                    compared="outputs" if written[3].result is not None else "the tensors its locals held at its return")
+                    output_scale, alike, compared="outputs" if written[3].result is not None else
+                    "the tensors its locals held at its return")
 
 
 def _value_keeper(name: str, values: dict) -> Callable:
@@ -1905,9 +1905,9 @@ class GeneratorWatch:
             self.failure = f"`{self.generator_key}` has no parameters at line {line}"
             return None
         if self.elsewhere:
-            self.failure = (f"the backward {self.at(line)} has none of `{self.generator_key}`'s parameters in its graph "
-                            f"but {self.elsewhere} of another network's: the fake may come from a generator other "
-                            f"than the one measured")
+            self.failure = (f"the backward {self.at(line)} has none of `{self.generator_key}`'s parameters in its "
+                            f"graph but {self.elsewhere} of another network's: the fake may come from a generator "
+                            f"other than the one measured")
             return None
         return refuted(f"the backward {self.at(line)} ran with none of the generator's {total} parameters in its "
                        f"graph: no gradient hook on them fired and their `.grad` is as before{made}")

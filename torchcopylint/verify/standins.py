@@ -737,9 +737,10 @@ def uses(function: ast.AST) -> dict[str, Use]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" \
                 and len(node.args) == 1 and _key(node.args[0]):
             use(node.args[0]).iterated = True
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
-                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
-                and node.value.func.id == "next" and len(node.value.args) == 1 and _key(node.value.args[0]):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], (ast.Tuple, ast.List)) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "next" \
+                and len(node.value.args) == 1 and _key(node.value.args[0]):
             use(node.value.args[0]).unpacked = len(node.targets[0].elts)
         # `loss = criterion(logits, labels)`, then `loss[i]`: a loss of one value per sample
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
@@ -1675,8 +1676,9 @@ class Plan:
             owner = name.rsplit(".", 1)[0]
             if owner != name and self.kinds.get(owner) == "options":
                 continue  # said with the namespace
-            if name.startswith("self.") and kind not in ("module", "optimizer", *LOADER_KINDS, "scaler", "loss", "options") \
-                    and made.get(name) is not TRANSFORM:
+            listed = kind in ("module", "optimizer", *LOADER_KINDS, "scaler", "loss", "options") \
+                or made.get(name) is TRANSFORM
+            if name.startswith("self.") and not listed:
                 others += 1
                 continue
             value = made.get(name)
