@@ -1418,9 +1418,11 @@ class _SiteFinder:
             return "dataset"
         if DATA_FUNCTION.match(last) and _serves_batches_by_next_batch(qualified):
             return "splits"
-        if DATA_CLASS.search(last) or DATA_FUNCTION.match(last) or _project_loader_from_files(qualified):
-            # A dataset class or data function of a sibling module that computes its samples (curves, a
-            # toy distribution) reads nothing: it runs as written, as the file's own such classes do.
+        if DATA_CLASS.search(last) or DATA_FUNCTION.match(last) or _project_loader_from_files(qualified) \
+                or _imported_dataset_class(qualified):
+            # A dataset class of the project is data whatever its name (`AnimeData(args.tags, args.imgs)`).
+            # One, or a data function of a sibling module, that computes its samples (curves, a toy
+            # distribution) reads nothing: it runs as written, as the file's own such classes do.
             if _computes_its_samples(qualified):
                 return None
             # A dataset class of the project (`GetDataset()`, then `train_test_split(dataset)` or a
