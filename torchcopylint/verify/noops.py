@@ -158,10 +158,13 @@ LOGGING_CALL = re.compile(r"^(log|log_\w+|\w+_log|add_scalars?|track|track_\w+|r
 
 
 def logs_only(package: str, text: str) -> bool:
-    """Does the code use a package that is not listed only by calls that say they log (`import lera`, then
-    only `lera.log_hyperparams({...})` and `lera.log("loss", v)`)? Then it is a logger, whatever its
-    name: a no-op stands in, as for the listed ones. Any other use of it (an attribute read, a call of
-    another name, the module passed along) keeps the stand-in that names it when used."""
+    """Does the code use a package that is not listed only by calls that log (`import lera`, then only
+    `lera.log_hyperparams({...})` and `lera.log("loss", v)`), or by calls whose value nothing keeps
+    (`hues.info(f"Loss: {loss:>7f}")`, a coloured printer, a statement of its own)? Then it is a
+    logger, whatever its name: a no-op stands in, as for the listed ones. What such a call might do
+    with what it is given (a printer prints it) is not what a claim about copies and graphs rests on.
+    Any other use of it (an attribute read, a call whose value is kept, the module passed along) keeps
+    the stand-in that names it when used."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -171,11 +174,18 @@ def logs_only(package: str, text: str) -> bool:
     if not names:
         return False
     calls = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    discarded = {id(node.value.func) for node in ast.walk(tree)
+                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)}
     uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in names
             and isinstance(node.ctx, ast.Load)]
     attributes = {id(node.value): node for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    return bool(uses) and all(id(use) in attributes and id(attributes[id(use)]) in calls
-                              and LOGGING_CALL.match(attributes[id(use)].attr) for use in uses)
+
+    def logs(use: ast.Name) -> bool:
+        called = attributes.get(id(use))
+        return called is not None and id(called) in calls and (
+            id(called) in discarded or LOGGING_CALL.match(called.attr) is not None)
+
+    return bool(uses) and all(map(logs, uses))
 
 
 class NoOp:
