@@ -569,6 +569,15 @@ def test_a_dataset_class_returning_more_than_an_image_and_a_label_gets_that_many
              "        sample = {'image': image, 'label': self.attr[self.names[idx]]}\n        return sample\n")
     faces = layout_of_class(ast.parse(bound).body[0])
     assert faces is not None and faces.keys == ("image", "label") and faces.kinds == (IMAGE, LABEL), faces
+    # Bound in each branch of `if self.test:` (fresh101's cartoon faces): the dict of every key either holds.
+    branches = ("class Cartoons(Dataset):\n    def __getitem__(self, idx):\n        if self.test:\n"
+                "            sample = {'img_id': idx, 'label': self.labels[idx]}\n        else:\n"
+                "            sample = {'img_id': idx, 'image': Image.open(self.paths[idx]), 'label': self.labels[idx]}\n"
+                "        return sample\n")
+    cartoons = layout_of_class(ast.parse(branches).body[0])
+    assert cartoons is not None and cartoons.keys == ("img_id", "image", "label"), cartoons
+    unlike = branches.replace("{'img_id': idx, 'label'", "{'name': idx, 'label'")
+    assert layout_of_class(ast.parse(unlike).body[0]) is None  # neither holds the other's keys: not said
     # What a call given a path reads is an image; `self.data[idx]` is the sample itself.
     assert layout("self.read(self.files[index]), self.data[index]").kinds == (IMAGE, IMAGE)
     assert layout("torch.Tensor(self.data[idx])").single

@@ -353,7 +353,8 @@ def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout
     if isinstance(value, ast.Name):
         # `sample = {"image": image, "label": label}`, then `return sample`: the literal the name is bound to.
         made = _bound(value.id, function)
-        literal = made[0] if len(made) == 1 and isinstance(made[0], (ast.Dict, ast.Tuple, ast.List)) else None
+        literal = made[0] if len(made) == 1 and isinstance(made[0], (ast.Dict, ast.Tuple, ast.List)) else \
+            _widest_dict(made)
         value = _dict_built(value.id, function) or literal or value
     if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(item, ast.Starred) for item in value.elts):
         return SampleLayout(tuple(_kind(item, function, _name_of(item)) for item in value.elts))
@@ -364,6 +365,16 @@ def _layout(value: ast.expr, function: ast.FunctionDef) -> Optional[SampleLayout
     if _kind(value, function, _name_of(value)) == IMAGE:
         return SampleLayout((IMAGE,), single=True)  # `return image`: batches of images alone
     return None
+
+
+def _widest_dict(made: list[ast.expr]) -> Optional[ast.Dict]:
+    """Of dicts a name is bound to in branches (`if self.test: sample = {"img_id": ..., "true_vec": ...}`,
+    `else: sample = {"img_id": ..., "image": ..., "true_vec": ...}`), the one that holds every key the
+    others hold: a stand-in sample with it serves what any branch's reader takes."""
+    if len(made) < 2 or not all(isinstance(value, ast.Dict) and None not in value.keys for value in made):
+        return None
+    keys = [{ast.unparse(key) for key in value.keys} for value in made]
+    return next((value for value, own in zip(made, keys) if all(other <= own for other in keys)), None)
 
 
 def _name_of(item: ast.expr) -> str:
