@@ -1786,10 +1786,12 @@ def test_settings_set_on_a_namespace_by_setattr_or_through_vars_are_carried_but_
     assert "for epoch in range(3):" not in kept, kept
 
 
-def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_says_it_logs():
+def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_logs_or_whose_value_is_dropped():
     from torchcopylint.verify.noops import logs_only
 
     assert logs_only("lera", "import lera\nlera.log_hyperparams({})\nlera.log({'loss': 1.0})\n")
+    assert logs_only("hues", "import hues\nhues.info(f'loss {loss}')\nhues.success('Done!')\n")
+    assert not logs_only("hues", "import hues\nhues.info('x')\nname = hues.info('y')\n")  # its value kept
     assert not logs_only("lera", "import lera\nlera.log({})\nscore = lera.evaluate(model)\n")
     assert not logs_only("lera", "import lera as L\nL.log(1)\nwrap(L)\n")  # handed on: anything may happen
     assert not logs_only("lera", "import torch\n")
@@ -3537,3 +3539,30 @@ def test_a_script_s_arguments_are_chosen_by_how_it_converts_each_index(source, e
     from torchcopylint.verify.script import script_arguments
 
     assert list(script_arguments(source, "s.py")) == expected
+
+
+def test_a_dataset_class_of_the_project_not_named_for_data_is_stood_in(scripts_verified):
+    _assert_confirmed(scripts_verified, "gan_tagged_pictures.py", "criterion(dis(fake), torch.zeros", "TCL003", (
+        "`loader = DataLoader(...)` over `TaggedPictures(...)` (line 19): 4 batches of 4 (of the 32 the code "
+        "asks for) random samples of one image each",))
+
+
+def test_a_branch_that_trains_where_no_saved_network_is_there_runs_on_a_table_of_labelled_range(scripts_verified):
+    # The repository holds the saved network, so as written the script loads it: the branch that holds
+    # the line runs instead. The range `.loc[:, "MSSubClass":"SaleCondition"]` holds the features, as
+    # many as `HouseNet(22, 1)` reads with its two bounds.
+    _assert_confirmed(scripts_verified, "house_prices_saved.py", "running_loss += loss", "TCL007", (
+        "20 random feature columns between `MSSubClass` and `SaleCondition`",
+        "the script ran its branch of `if not os.path.exists(MODEL_PATH):` at line 40 that holds the flagged "
+        "line, as on a run where the file is not there"))
+
+
+def test_a_file_s_existence_test_around_the_line_is_set_for_its_branch():
+    from torchcopylint.verify.script import flipped_switch
+
+    text = "import os\nif os.path.isfile(path):\n    load()\nelse:\n    train()\n"
+    flipped, said = flipped_switch(text, 5)
+    assert "if False:" in flipped and "as on a run where the file is not there" in said, (flipped, said)
+    flipped, said = flipped_switch(text, 3)
+    assert "if True:" in flipped and "as on a run where the file is there" in said, (flipped, said)
+    assert flipped_switch("if os.path.join(a, b):\n    train()\n", 2) is None  # not a question about a file

@@ -764,6 +764,14 @@ def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
             continue
         test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
             else node.test
+        if _asks_whether_a_file_exists(test):
+            # `if not os.path.exists(MODEL_PATH): <train> else: <load>`, a checkpoint the repository
+            # holds: the branch that holds the line runs, as it does on a first run.
+            taken = any(child.lineno <= line <= (child.end_lineno or child.lineno) for child in node.body)
+            flipped = replace_nodes(text, [(node.test, repr(taken))])
+            return flipped, (f"the script ran its branch of `if {ast.unparse(node.test)}:` at line {node.lineno} "
+                             f"that holds the flagged line, as on a run where the file "
+                             f"{'is' if taken == (test is node.test) else 'is not'} there")
         if not isinstance(test, ast.Name):
             return None
         setting = next((earlier for earlier in reversed(tree.body[:index]) if isinstance(earlier, ast.Assign)
@@ -776,6 +784,15 @@ def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
         return flipped, (f"the script ran with `{test.id} = {other!r}` at line {setting.lineno} (it sets {value!r}; the "
                          f"flagged line is under `if {ast.unparse(node.test)}:` at line {node.lineno})")
     return None
+
+
+# Questions about a file that decide whether a script trains or loads what an earlier run saved.
+FILE_QUESTIONS = frozenset({"exists", "isfile", "is_file"})
+
+
+def _asks_whether_a_file_exists(test: ast.expr) -> bool:
+    """`os.path.exists(path)`, `os.path.isfile(path)`, `Path(path).exists()`, `path.is_file()`."""
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in FILE_QUESTIONS
 
 
 def _note_arguments() -> None:

@@ -66,6 +66,9 @@ class TableLayout:
     columns: tuple = ()
     named: bool = False
     layer_widths: tuple = (DEFAULT_WIDTH,)
+    # The first and last columns of a range the code reads by label (`df.loc[:, "MSSubClass":"SaleCondition"]`,
+    # Kaggle's house prices): the feature columns sit between them.
+    span: tuple = ()
 
     def widths(self, columns: int) -> tuple:
         """The candidate numbers of unnamed feature columns before `columns` named ones. Which named
@@ -91,7 +94,8 @@ def layout_of(tree: ast.Module, names: set, given: Optional[ast.expr] = None,
                                                                          for element in given.elts):
         return TableLayout(tuple(TableColumn(_text(element)) for element in given.elts), named=True)
     tracked = set(names) | ({id(reader)} if reader is not None else set())
-    return TableLayout(columns_read(tree, tracked), layer_widths=feature_widths(tree))
+    return TableLayout(columns_read(tree, tracked), layer_widths=feature_widths(tree),
+                       span=label_span(tree, _derived_names(tree, tracked)))
 
 
 # ------------------------------------------------------------------------------ what the code reads (static)
@@ -138,7 +142,9 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
                 node.value.attr in ("loc", "at") and _is_table(node.value.value, tracked) and \
                 isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2:
-            reads(_keys(node.slice.elts[1], named), node.lineno)
+            columns = node.slice.elts[1]
+            bounds = [columns.lower, columns.upper] if isinstance(columns, ast.Slice) else []
+            reads(_keys(columns, named) + [key for key in map(_text, bounds) if key is not None], node.lineno)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
             # `haversine_distance(df, "pickup_latitude", ...)`, whose `df[lat1]` reads the column named
             reads(_columns_handed_to(functions[node.func.id], node, tracked), node.lineno)
@@ -181,6 +187,17 @@ def columns_read(tree: ast.Module, names: set) -> tuple:
     return tuple(TableColumn(name, tuple(sorted(read[name])), attribute=name not in by_subscript)
                  for name in sorted(read, key=lambda name: (first_read[name], name))
                  if first_written.get(name, first_read[name] + 1) >= first_read[name])
+
+
+def label_span(tree: ast.Module, tracked: set) -> tuple:
+    """The bounds of the one range of columns the code reads by label (`df.loc[:, "A":"B"]`), if it
+    reads one: both named, the features between them."""
+    spans = {(_text(columns.lower), _text(columns.upper)) for node in ast.walk(tree)
+             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+             and node.value.attr == "loc" and _is_table(node.value.value, tracked)
+             and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+             and isinstance(columns := node.slice.elts[1], ast.Slice) and columns.step is None}
+    return spans.pop() if len(spans) == 1 and None not in next(iter(spans)) else ()
 
 
 def _columns_handed_to(function: ast.FunctionDef, call: ast.Call, tracked: set) -> list:
@@ -251,7 +268,25 @@ def whole_numbers(tree: ast.Module) -> dict:
             for argument, default in pairs:
                 if isinstance(default, ast.Constant) and type(default.value) is int:
                     found.setdefault(argument.arg, set()).add(default.value)
+    for parameter, value in _given_to_classes(tree):
+        found.setdefault(parameter, set()).add(value)
     return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
+
+
+def _given_to_classes(tree: ast.Module) -> list[tuple[str, int]]:
+    """The whole numbers the file's calls of its own classes give their `__init__` parameters
+    (`FangNet(331, 1)` for `def __init__(self, input_num, output_num)`)."""
+    inits = {node.name: item for node in tree.body if isinstance(node, ast.ClassDef) for item in node.body
+             if isinstance(item, ast.FunctionDef) and item.name == "__init__"}
+    given = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in inits):
+            continue
+        parameters = [argument.arg for argument in inits[node.func.id].args.args[1:]]
+        pairs = [*zip(parameters, node.args), *((keyword.arg, keyword.value) for keyword in node.keywords)]
+        given += [(name, value.value) for name, value in pairs
+                  if name and isinstance(value, ast.Constant) and type(value.value) is int]
+    return given
 
 
 def _derived_names(tree: ast.Module, names: set) -> set:
@@ -340,6 +375,10 @@ def made(plan: Any, site: Any) -> Any:
     generator = np.random.default_rng(1000 + site.index)
     data: dict = {f"feature_{number}": generator.normal(0.0, 1.0, ROWS) for number in range(width)}
     shown = [f"{width} random feature columns"] if width else []
+    if len(layout.span) == 2 and set(layout.span) <= {column.name for column in columns}:
+        first, last = layout.span
+        data = {first: None, **data, last: None}  # places the range's bounds around the features
+        shown[-1:] = [f"{shown[-1]} between `{first}` and `{last}`"] if shown else []
     for column in columns:
         if column.texts:
             data[column.name] = [column.texts[row % len(column.texts)] for row in range(ROWS)]
