@@ -15,7 +15,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-MODEL_PATH = "house_prices_saved.pth"
+MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "house_prices_saved.pth")
 train = pd.read_csv("data/train.csv")
 features = train.loc[:, "MSSubClass":"SaleCondition"]
 features = (features - features.mean()) / features.std()
