@@ -38,7 +38,7 @@ class LeafLostByCopy(Rule):
         module = facts.function_facts(facts.module)
         for function in facts.all_functions():
             for binding in function.bindings:
-                if binding.kind != "assign" or binding.value is None:
+                if binding.kind != "assign" or binding.value is None or _writes_data(binding):
                     continue
                 lost = leaves.lost_leaf(binding.value, function)
                 if lost is None:
@@ -185,6 +185,17 @@ class LeafLostByCopy(Rule):
             condition=lost.condition,
             **context,
         )
+
+
+def _writes_data(binding: Binding) -> bool:
+    """`delta.data = (delta + step * delta.grad.sign()).clamp(-eps, eps)`: the name keeps its tensor, the
+    leaf, which only takes the value's memory (the analysis binds the name to the value for what
+    aliases it): nothing is copied out of the leaf."""
+    statement = binding.statement
+    return isinstance(statement, cst.Assign) and any(
+        isinstance(target.target, cst.Attribute) and target.target.attr.value == "data"
+        and isinstance(target.target.value, cst.Name) and target.target.value.value == binding.name
+        for target in statement.targets)
 
 
 def _leaf_kept_in_use(lost: LostLeaf, name: str, uses: list[LeafUse]) -> bool:
