@@ -240,5 +240,8 @@ def _shows(statement: cst.CSTNode, name: cst.CSTNode) -> bool:
     value = statement.value
     if value is name:
         return True  # a notebook cell, or the last line of one, that is the name alone
+    if isinstance(value, cst.Tuple):
+        # `w, w_permuted` as a cell's last line: both shown side by side
+        return any(element.value is name for element in value.elements)
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in SHOWING_CALLS \
-        and len(value.args) == 1 and value.args[0].value is name
+        and any(argument.value is name for argument in value.args)
