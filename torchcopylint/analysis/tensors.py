@@ -165,10 +165,22 @@ NETWORK_WORDS = frozenset(
     "policy actor autoencoder vae cnn rnn lstm mlp".split())
 
 
+# Last words of a name that say it holds something made for or from a network, not the network
+# (`model_cam`, a Grad-CAM explainer built over the model; `model_path`, `encoder_outputs`).
+NOT_NETWORK_HEADS = frozenset(
+    "cam gradcam saliency explainer attack attacker path dir file filename name output outputs out logits loss "
+    "losses optimizer optim config cfg args state weights params parameters grad grads scheduler checkpoint ckpt "
+    "type kwargs".split())
+
+
 def reads_as_network(name: str) -> bool:
     """`model`, `net`, `netG`, `base_model`, `encoder`, `resnet`: a name that says "a network"
-    (so not a tensor, whatever attributes it is given)."""
-    for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name):
+    (so not a tensor, whatever attributes it is given). One whose last word names what is made for
+    or from a network (`model_cam`, `model_path`, `encoder_outputs`) does not."""
+    parts = [part for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name) if part]
+    if len(parts) > 1 and parts[-1].lower() in NOT_NETWORK_HEADS:
+        return False
+    for part in parts:
         part = part.lower().rstrip("0123456789")
         if part in NETWORK_WORDS or (part.endswith("net") and len(part) <= 14) or part.endswith("model"):
             return True
