@@ -173,6 +173,51 @@ def test_the_generator_s_step_on_the_other_branch_of_the_discriminator_s_does_no
     assert "before anything zeroes" not in diagnostic.message, diagnostic.message
 
 
+def test_a_helper_that_writes_each_parameter_s_grad_zeroes_it_for_the_message():
+    # fresh102's conditional GAN (wiseodd's style): `reset_grad()` gives every parameter a zeroed `.grad`
+    # between the discriminator's step and the generator's, so the message claims no leak into G's step.
+    source = textwrap.dedent("""
+        import torch
+
+        Wg = torch.randn(4, 8, requires_grad=True)
+        Wd = torch.randn(8, 1, requires_grad=True)
+        params = [Wg, Wd]
+        G_solver = torch.optim.Adam([Wg])
+        D_solver = torch.optim.SGD([Wd], lr=0.1)
+
+
+        def G(z):
+            return torch.tanh(z @ Wg)
+
+
+        def D(x):
+            return torch.sigmoid(x @ Wd)
+
+
+        def reset_grad():
+            for p in params:
+                if p.grad is not None:
+                    data = p.grad.data
+                    p.grad = data.new().resize_as_(data).zero_()
+
+
+        for it in range(100):
+            G_sample = G(torch.randn(16, 4))
+            D_loss = -torch.mean(torch.log(D(torch.rand(16, 8))) + torch.log(1 - D(G_sample)))
+            D_loss.backward()
+            D_solver.step()
+            reset_grad()
+            G_loss = -torch.mean(torch.log(D(G(torch.randn(16, 4)))))
+            G_loss.backward()
+            G_solver.step()
+            reset_grad()
+    """)
+    [diagnostic] = tcl003(source)
+    assert diagnostic.location.line == line_of(source, "D_loss = -torch.mean")
+    assert "runs through the whole generator and fills its `.grad`" in diagnostic.message
+    assert "before anything zeroes" not in diagnostic.message, diagnostic.message
+
+
 def test_a_target_converted_to_the_discriminator_output_s_type_carries_none_of_its_graph():
     # fresh66's EfficientGAN: `label.type_as(d_out)` in the generator's loss takes the dtype of the
     # discriminator's output, none of its values: detaching the fake batch breaks nothing (a safe fix).

@@ -42,7 +42,7 @@ from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES
 from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
 from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS, GraphUse, cuts_graph, graph_uses,
                                            later_backward_through, loss_slice, retains_graph, wrapped_in_variable)
-from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches
+from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches, reads_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key,
                                              switched_off_at)
@@ -1275,7 +1275,7 @@ def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) ->
                 found.append((order, None))
             else:
                 found.append((order, frozenset({key})))
-        elif type(func) is cst.Attribute and func.attr.value in ("zero_", "detach_") and _reads_grad(func.value):
+        elif type(func) is cst.Attribute and func.attr.value in ("zero_", "detach_") and reads_gradient(func.value):
             found.append((order, None))  # `p.grad.zero_()`, `p.grad.data.zero_()`
         elif type(func) is cst.Attribute and func.attr.value == "step":
             key = module_key(call.args[0].value) if call.args else module_key(func.value)
@@ -1356,14 +1356,6 @@ def _zeroes(modules: Optional[frozenset], trained: frozenset) -> bool:
     if modules is None:
         return True
     return any(key == module or key.startswith(module + ".") for module in modules for key in trained)
-
-
-def _reads_grad(expr) -> bool:
-    while type(expr) is cst.Attribute:
-        if expr.attr.value == "grad":
-            return True
-        expr = expr.value
-    return False
 
 
 def _second_backward(generator_call: cst.Call, loss_statement, function: FunctionFacts, facts) -> Optional[GraphUse]:

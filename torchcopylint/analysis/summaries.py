@@ -37,6 +37,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import OPAQUE, Binding, FunctionFacts
 from torchcopylint.analysis.graphs import VIEW_METHODS, _attached, _is_attribute_name, _is_callee, loss_slice
 from torchcopylint.analysis.training import backpropagated_expression, module_key, takes_gradients
+from torchcopylint.analysis.syntax import reads_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 
 SummarizedNode = Union[cst.FunctionDef, cst.Lambda]
@@ -455,6 +456,12 @@ class Summaries:
         for call, statement in function.call_statement.items():
             networks.extend(self._network_uses(call, statement, function, index_of, call in returned_calls, summary))
             self._note_training(call, function, summary)
+        # `reset_grad()` of a course notebook: `p.grad = Variable(data.new().resize_as_(data).zero_())` (or
+        # `p.grad = None`) for each parameter discards gradients as `zero_grad()` does.
+        summary.zeroes_gradients = summary.zeroes_gradients or any(
+            type(statement) is cst.Assign and any(type(target.target) is cst.Attribute
+                                                  and target.target.attr.value == "grad" for target in statement.targets)
+            for statement in function.statement_order)
         summary.networks = tuple(networks)
         return summary
 
@@ -613,8 +620,8 @@ class Summaries:
             if call.args and type(call.args[0].value) in (cst.Name, cst.Attribute):
                 keys.add(dotted_name(call.args[0].value))
             summary.stepped |= keys - {None}
-        elif method == "zero_grad":
-            summary.zeroes_gradients = True
+        elif method == "zero_grad" or method == "zero_" and reads_gradient(func.value):
+            summary.zeroes_gradients = True  # `opt.zero_grad()`, `p.grad.zero_()`, `p.grad.data.zero_()`
         elif backpropagated_expression(call, function, self.facts) is not None:
             summary.backward = True
 

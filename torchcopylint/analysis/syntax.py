@@ -222,3 +222,12 @@ def name_uses(scope: cst.CSTNode) -> dict[str, tuple[list, list]]:
             continue
         pending.extend(child_nodes(node))
     return found
+
+
+def reads_gradient(expr) -> bool:
+    """`p.grad`, `p.grad.data`: an attribute chain through `.grad`."""
+    while type(expr) is cst.Attribute:
+        if expr.attr.value == "grad":
+            return True
+        expr = expr.value
+    return False
