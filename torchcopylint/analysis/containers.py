@@ -203,10 +203,10 @@ class FunctionContainers:
             return False
         if accumulation.holder is not None:
             bindings = function.bindings_at(accumulation.holder)
-            if not any(loop not in binding.loops for binding in bindings):
+            if not any(loop not in binding.loops or _on_first_pass_only(loop, binding.statement) for binding in bindings):
                 return False
             if any(loop in binding.loops and binding.kind == "assign" and self._starts_over(accumulation, binding)
-                   for binding in bindings):
+                   and not _on_first_pass_only(loop, binding.statement) for binding in bindings):
                 return False
         path = _path(accumulation.target)
         for drain in self._drains.get(path, ()):
@@ -664,6 +664,30 @@ def _blocks_in(compound: cst.CSTNode) -> list:
         elif type(node) in (cst.If, cst.Else, cst.ExceptHandler, cst.Finally, cst.ExceptStarHandler):
             pending.extend(child_nodes(node))
     return found
+
+
+def _on_first_pass_only(loop: cst.CSTNode, statement: cst.CSTNode) -> bool:
+    """Does the statement run only on the loop's first pass, under `if i == 0:` (or `if not i:`) of the
+    loop's own counter (`for i in range(n)`, `for i, batch in enumerate(loader)`)? A sum started there
+    (`if i == 0: epoch_loss = loss`, `else: epoch_loss = loss + epoch_loss`) is started once a loop, as
+    one started before it: every later pass adds to it."""
+    if type(loop) is not cst.For:
+        return False
+    target = loop.target
+    counter = target.elements[0].value if type(target) is cst.Tuple and target.elements else target
+    if type(counter) is not cst.Name:
+        return False
+
+    def first_pass(test: cst.BaseExpression) -> bool:
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return type(test.expression) is cst.Name and test.expression.value == counter.value
+        return type(test) is cst.Comparison and len(test.comparisons) == 1 \
+            and type(test.comparisons[0].operator) is cst.Equal and type(test.left) is cst.Name \
+            and test.left.value == counter.value and type(test.comparisons[0].comparator) is cst.Integer \
+            and test.comparisons[0].comparator.value == "0"
+
+    return any(type(node) is cst.If and first_pass(node.test) and any(sub is statement for sub in walk(node.body))
+               for node in walk(loop.body))
 
 
 def _runs_once(loop: cst.CSTNode) -> bool:
