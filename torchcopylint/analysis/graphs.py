@@ -607,6 +607,8 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     not a batch of a DataLoader the file builds)?"""
     for binding in first.bindings & second.bindings:
         value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
+        if holds_network(binding, function, facts):
+            continue  # a network both forwards run: what they share through it is its parameters, leaves
         if value is not None and not binding.leaf and binding.kind != "loop" and not loader_data(binding, function, facts) \
                 and (not carries_no_graph(value, function, facts, binding.statement)
                      or filled_with_graph(binding, function, facts)):
@@ -617,6 +619,19 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
     return any(binding.statement in unpacked and _unpacked_from_one_call(binding)
                and not carries_no_graph(binding.value, function, facts, binding.statement)
                for binding in second.bindings - first.bindings)
+
+
+def holds_network(binding: Binding, function: FunctionFacts, facts) -> bool:
+    """Does the binding hold a network: one built in sight (`nn.Sequential(...)`, a module class of the
+    file, `Generator().to(device)`) or one the function calls `.parameters()` on? What is handed
+    around with it is its parameters, leaves, never a graph."""
+    if binding.name in facts.autograd.used_as_modules(function):
+        return True
+    value = unpacked_part(binding) or binding.value
+    while type(value) is cst.Call and type(value.func) is cst.Attribute \
+            and value.func.attr.value in MODULE_RETURNING_METHODS:
+        value = value.func.value
+    return facts.builds_module(value)
 
 
 def loader_data(binding: Binding, function: FunctionFacts, facts) -> bool:

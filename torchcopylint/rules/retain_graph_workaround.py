@@ -16,6 +16,7 @@ from torchcopylint.analysis.graphs import (
     GraphUse,
     Slice,
     graph_uses,
+    holds_network,
     loader_data,
     loss_slice,
     read_as_leaves,
@@ -482,8 +483,8 @@ def _may_carry_graph(binding, function: FunctionFacts, facts: ModuleFacts, likel
     value = unpacked_part(binding) or binding.value  # `x, z = x.cuda(), z.cuda()`: this name's part
     if value is None or loader_data(binding, function, facts):
         return False
-    if binding.name in facts.autograd.used_as_modules(function):
-        return False  # a network the function calls `.parameters()` on is handed around, not its graph
+    if holds_network(binding, function, facts):
+        return False  # a network is handed around, not its graph
     if likely:
         return not facts.autograd.binding_never_requires_grad(binding, function, likely=True)
     return not carries_no_graph(value, function, facts)
