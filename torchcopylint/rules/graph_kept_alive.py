@@ -64,6 +64,7 @@ class GraphKeptAlive(Rule):
             if function.class_name is not None and function.name not in FRAMEWORK_NO_GRAD_METHODS \
                     and function.name != "__init__":  # `__init__` runs once per object: no chain across calls
                 yield from self._state_across_calls(facts, function, backwards, reported)
+                yield from self._kept_by_a_step_method(facts, function, backwards)
 
     def _loop_accumulations(self, facts: ModuleFacts, function: FunctionFacts, backwards: list[Backward],
                             evaluated: dict) -> Iterator[Finding]:
@@ -196,6 +197,45 @@ class GraphKeptAlive(Rule):
                 )
                 break
 
+    def _kept_by_a_step_method(self, facts: ModuleFacts, function: FunctionFacts,
+                               backwards: list[Backward]) -> Iterator[Finding]:
+        """A training step written as a method, called in a loop, that backpropagates its loss and then
+        keeps it in a container of `self` that no code of the file empties (`self.custo.append(q_loss)`
+        in a DQN agent's `train_agent()`): each call's graph stays alive for the object's life. The
+        graph was freed by the step's own backward, so nothing can backpropagate it again."""
+        if not backwards or any(retains_graph(backward.call) for backward in backwards):
+            return
+        loop_calls = [call for call in facts.method_calls(function.name)
+                      if (site := facts.call_site(call)) is not None and site[0].loops_of.get(site[1])]
+        if not loop_calls:
+            return  # how often the method runs is out of sight
+        backpropagated = backpropagated_bindings(function, backwards)
+        for accumulation in facts.containers.of(function).accumulations:
+            statement = accumulation.statement
+            if not accumulation.container or accumulation.attribute is None or accumulation.held \
+                    or function.loops_of.get(statement) or not facts.grad_enabled_at(function, statement):
+                continue  # (one in a loop of the method is `_loop_accumulations`'s)
+            value = accumulation.value
+            if type(value) is not cst.Name or not function.bindings_at(value) \
+                    or not function.bindings_at(value) <= backpropagated:
+                continue
+            if _emptied_anywhere(facts, accumulation.attribute):
+                continue
+            call = loop_calls[0]
+            caller, call_statement = facts.call_site(call)
+            fixed = method_call(value, "detach")
+            kept = _one_line(facts, accumulation.target)
+            yield self.finding(
+                statement,
+                f"`{_one_line(facts, statement)}` keeps each call's autograd graph alive in `{kept}`, module "
+                f"state that no code of the file empties: `{value.value}` is backpropagated in "
+                f"`{function.name}` (line {facts.line_of(backwards[0].statement)}), which "
+                f"`{_one_line(facts, call.func)}(...)` runs in a loop (line {facts.line_of(call_statement)}), so "
+                f"`{kept}` holds every step's graph for the object's life; keep `{facts.code_for(fixed)}` instead",
+                self.unsafe_fix(f"Keep `{facts.code_for(fixed)}`", value, fixed),
+                accumulator=kept, value=value.value, kept="graph",
+            )
+
     def _across_backwards(self, facts: ModuleFacts, accumulation: Accumulation, backward: Backward,
                           loop) -> Finding:
         statement = accumulation.statement
@@ -304,6 +344,27 @@ def _accumulator_key(accumulation: Accumulation) -> str:
     if accumulation.holder is not None:
         return accumulation.holder.value
     return f"self.{accumulation.attribute}"
+
+
+def _emptied_anywhere(facts: ModuleFacts, attribute: str) -> bool:
+    """Does any code of the file, outside `__init__`, set `<object>.<attribute>` afresh, empty it
+    (`.clear()`, `.pop()`, `del x.attr[:]`) or delete it?"""
+    for function in facts.all_functions():
+        if function.name == "__init__":
+            continue
+        for statement in function.statement_order:
+            for node in walk(statement):
+                if type(node) is cst.Attribute and node.attr.value == attribute:
+                    targets = [target.target for target in statement.targets] if type(statement) is cst.Assign \
+                        else [statement.target] if type(statement) in (cst.AnnAssign, cst.AugAssign) else []
+                    if any(node is target or any(sub is node for sub in walk(target)) for target in targets) \
+                            or type(statement) is cst.Del:
+                        return True
+                if type(node) is cst.Call and type(node.func) is cst.Attribute \
+                        and node.func.attr.value in ("clear", "pop", "popleft") \
+                        and type(node.func.value) is cst.Attribute and node.func.value.attr.value == attribute:
+                    return True
+    return False
 
 
 def _callee_of(facts: ModuleFacts, call: cst.Call, function: FunctionFacts):
