@@ -139,6 +139,28 @@ def test_a_number_a_constructor_gives_stands_where_the_use_reads_like_a_tensor_s
     assert found.defaults == {"self.seed": 0}
 
 
+def test_an_empty_container_the_constructor_makes_stands_in_fresh_for_each_run():
+    # A DQN agent's `self.costs = []`, which `train_agent` appends each step's loss to: a do-nothing
+    # object there would keep nothing, and TCL007's measurement of what the list holds would show nothing.
+    from torchcopylint.verify.standins import constructor_defaults, settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        class Agent:
+            def __init__(self):
+                self.costs = []
+                self.seen = {}
+                self.name = "dqn"
+
+            def step(self, x):
+                self.costs.append(x.sum())
+        """))
+    defaults = constructor_defaults(tree, "Agent")
+    assert defaults == {"self.costs": [], "self.seen": {}, "self.name": "dqn"}, defaults
+    [first, *_] = settings_for(tree.body[0].body[1], ["self.costs", "x"], {}, "cpu", None, defaults)
+    one, two = first.make()[0], first.make()[0]
+    assert one["self.costs"] == [] and one["self.costs"] is not two["self.costs"], (one, two)
+
+
 def test_constructor_defaults_come_first_for_an_instance_made_of_stand_ins():
     from torchcopylint.verify.standins import constructor_defaults, settings_for
 

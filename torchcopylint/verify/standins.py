@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import copy
 import inspect
 import math
 import re
@@ -1896,7 +1897,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         if kind == "module":
             continue
         if name in plan_.defaults:
-            made[name] = plan_.options.get(name, plan_.defaults[name])
+            value = plan_.options.get(name, plan_.defaults[name])
+            made[name] = copy.copy(value) if isinstance(value, (list, dict)) else value  # each run its own
             continue
         if kind == "optimizer":
             owners = pair_optimizer(name, modules)
@@ -2609,7 +2611,8 @@ def factories_of(tree: ast.Module, class_name: str) -> list[str]:
 
 def constructor_defaults(tree: ast.Module, class_name: str) -> dict:
     """What `__init__` gives each `self.x` by default, where it says so plainly: `self.eps = 1e-8`,
-    or `self.clip = clip` with `clip=0.01` in its signature (numbers, flags, strings; not None)."""
+    or `self.clip = clip` with `clip=0.01` in its signature (numbers, flags, strings, an empty list or
+    dict; not None)."""
     init = function_node(tree, class_name, "__init__")
     if init is None:
         return {}
@@ -2695,6 +2698,8 @@ def _literal(node: Optional[ast.AST]) -> Any:
         value = ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):
         return None
+    if isinstance(value, (list, dict)) and not value:
+        return value  # `self.costs = []`: a container the methods fill (TCL007's accumulator, a replay buffer)
     return value if isinstance(value, (bool, int, float, str)) else None
 
 
