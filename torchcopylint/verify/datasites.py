@@ -1109,6 +1109,11 @@ def _beneath_conversions(value: ast.expr, imports: dict) -> ast.expr:
     return value
 
 
+def _reads_each_item(value: ast.expr) -> bool:
+    """A comprehension whose every item reads a file (`[np.array(Image.open(p)) for p in paths]`)."""
+    return isinstance(value, (ast.ListComp, ast.GeneratorExp)) and _may_read_files(value.elt)
+
+
 def _targets_given(value: ast.expr, imports: dict) -> set[str]:
     """The names whose tensors a TensorDataset pairs with its samples as targets (`TensorDataset(x, y)`:
     what `y` carries)."""
@@ -1250,7 +1255,14 @@ class _SiteFinder:
         found: dict[int, LoadedRead] = {}
         for bound, value in self.assignments:
             names = {target.id for target in bound if isinstance(target, ast.Name)}
+            written = value
             value = _beneath_conversions(value, imports)
+            if names & reached and isinstance(written, ast.Call) and _reads_each_item(value):
+                # `images = np.array([np.array(Image.open(p).resize((64, 64))) for p in files])`: the
+                # samples, read one file at a time, then converted
+                found[id(written)] = LoadedRead(True, channels_last, targets=False, archive=False,
+                                                batch_name=batch_name)
+                continue
             parts = _unpacked_names(bound)
             if parts and set(parts) <= reached | targets and isinstance(value, ast.Call):
                 reader = self._project_reader(value, imports)
