@@ -3566,3 +3566,13 @@ def test_a_file_s_existence_test_around_the_line_is_set_for_its_branch():
     flipped, said = flipped_switch(text, 3)
     assert "if True:" in flipped and "as on a run where the file is there" in said, (flipped, said)
     assert flipped_switch("if os.path.join(a, b):\n    train()\n", 2) is None  # not a question about a file
+
+
+def test_pictures_read_one_file_at_a_time_stand_in_as_wide_as_the_discriminator_s_linear_layer_takes(
+        scripts_verified):
+    # fresh102's anime faces GAN: `np.array([np.array(Image.open(p).resize(...)) for p in files])` over an
+    # `os.listdir` of the user's folder; the side comes from the linear layer the feature maps flatten into.
+    _assert_confirmed(scripts_verified, "gan_pictures_one_by_one.py", "loss_fn(disc(gen_outputs), torch.zeros",
+                      "TCL003", ("`images = np.array(...)` (line 18): 20 random samples 3x16x16 (for side 16: an "
+                                 "earlier run's linear layer, which reads 512 values, was given 8192 from 64-pixel "
+                                 "images)", "channels last"))

@@ -613,6 +613,21 @@ class DataPlan:
                 return (fewer, side, side), (f"{fewer} channels: an earlier run's convolution, which takes {expected}, "
                                              f"read {got}, the images' {channels} and {got - channels} joined to them")
             return None
+        linear = LINEAR_MISMATCH.search(str(error))
+        if linear is not None:
+            # A discriminator's feature maps flattened into a linear layer sized for the real images
+            # (`nn.Linear(8 * 8 * 8, 1)` after a stride-2 convolution of 16-pixel images): the maps had
+            # ratio² times the values it reads, so the images were ratio times too wide (or too narrow).
+            given, reads = int(linear.group(2)), int(linear.group(3))
+            larger, smaller = max(given, reads), min(given, reads)
+            ratio = math.isqrt(larger // smaller) if larger % smaller == 0 else 0
+            if ratio not in (2, 4, 8, 16) or ratio * ratio * smaller != larger or given > reads and side % ratio:
+                return None
+            new_side = side // ratio if given > reads else side * ratio
+            if not MIN_LEARNED_SIDE <= new_side <= LARGER_SIDES[-1]:
+                return None
+            return (channels, new_side, new_side), (f"side {new_side}: an earlier run's linear layer, which reads "
+                                                    f"{reads} values, was given {given} from {side}-pixel images")
         match = SIDE_MISMATCH.search(str(error)) or CONCATENATED_MISMATCH.search(str(error))
         dimension = match.group(3) if match is not None else None  # "" for a concatenation: not named
         if match is None or (dimension and int(dimension) < 2):
