@@ -3576,3 +3576,12 @@ def test_pictures_read_one_file_at_a_time_stand_in_as_wide_as_the_discriminator_
                       "TCL003", ("`images = np.array(...)` (line 18): 20 random samples 3x16x16 (for side 16: an "
                                  "earlier run's linear layer, which reads 512 values, was given 8192 from 64-pixel "
                                  "images)", "channels last"))
+
+
+def test_an_archive_a_dataset_class_of_the_file_holds_stands_in_with_class_indices_under_its_target_key(
+        scripts_verified):
+    # fresh102's course notebook: `dataset(Data["Xtr"], Data["y"], transform)`, a class that keeps what it
+    # is given, as a TensorDataset does: its loader iterates the archive, whose `y` holds the targets.
+    _assert_confirmed(scripts_verified, "archive_in_memory_dataset.py", "total += loss", "TCL007", (
+        "`Data = np.load(...)` (line 13): an `.npz` archive whose entries are 20 random samples 3x64x64 in [0, 1), "
+        "and 20 class indices in 0..1 under `y`",))

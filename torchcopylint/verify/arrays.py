@@ -434,15 +434,17 @@ def _samples(value: Any, default: int) -> int:
 
 class StandInArchive:
     """What `np.load` returns for an `.npz` file, not read: every entry is the same stand-in array, under
-    any key the code asks for (`data["x_train"]`, `data[data.files[0]]`)."""
+    any key the code asks for (`data["x_train"]`, `data[data.files[0]]`), but the entries `keyed` gives
+    (targets, under the keys the code pairs with the samples)."""
 
     files = [f"arr_{index}" for index in range(ARCHIVE_ENTRIES)]
 
-    def __init__(self, entry: Any) -> None:
+    def __init__(self, entry: Any, keyed: Optional[dict] = None) -> None:
         self._entry = entry
+        self._keyed = keyed or {}
 
     def __getitem__(self, key: Any) -> Any:
-        return self._entry.copy()
+        return self._keyed.get(key, self._entry).copy()
 
     def __contains__(self, key: Any) -> bool:
         return True

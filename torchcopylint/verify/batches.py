@@ -252,6 +252,12 @@ class DataPlan:
         data, made = self._random_data(site)
         cut = self._loaders_batch_cut(site) if not site.targets else ""
         if site.archive:
+            if site.target_keys:
+                labels, said = self._random_data(dataclasses.replace(site, targets=True))
+                keys = ", ".join(f"`{key}`" for key in site.target_keys)
+                self.describe(site, f"an `.npz` archive whose entries are {made}, and {said} under {keys} (the "
+                                    f"file is not read){cut}")
+                return arrays.StandInArchive(data.numpy(), {key: labels.numpy() for key in site.target_keys})
             self.describe(site, f"an `.npz` archive whose every entry is {made} (the file is not read){cut}")
             return arrays.StandInArchive(data.numpy())
         self.describe(site, f"{made}{' (a NumPy array)' if site.as_array else ''} (the file is not read){cut}")

@@ -221,8 +221,10 @@ class DataSite:
     # images on the CPU is a timeout, not a verdict.
     full_test_split: bool = False
     # A data-tensor read as an `.npz` archive (`data = np.load("x.npz")`, then `data["x"]` or
-    # `data[data.files[0]]`): each entry the code takes out of it is the data.
+    # `data[data.files[0]]`): each entry the code takes out of it is the data, but for `target_keys`,
+    # the entries a dataset pairs with the samples as targets (`dataset(data["Xtr"], data["y"])`).
     archive: bool = False
+    target_keys: tuple = ()
     # A data-tensor a loop takes batches of by slicing (`X[i:i + BATCH_SIZE]`, `BATCH_SIZE = 64` at the
     # top level, read once): that batch size, so that the samples make several such batches.
     sliced_batch: int = 0
@@ -998,28 +1000,34 @@ def _loader_arguments(tree: ast.Module, imports: dict, position: int, keyword: s
     return found
 
 
-def _carried_from(value: ast.expr, imports: dict) -> set[str]:
+def _carried_from(value: ast.expr, imports: dict, holders: frozenset = frozenset()) -> set[str]:
     """The names whose tensor (or array) `value` carries on: the receiver of a method
     (`data.to(device)`, `x.float()`), what a conversion or a TensorDataset is given first
-    (`torch.Tensor(data)`, `np.moveaxis(data, 3, 1)`, `TensorDataset(x, y)`), every tensor a joining
-    function is given (`torch.cat((a, b))`), the operands of arithmetic (`data / 255`), a slice of
-    it (`data[:1000]`)."""
+    (`torch.Tensor(data)`, `np.moveaxis(data, 3, 1)`, `TensorDataset(x, y)`; also a dataset class of
+    the file among `holders`, one that holds what it is given: `dataset(Data["Xtr"], Data["y"])`),
+    every tensor a joining function is given (`torch.cat((a, b))`), the operands of arithmetic
+    (`data / 255`), a slice of it (`data[:1000]`)."""
     if isinstance(value, ast.Name):
         return {value.id}
     if isinstance(value, ast.Subscript):
-        return _carried_from(value.value, imports)
+        return _carried_from(value.value, imports, holders)
     if isinstance(value, ast.BinOp):
-        return _carried_from(value.left, imports) | _carried_from(value.right, imports)
+        return _carried_from(value.left, imports, holders) | _carried_from(value.right, imports, holders)
     if not isinstance(value, ast.Call):
         return set()
     qualified = _qualified(value.func, imports) or ""
     if qualified in JOINING_FUNCTIONS:
         return {name.id for argument in value.args for name in ast.walk(argument) if isinstance(name, ast.Name)}
-    if qualified in TENSOR_CONVERSIONS or qualified.rsplit(".", 1)[-1] == "TensorDataset":
-        return _carried_from(value.args[0], imports) if value.args else set()
+    if qualified in TENSOR_CONVERSIONS or _pairs_samples_with_targets(value, qualified, holders):
+        return _carried_from(value.args[0], imports, holders) if value.args else set()
     if isinstance(value.func, ast.Attribute) and (_dotted(value.func.value) or "").split(".")[0] not in imports:
-        return _carried_from(value.func.value, imports)  # a method of the tensor itself, not of a module
+        return _carried_from(value.func.value, imports, holders)  # a method of the tensor itself, not of a module
     return set()
+
+
+def _pairs_samples_with_targets(call: ast.Call, qualified: str, holders: frozenset) -> bool:
+    """`TensorDataset(x, y)`, or a dataset class of the file that holds what it is given: samples first."""
+    return qualified.rsplit(".", 1)[-1] == "TensorDataset" or isinstance(call.func, ast.Name) and call.func.id in holders
 
 
 INTEGER_DTYPES = frozenset({"long", "int64", "int32", "int"})
@@ -1114,13 +1122,13 @@ def _reads_each_item(value: ast.expr) -> bool:
     return isinstance(value, (ast.ListComp, ast.GeneratorExp)) and _may_read_files(value.elt)
 
 
-def _targets_given(value: ast.expr, imports: dict) -> set[str]:
-    """The names whose tensors a TensorDataset pairs with its samples as targets (`TensorDataset(x, y)`:
-    what `y` carries)."""
-    called = (_qualified(value.func, imports) or "").rsplit(".", 1)[-1] if isinstance(value, ast.Call) else ""
-    if called != "TensorDataset":
+def _targets_given(value: ast.expr, imports: dict, holders: frozenset = frozenset()) -> set[str]:
+    """The names whose tensors a TensorDataset (or a dataset class among `holders`) pairs with its
+    samples as targets (`TensorDataset(x, y)`: what `y` carries)."""
+    if not (isinstance(value, ast.Call) and _pairs_samples_with_targets(value, _qualified(value.func, imports) or "",
+                                                                         holders)):
         return set()
-    return {name for argument in value.args[1:] for name in _carried_from(argument, imports)}
+    return {name for argument in value.args[1:2] for name in _carried_from(argument, imports, holders)}
 
 
 def _read_as_archive(call: ast.Call, targets: list[ast.expr], tree: ast.Module) -> bool:
@@ -1149,6 +1157,7 @@ class LoadedRead:
     channels_last: bool  # the samples' channels come last in the file
     targets: bool        # it holds the targets a TensorDataset pairs with the samples, not the samples
     archive: bool        # it is an `.npz` archive the code takes the data out of
+    target_keys: tuple = ()  # of an archive, the keys of the entries that hold targets (DataSite's)
     batch_name: str = ""  # the plain name the loaders that iterate it are given as their batch size
     sliced_batch: int = 0  # the batch size a loop slices it by, where one does (DataSite's `sliced_batch`)
     parts: tuple = ()    # unpacked into names: for each, whether it holds targets (DataSite's `parts`)
@@ -1187,6 +1196,10 @@ class _SiteFinder:
         self.defined = defined
         self.dataset_classes = dataset_classes
         self.assignments = _assignments(tree)
+        # The file's dataset classes that hold what they are given (`dataset(X, Y, transform)`), as a
+        # TensorDataset does: what a loader over one iterates is what it was given.
+        self.holders = frozenset(name for name, node in classes.items()
+                                 if _is_dataset_class(node) and not _may_read_files(node))
         self.functions = {node.name: node for node in tree.body
                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.read_for_loaders = self._reads_loaded(tree, imports)
@@ -1239,8 +1252,8 @@ class _SiteFinder:
         them (`labels` there), then. Each such call by id, with how it is read."""
         datasets = _loader_datasets(tree, imports)
         loaded, targets, channels_last = self._carried_back(
-            {name for dataset in datasets for name in _carried_from(dataset, imports)},
-            {name for dataset in datasets for name in _targets_given(dataset, imports)}, imports)
+            {name for dataset in datasets for name in _carried_from(dataset, imports, self.holders)},
+            {name for dataset in datasets for name in _targets_given(dataset, imports, self.holders)}, imports)
         # Each name a loop slices into batches, with the names whose values reach it and its batch size.
         sliced = [(self._carried_back({name}, set(), imports), size) for name, size in _sliced_batches(tree).items()]
         # What the code gives a network and its loss whole (full-batch training), as sliced batches are:
@@ -1250,6 +1263,7 @@ class _SiteFinder:
         loaders_targets, targets = targets, targets | fed_targets
         channels_last = channels_last or fed_moved or any(moved for (_, _, moved), _ in sliced)
         integers = _made_integers(tree, imports)
+        target_keys = self._archive_target_keys(datasets, imports)
         batch_names = {batch.id for batch in _loader_batches(tree, imports) if isinstance(batch, ast.Name)}
         batch_name = next(iter(batch_names)) if len(batch_names) == 1 else ""
         found: dict[int, LoadedRead] = {}
@@ -1280,10 +1294,29 @@ class _SiteFinder:
                     continue  # an MNIST CSV file sliced into batches: its rows are sized for them (verify/arrays.py)
                 as_array = qualified in ARRAY_READERS | FILE_READERS - {"torch.load"}
                 archive = qualified == "numpy.load" and _read_as_archive(value, bound, tree)
+                keys = tuple(sorted(key for name in names for key in target_keys.get(name, ()))) if archive else ()
                 labels = not names & reached or bool(names & integers)
                 batches = [size for (carried, _, _), size in sliced if names & carried]
                 found[id(value)] = LoadedRead(as_array, channels_last, targets=labels, archive=archive,
+                                              target_keys=keys,
                                               batch_name=batch_name, sliced_batch=max(batches, default=0))
+        return found
+
+    def _archive_target_keys(self, datasets: list, imports: dict) -> dict[str, set]:
+        """The keys under which the code takes a loader's targets out of an archive it read
+        (`dataset(Data["Xtr"], Data["y"])`, directly or through a name bound to `Data["y"]`): by the
+        archive's name."""
+        calls = [node for dataset in datasets for node in [dataset, *(value for name in _carried_from(
+            dataset, imports, self.holders) for value in self._values_of(name))] if isinstance(node, ast.Call)]
+        found: dict[str, set] = {}
+        for call in calls:
+            if not _pairs_samples_with_targets(call, _qualified(call.func, imports) or "", self.holders):
+                continue
+            for given in call.args[1:2]:
+                for value in [given, *(self._values_of(given.id) if isinstance(given, ast.Name) else ())]:
+                    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
+                            and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, str):
+                        found.setdefault(value.value.id, set()).add(value.slice.value)
         return found
 
     def _carried_back(self, reached: set, targets: set, imports: dict) -> tuple[set, set, bool]:
@@ -1297,14 +1330,14 @@ class _SiteFinder:
             for bound, value in self.assignments:
                 names = {target.id for target in bound if isinstance(target, ast.Name)}
                 if names & reached:
-                    carried = _carried_from(value, imports)
-                    given = _targets_given(value, imports)
+                    carried = _carried_from(value, imports, self.holders)
+                    given = _targets_given(value, imports, self.holders)
                     channels_last = channels_last or (bool(carried) and _moves_channels_first(value, imports))
                     changed = changed or bool(carried - reached) or bool(given - targets)
                     reached |= carried
                     targets |= given
                 if names & targets:
-                    carried = _carried_from(value, imports)
+                    carried = _carried_from(value, imports, self.holders)
                     changed = changed or bool(carried - targets)
                     targets |= carried
         return reached, targets, channels_last
