@@ -3585,3 +3585,11 @@ def test_an_archive_a_dataset_class_of_the_file_holds_stands_in_with_class_indic
     _assert_confirmed(scripts_verified, "archive_in_memory_dataset.py", "total += loss", "TCL007", (
         "`Data = np.load(...)` (line 13): an `.npz` archive whose entries are 20 random samples 3x64x64 in [0, 1), "
         "and 20 class indices in 0..1 under `y`",))
+
+
+def test_a_helper_that_takes_eight_samples_of_a_batch_apart_gets_batches_of_eight_not_the_full_size(
+        scripts_verified):
+    # fresh102's CycleGAN: its preview helper indexes `fake[idx]` for `idx in range(8)`; batches of the
+    # 64 the code asks for through its networks took longer than the experiment may.
+    _assert_confirmed(scripts_verified, "grid_of_eight.py", "running += loss", "TCL007", (
+        "4 batches of 8 (of the 64 the code asks for; the script's `BATCH_SIZE` read as 8 from there on)",))

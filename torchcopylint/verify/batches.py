@@ -96,6 +96,8 @@ TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Exp
 LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes|index out of range in self"
                                 r"|index \d+ is out of bounds for dimension 0 with size \d+")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
+# A sample index past the end of a batch the code took apart (`images[idx]`): PyTorch's words.
+PAST_THE_BATCH = re.compile(r"index (\d+) is out of bounds for dimension 0 with size (\d+)")
 LONG_LOADER_LENGTH = 100  # a stand-in loader's `len()` after a run divided by a fraction of BATCHES (zero)
 # A run cut short by a fraction of a stand-in loader's length, which BATCHES made zero: divided by it
 # (`batch % (len(loader) // 10)`), or a loop left at it (`max_steps = len(loader) // 5`, then `if i >=
@@ -121,10 +123,11 @@ class DataPlan:
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
                  full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
                  two_classes: bool = False, resized: tuple = (), runtime_layout=None,
-                 long_loaders: bool = False, watched: frozenset = frozenset()) -> None:
+                 long_loaders: bool = False, watched: frozenset = frozenset(), small_batch: int = SMALL_BATCH) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
-        self.full_batches = full_batches  # False: batches cut to SMALL_BATCH (the code may size its noise by them)
+        self.full_batches = full_batches  # False: batches cut to `small_batch` (the code may size its noise by them)
+        self.small_batch = small_batch    # SMALL_BATCH, or more where the code took more samples of a batch
         self.cut = False                  # a batch was cut: a run with full batches may fit where this one failed
         self.cut_from: set[int] = set()   # the sizes the code asked for where a batch was cut
         self.loops = {loop.index: loop for loop in loops}
@@ -227,8 +230,8 @@ class DataPlan:
         size_of_batch = int(batch_size) if isinstance(batch_size, int) and batch_size > 0 else \
             (1 if site.kind == "loader" and batch is None else DEFAULT_BATCH)
         requested = size_of_batch
-        if size_of_batch > SMALL_BATCH and not self.full_batches and not site.whole:
-            size_of_batch = SMALL_BATCH
+        if size_of_batch > self.small_batch and not self.full_batches and not site.whole:
+            size_of_batch = self.small_batch
             self.cut = True
             self.cut_from.add(requested)
             self._shrink_setting(site, requested)
@@ -296,10 +299,10 @@ class DataPlan:
         (a claim about a loop's iterations needs them); what the evidence says of it."""
         name = site.batch_name
         requested = self.namespace.get(name) if name else None
-        if type(requested) is not int or requested <= SMALL_BATCH or self.full_batches:
+        if type(requested) is not int or requested <= self.small_batch or self.full_batches:
             return ""
         self._shrink_setting(site, requested)
-        return f"; the script's `{name}` ({requested}) read as {SMALL_BATCH} from there on, as its loaders' batch size"
+        return f"; the script's `{name}` ({requested}) read as {self.small_batch} from there on, as its loaders' batch size"
 
     def _features_read(self, error: BaseException) -> Optional[tuple[tuple, str]]:
         """The width of samples a linear layer reads, where it was given stand-in samples of this plan (an
@@ -401,7 +404,7 @@ class DataPlan:
         name = site.batch_name
         value = self.namespace.get(name) if name else None
         if type(value) is int and value == requested and name not in self.shrunk:
-            self.namespace[name] = SMALL_BATCH
+            self.namespace[name] = self.small_batch
             self.shrunk[name] = requested
 
     def sample_shape(self, site: DataSite, image_size: Any) -> tuple:
@@ -516,6 +519,18 @@ class DataPlan:
         match = RESHAPE_ERROR.search(str(error))
         first = match.group(1).split(",")[0].strip() if match is not None else ""
         return first.isdigit() and int(first) in self.cut_from
+
+    def larger_small_batch(self, error: BaseException) -> Optional[int]:
+        """A run that indexed past the end of a batch cut to `small_batch` (`fake[idx]` for `idx in
+        range(8)`, a plotting helper's grid): twice the size, or more, up to what it took; None when the
+        error is not that, or no batch was cut (the code's own size is the next try then)."""
+        match = PAST_THE_BATCH.search(str(error))
+        if match is None or not self.cut or int(match.group(2)) != self.small_batch:
+            return None
+        larger = self.small_batch * 2
+        while larger <= int(match.group(1)):
+            larger *= 2
+        return larger if larger < min(self.cut_from, default=0) else None
 
     def learn(self, error: BaseException) -> Optional[tuple]:
         """The reshape a run failed on, when it was applied to a stand-in batch of this plan: its
@@ -966,7 +981,7 @@ class StandInLoader:
         name = self._site.batch_name
         if name in self._plan.shrunk:
             cut = f" (of the {self._plan.shrunk[name]} the code asks for; the script's `{name}` read as " \
-                  f"{SMALL_BATCH} from there on)"
+                  f"{self._plan.small_batch} from there on)"
         elif fixed is not None and fixed != self._requested:
             cut = " (the size the code reshapes a batch to)"
         else:

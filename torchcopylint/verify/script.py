@@ -891,6 +891,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     _log.compared = compared_options(source)
     _log.compared_numbers = compared_numbers(source)
     choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
+    small_batch = SMALL_BATCH
     resized, long_loaders = _resized, _long_loaders
     errors: list[str] = []
     text = limited.text
@@ -902,7 +903,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
                         two_classes, resized, runtime_layout=rewritten.runtime_layout, long_loaders=long_loaders,
-                        watched=frozenset(watched))
+                        watched=frozenset(watched), small_batch=small_batch)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -961,6 +962,11 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
                 continue
             if plan.needs_long_loaders(error) and before_claim and not last:
                 long_loaders = True
+                continue
+            larger = plan.larger_small_batch(error)
+            if larger is not None and not full_batches and not last:
+                # `plot(fake[idx]) for idx in range(8)`: batches of that many, not the code's full size
+                small_batch = larger
                 continue
             # Small batches first, then the size the code asks for (its noise may be sized by a constant);
             # then the next sample shape.
