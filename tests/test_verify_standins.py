@@ -1046,6 +1046,23 @@ def test_an_object_the_code_only_calls_methods_of_gives_tensors_that_follow_what
         made["posteriors"].sample  # noqa: B018 - only the methods the code calls
 
 
+def test_a_method_whose_result_the_code_takes_apart_gives_that_many_tensors():
+    # fresh102's PPO: `s, a, a_logprob, r, s_, dw, done = replay_buffer.numpy_to_tensor()` ("not enough
+    # values to unpack (expected 7, got 4)" from one stand-in tensor of four samples).
+    from torchcopylint.verify.standins import make, settings_for
+
+    function = ast.parse(textwrap.dedent("""
+        def update(replay_buffer):
+            s, a, r = replay_buffer.numpy_to_tensor()
+            return (s * a + r).sum() + replay_buffer.priorities().sum()
+        """)).body[0]
+    plan = settings_for(function, ["replay_buffer"], {}, "cpu")[0].plan
+    assert plan.kinds["replay_buffer"] == "tensor methods", plan.kinds
+    buffer = make(plan, "cpu")["replay_buffer"]
+    s, a, r = buffer.numpy_to_tensor()
+    assert s.shape == a.shape == r.shape and buffer.priorities().shape == s.shape, (s.shape, buffer.priorities().shape)
+
+
 def test_a_run_context_of_the_project_s_and_an_iterator_advanced_with_next_get_stand_ins_of_their_kind():
     # fresh97's GAN trainers: `ctx.inc_iter()` beside `torch.zeros(n, device=ctx.device)` ("'Tensor' object
     # has no attribute 'inc_iter'"), and `X_real, _ = next(it)` ("'Tensor' object is not an iterator").

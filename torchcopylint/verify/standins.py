@@ -157,6 +157,8 @@ class Use:
     device_like: bool = False  # `.type` read, passed as `device=`, or to `.to(...)`: a device
     type_read: bool = False    # `device.type`: a torch.device, not a string
     returns: int = 0           # the unpacking of what a call to it returns: `fake, attn = G(z)` -> 2
+    # the unpacking of what a call of each of its methods returns: `s, a, r = buffer.numpy_to_tensor()` -> 3
+    method_returns: dict = field(default_factory=dict)
     fed_to: set = field(default_factory=set)  # the names of the callees it is passed to
     class_target: bool = False  # a class-index target or index: `F.cross_entropy(out, y)`, `embed(y)`, `one_hot(y)`
     value_target: bool = False  # the target of a loss of values: `F.mse_loss(out, y)`
@@ -677,6 +679,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             producer = use(network)
             if producer is not None:
                 producer.returns = len(node.targets[0].elts)
+            owner = use(network.value) if isinstance(network, ast.Attribute) else None
+            if owner is not None:
+                owner.method_returns[network.attr] = len(node.targets[0].elts)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and _path_prefix(node.value) is not None \
                 and use(_path_prefix(node.value)) is not None and _key(node.targets[0]):
             added.append((use(_path_prefix(node.value)), node.targets[0]))  # `model_path = f"{save_path}_{n}"`
@@ -1216,8 +1221,9 @@ class TensorsByMethod:
     it is given: what the code hands it reaches what it gives (its changes, its graph), so that the
     stand-in can hide no effect of the code (an alias read through `config.lookup(alias)`)."""
 
-    def __init__(self, methods: tuple, shape: tuple, device: str):
+    def __init__(self, methods: tuple, shape: tuple, device: str, unpacked: Optional[dict] = None):
         self._methods, self._shape, self._device = frozenset(methods), tuple(shape), device
+        self._unpacked = unpacked or {}  # method -> how many values the code takes its result apart into
 
     def __getattr__(self, name: str):
         if name == "device":  # `torch.zeros(n, device=ctx.device)`
@@ -1229,8 +1235,12 @@ class TensorsByMethod:
 
         def method(*args, **kwargs):
             generator = torch.Generator().manual_seed(zlib.crc32(name.encode()))
-            given = [t.float().mean() for t in _tensors([*args, *kwargs.values()]) if t.numel()]
-            return torch.rand(self._shape, generator=generator).to(self._device) + sum(given)
+            given = sum(t.float().mean() for t in _tensors([*args, *kwargs.values()]) if t.numel())
+            count = self._unpacked.get(name, 0)
+            if count:  # `s, a, r, s_, done = buffer.numpy_to_tensor()`: that many tensors
+                return tuple(torch.rand(self._shape, generator=generator).to(self._device) + given
+                             for _ in range(count))
+            return torch.rand(self._shape, generator=generator).to(self._device) + given
         return method
 
     def __repr__(self):
@@ -1660,6 +1670,8 @@ class Plan:
     dims: dict = field(default_factory=dict)      # tensor name -> the number of dims the code unpacks its shape into
     # module or object name -> the methods of the project's class the code calls on it (a network's: its forward)
     own_methods: dict = field(default_factory=dict)
+    # object name -> {method: how many values the code unpacks its result into}
+    method_returns: dict = field(default_factory=dict)
 
     def varied(self, name: str, value: Any, labels: Optional[str] = None, sample: Optional[tuple] = None) -> "Plan":
         return replace(self, options={**self.options, name: value} if name else dict(self.options),
@@ -1823,6 +1835,8 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     returns = {name: found.get(name, Use()).returns for name, kind in kinds.items() if kind == "module"}
     own_methods = {name: tuple(sorted(method for method in found[name].methods if not hasattr(StandInNet, method)))
                    for name, kind in kinds.items() if kind in ("module", "tensor methods") and name in found}
+    method_returns = {name: dict(found[name].method_returns) for name, kind in kinds.items()
+                      if kind == "tensor methods" and name in found and found[name].method_returns}
     views = {name: found[name].views for name, kind in kinds.items() if kind in LOADER_KINDS and name in found
              and found[name].views}
     joined = {name: found[name].joined for name, kind in kinds.items() if kind == "tensor sequence"}
@@ -1847,7 +1861,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
                 leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
                 positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input,
-                like_data=like_data, dims=dims, own_methods=own_methods)
+                like_data=like_data, dims=dims, own_methods=own_methods, method_returns=method_returns)
 
 
 # The size of each dim a stand-in gains between its batch and its sample (a clip's frames).
@@ -2003,7 +2017,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
         elif kind == "anything":
             made[name] = DoNothing()
         elif kind == "tensor methods":
-            made[name] = TensorsByMethod(plan_.own_methods.get(name, ()), (plan_.batch, *plan_.sample), device)
+            made[name] = TensorsByMethod(plan_.own_methods.get(name, ()), (plan_.batch, *plan_.sample), device,
+                                         plan_.method_returns.get(name, {}))
         elif kind == "unused":
             made[name] = None
         elif kind == "unknown":
