@@ -215,6 +215,12 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
     operands = _product_operands(expr, facts)
     if operands is not None:  # `a.pow(2)`, `torch.mul(w, x)`: as `a ** 2`, `w * x`
         return all(_leaf_or_no_graph(operand, function, facts) for operand in operands)
+    if type(expr) is cst.Call and facts.names.qualified_name(expr.func) in INPUT_SAVING_FUNCTIONS and expr.args \
+            and expr.args[0].keyword is None and not expr.args[0].star:
+        # `F.leaky_relu(x, negative_slope=0.1)` of a leaf: it saves `x` alone (sigmoid, tanh and relu save
+        # their output, which is no leaf)
+        return _leaf_or_no_graph(expr.args[0].value, function, facts) and all(
+            carries_no_graph(arg.value, function, facts) for arg in expr.args[1:])
     if type(expr) is cst.Call and type(expr.func) is cst.Name and len(expr.args) == 1 \
             and expr.args[0].keyword is None and not expr.args[0].star:
         # Every assignment of the name in the function (`layer.requires_grad_()` leaves it the same layer).
@@ -226,6 +232,12 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
     return False
 
 
+# Element-wise functions whose backward saves their input alone (checked on each one's `grad_fn`: its
+# `_saved_self`), never their output.
+INPUT_SAVING_FUNCTIONS = frozenset(
+    [f"torch.nn.functional.{name}" for name in ("leaky_relu", "gelu", "elu", "selu", "celu", "softplus", "silu", "mish",
+                                                "hardtanh", "relu6", "hardsigmoid", "hardswish")]
+    + [f"torch.{name}" for name in ("sin", "cos", "abs", "square", "log")])
 # The method and function spellings of `*`, `/`, `@` and `**`, which save their operands.
 PRODUCTS = frozenset({"pow", "mul", "multiply", "div", "divide", "true_divide", "matmul", "mm"})
 
