@@ -65,7 +65,8 @@ class ModuleFacts(CalleeEffects, Callees):
         self.pandas = library_names(module, "pandas")
         self.einops = library_names(module, "einops")  # `rearrange(x, "b t c -> (b t) c")`: x itself, rearranged
         self.torchvision = library_names(module, "torchvision")  # `MNIST(root)`: a dataset, whose items are data
-        self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=self.numpy)
+        self.typing = TensorTyping(self.names, returns=self.returned_tensorness, numpy=self.numpy,
+                                   torchvision=self.torchvision)
         self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_functions: dict[str, cst.FunctionDef] = {}

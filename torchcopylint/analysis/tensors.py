@@ -262,12 +262,13 @@ class TensorTyping:
     """Classifies expressions; names are resolved by the caller's data flow."""
 
     def __init__(self, names: TorchNames, returns: Optional[Callable[[cst.Call], Tensorness]] = None,
-                 numpy: Optional[dict] = None) -> None:
+                 numpy: Optional[dict] = None, torchvision: Optional[dict] = None) -> None:
         """`returns`: what a call of a function defined in the module returns (ModuleFacts knows);
-        `numpy`: the module's local names for NumPy (torchnames.numpy_names)."""
+        `numpy`, `torchvision`: the module's local names for those libraries (torchnames.library_names)."""
         self.names = names
         self.returns = returns
         self.numpy = numpy or {}
+        self.torchvision = torchvision or {}
 
 
     def parts_of(self, expr: cst.BaseExpression, lookup: NameLookup) -> Tensorness:
@@ -348,6 +349,8 @@ class TensorTyping:
         func = call.func
         if numpy_name(func, self.numpy) in NUMPY_ARRAY_MAKERS:
             return Tensorness.NOT
+        if numpy_name(func, self.torchvision) in TORCHVISION_TENSOR_MAKERS:
+            return Tensorness.SURE  # `read_image(path)`: a uint8 tensor of the image
         if type(func) is cst.Name and func.value in NON_TENSOR_BUILTINS:
             return Tensorness.NOT
         if type(func) is cst.Name and self.returns is not None:
@@ -395,6 +398,14 @@ class TensorTyping:
         if module in ("torch", "torch.nn.functional") and function in ("numel", "is_tensor", "is_grad_enabled"):
             return Tensorness.NOT
         return Tensorness.UNKNOWN
+
+
+# torchvision's functions that always give a tensor, whatever they are given.
+TORCHVISION_TENSOR_MAKERS = frozenset({
+    "torchvision.io.read_image", "torchvision.io.decode_image", "torchvision.io.decode_jpeg",
+    "torchvision.io.decode_png", "torchvision.transforms.functional.to_tensor",
+    "torchvision.transforms.functional.pil_to_tensor", "torchvision.utils.make_grid",
+})
 
 
 def annotation_is_tensor(annotation: Optional[cst.Annotation], names: TorchNames) -> bool:
