@@ -664,6 +664,14 @@ def test_tcl007_message():
     )
 
 
+def test_tcl007_message_of_a_backpropagated_loss_kept_in_a_dict():
+    # fresh103's anomaly detector: `res.append({"loss": loss, "realLabel": y})` after `loss.backward()`; the
+    # message said the loss was "never backpropagated".
+    (found,) = _found(_training_loop("acc.append({'loss': loss, 'step': 1})", before="acc = []"), "TCL007")
+    assert "`loss` is backpropagated at this loop's `backward()`" in found.message, found.message
+    assert "never backpropagated" not in found.message, found.message
+
+
 @pytest.mark.parametrize("backward", [
     "scaler.scale(loss).backward()",
     "accelerator.backward(loss)",

@@ -704,6 +704,10 @@ def _attached_paths(value, path: tuple = ()):
     elif isinstance(value, (cst.Tuple, cst.List)):
         for element in value.elements:
             yield from _attached_paths(element.value)
+    elif isinstance(value, cst.Dict):  # `{"loss": loss, "label": y}`
+        for element in value.elements:
+            if isinstance(element, cst.DictElement):
+                yield from _attached_paths(element.value)
     elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
         yield from _attached_paths(value.func.value)  # `out.cpu()`, `loss.mean()`: still attached
     elif isinstance(value, cst.Attribute):
