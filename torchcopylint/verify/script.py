@@ -303,6 +303,13 @@ def loaders_of_several_batches() -> None:
         drop_last = args[8] if len(args) > 8 else kwargs.get("drop_last", False)
         sampled = any((args[i] if len(args) > i else kwargs.get(name)) is not None
                       for i, name in ((3, "sampler"), (4, "batch_sampler")))
+        sampler = args[3] if len(args) > 3 else kwargs.get("sampler")
+        within = _sampler_within(sampler, dataset)
+        if within is not sampler:
+            if len(args) > 3:
+                args = (*args[:3], within, *args[4:])
+            else:
+                kwargs["sampler"] = within
         cut = None if sampled or _full_batches else _several_batch_size(dataset, asked, drop_last)
         if cut is not None:
             if len(args) > 1:
@@ -316,6 +323,28 @@ def loaders_of_several_batches() -> None:
 
     several_batches.several_batches = True
     DataLoader.__init__ = several_batches
+
+
+def _sampler_within(sampler: Any, dataset: Any) -> Any:
+    """A sampler of the real data's positions (`SubsetRandomSampler(np.arange(19998)[:16000])`, a
+    course's split) over a dataset of fewer samples, which the stand-in data is: the same sampler over
+    those positions taken modulo the dataset's length (which samples a batch holds decides nothing a
+    claim rests on); the sampler itself otherwise."""
+    indices = getattr(sampler, "indices", None)
+    try:
+        length = len(dataset)
+        largest = max(int(index) for index in indices) if indices is not None and len(indices) else -1
+    except Exception:  # noqa: BLE001 - a dataset or sampler of the user's code may raise anything
+        return sampler
+    if not 0 < length <= largest:
+        return sampler
+    try:
+        within = type(sampler)([int(index) % length for index in indices])
+    except Exception:  # noqa: BLE001 - a sampler class that is built otherwise: left as it is
+        return sampler
+    _log.add(f"a `{type(sampler).__name__}` over positions up to {largest} drew them modulo the {length} "
+             f"stand-in samples")
+    return within
 
 
 def _several_batch_size(dataset: Any, asked: Any, drop_last: bool) -> Optional[int]:
