@@ -471,6 +471,7 @@ def test_a_missing_folder_of_the_project_lists_stand_in_images_and_nothing_else_
             print("outside the project: not found")
         with open("data/celeba/" + os.listdir("data/celeba")[0], "rb") as handle:
             print("opened:", handle.read(4))
+        print("beside:", os.listdir("../data/anime_faces")[:1])  # the author's data next to the checkout
         # Run from another folder, the script's relative paths are its own folder's.
         os.chdir({str(tmp_path)!r})
         print("from elsewhere:", os.listdir("data/celeba")[:1], open("data/celeba/stand-in-0.jpg", "rb").read(4))
@@ -486,6 +487,7 @@ def test_a_missing_folder_of_the_project_lists_stand_in_images_and_nothing_else_
     assert "present: ['real.png'] ['present/real.png']" in out, out
     assert "outside the project: not found" in out, out
     assert "opened: b'\\x89PNG'" in out, out
+    assert "beside: ['stand-in-0.jpg']" in out, out
     assert "from elsewhere: ['stand-in-0.jpg'] b'\\x89PNG'" in out, out
     assert "the folder data/celeba is not here: 4 image files of random pixels were listed in it" in out, out
 

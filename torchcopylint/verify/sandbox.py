@@ -18,8 +18,9 @@ under that:
   can be, and a relative one the working folder lacks is read from the flagged file's folder
   (`open("config.yml")` of a script run from its own folder);
 - a folder of the project that is not here (the author's dataset folder, `os.listdir("data/celeba")`,
-  `glob.glob("data/train/*.jpg")`), or one of the author's machine (an absolute path that is not
-  on this one, the dataset folder of its author's home), lists a few image files, which then open as
+  `glob.glob("data/train/*.jpg")`), one of the author's machine (an absolute path that is not
+  on this one, the dataset folder of its author's home), or one beside the project that is not here
+  (`os.listdir("../data/anime_faces")`), lists a few image files, which then open as
   random pixels: a script that reads its images one by one at its top level runs on those;
 - writes into the project go nowhere: `open(..., "w")` (also a `logging` file
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
@@ -364,7 +365,15 @@ def _missing_folder(path) -> Optional[str]:
     absolute path)."""
     if not isinstance(path, (str, os.PathLike)) or os.path.exists(path):
         return None
-    return _in_project_or_beside_the_code(path) or _of_another_machine(path)
+    return _in_project_or_beside_the_code(path) or _of_another_machine(path) or _beside_the_project(path)
+
+
+def _beside_the_project(path) -> Optional[str]:
+    """A relative path that climbs out of the project and is not here (`os.listdir("../data/anime_faces")`,
+    the author's data folder next to their checkout): as written."""
+    if not isinstance(path, (str, os.PathLike)) or os.path.isabs(path) or os.path.exists(path):
+        return None
+    return os.fspath(path) if os.path.normpath(os.fspath(path)).startswith(os.pardir + os.sep) else None
 
 
 def _of_another_machine(path) -> Optional[str]:
