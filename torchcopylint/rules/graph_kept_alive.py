@@ -17,7 +17,7 @@ from torchcopylint.analysis.facts import FRAMEWORK_NO_GRAD_METHODS, ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
 from torchcopylint.analysis.keeping import returned_backpropagated_loss
-from torchcopylint.analysis.syntax import sum_terms, walk
+from torchcopylint.analysis.syntax import child_nodes, sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (
@@ -292,7 +292,7 @@ class GraphKeptAlive(Rule):
                     slices = [(backward, loss_slice(backward.loss, backward.statement, function, facts))
                               for backward in backwards]
                 read = _read_before(shown, statement, slices, function)
-                if read is None:
+                if read is None or _replaced_after_its_one_backward(function, update, shown, slices, backwards):
                     continue
             attribute = cst.Attribute(value=cst.Name("self"), attr=cst.Name(update.attribute))
             if facts.autograd.origin(attribute, function, statement) is not None:
@@ -456,6 +456,38 @@ def _read_before(shown: str, statement, slices: list, function: FunctionFacts):
                     and function.order_of(where) < order:
                 return backward, node
     return None
+
+
+def _replaced_after_its_one_backward(function: FunctionFacts, update: StateUpdate, shown: str, slices: list,
+                                     backwards: list[Backward]) -> bool:
+    """`self.beta = torch.exp(self.log_beta)` at the end of each pass of the step, read by one backward
+    earlier in that pass (`policy_loss.backward()` of `self.beta * ...`): each value is backpropagated
+    once, by the next pass or call, then replaced; no chain grows and no backward goes through a freed
+    graph. So when the value is made fresh there (nothing this pass backpropagated: `self.previous =
+    out` after `loss.backward()` of `out` keeps a freed graph), the assignment runs whenever that
+    backward does, in the same loops, and that backward is the only one that reads the previous value."""
+    statement = update.statement
+    backpropagated = backpropagated_bindings(function, backwards)
+    if any(type(node) is cst.Name and node.value not in ("self", "cls") and {
+            binding for binding in function.bindings_at(node) & backpropagated if binding.kind != "import"}
+           for node in walk(update.value)):
+        return False
+    readers = [backward for backward, _ in slices if _read_before(shown, statement, [(backward, _)], function)]
+    if len(readers) != 1 or function.loops_of.get(readers[0].statement, ()) != function.loops_of.get(statement, ()):
+        return False
+    reader = readers[0].statement
+
+    def holds(node, inner) -> bool:
+        return node is not None and any(sub is inner for sub in walk(node))
+
+    # Every branch that holds the assignment holds the backward too (`if not enough_samples: return`,
+    # `else:` around the whole step): when one runs, so does the other.
+    for node in walk(function.node):
+        if type(node) in (cst.If, cst.Try, cst.Match) and holds(node, statement):
+            parts = [node.body, node.orelse] if type(node) is cst.If else list(child_nodes(node))
+            if not any(holds(part, statement) and holds(part, reader) for part in parts):
+                return False
+    return True
 
 
 def _kept_across_backwards(facts: ModuleFacts, function: FunctionFacts, accumulation: Accumulation,
