@@ -763,6 +763,10 @@ def test_stand_in_environments_have_the_spaces_of_the_game_and_the_api_of_their_
     assert lake.observation_space.n == 16 and 0 <= lake.reset() < 16
     pong = StandInEnvironment("PongNoFrameskip-v4", new_api=False)
     assert pong.reset().shape == (210, 160, 3) and pong.reset().dtype.name == "uint8"
+    # MuJoCo's control tasks, also a variant the author registered (fresh104's SAC reads `action_space.high`).
+    pendulum = StandInEnvironment("InvertedPendulumModded", new_api=True)
+    assert pendulum.action_space.shape == (1,) and pendulum.action_space.high.shape == (1,), pendulum.action_space
+    assert StandInEnvironment("InvertedDoublePendulum-v4", new_api=True).reset()[0].shape == (11,)
 
 
 def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():

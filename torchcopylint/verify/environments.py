@@ -59,7 +59,26 @@ SPACES = {
     "Taxi": (500, 6),
     "CliffWalking": (48, 4),
     "CarRacing": ((96, 96, 3), (3,)),
+    # MuJoCo's control tasks (their v4 spaces): continuous actions.
+    "InvertedPendulum": ((4,), (1,)),
+    "InvertedDoublePendulum": ((11,), (1,)),
+    "Reacher": ((11,), (2,)),
+    "Swimmer": ((8,), (2,)),
+    "Hopper": ((11,), (3,)),
+    "HalfCheetah": ((17,), (6,)),
+    "Walker2d": ((17,), (6,)),
+    "Ant": ((27,), (8,)),
+    "Humanoid": ((376,), (17,)),
 }
+
+
+def family_of(id: str) -> Optional[str]:
+    """The SPACES family an environment id names (`CartPole-v1`, `gymnasium/Pendulum-v1`), also a
+    variant of one the author registered (`InvertedPendulumModded`): the longest family it starts with."""
+    name = id.split("/")[-1].split("-v")[0]
+    if name in SPACES:
+        return name
+    return max((family for family in SPACES if name.startswith(family)), key=len, default=None)
 ATARI_SPACES = ((210, 160, 3), 6)
 
 
@@ -97,8 +116,8 @@ class StandInEnvironment:
     """Random observations of the environment's spaces; every episode ends after EPISODE_STEPS steps."""
 
     def __init__(self, id: str, new_api: bool) -> None:
-        family = id.split("/")[-1].split("-v")[0]
-        observations, actions = SPACES.get(family) or (
+        family = family_of(id)
+        observations, actions = SPACES.get(family or "") or (
             ATARI_SPACES if "NoFrameskip" in id or id.startswith("ALE/") else SPACES["CartPole"])
         self.observation_space = Discrete(observations) if isinstance(observations, int) else \
             Box(-1.0, 1.0, observations, np.uint8 if len(observations) == 3 else np.float32)
@@ -225,8 +244,7 @@ def maker(package: str):
 
     def make(id: str, *args, **kwargs) -> StandInEnvironment:
         environment = StandInEnvironment(str(id), new_api=package == "gymnasium" if code_api is None else code_api)
-        family = str(id).split("/")[-1].split("-v")[0]
-        known = family in SPACES or environment.observation_space.shape == ATARI_SPACES[0]
+        known = family_of(str(id)) is not None or environment.observation_space.shape == ATARI_SPACES[0]
         api = "" if code_api is None else (
             ", with the new API the code unpacks (`reset()` gives `(observation, info)`, `step` five values)"
             if code_api else ", with the old API the code unpacks (`step` gives four values)")

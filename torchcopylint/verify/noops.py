@@ -85,6 +85,8 @@ PACKAGES = frozenset({
     "h5py",
     # A notebook's widgets (`ipywidgets.ToggleButtons(...)`, a cell that picks what to draw): display only.
     "ipywidgets",
+    # Windows an environment renders its frames in (`pygame.font.init()`, `pygame.display.set_mode(...)`).
+    "pygame",
     # Settings read from a `.env` file (`dotenv.load_dotenv()`): where the data lies and the trackers' keys,
     # which verification never uses.
     "dotenv",
