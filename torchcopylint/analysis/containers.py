@@ -666,6 +666,27 @@ def _blocks_in(compound: cst.CSTNode) -> list:
     return found
 
 
+def emptied_outside_init(facts, attribute: str) -> bool:
+    """Does any code of the file, outside `__init__`, set `<object>.<attribute>` afresh, empty it
+    (`.clear()`, `.pop()`, `del x.attr[:]`) or delete it?"""
+    for function in facts.all_functions():
+        if function.name == "__init__":
+            continue
+        for statement in function.statement_order:
+            for node in walk(statement):
+                if type(node) is cst.Attribute and node.attr.value == attribute:
+                    targets = [target.target for target in statement.targets] if type(statement) is cst.Assign \
+                        else [statement.target] if type(statement) in (cst.AnnAssign, cst.AugAssign) else []
+                    if any(node is target or any(sub is node for sub in walk(target)) for target in targets) \
+                            or type(statement) is cst.Del:
+                        return True
+                if type(node) is cst.Call and type(node.func) is cst.Attribute \
+                        and node.func.attr.value in ("clear", "pop", "popleft") \
+                        and type(node.func.value) is cst.Attribute and node.func.value.attr.value == attribute:
+                    return True
+    return False
+
+
 def _on_first_pass_only(loop: cst.CSTNode, statement: cst.CSTNode) -> bool:
     """Does the statement run only on the loop's first pass, under `if i == 0:` (or `if not i:`) of the
     loop's own counter (`for i in range(n)`, `for i, batch in enumerate(loader)`)? A sum started there

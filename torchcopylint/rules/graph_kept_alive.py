@@ -10,8 +10,8 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts, root_name
 from torchcopylint.analysis.autograd import ASSUMED, POSSIBLE
-from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate, ends_its_loop,
-                                                reset_offered_to_callers, resets_in_own_methods,
+from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, StateUpdate, emptied_outside_init,
+                                                ends_its_loop, reset_offered_to_callers, resets_in_own_methods,
                                                 started_over_by_every_caller)
 from torchcopylint.analysis.facts import FRAMEWORK_NO_GRAD_METHODS, ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
@@ -219,10 +219,10 @@ class GraphKeptAlive(Rule):
             if type(value) is not cst.Name or not function.bindings_at(value) \
                     or not function.bindings_at(value) <= backpropagated:
                 continue
-            if _emptied_anywhere(facts, accumulation.attribute):
+            if emptied_outside_init(facts, accumulation.attribute):
                 continue
             call = loop_calls[0]
-            caller, call_statement = facts.call_site(call)
+            _, call_statement = facts.call_site(call)
             fixed = method_call(value, "detach")
             kept = _one_line(facts, accumulation.target)
             yield self.finding(
@@ -346,27 +346,6 @@ def _accumulator_key(accumulation: Accumulation) -> str:
     return f"self.{accumulation.attribute}"
 
 
-def _emptied_anywhere(facts: ModuleFacts, attribute: str) -> bool:
-    """Does any code of the file, outside `__init__`, set `<object>.<attribute>` afresh, empty it
-    (`.clear()`, `.pop()`, `del x.attr[:]`) or delete it?"""
-    for function in facts.all_functions():
-        if function.name == "__init__":
-            continue
-        for statement in function.statement_order:
-            for node in walk(statement):
-                if type(node) is cst.Attribute and node.attr.value == attribute:
-                    targets = [target.target for target in statement.targets] if type(statement) is cst.Assign \
-                        else [statement.target] if type(statement) in (cst.AnnAssign, cst.AugAssign) else []
-                    if any(node is target or any(sub is node for sub in walk(target)) for target in targets) \
-                            or type(statement) is cst.Del:
-                        return True
-                if type(node) is cst.Call and type(node.func) is cst.Attribute \
-                        and node.func.attr.value in ("clear", "pop", "popleft") \
-                        and type(node.func.value) is cst.Attribute and node.func.value.attr.value == attribute:
-                    return True
-    return False
-
-
 def _callee_of(facts: ModuleFacts, call: cst.Call, function: FunctionFacts):
     """The summary of what the call runs: a function or `self.` method of the file
     (`callee_summary`), or a method of an object built from a class of the file (`meter.update`)."""
@@ -472,7 +451,7 @@ def _replaced_after_its_one_backward(function: FunctionFacts, update: StateUpdat
             binding for binding in function.bindings_at(node) & backpropagated if binding.kind != "import"}
            for node in walk(update.value)):
         return False
-    readers = [backward for backward, _ in slices if _read_before(shown, statement, [(backward, _)], function)]
+    readers = [backward for backward, graph in slices if _read_before(shown, statement, [(backward, graph)], function)]
     if len(readers) != 1 or function.loops_of.get(readers[0].statement, ()) != function.loops_of.get(statement, ()):
         return False
     reader = readers[0].statement
