@@ -836,10 +836,14 @@ def test_a_new_leaf_stored_on_self_keeps_no_graph_for_the_next_call():
                 self.adversarial = torch.tensor(self.image.data + self.step, requires_grad=True)
         """)
     assert "TCL007" not in [d.code for d in lint_source(source, "<x>")]
-    # Computed from that leaf, the stored value does carry this call's graph into the next one.
-    kept = source.replace("torch.tensor(self.image.data + self.step, requires_grad=True)\n",
-                          "torch.tensor(self.image.data + self.step, requires_grad=True) * self.scale\n")
-    assert "TCL007" in [d.code for d in lint_source(kept, "<x>")]
+    # Computed from that leaf after the backward, the stored value's small graph is backpropagated once,
+    # by the next call, then replaced: no chain grows, and no backward goes through a freed graph.
+    fresh = source.replace("torch.tensor(self.image.data + self.step, requires_grad=True)\n",
+                           "torch.tensor(self.image.data + self.step, requires_grad=True) * self.scale\n")
+    assert "TCL007" not in [d.code for d in lint_source(fresh, "<x>")]
+    # Read by two backwards of the next call, that graph is gone by the second one.
+    kept = fresh.replace("        loss.backward()\n", "        loss.backward()\n        (self.adversarial ** 2).sum().backward()\n")
+    assert kept != fresh and "TCL007" in [d.code for d in lint_source(kept, "<x>")]
     torch.manual_seed(0)
     leaf = torch.tensor(torch.rand(3) + 0.1, requires_grad=True)
     assert leaf.is_leaf and leaf.grad_fn is None  # what the rule relies on: no history behind it

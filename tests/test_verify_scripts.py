@@ -3586,7 +3586,7 @@ def test_an_archive_a_dataset_class_of_the_file_holds_stands_in_with_class_indic
         scripts_verified):
     # fresh102's course notebook: `dataset(Data["Xtr"], Data["y"], transform)`, a class that keeps what it
     # is given, as a TensorDataset does: its loader iterates the archive, whose `y` holds the targets.
-    _assert_confirmed(scripts_verified, "archive_in_memory_dataset.py", "total += loss", "TCL007", (
+    _assert_confirmed(scripts_verified, "archive_in_memory_dataset.py", "        total += loss", "TCL007", (
         "`Data = np.load(...)` (line 13): an `.npz` archive whose entries are 20 random samples 3x64x64 in [0, 1), "
         "and 20 class indices in 0..1 under `y`",))
 
@@ -3595,12 +3595,12 @@ def test_a_helper_that_takes_eight_samples_of_a_batch_apart_gets_batches_of_eigh
         scripts_verified):
     # fresh102's CycleGAN: its preview helper indexes `fake[idx]` for `idx in range(8)`; batches of the
     # 64 the code asks for through its networks took longer than the experiment may.
-    _assert_confirmed(scripts_verified, "grid_of_eight.py", "running += loss", "TCL007", (
+    _assert_confirmed(scripts_verified, "grid_of_eight.py", "        running += loss", "TCL007", (
         "4 batches of 8 (of the 64 the code asks for; the script's `BATCH_SIZE` read as 8 from there on)",))
 
 
 def test_a_sampler_over_the_real_data_s_positions_draws_them_modulo_the_stand_in_samples(scripts_verified):
     # fresh102's course notebook: `SubsetRandomSampler(train_index)` of positions up to 19997, over an
     # archive that stands in with 20 samples ("index 67 is out of bounds for axis 0 with size 20").
-    _assert_confirmed(scripts_verified, "split_by_sampler.py", "epoch_loss += loss", "TCL007", (
+    _assert_confirmed(scripts_verified, "split_by_sampler.py", "        epoch_loss += loss", "TCL007", (
         "a `SubsetRandomSampler` over positions up to", "drew them modulo the 20 stand-in samples"))
