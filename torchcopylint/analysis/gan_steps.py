@@ -42,7 +42,7 @@ from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES
 from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
 from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS, GraphUse, cuts_graph, graph_uses,
                                            later_backward_through, loss_slice, retains_graph, wrapped_in_variable)
-from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches, reads_gradient
+from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches, reads_gradient, writes_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key,
                                              switched_off_at)
@@ -613,11 +613,8 @@ class GanSteps:
             if summary is not None and summary.zeroes_gradients:
                 return True
         for statement, order in function.statement_order.items():
-            if start < order < end and type(statement) in (cst.Assign, cst.AugAssign):
-                targets = [t.target for t in statement.targets] if type(statement) is cst.Assign \
-                    else [statement.target]
-                if any(type(t) is cst.Attribute and t.attr.value == "grad" for t in targets):
-                    return True
+            if start < order < end and writes_gradient(statement):
+                return True
         return False
 
     # ------------------------------------------------------- discriminator calls
@@ -1289,8 +1286,7 @@ def _gradient_boundaries(function: FunctionFacts, training, optimizers: dict) ->
                 if summary is not None and summary.zeroes_gradients:
                     found.append((order, None))
     for statement, order in function.statement_order.items():
-        if type(statement) is cst.Assign and any(
-                type(t.target) is cst.Attribute and t.target.attr.value == "grad" for t in statement.targets):
+        if type(statement) is cst.Assign and writes_gradient(statement):
             found.append((order, None))
     return found
 

@@ -37,7 +37,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import OPAQUE, Binding, FunctionFacts
 from torchcopylint.analysis.graphs import VIEW_METHODS, _attached, _is_attribute_name, _is_callee, loss_slice
 from torchcopylint.analysis.training import backpropagated_expression, module_key, takes_gradients
-from torchcopylint.analysis.syntax import reads_gradient
+from torchcopylint.analysis.syntax import reads_gradient, writes_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 
 SummarizedNode = Union[cst.FunctionDef, cst.Lambda]
@@ -459,9 +459,7 @@ class Summaries:
         # `reset_grad()` of a course notebook: `p.grad = Variable(data.new().resize_as_(data).zero_())` (or
         # `p.grad = None`) for each parameter discards gradients as `zero_grad()` does.
         summary.zeroes_gradients = summary.zeroes_gradients or any(
-            type(statement) is cst.Assign and any(type(target.target) is cst.Attribute
-                                                  and target.target.attr.value == "grad" for target in statement.targets)
-            for statement in function.statement_order)
+            type(statement) is cst.Assign and writes_gradient(statement) for statement in function.statement_order)
         summary.networks = tuple(networks)
         return summary
 

@@ -224,6 +224,13 @@ def name_uses(scope: cst.CSTNode) -> dict[str, tuple[list, list]]:
     return found
 
 
+def writes_gradient(statement: cst.CSTNode) -> bool:
+    """`p.grad = ...` (or `p.grad += ...`): an assignment to a tensor's `.grad`."""
+    targets = [target.target for target in statement.targets] if type(statement) is cst.Assign else \
+        [statement.target] if type(statement) is cst.AugAssign else []
+    return any(type(target) is cst.Attribute and target.attr.value == "grad" for target in targets)
+
+
 def reads_gradient(expr) -> bool:
     """`p.grad`, `p.grad.data`: an attribute chain through `.grad`."""
     while type(expr) is cst.Attribute:

@@ -1128,7 +1128,10 @@ def _targets_given(value: ast.expr, imports: dict, holders: frozenset = frozense
     if not (isinstance(value, ast.Call) and _pairs_samples_with_targets(value, _qualified(value.func, imports) or "",
                                                                          holders)):
         return set()
-    return {name for argument in value.args[1:2] for name in _carried_from(argument, imports, holders)}
+    # A TensorDataset's every later tensor is a target; a dataset class's third argument is a transform.
+    tensor_dataset = (_qualified(value.func, imports) or "").rsplit(".", 1)[-1] == "TensorDataset"
+    given = value.args[1:] if tensor_dataset else value.args[1:2]
+    return {name for argument in given for name in _carried_from(argument, imports, holders)}
 
 
 def _read_as_archive(call: ast.Call, targets: list[ast.expr], tree: ast.Module) -> bool:
