@@ -1936,6 +1936,12 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_logs_
     pytest.param("distil_trainer.py", "history.append((loss, accuracy))", "TCL007",
                  ["every iteration's graph stays alive", "`train_teacher()` ran first, as it fills `self.anchors`"],
                  id="kinds-from-the-base-and-a-method-that-fills-state-first"),
+    # A replay buffer's `sample` draws below the count `add` keeps (`self.count = 0` at first): `add` runs
+    # first with a transition of the buffer's row shapes; `(capacity, *obs_shape)` makes `obs_shape` a shape
+    # (before: "high <= 0" on the empty buffer, unverified; fresh104's model-based RL buffers).
+    pytest.param("replay_buffer_sample.py", "states = self.states[indices].clone()", "TCL001",
+                 ["outputs are bitwise equal", "`add(state, action, reward, done)` ran first, as it fills "
+                  "`self.count`", "obs_shape = (8,)"], id="a-buffer-filled-before-it-is-sampled"),
     # `for x in dataloader: x.to(device)`: a dataset of images alone. Pairs fail (`tuple` has no `.to`);
     # batches of one tensor, and networks that reconstruct their input, run the step.
     pytest.param("vae_inputs_alone.py", "loss_sum += loss", "TCL007",

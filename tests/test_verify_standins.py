@@ -1284,6 +1284,72 @@ def test_a_method_filling_a_container_the_flagged_one_reads_and_init_leaves_empt
     assert preparations(tree, "Keeps", "read") == []
 
 
+def test_a_method_counting_what_a_buffer_stores_runs_before_the_one_that_samples_it():
+    # A replay buffer starts with `self.idx = 0`: `sample` draws `randint(0, self.idx)`, which fails until
+    # `add` stored something. `train` calls `sample` itself (its caller, not its preparation), and an
+    # epsilon schedule only compares its count.
+    from torchcopylint.verify.standins import preparations, stored_rows
+
+    tree = ast.parse(textwrap.dedent("""
+        from collections import deque
+        import numpy as np
+        import random
+
+        class Buffer:
+            def __init__(self, capacity, obs_shape):
+                self.obses = torch.empty((capacity, *obs_shape))
+                self.dones = torch.empty((capacity, 1))
+                self.idx = 0
+                self.full = False
+
+            def reset(self):
+                self.idx = 0                      # empties it again: no filler
+
+            def add(self, obs, done):
+                self.obses[self.idx] = obs.clone()
+                self.dones[self.idx] = 1.0 - done
+                self.idx += 1
+
+            def add_batch(self, obs):
+                self.obses[self.idx:self.idx + len(obs)] = torch.as_tensor(obs)
+
+            def sample(self, batch_size):
+                idxs = np.random.randint(0, self.idx, size=batch_size)
+                return self.obses[idxs].clone()
+
+            def train(self):
+                self.idx += 1
+                return self.sample(4)
+
+        class Agent:
+            def __init__(self):
+                self.memory = deque(maxlen=100)
+                self.steps = 0
+
+            def remember(self, transition):
+                self.memory.append(transition)
+
+            def act(self, state):
+                self.steps += 1
+                if self.steps > 10:               # a schedule compares its count: nothing to fill
+                    return 0
+                return 1
+
+            def replay(self):
+                return random.sample(self.memory, 2)[0]
+    """))
+    assert preparations(tree, "Buffer", "sample") == [
+        ("add", "as it fills `self.idx`, which `sample` reads, and nothing `sample` runs does")]
+    assert preparations(tree, "Agent", "replay") == [
+        ("remember", "as it fills `self.memory`, which `replay` reads, and nothing `replay` runs does")]
+    assert preparations(tree, "Agent", "act") == []
+    methods = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    # The row stored and the rows of a slice keep the buffer's shape; `1.0 - done` is `done`'s shape.
+    assert stored_rows(methods["add"]) == (("obs", "obses", False), ("done", "dones", False))
+    assert stored_rows(methods["add_batch"]) == (("obs", "obses", True),)
+    assert stored_rows(methods["sample"]) == ()
+
+
 def test_a_name_equal_to_arithmetic_with_a_number_is_a_number():
     # bubbliiiing's `fit_one_epoch(..., epoch, epoch_step, gen, Epoch, ...)`: `Epoch` is only printed
     # and compared with `epoch + 1`.

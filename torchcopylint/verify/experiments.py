@@ -501,6 +501,7 @@ class Preparation:
     why: str                      # why it runs first: "as `perturb` runs it before"
     names: tuple                  # its parameters without a default: the flagged method's value of the same name, else a stand-in
     standins: standins.StandIns
+    rows: tuple = ()              # (parameter, attribute, several): stored into `self.attribute[...]`, shaped as its rows
 
 
 @dataclass(frozen=True)
@@ -801,8 +802,24 @@ def _preparations(job: Job, cls: type, tree: ast.Module, method: str, roles: Opt
             continue
         names, annotations = standins.missing_parameters(function)
         made = standins.settings_for(node, names[1:], annotations, job.device, roles, tree=tree)[0]
-        found.append(Preparation(name, why, tuple(names[1:]), made))
+        found.append(Preparation(name, why, tuple(names[1:]), made, standins.stored_rows(node)))
     return tuple(found)
+
+
+def _shaped_as_rows(instance: Any, preparation: Preparation, values: dict) -> None:
+    """Give each parameter the preparation stores into a tensor the object holds (`self.obses[self.idx] =
+    obs`) that tensor's row shape (for a slice, as many rows as the smallest such tensor has, up to two):
+    the buffer's shape is the one that fits."""
+    buffers = {name: getattr(instance, attribute, None) for name, attribute, _ in preparation.rows}
+    buffers = {name: tensor for name, tensor in buffers.items() if isinstance(tensor, torch.Tensor) and tensor.dim() > 0}
+    count = min([2, *(tensor.shape[0] for tensor in buffers.values())])
+    for name, _, several in preparation.rows:
+        buffer = buffers.get(name)
+        if buffer is None:
+            continue
+        shape = (count, *buffer.shape[1:]) if several else tuple(buffer.shape[1:])
+        values[name] = (torch.rand(shape, device=buffer.device) if buffer.is_floating_point()
+                        else torch.zeros(shape, dtype=buffer.dtype, device=buffer.device))
 
 
 def _prepare(instance: Any, preparations: tuple, made: dict) -> str:
@@ -810,6 +827,7 @@ def _prepare(instance: Any, preparations: tuple, made: dict) -> str:
     said = []
     for preparation in preparations:
         values, _ = preparation.standins.make(seed=0)
+        _shaped_as_rows(instance, preparation, values)
         arguments = [made[name] if name in made else values[name] for name in preparation.names]
         call = f"`{preparation.method}({', '.join(preparation.names)})`"
         try:

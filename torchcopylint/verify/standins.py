@@ -377,6 +377,9 @@ def _tests(function: ast.AST) -> list:
             found.append(test.operand)
         else:
             expanded.append(test)
+    # `not done` reads `done` as a bool wherever it stands (`self.not_dones[i] = not done`).
+    expanded.extend(node.operand for node in ast.walk(function) if isinstance(node, ast.UnaryOp)
+                    and isinstance(node.op, ast.Not) and node.operand not in expanded)
     return expanded
 
 
@@ -760,6 +763,11 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     and not call.args and not call.keywords and isinstance(call.func.value, ast.Name)
                     and call.func.value.id == node.targets[0].id for call in ast.walk(function)):
             use(node.value.func).returns_loss = True
+    for display in (node for node in ast.walk(function) if isinstance(node, ast.Tuple)):
+        for element in display.elts:
+            unpacked = use(element.value) if isinstance(element, ast.Starred) and _key(element.value) else None
+            if unpacked is not None:
+                unpacked.shape = True  # `torch.zeros((capacity, *obs_shape))`: the sizes of a shape
     _mark_tensor_operands(function, found)
     _mark_moved_tensors(function, found)
     _mark_copied(function, found)
@@ -2452,22 +2460,77 @@ def _run_first_by_the_script(tree: ast.Module, class_name: str, method: str, set
     return []
 
 
-_FILLING_METHODS = {"append", "extend", "insert", "update", "add", "setdefault"}
+# What a value stored into a buffer's rows may be wrapped in on the way: it keeps the value's shape.
+_SHAPE_KEEPING = frozenset({"clone", "detach", "to", "float", "double", "long", "int", "cpu", "cuda", "tensor",
+                            "as_tensor", "from_numpy", "FloatTensor", "Tensor"})
+
+
+def _stored_value(value: ast.AST) -> ast.AST:
+    """What is stored, through what keeps its shape: `obs` of `obs[i:].clone()`, `torch.as_tensor(obs)`,
+    `1.0 - done`."""
+    while True:
+        if isinstance(value, ast.Subscript):
+            value = value.value
+        elif isinstance(value, ast.BinOp) and isinstance(value.left, ast.Constant):
+            value = value.right  # `1.0 - done`
+        elif isinstance(value, ast.BinOp) and isinstance(value.right, ast.Constant):
+            value = value.left
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SHAPE_KEEPING:
+            module = isinstance(value.func.value, ast.Name) and value.func.value.id in ("torch", "np", "numpy")
+            if module and not value.args:
+                return value
+            value = value.args[0] if module else value.func.value
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _SHAPE_KEEPING \
+                and value.args:
+            value = value.args[0]
+        else:
+            return value
+
+
+def stored_rows(function: ast.AST) -> tuple:
+    """(parameter, attribute, several) for each parameter of `function` stored into rows of a `self`
+    attribute (`self.obses[self.idx] = obs.clone()`; several for a slice, `self.obses[a:b] = obs`)."""
+    parameters = {argument.arg for argument in function.args.args}
+    found = {}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)):
+            continue
+        key, value = _key(node.targets[0].value), _stored_value(node.value)
+        if key and key.startswith("self.") and isinstance(value, ast.Name) and value.id in parameters:
+            found.setdefault(value.id, (value.id, key[len("self."):], isinstance(node.targets[0].slice, ast.Slice)))
+    return tuple(found.values())
+
+
+# Calls that read a container's size or truth, never its items.
+_SIZING = frozenset({"len", "bool", "print"})
+_FILLING_METHODS = {"append", "extend", "insert", "update", "add", "setdefault", "appendleft"}
+
+
+def _starts_empty(value: ast.AST) -> bool:
+    """`[]`, `{}`, `list()`, `deque(maxlen=n)`: a container with nothing in it; `0` or `False`: a count
+    of what was stored (a replay buffer's `self.idx = 0`, `self.full = False`)."""
+    if isinstance(value, (ast.List, ast.Dict, ast.Set)):
+        return not (getattr(value, "elts", None) or getattr(value, "keys", None))
+    if isinstance(value, ast.Call):
+        name = value.func.id if isinstance(value.func, ast.Name) else getattr(value.func, "attr", None)
+        return name in ("list", "dict", "set", "deque") and not value.args
+    return isinstance(value, ast.Constant) and value.value in (0, False) and not isinstance(value.value, str)
 
 
 def _fillers(tree: ast.Module, class_name: str, methods: dict, method: str) -> list[tuple[str, str]]:
     """(filler, why) for the methods that fill a container `__init__` starts empty (`self.anchors = []`,
-    then `self.anchors.append(...)` in `train_teacher`) which `method` reads by index or iterates
-    (`self.anchors[i]`) and nothing it runs fills: a user calls the filler first (RCO trains its
-    teacher, then its student), and the read fails on the empty container without it."""
+    then `self.anchors.append(...)` in `train_teacher`), or count what was stored in one (`self.idx = 0`,
+    then `self.idx = end` in `add`), which `method` reads (`self.anchors[i]`,
+    `np.random.randint(0, self.idx)`) and nothing it runs fills: a user calls the filler first (RCO trains
+    its teacher, then its student; an agent adds transitions, then samples them), and the read fails on
+    the empty container without it. A filler that runs `method` itself is its caller, not its preparation."""
     init = methods.get("__init__")
     if init is None:
         return []
-    empty = {_key(node.targets[0]) for node in ast.walk(init) if isinstance(node, ast.Assign) and len(node.targets) == 1
-             and _key(node.targets[0]) and (isinstance(node.value, (ast.List, ast.Dict, ast.Set)) and not (
-                 getattr(node.value, "elts", None) or getattr(node.value, "keys", None))
-                 or isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
-                 and node.value.func.id in ("list", "dict", "set") and not node.value.args)}
+    starts = [node for node in ast.walk(init) if isinstance(node, ast.Assign)
+              and len(node.targets) == 1 and _key(node.targets[0]) and _starts_empty(node.value)]
+    empty = {_key(node.targets[0]) for node in starts}
+    counts = {_key(node.targets[0]) for node in starts if isinstance(node.value, ast.Constant)}
 
     def filled_by(node: ast.AST) -> set:
         filled = set()
@@ -2476,15 +2539,33 @@ def _fillers(tree: ast.Module, class_name: str, methods: dict, method: str) -> l
                 filled.add(_key(inner.func.value))
             elif isinstance(inner, ast.Subscript) and isinstance(inner.ctx, ast.Store):
                 filled.add(_key(inner.value))
+            elif isinstance(inner, ast.AugAssign) or isinstance(inner, ast.Assign) and not _starts_empty(inner.value):
+                filled.update(_key(target) for target in getattr(inner, "targets", [getattr(inner, "target", None)]))
         return filled & empty
 
+    def read_by(node: ast.AST) -> set:
+        """Containers read by index or handed to a call (`random.sample(self.memory, n)`; their size
+        alone, `len(self.log)`, is no read), counts read as a value (`randint(0, self.idx)`; only
+        compared, as a schedule compares its step count, they need nothing filled)."""
+        read = {_key(inner.value) for inner in ast.walk(node) if isinstance(inner, ast.Subscript)
+                and isinstance(inner.ctx, ast.Load)}
+        compared = {id(side) for inner in ast.walk(node) if isinstance(inner, ast.Compare)
+                    for side in (inner.left, *inner.comparators)}
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call) and not (isinstance(inner.func, ast.Name) and inner.func.id in _SIZING):
+                read.update(_key(argument) for argument in inner.args)
+            elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Load) and _key(inner) in counts \
+                    and id(inner) not in compared:
+                read.add(_key(inner))
+        return read
+
     reached = {node.name for node in method_closure(tree, class_name, method).body} & set(methods)  # its own
-    read = {_key(node.value) for name in reached for node in ast.walk(methods[name])
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)} & empty
+    read = {key for name in reached for key in read_by(methods[name])} & empty
     read -= {key for name in reached for key in filled_by(methods[name])}
     found = []
     for name, node in methods.items():
-        if name in reached or name == "__init__":
+        if name in reached or name == "__init__" or any(
+                inner.name == method for inner in method_closure(tree, class_name, name).body):
             continue
         for key in sorted(filled_by(node) & read):
             found.append((name, f"as it fills `{key}`, which `{method}` reads, and nothing `{method}` runs does"))
