@@ -186,9 +186,11 @@ class FunctionContainers:
             if type(node) in (cst.Call, cst.Subscript):
                 return False
             if type(node) is cst.Name:
-                # A name never assigned in the function (a module constant) is the same every time.
+                # A name never assigned in the function (a module constant) is the same every time, and
+                # so is one the loop sets to a literal (`idx = 0` before `best[idx] = out`).
                 bindings = self.function.bindings_at(node)
-                if any(loop in binding.loops or binding.statement is loop for binding in bindings):
+                if any((loop in binding.loops or binding.statement is loop) and not _literal(binding.value)
+                       for binding in bindings):
                     return False
         return True
 
@@ -375,6 +377,13 @@ def _holder(target) -> tuple[Optional[cst.Name], Optional[str]]:
     if is_self_attribute(node):
         return None, node.attr.value
     return None, None
+
+
+def _literal(value: Optional[cst.BaseExpression]) -> bool:
+    """`0`, `-1`, `"best"`: a value that is the same each time the statement runs."""
+    if type(value) is cst.UnaryOperation:
+        value = value.expression
+    return type(value) in (cst.Integer, cst.Float, cst.SimpleString)
 
 
 def _path(node) -> str:

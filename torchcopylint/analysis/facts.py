@@ -85,6 +85,7 @@ class ModuleFacts(CalleeEffects, Callees):
         self._positions = Positions(module, source)
         self._called_without_grad: Optional[set] = None
         self._backward_hooks: Optional[frozenset] = None
+        self._creates_graph: Optional[bool] = None
         self._call_sites: Optional[dict] = None
         self._training = None
         self._autograd = None
@@ -196,17 +197,23 @@ class ModuleFacts(CalleeEffects, Callees):
     def class_of(self, function: cst.FunctionDef) -> Optional[ClassFacts]:
         return self._class_of_function.get(function)
 
+    def _backward_creates_graph(self) -> bool:
+        """Does a backward of the file ask for `create_graph=True` (`.backward(create_graph=True)`,
+        `torch.autograd.grad(..., create_graph=True)`)? Autograd then runs what it calls in a backward
+        (hooks, a Function's `backward`) with grad mode on."""
+        if self._creates_graph is None:
+            self._creates_graph = any(type(argument.value) is cst.Name and argument.value.value == "True"
+                                      for method in ("backward", "grad") for call in self.method_calls(method)
+                                      for argument in call.args
+                                      if argument.keyword is not None and argument.keyword.value == "create_graph")
+        return self._creates_graph
+
     def _registered_as_backward_hook(self, node: cst.FunctionDef, owner: Optional[ClassFacts]) -> bool:
         """Is the function handed to `register_full_backward_hook` (or a tensor's `register_hook`) in
         this file? Autograd runs it inside the backward, where grad mode is off: `grad_output` and what
-        the hook computes from it carry no graph. Not where a backward of the file asks for
-        `create_graph=True`, which runs hooks with grad mode on."""
+        the hook computes from it carry no graph. Not where a backward of the file creates a graph."""
         if self._backward_hooks is None:
-            creates_graph = any(type(argument.value) is cst.Name and argument.value.value == "True"
-                                for method in ("backward", "grad") for call in self.method_calls(method)
-                                for argument in call.args
-                                if argument.keyword is not None and argument.keyword.value == "create_graph")
-            self._backward_hooks = frozenset() if creates_graph else frozenset(
+            self._backward_hooks = frozenset() if self._backward_creates_graph() else frozenset(
                 dotted_name(call.args[0].value) for method in BACKWARD_HOOK_REGISTRARS
                 for call in self.method_calls(method) if call.args and dotted_name(call.args[0].value))
         return (f"self.{node.name.value}" if owner is not None else node.name.value) in self._backward_hooks
@@ -259,6 +266,9 @@ class ModuleFacts(CalleeEffects, Callees):
             if facts.decorated_grad_enabled is None and node.name.value == "forward" and owner is not None \
                     and self._is_autograd_function(owner):
                 facts.decorated_grad_enabled = False  # autograd runs a Function's forward with grad mode off
+            if facts.decorated_grad_enabled is None and node.name.value == "backward" and owner is not None \
+                    and self._is_autograd_function(owner) and not self._backward_creates_graph():
+                facts.decorated_grad_enabled = False  # and its backward, unless a backward creates a graph
             if facts.decorated_grad_enabled is None and self._registered_as_backward_hook(node, owner):
                 facts.decorated_grad_enabled = False  # and a backward hook, unless a backward creates a graph
         self._in_progress.add(node)

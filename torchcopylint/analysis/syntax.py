@@ -238,3 +238,24 @@ def reads_gradient(expr) -> bool:
             return True
         expr = expr.value
     return False
+
+
+# Calls that show a value and compute nothing with it.
+SHOWING_CALLS = frozenset({"print", "display"})
+
+
+def only_shows(statement: cst.CSTNode, name: cst.CSTNode) -> bool:
+    """Does the statement do nothing with the name but show it: a notebook cell (or its last line) that
+    is the name alone or a tuple of names, `print(b)`, `print(a, b)`, `print(f"after: {b}")`, `display(b)`?"""
+    if type(statement) is not cst.Expr:
+        return False
+    value = statement.value
+    if value is name:
+        return True
+    if type(value) is cst.Tuple:
+        return any(element.value is name for element in value.elements)
+    if not (type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in SHOWING_CALLS):
+        return False
+    return any(argument.value is name or type(argument.value) is cst.FormattedString and any(
+        type(part) is cst.FormattedStringExpression and part.expression is name for part in argument.value.parts)
+        for argument in value.args)

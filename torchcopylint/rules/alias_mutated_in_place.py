@@ -9,7 +9,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import LEAF_FACTORIES, Binding, FunctionFacts, InplaceEvent, root_name
 from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.syntax import only_shows, walk
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
 
@@ -222,26 +222,9 @@ def _memory_inspected(function: FunctionFacts, alias: Binding) -> bool:
     return any(read.use == "identity" for binding in (alias, *sources) for read in function.reads_of(binding))
 
 
-# Calls that show a value and compute nothing with it.
-SHOWING_CALLS = frozenset({"print", "display"})
-
-
 def _only_shown(function: FunctionFacts, alias: Binding) -> bool:
     """Is the alias only ever shown (a notebook cell that is its name alone, `print(b)`)? Showing a view
     after its base was written is how a lesson shows that they share memory (`b = a.view(-1, 1)`,
     `a.zero_()`, then `b`): nothing computes with the old values."""
     reads = [read for read in function.reads_of(alias) if read.use == "value"]
-    return bool(reads) and all(_shows(read.statement, read.node) for read in reads)
-
-
-def _shows(statement: cst.CSTNode, name: cst.CSTNode) -> bool:
-    if not isinstance(statement, cst.Expr):
-        return False
-    value = statement.value
-    if value is name:
-        return True  # a notebook cell, or the last line of one, that is the name alone
-    if isinstance(value, cst.Tuple):
-        # `w, w_permuted` as a cell's last line: both shown side by side
-        return any(element.value is name for element in value.elements)
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in SHOWING_CALLS \
-        and any(argument.value is name for argument in value.args)
+    return bool(reads) and all(only_shows(read.statement, read.node) for read in reads)

@@ -10,7 +10,7 @@ from torchcopylint.analysis.aliasing import (Binding, FunctionFacts, InplaceEven
                                              runs_before)
 from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
-from torchcopylint.analysis.syntax import walk
+from torchcopylint.analysis.syntax import only_shows, walk
 from torchcopylint.analysis.training import backward_calls
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
@@ -168,8 +168,8 @@ def _later_read(function: FunctionFacts, originals, event: InplaceEvent, row: Op
     written = function.order_of(event.statement)
     for read in sorted(reads.values(), key=lambda r: (function.order_of(r.statement) < written,
                                                       function.order_of(r.statement))):
-        if read.use != "value" or _overwritten_whole(read):
-            continue
+        if read.use != "value" or _overwritten_whole(read) or only_shows(read.statement, read.node):
+            continue  # showing the changed values (`print(a)`) is how a lesson on sharing memory ends
         if row is not None and function.order_of(read.statement) < written and any(
                 type(node) is cst.Subscript and node.value is read.node and _indexed_by(node, row)
                 for node in walk(read.statement)):
