@@ -1759,6 +1759,19 @@ def test_a_notebook_whose_cell_reads_a_constant_a_later_cell_sets_gets_that_valu
            "that value first" in script.stood_in()
 
 
+def test_what_a_definition_evaluates_as_it_runs_reads_a_constant_a_later_cell_sets():
+    # fresh106's WGAN homework: `class WGAN(nn.Module): def __init__(self, z_dim=z_dim)` in one cell,
+    # `z_dim = 100` in the next. A default, a decorator, a class's bases and body run with the definition;
+    # a function's body runs only when called.
+    from torchcopylint.verify import script
+
+    source = ("class WGAN:\n    width = channels * 2\n    def __init__(self, z_dim=z_dim):\n        pass\n"
+              "@register(registry)\ndef make(n=count):\n    return later\n"
+              "z_dim = 100\nchannels = 3\nregistry = {}\ncount = 2\nlater = 7\n")
+    assert script.set_after_use(source) == {"z_dim": (100, 8, 3), "channels": (3, 9, 2), "registry": ({}, 10, 5),
+                                            "count": (2, 11, 6)}
+
+
 def test_settings_read_from_yaml_into_the_namespace_and_a_logger_known_by_its_calls(scripts_verified):
     # `yaml.load(f)` without a Loader (PyYAML 6 refuses it) reads as PyYAML 5 did; the loop that
     # `setattr`s the settings into `args` is carried with it; `labnotes`, not installed and used only

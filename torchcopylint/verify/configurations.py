@@ -24,7 +24,7 @@ from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
 from torchcopylint.verify.snippet import literal_calls, resolved
-from torchcopylint.verify.standins import (CLASSES, FLOAT_NAMES, NETWORK_WORDS, TENSOR_METHODS, StandInNet, Use,
+from torchcopylint.verify.standins import (CLASSES, FLOAT_NAMES, TENSOR_METHODS, StandInNet, Use, names_a_network,
                                             ints_annotated, option_uses, uses)
 
 # Channel or feature count given to a required int parameter that nothing else decides.
@@ -225,7 +225,7 @@ def _required_values(cls: type, parameters: list[inspect.Parameter]) -> list[lis
 
 def _value_for(parameter: inspect.Parameter, use: Optional[Use] = None) -> Any:
     annotation = parameter.annotation
-    if annotation is parameter.empty and any(word in parameter.name.lower() for word in NETWORK_WORDS):
+    if annotation is parameter.empty and names_a_network(parameter.name, use):
         return NetworkArgument()  # `EBM(energy_net, ...)`: a module wrapping the network it is given
     if annotation is parameter.empty and use is not None and use.methods & TENSOR_METHODS:
         return TensorArgument()  # `self.embed_size = embeddings.shape[1]`: no number has a shape

@@ -1283,12 +1283,21 @@ def _picks_a_device(value: ast.expr) -> bool:
 
 
 def _first_top_level_reads(tree: ast.Module) -> dict[str, int]:
-    """The line of each name's first read by the module's own code (not inside its definitions)."""
+    """The line of each name's first read by the module's own code: not inside its functions, but
+    what a definition evaluates as it runs (a default, `def __init__(self, z_dim=z_dim)`, a decorator,
+    a class's bases and body)."""
     first_read: dict[str, int] = {}
     pending = list(tree.body)
     while pending:
         node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            pending.extend([*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None),
+                            *getattr(node, "decorator_list", [])])
+            continue
+        if isinstance(node, ast.ClassDef):
+            pending.extend([*node.bases, *(keyword.value for keyword in node.keywords), *node.decorator_list,
+                            *node.body])
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             first_read[node.id] = min(first_read.get(node.id, node.lineno), node.lineno)

@@ -2805,6 +2805,13 @@ _PLAIN_BASES = ("builtins", "abc", "typing", "torch", "collections", "enum")
 NETWORK_WORDS = ("model", "net", "classifier", "predict")  # a parameter so named takes a network
 
 
+def names_a_network(name: str, use: Optional[Use] = None) -> bool:
+    """Is a parameter so named a network: named so (`model`, `encoder_net`), and not used as a number
+    (`d_model`, a transformer's width: `torch.zeros(d_model, h, w)`, `d_model // 2`)?"""
+    return any(word in name.lower() for word in NETWORK_WORDS) and not (
+        use is not None and (use.sizes or use.number_arithmetic or use.in_range or use.ordered))
+
+
 def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]:
     """Run the `__init__` of each base class of `cls` that another module defines, on a stand-in
     instance: the attributes it sets are read by its own methods, which the user's class calls
@@ -2829,7 +2836,7 @@ def initialise_imported_bases(instance: Any, cls: type, made: dict) -> list[str]
                 continue
             if f"self.{parameter.name}" in made:
                 arguments[parameter.name] = made[f"self.{parameter.name}"]
-            elif any(word in parameter.name.lower() for word in NETWORK_WORDS):
+            elif names_a_network(parameter.name):
                 arguments[parameter.name] = network if network is not None else StandInNet((CLASSES,), 0)
             elif parameter.default is parameter.empty:
                 arguments[parameter.name] = None
@@ -2859,7 +2866,7 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
                and (found[parameter.name].number_arithmetic or found[parameter.name].ordered
                     or parameter.name in computed_by_base)]
     names = names[1:] + numbers + [name for name in _handed_to_the_base(cls, node) if name not in names]
-    roles = {name: "network" for name in names if any(word in name.lower() for word in NETWORK_WORDS)}
+    roles = {name: "network" for name in names if names_a_network(name, found.get(name))}
     made = settings_for(node, names, annotations, device, roles, found=found)[0]
     if any(kind == "unknown" and not _only_stored(node, name) or kind == "options"
            for name, kind in made.plan.kinds.items()):
