@@ -1869,6 +1869,13 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_logs_
                  ["`X_train = np.load(...)` (line 8): 20 random samples 300 (for 300 features", "`y_train = np.load(...)` "
                   "(line 9): 20 class indices in 0..", "after 3 iterations `train_losses` references autograd graphs of"],
                  id="arrays-read-from-files-given-whole-to-a-network-and-its-loss"),
+    # The same with rows saved by joblib (`np.array(list(joblib.load(path)))`) and a loss function of the
+    # file: stood in as the file's rows, joblib never needed (before: "needs `joblib`", and with it the read
+    # stopped the run; fresh107's NLP exercises).
+    pytest.param("full_batch_joblib_rows.py", "loss_history.append(loss)", "TCL007",
+                 ["`X_train = joblib.load(...)` (line 22): 20 random samples", "`y_train = joblib.load(...)` (line 23): "
+                  "20 class indices in 0..", "after 3 iterations `loss_history` references autograd graphs of"],
+                 id="rows-saved-by-joblib-given-whole-to-a-network-and-a-loss-function"),
     # A column read straight off `pd.read_csv(...)` and taken out with `.as_matrix()` (pandas < 1.0), paired
     # with faces stored channels last: the faces are images, as many as the table's rows (before: the column
     # was missing from the stand-in table, and 20 flat samples did not pair with its 120 rows).
@@ -2838,6 +2845,27 @@ def test_a_branch_that_stops_the_program_without_a_gpu_is_not_taken_where_the_co
              "    exit(0)\nif use_cuda is True:\n    fast = 1\n")
     lines = gpu_requirements_in_place(named).splitlines()
     assert lines[2] == "if False:" and lines[5] == "if use_cuda is True:"
+
+
+def test_a_check_that_the_data_is_there_which_stops_the_program_without_it_passes():
+    # fresh107's anime DCGAN: `if os.path.exists("faces"): pass else: print("download..."); exit()` in its
+    # main guard stopped every run (the data is never read, it stands in). A check whose other branch goes
+    # on, and any other test, stay.
+    from torchcopylint.verify.legacy import data_checks_in_place
+
+    text = ("import os, sys\n"
+            "if os.path.exists('faces'):\n    pass\nelse:\n    print('download it')\n    exit()\n"
+            "if not os.path.isdir(root):\n    raise FileNotFoundError(root)\n"
+            "if not os.path.exists('out'):\n    os.makedirs('out')\n"
+            "assert os.path.isfile('labels.csv'), 'no labels'\n"
+            "if x > 0:\n    sys.exit(1)\n")
+    rewritten = data_checks_in_place(text)
+    lines = rewritten.splitlines()
+    assert len(lines) == len(text.splitlines())
+    assert lines[1] == "if True:" and lines[6] == "if False:"
+    assert lines[8] == "if not os.path.exists('out'):" and lines[10].strip() == "pass" and lines[11] == "if x > 0:"
+    assert data_checks_in_place("import os\nif not os.path.exists(p):\n    os.makedirs(p)\n") == \
+        "import os\nif not os.path.exists(p):\n    os.makedirs(p)\n"
 
 
 def test_a_main_guard_in_a_try_reaches_its_step_with_the_number_an_option_is_compared_with(scripts_verified):

@@ -245,7 +245,7 @@ def test_a_function_called_at_the_top_level_runs_with_what_the_call_passes(shape
                   "over `datasets.MNIST(...)`", "random samples 1x28x28"):
         assert shown in verdict.evidence, (shown, verdict.evidence)
     # The parser's required options, each with a value of its declared type, named.
-    assert "values for the options it requires: `--data-root x`, `--lr 0.1`, `--epochs 1`, `--optimizer sgd`" \
+    assert "values for the options it requires or gives none: `--data-root x`, `--lr 0.1`, `--epochs 1`, `--optimizer sgd`" \
         in verdict.evidence, verdict.evidence
 
 
@@ -276,6 +276,33 @@ def test_a_required_option_the_script_compares_with_strings_takes_the_first_of_t
     defaulted = argparse.ArgumentParser()
     defaulted.add_argument("--device", default="cuda:0")
     assert script._required_values(defaulted) == ([], [])
+
+
+
+def test_a_number_option_with_no_default_that_the_script_never_tests_for_none_gets_one():
+    # fresh107's DCGAN: `--n_epochs` and `--batch_size` of type int with no default (its README passes them),
+    # then `epoch % n_epochs`: None failed the run. `--seed`, tested for None, keeps None; a string keeps it too.
+    pytest.importorskip("torch")
+    import argparse
+
+    from torchcopylint.verify import script
+
+    source = textwrap.dedent("""\
+        args = vars(parser.parse_args())
+        if args["seed"] is not None:
+            torch.manual_seed(args["seed"])
+        limit = opt.max_steps or 100
+        train(args["n_epochs"], args["batch_size"])
+        """)
+    parser = argparse.ArgumentParser()
+    for option in ("--n_epochs", "--batch_size", "--seed", "--max_steps"):
+        parser.add_argument(option, type=int)
+    parser.add_argument("--class_name", type=str)
+    parser.add_argument("--lr", type=float, default=0.01)
+    script.begin()
+    script._log.none_tested = script.options_tested_for_none(source)
+    assert script._required_values(parser) == (["--n_epochs", "1", "--batch_size", "4"],
+                                               ["`--n_epochs 1`", "`--batch_size 4`"])
 
 
 def test_an_argument_the_slice_cannot_make_is_a_stand_in_and_said(shapes_verified):

@@ -2038,6 +2038,26 @@ def test_a_network_whose_output_is_subtracted_from_data_gives_samples_and_one_sc
     assert made["decoder"].out_shape == (3, 4, 4) and made["classifier"].out_shape == (10,)
 
 
+def test_a_network_whose_output_meets_the_rows_of_a_tensor_gives_samples():
+    # fresh107's CLIP debiasing attack: `feat = model(z)`, `logits = scale * feat @ self.text.T` (and one
+    # sample's, `feat[0] @ mix[:4].t()`): the output is as wide as the rows it meets; ten class scores
+    # failed "mat1 and mat2 shapes cannot be multiplied". A product with what is not turned over says nothing.
+    from torchcopylint.verify.standins import uses
+
+    function = ast.parse(textwrap.dedent("""
+        def attack(self, z, model, encoder, other, mix, weights):
+            feat = model(z)
+            feat = feat / feat.norm(dim=-1, keepdim=True)
+            logits = self.scale * feat @ self.text.T
+            single = (encoder(z)[0] @ mix[:4].t()).mean()
+            plain = other(z) @ weights
+            return logits, single, plain
+    """)).body[0]
+    found = uses(function)
+    assert found["model"].compared_with_data and found["encoder"].compared_with_data
+    assert not found["other"].compared_with_data
+
+
 def test_the_sizes_a_script_binds_once_are_read_through_its_products():
     from torchcopylint.verify.datasites import top_level_whole_numbers
 

@@ -1040,11 +1040,14 @@ def _fed_whole_to_networks(tree: ast.Module, imports: dict) -> tuple[set[str], s
     """(the names the code gives a network of its own whole, the names it gives a loss as the target):
     full-batch training on arrays read from files (`net = nn.Sequential(nn.Linear(300, 4))`, then
     `loss_fn(net(X_train), y_train)`, no DataLoader). A network is a name bound to a `torch.nn` layer or
-    to a class of the file; a loss, one bound to a `torch.nn` loss, or a functional loss."""
+    to a class of the file; a loss, one bound to a `torch.nn` loss, a functional loss, or a function of
+    the file named for one."""
     module_classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
                       and any("Module" in (_dotted(base) or "") for base in node.bases)}
     networks: set[str] = set()
-    losses: set[str] = set()
+    # A function of the file named for a loss (`def loss_fn(pred, label): return nn.CrossEntropyLoss()(...)`).
+    losses: set[str] = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                        and ("loss" in node.name.lower() or "criterion" in node.name.lower())}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
             continue
@@ -1105,13 +1108,14 @@ def _sliced_batches(tree: ast.Module) -> dict[str, int]:
 
 def _beneath_conversions(value: ast.expr, imports: dict) -> ast.expr:
     """The call whose result `value` converts, with its methods or a conversion
-    (`np.load(path).astype(np.float32)`, `torch.from_numpy(np.load(path)).float()`: the `np.load`
-    call), or `value` itself."""
+    (`np.load(path).astype(np.float32)`, `torch.from_numpy(np.load(path)).float()`,
+    `np.array(list(...))`: the `np.load` call), or `value` itself."""
     while isinstance(value, ast.Call):
         if isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
             value = value.func.value
-        elif _qualified(value.func, imports) in TENSOR_CONVERSIONS and value.args:
-            value = value.args[0]
+        elif (_qualified(value.func, imports) in TENSOR_CONVERSIONS
+              or isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple")) and value.args:
+            value = value.args[0]  # (`np.array(list(joblib.load(path)))`: the rows the file holds)
         else:
             break
     return value

@@ -189,6 +189,11 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     if without_gpu_checks != text:
         script.note("a check that a GPU is present was skipped: the code ran on the CPU, the verification device")
         text = without_gpu_checks
+    without_data_checks = legacy.data_checks_in_place(text)  # `if not os.path.exists(root): exit()`
+    if without_data_checks != text:
+        script.note("a check that the data is there, which stops the program without it, was passed: the data "
+                    "stood in")
+        text = without_data_checks
     text = registrations.tolerate(text)  # the package's import filed the file's classes first
     code = script.compile_tolerant(text, path, tolerant, unbuilt) if tolerant or unbuilt else compile(text, path, "exec")
     if path.endswith(".ipynb"):

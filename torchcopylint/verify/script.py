@@ -92,6 +92,8 @@ class _Log:
     compared: dict = field(default_factory=dict)
     # The numbers it compares a numeric option with (`if args.noise > 0:`): values that take the other way.
     compared_numbers: dict = field(default_factory=dict)
+    # The options it tests for None (`if args.seed is not None:`): None means something to it.
+    none_tested: frozenset = frozenset()
     ran_with: str = ""
     # The attributes the tests of the branches around the flagged line read (`if opts.use_diffaug:`):
     # the options of those names are tried first.
@@ -667,7 +669,8 @@ def _is_argv(node: ast.expr) -> bool:
 
 def fill_required_options() -> None:
     """Let a script's argparse parser parse as `python script.py` with no arguments would, but with a
-    value for each option it requires (where it would exit with status 2): the first of its choices,
+    value for each option it requires (where it would exit with status 2), and for each number option
+    with no default that the script never tests for None (it computes with what its user passes): the first of its choices,
     the first string the script compares it with, or the declared type's (1 for int, the stand-in
     batch size for an int batch size, 0.1 for float, "x" for str). The values are named in
     the evidence. An explicit argument list (`parser.parse_args([...])`) is parsed as it is."""
@@ -682,8 +685,8 @@ def fill_required_options() -> None:
             extra, shown = _required_values(self)
             if extra:
                 args = extra + list(sys.argv[1:])
-                _log.add(f"the script's argparse parser got its defaults, and values for the options it requires: "
-                         f"{', '.join(shown)}")
+                _log.add(f"the script's argparse parser got its defaults, and values for the options it requires "
+                         f"or gives none: {', '.join(shown)}")
             for option, values in _other_values(self).items():
                 _log.options.setdefault(option, values)
             if _log.arguments and all(a in self._option_string_actions for a in _log.arguments[:1]):
@@ -750,6 +753,25 @@ def compared_options(text: str) -> dict:
                 values = found.setdefault(side.attr, [])
                 values.extend(e.value for e in literals if e.value not in values)
     return found
+
+
+def options_tested_for_none(text: str) -> frozenset:
+    """The attributes and keys the script tests for None or for truth (`args.seed is None`,
+    `opt["resume"] is not None`, `if args.max_steps:`, `args.limit or n`): options whose None it handles."""
+    found = set()
+    tree = ast.parse(text)
+    tested = [node.test for node in ast.walk(tree) if isinstance(node, (ast.If, ast.While, ast.IfExp))]
+    tested += [value for node in ast.walk(tree) if isinstance(node, ast.BoolOp) for value in node.values]
+    tested += [side for node in ast.walk(tree) if isinstance(node, ast.Compare) and any(
+        isinstance(other, ast.Constant) and other.value is None for other in (node.left, *node.comparators))
+        for side in (node.left, *node.comparators)]
+    for node in tested:
+        node = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) else node
+        if isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            found.add(node.slice.value)
+    return frozenset(found)
 
 
 def compared_numbers(text: str) -> dict:
@@ -852,6 +874,13 @@ def _required_values(parser) -> tuple[list, list]:
                 # the experiments run.
                 options += [action.option_strings[-1], "cpu"]
                 shown.append(f"`{action.option_strings[-1]} cpu`")
+            elif action.default is None and action.type in (int, float) and action.nargs is None \
+                    and not action.choices and action.dest not in _log.none_tested:
+                # `--n_epochs` of type int with no default, which the script computes with and never tests
+                # for None: its user always passes one (the run would fail on None), so a number stands in.
+                value = _value_for(action)
+                options += [action.option_strings[-1], value]
+                shown.append(f"`{action.option_strings[-1]} {value}`")
             continue
         if not action.option_strings and action.nargs in ("?", "*", argparse.REMAINDER):
             continue
@@ -919,6 +948,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     probe.on_before(start, guard)  # after the experiment's own callbacks: they decide first
     _log.compared = compared_options(source)
     _log.compared_numbers = compared_numbers(source)
+    _log.none_tested = options_tested_for_none(source)
     choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
     small_batch = SMALL_BATCH
     resized, long_loaders = _resized, _long_loaders
@@ -1592,6 +1622,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
     seed()
     _log.compared = compared_options(source)
     _log.compared_numbers = compared_numbers(source)
+    _log.none_tested = options_tested_for_none(source)
     namespace = execute(text, path, None, helpers=helpers, plan=plan, tolerant=prepared.tolerant)
     _note_arguments()
     _record(plan, namespace)

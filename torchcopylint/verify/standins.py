@@ -833,7 +833,8 @@ def _mark_reconstructions(function: ast.AST, found: dict[str, Use]) -> None:
 def _mark_compared_with_data(function: ast.AST, found: dict[str, Use]) -> None:
     """`(gan(zhat) - targets) ** 2`, or `out = net(z)` and then `out - x`: what the network gives is
     compared with values of the data (a generator fitted to images, a regression), so a stand-in's
-    output is shaped like a sample; one of class scores fails the subtraction."""
+    output is shaped like a sample; one of class scores fails the subtraction. So is one multiplied by
+    the rows of a tensor (`out @ text_features.T`)."""
     results = {}  # a name bound to a network's result -> the network
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
@@ -841,17 +842,31 @@ def _mark_compared_with_data(function: ast.AST, found: dict[str, Use]) -> None:
             results[node.targets[0].id] = _key(node.value.func)
 
     def network_of(operand: ast.AST) -> Optional[str]:
+        if isinstance(operand, ast.BinOp) and isinstance(operand.op, (ast.Mult, ast.Div)):
+            return network_of(operand.left) or network_of(operand.right)  # `scale * features`
+        if isinstance(operand, ast.Subscript):
+            return network_of(operand.value)  # `features[0]`, one sample's
         if isinstance(operand, ast.Call) and _key(operand.func) in found and found[_key(operand.func)].called:
             return _key(operand.func)
         return results.get(operand.id) if isinstance(operand, ast.Name) else None
 
     for node in ast.walk(function):
-        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)):
-            continue
-        for operand, other in ((node.left, node.right), (node.right, node.left)):
-            network = network_of(operand)
-            if network is not None and not isinstance(other, ast.Constant) and network_of(other) is None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+            for operand, other in ((node.left, node.right), (node.right, node.left)):
+                network = network_of(operand)
+                if network is not None and not isinstance(other, ast.Constant) and network_of(other) is None:
+                    found[network].compared_with_data = True
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and _transposed(node.right):
+            # `features @ text_features.T` (CLIP's logits): the output has the width of the rows it meets.
+            network = network_of(node.left)
+            if network is not None and network_of(node.right) is None:
                 found[network].compared_with_data = True
+
+
+def _transposed(node: ast.AST) -> bool:
+    """`w.T`, `w.t()`, `w.transpose(0, 1)`: a matrix turned over."""
+    return isinstance(node, ast.Attribute) and node.attr in ("T", "mT") or isinstance(node, ast.Call) \
+        and isinstance(node.func, ast.Attribute) and node.func.attr in ("t", "transpose")
 
 
 def _is_text(node: ast.AST) -> bool:
