@@ -873,6 +873,8 @@ def test_the_experiment_s_own_tcl011_fix_keeps_lines_and_drops_only_retain_graph
     source = "loss.backward(\n    retain_graph=True)\nother.backward(retain_graph=True)\n"
     assert _without_retain_graph(source, 1) == "loss.backward(\n    retain_graph=None)\nother.backward(retain_graph=True)\n"
     assert _without_retain_graph("loss.backward()\n", 1) is None
+    # Its name before PyTorch 0.4 (fresh108's retyped GAN tutorial): dropped the same way.
+    assert _without_retain_graph("d_loss.backward(retain_variables=True)\n", 1) == "d_loss.backward(retain_variables=None)\n"
 
 
 def test_the_binding_before_the_flagged_line_is_the_one_that_reaches_it():

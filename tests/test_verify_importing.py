@@ -945,6 +945,15 @@ def test_a_warning_or_an_error_named_by_an_absent_or_no_op_package_is_a_class_of
             warnings.filterwarnings("ignore", category=warning)
 
 
+def test_a_union_annotation_with_a_stood_in_type_evaluates():
+    # fresh108's attribution benchmark: `def f(x: torch.Tensor | h5py.Dataset)` with h5py stood in by no-ops:
+    # the annotation, evaluated as the function is defined, failed "unsupported operand type(s) for |".
+    from torchcopylint.verify.noops import NoOp
+
+    stood_in = NoOp("h5py").Dataset
+    assert (int | stood_in) is stood_in and (stood_in | None) is stood_in
+
+
 @needs_torch
 def test_names_an_installed_package_no_longer_has_stand_in_where_the_package_imports_them(context_verified):
     # A vendored library written for an older torch: its package imports `from torch import rfft` and

@@ -1350,6 +1350,21 @@ def test_a_method_counting_what_a_buffer_stores_runs_before_the_one_that_samples
     assert stored_rows(methods["sample"]) == ()
 
 
+def test_what_takes_requires_grad_and_is_used_as_a_tensor_is_a_tensor():
+    # fresh107's RL attack: `obs.requires_grad_(True)` (a module's method too) beside `torch.zeros_like(obs)`
+    # and `perturbation + obs`: a tensor (before: a stand-in network, which `zeros_like` refused). A network
+    # switched off the same way and called stays one.
+    kinds = _kinds("""
+        def attack(evaluator, obs, critic, epsilon):
+            perturbation = torch.nn.Parameter(torch.zeros_like(obs))
+            obs.requires_grad_(True)
+            critic.requires_grad_(False)
+            q = critic(perturbation + obs)
+            return q
+    """, ["obs", "critic"])
+    assert kinds == {"obs": "tensor", "critic": "module"}
+
+
 def test_a_name_equal_to_arithmetic_with_a_number_is_a_number():
     # bubbliiiing's `fit_one_epoch(..., epoch, epoch_step, gen, Epoch, ...)`: `Epoch` is only printed
     # and compared with `epoch + 1`.

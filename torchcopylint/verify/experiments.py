@@ -3312,7 +3312,8 @@ def retain_graph_workaround(job: Job) -> Outcome:
 
 def _without_retain_graph(source: str, line: int) -> Optional[str]:
     """The source with `retain_graph=True` of the call(s) in the statement at `line` made
-    `retain_graph=None` (what leaving it out means); None when there is none."""
+    `retain_graph=None` (what leaving it out means), also under its name before PyTorch 0.4,
+    `retain_variables=True`; None when there is none."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -3322,7 +3323,7 @@ def _without_retain_graph(source: str, line: int) -> Optional[str]:
     if statement is None:
         return None
     edits = [(keyword.value, "None") for node in ast.walk(statement) if isinstance(node, ast.Call)
-             for keyword in node.keywords if keyword.arg == "retain_graph"
+             for keyword in node.keywords if keyword.arg in ("retain_graph", "retain_variables")
              and isinstance(keyword.value, ast.Constant) and keyword.value.value is True]
     return replace_nodes(source, edits) if edits else None
 

@@ -252,6 +252,11 @@ class NoOp:
     def __setattr__(self, attribute, value):
         return None
 
+    def __or__(self, other):
+        return self  # `Tensor | np.ndarray` of an annotation a definition evaluates: a union, stood in
+
+    __ror__ = __or__
+
     def __array__(self, dtype=None, copy=None):
         # `ax.imshow(make_grid(images).permute(1, 2, 0))` with torchvision stood in: NumPy reads a 1x1
         # image (left to its sequence protocol, it spins on a value whose items are values).

@@ -1552,7 +1552,10 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     optimizer_only = bool(use.methods & (OPTIMIZER_METHODS - SHARED_METHODS)) and not use.called \
         and use.methods <= SHARED_METHODS | OPTIMIZER_METHODS
     # `img.requires_grad_(True)` beside `img.clone()`: a tensor's method as much as a module's.
-    tensor_only = bool(use.methods & TENSOR_METHODS) and use.methods & MODULE_METHODS <= TENSORS_TOO and not use.called
+    # So is one otherwise used as a tensor: given to a torch function, computed with (`torch.zeros_like(obs)`,
+    # `delta + obs` beside `obs.requires_grad_(True)`).
+    tensor_only = bool(use.methods & TENSOR_METHODS or use.torch_input or use.arithmetic) \
+        and use.methods & MODULE_METHODS <= TENSORS_TOO and not use.called
     if LOSS_NAME.search(bare) and use.methods == {"forward"}:
         return "loss"  # `loss = criterion.forward(out, target)`: a loss module called through its method
     if use.methods & MODULE_METHODS and not optimizer_only and not tensor_only:
