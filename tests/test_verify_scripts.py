@@ -1872,6 +1872,13 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_logs_
     # The same with rows saved by joblib (`np.array(list(joblib.load(path)))`) and a loss function of the
     # file: stood in as the file's rows, joblib never needed (before: "needs `joblib`", and with it the read
     # stopped the run; fresh107's NLP exercises).
+    # A WGAN's epoch function whose stand-in networks reach the retaining backward but whose run without it
+    # fails on their shapes: the next setting that reaches it, the call from `main()` with the script's own
+    # networks and MNIST batches, decides (before: "failed otherwise", unverified; fresh107's GAN tutorials).
+    pytest.param("wgan_epoch_function.py", "loss_critic.backward(retain_graph=True)", "TCL011",
+                 ["without `retain_graph=True` (with TCL003's `.detach()` at line 54 applied, as the fix requires) the "
+                  "run went on", "the backward was reached with the call from `main()`"],
+                 id="a-retained-graph-measured-with-the-setting-whose-run-without-it-fits"),
     pytest.param("full_batch_joblib_rows.py", "loss_history.append(loss)", "TCL007",
                  ["`X_train = joblib.load(...)` (line 22): 20 random samples", "`y_train = joblib.load(...)` (line 23): "
                   "20 class indices in 0..", "after 3 iterations `loss_history` references autograd graphs of"],

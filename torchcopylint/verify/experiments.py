@@ -3251,12 +3251,30 @@ def _visible_gradients(frame) -> dict:
     return found
 
 
+class _FailedWithoutRetaining(CannotRun):
+    """The run without `retain_graph=True` failed on something else: another setting may fit."""
+
+
 def retain_graph_workaround(job: Job) -> Outcome:
-    """The bytes the retained graph holds, then the run without `retain_graph=True`."""
+    """The bytes the retained graph holds, then the run without `retain_graph=True`, with the first
+    setting that reaches the backward and whose run without it does not fail on something else."""
     backward_line = job.context.get("backward_line") or job.line
-    held, setting = _first_setting_reaching(job, backward_line)
-    if held is None:
-        raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
+    first_failure = None
+    for held, setting, tried in _settings_reaching(job, backward_line):
+        try:
+            outcome = _retained_graph_outcome(job, backward_line, held, setting)
+        except _FailedWithoutRetaining as failure:
+            first_failure = first_failure or failure
+            continue
+        if tried and getattr(setting, "description", ""):
+            script.note(f"the backward was reached with {setting.description}")
+        return outcome
+    if first_failure is not None:
+        raise first_failure
+    raise CannotRun(f"the backward at line {backward_line} was not reached with the made-up inputs")
+
+
+def _retained_graph_outcome(job: Job, backward_line: int, held: tuple, setting: Any) -> Outcome:
     activations, activation_count, parameters, parameter_count, empty = held
     made = _prefixed(_made_text_of(setting))  # what stood in, which the setting's name leaves unsaid
     if activation_count == 0 and empty:
@@ -3293,7 +3311,7 @@ def retain_graph_workaround(job: Job) -> Outcome:
         return refuted(f"without `retain_graph=True`{own_fix}, a later backward needed the graph: RuntimeError: "
                        f"{error[:140]}{made}")
     if error is not None:
-        raise CannotRun(f"the run without `retain_graph=True` failed otherwise: {error[:160]}")
+        raise _FailedWithoutRetaining(f"the run without `retain_graph=True` failed otherwise: {error[:160]}")
     if activation_count == 0:
         return refuted(f"after the backward at line {backward_line} the retained graph held no saved activations"
                        f"{made}")
@@ -3363,26 +3381,29 @@ def _watching_backwards(path: str, line: int, on_call: Callable):
 MAX_RETAIN_SETTINGS = 4  # settings tried in turn until one reaches the retaining backward
 
 
-def _first_setting_reaching(job: Job, line: int) -> tuple:
-    """(what the graph held after the backward at `line`, the setting that ran to it): a function's
-    settings in turn (its callers' arguments, stand-ins, batches of one sample: Grad-CAM's
-    `output.argmax(dim=1).item()` takes one image), until one reaches the backward."""
+def _settings_reaching(job: Job, line: int):
+    """(what the graph held after the backward at `line`, the setting that ran to it, how many were tried
+    before it), for each setting that reaches it: a function's settings in turn (its callers' arguments, stand-ins, batches of one
+    sample: Grad-CAM's `output.argmax(dim=1).item()` takes one image; past MAX_RETAIN_SETTINGS, only the
+    program's own way there). Where none does, the first failure is raised."""
     if _is_module_level(job.target):
-        return _retained_after_backward(job, line), None
-    failures = []
+        held = _retained_after_backward(job, line)
+        if held is not None:
+            yield held, None, 0
+        return
+    failures, reached = [], False
     for tried, setting in enumerate(settings(job, _load(job))):
-        if tried == MAX_RETAIN_SETTINGS:
-            break
+        if tried >= MAX_RETAIN_SETTINGS and not isinstance(setting, ThroughCaller):
+            continue  # but the program's own way there, a caller the script runs, which comes last
         try:
             held = _retained_after_backward(job, line, setting)
         except Exception as reason:  # noqa: BLE001 - the next setting may run; the first failure is the one told
             failures.append(reason)
             continue
         if held is not None:
-            if tried and getattr(setting, "description", ""):
-                script.note(f"the backward was reached with {setting.description}")
-            return held, setting
-    if failures:
+            reached = True
+            yield held, setting, tried
+    if failures and not reached:
         first = failures[0]
         if isinstance(first, CannotRun) and len(failures) > 1:
             # Told as the first failure; every setting's error (and each one's own) for the next try to learn from.
@@ -3390,7 +3411,6 @@ def _first_setting_reaching(job: Job, line: int) -> tuple:
                                 for text in (str(failure), *getattr(failure, "every_error", ())))
             raise CannotRun(str(first), every_error) from first
         raise first
-    return None, None
 
 
 def _retained_after_backward(job: Job, line: int, setting: Any = None):
