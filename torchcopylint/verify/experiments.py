@@ -3383,9 +3383,9 @@ MAX_RETAIN_SETTINGS = 4  # settings tried in turn until one reaches the retainin
 
 def _settings_reaching(job: Job, line: int):
     """(what the graph held after the backward at `line`, the setting that ran to it, how many were tried
-    before it), for each setting that reaches it: a function's settings in turn (its callers' arguments, stand-ins, batches of one
-    sample: Grad-CAM's `output.argmax(dim=1).item()` takes one image; past MAX_RETAIN_SETTINGS, only the
-    program's own way there). Where none does, the first failure is raised."""
+    before it), for each setting that reaches it: a function's settings in turn (its callers' arguments,
+    stand-ins, batches of one sample: Grad-CAM's `output.argmax(dim=1).item()` takes one image; past
+    MAX_RETAIN_SETTINGS, only the program's own way there). Where none does, the first failure is raised."""
     if _is_module_level(job.target):
         held = _retained_after_backward(job, line)
         if held is not None:

@@ -94,31 +94,11 @@ def gpu_requirements_in_place(text: str) -> str:
     has none."""
     if ".cuda." not in text or not re.search(r"\b(assert|exit|quit|raise)\b", text):
         return text
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    lines = text.splitlines(keepends=True)
-    # `use_cuda = torch.cuda.is_available()`, then `if use_cuda == False: exit(0)`.
-    answers = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
-               and isinstance(node.targets[0], ast.Name) and _asks_for_gpu(node.value)}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno:
-            continue
-        negated, query = _truth_of(node.test)
-        without_gpu = node.body if negated else node.orelse
-        if (_asks_for_gpu(query) or isinstance(query, ast.Name) and query.id in answers) and without_gpu \
-                and _stops(without_gpu[-1]):
-            line = lines[node.test.lineno - 1]
-            lines[node.test.lineno - 1] = (line[:node.test.col_offset] + ("False" if negated else "True")
-                                           + line[node.test.end_col_offset:])
-    text = "".join(lines)
-    return _statements_as_pass(text, lambda tree: (
-        node for node in ast.walk(tree) if isinstance(node, ast.Assert) and _asks_for_gpu(node.test)))
+    return _checks_made_to_pass(text, _asks_for_gpu, answered=True)
 
 
 # Questions whether a file or folder is there (`os.path.exists(root)`, `Path(root).is_dir()`).
-DATA_QUESTIONS = frozenset({"exists", "isdir", "isfile", "is_dir", "is_file"})
+FILE_QUESTIONS = frozenset({"exists", "isdir", "isfile", "is_dir", "is_file"})
 
 
 @functools.lru_cache(maxsize=64)
@@ -132,27 +112,37 @@ def data_checks_in_place(text: str) -> str:
     if not re.search(r"\b(exists|isdir|isfile|is_dir|is_file)\b", text) or \
             not re.search(r"\b(assert|exit|quit|raise)\b", text):
         return text
+    return _checks_made_to_pass(text, asks_whether_a_file_exists)
+
+
+def asks_whether_a_file_exists(test: ast.expr) -> bool:
+    """`os.path.exists(path)`, `os.path.isdir(root)`, `Path(path).exists()`, `path.is_file()`."""
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in FILE_QUESTIONS
+
+
+def _checks_made_to_pass(text: str, asks: Callable[[ast.expr], bool], answered: bool = False) -> str:
+    """`text` with each `if` on what `asks` recognises (or, with `answered`, on a name bound to it: `use_cuda
+    = torch.cuda.is_available()`, then `if use_cuda == False: exit(0)`) whose failing branch stops the
+    program made to take the other branch (its test `True` or `False`), and each `assert` of it made
+    `pass`; line numbers kept. As it is when it does not parse."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return text
     lines = text.splitlines(keepends=True)
+    answers = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Name) and asks(node.value)} if answered else set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno:
             continue
         negated, query = _truth_of(node.test)
-        without_data = node.body if negated else node.orelse
-        if _asks_for_data(query) and without_data and _stops(without_data[-1]):
+        failing = node.body if negated else node.orelse
+        if (asks(query) or isinstance(query, ast.Name) and query.id in answers) and failing and _stops(failing[-1]):
             line = lines[node.test.lineno - 1]
             lines[node.test.lineno - 1] = (line[:node.test.col_offset] + ("False" if negated else "True")
                                            + line[node.test.end_col_offset:])
-    text = "".join(lines)
-    return _statements_as_pass(text, lambda tree: (
-        node for node in ast.walk(tree) if isinstance(node, ast.Assert) and _asks_for_data(node.test)))
-
-
-def _asks_for_data(test: ast.expr) -> bool:
-    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in DATA_QUESTIONS
+    return _statements_as_pass("".join(lines), lambda tree: (
+        node for node in ast.walk(tree) if isinstance(node, ast.Assert) and asks(node.test)))
 
 
 def _truth_of(test: ast.expr) -> tuple[bool, ast.expr]:

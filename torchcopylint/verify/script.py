@@ -45,6 +45,7 @@ from torchcopylint.verify.batches import (BATCH_MISMATCH, BATCHES, LONG_LOADER_L
                                              SMALL_BATCH, SHORT_LENGTH, DataPlan, long_length_note)
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
+from torchcopylint.verify.legacy import asks_whether_a_file_exists
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
 from torchcopylint.verify.slicing import changed_names, is_main_guard, module_level_slice
@@ -670,10 +671,10 @@ def _is_argv(node: ast.expr) -> bool:
 def fill_required_options() -> None:
     """Let a script's argparse parser parse as `python script.py` with no arguments would, but with a
     value for each option it requires (where it would exit with status 2), and for each number option
-    with no default that the script never tests for None (it computes with what its user passes): the first of its choices,
-    the first string the script compares it with, or the declared type's (1 for int, the stand-in
-    batch size for an int batch size, 0.1 for float, "x" for str). The values are named in
-    the evidence. An explicit argument list (`parser.parse_args([...])`) is parsed as it is."""
+    with no default that the script never tests for None (it computes with what its user passes): the
+    first of its choices, the first string the script compares it with, or the declared type's (1 for
+    int, the stand-in batch size for an int batch size, 0.1 for float, "x" for str). The values are
+    named in the evidence. An explicit argument list (`parser.parse_args([...])`) is parsed as it is."""
     import argparse
 
     if getattr(argparse.ArgumentParser.parse_known_args, "_torchcopylint", False):
@@ -815,7 +816,7 @@ def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
             continue
         test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
             else node.test
-        if _asks_whether_a_file_exists(test):
+        if asks_whether_a_file_exists(test):
             # `if not os.path.exists(MODEL_PATH): <train> else: <load>`, a checkpoint the repository
             # holds: the branch that holds the line runs, as it does on a first run.
             taken = any(child.lineno <= line <= (child.end_lineno or child.lineno) for child in node.body)
@@ -835,15 +836,6 @@ def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
         return flipped, (f"the script ran with `{test.id} = {other!r}` at line {setting.lineno} (it sets {value!r}; the "
                          f"flagged line is under `if {ast.unparse(node.test)}:` at line {node.lineno})")
     return None
-
-
-# Questions about a file that decide whether a script trains or loads what an earlier run saved.
-FILE_QUESTIONS = frozenset({"exists", "isfile", "is_file"})
-
-
-def _asks_whether_a_file_exists(test: ast.expr) -> bool:
-    """`os.path.exists(path)`, `os.path.isfile(path)`, `Path(path).exists()`, `path.is_file()`."""
-    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in FILE_QUESTIONS
 
 
 def _note_arguments() -> None:
