@@ -97,10 +97,6 @@ def gpu_requirements_in_place(text: str) -> str:
     return _checks_made_to_pass(text, _asks_for_gpu, answered=True)
 
 
-# Questions whether a file or folder is there (`os.path.exists(root)`, `Path(root).is_dir()`).
-FILE_QUESTIONS = frozenset({"exists", "isdir", "isfile", "is_dir", "is_file"})
-
-
 @functools.lru_cache(maxsize=64)
 def data_checks_in_place(text: str) -> str:
     """`text` with each check that a file or folder is there made to pass, where its failing stops the
@@ -112,12 +108,9 @@ def data_checks_in_place(text: str) -> str:
     if not re.search(r"\b(exists|isdir|isfile|is_dir|is_file)\b", text) or \
             not re.search(r"\b(assert|exit|quit|raise)\b", text):
         return text
+    from torchcopylint.verify.script import asks_whether_a_file_exists
+
     return _checks_made_to_pass(text, asks_whether_a_file_exists)
-
-
-def asks_whether_a_file_exists(test: ast.expr) -> bool:
-    """`os.path.exists(path)`, `os.path.isdir(root)`, `Path(path).exists()`, `path.is_file()`."""
-    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in FILE_QUESTIONS
 
 
 def _checks_made_to_pass(text: str, asks: Callable[[ast.expr], bool], answered: bool = False) -> str:

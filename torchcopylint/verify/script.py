@@ -45,7 +45,6 @@ from torchcopylint.verify.batches import (BATCH_MISMATCH, BATCHES, LONG_LOADER_L
                                              SMALL_BATCH, SHORT_LENGTH, DataPlan, long_length_note)
 from torchcopylint.verify.datasites import limit_loops, replace_nodes, rewrite_data
 from torchcopylint.verify.inputs import DEVICE_NAMES, CannotRun
-from torchcopylint.verify.legacy import asks_whether_a_file_exists
 from torchcopylint.verify.probe import LineProbe, StopRun
 from torchcopylint.verify.reach import Outcome, Run, confirmed, decide, refuted, statement_lines_between
 from torchcopylint.verify.slicing import changed_names, is_main_guard, module_level_slice
@@ -836,6 +835,16 @@ def flipped_switch(text: str, line: int) -> Optional[tuple[str, str]]:
         return flipped, (f"the script ran with `{test.id} = {other!r}` at line {setting.lineno} (it sets {value!r}; the "
                          f"flagged line is under `if {ast.unparse(node.test)}:` at line {node.lineno})")
     return None
+
+
+# Questions whether a file or folder is there (`os.path.exists(root)`, `Path(root).is_dir()`): a checkpoint
+# that decides whether a script trains or loads, or the data a check stops the program without.
+FILE_QUESTIONS = frozenset({"exists", "isdir", "isfile", "is_dir", "is_file"})
+
+
+def asks_whether_a_file_exists(test: ast.expr) -> bool:
+    """`os.path.exists(path)`, `os.path.isdir(root)`, `Path(path).exists()`, `path.is_file()`."""
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in FILE_QUESTIONS
 
 
 def _note_arguments() -> None:
