@@ -134,6 +134,9 @@ FILE_READERS = frozenset({"pickle.load", "joblib.load", "torch.load", "dill.load
 JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.vstack", "numpy.concatenate",
                                "numpy.stack", "numpy.vstack"})
 # Calls that make a tensor (or array) of what they are given first, carrying its samples on.
+# A loss by its name: `criterion`, `self.adv_loss`, or a loss's usual short name (`self.MSE = nn.MSELoss()`;
+# not `l1`/`l2`, as often a network's layers).
+LOSS_NAME = re.compile(r"(loss|criterion|crit)|^(mse|bce|ce|nll|kld?|huber|smooth_?l1|xent)$", re.IGNORECASE)
 TENSOR_CONVERSIONS = frozenset({
     "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.tensor", "torch.as_tensor", "torch.from_numpy",
     "numpy.array", "numpy.asarray", "numpy.moveaxis", "numpy.rollaxis", "numpy.transpose", "numpy.float32",
@@ -1047,7 +1050,7 @@ def _fed_whole_to_networks(tree: ast.Module, imports: dict) -> tuple[set[str], s
     networks: set[str] = set()
     # A function of the file named for a loss (`def loss_fn(pred, label): return nn.CrossEntropyLoss()(...)`).
     losses: set[str] = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
-                        and ("loss" in node.name.lower() or "criterion" in node.name.lower())}
+                        and LOSS_NAME.search(node.name)}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
             continue

@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchcopylint.verify import absent, datasites, samples
+from torchcopylint.verify.datasites import LOSS_NAME
 from torchcopylint.verify.absent import unknown_argument
 from torchcopylint.verify.watching import walk_graph
 from torchcopylint.verify.inputs import (BATCH_PART_MARK, CLASSES, DEVICE_NAMES, STAND_IN_MARK, Batches, CannotRun,
@@ -107,9 +108,6 @@ SIZED_LAYERS = frozenset({"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose
                           "GRU", "RNN", "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"})
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})  # a torch.device's
 LAYER_ATTRIBUTES = frozenset({"weight", "bias", "in_features", "out_features", "in_channels", "out_channels"})
-# A loss by its name: `criterion`, `self.adv_loss`, or a loss's usual short name (`self.MSE = nn.MSELoss()`;
-# not `l1`/`l2`, as often a network's layers).
-LOSS_NAME = re.compile(r"(loss|criterion|crit)|^(mse|bce|ce|nll|kld?|huber|smooth_?l1|xent)$", re.IGNORECASE)
 # Losses whose target is class indices, and losses whose target is values (the same shape as the input).
 CLASS_LOSSES = {"cross_entropy", "nll_loss", "CrossEntropyLoss", "NLLLoss", "multi_margin_loss", "MultiMarginLoss"}
 VALUE_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -2479,8 +2477,7 @@ def _run_first_by_the_script(tree: ast.Module, class_name: str, method: str, set
 
 
 # What a value stored into a buffer's rows may be wrapped in on the way: it keeps the value's shape.
-_SHAPE_KEEPING = frozenset({"clone", "detach", "to", "float", "double", "long", "int", "cpu", "cuda", "tensor",
-                            "as_tensor", "from_numpy", "FloatTensor", "Tensor"})
+_SHAPE_KEEPING = MOVING_METHODS | {"long", "int", "tensor", "as_tensor", "from_numpy", "FloatTensor", "Tensor"}
 
 
 def _stored_value(value: ast.AST) -> ast.AST:
