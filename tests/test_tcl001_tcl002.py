@@ -1105,3 +1105,34 @@ def test_tcl001_a_residual_block_nested_in_a_generator_s_layers_is_judged_whatev
             return x
     """
     assert lines(textwrap.dedent(source), "TCL001") == [34]  # `y = x.clone()` of ResBlock.forward
+
+
+@pytest.mark.parametrize("key", ['"target"', "f\"target_{name}\"", '"tar" "get"'])
+def test_a_string_key_fills_a_dict_and_writes_no_tensor(key):
+    # `outputs` may be the network's own dict (the `isinstance` branch) or a dict made around its
+    # tensor: a tensor takes no string key, so `outputs[<string>] = ...` writes no tensor storage.
+    source = HEADER + textwrap.dedent(f"""\
+        def step(net, x, name):
+            logits = net(x)
+            if isinstance(logits, dict):
+                outputs = logits
+            else:
+                outputs = {{"logits": logits}}
+            outputs[{key}] = torch.sigmoid(logits)
+            return outputs
+        """)
+    assert lines(source, "TCL002") == []
+
+
+def test_an_integer_key_through_the_same_alias_is_still_a_tensor_write():
+    source = HEADER + textwrap.dedent("""\
+        def step(net, x, name):
+            logits = net(x)
+            if isinstance(logits, dict):
+                outputs = logits
+            else:
+                outputs = {"logits": logits}
+            outputs[0] = torch.sigmoid(logits)
+            return outputs
+        """)
+    assert lines(source, "TCL002") == [line_of(source, '{"logits": logits}')]

@@ -397,6 +397,10 @@ def test_tcl009_wrapper_handed_a_grad_tensor_by_a_caller(conversion, caller):
     ("return (t > 0).numpy()", "return to_np(model(x))"),
     # The wrapper is handed on as a callback too: its calls are not all in sight.
     ("return t.cpu().numpy()", "return list(map(to_np, [x])), to_np(model(x))"),
+    # The wrapper converts without a detach only where it found the tensor needs no grad.
+    ("return t.detach().numpy() if t.requires_grad else t.cpu().numpy()", "return to_np(model(x))"),
+    ("if not t.requires_grad:\n            return t.cpu().numpy()\n        return t.detach().numpy()",
+     "return to_np(model(x))"),
 ])
 def test_tcl009_wrapper_silent(conversion, caller):
     assert _found(WRAPPER.format(conversion=conversion, caller=caller), "TCL009") == []

@@ -1015,8 +1015,9 @@ class FunctionWalker:
                 self._escape(value, state, f"stored on {dotted_name(target) or 'an attribute'}")
         elif type(target) is cst.Subscript:
             self._evaluate(target, state)
-            self._write_into(target.value, target, "setitem", state,
-                             description=f"`{_code(target.value)}[...] = ...`")
+            if not _keyed_by_a_string(target):  # a tensor takes no string key: `outputs["q"] = ...` fills a dict
+                self._write_into(target.value, target, "setitem", state,
+                                 description=f"`{_code(target.value)}[...] = ...`")
             self._mark_store(target.value)
             if value is not None and is_expression(value):
                 container = self.typing.of(target.value, lambda name: self._name_tensorness(name, state))
@@ -2308,6 +2309,13 @@ def _container_items(container) -> list:
                 items.append((element.value, _EMPTY_MODULE.code_for_node(key)
                               if type(key) in (cst.SimpleString, cst.Integer) else None))
     return items
+
+
+def _keyed_by_a_string(subscript: cst.Subscript) -> bool:
+    """`d["k"]`, `d[f"k{i}"]`: a string key, which no tensor accepts."""
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
+        return False
+    return type(subscript.slice[0].slice.value) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def _constant_key(subscript: cst.Subscript) -> Optional[str]:

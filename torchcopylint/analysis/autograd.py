@@ -289,6 +289,17 @@ class GradFlow:
                 *_branches_without_grad(function.node, cst.IfExp)]
         return any(tested == name.value and _within(name, branch) for tested, branch in branches)
 
+    def _read_where_tested_without_grad(self, expr: cst.BaseExpression, function: FunctionFacts) -> bool:
+        """Is `expr` (a name, through views and moves) read only where the function found that name not
+        to require grad (`t.detach().numpy() if t.requires_grad else t.numpy()`), whatever callers pass?"""
+        name = _accessed_name(expr)
+        if name is None:
+            return False
+        if self._tested_in_expression(name, function):
+            return True
+        return any(_within(name, names[name.value])
+                   for names in self._tested_names(function).values() if name.value in names)
+
     def origin_from_callers(self, expr: cst.BaseExpression, function: FunctionFacts,
                             grounds: int = SEEN) -> Optional[tuple[cst.Call, cst.BaseExpression, GradOrigin]]:
         """Where `expr` is one of the function's parameters (through views, moves and indexing, not a
@@ -297,7 +308,7 @@ class GradFlow:
         no call in sight does, or the calls are not all in sight (`call_sites_of`). A wrapper such as
         `def to_np(t): return t.cpu().numpy()` fails for the caller that hands it a model's output."""
         param = _parameter_of(expr, function)
-        if param is None:
+        if param is None or self._read_where_tested_without_grad(expr, function):
             return None
         definition = function.node
         for caller, call, statement in self.facts.call_sites_of(function) or ():
