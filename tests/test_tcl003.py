@@ -2997,3 +2997,33 @@ def test_a_fake_batch_made_of_the_generator_s_argmax_carries_none_of_its_graph()
     assert tcl003(source) == []
     attached = source.replace("seg.argmax(dim=1, keepdim=True).float()", "seg.softmax(dim=1)[:, 1:]")
     assert [d.location.line for d in tcl003(attached)] == [line_of(attached, "d_loss = bce(")]
+
+
+GAN_RESHAPED = """
+    import torch
+    from torch import nn
+
+    G = nn.Linear(4, 4)
+    D = nn.Linear(4, 1)
+    opt_d = torch.optim.Adam(D.parameters())
+    opt_g = torch.optim.Adam(G.parameters())
+
+    def train(z):
+        recon = G(z)
+        fake = ({fed} * 2 - 1).reshape({sizes})
+        d_loss = D(fake).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        g_loss = -D(recon).mean()
+        opt_g.zero_grad()
+        g_loss.backward()
+        opt_g.step()
+"""
+
+
+@pytest.mark.parametrize("sizes", ["-1, *recon.shape[-1:]", "recon.size(0), -1", "recon.shape[0], recon.dim() * 4"])
+def test_the_generator_output_read_only_for_its_shape_feeds_no_graph(sizes):
+    # The detached fake is reshaped to the generator output's own shape: only numbers come from it.
+    assert lines(GAN_RESHAPED.format(fed="recon.detach()", sizes=sizes)) == []
+    assert lines(GAN_RESHAPED.format(fed="recon", sizes=sizes)) == [13]

@@ -926,8 +926,11 @@ class _Context:
                     # `fake.detach()`, `torch.randn_like(fake)`, `seg.argmax(1)` (integers): none of the
                     # generator's graph
                     continue
-                if type(node) is cst.Attribute and node.attr.value == "data":
-                    continue
+                if type(node) is cst.Attribute and (node.attr.value == "data" or node.attr.value in METADATA_ATTRIBUTES):
+                    continue  # `fake.data`; `recon.shape[-2:]` in `x.reshape(n, *recon.shape[-2:])` carries no graph
+                if type(node) is cst.Call and type(node.func) is cst.Attribute \
+                        and node.func.attr.value in METADATA_METHODS:
+                    continue  # `recon.size(0)`: a number
                 if type(node) is cst.Lambda:
                     continue
                 if type(node) in (cst.ListComp, cst.GeneratorExp, cst.SetComp) and \
