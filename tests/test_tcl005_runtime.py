@@ -589,3 +589,57 @@ def test_a_parameter_made_not_to_require_grad_clones_without_a_node(switch, repo
     assert bool([d for d in lint_source(source, "<x>") if d.code == "TCL005"]) is reported
     module = nn.Parameter(torch.ones(3), requires_grad=False)
     assert module.clone().grad_fn is None
+
+
+ENVIRONMENT_STATE = """
+import torch
+
+
+class Board:
+    def __init__(self, n):
+        self.n = n
+        self.state = None  # set by reset()
+
+    def reset(self):
+        self.state = torch.zeros((1, self.n))
+
+    def keep_next(self, observation):
+        self.next_state = observation.clone().detach()
+
+    def move(self, i):
+        if self.state[0, i] == 0:
+            self.state[0, i] = -1
+            self.keep_next(self.state)
+"""
+
+
+def test_a_state_set_to_none_then_to_zeros_is_data_its_callers_hand_over():
+    # fresh110's tic-tac-toe environment: `None` until `reset()` makes the board; only numbers are written.
+    assert [d for d in lint_source(ENVIRONMENT_STATE, "env.py") if d.code == "TCL005"] == []
+    board = torch.zeros((1, 9))
+    board[0, 4] = -1
+    assert board.clone().grad_fn is None
+
+
+@pytest.mark.parametrize("rearranged", [
+    "image = torch.unsqueeze(image, dim=0)",
+    "image = torch.cat([row for row in image], dim=2)",
+    "image = torch.stack([image[0], image[1]])",
+])
+def test_an_argument_only_rearranged_is_still_the_argument_out_of_sight(rearranged):
+    # fresh110's `save_image_tensor(input_tensor, ...)`, which nothing in the project calls: the value
+    # requires grad exactly when the argument does, and nothing in sight says anything of that.
+    body = f"{rearranged}\n    return image.clone().detach()"
+    source = "import torch\n\n\ndef save(image, filename):\n    " + body + "\n"
+    assert [d for d in lint_source(source, "example.py") if d.code == "TCL005"] == []
+    leaf = torch.randn(2, 3, 4, requires_grad=True)
+    for value in (torch.unsqueeze(leaf, dim=0), torch.cat([row for row in leaf], dim=1),
+                  torch.stack([leaf[0], leaf[1]])):
+        assert value.requires_grad  # as the argument, no more: a caller handing a graph would be seen
+
+
+def test_an_argument_joined_with_something_else_is_no_longer_only_the_argument():
+    source = "import torch\n\n\ndef save(image, model):\n    image = torch.cat([image, model(image)])\n" \
+             "    return image.clone().detach()\n"
+    (found,) = [d for d in lint_source(source, "example.py") if d.code == "TCL005"]
+    assert found.message.startswith("if `")

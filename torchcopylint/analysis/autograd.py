@@ -438,10 +438,31 @@ class GradFlow:
                     and not value.args:
                 value = value.func.value
             source = _accessed_name(value) if value is not None else None
+            if source is None and value is not None:
+                source = self._rearranged_source(value, function)
             if source is None or not self._passed_as_it_was(source, function, depth + 1):
                 return False
             passed = True
         return passed
+
+    def _rearranged_source(self, value: cst.BaseExpression, function: FunctionFacts) -> Optional[cst.Name]:
+        """The name whose values, only joined again, `value` holds: `torch.cat([t for t in x], dim=2)`,
+        `torch.stack([x[0], x[1]])`. It requires grad exactly when that name does. None for anything else."""
+        if type(value) is not cst.Call:
+            return None
+        joined = self.facts.containers.of(function).joined(value)
+        if type(joined) in (cst.ListComp, cst.GeneratorExp):
+            loop = joined.for_in
+            item = _accessed_name(joined.elt)
+            if loop.inner_for_in is None and not loop.ifs and type(loop.target) is cst.Name \
+                    and item is not None and item.value == loop.target.value:
+                return _accessed_name(loop.iter)
+            return None
+        if type(joined) in (cst.List, cst.Tuple) and joined.elements:
+            parts = [_accessed_name(element.value) for element in joined.elements]
+            if all(part is not None and part.value == parts[0].value for part in parts):
+                return parts[0]
+        return None
 
     def binding_origin(self, binding: Binding, function: FunctionFacts,
                        grounds: int = SEEN) -> Optional[GradOrigin]:
@@ -1043,6 +1064,8 @@ class GradFlow:
         if type(expr) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
                           cst.FormattedString):
             return True
+        if type(expr) is cst.Name and expr.value in ("None", "True", "False"):
+            return True  # `self.state = None` until `reset()` sets the tensor: that one decides
         if goes_through_detach(expr):
             return True
         if type(expr) is cst.Attribute and expr.attr.value in METADATA_ATTRIBUTES | {"grad"}:
@@ -2040,7 +2063,11 @@ def _accessed_root(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpre
             expr = expr.value
         elif type(expr) is cst.Call and type(expr.func) is cst.Attribute \
                 and expr.func.attr.value in VIEW_METHODS | MOVING_METHODS:
-            expr = expr.func.value
+            call, expr = expr, expr.func.value
+            if type(expr) is cst.Name and expr.value == "torch":
+                # `torch.unsqueeze(t, 0)`: the function spelling of the view, of its first argument (not of `torch`)
+                positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+                expr = positional[0] if positional else None
         else:
             return None
     return None
