@@ -643,3 +643,37 @@ def test_an_argument_joined_with_something_else_is_no_longer_only_the_argument()
              "    return image.clone().detach()\n"
     (found,) = [d for d in lint_source(source, "example.py") if d.code == "TCL005"]
     assert found.message.startswith("if `")
+
+
+REPLAY_SAMPLE = """
+import random
+from collections import deque
+import torch
+
+
+class ReplayBuffer:
+    def __init__(self, n):
+        self.buffer = deque(maxlen=n)
+
+    def push(self, state, action):
+        self.buffer.append((state, action))
+
+    def sample(self, batch_size):
+        batches = {drawn}
+        states, actions = zip(*batches)
+        return torch.stack([s.clone().detach() for s in states]), actions
+"""
+
+
+@pytest.mark.parametrize("drawn", ["random.sample(self.buffer, batch_size)", "list(self.buffer)[-batch_size:]"])
+def test_items_drawn_from_a_kept_buffer_are_kept_state(drawn):
+    # fresh110's goal-conditioned replay buffer: a sample of what the object keeps, unpacked by `zip(*...)`,
+    # is read as a loop over `self.buffer` is (kept state, measured mostly data).
+    assert [d for d in lint_source(REPLAY_SAMPLE.format(drawn=drawn), "buffer.py") if d.code == "TCL005"] == []
+
+
+def test_items_drawn_from_a_local_list_are_not_kept_state():
+    source = REPLAY_SAMPLE.format(drawn="random.sample(batch_size, 2)").replace(
+        "def sample(self, batch_size)", "def sample(self, batch_size, pool=None)")
+    (found,) = [d for d in lint_source(source, "buffer.py") if d.code == "TCL005"]
+    assert found.message.startswith("if `")

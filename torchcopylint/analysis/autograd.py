@@ -398,12 +398,44 @@ class GradFlow:
                 return False  # the class's own state, whose values are in sight: what they make decides
             # Not a field of what a network returned (`outputs.logits`): an output, not kept state.
             return not self.requires_grad(root.value, function, statement)
-        if type(root) is not cst.Name:
+        return type(root) is cst.Name and self._drawn_from_an_attribute(root, function, 0)
+
+    def _drawn_from_an_attribute(self, name: cst.Name, function: FunctionFacts, depth: int) -> bool:
+        """Is every value of `name` an item of what an object keeps: a loop over `self.buffer`, or what
+        `zip(*random.sample(self.buffer, n))` unpacks, directly or through another such name?"""
+        bindings = function.bindings_at(name)
+        if not bindings or depth > 3:
             return False
-        bindings = function.bindings_at(root)
-        return bool(bindings) and all(
-            binding.kind == "loop" and type(_accessed_root(getattr(binding.statement, "iter", None))) is cst.Attribute
-            for binding in bindings)
+        for binding in bindings:
+            if binding.kind == "loop":
+                source = getattr(binding.statement, "iter", None)
+            elif binding.kind in ("assign", "unpack") and binding.value is not None:
+                source = self._drawn_through(binding.value)
+                if source is binding.value:
+                    return False  # not drawn: `row = model.weight[0]` is no item of kept state
+            else:
+                return False
+            root = _accessed_root(self._drawn_through(source))
+            if type(root) is cst.Attribute:
+                continue
+            if type(root) is cst.Name and root.value != name.value \
+                    and self._drawn_from_an_attribute(root, function, depth + 1):
+                continue
+            return False
+        return True
+
+    def _drawn_through(self, expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """`self.buffer` for `zip(*random.sample(self.buffer, n))`, `list(memory)[-n:]`: what the calls
+        and slices draw their items from, keeping them as they are."""
+        drawn = expr
+        while True:
+            if type(drawn) is cst.Subscript:
+                drawn = drawn.value  # `list(self.buffer)[-n:]`
+            elif type(drawn) is cst.Call and drawn.args and \
+                    (self.facts.names.qualified_name(drawn.func) or dotted_name(drawn.func)) in ITEM_DRAWING_CALLS:
+                drawn = expr = drawn.args[0].value
+            else:
+                return expr
 
     def _made_a_leaf_of(self, name: cst.Name, function: FunctionFacts) -> bool:
         """Does the function make a new leaf of its parameter (`a = a.clone().detach().requires_grad_(True)`,
@@ -2051,6 +2083,11 @@ def _iterates_data(loop: Binding, function: FunctionFacts) -> bool:
         return False
     return not (type(iterated) is cst.Name
                 and any(binding.kind == "param" for binding in function.bindings_at(iterated)))
+
+
+# Calls whose value holds items of their first argument as they are (a sample of a replay buffer).
+ITEM_DRAWING_CALLS = frozenset({"zip", "list", "tuple", "sorted", "reversed", "random.sample", "random.choices",
+                                "random.choice"})
 
 
 def _accessed_root(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
