@@ -1136,3 +1136,36 @@ def test_an_integer_key_through_the_same_alias_is_still_a_tensor_write():
             return outputs
         """)
     assert lines(source, "TCL002") == [line_of(source, '{"logits": logits}')]
+
+
+@pytest.mark.parametrize("holder", [
+    "@dataclass(frozen=True)\nclass Diagnostics:\n    kl: torch.Tensor\n    log_var: torch.Tensor\n",
+    "class Diagnostics:\n    def __init__(self, kl, log_var):\n        self.kl = kl\n        self.log_var = log_var\n",
+])
+def test_a_copy_kept_by_an_object_of_a_class_of_the_file_leaves_the_function(holder):
+    # fresh110's VAE diagnostics: two fields made from one NaN tensor, returned in a frozen dataclass. Without
+    # the copies the two fields would be one tensor, and whoever holds the object may write either.
+    source = HEADER + "from dataclasses import dataclass\n\n\n" + holder + textwrap.dedent("""\
+
+
+        def diagnose(n):
+            nan_values = torch.full((n,), float("nan"))
+            kl = nan_values.clone()
+            log_var = nan_values.clone()
+            return Diagnostics(kl=kl, log_var=log_var)
+        """)
+    assert lines(source, "TCL001") == []
+
+
+def test_a_copy_handed_to_a_function_of_the_file_that_only_reads_it_is_still_redundant():
+    source = HEADER + textwrap.dedent("""\
+        def total(kl):
+            return kl.sum()
+
+
+        def diagnose(n):
+            nan_values = torch.full((n,), float("nan"))
+            kl = nan_values.clone()
+            return total(kl)
+        """)
+    assert lines(source, "TCL001") == [line_of(source, "kl = nan_values.clone()")]

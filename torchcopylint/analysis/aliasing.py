@@ -267,6 +267,10 @@ class Callees:
         """Is `receiver.method(...)` a method of a class of this file (`helper.norm_(x)`), not a tensor's?"""
         return False
 
+    def constructs_a_class_of_the_file(self, call: cst.Call, state: "FlowState") -> bool:  # pragma: no cover
+        """Is `Name(...)` the construction of an object of a class of this file (`Diagnostics(kl=kl)`)?"""
+        return False
+
 
 @dataclass(frozen=True)
 class WrittenArgument:
@@ -1680,6 +1684,11 @@ class FunctionWalker:
                 state.held[receiver.value] = frozenset()
                 return
         effect = self.callees.effect(call, state)
+        if self.callees.constructs_a_class_of_the_file(call, state):
+            # An object of a class of this file (a dataclass of results, a module given its buffer):
+            # it keeps what it is given, and whoever holds the object may write it.
+            for arg in call.args:
+                self._escape(arg.value, state, f"kept by {func.value}()")
         written = effect.written()
         if written and any(arg.star for arg in call.args):
             written = ()  # which argument lands where is unknown: whatever is passed may be written

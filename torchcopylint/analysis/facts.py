@@ -1056,6 +1056,10 @@ class _BoundCallees(Callees):
             return self.owner is not None and self.facts.method_of(self.owner, call.func.attr.value) is not None
         return receiver is not None and self.facts.instance_class(receiver, state, self.owner) is not None
 
+    def constructs_a_class_of_the_file(self, call: cst.Call, state: FlowState) -> bool:
+        return type(call.func) is cst.Name and call.func.value in self.facts.classes \
+            and not state.lookup(call.func.value)
+
 
 def _updates_self_with_locals(call: cst.Call) -> bool:
     """`self.__dict__.update(locals())` or `vars(self).update(locals())`."""
