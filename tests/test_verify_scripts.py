@@ -1869,6 +1869,14 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_logs_
                  ["`X_train = np.load(...)` (line 8): 20 random samples 300 (for 300 features", "`y_train = np.load(...)` "
                   "(line 9): 20 class indices in 0..", "after 3 iterations `train_losses` references autograd graphs of"],
                  id="arrays-read-from-files-given-whole-to-a-network-and-its-loss"),
+    # The same read as text, the layer called as `layer.forward(features)`: the spelled-out call gives the
+    # layer its input as the plain call does (before: not seen, the unread arrays stopped the run; fresh110's
+    # NLP exercises).
+    pytest.param("full_batch_forward_spelled.py", "history.append(loss)", "TCL007",
+                 ["`features = np.loadtxt(...)` (line 6): 20 random samples 300 (for 300 features",
+                  "`labels = np.loadtxt(...)` (line 7): 20 class indices in 0..",
+                  "after 3 iterations `history` references autograd graphs of"],
+                 id="arrays-given-whole-to-a-layer-through-forward-spelled-out"),
     # The same with rows saved by joblib (`np.array(list(joblib.load(path)))`) and a loss function of the
     # file: stood in as the file's rows, joblib never needed (before: "needs `joblib`", and with it the read
     # stopped the run; fresh107's NLP exercises).

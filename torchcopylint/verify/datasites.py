@@ -1068,6 +1068,8 @@ def _fed_whole_to_networks(tree: ast.Module, imports: dict) -> tuple[set[str], s
         callee = _dotted(call.func) or ""
         functional = (_qualified(call.func, imports) or "").startswith("torch.nn.functional.") \
             and callee.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES
+        if callee.endswith(".forward"):
+            callee = callee[:-len(".forward")]  # `net.forward(x_train)`, spelled out
         if callee in networks and call.args and isinstance(call.args[0], ast.Name):
             samples.add(call.args[0].id)
         elif (callee in losses or functional) and len(call.args) > 1 and isinstance(call.args[1], ast.Name):
