@@ -2135,3 +2135,33 @@ def test_a_transform_the_constructor_builds_hands_back_its_input_and_private_met
     assert mangled(cls, "__loss") == "_WhiteBoxAttack__loss" and mangled(cls, "model") == "model"
     assert mangled(cls, "__init__") == "__init__"
     assert sorted(self_attributes(cls, method)) == ["self.model", "self.preprocess"]  # not the private method
+
+
+def test_a_value_checked_for_a_python_number_is_one_and_so_is_what_must_share_its_type():
+    # fresh110's PGD: `eps` is a float or a per-sample tensor; the tensor branch views it, the callers pass
+    # `eps=8./255.`. Asked `isinstance(eps, float)`, the code takes the number; `alpha` must match its type.
+    code = """
+        def pgd(model, x, y, eps, alpha, steps):
+            assert type(eps) == type(alpha), "eps and alpha type should match"
+            assert isinstance(eps, float) or isinstance(eps, torch.Tensor)
+            if isinstance(eps, torch.Tensor):
+                eps = eps.view(-1, 1, 1, 1)
+                alpha = alpha.view(-1, 1, 1, 1)
+            for _ in range(steps):
+                x = x + alpha * torch.randn_like(x)
+                x = torch.min(torch.max(x, x - eps), x + eps)
+            return model(x)
+    """
+    kinds = _kinds(code, ["eps", "alpha", "x"])
+    assert kinds["eps"] == "float" and kinds["alpha"] == "float"
+    assert kinds["x"] == "tensor"
+
+
+def test_a_tensor_checked_as_one_stays_a_tensor():
+    code = """
+        def scale(x, factor):
+            if isinstance(x, torch.Tensor):
+                x = x.view(-1)
+            return x * factor
+    """
+    assert _kinds(code, ["x"])["x"] == "tensor"

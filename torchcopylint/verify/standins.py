@@ -163,6 +163,7 @@ class Use:
     position_index: bool = False  # the indices of `index_select`, `gather`, `index_copy_`: positions along a dim
     keys_of: set = field(default_factory=set)  # the containers it is a key of: `self.count[mode]` -> {"self.count"}
     none_tested: bool = False   # `if best is None:`: the code has a path for None
+    number_checked: bool = False  # `isinstance(eps, float)`: the code asks whether it is a Python number
     dict_key: bool = False      # a key of a dict the code builds of string keys: one of those keys
     grad_switched: bool = False  # `x.requires_grad = True`, `x.requires_grad_()`: a leaf the code makes require grad
     switched_at: int = 0         # the line of the first such switch
@@ -405,6 +406,15 @@ def _renames(function: ast.AST) -> dict[int, str]:
     return renamed
 
 
+NUMBER_TYPES = frozenset({"float", "int", "numbers.Number", "numbers.Real", "Number", "Real"})
+
+
+def _names_a_number_type(types: ast.expr) -> bool:
+    """`float`, `(int, float)`, `numbers.Number`: Python's number types, all of them."""
+    named = types.elts if isinstance(types, ast.Tuple) else [types]
+    return bool(named) and all(ast.unparse(name) in NUMBER_TYPES for name in named)
+
+
 def uses(function: ast.AST) -> dict[str, Use]:
     """The use of every name and `self.x` attribute in the function. Of a method's closure
     (`method_closure`: the method first, then the methods it calls), a parameter of another method
@@ -433,6 +443,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
     added: list = []
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2 \
+                    and _key(node.args[0]) and _names_a_number_type(node.args[1]):
+                use(node.args[0]).number_checked = True  # `isinstance(eps, float)`: the code takes a Python number
             target = use(node.func)
             if target is not None:
                 target.called = True
@@ -772,6 +785,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     _mark_numpy_inputs(function, found)
     _mark_reconstructions(function, found)
     _mark_compared_with_data(function, found)
+    _mark_typed_alike(function, found)
     for test in _tests(function):
         flag = use(test) if _key(test) else None
         if flag is not None:
@@ -859,6 +873,20 @@ def _mark_compared_with_data(function: ast.AST, found: dict[str, Use]) -> None:
             network = network_of(node.left)
             if network is not None and network_of(node.right) is None:
                 found[network].compared_with_data = True
+
+
+def _mark_typed_alike(function: ast.AST, found: dict) -> None:
+    """`assert type(eps) == type(alpha)` beside `isinstance(eps, float)`: both are Python numbers."""
+    for compare in (node for node in ast.walk(function) if isinstance(node, ast.Compare)):
+        sides = [compare.left, *compare.comparators]
+        if len(sides) != 2 or not isinstance(compare.ops[0], (ast.Eq, ast.Is)):
+            continue
+        keys = [_key(side.args[0]) if isinstance(side, ast.Call) and ast.unparse(side.func) == "type"
+                and len(side.args) == 1 else None for side in sides]
+        if None in keys or not any(key in found and found[key].number_checked for key in keys):
+            continue
+        for key in keys:
+            found.setdefault(key, Use()).number_checked = True
 
 
 def _transposed(node: ast.AST) -> bool:
@@ -1610,6 +1638,10 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         # `posteriors.kl()`, `ctx.inc_iter()` beside `device=ctx.device`: an object of the project's,
         # whose methods give tensors.
         return "tensor methods"
+    if use.number_checked and not use.called:
+        # `isinstance(eps, float)` beside `eps.view(-1, 1, 1, 1)` in the branch for a tensor: the number is
+        # the code's first case, and what its callers pass (an attack's `eps=8/255`).
+        return "float"
     if use.methods & TENSOR_METHODS or use.indexed or use.moved:
         return "tensor"
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
