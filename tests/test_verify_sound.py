@@ -903,3 +903,13 @@ def test_a_buffer_that_grows_between_backwards_and_is_drained_by_them_is_never_c
     # experiment watches accumulations across a backward, and here the loss empties the buffer.
     verdict = _verdict(sound_verified, "rollout_buffer.py", "values.append(value)", "TCL007")
     assert verdict.status != "confirmed", verdict
+
+
+@needs_torch
+def test_an_accumulated_graph_backpropagated_again_fails_as_the_claim_says(sound_verified):
+    # The running loss enters the next batch's loss after the backward freed its graph: the second backward
+    # fails with the error TCL007's message names. The run's own error confirms the claim (before: one
+    # accumulation was measured before the failure, "nothing decided", unverified; fresh110's lab notebook).
+    verdict = _verdict(sound_verified, "penalised_running_loss.py", "running += loss", "TCL007")
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "Trying to backward through the graph a second time" in verdict.evidence

@@ -2822,6 +2822,8 @@ def graph_kept_alive(job: Job) -> Outcome:
     # The claim that the loop's backward frees each graph and the nodes stay: growth counts only across
     # a backward (a rollout buffer grows between backwards, and the loss it builds takes it apart).
     across_a_backward = job.context.get("kept") == "graph nodes" and not across_calls
+    # The claim that the loop's backward goes back through the graphs an earlier backward freed.
+    chain_claimed = job.context.get("kept") == "graph chain"
 
     def run(setting) -> Run:
         probe = LineProbe(job.path)
@@ -2873,6 +2875,11 @@ def graph_kept_alive(job: Job) -> Outcome:
             return Run(confirmed(f"after {after} `{accumulator}` references autograd graphs of "
                                  f"{' -> '.join(str(s) for s in sizes)} nodes: every {each}'s graph stays "
                                  f"alive{made}"), executed)
+        if chain_claimed and sizes and counted[0] >= 1 and error is not None and SECOND_BACKWARD_ERROR in error:
+            # The claim's own consequence: the first backward freed the graph the accumulator still holds, and the
+            # next one, through it again, failed as the message says.
+            return Run(confirmed(f"after {len(sizes)} accumulation(s) into `{accumulator}`, a backward that had run "
+                                 f"once ran again through its graph and failed: {error}{made}"), executed)
         if len(sizes) < 2:  # one accumulation cannot show growth: nothing decided
             return Run(None, executed, error or (f"the accumulation ran {len(sizes)} time(s)" if sizes else None))
         if not any(held):
