@@ -949,3 +949,65 @@ def test_a_batch_perturbed_sample_by_sample_keeps_a_graph_only_where_the_copy_ou
         "model.eval()\n", "model.eval()\nadversarial = torch.zeros(3, 4)\n")
     found = [d for d in lint_source(source, "example.py") if d.code == "TCL007"]
     assert bool(found) is reported, found
+
+
+AGENT_LOSS_TALLY = """\
+import torch
+
+
+class Agent:
+    def __init__(self, policy, optimizer):
+        self.policy = policy
+        self.optimizer = optimizer
+        self.coord_loss = torch.zeros(1)
+        self.ae_loss = torch.zeros(1)
+
+    def take_action(self, observation):
+        if not self.training:
+            return self.policy.take_action(observation)
+        actions, loss = self.policy(observation)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.coord_loss += loss
+        return actions.detach()
+
+    def step(self):
+        losses = {"coord_loss": float(self.coord_loss), "ae_loss": float(self.ae_loss)}
+        {reset}
+        return losses
+"""
+
+
+@pytest.mark.parametrize("reset", [
+    "self.coord_loss = 0",
+    "self.ae_loss = self.coord_loss = 0",
+    "self.ae_loss, self.coord_loss = torch.zeros(1), torch.zeros(1)",
+])
+def test_a_tally_the_class_starts_over_in_another_method_is_one_call_s_graph(reset):
+    # fresh110's multi-agent learners: `take_action` adds each backpropagated loss to a tally that `step()`,
+    # which the training loop (in another file) calls after every action, reads and sets to zero. The
+    # policy's own `take_action`, called on the object the agent holds, is no call of the agent's method.
+    source = AGENT_LOSS_TALLY.replace("{reset}", reset)
+    assert [d for d in lint_source(source, "<x>") if d.code == "TCL007"] == []
+    policy = torch.nn.Linear(3, 2)
+
+    class Policy(torch.nn.Module):
+        def forward(self, x):
+            out = policy(x)
+            return out, out.pow(2).mean()
+
+    namespace: dict = {}
+    exec(compile(source, "<example>", "exec"), namespace)
+    agent = namespace["Agent"](Policy(), torch.optim.SGD(policy.parameters(), lr=0.1))
+    agent.training = True
+    for _ in range(3):  # as the loop uses it: an action, then the step that starts the tally over
+        agent.take_action(torch.randn(4, 3))
+        assert agent.coord_loss.grad_fn is not None  # this call's graph, and only this call's
+        agent.step()
+        assert not isinstance(agent.coord_loss, torch.Tensor) or agent.coord_loss.grad_fn is None
+
+
+def test_a_tally_no_method_starts_over_still_chains_the_calls():
+    source = AGENT_LOSS_TALLY.replace("{reset}", "pass")
+    assert [d.code for d in lint_source(source, "<x>") if d.code == "TCL007"] == ["TCL007"]

@@ -517,13 +517,24 @@ def _starts_over(method: cst.FunctionDef, attribute: str) -> bool:
     return False
 
 
+def _calls_of(facts, method: FunctionFacts) -> list:
+    """The calls of the file that may call `method`: those of its name, less the calls its own class makes
+    on an object it holds (`self.q_policy.take_action(...)` in the agent's `take_action`: the policy's method)."""
+    def on_a_held_object(call) -> bool:
+        receiver = call.func.value if type(call.func) is cst.Attribute else None
+        site = facts.call_site(call)
+        return type(receiver) is cst.Attribute and _is_self_name(receiver.value) and site is not None \
+            and site[0].class_name == method.class_name
+    return [call for call in facts.method_calls(method.name) if not on_a_held_object(call)]
+
+
 def started_over_by_every_caller(facts, method: FunctionFacts, attribute: str) -> bool:
     """Does every call of `method` the file shows run in no-grad, or right after something sets
     `attribute` afresh (`agent.reset_hidden()`, which sets `self.net.hidden = None`, then
     `agent.net.actor(x)`), with no other call of the method between? Then no call builds on an
     earlier call's graph through the attribute (a recurrent state reset before each sequence).
     False when the file shows no call (a library's method: its callers are out of sight)."""
-    calls = facts.method_calls(method.name)
+    calls = _calls_of(facts, method)
     if not calls:
         return False
     sites = [facts.call_site(call) for call in calls]
@@ -586,7 +597,7 @@ def reset_offered_to_callers(facts, method: FunctionFacts, attribute: str) -> bo
     chain through the attribute lasts one sequence (backpropagation through time, as meant). A
     state set afresh only in `__init__` offers no such start: the calls chain for the object's life.
     False when the file calls the method (`started_over_by_every_caller` reads those calls)."""
-    if method.class_name is None or facts.method_calls(method.name):
+    if method.class_name is None or _calls_of(facts, method):
         return False
     for function in facts.all_functions():
         own = function.class_name == method.class_name
@@ -630,11 +641,13 @@ def _on_self(statement: cst.Assign, attribute: str) -> bool:
 
 
 def _sets_afresh(statement: cst.CSTNode, attribute: str) -> bool:
-    """`x.<attribute> = value`, where the value does not read the attribute."""
+    """`x.<attribute> = value` (or `x.a, x.<attribute> = ...`), where the value does not read the attribute."""
     if type(statement) is not cst.Assign:
         return False
-    return any(type(target.target) is cst.Attribute and target.target.attr.value == attribute
-               for target in statement.targets) and \
+    targets = [target.target for target in statement.targets]
+    targets += [element.value for target in targets if type(target) in (cst.Tuple, cst.List)
+                for element in target.elements]
+    return any(type(target) is cst.Attribute and target.attr.value == attribute for target in targets) and \
         not any(type(node) is cst.Attribute and node.attr.value == attribute for node in walk(statement.value))
 
 
