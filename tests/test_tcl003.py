@@ -3027,3 +3027,41 @@ def test_the_generator_output_read_only_for_its_shape_feeds_no_graph(sizes):
     # The detached fake is reshaped to the generator output's own shape: only numbers come from it.
     assert lines(GAN_RESHAPED.format(fed="recon.detach()", sizes=sizes)) == []
     assert lines(GAN_RESHAPED.format(fed="recon", sizes=sizes)) == [13]
+
+
+def test_a_penalty_that_wraps_its_input_in_a_variable_imported_inside_it_feeds_a_leaf():
+    # fresh111's WGAN-GP penalty: `from torch import autograd` inside the function, beside `import torch` at
+    # the top; `autograd.Variable(interpolates, requires_grad=True)` is a new leaf, no path to the generator.
+    source = """
+        import torch
+        import torch.nn.functional as F
+
+
+        def train(generator, discriminator, dataset):
+            disc_adam = torch.optim.Adam(discriminator.parameters(), lr=.02)
+            gen_adam = torch.optim.Adam(generator.parameters(), lr=.005)
+            for images, labels in dataset:
+                disc_adam.zero_grad()
+                fake = generator(torch.randn(len(images), 8))
+                disc_loss = torch.mean(F.softplus(discriminator(fake.detach())))
+                disc_loss.backward()
+                gp_loss = penalty(discriminator, images, fake)
+                gp_loss.backward()
+                disc_adam.step()
+                gen_adam.zero_grad()
+                gen_loss = torch.mean(F.softplus(discriminator(fake)))
+                gen_loss.backward()
+                gen_adam.step()
+
+
+        def penalty(discriminator, real_data, fake_data):
+            from torch import autograd
+            interpolates = torch.cat([real_data, fake_data])
+            interpolates = autograd.Variable(interpolates, requires_grad=True)
+            out = discriminator(interpolates)
+            grads = autograd.grad(outputs=out, inputs=interpolates, grad_outputs=torch.ones_like(out),
+                                  create_graph=True)[0]
+            return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+    """
+    assert lines(source) == []
+    assert len(lines(source.replace("autograd.Variable(interpolates, requires_grad=True)", "interpolates"))) == 1

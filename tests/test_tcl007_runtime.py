@@ -1011,3 +1011,45 @@ def test_a_tally_the_class_starts_over_in_another_method_is_one_call_s_graph(res
 def test_a_tally_no_method_starts_over_still_chains_the_calls():
     source = AGENT_LOSS_TALLY.replace("{reset}", "pass")
     assert [d.code for d in lint_source(source, "<x>") if d.code == "TCL007"] == ["TCL007"]
+
+
+DATASET_LOSS = """\
+import torch
+from torch import nn
+
+
+def dataset_loss(net, loader):
+    criterion = nn.CrossEntropyLoss()
+    net.eval()
+    total = 0
+    count = 0
+    for data, target in loader:
+        count += len(target)
+        total += criterion(net(data), target)
+    total /= count
+    return total
+
+
+def gradient_along_path(net, loader):
+    loss = dataset_loss(net, loader)
+    {use}
+    return [p.grad for p in net.parameters()]
+"""
+
+
+def test_a_sum_returned_to_a_caller_that_backpropagates_it_is_meant():
+    # fresh111's mode connectivity: the whole set's loss summed over batches, returned, and backpropagated by
+    # the caller. The graphs are kept for that backward.
+    source = DATASET_LOSS.replace("{use}", "loss.backward()")
+    assert [d for d in lint_source(source, "<x>") if d.code == "TCL007"] == []
+    namespace: dict = {}
+    exec(compile(source, "<example>", "exec"), namespace)
+    net = nn.Linear(3, 2)
+    batches = [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1])) for _ in range(3)]
+    grads = namespace["gradient_along_path"](net, batches)
+    assert all(g is not None for g in grads)  # the one backward reached every batch's graph
+
+
+def test_a_sum_returned_to_a_caller_that_only_reads_it_still_keeps_every_graph():
+    source = DATASET_LOSS.replace("{use}", "print(loss.item())")
+    assert [d.code for d in lint_source(source, "<x>") if d.code == "TCL007"] == ["TCL007"]

@@ -143,6 +143,23 @@ def returned_backpropagated_loss(facts, call: cst.Call, function: FunctionFacts)
     return names.pop()
 
 
+def returned_to_a_backward(facts, function: FunctionFacts, name: cst.Name) -> bool:
+    """Does the function return `name` as it is from every `return` (`test_loss /= count; return test_loss`),
+    and does a call of it in the file backpropagate what it returns (`loss = get_loss(net, loader);
+    loss.backward()`)? Then the graphs the name gathers are kept for that backward, as meant."""
+    returns = [statement for statement in function.statement_order if isinstance(statement, cst.Return)]
+    if not returns or not all(isinstance(statement.value, cst.Name) and statement.value.value == name.value
+                              for statement in returns):
+        return False
+    for caller, call, _ in facts.call_sites_of(function) or ():
+        for backward in backward_calls(caller, facts):
+            loss = backward.loss
+            if loss is call or isinstance(loss, cst.Name) and any(
+                    binding.value is call for binding in caller.bindings_at(loss)):
+                return True
+    return False
+
+
 def called_definition(facts, call: cst.Call, function: FunctionFacts):
     """(the FunctionDef the call runs, its label) for a function or method of the file, a class of
     the file (its `__init__`), an object of a class of the file called (its `forward` or

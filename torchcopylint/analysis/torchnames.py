@@ -69,6 +69,14 @@ class TorchNames:
         if not names.aliases:
             for statement in _imports_in_functions(module):
                 names._record(statement)
+        elif source is not None and TORCH_IMPORTED_INSIDE.search(source):
+            # `from torch import autograd` inside a gradient penalty, beside `import torch` at the top: the
+            # names it binds there are torch's too (those the top level binds keep their meaning).
+            inner = type(names)()
+            for statement in _imports_in_functions(module):
+                inner._record(statement)
+            for local, qualified in inner.aliases.items():
+                names.aliases.setdefault(local, qualified)
         if star and ROOT_PACKAGE not in names.aliases and _reads_name(module, ROOT_PACKAGE):
             # `from utils import *` where utils imports torch: `torch.no_grad()` is torch's, as the name
             # can come from nowhere else.
@@ -251,6 +259,8 @@ def numpy_name(func: cst.BaseExpression, numpy: dict[str, str]) -> Optional[str]
 # `torch.` read as a name of its own, and anything that could bind `torch` otherwise (an assignment, a
 # parameter, a loop, an alias of another module, a `def` or `class` of that name).
 TORCH_READ = re.compile(r"(?<![\w.])torch\.")
+# An indented import of torch (a cheap first look before walking every function body for it).
+TORCH_IMPORTED_INSIDE = re.compile(r"(?m)^[ \t]+(from[ \t]+torch\b|import[ \t]+torch\b)")
 TORCH_BOUND = re.compile(r"(?<![\w.])torch\s*(=[^=]|:|,|\)|\bin\b)|\bas\s+torch\b|\b(def|class)\s+torch\b")
 
 

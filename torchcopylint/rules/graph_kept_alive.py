@@ -16,7 +16,7 @@ from torchcopylint.analysis.containers import (INSERTING_METHODS, Accumulation, 
 from torchcopylint.analysis.facts import FRAMEWORK_NO_GRAD_METHODS, ModuleFacts
 from torchcopylint.analysis.gan_steps import argument_for
 from torchcopylint.analysis.graphs import loss_slice, retains_graph
-from torchcopylint.analysis.keeping import returned_backpropagated_loss
+from torchcopylint.analysis.keeping import returned_backpropagated_loss, returned_to_a_backward
 from torchcopylint.analysis.syntax import child_nodes, sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
@@ -97,6 +97,8 @@ class GraphKeptAlive(Rule):
                 continue
             if _held_by_the_iterable(accumulation.value, loop, function):
                 continue
+            if accumulation.holder is not None and returned_to_a_backward(facts, function, accumulation.holder):
+                continue  # `return test_loss`, which the caller backpropagates: the graphs are the point
             if accumulation.how in INSERTING_METHODS and accumulation.holder is not None \
                     and object_of_an_unknown_class(accumulation.holder, function, facts):
                 continue  # `meter.append(loss)` of a class of another file: what its method keeps is not known
