@@ -1087,3 +1087,48 @@ def test_tcl011_a_create_graph_decided_at_run_time_may_want_the_graph(create_gra
             return score.detach()
     """
     assert lines(score, "TCL011") == flagged
+
+
+COLLOCATION_PINN = """
+    import torch
+    from torch import nn
+
+
+    class Solver:
+        def __init__(self, points):
+            self.net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+            self.xs = {made}
+
+        def residual(self):
+            u = self.net(self.xs)
+            du = torch.autograd.grad(u.sum(), self.xs, create_graph=True)[0]
+            return (du ** 2).mean()
+
+        def train(self, steps):
+            optimizer = torch.optim.Adam(self.net.parameters())
+            for _ in range(steps):
+                optimizer.zero_grad()
+                loss = self.residual()
+                loss.backward(retain_graph=True)
+                optimizer.step()
+"""
+
+
+def test_a_graph_the_object_made_once_is_run_through_by_every_iteration():
+    # fresh111's variational PINNs: the collocation points are computed in `__init__` from a leaf that requires
+    # grad, so each iteration's backward runs through that part again: `retain_graph=True` is needed.
+    made = "(points.requires_grad_(True) + 1) / 2"
+    assert diagnostics(COLLOCATION_PINN.format(made=made), "TCL011") == []
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(COLLOCATION_PINN.format(made=made)), "<pinn>", "exec"), namespace)
+    namespace["Solver"](torch.rand(8, 2)).train(2)  # runs, with the flag
+    without = textwrap.dedent(COLLOCATION_PINN.format(made=made)).replace("retain_graph=True", "")
+    exec(compile(without, "<pinn>", "exec"), namespace)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        namespace["Solver"](torch.rand(8, 2)).train(2)
+
+
+def test_a_leaf_the_object_keeps_holds_no_graph_to_run_through_again():
+    made = "points.clone().requires_grad_(True)"
+    assert [d.code for d in diagnostics(COLLOCATION_PINN.format(made=made), "TCL011")] == ["TCL011"]

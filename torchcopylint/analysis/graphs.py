@@ -633,6 +633,34 @@ def shares_graph(first: Slice, second: Slice, function: FunctionFacts, facts) ->
                for binding in second.bindings - first.bindings)
 
 
+def graph_kept_on_the_object(graph: Slice, function: FunctionFacts, facts) -> Optional[str]:
+    """`self.<attribute>` that the loss reads (itself, or in the methods of the class it calls, two deep) and that
+    the class sets to a value computed in grad mode from tensors that require grad (`self.grid_xs =
+    (x.requires_grad_(True) + 1) / 2 * h` in `__init__`): a graph made once, which every backward through the
+    loss runs through again. The attribute, or None."""
+    owner = facts.classes.get(function.class_name or "")
+    if owner is None:
+        return None
+    read: set = set()
+    nodes = [node for node, _, _ in graph.nodes] + [call.func for call in graph.calls]  # `self.loss_bc()`
+    seen: set = set()
+    for _ in range(3):
+        attributes = {node.attr.value for node in nodes if type(node) is cst.Attribute
+                      and type(node.value) is cst.Name and node.value.value == "self"}
+        read |= attributes
+        methods = [method for name in attributes if (method := facts.method_of(owner, name)) is not None
+                   and method not in seen]
+        seen.update(methods)
+        nodes = [node for method in methods for node in walk(method)]
+    for attribute in sorted(read):
+        for value in facts.attribute_values(owner, attribute):
+            method = owner.assigned_in.get(value)
+            found = facts.autograd.origin(value, facts.function_facts(method), None) if method is not None else None
+            if found is not None and found.derived:
+                return attribute
+    return None
+
+
 def holds_network(binding: Binding, function: FunctionFacts, facts) -> bool:
     """Does the binding hold a network: one built in sight (`nn.Sequential(...)`, a module class of the
     file, `Generator().to(device)`) or one the function calls `.parameters()` on? What is handed

@@ -13,6 +13,7 @@ from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.graphs import (
     carries_no_graph,
     filled_with_graph,
+    graph_kept_on_the_object,
     GraphUse,
     Slice,
     graph_uses,
@@ -133,6 +134,8 @@ class RetainGraphWorkaround(Rule):
             # Made before the loop: the same backward runs through it again next iteration (a list of
             # slices of one loss, `parts[batch].backward()`, too: they share the loss's graph).
             return None
+        if loops and graph_kept_on_the_object(graph, function, facts) is not None:
+            return None  # `self.grid_xs`, computed in `__init__` from a leaf that requires grad: made once
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
         harmless = {id(other.loss) for other in uses} | _module_inputs(function, facts)
