@@ -402,3 +402,22 @@ def test_a_cell_whose_first_line_only_is_indented_loses_that_indent_where_ipytho
     fixed = json.loads((project / "colab.ipynb").read_text(encoding="utf-8"))
     assert "".join(fixed["cells"][0]["source"]).splitlines()[4] == "sample = net(torch.randn(2, 4)).detach().clone()"
     validate(project / "colab.ipynb")
+
+
+def test_a_cell_pasted_from_a_console_runs_without_its_prompts_as_ipython_runs_it(cli, project):
+    # fresh111's study notebooks: cells pasted from a Python console, `>>> ` and `... ` before each line. IPython
+    # strips the prompts (its `classic_prompt`); before, the cell was a TCL900 and none of it was read.
+    cells = [
+        ("code", ">>> import torch\n>>> from torch import nn\n>>> def snapshot(net, x):\n"
+                 "...     return net(x).clone().detach()\n...\n>>> snapshot(nn.Linear(2, 2), torch.ones(1, 2))\n"),
+        ("code", "x = 1\n>>> y = 2\n"),  # a prompt after the first line: Python, which IPython does not strip
+    ]
+    document = json.loads(gan_notebook())
+    document["cells"] = [{"cell_type": kind, "id": f"c{index}", "metadata": {}, "execution_count": None,
+                          "outputs": [], "source": source.splitlines(True)} for index, (kind, source) in enumerate(cells)]
+    write(project / "console.ipynb", json.dumps(document, indent=1) + "\n")
+    found = lint_document((project / "console.ipynb").read_bytes(), "console.ipynb")
+    assert sorted((d.code, d.location.cell, d.location.line) for d in found) == [("TCL005", 1, 4), ("TCL900", 2, 2)]
+    [clone] = [d for d in found if d.code == "TCL005"]
+    written = cells[0][1].splitlines()[3]
+    assert written[clone.location.column - 1:].startswith("net(x).clone().detach()")

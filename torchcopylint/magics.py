@@ -29,6 +29,11 @@ _HELP_END = re.compile(r"%{0,2}(?!\d)[\w*]+(?:\.[\w*]+)*(?:\[[^\]]+\])?\?\??$")
 _ASSIGNED_ESCAPE = re.compile(r"^(\s*[\w.\[\](), *]+?\s*(?<![=!<>])=\s*)[!%]")
 
 
+# IPython's classic prompts (its inputtransformer2's `classic_prompt`): a cell whose first line starts with
+# `>>>` has the `>>> ` and `... ` prompts of its lines stripped.
+_CONSOLE_PROMPT_FIRST = re.compile(r">>>( |$)")
+_CONSOLE_PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)", re.MULTILINE)
+
 # IPython's explicit auto-call escapes (its inputtransformer2): none can start a Python statement.
 _AUTO_CALLS = "/,;"
 
@@ -47,6 +52,11 @@ def neutralised_lines(lines: list[str]) -> list[str]:
     """A cell's lines (each ending with a line break), IPython syntax replaced by Python."""
     if not lines:
         return lines
+    if _CONSOLE_PROMPT_FIRST.match(next((line for line in lines if line.strip()), "")):
+        # A cell pasted from a console (`>>> x = torch.ones(3)`, `...     return x`): IPython strips the
+        # prompts (its `classic_prompt`); blanked to their width, the cell's common indentation is then stripped
+        # as IPython strips it, and every column stays where it was written.
+        lines = [_CONSOLE_PROMPT.sub(lambda found: " " * len(found.group(0)), line, count=1) for line in lines]
     first = lines[0].lstrip()
     if first.startswith("%%"):
         name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
