@@ -259,3 +259,47 @@ def test_fix_skips_bad_files_and_fixes_the_good_one(tree: Path):
     assert result.exit_code == 1  # the TCL900 remains
     assert (tree / "bad.py").read_bytes() == before
     assert "x.detach().clone()" in (tree / "good.py").read_text()
+
+
+READ_LOOP = '''\
+import select
+
+
+def read_events(process):
+    buffer = ""
+    while True:
+        ready, _, _ = select.select([process.stdout], [], [], 1.0)
+        if not ready:
+            continue
+        buffer += process.stdout.read(8192)
+        while "\\n" in buffer:
+            line, buffer = buffer.split("\\n", 1)
+            if not line:
+                continue
+            if line.startswith("a"):
+                if line.startswith("ab"):
+                    buffer += "x"
+            elif line.startswith("b"):
+                buffer += "y"
+            elif line.startswith("c"):
+                buffer += "z"
+'''
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the memory limit is set with Linux's RLIMIT_AS")
+def test_a_buffer_split_into_itself_in_a_loop_is_analysed_in_bounded_memory(tree: Path):
+    # fresh111: `line, buffer = buffer.split("\n", 1)` in a loop made the new part its own whole's whole, and
+    # the walk down the parts of a written storage never ended (23.6 GB, then the process died). The run
+    # has 1.5 GB here: a regression fails with an internal error instead of taking the machine.
+    import resource
+    import subprocess
+
+    write(tree / "reader.py", READ_LOOP)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+    completed = subprocess.run([sys.executable, "-m", "torchcopylint", "check", "--no-cache", "reader.py"],
+                               cwd=tree, capture_output=True, text=True, timeout=120, preexec_fn=limited)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "All checks passed!" in completed.stdout

@@ -2161,8 +2161,12 @@ def overlapping(storages: Iterable[Storage]) -> Iterable[Storage]:
             crossing.extend(sibling for whole in storage.within for sibling in whole.parts
                             if sibling.axis != storage.axis or _spans_meet(sibling.span, storage.span))
     pending = [*storages, *crossing]
-    while pending:  # down: the parts, and theirs
-        storage = pending.pop()
+    below: set = set()
+    while pending:  # down: the parts, and theirs (each once: `line, buffer = buffer.split(...)` in a loop
+        storage = pending.pop()  # makes the new part its own whole's whole)
+        if storage in below:
+            continue
+        below.add(storage)
         found.add(storage)
         pending.extend(storage.parts)
     return found
