@@ -516,3 +516,26 @@ def test_a_forward_that_makes_a_leaf_of_its_input_takes_data_but_a_layer_s_forwa
         """)
     found = [d.location.line for d in lint_source(source, "pinn.py") if d.code == "TCL005"]
     assert found == [13], found
+
+
+@pytest.mark.parametrize("context, enabled", [
+    ("np.errstate(divide='ignore') and torch.no_grad()", False),  # `and` gives its last object: no_grad
+    ("torch.no_grad() and np.errstate(divide='ignore')", True),   # errstate is what the block enters
+    ("np.errstate(divide='ignore')", True),
+])
+def test_a_context_joined_by_and_is_the_last_one(context, enabled):
+    # fresh111's course code: `with np.errstate(...) and torch.no_grad():` runs the block without grad.
+    source = textwrap.dedent(f"""\
+        import numpy as np
+        import torch
+
+
+        def ratio(model, x):
+            with {context}:
+                out = model(x)
+            return out
+        """)
+    facts = ModuleFacts(cst.parse_module(source), "r.py", source)
+    function = next(f for f in facts.all_functions() if getattr(f.node, "name", None) is not None)
+    statement = next(s for s in function.statement_order if facts.code_for(s).strip().startswith("out = model(x)"))
+    assert facts.grad_enabled_at(function, statement) is enabled

@@ -327,7 +327,7 @@ CONFIRMED_ON_STAND_INS = [
     # EnergyModel(energy_net, step_size): a stand-in network for `energy_net`, named; the graph kept by
     # `torch.autograd.grad(..., retain_graph=True)` is measured like a `.backward()`'s.
     pytest.param("energy_model.py", "return torch.autograd.grad(energy", "TCL011",
-                 ["the retained graph still held 4 saved activation tensors", "to its end with no second-backward error",
+                 ["the retained graph still held 4 saved activation tensors", "to the return of `input_gradient` with no second-backward error",
                   "built as EnergyModel(<network>, 16), each <network> a StandInNet"],
                  id="network-argument-and-autograd-grad"),
     pytest.param("dict_batches.py", "total += loss", "TCL007",

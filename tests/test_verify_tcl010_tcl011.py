@@ -70,6 +70,24 @@ MODULE = textwrap.dedent('''
         score = output[0, predicted]
         score.backward(retain_graph=True)
         return image.grad.abs().amax(dim=1)
+
+
+    def sharpness(batches: int = 3):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+        params = list(model.parameters())
+        total = [torch.zeros_like(p) for p in params]
+        for _ in range(batches):
+            loss = F.cross_entropy(model(torch.randn(16, 4)), torch.randint(0, 2, (16,)))
+            grads = torch.autograd.grad(loss, params, retain_graph=True)
+            total = [t + g for t, g in zip(total, grads)]
+        # The last batch's loss, through the graph its gradient kept: a Hessian-vector product.
+        return hessian_vector(loss / 16, params, total)
+
+
+    def hessian_vector(loss, params, vector):
+        first = torch.autograd.grad(loss, params, create_graph=True)
+        return torch.autograd.grad(sum((g * v).sum() for g, v in zip(first, vector)), params)
 ''')
 
 
@@ -95,6 +113,18 @@ def _false_tcl011(path: str) -> Diagnostic:
                       context={"backward_line": line, "loss": "loss_a", "kind": "unneeded"})
 
 
+def _false_tcl011_after_the_loop(path: str) -> Diagnostic:
+    line = _line("grads = torch.autograd.grad(loss, params, retain_graph=True)")
+    text = MODULE.splitlines()[line - 1]
+    start = text.index("torch.autograd.grad(") + 1
+    end = start + len("torch.autograd.grad(loss, params, retain_graph=True)")
+    return Diagnostic("TCL011", "retain-graph-workaround", "hand-made: the Hessian after the loop needs the graph",
+                      Location(path, line, start, line, end), Severity.ERROR,
+                      fix=Fix.unsafe("Remove `retain_graph=True`",
+                                     Edit(line, start, line, end, "torch.autograd.grad(loss, params)")),
+                      context={"backward_line": line, "loss": "loss", "kind": "unneeded"})
+
+
 @pytest.fixture(scope="module")
 def verified(tmp_path_factory):
     from torchcopylint.verify.runner import VerifyOptions, verify
@@ -102,7 +132,7 @@ def verified(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify-tcl010-011") / "steps.py"
     path.write_text(MODULE, encoding="utf-8")
     own = [d for d in lint_source(MODULE, str(path)) if d.code in ("TCL010", "TCL011")]
-    diagnostics = own + [_false_tcl010(str(path)), _false_tcl011(str(path))]
+    diagnostics = own + [_false_tcl010(str(path)), _false_tcl011(str(path)), _false_tcl011_after_the_loop(str(path))]
     results = verify(diagnostics, {str(path): MODULE}, VerifyOptions(device="cpu", timeout=120, jobs=1))
     return {(d.code, d.location.line, d.message.startswith("hand-made")): d.verdict for d in results}
 
@@ -162,3 +192,17 @@ def test_a_graph_of_an_empty_batch_holds_only_empty_tensors_which_show_nothing()
         loss.backward(retain_graph=True)
         activations, activation_count, _, _, empty_count = _saved_bytes([loss])
         assert (activation_count == 0 and empty_count > 0) == empty, (samples, activation_count, empty_count)
+
+
+def test_retain_graph_the_code_after_the_loop_needs_is_refuted(verified):
+    # fresh111's sharpness measure: each batch's gradient keeps its graph, and after the loop a Hessian goes
+    # through the last batch's. The run without `retain_graph=True` goes on until the function returns (before:
+    # it stopped at the second pass over the line, and the wrong claim was confirmed).
+    verdict = verified[("TCL011", _line("grads = torch.autograd.grad(loss, params, retain_graph=True)"), True)]
+    assert verdict.status == "refuted", verdict
+    assert "backward through the graph a second time" in verdict.evidence
+
+
+def test_the_rule_sees_the_loss_read_after_the_loop():
+    assert all(d.location.line != _line("grads = torch.autograd.grad(loss, params, retain_graph=True)")
+               for d in lint_source(MODULE, "steps.py") if d.code == "TCL011")

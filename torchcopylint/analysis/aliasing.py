@@ -1950,6 +1950,10 @@ GRAD_ON_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"}
 
 def grad_mode_of_context(expr: cst.BaseExpression, names: TorchNames) -> Optional[bool]:
     """False for `torch.no_grad()` and friends, True for `torch.enable_grad()`, None otherwise."""
+    if type(expr) is cst.BooleanOperation and type(expr.operator) is cst.And and type(expr.left) is cst.Call:
+        # `with np.errstate(...) and torch.no_grad():`: an object is true, so `and` gives the last one, the
+        # only context the block enters.
+        return grad_mode_of_context(expr.right, names)
     call = expr if type(expr) is cst.Call else None
     qualified = names.qualified_name(call.func if call is not None else expr)
     if qualified in GRAD_OFF_CONTEXTS:

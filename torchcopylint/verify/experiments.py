@@ -3324,13 +3324,15 @@ def _retained_graph_outcome(job: Job, backward_line: int, held: tuple, setting: 
                        f"{made}")
     if later_line is not None and not reached:
         raise CannotRun(f"{kept}; without `retain_graph=True` the run ended before the backward at line {later_line}")
+    if later_line is None and reached.startswith("pass"):
+        raise CannotRun(f"{kept}; without `retain_graph=True` the run went on for {reached} with no second-backward "
+                        f"error, but the function did not return: what it does after its loop was not seen")
     if workaround and own_fix:
         raise CannotRun(f"{kept}; without `retain_graph=True` (and no other change) the backward at line {later_line} "
                         f"ran without the second-backward error the message expects")
     detach = f" (with TCL003's `.detach()` at line {job.context.get('detach_line')} applied, as the fix requires)" \
         if workaround else ""
-    until = f"the backward at line {later_line}" if later_line is not None else \
-        "the next pass over that line" if reached else "its end"
+    until = reached or "its end"
     return confirmed(f"{kept}; without `retain_graph=True`{detach}{own_fix} the run went on through {later} later "
                      f"backward(s) to {until} with no second-backward error{made}")
 
@@ -3486,11 +3488,17 @@ def _saved_bytes(roots: list) -> tuple[int, int, int, int, int]:
     return activations, activation_count, parameters, parameter_count, empty
 
 
+# How many passes over the flagged backward the run without `retain_graph=True` watches, at most, before the
+# function that runs it returns.
+MAX_PASSES_WITHOUT_RETAINING = 12
+
+
 def _run_without_retaining(job: Job, line: int, setting: Any = None,
-                           until_line: Optional[int] = None) -> tuple[int, Optional[str], bool, Optional[int]]:
-    """Run the fixed code until the flagged backward is about to run a second time, or, with
-    `until_line`, until the backward there has run: (later backwards, error, whether it came that
-    far rather than to the run's end, the line of the code's file the error was raised at)."""
+                           until_line: Optional[int] = None) -> tuple[int, Optional[str], str, Optional[int]]:
+    """Run the fixed code until the function of the flagged backward returns (or it has run that backward
+    MAX_PASSES_WITHOUT_RETAINING times), or, with `until_line`, until the backward there has run: (later
+    backwards, error, where it stopped ("" for the run's end), the line of the code's file the error was
+    raised at)."""
     fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories,
                 importers=job.importers)
     counts = {"flagged": 0, "later": 0}
@@ -3503,22 +3511,30 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None,
 
     probe = LineProbe(job.path)
     runs = [0]
-    came = [False]
+    came = [""]
 
     def before(frame):
         runs[0] += 1
-        if until_line is None and runs[0] > 1:
-            came[0] = True
+        if until_line is None and runs[0] > MAX_PASSES_WITHOUT_RETAINING:
+            came[0] = f"pass {runs[0]} over that line"
             raise StopRun
+
+    def returned(frame):
+        # The function of the flagged backward returns: what it does after its loop (a Hessian of the last
+        # batch's loss, taken through the graph the last backward kept) has run too.
+        came[0] = f"the return of `{frame.f_code.co_name}`"
+        raise StopRun
 
     def after_later(frame):
         if runs[0]:
-            came[0] = True
+            came[0] = f"the backward at line {until_line}"
             raise StopRun
 
     probe.on_before(line, before)
     if until_line is not None:
         probe.on_after(until_line, after_later)
+    else:
+        probe.on_return_of(line, returned)
     error = None
     try:
         with _watching_backwards(job.path, line, on_call):

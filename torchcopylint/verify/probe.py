@@ -28,6 +28,8 @@ class LineProbe:
         self.kept_line: Optional[int] = None
         # The locals of the last frame that ran `kept_line`, as it returned (keep_locals_of).
         self.locals_at_return: dict = {}
+        # Callbacks for the return of a frame that ran a given line (on_return_of).
+        self.returning: dict[int, list[FrameCallback]] = defaultdict(list)
 
     def keep_locals_of(self, line: int) -> None:
         """Keep the locals of the frame that runs `line` when it returns: what a function that returns
@@ -39,6 +41,10 @@ class LineProbe:
 
     def on_after(self, line: int, callback: FrameCallback) -> None:
         self.after[line].append(callback)
+
+    def on_return_of(self, line: int, callback: FrameCallback) -> None:
+        """Call back when a frame that ran `line` returns (not when an exception leaves it)."""
+        self.returning[line].append(callback)
 
     def run(self, function: Callable, *args, **kwargs):
         previous = sys.gettrace()
@@ -52,9 +58,12 @@ class LineProbe:
         if event == "call" and frame.f_code.co_filename == self.filename:
             last_line: list[Optional[int]] = [None]
             ran_kept_line = [False]
+            ran_watched: set = set()  # the lines of `returning` this frame ran
+            raising = [False]  # an exception is on its way out of the frame (no line has run since)
 
             def local_trace(frame, event, arg):
                 if event == "exception":
+                    raising[0] = True
                     if isinstance(arg, tuple) and len(arg) >= 2:
                         self.raised.append((frame.f_lineno, arg[1]))
                     # The line did not finish: its after-callbacks must not run, neither at the
@@ -68,8 +77,11 @@ class LineProbe:
                         for callback in self.after.get(finished, ()):
                             callback(frame)
                     if event == "line":
+                        raising[0] = False  # caught: the frame goes on
                         self.executed[frame.f_lineno] += 1
                         ran_kept_line[0] = ran_kept_line[0] or frame.f_lineno == self.kept_line
+                        if frame.f_lineno in self.returning:
+                            ran_watched.add(frame.f_lineno)
                         for callback in self.before.get(frame.f_lineno, ()):
                             callback(frame)
                         last_line[0] = frame.f_lineno
@@ -77,6 +89,9 @@ class LineProbe:
                         last_line[0] = None
                         if ran_kept_line[0]:
                             self.locals_at_return = dict(frame.f_locals)
+                        for line in sorted(ran_watched) if not raising[0] else ():
+                            for callback in self.returning[line]:
+                                callback(frame)
                 return local_trace
 
             return local_trace
