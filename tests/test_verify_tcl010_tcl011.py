@@ -102,27 +102,17 @@ def _false_tcl010(path: str) -> Diagnostic:
                       context={"backward_line": _line("loss.backward()"), "written": "w1"})
 
 
-def _false_tcl011(path: str) -> Diagnostic:
-    line = _line("loss_a.backward(retain_graph=True)")
-    text = MODULE.splitlines()[line - 1]
-    start = text.index("loss_a.backward(") + 1
-    end = start + len("loss_a.backward(retain_graph=True)")
-    return Diagnostic("TCL011", "retain-graph-workaround", "hand-made: loss_b needs the graph",
-                      Location(path, line, start, line, end), Severity.ERROR,
-                      fix=Fix.unsafe("Remove `retain_graph=True`", Edit(line, start, line, end, "loss_a.backward()")),
-                      context={"backward_line": line, "loss": "loss_a", "kind": "unneeded"})
-
-
-def _false_tcl011_after_the_loop(path: str) -> Diagnostic:
-    line = _line("grads = torch.autograd.grad(loss, params, retain_graph=True)")
-    text = MODULE.splitlines()[line - 1]
-    start = text.index("torch.autograd.grad(") + 1
-    end = start + len("torch.autograd.grad(loss, params, retain_graph=True)")
-    return Diagnostic("TCL011", "retain-graph-workaround", "hand-made: the Hessian after the loop needs the graph",
+def _false_tcl011(path: str, call: str, loss: str, why: str) -> Diagnostic:
+    """A TCL011 on `call` (its `retain_graph=True` called unneeded), made by hand: false, as `why` says."""
+    line = _line(call)
+    start = MODULE.splitlines()[line - 1].index(call) + 1
+    end = start + len(call)
+    return Diagnostic("TCL011", "retain-graph-workaround", f"hand-made: {why}",
                       Location(path, line, start, line, end), Severity.ERROR,
                       fix=Fix.unsafe("Remove `retain_graph=True`",
-                                     Edit(line, start, line, end, "torch.autograd.grad(loss, params)")),
-                      context={"backward_line": line, "loss": "loss", "kind": "unneeded"})
+                                     Edit(line, start, line, end, call.replace(", retain_graph=True", "")
+                                          .replace("retain_graph=True", ""))),
+                      context={"backward_line": line, "loss": loss, "kind": "unneeded"})
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +122,12 @@ def verified(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify-tcl010-011") / "steps.py"
     path.write_text(MODULE, encoding="utf-8")
     own = [d for d in lint_source(MODULE, str(path)) if d.code in ("TCL010", "TCL011")]
-    diagnostics = own + [_false_tcl010(str(path)), _false_tcl011(str(path)), _false_tcl011_after_the_loop(str(path))]
+    diagnostics = own + [
+        _false_tcl010(str(path)),
+        _false_tcl011(str(path), "loss_a.backward(retain_graph=True)", "loss_a", "loss_b needs the graph"),
+        _false_tcl011(str(path), "torch.autograd.grad(loss, params, retain_graph=True)", "loss",
+                      "the Hessian after the loop needs the graph"),
+    ]
     results = verify(diagnostics, {str(path): MODULE}, VerifyOptions(device="cpu", timeout=120, jobs=1))
     return {(d.code, d.location.line, d.message.startswith("hand-made")): d.verdict for d in results}
 
