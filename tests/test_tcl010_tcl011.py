@@ -1132,3 +1132,31 @@ def test_a_graph_the_object_made_once_is_run_through_by_every_iteration():
 def test_a_leaf_the_object_keeps_holds_no_graph_to_run_through_again():
     made = "points.clone().requires_grad_(True)"
     assert [d.code for d in diagnostics(COLLOCATION_PINN.format(made=made), "TCL011")] == ["TCL011"]
+
+
+LOSS_AFTER_THE_LOOP = """
+    import torch
+    from torch import nn
+
+
+    def train(model, batches, optimizer):
+        for x, y in batches:
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward(retain_graph=True)
+            optimizer.step()
+        {after}
+"""
+
+
+@pytest.mark.parametrize("after, flagged", [
+    ('print("last loss: %f" % loss)', True),          # shown as a number: no graph needed
+    ("return loss.item()", True),
+    ("return hessian_trace(loss, list(model.parameters()))", False),  # a later gradient through its graph
+    ("loss.backward()", False),
+])
+def test_the_loss_read_after_the_loop_needs_the_graph_only_where_its_graph_is_used(after, flagged):
+    # fresh111's sharpness measure needs the last batch's graph after the loop; fresh110's SinGAN only prints
+    # the last loss there, and its `retain_graph=True` keeps the graph for nothing.
+    found = diagnostics(LOSS_AFTER_THE_LOOP.format(after=after), "TCL011")
+    assert bool(found) is flagged

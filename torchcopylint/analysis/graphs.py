@@ -661,6 +661,36 @@ def graph_kept_on_the_object(graph: Slice, function: FunctionFacts, facts) -> Op
     return None
 
 
+def graph_read_after_the_loop(function: FunctionFacts, name: cst.Name, loop: cst.CSTNode) -> bool:
+    """Is the value `name` holds at a backward in `loop` read again, with its graph, after the loop ends (the last
+    batch's loss handed to a Hessian, `self.hessian(loss / n, params)`)? A read that keeps no graph (`print(loss)`,
+    `loss.item()`, `float(loss)`) is none."""
+    end = function.order_of(loop)
+    for binding in function.bindings_at(name):
+        for read in function.reads_of(binding):
+            if loop in function.loops_of.get(read.statement, ()) or function.order_of(read.statement) <= end:
+                continue
+            if _handed_on_with_its_graph(read.node, read.statement):
+                return True
+    return False
+
+
+def _handed_on_with_its_graph(name: cst.Name, statement: cst.CSTNode) -> bool:
+    """Does the statement hand `name` to a call that may take gradients through it (`self.hessian(loss / n, p)`,
+    `losses.append(loss)`), or keep it (`last = loss`), rather than only show it (`print(f"{loss}")`,
+    `loss.item()`, `float(loss)`)?"""
+    parents = {id(child): node for node in walk(statement) for child in child_nodes(node)}
+    node = name
+    while id(node) in parents:
+        parent = parents[id(node)]
+        if type(parent) is cst.Call:
+            if cuts_graph(parent):
+                return False  # `print(...)`, `float(loss)`, `loss.item()`: numbers, no graph
+            return True
+        node = parent
+    return True
+
+
 def holds_network(binding: Binding, function: FunctionFacts, facts) -> bool:
     """Does the binding hold a network: one built in sight (`nn.Sequential(...)`, a module class of the
     file, `Generator().to(device)`) or one the function calls `.parameters()` on? What is handed

@@ -14,6 +14,7 @@ from torchcopylint.analysis.graphs import (
     carries_no_graph,
     filled_with_graph,
     graph_kept_on_the_object,
+    graph_read_after_the_loop,
     GraphUse,
     Slice,
     graph_uses,
@@ -136,7 +137,7 @@ class RetainGraphWorkaround(Rule):
             return None
         if loops and graph_kept_on_the_object(graph, function, facts) is not None:
             return None  # `self.grid_xs`, computed in `__init__` from a leaf that requires grad: made once
-        if loops and isinstance(root, cst.Name) and _read_after_the_loop(function, root, loops[-1]):
+        if loops and isinstance(root, cst.Name) and graph_read_after_the_loop(function, root, loops[-1]):
             return None  # `h = hessian(loss / n, params)` after the loop: through the last iteration's graph
         # Handed to a backward wrapper (`scaler.scale(loss)`) or to a module an optimizer trains (its
         # forward): neither keeps the value for a backward of its own.
@@ -530,14 +531,6 @@ def _drop_retain_graph(call: cst.Call) -> NodeFix:
     if args:
         args[-1] = without_trailing_comma(args[-1])
     return Rule.unsafe_fix(f"Remove `{dropped.keyword.value}=True`", call, call.with_changes(args=args))
-
-
-def _read_after_the_loop(function: FunctionFacts, name: cst.Name, loop: cst.CSTNode) -> bool:
-    """Is the value `name` holds at the backward read again after `loop` ends (the last iteration's loss, whose
-    graph the retained backward kept, handed to a Hessian after an evaluation loop)?"""
-    end = function.order_of(loop)
-    return any(loop not in function.loops_of.get(read.statement, ()) and function.order_of(read.statement) > end
-               for binding in function.bindings_at(name) for read in function.reads_of(binding))
 
 
 def _one_line(facts: ModuleFacts, node: cst.CSTNode, limit: int = 60) -> str:
