@@ -25,7 +25,7 @@ from torchcopylint.analysis.catalog import (
     is_inplace_method_name,
     written_arguments,
 )
-from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, is_expression, name_uses, walk
+from torchcopylint.analysis.syntax import CHILDLESS, child_nodes, is_expression, name_uses, single_index, walk
 from torchcopylint.analysis.tensors import (
     TENSOR_RETURNING_METHODS,
     Tensorness,
@@ -1454,8 +1454,7 @@ class FunctionWalker:
         """`loss.data[0]`, `loss.data.cpu()[0]` where every binding of `loss` on this path is a full
         reduction (`.sum()`, `torch.mean(x)`): PyTorch before 0.4's way to read a number (`.item()`
         since), which gives no view: an integer index of a 0-dim tensor raises an IndexError today."""
-        if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index \
-                or type(subscript.slice[0].slice.value) is not cst.Integer:
+        if type(single_index(subscript)) is not cst.Integer:
             return False
         base = subscript.value
         while True:
@@ -2210,9 +2209,7 @@ def _argument_is_true(call: cst.Call, keyword: str, position: int) -> bool:
 def constant_position(subscript: cst.Subscript) -> Optional[int]:
     """The position `x[2]` names, or None: a slice, several indices, a name, or a negative position
     (`x[-1]` may be the same item as `x[2]`)."""
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return None
-    value = subscript.slice[0].slice.value
+    value = single_index(subscript)
     return int(value.value, 0) if type(value) is cst.Integer else None
 
 
@@ -2330,16 +2327,12 @@ def _container_items(container) -> list:
 
 def _keyed_by_a_string(subscript: cst.Subscript) -> bool:
     """`d["k"]`, `d[f"k{i}"]`: a string key, which no tensor accepts."""
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return False
-    return type(subscript.slice[0].slice.value) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+    return type(single_index(subscript)) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def _constant_key(subscript: cst.Subscript) -> Optional[str]:
     """`"k"` for `d["k"]`, `0` for `outs[0]`; None for a computed or sliced key."""
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return None
-    value = subscript.slice[0].slice.value
+    value = single_index(subscript)
     return _EMPTY_MODULE.code_for_node(value) if type(value) in (cst.SimpleString, cst.Integer) else None
 
 

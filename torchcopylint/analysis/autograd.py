@@ -77,7 +77,7 @@ from torchcopylint.analysis.keeping import called_definition
 from torchcopylint.analysis.memo import Memo
 from torchcopylint.analysis.parameters import PARAMETER_NAMES
 from torchcopylint.analysis.placement import LEGACY_TYPES
-from torchcopylint.analysis.syntax import is_self_attribute, sum_terms, walk
+from torchcopylint.analysis.syntax import is_self_attribute, single_index, sum_terms, walk
 from torchcopylint.analysis.tensors import NON_TENSOR_METHODS, Tensorness
 from torchcopylint.analysis.tensors import reads_as_network as _network_name
 from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, dotted_name, loss_function_name, numpy_name
@@ -1739,8 +1739,8 @@ class GradFlow:
             if callee in ("deepcopy", "copy", "dict", "OrderedDict") and len(expr.args) == 1:
                 return self._state_dict(expr.args[0].value, function, depth + 1)
             return False
-        if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
-            key = expr.slice[0].slice.value
+        key = single_index(expr) if type(expr) is cst.Subscript else None
+        if key is not None:
             return type(key) is cst.SimpleString and "state_dict" in str(key.evaluated_value)
         if type(expr) is cst.Name:
             bindings = function.bindings_at(expr)

@@ -35,7 +35,7 @@ from torchcopylint.analysis.aliasing import (
 )
 from torchcopylint.analysis.catalog import INPLACE_MODULE_ARGUMENT, writes_without_grad
 from torchcopylint.analysis.classes import ClassFacts
-from torchcopylint.analysis.syntax import child_nodes, name_uses, walk
+from torchcopylint.analysis.syntax import child_nodes, name_uses, single_index, walk
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, dotted_name
 
@@ -463,7 +463,7 @@ class CalleeEffects:
         if not (type(value) is cst.Call and type(value.func) is cst.Subscript
                 and type(value.func.value) is cst.Name):
             return value
-        key = _literal(_single_index(value.func), env)
+        key = _literal(single_index(value.func), env)
         if key is _UNKNOWN:
             return value
         tables = [v for v in self.global_values(value.func.value.value)] + \
@@ -1102,12 +1102,6 @@ def _resolved_argument(call: cst.Call, keyword: str, position: int, env: Optiona
             while env and type(value) is cst.Name and value.value in env and hops < 8:
                 value, hops = env[value.value], hops + 1
             return cst.Call(func=call.func, args=[cst.Arg(value=value, keyword=cst.Name(keyword))])
-    return None
-
-
-def _single_index(subscript: cst.Subscript):
-    if len(subscript.slice) == 1 and type(subscript.slice[0].slice) is cst.Index:
-        return subscript.slice[0].slice.value
     return None
 
 

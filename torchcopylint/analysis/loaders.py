@@ -35,6 +35,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import Binding, FunctionFacts, position_in_target, returned_parts
 from torchcopylint.analysis.memo import Memo
+from torchcopylint.analysis.syntax import single_index
 from torchcopylint.analysis.tensors import TENSOR_RETURNING_METHODS
 from torchcopylint.analysis.torchnames import dotted_name
 
@@ -139,8 +140,7 @@ class DataLoaders:
             return min(found, key=lambda batch: (batch.surely_tensor, batch.loader.sure, not batch.whole))
         if type(expr) is cst.Subscript:
             inner = self.batch_expression(expr.value, function, depth + 1)
-            if inner is None or not (len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
-                                     and type(expr.slice[0].slice.value) in (cst.Integer, cst.SimpleString)):
+            if inner is None or type(single_index(expr)) not in (cst.Integer, cst.SimpleString):
                 return None
             return Batch(inner.loader, whole=False)
         if type(expr) is cst.Call and type(expr.func) is cst.Attribute \

@@ -32,7 +32,7 @@ from typing import Optional
 import libcst as cst
 
 from torchcopylint.analysis.aliasing import position_in_target
-from torchcopylint.analysis.syntax import child_nodes, is_self_attribute
+from torchcopylint.analysis.syntax import child_nodes, is_self_attribute, single_index
 
 # torch.<name> -> the dtype it names.
 DTYPE_NAMES = {
@@ -724,14 +724,10 @@ def _keyword_is_true(call: cst.Call, keyword: str) -> bool:
 
 def _key_of(subscript: cst.Subscript) -> Optional[str]:
     """The string key of `d["key"]`, or None."""
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
-        return None
-    value = subscript.slice[0].slice.value
+    value = single_index(subscript)
     return str(value.evaluated_value) if isinstance(value, cst.SimpleString) else None
 
 
 def _index_is(subscript: cst.Subscript, position: int) -> bool:
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return False
-    value = subscript.slice[0].slice.value
+    value = single_index(subscript)
     return type(value) is cst.Integer and int(value.value) == position

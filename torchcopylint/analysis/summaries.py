@@ -37,7 +37,7 @@ import libcst as cst
 from torchcopylint.analysis.aliasing import OPAQUE, Binding, FunctionFacts
 from torchcopylint.analysis.graphs import VIEW_METHODS, _attached, _is_attribute_name, _is_callee, loss_slice
 from torchcopylint.analysis.training import backpropagated_expression, module_key, takes_gradients
-from torchcopylint.analysis.syntax import reads_gradient, writes_gradient
+from torchcopylint.analysis.syntax import reads_gradient, single_index, writes_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 
 SummarizedNode = Union[cst.FunctionDef, cst.Lambda]
@@ -653,9 +653,7 @@ class Summaries:
 
 def constant_index(subscript: cst.Subscript):
     """"D" for `nets["D"]`, 0 for `nets[0]`; None for anything else."""
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return None
-    value = subscript.slice[0].slice.value
+    value = single_index(subscript)
     if type(value) in (cst.SimpleString, cst.Integer):
         try:
             return ast.literal_eval(value.value)

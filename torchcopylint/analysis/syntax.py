@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Iterator
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -83,6 +83,13 @@ def is_expression(value: object) -> bool:
 def is_self_attribute(node: object) -> bool:
     """`self.<name>`: an attribute read straight off the method's object."""
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
+
+
+def single_index(subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """`k` for `x[k]`; None for a slice (`x[1:]`) or several indices (`x[i, j]`)."""
+    if len(subscript.slice) == 1 and type(subscript.slice[0].slice) is cst.Index:
+        return subscript.slice[0].slice.value
+    return None
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

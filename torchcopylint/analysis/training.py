@@ -12,7 +12,7 @@ import libcst as cst
 
 from torchcopylint.analysis.aliasing import FunctionFacts
 from torchcopylint.analysis.gan_roles import ArgumentRoles, argument_roles
-from torchcopylint.analysis.syntax import child_nodes, walk
+from torchcopylint.analysis.syntax import child_nodes, single_index, walk
 from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, TorchNames, dotted_name
 
 
@@ -489,9 +489,7 @@ def module_key(expr: cst.BaseExpression) -> Optional[str]:
 
 
 def _container_key(expr: cst.Subscript) -> Optional[str]:
-    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
-        return None
-    index = expr.slice[0].slice.value
+    index = single_index(expr)
     if type(index) is cst.Integer:
         shown = index.value
     elif type(index) is cst.SimpleString and index.value[:1] in ("'", '"') and "\\" not in index.value:
@@ -623,8 +621,7 @@ def _with_element(expression: cst.BaseExpression, networks: cst.BaseExpression, 
 
     class Substitute(cst.CSTTransformer):
         def leave_Subscript(self, original, updated):
-            index = original.slice[0].slice.value if len(original.slice) == 1 \
-                and type(original.slice[0].slice) is cst.Index else None
+            index = single_index(original)
             if type(index) is cst.Name and index.value == key_name and original.value.deep_equals(networks):
                 return element
             return updated
@@ -828,8 +825,7 @@ class TrainingFacts:
     def _loop_entries(self, statement: cst.Assign, target: cst.Subscript, function: FunctionFacts) -> list:
         """`optims[k] = Adam(nets[k].parameters())` in `for k in nets:` (or `nets.keys()`, or
         `for k, net in nets.items()`): one entry per key of `nets`'s dict."""
-        index = target.slice[0].slice.value if len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index \
-            else None
+        index = single_index(target)
         loops = function.loops_of.get(statement, ())
         if type(index) is not cst.Name or not loops or type(loops[-1]) is not cst.For:
             return []
