@@ -85,6 +85,14 @@ MODULE = textwrap.dedent('''
         return hessian_vector(loss / 16, params, total)
 
 
+    def long_training(steps: int = 20):
+        torch.manual_seed(0)
+        model = nn.Linear(4, 2)
+        for _ in range(steps):
+            cost = model(torch.randn(8, 4)).pow(2).mean()
+            cost.backward(retain_graph=True)
+
+
     def hessian_vector(loss, params, vector):
         first = torch.autograd.grad(loss, params, create_graph=True)
         return torch.autograd.grad(sum((g * v).sum() for g, v in zip(first, vector)), params)
@@ -136,7 +144,8 @@ def test_the_rules_find_what_the_module_holds():
     found = sorted((d.code, d.location.line) for d in lint_source(MODULE, "steps.py") if d.code in ("TCL010", "TCL011"))
     assert found == [("TCL010", _line("w2.data -= lr * w2.grad")),
                      ("TCL011", _line("loss.backward(retain_graph=True)")),
-                     ("TCL011", _line("score.backward(retain_graph=True)"))]
+                     ("TCL011", _line("score.backward(retain_graph=True)")),
+                     ("TCL011", _line("cost.backward(retain_graph=True)"))]
 
 
 def test_data_write_into_a_saved_tensor_is_confirmed_with_the_gradient_difference(verified):
@@ -201,3 +210,11 @@ def test_retain_graph_the_code_after_the_loop_needs_is_refuted(verified):
 def test_the_rule_sees_the_loss_read_after_the_loop():
     assert all(d.location.line != _line("grads = torch.autograd.grad(loss, params, retain_graph=True)")
                for d in lint_source(MODULE, "steps.py") if d.code == "TCL011")
+
+
+def test_a_run_that_passes_the_backward_more_often_than_watched_decides_nothing(verified):
+    # Twenty passes, and the run without `retain_graph=True` watches twelve: what the function does after
+    # its loop was not seen, so the claim is neither confirmed nor refuted.
+    verdict = verified[("TCL011", _line("cost.backward(retain_graph=True)"), False)]
+    assert verdict.status == "unverified", verdict
+    assert "12 passes over that line" in verdict.evidence and "did not return" in verdict.evidence

@@ -3302,7 +3302,8 @@ def _retained_graph_outcome(job: Job, backward_line: int, held: tuple, setting: 
     workaround = job.context.get("kind") == "workaround"
     # The workaround's claim is about the generator's later backward: the fixed run goes on until it ran.
     later_line = job.context.get("later_line") if workaround else None
-    later, error, reached, error_line = _run_without_retaining(job, backward_line, setting, until_line=later_line)
+    later, error, reached, cut_short, error_line = _run_without_retaining(job, backward_line, setting,
+                                                                          until_line=later_line)
     kept = (f"after the backward at line {backward_line} the retained graph still held {activation_count} saved "
             f"activation tensors ({activations:,} bytes; plus {parameter_count} parameters, {parameters:,} bytes, "
             f"which live anyway)")
@@ -3324,7 +3325,7 @@ def _retained_graph_outcome(job: Job, backward_line: int, held: tuple, setting: 
                        f"{made}")
     if later_line is not None and not reached:
         raise CannotRun(f"{kept}; without `retain_graph=True` the run ended before the backward at line {later_line}")
-    if later_line is None and reached.startswith("pass"):
+    if cut_short:
         raise CannotRun(f"{kept}; without `retain_graph=True` the run went on for {reached} with no second-backward "
                         f"error, but the function did not return: what it does after its loop was not seen")
     if workaround and own_fix:
@@ -3494,11 +3495,11 @@ MAX_PASSES_WITHOUT_RETAINING = 12
 
 
 def _run_without_retaining(job: Job, line: int, setting: Any = None,
-                           until_line: Optional[int] = None) -> tuple[int, Optional[str], str, Optional[int]]:
+                           until_line: Optional[int] = None) -> tuple[int, Optional[str], str, bool, Optional[int]]:
     """Run the fixed code until the function of the flagged backward returns (or it has run that backward
     MAX_PASSES_WITHOUT_RETAINING times), or, with `until_line`, until the backward there has run: (later
-    backwards, error, where it stopped ("" for the run's end), the line of the code's file the error was
-    raised at)."""
+    backwards, error, where it stopped ("" for the run's end), whether it stopped at the cap before the
+    function returned, the line of the code's file the error was raised at)."""
     fixed = Job(job.path, job.fixed_source, None, job.code, job.line, job.context, job.device, job.factories,
                 importers=job.importers)
     counts = {"flagged": 0, "later": 0}
@@ -3512,11 +3513,12 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None,
     probe = LineProbe(job.path)
     runs = [0]
     came = [""]
+    cut_short = [False]
 
     def before(frame):
         runs[0] += 1
         if until_line is None and runs[0] > MAX_PASSES_WITHOUT_RETAINING:
-            came[0] = f"pass {runs[0]} over that line"
+            came[0], cut_short[0] = f"{MAX_PASSES_WITHOUT_RETAINING} passes over that line", True
             raise StopRun
 
     def returned(frame):
@@ -3547,7 +3549,7 @@ def _run_without_retaining(job: Job, line: int, setting: Any = None,
                            if os.path.abspath(frame.filename) == os.path.abspath(job.path)), None)
     if not runs[0]:
         raise CannotRun(f"the backward at line {line} was not reached in the fixed code")
-    return counts["later"], error, came[0], error_line if error is not None else None
+    return counts["later"], error, came[0], cut_short[0], error_line if error is not None else None
 
 
 RESHAPE_TRIES = 5  # tries of an experiment that failed on a reshape of a stand-in batch, or on images too small
