@@ -40,8 +40,9 @@ from torchcopylint.analysis.aliasing import (LEAF_FACTORIES, METADATA_ATTRIBUTES
                                              FunctionFacts, detached_in_place, goes_through_detach,
                                              passed_for_parameter)
 from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
-from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS, GraphUse, cuts_graph, graph_uses,
-                                           later_backward_through, loss_slice, retains_graph, wrapped_in_variable)
+from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS, NO_GRAPH_ATTRIBUTES, GraphUse,
+                                           cuts_graph, graph_uses, later_backward_through, loss_slice, retains_graph,
+                                           wrapped_in_variable)
 from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches, reads_gradient, writes_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key,
@@ -926,11 +927,8 @@ class _Context:
                     # `fake.detach()`, `torch.randn_like(fake)`, `seg.argmax(1)` (integers): none of the
                     # generator's graph
                     continue
-                if type(node) is cst.Attribute and (node.attr.value == "data" or node.attr.value in METADATA_ATTRIBUTES):
+                if type(node) is cst.Attribute and node.attr.value in NO_GRAPH_ATTRIBUTES:
                     continue  # `fake.data`; `recon.shape[-2:]` in `x.reshape(n, *recon.shape[-2:])` carries no graph
-                if type(node) is cst.Call and type(node.func) is cst.Attribute \
-                        and node.func.attr.value in METADATA_METHODS:
-                    continue  # `recon.size(0)`: a number
                 if type(node) is cst.Lambda:
                     continue
                 if type(node) in (cst.ListComp, cst.GeneratorExp, cst.SetComp) and \

@@ -22,9 +22,8 @@ from typing import Any, Callable, Optional
 
 import libcst as cst
 
-from torchcopylint.analysis.aliasing import LEAF_FACTORIES, VARIABLE_CLASSES, Binding, FunctionFacts, _is_basic_index, \
-    makes_a_leaf_requiring_grad, \
-    unpacked_part
+from torchcopylint.analysis.aliasing import LEAF_FACTORIES, METADATA_ATTRIBUTES, METADATA_METHODS, VARIABLE_CLASSES, \
+    Binding, FunctionFacts, _is_basic_index, makes_a_leaf_requiring_grad, unpacked_part
 from torchcopylint.analysis.catalog import is_inplace_method_name
 from torchcopylint.analysis.syntax import child_nodes, walk
 from torchcopylint.analysis.torchnames import MODULE_RETURNING_METHODS, dotted_name
@@ -33,6 +32,8 @@ from torchcopylint.analysis.training import (MODULE_ONLY_METHODS, backpropagated
 
 # Calls whose result carries no graph: the walk does not look into them.
 DETACHING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+# Attributes that carry none of the tensor's graph: `x.data`, `x.grad`, and what a tensor is (`x.shape`, `x.dtype`).
+NO_GRAPH_ATTRIBUTES = METADATA_ATTRIBUTES | {"data", "grad"}
 DETACHING_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "print"})
 # Fresh tensors shaped like an argument (`torch.zeros_like(pred)`, `pred.new_ones(n)`): none of its graph.
 FRESH_LIKE_METHODS = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
@@ -312,7 +313,7 @@ def cuts_graph(call: cst.Call) -> bool:
         return True  # `nn.Parameter(centers - lr * delta)` is a new leaf made of the values, never their graph
     if type(func) is cst.Attribute:
         name = func.attr.value
-        return name in DETACHING_METHODS or name in FRESH_LIKE_METHODS or \
+        return name in DETACHING_METHODS or name in FRESH_LIKE_METHODS or name in METADATA_METHODS or \
             ((name.endswith("_like") and name in LEAF_FACTORIES or name in SIZED_FACTORIES)
              and dotted_name(func.value) == "torch")
     return type(func) is cst.Name and func.value in DETACHING_BUILTINS
@@ -432,7 +433,7 @@ def _attached(expression: cst.CSTNode, arguments_carried: Optional[Callable[[cst
             elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value != "self":
                 stack.append((func, node))
             continue
-        if type(node) is cst.Attribute and node.attr.value in ("data", "grad", "shape", "dtype", "device"):
+        if type(node) is cst.Attribute and node.attr.value in NO_GRAPH_ATTRIBUTES:
             continue
         if type(node) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
             continue
