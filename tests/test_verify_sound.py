@@ -303,6 +303,31 @@ def test_a_loop_around_a_watched_line_runs_the_passes_of_one_around_the_flagged_
     assert list(plan.few(0, range(20))) == list(range(ENCLOSING_LIMIT)) and list(plan.few(1, range(5))) == [0]
 
 
+def test_a_loop_whose_flagged_line_runs_every_kth_iteration_runs_k_plus_one_times_while_time_allows(monkeypatch):
+    # A notebook that keeps every 200th loss (`if _ % 200 == 0: output_list.append(output)`) passes the
+    # line twice in 201 iterations; the cap used to stop it at 101, and TCL007 saw one accumulation.
+    from torchcopylint.verify import batches
+    from torchcopylint.verify.datasites import limit_loops
+
+    script = textwrap.dedent("""\
+        for _ in range(100000):
+            output = step()
+            if _ % 200 == 0:
+                output_list.append(output)
+            output.backward()
+        """)
+    loops = limit_loops(script, flagged_line=4).loops
+    assert [loop.sparse_iterations for loop in loops] == [201]
+    plan = batches.DataPlan([], loops=loops, flagged_line=4)
+    assert len(list(plan.few(0, range(100000)))) == 201 and "after 201 iterations" in plan.stopped[0]
+    # A slow step: past the iterations any enclosing loop runs, the time bound stops it.
+    monkeypatch.setattr(batches, "SPARSE_SECONDS", 0.0)
+    plan = batches.DataPlan([], loops=loops, flagged_line=4)
+    assert len(list(plan.few(0, range(100000)))) == batches.ENCLOSING_LIMIT
+    tests = [plan.still(0, True) for _ in range(20)]  # the same loop as `while True:`
+    assert tests.index(False) == batches.ENCLOSING_LIMIT, tests
+
+
 def test_a_loop_that_only_gathers_data_runs_over_a_stand_in_loader_s_batches_and_a_training_loop_once():
     from torchcopylint.verify.batches import BATCHES, OTHER_LIMIT, DataPlan
     from torchcopylint.verify.datasites import limit_loops

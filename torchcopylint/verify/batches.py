@@ -22,6 +22,7 @@ import dataclasses
 import math
 import re
 import sys
+import time
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -39,6 +40,9 @@ from torchcopylint.verify.datasites import (CLASS_NAMES, DATA_FUNCTION, DATA_HEL
 BATCHES = 4            # batches a stand-in loader yields
 DEFAULT_BATCH = 4      # samples in a batch when the code does not say
 ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the flagged iteration is among them)
+# A loop whose flagged line runs every k-th iteration runs up to k + 1 (datasites.MAX_SPARSE_ITERATIONS), but
+# past ENCLOSING_LIMIT only for this long: 500 steps of a large network would outrun the diagnosis's timeout.
+SPARSE_SECONDS = 12.0
 OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
 MAX_CANDIDATES = 6
 # A DataLoader made at run time over data that is not here (`loaders_over_absent_data`) finds its run's plan
@@ -141,6 +145,7 @@ class DataPlan:
         self.described: dict = {}  # site index (or (index, what)) -> what stood in for it
         self.stopped: dict[int, str] = {}
         self._counts: dict[int, int] = {}
+        self._began: dict[int, float] = {}  # when each limited loop's current run began
         self._shapes: dict[int, tuple] = {}
         self._reshaped_for: dict[tuple, str] = {}  # a candidate shape -> the code's reshape it was made for
         # Reshapes a failed run applied to a stand-in batch (`view(-1, 784)` on 4x3x64x64 values), read
@@ -728,9 +733,10 @@ class DataPlan:
 
     def few(self, index: int, iterable: Any):
         limit = self._limit(index)
+        self._began[index] = time.monotonic()
         for count, item in enumerate(iterable):
-            if count >= limit:
-                self._stop(index, limit)
+            if count >= limit or self._out_of_time(index, count):
+                self._stop(index, count)
                 return
             self._start_inner_loops_over(index)
             yield item
@@ -741,7 +747,9 @@ class DataPlan:
         `while not done:` inside the training loop runs again in the next episode, also when it was
         left by `break`."""
         count = self._counts.get(index, 0)
-        if test and count >= self._limit(index):
+        if count == 0:
+            self._began[index] = time.monotonic()
+        if test and (count >= self._limit(index) or self._out_of_time(index, count)):
             self._stop(index, count)
             self._counts[index] = 0
             return False
@@ -757,6 +765,11 @@ class DataPlan:
         for inner in self.loops.values():
             if inner.index != index and outer.line <= inner.line and inner.end_line <= outer.end_line:
                 self._counts.pop(inner.index, None)
+
+    def _out_of_time(self, index: int, count: int) -> bool:
+        """Has a loop run to a sparse line's k-th iteration for longer than SPARSE_SECONDS, past the
+        iterations any enclosing loop runs?"""
+        return count >= ENCLOSING_LIMIT and time.monotonic() - self._began.get(index, time.monotonic()) > SPARSE_SECONDS
 
     def _limit(self, index: int) -> int:
         loop = self.loops.get(index)

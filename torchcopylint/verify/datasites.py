@@ -1880,7 +1880,8 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
     return Limited(replace_nodes(text, edits), loops)
 
 
-MAX_SPARSE_ITERATIONS = 101  # an every-100th-epoch log passes twice in this many
+# An every-500th-iteration log passes twice in this many (batches.SPARSE_SECONDS bounds the time they take).
+MAX_SPARSE_ITERATIONS = 501
 
 
 def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> int:
