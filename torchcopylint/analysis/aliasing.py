@@ -1002,8 +1002,9 @@ class FunctionWalker:
                 if values is not None:
                     self._assign(inner, values[position], state, kind)
                 else:
-                    # `fake, aux = G(z)`: each name holds part of the value (a view, for `x.chunk(2)`).
-                    part = value if is_expression(value) and kind == "assign" else None
+                    # `fake, aux = G(z)`: each name holds part of the value (a view, for `x.chunk(2)`),
+                    # also nested (`(x1, y1), (x2, y2) = data`).
+                    part = value if is_expression(value) and kind in ("assign", "unpack") else None
                     self._assign(inner, part, state, kind="unpack" if kind == "assign" else kind)
         elif type(target) is cst.StarredElement:
             self._assign(target.value, None, state, kind)

@@ -1179,9 +1179,18 @@ class GradFlow:
         for value in values:
             method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
                            if value in c.assigned_in), None)
-            if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
+            if method is None or not self._assigned_without_grad(value, self.facts.function_facts(method), depth):
                 return False
         return True
+
+    def _assigned_without_grad(self, value: cst.BaseExpression, method: FunctionFacts, depth: int) -> bool:
+        """Is what `self.x = value` assigns in `method` free of autograd history: computed under no-grad
+        (`self.rho = self.rho + step` in an update under `torch.no_grad()`), or free of it by what it is?"""
+        statement = next((node for node in method.statement_order if type(node) in (cst.Assign, cst.AnnAssign)
+                          and node.value is value), None)
+        if statement is not None and not self.facts.grad_enabled_at(method, statement):
+            return True
+        return self._never(value, method, None, depth + 1, True)
 
     def _switched_on(self, owner) -> frozenset:
         """The `self.` attributes the class makes require grad itself (computed once per class)."""
@@ -1229,7 +1238,7 @@ class GradFlow:
     def _buffer_written_without_grad(self, owner, attribute: str, depth: int) -> bool:
         for value in owner.attribute_values.get(attribute, []):
             method = owner.assigned_in.get(value)
-            if method is None or not self._never(value, self.facts.function_facts(method), None, depth + 1, True):
+            if method is None or not self._assigned_without_grad(value, self.facts.function_facts(method), depth):
                 return False
         spelled = f"self.{attribute}"
         for function in self.facts.all_functions():
@@ -1323,6 +1332,11 @@ class GradFlow:
         elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self" \
                 and function.class_name in self.facts.classes:
             definition = self.facts.method_of(self.facts.classes[function.class_name], func.attr.value)
+        elif type(func) is cst.Attribute:
+            # A method of an object of a class of the file (`self.memory.sample()` where the class
+            # builds `self.memory = ReplayBuffer(n)`).
+            owner = self.facts.built_class(func.value, function)
+            definition = self.facts.method_of(owner, func.attr.value) if owner is not None else None
         if type(definition) is not cst.FunctionDef:
             return False
         callee = self.facts.function_facts(definition)
@@ -1603,6 +1617,13 @@ class GradFlow:
         values = self._module_values(func, function)
         if values and all(_converting_pipeline(value) for value in values):
             return True  # `self.preprocess(image)`, a `Compose` that turns the image into a new tensor
+        built = [func] if type(func) is cst.Call else values
+        if built and all(type(value) is cst.Call and _a_transform(numpy_name(value.func, self.facts.torchvision))
+                         for value in built):
+            # `T.Resize((n, n))(kernel)`: torchvision's transforms hold no parameters; on a tensor they
+            # make one that requires grad only where it did.
+            return all(self._operand_never(arg.value, function, statement, depth, likely) for arg in call.args
+                       if arg.keyword is None)
         if type(func) is cst.Name and self._legacy_type_alias(func, function):
             return True  # `Tensor(n, 1).fill_(1.0)` after `Tensor = torch.cuda.FloatTensor if cuda else ...`
         qualified = self.facts.names.qualified_name(func)
@@ -1947,6 +1968,11 @@ def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
 # object called at once (`transforms.ToTensor()(image)`) or as a function (`TF.to_tensor(image)`).
 IMAGE_TO_TENSOR_CLASSES = frozenset({"ToTensor", "PILToTensor"})
 IMAGE_TO_TENSOR_FUNCTIONS = frozenset({"to_tensor", "pil_to_tensor"})
+
+
+def _a_transform(name: Optional[str]) -> bool:
+    """A class of torchvision's transforms (`torchvision.transforms.Resize`, `...v2.Normalize`)."""
+    return name is not None and name.startswith("torchvision.transforms.") and name.rpartition(".")[2][:1].isupper()
 
 
 def _a_dataset_class(name: Optional[str]) -> bool:

@@ -47,7 +47,7 @@ PASS_THROUGH = frozenset({"iter", "tqdm", "tqdm_notebook", "track", "cycle", "is
 NOT_DATA_WORDS = frozenset(
     "model weight weights checkpoint ckpt state config cfg yaml json file image img pil module plugin "
     "loaders".split())
-MAX_DEPTH = 6
+MAX_DEPTH = 10  # hops: `content = next(batches).float()`, `batches = iter(DataLoader(...))` take eight
 
 
 @dataclass(frozen=True)
@@ -123,8 +123,8 @@ class DataLoaders:
 
     def batch_expression(self, expr, function: FunctionFacts, depth: int = 0) -> Optional[Batch]:
         """The batch (or part) an expression holds: a name every binding of which holds one, a
-        constant subscript of a batch (`batch[0]`, `batch["label"]`), a tensor method of a part
-        (`labels.to(device)`)."""
+        constant subscript of a batch (`batch[0]`, `batch["label"]`), a tensor method of a batch or a
+        part (`labels.to(device)`)."""
         if expr is None:
             return None
         if depth > MAX_DEPTH:
@@ -145,8 +145,9 @@ class DataLoaders:
             return Batch(inner.loader, whole=False)
         if type(expr) is cst.Call and type(expr.func) is cst.Attribute \
                 and expr.func.attr.value in TENSOR_RETURNING_METHODS and self.names.qualified_name(expr.func) is None:
-            inner = self.batch_expression(expr.func.value, function, depth + 1)
-            return inner if inner is not None and not inner.whole else None
+            # A whole batch stays whole (`next(batches).float()`: the dataset yields one tensor, or an
+            # object with its own `.to()`), so nothing takes it for a tensor it may not be.
+            return self.batch_expression(expr.func.value, function, depth + 1)
         if type(expr) is cst.Call:
             shape = self._next_of(expr, function, depth + 1)
             return Batch(shape, whole=True) if isinstance(shape, Loader) else None
@@ -214,7 +215,7 @@ class DataLoaders:
                          if (found := _path_to(target.target, binding.target)) is not None), None)
             if path is None:
                 return None
-            shape = self._next_of(binding.value, function, depth + 1)
+            shape = self._next_of(binding.value, function, depth + 1) or self._iterated(binding.value, function, depth + 1)
             if shape is None:
                 whole = self.batch_expression(binding.value, function, depth + 1)
                 shape = whole.loader if whole is not None and whole.whole else None
@@ -233,6 +234,21 @@ class DataLoaders:
                 and expr.args and expr.args[0].keyword is None):
             return None
         return self._items(expr.args[0].value, function, depth + 1)
+
+    def _iterated(self, expr, function: FunctionFacts, depth: int):
+        """What a loop variable holds, where it holds several batches (`data` in `for i, data in
+        enumerate(zip(loader1, loader2))`, later unpacked `(x1, y1), (x2, y2) = data`): their shape."""
+        if type(expr) is not cst.Name:
+            return None
+        bindings = function.bindings_at(expr)
+        binding = next(iter(bindings)) if len(bindings) == 1 else None
+        if binding is None or binding.kind != "loop" or type(binding.statement) is not cst.For:
+            return None
+        loop = binding.statement
+        shape = self._items(loop.iter, function, depth + 1)
+        for position in _path_to(loop.target, binding.target) or ():
+            shape = shape[position] if isinstance(shape, tuple) and position < len(shape) else None
+        return shape if isinstance(shape, tuple) else None
 
     def _items(self, iterable, function: FunctionFacts, depth: int):
         """What one iteration over `iterable` yields: a Loader (its batch), a tuple of shapes, None."""
@@ -333,9 +349,9 @@ def _built(call: cst.Call, shown: str) -> Loader:
 
 
 def _reads_as_loader(name: str) -> bool:
-    """`loader`, `train_loader`, `trainloader`, `valLoader`, `train_dl`, `dataloader`; not
-    `model_loader`, `image_loader` or a collection of loaders (`loaders`)."""
-    words = [word.lower() for word in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if word]
+    """`loader`, `train_loader`, `trainloader`, `valLoader`, `train_dl`, `dataloader`, also numbered
+    (`train_loader1`, `dl2`); not `model_loader`, `image_loader` or a collection of loaders (`loaders`)."""
+    words = [word.lower().rstrip("0123456789") for word in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name) if word]
     if any(word in NOT_DATA_WORDS for word in words):
         return False
     return any(word.endswith("loader") or word == "dl" for word in words)
