@@ -141,6 +141,10 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                     if binding in result.bindings:
                         continue
                     result.bindings.add(binding)
+                    if _data_rebinding(binding):
+                        # `loss.data = torch.FloatTensor([norm])`: new values, the same tensor, whose
+                        # `grad_fn` still leads into the graph it had.
+                        pending.append((binding.target, binding.statement))
                     if value is not None and facts.grad_enabled_at(function, binding.statement) \
                             and not carries_no_graph(value, function, facts, binding.statement) \
                             and not wrapped_in_variable(value, facts.names):
@@ -153,6 +157,14 @@ def loss_slice(loss: cst.BaseExpression, statement: cst.CSTNode, function: Funct
                                 and not wrapped_in_variable(inserted, facts.names):
                             pending.append((inserted, inserted_at))
     return result
+
+
+def _data_rebinding(binding) -> bool:
+    """Is the binding `x.data = value` (aliasing's `_rebind_data`), which gives `x` new memory only?"""
+    statement = binding.statement
+    return type(statement) is cst.Assign and any(
+        type(target.target) is cst.Attribute and target.target.attr.value == "data" and target.target.value is binding.target
+        for target in statement.targets)
 
 
 # Layers whose forward saves only its input and its own parameters for the backward.
