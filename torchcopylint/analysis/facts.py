@@ -106,6 +106,8 @@ class ModuleFacts(CalleeEffects, Callees):
         self._name_references: Optional[dict] = None
         self._loaders = None
         self._callers: Optional[dict] = None
+        # function -> (caller, statement) of each call it is handed to as an argument (`evaluate(n, sample_fn)`)
+        self._handed_to_calls: dict = {}
         self._index()
 
     # -------------------------------------------------------------- indexing
@@ -569,8 +571,12 @@ class ModuleFacts(CalleeEffects, Callees):
             top_level_kinds.setdefault(binding.name, set()).add(binding.kind)
         callee_names: set = set()
         tables = self._dispatch_tables(module, top_level_kinds)
+        argument_of: dict = {}  # id of a name passed as an argument -> (caller, statement of the call)
         for caller in self.all_functions():
             for call, statement in caller.call_statement.items():
+                for arg in call.args:
+                    if type(arg.value) is cst.Name and not arg.star:
+                        argument_of[id(arg.value)] = (caller, statement)
                 callee = self._callee_definition(call.func, caller, top_level_kinds)
                 if callee is not None:
                     sites.setdefault(callee, []).append((caller, call, statement))
@@ -590,6 +596,7 @@ class ModuleFacts(CalleeEffects, Callees):
                 definition = self._callee_definition(name, caller, top_level_kinds)
                 if definition is not None:
                     handed_on.add(definition)
+                    self._handed_to_calls.setdefault(definition, []).append(argument_of.get(id(name)))
         # A method read as `self.<name>` other than to call it (`run_episode(self.act)`): handed on too.
         methods_read = {node.attr.value for node in walk(self.module) if type(node) is cst.Attribute
                         and type(node.value) is cst.Name and node.value.value == "self"
@@ -602,6 +609,8 @@ class ModuleFacts(CalleeEffects, Callees):
                     and grad_mode_of_context(decorator.decorator, self.names) is None
                     for decorator in node.decorators):
                 sites[node] = None
+                if node not in handed_on or node.decorators or _called_implicitly(node, self):
+                    self._handed_to_calls.pop(node, None)
         return sites
 
     def _dispatch_tables(self, module: FunctionFacts, top_level_kinds: dict) -> dict[str, dict]:
@@ -741,6 +750,11 @@ class ModuleFacts(CalleeEffects, Callees):
             sites = self.call_sites_of(function)
             if sites:
                 modes[function.node] = [(caller, mode_of(caller, statement)) for caller, _, statement in sites]
+            handed = self._handed_to_calls.get(function.node) if sites is None else None
+            if handed and None not in handed:
+                # A callback handed only to calls made under no-grad (`with torch.no_grad(): evaluate(n,
+                # sample_fn)`): the callee runs it then, very likely (it could keep it for later).
+                modes[function.node] = [(caller, mode_of(caller, statement)) for caller, statement in handed]
         quiet: set = set()
         changed = True
         while changed:
