@@ -252,17 +252,25 @@ SHOWING_CALLS = frozenset({"print", "display"})
 
 
 def only_shows(statement: cst.CSTNode, name: cst.CSTNode) -> bool:
-    """Does the statement do nothing with the name but show it: a notebook cell (or its last line) that
-    is the name alone or a tuple of names, `print(b)`, `print(a, b)`, `print(f"after: {b}")`, `display(b)`?"""
+    """Does the statement do nothing with the name but show it, or an element or attribute of it: a
+    notebook cell (or its last line) that is the name alone or a tuple (`b`, `a, b`, `a[0, 0], b[0, 0]`,
+    `b, b.shape`), `print(b)`, `print(a, b)`, `print(f"after: {b}")`, `display(b)`?"""
     if type(statement) is not cst.Expr:
         return False
     value = statement.value
-    if value is name:
+    if _selects(value, name):
         return True
     if type(value) is cst.Tuple:
-        return any(element.value is name for element in value.elements)
+        return any(_selects(element.value, name) for element in value.elements)
     if not (type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in SHOWING_CALLS):
         return False
-    return any(argument.value is name or type(argument.value) is cst.FormattedString and any(
-        type(part) is cst.FormattedStringExpression and part.expression is name for part in argument.value.parts)
+    return any(_selects(argument.value, name) or type(argument.value) is cst.FormattedString and any(
+        type(part) is cst.FormattedStringExpression and _selects(part.expression, name) for part in argument.value.parts)
         for argument in value.args)
+
+
+def _selects(expr: cst.BaseExpression, name: cst.CSTNode) -> bool:
+    """Is `expr` the name, or an element or attribute of it (`b[0, 0]`, `b.shape`)?"""
+    while type(expr) in (cst.Subscript, cst.Attribute) and expr is not name:
+        expr = expr.value
+    return expr is name

@@ -222,9 +222,21 @@ def _memory_inspected(function: FunctionFacts, alias: Binding) -> bool:
     return any(read.use == "identity" for binding in (alias, *sources) for read in function.reads_of(binding))
 
 
-def _only_shown(function: FunctionFacts, alias: Binding) -> bool:
-    """Is the alias only ever shown (a notebook cell that is its name alone, `print(b)`)? Showing a view
-    after its base was written is how a lesson shows that they share memory (`b = a.view(-1, 1)`,
-    `a.zero_()`, then `b`): nothing computes with the old values."""
+def _only_shown(function: FunctionFacts, alias: Binding, depth: int = 0) -> bool:
+    """Is the alias only ever shown (a notebook cell that is its name alone, `print(b)`), itself or
+    through views of it that are only shown (`x_squeezed = x_reshaped.squeeze()`, then
+    `print(x_squeezed)`)? Showing a view after its base was written is how a lesson shows that they
+    share memory (`b = a.view(-1, 1)`, `a.zero_()`, then `b`): nothing computes with the old values."""
     reads = [read for read in function.reads_of(alias) if read.use == "value"]
-    return bool(reads) and all(only_shows(read.statement, read.node) for read in reads)
+
+    def shown(read) -> bool:
+        if only_shows(read.statement, read.node):
+            return True
+        views = [binding for binding in function.bindings if binding.statement is read.statement
+                 and binding.made_by == "alias"]
+        return depth < MAX_SHOWN_VIEWS and bool(views) and all(_only_shown(function, view, depth + 1) for view in views)
+
+    return bool(reads) and all(shown(read) for read in reads)
+
+
+MAX_SHOWN_VIEWS = 3  # views of views followed to where they are shown
