@@ -568,7 +568,12 @@ class ModuleFacts(CalleeEffects, Callees):
         module = self.function_facts(self.module)
         top_level_kinds: dict = {}
         for binding in module.bindings:
-            top_level_kinds.setdefault(binding.name, set()).add(binding.kind)
+            kinds = top_level_kinds.setdefault(binding.name, set())
+            if binding.kind == "def" and "def" in kinds:
+                # Defined twice (a notebook's later cell redefines `draw`): a function reading the name
+                # calls whichever the top level holds when it runs, which is not in sight.
+                kinds.add("redefined")
+            kinds.add(binding.kind)
         callee_names: set = set()
         tables = self._dispatch_tables(module, top_level_kinds)
         argument_of: dict = {}  # id of a name passed as an argument -> (caller, statement of the call)
