@@ -2098,7 +2098,7 @@ def test_a_loop_whose_flagged_line_runs_every_kth_iteration_runs_until_it_ran_tw
             history.append(loss)
     """)
     first, second = limit_loops(source, 5).loops[0], limit_loops(source, 9).loops[-1]
-    assert first.sparse_iterations == 26 and not first.over_data
+    assert first.sparse_iterations == 50 and not first.over_data  # passes at epochs 24 and 49
     assert second.sparse_iterations == 0  # the line is not under the test
     # The count of an enumerated loader's batches: a loop over data, whose stand-in loaders are that long.
     batches = textwrap.dedent("""\
@@ -2108,7 +2108,12 @@ def test_a_loop_whose_flagged_line_runs_every_kth_iteration_runs_until_it_ran_tw
                 losses.append(loss)
     """)
     loop = limit_loops(batches, 4).loops[0]
-    assert loop.sparse_iterations == 101 and loop.over_data
+    assert loop.sparse_iterations == 200 and loop.over_data
+    # A remainder other than zero (`if epoch % 10 == 1:`, at epochs 1 and 11), and a test that reads more
+    # than the counter (k + 1, as nothing else can be said).
+    for test, passes in (("epoch % 10 == 1", 12), ("epoch % 10 == 0 and verbose", 11)):
+        loop = limit_loops(f"for epoch in range(100):\n    loss = step()\n    if {test}:\n        losses.append(loss)\n", 4)
+        assert loop.loops[0].sparse_iterations == passes, test
 
 
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):

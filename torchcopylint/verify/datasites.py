@@ -1864,9 +1864,9 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
         if isinstance(node, (ast.For, ast.While)):
             encloses = not in_definition and node.lineno <= flagged_line <= (node.end_lineno or node.lineno)
             if encloses or _trains(node):
-                every = _every_kth_iteration(node, flagged_line, tree) if encloses else 0
+                passes = _iterations_to_pass_twice(node, flagged_line, tree) if encloses else 0
                 loop = Loop(len(loops), node.lineno, node.end_lineno or node.lineno,
-                            min(every + 1, MAX_SPARSE_ITERATIONS) if every else 0,
+                            min(passes, MAX_SPARSE_ITERATIONS),
                             gathers=not encloses and not _steps(node),
                             over_data=isinstance(node, ast.For) and _iterates_data(node.iter))
                 loops.append(loop)
@@ -1884,10 +1884,12 @@ def limit_loops(text: str, flagged_line: int) -> Limited:
 MAX_SPARSE_ITERATIONS = 501
 
 
-def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> int:
-    """k, where the flagged line stands under an `if` of the loop that tests its variable modulo k
-    (`if epoch % 10 == 0:`, `if (i + 1) % log_every == 0:` with `log_every = 10` in the file; the
-    count of `for i, (x, y) in enumerate(loader)`); 0 otherwise."""
+def _iterations_to_pass_twice(loop: ast.AST, flagged_line: int, tree: ast.Module) -> int:
+    """The iterations it takes to run the flagged line twice, where it stands under an `if` of the loop
+    that tests its variable modulo k (`if epoch % 10 == 0:` k + 1, `if epoch % 10 == 1:` k + 2, `if (i + 1)
+    % log_every == 0:` 2k, with `log_every = 10` in the file; the count of `for i, (x, y) in
+    enumerate(loader)`); 0 otherwise. The test is evaluated on the counter alone (with the file's whole-number
+    constants); one it cannot be (it reads other names) counts k + 1."""
     if not isinstance(loop, ast.For):
         return 0
     counter = loop.target
@@ -1907,7 +1909,23 @@ def _every_kth_iteration(loop: ast.AST, flagged_line: int, tree: ast.Module) -> 
                 modulus = part.right.value if isinstance(part.right, ast.Constant) else \
                     constants.get(part.right.id) if isinstance(part.right, ast.Name) else None
                 if type(modulus) is int and modulus > 1:
-                    return modulus
+                    return _second_pass(node.test, counter.id, constants) or modulus + 1
+    return 0
+
+
+def _second_pass(test: ast.expr, counter: str, constants: dict) -> int:
+    """1 + the second value of the counter for which `test` holds (0..MAX_SPARSE_ITERATIONS), evaluated
+    with the counter and the file's whole-number constants only; 0 when it reads anything else."""
+    code = compile(ast.Expression(test), "<loop test>", "eval")
+    passes = 0
+    for value in range(MAX_SPARSE_ITERATIONS):
+        try:
+            holds = eval(code, {"__builtins__": {}}, {**constants, counter: value})  # noqa: S307 - numbers only
+        except Exception:  # noqa: BLE001 - another name, a call: not decided by the counter alone
+            return 0
+        passes += bool(holds)
+        if passes == 2:
+            return value + 1
     return 0
 
 
