@@ -2116,6 +2116,34 @@ def test_a_loop_whose_flagged_line_runs_every_kth_iteration_runs_until_it_ran_tw
         assert loop.loops[0].sparse_iterations == passes, test
 
 
+def test_a_training_loop_under_if_train_on_gpu_runs_the_gpu_branch_on_the_cpu(scripts_verified):
+    # fresh112's MNIST DCGAN notebook: `not reached` on the CPU, where `train_on_gpu` is False.
+    verdict = _verdict(scripts_verified, "gan_trained_only_on_gpu.py", "d_fake = D(fake_images)", "TCL003")
+    assert verdict.status == "confirmed", verdict
+    assert "the branch the code takes on a GPU, which holds the line the experiment watches, ran" in verdict.evidence, \
+        verdict.evidence
+
+
+def test_only_the_gpu_branch_holding_a_watched_line_is_taken():
+    from torchcopylint.verify.legacy import gpu_branches_taken
+
+    source = textwrap.dedent("""\
+        import torch
+        use_cuda = torch.cuda.is_available()
+        if use_cuda:
+            z = z.gpu()
+        for step in range(3):
+            if use_cuda:
+                y = G(x.cuda())
+            if not torch.cuda.is_available():
+                y = G(x)
+        """)
+    taken = gpu_branches_taken(source, frozenset({7}))
+    assert taken.splitlines()[5] == "    if True:" and taken.splitlines()[2] == "if use_cuda:", taken
+    assert "if not torch.cuda.is_available():" in taken  # the CPU's own branch runs here anyway
+    assert gpu_branches_taken(source, frozenset({9})) == source
+
+
 def test_top_level_gan_of_sequential_networks_is_confirmed_in_one_step_of_its_loop(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_sequential.py", "d_fake = D(fake)", "TCL003")
     assert verdict.status == "confirmed", verdict

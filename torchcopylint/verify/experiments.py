@@ -189,6 +189,12 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     if without_gpu_checks != text:
         script.note("a check that a GPU is present was skipped: the code ran on the CPU, the verification device")
         text = without_gpu_checks
+    if probe is not None:
+        on_gpu = legacy.gpu_branches_taken(text, frozenset(probe.before) | frozenset(probe.after))
+        if on_gpu != text:  # `if train_on_gpu:` around the whole training loop of a notebook
+            script.note("the branch the code takes on a GPU, which holds the line the experiment watches, ran: "
+                        "the code ran on the CPU, the verification device")
+            text = on_gpu
     without_data_checks = legacy.data_checks_in_place(text)  # `if not os.path.exists(root): exit()`
     if without_data_checks != text:
         script.note("a check that the data is there, which stops the program without it, was passed: the data "

@@ -98,6 +98,40 @@ def gpu_requirements_in_place(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
+def gpu_branches_taken(text: str, lines: frozenset) -> str:
+    """`text` with each `if` on whether a GPU is present (`if train_on_gpu:` with `train_on_gpu =
+    torch.cuda.is_available()`, `if torch.cuda.is_available():`) whose body holds one of `lines` made to take
+    that body (its test `True`), line numbers kept: a notebook whose whole training loop sits under `if
+    train_on_gpu:` runs it on a GPU only, and the experiment runs code written for a GPU on the CPU
+    (script.cuda_on_cpu). The other such tests stay as the verification device answers them. Unchanged when
+    it has none."""
+    if ".cuda." not in text or not lines:
+        return text
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    answers = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Name) and _asks_for_gpu(node.value)}
+    edits = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno or not node.body:
+            continue
+        negated, query = _truth_of(node.test)
+        body = range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1)
+        if not negated and (_asks_for_gpu(query) or isinstance(query, ast.Name) and query.id in answers) \
+                and any(line in body for line in lines):
+            edits.append(node.test)
+    if not edits:
+        return text
+    text_lines = text.splitlines(keepends=True)
+    for test in sorted(edits, key=lambda test: (test.lineno, -test.col_offset), reverse=True):
+        line = text_lines[test.lineno - 1]
+        text_lines[test.lineno - 1] = line[:test.col_offset] + "True" + line[test.end_col_offset:]
+    return "".join(text_lines)
+
+
+@functools.lru_cache(maxsize=64)
 def data_checks_in_place(text: str) -> str:
     """`text` with each check that a file or folder is there made to pass, where its failing stops the
     program (`if os.path.exists("faces"): pass else: print("download the dataset"); exit()`, `if not
