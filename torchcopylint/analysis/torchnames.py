@@ -39,6 +39,29 @@ def _module_name(node: Union[cst.Attribute, cst.Name]) -> str:
     return dotted_name(node) or ""
 
 
+# Calls that import a module by its name and return it: a test file's `torch = pytest.importorskip("torch")`.
+IMPORTING_CALLS = frozenset({"pytest.importorskip", "importorskip", "importlib.import_module", "import_module"})
+
+
+def _imported_by_calls(body) -> dict[str, str]:
+    """`torch = pytest.importorskip("torch")`, `F = importlib.import_module("torch.nn.functional")` at the
+    top level: local name -> the torch module it binds."""
+    found = {}
+    for line in body:
+        if type(line) is not cst.SimpleStatementLine:
+            continue
+        for statement in line.body:
+            if not (type(statement) is cst.Assign and len(statement.targets) == 1
+                    and type(statement.targets[0].target) is cst.Name and type(statement.value) is cst.Call
+                    and dotted_name(statement.value.func) in IMPORTING_CALLS and statement.value.args
+                    and type(statement.value.args[0].value) is cst.SimpleString):
+                continue
+            imported = statement.value.args[0].value.evaluated_value
+            if isinstance(imported, str) and (imported == ROOT_PACKAGE or imported.startswith(ROOT_PACKAGE + ".")):
+                found[statement.targets[0].target.value] = imported
+    return found
+
+
 @dataclass
 class TorchNames:
     """Local name -> fully qualified torch name, e.g. {"nn": "torch.nn", "F": "torch.nn.functional"}."""
@@ -62,6 +85,7 @@ class TorchNames:
             names.star_import = names.star_import or (
                 type(statement) is cst.ImportFrom and type(statement.names) is cst.ImportStar and
                 not (statement.module is not None and _module_name(statement.module).split(".")[0] == ROOT_PACKAGE))
+        names.aliases.update(_imported_by_calls(module.body))
         # `def f(m): import torch; with torch.no_grad(): ...`: a module that imports torch only inside
         # functions (lazily, or in a test helper) spells the same names there. (Read only then: the walk
         # over every function body is not free, and a module that imports torch at its top rarely
