@@ -111,24 +111,16 @@ def gpu_branches_taken(text: str, lines: frozenset) -> str:
         tree = ast.parse(text)
     except SyntaxError:
         return text
-    answers = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
-               and isinstance(node.targets[0], ast.Name) and _asks_for_gpu(node.value)}
-    edits = []
+    answers = _names_bound_to(tree, _asks_for_gpu)
+    taken = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno or not node.body:
             continue
         negated, query = _truth_of(node.test)
         body = range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1)
-        if not negated and (_asks_for_gpu(query) or isinstance(query, ast.Name) and query.id in answers) \
-                and any(line in body for line in lines):
-            edits.append(node.test)
-    if not edits:
-        return text
-    text_lines = text.splitlines(keepends=True)
-    for test in sorted(edits, key=lambda test: (test.lineno, -test.col_offset), reverse=True):
-        line = text_lines[test.lineno - 1]
-        text_lines[test.lineno - 1] = line[:test.col_offset] + "True" + line[test.end_col_offset:]
-    return "".join(text_lines)
+        if not negated and _asked(query, _asks_for_gpu, answers) and any(line in body for line in lines):
+            taken[node.test] = "True"
+    return _tests_replaced(text, taken)
 
 
 @functools.lru_cache(maxsize=64)
@@ -156,19 +148,17 @@ def _checks_made_to_pass(text: str, asks: Callable[[ast.expr], bool], answered: 
         tree = ast.parse(text)
     except SyntaxError:
         return text
-    lines = text.splitlines(keepends=True)
-    answers = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
-               and isinstance(node.targets[0], ast.Name) and asks(node.value)} if answered else set()
+    answers = _names_bound_to(tree, asks) if answered else set()
+    passing = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.If) or node.test.lineno != node.test.end_lineno:
             continue
         negated, query = _truth_of(node.test)
         failing = node.body if negated else node.orelse
-        if (asks(query) or isinstance(query, ast.Name) and query.id in answers) and failing and _stops(failing[-1]):
-            line = lines[node.test.lineno - 1]
-            lines[node.test.lineno - 1] = (line[:node.test.col_offset] + ("False" if negated else "True")
-                                           + line[node.test.end_col_offset:])
-    return _statements_as_pass("".join(lines), lambda tree: (
+        if _asked(query, asks, answers) and failing and _stops(failing[-1]):
+            passing[node.test] = "False" if negated else "True"
+    text = _tests_replaced(text, passing)
+    return _statements_as_pass(text, lambda tree: (
         node for node in ast.walk(tree) if isinstance(node, ast.Assert) and asks(node.test)))
 
 
@@ -182,6 +172,27 @@ def _truth_of(test: ast.expr) -> tuple[bool, ast.expr]:
             and type(test.comparators[0].value) is bool:
         return not test.comparators[0].value, test.left
     return False, test
+
+
+def _names_bound_to(tree: ast.Module, asks: Callable[[ast.expr], bool]) -> set:
+    """The names bound once to what `asks` recognises (`use_cuda = torch.cuda.is_available()`)."""
+    return {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and asks(node.value)}
+
+
+def _asked(query: ast.expr, asks: Callable[[ast.expr], bool], answers: set) -> bool:
+    """Does the test ask what `asks` recognises, itself or through a name bound to it?"""
+    return asks(query) or isinstance(query, ast.Name) and query.id in answers
+
+
+def _tests_replaced(text: str, replacements: dict) -> str:
+    """`text` with each single-line test of `replacements` (an `ast.expr` -> its new text) replaced, line
+    numbers and the rest of each line kept (right to left, so that two on one line stay in place)."""
+    lines = text.splitlines(keepends=True)
+    for test in sorted(replacements, key=lambda test: (test.lineno, test.col_offset), reverse=True):
+        line = lines[test.lineno - 1]
+        lines[test.lineno - 1] = line[:test.col_offset] + replacements[test] + line[test.end_col_offset:]
+    return "".join(lines)
 
 
 def _asks_for_gpu(test: ast.expr) -> bool:
