@@ -719,24 +719,6 @@ def test_call_sites_say_how_each_input_of_a_network_is_made():
         (("z", "c"), ("torch.randn(batch_size, Z_DIM)", "F.one_hot(labels, N_CLASSES).float()"))]
 
 
-def test_a_missing_easydict_holds_a_configuration_as_easydict_does():
-    # DM-GAN, ControlGAN and many research repositories keep their configuration in an EasyDict.
-    import copy
-
-    from torchcopylint.verify.noops import NoOpModule, is_no_op
-
-    assert is_no_op("easydict")
-    EasyDict = NoOpModule("easydict").EasyDict
-    cfg = EasyDict({"TRAIN": {"LR": 2e-4, "STAGES": [{"size": 64}]}}, GPU_ID=0)
-    cfg.TRAIN.BATCH_SIZE = 16
-    cfg.update({"TREE": {"BRANCH_NUM": 3}})
-    assert cfg.TRAIN.LR == 2e-4 and cfg["TRAIN"]["BATCH_SIZE"] == 16 and cfg.TRAIN.STAGES[0].size == 64
-    assert cfg.TREE.BRANCH_NUM == 3 and cfg.GPU_ID == 0 and isinstance(cfg, dict)
-    assert copy.deepcopy(cfg).TRAIN.BATCH_SIZE == 16
-    with pytest.raises(AttributeError):
-        cfg.MISSING
-
-
 def test_readers_of_recordings_settings_files_and_seeding_modules_are_no_ops():
     from torchcopylint.verify.noops import is_no_op
 
@@ -3324,26 +3306,6 @@ def test_a_batch_a_step_unpacks_is_a_loader_s_batch_and_what_optimizers_gives_co
     assert planned.kinds["data"] == "loaders" and planned.loader_counts == {"data": 3}
     loaders = make(planned, "cpu")["data"]
     assert len(loaders) == 3 and len(loaders[0][0]) == 2  # batches of (images, labels)
-
-
-def test_a_missing_simple_parsing_parses_its_dataclasses_as_their_defaults():
-    # fresh58's IFT6135 GAN: `parser.add_arguments(Hyperparameters, dest="hyperparameters")`, then
-    # `main(args.management, args.hyperparameters)` at the top level; without the package the whole
-    # script stopped at "needs `simple_parsing`".
-    import dataclasses
-
-    from torchcopylint.verify import noops
-
-    @dataclasses.dataclass
-    class Hyperparameters:
-        batch_size: int = 64
-        lr: float = 2e-4
-
-    parser = noops.NoOpModule("simple_parsing").ArgumentParser("a course's GAN")
-    parser.add_arguments(Hyperparameters, dest="hyperparameters")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args([])
-    assert args.hyperparameters == Hyperparameters() and args.seed == 1
 
 
 def test_a_helper_two_scripts_call_is_confirmed_through_the_call_that_shows_it(scripts_verified):

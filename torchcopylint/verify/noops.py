@@ -10,14 +10,15 @@ folder of the temporary folder. Besides the packages listed, a package or module
 logging (`tensorboard_logger`, the `logger` module of a missing `k_util`) is one: a logger
 records what it is given and gives nothing back that a step computes with; so is a module named for
 seeding (`seed_set`), which only sets the random state. Datasets themselves were
-stood in by verify/datasites.py before they could run. Any other missing
+stood in by verify/datasites.py before they could run; configuration packages
+(configargparse, omegaconf, easydict, simple_parsing) get plain equivalents that hold the
+code's own settings (verify/configs.py). Any other missing
 package keeps verify/absent.py's stand-in, whose use makes the verdict
 `unverified`, naming it.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib
 import importlib.abc
@@ -28,7 +29,7 @@ import re
 import sys
 import types
 
-from torchcopylint.verify import absent, amp, backbones, environments, lightning, zoos
+from torchcopylint.verify import absent, amp, backbones, configs, environments, lightning, zoos
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.datasites import PROGRESS_BARS
 from torchcopylint.verify.importing import WRAPPERS
@@ -39,7 +40,7 @@ PACKAGES = frozenset({
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     # The summary printers' forks (`torchsummaryM.summary(G, (1, 100))`, `torchsummaryX.summary(model, x)`).
     "torchsummaryM", "torchsummaryX", "torch_summary", "pytorch_model_summary",
-    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "easydict",
+    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources",
     "gym", "gymnasium",
     # A training framework: its LightningModule stands in (verify/lightning.py), its Trainer does nothing.
     "pytorch_lightning", "lightning",
@@ -70,9 +71,8 @@ PACKAGES = frozenset({
     # Designs of experiments, which draw a physics-informed network's collocation points (`lhs(2, n)`):
     # points of the unit square stand in (`LATIN_HYPERCUBES`).
     "pyDOE", "pyDOE2", "pyDOE3",
-    # An argparse of dataclasses (`parser.add_arguments(Hyperparameters, dest="hparams")`): its defaults
-    # (DataclassArgumentParser).
-    "simple_parsing",
+    # Configuration packages: what they hold is the code's own settings (verify/configs.py).
+    *configs.PACKAGES,
     # Dive into Deep Learning's helpers: only its downloads and plots (NO_OP_NAMES).
     "d2l",
     # A JIT compiler: what it compiles runs as Python (NUMBA_COMPILERS), computing the same values.
@@ -115,6 +115,7 @@ NO_OP_PARTS = {
     "mlxtend": frozenset({"plotting"}),  # its classifiers and data are not plots
     "numba": frozenset(),  # its compilers leave functions as Python (NUMBA_COMPILERS); the rest is absent
     "pytest": frozenset(),  # its decorators leave functions as written (TEST_DECORATORS); the rest is absent
+    **dict.fromkeys(configs.ONLY_THESE, frozenset()),  # verify/configs.py's stand-ins; the rest is absent
 }
 # `@jit(nopython=True)`, `@njit`, `@cuda.jit` (a soft-DTW loss's kernels): numba is not installed, the
 # function runs as the Python it is written in.
@@ -501,52 +502,6 @@ class ProgressBar:
         return NoOp(f"{self._name}().{attribute}")
 
 
-class DataclassArgumentParser(argparse.ArgumentParser):
-    """simple_parsing's ArgumentParser, where it is missing: `add_arguments(Options, dest="options")`
-    puts an `Options()` of the dataclass's defaults under `options` in what `parse_args()` gives."""
-
-    def add_arguments(self, options: type, dest: str, default=None, **kwargs):
-        self.set_defaults(**{dest: default if default is not None else options()})
-
-
-class AttributeDict(dict):
-    """`easydict.EasyDict`, for a configuration (`cfg = EasyDict(); cfg.TRAIN.LR = 2e-4`): a dict whose
-    keys are also attributes, nested dicts (and those in lists) made so too."""
-
-    def __init__(self, values=None, **more):
-        super().__init__()
-        self.update(values, **more)
-
-    def __setitem__(self, key, value):
-        super().__setitem__(key, _attribute_dicts(value))
-
-    def __setattr__(self, key, value):
-        self[key] = value
-
-    def __getattr__(self, key):
-        if key.startswith("__") and key.endswith("__"):
-            raise AttributeError(key)
-        try:
-            return self[key]
-        except KeyError:
-            raise AttributeError(key) from None
-
-    def __delattr__(self, key):
-        del self[key]
-
-    def update(self, values=None, **more):
-        for key, value in {**dict(values or {}), **more}.items():
-            self[key] = value
-
-
-def _attribute_dicts(value):
-    if isinstance(value, dict) and not isinstance(value, AttributeDict):
-        return AttributeDict(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_attribute_dicts(item) for item in value)
-    return value
-
-
 class NoOpBase:
     """A base class from a no-op package (`class Logger(SummaryWriter)`): its methods do nothing."""
 
@@ -624,10 +579,8 @@ class NoOpModule(types.ModuleType):
             return zoo_stand_in
         if name in lightning.STAND_INS:
             return lightning.STAND_INS[name]
-        if name == "simple_parsing.ArgumentParser":
-            return DataclassArgumentParser
-        if name == "easydict.EasyDict":
-            return AttributeDict  # a configuration's container: it must hold what the code puts in it
+        if name in configs.STAND_INS:
+            return configs.STAND_INS[name]
         if name in ("numba.cuda", "gym.vector", "gymnasium.vector") or name in zoos.SUBMODULES:
             return NoOpModule(name)  # `from numba import cuda`, then `@cuda.jit`; `gym.vector.make(...)`
         if name in NUMBA_COMPILERS or name in TEST_DECORATORS:
@@ -639,7 +592,7 @@ class NoOpModule(types.ModuleType):
         if name == "wandb.config":
             # A run's hyperparameters (`config = wandb.config; config.learning_rate = 1e-3`, then
             # `lr=config.learning_rate`): it holds what the code puts in it, the same one on every read.
-            config = AttributeDict()
+            config = configs.AttributeDict()
             setattr(self, "config", config)
             return config
         if name == "wandb.init":
@@ -761,7 +714,14 @@ def used_in(namespace: dict) -> list[str]:
             found.append(_package_of(value.__name__))
         elif isinstance(value, NoOp) and not value.__dict__.get("_for_cell"):
             found.append(_package_of(object.__getattribute__(value, "_name")))
+        elif configs.package_of(value) is not None:  # `from omegaconf import OmegaConf`
+            found.append(configs.package_of(value))
     return sorted(set(found))
+
+
+def stood_in_as(package: str) -> str:
+    """What the evidence says stood in for a missing package the code used."""
+    return configs.STOOD_IN if package in configs.PACKAGES else "no-ops"
 
 
 def imported_by_siblings(namespace: dict) -> list[str]:

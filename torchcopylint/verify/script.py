@@ -261,10 +261,11 @@ def _record(plan: DataPlan, namespace: Optional[dict]) -> None:
     if plan not in _log.plans:
         _log.plans.append(plan)
     for package in noops.used_in(namespace or {}):
-        _log.add(f"`{package}` is not installed: no-ops stood in for it")
+        _log.add(f"`{package}` is not installed: {noops.stood_in_as(package)} stood in for it")
     for package in noops.imported_by_siblings(namespace or {}):
         # A module the code imports imported it (LPIPS's `requests`, for its weights): said too.
-        _log.add(f"`{package}` is not installed: no-ops stood in for it (imported by a module the code uses)")
+        _log.add(f"`{package}` is not installed: {noops.stood_in_as(package)} stood in for it "
+                 f"(imported by a module the code uses)")
     for package in _absent_in(namespace or {}):
         if not any(f"needs `{package}`" in item for item in _log.items):  # (one a statement failed on: said)
             _log.add(f"`{package}` is not installed: imported as a stand-in the code never used")
