@@ -22,6 +22,10 @@ under that:
   on this one, the dataset folder of its author's home), or one beside the project that is not here
   (`os.listdir("../data/anime_faces")`), lists a few image files, which then open as
   random pixels: a script that reads its images one by one at its top level runs on those;
+- a command that installs packages or fetches files (`subprocess.check_call(["pip", "install", name])`
+  in a helper's `except ImportError:`, `os.system("wget " + url)`) does not run and reports success:
+  the environment is never changed and nothing is downloaded, and a package the code then imports
+  and still lacks gets its stand-in as any missing package does;
 - writes into the project go nowhere: `open(..., "w")` (also a `logging` file
   handler's) returns an in-memory file, and `os.makedirs` and `os.chmod` do
   nothing there, so no image, checkpoint or log appears;
@@ -43,7 +47,9 @@ import logging
 import os
 import random
 import re
+import shlex
 import socket
+import subprocess
 import sys
 import tempfile
 from typing import Optional
@@ -112,6 +118,8 @@ _original_chmod = os.chmod
 _original_chdir = os.chdir
 _original_listdir = os.listdir
 _original_glob = glob.glob
+_original_system = os.system
+_original_subprocess = {name: getattr(subprocess, name) for name in ("run", "call", "check_call", "check_output")}
 # How many image files a missing folder of the project lists (`os.listdir`, `glob.glob`): a few
 # batches' worth for a script that reads them one by one.
 STAND_IN_FILES = 4
@@ -133,6 +141,9 @@ def install(project_root: str, code_path: str) -> None:
     os.listdir = _guarded_listdir
     glob.glob = _guarded_glob
     os.chdir = _guarded_chdir
+    os.system = _guarded_system
+    for name, original in _original_subprocess.items():
+        setattr(subprocess, name, _guarded_subprocess(name, original))
     socket.socket.connect = _refuse_network
     socket.socket.connect_ex = _refuse_network
     # A server the script starts at its top level (`server.bind((HOST, PORT)); server.listen()`) would
@@ -179,6 +190,63 @@ def record(event: str) -> None:
 def _refuse_network(*args, **kwargs):
     _state.events.append("a network connection was refused")
     raise OSError(NETWORK_ERROR)
+
+
+# Programs that install packages, with the word that makes them install; and programs that fetch files.
+INSTALLERS = {"pip": "install", "pip3": "install", "conda": "install", "mamba": "install", "apt": "install",
+              "apt-get": "install", "brew": "install", "git": "clone", "kaggle": "download"}
+DOWNLOADERS = frozenset({"wget", "curl", "gdown", "aria2c"})
+
+
+def installs_or_fetches(command) -> Optional[str]:
+    """The part of a shell command (a string, or an argument list) that installs packages or fetches
+    files (`pip install -q torchmetrics`, `python -m pip install x`, `wget url`), or None."""
+    if isinstance(command, (str, bytes)):
+        text = command.decode(errors="replace") if isinstance(command, bytes) else command
+        parts = re.split(r"&&|\|\||;|\|", text)
+    else:
+        parts = [command]
+    for part in parts:
+        try:
+            words = shlex.split(part) if isinstance(part, str) else [os.fspath(word) for word in part]
+        except (ValueError, TypeError):
+            continue
+        words = [word if isinstance(word, str) else word.decode(errors="replace") for word in words]
+        if words[:1] == ["sudo"]:
+            words = words[1:]
+        if len(words) >= 3 and re.fullmatch(r"python[\d.]*", os.path.basename(words[0])) and words[1] == "-m":
+            words = words[2:]  # `python -m pip install x`, `sys.executable -m pip ...`
+        if not words:
+            continue
+        program = os.path.basename(words[0])
+        if program in DOWNLOADERS or INSTALLERS.get(program) in words[1:]:
+            return " ".join(words)
+    return None
+
+
+def _skipped(command) -> bool:
+    what = installs_or_fetches(command)
+    if what is not None:
+        _state.events.append(f"`{what}` was not run: verification never installs packages nor downloads")
+    return what is not None
+
+
+def _guarded_system(command):
+    return 0 if _skipped(command) else _original_system(command)
+
+
+def _guarded_subprocess(name: str, original):
+    def guarded(*args, **kwargs):
+        command = args[0] if args else kwargs.get("args")
+        if not _skipped(command):
+            return original(*args, **kwargs)
+        text = kwargs.get("text") or kwargs.get("universal_newlines") or kwargs.get("encoding")
+        empty = "" if text else b""
+        if name == "run":
+            return subprocess.CompletedProcess(command, 0, stdout=empty if kwargs.get("capture_output") or
+                                               kwargs.get("stdout") is not None else None)
+        return empty if name == "check_output" else 0
+    return guarded
 
 
 def _real(path) -> Optional[str]:
