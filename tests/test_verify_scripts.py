@@ -749,6 +749,16 @@ def test_stand_in_environments_have_the_spaces_of_the_game_and_the_api_of_their_
     pendulum = StandInEnvironment("InvertedPendulumModded", new_api=True)
     assert pendulum.action_space.shape == (1,) and pendulum.action_space.high.shape == (1,), pendulum.action_space
     assert StandInEnvironment("InvertedDoublePendulum-v4", new_api=True).reset()[0].shape == (11,)
+    # Atari games by any of their ids, with their minimal action sets (fresh112's coursework DQNs on
+    # `Breakout-v0` and `Gravitar-v0` got CartPole's 4 numbers and failed transposing them as frames).
+    for id, actions in (("Breakout-v0", 4), ("BreakoutDeterministic-v4", 4), ("Gravitar-v0", 18),
+                        ("ALE/MsPacman-v5", 9), ("SpaceInvadersNoFrameskip-v4", 6)):
+        game = StandInEnvironment(id, new_api=False)
+        assert game.reset().shape == (210, 160, 3) and game.action_space.n == actions, id
+    ram = StandInEnvironment("Breakout-ram-v0", new_api=False).reset()
+    assert ram.shape == (128,) and ram.dtype.name == "uint8"
+    # A task is never solved by a stand-in run: training that stops at the threshold goes on.
+    assert cartpole.spec.reward_threshold > 1e9
 
 
 def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
@@ -822,14 +832,15 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     image = torch.full((3, 2, 2), 255, dtype=torch.uint8)
     converted = transforms.Compose([transforms.ConvertImageDtype(torch.float32), transforms.Normalize((0.5,), (0.5,))])(image)
     assert converted.dtype == torch.float32 and converted.max().item() == 1.0
-    # A picture (a NumPy array here, a PIL image as `Image.open` gives) goes through the other transforms
-    # as it is and is converted by `ToTensor()` as torchvision converts: C x H x W floats in [0, 1].
+    # A picture (a NumPy array here, a PIL image as `Image.open` gives) is resized as torchvision resizes
+    # (the smaller edge to 400: verify/transforms.py) and converted by `ToTensor()` as torchvision converts:
+    # C x H x W floats in [0, 1].
     import numpy
 
     picture = numpy.full((4, 6, 3), 255, dtype=numpy.uint8)
     loader = transforms.Compose([transforms.Resize(400), transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
     loaded = loader(picture)
-    assert loaded.shape == (3, 4, 6) and loaded.dtype == torch.float32 and loaded.max().item() == 1.0
+    assert loaded.shape == (3, 400, 600) and loaded.dtype == torch.float32 and loaded.max().item() == 1.0
     assert transforms.PILToTensor()(picture).dtype == torch.uint8
     weights = noops.NoOpModule("torchvision.models").ResNet50_Weights.IMAGENET1K_V1
     assert isinstance(weights, noops.NoOp) and isinstance(weights.transforms().mean, noops.NoOp)

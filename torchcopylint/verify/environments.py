@@ -79,7 +79,36 @@ def family_of(id: str) -> Optional[str]:
     if name in SPACES:
         return name
     return max((family for family in SPACES if name.startswith(family)), key=len, default=None)
+
+
 ATARI_SPACES = ((210, 160, 3), 6)
+ATARI_RAM = (128,)  # `Breakout-ram-v0`: the console's memory
+# The Arcade Learning Environment's games, with the size of the minimal action set gym gives each
+# (None: 6, Pong's). Any of their ids (`Breakout-v0`, `BreakoutDeterministic-v4`,
+# `GravitarNoFrameskip-v4`, `ALE/Pong-v5`) is a game of screen frames.
+ATARI_GAMES = {
+    "Adventure": 18, "AirRaid": None, "Alien": 18, "Amidar": 10, "Assault": 7, "Asterix": 9, "Asteroids": 14,
+    "Atlantis": 4, "BankHeist": 18, "BattleZone": 18, "BeamRider": 9, "Berzerk": 18, "Bowling": 6, "Boxing": 18,
+    "Breakout": 4, "Carnival": None, "Centipede": 18, "ChopperCommand": 18, "CrazyClimber": 9, "Defender": 18,
+    "DemonAttack": 6, "DoubleDunk": 18, "ElevatorAction": 18, "Enduro": 9, "FishingDerby": 18, "Freeway": 3,
+    "Frostbite": 18, "Gopher": 8, "Gravitar": 18, "Hero": 18, "IceHockey": 18, "Jamesbond": 18,
+    "JourneyEscape": 16, "Kangaroo": 18, "Krull": 18, "KungFuMaster": 14, "MontezumaRevenge": 18,
+    "MsPacman": 9, "NameThisGame": 6, "Phoenix": 8, "Pitfall": 18, "Pong": 6, "Pooyan": None,
+    "PrivateEye": 18, "Qbert": 6, "Riverraid": 18, "RoadRunner": 18, "Robotank": 18, "Seaquest": 18,
+    "Skiing": 3, "Solaris": 18, "SpaceInvaders": 6, "StarGunner": 18, "Tennis": 18, "TimePilot": 10,
+    "Tutankham": 8, "UpNDown": 6, "Venture": 18, "VideoPinball": 9, "WizardOfWor": 10, "YarsRevenge": 18,
+    "Zaxxon": 18,
+}
+
+
+def atari_spaces(id: str) -> Optional[tuple]:
+    """The spaces of an Atari game's id, or None for an id that names none."""
+    name = id.split("/")[-1].split("-v")[0]
+    game = max((game for game in ATARI_GAMES if name.startswith(game)), key=len, default=None)
+    if game is None:
+        return ATARI_SPACES if "NoFrameskip" in id or id.startswith("ALE/") else None
+    actions = ATARI_GAMES[game] or ATARI_SPACES[1]
+    return (ATARI_RAM if "-ram" in name or name.endswith("ram") else ATARI_SPACES[0]), actions
 
 
 class Discrete:
@@ -110,6 +139,9 @@ class Box:
 class _Spec:
     def __init__(self, id: str) -> None:
         self.id, self.max_episode_steps = id, EPISODE_STEPS
+        # What an episode's return must reach for the task to count as solved (`if running_reward >
+        # env.spec.reward_threshold: break`): out of reach, so a stand-in run never stops training early.
+        self.reward_threshold = float("inf")
 
 
 class StandInEnvironment:
@@ -117,10 +149,9 @@ class StandInEnvironment:
 
     def __init__(self, id: str, new_api: bool) -> None:
         family = family_of(id)
-        observations, actions = SPACES.get(family or "") or (
-            ATARI_SPACES if "NoFrameskip" in id or id.startswith("ALE/") else SPACES["CartPole"])
+        observations, actions = SPACES.get(family or "") or atari_spaces(id) or SPACES["CartPole"]
         self.observation_space = Discrete(observations) if isinstance(observations, int) else \
-            Box(-1.0, 1.0, observations, np.uint8 if len(observations) == 3 else np.float32)
+            Box(-1.0, 1.0, observations, np.uint8 if len(observations) == 3 or observations == ATARI_RAM else np.float32)
         self.action_space = Discrete(actions) if isinstance(actions, int) else Box(-1.0, 1.0, actions)
         self.spec, self.new_api, self._steps = _Spec(id), new_api, 0
         self._max_episode_steps = EPISODE_STEPS
@@ -244,7 +275,7 @@ def maker(package: str):
 
     def make(id: str, *args, **kwargs) -> StandInEnvironment:
         environment = StandInEnvironment(str(id), new_api=package == "gymnasium" if code_api is None else code_api)
-        known = family_of(str(id)) is not None or environment.observation_space.shape == ATARI_SPACES[0]
+        known = family_of(str(id)) is not None or atari_spaces(str(id)) is not None
         api = "" if code_api is None else (
             ", with the new API the code unpacks (`reset()` gives `(observation, info)`, `step` five values)"
             if code_api else ", with the old API the code unpacks (`step` gives four values)")

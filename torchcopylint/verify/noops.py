@@ -29,7 +29,7 @@ import re
 import sys
 import types
 
-from torchcopylint.verify import absent, amp, backbones, configs, environments, lightning, zoos
+from torchcopylint.verify import absent, amp, backbones, configs, environments, lightning, transforms, zoos
 from torchcopylint.verify.absent import AbsentModule, AbsentName
 from torchcopylint.verify.datasites import PROGRESS_BARS
 from torchcopylint.verify.importing import WRAPPERS
@@ -234,6 +234,12 @@ class NoOp:
             # `transforms.ToTensor()(Image.open(path))` (a style-transfer notebook's loader): converted as
             # torchvision converts, so what follows gets the tensor the code expects.
             return _picture_as_tensor(args[0], scaled=TO_TENSOR[last])
+        if ".transforms." in f"{self._name}." and args:
+            # `Grayscale(1)(frame)`, `Resize((84, 84))(frame)`, `TF.center_crop(image, 224)`: the shape
+            # torchvision would give (verify/transforms.py).
+            shaped = transforms.reshaped(last, self.__dict__.get("_arguments"), args[0], args, kwargs)
+            if shaped is not None:
+                return shaped
         if ".transforms." in f"{self._name}." and args and (_is_tensor(args[0]) or _is_picture(args[0])):
             # `TF.rotate(images, angle)`, `transforms.Normalize(...)(x)`, `Resize(400)(image)`: an image
             # transform stands in as the identity on a tensor or a picture, which keeps the batch a batch
