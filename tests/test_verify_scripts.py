@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS_DATA, run_torchcopylint, snapshot, subprocess_env
+from conftest import REPO_ROOT, TESTS_DATA, run_torchcopylint, snapshot, subprocess_env
 
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity
 from torchcopylint.engine import lint_source
@@ -1245,6 +1245,36 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "without pandas" in out or "table written: writes to CIFAR10_loss/losses.csv went to memory" in out, out
     assert "`ReduceLROnPlateau(..., verbose=...)` (an argument torch removed) was dropped" in out, out
     assert sorted(p.name for p in project.iterdir()) == ["train.py"]
+
+
+def test_a_pandas_plot_of_values_made_of_stand_ins_is_not_drawn_and_the_run_goes_on(tmp_path: Path):
+    # fresh112's course notebook: `pd.DataFrame([model_0_results, ...]).plot(kind="barh")` of accuracies a
+    # no-op torchmetrics made ("no numeric data to plot") stopped the run before its later training cells.
+    # A plotting backend that refuses as matplotlib's does stands for it (matplotlib is not needed).
+    pytest.importorskip("pandas")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notebook.py").write_text("print('hi')\n", encoding="utf-8")
+    (tmp_path / "refusing_backend.py").write_text(
+        "def plot(data, kind, **kwargs):\n    raise TypeError('no numeric data to plot')\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        from torchcopylint.verify import legacy, sandbox, script
+        sandbox.install({str(project)!r}, {str(project / "notebook.py")!r})
+        legacy.install_old_apis()
+        script.begin()
+        import pandas as pd
+        pd.options.plotting.backend = "refusing_backend"
+        results = pd.DataFrame({{"model": ["model_0", "model_1"], "accuracy": [object(), object()]}})
+        print("barh:", results.set_index("model").plot(kind="barh"))
+        print("bar:", results.plot.bar())
+        print("notes:", script.stood_in())
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                            env=subprocess_env({"PYTHONPATH": f"{REPO_ROOT}{os.pathsep}{tmp_path}"}), timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "barh: None" in out and "bar: None" in out, out
+    assert "a plot pandas could not draw (no numeric data to plot) was not drawn" in out, out
 
 
 def test_figure_settings_matplotlib_no_longer_has_styles_it_cannot_read_float_grids_and_undrawable_images_are_tolerated(
