@@ -3165,6 +3165,38 @@ def test_labels_of_a_conditional_gan_embedding_fewer_classes_than_ten_are_made_t
     assert verdict["status"] == "confirmed" and "labels in 0..1" in verdict["evidence"], verdict
 
 
+COLUMN_LABELS_SCRIPT = '''
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from utils.scans import ScanDataset  # a module the repository does not hold
+
+dataset = ScanDataset("/data/scans", subset="train")
+loader = DataLoader(dataset, batch_size=16, shuffle=True)
+model = nn.Sequential(nn.Flatten(), nn.LazyLinear(10))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for epoch in range(5):
+    for images, labels in loader:
+        loss = nn.functional.cross_entropy(model(images), labels[:, 0])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+'''
+
+
+def test_labels_a_script_takes_as_a_column_are_made_columns_of_one(tmp_path):
+    # fresh113's conditional DCGAN notebook: its dataset (a module left on the author's drive) gives each
+    # label as a column (`label_batch[:, 0]`); stand-in labels, one number per sample, failed "too many
+    # indices for tensor of dimension 1".
+    (tmp_path / "train_scans.py").write_text(COLUMN_LABELS_SCRIPT, encoding="utf-8")
+    verdict = _only_verdict(tmp_path, "train_scans.py", "TCL007")
+    assert verdict["status"] == "confirmed", verdict
+    assert "each a column of one (an earlier run indexed the labels' second dim)" in verdict["evidence"], verdict
+
+
 def test_a_value_a_statement_could_not_make_on_stand_ins_stops_the_run_where_the_step_uses_it(scripts_verified):
     verdict = _verdict(scripts_verified, "gan_fid_needed.py", "bce(D(fake), torch.zeros(32, 1))", "TCL003")
     assert verdict.status == "unverified", verdict

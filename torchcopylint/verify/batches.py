@@ -99,6 +99,8 @@ TOO_SMALL = re.compile(r"Kernel size can't be greater than actual input size|Exp
 # (The last: labels that index a table of the code's, one row per class: `onehot[y_]` of a gender GAN's two.)
 LABEL_OUT_OF_RANGE = re.compile(r"Target -?\d+ is out of bounds|t >= 0 && t < n_classes|index out of range in self"
                                 r"|index \d+ is out of bounds for dimension 0 with size \d+")
+# Indexing one-dim values by two (`labels[:, 0]` of labels made one per sample): PyTorch's words.
+LABELS_AS_COLUMN = re.compile(r"too many indices for tensor of dimension 1")
 SMALL_BATCH = 4        # a loader's batches are cut to this first: a full-size DCGAN step takes seconds on a CPU
 # A sample index past the end of a batch the code took apart (`images[idx]`): PyTorch's words.
 PAST_THE_BATCH = re.compile(r"index (\d+) is out of bounds for dimension 0 with size (\d+)")
@@ -127,7 +129,8 @@ class DataPlan:
     def __init__(self, sites: list, choice: int = 0, loops: list = (), flagged_line: int = 0,
                  full_batches: bool = False, learned: tuple = (), pair_scale: int = 1,
                  two_classes: bool = False, resized: tuple = (), runtime_layout=None,
-                 long_loaders: bool = False, watched: frozenset = frozenset(), small_batch: int = SMALL_BATCH) -> None:
+                 long_loaders: bool = False, watched: frozenset = frozenset(), small_batch: int = SMALL_BATCH,
+                 column_labels: bool = False) -> None:
         self.sites = {site.index: site for site in sites}
         self.choice = choice
         self.full_batches = full_batches  # False: batches cut to `small_batch` (the code may size its noise by them)
@@ -166,6 +169,9 @@ class DataPlan:
         # Labels of two classes only: after a run whose network scored fewer classes than the stand-in
         # labels held (`Target 9 is out of bounds` for an `ImageFolder` of three).
         self.two_classes = two_classes
+        # Each sample's label a column of one (a batch's labels N x 1): after a run that indexed the labels'
+        # second dim (`labels[:, 0]`, a CSV dataset's label column) on N labels.
+        self.column_labels = column_labels
         # Stand-in loaders whose `len()` is a real loader's (LONG_LOADER_LENGTH), though they yield
         # BATCHES batches: after a run that divided by a fraction of their length (`batch % (len(loader)
         # // 10)`), which BATCHES makes zero.
@@ -587,13 +593,14 @@ class DataPlan:
         """`count` views of the same images: the given values, then random ones of their shape."""
         return [images] + [_another_random(images.shape, view, images) for view in range(1, count)]
 
-    def layout_text(self, layout: samples.SampleLayout, shape: tuple) -> str:
+    def layout_text(self, layout: samples.SampleLayout, shape: tuple, site: DataSite) -> str:
         scaled = f", the later ones {self.pair_scale} times as high and wide (an earlier run compared them " \
                  f"with that size)" if self.pair_scale != 1 else ""
         said_by = "the loops over it take batches apart" if layout in self._layouts_in_use else \
             "the class's `__getitem__` returns them"
+        labels = self.label_text(site) if samples.LABEL in layout.kinds else ""
         return f"{layout.describe()} as {said_by}, each image " \
-               f"{self.shape_text(shape)} in [0, 1){scaled}"
+               f"{self.shape_text(shape)} in [0, 1){scaled}{labels}"
 
     def learn_pair_scale(self, error: BaseException) -> Optional[int]:
         """A run whose pairs' later image was compared with something k times its side (`mse(G(lr), hr)`
@@ -704,6 +711,22 @@ class DataPlan:
 
     def classes(self, site: DataSite) -> int:
         return 2 if self.two_classes else KNOWN_DATASETS.get(site.known or "", (None, CLASSES))[1]
+
+    def as_columns(self, site: DataSite) -> bool:
+        """Are the site's labels columns of one? Only a dataset the code defines (or imports from a module
+        not here) may make them so: torchvision's give class indices."""
+        return self.column_labels and site.known is None
+
+    def label_text(self, site: DataSite) -> str:
+        return ", each a column of one (an earlier run indexed the labels' second dim)" if self.as_columns(site) else ""
+
+    def label(self, site: DataSite, value: int):
+        """A sample's label: the class index, or a column of it (`column_labels`)."""
+        return torch.tensor([value]) if self.as_columns(site) else value
+
+    def needs_column_labels(self, error: BaseException) -> bool:
+        """Did a run fail as it indexed the second dim of the stand-in labels of this plan, one per sample?"""
+        return self.used and not self.column_labels and LABELS_AS_COLUMN.search(str(error)) is not None
 
     def needs_fewer_classes(self, error: BaseException) -> bool:
         """Did a run fail as its network scored fewer classes than the stand-in labels of this plan hold?"""
@@ -991,6 +1014,8 @@ class StandInLoader:
         images = torch.rand(self.batch_size, *shape, generator=generator, device="cpu")
         self._plan.batch_sizes.add(images.numel())
         labels = class_indices(self.batch_size, classes, "cpu").roll(number)
+        if self._plan.as_columns(self._site):
+            labels = labels.unsqueeze(1)
         name = self._site.batch_name
         if name in self._plan.shrunk:
             cut = f" (of the {self._plan.shrunk[name]} the code asks for; the script's `{name}` read as " \
@@ -1002,21 +1027,22 @@ class StandInLoader:
         batches = f"{self._plan.batch_count} batches of {self.batch_size}{cut}"
         layout = self._plan.layout(self._site)
         if layout is not None:  # the project's dataset class returns image pairs, or a dict (verify/samples.py)
-            self._plan.describe(self._site, f"{batches} random {self._plan.layout_text(layout, shape)}")
+            self._plan.describe(self._site, f"{batches} random {self._plan.layout_text(layout, shape, self._site)}")
             paths = [f"sample_{number}_{i}.png" for i in range(self.batch_size)]
             return self._plan.laid_out(layout, images, labels, paths)
         if self._site.views > 1:  # a contrastive transform's views of each image: a list of that many batches
             views = self._plan.views(images, self._site.views)
             self._plan.describe(self._site, f"{batches} random samples, each "
                                             f"{self._site.views} views {self._plan.shape_text(shape)} in [0, 1) "
-                                            f"(what the file's transform makes of an image), labels in 0..{classes - 1}")
+                                            f"(what the file's transform makes of an image), labels in 0..{classes - 1}"
+                                            f"{self._plan.label_text(self._site)}")
             return views if self._site.single else [views, labels]
         if self._site.single:  # the code takes each batch as one tensor: images without labels
             self._plan.describe(self._site, f"{batches} random samples {self._plan.shape_text(shape)} in [0, 1), "
                                             f"without labels")
             return images
         self._plan.describe(self._site, f"{batches} random samples {self._plan.shape_text(shape)} in [0, 1), "
-                                        f"labels in 0..{classes - 1}")
+                                        f"labels in 0..{classes - 1}{self._plan.label_text(self._site)}")
         return [images, labels]
 
     def __iter__(self):
@@ -1097,15 +1123,16 @@ class StandInDataset:
             self._plan.describe(self._site, f"{self._length} random samples, each {self._site.views} views "
                                             f"{self._plan.shape_text(shape)} in [0, 1) (what the file's transform "
                                             f"makes of an image), with labels in 0..{classes - 1}")
-            return self._plan.views(image, self._site.views), index % classes
+            return self._plan.views(image, self._site.views), self._plan.label(self._site, index % classes)
         layout = self._plan.layout(self._site)
         if layout is not None:
-            self._plan.describe(self._site, f"{self._length} random {self._plan.layout_text(layout, shape)}")
-            return self._plan.laid_out(layout, image, torch.tensor(index % classes), f"sample_{index}.png")
+            self._plan.describe(self._site, f"{self._length} random {self._plan.layout_text(layout, shape, self._site)}")
+            return self._plan.laid_out(layout, image, torch.as_tensor(self._plan.label(self._site, index % classes)),
+                                       f"sample_{index}.png")
         self._plan.describe(self._site, f"{self._length} random samples {self._plan.shape_text(shape)} in [0, 1) "
                                         f"with labels "
-                                        f"in 0..{classes - 1}")
-        return image, index % classes
+                                        f"in 0..{classes - 1}{self._plan.label_text(self._site)}")
+        return image, self._plan.label(self._site, index % classes)
 
     def __len__(self) -> int:
         return self._length

@@ -131,6 +131,9 @@ _pair_scale = 1
 # Whether the stand-in labels hold two classes in this try: after one whose network scored fewer
 # classes than they held (verify/batches.py DataPlan.needs_fewer_classes).
 _two_classes = False
+# Each stand-in sample's label a column of one, after a run that indexed the labels' second dim
+# (verify/batches.py DataPlan.needs_column_labels).
+_column_labels = False
 # Sample shapes a function's stand-in images take first in this try, with why: after a try whose
 # network's output disagreed in side with a target the code sized itself (DataPlan.learn_side).
 _resized: tuple = ()
@@ -143,7 +146,8 @@ def begin(keep_learned: bool = False, source: str = "", guards: frozenset = froz
     """A new diagnosis (or, `keep_learned`, a new try of the same one): nothing has stood in yet, but
     the CPU types that stand for the GPU's where its `source` names them (see cuda_on_cpu). `guards`:
     the attributes the branches around the flagged line test, whose options are tried first."""
-    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized, _long_loaders
+    global _log, _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized, _long_loaders, \
+        _column_labels
     for plan in (*_log.plans, *_log.function_plans):
         plan.forget_modules()  # a sibling's loader made up for the last try is not this one's
     _log = _Log(guards=guards)
@@ -154,7 +158,7 @@ def begin(keep_learned: bool = False, source: str = "", guards: frozenset = froz
         sys.modules[amp.NAME].used = False  # said again only of a diagnosis whose code runs through it
     if not keep_learned:
         _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized = (), 0, False, 1, False, ()
-        _long_loaders = False
+        _long_loaders = _column_labels = False
     sandbox.begin()
     backbones.notes.clear()
     environments.notes.clear()
@@ -169,9 +173,12 @@ def note(text: str) -> None:
 def learn_from(text: str) -> bool:
     """Did the diagnosis's runs fail on a reshape of a stand-in batch (the reason's `text` quotes the
     error)? Then the next try shapes its data for that reshape; False when nothing new was learned."""
-    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized, _long_loaders
+    global _learned, _shape_choice, _full_batches, _pair_scale, _two_classes, _resized, _long_loaders, _column_labels
     if any(plan.needs_fewer_classes(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
         _two_classes = True
+        return True
+    if any(plan.needs_column_labels(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)):
+        _column_labels = True
         return True
     if any(plan.needs_long_loaders(RuntimeError(text)) for plan in (*_log.plans, *_log.function_plans)) or (
             _log.argument_loader_length_read and not _long_loaders and SHORT_LENGTH.search(text)):
@@ -952,6 +959,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
     _log.compared_numbers = compared_numbers(source)
     _log.none_tested = options_tested_for_none(source)
     choice, full_batches, learned, pair_scale, two_classes = 0, False, _learned, _pair_scale, _two_classes
+    column_labels = _column_labels
     small_batch = SMALL_BATCH
     resized, long_loaders = _resized, _long_loaders
     errors: list[str] = []
@@ -964,7 +972,7 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
         attempt += 1
         plan = DataPlan(rewritten.sites, choice, limited.loops, flagged, full_batches, learned, pair_scale,
                         two_classes, resized, runtime_layout=rewritten.runtime_layout, long_loaders=long_loaders,
-                        watched=frozenset(watched), small_batch=small_batch)
+                        watched=frozenset(watched), small_batch=small_batch, column_labels=column_labels)
         passes.reset()
         probe.executed.clear()
         probe.raised.clear()
@@ -1020,6 +1028,9 @@ def run_top_level(source: str, path: str, claim: list[int], code: str, execute: 
                 continue
             if plan.needs_fewer_classes(error) and before_claim and not last:
                 two_classes = True
+                continue
+            if plan.needs_column_labels(error) and before_claim and not last:
+                column_labels = True
                 continue
             if plan.needs_long_loaders(error) and before_claim and not last:
                 long_loaders = True
@@ -1613,7 +1624,7 @@ def load_function(source: str, path: str, roots: set, execute: Callable,
             return None
     plan = DataPlan(list(prepared.sites), _shape_choice, full_batches=_full_batches, learned=_learned,
                     pair_scale=_pair_scale, two_classes=_two_classes, resized=_resized,
-                    runtime_layout=prepared.runtime_layout, long_loaders=_long_loaders)
+                    runtime_layout=prepared.runtime_layout, long_loaders=_long_loaders, column_labels=_column_labels)
     plan.place = place
     _log.function_plans.append(plan)
 
