@@ -42,6 +42,18 @@ def test_each_argument_is_made_from_how_the_function_uses_it():
                      "epochs": "count", "device": "device", "mode": "choice", "use_amp": "bool"}
 
 
+def test_a_state_dict_updated_and_read_by_keys_is_a_dict_not_a_grad_scaler():
+    # fresh114's competitive-gradient optimizers: `self.state.update(state_dict)` and `self.state["lr_max"]`;
+    # `update` alone is a dict's method as much as a GradScaler's, which `scale` names.
+    kinds = _kinds("""
+        def step(self, state, bar):
+            state.update({"step": 1})
+            lr = state["lr_max"] * 2
+            bar.update(1)
+    """, ["state", "bar"])
+    assert kinds["state"] == "dict" and kinds["bar"] != "scaler", kinds
+
+
 def test_what_a_deep_copy_is_used_as_the_value_it_copies_is():
     # A pruning function copies its `model` and only the copy's modules are read (fresh95): a network,
     # not a tensor (which deepcopy refuses once it has a graph). A copied tensor stays a tensor.

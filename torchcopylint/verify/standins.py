@@ -59,6 +59,8 @@ MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "modules", 
 HOOK_METHODS = {"register_forward_hook", "register_full_backward_hook", "register_backward_hook",
                 "register_forward_pre_hook", "register_full_backward_pre_hook"}
 SCALER_METHODS = {"scale", "update", "unscale_", "get_scale"}
+# A GradScaler's own (`update` alone is a dict's, a set's, a progress bar's: `self.state.update(d)`).
+SCALER_ONLY_METHODS = SCALER_METHODS - {"update"}
 OPTIMIZER_METHODS = {"step", "zero_grad", "param_groups", "add_param_group"}
 SHARED_METHODS = {"state_dict", "load_state_dict", "zero_grad"}  # a module's and an optimizer's alike
 TENSORS_TOO = {"requires_grad_"}  # a module's method that a tensor has too
@@ -1575,7 +1577,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "sizes" if SIZE_LIST_WORDS.search(bare) else "indices"
     if str(text).endswith("device"):
         return "device"
-    if use.methods & SCALER_METHODS and not use.methods & MODULE_METHODS:
+    if use.methods & SCALER_ONLY_METHODS and not use.methods & MODULE_METHODS:
         return "scaler"
     if use.shape and not (use.methods & TENSOR_METHODS or use.called):
         return "shape"  # the shape of one sample: the stand-in batches' own
