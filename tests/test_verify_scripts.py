@@ -3580,6 +3580,56 @@ def test_networks_of_model_zoos_that_are_not_installed_stand_in(scripts_verified
                       ("after 3 iterations", "the top-level call at line", stand_in))
 
 
+def test_image_quality_metrics_that_are_not_installed_stand_in_as_a_differentiable_distance():
+    # fresh114's adversarial RKM: `pyiqa.create_metric('lpips', device='cpu')` for its reports; LPIPS and
+    # SSIM are losses too (`loss = mse + lpips(x, y)`): what stands in keeps the gradient.
+    import torch
+
+    from torchcopylint.verify import backbones
+    from torchcopylint.verify.noops import NoOpModule
+
+    images, targets = torch.rand(2, 3, 8, 8, requires_grad=True), torch.rand(2, 3, 8, 8)
+    metrics = [NoOpModule("lpips").LPIPS(net="alex"), NoOpModule("pyiqa").create_metric("ssim", device="cpu"),
+               NoOpModule("piq").SSIMLoss(data_range=1.0),
+               lambda x, y: NoOpModule("pytorch_msssim").ms_ssim(x, y, data_range=1, size_average=True),
+               lambda x, y: NoOpModule("piq").psnr(x, y, data_range=1.0)]
+    for metric in metrics:
+        value = metric(images, targets)
+        assert value.shape == () and value.requires_grad
+    assert NoOpModule("pyiqa").create_metric("niqe")(images).item() > 0  # a metric without a reference
+    assert NoOpModule("pyiqa").list_models() == []
+    assert any("`lpips.LPIPS` (lpips is not installed) stood in: the mean absolute difference of the images it "
+               "compares" in note for note in backbones.notes), backbones.notes
+
+
+PERCEPTUAL_LOSS_SCRIPT = '''
+import lpips
+import torch
+from torch import nn
+
+perceptual = lpips.LPIPS(net="vgg")
+model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 3, 3, padding=1))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+total = 0
+for step in range(100):
+    noisy, clean = torch.rand(4, 3, 32, 32), torch.rand(4, 3, 32, 32)
+    restored = model(noisy)
+    loss = nn.functional.mse_loss(restored, clean) + 0.1 * perceptual(restored, clean).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    total += loss
+'''
+
+
+@pytest.mark.skipif(importlib.util.find_spec("lpips") is not None, reason="the stand-in is for a missing lpips")
+def test_a_perceptual_loss_of_a_missing_lpips_is_confirmed_on_its_stand_in(tmp_path):
+    (tmp_path / "denoise.py").write_text(PERCEPTUAL_LOSS_SCRIPT, encoding="utf-8")
+    verdict = _only_verdict(tmp_path, "denoise.py", "TCL007")
+    assert verdict["status"] == "confirmed", verdict
+    assert "`lpips.LPIPS` (lpips is not installed) stood in" in verdict["evidence"], verdict
+
+
 def test_model_zoo_stand_ins_have_the_interfaces_fine_tuning_code_reaches_for():
     import torch
 

@@ -10,7 +10,10 @@ and train. A claim about that training (a loss summed with its graph, a batch
 copy-constructed) holds or fails on any network of the same interface, so a
 small one stands in: the attributes code reaches for, with the real head's
 width, random weights; nothing is downloaded. smp's losses stand in as a
-differentiable score of the prediction. The evidence names each one made
+differentiable score of the prediction, and the image-quality metrics of lpips, pyiqa, piq and
+pytorch_msssim (`lpips.LPIPS(net="alex")`, `pyiqa.create_metric("ssim")`, `piq.psnr(x, y)`) as a
+differentiable distance of the images they compare (a loss, as some code uses them, or a score to
+log). The evidence names each one made
 (through verify/backbones.py's notes). Any other name of these packages stays
 absent (verify/absent.py), and the verdict names it.
 """
@@ -24,7 +27,9 @@ from torch import nn
 
 from torchcopylint.verify.backbones import convolution, note
 
-PACKAGES = frozenset({"efficientnet_pytorch", "pretrainedmodels", "segmentation_models_pytorch"})
+# Image-quality metrics: perceptual distances (LPIPS, a pretrained network) and structural similarity.
+METRIC_PACKAGES = frozenset({"lpips", "pyiqa", "piq", "pytorch_msssim"})
+PACKAGES = frozenset({"efficientnet_pytorch", "pretrainedmodels", "segmentation_models_pytorch"}) | METRIC_PACKAGES
 # Their modules on the way to a name that stands in (`smp.utils.losses.DiceLoss`).
 SUBMODULES = frozenset(f"segmentation_models_pytorch.{name}" for name in ("losses", "encoders", "utils", "utils.losses"))
 
@@ -217,10 +222,48 @@ def _identity_preprocessing(*args, **kwargs) -> Callable[..., Any]:
     return lambda image, *more, **options: image
 
 
+class ImageDistance(nn.Module):
+    """An image-quality metric of a missing package: the mean absolute difference of the two images
+    (of one image from zero, for a metric without a reference). Differentiable in both, as LPIPS and
+    SSIM are; its value is not theirs (the claims verified are about graphs, copies and writes)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.stands_for = name
+
+    def forward(self, image, reference=None, *args, **kwargs):
+        other = reference if isinstance(reference, torch.Tensor) else torch.zeros_like(image)
+        return (image.float() - other.float()).abs().mean()
+
+
+def _metric(qualified: str) -> Callable[..., Any]:
+    """A metric class (`lpips.LPIPS`, `piq.SSIMLoss`) or maker (`pyiqa.create_metric`): makes an
+    ImageDistance; a metric function (`piq.psnr(x, y)`, `pytorch_msssim.ssim(x, y)`): computes one."""
+    package, _, last = qualified.rpartition(".")
+    said = f"`{qualified}` ({package.split('.')[0]} is not installed) stood in: the mean absolute difference " \
+           f"of the images it compares"
+    if last[:1].isupper() or last == "create_metric":
+        def make(*args, **kwargs) -> ImageDistance:
+            note(said)
+            return ImageDistance(qualified if last != "create_metric" or not args else f"{qualified}({args[0]!r})")
+
+        return make
+
+    def compute(image, reference=None, *args, **kwargs):
+        note(said)
+        return ImageDistance(qualified)(image, reference)
+
+    return compute
+
+
 def stand_in(name: str) -> Any:
     """What the model-zoo name `name` (`efficientnet_pytorch.EfficientNet`) stands in as, or None (absent)."""
     package, _, rest = name.partition(".")
     last = rest.rsplit(".", 1)[-1]
+    if package in METRIC_PACKAGES and rest:
+        if last in ("list_models", "list_metrics"):
+            return lambda *args, **kwargs: []
+        return None if last.startswith("_") else _metric(name)
     if package == "efficientnet_pytorch" and last == "EfficientNet":
         return EfficientNet
     if package == "pretrainedmodels" and rest in PRETRAINEDMODELS_WIDTHS:
