@@ -1180,6 +1180,9 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
             print("other numel: ValueError")
         print("izip:", list(itertools.izip([1, 2], "ab")))
         print("xrange:", list(xrange(3)))  # noqa: F821 - Python 2's, given back
+        import time
+        start = time.clock()  # a course notebook's epoch timer (fresh114's dlcourse assignments)
+        print("clock:", time.clock() >= start)
         from torch.utils.data.dataset import T_co
         print("T_co:", T_co.__name__)
         batches = iter(torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(4.)), batch_size=2))
@@ -1225,7 +1228,7 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "integer target: 0.6931" in out and "iterable: True" in out, out
     assert "soft labels: 0.6931 -2.8" in out, out  # -(1.2 log .5 - 0.2 log .5); each d/dx = (x - t) / (x (1 - x)) / 4
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
-    assert "xrange: [0, 1, 2]" in out and "T_co: T_co" in out, out
+    assert "xrange: [0, 1, 2]" in out and "T_co: T_co" in out and "clock: True" in out, out
     assert "next: [0.0, 1.0]" in out, out
     for part in ("the checkpoint `runs/absent.pth` the code loads was not read: `Linear` keeps its initial weights",
                  "the `SGD` optimizer keeps its fresh state", "Python 2's `itertools.izip` ran as `zip`",
@@ -1235,7 +1238,8 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
                  "`binary_cross_entropy` of an output and a target of other shapes but as many values",
                  "`binary_cross_entropy_with_logits` read its integer target as floats",
                  "`binary_cross_entropy` of targets outside [0, 1] (soft labels up to 1.2) computed its formula",
-                 "`collections.Iterable` (removed in Python 3.10) was `collections.abc.Iterable`"):
+                 "`collections.Iterable` (removed in Python 3.10) was `collections.abc.Iterable`",
+                 "`time.clock()` (removed in Python 3.8) ran as `time.perf_counter()`"):
         assert part in out, out
     assert "without SciPy" in out or "`scipy.misc.imsave` (removed in SciPy 1.2) wrote no image" in out, out
     assert "without SciPy" in out or "imread: --verify never reads the user's data: the code read the image" in out, out

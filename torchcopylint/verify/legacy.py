@@ -34,7 +34,8 @@ the read as the sandbox would; Adam's `betas=(0, 0.9)` (WGAN-GP's, an int among 
 today's torch) is read as floats; a batch norm given a (N, C) batch where it asks for images
 (`nn.BatchNorm2d` after an `nn.Linear`, which torch before 0.4 normalised over its features) normalises
 it so; a layer given a size as a whole-number float (`d/2`, Python 2's integer division) reads it as an int;
-`collections.Iterable` and the other aliases of `collections.abc` that Python 3.10 removed are given back;
+`collections.Iterable` and the other aliases of `collections.abc` that Python 3.10 removed are given back,
+and so is `time.clock()` (Python 3.8: `time.perf_counter()`);
 matplotlib settings it has removed and styles it cannot read (a URL) are ignored, and so is a pandas plot
 of values it cannot draw (stand-ins); pandas' `.as_matrix()`
 (removed in 1.0) gives the values; `yaml.load(f)` without a `Loader` (required since PyYAML 6) reads with
@@ -345,6 +346,7 @@ def install_old_apis() -> None:
     _legacy_autograd_functions(torch)
     _numpy_aliases()
     _collections_aliases()
+    _time_clock()
     _project_modules_compiled_for_today()
     _scipy_image_writers()
     _integer_betas(torch.optim)
@@ -538,6 +540,15 @@ def _schedulers_without_verbose(schedulers) -> None:
 
         drops_verbose.drops_verbose = True
         scheduler.__init__ = functools.wraps(today)(drops_verbose)
+
+
+def _time_clock() -> None:
+    """`time.clock()` (removed in Python 3.8), which course code times its epochs with: the
+    processor-independent clock that replaced it, `time.perf_counter()`, said when read."""
+    import time
+
+    if not hasattr(time, "clock"):
+        time.clock = _noted(time.perf_counter, "`time.clock()` (removed in Python 3.8) ran as `time.perf_counter()`")
 
 
 def _collections_aliases() -> None:
