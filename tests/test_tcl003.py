@@ -3065,3 +3065,26 @@ def test_a_penalty_that_wraps_its_input_in_a_variable_imported_inside_it_feeds_a
     """
     assert lines(source) == []
     assert len(lines(source.replace("autograd.Variable(interpolates, requires_grad=True)", "interpolates"))) == 1
+
+
+def test_reading_the_discriminator_s_own_gradients_after_its_backward_still_reports():
+    # The silence is for a study of the generator's gradient (fresh114): a norm of the discriminator's
+    # own `.grad` (any training log has one) says nothing of why the backward reaches the generator.
+    source = """
+    import torch
+    from torch import nn
+
+    G, D = nn.Linear(4, 8), nn.Linear(8, 1)
+    opt_g = torch.optim.Adam(G.parameters())
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.01)
+    for step in range(3):
+        real, z = torch.randn(16, 8), torch.randn(16, 4)
+        fake = G(z)
+        d_loss = D(fake).mean() - D(real).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        norm = torch.norm(torch.cat([p.grad.view(-1) for p in D.parameters()]))
+    """
+    assert lines(source) == [11]
+    assert lines(source.replace("for p in D.parameters()", "for p in G.parameters()")) == []

@@ -43,7 +43,7 @@ from torchcopylint.analysis.gan_roles import named_as_optimizer, network_role
 from torchcopylint.analysis.graphs import (CONVERSION_METHODS, DETACHING_METHODS, NO_GRAPH_ATTRIBUTES, GraphUse,
                                            cuts_graph, graph_uses, later_backward_through, loss_slice, retains_graph,
                                            wrapped_in_variable)
-from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches, reads_gradient, writes_gradient
+from torchcopylint.analysis.syntax import child_nodes, on_exclusive_branches, reads_gradient, walk, writes_gradient
 from torchcopylint.analysis.torchnames import dotted_name
 from torchcopylint.analysis.training import (GradSwitch, OptimizerStep, backward_calls, flowing_bindings, module_key,
                                              switched_off_at)
@@ -210,6 +210,8 @@ class GanSteps:
             if generator_step is None and self._generators_own_loss(context, window, loss_statement, call,
                                                                     discriminator, generator):
                 continue
+            if self._generator_gradients_read(context, loss_statement, generator):
+                continue  # the generator's gradient from this loss is what the code measures
             backward = next(b for b in backward_calls(function, self.facts) if b.statement is loss_statement)
             retains = retains_graph(backward.call)
             later = _second_backward(generator_call, loss_statement, function, self.facts)
@@ -508,6 +510,30 @@ class GanSteps:
         if summary is not None and summary.differentiates:
             return f"the {summary.label} (line {{line}}) takes `torch.autograd.grad` of what it is given", summary.node
         return None
+
+    def _generator_gradients_read(self, context: "_Context", loss_statement, generator: str) -> bool:
+        """`[p.grad for p in self.G.parameters()]` after the discriminator's backward: a study of the
+        gradient the discriminator's loss gives the generator (its norm, logged) backpropagates into it
+        on purpose."""
+        function = context.function
+        after = function.order_of(loss_statement)
+        for statement, order in function.statement_order.items():
+            if order <= after:
+                continue
+            for loop in walk(statement):
+                if type(loop) not in (cst.For, cst.CompFor):
+                    continue
+                iterated = loop.iter
+                if not (type(iterated) is cst.Call and type(iterated.func) is cst.Attribute
+                        and iterated.func.attr.value in ("parameters", "named_parameters")
+                        and generator in context.network_keys(iterated.func.value)):
+                    continue
+                names = {node.value for node in walk(loop.target) if type(node) is cst.Name}
+                scope = loop.body if type(loop) is cst.For else statement
+                if any(type(node) is cst.Attribute and node.attr.value == "grad" and type(node.value) is cst.Name
+                       and node.value.value in names for node in walk(scope)):
+                    return True
+        return False
 
     def _reused_after_step(self, function: FunctionFacts, call: cst.Call, window: Window, loss_statement,
                            generator_step: Optional[OptimizerStep]) -> Optional[GraphUse]:
