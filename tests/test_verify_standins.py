@@ -1672,24 +1672,6 @@ def test_a_loader_read_by_dunder_iter_or_through_a_progress_bar_and_a_weight_of_
     assert found["loader"].unpacked == 2 and found["loader"].views == 2
 
 
-def test_a_batch_moved_whole_to_a_device_is_one_tensor_and_one_read_by_keys_a_dict():
-    # fresh113's normalizing flows: `for data in dataloader: self.log_loss(data.to(self.device))`; a pair
-    # of (inputs, targets) has no `.to`, so the stand-in batches are single tensors.
-    from torchcopylint.verify.standins import uses
-
-    function = ast.parse(textwrap.dedent("""
-        def train_step(self, dataloader, optimizer, text_loader):
-            for data in dataloader:
-                loss = self.log_loss(data.to(self.device))
-            for encoded in text_loader:
-                encoded = encoded.to(self.device)
-                out = self.model(encoded["input_ids"])
-    """)).body[0]
-    found = uses(function)
-    assert found["dataloader"].unpacked == 1
-    assert found["text_loader"].unpacked == 0 and found["text_loader"].batch_keys == ("input_ids",)
-
-
 def test_what_torch_cat_or_stack_joins_is_a_sequence_of_one_tensor_per_sample():
     # A DQN's optimize step (fresh53): `torch.cat(batch.state)` of a replay memory's transitions.
     import torch

@@ -64,8 +64,6 @@ SCALER_ONLY_METHODS = SCALER_METHODS - {"update"}
 OPTIMIZER_METHODS = {"step", "zero_grad", "param_groups", "add_param_group"}
 SHARED_METHODS = {"state_dict", "load_state_dict", "zero_grad"}  # a module's and an optimizer's alike
 TENSORS_TOO = {"requires_grad_"}  # a module's method that a tensor has too
-# Methods that move a value to a device: tensors' and modules' alike, so they say neither alone.
-DEVICE_MOVES = frozenset({"to", "cuda", "cpu"})
 TENSOR_METHODS = {"size", "shape", "view", "reshape", "detach", "clone", "float", "mean", "sum", "backward",
                   "softmax", "log_softmax", "argmax", "max", "min", "item", "numel", "dim", "unsqueeze",
                   "squeeze", "flatten", "fill_", "zero_", "add_", "mul_", "copy_", "masked_fill", "masked_fill_",
@@ -744,11 +742,6 @@ def uses(function: ast.AST) -> dict[str, Use]:
             loaded.unpacked, loaded.views = batch.batch_keys or batch.unpacked, batch.views
             continue
         if batch is not None and not loaded.unpacked and batch.methods & TENSOR_METHODS and not batch.indexed:
-            loaded.unpacked = 1
-        elif batch is not None and not loaded.unpacked and batch.methods & DEVICE_MOVES and not batch.indexed \
-                and not batch.string_keys:
-            # `for data in loader: model.log_loss(data.to(device))`: moved whole, so one tensor (a pair,
-            # a tuple, has no `.to`; a dict of tensors would be read by its keys).
             loaded.unpacked = 1
         elif batch is not None and not loaded.unpacked and batch.string_keys:
             loaded.batch_keys = tuple(batch.string_keys)  # `for sample in loader: sample["images"]`: dicts
