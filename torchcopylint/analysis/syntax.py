@@ -269,8 +269,15 @@ def only_shows(statement: cst.CSTNode, name: cst.CSTNode) -> bool:
         for argument in value.args)
 
 
+# Calls that tell what a value is, not what it holds: `print(f"{t}, {type(t)}")` shows `t` and its type.
+IDENTIFYING_CALLS = frozenset({"type", "id"})
+
+
 def _selects(expr: cst.BaseExpression, name: cst.CSTNode) -> bool:
-    """Is `expr` the name, or an element or attribute of it (`b[0, 0]`, `b.shape`)?"""
+    """Is `expr` the name, or an element or attribute of it (`b[0, 0]`, `b.shape`), or its type?"""
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in IDENTIFYING_CALLS \
+            and len(expr.args) == 1:
+        expr = expr.args[0].value
     while type(expr) in (cst.Subscript, cst.Attribute) and expr is not name:
         expr = expr.value
     return expr is name
