@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import json
 import re
 import shutil
 import textwrap
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS_DATA, lint_marked_fixtures, snapshot
+from conftest import TESTS_DATA, lint_marked_fixtures, run_torchcopylint, snapshot
 
 from torchcopylint.diagnostic import Diagnostic, Location, Severity
 
@@ -721,3 +722,79 @@ def test_a_network_s_input_is_tried_in_the_shape_its_forward_documents(tmp_path:
     assert documented_shapes(module.Backbone(), "forward") == [(2, 3, 40, 40), (2, 8, 20, 20)]
     assert probe_input_shape(module.Backbone, "forward", "cpu") == (2, 3, 40, 40)
     assert documented_shapes(module.Vague(), "forward") == []  # named dims only: nothing to make
+
+
+def test_a_call_that_unpacks_the_parsed_options_passes_each_parameter_its_option():
+    # fresh114's deep-learning course template: `kwargs = vars(args)`, then `train(**kwargs)`; a call with
+    # `**` was no call site, and the stand-ins for `hidden_dims` failed where the options would have run.
+    from torchcopylint.verify.topcalls import top_level_calls
+
+    source = textwrap.dedent("""\
+        def train(hidden_dims, lr, *, seed):
+            pass
+
+        if __name__ == "__main__":
+            args = parser.parse_args()
+            kwargs = vars(args)
+            train(**kwargs)
+            train(**vars(args), lr=0.5)
+            train(**args.__dict__)
+            train(**options)
+        """)
+    first, second, third = top_level_calls(source, "train")  # `**options`, unknown, is no call site
+    assert first.arguments == (("hidden_dims", "args.hidden_dims"), ("lr", "args.lr"), ("seed", "args.seed"))
+    assert second.arguments == (("lr", "0.5"), ("hidden_dims", "args.hidden_dims"), ("seed", "args.seed"))
+    assert third.arguments == first.arguments
+    # A name bound twice may be either: no call site.
+    twice = top_level_calls(source.replace("    kwargs = vars(args)\n", "    kwargs = vars(args)\n    kwargs = {}\n"),
+                            "train")
+    assert [site.arguments for site in twice] == [second.arguments, third.arguments]
+
+
+OPTIONS_UNPACKED_SCRIPT = '''\
+import argparse
+
+import torch
+from torch import nn, optim
+
+
+def train(hidden_dims, lr, batch_size, epochs, seed):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(8, hidden_dims[0]), nn.ReLU(), nn.Linear(hidden_dims[0], 3))
+    optimizer = optim.SGD(model.parameters(), lr=lr)
+    logging = {"loss": []}
+    for epoch in range(1, epochs + 1):
+        epoch_loss = 0
+        for _ in range(4):
+            x, y = torch.randn(batch_size, 8), torch.randint(0, 3, (batch_size,))
+            loss = nn.functional.cross_entropy(model(x), y)
+            epoch_loss += loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        logging["loss"].append(epoch_loss / 4)
+    return model, logging
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hidden_dims", default=[128], type=int, nargs="+")
+    parser.add_argument("--lr", default=0.1, type=float)
+    parser.add_argument("--batch_size", default=128, type=int)
+    parser.add_argument("--epochs", default=10, type=int)
+    parser.add_argument("--seed", default=42, type=int)
+    args = parser.parse_args()
+    kwargs = vars(args)
+    model, logging = train(**kwargs)
+'''
+
+
+def test_a_function_the_script_calls_with_its_parsed_options_unpacked_runs_on_their_defaults(tmp_path: Path):
+    (tmp_path / "train_mlp.py").write_text(OPTIONS_UNPACKED_SCRIPT, encoding="utf-8")
+    result = run_torchcopylint("--verify", "--output-format", "json", "--no-cache", "train_mlp.py", cwd=tmp_path,
+                               timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL007" and r["line"] == 17]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    verdict = records[0]["verdict"]
+    assert verdict["status"] == "confirmed", verdict
+    assert "`lr` = `args.lr`: 0.1" in verdict["evidence"] and "`epochs` = `args.epochs`: 10" in verdict["evidence"]

@@ -95,7 +95,8 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
         return ()
     called_as = called_as or function_name
     makers = _data_makers(tree)
-    found = [_site(call, definition, loops, before, called_as)
+    namespaces = _namespace_dicts(tree)  # `kwargs = vars(args)`, then `train(**kwargs)`
+    found = [_site(call, definition, loops, before, called_as, namespaces=namespaces)
              for call, loops, before in _calls_in(tree.body, called_as, (), (), makers=makers)]
     # Then the calls in the module's program functions (`def main():`, which take nothing): the body
     # before the call makes what it passes (`x = torch.randn(..., requires_grad=True)`); only the
@@ -107,7 +108,7 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
         local = _bound_in(program)
         for call, loops, before in _calls_in(program.body, called_as, (), (), everywhere=True, makers=makers):
             needed = _needed(call, loops, _on_stand_in_data(before, source))
-            site = _site(call, definition, loops, needed, called_as, local, program.name)
+            site = _site(call, definition, loops, needed, called_as, local, program.name, namespaces)
             found.append(site)
     return tuple(site for site in found if site is not None)
 
@@ -140,8 +141,8 @@ def _on_stand_in_data(before: tuple, source: str) -> tuple:
 
 
 def _site(call: ast.Call, definition: ast.FunctionDef, loops: tuple, before: tuple, called_as: str,
-          local: frozenset = frozenset(), caller: str = "") -> Optional[TopLevelCall]:
-    arguments = _arguments(call, definition)
+          local: frozenset = frozenset(), caller: str = "", namespaces: Optional[dict] = None) -> Optional[TopLevelCall]:
+    arguments = _arguments(call, definition, namespaces)
     if arguments is None:
         return None
     reads = set()
@@ -721,9 +722,13 @@ def _data_makers(tree: ast.Module) -> frozenset:
     return frozenset(found)
 
 
-def _arguments(call: ast.Call, definition: ast.FunctionDef) -> Optional[list]:
-    """(parameter, expression) for each argument of the call; None for `*args`/`**kwargs` at the call."""
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+def _arguments(call: ast.Call, definition: ast.FunctionDef, namespaces: Optional[dict] = None) -> Optional[list]:
+    """(parameter, expression) for each argument of the call; None for `*args`/`**kwargs` at the call,
+    except `**vars(args)` (or `**kwargs` after `kwargs = vars(args)`, `namespaces`): each parameter
+    the call does not pass otherwise is the namespace's attribute of its name (`args.lr`)."""
+    unpacked = [kw.value for kw in call.keywords if kw.arg is None]
+    namespace = _namespace_of(unpacked[0], namespaces or {}) if len(unpacked) == 1 else None
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or (unpacked and namespace is None):
         return None
     parameters = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
     if len(call.args) > len(parameters):
@@ -731,10 +736,44 @@ def _arguments(call: ast.Call, definition: ast.FunctionDef) -> Optional[list]:
     found = [(name, ast.unparse(arg)) for name, arg in zip(parameters, call.args)]
     known = set(parameters) | {a.arg for a in definition.args.kwonlyargs}
     for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
         if keyword.arg not in known:
             return None
         found.append((keyword.arg, ast.unparse(keyword.value)))
+    if namespace is not None:
+        given = {name for name, _ in found}
+        found += [(name, f"{namespace}.{name}") for name in [*parameters, *(a.arg for a in definition.args.kwonlyargs)]
+                  if name not in given and name != "self"]
     return found
+
+
+def _namespace_of(unpacked: ast.expr, namespaces: dict) -> Optional[str]:
+    """`args` of `**vars(args)`, `**args.__dict__`, or `**kwargs` where `namespaces` says `kwargs = vars(args)`."""
+    if isinstance(unpacked, ast.Call) and isinstance(unpacked.func, ast.Name) and unpacked.func.id == "vars" \
+            and len(unpacked.args) == 1 and isinstance(unpacked.args[0], ast.Name) and not unpacked.keywords:
+        return unpacked.args[0].id
+    if isinstance(unpacked, ast.Attribute) and unpacked.attr == "__dict__" and isinstance(unpacked.value, ast.Name):
+        return unpacked.value.id
+    if isinstance(unpacked, ast.Name):
+        return namespaces.get(unpacked.id)
+    return None
+
+
+def _namespace_dicts(tree: ast.Module) -> dict:
+    """Names bound once in the module to the dict of a namespace (`kwargs = vars(args)`) -> the namespace."""
+    found: dict = {}
+    twice: set = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    namespace = _namespace_of(node.value, {}) if isinstance(node, ast.Assign) and node.value else None
+                    if target.id in found or namespace is None:
+                        twice.add(target.id)
+                    found[target.id] = namespace
+    return {name: namespace for name, namespace in found.items() if name not in twice and namespace is not None}
 
 
 def _names(text: str) -> set[str]:
