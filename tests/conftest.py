@@ -66,6 +66,18 @@ def run_torchcopylint(
     )
 
 
+def only_verdict(folder: Union[str, os.PathLike], name: str, code: str, timeout_per_diagnosis: int = 120) -> dict:
+    """The `--verify` verdict of the one `code` finding on the file `name` of `folder` (a patient time
+    limit per diagnosis: a loaded machine must not turn a verdict into "timed out")."""
+    import json
+
+    result = run_torchcopylint("--verify", "--verify-timeout", str(timeout_per_diagnosis), "--output-format", "json",
+                               "--no-cache", name, cwd=folder, timeout=600)
+    records = [r for r in json.loads(result.stdout) if r["code"] == code]
+    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
+    return records[0]["verdict"]
+
+
 class CliResult:
     def __init__(self, exit_code: int, stdout: str, stderr: str, exception: Optional[BaseException]) -> None:
         self.exit_code = exit_code

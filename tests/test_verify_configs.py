@@ -8,12 +8,11 @@ values the code wrote, and never read a user's configuration file.
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pytest
 
-from conftest import run_torchcopylint
+from conftest import only_verdict
 
 from torchcopylint.verify.absent import AbsentPackageUsed
 from torchcopylint.verify.noops import NoOpModule, is_no_op, stood_in_as, used_in
@@ -136,11 +135,7 @@ if __name__ == "__main__":
                     reason="the stand-ins are for where the packages are missing")
 def test_a_script_configured_by_missing_packages_is_confirmed_on_its_own_settings(tmp_path: Path):
     (tmp_path / "train_cfg.py").write_text(CONFIGURED_SCRIPT, encoding="utf-8")
-    result = run_torchcopylint("--verify", "--output-format", "json", "--no-cache", "train_cfg.py",
-                               cwd=tmp_path, timeout=600)
-    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL007"]
-    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
-    verdict = records[0]["verdict"]
+    verdict = only_verdict(tmp_path, "train_cfg.py", "TCL007")
     assert verdict["status"] == "confirmed", verdict
     # Three epochs, as the merged configuration says, and both packages named as stood in.
     assert "after 3 iterations" in verdict["evidence"], verdict["evidence"]

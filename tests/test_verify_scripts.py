@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, TESTS_DATA, run_torchcopylint, snapshot, subprocess_env
+from conftest import REPO_ROOT, TESTS_DATA, only_verdict, run_torchcopylint, snapshot, subprocess_env
 
 from torchcopylint.diagnostic import Diagnostic, Edit, Fix, Location, Severity
 from torchcopylint.engine import lint_source
@@ -3104,17 +3104,8 @@ def test_a_notebook_block_whose_width_chains_through_an_expansion_set_in_init_is
               "source": BOTTLENECK_CELL.splitlines(keepends=True)}]
     (tmp_path / "resnet.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
                                                        "nbformat_minor": 5}), encoding="utf-8")
-    verdict = _only_verdict(tmp_path, "resnet.ipynb", "TCL001")
+    verdict = only_verdict(tmp_path, "resnet.ipynb", "TCL001")
     assert verdict["status"] == "confirmed" and "block(64, 16)" in verdict["evidence"], verdict
-
-
-def _only_verdict(folder: Path, name: str, code: str) -> dict:
-    """The verdict of the one `code` finding `--verify` gives on the file `name` of `folder`."""
-    result = run_torchcopylint("--verify", "--verify-timeout", str(PATIENT_TIMEOUT), "--output-format", "json",
-                               "--no-cache", name, cwd=folder, timeout=600)
-    records = [r for r in json.loads(result.stdout) if r["code"] == code]
-    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
-    return records[0]["verdict"]
 
 
 EMBEDDED_LABELS_GAN = '''
@@ -3165,7 +3156,7 @@ def test_labels_of_a_conditional_gan_embedding_fewer_classes_than_ten_are_made_t
     # An age-conditional GAN (fresh53) embeds six classes: stand-in labels 0..9 failed "index out of
     # range in self"; labels of two classes fit any embedding of labels.
     (tmp_path / "cgan.py").write_text(EMBEDDED_LABELS_GAN, encoding="utf-8")
-    verdict = _only_verdict(tmp_path, "cgan.py", "TCL003")
+    verdict = only_verdict(tmp_path, "cgan.py", "TCL003")
     assert verdict["status"] == "confirmed" and "labels in 0..1" in verdict["evidence"], verdict
 
 
@@ -3196,7 +3187,7 @@ def test_labels_a_script_takes_as_a_column_are_made_columns_of_one(tmp_path):
     # label as a column (`label_batch[:, 0]`); stand-in labels, one number per sample, failed "too many
     # indices for tensor of dimension 1".
     (tmp_path / "train_scans.py").write_text(COLUMN_LABELS_SCRIPT, encoding="utf-8")
-    verdict = _only_verdict(tmp_path, "train_scans.py", "TCL007")
+    verdict = only_verdict(tmp_path, "train_scans.py", "TCL007")
     assert verdict["status"] == "confirmed", verdict
     assert "each a column of one (an earlier run indexed the labels' second dim)" in verdict["evidence"], verdict
 
@@ -3629,7 +3620,7 @@ for step in range(100):
 @pytest.mark.skipif(importlib.util.find_spec("lpips") is not None, reason="the stand-in is for a missing lpips")
 def test_a_perceptual_loss_of_a_missing_lpips_is_confirmed_on_its_stand_in(tmp_path):
     (tmp_path / "denoise.py").write_text(PERCEPTUAL_LOSS_SCRIPT, encoding="utf-8")
-    verdict = _only_verdict(tmp_path, "denoise.py", "TCL007")
+    verdict = only_verdict(tmp_path, "denoise.py", "TCL007")
     assert verdict["status"] == "confirmed", verdict
     assert "`lpips.LPIPS` (lpips is not installed) stood in" in verdict["evidence"], verdict
 

@@ -8,13 +8,12 @@ that shape, or the experiment fails on the first convolution.
 from __future__ import annotations
 
 import importlib.util
-import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import run_torchcopylint
+from conftest import only_verdict
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="--verify needs torch (pip install torchcopylint[verify])")
@@ -122,11 +121,7 @@ def test_a_dqn_on_preprocessed_atari_frames_is_confirmed(tmp_path: Path):
     # fresh112's coursework DQNs on Breakout and Gravitar: the stand-in environment gave CartPole's four
     # numbers, then the identity transforms gave three channels of 210x160 to a one-channel network.
     (tmp_path / "dqn_breakout.py").write_text(ATARI_SCRIPT, encoding="utf-8")
-    result = run_torchcopylint("--verify", "--output-format", "json", "--no-cache", "dqn_breakout.py",
-                               cwd=tmp_path, timeout=600)
-    records = [r for r in json.loads(result.stdout) if r["code"] == "TCL001"]
-    assert len(records) == 1, (result.stdout, result.stderr[-2000:])
-    verdict = records[0]["verdict"]
+    verdict = only_verdict(tmp_path, "dqn_breakout.py", "TCL001")
     assert verdict["status"] == "confirmed", verdict
     for part in ("observations of shape (210, 160, 3), 4 actions",
                  "torchvision's `Grayscale` (torchvision is not installed) gave the shape torchvision would",
