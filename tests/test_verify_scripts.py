@@ -3657,6 +3657,14 @@ def test_model_zoo_stand_ins_have_the_interfaces_fine_tuning_code_reaches_for():
     assert isinstance(smp.metrics.iou_score, AbsentName)
     assert "`segmentation_models_pytorch.Unet('resnet34')` (segmentation_models_pytorch is not installed) stood " \
            "in: a small encoder and decoder, random weights, 4 classes" in backbones.notes
+    # pytorchcv's maker of classifiers by name (fresh114's deepfake kernels), imported or reached through
+    # the package; the rest of pytorchcv is absent.
+    pytorchcv = stand_in("pytorchcv")
+    for get_model in (stand_in("pytorchcv.model_provider").get_model, pytorchcv.model_provider.get_model):
+        assert get_model("xception", pretrained=True, num_classes=2)(images).shape == (2, 2)
+    assert isinstance(pytorchcv.models, AbsentName)
+    assert "`pytorchcv.model_provider.get_model('xception')` (pytorchcv is not installed) stood in: a small " \
+           "network of the ResNet layout, random weights, 2 classes" in backbones.notes
 
 
 @pytest.mark.parametrize(("length", "asked", "drop_last", "expected"), [

@@ -21,7 +21,7 @@ same to the run; the claims verified here are about graphs, copies and writes.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from torch import nn
 
@@ -227,16 +227,25 @@ def _constructor(qualified: str, name: str):
     return make
 
 
-def timm_create_model(name: str, pretrained: bool = False, num_classes: int = 1000, **kwargs) -> StandInBackbone:
-    """`timm.create_model(name, ...)` where timm is not installed: the stand-in of the name's family
-    (a ResNet-like one for names of no torchvision family)."""
-    family = name if is_classifier_constructor(name) else "resnet50"
-    note(f"`timm.create_model({name!r})` (timm is not installed) stood in: a small network of the "
-         f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
-         f"{num_classes} classes")
-    network = StandInBackbone(family)
-    network.reset_classifier(num_classes)  # 0: no head, the pooled features (as timm makes it)
-    return network
+def classifier_maker(qualified: str) -> Callable[..., StandInBackbone]:
+    """A model zoo's maker of classifiers by name (`timm.create_model(name, ...)`,
+    `pytorchcv.model_provider.get_model(name, pretrained=True)`), where its package is not installed: the
+    stand-in of the name's family (a ResNet-like one for names of no torchvision family)."""
+    package = qualified.split(".")[0]
+
+    def create(name: str, pretrained: bool = False, num_classes: int = 1000, **kwargs) -> StandInBackbone:
+        family = name if is_classifier_constructor(name) else "resnet50"
+        note(f"`{qualified}({name!r})` ({package} is not installed) stood in: a small network of the "
+             f"{'ResNet' if WITH_FC.match(family) else 'VGG/MobileNet'} layout, random weights, "
+             f"{num_classes} classes")
+        network = StandInBackbone(family)
+        network.reset_classifier(num_classes)  # 0: no head, the pooled features (as timm makes it)
+        return network
+
+    return create
+
+
+timm_create_model = classifier_maker("timm.create_model")
 
 
 def timm_list_models(*args, **kwargs) -> list:

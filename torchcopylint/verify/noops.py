@@ -40,7 +40,7 @@ PACKAGES = frozenset({
     "tensorflow", "termcolor", "colorama", "progressbar", "rich", "torchinfo", "torchsummary", "torchmetrics",
     # The summary printers' forks (`torchsummaryM.summary(G, (1, 100))`, `torchsummaryX.summary(model, x)`).
     "torchsummaryM", "torchsummaryX", "torch_summary", "pytorch_model_summary",
-    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources",
+    "apex", "colorlog", "coloredlogs", "loguru", "appdirs", "platformdirs", "timm", "pkg_resources", "pytorchcv",
     "gym", "gymnasium",
     # A training framework: its LightningModule stands in (verify/lightning.py), its Trainer does nothing.
     "pytorch_lightning", "lightning",
@@ -108,6 +108,7 @@ NO_OP_PARTS = {
     # is a TensorFlow tensor).
     "tensorflow": frozenset({"examples", "summary", "keras", "logging", "get_logger", "autograph", "is_tensor"}),
     "apex": frozenset(),  # its `amp` runs in full precision (verify/amp.py); the rest is absent
+    "pytorchcv": frozenset({"model_provider"}),  # its maker of classifiers stands in (CLASSIFIER_MAKERS)
     "timm": frozenset(),  # `timm.create_model` stands in (verify/backbones.py); the rest is absent
     # Their networks and losses stand in (verify/zoos.py); the rest is absent.
     **dict.fromkeys(zoos.PACKAGES, frozenset()),
@@ -130,6 +131,8 @@ NO_OP_NAMES = {
 D2L_FRAMEWORKS = frozenset({"torch", "mxnet", "tensorflow", "jax"})  # `from d2l import torch as d2l`
 MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
+# Other zoos' makers of classifiers by name (`ptcv_get_model("xception", pretrained=True)` of a Kaggle kernel).
+CLASSIFIER_MAKERS = frozenset({"pytorchcv.model_provider.get_model"})
 # Callables that hand back what they wrap: a progress bar over an iterable.
 PASS_THROUGH = PROGRESS_BARS
 # tqdm.contrib's bars over what Python's own functions make of their iterables.
@@ -578,6 +581,10 @@ class NoOpModule(types.ModuleType):
             return importlib.import_module(name)  # `from apex import amp`
         if name in TIMM_CONSTRUCTORS:
             return backbones.timm_create_model
+        if name in CLASSIFIER_MAKERS:
+            return backbones.classifier_maker(name)
+        if any(maker.startswith(f"{name}.") for maker in CLASSIFIER_MAKERS):
+            return NoOpModule(name)  # `pytorchcv.model_provider`, on the way to its maker
         if name in ("timm.list_models", "timm.models.list_models"):
             return backbones.timm_list_models
         zoo_stand_in = zoos.stand_in(name)
