@@ -71,7 +71,7 @@ _CONFIG_PARSER_KEYWORDS = frozenset({
     "default_config_files", "ignore_unknown_config_file_keys", "config_file_parser_class",
     "args_for_setting_config_path", "config_arg_is_required", "config_arg_help_message",
     "args_for_writing_out_config_file", "write_out_config_file_arg_help_message", "auto_env_var_prefix",
-    "config_file_open_func", "ignore_unknown_config_file_keys",
+    "config_file_open_func",
 })
 _CONFIG_OPTION_KEYWORDS = frozenset({"is_config_file", "is_config_file_arg", "is_write_out_config_file_arg",
                                      "env_var"})
