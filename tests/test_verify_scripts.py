@@ -637,6 +637,36 @@ def test_a_function_carries_the_module_level_names_it_reads_never_the_loop():
     assert len(prepared.text.splitlines()) == len(source.splitlines())
 
 
+def test_a_plot_of_a_global_does_not_carry_the_later_plots_of_what_the_training_call_returns():
+    # fresh115's EEG notebook: `plt` imported under `try:` is a module, so `plt.plot(training_data[0])`
+    # changes nothing of the data; taken as an object it carried every later plot, and with them
+    # `values = generated_data[1]` of the skipped `... generated_data ... = train()`: a NameError.
+    from torchcopylint.verify.script import function_text
+
+    source = textwrap.dedent("""\
+        import torch
+        try:
+            from matplotlib import pyplot as plt
+        except ImportError:
+            plt = None
+        training_data = torch.zeros((6, 1, 30))
+        plt.plot(training_data[0, 0, :])
+
+        def train():
+            data = training_data.clone().detach()
+            data.sum().backward()
+            return data
+
+        generated_data = train()
+        values = generated_data[1]
+        plt.plot(values.tolist()[0])
+    """)
+    prepared = function_text(source, frozenset({"train"}))
+    kept = [line.strip() for line in prepared.text.splitlines() if line.strip()]
+    assert "training_data = torch.zeros((6, 1, 30))" in kept, kept
+    assert not any("plt.plot" in line or "values" in line or "generated_data =" in line for line in kept), kept
+
+
 def test_an_assignment_carried_as_it_is_that_reads_a_skipped_statement_s_names_is_skipped_too():
     # fresh85's notebook: `num_samples = len(train_dataset)` may fail on its stand-in data (skipped, said);
     # `subset_9k_size = num_samples - subset_1k_size`, carried as it is, must not stop the whole load.

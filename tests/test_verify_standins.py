@@ -2177,3 +2177,31 @@ def test_a_tensor_checked_as_one_stays_a_tensor():
             return x * factor
     """
     assert _kinds(code, ["x"])["x"] == "tensor"
+
+
+def test_a_seed_is_a_whole_number_and_labels_made_into_tensors_from_numpy_are_an_array():
+    # fresh115's EEG GAN: `random.seed(nseed)` refuses a tensor, `np.random.seed` a float; and
+    # `torch.from_numpy(label)` needs the labels as an array, one per row of the data array beside them.
+    import numpy as np
+
+    from torchcopylint.verify.standins import kind_of, make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def train(datatrain, label, nseed):
+            random.seed(nseed)
+            np.random.seed(nseed)
+            torch.manual_seed(nseed)
+            datatrain = torch.from_numpy(datatrain)
+            label = torch.from_numpy(label)
+            dataset = torch.utils.data.TensorDataset(datatrain, label)
+            for x, _ in dataset:
+                loss = F.cross_entropy(model(x), label)
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("nseed", found["nseed"]) == "int"
+    assert kind_of("label", found["label"]) == "label array"
+    assert kind_of("datatrain", found["datatrain"]) == "array"
+    made = make(plan(["datatrain", "label", "nseed"], found, {}, {}), "cpu")
+    assert type(made["nseed"]) is int
+    assert isinstance(made["label"], np.ndarray) and made["label"].dtype.kind == "i"
+    assert len(made["label"]) == len(made["datatrain"])  # a TensorDataset of both has rows of each

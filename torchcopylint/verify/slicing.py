@@ -45,7 +45,7 @@ def module_level_slice(source: str, lines: Iterable[int]) -> Optional[str]:
     last = max(targets)
     earlier = statements[:last]
     functions = {node.name: node for node in earlier if isinstance(node, _DEFINITIONS)}
-    modules = {name for node in earlier if isinstance(node, _IMPORTS) for name in _bound(node)}
+    modules = _imported_names(earlier)
     aliases = _alias_groups(earlier, modules | set(functions))
     immutable = _immutable_names(earlier)  # a number passed to a call is not changed by it
     keep = set(targets)
@@ -329,9 +329,25 @@ def changed_names(nodes: list[ast.stmt], statements: list[ast.stmt]) -> list[set
     (`netG.apply(init)`, `w.requires_grad_()`), given the module's top-level statements (its imports,
     functions, and the names only ever bound to numbers or strings, which nothing changes)."""
     functions = {n.name: n for n in statements if isinstance(n, _DEFINITIONS)}
-    modules = {name for n in statements if isinstance(n, _IMPORTS) for name in _bound(n)}
+    modules = _imported_names(statements)
     immutable = _immutable_names(statements)
     return [_changed(node, modules, functions) - immutable for node in nodes]
+
+
+def _imported_names(statements: list[ast.stmt]) -> set[str]:
+    """The names the top level binds to modules and their functions: also an import under `try:` or
+    `if` (`try: from matplotlib import pyplot as plt`), whose `plt.plot(x)` changes no data of the file."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _IMPORTS):
+            names |= _bound(node)
+        elif not isinstance(node, _DEFINITIONS) and isinstance(node, ast.stmt):
+            pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler)))
+        elif isinstance(node, ast.excepthandler):
+            pending.extend(node.body)
+    return names
 
 
 def _root(node: ast.AST) -> set[str]:

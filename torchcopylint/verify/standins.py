@@ -144,6 +144,7 @@ class Use:
     shape: bool = False        # joined to a tuple: `(n,) + self.img_shape`, a shape
     position: bool = False     # a position along a dim: `ranks[:, -self.target_class]`, `out[:, k]`
     sizes: bool = False        # a size given to `torch.randn(...)`, `range(...)`, `.view(...)`: an int
+    seed: bool = False         # given to `random.seed`, `torch.manual_seed`: a whole number
     indexed: bool = False      # `x[i]`, `x[:, 0]`: a tensor (or a container), never a number
     torch_argument: bool = False  # an argument of a torch.* / F.* call: a tensor, or a number it accepts
     torch_input: bool = False  # the input of a torch function, which takes no Python number (`torch.frexp(m)`)
@@ -203,7 +204,7 @@ class Use:
 
     @property
     def seen(self) -> bool:
-        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.indexed
+        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.seed or self.indexed
                     or self.torch_argument or self.arithmetic or self.ordered or self.numbers or self.truth
                     or self.compared or self.device_like or self.fed_to)
 
@@ -229,6 +230,11 @@ NEUTRAL_CALLEES = {"print", "str", "repr", "format", "isinstance", "type", "id",
                    "setattr", "hasattr", "logging.info", "logger.info", "log", "warnings.warn"}
 # Conversions to a Python number: `float(loss)` of a tensor of several values would raise.
 NUMBER_CALLEES = {"float", "int", "round", "math.sqrt", "math.log", "math.exp"}
+# Seeding functions: what they are given is a whole number (`np.random.seed` takes no tensor, nor a float).
+SEED_TAKERS = {"random.seed", "np.random.seed", "numpy.random.seed", "torch.manual_seed", "torch.cuda.manual_seed",
+               "torch.cuda.manual_seed_all", "torch.random.manual_seed", "seed_everything", "pl.seed_everything",
+               "set_seed", "setup_seed", "set_random_seed", "seed_all", "random.Random", "np.random.default_rng",
+               "np.random.RandomState"}
 # Callees whose argument in that position is a file or folder's path (any position: -1).
 PATH_TAKERS = {"os.makedirs": 0, "os.mkdir": 0, "os.listdir": 0, "open": 0, "glob.glob": 0, "glob": 0,
                "Path": 0, "pathlib.Path": 0, "os.path.join": -1, "os.path.exists": 0, "os.path.isdir": 0,
@@ -506,7 +512,9 @@ def uses(function: ast.AST) -> dict[str, Use]:
             for argument in arguments:
                 passed = use(argument)
                 if passed is not None:
-                    if callee in NUMBER_CALLEES:
+                    if callee in SEED_TAKERS:
+                        passed.seed = True
+                    elif callee in NUMBER_CALLEES:
                         passed.number_arithmetic = True
                     elif callee not in NEUTRAL_CALLEES:
                         passed.fed_to.add(callee)
@@ -1618,7 +1626,9 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if use.class_target or use.position_index or (LABEL_NAMES.match(bare) and use.seen and not (
             use.value_target or use.arithmetic or use.torch_argument or use.indexed or use.ordered or use.in_range
             or use.sizes)):
-        return "labels"  # class indices: a loss target, an index, one-hot encoded or embedded
+        # class indices: a loss target, an index, one-hot encoded or embedded; as a dataset's array where
+        # the code makes tensors of it (`torch.from_numpy(label)`)
+        return "label array" if use.numpy_input and not use.methods & (TENSOR_METHODS - ARRAY_METHODS) else "labels"
     if use.string_keys and not (use.methods & TENSOR_METHODS or use.arithmetic or use.torch_argument):
         return "dict"  # `batch["images"]`, `batch["labels"]`: a dict of the keys the code reads
     if use.path_like and not (use.methods & TENSOR_METHODS or use.indexed or use.ordered or use.in_range):
@@ -1659,7 +1669,7 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
         return "start"  # `range(start_epoch, epochs)`: 0, where a run that resumes nothing starts
     if COUNT_NAMES.match(bare) or use.in_range:
         return "count"
-    if use.sizes:
+    if use.sizes or use.seed:
         return "int"
     if use.position:
         return "position"  # 1, which every dim of two or more has, counted from either end
@@ -2008,6 +2018,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             # A dataset held as an array, which the code cuts into batches of its own size (`data[i * 40:(i + 1) *
             # 40]`): rows enough for three batches of 64.
             made[name] = stand_in_tensor("cpu", (ARRAY_ROWS, *plan_.sample), name=name).detach().numpy()
+        elif kind == "label array":  # the labels of a dataset held as an array: one per row of its samples
+            made[name] = class_indices(ARRAY_ROWS, CLASSES, "cpu").numpy()
         elif kind == "labels" and name in plan_.positions:
             # Positions along a dim of another stand-in (a layer's rows, a sample's features): FEATURES
             # long, so in range of every dim a stand-in has; ten classes would not be.
