@@ -614,6 +614,40 @@ def test_loop_carried_write_reaches_the_read_at_the_top_of_the_body():
     assert f"`h.mul_()` (line {line_of(source, 'h.mul_(0.9)')})" in diagnostic.message
 
 
+@pytest.mark.parametrize("entry", ["done = True", "done = False\n            if n > 3:\n                done = True"])
+def test_a_while_loop_that_may_not_run_leaves_the_held_tensor_to_the_write(entry):
+    # The do-while spelling (`done = False`, then `while not done:`) runs its body at least once and
+    # rebinds `v` (TCL002.md's Lanczos example); with the flag set otherwise, or set again in a branch,
+    # the loop may not run, and `v -= ...` writes the tensor `V` holds.
+    page_example = textwrap.dedent("""\
+        import torch
+
+
+        def lanczos(w, n, steps, buffer=2):
+            v = torch.ones(n).to(w.device)
+            V = [v]
+            for _ in range(steps):
+                b = torch.norm(w)
+                if b > 0:
+                    v = w / b
+                else:
+                    done = False
+                    while not done:
+                        v = torch.rand(n).to(w.device)
+                        done = torch.norm(v) > 0
+                for u in V:
+                    v -= v.dot(u.to(v.device)) * u.to(v.device)
+                V.append(v)
+                if len(V) > buffer:
+                    V[-buffer - 1] = V[-buffer - 1].cpu()
+                w = w - v
+            return V
+    """)
+    assert lines(page_example, "TCL002") == []
+    source = page_example.replace("done = False", entry)
+    assert lines(source, "TCL002") == [line_of(source, "V = [v]")]
+
+
 # ---------------------------------------------------------------- TCL002 silent
 
 

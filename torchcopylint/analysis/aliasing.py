@@ -63,6 +63,9 @@ FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "amax"
 METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
                                  "is_leaf", "grad_fn"})
 METADATA_METHODS = frozenset({"size", "dim", "numel", "ndimension", "element_size", "nelement", "get_device"})
+# Calls that read only the shape, dtype and device of their first argument (`x.view_as(z)`, `torch.zeros_like(z)`).
+SHAPE_TAKERS = frozenset({"view_as", "reshape_as", "expand_as", "type_as", "zeros_like", "ones_like", "empty_like",
+                          "rand_like", "randn_like", "randint_like", "full_like"})
 # What tells one tensor's memory from another's (`y.data_ptr() == x.data_ptr()`, `y.storage()`): not its
 # values, but exactly what a copy changes.
 IDENTITY_METHODS = frozenset({"data_ptr", "storage", "untyped_storage", "_typed_storage", "is_set_to"})
@@ -639,6 +642,7 @@ class FunctionWalker:
         # `x[0]`, `x[2]`: the item at a constant position of a tracked value, one per (whole, position)
         self._item_storages: dict[tuple, Storage] = {}
         self._name_uses: Optional[dict] = None  # syntax.name_uses of the function, once a loop asks
+        self._entered_loops: set = set()  # ids of `while` loops whose test holds on entry (`done = False; while not done:`)
         # Bindings whose value has been read so far in the walk.
         self._read_bindings: set = set()
         # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
@@ -721,10 +725,14 @@ class FunctionWalker:
     # ------------------------------------------------------------ statements
 
     def _walk_block(self, statements: Iterable[cst.CSTNode], state: FlowState) -> None:
+        previous: list = []
         for statement in statements:
             if not state.reachable:
                 return
+            if type(statement) is cst.While and _test_holds_on_entry(statement.test, previous):
+                self._entered_loops.add(id(statement))
             self._walk_statement(statement, state)
+            previous.append(statement)
 
     def _enter(self, statement: cst.CSTNode) -> None:
         self._statement = statement
@@ -880,8 +888,10 @@ class FunctionWalker:
         read outside it (`for _ in range(steps): lolip = ...`, then `best = lolip.detach()`), which
         would fail unbound after a loop that never ran? Then no path leaves the loop without a pass
         (a restart's step loop does not leave the previous restart's `lolip` in place)."""
-        if type(loop) is not cst.For or loop.orelse is not None:
+        if loop.orelse is not None:
             return False
+        if type(loop) is cst.While:
+            return id(loop) in self._entered_loops
         if self._name_uses is None:
             self._name_uses = name_uses(self.facts.node) if type(self.facts.node) is not cst.Lambda else {}
         inside = {id(node) for node in walk(loop.body)}
@@ -1526,6 +1536,15 @@ class FunctionWalker:
             use = "metadata" if expr.func.attr.value in METADATA_METHODS else "identity"
             self._record_read(expr.func.value, state, use=use)
             for arg in expr.args:
+                self._evaluate(arg.value, state)
+            self.facts.call_statement[expr] = self._statement
+            return
+        if kind is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in SHAPE_TAKERS \
+                and expr.args and type(expr.args[0].value) is cst.Name:
+            # `x.view_as(z)`, `torch.zeros_like(z)`: only the shape (and type) of `z` is read.
+            self._evaluate(expr.func.value, state)
+            self._record_read(expr.args[0].value, state, use="metadata")
+            for arg in expr.args[1:]:
                 self._evaluate(arg.value, state)
             self.facts.call_statement[expr] = self._statement
             return
@@ -2547,3 +2566,26 @@ def detached_in_place(function: FunctionFacts) -> list[tuple[str, int, cst.CSTNo
         if type(func) is cst.Attribute and func.attr.value == "detach_" and type(func.value) is cst.Name:
             found.append((func.value.value, function.order_of(statement), statement))
     return found
+
+
+def _test_holds_on_entry(test: cst.BaseExpression, previous: list) -> bool:
+    """Does a `while` loop's test hold when the loop is reached, so that it runs at least once: `while True:`,
+    or a flag set by the simple statements just before it (`done = False`, `k = 0`, then `while not done:`),
+    Python's spelling of a do-while loop?"""
+    if type(test) is cst.Name and test.value == "True":
+        return True
+    negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    flag = test.expression if negated else test
+    if type(flag) is not cst.Name:
+        return False
+    for statement in reversed(previous):
+        if type(statement) is not cst.SimpleStatementLine:
+            return False  # a branch or a loop may have set it either way
+        for small in reversed(statement.body):
+            if type(small) is not cst.Assign:
+                continue
+            if any(type(target.target) is not cst.Name for target in small.targets):
+                return False
+            if any(target.target.value == flag.value for target in small.targets):
+                return type(small.value) is cst.Name and small.value.value == ("False" if negated else "True")
+    return False

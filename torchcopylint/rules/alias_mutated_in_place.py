@@ -228,12 +228,16 @@ def _only_shown(function: FunctionFacts, alias: Binding, depth: int = 0) -> bool
     `print(x_squeezed)`)? Showing a view after its base was written is how a lesson shows that they
     share memory (`b = a.view(-1, 1)`, `a.zero_()`, then `b`): nothing computes with the old values."""
     reads = [read for read in function.reads_of(alias) if read.use == "value"]
+    if depth and not reads:
+        # A view only measured (`print(x_squeezed.shape)`): nothing reads its values.
+        return all(read.use == "metadata" for read in function.reads_of(alias))
 
     def shown(read) -> bool:
         if only_shows(read.statement, read.node):
             return True
+        # (Also a tensor moved where it may stay, `t1 = t1.to(device)`, then `print(t1.device)`.)
         views = [binding for binding in function.bindings if binding.statement is read.statement
-                 and binding.made_by == "alias"]
+                 and binding.made_by in ("alias", "may-alias")]
         return depth < MAX_SHOWN_VIEWS and bool(views) and all(_only_shown(function, view, depth + 1) for view in views)
 
     return bool(reads) and all(shown(read) for read in reads)
