@@ -3817,3 +3817,41 @@ def test_a_sampler_over_the_real_data_s_positions_draws_them_modulo_the_stand_in
     # archive that stands in with 20 samples ("index 67 is out of bounds for axis 0 with size 20").
     _assert_confirmed(scripts_verified, "split_by_sampler.py", "        epoch_loss += loss", "TCL007", (
         "a `SubsetRandomSampler` over positions up to", "drew them modulo the 20 stand-in samples"))
+
+
+EPOCH_LOSSES_SCRIPT = '''
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+
+train_data = datasets.MNIST(root="../Data", train=True, download=True, transform=transforms.ToTensor())
+test_data = datasets.MNIST(root="../Data", train=False, download=True, transform=transforms.ToTensor())
+train_loader = DataLoader(train_data, batch_size=100, shuffle=True)
+test_loader = DataLoader(test_data, batch_size=500, shuffle=False)
+model = nn.Sequential(nn.Linear(784, 32), nn.ReLU(), nn.Linear(32, 10))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+train_losses = []
+for epoch in range(4):
+    for X_train, y_train in train_loader:
+        loss = criterion(model(X_train.view(100, -1)), y_train)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    train_losses.append(loss)
+    with torch.no_grad():
+        for X_test, y_test in test_loader:
+            y_val = model(X_test.view(500, -1))
+'''
+
+
+def test_an_epoch_s_loss_kept_is_measured_on_one_run_past_a_test_loop_of_the_asked_batch_size(tmp_path):
+    # fresh116's course scripts: the test loop's `X_test.view(500, -1)` failed on test batches cut to 4,
+    # after the first epoch's append; the run started over, and the first run's one list and the second's
+    # were taken for one list restarting its graph (17 -> 17 nodes). Now the script runs with the batch
+    # size the code asks for, and only the last run's measurements count.
+    (tmp_path / "course.py").write_text(EPOCH_LOSSES_SCRIPT, encoding="utf-8")
+    verdict = only_verdict(tmp_path, "course.py", "TCL007")
+    assert verdict["status"] == "confirmed", verdict
+    assert "references autograd graphs of" in verdict["evidence"], verdict

@@ -2856,7 +2856,13 @@ def graph_kept_alive(job: Job) -> Outcome:
             if len(sizes) >= 3 and spanned or len(sizes) >= MAX_ACCUMULATIONS_WATCHED:
                 raise StopRun
 
+        def forget() -> None:  # the script runs again on other stand-ins: only the last run's accumulations count
+            for measured in (sizes, roots, restarts, held, backwards_run):
+                measured.clear()
+            counted[0] = 0
+
         probe.on_after(job.line, measure)
+        probe.on_restart(forget)
         error, stopped = None, None
         try:
             with _counting_backwards(counted):

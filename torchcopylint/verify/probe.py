@@ -30,6 +30,19 @@ class LineProbe:
         self.locals_at_return: dict = {}
         # Callbacks for the return of a frame that ran a given line (on_return_of).
         self.returning: dict[int, list[FrameCallback]] = defaultdict(list)
+        self.restarting: list[Callable[[], None]] = []  # on_restart
+
+    def on_restart(self, callback: Callable[[], None]) -> None:
+        """Call back when the run starts over (a script run again on other stand-in data): what an
+        experiment measured in the abandoned run must not mix with the new run's measurements."""
+        self.restarting.append(callback)
+
+    def restart(self) -> None:
+        """The run starts over: forget what ran, and tell the experiment."""
+        self.executed.clear()
+        self.raised.clear()
+        for callback in self.restarting:
+            callback()
 
     def keep_locals_of(self, line: int) -> None:
         """Keep the locals of the frame that runs `line` when it returns: what a function that returns
