@@ -1010,3 +1010,47 @@ def test_only_top_level_reads_of_a_path_written_out_are_guarded_and_lines_hold()
     assert "read_or_unread(lambda: (pickle.load(open(\"data/t.pkl\",\n" in guarded and "'TABLE', 'm.py', 2)" in guarded
     # A path the code computes, a constant, and a read inside a function are left as written.
     assert "OTHER = np.load(path)" in guarded and "SIZE = 3" in guarded and 'local = np.load("x.npy")' in guarded
+
+
+def test_a_block_is_built_with_the_settings_a_sibling_module_that_imports_it_gives(tmp_path: Path):
+    # fresh116's segmentation decoder: `from . import blocks`, then `blocks.ResidualBlock(out_ch,
+    # kernel_size=3, padding=1)`. Built with widths for every argument (`ResidualBlock(16, 16, 16)`:
+    # a kernel of 16 and padding of 16), no input shape fitted; built as the decoder builds it, it runs.
+    from conftest import only_verdict
+
+    package = tmp_path / "model"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "blocks.py").write_text(textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+
+        class ResidualBlock(nn.Module):
+            def __init__(self, channels, kernel_size, padding, stride=1):
+                super().__init__()
+                self.relu = nn.ReLU(inplace=True)
+                self.bn = nn.BatchNorm2d(channels)
+                self.conv = nn.Conv2d(channels, channels, kernel_size, stride=stride, padding=padding)
+
+            def forward(self, x):
+                y = self.relu(x)
+                y = self.conv(y)
+                return torch.add(self.bn(x), y)
+    """), encoding="utf-8")
+    (package / "decoder.py").write_text(textwrap.dedent("""\
+        from torch import nn
+        from . import blocks
+
+
+        class Decoder(nn.Module):
+            def __init__(self, out_ch):
+                super().__init__()
+                self.block = blocks.ResidualBlock(out_ch, kernel_size=3, padding=1)
+
+            def forward(self, x):
+                return self.block(x)
+    """), encoding="utf-8")
+    verdict = only_verdict(tmp_path, "model", "TCL002")
+    assert verdict["status"] == "confirmed", verdict
+    assert "ResidualBlock(channels=16, kernel_size=3, padding=1) as decoder.py builds it" in verdict["evidence"], verdict

@@ -2205,3 +2205,24 @@ def test_a_seed_is_a_whole_number_and_labels_made_into_tensors_from_numpy_are_an
     assert type(made["nseed"]) is int
     assert isinstance(made["label"], np.ndarray) and made["label"].dtype.kind == "i"
     assert len(made["label"]) == len(made["datatrain"])  # a TensorDataset of both has rows of each
+
+
+def test_an_entry_compared_with_true_is_a_flag():
+    # fresh116's MAML trainer: `if Params['Alex'] == True:` of a stand-in tensor raised "Boolean value of
+    # Tensor with more than one value is ambiguous"; a flag, it takes the branch and the one after.
+    from torchcopylint.verify.standins import plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def train(model, tasks, Params):
+            optimizer = torch.optim.Adam(model.parameters(), lr=Params['MetaLR'])
+            for x, y in tasks:
+                if Params['Alex'] == True:
+                    loss = F.cross_entropy(model(x), y)
+                if Params['aug'] != False:
+                    x = x.flip(0)
+    """)).body[0]
+    found = uses(function)
+    kinds = plan(["model", "tasks", "Params"], found, {}, {}).kinds
+    assert kinds["Params"] == "dict"
+    assert kinds["Params['Alex']"] == "bool" and kinds["Params['aug']"] == "bool", kinds
+    assert kinds["Params['MetaLR']"] == "float", kinds

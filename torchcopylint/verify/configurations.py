@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
+import os
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ import torch
 from torch import nn
 
 from torchcopylint.verify.inputs import CannotRun, Factories
-from torchcopylint.verify.snippet import literal_calls, resolved
+from torchcopylint.verify.snippet import literal_calls, literal_keywords, resolved
 from torchcopylint.verify.standins import (CLASSES, FLOAT_NAMES, TENSOR_METHODS, StandInNet, Use, names_a_network,
                                             ints_annotated, option_uses, uses)
 
@@ -112,13 +113,14 @@ def _call_text(cls: type, args: tuple, kwargs: dict) -> str:
 
 
 def configurations(cls: type, source: str, module_path: str, factories: Factories,
-                   limit: int = MAX_CONFIGURATIONS):
+                   limit: int = MAX_CONFIGURATIONS, importers: tuple = ()):
     """The configurations that build, at most `limit`, lazily (building a large model takes time);
-    CannotRun naming the failures if none does."""
+    CannotRun naming the failures if none does. `importers`: the (path, text, cells) of the linted
+    files that import the class's module, whose calls of the class come after the file's own."""
     built = 0
     seen: set[str] = set()
     errors: list[str] = []
-    for candidate in _candidates(cls, source, module_path, factories):
+    for candidate in _candidates(cls, source, module_path, factories, importers):
         if built >= limit:
             return
         if candidate.description in seen:
@@ -147,7 +149,7 @@ def _first_errors(errors: list[str], limit: int = 300) -> str:
     return "; ".join(shown) + (f" (and {rest} more)" if rest else "")
 
 
-def _candidates(cls: type, source: str, module_path: str, factories: Factories):
+def _candidates(cls: type, source: str, module_path: str, factories: Factories, importers: tuple = ()):
     factory = factories.for_object(module_path, cls.__name__)
     if factory is not None:
         yield Configuration("the configured factory", factory=factory)
@@ -157,7 +159,21 @@ def _candidates(cls: type, source: str, module_path: str, factories: Factories):
         bases.append((tuple(args), kwargs, "found in the file"))
     if parameters is not None:
         keywords = _keywords_read(cls, parameters)
-        for args in _required_values(cls, parameters):
+        required = [p.name for p in parameters if p.default is p.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        made = _required_values(cls, parameters)
+        for path, text, _ in importers:
+            # `blocks.ResidualBlock(out_ch, kernel_size=3, padding=1)` in the decoder that builds the
+            # block: its literal settings, the widths made for the rest.
+            try:
+                calls = literal_keywords(text, cls.__name__)
+            except (SyntaxError, ValueError):
+                continue
+            for given in calls:
+                for args in made[:1]:
+                    rest = {name: value for name, value in zip(required, args) if name not in given}
+                    bases.append(((), {**keywords, **rest, **given}, f"as {os.path.basename(path)} builds it"))
+        for args in made:
             bases.append((tuple(args), keywords, ""))
     else:
         bases.append(((), {}, ""))

@@ -650,7 +650,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         method = target.function_name or "forward"
         if isinstance(cls, type) and issubclass(cls, nn.Module) and not roles:
             try:
-                first = configurations(cls, job.source, job.path, job.factories)
+                first = configurations(cls, job.source, job.path, job.factories, importers=job.importers)
                 built = next(first)
             except CannotRun as reason:
                 failure = reason
@@ -1760,7 +1760,7 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
 
     def built(name: str, seed: int) -> nn.Module:
         cls = namespace[name]
-        return next(configurations(cls, job.source, job.path, job.factories)).build(cls, seed).to(job.device)
+        return next(configurations(cls, job.source, job.path, job.factories, importers=job.importers)).build(cls, seed).to(job.device)
 
     def build_generator():
         return built(generator_class, 0)
@@ -2095,7 +2095,7 @@ def _leaf_error_while_building(job: Job, namespace: dict) -> Optional[Outcome]:
         return None
     probe = LineProbe(job.path)
     try:
-        probe.run(lambda: next(iter(configurations(cls, job.source, job.path, job.factories)), None))
+        probe.run(lambda: next(iter(configurations(cls, job.source, job.path, job.factories, importers=job.importers)), None))
     except CannotRun:
         pass  # no configuration built: what each one raised is in the probe
     for line, exception in probe.raised:

@@ -86,7 +86,9 @@ MAX_IMPORTER_CHARS = 200_000
 
 
 def _imports_of(stem: str) -> re.Pattern:
-    return re.compile(rf"^\s*(from\s+[\w.]*\b{stem}\s+import\b|import\s+[\w.]*\b{stem}\b)", re.MULTILINE)
+    # (Also a module imported from its package, relatively: `from . import blocks`.)
+    return re.compile(rf"^\s*(from\s+[\w.]*\b{stem}\s+import\b|import\s+[\w.]*\b{stem}\b|"
+                      rf"from\s+\.+[\w.]*\s+import\s+[^\n]*\b{stem}\b)", re.MULTILINE)
 
 
 def _possible_importers(flagged: list[str], sources: dict[str, str], tree: Sequence[str]) -> dict[str, "Importer"]:

@@ -223,6 +223,27 @@ def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
     return found
 
 
+def literal_keywords(source: str, class_name: str) -> list[dict]:
+    """The literal keyword arguments of each call of the class in a file that imports its module
+    (`blocks.ResidualBlock(out_ch, kernel_size=3, padding=1)` -> {"kernel_size": 3, "padding": 1}),
+    its other arguments left out; the calls with none left out too."""
+    found: list[dict] = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == class_name or
+                                                isinstance(node.func, ast.Attribute) and node.func.attr == class_name)):
+            continue
+        keywords = {}
+        for keyword in node.keywords:
+            try:
+                if keyword.arg:
+                    keywords[keyword.arg] = ast.literal_eval(keyword.value)
+            except (ValueError, SyntaxError):
+                continue
+        if keywords and keywords not in found:
+            found.append(keywords)
+    return found
+
+
 def _top_level_statements(body: list) -> list:
     """The module's statements, with those of its `if` blocks (a main guard's, a flag's)."""
     found = []

@@ -677,6 +677,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                         use(side).compared.append(number)  # `if optimizer_idx == 1:`: one of the values it is told
                 elif _key(side) and isinstance(other, ast.BinOp) and (_is_number(other.left) or _is_number(other.right)):
                     use(side).number_arithmetic = True  # `epoch + 1 == Epoch`: a number, as what it equals is
+                elif isinstance(other, ast.Constant) and type(other.value) is bool and use(side) is not None:
+                    use(side).truth = True  # `if Params['aug'] == True:`: a flag (a name, or an entry)
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None \
                 and _key(node.left):
