@@ -1007,3 +1007,28 @@ def test_a_sibling_module_s_dataset_over_a_missing_hdf5_reader_gives_samples_its
     assert "`h5py` is not installed: no-ops stood in for it" in verdict.evidence, verdict.evidence
     assert "samples of image, label, label, label as the class's `__getitem__` returns them" in verdict.evidence, \
         verdict.evidence
+
+
+ARRAY_MADE_A_TENSOR_NOTEBOOK_CELLS = [
+    "import numpy as np\nimport torch\n",
+    "test_data = np.load('data/images_test.npy')\ntest_labels = np.load('data/labels_test.npy')\n"
+    "test_data = torch.tensor(test_data)\ntest_labels = torch.tensor(test_labels)\n"
+    "xtest = torch.tensor(test_data).permute(0, 3, 1, 2)\nprint(xtest.shape)\n",
+]
+
+
+def test_an_array_read_from_a_file_and_made_a_tensor_is_data_standing_in(tmp_path):
+    # fresh116's MAML notebooks: `test_data = torch.tensor(np.load(...))` in two steps, then a copy of the
+    # tensor (TCL008). The array was not read and its first use stopped the run; made a tensor, it is data:
+    # random samples stand in, and the copy runs.
+    import json
+
+    from conftest import only_verdict
+
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                           "source": source} for source in ARRAY_MADE_A_TENSOR_NOTEBOOK_CELLS],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "cnn.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    verdict = only_verdict(tmp_path, "cnn.ipynb", "TCL008")
+    assert verdict["status"] == "confirmed", verdict
+    assert "`test_data = np.load(...)`" in verdict["evidence"] and "the file is not read" in verdict["evidence"], verdict

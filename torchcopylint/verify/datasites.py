@@ -1271,7 +1271,11 @@ class _SiteFinder:
         # What the code gives a network and its loss whole (full-batch training), as sliced batches are:
         # an MNIST CSV file's rows still stand in as the file holds them.
         fed, fed_targets, fed_moved = self._carried_back(*_fed_whole_to_networks(tree, imports), imports)
-        reached = loaded.union(fed, *(names for (names, _, _), _ in sliced))
+        # What the code makes a torch tensor of (`test_data = torch.tensor(np.load(path))`, or in two steps):
+        # data too, samples of a stand-in shape, where a value whose use stops the run would end it there.
+        converted, _, converted_moved = self._carried_back(self._made_tensors(tree, imports), set(), imports)
+        channels_last = channels_last or converted_moved
+        reached = loaded.union(fed, converted, *(names for (names, _, _), _ in sliced))
         loaders_targets, targets = targets, targets | fed_targets
         channels_last = channels_last or fed_moved or any(moved for (_, _, moved), _ in sliced)
         integers = _made_integers(tree, imports)
@@ -1330,6 +1334,29 @@ class _SiteFinder:
                             and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, str):
                         found.setdefault(value.value.id, set()).add(value.slice.value)
         return found
+
+    def _made_tensors(self, tree: ast.Module, imports: dict) -> set:
+        """The names the code binds to a torch tensor made of a NumPy value (`x = torch.tensor(x)`,
+        `x = torch.from_numpy(np.load(path)).float()`) and reads as samples: indexed (`x[i]`), or
+        its number of rows read (`x.shape[0]`, `len(x)`). (Not a loss's class weights, whose values
+        a stand-in would only make up.)"""
+        as_samples = {node.value.id for node in ast.walk(tree)
+                      if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)}
+        as_samples |= {node.value.id for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                       and node.attr in ("shape", "size") and isinstance(node.value, ast.Name)}
+        as_samples |= {node.args[0].id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                       and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1
+                       and isinstance(node.args[0], ast.Name)}
+        made = set()
+        for bound, value in self.assignments:
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and isinstance(value.func.value, ast.Call):
+                value = value.func.value  # `.float()`, `.permute(0, 3, 1, 2)` of the tensor made
+            if isinstance(value, ast.Call) and value.args and \
+                    (_qualified(value.func, imports) or "").startswith("torch.") and \
+                    _qualified(value.func, imports) in TENSOR_CONVERSIONS:
+                made |= {target.id for target in bound if isinstance(target, ast.Name) and target.id in as_samples}
+        return made
 
     def _carried_back(self, reached: set, targets: set, imports: dict) -> tuple[set, set, bool]:
         """The names whose values the data names `reached` (and the targets names `targets`) carry on,
