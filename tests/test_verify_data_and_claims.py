@@ -1032,3 +1032,27 @@ def test_an_array_read_from_a_file_and_made_a_tensor_is_data_standing_in(tmp_pat
     verdict = only_verdict(tmp_path, "cnn.ipynb", "TCL008")
     assert verdict["status"] == "confirmed", verdict
     assert "`test_data = np.load(...)`" in verdict["evidence"] and "the file is not read" in verdict["evidence"], verdict
+
+
+def test_a_function_that_reads_one_image_as_a_batch_of_one_stands_in_one_sample():
+    # fresh116's style-transfer notebooks: `load_image` returns `image.unsqueeze(0)` (through a name); twenty
+    # stand-in samples failed at the code's own `image.squeeze(0)` of what it loaded.
+    from torchcopylint.verify.batches import DataPlan
+    from torchcopylint.verify.datasites import DataSite, _returns_one_sample
+
+    def function(body: str) -> ast.FunctionDef:
+        return ast.parse(textwrap.dedent(body)).body[0]
+
+    assert _returns_one_sample(function("""\
+        def load_image(path, max_size):
+            image = Image.open(path).convert('RGB')
+            image = transform(image).unsqueeze(0)
+            return image
+    """))
+    assert _returns_one_sample(function("def load(path):\n    return to_tensor(Image.open(path))[None].to(device)\n"))
+    assert not _returns_one_sample(function("def load_all(paths):\n    return torch.stack([read(p) for p in paths])\n"))
+    assert not _returns_one_sample(function("def load(path, one):\n    if one:\n        return x.unsqueeze(0)\n    return x\n"))
+    site = DataSite(0, 3, 3, "load_image", "data-tensor", "content", one_sample=True)
+    plan = DataPlan([site])
+    assert plan.make(0).shape[0] == 1
+    assert "1 random sample " in plan.described[0], plan.described

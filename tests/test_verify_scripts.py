@@ -3855,3 +3855,37 @@ def test_an_epoch_s_loss_kept_is_measured_on_one_run_past_a_test_loop_of_the_ask
     verdict = only_verdict(tmp_path, "course.py", "TCL007")
     assert verdict["status"] == "confirmed", verdict
     assert "references autograd graphs of" in verdict["evidence"], verdict
+
+
+def test_a_panel_placed_by_a_stand_in_label_is_the_figure_s_only_panel_and_the_run_goes_on(tmp_path: Path):
+    # fresh117's lifelong-learning homework: a helper module's top level plots one MNIST sample per label,
+    # `plt.subplot(5, 10, task * 10 + target + 1)`, of a no-op dataset's label; matplotlib refused the
+    # stand-in ("num must be an integer") and stopped the import of every script that star-imports it.
+    pytest.importorskip("matplotlib")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notebook.py").write_text("print('hi')\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        import matplotlib
+        matplotlib.use("Agg")
+        from torchcopylint.verify import legacy, sandbox, script
+        from torchcopylint.verify.noops import NoOp
+        sandbox.install({str(project)!r}, {str(project / "notebook.py")!r})
+        legacy.install_old_apis()
+        script.begin()
+        import matplotlib.pyplot as plt
+        target = NoOp("torchvision.datasets.MNIST()[...][1]")
+        print("placed:", type(plt.subplot(5, 10, 3 * 10 + target + 1)).__name__)
+        print("notes:", script.stood_in())
+        try:
+            plt.subplot(5, 10, 99)
+        except ValueError as error:
+            print("refused:", error)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                            env=subprocess_env({"PYTHONPATH": str(REPO_ROOT)}), timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "placed: Axes" in out, out
+    assert "a figure's panel placed by a stand-in value" in out, out
+    assert "refused: num must be an integer with 1 <= num <= 50" in out, out  # the code's own values: as matplotlib says

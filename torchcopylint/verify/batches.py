@@ -288,7 +288,8 @@ class DataPlan:
         stored = (*shape[1:], shape[0]) if site.channels_last and len(shape) == 3 else shape
         data = torch.rand(length, *stored, generator=torch.Generator().manual_seed(1000 * site.index))
         channels_last = ", channels last" if stored != shape else ""
-        return data, f"{length} random samples {self.shape_text(shape)} in [0, 1){channels_last}{why}"
+        samples = "sample" if length == 1 else "samples"
+        return data, f"{length} random {samples} {self.shape_text(shape)} in [0, 1){channels_last}{why}"
 
     def _data_length(self, site: DataSite) -> tuple[int, str]:
         """How many samples a file's tensor or array holds, and why, where not DATASET_LENGTH: as many as
@@ -297,6 +298,8 @@ class DataPlan:
         a loop slices them by (`for i in range(0, len(X), 64): ... X[i:i + 64]`, which stops where a
         batch would run short), up to batches of MAX_SLICED_BATCH."""
         length, why = DATASET_LENGTH, ""
+        if site.one_sample:
+            return 1, " (one sample, as the function that reads it returns a batch of one)"
         if any(other.kind == "table" for other in self.sites.values()):
             length, why = tables.ROWS, " (as many as the stand-in table's rows)"
         batch = site.sliced_batch

@@ -231,6 +231,8 @@ class DataSite:
     # A data-tensor a loop takes batches of by slicing (`X[i:i + BATCH_SIZE]`, `BATCH_SIZE = 64` at the
     # top level, read once): that batch size, so that the samples make several such batches.
     sliced_batch: int = 0
+    # A data-tensor a function of the project reads as a batch of one (`return image.unsqueeze(0)`).
+    one_sample: bool = False
     # A data-tensor a function of the project returns unpacked into names that the loaders iterate
     # (`x_train, y_train, x_test, y_test = read_bci_data()`, then `TensorDataset(torch.Tensor(x_train),
     # torch.Tensor(y_train))`): for each name, whether it holds targets (else samples).
@@ -1173,6 +1175,32 @@ class LoadedRead:
     batch_name: str = ""  # the plain name the loaders that iterate it are given as their batch size
     sliced_batch: int = 0  # the batch size a loop slices it by, where one does (DataSite's `sliced_batch`)
     parts: tuple = ()    # unpacked into names: for each, whether it holds targets (DataSite's `parts`)
+    one_sample: bool = False  # read by a function of the project that returns a batch of one (DataSite's)
+
+
+def _returns_one_sample(function: ast.AST) -> bool:
+    """Does the function return a batch of one sample, and nothing else (`return image.unsqueeze(0)`,
+    `return image[None]`: a style-transfer notebook's `load_image`)?"""
+    returned = [node.value for node in ast.walk(function) if isinstance(node, ast.Return)]
+    assigned = {}  # the last value the function assigns each plain name (`image = ....unsqueeze(0)`, `return image`)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.lineno >= assigned.get(node.targets[0].id, (0, None))[0]:
+                assigned[node.targets[0].id] = (node.lineno, node.value)
+
+    def one(value) -> bool:
+        if isinstance(value, ast.Name) and value.id in assigned:
+            value = assigned[value.id][1]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "to":
+            value = value.func.value  # `image.unsqueeze(0).to(device)`
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "unsqueeze":
+            return len(value.args) == 1 and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0
+        if isinstance(value, ast.Subscript):
+            first = value.slice.elts[0] if isinstance(value.slice, ast.Tuple) and value.slice.elts else value.slice
+            return isinstance(first, ast.Constant) and first.value is None
+        return False
+
+    return bool(returned) and all(one(value) for value in returned)
 
 
 def _unpacked_names(bound: list) -> list[str]:
@@ -1313,9 +1341,11 @@ class _SiteFinder:
                 keys = tuple(sorted(key for name in names for key in target_keys.get(name, ()))) if archive else ()
                 labels = not names & reached or bool(names & integers)
                 batches = [size for (carried, _, _), size in sliced if names & carried]
+                reader = self._project_reader(value, imports)
                 found[id(value)] = LoadedRead(as_array, channels_last, targets=labels, archive=archive,
                                               target_keys=keys,
-                                              batch_name=batch_name, sliced_batch=max(batches, default=0))
+                                              batch_name=batch_name, sliced_batch=max(batches, default=0),
+                                              one_sample=reader is not None and _returns_one_sample(reader))
         return found
 
     def _archive_target_keys(self, datasets: list, imports: dict) -> dict[str, set]:

@@ -354,6 +354,7 @@ def install_old_apis() -> None:
     _layer_sizes_of_python_2(torch.nn)
     _schedulers_without_verbose(torch.optim.lr_scheduler)
     _after_import("matplotlib", _tolerant_figure_settings)
+    _after_import("matplotlib.pyplot", _tolerant_pyplot_panels)
     _after_import("pandas", _old_pandas)
     _after_import("yaml", _yaml_load_without_loader)
 
@@ -793,6 +794,21 @@ def _tolerant_image(imshow):
     return tolerant
 
 
+def _tolerant_pyplot_panels(pyplot) -> None:
+    """`plt.subplot(5, 10, task * 10 + target + 1)` places its panel itself, before the figure's
+    `add_subplot` (_whole_grid_counts) is called."""
+    subplot = getattr(pyplot, "subplot", None)
+    if subplot is None or getattr(subplot, "tolerant", False):
+        return
+    placed = _whole_grid_counts(lambda _, *args, **kwargs: subplot(*args, **kwargs))  # (no figure of its own)
+
+    def tolerant(*args, **kwargs):
+        return placed(None, *args, **kwargs)
+
+    tolerant.tolerant = True
+    pyplot.subplot = tolerant
+
+
 def _whole_grid_counts(layout):
     """`plt.subplots(2, batch_size / 2)`, written when `/` of integers gave an integer: matplotlib now
     refuses the float a grid count has become; the whole number it is, where it is one (said)."""
@@ -802,9 +818,16 @@ def _whole_grid_counts(layout):
         return int(value) if isinstance(value, float) and value.is_integer() else value
 
     def tolerant(self, *args, **kwargs):
+        from torchcopylint.verify.noops import NoOp
+
         try:
             return layout(self, *args, **kwargs)
         except (ValueError, TypeError):
+            if any(isinstance(value, NoOp) for value in (*args, *kwargs.values())):
+                # `plt.subplot(5, 10, task * 10 + target + 1)` of a stand-in dataset's label: one panel.
+                script.note("a figure's panel placed by a stand-in value (a label of data that stood in) was "
+                            "laid out as the figure's only panel")
+                return layout(self)
             counts = [*args, *(kwargs.get(key) for key in ("nrows", "ncols"))]
             if not any(isinstance(value, float) and value.is_integer() for value in counts):
                 raise
