@@ -63,9 +63,9 @@ FULL_REDUCTIONS = frozenset({"sum", "mean", "prod", "norm", "max", "min", "amax"
 METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
                                  "is_leaf", "grad_fn"})
 METADATA_METHODS = frozenset({"size", "dim", "numel", "ndimension", "element_size", "nelement", "get_device"})
-# Calls that read only the shape, dtype and device of their first argument (`x.view_as(z)`, `torch.zeros_like(z)`).
-SHAPE_TAKERS = frozenset({"view_as", "reshape_as", "expand_as", "type_as", "zeros_like", "ones_like", "empty_like",
-                          "rand_like", "randn_like", "randint_like", "full_like"})
+# Tensor methods that read only the shape (and dtype) of their argument (`x.view_as(z)`). (Not
+# `torch.zeros_like(z)`: what it makes is a tensor whose facts the usual path of a call records.)
+SHAPE_TAKERS = frozenset({"view_as", "reshape_as", "expand_as", "type_as"})
 # What tells one tensor's memory from another's (`y.data_ptr() == x.data_ptr()`, `y.storage()`): not its
 # values, but exactly what a copy changes.
 IDENTITY_METHODS = frozenset({"data_ptr", "storage", "untyped_storage", "_typed_storage", "is_set_to"})
@@ -643,6 +643,7 @@ class FunctionWalker:
         self._item_storages: dict[tuple, Storage] = {}
         self._name_uses: Optional[dict] = None  # syntax.name_uses of the function, once a loop asks
         self._entered_loops: set = set()  # ids of `while` loops whose test holds on entry (`done = False; while not done:`)
+        self._shape_only: set = set()  # ids of the names read for their shape only (`z` of `x.view_as(z)`)
         # Bindings whose value has been read so far in the walk.
         self._read_bindings: set = set()
         # Bindings shown to hold tensors by how they are used (`x.clone()`, `F.relu(x)`).
@@ -1511,7 +1512,7 @@ class FunctionWalker:
         kind = type(expr)
         if kind is cst.Name:
             if expr.value not in ("True", "False", "None"):
-                self._record_read(expr, state)
+                self._record_read(expr, state, use="metadata" if id(expr) in self._shape_only else "value")
             return
         if kind in CHILDLESS:  # a literal, an operator: nothing below it to read or write
             return
@@ -1541,13 +1542,8 @@ class FunctionWalker:
             return
         if kind is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in SHAPE_TAKERS \
                 and expr.args and type(expr.args[0].value) is cst.Name:
-            # `x.view_as(z)`, `torch.zeros_like(z)`: only the shape (and type) of `z` is read.
-            self._evaluate(expr.func.value, state)
-            self._record_read(expr.args[0].value, state, use="metadata")
-            for arg in expr.args[1:]:
-                self._evaluate(arg.value, state)
-            self.facts.call_statement[expr] = self._statement
-            return
+            # `x.view_as(z)`: only the shape (and type) of `z` is read; the call is evaluated as any other.
+            self._shape_only.add(id(expr.args[0].value))
         if kind is cst.Call and type(expr.func) is cst.Name and expr.func.value == "id" and len(expr.args) == 1 \
                 and type(expr.args[0].value) is cst.Name:
             self._record_read(expr.args[0].value, state, use="identity")
