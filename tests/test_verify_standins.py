@@ -2226,3 +2226,62 @@ def test_an_entry_compared_with_true_is_a_flag():
     assert kinds["Params"] == "dict"
     assert kinds["Params['Alex']"] == "bool" and kinds["Params['aug']"] == "bool", kinds
     assert kinds["Params['MetaLR']"] == "float", kinds
+
+
+def test_a_value_asserted_to_be_one_of_listed_literals_is_one_of_them():
+    # fresh116's GAN trainer package: `assert target_size in [64, 128, 256]` beside `if target_size >= 128:`
+    # was made a float (0.1), which the assertion refused; it is one of the listed sizes.
+    from torchcopylint.verify.standins import kind_of, make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def build(target_size, mode):
+            assert target_size in [64, 128, 256], "Target size can only be one of 64, 128, 256"
+            if target_size >= 128:
+                layers = 5
+            if mode not in ("a", "b"):
+                raise ValueError(mode)
+    """)).body[0]
+    found = uses(function)
+    assert kind_of("target_size", found["target_size"]) == "choice"
+    made = make(plan(["target_size"], found, {}, {}), "cpu")
+    assert made["target_size"] == 64
+
+
+def test_a_constructor_argument_handed_to_a_class_of_a_sibling_module_is_what_that_class_uses_it_as(tmp_path,
+                                                                                                   monkeypatch):
+    # The trainer's `__init__` only passes `target_size` on: `self.generator = Generator(target_size, ...)`,
+    # imported relatively from the package's generator.py, whose `__init__` asserts it is 64, 128 or 256.
+    import importlib
+
+    from torchcopylint.verify.standins import constructor_standins
+
+    package = tmp_path / "ganpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "generator.py").write_text(textwrap.dedent("""\
+        from torch import nn
+
+
+        class Generator(nn.Module):
+            def __init__(self, target_size, channels):
+                super().__init__()
+                assert target_size in [64, 128, 256]
+                self.blocks = 4 if target_size >= 128 else 3
+                self.out = nn.Conv2d(8, channels, 3)
+    """), encoding="utf-8")
+    trainer_source = textwrap.dedent("""\
+        from .generator import Generator
+
+
+        class Trainer:
+            def __init__(self, target_size, channels):
+                self.generator = Generator(target_size, channels)
+    """)
+    (package / "trainer.py").write_text(trainer_source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("ganpkg.trainer")
+    made, names = constructor_standins(module.Trainer, ast.parse(trainer_source), "Trainer", "cpu")
+    assert names == ("target_size", "channels")
+    assert made.plan.kinds["target_size"] == "choice", made.plan.kinds
+    values, _ = made.make(seed=0)
+    module.Trainer(values["target_size"], 3)  # builds: the size is one the assertion allows

@@ -19,7 +19,9 @@ import collections
 import copy
 import inspect
 import math
+import os
 import re
+import sys
 import textwrap
 import zlib
 from dataclasses import dataclass, field, replace
@@ -155,6 +157,7 @@ class Use:
     numbers: list = field(default_factory=list)   # the numbers it is compared with: `n == 0`
     truth: bool = False        # tested as a flag: `if self.use_amp:`
     compared: list = field(default_factory=list)  # the literals it is compared with: `mode == "hinge"`
+    listed: bool = False       # tested for being one of listed literals: `assert size in [64, 128, 256]`
     device_like: bool = False  # `.type` read, passed as `device=`, or to `.to(...)`: a device
     type_read: bool = False    # `device.type`: a torch.device, not a string
     returns: int = 0           # the unpacking of what a call to it returns: `fake, attn = G(z)` -> 2
@@ -689,6 +692,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             choices = [_choice(element) for element in node.comparators[0].elts]
             if choices and None not in choices:
                 compared = use(node.left)
+                compared.listed = compared.listed or isinstance(node.ops[0], ast.In)
                 compared.compared.extend(c for c in choices if c not in compared.compared)
         elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
                                                   and _key(t.value) for t in node.targets):
@@ -1661,6 +1665,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if use.makes_a_tensor and not (use.ordered or use.in_range or use.range_start or use.sizes or use.truth
                                    or FLOAT_NAMES.match(bare)):
         return "tensor"
+    if use.listed and use.compared and not use.called:
+        return "choice"  # `assert target_size in [64, 128, 256]` beside `if target_size >= 128:`: one of them
     if use.type_read:
         return "torch.device"
     if use.device_like or bare in DEVICE_NAMES:
@@ -2145,16 +2151,17 @@ SCALAR_KINDS = frozenset({"float", "count", "start", "int", "position", "shape",
 CALLED_KINDS = frozenset({"module", "loss", "layer"})  # objects, not tensors: `prune_layer(layer, index)` passes a layer on
 
 
-def _kinds_through_callees(found: dict, tree: ast.Module) -> None:
+def _kinds_through_callees(found: dict, tree: ast.Module, imported_classes: Optional[dict] = None) -> None:
     """A value the code only passes to a function of the file or one it imports from the project (`adopt_weight(factor, global_step,
     threshold=start)`), to a method of the class (`self.get_infinite_batches(train_loader)`, a
     method of that name in one class of the file) or to a class of the file (its `__init__`:
     `Generator(signal_length, latent_dim)`), is what that function uses its parameter as (`if
     global_step < threshold:`: a number; `for i, (images, _) in enumerate(data_loader)`: a loader of
-    batches of two), one call deep."""
+    batches of two), one call deep. `imported_classes`: the `__init__` of classes the module imports
+    from the project (`from .generator import Generator`), by the name it uses."""
     functions = _imported_functions(tree)
     functions.update({node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))})
-    methods: dict = {}
+    methods: dict = {name: [init] for name, init in (imported_classes or {}).items()}
     for owner in (node for node in tree.body if isinstance(node, ast.ClassDef)):
         for method in owner.body:
             if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -2923,6 +2930,9 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
     # its callers always pass one; a number stands in.
     found = uses(node)
     _kinds_of_what_is_kept(found, cls, tree, class_name, node)
+    # `self.generator = Generator(target_size, ...)` of a sibling module, whose `__init__` asserts
+    # `target_size in [64, 128, 256]`: what that class uses it as.
+    _kinds_through_callees(found, tree, _project_class_inits(cls, found))
     computed_by_base = _computed_with_by_the_base(tree, class_name, node)
     numbers = [parameter.name for parameter in inspect.signature(cls.__init__).parameters.values()
                if parameter.default is None and parameter.name in found
@@ -2937,6 +2947,33 @@ def constructor_standins(cls: type, tree: ast.Module, class_name: str, device: s
         # made up for the constructor builds it from guesses; its methods' stand-ins come from use)
         return None
     return made, tuple(names)
+
+
+def _project_class_inits(cls: type, found: dict) -> dict:
+    """The `__init__` (parsed) of each class of the project that the module of `cls` binds and that the
+    uses in `found` pass values to (`Generator(target_size, ...)`); none of an installed package's."""
+    module = sys.modules.get(getattr(cls, "__module__", ""))
+    names = {callee for use in found.values() for callee, _ in use.passed_as}
+    inits = {}
+    for name in sorted(names):
+        other = getattr(module, name, None)
+        if not isinstance(other, type) or "__init__" not in vars(other):
+            continue
+        try:
+            file = inspect.getsourcefile(other) or ""
+            source = textwrap.dedent(inspect.getsource(other.__init__))
+        except (OSError, TypeError):
+            continue
+        if any(part in ("site-packages", "dist-packages") for part in file.split(os.sep)) or \
+                file.startswith(os.path.dirname(os.__file__)):
+            continue
+        try:
+            definition = ast.parse(source).body[0]
+        except (SyntaxError, IndexError):
+            continue
+        if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inits[name] = definition
+    return inits
 
 
 def _handed_to_the_base(cls: type, init: ast.AST) -> list[str]:
