@@ -1307,7 +1307,8 @@ def test_a_pandas_plot_of_values_made_of_stand_ins_is_not_drawn_and_the_run_goes
                             env=subprocess_env({"PYTHONPATH": f"{REPO_ROOT}{os.pathsep}{tmp_path}"}), timeout=120)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "barh: None" in out and "bar: None" in out, out
+    # The current axes stand for what the plot would return (None where matplotlib is not installed).
+    assert re.search(r"barh: (None|Axes\()", out) and re.search(r"bar: (None|Axes\()", out), out
     assert "a plot pandas could not draw (no numeric data to plot) was not drawn" in out, out
 
 
