@@ -642,7 +642,8 @@ class FunctionWalker:
         # `x[0]`, `x[2]`: the item at a constant position of a tracked value, one per (whole, position)
         self._item_storages: dict[tuple, Storage] = {}
         self._name_uses: Optional[dict] = None  # syntax.name_uses of the function, once a loop asks
-        self._entered_loops: set = set()  # ids of `while` loops whose test holds on entry (`done = False; while not done:`)
+        # ids of the `while` loops whose test holds on entry (`done = False`, then `while not done:`)
+        self._entered_loops: set = set()
         self._shape_only: set = set()  # ids of the names read for their shape only (`z` of `x.view_as(z)`)
         # Bindings whose value has been read so far in the walk.
         self._read_bindings: set = set()

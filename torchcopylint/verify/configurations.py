@@ -169,10 +169,9 @@ def _candidates(cls: type, source: str, module_path: str, factories: Factories, 
                 calls = literal_keywords(text, cls.__name__)
             except (SyntaxError, ValueError):
                 continue
-            for given in calls:
-                for args in made[:1]:
-                    rest = {name: value for name, value in zip(required, args) if name not in given}
-                    bases.append(((), {**keywords, **rest, **given}, f"as {os.path.basename(path)} builds it"))
+            for given in calls if made else ():
+                rest = {name: value for name, value in zip(required, made[0]) if name not in given}
+                bases.append(((), {**keywords, **rest, **given}, f"as {os.path.basename(path)} builds it"))
         for args in made:
             bases.append((tuple(args), keywords, ""))
     else:

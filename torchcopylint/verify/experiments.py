@@ -638,6 +638,12 @@ def settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         yield first
 
 
+def _configurations(job: Job, cls: type):
+    """The configurations the module class builds with (verify/configurations.py), the calls of it in the
+    linted files that import the job's file included."""
+    return configurations(cls, job.source, job.path, job.factories, importers=job.importers)
+
+
 def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
     target = job.target
     if _is_module_level(target) and job.code in TOP_LEVEL_EXPERIMENTS:
@@ -650,7 +656,7 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
         method = target.function_name or "forward"
         if isinstance(cls, type) and issubclass(cls, nn.Module) and not roles:
             try:
-                first = configurations(cls, job.source, job.path, job.factories, importers=job.importers)
+                first = _configurations(job, cls)
                 built = next(first)
             except CannotRun as reason:
                 failure = reason
@@ -1760,7 +1766,7 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
 
     def built(name: str, seed: int) -> nn.Module:
         cls = namespace[name]
-        return next(configurations(cls, job.source, job.path, job.factories, importers=job.importers)).build(cls, seed).to(job.device)
+        return next(_configurations(job, cls)).build(cls, seed).to(job.device)
 
     def build_generator():
         return built(generator_class, 0)
@@ -2095,7 +2101,7 @@ def _leaf_error_while_building(job: Job, namespace: dict) -> Optional[Outcome]:
         return None
     probe = LineProbe(job.path)
     try:
-        probe.run(lambda: next(iter(configurations(cls, job.source, job.path, job.factories, importers=job.importers)), None))
+        probe.run(lambda: next(iter(_configurations(job, cls)), None))
     except CannotRun:
         pass  # no configuration built: what each one raised is in the probe
     for line, exception in probe.raised:

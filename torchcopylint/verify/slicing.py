@@ -344,7 +344,8 @@ def _imported_names(statements: list[ast.stmt]) -> set[str]:
         if isinstance(node, _IMPORTS):
             names |= _bound(node)
         elif not isinstance(node, _DEFINITIONS) and isinstance(node, ast.stmt):
-            pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler)))
+            pending.extend(child for child in ast.iter_child_nodes(node)
+                           if isinstance(child, (ast.stmt, ast.excepthandler)))
         elif isinstance(node, ast.excepthandler):
             pending.extend(node.body)
     return names

@@ -225,8 +225,8 @@ def literal_calls(source: str, class_name: str) -> list[tuple[list, dict]]:
 
 def literal_keywords(source: str, class_name: str) -> list[dict]:
     """The literal keyword arguments of each call of the class in a file that imports its module
-    (`blocks.ResidualBlock(out_ch, kernel_size=3, padding=1)` -> {"kernel_size": 3, "padding": 1}),
-    its other arguments left out; the calls with none left out too."""
+    (`blocks.ResidualBlock(out_ch, kernel_size=3, padding=1)` -> {"kernel_size": 3, "padding": 1});
+    its arguments that are not literals are left out, and a call with no literal keyword is not listed."""
     found: list[dict] = []
     for node in ast.walk(ast.parse(source)):
         if not (isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == class_name or

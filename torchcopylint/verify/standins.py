@@ -207,9 +207,9 @@ class Use:
 
     @property
     def seen(self) -> bool:
-        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.seed or self.indexed
-                    or self.torch_argument or self.arithmetic or self.ordered or self.numbers or self.truth
-                    or self.compared or self.device_like or self.fed_to)
+        return bool(self.called or self.methods or self.iterated or self.in_range or self.sizes or self.seed
+                    or self.indexed or self.torch_argument or self.arithmetic or self.ordered or self.numbers
+                    or self.truth or self.compared or self.device_like or self.fed_to)
 
     @property
     def tensor_like(self) -> bool:
