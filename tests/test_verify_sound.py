@@ -938,3 +938,13 @@ def test_an_accumulated_graph_backpropagated_again_fails_as_the_claim_says(sound
     verdict = _verdict(sound_verified, "penalised_running_loss.py", "running += loss", "TCL007")
     assert verdict.status == "confirmed", verdict.evidence
     assert "Trying to backward through the graph a second time" in verdict.evidence
+
+
+@needs_torch
+def test_what_the_code_hands_an_optimizer_to_train_requires_grad_as_a_network_s_parameters(sound_verified):
+    # fresh116: two hand-written Rangers' slow weights, left unverified on "assumed" although
+    # torch.optim's Optimizer is given what a network trains; the evidence says what stood in.
+    verdict = _verdict(sound_verified, "slow_weights.py", "[[p.clone().detach() for p in group", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "as a parameter an optimizer trains does: `params[0]`, a stand-in parameter, which the code hands " \
+           "an optimizer to train" in verdict.evidence, verdict

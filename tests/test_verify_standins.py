@@ -541,6 +541,60 @@ def test_numbers_read_one_position_at_a_time_are_a_schedule_and_a_network_updati
     assert made["score"](image, 0).shape == image.shape
 
 
+def test_a_network_whose_output_reaches_its_input_s_update_through_locals_gives_its_input_s_shape():
+    # fresh116's probability-flow sampler: `score = score_model(x, t)`, `drift = f - g ** 2 * score`,
+    # `x = x + drift * dt`: "The size of tensor a (10) must match the size of tensor b (28)".
+    from torchcopylint.verify.standins import StandInNet, make, plan, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def sample(x, score_model, classifier, criterion, y, steps: int):
+            for _ in range(steps):
+                score = score_model(x, 0.5)
+                drift = -0.5 * score
+                x = x + drift * 0.01
+            for _ in range(steps):  # an attack's step: the classifier's output is a loss's input
+                loss = criterion(classifier(x), y)
+                grad = torch.autograd.grad(loss, x)[0]
+                x = x + 0.1 * grad.sign()
+            return x
+    """)).body[0]
+    found = uses(function)
+    made = make(plan(["x", "score_model", "classifier"], found, {}, {}), "cpu")
+    assert isinstance(made["score_model"], StandInNet) and made["score_model"].like_input
+    assert not made["classifier"].like_input
+
+
+def test_class_indices_picked_one_per_row_are_labels_through_a_callee_and_a_tensor_annotation():
+    # fresh116's classifier guidance: `log_probs[torch.arange(n), y_target]` in a helper the sampler
+    # hands `y_target: torch.Tensor` to ("indexing tensors could not be broadcast together with shapes
+    # [4], [4, 8]").
+    from torchcopylint.verify.standins import settings_for
+
+    tree = ast.parse(textwrap.dedent("""
+        import torch
+
+        def guidance(classifier, x, y_target: torch.Tensor):
+            log_probs = classifier(x).log_softmax(-1)
+            return log_probs[torch.arange(x.shape[0]), y_target].sum()
+
+        def sampler(classifier, x, y_target: torch.Tensor, scores: torch.Tensor):
+            y_target = y_target.long()
+            return guidance(classifier, x, y_target) + scores[range(4), 0].sum()
+    """))
+    function = tree.body[2]
+    plan = settings_for(function, ["classifier", "x", "y_target", "scores"],
+                        {"y_target": torch_tensor_annotation(), "scores": torch_tensor_annotation()}, "cpu",
+                        tree=tree)[0].plan
+    assert plan.kinds["y_target"] == "labels", plan.kinds
+    assert plan.kinds["scores"] == "tensor", plan.kinds  # indexed by a range and a constant: no class picked
+
+
+def torch_tensor_annotation():
+    import torch
+
+    return torch.Tensor
+
+
 def test_what_a_method_hands_whole_to_its_module_s_forward_and_iterates_is_a_tensor():
     from torchcopylint.verify.standins import kind_of, uses
 
@@ -1053,9 +1107,14 @@ def test_an_object_the_code_only_calls_methods_of_gives_tensors_that_follow_what
     given = torch.ones(2, 3, requires_grad=True)
     assert made["lookup"].score(given).requires_grad and not torch.equal(made["lookup"].score(given),
                                                                         made["lookup"].score(given * 2))
-    assert "posteriors = an object whose `kl()` gives a tensor(4, 8) of stand-in values" in plan.describe(made)
+    assert "posteriors = an object whose `kl()` gives stand-in values, a tensor of the shape of the first tensor " \
+           "given, else (4, 8)" in plan.describe(made)
     with pytest.raises(AttributeError):
         made["posteriors"].sample  # noqa: B018 - only the methods the code calls
+    # Given tensors, the shape of the first: a schedule of the project's read as a number (fresh116's
+    # `sde.sigma_t(torch.tensor([t0])).item()`: "a Tensor with 32 elements cannot be converted to Scalar").
+    assert made["lookup"].score(torch.ones(1)).shape == (1,)
+    assert made["lookup"].score(torch.ones(2, 1, 6, 6), torch.ones(2)).shape == (2, 1, 6, 6)
 
 
 def test_a_method_whose_result_the_code_takes_apart_gives_that_many_tensors():

@@ -2450,6 +2450,11 @@ def clone_detach_order(job: Job) -> Outcome:
         passed = _passed_requiring_grad(job, modules, made_up, imported_by)
         if passed is not None:
             return confirmed(f"{outcome.evidence}; `{expression}` requires grad through {passed}")
+        if all(mark.endswith(standins.OPTIMIZED_PARAMETER) for mark in sighting.assumed):
+            # What the code hands an optimizer to train (`super().__init__(params, defaults)` of a hand-written
+            # Ranger) is a network's parameters, and they require grad (fresh116's Lookahead slow weights).
+            return confirmed(f"{outcome.evidence}; `{expression}` requires grad, as a parameter an optimizer "
+                             f"trains does: {' and '.join(sighting.assumed)}")
         if imported_by:
             # fresh26's JSMA attack: the one file that imports it gives it nothing that requires grad.
             raise CannotRun(f"{outcome.evidence}; but `{expression}` required grad only through a made-up value, "

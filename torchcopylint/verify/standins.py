@@ -176,6 +176,7 @@ class Use:
     tensor_values: bool = False  # `for name, p in params.items(): p.clone()`: a dict whose values are tensors
     passed_as: list = field(default_factory=list)  # (function, position or keyword) of each plain call it is passed to
     parameter_elements: bool = False  # iterated, each element's `requires_grad` or `.grad` read: parameters
+    trained: bool = False       # handed to an optimizer as what it trains (`super().__init__(params, defaults)`)
     makes_optimizer: bool = False  # called on a network's parameters (`opt_fn(model.parameters(), lr)`)
     via_callee: Optional[str] = None  # the kind the file's own function it is passed to uses it as (a number, a loss)
     layer_attributes: bool = False  # `layer.weight`, `layer.bias` read, never called: a layer (pruning helpers)
@@ -340,12 +341,37 @@ def _takes_a_tensor_input(callee: str) -> bool:
         and f"torch.{name}" not in SIZE_TAKERS
 
 
-def _networks_given(expression: ast.AST, key: Optional[str]) -> list:
-    """The callees in `expression` that are given `key` first: `score` of `step * score(x, t)` for `x`."""
+def _networks_given(expression: ast.AST, key: Optional[str], assigned: Optional[dict] = None) -> list:
+    """The callees in `expression` that are given `key` first: `score` of `step * score(x, t)` for `x`;
+    through the function's locals (`assigned`, name -> the values it is assigned) that `expression`
+    reads: `score = score_model(x, t)`, `drift = f - g * score`, then `x + drift * dt`. Only locals
+    computed by arithmetic or by such a call are followed: a loss's gradient (`grad = autograd.grad(
+    criterion(model(x), y), x)`, then `x + eps * grad.sign()`) is no output of `model` in `x`'s shape."""
     if key is None:
         return []
-    return [call.func for call in ast.walk(expression) if isinstance(call, ast.Call) and _key(call.func)
-            and call.args and _key(call.args[0]) == key]
+
+    def given_key(node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and bool(_key(node.func)) and bool(node.args) and _key(node.args[0]) == key
+
+    found, seen, pending = [], set(), [expression]
+    while pending:
+        for node in ast.walk(pending.pop()):
+            if given_key(node):
+                found.append(node.func)
+            elif isinstance(node, ast.Name) and node.id != key and node.id not in seen and assigned:
+                seen.add(node.id)
+                pending.extend(value for value in assigned.get(node.id, ())
+                               if isinstance(value, (ast.BinOp, ast.UnaryOp)) or given_key(value))
+    return found
+
+
+def _local_values(function: ast.AST) -> dict:
+    """name -> the values the function assigns it (`score = score_model(x, t)`)."""
+    assigned: dict = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+    return assigned
 
 
 def _one_position(node: ast.AST) -> bool:
@@ -436,6 +462,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
     shadowed = _shadowing_parameters(function)
 
     renamed = _renames(function)
+    assigned = _local_values(function)
 
     def use(node: ast.AST) -> Optional[Use]:
         key = _key(node) or _entry_read(node, keywords)
@@ -563,6 +590,7 @@ def uses(function: ast.AST) -> dict[str, Use]:
             handed = _optimizer_parameters(node, callee)
             if handed is not None and use(handed) is not None:
                 use(handed).iterated = use(handed).parameter_elements = True  # what `model.parameters()` gives
+                use(handed).trained = True
             if _is_optimizer_class(callee):
                 rate = node.args[1] if len(node.args) > 1 else next(
                     (keyword.value for keyword in node.keywords if keyword.arg == "lr"), None)
@@ -612,7 +640,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
             sides = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
             for side, other in (sides, sides[::-1]):
-                for network in _networks_given(other, _key(side)) if isinstance(node.op, (ast.Add, ast.Sub)) else ():
+                for network in _networks_given(other, _key(side), assigned) if isinstance(node.op, (ast.Add, ast.Sub)) \
+                        else ():
                     use(network).updates_its_input = True  # `x + step * score(x, t)`
                 if isinstance(side, ast.Subscript) and _key(side.value) and _one_position(side.slice):
                     use(side.value).number_entries = True  # `sigmas[-1] ** 2`
@@ -645,6 +674,8 @@ def uses(function: ast.AST) -> dict[str, Use]:
                     indexed.per_class = True  # `batch_eps = cw_eps[y]`: a value per class
             if isinstance(node.slice, ast.Subscript) and _key(node.slice.value) is not None:
                 use(node.slice.value).class_target = True  # `output[i][y[i]]`: its elements are indices
+            for picked in _picked_per_row(node.slice):
+                use(picked).class_target = True  # `log_probs[torch.arange(n), y_target]`: one class per row
             if key is not None and _key(node.value) is not None:
                 use(node.slice).keys_of.add(_key(node.value))
             if indexed is not None and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
@@ -992,7 +1023,8 @@ def _optimizer_parameters(call: ast.Call, callee: str) -> Optional[ast.expr]:
     if len(arguments) != 2:
         return None
     defaults = arguments[1]
-    named = isinstance(defaults, ast.Dict) or isinstance(defaults, ast.Name) and defaults.id == "defaults"
+    named = isinstance(defaults, ast.Dict) or isinstance(defaults, ast.Name) and defaults.id == "defaults" \
+        or isinstance(defaults, ast.Call) and ast.unparse(defaults.func) == "dict"
     return arguments[0] if named else None
 
 
@@ -1300,18 +1332,21 @@ class TensorsByMethod:
 
         def method(*args, **kwargs):
             generator = torch.Generator().manual_seed(zlib.crc32(name.encode()))
-            given = sum(t.float().mean() for t in _tensors([*args, *kwargs.values()]) if t.numel())
+            tensors = [t for t in _tensors([*args, *kwargs.values()]) if t.numel()]
+            given = sum(t.float().mean() for t in tensors)
+            # Given tensors, a value of the first one's shape: what a schedule or a process of the project
+            # computes elementwise (`sde.sigma_t(t).item()` of a one-element `t`, `drift(x, t)` of `x`).
+            shape = tensors[0].shape if tensors else self._shape
             count = self._unpacked.get(name, 0)
             if count:  # `s, a, r, s_, done = buffer.numpy_to_tensor()`: that many tensors
-                return tuple(torch.rand(self._shape, generator=generator).to(self._device) + given
-                             for _ in range(count))
-            return torch.rand(self._shape, generator=generator).to(self._device) + given
+                return tuple(torch.rand(shape, generator=generator).to(self._device) + given for _ in range(count))
+            return torch.rand(shape, generator=generator).to(self._device) + given
         return method
 
     def __repr__(self):
         shown = ", ".join(f"`{method}()`" for method in sorted(self._methods))
-        return f"an object whose {shown} give{'s' if len(self._methods) == 1 else ''} a tensor{self._shape} of " \
-               f"stand-in values"
+        return f"an object whose {shown} give{'s' if len(self._methods) == 1 else ''} stand-in values, a " \
+               f"tensor of the shape of the first tensor given, else {self._shape}"
 
 
 class StandInSGD:
@@ -1373,6 +1408,11 @@ def stand_in_tensor(device: str, shape: tuple = (BATCH, FEATURES), name: str = "
     # `leaf + 0.0` saves nothing for its backward (`leaf * 1.0` saves the 1.0): code that backpropagates
     # through the same input at each of its steps (an attack's, an inner loop's) can, as with real data.
     return leaf + 0.0
+
+
+# How a stand-in for what the code hands an optimizer to train is named in the evidence: a network's
+# parameters, which require grad by what torch.optim is for, not by a guess of the verifier.
+OPTIMIZED_PARAMETER = "a stand-in parameter, which the code hands an optimizer to train"
 
 
 def mark_stand_in(leaf: torch.Tensor, what: str) -> None:
@@ -1575,7 +1615,8 @@ def kind_of(name: str, use: Use, annotation: Any = inspect.Parameter.empty) -> O
     if _a_schedule(use) and text not in ("int", "float", "bool", "str"):
         return "schedule"  # `for sigma in sigmas: eps * sigma ** 2 / sigmas[-1] ** 2`: numbers, one per step
     if "Tensor" in str(text) and not _unpacked_as_a_batch(use):
-        return "tensor"
+        # A tensor of class indices, where the code picks or embeds with it (`y_target: torch.Tensor`).
+        return "labels" if use.class_target else "tensor"
     if text in ("int", "float", "bool"):
         if text == "int" and INDEX_NAMES.match(bare):
             return "index"
@@ -1733,6 +1774,7 @@ class Plan:
     #                                               from: a loader's inputs are token indices below it
     leaves: tuple = ()                            # tensors the code makes require grad itself: plain leaves
     per_class: tuple = ()                         # tensors the code indexes by labels: a row per class
+    trained: tuple = ()                           # parameters the code hands an optimizer to train
     positions: tuple = ()                         # indices along a dim that are never a class (`index_select`)
     per_sample: tuple = ()                        # losses whose values the code indexes: one per sample
     losses: tuple = ()                            # modules whose result the code backpropagates as it is
@@ -1920,6 +1962,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     leaves = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).grad_switched)
     keys = {name: tuple(found[name].string_keys) for name, kind in kinds.items() if kind == "dict"}
     per_class = tuple(name for name, kind in kinds.items() if kind == "tensor" and found.get(name, Use()).per_class)
+    trained = tuple(name for name, kind in kinds.items() if kind == "parameters" and found.get(name, Use()).trained)
     per_sample = tuple(name for name, kind in kinds.items() if kind == "loss" and found.get(name, Use()).results_indexed)
     losses = tuple(name for name, kind in kinds.items() if kind == "module" and found.get(name, Use()).returns_loss)
     like_input = frozenset(name for name, kind in kinds.items()
@@ -1935,7 +1978,7 @@ def plan(names: list[str], found: dict[str, Use], annotations: dict, roles: dict
     # Code that takes one sample at a time (`assert image.size(0) == 1`): every batch holds one.
     batch = 1 if any(found.get(name, Use()).one_sample for name in kinds) else BATCH
     return Plan(kinds, outputs, unpacked, views=views, joined=joined, returns=returns, choices=choices, defaults=known,
-                leaves=leaves, keys=keys, batch=batch, per_class=per_class, per_sample=per_sample,
+                leaves=leaves, keys=keys, batch=batch, per_class=per_class, trained=trained, per_sample=per_sample,
                 positions=positions, losses=losses, loader_counts=loader_counts, like_input=like_input,
                 like_data=like_data, dims=dims, own_methods=own_methods, method_returns=method_returns)
 
@@ -2038,7 +2081,8 @@ def make(plan_: Plan, device: str, seed: int = 0) -> dict:
             made[name] = []
             for index in range(2):
                 parameter = torch.randn(plan_.batch, *plan_.sample, device=device, requires_grad=True)
-                mark_stand_in(parameter, f"`{name}[{index}]`, a stand-in parameter")
+                made_as = OPTIMIZED_PARAMETER if name in plan_.trained else "a stand-in parameter"
+                mark_stand_in(parameter, f"`{name}[{index}]`, {made_as}")
                 made[name].append(parameter)
         elif kind == "tensor sequence":  # one tensor per sample, as `torch.cat` (rows) or `torch.stack` joins them
             shape = (1, *plan_.sample) if plan_.joined.get(name) == "cat" else plan_.sample
@@ -2181,6 +2225,9 @@ def _kinds_through_callees(found: dict, tree: ast.Module, imported_classes: Opti
                 use_of_name.iterated, use_of_name.unpacked, use_of_name.views = True, inner.unpacked, inner.views
                 use_of_name.batch_keys = use_of_name.batch_keys or inner.batch_keys
                 break
+            if kind == "labels" and inner.class_target:
+                use_of_name.class_target = True  # `guidance(model, x, y_target)`, which picks `log_probs[rows, y_target]`
+                break
             if kind == "labels" and inner.position_index and not inner.class_target:
                 use_of_name.position_index = True  # `prune_layer(layer, index)`, which does `index_select(0, index)`
                 break
@@ -2193,6 +2240,16 @@ def _kinds_through_callees(found: dict, tree: ast.Module, imported_classes: Opti
                 if kind == "choice":
                     use_of_name.compared.extend(c for c in inner.compared if c not in use_of_name.compared)
                 break
+
+
+def _picked_per_row(index: ast.expr) -> list:
+    """The names an index picks one element per row with, beside a range of the rows: `y` of
+    `out[torch.arange(n), y]` or `out[range(len(y)), y]` (class indices, one per sample)."""
+    if not isinstance(index, ast.Tuple) or len(index.elts) != 2:
+        return []
+    rows, picked = index.elts
+    ranged = isinstance(rows, ast.Call) and ast.unparse(rows.func).split(".")[-1] in ("arange", "range")
+    return [picked] if ranged and _key(picked) is not None else []
 
 
 def _parameter_use(functions: dict, bound: set, callee: str, where: Any) -> Optional[tuple]:
