@@ -239,6 +239,38 @@ def test_a_buffer_a_method_of_the_file_makes_without_grad_records_no_clone_node(
     assert [d.code for d in lint_source(grad_made, "example.py")] == ["TCL005"]
 
 
+REFERENCE_BATCH = """
+import torch
+from torch import nn
+
+
+class Enhancer(nn.Module):
+    def __init__(self, example_inputs):
+        super().__init__()
+        reference = torch.cat(example_inputs, dim=1)
+        self.register_buffer("reference", reference)
+        self.net = nn.Linear(8, 8)
+
+    def forward(self, x):
+        reference = self.reference.clone().detach()
+        return self.net(x) + reference.mean()
+"""
+
+
+def test_a_buffer_registered_from_the_constructor_s_arguments_records_no_clone_node():
+    # fresh118's speech-enhancement GAN: a reference batch registered from its example inputs (data)
+    # was reported "if `self.reference` requires grad".
+    assert lint_source(REFERENCE_BATCH, "example.py") == []
+    namespace: dict = {}
+    exec(compile(REFERENCE_BATCH, "<reference>", "exec"), namespace)  # noqa: S102
+    enhancer = namespace["Enhancer"]([torch.rand(2, 4), torch.rand(2, 4)])
+    with torch.enable_grad():
+        assert enhancer.reference.clone().grad_fn is None
+    # Registered from a layer's output, the buffer requires grad: the finding stays.
+    from_layer = REFERENCE_BATCH.replace("torch.cat(example_inputs, dim=1)", "nn.Linear(4, 4)(example_inputs[0])")
+    assert [d.code for d in lint_source(from_layer, "example.py")] == ["TCL005"]
+
+
 def test_cases_are_spelled_as_the_page_says():
     """The page's clean examples for these shapes exist (they are the rule's tests)."""
     from torchcopylint.pages import page_examples

@@ -361,6 +361,7 @@ def test_tcl009_message_names_the_origin_and_the_error():
 
 
 WRAPPER = """
+    import numpy as np
     import torch
 
 
@@ -380,9 +381,9 @@ WRAPPER = """
 ])
 def test_tcl009_wrapper_handed_a_grad_tensor_by_a_caller(conversion, caller):
     (diagnostic,) = _found(WRAPPER.format(conversion=conversion, caller=caller), "TCL009")
-    assert diagnostic.location.line == 5
-    assert "the call at line 9 passes" in diagnostic.message or "the call at line 10 passes" in diagnostic.message
-    assert diagnostic.context["caller_line"] in (9, 10)
+    assert diagnostic.location.line == 6
+    assert "the call at line 10 passes" in diagnostic.message or "the call at line 11 passes" in diagnostic.message
+    assert diagnostic.context["caller_line"] in (10, 11)
 
 
 @pytest.mark.parametrize("conversion, caller", [
@@ -401,6 +402,14 @@ def test_tcl009_wrapper_handed_a_grad_tensor_by_a_caller(conversion, caller):
     ("return t.detach().numpy() if t.requires_grad else t.cpu().numpy()", "return to_np(model(x))"),
     ("if not t.requires_grad:\n            return t.cpu().numpy()\n        return t.detach().numpy()",
      "return to_np(model(x))"),
+    # The wrapper branches on what it is given: the callers' tensor takes the branch written for it
+    # (fresh118's `type(tensor) == np.ndarray` / `Image.Image` / `Tensor` dispatch).
+    ("if isinstance(t, torch.Tensor):\n            return t.detach().cpu().numpy()\n        return np.array(t)",
+     "return to_np(model(x))"),
+    ("if type(t) == np.ndarray:\n            return np.array(t)\n        elif type(t) == torch.Tensor:\n"
+     "            return t.detach().numpy()", "return to_np(model(x))"),
+    ("if torch.is_tensor(t):\n            t = t.detach()\n        else:\n            t = np.asarray(t)\n"
+     "        return t", "return to_np(model(x))"),
 ])
 def test_tcl009_wrapper_silent(conversion, caller):
     assert _found(WRAPPER.format(conversion=conversion, caller=caller), "TCL009") == []

@@ -1227,13 +1227,38 @@ class GradFlow:
             yield site, arguments[1].value if len(arguments) > 1 else None
 
     def _buffer_registered_without_grad(self, owner, attribute: str, depth: int) -> bool:
+        """Is every registration of the buffer with a value free of autograd history? One made by torch's
+        functions of the registering method's own arguments counts (`register_buffer("ref",
+        torch.cat(example_inputs, dim=1))`, fresh118): a buffer is state a network does not train, and
+        what a constructor is handed to register is data, a mask or a statistic."""
         registered = False
         for site, value in self._buffer_registrations(owner, attribute):
             if value is None or not (type(value) is cst.Name and value.value == "None"
-                                     or self._never(_made_by(value), site[0], site[1], depth + 1, True)):
+                                     or self._never(_made_by(value), site[0], site[1], depth + 1, True)
+                                     or self._made_of_arguments(value, site[0])):
                 return False
             registered = True
         return registered
+
+    def _made_of_arguments(self, value: cst.BaseExpression, function: FunctionFacts,
+                           seen: frozenset = frozenset()) -> bool:
+        """`example_inputs`, `torch.cat(example_inputs, dim=1)`: an argument of the function, or torch's
+        functions of its arguments and literals (also through its locals); no call of the project's
+        (`make_shift(n)`) or of a layer."""
+        if type(value) is cst.Name:
+            # An argument, or a local made of them (`reference = torch.cat(example_inputs, dim=1)`).
+            bindings = function.bindings_at(value)
+            return bool(bindings) and all(
+                binding.kind == "param" and binding.name not in ("self", "cls")
+                or binding.kind == "assign" and binding.value is not None and binding not in seen
+                and self._made_of_arguments(binding.value, function, seen | {binding}) for binding in bindings)
+        if type(value) in (cst.Integer, cst.Float):
+            return True
+        if type(value) in (cst.List, cst.Tuple):
+            return all(self._made_of_arguments(element.value, function, seen) for element in value.elements)
+        if type(value) is not cst.Call or not (self.facts.names.qualified_name(value.func) or "").startswith("torch."):
+            return False
+        return all(self._made_of_arguments(argument.value, function, seen) for argument in value.args)
 
     def _buffer_written_without_grad(self, owner, attribute: str, depth: int) -> bool:
         for value in owner.attribute_values.get(attribute, []):

@@ -40,6 +40,7 @@ from torchcopylint.analysis.tensors import (
     Tensorness,
     TensorTyping,
     combine,
+    tests_type,
 )
 from torchcopylint.analysis.torchnames import TorchNames, dotted_name, foreign_imports, library_names, numpy_name
 
@@ -523,6 +524,28 @@ class ModuleFacts(CalleeEffects, Callees):
                 for node, statement in function.call_statement.items():
                     self._call_sites[node] = (function, statement)
         return self._call_sites.get(call)
+
+    def type_tested(self, call: cst.Call, name: str) -> bool:
+        """Is the call under an `if` that asks what `name` is (`isinstance`, `type(x) ==`,
+        `torch.is_tensor`): a branch the code takes for one kind of value, whatever the annotation
+        or the callers say?"""
+        site = self.call_site(call)
+        if site is None:
+            return False
+        function, statement = site
+        # `labels.to(device) if isinstance(labels, torch.Tensor) else torch.tensor(labels)`: an `if` of the
+        # statement's own expression, the call in one of its branches.
+        tests = [expression.test for expression in walk(statement) if type(expression) is cst.IfExp
+                 and tests_type(expression.test)
+                 and any(node is call for branch in (expression.body, expression.orelse) for node in walk(branch))]
+        return _names(name, (*function.type_tests_of.get(statement, ()), *tests))
+
+    @staticmethod
+    def dispatches_on_type_of(function: FunctionFacts, name: str) -> bool:
+        """Does the function branch on what `name` is anywhere (`if isinstance(x, torch.Tensor): return
+        x.detach().numpy()`, then `return np.array(x)`): a helper written for several kinds of value,
+        whose every line is not for every kind its callers pass."""
+        return _names(name, {test for tests in function.type_tests_of.values() for test in tests})
 
     def call_sites_of(self, function: FunctionFacts) -> Optional[list]:
         """The calls of a function of this file, each as (caller's FunctionFacts, call, statement):
@@ -1147,3 +1170,8 @@ def _yields(function: cst.FunctionDef) -> bool:
         if type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             stack.extend(child_nodes(node))
     return False
+
+
+def _names(name: str, tests) -> bool:
+    """Does one of the conditions read `name`?"""
+    return any(type(node) is cst.Name and node.value == name for test in tests for node in walk(test))

@@ -34,6 +34,8 @@ class NumpyOfGradTensor(Rule):
             function, statement = site
             if not facts.grad_enabled_at(function, statement):
                 continue  # numpy() checks requires_grad only in grad mode
+            if type(tensor) is cst.Name and facts.type_tested(call, tensor.value):
+                continue  # `elif type(x) == Image.Image: np.array(x)`: a branch for what is no tensor
             # A network of unknown class (loaded, built by a factory, a `model` argument) counts, with
             # the assumption that it has trainable parameters stated in the message.
             origin = facts.autograd.origin(tensor, function, statement, ASSUMED)
@@ -41,7 +43,10 @@ class NumpyOfGradTensor(Rule):
             if origin is None:
                 # A wrapper (`def to_np(t): return t.cpu().numpy()`) handed a grad tensor by a caller.
                 passed_by = facts.autograd.origin_from_callers(tensor, function, ASSUMED)
-                if passed_by is None:
+                # (`def to_np(x): if isinstance(x, torch.Tensor): return x.detach().numpy()`, then `return
+                # np.array(x)`: a helper that branches on what it is given has a branch for the callers' tensor.)
+                dispatching = type(tensor) is cst.Name and facts.dispatches_on_type_of(function, tensor.value)
+                if passed_by is None or dispatching:
                     continue
                 origin = passed_by[2]
             if origin.assumption and facts.names.other_framework:

@@ -8,8 +8,7 @@ import libcst as cst
 
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.loaders import Batch
-from torchcopylint.analysis.syntax import walk
-from torchcopylint.analysis.tensors import Tensorness, tests_type
+from torchcopylint.analysis.tensors import Tensorness
 from torchcopylint.diagnostic import Severity
 from torchcopylint.rules.base import Finding, NodeFix, Rule
 from torchcopylint.rules.edits import method_call, without_trailing_comma
@@ -39,7 +38,7 @@ class TensorCopyConstruct(Rule):
             sure = True
             if type(source) is cst.Name and _never_given_a_tensor(source, facts):
                 continue  # `def act(self, state: torch.Tensor)` that every call gives a NumPy array
-            if type(source) is cst.Name and _type_tested(call, source, facts):
+            if type(source) is cst.Name and facts.type_tested(call, source.value):
                 continue  # `if not isinstance(values, torch.Tensor): values = torch.tensor(values)`
             if facts.tensorness(source) is not Tensorness.SURE:
                 batch = _loader_batch(call, source, facts)
@@ -61,22 +60,6 @@ def _never_given_a_tensor(name: cst.Name, facts: ModuleFacts) -> bool:
     whatever its annotation says?"""
     passed = facts.arguments_passed(name)
     return bool(passed) and all(facts.tensorness(argument) is Tensorness.NOT for argument in passed)
-
-
-def _type_tested(call: cst.Call, name: cst.Name, facts: ModuleFacts) -> bool:
-    """Is the call under an `if` that asks what `name` is (`isinstance`, `torch.is_tensor`): a branch
-    the code takes for one kind of value, whatever the annotation says?"""
-    site = facts.call_site(call)
-    if site is None:
-        return False
-    function, statement = site
-    # `labels.to(device) if isinstance(labels, torch.Tensor) else torch.tensor(labels)`: an `if` of the
-    # statement's own expression, the call in one of its branches.
-    tests = [expression.test for expression in walk(statement) if type(expression) is cst.IfExp
-             and tests_type(expression.test)
-             and any(node is call for branch in (expression.body, expression.orelse) for node in walk(branch))]
-    return any(type(node) is cst.Name and node.value == name.value
-               for test in (*function.type_tests_of.get(statement, ()), *tests) for node in walk(test))
 
 
 def _loader_batch(call: cst.Call, source: cst.BaseExpression, facts: ModuleFacts) -> Optional[Batch]:
