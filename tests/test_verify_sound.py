@@ -948,3 +948,13 @@ def test_what_the_code_hands_an_optimizer_to_train_requires_grad_as_a_network_s_
     assert verdict.status == "confirmed", verdict
     assert "as a parameter an optimizer trains does: `params[0]`, a stand-in parameter, which the code hands " \
            "an optimizer to train" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_a_later_backward_that_needs_the_graph_only_through_made_up_inputs_refutes_nothing(sound_verified):
+    # fresh118: three attacks through a purifier, refuted ("a later backward needed the graph") because a
+    # stand-in input that requires grad tied each step's projection onto the ball around it to the next.
+    verdict = _verdict(sound_verified, "purified_attack.py", "loss.backward(retain_graph=True)", "TCL011")
+    assert verdict.status == "confirmed", verdict
+    assert "the made-up tensors were data, requiring no grad" in verdict.evidence, verdict
+    assert "to the return of `generate` with no second-backward error" in verdict.evidence, verdict

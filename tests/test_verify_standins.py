@@ -843,7 +843,7 @@ def test_a_tensor_the_code_makes_require_grad_is_given_as_a_plain_leaf():
     assert plan.leaves == ("x",)
     made, text = settings_for(node, ["model", "x", "y"], {}, "cpu")[0].make()
     assert made["x"].is_leaf and not made["x"].requires_grad and getattr(made["x"], PLAIN_LEAF_MARK)
-    assert "x = tensor(4, 8) (a leaf: the code makes it require grad)" in text, text
+    assert "x = tensor(4, 8) (data: a leaf that requires no grad)" in text, text
     # Switched on the code's own copy (`x = x.clone().detach()` first): the argument says nothing.
     node = ast.parse("def attack(model, x):\n    x = x.clone().detach()\n    x.requires_grad = True\n"
                      "    return model(x)\n").body[0]

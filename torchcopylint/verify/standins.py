@@ -345,7 +345,7 @@ def _networks_given(expression: ast.AST, key: Optional[str], assigned: Optional[
     """The callees in `expression` that are given `key` first: `score` of `step * score(x, t)` for `x`;
     through the function's locals (`assigned`, name -> the values it is assigned) that `expression`
     reads: `score = score_model(x, t)`, `drift = f - g * score`, then `x + drift * dt`. Only locals
-    computed by arithmetic or by such a call are followed: a loss's gradient (`grad = autograd.grad(
+    computed by arithmetic, by such a call or by methods of a name are followed: a loss's gradient (`grad = autograd.grad(
     criterion(model(x), y), x)`, then `x + eps * grad.sign()`) is no output of `model` in `x`'s shape."""
     if key is None:
         return []
@@ -361,8 +361,21 @@ def _networks_given(expression: ast.AST, key: Optional[str], assigned: Optional[
             elif isinstance(node, ast.Name) and node.id != key and node.id not in seen and assigned:
                 seen.add(node.id)
                 pending.extend(value for value in assigned.get(node.id, ())
-                               if isinstance(value, (ast.BinOp, ast.UnaryOp)) or given_key(value))
+                               if isinstance(value, (ast.BinOp, ast.UnaryOp)) or given_key(value)
+                               or _elementwise_chain(value))
     return found
+
+
+def _elementwise_chain(value: ast.expr) -> bool:
+    """`purified.grad.data.sign()`, `out.detach()`: attributes and methods read off a name, which keep
+    its shape as far as an update of the input goes (`x = x + lr * purified.grad.sign()`)."""
+    while isinstance(value, (ast.Attribute, ast.Call)):
+        if isinstance(value, ast.Call):
+            if not isinstance(value.func, ast.Attribute):
+                return False
+            value = value.func
+        value = value.value
+    return isinstance(value, ast.Name)
 
 
 def _local_values(function: ast.AST) -> dict:
@@ -1831,7 +1844,7 @@ class Plan:
                 shown = _shape_text(value[0][0] if value[0] else None)
                 parts.append(f"{name} = {len(value)} loaders of {len(value[0])} batches of {shown}")
             elif kind == "tensor" and name in self.leaves:
-                parts.append(f"{name} = tensor{tuple(value.shape)} (a leaf: the code makes it require grad)")
+                parts.append(f"{name} = tensor{tuple(value.shape)} (data: a leaf that requires no grad)")
             elif kind == "tensor":
                 parts.append(f"{name} = tensor{tuple(value.shape)}")
             elif kind == "array":
