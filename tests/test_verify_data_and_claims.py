@@ -941,6 +941,23 @@ def test_a_file_numpy_reads_that_the_flagged_step_needs_leaves_it_unverified_nam
         verdict.evidence
 
 
+def test_a_matlab_file_is_not_read_and_an_array_taken_out_of_it_by_name_is_not_read_either():
+    # fresh118's hyperspectral GAN scripts read a test label before training (`scio.loadmat(path)["label"]`):
+    # "UserDataRead" stopped every run before its claim. Taken out by name, the array is still not read.
+    from torchcopylint.verify.absent import UnknownArgumentUsed, unread_data
+    from torchcopylint.verify.datasites import ARRAY_READERS
+
+    assert "scipy.io.loadmat" in ARRAY_READERS
+    mat = unread_data("scio.loadmat(...)", 110, named_arrays=True)
+    label = mat["label"]
+    with pytest.raises(UnknownArgumentUsed, match="reads at line 110, which is not read"):
+        label.shape[0]  # noqa: B018 - a use of the data
+    with pytest.raises(UnknownArgumentUsed):
+        mat[0]  # noqa: B018 - not an array's name: a use
+    with pytest.raises(UnknownArgumentUsed):
+        unread_data("np.load(...)", 9)["x"]  # noqa: B018 - an array itself: indexing it uses it
+
+
 def test_a_one_dimensional_convolution_teaches_sequences_of_the_channels_it_takes():
     from torchcopylint.verify.batches import DataPlan
     from torchcopylint.verify.datasites import DataSite

@@ -848,6 +848,8 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     assert all(is_no_op(package) for package in ("qqdm", "fastprogress", "alive_progress", "torchviz", "decord"))
     assert list(NoOpModule("qqdm.notebook").qqdm([1, 2], desc="epoch")) == [1, 2]
     assert list(NoOpModule("fastprogress.fastprogress").progress_bar(range(2))) == [0, 1]
+    # barbar's `Bar(loader)`, whose last name alone says nothing (fresh118's CycleGAN trainer).
+    assert is_no_op("barbar") and list(NoOpModule("barbar").Bar([3, 4])) == [3, 4]
     # An image transform of a missing torchvision is the identity on a tensor (a batch stays a batch).
     import torch
 
@@ -3890,3 +3892,10 @@ def test_a_panel_placed_by_a_stand_in_label_is_the_figure_s_only_panel_and_the_r
     assert "placed: Axes" in out, out
     assert "a figure's panel placed by a stand-in value" in out, out
     assert "refused: num must be an integer with 1 <= num <= 50" in out, out  # the code's own values: as matplotlib says
+
+
+def test_a_training_loop_cut_short_runs_twice_so_code_after_it_may_divide_by_its_last_index(scripts_verified):
+    # fresh118's course scripts: `train_losses.append(running_loss / i)` after a loop cut to one batch
+    # (i == 0) stopped every run with a ZeroDivisionError before the flagged line.
+    _assert_confirmed(scripts_verified, "mean_over_last_index.py", "predicted = torch.tensor(predicted", "TCL008",
+                      ("the loop at line 22 stopped after 2 iterations",))

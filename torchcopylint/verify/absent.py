@@ -216,12 +216,24 @@ class UnreadData(AbsentName):
     rejects it names: `expected np.ndarray (got UnreadData)`)."""
 
 
-def unread_data(call: str, line: int) -> AbsentName:
+class UnreadMapping(UnreadData):
+    """What a reader of a file of named arrays returned, not read (`scio.loadmat(path)`): taking an
+    array out of it by its name (`["label"]`) is no use yet, but gives that array, not read."""
+
+    def __getitem__(self, key):
+        if not isinstance(key, str):
+            self._used()
+        return unread_data(f"{self._qualified_name}[{key!r}]", self._line)
+
+
+def unread_data(call: str, line: int, named_arrays: bool = False) -> AbsentName:
     """A stand-in for what a reader of a data file returns (`np.loadtxt(path)`): the file is not read,
     and the shape of what it holds is nowhere in the code; the run may reach the flagged line before
-    the code uses it, and a use ends the run, unverified, saying so."""
-    unread = UnreadData(call)
+    the code uses it, and a use ends the run, unverified, saying so. `named_arrays`: a file of arrays by
+    name (a MATLAB file), from which the code may take one before it uses it."""
+    unread = (UnreadMapping if named_arrays else UnreadData)(call)
     object.__setattr__(unread, "_said", f"needs the data `{call}` reads at line {line}, which is not read")
+    object.__setattr__(unread, "_line", line)
     return unread
 
 

@@ -43,7 +43,8 @@ ENCLOSING_LIMIT = 8    # iterations of a loop that holds the flagged line (the f
 # A loop whose flagged line runs every k-th iteration runs up to k + 1 (datasites.MAX_SPARSE_ITERATIONS), but
 # past ENCLOSING_LIMIT only for this long: 500 steps of a large network would outrun the diagnosis's timeout.
 SPARSE_SECONDS = 12.0
-OTHER_LIMIT = 1        # iterations of another training loop the slice kept (it changes what the claim reads)
+OTHER_LIMIT = 2        # iterations of another training loop the slice kept (it changes what the claim reads):
+#                        two, as code after it may divide by the last index (`running_loss / i`)
 MAX_CANDIDATES = 6
 # A DataLoader made at run time over data that is not here (`loaders_over_absent_data`) finds its run's plan
 # by this helper in the calling code's namespace; its sites are numbered from FIRST_RUNTIME_SITE on, past
@@ -209,7 +210,8 @@ class DataPlan:
             return self._data_tensor(site)
         if site.kind == "unread-array":
             self.describe(site, "not read: a value whose first use stops the run")
-            return unread_data(f"{site.callee}(...)", site.line)
+            return unread_data(f"{site.callee}(...)", site.line,
+                               named_arrays=site.callee.rsplit(".", 1)[-1] == "loadmat")
         if site.kind == "arrays":
             return arrays.made(self, site, {name: _evaluate(value) for name, value in (hints or {}).items()})
         if site.kind == "split":

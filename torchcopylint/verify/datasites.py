@@ -148,7 +148,9 @@ FULL_TEST_ROWS = 10_000  # the test split of MNIST's family and CIFAR's
 TEXT_ARRAY_READERS = frozenset({"numpy.loadtxt", "numpy.genfromtxt"})
 # NumPy's readers of a data file: what they read is not read (the run goes on, on a value whose use
 # stops it, unverified: verify/absent.unread_data).
-ARRAY_READERS = TEXT_ARRAY_READERS | {"numpy.load", "numpy.fromfile"}
+# MATLAB files, read as a dict of arrays by name (`scio.loadmat(path)["label"]`).
+MAT_READERS = frozenset({"scipy.io.loadmat", "scipy.io.matlab.loadmat", "mat73.loadmat", "hdf5storage.loadmat"})
+ARRAY_READERS = TEXT_ARRAY_READERS | MAT_READERS | {"numpy.load", "numpy.fromfile"}
 MNIST_CSV = re.compile(r"(?i)mnist[^/\\]*\.csv$")
 # Calls (by their last name) that read files or the network, in a dataset class of the file.
 FILE_READING_CALLS = frozenset({

@@ -45,7 +45,7 @@ PACKAGES = frozenset({
     # A training framework: its LightningModule stands in (verify/lightning.py), its Trainer does nothing.
     "pytorch_lightning", "lightning",
     # Progress bars of other makers (`qqdm(loader)`, a course's; fastprogress' `progress_bar(loader)`).
-    "qqdm", "alive_progress", "fastprogress",
+    "qqdm", "alive_progress", "fastprogress", "barbar",
     # Drawings of a graph (`torchviz.make_dot(loss)`), and a video reader's settings (`decord.bridge.set_bridge`).
     "torchviz", "graphviz", "decord",
     # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
@@ -133,8 +133,10 @@ MODELS = "torchvision.models"
 TIMM_CONSTRUCTORS = frozenset({"timm.create_model", "timm.models.create_model"})
 # Other zoos' makers of classifiers by name (`ptcv_get_model("xception", pretrained=True)` of a Kaggle kernel).
 CLASSIFIER_MAKERS = frozenset({"pytorchcv.model_provider.get_model"})
-# Callables that hand back what they wrap: a progress bar over an iterable.
+# Callables that hand back what they wrap: a progress bar over an iterable (by its last name, or whole where
+# the last name says nothing: barbar's `Bar(loader)`).
 PASS_THROUGH = PROGRESS_BARS
+PASS_THROUGH_QUALIFIED = frozenset({"barbar.Bar"})
 # tqdm.contrib's bars over what Python's own functions make of their iterables.
 ENUMERATING = {"tenumerate": enumerate, "tzip": zip, "tmap": map}
 # Packages that name a program's folders (`appdirs.user_data_dir("auto_LiRPA")`, for a cache): a folder
@@ -215,7 +217,7 @@ class NoOp:
 
     def __call__(self, *args, **kwargs):
         last = self._name.rsplit(".", 1)[-1]
-        if last in PASS_THROUGH:
+        if last in PASS_THROUGH or self._name in PASS_THROUGH_QUALIFIED:
             return ProgressBar(args[0] if args else kwargs.get("iterable"), self._name)
         if last == "trange" and args:
             return ProgressBar(range(*args), self._name)
