@@ -3899,3 +3899,12 @@ def test_a_training_loop_cut_short_runs_twice_so_code_after_it_may_divide_by_its
     # (i == 0) stopped every run with a ZeroDivisionError before the flagged line.
     _assert_confirmed(scripts_verified, "mean_over_last_index.py", "predicted = torch.tensor(predicted", "TCL008",
                       ("the loop at line 22 stopped after 2 iterations",))
+
+
+def test_a_gan_trainer_s_step_runs_on_real_samples_shaped_as_its_generator_makes_them(scripts_verified):
+    # fresh118's anime-face DCGAN: the epoch normalizes each batch in place with per-channel statistics,
+    # which made-up samples of (4, 8) failed ("doesn't match the broadcast shape [3, 4, 8]"); the replay of
+    # the real networks makes fake images of (3, 8, 8), and the real ones are shaped so.
+    _assert_confirmed(scripts_verified, "gan_trainer_normalized.py", "fake_loss = self.criterion(self.D(fake)",
+                      "TCL003", ("the object built by its own constructor as Trainer()",
+                                 "loader = 4 batches of ((4, 3, 8, 8) float32"))

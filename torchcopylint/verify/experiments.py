@@ -1539,23 +1539,32 @@ def discriminator_without_detach(job: Job) -> Outcome:
         except CannotRun as failure:
             reason, every_error = f"the step code: {failure}", failure.every_error
     # The step code could not run. A replay of the real networks (G(z) -> D) runs neither the step nor
-    # the flagged call: what it shows is said, and decides nothing.
-    raise CannotRun(f"{reason}; {_replay_note(job, generator_key, discriminator_key)}", every_error)
+    # the flagged call: what it shows is said, and decides nothing; but the shape of the fake batch it
+    # makes is the shape of the real samples the step gives the discriminator beside it.
+    note, fake_sample = _replay_note(job, generator_key, discriminator_key)
+    if fake_sample is not None and not _is_module_level(job.target):
+        try:
+            return _discriminator_in_step_code(job, generator_key, discriminator_key, sample=fake_sample)
+        except CannotRun:
+            pass
+    raise CannotRun(f"{reason}; {note}", every_error)
 
 
-def _replay_note(job: Job, generator_key: str, discriminator_key: str) -> str:
+def _replay_note(job: Job, generator_key: str, discriminator_key: str) -> tuple[str, Optional[tuple]]:
+    """What a G(z) -> D replay of the networks built from their classes shows, and the shape of one
+    sample of the fake batch it made (None where it made none)."""
     generator_class = class_built_for(job.source, generator_key)
     discriminator_class = class_built_for(job.source, discriminator_key)
     if generator_class is None or discriminator_class is None:
-        return f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from"
+        return f"could not find the classes `{generator_key}` and `{discriminator_key}` are built from", None
     try:
-        shown = _discriminator_with_built_networks(job, generator_class, discriminator_class)
+        shown, fake_sample = _discriminator_with_built_networks(job, generator_class, discriminator_class)
     except (Exception, AbsentPackageUsed) as failure:  # noqa: BLE001 - the networks do not fit a plain
         # G(z) -> D step, or their classes come from a package that is not installed
         text = str(failure).splitlines()[0][:120] if str(failure) else ""
         return (f"the networks built from {generator_class} and {discriminator_class} did not run as "
-                f"G(z) -> D: {type(failure).__name__}: {text}" if not isinstance(failure, CannotRun) else text)
-    return f"a G(z) -> D replay of the real networks, which does not run the flagged call, {shown}"
+                f"G(z) -> D: {type(failure).__name__}: {text}" if not isinstance(failure, CannotRun) else text), None
+    return f"a G(z) -> D replay of the real networks, which does not run the flagged call, {shown}", fake_sample
 
 
 @dataclass
@@ -1610,7 +1619,10 @@ def _discriminator_at_top_level(job: Job, generator_key: str, discriminator_key:
                   _discriminator_claim_lines(job, discriminator_key))
 
 
-def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str) -> Outcome:
+def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key: str,
+                                sample: Optional[tuple] = None) -> Outcome:
+    """The step code run on each setting in turn; with `sample`, only the settings of made-up values,
+    their samples of that shape (the generator's fake ones: the real data the discriminator takes)."""
     backward_line = job.context.get("backward_line")
     if not isinstance(backward_line, int):
         raise CannotRun("the diagnosis does not say which line runs the discriminator's backward")
@@ -1641,8 +1653,21 @@ def _discriminator_in_step_code(job: Job, generator_key: str, discriminator_key:
             flagged.Marks.uninstall()
         return Measured(watch, set(probe.executed), error, _made_text_of(setting, stopped) or ran_text)
 
-    return decide(settings(job, namespace, roles), _attributed_runs(job, measure, backward_line, discriminator_key),
+    tried = settings(job, namespace, roles)
+    if sample is not None:
+        tried = (shaped for setting in tried if (shaped := _samples_shaped(setting, sample)) is not None)
+    return decide(tried, _attributed_runs(job, measure, backward_line, discriminator_key),
                   _discriminator_claim_lines(job, discriminator_key))
+
+
+def _samples_shaped(setting: Any, sample: tuple) -> Any:
+    """The setting with its made-up samples of shape `sample`; None where it made none."""
+    made = getattr(setting, "standins", None)
+    if not isinstance(made, standins.StandIns) or made.plan.sample == sample:
+        return None
+    shaped = standins.StandIns(f"{made.description}, samples {'x'.join(map(str, sample))} as the generator makes "
+                               f"them", made.plan.varied("", None, sample=sample), made.device)
+    return dataclasses.replace(setting, standins=shaped)
 
 
 def _discriminator_claim_lines(job: Job, discriminator_key: str) -> dict[int, str]:
@@ -1759,9 +1784,10 @@ def _predicted_error(error: BaseException) -> bool:
     return INPLACE_BACKWARD_ERROR in message or SECOND_BACKWARD_ERROR in message
 
 
-def _discriminator_with_built_networks(job: Job, generator_class: str, discriminator_class: str) -> str:
+def _discriminator_with_built_networks(job: Job, generator_class: str,
+                                       discriminator_class: str) -> tuple[str, tuple]:
     """What a G(z) -> D replay of the networks built from their classes shows (a sentence): it runs
-    neither the step code nor the flagged call, so it decides nothing."""
+    neither the step code nor the flagged call, so it decides nothing; and one fake sample's shape."""
     namespace = load(job.source, job.path, {generator_class, discriminator_class})
 
     def built(name: str, seed: int) -> nn.Module:
@@ -1792,7 +1818,8 @@ def _discriminator_with_built_networks(job: Job, generator_class: str, discrimin
     score.float().mean().backward()
     reached = [p for p in generator.parameters() if p.grad is not None and bool(p.grad.abs().sum() > 0)]
     inputs = f" ({feed.describe()})" if feed.describe() else ""
-    return f"reached {len(reached)} of {len(list(generator.parameters()))} generator parameters{inputs}"
+    return (f"reached {len(reached)} of {len(list(generator.parameters()))} generator parameters{inputs}",
+            tuple(fake.shape[1:]))
 
 
 class GeneratorWatch:
