@@ -300,7 +300,8 @@ def test_a_loop_around_a_watched_line_runs_the_passes_of_one_around_the_flagged_
     loops = [Loop(0, 10, 20, 0), Loop(1, 30, 40, 0)]
     plan = DataPlan([], loops=loops, flagged_line=50, watched=frozenset({12}))
     assert (plan._limit(0), plan._limit(1)) == (ENCLOSING_LIMIT, OTHER_LIMIT)
-    assert list(plan.few(0, range(20))) == list(range(ENCLOSING_LIMIT)) and list(plan.few(1, range(5))) == [0]
+    assert list(plan.few(0, range(20))) == list(range(ENCLOSING_LIMIT))
+    assert list(plan.few(1, range(5))) == list(range(OTHER_LIMIT))
 
 
 def test_a_loop_whose_flagged_line_runs_every_kth_iteration_runs_k_plus_one_times_while_time_allows(monkeypatch):
