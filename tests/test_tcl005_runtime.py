@@ -271,6 +271,49 @@ def test_a_buffer_registered_from_the_constructor_s_arguments_records_no_clone_n
     assert [d.code for d in lint_source(from_layer, "example.py")] == ["TCL005"]
 
 
+SNAPSHOTS = """
+import torch
+from torch import nn
+
+
+class Snapshots(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 4)
+        self.saved = None
+        self.outputs = []
+
+    def save(self):
+        if self.saved is None:
+            self.saved = list()
+            for p in self.net.parameters():
+                self.saved.append(p.clone().detach())
+        else:
+            for idx, p in enumerate(self.net.parameters()):
+                p.data = self.saved[idx].clone().detach()
+
+    def forward(self, x):
+        self.outputs.append(self.net(x))
+        return self.outputs[-1].clone().detach()
+"""
+
+
+def test_items_of_a_container_the_class_fills_with_detached_copies_record_no_clone_node():
+    # fresh119's few-shot hypernetwork: `self.lengthscales = list()`, then `.append(k.clone().detach())`,
+    # and later `self.lengthscales[idx].clone().detach()` reported "if it requires grad" three times.
+    found = [(d.code, d.location.line) for d in lint_source(SNAPSHOTS, "example.py")]
+    # The parameters copied the wrong way round (line 17), and a network's output put in and taken out
+    # (line 24): reported; the detached copies taken out again (line 20): not.
+    assert found == [("TCL005", 17), ("TCL005", 24)], found
+    namespace: dict = {}
+    exec(compile(SNAPSHOTS, "<snapshots>", "exec"), namespace)  # noqa: S102
+    snapshots = namespace["Snapshots"]()
+    snapshots.save()
+    with torch.enable_grad():
+        assert snapshots.saved[0].clone().grad_fn is None
+        assert snapshots(torch.rand(2, 4)) is not None and snapshots.outputs[-1].clone().grad_fn is not None
+
+
 def test_cases_are_spelled_as_the_page_says():
     """The page's clean examples for these shapes exist (they are the rule's tests)."""
     from torchcopylint.pages import page_examples

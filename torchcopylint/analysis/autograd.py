@@ -1177,10 +1177,41 @@ class GradFlow:
         if not values or expr.attr.value in self._switched_on(owner):
             return False
         for value in values:
+            if _empty_container(value):
+                # `self.saved = list()`, then `self.saved.append(w.clone().detach())`: what is put in decides.
+                if not self._inserted_without_grad(owner, expr.attr.value, depth):
+                    return False
+                continue
             method = next((c.assigned_in[value] for c in [owner, *self.facts.classes.values()]
                            if value in c.assigned_in), None)
             if method is None or not self._assigned_without_grad(value, self.facts.function_facts(method), depth):
                 return False
+        return True
+
+    def _inserted_without_grad(self, owner, attribute: str, depth: int) -> bool:
+        """Does the class put into its container `self.<attribute>` (`.append(v)`, `.insert(i, v)`, `[k] = v`)
+        nothing known to require grad? A value of unknown history (a replay buffer's `state` argument) is
+        taken as the data a container of a class mostly keeps, and so is what `.extend(xs)` adds; a
+        parameter or a network's output is not (`self.saved.append(self.fc.weight)`)."""
+        for method in (node for node in owner.node.body.body if type(node) is cst.FunctionDef):
+            facts = self.facts.function_facts(method)
+            for node in walk(method):
+                inserted = None
+                if type(node) is cst.Call and type(node.func) is cst.Attribute and _is_self_named(node.func.value,
+                                                                                               attribute):
+                    verb = node.func.attr.value
+                    if verb in ("append", "insert", "add") and node.args:
+                        inserted = node.args[-1].value
+                elif type(node) is cst.Assign and any(type(target.target) is cst.Subscript
+                                                      and _is_self_named(target.target.value, attribute)
+                                                      for target in node.targets):
+                    inserted = node.value
+                if inserted is None:
+                    continue
+                statement = facts.call_statement.get(node) if type(node) is cst.Call else node
+                if not self._never(inserted, facts, statement, depth + 1, True) \
+                        and self.origin(inserted, facts, statement, ASSUMED) is not None:
+                    return False
         return True
 
     def _assigned_without_grad(self, value: cst.BaseExpression, method: FunctionFacts, depth: int) -> bool:
@@ -1977,6 +2008,18 @@ def _layers_in(value) -> list:
     if type(value) is cst.DictComp:
         return [value.value]
     return [value]
+
+
+def _is_self_named(node: cst.CSTNode, attribute: str) -> bool:
+    """`self.<attribute>`."""
+    return is_self_attribute(node) and node.attr.value == attribute
+
+
+def _empty_container(value: cst.BaseExpression) -> bool:
+    """`[]`, `{}`, `list()`, `dict()`: a container made empty, whose items are what is put in later."""
+    if type(value) in (cst.List, cst.Dict):
+        return not value.elements
+    return type(value) is cst.Call and not value.args and dotted_name(value.func) in ("list", "dict", "set", "deque")
 
 
 def _made_by(value: cst.BaseExpression) -> cst.BaseExpression:
