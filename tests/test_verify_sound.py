@@ -959,3 +959,32 @@ def test_a_later_backward_that_needs_the_graph_only_through_made_up_inputs_refut
     assert verdict.status == "confirmed", verdict
     assert "the made-up tensors were data, requiring no grad" in verdict.evidence, verdict
     assert "to the return of `generate` with no second-backward error" in verdict.evidence, verdict
+
+
+@needs_torch
+def test_an_attribute_only_the_constructor_sets_is_read_off_the_object_it_built(sound_verified):
+    # fresh118's SAC agent: `self.log_alpha.clone().detach()` after a critic update that no made-up replay
+    # batch fits; the temperature is set only in `__init__`, so what the line reads is what it made.
+    verdict = _verdict(sound_verified, "agent_temperature.py", "before = self.log_alpha.clone().detach()", "TCL005")
+    assert verdict.status == "confirmed", verdict
+    assert "`self.log_alpha` was read off the object its own constructor built" in verdict.evidence, verdict
+    assert "on () float32" in verdict.evidence, verdict  # the agent's own 0-dim temperature, no stand-in
+
+
+def test_an_attribute_set_outside_the_constructor_is_not_read_off_it():
+    import ast
+
+    from torchcopylint.verify.experiments import _set_only_in_init
+
+    tree = ast.parse(textwrap.dedent("""
+        class Agent:
+            def __init__(self):
+                self.log_alpha = torch.zeros(1, requires_grad=True)
+                self.log_alpha.requires_grad_()
+
+            def load(self, path):
+                self.log_alpha = torch.load(path)
+        """))
+    assert not _set_only_in_init(tree, "log_alpha")
+    del tree.body[0].body[1]
+    assert _set_only_in_init(tree, "log_alpha") and not _set_only_in_init(tree, "alpha")

@@ -589,6 +589,27 @@ def test_class_indices_picked_one_per_row_are_labels_through_a_callee_and_a_tens
     assert plan.kinds["scores"] == "tensor", plan.kinds  # indexed by a range and a constant: no class picked
 
 
+def test_a_value_bound_to_a_local_the_code_rebinds_is_used_as_that_local():
+    # fresh119's PINN trainer: `current_failed_ids = initial_failed_ids`, rebound in the loop, then `tid in
+    # current_failed_ids`: "needs `initial_failed_ids`, and nothing in how the code uses it says what it is".
+    from torchcopylint.verify.standins import kind_of, uses
+
+    function = ast.parse(textwrap.dedent("""
+        def polish(model, initial_ids, steps: int):
+            current_ids = initial_ids
+            for i in range(steps):
+                if len(current_ids) == 0:
+                    return True
+                if 3 in current_ids:
+                    current_ids = diagnose(model)
+        """)).body[0]
+    found = uses(function)
+    assert kind_of("initial_ids", found["initial_ids"]) == kind_of("current_ids", found["current_ids"]) != "unknown"
+    # A value the code uses itself keeps its own uses.
+    function = ast.parse("def f(lr, steps):\n    rate = lr\n    rate = rate * 0.5\n    return lr + 1\n").body[0]
+    assert uses(function)["lr"].arithmetic
+
+
 def torch_tensor_annotation():
     import torch
 
@@ -1977,15 +1998,18 @@ def test_a_position_along_a_dim_is_a_small_int_and_a_renamed_argument_is_used_as
                              "chosen": "position"}
     made = make(planned, "cpu")
     assert made["self.target_class"] == 1 and made["chosen"] == 1
-    # A name bound twice is no rename: its second value says nothing of the first.
+    # A name bound twice is no rename: its second value says nothing of the first, and the argument keeps
+    # what its own uses say. Where it has none, the local's uses are all that says what it is.
     node = ast.parse(textwrap.dedent("""
         def f(x_in, flag):
             x = x_in
             if flag:
                 x = torch.zeros(3)
-            return x.clone()
+            return x.clone(), list(range(x_in))
         """)).body[0]
     assert plan(["x_in", "flag"], uses(node), {}, {}).kinds["x_in"] != "tensor"
+    node.body[-1].value = node.body[-1].value.elts[0]
+    assert plan(["x_in", "flag"], uses(node), {}, {}).kinds["x_in"] == "tensor"
 
 
 def test_labels_an_attack_compares_with_predictions_are_also_tried_as_the_network_predicts_them():

@@ -2344,6 +2344,99 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
     return Sighting(found["value"], found["grad"], found["setting"], through, expression)
 
 
+SELF_ATTRIBUTE = re.compile(r"^self(\.\w+)+$")
+
+
+def _attribute_at_entry(job: Job, expression: str, failure: CannotRun) -> Sighting:
+    """`self.log_alpha` of `self.log_alpha.clone().detach()`, read as the object's `__init__` returns or
+    as the flagged method begins, where the run failed before the flagged line (an agent's update on a
+    made-up replay batch) or reached it only with the attribute made up, and the file sets the attribute
+    only in `__init__`, and switches its grad flag nowhere: what the line reads is that object, with that
+    flag. Else `failure` is raised again."""
+    init, method = _method_node(job, "__init__"), _method_node(job, job.target.function_name or "")
+    attribute = expression.split(".")[1] if SELF_ATTRIBUTE.match(expression) else ""
+    if init is None or method is None or method is init or not attribute \
+            or not _set_only_in_init(job.tree, attribute):
+        raise failure
+    first, entry = (next((statement for statement in function.body if not (  # a docstring runs no line
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))), function.body[0])
+        for function in (init, method))
+    namespace = _load(job)
+    found: dict = {}
+
+    def run(setting) -> Run:
+        probe = LineProbe(job.path)
+
+        def capture(frame):
+            if "value" in found or "self" not in frame.f_locals or _made_up(frame.f_locals["self"], attribute):
+                return
+            try:
+                value = eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the user's own code
+            except Exception:  # noqa: BLE001 - not set on this path through the constructor
+                return
+            found.update(value=value, grad=torch.is_grad_enabled(), setting=setting)
+            raise StopRun
+
+        probe.on_return_of(first.lineno, capture)  # an object the run builds
+        probe.on_before(entry.lineno, capture)  # an object built before the run calls the method
+        error = None
+        try:
+            run_target(job, namespace, probe, setting=setting)
+        except StopRun:
+            pass
+        except Exception as raised:  # noqa: BLE001 - the code failed before the object was built
+            error = f"the code failed before the object was built: {type(raised).__name__}: {str(raised)[:160]}"
+        return Run(confirmed("built") if "value" in found else None, set(probe.executed), None if found else error)
+
+    decide(settings(job, namespace), run, {first.lineno: "the constructor"})
+    if "value" not in found:
+        raise failure
+    # What the rest of the run stood in for says nothing of the value: the object's own constructor made it.
+    built = getattr(found["setting"], "description", "")
+    built = built if built.startswith("the object built") else "the object its own constructor built"
+    script.note(f"`{expression}` was read off {built} (as `{method.name}` began, or as `__init__` returned): "
+                f"the file sets `self.{attribute}` only in `__init__`, and no run reached line {job.line} with the "
+                f"object's own")
+    return Sighting(found["value"], found["grad"], None, None, expression)
+
+
+def _made_up(owner: Any, attribute: str) -> bool:
+    """Is the object's attribute one the verifier made up (an object of a class it could not build)?"""
+    value = getattr(owner, attribute, None)
+    return isinstance(value, torch.Tensor) and bool(standins.assumed_through(value)) and value.grad_fn is None
+
+
+def _method_node(job: Job, name: str) -> Optional[ast.FunctionDef]:
+    """The method `name` of the class holding the flagged line, in the file."""
+    owner = next((node for node in job.tree.body if isinstance(node, ast.ClassDef)
+                  and node.name == job.target.class_name), None)
+    return next((node for node in owner.body if isinstance(node, ast.FunctionDef) and node.name == name), None) \
+        if owner is not None else None
+
+
+def _set_only_in_init(tree: ast.Module, attribute: str) -> bool:
+    """Is `<x>.<attribute>` written (assigned, its `.data` or grad flag set, `requires_grad_()` called)
+    only in `__init__` methods of the file, and there at least once?"""
+    written_in_init = False
+    for function in (node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for node in ast.walk(function):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            writes = any(isinstance(part, ast.Attribute) and part.attr == attribute
+                         for target in targets for part in ast.walk(target))
+            writes |= isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "requires_grad_" and isinstance(node.func.value, ast.Attribute) \
+                and node.func.value.attr == attribute
+            if writes and function.name != "__init__":
+                return False
+            written_in_init |= writes
+    module_writes = any(isinstance(part, ast.Attribute) and part.attr == attribute
+                        for node in tree.body if isinstance(node, (ast.Assign, ast.AugAssign))
+                        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                        for part in ast.walk(target))
+    return written_in_init and not module_writes
+
+
 def _called_from(frame, caller: Optional[Caller]) -> bool:
     """Is the flagged line's frame run by the call of `caller`, when that is a top-level statement? Its
     slice runs the earlier top-level statements it depends on, which may call the function too, with
@@ -2433,7 +2526,10 @@ def clone_detach_order(job: Job) -> Outcome:
             others = ", ".join(sighting.through.description for sighting in shown[1:])
             outcome = Outcome(outcome.status, f"{outcome.evidence}; the same from {others}")
         return outcome
-    sighting = sightings[0] if sightings else _value_at_line(job, expression, shows=_records_value)
+    try:
+        sighting = sightings[0] if sightings else _value_at_line(job, expression, shows=_records_value)
+    except CannotRun as failure:
+        sighting = _attribute_at_entry(job, expression, failure)
     made_up = _made_up_names(sighting, expression)
     kind, why = _kind_by_use(job, made_up)
     if kind == "labels" and isinstance(sighting.value, torch.Tensor) and sighting.value.is_floating_point():
@@ -2490,10 +2586,15 @@ def clone_detach_order(job: Job) -> Outcome:
         # fresh31: five such confirmations, all wrong, of functions whose callers in other files pass data;
         # fresh32: four, all right, of a memory module fed a student's embeddings: a made-up value cannot
         # tell them apart.
-        raise CannotRun(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
-                        f"{' and '.join(sighting.assumed)} made to require grad "
-                        f"({_what_callers_show(job, callers, failures)}): the claim holds if it does, and nothing "
-                        f"run shows that it does")
+        assumed = CannotRun(f"{outcome.evidence}; assumed: `{expression}` requires grad here only through "
+                            f"{' and '.join(sighting.assumed)} made to require grad "
+                            f"({_what_callers_show(job, callers, failures)}): the claim holds if it does, and "
+                            f"nothing run shows that it does")
+        # An attribute of the object itself, which its constructor makes: what it made decides.
+        built = _attribute_at_entry(job, expression, assumed)
+        if built.assumed:
+            raise assumed
+        return _clone_detach_measured(job, built)
     return outcome
 
 

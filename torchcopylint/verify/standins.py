@@ -864,7 +864,20 @@ def uses(function: ast.AST) -> dict[str, Use]:
                 target = use(side) if _key(side) and not _is_prediction(side) else None
                 if target is not None:
                     target.class_target = True
+    _uses_through_locals(function, found)
     return found
+
+
+def _uses_through_locals(function: ast.AST, found: dict) -> None:
+    """A value whose only use is to be bound to a local the code rebinds later (`current_ids =
+    initial_ids`, then `current_ids = diagnose(model)` in the loop; `_renames` takes a name bound once):
+    the code uses it as it uses that local (`if tid in current_ids`, `len(current_ids)`)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Name) and node.value.id != node.targets[0].id:
+            source, local = found.get(node.value.id), found.get(node.targets[0].id)
+            if local is not None and local.seen and (source is None or not source.seen):
+                found[node.value.id] = replace(local)
 
 
 def _mark_numpy_inputs(function: ast.AST, found: dict[str, Use]) -> None:
