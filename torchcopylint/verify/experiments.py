@@ -1665,9 +1665,14 @@ def _samples_shaped(setting: Any, sample: tuple) -> Any:
     made = getattr(setting, "standins", None)
     if not isinstance(made, standins.StandIns) or made.plan.sample == sample:
         return None
-    shaped = standins.StandIns(f"{made.description}, samples {'x'.join(map(str, sample))} as the generator makes "
-                               f"them", made.plan.varied("", None, sample=sample), made.device)
-    return dataclasses.replace(setting, standins=shaped)
+    return _with_plan(setting, made.plan.varied("", None, sample=sample),
+                      f"samples {'x'.join(map(str, sample))} as the generator makes them")
+
+
+def _with_plan(setting: Any, plan: standins.Plan, changed: str) -> Any:
+    """The setting with its made-up values made by `plan` instead, what changed said in its description."""
+    made = setting.standins
+    return dataclasses.replace(setting, standins=standins.StandIns(f"{made.description}, {changed}", plan, made.device))
 
 
 def _discriminator_claim_lines(job: Job, discriminator_key: str) -> dict[int, str]:
@@ -2347,7 +2352,7 @@ def _value_at_line(job: Job, expression: str, through: Optional[Caller] = None,
 SELF_ATTRIBUTE = re.compile(r"^self(\.\w+)+$")
 
 
-def _attribute_at_entry(job: Job, expression: str, failure: CannotRun) -> Sighting:
+def _attribute_as_built(job: Job, expression: str, failure: CannotRun) -> Sighting:
     """`self.log_alpha` of `self.log_alpha.clone().detach()`, read as the object's `__init__` returns or
     as the flagged method begins, where the run failed before the flagged line (an agent's update on a
     made-up replay batch) or reached it only with the attribute made up, and the file sets the attribute
@@ -2529,7 +2534,7 @@ def clone_detach_order(job: Job) -> Outcome:
     try:
         sighting = sightings[0] if sightings else _value_at_line(job, expression, shows=_records_value)
     except CannotRun as failure:
-        sighting = _attribute_at_entry(job, expression, failure)
+        sighting = _attribute_as_built(job, expression, failure)
     made_up = _made_up_names(sighting, expression)
     kind, why = _kind_by_use(job, made_up)
     if kind == "labels" and isinstance(sighting.value, torch.Tensor) and sighting.value.is_floating_point():
@@ -2591,7 +2596,7 @@ def clone_detach_order(job: Job) -> Outcome:
                             f"({_what_callers_show(job, callers, failures)}): the claim holds if it does, and "
                             f"nothing run shows that it does")
         # An attribute of the object itself, which its constructor makes: what it made decides.
-        built = _attribute_at_entry(job, expression, assumed)
+        built = _attribute_as_built(job, expression, assumed)
         if built.assumed:
             raise assumed
         return _clone_detach_measured(job, built)
@@ -3453,9 +3458,8 @@ def _tensors_as_data(setting: Any) -> Any:
     made_to_require = tuple(name for name, kind in plan.kinds.items() if kind == "tensor" and name not in plan.leaves)
     if not made_to_require:
         return None
-    as_data = standins.StandIns(f"{made.description}, its tensors as data, requiring no grad",
-                                dataclasses.replace(plan, leaves=plan.leaves + made_to_require), made.device)
-    return dataclasses.replace(setting, standins=as_data)
+    return _with_plan(setting, dataclasses.replace(plan, leaves=plan.leaves + made_to_require),
+                      "its tensors as data, requiring no grad")
 
 
 def _retained_graph_outcome(job: Job, backward_line: int, held: tuple, setting: Any) -> Outcome:

@@ -345,8 +345,9 @@ def _networks_given(expression: ast.AST, key: Optional[str], assigned: Optional[
     """The callees in `expression` that are given `key` first: `score` of `step * score(x, t)` for `x`;
     through the function's locals (`assigned`, name -> the values it is assigned) that `expression`
     reads: `score = score_model(x, t)`, `drift = f - g * score`, then `x + drift * dt`. Only locals
-    computed by arithmetic, by such a call or by methods of a name are followed: a loss's gradient (`grad = autograd.grad(
-    criterion(model(x), y), x)`, then `x + eps * grad.sign()`) is no output of `model` in `x`'s shape."""
+    computed by arithmetic, by such a call or by methods of a name are followed: a loss's gradient
+    (`grad = autograd.grad(criterion(model(x), y), x)`, then `x + eps * grad.sign()`) is no output of
+    `model` in `x`'s shape."""
     if key is None:
         return []
 
@@ -2252,7 +2253,8 @@ def _kinds_through_callees(found: dict, tree: ast.Module, imported_classes: Opti
                 use_of_name.batch_keys = use_of_name.batch_keys or inner.batch_keys
                 break
             if kind == "labels" and inner.class_target:
-                use_of_name.class_target = True  # `guidance(model, x, y_target)`, which picks `log_probs[rows, y_target]`
+                # `guidance(model, x, y_target)`, which picks `log_probs[rows, y_target]`
+                use_of_name.class_target = True
                 break
             if kind == "labels" and inner.position_index and not inner.class_target:
                 use_of_name.position_index = True  # `prune_layer(layer, index)`, which does `index_select(0, index)`
