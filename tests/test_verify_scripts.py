@@ -1191,6 +1191,10 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
         print("outside:", torch.load(saved)["weight"].tolist())
         before = net.weight.clone()
         print("missing:", net.load_state_dict(torch.load("runs/absent.pth")), torch.equal(before, net.weight))
+        # Weights a course notebook downloads (`load_state_dict_from_url(alexnet_url)`): not downloaded.
+        from torch.hub import load_state_dict_from_url
+        downloaded = load_state_dict_from_url("https://example.org/alexnet.pth")
+        print("downloaded:", net.load_state_dict(downloaded), torch.equal(before, net.weight))
         ckpt = torch.load({str(project / "train.py")!r})  # a file of the project: stood in, not read
         torch.optim.SGD(net.parameters(), lr=0.1).load_state_dict(ckpt["optimizer"])
         print("resumed from:", list(range(ckpt["epoch"], 2)))  # a count read from it: 0, a fresh start
@@ -1262,7 +1266,9 @@ def test_checkpoints_are_never_read_and_old_apis_run_as_they_did_only_where_toda
     assert "izip: [(1, 'a'), (2, 'b')]" in out and "zeroed: [0.0, 0.0]" in out, out
     assert "xrange: [0, 1, 2]" in out and "T_co: T_co" in out and "clock: True" in out, out
     assert "next: [0.0, 1.0]" in out, out
+    assert "downloaded: <All keys matched successfully> True" in out, out
     for part in ("the checkpoint `runs/absent.pth` the code loads was not read: `Linear` keeps its initial weights",
+                 "the checkpoint at `https://example.org/alexnet.pth` the code loads was not read",
                  "the `SGD` optimizer keeps its fresh state", "Python 2's `itertools.izip` ran as `zip`",
                  "Python 2's `xrange` ran as `range`",
                  "`.next()` of a DataLoader's iterator (removed in torch 1.13) ran as `next(...)`",

@@ -17,6 +17,9 @@ network made from use (`unread_network`), as any network whose class is not know
 use of what was loaded (a tensor in it) fails as an unknown value would: the
 verdict is then `unverified`, never one resting on made-up weights.
 
+Weights the code downloads (`torch.hub.load_state_dict_from_url(url)`, `model_zoo.load_url(url)`) are a
+checkpoint not read either.
+
 `torch.save` writes through its own C++ writer, not `open`, so the sandbox's
 guard on `open` does not see it: a checkpoint saved into the project or
 elsewhere on the user's disk is written to memory instead.
@@ -32,6 +35,8 @@ import sys
 from typing import Any, Optional
 
 import torch
+import torch.hub
+import torch.utils.model_zoo
 
 from torchcopylint.verify import sandbox
 
@@ -99,7 +104,8 @@ def unread_network(value: Any) -> bool:
 
 
 def install() -> None:
-    """Patch `torch.load`, `torch.save` and the two `load_state_dict`s (once per process)."""
+    """Patch `torch.load`, `torch.save`, the two downloaders of weights and the two `load_state_dict`s
+    (once per process)."""
     if getattr(torch.load, "stands_in_for_checkpoints", False):
         return
     load, save = torch.load, torch.save
@@ -155,8 +161,15 @@ def install() -> None:
             return None
         return optimizer_load(self, state_dict, *args, **kwargs)
 
+    def downloaded_weights(url, *args, **kwargs):
+        # `load_state_dict_from_url(alexnet_url)` of a course notebook: verification never touches the
+        # network, and the claim does not rest on the trained weights.
+        stood_in.append(CheckpointStandIn(f"at `{url}`"))
+        return stood_in[-1]
+
     guarded_load.stands_in_for_checkpoints = True
     torch.load = guarded_load
+    torch.hub.load_state_dict_from_url = torch.utils.model_zoo.load_url = downloaded_weights
     torch.save = guarded_save
     torch.nn.Module.load_state_dict = module_load_state_dict
     torch.optim.Optimizer.load_state_dict = optimizer_load_state_dict
