@@ -3914,3 +3914,12 @@ def test_a_gan_trainer_s_step_runs_on_real_samples_shaped_as_its_generator_makes
     _assert_confirmed(scripts_verified, "gan_trainer_normalized.py", "fake_loss = self.criterion(self.D(fake)",
                       "TCL003", ("the object built by its own constructor as Trainer()",
                                  "loader = 4 batches of ((4, 3, 8, 8) float32"))
+
+
+def test_a_call_whose_values_cannot_be_made_alone_is_run_through_the_caller_that_makes_them(scripts_verified):
+    # fresh118's black-box attack: `transfer_fc(model.fc)` inside `resnet18()`, whose network the call's own
+    # slice could not build; made-up layers of 8 rows failed at row 285. The builder, which takes only
+    # defaults, runs instead (it did before the issue's slicing took the call site first).
+    _assert_confirmed(scripts_verified, "layer_transfer.py", "head.weight[row].copy_(source.weight[picked])", "TCL004",
+                      ("a view of a leaf Variable that requires grad is being used in an in-place operation",
+                       "with the call from `small_classifier()`"))
