@@ -993,6 +993,36 @@ def test_a_missing_folder_lists_files_of_the_one_image_suffix_the_code_names(tmp
     assert sandbox._image_suffix_of_the_code(str(path)) == suffix
 
 
+def test_a_relative_configuration_is_read_from_the_nearest_folder_above_the_code_that_has_it(tmp_path: Path):
+    # fresh119's PINN benchmark: `src/pytorch/trainer.py` opens "configs/config_ADR.yaml", there in the
+    # folder its author runs it from, four folders up; never above the project.
+    project = tmp_path / "project"
+    (project / "src" / "pytorch").mkdir(parents=True)
+    (project / "src" / "pytorch" / "trainer.py").write_text("print('hi')\n", encoding="utf-8")
+    (project / "configs").mkdir()
+    (project / "configs" / "adr.yaml").write_text("lr: 0.1\n", encoding="utf-8")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "outside.yaml").write_text("lr: 9\n", encoding="utf-8")
+    code = textwrap.dedent(f"""\
+        from torchcopylint.verify import sandbox
+        sandbox.install({str(project)!r}, {str(project / "src" / "pytorch" / "trainer.py")!r})
+        print("config:", open("configs/adr.yaml").read().strip())
+        try:
+            open("configs/outside.yaml")
+        except FileNotFoundError:
+            print("outside: not found")
+        print("events:", sandbox.events())
+    """)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=elsewhere,
+                            env=subprocess_env(), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "config: lr: 0.1" in result.stdout and "outside: not found" in result.stdout, result.stdout
+    assert "`configs/adr.yaml` was read from the project's folder, where the script is run from" in result.stdout, \
+        result.stdout
+
+
 def test_the_sandbox_refuses_the_network_and_the_user_s_data_and_keeps_writes_in_memory(tmp_path: Path):
     project = tmp_path / "project"
     project.mkdir()

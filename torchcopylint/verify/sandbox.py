@@ -383,19 +383,28 @@ def made_up_text(characters: int = 20_000) -> str:
 
 
 def _configuration_beside_the_code(file):
-    """`open("config.yml")` of a script its author runs from its own folder: the file there, when it
-    is configuration text and the working folder has none (said in the evidence)."""
+    """`open("config.yml")` of a script its author runs from its own folder, or `open("configs/a.yaml")`
+    of one run from a folder above it in the project (`src/pytorch/trainer.py` run from the folder
+    that holds `configs/`): the nearest such file, when it is configuration text and the working folder
+    has none (said in the evidence)."""
     if _state.code_path is None or not isinstance(file, (str, os.PathLike)):
         return file
     name = os.fspath(file)
     if os.path.isabs(name) or os.path.exists(name) or not name.lower().endswith(CONFIGURATION_SUFFIXES):
         return file
-    beside = os.path.join(os.path.dirname(_state.code_path), name)
-    if not os.path.isfile(beside):
-        return file
-    _state.events.append(f"`{name}` was read from the folder of {os.path.basename(_state.code_path)}, where the "
-                         f"script is run from")
-    return beside
+    folder = os.path.dirname(_state.code_path)
+    while True:
+        found = os.path.join(folder, name)
+        if os.path.isfile(found):
+            break
+        above = os.path.dirname(folder)
+        if above == folder or not (above + os.sep).startswith(_state.root + os.sep) and above != _state.root:
+            return file
+        folder = above
+    where = "the folder of " + os.path.basename(_state.code_path) if folder == os.path.dirname(_state.code_path) \
+        else "the project's folder" if folder == _state.root else os.path.relpath(folder, _state.root) + os.sep
+    _state.events.append(f"`{name}` was read from {where}, where the script is run from")
+    return found
 
 
 def _guarded_makedirs(name, mode=0o777, exist_ok=False):
