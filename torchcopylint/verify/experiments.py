@@ -741,9 +741,10 @@ def _settings(job: Job, namespace: dict, roles: Optional[dict] = None):
                                   numbers=_whole_numbers_bound(namespace))
     found = projectnets.with_project_networks(found, node, tree, namespace, job)
     found = projectnets.with_inputs_of_module_networks(found, node, namespace, job.device)
-    if "unknown" in found[0].plan.kinds.values() or unused:
-        # An argument nothing says the kind of, or a call in the file whose values could not be made alone
-        # (`transfer_fc(model.fc)` inside `resnet18()`): a caller that makes them runs first.
+    if "unknown" in found[0].plan.kinds.values() or unused and topcalls.NOT_RUN not in unused:
+        # An argument nothing says the kind of, or a call in the file whose values its slice failed to make
+        # (`transfer_fc(model.fc)` inside `resnet18(**kwargs)`): a caller that makes them runs first. Not
+        # where the slice would not run what makes them (`weights = fit(model)`: it may train).
         yield from (ThroughCaller(caller) for caller in callers_without_arguments(job.source, target.function_name)[:1])
     if unused:  # the evidence says why the call's own values were not used
         found = [dataclasses.replace(s, description=f"{s.description} ({unused})") for s in found]

@@ -799,6 +799,11 @@ class Values:
         return "; ".join(self.shown[name] for name, _ in site.arguments if name in self.shown)
 
 
+# Why a value of a call was not made: the statement that makes it calls a function of the file, which may
+# read data or train (`weights = fit(model)`), and the experiment never runs a training loop by accident.
+NOT_RUN = "calls a function the experiment does not run"
+
+
 def evaluate(site: TopLevelCall, namespace: dict) -> Values:
     """Make the call's arguments: the loops' first values, the assignments before the call, then each
     argument, in an environment over the module's namespace (which is not changed)."""
@@ -827,7 +832,7 @@ def evaluate(site: TopLevelCall, namespace: dict) -> Values:
         if not runnable:
             for name in bound:
                 environment.pop(name, None)
-                unbound[name] = f"`{shown}` (line {line}) calls a function the experiment does not run"
+                unbound[name] = f"`{shown}` (line {line}) {NOT_RUN}"
             continue
         try:
             exec(statement, environment)  # noqa: S102 - a plain assignment of the loop, once
