@@ -247,6 +247,7 @@ class GradFlow:
         self._modules_by_use: dict = {}  # function node -> names it calls `.eval()`, `.parameters()` on
         self._backward_receivers_of: dict = {}  # function node -> names it calls `.backward(...)` on
         self._buffers_without_grad: dict = {}  # (class name, attribute) -> answer
+        self._inserted_without: dict = {}  # (class name, container attribute) -> answer
         self._switched_on_by: dict = {}  # class name -> the attributes it makes require grad itself
         self._detached_in_place: dict = {}  # function node -> its `x.detach_()` statements (asked of every name read)
         self._tested_without_grad: dict = {}  # function node -> {statement: {name an `if` shows needs no grad: branch}}
@@ -1192,7 +1193,15 @@ class GradFlow:
         """Does the class put into its container `self.<attribute>` (`.append(v)`, `.insert(i, v)`, `[k] = v`)
         nothing known to require grad? A value of unknown history (a replay buffer's `state` argument) is
         taken as the data a container of a class mostly keeps, and so is what `.extend(xs)` adds; a
-        parameter or a network's output is not (`self.saved.append(self.fc.weight)`)."""
+        parameter or a network's output is not (`self.saved.append(self.fc.weight)`). Walked once per
+        container: every read of an item asks."""
+        key = (owner.name, attribute)
+        if key not in self._inserted_without:
+            self._inserted_without[key] = True  # an item put back in (`self.saved.append(self.saved[0])`)
+            self._inserted_without[key] = self._walk_insertions(owner, attribute, depth)
+        return self._inserted_without[key]
+
+    def _walk_insertions(self, owner, attribute: str, depth: int) -> bool:
         for method in (node for node in owner.node.body.body if type(node) is cst.FunctionDef):
             facts = self.facts.function_facts(method)
             for node in walk(method):
