@@ -652,6 +652,25 @@ def test_shuffle_and_parameter_grid_stand_ins_give_what_scikit_learn_s_give():
     assert [site.kind for site in rewrite_data(source).sites] == ["split", "split"]
 
 
+def test_the_folds_of_a_cross_validation_cover_every_row_once_without_scikit_learn():
+    import numpy as np
+
+    from torchcopylint.verify.arrays import KFold
+    from torchcopylint.verify.datasites import rewrite_data
+
+    # A Kaggle kernel's folds (`for fold, (train_idx, valid_idx) in enumerate(kfold.split(dataset))`).
+    folds = list(KFold(n_splits=3, shuffle=True, random_state=42).split(list(range(10))))
+    assert [len(valid) for _, valid in folds] == [4, 3, 3]
+    assert sorted(np.concatenate([valid for _, valid in folds]).tolist()) == list(range(10))
+    assert all(sorted(train.tolist() + valid.tolist()) == list(range(10)) for train, valid in folds)
+    assert [valid.tolist() for _, valid in KFold(2).split(np.zeros((4, 2)))] == [[0, 1], [2, 3]]
+    with pytest.raises(ValueError):
+        next(KFold(5).split([1, 2]))
+    source = ("from sklearn.model_selection import KFold, StratifiedKFold\nkfold = KFold(n_splits=5)\n"
+              "folds = StratifiedKFold(5).split(X, y)\n")
+    assert [site.kind for site in rewrite_data(source).sites] == ["split", "split"]
+
+
 def test_the_scalers_stand_in_computes_as_scikit_learn_s():
     import numpy as np
 

@@ -274,7 +274,7 @@ def helper(plan: Any, site: DataSite):
     if installed is not None:
         return installed
     plan.describe(site, f"a `{name}` made by the verifier (the same result; scikit-learn is not installed)")
-    return {"shuffle": shuffle, "ParameterGrid": ParameterGrid}[name]
+    return {"shuffle": shuffle, "ParameterGrid": ParameterGrid, "KFold": KFold, "StratifiedKFold": KFold}[name]
 
 
 # Their module of scikit-learn, by name.
@@ -314,6 +314,33 @@ class ParameterGrid:
 
     def __getitem__(self, index: int) -> dict:
         return list(self)[index]
+
+
+class KFold:
+    """scikit-learn's `KFold`: `split(X)` gives each fold's training and validation indices, NumPy arrays,
+    the first `n % n_splits` folds one longer, after one shuffle of the rows where asked. It stands in for
+    `StratifiedKFold` too, whose folds keep each class's share: a training step runs on either the same."""
+
+    def __init__(self, n_splits: int = 5, *, shuffle: bool = False, random_state: Any = None) -> None:
+        self.n_splits, self.shuffle, self.random_state = n_splits, shuffle, random_state
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
+        return self.n_splits
+
+    def split(self, X: Any, y: Any = None, groups: Any = None):
+        import numpy as np
+
+        count = len(X)
+        if not 2 <= self.n_splits <= count:
+            raise ValueError(f"Cannot have number of splits n_splits={self.n_splits} greater than the number "
+                             f"of samples: n_samples={count}.")
+        seed = self.random_state if isinstance(self.random_state, int) else 0
+        order = np.random.default_rng(seed).permutation(count) if self.shuffle else np.arange(count)
+        start = 0
+        for fold in range(self.n_splits):
+            size = count // self.n_splits + (fold < count % self.n_splits)
+            yield np.concatenate([order[:start], order[start + size:]]), order[start:start + size]
+            start += size
 
 
 class _Scaler:

@@ -123,9 +123,11 @@ SKLEARN_ARRAYS = {
 # df["species"])`): they compute on the arrays they are given, made here where scikit-learn is missing
 # (verify/arrays.py).
 SKLEARN_PREPROCESSORS = frozenset({"StandardScaler", "MinMaxScaler", "LabelEncoder"})
-# ...and two helpers a training script calls on its own values: `shuffle(X, y)` of the arrays it has, and
-# `ParameterGrid({"lr": [...], "hidden": [...]})`, the settings a grid search loops over (verify/arrays.py).
-SKLEARN_HELPERS = frozenset({"sklearn.utils.shuffle", "sklearn.model_selection.ParameterGrid"})
+# ...and the helpers a training script calls on its own values: `shuffle(X, y)` of the arrays it has,
+# `ParameterGrid({"lr": [...], "hidden": [...]})`, the settings a grid search loops over, and the folds of a
+# cross-validation (`for train_index, valid_index in KFold(5).split(dataset)`) (verify/arrays.py).
+SKLEARN_HELPERS = frozenset({"sklearn.utils.shuffle", "sklearn.model_selection.ParameterGrid",
+                             "sklearn.model_selection.KFold", "sklearn.model_selection.StratifiedKFold"})
 ARRAY_HINTS = frozenset({"n_samples", "n_features", "centers", "n_classes", "n_targets", "noise", "factor",
                          "return_X_y", "return_centers", "coef", "n_class"})
 # Readers of a file of any content (`pickle.load(open("train_labeled.p", "rb"))`): a dataset where what
