@@ -91,6 +91,17 @@ def test_plain_message_when_the_copy_is_not_added_back():
     assert diagnostic.location.line == line_of(source, "saved = gate.clone()")
     last_read = line_of(source, "return x * saved")
     assert "is never needed" in diagnostic.message and f"last read at line {last_read}" in diagnostic.message
+    assert "nothing writes `gate` or `saved` in place" in diagnostic.message
+
+
+def test_a_copy_bound_to_its_own_name_is_named_once_in_the_message():
+    source = block("""
+        h = torch.relu(self.fc(x))
+        h = h.clone()
+        return x * h
+    """)
+    [diagnostic] = lint(source, "TCL001")
+    assert "nothing writes `h` in place before `h` is last read" in diagnostic.message
 
 
 @pytest.mark.parametrize("spelling", [

@@ -121,14 +121,15 @@ class RedundantClone(Rule):
     def _report(self, facts: ModuleFacts, function: FunctionFacts, copy: Binding, source: cst.Name,
                 last_read: Read, unknown_layers: list) -> Finding:
         read_line = facts.line_of(last_read.node)
+        # `x = x.clone()` rebinds its own source: one name to speak of, not the same one twice.
+        written = f"`{copy.name}`" if source.value == copy.name else f"`{source.value}` or `{copy.name}`"
         if _is_residual_add(last_read):
             message = (f"`{copy.name} = {facts.code_for(copy.value)}` copies the block input, but nothing "
-                       f"writes `{source.value}` or `{copy.name}` in place before `{copy.name}` is added back "
+                       f"writes {written} in place before `{copy.name}` is added back "
                        f"at line {read_line}: a full activation copy per call, for nothing")
         else:
             message = (f"`{copy.name} = {facts.code_for(copy.value)}` is never needed: nothing writes "
-                       f"`{source.value}` or `{copy.name}` in place before `{copy.name}` is last read at line "
-                       f"{read_line}")
+                       f"{written} in place before `{copy.name}` is last read at line {read_line}")
         # Only rebindings made before the copy was read: a loop that feeds the copy to its first
         # block and rebinds the name to the result (`h = stage(h)`) did need the value once.
         first_read = min((function.order_of(read.statement) for storage in copy.storages
