@@ -630,6 +630,49 @@ def test_tcl007_a_callee_that_keeps_nothing_beyond_the_iteration_is_silent(updat
     assert _found(KEEPING_CALLEES.format(update=update, call=call), "TCL007") == []
 
 
+PER_ITERATION_PARTS = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def train(model, loader, optimizer):
+        history = []
+        for x, y in loader:
+            optimizer.zero_grad()
+            parts = []
+            out = model(x)
+            fit = F.mse_loss(out, y)
+            parts.append({fit})
+            size = out.abs().mean()
+            parts.append({size})
+            loss = fit + size
+            loss.backward()
+            optimizer.step()
+            history.append({kept})
+        return history
+"""
+
+
+@pytest.mark.parametrize("kept", ["sum(parts) / len(parts)", "torch.stack(parts).mean()", "parts"])
+def test_tcl007_what_is_made_of_a_list_filled_each_iteration_keeps_its_items_graphs(kept):
+    # fresh120's fence GAN: `d_loss.append(sum(loss_temp) / len(loss_temp))`, the list made afresh each
+    # iteration and its losses backpropagated.
+    source = PER_ITERATION_PARTS.format(fit="fit", size="size", kept=kept)
+    (diagnostic,) = _found(source, "TCL007")
+    assert diagnostic.location.line == 18
+    assert "`parts` holds `fit`" in diagnostic.message and "chain of graph nodes" in diagnostic.message
+
+
+@pytest.mark.parametrize("fit, size, kept", [
+    ("fit.item()", "size.item()", "sum(parts) / len(parts)"),   # numbers in the list
+    ("fit", "size", "sum(parts).item()"),                       # cut where it is kept
+    ("fit", "size", "len(parts)"),                              # a count of them
+    ("fit.detach()", "size.detach()", "torch.stack(parts)"),
+])
+def test_tcl007_a_list_of_numbers_or_a_cut_sum_keeps_no_graph(fit, size, kept):
+    assert _found(PER_ITERATION_PARTS.format(fit=fit, size=size, kept=kept), "TCL007") == []
+
+
 def test_tcl007_a_meter_of_another_module_is_not_guessed():
     source = """
         import torch.nn.functional as F

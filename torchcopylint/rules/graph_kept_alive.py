@@ -35,6 +35,8 @@ from torchcopylint.rules.edits import method_call
 
 # Calls that turn a tensor into something without a graph: wrapping with one of them is the cure.
 DETACHING = frozenset({"item", "detach", "detach_", "tolist", "numpy", "float", "int"})
+# Calls whose result holds the graphs of the items of the sequence they are given.
+SEQUENCE_JOINERS = frozenset({"sum", "torch.stack", "torch.cat", "torch.sum", "torch.mean"})
 # Methods that give numbers, named but not called (`loss.item`): the bound method holds the tensor.
 UNCALLED_CONVERSIONS = frozenset({"item", "tolist"})
 
@@ -586,6 +588,9 @@ class _LoopFacts:
                                                  f"{self.facts.line_of(inner.statement)}) and holds the graph of "
                                                  f"every value it summed: {graph.reason}",
                                      summed_at=graph.summed_at or inner)
+                graph = self._graph_of_items(name, value, loop, statement, depth)
+                if graph is not None:
+                    return graph
         if type(value) is cst.Call:
             returned = returned_backpropagated_loss(self.facts, value, function)
             if returned is not None:  # `loss_d += train_discriminator(real)`, which returns its loss
@@ -605,6 +610,21 @@ class _LoopFacts:
                for binding in function.bindings_at(name)):
             return Graph(FREED[0], f"{subject} is backpropagated by this function, {FREED[1]}{assumption}")
         return Graph(NEVER[0], f"{subject} {NEVER[1]}{assumption}")
+
+    def _graph_of_items(self, name: cst.Name, value, loop, statement, depth: int) -> Optional[Graph]:
+        """`parts = []`, `parts.append(loss1)` in the loop, then `d_loss.append(sum(parts))`: a list made
+        afresh each iteration is not kept itself, but what is made of its items holds their graphs."""
+        for binding in self._grad_mode_bindings(name):
+            if loop not in binding.loops:
+                continue  # a list that outlives the loop is an accumulation of its own, reported as one
+            for item in self.containers.elements(binding) or ():
+                if item is value:
+                    continue
+                graph = self.graph_of(item, loop, statement, depth + 1)
+                if graph is not None:
+                    return Graph(graph.kept, reason=f"`{name.value}` holds `{_one_line(self.facts, item)}`: "
+                                                    f"{graph.reason}")
+        return None
 
     def _made_before_the_loops(self, origin, statement, outlived: Optional[tuple] = None) -> bool:
         """Was the graph made once, outside every loop whose iterations the accumulator outlives (all
@@ -721,12 +741,22 @@ def _attached_paths(value, path: tuple = ()):
         for element in value.elements:
             if isinstance(element, cst.DictElement):
                 yield from _attached_paths(element.value)
+    elif isinstance(value, cst.Call) and _joins_its_sequence(value):
+        yield from _attached_paths(value.args[0].value)  # `sum(parts)`, `torch.stack(losses)`: their graphs
     elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
         yield from _attached_paths(value.func.value)  # `out.cpu()`, `loss.mean()`: still attached
     elif isinstance(value, cst.Attribute):
         yield from _attached_paths(value.value, (value.attr.value,) + path)
     elif isinstance(value, cst.Subscript):
         yield from _attached_paths(value.value)
+
+
+def _joins_its_sequence(call: cst.Call) -> bool:
+    """`sum(parts)`, `torch.stack(losses)`, `torch.cat(outs)`: a tensor made of every item of the sequence
+    given first, with each item's graph."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    return dotted_name(call.func) in SEQUENCE_JOINERS
 
 
 def _attribute_path(expr) -> tuple:
