@@ -223,6 +223,8 @@ class GraphKeptAlive(Rule):
             if type(value) is not cst.Name or not function.bindings_at(value) \
                     or not function.bindings_at(value) <= backpropagated:
                 continue
+            if facts.autograd.carries_graph(value, function, statement, ASSUMED) is None:
+                continue  # `self.observed_tasks.append(t)` of a task id the loss was computed with: no graph
             if emptied_outside_init(facts, accumulation.attribute):
                 continue
             call = loop_calls[0]
