@@ -1857,12 +1857,17 @@ class GradFlow:
     def _iterated_entry(self, iterable, position: Optional[int], function: FunctionFacts, statement,
                         depth: int) -> bool:
         """The loop variable at `position` of the target, over `sd.items()`, `sd.values()`,
-        `model.named_buffers()`, `model.buffers()`: a tensor that does not require grad."""
+        `model.named_buffers()`, `model.buffers()`, `model._buffers.items()`: a tensor that does not require
+        grad."""
         if position is None or not (type(iterable) is cst.Call and type(iterable.func) is cst.Attribute):
             return False
         method = iterable.func.attr.value
         if BUFFER_ITERATORS.get(method, -1) == position and self.facts.names.qualified_name(iterable.func) is None:
             return True
+        owner = iterable.func.value
+        if MAPPING_ENTRIES.get(method, -1) == position and type(owner) is cst.Attribute \
+                and owner.attr.value == "_buffers":
+            return True  # `module._buffers.items()`: the dict `register_buffer` fills (a meta-learning library's copy)
         return MAPPING_ENTRIES.get(method, -1) == position and self._state_dict(iterable.func.value, function, depth)
 
     def _comprehension_entry(self, name: cst.Name, statement, function: FunctionFacts, depth: int,
