@@ -192,10 +192,9 @@ CONTAINER_LITERALS = (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp,
 def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, depth: int = 0) -> bool:
     """Does the graph of `expr` save nothing but leaf tensors for its backward (which live anyway, so a
     retained graph holds no memory of its own)? Surely so only for what is seen: a name assigned
-    once from such a value; `+`/`-` of such values (addition saves no operand); `*`, `/`, `@`, `**` of
-    leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`, also spelled
-    `a.pow(2)`, `torch.mul(w, x)`); a basic
-    index of such a value (`z[0][0]`); one
+    once from such a value; `+`/`-` of such values, and their negation (addition saves no operand); `*`,
+    `/`, `@`, `**` of leaves and values without a graph (`y = w * x` with `w` made with `requires_grad=True`,
+    also spelled `a.pow(2)`, `torch.mul(w, x)`); a basic index of such a value (`z[0][0]`); one
     `nn.Linear`/`nn.Conv*` layer built in the function applied to a leaf (`z = linear(a)`, `a` a
     leaf); and `.sum()`/`.mean()` of such a value. Anything else (an activation saves its output, a
     network of unknown layers): no."""
@@ -212,6 +211,8 @@ def saves_only_leaves(expr: cst.BaseExpression, function: FunctionFacts, facts, 
             return True
         return binding.kind == "assign" and binding.value is not None and \
             saves_only_leaves(binding.value, function, facts, depth + 1)
+    if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
+        return saves_only_leaves(expr.expression, function, facts, depth + 1)  # `-bloss`: negation saves nothing
     if type(expr) is cst.BinaryOperation:
         if type(expr.operator) in (cst.Add, cst.Subtract):
             return saves_only_leaves(expr.left, function, facts, depth + 1) and \
