@@ -70,7 +70,10 @@ class ModuleFacts(CalleeEffects, Callees):
                                    torchvision=self.torchvision)
         self._returned: dict[cst.FunctionDef, Tensorness] = {}
         self.classes: dict[str, ClassFacts] = {}
-        self.module_functions: dict[str, cst.FunctionDef] = {}
+        self.module_functions: dict[str, cst.FunctionDef] = {}  # the last `def` of each name at the top level
+        # Names the top level defines more than once (a notebook's NumPy helper redefined for tensors in a
+        # later cell): which one a call runs depends on where it is.
+        self.defined_again: set[str] = set()
         self.calls: list[cst.Call] = []
         # Local names the module binds, anywhere, to another framework or a model runtime (`tf` of
         # `import tensorflow as tf` in a branch of a loader): what they build is no torch network.
@@ -117,6 +120,8 @@ class ModuleFacts(CalleeEffects, Callees):
         """One walk over the module: calls, function definitions, and `self.x = ...` in methods."""
         for statement in self.module.body:
             if type(statement) is cst.FunctionDef:
+                if statement.name.value in self.module_functions:
+                    self.defined_again.add(statement.name.value)
                 self.module_functions[statement.name.value] = statement
             elif type(statement) is cst.ClassDef:
                 self._index_class(statement)
@@ -483,7 +488,7 @@ class ModuleFacts(CalleeEffects, Callees):
         """What a call of a function defined at the top of this module returns: SURE when every
         `return` gives a sure tensor, LIKELY when every one gives a tensor, else UNKNOWN."""
         function = self.module_functions.get(call.func.value) if type(call.func) is cst.Name else None
-        if function is None or function in self._in_progress:
+        if function is None or function in self._in_progress or call.func.value in self.defined_again:
             return Tensorness.UNKNOWN
         found = self._returned.get(function)
         if found is None:
