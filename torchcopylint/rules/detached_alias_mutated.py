@@ -97,6 +97,10 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
         # checks, but leaves every value a later read sees as it was.
         if function.replaces_its_source(alias) or not event.changes_values:
             continue
+        if any(original.leaf for original in originals) and _after_a_backward(function, event, facts):
+            # `w = p.data[s:e]`, then `w[i] = 1` after `loss.backward()`: a step by hand on a tensor the
+            # code trains, which the next forward is meant to read changed.
+            continue
         read = _later_read(function, originals, event, _row_of_the_pass(alias, source))
         if read is not None:
             return event, f"`{source.value}` is read afterwards (line {facts.line_of(read.node)}) and sees the change", \
@@ -157,6 +161,14 @@ def _backward_across(function: FunctionFacts, event: InplaceEvent, facts) -> boo
         if root is not None and any(function.order_of(b.statement) < written for b in function.bindings_at(root)):
             return True
     return False
+
+
+def _after_a_backward(function: FunctionFacts, event: InplaceEvent, facts) -> bool:
+    """Does a backward run before the write, in the same pass (of the function, or of a loop around both)?"""
+    written = function.order_of(event.statement)
+    return any(function.order_of(backward.statement) < written
+               and set(function.loops_of.get(backward.statement, ())) <= set(function.loops_of.get(event.statement, ()))
+               for backward in backward_calls(function, facts))
 
 
 def _later_read(function: FunctionFacts, originals, event: InplaceEvent, row: Optional[str] = None) -> Optional[Read]:
