@@ -84,6 +84,8 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
     # `x = x.detach()` reaches its own read at the top of the next iteration.
     originals = [original for original in function.bindings_at(source)
                  if not function.derives_from((original,), alias)]
+    if not _proves_a_tensor(alias.value) and not any(original.tensorness.is_tensor for original in originals):
+        return None  # `resdat = result.data` of a NumPy masked array (a Normalize subclass): maybe no tensor
     for event in sorted(function.events_on(alias.storages), key=lambda e: function.order_of(e.statement)):
         if event.certainty != "sure" or not function.written_through(event, alias):
             continue
@@ -149,6 +151,11 @@ def _with_line(description: str, line: int) -> str:
     if description.endswith(")") and " (" in description:
         return f"{description[:-1]}, line {line})"
     return f"{description} (line {line})"
+
+
+def _proves_a_tensor(value: cst.BaseExpression) -> bool:
+    """`x.detach()`, `x.numpy()`: methods only a tensor has (`x.data` a NumPy array has too)."""
+    return any(type(node) is cst.Attribute and node.attr.value in ("detach", "numpy") for node in walk(value))
 
 
 def _backward_across(function: FunctionFacts, event: InplaceEvent, facts) -> bool:
