@@ -3734,6 +3734,31 @@ def test_model_zoo_stand_ins_have_the_interfaces_fine_tuning_code_reaches_for():
     assert isinstance(pytorchcv.models, AbsentName)
     assert "`pytorchcv.model_provider.get_model('xception')` (pytorchcv is not installed) stood in: a small " \
            "network of the ResNet layout, random weights, 2 classes" in backbones.notes
+    # ttach's test-time augmentation (fresh120's melanoma kernels): the wrapped network, run once.
+    ttach = stand_in("ttach")
+    classifier = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 48 * 64, 2))
+    augmented = ttach.ClassificationTTAWrapper(classifier, ttach.aliases.d4_transform(), merge_mode="mean")
+    assert torch.equal(augmented(images), classifier(images)) and list(ttach.Compose([ttach.HorizontalFlip()])) == []
+    assert "`ttach.ClassificationTTAWrapper` (ttach is not installed) stood in: the network it wraps, run once on " \
+           "the images as given (no flipped or rotated copies)" in backbones.notes
+
+
+def test_locks_between_processes_stand_in_as_taken_and_leave_what_they_decorate():
+    # fresh120's vendored auto_LiRPA: `@lockutils.synchronized("precompute_relaxation", external=True)` on a
+    # method its bounds call, and `lockutils.set_defaults(path)` at import.
+    from torchcopylint.verify.noops import PACKAGES, NoOpModule
+
+    assert {"oslo_concurrency", "filelock"} <= PACKAGES  # no-ops where missing, not absent names
+    lockutils = NoOpModule("oslo_concurrency").lockutils
+    lockutils.set_defaults("/tmp/locks")
+
+    @lockutils.synchronized("precompute_relaxation", external=True)
+    def relaxation(x):
+        return x * 2
+
+    assert relaxation(3) == 6
+    with NoOpModule("filelock").FileLock("data.lock"):
+        pass
 
 
 @pytest.mark.parametrize(("length", "asked", "drop_last", "expected"), [

@@ -87,6 +87,9 @@ PACKAGES = frozenset({
     "ipywidgets",
     # Windows an environment renders its frames in (`pygame.font.init()`, `pygame.display.set_mode(...)`).
     "pygame",
+    # Locks between processes (`@lockutils.synchronized("name", external=True)`, `with FileLock(path):`):
+    # a verification runs one process, which takes every lock at once.
+    "oslo_concurrency", "filelock", "portalocker", "fasteners",
     # Settings read from a `.env` file (`dotenv.load_dotenv()`): where the data lies and the trackers' keys,
     # which verification never uses.
     "dotenv",

@@ -13,7 +13,8 @@ width, random weights; nothing is downloaded. smp's losses stand in as a
 differentiable score of the prediction, and the image-quality metrics of lpips, pyiqa, piq and
 pytorch_msssim (`lpips.LPIPS(net="alex")`, `pyiqa.create_metric("ssim")`, `piq.psnr(x, y)`) as a
 differentiable distance of the images they compare (a loss, as some code uses them, or a score to
-log). The evidence names each one made
+log). ttach's test-time augmentation wrappers run the network they wrap once, on the images as given.
+The evidence names each one made
 (through verify/backbones.py's notes). Any other name of these packages stays
 absent (verify/absent.py), and the verdict names it.
 """
@@ -29,9 +30,13 @@ from torchcopylint.verify.backbones import convolution, note
 
 # Image-quality metrics: perceptual distances (LPIPS, a pretrained network) and structural similarity.
 METRIC_PACKAGES = frozenset({"lpips", "pyiqa", "piq", "pytorch_msssim"})
-PACKAGES = frozenset({"efficientnet_pytorch", "pretrainedmodels", "segmentation_models_pytorch"}) | METRIC_PACKAGES
-# Their modules on the way to a name that stands in (`smp.utils.losses.DiceLoss`).
-SUBMODULES = frozenset(f"segmentation_models_pytorch.{name}" for name in ("losses", "encoders", "utils", "utils.losses"))
+# Test-time augmentation (`tta.ClassificationTTAWrapper(model, tta.aliases.d4_transform())`).
+AUGMENTATION_WRAPPERS = frozenset({"ttach"})
+PACKAGES = frozenset({"efficientnet_pytorch", "pretrainedmodels", "segmentation_models_pytorch"}) | METRIC_PACKAGES \
+    | AUGMENTATION_WRAPPERS
+# Their modules on the way to a name that stands in (`smp.utils.losses.DiceLoss`, `tta.aliases.d4_transform`).
+SUBMODULES = frozenset(f"segmentation_models_pytorch.{name}" for name in ("losses", "encoders", "utils", "utils.losses")) \
+    | {"ttach.aliases", "ttach.transforms", "ttach.wrappers"}
 
 # The width of each EfficientNet's last convolution, which its `_fc` reads (`nn.Linear(1280, 1)`).
 EFFICIENTNET_WIDTHS = {"b0": 1280, "b1": 1280, "b2": 1408, "b3": 1536, "b4": 1792, "b5": 2048, "b6": 2304,
@@ -222,6 +227,40 @@ def _identity_preprocessing(*args, **kwargs) -> Callable[..., Any]:
     return lambda image, *more, **options: image
 
 
+class AugmentedNetwork(nn.Module):
+    """ttach's `ClassificationTTAWrapper(model, transforms)` (and its segmentation and keypoint kin):
+    the network it wraps, run once on the images as given. The real wrapper merges the network's outputs
+    on flipped and rotated copies (their mean, by default): the same network's graph, once per copy."""
+
+    def __init__(self, model: nn.Module, transforms: Any = None, merge_mode: str = "mean",
+                 output_label_key: Any = None, output_mask_key: Any = None, **kwargs) -> None:
+        super().__init__()
+        self.model = model
+        self.output_key = output_label_key or output_mask_key
+
+    def forward(self, image, *args):
+        output = self.model(image, *args)
+        return output[self.output_key] if self.output_key is not None else output
+
+
+class NoAugmentation(list):
+    """ttach's `Compose([...])` and the transforms its aliases make (`d4_transform()`): no copy but the
+    images as given, which AugmentedNetwork runs the network on."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+
+def _augmentation(qualified: str) -> Callable[..., Any]:
+    def make(*args, **kwargs):
+        if qualified.endswith("Wrapper"):
+            note(f"`{qualified}` (ttach is not installed) stood in: the network it wraps, run once on the "
+                 f"images as given (no flipped or rotated copies)")
+            return AugmentedNetwork(*args, **kwargs)
+        return NoAugmentation()
+    return make
+
+
 class ImageDistance(nn.Module):
     """An image-quality metric of a missing package: the mean absolute difference of the two images
     (of one image from zero, for a metric without a reference). Differentiable in both, as LPIPS and
@@ -264,6 +303,8 @@ def stand_in(name: str) -> Any:
         if last in ("list_models", "list_metrics"):
             return lambda *args, **kwargs: []
         return None if last.startswith("_") else _metric(name)
+    if package in AUGMENTATION_WRAPPERS and rest and not last.startswith("_") and name not in SUBMODULES:
+        return _augmentation(name)
     if package == "efficientnet_pytorch" and last == "EfficientNet":
         return EfficientNet
     if package == "pretrainedmodels" and rest in PRETRAINEDMODELS_WIDTHS:
