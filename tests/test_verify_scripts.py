@@ -3761,6 +3761,18 @@ def test_locks_between_processes_stand_in_as_taken_and_leave_what_they_decorate(
         pass
 
 
+def test_writers_of_results_for_a_3d_viewer_are_no_ops():
+    # fresh120's physics-informed networks write their predictions for ParaView after training.
+    import numpy as np
+
+    from torchcopylint.verify.noops import PACKAGES, NoOp, NoOpModule
+
+    assert "pyevtk" in PACKAGES
+    points = np.zeros(4)
+    written = NoOpModule("pyevtk").hl.pointsToVTK("output/pred", points, points, points, data={"u": points})
+    assert isinstance(written, NoOp)
+
+
 @pytest.mark.parametrize(("length", "asked", "drop_last", "expected"), [
     (120, 128, False, 30),   # one batch: four of 30
     (96, 256, True, 24),     # no batch at all with drop_last: four of 24

@@ -87,6 +87,9 @@ PACKAGES = frozenset({
     "ipywidgets",
     # Windows an environment renders its frames in (`pygame.font.init()`, `pygame.display.set_mode(...)`).
     "pygame",
+    # Writers of results for a 3-D viewer (`pyevtk.hl.pointsToVTK("pred", x, y, z, data={...})`, a physics-
+    # informed network's ParaView output): output only, as plots are.
+    "pyevtk", "evtk",
     # Locks between processes (`@lockutils.synchronized("name", external=True)`, `with FileLock(path):`):
     # a verification runs one process, which takes every lock at once.
     "oslo_concurrency", "filelock", "portalocker", "fasteners",
