@@ -1054,3 +1054,32 @@ def test_a_block_is_built_with_the_settings_a_sibling_module_that_imports_it_giv
     verdict = only_verdict(tmp_path, "model", "TCL002")
     assert verdict["status"] == "confirmed", verdict
     assert "ResidualBlock(channels=16, kernel_size=3, padding=1) as decoder.py builds it" in verdict["evidence"], verdict
+
+
+def test_imports_whose_failure_the_module_does_not_see_get_their_no_ops_first():
+    # fresh120's GAN homework: `try: from celluloid import Camera` / `except: pass`, then `Camera(fig)` in the
+    # training function: the import's failure is swallowed, and only the later NameError would show it.
+    from torchcopylint.verify.experiments import _imported_out_of_sight
+    from torchcopylint.verify.noops import is_no_op
+
+    source = textwrap.dedent("""\
+        import torch
+        try:
+            from celluloid import Camera
+        except:
+            pass
+        try:
+            import wandb
+        except ImportError:
+            print("no wandb")
+        try:
+            import tensorflow as tf
+        except ImportError:
+            tf = None
+
+
+        def train():
+            from torchvision import datasets
+    """)
+    assert _imported_out_of_sight(source) == ("celluloid", "wandb", "torchvision")
+    assert is_no_op("celluloid")  # animations of a figure: a plot

@@ -210,9 +210,11 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
     put_on_path: set[str] = set()
     removed: set[tuple] = set()  # names and modules installed packages no longer have, given stand-ins
     asked = absent.missing_imports()
-    for package in _imported_in_functions(text):
+    for package in _imported_out_of_sight(text):
         # `from torchvision.datasets import MNIST` inside a method the experiment calls: it fails there,
-        # not as the module is run, so a package used for data, plots or logging gets its no-ops first.
+        # not as the module is run; `try: from celluloid import Camera` / `except: pass`: the failure is
+        # swallowed, and `Camera(fig)` fails later. So a package used for data, plots or logging gets its
+        # no-ops first.
         # (Not any other name: a project package, `from src.models import ...`, may be importable only
         # once its folder is on the path.)
         if noops.is_no_op(package) and package not in stood_in and len(stood_in) < MAX_STAND_INS and \
@@ -305,18 +307,23 @@ def _execute(text: str, path: str, probe: Optional[LineProbe] = None, helpers: O
 
 
 @functools.lru_cache(maxsize=32)
-def _imported_in_functions(text: str) -> tuple[str, ...]:
-    """The top-level packages the code imports inside its functions (absolute imports only); asked on each
-    run of the same snippet, worked out once."""
+def _imported_out_of_sight(text: str) -> tuple[str, ...]:
+    """The top-level packages the code imports inside its functions, or in a `try` whose handlers only pass
+    or print (absolute imports only): imports whose failure does not stop the module as it is run. (A
+    handler that binds something, `tf = None` or `HAS_WANDB = False`, is the code's own way without the
+    package: it is left to run.) Asked on each run of the same snippet, worked out once."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return ()
     found: dict[str, None] = {}
-    for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for block in ast.walk(tree):
+        if isinstance(block, ast.Try) and any(not isinstance(statement, (ast.Pass, ast.Expr))
+                                              for handler in block.handlers for statement in handler.body):
             continue
-        for node in ast.walk(function):
+        if not isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Try)):
+            continue
+        for node in ast.walk(block):
             if isinstance(node, ast.Import):
                 found.update((alias.name.split(".")[0], None) for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

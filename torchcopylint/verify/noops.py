@@ -50,8 +50,9 @@ PACKAGES = frozenset({
     "torchviz", "graphviz", "decord",
     # Printers of tables and summaries (`prettytable.PrettyTable(["Modules", "Parameters"])`, `tabulate(rows)`).
     "prettytable", "tabulate", "texttable",
-    # Plotting add-ons (`mlxtend.plotting.plot_confusion_matrix(cm)`, a course's evaluation cell).
-    "mlxtend", "scikitplot", "yellowbrick",
+    # Plotting add-ons (`mlxtend.plotting.plot_confusion_matrix(cm)`, a course's evaluation cell), and
+    # animations of a figure's frames (`camera = celluloid.Camera(fig)`, `camera.snap()`).
+    "mlxtend", "scikitplot", "yellowbrick", "celluloid",
     # Experiment trackers, which record what a run logs (`test_tube.Experiment(...).log(...)`).
     "test_tube", "sacred", "clearml", "dvclive", "aim", "swanlab", "tensorwatch",
     # Azure ML's run context and its registered datasets (`Run.get_context().log("loss", v)`).
