@@ -874,6 +874,11 @@ def test_no_op_packages_do_nothing_but_hand_back_what_a_progress_bar_wraps():
     loaded = loader(picture)
     assert loaded.shape == (3, 400, 600) and loaded.dtype == torch.float32 and loaded.max().item() == 1.0
     assert transforms.PILToTensor()(picture).dtype == torch.uint8
+    # The layer widths of torchvision's VGGs, by letter, which some code builds its own VGG from, and where
+    # their weights would come from (fresh120's style transfer: `vgg.cfg["E"]`, `vgg.model_urls["vgg19"]`).
+    vgg = noops.NoOpModule("torchvision.models").vgg
+    assert vgg.cfgs["E"] == vgg.cfg["E"] and len([width for width in vgg.cfgs["E"] if width != "M"]) == 16
+    assert vgg.model_urls["vgg19"].endswith("/vgg19.pth")
     weights = noops.NoOpModule("torchvision.models").ResNet50_Weights.IMAGENET1K_V1
     assert isinstance(weights, noops.NoOp) and isinstance(weights.transforms().mean, noops.NoOp)
     read = noops.NoOpModule("torchvision.io").read_image("panda.jpg")
@@ -2029,6 +2034,7 @@ def test_a_missing_package_is_a_logger_only_where_every_use_is_a_call_that_logs_
     # loads nothing either (before: the empty dict failed `load_state_dict`; fresh64's WGAN evaluation).
     pytest.param("gan_eval_prefixed_checkpoint.py", "samples.append(image.squeeze(0))", "TCL007",
                  ["the checkpoint `w_generator.pth` the code loads was not read: `Generator` keeps its initial "
+                  "weights", "the checkpoint `w_critic.pth` the code loads was not read: `Critic` keeps its initial "
                   "weights", "every iteration's graph stays alive"],
                  id="a-dict-made-from-a-checkpoint-not-read"),
     # A dataset class that extends nothing, with `__getitem__` and `__len__` (a DataLoader takes it as a map-style

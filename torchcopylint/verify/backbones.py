@@ -51,6 +51,8 @@ VGG_LAYOUTS = {
     "vgg16": (64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"),
     "vgg19": (64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512, 512, 512, 512, "M"),
 }
+# torchvision's letters for its VGG layouts (`vgg.cfgs["E"]` is VGG-19's).
+VGG_LETTERS = {"A": "vgg11", "B": "vgg13", "D": "vgg16", "E": "vgg19"}
 VGG_NARROWING = 4  # the stand-in's convolutions are this many times narrower (the last keeps the head's 512)
 
 
@@ -208,11 +210,31 @@ class ModelsNamespace:
             return ModelsNamespace(name, self._absent, self._no_op)  # `torchvision.models.resnet.resnet18`
         if is_classifier_constructor(attribute) and attribute == attribute.lower():
             return _constructor(name, attribute)
+        if attribute in ("cfgs", "cfg") and self._name.endswith(".vgg"):
+            # `vgg.cfgs["E"]`, the layer widths code builds its own VGG-19 from (a style transfer's): the
+            # real ones, which torchvision keeps by letter (`cfg` before torchvision 0.5).
+            return {letter: list(VGG_LAYOUTS[name]) for letter, name in VGG_LETTERS.items()}
+        if attribute == "model_urls":
+            # `model_zoo.load_url(vgg.model_urls["vgg19"])`: where the weights would come from (nothing is
+            # downloaded: the loader stands in, verify/checkpoints.py).
+            return _ModelUrls(name)
         if attribute.endswith("_Weights"):
             # `models.ResNet50_Weights.IMAGENET1K_V1`: which weights to download (none is), and its
             # `.transforms()`, their preprocessing (`.mean`, `.std`): nothing of a network.
             return self._no_op(name)
         return self._absent(name)
+
+
+class _ModelUrls(dict):
+    """A model module's `model_urls` while torchvision is not installed: any network's name gives a URL
+    that says so."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self._name = name
+
+    def __missing__(self, key: str) -> str:
+        return f"https://torchvision-not-installed.invalid/{self._name}/{key}.pth"
 
 
 def _constructor(qualified: str, name: str):

@@ -130,12 +130,17 @@ def install() -> None:
         return load(f, *args, **kwargs)
 
     def made_from_stand_in(state_dict: Any) -> Any:
-        """The checkpoint not read that `state_dict` stands for: itself, or an empty dict the code made
+        """The checkpoint not read that `state_dict` stands for: itself, an empty dict the code made
         from one (`{k.replace("module.", ""): v for k, v in ckpt.items()}`, which holds no entries since
-        the stand-in has none; no real checkpoint is empty); None otherwise."""
+        the stand-in has none; no real checkpoint is empty), or a dict of entries the code took from one
+        by name (`new[f"{layer}.weight"] = state_dict[f"features.{i}.weight"]`, renaming a downloaded
+        VGG's layers); None otherwise."""
         if isinstance(state_dict, CheckpointStandIn):
             return state_dict
         if isinstance(state_dict, dict) and not state_dict and stood_in:
+            return stood_in[-1]
+        if isinstance(state_dict, dict) and stood_in and \
+                all(isinstance(value, CheckpointStandIn) for value in state_dict.values()):
             return stood_in[-1]
         return None
 

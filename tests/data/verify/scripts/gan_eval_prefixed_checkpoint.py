@@ -1,7 +1,8 @@
 """Evaluates a generator trained under DataParallel: the keys of each checkpoint lose their `module.`
 prefix before they are loaded; then every sample is kept, graph and all, to pick the best ones
 (fresh64's conditional WGAN evaluation, TCL007). --verify reads no checkpoint: the networks keep
-their initial weights, what the dict made from the checkpoint loads too."""
+their initial weights, what the dict made from the checkpoint loads too, and so does a dict of its entries
+taken by name (the critic's layers renamed, as fresh120's style transfer renames a downloaded VGG's)."""
 
 import torch
 import torch.nn as nn
@@ -30,7 +31,7 @@ def main():
     state = torch.load("w_generator.pth", weights_only=True)
     generator.load_state_dict({key.replace("module.", ""): value for key, value in state.items()})
     state = torch.load("w_critic.pth", weights_only=True)
-    critic.load_state_dict({key.replace("module.", ""): value for key, value in state.items()})
+    critic.load_state_dict({"net.1.weight": state["linear.weight"], "net.1.bias": state["linear.bias"]})
     generator.eval()
     samples, scores = [], []
     for _ in range(500):
