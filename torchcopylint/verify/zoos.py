@@ -35,8 +35,9 @@ AUGMENTATION_WRAPPERS = frozenset({"ttach"})
 PACKAGES = frozenset({"efficientnet_pytorch", "pretrainedmodels", "segmentation_models_pytorch"}) | METRIC_PACKAGES \
     | AUGMENTATION_WRAPPERS
 # Their modules on the way to a name that stands in (`smp.utils.losses.DiceLoss`, `tta.aliases.d4_transform`).
-SUBMODULES = frozenset(f"segmentation_models_pytorch.{name}" for name in ("losses", "encoders", "utils", "utils.losses")) \
-    | {"ttach.aliases", "ttach.transforms", "ttach.wrappers"}
+SUBMODULES = frozenset([*(f"segmentation_models_pytorch.{name}" for name in ("losses", "encoders", "utils",
+                                                                             "utils.losses")),
+                        *(f"ttach.{name}" for name in ("aliases", "transforms", "wrappers"))])
 
 # The width of each EfficientNet's last convolution, which its `_fc` reads (`nn.Linear(1280, 1)`).
 EFFICIENTNET_WIDTHS = {"b0": 1280, "b1": 1280, "b2": 1408, "b3": 1536, "b4": 1792, "b5": 2048, "b6": 2304,
