@@ -650,6 +650,10 @@ def optimizer_modules(value: Optional[cst.BaseExpression], names: TorchNames,
     return owners
 
 
+# LightningModule's switches of all its parameters' `requires_grad`, by the value they set.
+LIGHTNING_SWITCHES = {"freeze": False, "unfreeze": True}
+
+
 class TrainingFacts:
     """Which optimizer updates which module, module-wide (optimizers are often made in one
     function and stepped in another, under the same names)."""
@@ -1108,6 +1112,14 @@ class TrainingFacts:
             if type(func) not in (cst.Attribute, cst.Name):
                 continue
             order = function.order_of(statement)
+            if type(func) is cst.Attribute and func.attr.value in LIGHTNING_SWITCHES and not call.args \
+                    and self.facts.summaries.resolve_callee(func, function) is None:
+                # `model.freeze()` of a LightningModule (a method no class of the file defines): every
+                # parameter off (and the module in evaluation mode); `unfreeze()` the reverse.
+                modules = frozenset({module_key(func.value)} - {None})
+                if modules:
+                    switches.append(GradSwitch(modules, LIGHTNING_SWITCHES[func.attr.value], order))
+                continue
             if type(func) is cst.Attribute and func.attr.value == "requires_grad_" and flag is not None:
                 # `netG.requires_grad_(False)`, or `p.requires_grad_(False)` in `for p in netG.parameters():`
                 modules = _loop_parameter_owners(func.value, statement, function) or \
