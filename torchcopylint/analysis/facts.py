@@ -608,7 +608,7 @@ class ModuleFacts(CalleeEffects, Callees):
         for caller in self.all_functions():
             for call, statement in caller.call_statement.items():
                 for arg in call.args:
-                    if type(arg.value) is cst.Name and not arg.star:
+                    if (type(arg.value) is cst.Name or is_self_attribute(arg.value)) and not arg.star:
                         argument_of[id(arg.value)] = (caller, statement)
                 callee = self._callee_definition(call.func, caller, top_level_kinds)
                 if callee is not None:
@@ -630,12 +630,18 @@ class ModuleFacts(CalleeEffects, Callees):
                 if definition is not None:
                     handed_on.add(definition)
                     self._handed_to_calls.setdefault(definition, []).append(argument_of.get(id(name)))
-        # A method read as `self.<name>` other than to call it (`run_episode(self.act)`): handed on too.
-        methods_read = {node.attr.value for node in walk(self.module) if type(node) is cst.Attribute
-                        and type(node.value) is cst.Name and node.value.value == "self"
-                        and id(node) not in callee_names}
+        # A method read as `self.<name>` other than to call it (`run_episode(self.act)`, `solve_ivp(self.ode_func,
+        # ...)`): handed on too, with the call it is handed to where it is an argument.
+        methods_read: dict[str, list] = {}
+        for node in walk(self.module):
+            if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" \
+                    and id(node) not in callee_names:
+                methods_read.setdefault(node.attr.value, []).append(argument_of.get(id(node)))
         for class_facts in self.classes.values():
-            handed_on.update(method for name, method in class_facts.methods.items() if name in methods_read)
+            for name, method in class_facts.methods.items():
+                if name in methods_read:
+                    handed_on.add(method)
+                    self._handed_to_calls.setdefault(method, []).extend(methods_read[name])
         for node in self.function_nodes:
             if node in handed_on or _called_implicitly(node, self) or any(
                     _decorator_name(decorator) not in ("staticmethod", "classmethod")
