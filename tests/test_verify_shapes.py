@@ -399,6 +399,39 @@ def test_a_function_of_the_file_that_only_computes_data_runs_for_a_call_s_argume
         (("x", "y"), True), (("a", "b"), False)]
 
 
+def test_a_function_of_the_file_that_makes_a_loader_runs_for_a_call_s_arguments_on_stand_in_data():
+    # fresh121's WGAN-GP trainer: `main(*args)` passes `loader = prepare_loader()`, whose ImageFolder and
+    # DataLoader the experiment's code has on stand-ins. A maker that also loops or trains does not run.
+    from torchcopylint.verify.topcalls import top_level_calls
+
+    source = textwrap.dedent("""\
+        import torch
+        from torch.utils.data import DataLoader
+        from torchvision import datasets, transforms
+
+        def prepare_loader():
+            transform = transforms.Compose([transforms.ToTensor()])
+            data = datasets.ImageFolder(root="data/cats", transform=transform)
+            return DataLoader(data, batch_size=64, shuffle=True)
+
+        def warmed_loader(model):
+            loader = DataLoader(datasets.MNIST("data"), batch_size=64)
+            for x, _ in loader:
+                model(x).sum().backward()
+            return loader
+
+        def train(loader, other):
+            pass
+
+        def main(*args):
+            loader = prepare_loader()
+            other = warmed_loader(args[0])
+            train(loader, other)
+        """)
+    [site] = top_level_calls(source, "train")
+    assert [(names, runnable) for names, _, _, runnable in site.before] == [(("loader",), True), (("other",), False)]
+
+
 def test_what_a_top_level_call_reads_is_carried_but_never_a_loop_or_a_training_run():
     from torchcopylint.verify.script import function_text
 

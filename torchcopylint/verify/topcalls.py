@@ -94,7 +94,7 @@ def top_level_calls(source: str, function_name: str, defined_in: Optional[str] =
     if definition is None:
         return ()
     called_as = called_as or function_name
-    makers = _data_makers(tree)
+    makers = _data_makers(tree) | _loader_makers(tree, source)
     namespaces = _namespace_dicts(tree)  # `kwargs = vars(args)`, then `train(**kwargs)`
     found = [_site(call, definition, loops, before, called_as, namespaces=namespaces)
              for call, loops, before in _calls_in(tree.body, called_as, (), (), makers=makers)]
@@ -719,6 +719,28 @@ def _data_makers(tree: ast.Module) -> frozenset:
                     plain = False
         if plain:
             found.add(function.name)
+    return frozenset(found)
+
+
+def _loader_makers(tree: ast.Module, source: str) -> frozenset:
+    """The file's top-level functions that make a dataset or a loader over one (`def prepare_loader():
+    data = datasets.ImageFolder(root, transform); return DataLoader(data, batch_size=64)`), with no loop,
+    no `with`, and nothing stepped, saved or backpropagated. The experiment's code has their data on
+    stand-ins (verify/datasites.py), so running one once for a call's arguments reads and trains nothing."""
+    lines = {site.line for site in rewrite_data(source).sites if site.kind in ("dataset", "loader")}
+    found = set()
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list \
+                or not any(function.lineno <= line <= (function.end_lineno or function.lineno) for line in lines):
+            continue
+        nodes = list(ast.walk(function))
+        if any(isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Global, ast.Nonlocal,
+                                 ast.Yield, ast.YieldFrom)) for node in nodes):
+            continue
+        if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in ("backward", "step", "zero_grad", "save") for node in nodes):
+            continue
+        found.add(function.name)
     return frozenset(found)
 
 
