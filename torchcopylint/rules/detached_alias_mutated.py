@@ -11,7 +11,6 @@ from torchcopylint.analysis.aliasing import (Binding, FunctionFacts, InplaceEven
 from torchcopylint.analysis.catalog import INPLACE_TRIGGERS
 from torchcopylint.analysis.facts import ModuleFacts
 from torchcopylint.analysis.syntax import only_shows, walk
-from torchcopylint.analysis.tensors import Tensorness
 from torchcopylint.analysis.training import backward_calls
 from torchcopylint.rules.base import Finding, Rule
 from torchcopylint.rules.edits import method_call
@@ -87,11 +86,6 @@ def _write_seen_by_source(function: FunctionFacts, alias: Binding, source: cst.N
                  if not function.derives_from((original,), alias)]
     if not _proves_a_tensor(alias.value) and not any(original.tensorness.is_tensor for original in originals):
         return None  # `resdat = result.data` of a NumPy masked array (a Normalize subclass): maybe no tensor
-    if not facts.names.imports_torch and all(original.kind == "param" and original.tensorness is not Tensorness.SURE
-                                             for original in originals):
-        # A parameter in a file that never imports torch: `x.numpy()` and `x.detach()` prove no torch
-        # tensor there (the tests of a NumPy framework's own `Tensor`, whose `numpy()` and `detach()` copy).
-        return None
     for event in sorted(function.events_on(alias.storages), key=lambda e: function.order_of(e.statement)):
         if event.certainty != "sure" or not function.written_through(event, alias):
             continue
